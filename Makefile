@@ -1,0 +1,169 @@
+# SPDX-License-Identifier: GPL-2.0
+# ntprof: build, test and install.  Every artifact goes under build/.
+#
+#   make              ntprof, its BPF skeletons and the man pages
+#   make deps         install the Debian packages the build and tests need
+#   make check        unit + integration tests (no root, no kernel needed)
+#   make check-bpf    BPF tests on a loop device (root)
+#   make check-testbed  the NVMe-oF test bed tests (root, QEMU)
+#   make test         all of the above: what CI runs
+#   make demo         boot the test bed and show ntprof on loopback NVMe/TCP
+#   V=1               show the commands
+
+OUT       := build
+ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+CC        ?= gcc
+CLANG     ?= clang
+BPFTOOL   ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
+RST2MAN   ?= rst2man
+PYTHON    ?= /usr/bin/python3
+PREFIX    ?= /usr/local
+
+VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+CFLAGS    ?= -O2 -g
+CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow \
+             -D_GNU_SOURCE -I. -I$(OUT) -MMD -MP
+LDLIBS    := -lbpf -lelf -lz -lsqlite3 -lpthread -lm
+
+# The system include dirs clang needs for BPF (asm/types.h etc.), as libbpf-tools do.
+CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
+	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -I. $(CLANG_BPF_SYS_INCLUDES) \
+              -Wall -Werror -Wno-unused-function -MMD -MP
+
+BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
+SKELS     := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
+LIB_SRCS  := $(wildcard lib/*.c)
+LIB_OBJS  := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS)) $(OUT)/schema_sql.o
+CMD_SRCS  := $(wildcard cmd/*.c)
+CMD_OBJS  := $(patsubst %.c,$(OUT)/%.o,$(CMD_SRCS)) $(OUT)/version.o
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
+MAN_SRCS  := $(wildcard Documentation/*.rst)
+MANS      := $(foreach f,$(MAN_SRCS),$(OUT)/man/$(basename $(notdir $(f))).$(if $(findstring ntprof-ntp,$(f)),5,1))
+
+.DELETE_ON_ERROR:
+.PHONY: all deps check check-unit check-integration check-bpf check-testbed test demo \
+        bench install clean depcheck man
+
+all: depcheck $(OUT)/ntprof man
+
+# ---- dependency checks: name the Debian package that is missing ---------------
+DEBIAN_BUILD_DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
+                     libsqlite3-dev sqlite3 pkg-config python3-docutils
+DEBIAN_TEST_DEPS  := libcmocka-dev python3-pytest
+depcheck:
+	@command -v $(CLANG) >/dev/null || { echo "error: clang not found: apt-get install clang (or: make deps)"; exit 1; }
+	@test -x "$(BPFTOOL)" || { echo "error: bpftool not found: apt-get install bpftool (or: make deps)"; exit 1; }
+	@pkg-config --exists libbpf || { echo "error: libbpf not found: apt-get install libbpf-dev (or: make deps)"; exit 1; }
+	@pkg-config --exists sqlite3 || { echo "error: sqlite3 not found: apt-get install libsqlite3-dev (or: make deps)"; exit 1; }
+	@command -v $(RST2MAN) >/dev/null || { echo "error: rst2man not found: apt-get install python3-docutils (or: make deps)"; exit 1; }
+
+deps:
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		$(DEBIAN_BUILD_DEPS) $(DEBIAN_TEST_DEPS) >/dev/null
+	@echo "deps: build and test packages installed (the test bed installs its own: tests/testbed/setup.sh)"
+
+# ---- BPF ------------------------------------------------------------------------
+$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/vmlinux.h | $(OUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/%.skel.h: $(OUT)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name ntp_$(subst -,_,$*) > $@
+
+# `make GEN_VMLINUX_H=1 build/vmlinux-full.h`: the full header of this machine's
+# kernel, for development; the checked-in bpf/vmlinux.h stays minimal.
+$(OUT)/vmlinux-full.h: | $(OUT)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+
+# ---- user space ---------------------------------------------------------------
+$(OUT)/schema_sql.c: schema/ntp.sql | $(OUT)
+	$(call msg,GEN,$@)
+	$(Q){ echo '/* generated from schema/ntp.sql */'; \
+	      echo 'const char ntp_schema_sql[] ='; \
+	      sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
+	      echo ';'; } > $@
+
+$(OUT)/version.c: FORCE | $(OUT)
+	$(Q)echo 'const char ntp_version_string[] = "$(VERSION)";' > $@.tmp; \
+	cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+$(OUT)/%.o: %.c | $(SKELS)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/%.o: $(OUT)/%.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/libntprof.a: $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OUT)/ntprof: $(CMD_OBJS) $(OUT)/libntprof.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+# ---- man pages -----------------------------------------------------------------
+man: $(MANS)
+$(OUT)/man/%.1: Documentation/%.rst | $(OUT)/man
+	$(call msg,MAN,$@)
+	$(Q)$(RST2MAN) --halt=warning $< $@
+$(OUT)/man/%.5: Documentation/%.rst | $(OUT)/man
+	$(call msg,MAN,$@)
+	$(Q)$(RST2MAN) --halt=warning $< $@
+
+# ---- tests ----------------------------------------------------------------------
+$(OUT)/tests/%: tests/unit/%.c $(OUT)/libntprof.a
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(OUT)/libntprof.a $(LDLIBS) -lcmocka -o $@
+
+check-unit: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+
+check-integration: $(OUT)/ntprof
+	$(PYTHON) -m pytest -ra tests/integration
+
+check: check-unit check-integration
+
+check-bpf: $(OUT)/ntprof
+	$(PYTHON) -m pytest -ra -m bpf tests/bpf
+
+check-testbed: $(OUT)/ntprof
+	$(PYTHON) -m pytest -ra tests/testbed
+
+test: check check-bpf check-testbed
+
+demo: all
+	tests/testbed/demo.sh
+
+install: all
+	install -D -m 0755 $(OUT)/ntprof $(DESTDIR)$(PREFIX)/bin/ntprof
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 0644 $(filter %.1,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 $(filter %.5,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man5/
+
+$(OUT) $(OUT)/bpf $(OUT)/man:
+	@mkdir -p $@
+
+clean:
+	rm -rf $(OUT)
+
+FORCE:
+
+-include $(wildcard $(OUT)/*.d $(OUT)/*/*.d $(OUT)/*/*/*.d)

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Records the BPF collectors hand to user space through the ring buffer.
+ * Fixed-width fields only, explicit padding, no pointers: the layout is the
+ * same for the BPF target and the user-space compiler.
+ */
+#ifndef NTP_EVENTS_H
+#define NTP_EVENTS_H
+
+#define NTP_DISK_NAME_LEN 32
+
+enum ntp_event_kind {
+	NTP_EV_HOST_IO = 1,
+	NTP_EV_TARGET_IO = 2,
+};
+
+/* flags of a host record */
+enum ntp_host_flags {
+	NTP_HF_START_BI_ISSUE = 1 << 0,  /* h_start from bio->bi_issue */
+	NTP_HF_START_RQ_ALLOC = 1 << 1,  /* h_start from rq->start_time_ns */
+	NTP_HF_R2T = 1 << 2,             /* the write waited for an R2T */
+	NTP_HF_ERROR = 1 << 3,           /* completed with a non-zero NVMe status */
+};
+
+/*
+ * One sampled host command.  Timestamps are bpf_ktime_get_ns() (CLOCK_MONOTONIC)
+ * on the host's clock; 0 means "this kernel gave no hook for that point".
+ */
+struct ntp_host_event {
+	__u32 kind;             /* NTP_EV_HOST_IO */
+	__u32 flags;            /* enum ntp_host_flags */
+	__u64 h_start;          /* entered the block layer */
+	__u64 h_queue;          /* handed to the transport driver (nvme_setup_cmd) */
+	__u64 h_cmd_sent;       /* command capsule fully handed to the socket */
+	__u64 h_r2t;            /* R2T received (large writes), else 0 */
+	__u64 h_data_sent;      /* last write data handed to the socket, else 0 */
+	__u64 h_recv;           /* response parsed by the driver */
+	__u64 h_done;           /* completed to the block layer */
+	__u64 slba;
+	__u32 bytes;            /* data length of the request */
+	__u32 nsid;
+	__u16 cid;              /* wire command_id, read once at nvme_setup_cmd */
+	__u16 nlb0;             /* 0-based block count, as on the wire */
+	__u16 qid;
+	__u16 cntlid;
+	__u16 status;           /* NVMe status at completion */
+	__u8 opcode;
+	__u8 pad0;
+	__u32 ctrl_instance;    /* the X of nvmeX */
+	char disk[NTP_DISK_NAME_LEN];   /* namespace (head) disk, e.g. nvme0n1 */
+	char path[NTP_DISK_NAME_LEN];   /* path disk, e.g. nvme0c0n1 (same as disk without multipath) */
+};
+
+/* counters each collector keeps per CPU; user space sums and stores deltas per interval */
+enum ntp_counter {
+	NTP_CNT_SEEN = 0,       /* I/O commands that reached the decision hook */
+	NTP_CNT_SAMPLED,        /* of those, chosen by the hash */
+	NTP_CNT_LOST_RINGBUF,   /* sampled, but the ring buffer was full */
+	NTP_CNT_LOST_MAP,       /* sampled, but the in-flight map was full */
+	NTP_CNT_MAX,
+};
+
+#endif

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Messages to people.  Errors and warnings go to stderr as
+ * "ntprof <cmd>: error: <what>: <why>", one line each.
+ */
+#ifndef NTP_ERR_H
+#define NTP_ERR_H
+
+#include <stdarg.h>
+
+/* the subcommand named in every message ("record", "report", ...) */
+void ntp_err__set_cmd(const char *cmd);
+const char *ntp_err__cmd(void);
+
+/* 0 quiet, 1 normal, 2+ verbose (-v): libbpf's log is shown from 2 */
+void ntp_err__set_verbosity(int level);
+int ntp_err__verbosity(void);
+
+void ntp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ntp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ntp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));   /* "ntprof <cmd>: ..." at verbosity >= 1 */
+void ntp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* only at verbosity >= 2 */
+
+#endif

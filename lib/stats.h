@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Summary statistics of a set of latencies: min, mean, max and percentiles.
+ * Percentiles use the nearest-rank definition on the sorted samples
+ * (p-th percentile = the smallest value with at least p% of samples at or
+ * below it), the one blktrace's btt and fio's completion percentiles use.
+ */
+#ifndef NTP_STATS_H
+#define NTP_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ntp_samples {
+	int64_t *v;
+	size_t n, cap;
+	int sorted;
+};
+
+struct ntp_summary {
+	size_t n;
+	int64_t min, max;
+	double mean;
+	int64_t p50, p90, p99, p999;
+	double sum;
+};
+
+void ntp_samples__init(struct ntp_samples *s);
+int ntp_samples__add(struct ntp_samples *s, int64_t v);    /* 0 or -ENOMEM */
+void ntp_samples__reset(struct ntp_samples *s);            /* keep the memory */
+void ntp_samples__free(struct ntp_samples *s);
+/* sorts s in place; p in (0, 100]; 0 when empty */
+int64_t ntp_samples__percentile(struct ntp_samples *s, double p);
+void ntp_samples__summarize(struct ntp_samples *s, struct ntp_summary *out);
+
+#endif

@@ -1,0 +1,85 @@
+-- ntprof recording (.ntp), schema version 1.
+-- The single source of the schema: embedded into ntprof at build time and read
+-- by the test fixtures.  Documented in ntprof-ntp(5).  Raw tables hold what was
+-- measured; views derive the stages and may be rebuilt by later versions.
+-- All times are integer nanoseconds on the recording machine's CLOCK_MONOTONIC.
+PRAGMA application_id = 1314148422;  -- 0x4E545046, 'NTPF'
+PRAGMA user_version = 1;
+
+-- Run metadata: role, transport, sample_one_in, hash_version, kernel_release,
+-- hostname, boot_id, start/stop times, command line, ntprof version, ...
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value ANY
+) STRICT, WITHOUT ROWID;
+
+-- The hook each stage boundary got on this kernel, its flavour and why.
+CREATE TABLE hooks (
+    side     TEXT NOT NULL,        -- host | target
+    point    TEXT NOT NULL,        -- h_start, h_queue, h_cmd_sent, ...
+    hook     TEXT NOT NULL,        -- the kernel function or tracepoint, or 'none'
+    flavour  TEXT NOT NULL,        -- fentry | fexit | kprobe | kretprobe | tp_btf | raw_tp | derived | none
+    reason   TEXT NOT NULL DEFAULT ''
+) STRICT;
+
+-- One row per sampled host command.  A NULL time means this kernel offered no
+-- hook for that point; the views then fall back as documented.
+CREATE TABLE host_io (
+    id              INTEGER PRIMARY KEY,
+    h_start_ns      INTEGER NOT NULL,
+    h_queue_ns      INTEGER NOT NULL,
+    h_cmd_sent_ns   INTEGER,
+    h_r2t_ns        INTEGER,
+    h_data_sent_ns  INTEGER,
+    h_recv_ns       INTEGER,
+    h_done_ns       INTEGER NOT NULL,
+    opcode          INTEGER NOT NULL,
+    cid             INTEGER NOT NULL,
+    slba            INTEGER NOT NULL,
+    nlb             INTEGER NOT NULL,   -- 1-based block count
+    bytes           INTEGER NOT NULL,
+    qid             INTEGER NOT NULL,
+    nsid            INTEGER NOT NULL,
+    cntlid          INTEGER NOT NULL,
+    controller      TEXT NOT NULL,      -- nvmeX
+    namespace       TEXT NOT NULL,      -- nvmeXnY (the head disk with multipath)
+    path            TEXT NOT NULL,      -- nvmeXcYnZ with multipath, else = namespace
+    status          INTEGER NOT NULL DEFAULT 0,
+    flags           INTEGER NOT NULL DEFAULT 0
+) STRICT;
+
+-- Counters per interval (about one second): every I/O command the decision hook
+-- saw, how many were sampled, and how many sampled ones were lost.
+CREATE TABLE intervals (
+    t_ns          INTEGER NOT NULL,     -- end of the interval
+    side          TEXT NOT NULL,
+    seen          INTEGER NOT NULL,
+    sampled       INTEGER NOT NULL,
+    lost_ringbuf  INTEGER NOT NULL,
+    lost_map      INTEGER NOT NULL
+) STRICT;
+
+-- Host stages of ntprof-model §1, host-only form: 'network_star_ns' holds the
+-- network and the target together.  R2T writes keep the host's work between
+-- the two round trips in 'driver' (kernel-hooks §8).
+CREATE VIEW host_stages AS
+SELECT id,
+       CASE opcode WHEN 1 THEN 'write' WHEN 2 THEN 'read' ELSE 'other' END AS io_type,
+       bytes, namespace, path, controller, qid, cid, slba, nlb, status,
+       h_done_ns - h_start_ns AS e2e_ns,
+       h_queue_ns - h_start_ns AS block_ns,
+       (sent - h_queue_ns) + r2t_host + (h_done_ns - recv) AS driver_ns,
+       (recv - sent) - r2t_host AS network_star_ns,
+       h_start_ns, h_done_ns
+FROM (
+    SELECT *,
+           CASE WHEN h_r2t_ns IS NOT NULL AND h_data_sent_ns IS NOT NULL
+                THEN COALESCE(h_cmd_sent_ns, h_queue_ns)
+                ELSE MAX(COALESCE(h_cmd_sent_ns, h_queue_ns),
+                         COALESCE(h_data_sent_ns, h_cmd_sent_ns, h_queue_ns))
+           END AS sent,
+           CASE WHEN h_r2t_ns IS NOT NULL AND h_data_sent_ns IS NOT NULL
+                THEN h_data_sent_ns - h_r2t_ns ELSE 0 END AS r2t_host,
+           COALESCE(h_recv_ns, h_done_ns) AS recv
+    FROM host_io
+);
