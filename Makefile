@@ -49,6 +49,8 @@ CMD_SRCS  := $(wildcard cmd/*.c)
 CMD_OBJS  := $(patsubst %.c,$(OUT)/%.o,$(CMD_SRCS)) $(OUT)/version.o
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
+BENCH_SRCS := $(wildcard bench/*.c)
+BENCH_BINS := $(patsubst bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 MAN_SRCS  := $(wildcard Documentation/*.rst)
 MANS      := $(foreach f,$(MAN_SRCS),$(OUT)/man/$(basename $(notdir $(f))).$(if $(findstring ntprof-ntp,$(f)),5,1))
 
@@ -132,6 +134,15 @@ $(OUT)/tests/%: tests/unit/%.c $(OUT)/libntprof.a
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< $(OUT)/libntprof.a $(LDLIBS) -lcmocka -o $@
+
+$(OUT)/bench/%: bench/%.c $(OUT)/libntprof.a
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(OUT)/libntprof.a $(LDLIBS) -o $@
+
+# benchmarks print figures; they assert nothing about time (bench/README.md)
+bench: $(OUT)/ntprof $(BENCH_BINS)
+	bench/run.sh $(OUT)
 
 check-unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
