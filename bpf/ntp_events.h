@@ -51,6 +51,37 @@ struct ntp_host_event {
 	char path[NTP_DISK_NAME_LEN];   /* path disk, e.g. nvme0c0n1 (same as disk without multipath) */
 };
 
+/* flags of a target record */
+enum ntp_target_flags {
+	NTP_TF_R2T = 1 << 0,             /* the write's data came after an R2T */
+	NTP_TF_ERROR = 1 << 1,           /* completed with a non-zero NVMe status */
+};
+
+/*
+ * One sampled target command, on the target's clock.  0 means "no hook".
+ */
+struct ntp_target_event {
+	__u32 kind;             /* NTP_EV_TARGET_IO */
+	__u32 flags;            /* enum ntp_target_flags */
+	__u64 t_recv;           /* capsule received and parsed (nvmet_req_init) */
+	__u64 t_r2t;            /* R2T queued (large writes), else 0 */
+	__u64 t_submit;         /* handed to the backend (all write data received) */
+	__u64 t_cmpl;           /* backend done (nvmet_req_complete) */
+	__u64 t_sent;           /* response handed to the socket (or the closest hook) */
+	__u64 slba;
+	__u32 bytes;            /* transfer length */
+	__u32 nsid;
+	__u16 cid;
+	__u16 nlb0;
+	__u16 qid;
+	__u16 cntlid;
+	__u16 status;
+	__u8 opcode;
+	__u8 pad0;
+	__u32 pad1;
+	char device[NTP_DISK_NAME_LEN];  /* backend, e.g. nullb0 or the file's name */
+};
+
 /* counters each collector keeps per CPU; user space sums and stores deltas per interval */
 enum ntp_counter {
 	NTP_CNT_SEEN = 0,       /* I/O commands that reached the decision hook */

@@ -48,6 +48,27 @@ CREATE TABLE host_io (
     flags           INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 
+-- One row per sampled target command, on the target's clock.
+CREATE TABLE target_io (
+    id              INTEGER PRIMARY KEY,
+    t_recv_ns       INTEGER NOT NULL,
+    t_r2t_ns        INTEGER,
+    t_submit_ns     INTEGER,
+    t_cmpl_ns       INTEGER,
+    t_sent_ns       INTEGER NOT NULL,
+    opcode          INTEGER NOT NULL,
+    cid             INTEGER NOT NULL,
+    slba            INTEGER NOT NULL,
+    nlb             INTEGER NOT NULL,
+    bytes           INTEGER NOT NULL,
+    qid             INTEGER NOT NULL,
+    nsid            INTEGER NOT NULL,
+    cntlid          INTEGER NOT NULL,
+    device          TEXT NOT NULL,
+    status          INTEGER NOT NULL DEFAULT 0,
+    flags           INTEGER NOT NULL DEFAULT 0
+) STRICT;
+
 -- Counters per interval (about one second): every I/O command the decision hook
 -- saw, how many were sampled, and how many sampled ones were lost.
 CREATE TABLE intervals (
@@ -82,4 +103,24 @@ FROM (
                 THEN h_data_sent_ns - h_r2t_ns ELSE 0 END AS r2t_host,
            COALESCE(h_recv_ns, h_done_ns) AS recv
     FROM host_io
+);
+
+-- Target stages of ntprof-model §1.  'residence_ns' is what the host sees as
+-- target time inside its round trip: the R2T wait (R2T queued to all write
+-- data received) is network time and is left out (kernel-hooks §8).
+CREATE VIEW target_stages AS
+SELECT id,
+       CASE opcode WHEN 1 THEN 'write' WHEN 2 THEN 'read' ELSE 'other' END AS io_type,
+       bytes, device, qid, cid, slba, nlb, status,
+       (submit - t_recv_ns) - r2t_wait + (t_sent_ns - cmpl) AS target_driver_ns,
+       cmpl - submit AS storage_ns,
+       (t_sent_ns - t_recv_ns) - r2t_wait AS residence_ns,
+       t_recv_ns, t_sent_ns
+FROM (
+    SELECT *,
+           COALESCE(t_submit_ns, t_recv_ns) AS submit,
+           COALESCE(t_cmpl_ns, t_submit_ns, t_recv_ns) AS cmpl,
+           CASE WHEN t_r2t_ns IS NOT NULL AND t_submit_ns IS NOT NULL
+                THEN t_submit_ns - t_r2t_ns ELSE 0 END AS r2t_wait
+    FROM target_io
 );
