@@ -55,6 +55,8 @@ MAN_SRCS  := $(wildcard Documentation/*.rst)
 MANS      := $(foreach f,$(MAN_SRCS),$(OUT)/man/$(basename $(notdir $(f))).$(if $(findstring ntprof-ntp,$(f)),5,1))
 
 .DELETE_ON_ERROR:
+# keep the BPF objects and skeletons: they are intermediates of pattern chains
+.SECONDARY: $(BPF_OBJS) $(SKELS)
 .PHONY: all deps check check-unit check-integration check-bpf check-testbed test demo \
         bench install clean depcheck man
 

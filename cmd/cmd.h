@@ -6,11 +6,34 @@
 #ifndef NTP_CMD_H
 #define NTP_CMD_H
 
+#include <stdio.h>
+
 int cmd_record(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 int cmd_dump(int argc, const char **argv);
 int cmd_version(int argc, const char **argv);
 int cmd_help(int argc, const char **argv);
+
+/* one row of the commands[] table in cmd/ntprof.c */
+struct cmd_struct {
+	const char *name;
+	int (*fn)(int argc, const char **argv);
+	const char *summary;            /* the NAME line of ntprof-<name>(1) */
+	unsigned int flags;             /* enum cmd_flags */
+};
+
+enum cmd_flags {
+	CMD_NEEDS_ROOT = 1 << 0,        /* needs root, or CAP_BPF + CAP_PERFMON */
+};
+
+/* the table, ended by a row with a NULL name */
+const struct cmd_struct *ntp_cmd__table(void);
+/* exact match only, NULL if none */
+const struct cmd_struct *ntp_cmd__find(const char *name);
+/* "ntprof: error: unknown command 'x'; did you mean 'y'?" (returns NTP_EXIT_USAGE) */
+int ntp_cmd__unknown(const char *name);
+/* the top-level usage, global options and the list of commands (ntprof --help) */
+void ntp_cmd__usage(FILE *f);
 
 /* ntprof's version string, set by the build from git describe */
 extern const char ntp_version_string[];

@@ -94,4 +94,10 @@ int ntp_opt__parse_uint(const char *s, uint64_t *out);
 int ntp_opt__parse_size(const char *s, uint64_t *bytes);       /* 4096, 4K, 4k, 128KiB, 1M */
 int ntp_opt__parse_seconds(const char *s, double *seconds);    /* 10, 2.5, 500ms, 10s, 2m */
 
+/*
+ * The candidate (NULL-terminated list) closest to a mistyped word, for
+ * "did you mean" hints; NULL when none is close enough to be a likely typo.
+ */
+const char *ntp_opt__suggest(const char *word, const char *const *candidates);
+
 #endif

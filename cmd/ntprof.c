@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntprof's main: global options, the command table, dispatch, and a final
+ * check that what we printed really reached stdout.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "lib/err.h"
+#include "lib/exit.h"
+#include "lib/opt.h"
+
+/*
+ * One row per command; the summary is the NAME line of its man page.  Adding
+ * a command is one row here, its cmd/<name>.c and Documentation/ntprof-<name>.rst.
+ */
+static const struct cmd_struct commands[] = {
+	{ "record",  cmd_record,  "record NVMe-oF command latencies, stage by stage", CMD_NEEDS_ROOT },
+	{ "report",  cmd_report,  "report per-stage latencies from ntprof recordings", 0 },
+	{ "dump",    cmd_dump,    "print the contents of an ntprof recording", 0 },
+	{ "version", cmd_version, "show the versions of ntprof and its formats", 0 },
+	{ "help",    cmd_help,    "show help for ntprof and its commands", 0 },
+	{ NULL },
+};
+
+static const char *const main_usage[] = {
+	"ntprof [-v|--verbose]... [--version] [-h|--help] COMMAND [ARGS]",
+	NULL,
+};
+
+/* the process-wide settings the global options change */
+static int verbose;
+static bool show_version;
+
+static const struct ntp_option main_options[] = {
+	NTP_OPT_INCR('v', "verbose", &verbose, "say more, libbpf's log included; repeatable"),
+	NTP_OPT_BOOL(0, "version", &show_version, "print ntprof's version and exit"),
+	NTP_OPT_END(),
+};
+
+const struct cmd_struct *ntp_cmd__table(void)
+{
+	return commands;
+}
+
+const struct cmd_struct *ntp_cmd__find(const char *name)
+{
+	const struct cmd_struct *c;
+
+	for (c = commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+int ntp_cmd__unknown(const char *name)
+{
+	const char *names[sizeof(commands) / sizeof(commands[0])];
+	const char *hint;
+	size_t k;
+
+	for (k = 0; commands[k].name; k++)
+		names[k] = commands[k].name;
+	names[k] = NULL;
+	hint = ntp_opt__suggest(name, names);
+	if (hint)
+		ntp_error("unknown command '%s'; did you mean '%s'?", name, hint);
+	else
+		ntp_error("unknown command '%s'; see 'ntprof help'", name);
+	return NTP_EXIT_USAGE;
+}
+
+static void print_commands(FILE *f)
+{
+	const struct cmd_struct *c;
+	int width = 0;
+	bool any_root = false;
+
+	for (c = commands; c->name; c++)
+		if ((int)strlen(c->name) > width)
+			width = (int)strlen(c->name);
+	fputs("\ncommands:\n", f);
+	for (c = commands; c->name; c++)
+		fprintf(f, "   %-*s  %s\n", width, c->name, c->summary);
+	fputc('\n', f);
+	for (c = commands; c->name; c++) {
+		if (!(c->flags & CMD_NEEDS_ROOT))
+			continue;
+		fprintf(f, "%s%s", any_root ? ", " : "needs root (or CAP_BPF and CAP_PERFMON): ", c->name);
+		any_root = true;
+	}
+	if (any_root)
+		fputc('\n', f);
+	fputs("See 'ntprof help COMMAND' or 'man ntprof-COMMAND' for more on a command.\n", f);
+}
+
+void ntp_cmd__usage(FILE *f)
+{
+	ntp_opt__usage(f, main_usage, main_options);
+	print_commands(f);
+}
+
+/*
+ * perf's run_builtin() check: a report that did not reach a full disk or a
+ * closed pipe must not exit 0.
+ */
+static int finish(int rc)
+{
+	int err = 0;
+
+	errno = 0;
+	if (fflush(stdout) != 0 || ferror(stdout))
+		err = errno ? errno : EIO;
+	errno = 0;
+	if (fclose(stdout) != 0 && !err)
+		err = errno ? errno : EIO;
+	if (err) {
+		ntp_error("cannot write standard output: %s", strerror(err));
+		if (rc == NTP_EXIT_OK)
+			rc = NTP_EXIT_FAILURE;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const char **args = (const char **)argv;
+	const struct cmd_struct *cmd;
+	int n, rc;
+
+	n = ntp_opt__parse(main_options, argc, args, main_usage, NTP_OPT_STOP_AT_NON_OPTION);
+	if (n == NTP_OPT_ERROR)
+		return finish(NTP_EXIT_USAGE);
+	if (n == NTP_OPT_HELP) {
+		print_commands(stdout);
+		return finish(NTP_EXIT_OK);
+	}
+	ntp_err__set_verbosity(1 + verbose);
+	if (show_version) {
+		printf("ntprof version %s\n", ntp_version_string);
+		return finish(NTP_EXIT_OK);
+	}
+	if (n == 0) {
+		ntp_cmd__usage(stderr);
+		return finish(NTP_EXIT_USAGE);
+	}
+
+	cmd = ntp_cmd__find(args[0]);
+	if (!cmd)
+		return finish(ntp_cmd__unknown(args[0]));
+	ntp_err__set_cmd(cmd->name);
+	rc = cmd->fn(n, args);
+	/* exit codes are lib/exit.h's; a negative errno here is a bug, not a status */
+	if (rc < 0 || rc > 255) {
+		ntp_error("internal error: command returned %d", rc);
+		rc = NTP_EXIT_FAILURE;
+	}
+	return finish(rc);
+}

@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Shared by every integration test: where ntprof is, how to run it, and its
+exit codes.
+
+    from conftest import Exit, REPO
+
+    def test_x(run):
+        r = run("version", "--json")
+        assert r.returncode == Exit.OK and r.stderr == ""
+
+Success in these tests means exit status 0 *and* an empty stderr.
+The binary is --ntprof PATH, else $NTPROF, else <repo>/build/ntprof.
+"""
+
+import enum
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+EXIT_H = REPO / "lib" / "exit.h"
+
+
+def _parse_exit_codes(path):
+    """The NTP_EXIT_* enumerators of lib/exit.h, so no test hard-codes a number."""
+    codes = {}
+    for name, value in re.findall(r"^\s*NTP_EXIT_([A-Z0-9_]+)\s*=\s*(\d+)\s*,",
+                                  path.read_text(), re.M):
+        codes[name] = int(value)
+    if not codes:
+        raise RuntimeError(f"no NTP_EXIT_* codes found in {path}")
+    return codes
+
+
+Exit = enum.IntEnum("Exit", _parse_exit_codes(EXIT_H))
+
+
+def pytest_addoption(parser):
+    parser.addoption("--ntprof", metavar="PATH", default=None,
+                     help="the ntprof binary to test (default: $NTPROF or <repo>/build/ntprof)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "bpf: loads BPF programs into the running kernel")
+    config.addinivalue_line("markers", "root: needs root (skipped otherwise)")
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("root") and os.geteuid() != 0:
+        pytest.skip("needs root")
+
+
+def ntprof_path(config):
+    path = config.getoption("--ntprof") or os.environ.get("NTPROF") or str(REPO / "build" / "ntprof")
+    return Path(path).resolve()
+
+
+@pytest.fixture(scope="session")
+def ntprof(pytestconfig):
+    """The path of the ntprof binary under test."""
+    path = ntprof_path(pytestconfig)
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        pytest.fail(f"ntprof binary not found or not executable: {path} "
+                    "(build it with `make`, or pass --ntprof PATH / set NTPROF)", pytrace=False)
+    return path
+
+
+@pytest.fixture(scope="session")
+def run(ntprof):
+    """run(*args, timeout=60, input=None, env=None) -> CompletedProcess (text).
+
+    Runs ntprof with args, never through a shell; env entries are added to
+    (not substituted for) the current environment.  Output is decoded as
+    UTF-8 with errors replaced, so binary garbage fails an assertion rather
+    than the helper.
+    """
+    def _run(*args, timeout=60, input=None, env=None):
+        full_env = None
+        if env is not None:
+            full_env = dict(os.environ)
+            full_env.update(env)
+        return subprocess.run([str(ntprof), *map(str, args)], input=input, env=full_env,
+                              capture_output=True, text=True, encoding="utf-8",
+                              errors="replace", timeout=timeout)
+    return _run
+
+
+def assert_ok(r):
+    """Success as these tests define it: exit 0 and nothing on stderr."""
+    assert r.returncode == Exit.OK, f"exit {r.returncode}, stderr: {r.stderr}"
+    assert r.stderr == "", f"unexpected stderr: {r.stderr}"
