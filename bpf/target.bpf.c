@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The target collector: one record per sampled NVMe/TCP I/O command that an
+ * nvmet-tcp target served.
+ *
+ * The sampling decision is taken at fentry nvmet_req_init, where the
+ * received capsule is already in req->cmd: the same raw SQE bytes the host
+ * hashed, so both machines pick the same commands.  A sampled command's
+ * identity is kept in `inflight` keyed by the struct nvmet_req pointer; every
+ * later hook costs an unsampled command one map lookup.  The response hook
+ * (fexit nvmet_try_send_response where it is out of line, fentry
+ * nvmet_setup_response_pdu where it is inlined, 6.1) emits the record.
+ *
+ * nvmet types live in module BTF only (nvmet, nvmet_tcp): they are declared
+ * here with just the fields read, and libbpf relocates them (CO-RE).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "ntp_events.h"
+#include "ntp_hash.h"
+
+#define NVME_CMD_WRITE 0x01
+#define NVME_CMD_READ 0x02
+#define NVMF_TRTYPE_TCP 3
+
+#pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
+
+/*
+ * vmlinux / nvme types the shared vmlinux.h does not carry.  The ___ntpt
+ * flavour keeps them from clashing should it ever grow them; libbpf drops the
+ * suffix when it matches against the kernel's BTF.
+ */
+struct block_device___ntpt {
+	struct gendisk *bd_disk;
+};
+
+struct nvme_completion___ntpt {
+	__le16 status;          /* the NVMe status shifted left by one, phase bit 0 */
+};
+
+/* ---- nvmet (module BTF) ---- */
+
+struct nvmet_ctrl {
+	u16 cntlid;
+};
+
+struct nvmet_sq {
+	struct nvmet_ctrl *ctrl;        /* NULL until the connect command ran */
+	u16 qid;
+};
+
+struct nvmet_cq;
+
+struct nvmet_fabrics_ops {
+	unsigned int type;              /* NVMF_TRTYPE_*: RDMA 1, TCP 3, LOOP 254 */
+};
+
+struct nvmet_ns {
+	struct block_device___ntpt *bdev;       /* NULL for a file (or passthru) namespace */
+	char *device_path;                      /* as written to configfs: /dev/nullb0, /srv/ns.img */
+};
+
+struct nvmet_req {
+	struct nvme_command *cmd;               /* the received capsule's SQE */
+	struct nvme_completion___ntpt *cqe;
+	struct nvmet_sq *sq;
+	struct nvmet_ns *ns;
+	u32 transfer_len;
+};
+
+/* ---- nvmet_tcp (module BTF) ---- */
+
+struct nvmet_tcp_cmd {
+	struct nvmet_req req;
+	u32 rbytes_done;                /* write data received so far */
+};
+
+#pragma clang attribute pop
+
+/* one command in N is recorded; set by user space before load */
+const volatile __u32 sample_one_in = 1000;
+
+/* a sampled command between nvmet_req_init and its response */
+struct inflight {
+	struct ntp_target_event ev;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);     /* struct nvmet_req * */
+	__type(value, struct inflight);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NTP_CNT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&counters, &which);
+
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+static __always_inline struct nvmet_req *tcp_cmd_to_req(struct nvmet_tcp_cmd *cmd)
+{
+	return (void *)cmd + bpf_core_field_offset(struct nvmet_tcp_cmd, req);
+}
+
+static __always_inline struct nvmet_tcp_cmd *req_to_tcp_cmd(struct nvmet_req *req)
+{
+	return (void *)req - bpf_core_field_offset(struct nvmet_tcp_cmd, req);
+}
+
+/*
+ * The sampled command on req, or NULL.  An entry whose command never got a
+ * response (queue torn down) stays behind; the nvmet_req is then reused by a
+ * later command.  That command is unsampled (a sampled one replaces the entry
+ * at nvmet_req_init), so it is told apart by its capsule: the identity no
+ * longer matches req->cmd, which nvmet-tcp never overwrites while the command
+ * lives.  Only a hit pays for this check.
+ */
+static __always_inline struct inflight *lookup_live(struct nvmet_req *req)
+{
+	__u64 key = (__u64)req;
+	struct inflight *v = bpf_map_lookup_elem(&inflight, &key);
+	struct nvme_command *cmd;
+
+	if (!v)
+		return NULL;
+	cmd = BPF_CORE_READ(req, cmd);
+	if (BPF_CORE_READ(cmd, common.command_id) != v->ev.cid ||
+	    BPF_CORE_READ(cmd, rw.slba) != v->ev.slba) {
+		bpf_map_delete_elem(&inflight, &key);
+		return NULL;
+	}
+	return v;
+}
+
+/* the backend's name: the bdev's disk, else the last part of the configfs path */
+static __always_inline void read_device(struct nvmet_ns *ns, struct ntp_target_event *ev)
+{
+	struct block_device___ntpt *bdev = BPF_CORE_READ(ns, bdev);
+	char path[128] = {};
+	const char *p;
+	int i, base = 0;
+
+	if (bdev) {
+		struct gendisk *disk = BPF_CORE_READ(bdev, bd_disk);
+
+		if (disk && BPF_CORE_READ_STR_INTO(&ev->device, disk, disk_name) > 1)
+			return;
+	}
+	p = BPF_CORE_READ(ns, device_path);
+	if (!p || bpf_probe_read_kernel_str(path, sizeof(path), p) <= 0)
+		return;
+	for (i = 0; i < (int)sizeof(path) - 1; i++) {
+		if (!path[i])
+			break;
+		if (path[i] == '/')
+			base = i + 1;
+	}
+	/* a path longer than the buffer: its first 127 bytes decided the base */
+	bpf_probe_read_kernel_str(ev->device, sizeof(ev->device), p + (base & 127));
+}
+
+SEC("fentry/nvmet_req_init")
+int BPF_PROG(req_init, struct nvmet_req *req, struct nvmet_cq *cq, struct nvmet_sq *sq,
+	     const struct nvmet_fabrics_ops *ops)
+{
+	struct nvme_command *cmd = BPF_CORE_READ(req, cmd);
+	struct inflight v = {};
+	__u64 key = (__u64)req;
+	__u16 cid, nlb0, qid;
+	__u64 slba;
+	__u8 opcode;
+
+	/* req->sq and req->ns are set by nvmet_req_init itself: use its arguments */
+	opcode = BPF_CORE_READ(cmd, common.opcode);
+	if (opcode != NVME_CMD_READ && opcode != NVME_CMD_WRITE)
+		return 0;
+	qid = BPF_CORE_READ(sq, qid);
+	if (!qid)               /* admin queue (fabrics commands share opcodes) */
+		return 0;
+	if (BPF_CORE_READ(ops, type) != NVMF_TRTYPE_TCP)
+		return 0;
+	count(NTP_CNT_SEEN);
+
+	cid = BPF_CORE_READ(cmd, common.command_id);
+	slba = BPF_CORE_READ(cmd, rw.slba);
+	nlb0 = BPF_CORE_READ(cmd, rw.length);
+	if (!ntp_hash_sampled(ntp_cmd_hash(cid, slba, nlb0), sample_one_in))
+		return 0;
+	count(NTP_CNT_SAMPLED);
+
+	v.ev.kind = NTP_EV_TARGET_IO;
+	v.ev.t_recv = bpf_ktime_get_ns();
+	v.ev.slba = slba;
+	v.ev.nsid = BPF_CORE_READ(cmd, common.nsid);
+	v.ev.cid = cid;
+	v.ev.nlb0 = nlb0;
+	v.ev.qid = qid;
+	v.ev.cntlid = BPF_CORE_READ(sq, ctrl, cntlid);
+	v.ev.opcode = opcode;
+
+	/* BPF_ANY: replaces what a command that never got its response left on this req */
+	if (bpf_map_update_elem(&inflight, &key, &v, BPF_ANY))
+		count(NTP_CNT_LOST_MAP);
+	return 0;
+}
+
+/*
+ * Called once per response, and once more before it for a write whose data
+ * the target must ask for with an R2T (derisk Q3): that first call is told by
+ * the test nvmet-tcp itself makes when it builds the PDU
+ * (nvmet_tcp_need_data_in): a write, not completed, data still missing.
+ */
+SEC("fentry/nvmet_tcp_queue_response")
+int BPF_PROG(queue_response, struct nvmet_req *req)
+{
+	struct inflight *v = lookup_live(req);
+
+	if (!v || v->ev.opcode != NVME_CMD_WRITE || v->ev.t_r2t || v->ev.t_cmpl)
+		return 0;
+	if (BPF_CORE_READ(req, cqe, status))    /* an error response, not an R2T */
+		return 0;
+	if (BPF_CORE_READ(req_to_tcp_cmd(req), rbytes_done) >= BPF_CORE_READ(req, transfer_len))
+		return 0;
+	v->ev.t_r2t = bpf_ktime_get_ns();
+	v->ev.flags |= NTP_TF_R2T;
+	return 0;
+}
+
+/* handed to the backend: all write data is in; ns and transfer_len are final */
+static __always_inline void submitted(struct nvmet_req *req)
+{
+	struct inflight *v = lookup_live(req);
+
+	if (!v)
+		return;
+	v->ev.t_submit = bpf_ktime_get_ns();
+	v->ev.bytes = BPF_CORE_READ(req, transfer_len);
+	read_device(BPF_CORE_READ(req, ns), &v->ev);
+}
+
+SEC("fentry/nvmet_bdev_execute_rw")
+int BPF_PROG(bdev_execute_rw, struct nvmet_req *req)
+{
+	submitted(req);
+	return 0;
+}
+
+SEC("fentry/nvmet_file_execute_rw")
+int BPF_PROG(file_execute_rw, struct nvmet_req *req)
+{
+	submitted(req);
+	return 0;
+}
+
+SEC("fentry/nvmet_passthru_execute_cmd")
+int BPF_PROG(passthru_execute_cmd, struct nvmet_req *req)
+{
+	submitted(req);
+	return 0;
+}
+
+SEC("fentry/nvmet_req_complete")
+int BPF_PROG(req_complete, struct nvmet_req *req, u16 status)
+{
+	struct inflight *v = lookup_live(req);
+
+	if (!v)
+		return 0;
+	v->ev.t_cmpl = bpf_ktime_get_ns();
+	v->ev.status = status;
+	return 0;
+}
+
+static __always_inline void response_sent(struct nvmet_tcp_cmd *cmd)
+{
+	struct nvmet_req *req = tcp_cmd_to_req(cmd);
+	__u64 key = (__u64)req;
+	struct inflight *v = lookup_live(req);
+
+	if (!v)
+		return;
+	v->ev.t_sent = bpf_ktime_get_ns();
+	/* a command that failed in nvmet_req_init completes without nvmet_req_complete */
+	if (!v->ev.t_cmpl)
+		v->ev.status = BPF_CORE_READ(req, cqe, status) >> 1;
+	if (!v->ev.bytes)
+		v->ev.bytes = BPF_CORE_READ(req, transfer_len);
+	if (v->ev.status)
+		v->ev.flags |= NTP_TF_ERROR;
+	if (bpf_ringbuf_output(&events, &v->ev, sizeof(v->ev), 0))
+		count(NTP_CNT_LOST_RINGBUF);
+	bpf_map_delete_elem(&inflight, &key);
+}
+
+/* 1: the response PDU is all in the socket; 0 or -EAGAIN: partly sent, retried */
+SEC("fexit/nvmet_try_send_response")
+int BPF_PROG(try_send_response, struct nvmet_tcp_cmd *cmd, bool last_in_batch, int ret)
+{
+	if (ret == 1)
+		response_sent(cmd);
+	return 0;
+}
+
+/* where nvmet_try_send_response is inlined (6.1): the response PDU is built, about to go out */
+SEC("fentry/nvmet_setup_response_pdu")
+int BPF_PROG(setup_response_pdu, struct nvmet_tcp_cmd *cmd)
+{
+	response_sent(cmd);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

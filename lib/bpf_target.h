@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The target collector (bpf/target.bpf.c) behind the same small interface as
+ * the host collector (lib/bpf_host.h): record never touches the skeleton.
+ *
+ *	ntp_target__prepare()   check the kernel's BTF, choose the hooks, load
+ *	ntp_target__start()     attach every chosen program, open the ring buffer
+ *	ntp_target__poll()      hand sampled records to the callback
+ *	ntp_target__stop()      detach; a last ntp_target__poll() drains what is left
+ *	ntp_target__free()      unload; nothing of ours stays in the kernel
+ *
+ * It needs the nvmet and nvmet_tcp modules loaded (their BTF), as the host
+ * collector needs nvme_core and nvme_tcp.
+ */
+#ifndef NTP_BPF_TARGET_H
+#define NTP_BPF_TARGET_H
+
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "bpf/ntp_events.h"
+
+struct ntp_target_collector;
+
+struct ntp_target_opts {
+	uint32_t sample_one_in;         /* record one command in N */
+};
+
+/* the hook one stage boundary got on this kernel, for the recording's hooks table */
+struct ntp_target_hook {
+	const char *point;      /* t_recv, t_r2t, t_submit, t_cmpl, t_sent */
+	const char *hook;       /* kernel function(s); "none" */
+	const char *flavour;    /* fentry, fexit, none */
+	char reason[160];
+};
+
+#define NTP_TARGET_NHOOKS 5
+
+/* return 0 to go on, or a non-zero NTP_EXIT_* code to stop polling */
+typedef int (*ntp_target_event_fn)(void *ctx, const struct ntp_target_event *e);
+
+/*
+ * Returns 0, or an NTP_EXIT_* code after printing one line: _UNSUPPORTED when
+ * the kernel lacks a module, type or hook the collector needs, _FAILURE otherwise.
+ */
+int ntp_target__prepare(struct ntp_target_collector **c, const struct ntp_target_opts *o);
+int ntp_target__start(struct ntp_target_collector *c, ntp_target_event_fn fn, void *ctx);
+/*
+ * Wait up to timeout_ms, then consume every ready record.  Returns the number
+ * of records handled, or -1 when the callback stopped it (its code is in
+ * *stop_code), or -1 with errno on an error.  EINTR is not an error: 0.
+ */
+int ntp_target__poll(struct ntp_target_collector *c, int timeout_ms, int *stop_code);
+/* the per-CPU counters, summed (enum ntp_counter) */
+int ntp_target__read_counters(struct ntp_target_collector *c, uint64_t cnt[NTP_CNT_MAX]);
+/* the hooks chosen at prepare: NTP_TARGET_NHOOKS entries */
+const struct ntp_target_hook *ntp_target__hooks(const struct ntp_target_collector *c);
+int ntp_target__programs(const struct ntp_target_collector *c);   /* programs attached by start */
+void ntp_target__stop(struct ntp_target_collector *c);
+void ntp_target__free(struct ntp_target_collector *c);
+
+#endif
