@@ -28,7 +28,8 @@ static __always_inline __u64 ntp_mix64(__u64 z)
 /* cid: wire command_id; slba: starting LBA; nlb0: 0-based block count (the SQE's length field) */
 static __always_inline __u64 ntp_cmd_hash(__u16 cid, __u64 slba, __u16 nlb0)
 {
-	return ntp_mix64(slba ^ ntp_mix64(((__u64)cid << 16) | nlb0 | 0x9e3779b97f4a7c15ULL));
+	/* XOR, not OR, with the constant: OR would drop the bits it has set */
+	return ntp_mix64(slba ^ ntp_mix64((((__u64)cid << 16) | nlb0) ^ 0x9e3779b97f4a7c15ULL));
 }
 
 static __always_inline int ntp_hash_sampled(__u64 hash, __u32 one_in)

@@ -35,7 +35,6 @@ int ntp_cmd__unknown(const char *name);
 /* the top-level usage, global options and the list of commands (ntprof --help) */
 void ntp_cmd__usage(FILE *f);
 
-/* ntprof's version string, set by the build from git describe */
-extern const char ntp_version_string[];
+#include "lib/version.h"
 
 #endif

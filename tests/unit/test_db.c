@@ -1,0 +1,871 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The .ntp writer and reader (lib/db_write.c, lib/db_read.c), on real files
+ * in a private temporary directory: what record writes is what report reads,
+ * a SIGKILL loses only the open batch, a full disk gives one error line and
+ * keeps what was committed, and each kind of bad input gets its own code.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "lib/db.h"
+#include "lib/err.h"
+#include "lib/exit.h"
+
+static char dir[64];
+/* paths live until the group's teardown, so a test may hold many */
+static char *paths[256];
+static int npaths;
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(p);
+}
+
+static int group_setup(void **state)
+{
+	strcpy(dir, "/tmp/ntprof-test_db.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	ntp_err__set_cmd("test");
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	while (npaths)
+		free(paths[--npaths]);
+	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+
+static char *tpath(const char *name)
+{
+	char *p;
+
+	assert_true(npaths < 256);
+	assert_true(asprintf(&p, "%s/%s", dir, name) > 0);
+	paths[npaths++] = p;
+	return p;
+}
+
+static int exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc(n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	if (len)
+		*len = n;
+	return buf;
+}
+
+/* stderr of the calls between begin and end, as one string */
+static int saved_stderr = -1;
+
+static void capture_begin(void)
+{
+	int fd = open(tpath("stderr.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	assert_true(fd >= 0);
+	fflush(stderr);
+	saved_stderr = dup(2);
+	dup2(fd, 2);
+	close(fd);
+}
+
+static char *capture_end(void)
+{
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	return read_file(tpath("stderr.txt"), NULL);
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static int64_t query1(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static int64_t count_rows(const char *path, const char *table)
+{
+	char sql[128];
+	sqlite3 *db;
+	int64_t n;
+
+	assert_int_equal(ntp_db__open_read(&db, path), 0);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", table);
+	n = query1(db, sql);
+	sqlite3_close(db);
+	return n;
+}
+
+static struct ntp_host_event event(uint64_t i)
+{
+	struct ntp_host_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = NTP_EV_HOST_IO;
+	e.h_start = 1000000 + i * 1000;
+	e.h_queue = e.h_start + 100;
+	e.h_cmd_sent = e.h_start + 200;
+	e.h_recv = e.h_start + 700;
+	e.h_done = e.h_start + 800;
+	e.slba = i * 8;
+	e.bytes = 4096;
+	e.nsid = 1;
+	e.cid = (__u16)i;
+	e.nlb0 = 7;
+	e.qid = 1 + i % 4;
+	e.cntlid = 1;
+	e.opcode = 2;
+	e.ctrl_instance = 0;
+	strcpy(e.disk, "nvme0n1");
+	return e;
+}
+
+/* ---- writer ------------------------------------------------------------------ */
+
+static void writer__full_recording__reads_back_as_written(void **state)
+{
+	const char *path = tpath("full.ntp");
+	struct ntp_interval iv = { 2000000000, "host", 1000, 10, 1, 2 };
+	struct ntp_host_event e = event(1), e2 = event(2);
+	struct ntp_writer *w;
+	sqlite3_stmt *st;
+	sqlite3 *db;
+	char *s;
+
+	assert_int_equal(ntp_writer__open(&w, path), 0);
+	assert_int_equal(ntp_writer__set_meta_text(w, "role", "host"), 0);
+	assert_int_equal(ntp_writer__set_meta_int(w, "sample_one_in", 1000), 0);
+	assert_int_equal(ntp_writer__set_meta_int(w, "sample_one_in", 100), 0);	/* replaces */
+	assert_int_equal(ntp_writer__add_hook(w, "host", "h_start", "block_rq_issue",
+					      "raw_tp", ""), 0);
+
+	/* the R2T write: every time set, multipath names, controller 12 */
+	e.opcode = 1;
+	e.h_r2t = e.h_start + 300;
+	e.h_data_sent = e.h_start + 400;
+	e.ctrl_instance = 12;
+	e.nlb0 = 0;
+	e.status = 0x4004;
+	e.flags = NTP_HF_R2T | NTP_HF_ERROR;
+	strcpy(e.disk, "nvme12n1");
+	strcpy(e.path, "nvme12c3n1");
+	assert_int_equal(ntp_writer__add_host_io(w, &e), 0);
+
+	/* names filling the whole field with no NUL; no cmd_sent/r2t/data/recv hooks */
+	memset(e2.disk, 'a', NTP_DISK_NAME_LEN);
+	memset(e2.path, 'b', NTP_DISK_NAME_LEN);
+	e2.h_cmd_sent = e2.h_recv = 0;
+	assert_int_equal(ntp_writer__add_host_io(w, &e2), 0);
+	assert_int_equal(ntp_writer__add_interval(w, &iv), 0);
+	assert_int_equal(ntp_writer__rows(w), 2);
+	assert_int_equal(ntp_writer__close(w), 0);
+
+	/* one self-contained file */
+	assert_true(exists(path));
+	assert_false(exists(tpath("full.ntp-wal")));
+	assert_false(exists(tpath("full.ntp-shm")));
+	assert_false(exists(tpath("full.ntp-journal")));
+
+	assert_int_equal(ntp_db__open_read(&db, path), 0);
+	assert_int_equal(query1(db, "PRAGMA application_id"), NTP_DB_APPLICATION_ID);
+	assert_int_equal(query1(db, "PRAGMA user_version"), NTP_DB_SCHEMA_VERSION);
+	s = ntp_db__meta_text(db, "role");
+	assert_string_equal(s, "host");
+	free(s);
+	s = ntp_db__meta_text(db, "sample_one_in");	/* integers read as text too */
+	assert_string_equal(s, "100");
+	free(s);
+	assert_int_equal(ntp_db__meta_int(db, "sample_one_in", -1), 100);
+	assert_int_equal(ntp_db__meta_int(db, "role", -1), -1);		/* not a number */
+	assert_int_equal(ntp_db__meta_int(db, "absent", -7), -7);
+	assert_null(ntp_db__meta_text(db, "absent"));
+	assert_int_equal(query1(db, "SELECT typeof(value) = 'integer' FROM meta WHERE key = 'sample_one_in'"), 1);
+	assert_int_equal(query1(db, "SELECT count(*) FROM hooks WHERE point = 'h_start' AND flavour = 'raw_tp'"), 1);
+	assert_int_equal(query1(db, "SELECT count(*) FROM intervals WHERE t_ns = 2000000000 AND side = 'host'"
+				    " AND seen = 1000 AND sampled = 10 AND lost_ringbuf = 1 AND lost_map = 2"), 1);
+
+	assert_int_equal(sqlite3_prepare_v2(db,
+		"SELECT h_start_ns, h_queue_ns, h_cmd_sent_ns, h_r2t_ns, h_data_sent_ns, h_recv_ns,"
+		" h_done_ns, opcode, cid, slba, nlb, bytes, qid, nsid, cntlid, controller, namespace,"
+		" path, status, flags FROM host_io ORDER BY id", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int64(st, 0), e.h_start);
+	assert_int_equal(sqlite3_column_int64(st, 1), e.h_queue);
+	assert_int_equal(sqlite3_column_int64(st, 2), e.h_cmd_sent);
+	assert_int_equal(sqlite3_column_int64(st, 3), e.h_r2t);
+	assert_int_equal(sqlite3_column_int64(st, 4), e.h_data_sent);
+	assert_int_equal(sqlite3_column_int64(st, 5), e.h_recv);
+	assert_int_equal(sqlite3_column_int64(st, 6), e.h_done);
+	assert_int_equal(sqlite3_column_int(st, 7), 1);
+	assert_int_equal(sqlite3_column_int(st, 8), 1);
+	assert_int_equal(sqlite3_column_int64(st, 9), 8);
+	assert_int_equal(sqlite3_column_int(st, 10), 1);		/* nlb = nlb0 + 1 */
+	assert_int_equal(sqlite3_column_int(st, 11), 4096);
+	assert_int_equal(sqlite3_column_int(st, 12), e.qid);
+	assert_int_equal(sqlite3_column_int(st, 13), 1);
+	assert_int_equal(sqlite3_column_int(st, 14), 1);
+	assert_string_equal(sqlite3_column_text(st, 15), "nvme12");
+	assert_string_equal(sqlite3_column_text(st, 16), "nvme12n1");
+	assert_string_equal(sqlite3_column_text(st, 17), "nvme12c3n1");
+	assert_int_equal(sqlite3_column_int(st, 18), 0x4004);
+	assert_int_equal(sqlite3_column_int(st, 19), NTP_HF_R2T | NTP_HF_ERROR);
+
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_type(st, 2), SQLITE_NULL);	/* 0 -> NULL */
+	assert_int_equal(sqlite3_column_type(st, 3), SQLITE_NULL);
+	assert_int_equal(sqlite3_column_type(st, 4), SQLITE_NULL);
+	assert_int_equal(sqlite3_column_type(st, 5), SQLITE_NULL);
+	assert_int_equal(sqlite3_column_int(st, 10), 8);
+	assert_string_equal(sqlite3_column_text(st, 15), "nvme0");
+	assert_int_equal(sqlite3_column_bytes(st, 16), NTP_DISK_NAME_LEN);	/* bounded */
+	assert_int_equal(sqlite3_column_bytes(st, 17), NTP_DISK_NAME_LEN);
+	assert_int_equal(sqlite3_column_text(st, 16)[0], 'a');
+	assert_int_equal(sqlite3_column_text(st, 17)[0], 'b');
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+
+	/* the stage view works on what the writer wrote: R2T write adds up */
+	assert_int_equal(query1(db, "SELECT block_ns + driver_ns + network_star_ns = e2e_ns"
+				    " FROM host_stages WHERE io_type = 'write'"), 1);
+	assert_int_equal(query1(db, "SELECT driver_ns FROM host_stages WHERE io_type = 'write'"),
+			 (e.h_cmd_sent - e.h_queue) + (e.h_data_sent - e.h_r2t) +
+			 (e.h_done - e.h_recv));
+	sqlite3_close(db);
+}
+
+/* every field different from row to row, and from field to field */
+static struct ntp_host_event varied_event(uint64_t i)
+{
+	struct ntp_host_event e = event(i);
+
+	e.h_cmd_sent = i % 3 ? e.h_start + 200 + i : 0;
+	e.h_r2t = i % 4 == 1 ? e.h_start + 300 + i : 0;
+	e.h_data_sent = i % 4 == 1 ? e.h_start + 400 + i : 0;
+	e.h_recv = i % 5 ? e.h_start + 700 + i : 0;
+	e.slba = 0x100000000ULL * i + 3 * i;
+	e.bytes = 512 * (1 + i % 256);
+	e.nsid = 1 + i % 7;
+	e.cid = (__u16)(0xffff - i);
+	e.nlb0 = (__u16)(i % 256);
+	e.qid = (__u16)(i % 9);
+	e.cntlid = (__u16)(100 + i % 3);
+	e.status = (__u16)(i % 11 == 0 ? 0x2002 : 0);
+	e.opcode = (__u8)(i % 3);
+	e.flags = (__u32)(i % 16);
+	e.ctrl_instance = (__u32)(i % 13) * 1000;
+	snprintf(e.disk, sizeof(e.disk), "nvme%un%u", e.ctrl_instance, e.nsid);
+	if (i % 2)
+		snprintf(e.path, sizeof(e.path), "nvme%uc%un%u", e.ctrl_instance, (unsigned)i % 4,
+			 e.nsid);
+	return e;
+}
+
+static void expect_time(sqlite3_stmt *st, int col, __u64 t)
+{
+	if (t)
+		assert_int_equal(sqlite3_column_int64(st, col), t);
+	else
+		assert_int_equal(sqlite3_column_type(st, col), SQLITE_NULL);
+}
+
+/*
+ * Enough rows for several multi-row INSERTs, a commit in the middle of one
+ * and a partial one at close: each row reads back exactly as it was given.
+ */
+static void writer__many_rows__every_field_round_trips(void **state)
+{
+	const char *path = tpath("many.ntp");
+	const uint64_t n = 2 * NTP_DB_BATCH_ROWS + 45;
+	struct ntp_writer *w;
+	sqlite3_stmt *st;
+	sqlite3 *db;
+	uint64_t i;
+	char name[64];
+
+	assert_int_equal(ntp_writer__open(&w, path), 0);
+	for (i = 0; i < n; i++) {
+		struct ntp_host_event e = varied_event(i);
+
+		assert_int_equal(ntp_writer__add_host_io(w, &e), 0);
+		if (i == 1000)		/* record's once-a-second flush, mid-INSERT */
+			assert_int_equal(ntp_writer__flush(w), 0);
+	}
+	assert_int_equal(ntp_writer__rows(w), n);
+	assert_int_equal(ntp_writer__close(w), 0);
+
+	assert_int_equal(ntp_db__open_read(&db, path), 0);
+	assert_int_equal(sqlite3_prepare_v2(db,
+		"SELECT h_start_ns, h_queue_ns, h_cmd_sent_ns, h_r2t_ns, h_data_sent_ns, h_recv_ns,"
+		" h_done_ns, opcode, cid, slba, nlb, bytes, qid, nsid, cntlid, controller, namespace,"
+		" path, status, flags, id FROM host_io ORDER BY id", -1, &st, NULL), SQLITE_OK);
+	for (i = 0; i < n; i++) {
+		struct ntp_host_event e = varied_event(i);
+
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int64(st, 20), i + 1);
+		assert_int_equal(sqlite3_column_int64(st, 0), e.h_start);
+		assert_int_equal(sqlite3_column_int64(st, 1), e.h_queue);
+		expect_time(st, 2, e.h_cmd_sent);
+		expect_time(st, 3, e.h_r2t);
+		expect_time(st, 4, e.h_data_sent);
+		expect_time(st, 5, e.h_recv);
+		assert_int_equal(sqlite3_column_int64(st, 6), e.h_done);
+		assert_int_equal(sqlite3_column_int64(st, 7), e.opcode);
+		assert_int_equal(sqlite3_column_int64(st, 8), e.cid);
+		assert_int_equal(sqlite3_column_int64(st, 9), e.slba);
+		assert_int_equal(sqlite3_column_int64(st, 10), e.nlb0 + 1);
+		assert_int_equal(sqlite3_column_int64(st, 11), e.bytes);
+		assert_int_equal(sqlite3_column_int64(st, 12), e.qid);
+		assert_int_equal(sqlite3_column_int64(st, 13), e.nsid);
+		assert_int_equal(sqlite3_column_int64(st, 14), e.cntlid);
+		snprintf(name, sizeof(name), "nvme%u", e.ctrl_instance);
+		assert_string_equal(sqlite3_column_text(st, 15), name);
+		assert_string_equal(sqlite3_column_text(st, 16), e.disk);
+		assert_string_equal(sqlite3_column_text(st, 17), e.path[0] ? e.path : e.disk);
+		assert_int_equal(sqlite3_column_int64(st, 18), e.status);
+		assert_int_equal(sqlite3_column_int64(st, 19), e.flags);
+	}
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+static void writer__empty_path_name__path_is_disk(void **state)
+{
+	const char *path = tpath("nopath.ntp");
+	struct ntp_host_event e = event(3);
+	struct ntp_writer *w;
+	sqlite3 *db;
+
+	assert_int_equal(ntp_writer__open(&w, path), 0);
+	assert_int_equal(ntp_writer__add_host_io(w, &e), 0);
+	assert_int_equal(ntp_writer__close(w), 0);
+	assert_int_equal(ntp_db__open_read(&db, path), 0);
+	assert_int_equal(query1(db, "SELECT count(*) FROM host_io WHERE path = 'nvme0n1'"
+				    " AND namespace = 'nvme0n1' AND controller = 'nvme0'"), 1);
+	sqlite3_close(db);
+}
+
+static void writer__existing_file__moved_to_old(void **state)
+{
+	const char *path = tpath("again.ntp");
+	struct ntp_writer *w;
+	size_t len;
+	char *s;
+
+	write_file(path, "previous", 8);
+	write_file(tpath("again.ntp.old"), "older", 5);
+	assert_int_equal(ntp_writer__open(&w, path), 0);
+	assert_int_equal(ntp_writer__close(w), 0);
+	s = read_file(tpath("again.ntp.old"), &len);
+	assert_int_equal(len, 8);
+	assert_memory_equal(s, "previous", 8);
+	free(s);
+	assert_int_equal(count_rows(path, "host_io"), 0);
+}
+
+static void writer__directory_path__error(void **state)
+{
+	struct ntp_writer *w = (void *)1;
+	char *err;
+	int rc;
+
+	assert_int_equal(mkdir(tpath("adir.ntp"), 0700), 0);
+	capture_begin();
+	rc = ntp_writer__open(&w, tpath("adir.ntp"));
+	err = capture_end();
+	assert_int_equal(rc, NTP_EXIT_FAILURE);
+	assert_null(w);
+	assert_int_equal(count_lines(err), 1);
+	assert_non_null(strstr(err, "ntprof test: error: "));
+	free(err);
+}
+
+/*
+ * ntprof report on a recording still being written: it opens and reads the
+ * committed rows, and its read transaction only delays the writer's close.
+ * The reader is forked before the writer opens anything: SQLite connections
+ * must not cross a fork().
+ */
+static void writer__reader_during_recording__reads_and_close_waits(void **state)
+{
+	const char *path = tpath("live.ntp");
+	int go[2], done[2], status, i;
+	struct ntp_writer *w;
+	char c = 0;
+	pid_t pid;
+
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(done), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		sqlite3 *db;
+		sqlite3_stmt *st;
+
+		close(go[1]);
+		close(done[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		if (ntp_db__open_read(&db, path) ||
+		    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) ||
+		    sqlite3_prepare_v2(db, "SELECT count(*) FROM host_io", -1, &st, NULL) ||
+		    sqlite3_step(st) != SQLITE_ROW)
+			_exit(2);
+		c = sqlite3_column_int(st, 0) == 1000;
+		if (write(done[1], &c, 1) != 1)
+			_exit(3);
+		sleep(1);	/* hold the snapshot while the writer closes */
+		sqlite3_finalize(st);
+		sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+		sqlite3_close(db);
+		_exit(0);
+	}
+	close(go[0]);
+	close(done[1]);
+
+	assert_int_equal(ntp_writer__open(&w, path), 0);
+	for (i = 0; i < 1000; i++) {
+		struct ntp_host_event e = event(i);
+
+		assert_int_equal(ntp_writer__add_host_io(w, &e), 0);
+	}
+	assert_int_equal(ntp_writer__flush(w), 0);
+	for (i = 0; i < 10; i++) {	/* not committed: the reader must not see them */
+		struct ntp_host_event e = event(i);
+
+		assert_int_equal(ntp_writer__add_host_io(w, &e), 0);
+	}
+	assert_int_equal(write(go[1], &c, 1), 1);
+	assert_int_equal(read(done[0], &c, 1), 1);
+	close(go[1]);
+	close(done[0]);
+	assert_int_equal(c, 1);
+	assert_int_equal(ntp_writer__close(w), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_false(exists(tpath("live.ntp-wal")));
+	assert_int_equal(count_rows(path, "host_io"), 1010);
+}
+
+/*
+ * A child writes `batches` full batches and `partial` more rows, tells us,
+ * and waits to be killed: the file must hold exactly the full batches.
+ */
+static void record_and_kill(const char *path, int batches, int partial)
+{
+	int fds[2], status;
+	char c = 0;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct ntp_writer *w;
+		uint64_t i;
+
+		close(fds[0]);
+		if (ntp_writer__open(&w, path) ||
+		    ntp_writer__set_meta_text(w, "role", "host") ||
+		    ntp_writer__flush(w))
+			_exit(1);
+		for (i = 0; i < (uint64_t)batches * NTP_DB_BATCH_ROWS + partial; i++) {
+			struct ntp_host_event e = event(i);
+
+			if (ntp_writer__add_host_io(w, &e))
+				_exit(2);
+		}
+		c = 1;
+		if (write(fds[1], &c, 1) != 1)
+			_exit(3);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &c, 1), 1);
+	close(fds[0]);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+static void writer__sigkill__keeps_all_but_last_batch(void **state)
+{
+	const char *path = tpath("killed.ntp");
+	char *before, *after;
+	size_t blen, alen;
+	struct stat st1, st2;
+	sqlite3 *db;
+
+	record_and_kill(path, 3, 1234);
+	/* killed: the committed batches are still in the -wal */
+	assert_true(exists(tpath("killed.ntp-wal")));
+
+	before = read_file(path, &blen);
+	assert_int_equal(stat(path, &st1), 0);
+	assert_int_equal(ntp_db__open_read(&db, path), 0);
+	assert_int_equal(query1(db, "SELECT count(*) FROM host_io"), 3 * NTP_DB_BATCH_ROWS);
+	assert_int_equal(query1(db, "SELECT max(cid) FROM host_io WHERE id = (SELECT max(id) FROM host_io)"),
+			 (3 * NTP_DB_BATCH_ROWS - 1) & 0xffff);
+	/* read-only: writing through the handle fails */
+	assert_int_not_equal(sqlite3_exec(db, "DELETE FROM host_io", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	/* the reader never changed the database file */
+	after = read_file(path, &alen);
+	assert_int_equal(stat(path, &st2), 0);
+	assert_int_equal(alen, blen);
+	assert_memory_equal(before, after, blen);
+	assert_true(st1.st_mtim.tv_sec == st2.st_mtim.tv_sec &&
+		    st1.st_mtim.tv_nsec == st2.st_mtim.tv_nsec);
+	free(before);
+	free(after);
+	assert_true(exists(tpath("killed.ntp-wal")));
+}
+
+/* copied without its -shm (or after a reboot): SQLite rebuilds the index */
+static void writer__sigkill_without_shm__still_reads(void **state)
+{
+	const char *path = tpath("killed-noshm.ntp");
+
+	record_and_kill(path, 2, 7);
+	assert_int_equal(unlink(tpath("killed-noshm.ntp-shm")), 0);
+	assert_int_equal(count_rows(path, "host_io"), 2 * NTP_DB_BATCH_ROWS);
+}
+
+static void writer__killed_file_then_new_record__old_keeps_its_wal(void **state)
+{
+	const char *path = tpath("rerun.ntp");
+	struct ntp_writer *w;
+
+	record_and_kill(path, 1, 10);
+	assert_true(exists(tpath("rerun.ntp-wal")));
+	assert_int_equal(ntp_writer__open(&w, path), 0);
+	assert_int_equal(ntp_writer__close(w), 0);
+	/* the stale -wal went along with the old file, not into the new one */
+	assert_false(exists(tpath("rerun.ntp-wal")));
+	assert_int_equal(count_rows(path, "host_io"), 0);
+	assert_int_equal(count_rows(tpath("rerun.ntp.old"), "host_io"), NTP_DB_BATCH_ROWS);
+}
+
+/*
+ * A full disk, for real: the child caps its file size (RLIMIT_FSIZE, with
+ * SIGXFSZ ignored writes fail with EFBIG), writes until the writer fails,
+ * and reports how many rows it had committed.  The flush every 1000 rows
+ * keeps each batch below NTP_DB_BATCH_ROWS, so "committed" is exact.
+ */
+static void writer__file_size_limit__one_error_committed_rows_readable(void **state)
+{
+	const char *path = tpath("full-disk.ntp");
+	int fds[2], status;
+	uint64_t committed = 0;
+	char *err;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit rl = { 2 << 20, 2 << 20 };	/* 2 MiB: whole pages */
+		struct ntp_writer *w;
+		uint64_t i;
+		int fd, rc = 0;
+
+		close(fds[0]);
+		fd = open(tpath("full-disk.err"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(10);
+		if (ntp_writer__open(&w, path))
+			_exit(11);
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &rl))
+			_exit(12);
+		for (i = 0; i < 1000000 && !rc; i++) {
+			struct ntp_host_event e = event(i);
+
+			rc = ntp_writer__add_host_io(w, &e);
+			if (!rc && i % 1000 == 999) {
+				rc = ntp_writer__flush(w);
+				if (!rc)
+					committed = i + 1;
+			}
+		}
+		if (rc != NTP_EXIT_FAILURE)
+			_exit(13);
+		/* later calls fail too, without another message */
+		if (ntp_writer__add_host_io(w, &(struct ntp_host_event){ 0 }) != NTP_EXIT_FAILURE)
+			_exit(14);
+		if (ntp_writer__close(w) != NTP_EXIT_FAILURE)
+			_exit(15);
+		if (write(fds[1], &committed, sizeof(committed)) != sizeof(committed))
+			_exit(16);
+		_exit(0);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &committed, sizeof(committed)), sizeof(committed));
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+
+	err = read_file(tpath("full-disk.err"), NULL);
+	assert_int_equal(count_lines(err), 1);
+	assert_non_null(strstr(err, "ntprof test: error: writing "));
+	assert_non_null(strstr(err, "SQL: "));
+	free(err);
+
+	assert_true(committed >= 1000);
+	assert_int_equal(count_rows(path, "host_io"), committed);
+}
+
+/* ---- reader ------------------------------------------------------------------ */
+
+/* open_read fails with `code` and prints one line that contains `needle` */
+static void expect_read_error(const char *path, int code, const char *needle)
+{
+	sqlite3 *db = (void *)1;
+	char *err;
+	int rc;
+
+	capture_begin();
+	rc = ntp_db__open_read(&db, path);
+	err = capture_end();
+	if (rc != code || count_lines(err) != 1 || !strstr(err, needle) || !strstr(err, path))
+		fail_msg("%s: got %d, want %d with \"%s\"; stderr: %s", path, rc, code, needle, err);
+	assert_null(db);
+	free(err);
+}
+
+static void make_sqlite(const char *path, const char *sql)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+/* a closed recording with enough rows for several pages of host_io */
+static const char *make_recording(const char *name, int rows)
+{
+	const char *path = tpath(name);
+	struct ntp_writer *w;
+	int i;
+
+	assert_int_equal(ntp_writer__open(&w, path), 0);
+	for (i = 0; i < rows; i++) {
+		struct ntp_host_event e = event(i);
+
+		assert_int_equal(ntp_writer__add_host_io(w, &e), 0);
+	}
+	assert_int_equal(ntp_writer__close(w), 0);
+	return path;
+}
+
+static void read__missing_file__nofile(void **state)
+{
+	expect_read_error(tpath("does-not-exist.ntp"), NTP_EXIT_NOFILE, "No such file");
+}
+
+static void read__directory_or_fifo__nofile(void **state)
+{
+	assert_int_equal(mkdir(tpath("dir.ntp"), 0700), 0);
+	expect_read_error(tpath("dir.ntp"), NTP_EXIT_NOFILE, "directory");
+	assert_int_equal(mkfifo(tpath("fifo.ntp"), 0600), 0);
+	expect_read_error(tpath("fifo.ntp"), NTP_EXIT_NOFILE, "not a regular file");
+}
+
+static void read__text_file__notsqlite(void **state)
+{
+	const char *text = "h_start_ns,h_done_ns\n1,2\n";
+
+	write_file(tpath("csv.ntp"), text, strlen(text));
+	expect_read_error(tpath("csv.ntp"), NTP_EXIT_NOTSQLITE, "not an SQLite database");
+	write_file(tpath("empty.ntp"), "", 0);
+	expect_read_error(tpath("empty.ntp"), NTP_EXIT_NOTSQLITE, "empty");
+}
+
+static void read__other_sqlite__notntp(void **state)
+{
+	make_sqlite(tpath("plain.db"), "CREATE TABLE t(x); INSERT INTO t VALUES (1);");
+	expect_read_error(tpath("plain.db"), NTP_EXIT_NOTNTP, "not an ntprof recording");
+	make_sqlite(tpath("fossil.db"), "PRAGMA application_id = 252006673; CREATE TABLE t(x);");
+	expect_read_error(tpath("fossil.db"), NTP_EXIT_NOTNTP, "0x0f055111");
+}
+
+static void read__newer_schema__toonew_names_both_versions(void **state)
+{
+	char sql[256], want[128];
+
+	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d; PRAGMA user_version = %d;"
+		 " CREATE TABLE host_io(x);", NTP_DB_APPLICATION_ID, NTP_DB_SCHEMA_VERSION + 1);
+	make_sqlite(tpath("future.ntp"), sql);
+	snprintf(want, sizeof(want), "schema version %d; this ntprof reads versions %d to %d",
+		 NTP_DB_SCHEMA_VERSION + 1, NTP_DB_MIN_READABLE, NTP_DB_SCHEMA_VERSION);
+	expect_read_error(tpath("future.ntp"), NTP_EXIT_TOONEW, want);
+}
+
+static void read__ntp_without_tables__corrupt(void **state)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d; PRAGMA user_version = %d;"
+		 " CREATE TABLE meta(key, value);", NTP_DB_APPLICATION_ID, NTP_DB_SCHEMA_VERSION);
+	make_sqlite(tpath("hollow.ntp"), sql);
+	expect_read_error(tpath("hollow.ntp"), NTP_EXIT_CORRUPT, "no table hooks");
+}
+
+static void copy_prefix(const char *from, const char *to, size_t len)
+{
+	size_t n;
+	char *s = read_file(from, &n);
+
+	assert_true(len <= n);
+	write_file(to, s, len);
+	free(s);
+}
+
+static void read__truncated__corrupt(void **state)
+{
+	const char *path = make_recording("whole.ntp", 20000);
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_size > 8 * 16384);
+	/* a whole number of pages whatever the page size, but fewer than the header's */
+	copy_prefix(path, tpath("cut-page.ntp"), st.st_size - 65536);
+	expect_read_error(tpath("cut-page.ntp"), NTP_EXIT_CORRUPT, "truncated");
+	copy_prefix(path, tpath("cut-mid.ntp"), st.st_size / 2 + 100);
+	expect_read_error(tpath("cut-mid.ntp"), NTP_EXIT_CORRUPT, "truncated");
+	copy_prefix(path, tpath("cut-header.ntp"), 60);
+	expect_read_error(tpath("cut-header.ntp"), NTP_EXIT_CORRUPT, "truncated");
+}
+
+static void read__damaged_page__corrupt(void **state)
+{
+	const char *path = make_recording("damaged.ntp", 20000);
+	unsigned char hdr[18];
+	char junk[65536];
+	size_t page_size;
+	struct stat st;
+	int fd;
+
+	assert_int_equal(stat(path, &st), 0);
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, hdr, sizeof(hdr), 0), sizeof(hdr));
+	page_size = hdr[16] << 8 | hdr[17];
+	assert_true(page_size >= 512 && page_size <= 32768);
+	assert_true(st.st_size >= 8 * (off_t)page_size);
+	/* a whole page in the middle of the file: one of host_io's leaves */
+	memset(junk, 0xff, sizeof(junk));
+	assert_int_equal(pwrite(fd, junk, page_size, (st.st_size / page_size / 2) * page_size),
+			 page_size);
+	close(fd);
+	expect_read_error(path, NTP_EXIT_CORRUPT, "corrupt");
+}
+
+static void read__good_file__unchanged_and_readonly(void **state)
+{
+	const char *path = make_recording("good.ntp", 100);
+	char *before, *after;
+	size_t blen, alen;
+	sqlite3 *db;
+
+	before = read_file(path, &blen);
+	assert_int_equal(ntp_db__open_read(&db, path), 0);
+	assert_int_equal(query1(db, "SELECT count(*) FROM host_io"), 100);
+	assert_int_not_equal(sqlite3_exec(db, "INSERT INTO meta VALUES ('x', 1)", NULL, NULL, NULL),
+			     SQLITE_OK);
+	sqlite3_close(db);
+	after = read_file(path, &alen);
+	assert_int_equal(alen, blen);
+	assert_memory_equal(before, after, blen);
+	assert_false(exists(tpath("good.ntp-wal")));
+	free(before);
+	free(after);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(writer__full_recording__reads_back_as_written),
+		cmocka_unit_test(writer__many_rows__every_field_round_trips),
+		cmocka_unit_test(writer__empty_path_name__path_is_disk),
+		cmocka_unit_test(writer__existing_file__moved_to_old),
+		cmocka_unit_test(writer__directory_path__error),
+		cmocka_unit_test(writer__reader_during_recording__reads_and_close_waits),
+		cmocka_unit_test(writer__sigkill__keeps_all_but_last_batch),
+		cmocka_unit_test(writer__sigkill_without_shm__still_reads),
+		cmocka_unit_test(writer__killed_file_then_new_record__old_keeps_its_wal),
+		cmocka_unit_test(writer__file_size_limit__one_error_committed_rows_readable),
+		cmocka_unit_test(read__missing_file__nofile),
+		cmocka_unit_test(read__directory_or_fifo__nofile),
+		cmocka_unit_test(read__text_file__notsqlite),
+		cmocka_unit_test(read__other_sqlite__notntp),
+		cmocka_unit_test(read__newer_schema__toonew_names_both_versions),
+		cmocka_unit_test(read__ntp_without_tables__corrupt),
+		cmocka_unit_test(read__truncated__corrupt),
+		cmocka_unit_test(read__damaged_page__corrupt),
+		cmocka_unit_test(read__good_file__unchanged_and_readonly),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lib/stats.c against references computed here independently: published
+ * nearest-rank examples, and a brute-force definition (the smallest sample
+ * with at least p% of the samples at or below it, found by counting, with no
+ * sorting and no rank formula) over random sets, sizes on both sides of the
+ * switch from qsort to the radix sort, negative values and int64 extremes.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "lib/stats.h"
+
+static void fill(struct ntp_samples *s, const int64_t *v, size_t n)
+{
+	size_t i;
+
+	ntp_samples__init(s);
+	for (i = 0; i < n; i++)
+		assert_int_equal(ntp_samples__add(s, v[i]), 0);
+}
+
+/*
+ * Brute force, in integers: p is given in thousandths of a percent, and v
+ * qualifies when count(x <= v) * 100000 >= p_milli * n.
+ */
+static int64_t brute_percentile(const int64_t *v, size_t n, long p_milli)
+{
+	int64_t best = 0;
+	int found = 0;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		unsigned __int128 le = 0;
+
+		for (j = 0; j < n; j++)
+			le += v[j] <= v[i];
+		if (le * 100000 >= (unsigned __int128)p_milli * n && (!found || v[i] < best)) {
+			best = v[i];
+			found = 1;
+		}
+	}
+	return best;
+}
+
+static void percentile__empty__zero(void **state)
+{
+	struct ntp_samples s;
+	struct ntp_summary sum;
+
+	ntp_samples__init(&s);
+	assert_int_equal(ntp_samples__percentile(&s, 50), 0);
+	ntp_samples__summarize(&s, &sum);
+	assert_int_equal(sum.n, 0);
+	assert_int_equal(sum.min, 0);
+	assert_int_equal(sum.max, 0);
+	assert_int_equal(sum.p99, 0);
+	assert_true(sum.mean == 0);
+	ntp_samples__free(&s);
+}
+
+/* the worked examples of the nearest-rank method (Wikipedia, "Percentile") */
+static void percentile__published_examples__match(void **state)
+{
+	const int64_t a[] = { 15, 20, 35, 40, 50 };
+	const int64_t b[] = { 20, 16, 15, 13, 10, 8, 8, 7, 6, 3 };	/* unsorted on purpose */
+	struct ntp_samples s;
+
+	fill(&s, a, 5);
+	assert_int_equal(ntp_samples__percentile(&s, 5), 15);
+	assert_int_equal(ntp_samples__percentile(&s, 30), 20);
+	assert_int_equal(ntp_samples__percentile(&s, 40), 20);
+	assert_int_equal(ntp_samples__percentile(&s, 50), 35);
+	assert_int_equal(ntp_samples__percentile(&s, 100), 50);
+	ntp_samples__free(&s);
+
+	fill(&s, b, 10);
+	assert_int_equal(ntp_samples__percentile(&s, 25), 7);
+	assert_int_equal(ntp_samples__percentile(&s, 50), 8);
+	assert_int_equal(ntp_samples__percentile(&s, 75), 15);
+	assert_int_equal(ntp_samples__percentile(&s, 100), 20);
+	ntp_samples__free(&s);
+}
+
+/* p*n/100 that is an integer in decimal but not in binary must not round up */
+static void percentile__exact_ranks__no_float_rounding(void **state)
+{
+	struct ntp_samples s;
+	struct ntp_summary sum;
+	int64_t i;
+
+	ntp_samples__init(&s);
+	for (i = 10000; i >= 1; i--)
+		assert_int_equal(ntp_samples__add(&s, i), 0);
+	assert_int_equal(ntp_samples__percentile(&s, 99.9), 9990);
+	assert_int_equal(ntp_samples__percentile(&s, 99.99), 9999);
+	assert_int_equal(ntp_samples__percentile(&s, 0.01), 1);
+	assert_int_equal(ntp_samples__percentile(&s, 0.0001), 1);
+	assert_int_equal(ntp_samples__percentile(&s, 70), 7000);
+	ntp_samples__summarize(&s, &sum);
+	assert_int_equal(sum.n, 10000);
+	assert_int_equal(sum.min, 1);
+	assert_int_equal(sum.max, 10000);
+	assert_int_equal(sum.p50, 5000);
+	assert_int_equal(sum.p90, 9000);
+	assert_int_equal(sum.p99, 9900);
+	assert_int_equal(sum.p999, 9990);
+	assert_true(sum.sum == 50005000.0);
+	assert_true(sum.mean == 5000.5);
+
+	ntp_samples__reset(&s);
+	for (i = 1; i <= 1000; i++)
+		assert_int_equal(ntp_samples__add(&s, i), 0);
+	assert_int_equal(ntp_samples__percentile(&s, 99.9), 999);
+	assert_int_equal(ntp_samples__percentile(&s, 100), 1000);
+	ntp_samples__free(&s);
+}
+
+static void summarize__random_sets__match_brute_force(void **state)
+{
+	static const long p_milli[] = { 1, 1000, 25000, 50000, 90000, 99000, 99900, 99999, 100000 };
+	static const size_t sizes[] = { 1, 2, 3, 7, 100, 511, 512, 513, 1000, 3001 };
+	int64_t *v = malloc(3001 * sizeof(*v));
+	unsigned int seed = 1;
+	size_t k, i, j;
+
+	assert_non_null(v);
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		for (int round = 0; round < 4; round++) {
+			size_t n = sizes[k];
+			struct ntp_samples s;
+			struct ntp_summary sum;
+			int64_t mn = INT64_MAX, mx = INT64_MIN;
+			double total = 0;
+
+			for (i = 0; i < n; i++) {
+				int64_t x = (int64_t)rand_r(&seed) << 31 | rand_r(&seed);
+
+				switch (round) {
+				case 0:		/* latencies: small, many duplicates */
+					x = x % 50;
+					break;
+				case 1:		/* ns latencies, 5 significant bytes */
+					x = x % 100000000000LL;
+					break;
+				case 2:		/* negative too */
+					x = x % 2000001 - 1000000;
+					break;
+				default:	/* the whole range, extremes included */
+					x = (int64_t)((uint64_t)x << 2 ^ (uint64_t)rand_r(&seed) << 33);
+					if (i == 0)
+						x = INT64_MIN;
+					if (i == 1)
+						x = INT64_MAX;
+				}
+				v[i] = x;
+				mn = x < mn ? x : mn;
+				mx = x > mx ? x : mx;
+				total += (double)x;
+			}
+			fill(&s, v, n);
+			for (j = 0; j < sizeof(p_milli) / sizeof(p_milli[0]); j++) {
+				int64_t want = brute_percentile(v, n, p_milli[j]);
+				int64_t got = ntp_samples__percentile(&s, p_milli[j] / 1000.0);
+
+				if (got != want)
+					fail_msg("n=%zu round %d p=%.3f: got %lld want %lld", n, round,
+						 p_milli[j] / 1000.0, (long long)got, (long long)want);
+			}
+			ntp_samples__summarize(&s, &sum);
+			assert_int_equal(sum.n, n);
+			assert_int_equal(sum.min, mn);
+			assert_int_equal(sum.max, mx);
+			assert_int_equal(sum.p50, brute_percentile(v, n, 50000));
+			assert_int_equal(sum.p90, brute_percentile(v, n, 90000));
+			assert_int_equal(sum.p99, brute_percentile(v, n, 99000));
+			assert_int_equal(sum.p999, brute_percentile(v, n, 99900));
+			if (round < 3)	/* exact sums; round 3 overflows doubles' precision anyway */
+				assert_true(sum.sum == total && sum.mean == total / n);
+			/* sorted ascending, and a permutation of the input (same sum) */
+			for (i = 1; i < n; i++)
+				assert_true(s.v[i - 1] <= s.v[i]);
+			ntp_samples__free(&s);
+		}
+	}
+	free(v);
+}
+
+/*
+ * Millions of samples through the radix sort: check each percentile by
+ * counting (one pass each), the way a reader would verify it by hand.
+ */
+static void percentile__five_million__rank_by_counting(void **state)
+{
+	const size_t n = 5000000;
+	static const double ps[] = { 50, 90, 99, 99.9 };
+	struct ntp_samples s;
+	unsigned int seed = 7;
+	int64_t *copy = malloc(n * sizeof(*copy));
+	size_t i, j;
+
+	assert_non_null(copy);
+	ntp_samples__init(&s);
+	for (i = 0; i < n; i++) {
+		/* a long-tailed latency: 20 us base plus rare multi-ms outliers */
+		int64_t x = 20000 + rand_r(&seed) % 5000;
+
+		if (rand_r(&seed) % 1000 == 0)
+			x += (int64_t)(rand_r(&seed) % 5000) * 1000;
+		copy[i] = x;
+		assert_int_equal(ntp_samples__add(&s, x), 0);
+	}
+	for (j = 0; j < sizeof(ps) / sizeof(ps[0]); j++) {
+		int64_t v = ntp_samples__percentile(&s, ps[j]);
+		size_t le = 0, lt = 0;
+
+		for (i = 0; i < n; i++) {
+			le += copy[i] <= v;
+			lt += copy[i] < v;
+		}
+		/* at least p% at or below v, and fewer than p% strictly below */
+		assert_true((double)le * 100 >= ps[j] * n);
+		assert_true((double)lt * 100 < ps[j] * n);
+	}
+	free(copy);
+	ntp_samples__free(&s);
+}
+
+static void add__after_percentile__resorts(void **state)
+{
+	struct ntp_samples s;
+
+	ntp_samples__init(&s);
+	assert_int_equal(ntp_samples__add(&s, 5), 0);
+	assert_int_equal(ntp_samples__add(&s, 3), 0);
+	assert_int_equal(ntp_samples__percentile(&s, 100), 5);
+	assert_int_equal(ntp_samples__add(&s, 1), 0);
+	assert_int_equal(ntp_samples__percentile(&s, 1), 1);
+	assert_int_equal(ntp_samples__add(&s, 9), 0);
+	assert_int_equal(ntp_samples__percentile(&s, 100), 9);
+	ntp_samples__reset(&s);
+	assert_int_equal(s.n, 0);
+	assert_true(s.cap > 0);		/* reset keeps the memory */
+	assert_int_equal(ntp_samples__percentile(&s, 50), 0);
+	assert_int_equal(ntp_samples__add(&s, -4), 0);
+	assert_int_equal(ntp_samples__percentile(&s, 50), -4);
+	ntp_samples__free(&s);
+	assert_null(s.v);
+	assert_int_equal(s.n, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(percentile__empty__zero),
+		cmocka_unit_test(percentile__published_examples__match),
+		cmocka_unit_test(percentile__exact_ranks__no_float_rounding),
+		cmocka_unit_test(summarize__random_sets__match_brute_force),
+		cmocka_unit_test(percentile__five_million__rank_by_counting),
+		cmocka_unit_test(add__after_percentile__resorts),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
