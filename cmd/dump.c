@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntprof dump: the sampled commands of a recording as CSV, for spreadsheets
+ * and scripts.  Documented in ntprof-dump(1); the work is in lib/report_dump.c.
+ */
+#include "cmd/cmd.h"
+#include "lib/err.h"
+#include "lib/exit.h"
+#include "lib/opt.h"
+#include "lib/report.h"
+
+static const char *const dump_usage[] = {
+	"ntprof dump [options] FILE",
+	NULL,
+};
+
+int cmd_dump(int argc, const char **argv)
+{
+	struct ntp_dump_opts o = { 0 };
+	const struct ntp_option opts[] = {
+		NTP_OPT_STRING('o', "output", &o.output, "FILE",
+			       "write the CSV to FILE instead of stdout"),
+		NTP_OPT_END(),
+	};
+	int n;
+
+	ntp_err__set_cmd("dump");
+	n = ntp_opt__parse(opts, argc, argv, dump_usage, 0);
+	if (n == NTP_OPT_HELP)
+		return NTP_EXIT_OK;
+	if (n == NTP_OPT_ERROR)
+		return NTP_EXIT_USAGE;
+	if (n != 1) {
+		ntp_error(n ? "one recording at a time: usage: %s" : "no recording given: usage: %s",
+			  dump_usage[0]);
+		return NTP_EXIT_USAGE;
+	}
+	return ntp_dump__run(argv[0], &o);
+}

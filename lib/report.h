@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The report on a recording: `ntprof report`, and the end of `ntprof record`
+ * (ntprof-report(1)); and its raw form, `ntprof dump` (ntprof-dump(1)).
+ */
+#ifndef NTP_REPORT_H
+#define NTP_REPORT_H
+
+#include <stdbool.h>
+
+/* zero-initialised means the defaults */
+struct ntp_report_opts {
+	const char *json_path;        /* -j FILE ("-" = stdout), NULL = none */
+	double percent_limit;         /* hide groups with fewer than this % of the sampled commands */
+	const char *field_separator;  /* unpadded columns separated by this string; NULL = aligned */
+	bool pretty;                  /* indented JSON */
+};
+
+/*
+ * Report on recordings (today: one host recording).  Prints the text report
+ * to stdout unless the JSON goes to stdout.  Returns an NTP_EXIT_* code.
+ */
+int ntp_report__run(const char *const *paths, int npaths, const struct ntp_report_opts *o);
+
+/* `ntprof dump`: the sampled commands as CSV (ntprof-dump(1)) */
+struct ntp_dump_opts {
+	const char *output;           /* -o FILE; NULL or "-" = stdout */
+};
+
+/* Returns an NTP_EXIT_* code. */
+int ntp_dump__run(const char *path, const struct ntp_dump_opts *o);
+
+#endif

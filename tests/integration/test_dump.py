@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-2.0
+"""ntprof dump: the sampled commands as CSV, checked row by row against the
+commands ntpgen.py wrote and the stage latencies it built them from."""
+
+import csv
+import io
+import sqlite3
+
+import pytest
+
+import ntpgen
+from conftest import Exit, REPO
+
+RAW = ["id", "h_start_ns", "h_queue_ns", "h_cmd_sent_ns", "h_r2t_ns", "h_data_sent_ns",
+       "h_recv_ns", "h_done_ns", "opcode", "io_type", "cid", "slba", "nlb", "bytes", "qid",
+       "nsid", "cntlid", "controller", "namespace", "path", "status", "flags"]
+DERIVED = ["e2e_ns", "block_ns", "driver_ns", "network_star_ns"]
+# the column names are an interface: scripts index by them
+COLUMNS = RAW + DERIVED
+
+
+@pytest.fixture(scope="module")
+def rec(tmp_path_factory):
+    return ntpgen.generate(tmp_path_factory.mktemp("dump") / "host.ntp", seed=11)
+
+
+def dump(run, *args):
+    r = run("dump", *args)
+    assert r.returncode == Exit.OK, r.stderr
+    assert r.stderr == ""
+    return r.stdout
+
+
+def test_header_row_is_stable(run, rec):
+    out = dump(run, str(rec.path))
+    assert out.splitlines()[0] == ",".join(COLUMNS)
+
+
+def test_rows_equal_what_was_recorded(run, rec):
+    rows = list(csv.DictReader(io.StringIO(dump(run, str(rec.path)))))
+    assert len(rows) == len(rec.commands)
+    io_type = {1: "write", 2: "read"}
+    for row, c in zip(rows, rec.commands):
+        for k, v in c.row.items():
+            # a point this kernel had no hook for is an empty field
+            assert row[k] == ("" if v is None else str(v)), k
+        assert row["io_type"] == io_type.get(c.row["opcode"], "other")
+        assert int(row["e2e_ns"]) == c.e2e
+        assert int(row["block_ns"]) == c.stages["block"]
+        assert int(row["driver_ns"]) == c.stages["driver"]
+        assert int(row["network_star_ns"]) == c.stages["network_star"]
+    # R2T writes are among them, with both round trips' times filled in
+    assert any(r["h_r2t_ns"] and r["h_data_sent_ns"] for r in rows)
+
+
+def test_output_file_equals_stdout(run, rec, tmp_path):
+    out = tmp_path / "x.csv"
+    assert dump(run, "-o", str(out), str(rec.path)) == ""
+    assert out.read_text() == dump(run, str(rec.path))
+    out2 = tmp_path / "y.csv"
+    dump(run, "--output", str(out2), str(rec.path))
+    assert out2.read_text() == out.read_text()
+
+
+def test_output_over_the_recording_is_refused(run, rec):
+    before = rec.path.read_bytes()
+    r = run("dump", "-o", str(rec.path), str(rec.path))
+    assert r.returncode == Exit.USAGE
+    assert len(r.stderr.splitlines()) == 1 and str(rec.path) in r.stderr
+    assert rec.path.read_bytes() == before
+
+
+def test_text_fields_are_quoted(run, tmp_path):
+    rec = ntpgen.generate(tmp_path / "q.ntp", groups=(ntpgen.Group("read", 4096, "nvme0n1", 3),))
+    db = sqlite3.connect(rec.path)
+    db.execute("UPDATE host_io SET controller = 'a,\"b' WHERE id = 1")
+    db.commit()
+    db.close()
+    rows = list(csv.DictReader(io.StringIO(dump(run, str(rec.path)))))
+    assert rows[0]["controller"] == 'a,"b'
+    assert len(rows) == 3 and all(len(r) == len(COLUMNS) for r in rows)
+
+
+def test_empty_recording_gives_the_header_only(run, tmp_path):
+    rec = ntpgen.generate(tmp_path / "e.ntp", groups=())
+    assert dump(run, str(rec.path)) == ",".join(COLUMNS) + "\n"
+
+
+def test_every_column_is_documented(run):
+    man = (REPO / "Documentation" / "ntprof-dump.rst").read_text()
+    output = man.split("OUTPUT", 1)[1].split("EXIT STATUS", 1)[0]
+    for col in COLUMNS:
+        assert f"``{col}``" in output, col

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The report's printers (lib/report_text.c, lib/report_json.c) on a model
+ * built by hand, where the integration tests' generated recordings cannot
+ * reach: a stage sum that does not add up, unknown duration and sample rate,
+ * negative zero, --field-separator, sizes.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/report_priv.h"
+
+/* a group whose stage sums miss the end-to-end sum by 30 ns over 3 commands */
+static void model(struct ntp_report *r, struct ntp_report_group *g)
+{
+	memset(r, 0, sizeof(*r));
+	memset(g, 0, sizeof(*g));
+	r->hdr.path = "x.ntp";
+	g->io_type = "read";
+	g->bytes = 4096;
+	g->ns = "nvme0n1";
+	g->e2e = (struct ntp_summary){ .n = 3, .min = 900, .max = 1100, .mean = 1000,
+				       .p50 = 1000, .p90 = 1100, .p99 = 1100, .p999 = 1100 };
+	for (int s = 0; s < NTP_STAGE_MAX; s++) {
+		g->stage[s] = (struct ntp_summary){ .n = 3, .min = 300, .max = 340, .mean = 330,
+						    .p50 = 330, .p90 = 340, .p99 = 340, .p999 = 340 };
+		g->sum_stage[s] = 990;
+	}
+	g->sum_e2e = 3000;
+	g->mismatched = 1;
+	g->est_rate = -1;
+	r->groups = g;
+	r->ngroups = 1;
+	r->total = 3;
+}
+
+static char *print(const struct ntp_report *r, const struct ntp_report_opts *o, int json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	if (json)
+		assert_int_equal(ntp_report__print_json(r, f, o), 0);
+	else
+		assert_int_equal(ntp_report__print_text(r, f, o), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void size_str__binary_units__exact_only(void **state)
+{
+	char b[32];
+
+	ntp_report__size_str(4096, b, sizeof(b));
+	assert_string_equal(b, "4KiB");
+	ntp_report__size_str(1 << 20, b, sizeof(b));
+	assert_string_equal(b, "1MiB");
+	ntp_report__size_str(1536, b, sizeof(b));
+	assert_string_equal(b, "1536B");
+	ntp_report__size_str(0, b, sizeof(b));
+	assert_string_equal(b, "0B");
+}
+
+static void unattributed__from_integer_sums__exact(void **state)
+{
+	struct ntp_report r;
+	struct ntp_report_group g;
+
+	model(&r, &g);
+	assert_true(ntp_report__unattributed_ns(&g) == 10.0);
+	assert_true(fabs(ntp_report__share_pct(&g, 10.0) - 1.0) < 1e-12);
+	g.e2e.n = 0;
+	assert_true(ntp_report__unattributed_ns(&g) == 0);
+	assert_true(isnan(ntp_report__share_pct(&g, 1)));
+}
+
+static void text__sum_not_adding_up__failed_with_difference(void **state)
+{
+	struct ntp_report_opts o = { 0 };
+	struct ntp_report r;
+	struct ntp_report_group g;
+	char *t;
+
+	model(&r, &g);
+	t = print(&r, &o, 0);
+	assert_non_null(strstr(t, "# sum check: FAILED: the stage means add up to 0.990 us, "
+				  "the end-to-end mean is 1.000 us (difference 10.00 ns); "
+				  "1 of 3 commands do not add up\n"));
+	/* no duration, no N: the rate is unknown, not 0 */
+	assert_non_null(strstr(t, "# duration:          unknown\n"));
+	assert_non_null(strstr(t, "  read       4KiB nvme0n1              3            -      0.90"));
+	assert_non_null(strstr(t, "  unattributed         -      0.01         -"));
+	free(t);
+}
+
+static void text__negative_zero__printed_as_zero(void **state)
+{
+	struct ntp_report_opts o = { .field_separator = ";" };
+	struct ntp_report r;
+	struct ntp_report_group g;
+	char *t;
+
+	model(&r, &g);
+	/* -1/3 ns unattributed: a share that printf would show as -0.0 */
+	g.sum_e2e = 2969;
+	g.mismatched = 0;
+	t = print(&r, &o, 0);
+	assert_null(strstr(t, "-0.0"));
+	assert_non_null(strstr(t, "(difference -0.33 ns); 0 of 3 commands"));
+	assert_non_null(strstr(t, "\nunattributed;-;0.00;-;-;-;-;-;0.0\n"));
+	assert_non_null(strstr(t, "\n#stage;min;mean;p50;p90;p99;p99.9;max;share%\n"));
+	free(t);
+}
+
+static void json__starts_with_the_three_keys__means_whole_ns(void **state)
+{
+	struct ntp_report_opts o = { 0 };
+	struct ntp_report r;
+	struct ntp_report_group g;
+	char *t;
+
+	model(&r, &g);
+	g.e2e.mean = 1000.5;
+	t = print(&r, &o, 1);
+	assert_non_null(strstr(t, "{\"ntprof_version\":"));
+	assert_true(strstr(t, "\"schema_version\":") < strstr(t, "\"command\":\"report\""));
+	assert_non_null(strstr(t, "\"mean_ns\":1001"));
+	assert_non_null(strstr(t, "\"est_cmds_per_s\":null"));
+	assert_non_null(strstr(t, "\"sum_check\":{\"ok\":false,\"stage_sum_ns\":2970,"
+				  "\"e2e_sum_ns\":3000,\"mismatched_commands\":1}"));
+	free(t);
+}
+
+static void percent_limit__hides_small_groups_only(void **state)
+{
+	struct ntp_report_opts o = { .percent_limit = 50 };
+	struct ntp_report r;
+	struct ntp_report_group g;
+
+	model(&r, &g);
+	r.total = 7;            /* 3 of 7 = 43% */
+	assert_false(ntp_report__group_shown(&r, &g, &o));
+	o.percent_limit = 40;
+	assert_true(ntp_report__group_shown(&r, &g, &o));
+	o.percent_limit = 0;
+	assert_true(ntp_report__group_shown(&r, &g, &o));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(size_str__binary_units__exact_only),
+		cmocka_unit_test(unattributed__from_integer_sums__exact),
+		cmocka_unit_test(text__sum_not_adding_up__failed_with_difference),
+		cmocka_unit_test(text__negative_zero__printed_as_zero),
+		cmocka_unit_test(json__starts_with_the_three_keys__means_whole_ns),
+		cmocka_unit_test(percent_limit__hides_small_groups_only),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
