@@ -44,9 +44,11 @@ int ntp_writer__set_meta_int(struct ntp_writer *w, const char *key, int64_t valu
 int ntp_writer__add_hook(struct ntp_writer *w, const char *side, const char *point,
 			 const char *hook, const char *flavour, const char *reason);
 int ntp_writer__add_host_io(struct ntp_writer *w, const struct ntp_host_event *e);
+int ntp_writer__add_target_io(struct ntp_writer *w, const struct ntp_target_event *e);
 int ntp_writer__add_interval(struct ntp_writer *w, const struct ntp_interval *iv);
 int ntp_writer__flush(struct ntp_writer *w);          /* commit the current batch */
-uint64_t ntp_writer__rows(const struct ntp_writer *w); /* sampled rows written so far */
+uint64_t ntp_writer__rows(const struct ntp_writer *w); /* sampled host rows written so far */
+uint64_t ntp_writer__target_rows(const struct ntp_writer *w); /* sampled target rows so far */
 /* commit, checkpoint, leave one self-contained file; frees w even on error */
 int ntp_writer__close(struct ntp_writer *w);
 

@@ -57,6 +57,18 @@ static const char *const host_cols[HC_MAX] = {
 	"nsid", "cntlid", "controller", "namespace", "path", "status", "flags",
 };
 
+enum target_col {
+	TC_RECV, TC_R2T, TC_SUBMIT, TC_CMPL, TC_SENT, TC_OPCODE, TC_CID, TC_SLBA,
+	TC_NLB, TC_BYTES, TC_QID, TC_NSID, TC_CNTLID, TC_DEVICE, TC_STATUS, TC_FLAGS,
+	TC_MAX,
+};
+
+static const char *const target_cols[TC_MAX] = {
+	"t_recv_ns", "t_r2t_ns", "t_submit_ns", "t_cmpl_ns", "t_sent_ns", "opcode",
+	"cid", "slba", "nlb", "bytes", "qid", "nsid", "cntlid", "device", "status",
+	"flags",
+};
+
 static const char *const meta_cols[] = { "key", "value" };
 static const char *const hook_cols[] = { "side", "point", "hook", "flavour", "reason" };
 static const char *const interval_cols[] = {
@@ -66,10 +78,11 @@ static const char *const interval_cols[] = {
 struct ntp_writer {
 	sqlite3 *db;
 	char *path;
-	struct insert meta, hook, host_io, host_io_n, interval;
+	struct insert meta, hook, host_io, host_io_n, target_io, interval;
 	int in_txn;
 	unsigned int batch;	/* rows in the open transaction, pending included */
 	uint64_t rows;		/* host_io rows taken */
+	uint64_t target_rows;	/* target_io rows taken */
 	/*
 	 * Row r of the multi-row INSERT holds bound[r]: rows are bound as they
 	 * come, only the fields that differ from what is bound there, and go in
@@ -347,6 +360,7 @@ int ntp_writer__open(struct ntp_writer **wp, const char *path)
 	     */
 	    prepare(w, &w->host_io_n, "host_io", host_cols, HC_MAX, "INSERT OR FAIL",
 		    HOST_ROWS_PER_INSERT) ||
+	    prepare(w, &w->target_io, "target_io", target_cols, TC_MAX, "INSERT", 1) ||
 	    prepare(w, &w->interval, "intervals", interval_cols, 6, "INSERT", 1))
 		goto fail;
 
@@ -568,6 +582,37 @@ int ntp_writer__add_host_io(struct ntp_writer *w, const struct ntp_host_event *e
 	return count_row(w);
 }
 
+/* target rows are few next to the host's at -s 1000: one plain INSERT each */
+int ntp_writer__add_target_io(struct ntp_writer *w, const struct ntp_target_event *e)
+{
+	struct insert *ins = &w->target_io;
+	int err = start_row(w);
+
+	if (err)
+		return err;
+	/* t_recv and t_sent are NOT NULL: 0 stays 0 there */
+	bind_u64(ins, TC_RECV, e->t_recv);
+	bind_time(ins, TC_R2T, e->t_r2t);
+	bind_time(ins, TC_SUBMIT, e->t_submit);
+	bind_time(ins, TC_CMPL, e->t_cmpl);
+	bind_u64(ins, TC_SENT, e->t_sent);
+	bind_u64(ins, TC_OPCODE, e->opcode);
+	bind_u64(ins, TC_CID, e->cid);
+	bind_u64(ins, TC_SLBA, e->slba);
+	bind_u64(ins, TC_NLB, (__u64)e->nlb0 + 1);
+	bind_u64(ins, TC_BYTES, e->bytes);
+	bind_u64(ins, TC_QID, e->qid);
+	bind_u64(ins, TC_NSID, e->nsid);
+	bind_u64(ins, TC_CNTLID, e->cntlid);
+	/* SQLITE_STATIC would outlive e: the caller's buffer is reused */
+	sqlite3_bind_text(ins->stmt, ins->idx[TC_DEVICE], e->device,
+			  (int)strnlen(e->device, sizeof(e->device)), SQLITE_TRANSIENT);
+	bind_u64(ins, TC_STATUS, e->status);
+	bind_u64(ins, TC_FLAGS, e->flags);
+	w->target_rows++;
+	return step(w, ins);
+}
+
 int ntp_writer__add_interval(struct ntp_writer *w, const struct ntp_interval *iv)
 {
 	struct insert *ins = &w->interval;
@@ -594,6 +639,11 @@ int ntp_writer__flush(struct ntp_writer *w)
 uint64_t ntp_writer__rows(const struct ntp_writer *w)
 {
 	return w->rows;
+}
+
+uint64_t ntp_writer__target_rows(const struct ntp_writer *w)
+{
+	return w->target_rows;
 }
 
 /*
@@ -634,7 +684,7 @@ fail:
 
 int ntp_writer__close(struct ntp_writer *w)
 {
-	struct insert *all[5];
+	struct insert *all[6];
 	size_t i;
 	int err;
 
@@ -645,6 +695,7 @@ int ntp_writer__close(struct ntp_writer *w)
 	all[2] = &w->host_io;
 	all[3] = &w->host_io_n;
 	all[4] = &w->interval;
+	all[5] = &w->target_io;
 	err = w->failed;
 	/*
 	 * After an error what was committed is already in FILE-wal and stays

@@ -386,6 +386,67 @@ static void writer__many_rows__every_field_round_trips(void **state)
 	sqlite3_close(db);
 }
 
+/* target rows, interleaved with host rows in one batch, read back exactly */
+static void writer__target_rows__every_field_round_trips(void **state)
+{
+	const char *path = tpath("target.ntp");
+	struct ntp_writer *w;
+	sqlite3_stmt *st;
+	sqlite3 *db;
+	uint64_t i, n = 100;
+
+	assert_int_equal(ntp_writer__open(&w, path), 0);
+	for (i = 0; i < n; i++) {
+		struct ntp_target_event t = {
+			.kind = NTP_EV_TARGET_IO, .flags = i % 3 ? 0 : NTP_TF_R2T,
+			.t_recv = 1000 + i, .t_r2t = i % 3 ? 0 : 1100 + i,
+			.t_submit = i % 5 ? 1200 + i : 0, .t_cmpl = 1300 + i, .t_sent = 1400 + i,
+			.slba = i * 8, .bytes = 4096, .nsid = 1, .cid = (__u16)i, .nlb0 = 7,
+			.qid = 1 + i % 2, .cntlid = 3, .status = i == 7 ? 0x4002 : 0,
+			.opcode = i % 2 ? 1 : 2,
+		};
+		struct ntp_host_event h = varied_event(i);
+
+		snprintf(t.device, sizeof(t.device), "nullb%u", (unsigned)(i % 2));
+		assert_int_equal(ntp_writer__add_target_io(w, &t), 0);
+		assert_int_equal(ntp_writer__add_host_io(w, &h), 0);
+	}
+	assert_int_equal(ntp_writer__target_rows(w), n);
+	assert_int_equal(ntp_writer__close(w), 0);
+
+	assert_int_equal(ntp_db__open_read(&db, path), 0);
+	assert_int_equal(query1(db, "SELECT count(*) FROM host_io"), n);
+	assert_int_equal(sqlite3_prepare_v2(db,
+		"SELECT t_recv_ns, t_r2t_ns, t_submit_ns, t_cmpl_ns, t_sent_ns, opcode, cid, slba,"
+		" nlb, bytes, qid, nsid, cntlid, device, status, flags FROM target_io ORDER BY id",
+		-1, &st, NULL), SQLITE_OK);
+	for (i = 0; i < n; i++) {
+		char dev[16];
+
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int64(st, 0), 1000 + i);
+		expect_time(st, 1, i % 3 ? 0 : 1100 + i);
+		expect_time(st, 2, i % 5 ? 1200 + i : 0);
+		assert_int_equal(sqlite3_column_int64(st, 3), 1300 + i);
+		assert_int_equal(sqlite3_column_int64(st, 4), 1400 + i);
+		assert_int_equal(sqlite3_column_int64(st, 5), i % 2 ? 1 : 2);
+		assert_int_equal(sqlite3_column_int64(st, 6), i);
+		assert_int_equal(sqlite3_column_int64(st, 7), i * 8);
+		assert_int_equal(sqlite3_column_int64(st, 8), 8);
+		assert_int_equal(sqlite3_column_int64(st, 9), 4096);
+		assert_int_equal(sqlite3_column_int64(st, 10), 1 + i % 2);
+		assert_int_equal(sqlite3_column_int64(st, 11), 1);
+		assert_int_equal(sqlite3_column_int64(st, 12), 3);
+		snprintf(dev, sizeof(dev), "nullb%u", (unsigned)(i % 2));
+		assert_string_equal(sqlite3_column_text(st, 13), dev);
+		assert_int_equal(sqlite3_column_int64(st, 14), i == 7 ? 0x4002 : 0);
+		assert_int_equal(sqlite3_column_int64(st, 15), i % 3 ? 0 : NTP_TF_R2T);
+	}
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
 static void writer__empty_path_name__path_is_disk(void **state)
 {
 	const char *path = tpath("nopath.ntp");
@@ -848,6 +909,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(writer__full_recording__reads_back_as_written),
 		cmocka_unit_test(writer__many_rows__every_field_round_trips),
+		cmocka_unit_test(writer__target_rows__every_field_round_trips),
 		cmocka_unit_test(writer__empty_path_name__path_is_disk),
 		cmocka_unit_test(writer__existing_file__moved_to_old),
 		cmocka_unit_test(writer__directory_path__error),
