@@ -1,0 +1,679 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The host/target join (lib/join.c, lib/join_est.c) on generated recordings
+ * with a known truth (joingen.h): random clock offsets up to +-1e12 ns and
+ * drifts up to +-50 ppm, reused command ids and hot LBAs, lost samples on
+ * both sides, commands only the target saw, R2T and in-capsule writes, and
+ * target records that break the offset bound.  Every true pair must be
+ * joined with its exact stages, no false pair accepted, and every count
+ * right, for many seeds.  Plus the refusals, with their exit code.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "lib/db.h"
+#include "lib/err.h"
+#include "lib/exit.h"
+#include "lib/join.h"
+#include "tests/unit/joingen.h"
+
+#define TARGET_ID_BASE 1000000	/* target ids differ from host ids: nothing joins on id */
+#define SEEDS 24		/* NTP_JOIN_SEEDS=N runs more, for a soak */
+
+static char dir[64];
+static int nfile;
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(p);
+}
+
+static int group_setup(void **state)
+{
+	strcpy(dir, "/tmp/ntprof-test_join.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	ntp_err__set_cmd("test");
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* a fresh file name in the test directory (static storage, a few at a time) */
+static const char *fresh(const char *what)
+{
+	static char names[8][128];
+	char *p = names[nfile % 8];
+
+	snprintf(p, sizeof(names[0]), "%s/%d-%s.ntp", dir, nfile++, what);
+	return p;
+}
+
+static void sql(sqlite3 *db, const char *s)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, s, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", s, msg);
+}
+
+struct meta {
+	const char *role, *transport;
+	int64_t sample_one_in, hash_version;
+};
+
+static const struct meta host_meta = { "host", "tcp", 1000, 1 };
+static const struct meta target_meta = { "target", "tcp", 1000, 1 };
+
+static void bind_opt(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v)
+		sqlite3_bind_int64(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/*
+ * A recording as record writes it, with plain SQL on the real schema: the
+ * host rows of streams in host_mask, the target rows of streams in
+ * target_mask (bit i = stream i).
+ */
+static void write_rec(const char *path, const struct meta *m, const struct gen_set *s,
+		      unsigned int host_mask, unsigned int target_mask)
+{
+	static const char *const names[] = { "nvme0", "nvme1", "nvme2", "nvme3" };
+	sqlite3_stmt *st;
+	sqlite3 *db;
+	int i;
+
+	unlink(path);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	sql(db, "PRAGMA synchronous = OFF");	/* test files: speed over durability */
+	sql(db, ntp_schema_sql);
+	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO meta VALUES (?1, ?2)", -1, &st, NULL),
+			 SQLITE_OK);
+#define META(k, bind)							\
+	do {								\
+		sqlite3_bind_text(st, 1, k, -1, SQLITE_STATIC);		\
+		bind;							\
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);	\
+		sqlite3_reset(st);					\
+	} while (0)
+	if (m->role)
+		META("role", sqlite3_bind_text(st, 2, m->role, -1, SQLITE_STATIC));
+	META("transport", sqlite3_bind_text(st, 2, m->transport, -1, SQLITE_STATIC));
+	META("sample_one_in", sqlite3_bind_int64(st, 2, m->sample_one_in));
+	META("hash_version", sqlite3_bind_int64(st, 2, m->hash_version));
+#undef META
+	sqlite3_finalize(st);
+
+	sql(db, "BEGIN");
+	assert_int_equal(sqlite3_prepare_v2(db,
+		"INSERT INTO host_io (id, h_start_ns, h_queue_ns, h_cmd_sent_ns, h_r2t_ns,"
+		" h_data_sent_ns, h_recv_ns, h_done_ns, opcode, cid, slba, nlb, bytes, qid, nsid,"
+		" cntlid, controller, namespace, path)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
+		" ?17, ?17 || 'n1', ?17 || 'n1')", -1, &st, NULL), SQLITE_OK);
+	for (i = 0; i < s->n; i++) {
+		const struct gen_cmd *c = &s->c[i];
+
+		if (!c->in_host || !(host_mask >> c->stream & 1))
+			continue;
+		sqlite3_bind_int64(st, 1, i + 1);
+		sqlite3_bind_int64(st, 2, c->h_start);
+		sqlite3_bind_int64(st, 3, c->h_queue);
+		sqlite3_bind_int64(st, 4, c->h_cmd_sent);
+		bind_opt(st, 5, c->h_r2t);
+		bind_opt(st, 6, c->h_data_sent);
+		sqlite3_bind_int64(st, 7, c->h_recv);
+		sqlite3_bind_int64(st, 8, c->h_done);
+		sqlite3_bind_int(st, 9, c->opcode);
+		sqlite3_bind_int(st, 10, c->cid);
+		sqlite3_bind_int64(st, 11, c->slba);
+		sqlite3_bind_int(st, 12, c->nlb);
+		sqlite3_bind_int(st, 13, c->nlb * 512);
+		sqlite3_bind_int(st, 14, c->qid);
+		sqlite3_bind_int(st, 15, c->nsid);
+		sqlite3_bind_int(st, 16, c->cntlid);
+		sqlite3_bind_text(st, 17, names[c->stream & 3], -1, SQLITE_STATIC);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+
+	assert_int_equal(sqlite3_prepare_v2(db,
+		"INSERT INTO target_io (id, t_recv_ns, t_r2t_ns, t_submit_ns, t_cmpl_ns, t_sent_ns,"
+		" opcode, cid, slba, nlb, bytes, qid, nsid, cntlid, device)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, 'nullb0')",
+		-1, &st, NULL), SQLITE_OK);
+	for (i = 0; i < s->n; i++) {
+		const struct gen_cmd *c = &s->c[i];
+
+		if (!c->in_target || !(target_mask >> c->stream & 1))
+			continue;
+		sqlite3_bind_int64(st, 1, TARGET_ID_BASE + i + 1);
+		sqlite3_bind_int64(st, 2, c->t_recv);
+		bind_opt(st, 3, c->t_r2t);
+		sqlite3_bind_int64(st, 4, c->t_submit);
+		sqlite3_bind_int64(st, 5, c->t_cmpl);
+		sqlite3_bind_int64(st, 6, c->t_sent);
+		sqlite3_bind_int(st, 7, c->opcode);
+		sqlite3_bind_int(st, 8, c->cid);
+		sqlite3_bind_int64(st, 9, c->slba);
+		sqlite3_bind_int(st, 10, c->nlb);
+		sqlite3_bind_int(st, 11, c->nlb * 512);
+		sqlite3_bind_int(st, 12, c->qid);
+		sqlite3_bind_int(st, 13, c->nsid);
+		sqlite3_bind_int(st, 14, c->cntlid);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	sql(db, "COMMIT");
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+static struct gen_stream stream_params(struct gen_rng *r)
+{
+	struct gen_stream p = {
+		.cntlid = 1, .nsid = 1, .queues = 4, .per_lane = 150,
+		.hot = 0.8, .nhot = 2, .loss_host = 0.03, .loss_target = 0.03,
+		.anomalies = 0.005, .edge = 3, .controller = "nvme0",
+	};
+
+	p.start = gen_range(r, 2000000000000ll, 4000000000000ll);
+	p.clk.h0 = p.start;
+	p.clk.o0 = gen_range(r, -1000000000000ll, 1000000000000ll);
+	p.clk.d = (double)gen_range(r, -50000, 50000) * 1e-9;
+	if (gen_chance(r, 0.3)) {		/* a very hot workload: 1 LBA, keys repeat ~75 times */
+		p.nhot = 1;
+		p.hot = 0.95;
+	}
+	return p;
+}
+
+/* the offset the truth gives at host time h */
+static double true_offset(const struct gen_clock *c, int64_t h)
+{
+	return (double)c->o0 + c->d * (double)(h - c->h0);
+}
+
+struct expect {
+	int64_t matched, rejected, unmatched_host, host_rows, target_rows;
+};
+
+/* what the join must find between the host rows of hmask and the target rows of tmask */
+static struct expect expected(const struct gen_set *s, unsigned int hmask, unsigned int tmask)
+{
+	struct expect e = { 0 };
+	int i;
+
+	for (i = 0; i < s->n; i++) {
+		const struct gen_cmd *c = &s->c[i];
+		int h = c->in_host && (hmask >> c->stream & 1);
+		int t = c->in_target && (tmask >> c->stream & 1);
+
+		e.host_rows += h;
+		e.target_rows += t;
+		if (h && t && !c->anomaly)
+			e.matched++;
+		else if (h && t)
+			e.rejected++;
+		else if (h)
+			e.unmatched_host++;
+	}
+	return e;
+}
+
+static int print_row(void *u, int n, char **v, char **col)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "%s=%s ", col[i], v[i] ? v[i] : "NULL");
+	fputc('\n', stderr);
+	return 0;
+}
+
+/* what the join saw of one host row, when a test fails */
+static void debug_row(struct ntp_join *j, int64_t hid)
+{
+	char q[512];
+
+	snprintf(q, sizeof(q), "SELECT rowid, * FROM temp.join_host WHERE host_id = %" PRId64 ";"
+		 "SELECT c.*, t.target_id, t.t_recv_ns, t.t_sent_ns FROM temp.join_cand c"
+		 " JOIN temp.join_target t ON t.rowid = c.trow"
+		 " WHERE hrow IN (SELECT rowid FROM temp.join_host WHERE host_id = %" PRId64 ");"
+		 "SELECT * FROM temp.join_pairs; SELECT * FROM temp.join_bind;", hid, hid);
+	sqlite3_exec(ntp_join__db(j), q, print_row, NULL, NULL);
+}
+
+/*
+ * Every row of `joined` is a true pair with its exact stages, and every true
+ * pair is there once.  Returns the number of rows.
+ */
+static int64_t check_joined(struct ntp_join *j, const struct gen_set *s, unsigned int hmask,
+			    unsigned int tmask, uint64_t seed)
+{
+	unsigned char *seen = calloc(s->n, 1);
+	sqlite3_stmt *st;
+	int64_t rows = 0;
+	int i;
+
+	assert_non_null(seen);
+	assert_int_equal(sqlite3_prepare_v2(ntp_join__db(j),
+		"SELECT host_id, target_id, block_ns, driver_ns, network_ns, target_driver_ns,"
+		" storage_ns, e2e_ns, h_occ, t_occ FROM joined", -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t hid = sqlite3_column_int64(st, 0), tid = sqlite3_column_int64(st, 1);
+		int64_t net = sqlite3_column_int64(st, 4), e2e = sqlite3_column_int64(st, 7);
+		const struct gen_cmd *c;
+
+		if (tid - TARGET_ID_BASE != hid)
+			fail_msg("seed %" PRIu64 ": false pair host %" PRId64 " target %" PRId64,
+				 seed, hid, tid - TARGET_ID_BASE);
+		assert_true(hid >= 1 && hid <= s->n);
+		c = &s->c[hid - 1];
+		assert_false(seen[hid - 1]);
+		seen[hid - 1] = 1;
+		if (c->anomaly)
+			fail_msg("seed %" PRIu64 ": host %" PRId64 " joined although its target record breaks the bound",
+				 seed, hid);
+		assert_int_equal(sqlite3_column_int64(st, 2), c->block);
+		assert_int_equal(sqlite3_column_int64(st, 3), c->driver);
+		assert_int_equal(sqlite3_column_int64(st, 5), c->tdriver);
+		assert_int_equal(sqlite3_column_int64(st, 6), c->storage);
+		assert_int_equal(e2e, c->h_done - c->h_start);
+		/* the five stages add up to e2e exactly ... */
+		assert_int_equal(c->block + c->driver + net + c->tdriver + c->storage, e2e);
+		/* ... and network is what the wire took, up to clock rounding and drift */
+		assert_true(llabs(net - c->net) <= 8 + (int64_t)(60e-6 * (double)e2e));
+		assert_true(sqlite3_column_int64(st, 8) >= 1 && sqlite3_column_int64(st, 9) >= 1);
+		rows++;
+	}
+	assert_int_equal(sqlite3_finalize(st), SQLITE_OK);
+
+	for (i = 0; i < s->n; i++) {
+		const struct gen_cmd *c = &s->c[i];
+
+		if (c->in_host && c->in_target && !c->anomaly && (hmask >> c->stream & 1) &&
+		    (tmask >> c->stream & 1) && !seen[i]) {
+			debug_row(j, i + 1);
+			fail_msg("seed %" PRIu64 ": true pair %d (cid %d qid %d slba %" PRId64 ") not joined",
+				 seed, i + 1, c->cid, c->qid, c->slba);
+		}
+	}
+	free(seen);
+	return rows;
+}
+
+/*
+ * The data fix the offset to within the narrowest pair intervals (a few us)
+ * and the drift to within that over the span of the run, not better.
+ */
+static void check_estimate(struct ntp_join *j, const struct ntp_join_pair *p,
+			   const struct gen_clock *clk, uint64_t seed)
+{
+	double truth = true_offset(clk, p->t0_ns), half;
+	sqlite3_stmt *st;
+	char q[160];
+
+	snprintf(q, sizeof(q), "SELECT max(h_queue_ns) - min(h_queue_ns) FROM temp.join_host"
+		 " WHERE hf = %d", p->host_file);
+	assert_int_equal(sqlite3_prepare_v2(ntp_join__db(j), q, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	half = sqlite3_column_double(st, 0) / 2;
+	sqlite3_finalize(st);
+	assert_true(p->estimated);
+	if (fabs(p->offset_ns - truth) > 20000 || fabs(p->drift - clk->d) * half > 20000)
+		fail_msg("seed %" PRIu64 ": offset %.0f drift %.3g ppm, truth %.0f %.3g ppm",
+			 seed, p->offset_ns, p->drift * 1e6, truth, clk->d * 1e6);
+	assert_true(p->tol_ns >= 1000 && p->tol_ns < 20000);
+}
+
+static void join__random_recordings__exact_pairs_and_stages(void **state)
+{
+	const char *env = getenv("NTP_JOIN_SEEDS");
+	uint64_t seed, seeds = env ? strtoull(env, NULL, 10) : SEEDS;
+
+	for (seed = 1; seed <= seeds; seed++) {
+		struct gen_rng r = { seed * 7919 };
+		struct gen_stream p = stream_params(&r);
+		struct gen_set s = { 0 };
+		const char *hp = fresh("host"), *tp = fresh("target");
+		const char *paths[2];
+		struct ntp_join_counts cnt;
+		struct expect e;
+		struct ntp_join *j;
+
+		gen_stream(&s, &r, &p, 0);
+		write_rec(hp, &host_meta, &s, 1, 0);
+		write_rec(tp, &target_meta, &s, 0, 1);
+		/* any order */
+		paths[seed & 1] = hp;
+		paths[!(seed & 1)] = tp;
+		assert_int_equal(ntp_join__open(&j, paths, 2, NULL), 0);
+		assert_string_equal(ntp_join__file(j, seed & 1)->role, "host");
+		assert_string_equal(ntp_join__file(j, !(seed & 1))->role, "target");
+		assert_int_equal(ntp_join__run(j), 0);
+
+		e = expected(&s, 1, 1);
+		assert_true(e.matched > 1000 && e.rejected > 0 && e.unmatched_host > 0);
+		assert_int_equal(check_joined(j, &s, 1, 1, seed), e.matched);
+		ntp_join__counts(j, &cnt);
+		assert_int_equal(cnt.host_rows, e.host_rows);
+		assert_int_equal(cnt.target_rows, e.target_rows);
+		assert_int_equal(cnt.matched, e.matched);
+		if (cnt.rejected != e.rejected || cnt.unmatched_host != e.unmatched_host)
+			fail_msg("seed %" PRIu64 ": rejected %" PRId64 " unmatched %" PRId64
+				 ", expected %" PRId64 " %" PRId64, seed, cnt.rejected,
+				 cnt.unmatched_host, e.rejected, e.unmatched_host);
+		assert_int_equal(cnt.unmatched_target, e.target_rows - e.matched);
+		assert_int_equal(ntp_join__npairs(j), 1);
+		check_estimate(j, ntp_join__pair(j, 0), &p.clk, seed);
+		assert_int_equal(ntp_join__pair(j, 0)->matched, e.matched);
+		ntp_join__close(j);
+		unlink(hp);
+		unlink(tp);
+		free(s.c);
+	}
+}
+
+/* two hosts (cntlid 1 and 2, own clocks) against one target holding both */
+static void join__two_hosts_one_target__each_host_its_own_offset(void **state)
+{
+	uint64_t seed;
+
+	for (seed = 100; seed < 104; seed++) {
+		struct gen_rng r = { seed };
+		struct gen_stream a = stream_params(&r), b = stream_params(&r);
+		struct gen_set s = { 0 };
+		const char *ha = fresh("hostA"), *hb = fresh("hostB"), *tp = fresh("target");
+		const char *paths[3] = { tp, ha, hb };
+		struct ntp_join_counts cnt;
+		struct expect e;
+		struct ntp_join *j;
+		int i;
+
+		b.cntlid = 2;
+		gen_stream(&s, &r, &a, 0);
+		gen_stream(&s, &r, &b, 1);
+		write_rec(ha, &host_meta, &s, 1, 0);
+		write_rec(hb, &host_meta, &s, 2, 0);
+		write_rec(tp, &target_meta, &s, 0, 3);
+		assert_int_equal(ntp_join__open(&j, paths, 3, NULL), 0);
+		assert_int_equal(ntp_join__run(j), 0);
+
+		e = expected(&s, 3, 3);
+		assert_int_equal(check_joined(j, &s, 3, 3, seed), e.matched);
+		ntp_join__counts(j, &cnt);
+		assert_int_equal(cnt.matched, e.matched);
+		assert_int_equal(cnt.rejected, e.rejected);
+		assert_int_equal(cnt.unmatched_host, e.unmatched_host);
+		assert_int_equal(ntp_join__npairs(j), 2);
+		for (i = 0; i < 2; i++) {
+			const struct ntp_join_pair *p = ntp_join__pair(j, i);
+
+			assert_int_equal(p->target_file, 0);
+			check_estimate(j, p, p->host_file == 1 ? &a.clk : &b.clk, seed);
+			assert_int_equal(p->matched, expected(&s, p->host_file == 1 ? 1 : 2, 3).matched);
+		}
+		ntp_join__close(j);
+		free(s.c);
+	}
+}
+
+/*
+ * One host with two controllers to two targets that both gave it cntlid 1:
+ * the same keys occur on both targets at overlapping times, and only key +
+ * offset + controller binding keep them apart.
+ */
+static void join__one_host_two_targets_same_cntlid__no_cross_pairs(void **state)
+{
+	uint64_t seed;
+
+	for (seed = 200; seed < 204; seed++) {
+		struct gen_rng r = { seed };
+		struct gen_stream a = stream_params(&r), b = stream_params(&r);
+		struct gen_set s = { 0 };
+		const char *hp = fresh("host"), *t1 = fresh("target1"), *t2 = fresh("target2");
+		const char *paths[3] = { t1, hp, t2 };
+		struct ntp_join_counts cnt;
+		struct expect e;
+		struct ntp_join *j;
+		int i;
+
+		/* one host clock, the same time span, two target clocks */
+		b.start = a.start;
+		b.clk.h0 = a.clk.h0;
+		gen_stream(&s, &r, &a, 0);
+		gen_stream(&s, &r, &b, 1);
+		write_rec(hp, &host_meta, &s, 3, 0);
+		write_rec(t1, &target_meta, &s, 0, 1);
+		write_rec(t2, &target_meta, &s, 0, 2);
+		assert_int_equal(ntp_join__open(&j, paths, 3, NULL), 0);
+		assert_int_equal(ntp_join__run(j), 0);
+
+		e = expected(&s, 3, 3);
+		assert_int_equal(check_joined(j, &s, 3, 3, seed), e.matched);
+		ntp_join__counts(j, &cnt);
+		assert_int_equal(cnt.matched, e.matched);
+		assert_int_equal(cnt.rejected, e.rejected);
+		assert_int_equal(cnt.unmatched_host, e.unmatched_host);
+		assert_int_equal(cnt.unmatched_target, e.target_rows - e.matched);
+		assert_int_equal(ntp_join__npairs(j), 2);
+		for (i = 0; i < 2; i++) {
+			const struct ntp_join_pair *p = ntp_join__pair(j, i);
+
+			assert_int_equal(p->host_file, 1);
+			check_estimate(j, p, p->target_file == 0 ? &a.clk : &b.clk, seed);
+		}
+		ntp_join__close(j);
+		free(s.c);
+	}
+}
+
+/* -r both: host and target rows in one file, one clock */
+static void join__both_in_one_file__joins_itself(void **state)
+{
+	struct gen_rng r = { 42 };
+	struct gen_stream p = stream_params(&r);
+	const struct meta both = { "both", "tcp", 1000, 1 };
+	struct gen_set s = { 0 };
+	const char *bp = fresh("both");
+	struct ntp_join_counts cnt;
+	struct ntp_join *j;
+
+	p.clk.o0 = 0;
+	p.clk.d = 0;
+	gen_stream(&s, &r, &p, 0);
+	write_rec(bp, &both, &s, 1, 1);
+	assert_int_equal(ntp_join__open(&j, &bp, 1, NULL), 0);
+	assert_int_equal(ntp_join__run(j), 0);
+	assert_int_equal(check_joined(j, &s, 1, 1, 42), expected(&s, 1, 1).matched);
+	ntp_join__counts(j, &cnt);
+	assert_int_equal(cnt.rejected, expected(&s, 1, 1).rejected);
+	check_estimate(j, ntp_join__pair(j, 0), &p.clk, 42);
+	ntp_join__close(j);
+	free(s.c);
+}
+
+/* the estimator alone: a thousand true intervals drowned in five thousand false ones */
+static void estimate__many_outliers__consensus_line(void **state)
+{
+	struct gen_rng r = { 5 };
+	const double a = -3.5e11, b = 37e-6;
+	struct ntp_join_iv *iv = calloc(6000, sizeof(*iv));
+	struct ntp_join_fit fit;
+	int i, bad = 0;
+
+	assert_non_null(iv);
+	for (i = 0; i < 6000; i++) {
+		int64_t t = 1000000000000ll + gen_range(&r, 0, 600000000000ll);
+		double o = a + b * (double)(t - 1000000000000ll);
+
+		if (i % 6 == 0) {
+			iv[i].t = t;
+			iv[i].lo = (int64_t)o - gen_range(&r, 2000, 50000);
+			iv[i].hi = (int64_t)o + gen_range(&r, 2000, 50000);
+		} else {	/* another occurrence: milliseconds to minutes away */
+			int64_t off = gen_range(&r, 1000000, 60000000000ll) * (gen_chance(&r, 0.5) ? 1 : -1);
+
+			iv[i].t = t;
+			iv[i].lo = (int64_t)o + off - gen_range(&r, 2000, 50000);
+			iv[i].hi = (int64_t)o + off + gen_range(&r, 2000, 50000);
+		}
+	}
+	assert_int_equal(ntp_join__estimate(iv, 6000, 500e-6, 1000, &fit), 0);
+	assert_int_equal(fit.support, 1000);
+	for (i = 0; i < 6000; i += 6) {
+		double o = (double)fit.base + fit.a + fit.b * (double)(iv[i].t - fit.t0);
+
+		bad += o < iv[i].lo - fit.tol || o > iv[i].hi + fit.tol;
+	}
+	assert_int_equal(bad, 0);
+	assert_true(fabs(fit.b - b) < 0.1e-6);
+	assert_int_equal(ntp_join__estimate(iv, 0, 500e-6, 1000, &fit), -ENOENT);
+	free(iv);
+}
+
+/* ---- refusals ------------------------------------------------------------ */
+
+static void refuse(const struct meta *m1, const struct meta *m2, int code)
+{
+	struct gen_rng r = { 9 };
+	struct gen_stream p = stream_params(&r);
+	struct gen_set s = { 0 };
+	const char *a = fresh("a"), *b = fresh("b");
+	const char *paths[2] = { a, b };
+	struct ntp_join *j = (void *)1;
+
+	p.per_lane = 5;
+	gen_stream(&s, &r, &p, 0);
+	write_rec(a, m1, &s, 1, 0);
+	write_rec(b, m2, &s, 0, 1);
+	assert_int_equal(ntp_join__open(&j, paths, 2, NULL), code);
+	assert_null(j);
+	free(s.c);
+}
+
+static void open__different_sample_rate__mismatch(void **state)
+{
+	struct meta t = target_meta;
+
+	t.sample_one_in = 100;
+	refuse(&host_meta, &t, NTP_EXIT_MISMATCH);
+}
+
+static void open__different_hash_version__mismatch(void **state)
+{
+	struct meta t = target_meta;
+
+	t.hash_version = 2;
+	refuse(&host_meta, &t, NTP_EXIT_MISMATCH);
+}
+
+static void open__different_transport__mismatch(void **state)
+{
+	struct meta t = target_meta;
+
+	t.transport = "rdma";
+	refuse(&host_meta, &t, NTP_EXIT_MISMATCH);
+}
+
+static void open__two_hosts__mismatch(void **state)
+{
+	refuse(&host_meta, &host_meta, NTP_EXIT_MISMATCH);
+}
+
+static void open__two_targets__mismatch(void **state)
+{
+	refuse(&target_meta, &target_meta, NTP_EXIT_MISMATCH);
+}
+
+static void open__host_alone__mismatch(void **state)
+{
+	struct gen_set s = { 0 };
+	const char *p = fresh("host");
+	struct ntp_join *j;
+
+	write_rec(p, &host_meta, &s, 1, 0);
+	assert_int_equal(ntp_join__open(&j, &p, 1, NULL), NTP_EXIT_MISMATCH);
+	assert_null(j);
+}
+
+static void open__no_role__mismatch(void **state)
+{
+	struct meta t = target_meta;
+
+	t.role = NULL;
+	refuse(&host_meta, &t, NTP_EXIT_MISMATCH);
+}
+
+static void open__missing_file__nofile(void **state)
+{
+	const char *paths[2] = { fresh("host"), "/nonexistent/target.ntp" };
+	struct gen_set s = { 0 };
+	struct ntp_join *j;
+
+	write_rec(paths[0], &host_meta, &s, 1, 0);
+	assert_int_equal(ntp_join__open(&j, paths, 2, NULL), NTP_EXIT_NOFILE);
+	assert_null(j);
+}
+
+static void attach__is_read_only(void **state)
+{
+	struct gen_set s = { 0 };
+	const char *p = fresh("target");
+	struct stat before, after;
+	sqlite3 *db;
+
+	write_rec(p, &target_meta, &s, 0, 1);
+	assert_int_equal(stat(p, &before), 0);
+	assert_int_equal(sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI,
+					 NULL), SQLITE_OK);
+	assert_int_equal(ntp_join__attach(db, p, "tgt"), 0);
+	assert_int_equal(sqlite3_db_readonly(db, "tgt"), 1);
+	assert_int_not_equal(sqlite3_exec(db, "INSERT INTO tgt.meta VALUES ('x', 1)", NULL, NULL,
+					  NULL), SQLITE_OK);
+	assert_int_equal(ntp_join__attach(db, p, "bad name"), NTP_EXIT_FAILURE);
+	sqlite3_close(db);
+	assert_int_equal(stat(p, &after), 0);
+	assert_int_equal(before.st_mtime, after.st_mtime);
+	assert_int_equal(before.st_size, after.st_size);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(estimate__many_outliers__consensus_line),
+		cmocka_unit_test(join__random_recordings__exact_pairs_and_stages),
+		cmocka_unit_test(join__two_hosts_one_target__each_host_its_own_offset),
+		cmocka_unit_test(join__one_host_two_targets_same_cntlid__no_cross_pairs),
+		cmocka_unit_test(join__both_in_one_file__joins_itself),
+		cmocka_unit_test(open__different_sample_rate__mismatch),
+		cmocka_unit_test(open__different_hash_version__mismatch),
+		cmocka_unit_test(open__different_transport__mismatch),
+		cmocka_unit_test(open__two_hosts__mismatch),
+		cmocka_unit_test(open__two_targets__mismatch),
+		cmocka_unit_test(open__host_alone__mismatch),
+		cmocka_unit_test(open__no_role__mismatch),
+		cmocka_unit_test(open__missing_file__nofile),
+		cmocka_unit_test(attach__is_read_only),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
