@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The host collector: one record per sampled NVMe/TCP I/O command.
+ *
+ * The sampling decision is taken at tp_btf/nvme_setup_cmd, the first point
+ * where the wire command_id exists.  A sampled command's identity is read
+ * there, once, and kept in `inflight` keyed by the struct request pointer:
+ * later hooks never read the SQE again, because nvme-tcp overwrites its first
+ * bytes with the H2C data PDU header on R2T writes.  Every later hook is one
+ * map lookup for unsampled commands.  The completion hook emits the record to
+ * the ring buffer and forgets the command.
+ *
+ * Which send hooks run is chosen by user space from the kernel's BTF
+ * (lib/bpf_host.c): the direct fexit hooks where the nvme_tcp send helpers
+ * are out of line (6.12), else the per-queue fallback on nvme_tcp_try_send
+ * (6.1 inlines them; kernel-hooks §2.1).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "core_fixes.bpf.h"
+#include "ntp_events.h"
+#include "ntp_hash.h"
+
+#define NVME_CMD_WRITE 0x01
+#define NVME_CMD_READ 0x02
+
+/* one command in N is recorded; set by user space before load */
+const volatile __u32 sample_one_in = 1000;
+/*
+ * nvme_tcp_setup_h2c_data_pdu() is only ever called for an R2T when it takes
+ * the R2T PDU as a second argument (5.15); from 6.1 it is also the send
+ * path's re-arm for the next H2C PDU and an R2T is told by pdu_len == 0.
+ */
+const volatile bool h2c_setup_is_r2t = false;
+
+/* a sampled command between nvme_setup_cmd and nvme_complete_rq */
+struct inflight {
+	struct ntp_host_event ev;
+	__u64 alloc_ns;         /* rq->start_time_ns at setup: tells a reused request from this one */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);     /* struct request * */
+	__type(value, struct inflight);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NTP_CNT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/* fallback only: the request a running nvme_tcp_try_send() works on, keyed by queue */
+struct send_save {
+	__u64 req;              /* struct nvme_tcp_request * */
+	__u32 state;            /* its send state at entry */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);     /* struct nvme_tcp_queue * */
+	__type(value, struct send_save);
+} send_saves SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&counters, &which);
+
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+static __always_inline struct nvme_request *nvme_req(struct request *rq)
+{
+	return (void *)rq + bpf_core_type_size(struct request);
+}
+
+/* container_of(nvme_tcp_request) -> request, through its embedded nvme_request */
+static __always_inline __u64 tcp_req_to_rq(struct nvme_tcp_request *req)
+{
+	return (__u64)((void *)req - bpf_core_field_offset(struct nvme_tcp_request, req) -
+		       bpf_core_type_size(struct request));
+}
+
+static __always_inline struct inflight *lookup_tcp_req(struct nvme_tcp_request *req)
+{
+	__u64 key = tcp_req_to_rq(req);
+
+	return bpf_map_lookup_elem(&inflight, &key);
+}
+
+static __always_inline bool is_tcp_ctrl(struct nvme_ctrl *ctrl)
+{
+	const char *name = BPF_CORE_READ(ctrl, ops, name);
+	char buf[4] = {};
+
+	if (!name || bpf_probe_read_kernel(buf, sizeof(buf), name))
+		return false;
+	return buf[0] == 't' && buf[1] == 'c' && buf[2] == 'p' && buf[3] == 0;
+}
+
+/* when the command entered the block layer, and where that time came from */
+static __always_inline __u64 start_time(struct request *rq, __u64 now, __u32 *flags)
+{
+	__u64 t = ntp_bio_issue_ns(BPF_CORE_READ(rq, bio), now);
+
+	if (t && t <= now) {
+		*flags |= NTP_HF_START_BI_ISSUE;
+		return t;
+	}
+	t = BPF_CORE_READ(rq, start_time_ns);
+	if (t && t <= now) {
+		*flags |= NTP_HF_START_RQ_ALLOC;
+		return t;
+	}
+	return now;
+}
+
+static __always_inline void read_names(struct request *rq, struct ntp_host_event *ev)
+{
+	struct gendisk *path = BPF_CORE_READ(rq, q, disk);
+	struct nvme_ns *ns = BPF_CORE_READ(rq, q, queuedata);
+	struct nvme_ns_head *nh = BPF_CORE_READ(ns, head);
+	struct gendisk *head = NULL;
+
+	/* the head disk exists with CONFIG_NVME_MULTIPATH only */
+	if (bpf_core_field_exists(nh->disk))
+		head = BPF_CORE_READ(nh, disk);
+	if (!head)
+		head = path;
+	if (path)
+		BPF_CORE_READ_STR_INTO(&ev->path, path, disk_name);
+	if (head)
+		BPF_CORE_READ_STR_INTO(&ev->disk, head, disk_name);
+}
+
+SEC("tp_btf/nvme_setup_cmd")
+int BPF_PROG(setup_cmd, struct request *rq, struct nvme_command *cmd)
+{
+	struct nvme_request *nr;
+	struct inflight v = {};
+	struct nvme_ctrl *ctrl;
+	__u64 key = (__u64)rq, now;
+	__u16 cid, nlb0;
+	__u64 slba;
+	__u8 opcode;
+
+	/* 6.12's verifier types tracepoint arguments as maybe-NULL */
+	if (!rq || !cmd)
+		return 0;
+	opcode = BPF_CORE_READ(cmd, common.opcode);
+	if (opcode != NVME_CMD_READ && opcode != NVME_CMD_WRITE)
+		return 0;
+	if (!BPF_CORE_READ(rq, q, queuedata))     /* admin queue */
+		return 0;
+	nr = nvme_req(rq);
+	ctrl = BPF_CORE_READ(nr, ctrl);
+	if (!is_tcp_ctrl(ctrl))
+		return 0;
+	count(NTP_CNT_SEEN);
+
+	cid = BPF_CORE_READ(cmd, common.command_id);
+	slba = BPF_CORE_READ(cmd, rw.slba);
+	nlb0 = BPF_CORE_READ(cmd, rw.length);
+	if (!ntp_hash_sampled(ntp_cmd_hash(cid, slba, nlb0), sample_one_in))
+		return 0;
+	count(NTP_CNT_SAMPLED);
+
+	now = bpf_ktime_get_ns();
+	v.ev.kind = NTP_EV_HOST_IO;
+	v.ev.h_start = start_time(rq, now, &v.ev.flags);
+	v.ev.h_queue = now;
+	v.ev.slba = slba;
+	v.ev.bytes = BPF_CORE_READ(rq, __data_len);
+	v.ev.nsid = BPF_CORE_READ(cmd, common.nsid);
+	v.ev.cid = cid;
+	v.ev.nlb0 = nlb0;
+	v.ev.qid = BPF_CORE_READ(rq, mq_hctx, queue_num) + 1;
+	v.ev.cntlid = BPF_CORE_READ(ctrl, cntlid);
+	v.ev.opcode = opcode;
+	v.ev.ctrl_instance = BPF_CORE_READ(ctrl, instance);
+	read_names(rq, &v.ev);
+	v.alloc_ns = BPF_CORE_READ(rq, start_time_ns);
+
+	/* BPF_ANY: a request that never completed (failed in queue_rq) leaves a stale entry */
+	if (bpf_map_update_elem(&inflight, &key, &v, BPF_ANY))
+		count(NTP_CNT_LOST_MAP);
+	return 0;
+}
+
+/*
+ * A send hook's time is taken when the send function returns, which on a fast
+ * (loopback) path can be after the other side already answered: the R2T or the
+ * response may have been parsed on another CPU meanwhile.  The bytes were in
+ * the socket before that answer, so the answer's time bounds the send time.
+ */
+static __always_inline __u64 bound(__u64 t, __u64 answer)
+{
+	return answer && answer < t ? answer : t;
+}
+
+static __always_inline void set_cmd_sent(struct inflight *v, __u64 now)
+{
+	v->ev.h_cmd_sent = bound(bound(now, v->ev.h_r2t), v->ev.h_recv);
+}
+
+static __always_inline void set_data_sent(struct inflight *v, __u64 now)
+{
+	v->ev.h_data_sent = bound(now, v->ev.h_recv);
+}
+
+/* ---- command / data handed to the socket: direct hooks (6.12) ---- */
+
+SEC("fexit/nvme_tcp_try_send_cmd_pdu")
+int BPF_PROG(cmd_pdu_sent, struct nvme_tcp_request *req, int ret)
+{
+	struct inflight *v;
+
+	if (!req || ret != 1)   /* 0 or -EAGAIN: partly sent, retried later */
+		return 0;
+	v = lookup_tcp_req(req);
+	if (v)
+		set_cmd_sent(v, bpf_ktime_get_ns());
+	return 0;
+}
+
+SEC("fexit/nvme_tcp_try_send_data")
+int BPF_PROG(data_sent, struct nvme_tcp_request *req, int ret)
+{
+	struct inflight *v;
+
+	if (!req || ret != 1)   /* the data of the current PDU is not all out yet */
+		return 0;
+	v = lookup_tcp_req(req);
+	if (v)          /* the last PDU's time wins */
+		set_data_sent(v, bpf_ktime_get_ns());
+	return 0;
+}
+
+/* ---- R2T received (every kernel) ---- */
+
+SEC("fentry/nvme_tcp_setup_h2c_data_pdu")
+int BPF_PROG(h2c_setup, struct nvme_tcp_request *req)
+{
+	struct inflight *v;
+
+	if (!req)
+		return 0;
+	v = lookup_tcp_req(req);
+	if (!v)
+		return 0;
+	if (!h2c_setup_is_r2t && BPF_CORE_READ(req, pdu_len) != 0)
+		return 0;       /* the send path arming the next H2C PDU of the same R2T */
+	v->ev.h_r2t = bpf_ktime_get_ns();       /* the last R2T wins, as the last data PDU does */
+	v->ev.flags |= NTP_HF_R2T;
+	return 0;
+}
+
+/* ---- send fallback where the helpers are inlined (6.1): kernel-hooks §2.1 ---- */
+
+/* the request this nvme_tcp_try_send() call will work on (it fetches the oldest if none) */
+static __always_inline struct nvme_tcp_request *send_candidate(struct nvme_tcp_queue *queue)
+{
+	struct nvme_tcp_request *r = BPF_CORE_READ(queue, request);
+	struct list_head *n, *head;
+	struct llist_node *node, *next;
+	int i;
+
+	if (r)
+		return r;
+	head = &queue->send_list;
+	n = BPF_CORE_READ(queue, send_list.next);
+	if (n && n != head)
+		return (void *)n - bpf_core_field_offset(struct nvme_tcp_request, entry);
+	/* llist pushes at the head: the tail is the oldest, moved first to send_list */
+	node = BPF_CORE_READ(queue, req_list.first);
+	if (!node)
+		return NULL;
+	for (i = 0; i < 256; i++) {
+		next = BPF_CORE_READ(node, next);
+		if (!next)
+			break;
+		node = next;
+	}
+	if (i == 256)
+		return NULL;
+	return (void *)node - bpf_core_field_offset(struct nvme_tcp_request, lentry);
+}
+
+SEC("fentry/nvme_tcp_try_send")
+int BPF_PROG(try_send_entry, struct nvme_tcp_queue *queue)
+{
+	struct nvme_tcp_request *r;
+	struct send_save s = {};
+	__u64 key = (__u64)queue;
+
+	if (!queue)
+		return 0;
+	r = send_candidate(queue);
+	if (!r || !lookup_tcp_req(r))
+		return 0;
+	s.req = (__u64)r;
+	s.state = BPF_CORE_READ(r, state);
+	/* send_mutex serialises try_send per queue: one save per queue at a time */
+	bpf_map_update_elem(&send_saves, &key, &s, BPF_ANY);
+	return 0;
+}
+
+SEC("fexit/nvme_tcp_try_send")
+int BPF_PROG(try_send_exit, struct nvme_tcp_queue *queue, int ret)
+{
+	__u64 key = (__u64)queue, now;
+	struct nvme_tcp_request *r, *cur;
+	struct send_save *s;
+	struct inflight *v;
+	__u32 state0, state;
+
+	if (!queue)
+		return 0;
+	s = bpf_map_lookup_elem(&send_saves, &key);
+	if (!s)
+		return 0;
+	r = (void *)s->req;
+	state0 = s->state;
+	bpf_map_delete_elem(&send_saves, &key);
+	if (ret <= 0)   /* nothing finished (partial send), or an error */
+		return 0;
+	v = lookup_tcp_req(r);
+	if (!v)
+		return 0;
+	now = bpf_ktime_get_ns();
+	cur = BPF_CORE_READ(queue, request);
+	state = BPF_CORE_READ(r, state);
+	/* the command PDU went out in this call: the request moved past CMD_PDU or was done */
+	if (state0 == NVME_TCP_SEND_CMD_PDU && (cur != r || state != NVME_TCP_SEND_CMD_PDU))
+		set_cmd_sent(v, now);
+	/* a data phase ended: done with the request while in a data state */
+	if (cur != r && state != NVME_TCP_SEND_CMD_PDU)
+		set_data_sent(v, now);
+	return 0;
+}
+
+/* ---- response parsed, and completion ---- */
+
+SEC("fentry/blk_mq_complete_request_remote")
+int BPF_PROG(complete_remote, struct request *rq)
+{
+	__u64 key = (__u64)rq;
+	struct inflight *v = bpf_map_lookup_elem(&inflight, &key);
+
+	if (v)
+		v->ev.h_recv = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("fentry/nvme_complete_rq")
+int BPF_PROG(complete_rq, struct request *rq)
+{
+	__u64 key = (__u64)rq;
+	struct inflight *v = bpf_map_lookup_elem(&inflight, &key);
+
+	if (!v || !rq)
+		return 0;
+	if (v->alloc_ns != BPF_CORE_READ(rq, start_time_ns)) {
+		/* a stale entry of a command that never completed, met by a reuse of its request */
+		bpf_map_delete_elem(&inflight, &key);
+		return 0;
+	}
+	v->ev.h_done = bpf_ktime_get_ns();
+	v->ev.status = BPF_CORE_READ(nvme_req(rq), status);
+	if (v->ev.status)
+		v->ev.flags |= NTP_HF_ERROR;
+	if (bpf_ringbuf_output(&events, &v->ev, sizeof(v->ev), 0))
+		count(NTP_CNT_LOST_RINGBUF);
+	bpf_map_delete_elem(&inflight, &key);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

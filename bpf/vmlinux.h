@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel types the ntprof collectors read, and nothing else (perf's
+ * minimal vmlinux.h model).  Generated from the build machine's BTF with
+ * `bpftool btf dump file /sys/kernel/btf/vmlinux format c` (or
+ * `make GEN_VMLINUX_H=1 build/vmlinux-full.h`), then cut down to the fields
+ * used.  Every struct carries preserve_access_index, so libbpf relocates each
+ * field against the running kernel's BTF: offsets and sizes below are the
+ * build machine's and never matter.
+ *
+ * The NVMe types live in module BTF only (nvme_core, nvme_tcp); they are
+ * defined the same way, from the upstream sources, with just the fields read.
+ */
+#ifndef __VMLINUX_H__
+#define __VMLINUX_H__
+
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <stdbool.h>
+
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s32 s32;
+typedef __s64 s64;
+
+#pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
+
+struct list_head {
+	struct list_head *next;
+	struct list_head *prev;
+};
+
+struct llist_node {
+	struct llist_node *next;
+};
+
+struct llist_head {
+	struct llist_node *first;
+};
+
+/* ---- block layer (vmlinux) ---- */
+
+struct gendisk {
+	char disk_name[32];
+};
+
+struct request_queue {
+	void *queuedata;        /* struct nvme_ns * on nvme path queues, NULL on admin queues */
+	struct gendisk *disk;
+};
+
+struct blk_mq_hw_ctx {
+	unsigned int queue_num;
+};
+
+/* this machine's (6.18) layout: bi_issue became issue_time_ns, see core_fixes.bpf.h */
+struct bio {
+	u64 issue_time_ns;
+};
+
+struct request {
+	struct request_queue *q;
+	struct blk_mq_hw_ctx *mq_hctx;
+	int tag;
+	unsigned int __data_len;
+	struct bio *bio;
+	u64 start_time_ns;
+};
+
+/* ---- nvme_core (module BTF) ---- */
+
+struct nvme_common_command {
+	u8 opcode;
+	u8 flags;
+	u16 command_id;
+	__le32 nsid;
+};
+
+struct nvme_rw_command {
+	u8 opcode;
+	u8 flags;
+	u16 command_id;
+	__le32 nsid;
+	__le64 slba;
+	__le16 length;          /* 0-based number of logical blocks */
+	__le16 control;
+};
+
+struct nvme_command {
+	union {
+		struct nvme_common_command common;
+		struct nvme_rw_command rw;
+	};
+};
+
+struct nvme_ctrl_ops {
+	const char *name;       /* "tcp", "rdma", "pcie", "fc", "loop" */
+};
+
+struct nvme_ctrl {
+	u16 cntlid;
+	int instance;           /* the X of nvmeX */
+	const struct nvme_ctrl_ops *ops;
+};
+
+/* lives right behind struct request: blk_mq_rq_to_pdu() */
+struct nvme_request {
+	struct nvme_command *cmd;
+	u16 status;
+	struct nvme_ctrl *ctrl;
+};
+
+struct nvme_ns_head {
+	struct gendisk *disk;   /* CONFIG_NVME_MULTIPATH; NULL when the namespace has no head disk */
+};
+
+struct nvme_ns {
+	struct nvme_ns_head *head;
+};
+
+/* ---- nvme_tcp (module BTF) ---- */
+
+struct nvme_tcp_queue;
+
+enum nvme_tcp_send_state {
+	NVME_TCP_SEND_CMD_PDU = 0,
+	NVME_TCP_SEND_H2C_PDU,
+	NVME_TCP_SEND_DATA,
+	NVME_TCP_SEND_DDGST,
+};
+
+struct nvme_tcp_request {
+	struct nvme_request req;        /* first: the tcp request *is* nvme_req(rq) */
+	struct nvme_tcp_queue *queue;
+	u32 data_len;
+	u32 pdu_len;                    /* zeroed by nvme_tcp_handle_r2t before the H2C PDU is set up */
+	struct list_head entry;
+	struct llist_node lentry;
+	enum nvme_tcp_send_state state;
+};
+
+struct nvme_tcp_queue {
+	struct list_head send_list;
+	struct llist_head req_list;
+	struct nvme_tcp_request *request;
+};
+
+#pragma clang attribute pop
+
+#endif /* __VMLINUX_H__ */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The host collector (bpf/host.bpf.c) behind a small interface, after perf's
+ * off_cpu_prepare/start/finish: record never touches the skeleton.
+ *
+ *	ntp_host__prepare()   check the kernel's BTF, choose the hooks, load
+ *	ntp_host__start()     attach every chosen program, open the ring buffer
+ *	ntp_host__poll()      hand sampled records to the callback
+ *	ntp_host__stop()      detach; a last ntp_host__poll() drains what is left
+ *	ntp_host__free()      unload; nothing of ours stays in the kernel
+ *
+ * (ntp_host__destroy would clash with the generated skeleton, struct ntp_host.)
+ */
+#ifndef NTP_BPF_HOST_H
+#define NTP_BPF_HOST_H
+
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "bpf/ntp_events.h"
+
+struct ntp_host_collector;
+
+struct ntp_host_opts {
+	uint32_t sample_one_in;         /* record one command in N */
+};
+
+/* the hook one stage boundary got on this kernel, for the recording's hooks table */
+struct ntp_host_hook {
+	const char *point;      /* h_start, h_queue, h_cmd_sent, h_r2t, h_data_sent, h_recv, h_done */
+	const char *hook;       /* kernel function, tracepoint or field; "none" */
+	const char *flavour;    /* fentry, fexit, tp_btf, derived, none */
+	char reason[160];
+};
+
+#define NTP_HOST_NHOOKS 7
+
+/* return 0 to go on, or a non-zero NTP_EXIT_* code to stop polling */
+typedef int (*ntp_host_event_fn)(void *ctx, const struct ntp_host_event *e);
+
+/*
+ * Returns 0, or an NTP_EXIT_* code after printing one line: _UNSUPPORTED when
+ * the kernel lacks a type or hook the collector needs, _FAILURE otherwise.
+ */
+int ntp_host__prepare(struct ntp_host_collector **c, const struct ntp_host_opts *o);
+int ntp_host__start(struct ntp_host_collector *c, ntp_host_event_fn fn, void *ctx);
+/*
+ * Wait up to timeout_ms, then consume every ready record.  Returns the number
+ * of records handled, or -1 when the callback stopped it (its code is in
+ * *stop_code), or -1 with errno on an error.  EINTR is not an error: 0.
+ */
+int ntp_host__poll(struct ntp_host_collector *c, int timeout_ms, int *stop_code);
+/* the per-CPU counters, summed (enum ntp_counter) */
+int ntp_host__read_counters(struct ntp_host_collector *c, uint64_t cnt[NTP_CNT_MAX]);
+/* the hooks chosen at prepare: NTP_HOST_NHOOKS entries */
+const struct ntp_host_hook *ntp_host__hooks(const struct ntp_host_collector *c);
+int ntp_host__programs(const struct ntp_host_collector *c);       /* programs attached by start */
+void ntp_host__stop(struct ntp_host_collector *c);
+void ntp_host__free(struct ntp_host_collector *c);
+
+#endif

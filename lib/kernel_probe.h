@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the running kernel and this process can do, asked before anything is
+ * loaded so that record can say exactly what is missing.
+ */
+#ifndef NTP_KERNEL_PROBE_H
+#define NTP_KERNEL_PROBE_H
+
+#include <stdbool.h>
+
+struct btf;
+
+/* may this process load and attach tracing programs (root, CAP_SYS_ADMIN, or CAP_BPF + CAP_PERFMON)? */
+bool ntp_probe__bpf_privileged(void);
+
+/* /sys/kernel/btf/vmlinux exists (CONFIG_DEBUG_INFO_BTF) */
+bool ntp_probe__vmlinux_btf(void);
+
+/* the module is loaded (/sys/module/NAME) / has BTF (/sys/kernel/btf/NAME); NAME with underscores */
+bool ntp_probe__module_loaded(const char *name);
+bool ntp_probe__module_btf(const char *name);
+
+/*
+ * Load (never attach) a trivial fentry program on the vmlinux function FUNC:
+ * 0 when the kernel accepts fentry programs, else -errno (EPERM without
+ * ftrace direct calls, ENOENT when FUNC is not in BTF).
+ */
+int ntp_probe__fentry(const char *func);
+
+/* the number of parameters of FUNC in BTF, or -ENOENT when it is not there (inlined) */
+int ntp_probe__btf_func_params(const struct btf *btf, const char *func);
+
+/* whether a typedef (e.g. btf_trace_<tracepoint>) exists in BTF */
+bool ntp_probe__btf_typedef(const struct btf *btf, const char *name);
+
+#endif

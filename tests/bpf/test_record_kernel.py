@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: GPL-2.0
+"""`ntprof record` against this machine's kernel, which has BTF but cannot run
+fentry programs and has no nvme modules: it must refuse with one line naming
+what is missing, refuse non-root users, reject bad options, and leave nothing
+in the kernel behind.  The recording itself is tested in the test bed
+(tests/testbed/test_record.py)."""
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import Exit  # tests/bpf/conftest.py
+
+pytestmark = pytest.mark.bpf
+
+# the names of the host collector's programs (bpf/host.bpf.c)
+OUR_PROGS = {"setup_cmd", "cmd_pdu_sent", "data_sent", "h2c_setup", "try_send_entry",
+             "try_send_exit", "complete_remote", "complete_rq", "ntp_probe"}
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def bpftool_json(*args):
+    p = subprocess.run(["bpftool", "-j", *args], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, f"bpftool {' '.join(args)}: {p.stderr}"
+    return json.loads(p.stdout or "[]")
+
+
+def our_programs():
+    return sorted(p.get("name", "") for p in bpftool_json("prog", "list")
+                  if p.get("name", "") in OUR_PROGS)
+
+
+def link_ids():
+    return {link["id"] for link in bpftool_json("link", "list")}
+
+
+@pytest.fixture
+def nothing_left_behind():
+    """Nothing of ours may be loaded before the test, nor stay after it."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to list BPF programs")
+    if not shutil.which("bpftool"):
+        pytest.fail("bpftool not found: apt-get install bpftool", pytrace=False)
+    assert our_programs() == [], "ntprof programs were loaded before the test"
+    links = link_ids()
+    yield
+    assert our_programs() == [], "ntprof left BPF programs in the kernel"
+    assert link_ids() <= links, "ntprof left BPF links in the kernel"
+
+
+@pytest.mark.root
+def test_record__kernel_without_fentry__unsupported_one_line(run, nothing_left_behind):
+    if os.path.exists("/sys/module/nvme_tcp"):
+        pytest.skip("this kernel has nvme_tcp: the test bed covers recording on it")
+    r = run("record", "-s", "1", "-d", "1")
+    assert r.returncode == Exit.UNSUPPORTED, r.stderr
+    assert r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1, r.stderr
+    line = lines[0]
+    assert line.startswith("ntprof record: error: "), line
+    # names the missing support: fentry programs (this kernel) or the nvme_tcp module
+    assert "fentry" in line or "nvme_tcp" in line, line
+
+
+@pytest.mark.root
+def test_record__no_nvme_tcp__no_file_written(run, tmp_path, nothing_left_behind):
+    out = tmp_path / "never.ntp"
+    r = run("record", "-o", out, "-d", "1")
+    assert r.returncode == Exit.UNSUPPORTED, r.stderr
+    assert not out.exists(), "a refused record must not create its output file"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_record__not_root__noperm(ntprof, tmp_path):
+    if os.geteuid() != 0:
+        cmd = [str(ntprof), "record", "-d", "1"]
+    else:
+        cmd = [*NOBODY, str(ntprof), "record", "-d", "1"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert p.returncode == Exit.NOPERM, p.stderr
+    assert p.stdout == ""
+    assert p.stderr == "ntprof record: error: needs root (or CAP_BPF and CAP_PERFMON)\n"
+
+
+@pytest.mark.root
+def test_record__not_root__nothing_loaded(ntprof, nothing_left_behind):
+    p = subprocess.run([*NOBODY, str(ntprof), "record", "-s", "1"], capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == Exit.NOPERM, p.stderr
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "2147483649", "abc", "10k", "1.5", ""])
+def test_record__bad_sample__usage(run, value):
+    r = run("record", "-s", value)
+    assert r.returncode == Exit.USAGE, r.stderr
+    assert r.stdout == ""
+    assert len(r.stderr.splitlines()) == 1 and "-s" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("args", [["-d", "0"], ["-d", "-3"], ["-d", "soon"],
+                                  ["--bogus"], ["extra-operand"], ["-r", "host"]])
+def test_record__bad_command_line__usage(run, args):
+    r = run("record", *args)
+    assert r.returncode == Exit.USAGE, r.stderr
+    assert r.stdout == ""
+    assert len(r.stderr.splitlines()) == 1, r.stderr
+
+
+def test_record__sample_limits_accepted_by_parser(run):
+    """1 and 2^31 are valid: the run then stops at a later check, not at parsing."""
+    for value in ("1", "2147483648"):
+        r = run("record", "-s", value, "--help")
+        assert r.returncode == Exit.OK, r.stderr
+
+
+def test_record__help__lists_options(run):
+    r = run("record", "--help")
+    assert r.returncode == Exit.OK and r.stderr == ""
+    for opt in ("--sample", "--output", "--duration", "--json", "--verbose"):
+        assert opt in r.stdout
+    assert "--role" not in r.stdout and "--transport" not in r.stdout

@@ -1,0 +1,223 @@
+# SPDX-License-Identifier: GPL-2.0
+"""`ntprof record` on a loopback NVMe/TCP host, per guest kernel, one boot each
+(guest/record_host.sh):
+
+- exact (-s 1): fio issues a fixed number of I/Os (4k randread, 4k randwrite,
+  128k sequential write) between record's attach and its SIGINT, so every one
+  of them, and nothing else, is recorded: no command is in flight at start or
+  stop.  Stage arithmetic holds for every command; 128k writes waited for an
+  R2T, 4k ones did not; the send hooks of this kernel filled their times.
+- sampled (-s 100): exactly the commands whose hash is a multiple of 100, a
+  count within binomial bounds of seen/100.
+- duration (-d 2): stops by itself, writes -j.
+- diskfull: recording into a file system that fills up stops with one error
+  (exit 1) and keeps the rows already committed.
+After each run no program of ntprof's is left in the kernel.
+"""
+import json
+import math
+import os
+import shutil
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import KERNELS, REPO
+
+NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
+
+# guest/record_host.sh's fio jobs: (opcode, bytes) -> I/Os
+EXACT_MIX = {(2, 4096): 2048, (1, 4096): 2048, (1, 131072): 128}
+SAMPLED_IOS = 16384
+NTP_HF_START_BI_ISSUE, NTP_HF_START_RQ_ALLOC, NTP_HF_R2T, NTP_HF_ERROR = 1, 2, 4, 8
+
+META_KEYS = {"role", "transport", "sample_one_in", "hash_version", "kernel_release", "hostname",
+             "boot_id", "start_realtime_ns", "start_ns", "stop_ns", "duration_ns",
+             "command_line", "ntprof_version", "stop_reason"}
+POINTS = {"h_start", "h_queue", "h_cmd_sent", "h_r2t", "h_data_sent", "h_recv", "h_done"}
+
+M64 = (1 << 64) - 1
+
+
+def mix64(z):
+    """bpf/ntp_hash.h's ntp_mix64, as the test's oracle."""
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M64
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M64
+    return z ^ (z >> 31)
+
+
+def cmd_hash(cid, slba, nlb0):
+    return mix64(slba ^ mix64(((cid << 16) | nlb0 | 0x9e3779b97f4a7c15) & M64))
+
+
+def open_db(path):
+    assert path.exists(), f"no recording {path}"
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db.row_factory = sqlite3.Row
+    return db
+
+
+def meta(db):
+    return {r["key"]: r["value"] for r in db.execute("SELECT key, value FROM meta")}
+
+
+def intervals(db):
+    row = db.execute("SELECT sum(seen) AS seen, sum(sampled) AS sampled, "
+                     "sum(lost_ringbuf) AS lost_rb, sum(lost_map) AS lost_map, count(*) AS n "
+                     "FROM intervals WHERE side = 'host'").fetchone()
+    return dict(row)
+
+
+def hooks(db):
+    return {r["point"]: dict(r) for r in db.execute("SELECT * FROM hooks WHERE side = 'host'")}
+
+
+def check_common(db, res, mode, sample):
+    m = meta(db)
+    assert META_KEYS <= set(m), f"missing meta keys: {META_KEYS - set(m)}"
+    assert m["role"] == "host" and m["transport"] == "tcp"
+    assert int(m["sample_one_in"]) == sample
+    assert m["kernel_release"] == res["kernel"]
+    assert int(m["stop_ns"]) - int(m["start_ns"]) == int(m["duration_ns"]) > 0
+    assert m["stop_reason"] == ("duration" if mode == "duration" else "sigint")
+    h = hooks(db)
+    assert set(h) == POINTS, h
+    assert h["h_queue"]["hook"] == "nvme_setup_cmd" and h["h_queue"]["flavour"] == "tp_btf"
+    assert h["h_recv"]["flavour"] == "fentry" and h["h_done"]["hook"] == "nvme_complete_rq"
+    assert h["h_r2t"]["hook"] == "nvme_tcp_setup_h2c_data_pdu"
+    assert int(res[f"{mode}_progs_left"]) == 0, "ntprof's programs stayed in the kernel"
+    return m, h
+
+
+def check_exact(r, kernel):
+    res = r.result
+    assert res["exact_rc"] == "0", (r.out / "exact.err").read_text()
+    fio_ios = int(res["exact_fio_ios"])
+    assert fio_ios == sum(EXACT_MIX.values())
+    db = open_db(r.out / "exact.ntp")
+    _, h = check_common(db, res, "exact", 1)
+    # 6.12 has the send helpers out of line; Debian's 6.1 inlines them (kernel-hooks §9)
+    if kernel == "6.12":
+        assert h["h_cmd_sent"]["hook"] == "nvme_tcp_try_send_cmd_pdu", h["h_cmd_sent"]
+        assert h["h_data_sent"]["hook"] == "nvme_tcp_try_send_data", h["h_data_sent"]
+    else:
+        assert h["h_cmd_sent"]["hook"] == "nvme_tcp_try_send", h["h_cmd_sent"]
+
+    # every command fio issued and nothing else: fio runs between attach and SIGINT
+    iv = intervals(db)
+    assert iv["seen"] == fio_ios, iv
+    assert iv["sampled"] == fio_ios and iv["lost_rb"] == 0 and iv["lost_map"] == 0, iv
+    rows = db.execute("SELECT count(*) FROM host_io").fetchone()[0]
+    assert rows == fio_ios, f"{rows} recorded commands for {fio_ios} fio I/Os"
+    mix = {(o, b): n for o, b, n in
+           db.execute("SELECT opcode, bytes, count(*) FROM host_io GROUP BY opcode, bytes")}
+    assert mix == EXACT_MIX
+
+    # identity: the whole namespace is nvmeXnY, 4 KiB blocks, I/O queues only
+    bad = db.execute("SELECT count(*) FROM host_io WHERE qid < 1 OR nsid != 1 OR status != 0 "
+                     "OR nlb * 4096 != bytes OR namespace NOT GLOB 'nvme*n*' "
+                     "OR controller NOT GLOB 'nvme[0-9]*' OR path = ''").fetchone()[0]
+    assert bad == 0, f"{bad} commands with a wrong identity"
+
+    # time order on the host clock, per command
+    bad = db.execute("""SELECT count(*) FROM host_io WHERE NOT (
+            h_start_ns <= h_queue_ns AND h_queue_ns <= h_done_ns
+            AND h_recv_ns IS NOT NULL AND h_recv_ns BETWEEN h_queue_ns AND h_done_ns
+            AND h_cmd_sent_ns IS NOT NULL AND h_cmd_sent_ns BETWEEN h_queue_ns AND h_recv_ns
+            AND (h_data_sent_ns IS NULL OR h_data_sent_ns BETWEEN h_queue_ns AND h_recv_ns))
+        """).fetchone()[0]
+    assert bad == 0, f"{bad} commands with timestamps out of order"
+    starts = dict(db.execute("SELECT flags & 3, count(*) FROM host_io GROUP BY 1"))
+    assert set(starts) <= {NTP_HF_START_BI_ISSUE, NTP_HF_START_RQ_ALLOC}, starts
+
+    # R2T: every 128k write waited for one, no 4k command did; and writes sent their data
+    r2t = dict(((o, b), n) for o, b, n in db.execute(
+        "SELECT opcode, bytes, sum((flags & ?) != 0 AND h_r2t_ns IS NOT NULL) FROM host_io "
+        "GROUP BY opcode, bytes", (NTP_HF_R2T,)))
+    assert r2t == {(2, 4096): 0, (1, 4096): 0, (1, 131072): 128}, r2t
+    bad = db.execute("SELECT count(*) FROM host_io WHERE opcode = 1 AND (h_data_sent_ns IS NULL "
+                     "OR (h_r2t_ns IS NOT NULL AND NOT (h_cmd_sent_ns <= h_r2t_ns "
+                     "AND h_r2t_ns <= h_data_sent_ns)))").fetchone()[0]
+    assert bad == 0, f"{bad} writes without data sent after their R2T"
+    assert db.execute("SELECT count(*) FROM host_io WHERE opcode = 2 AND h_data_sent_ns IS NOT NULL"
+                      ).fetchone()[0] == 0
+
+    # the stages: none negative, and they add up to end-to-end for every command
+    bad = db.execute("SELECT count(*) FROM host_stages WHERE block_ns < 0 OR driver_ns < 0 "
+                     "OR network_star_ns < 0 OR e2e_ns <= 0 "
+                     "OR block_ns + driver_ns + network_star_ns != e2e_ns").fetchone()[0]
+    assert bad == 0, f"{bad} commands with negative stages or stages that do not add up"
+
+    # ntprof dump reads it: one CSV line per command plus the header
+    p = subprocess.run([str(NTPROF), "dump", str(r.out / "exact.ntp")], capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert len(p.stdout.splitlines()) == rows + 1
+    # and record printed the report at the end
+    assert (r.out / "exact.out").read_text().strip(), "record printed no report"
+
+
+def check_sampled(r):
+    res = r.result
+    assert res["sampled_rc"] == "0", (r.out / "sampled.err").read_text()
+    fio_ios = int(res["sampled_fio_ios"])
+    assert fio_ios == SAMPLED_IOS
+    db = open_db(r.out / "sampled.ntp")
+    check_common(db, res, "sampled", 100)
+    iv = intervals(db)
+    rows = db.execute("SELECT count(*) FROM host_io").fetchone()[0]
+    assert iv["seen"] == fio_ios, iv
+    assert iv["sampled"] == rows and iv["lost_rb"] == 0 and iv["lost_map"] == 0, iv
+    # exactly the commands the shared hash selects ...
+    for cid, slba, nlb in db.execute("SELECT cid, slba, nlb FROM host_io"):
+        assert cmd_hash(cid, slba, nlb - 1) % 100 == 0, (cid, slba, nlb)
+    # ... and about one in 100 of them: binomial, 5 standard deviations
+    mean = fio_ios / 100
+    sd = math.sqrt(fio_ios * 0.01 * 0.99)
+    assert mean - 5 * sd <= rows <= mean + 5 * sd, f"{rows} sampled of {fio_ios}"
+
+
+def check_duration(r):
+    res = r.result
+    assert res["duration_rc"] == "0", (r.out / "duration.err").read_text()
+    db = open_db(r.out / "duration.ntp")
+    m, _ = check_common(db, res, "duration", 1000)
+    assert 2.0e9 <= int(m["duration_ns"]) < 4.0e9
+    doc = json.loads((r.out / "duration.json").read_text())
+    assert isinstance(doc, dict)
+    assert db.execute("SELECT count(*) FROM intervals").fetchone()[0] >= 2
+
+
+def check_diskfull(r):
+    """A full file system stops record with one clear error; what was committed stays."""
+    res = r.result
+    err = (r.out / "diskfull.err").read_text()
+    assert res["diskfull_rc"] == "1", err
+    errors = [line for line in err.splitlines() if ": error: " in line]
+    assert len(errors) == 1 and "full" in errors[0], err
+    assert int(res["diskfull_progs_left"]) == 0
+    # the WAL that the full disk kept from being checkpointed holds the committed rows:
+    # open a copy read-write, as a reader with access to the directory would
+    tmp = r.out / "diskfull-copy"
+    tmp.mkdir(exist_ok=True)
+    for f in r.out.glob("diskfull.ntp*"):
+        shutil.copy(f, tmp / f.name)
+    db = sqlite3.connect(tmp / "diskfull.ntp")
+    rows = db.execute("SELECT count(*) FROM host_io").fetchone()[0]
+    assert 0 < rows < int(res["diskfull_fio_ios"]), rows
+    assert db.execute("SELECT value FROM meta WHERE key = 'role'").fetchone()[0] == "host"
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_record(testbed, kernel):
+    if not NTPROF.is_file():
+        pytest.fail(f"{NTPROF} missing: build ntprof (make) first", pytrace=False)
+    r = testbed.run("tests/testbed/guest/record_host.sh", kernel=kernel, timeout=540,
+                    env={"NTPROF": str(NTPROF)}).assert_ok()
+    assert r.result["kernel"].startswith(kernel + "."), r.result["kernel"]
+    check_exact(r, kernel)
+    check_sampled(r)
+    check_duration(r)
+    check_diskfull(r)
