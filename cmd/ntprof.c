@@ -21,6 +21,7 @@
 static const struct cmd_struct commands[] = {
 	{ "record",  cmd_record,  "record NVMe-oF command latencies, stage by stage", CMD_NEEDS_ROOT },
 	{ "report",  cmd_report,  "report per-stage latencies from ntprof recordings", 0 },
+	{ "compare", cmd_compare, "compare the per-stage latencies of two ntprof recordings", 0 },
 	{ "dump",    cmd_dump,    "print the contents of an ntprof recording", 0 },
 	{ "version", cmd_version, "show the versions of ntprof and its formats", 0 },
 	{ "help",    cmd_help,    "show help for ntprof and its commands", 0 },

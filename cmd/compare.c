@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntprof compare: two recordings side by side, the first the baseline.
+ * Documented in ntprof-compare(1); the work is in lib/compare*.c.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "lib/compare.h"
+#include "lib/err.h"
+#include "lib/exit.h"
+#include "lib/opt.h"
+
+static const char *const compare_usage[] = {
+	"ntprof compare [options] BASELINE NEW",
+	NULL,
+};
+
+/* "mean,p99": each name once or more, in any order; shown in a fixed order */
+static int parse_stats(const struct ntp_option *opt, const char *arg)
+{
+	unsigned int *mask = opt->value;
+	char *copy = strdup(arg), *save = NULL, *tok;
+	unsigned int m = 0;
+
+	if (!copy) {
+		ntp_error("invalid value '%s' for option '--%s': %s", arg, opt->long_name,
+			  strerror(ENOMEM));
+		return -1;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int s = ntp_compare__stat_parse(tok);
+
+		if (s < 0) {
+			ntp_error("invalid value '%s' for option '--%s': expected mean, p50, p90, "
+				  "p99 or p99.9, comma-separated", tok, opt->long_name);
+			free(copy);
+			return -1;
+		}
+		m |= 1u << s;
+	}
+	free(copy);
+	if (!m) {
+		ntp_error("invalid value '%s' for option '--%s': no statistic named", arg,
+			  opt->long_name);
+		return -1;
+	}
+	*mask = m;
+	return 0;
+}
+
+/* a percentage of growth: 0 or more, decimals allowed, the whole string a number */
+static int parse_threshold(const struct ntp_option *opt, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v < 0) {
+		ntp_error("invalid value '%s' for option '--%s': expected a percentage, 0 or more",
+			  arg, opt->long_name);
+		return -1;
+	}
+	*(double *)opt->value = v;
+	return 0;
+}
+
+int cmd_compare(int argc, const char **argv)
+{
+	struct ntp_compare_opts o = { 0 };
+	const struct ntp_option opts[] = {
+		NTP_OPT_STRING('j', "json", &o.json_path, "FILE",
+			       "also write the comparison as JSON to FILE "
+			       "('-': stdout, instead of the text)"),
+		NTP_OPT_BOOL(0, "pretty", &o.pretty, "indent the JSON"),
+		NTP_OPT_CALLBACK(0, "stat", &o.stats, "STAT[,STAT]",
+				 "statistics to compare: mean, p50, p90, p99, p99.9 "
+				 "(default: mean,p99)",
+				 parse_stats),
+		NTP_OPT_BOOL(0, "formula", &o.formula, "show the arithmetic behind every value"),
+		/* NTP_OPT_CALLBACK plus is_set: 0 is a threshold, not "none" */
+		{ .type = NTP_OPT_TYPE_CALLBACK, .long_name = "threshold",
+		  .value = &o.threshold_pct, .argh = "PCT", .cb = parse_threshold,
+		  .is_set = &o.threshold_set,
+		  .help = "exit 11 when an end-to-end mean grew by more than PCT%" },
+		NTP_OPT_END(),
+	};
+	int n;
+
+	ntp_err__set_cmd("compare");
+	n = ntp_opt__parse(opts, argc, argv, compare_usage, 0);
+	if (n == NTP_OPT_HELP)
+		return NTP_EXIT_OK;
+	if (n == NTP_OPT_ERROR)
+		return NTP_EXIT_USAGE;
+	if (n != 2) {
+		if (n > 2)
+			ntp_error("unexpected argument '%s': usage: %s", argv[2], compare_usage[0]);
+		else
+			ntp_error("%s: usage: %s",
+				  n ? "no new recording given" : "no recordings given",
+				  compare_usage[0]);
+		return NTP_EXIT_USAGE;
+	}
+	return ntp_compare__run(argv[0], argv[1], &o);
+}

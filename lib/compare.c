@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compare: open both recordings, summarize each with the report's own code,
+ * refuse pairs that mean different things, then print the pairing as text
+ * and/or JSON and apply --threshold.
+ *
+ * Both files are opened and checked before either is read, so a bad second
+ * file fails at once rather than after a long read of the first.  They are
+ * then read one after the other: each read frees its samples once its groups
+ * are summarized, so the peak memory is that of the larger recording alone.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define NTP_COMPARE_PRIVATE
+#include "lib/compare.h"
+#include "lib/db.h"
+#include "lib/err.h"
+#include "lib/exit.h"
+#include "lib/json.h"
+
+/* the cause behind each code, for the JSON error document (stderr has the details) */
+static const char *exit_cause(int code)
+{
+	switch (code) {
+	case NTP_EXIT_NOFILE:
+		return "input file missing or unreadable";
+	case NTP_EXIT_NOTSQLITE:
+		return "not an SQLite database";
+	case NTP_EXIT_NOTNTP:
+		return "not an ntprof recording";
+	case NTP_EXIT_TOONEW:
+		return "recording of a newer schema than this ntprof reads";
+	case NTP_EXIT_CORRUPT:
+		return "recording truncated or damaged";
+	case NTP_EXIT_MISMATCH:
+		return "recordings that cannot be compared";
+	default:
+		return "runtime failure";
+	}
+}
+
+static void json_error(FILE *f, int code, const char *path)
+{
+	char msg[1024];
+
+	if (!f)
+		return;
+	snprintf(msg, sizeof(msg), "%s: %s", path, exit_cause(code));
+	ntp_json__error_document(f, code, msg);
+}
+
+static int close_json(FILE *f, const char *path)
+{
+	if (!f || f == stdout)
+		return 0;
+	if (ferror(f) | fclose(f)) {
+		ntp_error("%s: cannot write the JSON comparison: %s", path, strerror(errno));
+		return NTP_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+static const char *or_unknown(const char *s)
+{
+	return s && *s ? s : "unknown";
+}
+
+/*
+ * A host and a target recording, or NVMe/TCP against NVMe/RDMA, have stages
+ * that measure different things: no delta between them means anything.
+ * Kernel, host, sample rate and hooks may differ: that is what one compares.
+ */
+static int check_comparable(const struct ntp_compare *c)
+{
+	const struct ntp_report_header *a = &c->run[0].hdr, *b = &c->run[1].hdr;
+	const char *what[] = { "role", "transport" };
+	const char *x[] = { a->role, a->transport };
+	const char *y[] = { b->role, b->transport };
+
+	for (size_t i = 0; i < sizeof(what) / sizeof(what[0]); i++) {
+		if (!strcmp(or_unknown(x[i]), or_unknown(y[i])))
+			continue;
+		ntp_error("%s, %s: cannot compare: %s %s (baseline) vs %s (new)", c->path[0],
+			  c->path[1], what[i], or_unknown(x[i]), or_unknown(y[i]));
+		return NTP_EXIT_MISMATCH;
+	}
+	return 0;
+}
+
+/* one line naming the groups over the threshold, for the CI log */
+static void threshold_error(const struct ntp_compare *c, const struct ntp_compare_opts *o)
+{
+	char buf[1024];
+	size_t off = 0, shown = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < c->ngroups && off < sizeof(buf); i++) {
+		const struct ntp_compare_group *g = &c->groups[i];
+		char size[32];
+		int k;
+
+		if (!g->over_threshold)
+			continue;
+		if (shown == 3) {
+			snprintf(buf + off, sizeof(buf) - off, ", and %zu more",
+				 c->over_threshold - 3);
+			break;
+		}
+		ntp_report__size_str(g->bytes, size, sizeof(size));
+		k = snprintf(buf + off, sizeof(buf) - off, "%s%s %s %s %+.2f%%", shown ? ", " : "",
+			     g->io_type, size, g->ns, g->e2e_growth_pct);
+		if (k > 0)
+			off += (size_t)k;
+		shown++;
+	}
+	ntp_error("%s: the end-to-end mean grew more than %g%% in %zu group%s: %s", c->path[1],
+		  o->threshold_pct, c->over_threshold, c->over_threshold == 1 ? "" : "s", buf);
+}
+
+static int load(struct ntp_compare *c, sqlite3 **db)
+{
+	int rc = 0;
+
+	for (int r = 0; r < NTP_CMP_RUNS && !rc; r++) {
+		rc = ntp_report__load(&c->run[r], db[r], c->path[r]);
+		sqlite3_close(db[r]);
+		db[r] = NULL;
+	}
+	for (int r = 0; r < NTP_CMP_RUNS; r++)
+		sqlite3_close(db[r]);
+	return rc;
+}
+
+int ntp_compare__run(const char *base, const char *new_path, const struct ntp_compare_opts *o)
+{
+	const char *jpath = o->json_path;
+	int json_stdout = jpath && !strcmp(jpath, "-");
+	sqlite3 *db[NTP_CMP_RUNS] = { NULL, NULL };
+	struct ntp_compare c;
+	const char *culprit;
+	FILE *jf = NULL;
+	int rc, crc;
+
+	memset(&c, 0, sizeof(c));
+	c.path[NTP_CMP_BASE] = base;
+	c.path[NTP_CMP_NEW] = new_path;
+	if (jpath)
+		jf = json_stdout ? stdout : fopen(jpath, "w");
+	if (jpath && !jf) {
+		ntp_error("%s: cannot create the JSON comparison: %s", jpath, strerror(errno));
+		return NTP_EXIT_FAILURE;
+	}
+
+	for (int r = 0; r < NTP_CMP_RUNS; r++) {
+		culprit = c.path[r];
+		rc = ntp_db__open_read(&db[r], c.path[r]);
+		if (rc) {
+			sqlite3_close(db[0]);
+			goto fail;
+		}
+	}
+	rc = load(&c, db);
+	if (rc) {
+		/* the first run that failed; ntp_report__load printed which */
+		culprit = c.run[NTP_CMP_NEW].hdr.path ? new_path : base;
+		goto fail;
+	}
+	culprit = new_path;
+	rc = check_comparable(&c);
+	if (rc)
+		goto fail;
+	rc = ntp_compare__build(&c, o);
+	if (rc)
+		goto fail;
+
+	if (!json_stdout)
+		rc = ntp_compare__print_text(&c, stdout, o);
+	if (jf && !rc)
+		rc = ntp_compare__print_json(&c, jf, o);
+	crc = close_json(jf, jpath);
+	if (!rc && !crc && c.over_threshold) {
+		threshold_error(&c, o);
+		rc = NTP_EXIT_THRESHOLD;
+	}
+	ntp_compare__free(&c);
+	return rc ? rc : crc;
+
+fail:
+	json_error(jf, rc, culprit);
+	close_json(jf, jpath);
+	ntp_compare__free(&c);
+	return rc;
+}
