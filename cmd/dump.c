@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ntprof dump: the sampled commands of a recording as CSV, for spreadsheets
- * and scripts.  Documented in ntprof-dump(1); the work is in lib/report_dump.c.
+ * ntprof dump: the sampled commands of a recording, or the joined commands
+ * of host and target recordings, as CSV, for spreadsheets and scripts.
+ * Documented in ntprof-dump(1); the work is in lib/report_dump.c.
  */
 #include "cmd/cmd.h"
 #include "lib/err.h"
@@ -11,6 +12,7 @@
 
 static const char *const dump_usage[] = {
 	"ntprof dump [options] FILE",
+	"ntprof dump [options] HOST.ntp TARGET.ntp...",
 	NULL,
 };
 
@@ -30,10 +32,9 @@ int cmd_dump(int argc, const char **argv)
 		return NTP_EXIT_OK;
 	if (n == NTP_OPT_ERROR)
 		return NTP_EXIT_USAGE;
-	if (n != 1) {
-		ntp_error(n ? "one recording at a time: usage: %s" : "no recording given: usage: %s",
-			  dump_usage[0]);
+	if (n < 1) {
+		ntp_error("no recording given: usage: %s", dump_usage[0]);
 		return NTP_EXIT_USAGE;
 	}
-	return ntp_dump__run(argv[0], &o);
+	return ntp_dump__run(argv, n, &o);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ntprof report: the per-group, per-stage latency report of a recording.
+ * ntprof report: the per-group, per-stage latency report of a recording, or
+ * of host and target recordings joined.
  * Documented in ntprof-report(1); the work is in lib/report*.c, shared with
  * the end of `ntprof record`.
  */
@@ -16,8 +17,11 @@
 
 static const char *const report_usage[] = {
 	"ntprof report [options] FILE",
+	"ntprof report [options] HOST.ntp TARGET.ntp...",
 	NULL,
 };
+
+static const char *const stage_views[] = { "summary", "detail", NULL };
 
 /* a percentage in [0, 100], decimals allowed: the whole string must be a number */
 static int parse_percent(const struct ntp_option *opt, const char *arg)
@@ -48,6 +52,9 @@ int cmd_report(int argc, const char **argv)
 				 parse_percent),
 		NTP_OPT_STRING('t', "field-separator", &o.field_separator, "SEP",
 			       "unpadded columns separated by SEP (e.g. ',')"),
+		NTP_OPT_CHOICE('S', "stages", &o.stages, "VIEW",
+			       "summary: the main stages (default); detail: the finer sub-stages",
+			       stage_views),
 		NTP_OPT_END(),
 	};
 	int n;
@@ -60,11 +67,6 @@ int cmd_report(int argc, const char **argv)
 		return NTP_EXIT_USAGE;
 	if (n < 1) {
 		ntp_error("no recording given: usage: %s", report_usage[0]);
-		return NTP_EXIT_USAGE;
-	}
-	if (n > 1) {
-		ntp_error("%s: one recording at a time: joining a host and a target recording is not supported yet",
-			  argv[1]);
 		return NTP_EXIT_USAGE;
 	}
 	return ntp_report__run(argv, n, &o);

@@ -5,7 +5,9 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lib/db.h"
 #include "lib/err.h"
@@ -30,6 +32,8 @@ static const char *exit_cause(int code)
 		return "recording truncated or damaged";
 	case NTP_EXIT_USAGE:
 		return "bad command line";
+	case NTP_EXIT_MISMATCH:
+		return "recordings that cannot be joined";
 	default:
 		return "runtime failure";
 	}
@@ -56,12 +60,81 @@ static int close_json(FILE *f, const char *path)
 	return 0;
 }
 
+int ntp_report__same_file(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* one file twice is a slip of the command line, not a join (not even of a "-r both" file) */
+int ntp_report__check_twice(const char *const *paths, int n)
+{
+	for (int i = 1; i < n; i++) {
+		for (int k = 0; k < i; k++) {
+			if (ntp_report__same_file(paths[i], paths[k])) {
+				ntp_error("%s: the same recording given twice (as %s too)", paths[i],
+					  paths[k]);
+				return NTP_EXIT_USAGE;
+			}
+		}
+	}
+	return 0;
+}
+
+/* the joined model, or the detailed stages of one host recording */
+static int run_jreport(const char *const *paths, int npaths, int joined,
+		       const struct ntp_report_opts *o, FILE *jf)
+{
+	int detail = o->stages && !strcmp(o->stages, "detail");
+	struct ntp_jreport r;
+	int rc;
+
+	rc = ntp_jreport__load(&r, paths, npaths, joined, detail);
+	if (rc) {
+		ntp_jreport__free(&r);
+		json_error(jf, rc, npaths > 1 ? "the recordings" : paths[0]);
+		return rc;
+	}
+	if (jf != stdout)
+		rc = ntp_jreport__print_text(&r, stdout, o);
+	if (jf && !rc)
+		rc = ntp_jreport__print_json(&r, jf, o);
+	ntp_jreport__free(&r);
+	return rc;
+}
+
+/* one host recording, as it always was: report_query.c and its printers */
+static int run_report(sqlite3 *db, const char *path, const struct ntp_report_opts *o, FILE *jf)
+{
+	struct ntp_report r;
+	int rc;
+
+	rc = ntp_report__load(&r, db, path);
+	if (rc) {
+		ntp_report__free(&r);
+		json_error(jf, rc, path);
+		return rc;
+	}
+	if (jf != stdout)
+		rc = ntp_report__print_text(&r, stdout, o);
+	if (jf && !rc)
+		rc = ntp_report__print_json(&r, jf, o);
+	ntp_report__free(&r);
+	return rc;
+}
+
+/*
+ * Several recordings are joined; so is one "-r both" recording, which holds
+ * both sides.  One host recording gets the report on one recording, or with
+ * --stages=detail its finer stages.
+ */
 int ntp_report__run(const char *const *paths, int npaths, const struct ntp_report_opts *o)
 {
 	const char *jpath = o->json_path;
 	int json_stdout = jpath && !strcmp(jpath, "-");
-	struct ntp_report r;
 	FILE *jf = NULL;
+	char *role = NULL;
 	sqlite3 *db;
 	int rc, crc;
 
@@ -71,37 +144,38 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 		ntp_error("%s: cannot create the JSON report: %s", jpath, strerror(errno));
 		return NTP_EXIT_FAILURE;
 	}
-	if (npaths != 1) {
-		/* joining a host and a target recording comes with the target side */
-		if (npaths < 1)
-			ntp_error("no recording given: ntprof report FILE");
-		else
-			ntp_error("%s: reporting on more than one recording is not supported yet",
-				  paths[1]);
-		json_error(jf, NTP_EXIT_USAGE, npaths > 1 ? paths[1] : "-");
+	if (npaths < 1) {
+		ntp_error("no recording given: ntprof report FILE...");
+		json_error(jf, NTP_EXIT_USAGE, "-");
 		close_json(jf, jpath);
 		return NTP_EXIT_USAGE;
 	}
-
-	rc = ntp_db__open_read(&db, paths[0]);
-	if (rc) {
-		json_error(jf, rc, paths[0]);
-		close_json(jf, jpath);
-		return rc;
+	if (npaths > 1) {
+		rc = ntp_report__check_twice(paths, npaths);
+		if (rc)
+			json_error(jf, rc, paths[0]);
+		else
+			rc = run_jreport(paths, npaths, 1, o, jf);
+	} else {
+		rc = ntp_db__open_read(&db, paths[0]);
+		if (rc) {
+			json_error(jf, rc, paths[0]);
+			close_json(jf, jpath);
+			return rc;
+		}
+		role = ntp_db__meta_text(db, "role");
+		if (role && !strcmp(role, "both")) {
+			sqlite3_close(db);
+			rc = run_jreport(paths, 1, 1, o, jf);
+		} else if (o->stages && !strcmp(o->stages, "detail")) {
+			sqlite3_close(db);
+			rc = run_jreport(paths, 1, 0, o, jf);
+		} else {
+			rc = run_report(db, paths[0], o, jf);
+			sqlite3_close(db);
+		}
+		free(role);
 	}
-	rc = ntp_report__load(&r, db, paths[0]);
-	sqlite3_close(db);
-	if (rc) {
-		ntp_report__free(&r);
-		json_error(jf, rc, paths[0]);
-		close_json(jf, jpath);
-		return rc;
-	}
-	if (!json_stdout)
-		rc = ntp_report__print_text(&r, stdout, o);
-	if (jf && !rc)
-		rc = ntp_report__print_json(&r, jf, o);
 	crc = close_json(jf, jpath);
-	ntp_report__free(&r);
 	return rc ? rc : crc;
 }

@@ -14,11 +14,14 @@ struct ntp_report_opts {
 	double percent_limit;         /* hide groups with fewer than this % of the sampled commands */
 	const char *field_separator;  /* unpadded columns separated by this string; NULL = aligned */
 	bool pretty;                  /* indented JSON */
+	const char *stages;           /* --stages: "summary" (NULL) or "detail" */
 };
 
 /*
- * Report on recordings (today: one host recording).  Prints the text report
- * to stdout unless the JSON goes to stdout.  Returns an NTP_EXIT_* code.
+ * Report on recordings: one host recording alone, or host and target
+ * recordings joined (several files, in any order, or one "-r both" file;
+ * lib/join.h).  Prints the text report to stdout unless the JSON goes to
+ * stdout.  Returns an NTP_EXIT_* code.
  */
 int ntp_report__run(const char *const *paths, int npaths, const struct ntp_report_opts *o);
 
@@ -27,7 +30,11 @@ struct ntp_dump_opts {
 	const char *output;           /* -o FILE; NULL or "-" = stdout */
 };
 
-/* Returns an NTP_EXIT_* code. */
-int ntp_dump__run(const char *path, const struct ntp_dump_opts *o);
+/*
+ * One host recording: its commands.  Several recordings, or one "-r both"
+ * recording: the joined commands, host and target side by side.  Returns an
+ * NTP_EXIT_* code.
+ */
+int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_opts *o);
 
 #endif

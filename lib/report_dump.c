@@ -6,19 +6,21 @@
  * the derived ones from the host_stages view; one table below gives both the
  * header row and the SELECT, so the names cannot drift from the values.
  * Column names are a stable interface (ntprof-dump(1)): add, never rename.
+ * Joined recordings have their own table of columns, from temp.joined.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/db.h"
 #include "lib/err.h"
 #include "lib/exit.h"
+#include "lib/join.h"
 #include "lib/report.h"
+#include "lib/report_priv.h"
 
 struct dump_col {
 	const char *name;     /* header, and the SQL expression's alias */
@@ -53,9 +55,70 @@ static const struct dump_col dump_cols[] = {
 	{ "driver_ns", "s.driver_ns" },
 	{ "network_star_ns", "s.network_star_ns" },
 };
-#define NCOLS (sizeof(dump_cols) / sizeof(dump_cols[0]))
 
-static char *build_sql(void)
+/*
+ * Joined commands: one row per matched command of temp.joined (lib/join.h),
+ * the identity as the host saw it, then both sides' raw times, each on its
+ * own clock, then the five stages.  Files are numbered from 1, in the order
+ * given.
+ */
+static const struct dump_col joined_cols[] = {
+	{ "host_file", "j.host_file + 1" },
+	{ "target_file", "j.target_file + 1" },
+	{ "host_id", "j.host_id" },
+	{ "target_id", "j.target_id" },
+	{ "opcode", "j.opcode" },
+	{ "io_type", "j.io_type" },
+	{ "cid", "j.cid" },
+	{ "slba", "j.slba" },
+	{ "nlb", "j.nlb" },
+	{ "bytes", "j.bytes" },
+	{ "qid", "j.qid" },
+	{ "nsid", "j.nsid" },
+	{ "cntlid", "j.cntlid" },
+	{ "controller", "j.controller" },
+	{ "namespace", "j.namespace" },
+	{ "device", "j.device" },
+	{ "status", "j.status" },
+	{ "t_status", "j.t_status" },
+	{ "h_start_ns", "j.h_start_ns" },
+	{ "h_queue_ns", "j.h_queue_ns" },
+	{ "h_cmd_sent_ns", "j.h_cmd_sent_ns" },
+	{ "h_r2t_ns", "j.h_r2t_ns" },
+	{ "h_data_sent_ns", "j.h_data_sent_ns" },
+	{ "h_recv_ns", "j.h_recv_ns" },
+	{ "h_done_ns", "j.h_done_ns" },
+	{ "t_recv_ns", "j.t_recv_ns" },
+	{ "t_r2t_ns", "j.t_r2t_ns" },
+	{ "t_submit_ns", "j.t_submit_ns" },
+	{ "t_cmpl_ns", "j.t_cmpl_ns" },
+	{ "t_sent_ns", "j.t_sent_ns" },
+	{ "offset_ns", "j.offset_ns" },
+	{ "e2e_ns", "j.e2e_ns" },
+	{ "block_ns", "j.block_ns" },
+	{ "driver_ns", "j.driver_ns" },
+	{ "network_ns", "j.network_ns" },
+	{ "target_driver_ns", "j.target_driver_ns" },
+	{ "storage_ns", "j.storage_ns" },
+};
+
+struct dump_table {
+	const struct dump_col *cols;
+	size_t ncols;
+	const char *from;     /* FROM ... ORDER BY ... */
+};
+
+static const struct dump_table host_table = {
+	dump_cols, sizeof(dump_cols) / sizeof(dump_cols[0]),
+	" FROM host_io AS h JOIN host_stages AS s ON s.id = h.id ORDER BY h.id",
+};
+
+static const struct dump_table joined_table = {
+	joined_cols, sizeof(joined_cols) / sizeof(joined_cols[0]),
+	" FROM temp.joined AS j ORDER BY j.host_file, j.h_start_ns, j.host_id",
+};
+
+static char *build_sql(const struct dump_table *t)
 {
 	char *sql = NULL;
 	size_t len = 0;
@@ -64,9 +127,9 @@ static char *build_sql(void)
 	if (!m)
 		return NULL;
 	fputs("SELECT ", m);
-	for (size_t i = 0; i < NCOLS; i++)
-		fprintf(m, "%s%s AS %s", i ? ", " : "", dump_cols[i].expr, dump_cols[i].name);
-	fputs(" FROM host_io AS h JOIN host_stages AS s ON s.id = h.id ORDER BY h.id", m);
+	for (size_t i = 0; i < t->ncols; i++)
+		fprintf(m, "%s%s AS %s", i ? ", " : "", t->cols[i].expr, t->cols[i].name);
+	fputs(t->from, m);
 	if (fclose(m)) {
 		free(sql);
 		return NULL;
@@ -105,9 +168,9 @@ static void put_int(FILE *f, int64_t v)
 	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
 }
 
-static void put_row(FILE *f, sqlite3_stmt *st)
+static void put_row(FILE *f, sqlite3_stmt *st, size_t ncols)
 {
-	for (size_t i = 0; i < NCOLS; i++) {
+	for (size_t i = 0; i < ncols; i++) {
 		int col = (int)i;
 
 		if (i)
@@ -127,14 +190,6 @@ static void put_row(FILE *f, sqlite3_stmt *st)
 	fputc('\n', f);
 }
 
-/* writing over the recording being read would destroy it */
-static int same_file(const char *a, const char *b)
-{
-	struct stat x, y;
-
-	return !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
-}
-
 /* SQLite's own word on damage is "corrupt"; anything else is a runtime failure */
 static int read_fail(sqlite3 *db, const char *path)
 {
@@ -144,10 +199,10 @@ static int read_fail(sqlite3 *db, const char *path)
 	return code == SQLITE_CORRUPT || code == SQLITE_NOTADB ? NTP_EXIT_CORRUPT : NTP_EXIT_FAILURE;
 }
 
-static int dump_rows(sqlite3 *db, const char *path, FILE *f)
+static int dump_rows(sqlite3 *db, const struct dump_table *t, const char *path, FILE *f)
 {
 	sqlite3_stmt *st;
-	char *sql = build_sql();
+	char *sql = build_sql(t);
 	int rc;
 
 	if (!sql) {
@@ -158,11 +213,11 @@ static int dump_rows(sqlite3 *db, const char *path, FILE *f)
 	free(sql);
 	if (rc)
 		return read_fail(db, path);
-	for (size_t i = 0; i < NCOLS; i++)
-		fprintf(f, "%s%s", i ? "," : "", dump_cols[i].name);
+	for (size_t i = 0; i < t->ncols; i++)
+		fprintf(f, "%s%s", i ? "," : "", t->cols[i].name);
 	fputc('\n', f);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		put_row(f, st);
+		put_row(f, st, t->ncols);
 	if (rc != SQLITE_DONE) {
 		rc = read_fail(db, path);
 		sqlite3_finalize(st);
@@ -172,30 +227,78 @@ static int dump_rows(sqlite3 *db, const char *path, FILE *f)
 	return 0;
 }
 
-int ntp_dump__run(const char *path, const struct ntp_dump_opts *o)
+/*
+ * Opens what is dumped: one host recording as it is, or the join of several
+ * (or of one "-r both" recording).  *j is set when joined; 0 or NTP_EXIT_*.
+ */
+static int open_input(const char *const *paths, int n, sqlite3 **db, struct ntp_join **j)
+{
+	char *role;
+	int rc;
+
+	*db = NULL;
+	*j = NULL;
+	if (n == 1) {
+		rc = ntp_db__open_read(db, paths[0]);
+		if (rc)
+			return rc;
+		role = ntp_db__meta_text(*db, "role");
+		rc = role && !strcmp(role, "both");
+		free(role);
+		if (!rc)
+			return 0;
+		sqlite3_close(*db);
+		*db = NULL;
+	}
+	rc = ntp_join__open(j, paths, n, NULL);
+	if (!rc)
+		rc = ntp_join__run(*j);
+	if (rc) {
+		ntp_join__close(*j);
+		*j = NULL;
+		return rc;
+	}
+	*db = ntp_join__db(*j);
+	return 0;
+}
+
+int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_opts *o)
 {
 	const char *out = o->output && strcmp(o->output, "-") ? o->output : NULL;
+	struct ntp_join *j;
 	sqlite3 *db;
 	FILE *f = stdout;
 	int rc;
 
-	if (out && same_file(out, path)) {
-		ntp_error("%s: the output is the recording itself: choose another -o FILE", out);
-		return NTP_EXIT_USAGE;
+	for (int i = 0; out && i < npaths; i++) {
+		/* writing over the recording being read would destroy it */
+		if (ntp_report__same_file(out, paths[i])) {
+			ntp_error("%s: the output is the recording itself: choose another -o FILE", out);
+			return NTP_EXIT_USAGE;
+		}
 	}
-	rc = ntp_db__open_read(&db, path);
+	rc = ntp_report__check_twice(paths, npaths);
+	if (rc)
+		return rc;
+	rc = open_input(paths, npaths, &db, &j);
 	if (rc)
 		return rc;
 	if (out) {
 		f = fopen(out, "w");
 		if (!f) {
 			ntp_error("%s: cannot create the CSV file: %s", out, strerror(errno));
-			sqlite3_close(db);
+			if (j)
+				ntp_join__close(j);
+			else
+				sqlite3_close(db);
 			return NTP_EXIT_FAILURE;
 		}
 	}
-	rc = dump_rows(db, path, f);
-	sqlite3_close(db);
+	rc = dump_rows(db, j ? &joined_table : &host_table, paths[0], f);
+	if (j)
+		ntp_join__close(j);
+	else
+		sqlite3_close(db);
 	if (!out)
 		return rc;
 	if ((ferror(f) | fclose(f)) && !rc) {

@@ -12,7 +12,7 @@
 #include "lib/version.h"
 
 
-static void summary_fields(struct ntp_json *j, const struct ntp_summary *s)
+void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s)
 {
 	ntp_json__int_field(j, "min_ns", s->min);
 	ntp_json__int_field(j, "mean_ns", ntp_report__round_ns(s->mean));
@@ -23,9 +23,9 @@ static void summary_fields(struct ntp_json *j, const struct ntp_summary *s)
 	ntp_json__int_field(j, "max_ns", s->max);
 }
 
-static void file_object(struct ntp_json *j, const struct ntp_report_header *h)
+/* the members of one file's object; the caller opens and closes it */
+void ntp_report__json_file(struct ntp_json *j, const struct ntp_report_header *h)
 {
-	ntp_json__start_object(j);
 	ntp_json__string_field(j, "path", h->path);
 	ntp_json__int_field(j, "schema_version", h->schema_version);
 	ntp_json__string_field(j, "role", h->role);
@@ -67,7 +67,6 @@ static void file_object(struct ntp_json *j, const struct ntp_report_header *h)
 	ntp_json__uint_field(j, "lost_map", h->lost_map);
 	ntp_json__uint_field(j, "in_file", h->rows);
 	ntp_json__end_object(j);
-	ntp_json__end_object(j);
 }
 
 static void group_object(struct ntp_json *j, const struct ntp_report_group *g)
@@ -88,7 +87,7 @@ static void group_object(struct ntp_json *j, const struct ntp_report_group *g)
 
 	ntp_json__name(j, "e2e");
 	ntp_json__start_object(j);
-	summary_fields(j, &g->e2e);
+	ntp_report__json_summary(j, &g->e2e);
 	ntp_json__end_object(j);
 
 	ntp_json__name(j, "stages");
@@ -96,7 +95,7 @@ static void group_object(struct ntp_json *j, const struct ntp_report_group *g)
 	for (int s = 0; s < NTP_STAGE_MAX; s++) {
 		ntp_json__start_object(j);
 		ntp_json__string_field(j, "stage", ntp_stage_names[s].json);
-		summary_fields(j, &g->stage[s]);
+		ntp_report__json_summary(j, &g->stage[s]);
 		ntp_json__double_field(j, "share_pct", ntp_report__share_pct(g, g->stage[s].mean));
 		ntp_json__end_object(j);
 		stage_sum += g->sum_stage[s];
@@ -130,7 +129,9 @@ int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp
 
 	ntp_json__name(j, "files");
 	ntp_json__start_array(j);
-	file_object(j, &r->hdr);
+	ntp_json__start_object(j);
+	ntp_report__json_file(j, &r->hdr);
+	ntp_json__end_object(j);
 	ntp_json__end_array(j);
 
 	ntp_json__name(j, "warnings");

@@ -284,10 +284,22 @@ int ntp_report__load(struct ntp_report *r, sqlite3 *db, const char *path)
 	return 0;
 }
 
-void ntp_report__free(struct ntp_report *r)
+/* the header alone, for a report on several recordings: no scan of the commands */
+int ntp_report__load_header(struct ntp_report_header *h, sqlite3 *db, const char *path)
 {
-	struct ntp_report_header *h = &r->hdr;
+	int64_t last_t_ns;
+	int rc;
 
+	memset(h, 0, sizeof(*h));
+	h->path = path;
+	rc = load_header(h, db, &last_t_ns);
+	if (!rc && !h->duration_ns)
+		rc = command_span(h, db);
+	return rc;
+}
+
+void ntp_report__free_header(struct ntp_report_header *h)
+{
 	free(h->role);
 	free(h->transport);
 	free(h->kernel_release);
@@ -302,6 +314,12 @@ void ntp_report__free(struct ntp_report *r)
 		free(h->hooks[i].reason);
 	}
 	free(h->hooks);
+	memset(h, 0, sizeof(*h));
+}
+
+void ntp_report__free(struct ntp_report *r)
+{
+	ntp_report__free_header(&r->hdr);
 	for (size_t i = 0; i < r->ngroups; i++) {
 		free(r->groups[i].io_type);
 		free(r->groups[i].ns);

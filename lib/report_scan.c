@@ -336,7 +336,8 @@ int ntp_report__scan(struct ntp_report *r, sqlite3 *db)
 			/* give the memory back before the next group's sorts want theirs */
 			acc_free(&set->acc[i]);
 		}
-		qsort(set->g, set->n, sizeof(*set->g), group_cmp);
+		if (set->n)	/* qsort(NULL, 0, ...) is undefined */
+			qsort(set->g, set->n, sizeof(*set->g), group_cmp);
 		/* the model takes the groups; only the samples are freed here */
 		r->groups = set->g;
 		r->ngroups = set->n;

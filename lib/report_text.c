@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * report: the text form.  Every line that is not data begins with '#', as in
- * perf report, so `grep -v '^#'` leaves only the rows.  Each table's columns
- * come from one {name, width, fmt} table; with --field-separator the same
- * columns are printed unpadded, joined by the separator.
+ * perf report, so `grep -v '^#'` leaves only the rows.  The tables are
+ * report_table.c's.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -12,29 +11,9 @@
 #include "lib/exit.h"
 #include "lib/report_priv.h"
 
-enum cell_kind {
-	CELL_NONE,    /* no value: "-" */
-	CELL_STR,
-	CELL_INT,
-	CELL_DOUBLE,
-};
-
-struct cell {
-	enum cell_kind kind;
-	const char *s;
-	int64_t i;
-	double d;
-};
-
-struct col {
-	const char *name;
-	int width;            /* negative: left-aligned */
-	const char *fmt;      /* printf format of one value of the cell's kind */
-};
-
 /* the end-to-end table: one row per group */
 enum { G_IO_TYPE, G_SIZE, G_NS, G_N, G_RATE, G_MIN, G_MEAN, G_P50, G_P90, G_P99, G_P999, G_MAX, G_COLS };
-static const struct col group_cols[G_COLS] = {
+static const struct ntp_col group_cols[G_COLS] = {
 	[G_IO_TYPE] = { "io_type", -7, "%s" },
 	[G_SIZE]    = { "size", 7, "%s" },
 	[G_NS]      = { "namespace", -12, "%s" },
@@ -51,7 +30,7 @@ static const struct col group_cols[G_COLS] = {
 
 /* the stage table of one group: one row per stage, then unattributed and the total */
 enum { S_STAGE, S_MIN, S_MEAN, S_P50, S_P90, S_P99, S_P999, S_MAX, S_SHARE, S_COLS };
-static const struct col stage_cols[S_COLS] = {
+static const struct ntp_col stage_cols[S_COLS] = {
 	[S_STAGE] = { "stage", -12, "%s" },
 	[S_MIN]   = { "min", 9, "%.2f" },
 	[S_MEAN]  = { "mean", 9, "%.2f" },
@@ -63,87 +42,37 @@ static const struct col stage_cols[S_COLS] = {
 	[S_SHARE] = { "share%", 7, "%.1f" },
 };
 
-static void format_cell(char *buf, size_t len, const struct col *c, const struct cell *v)
-{
-	switch (v->kind) {
-	case CELL_STR:
-		snprintf(buf, len, c->fmt, v->s);
-		break;
-	case CELL_INT:
-		snprintf(buf, len, c->fmt, v->i);
-		break;
-	case CELL_DOUBLE:
-		if (isfinite(v->d)) {
-			/* never print "-0.0" for a value that rounds to zero */
-			snprintf(buf, len, c->fmt, v->d == 0 ? 0.0 : v->d);
-			if (!strncmp(buf, "-0.", 3) && strspn(buf + 3, "0") == strlen(buf + 3))
-				memmove(buf, buf + 1, strlen(buf));
-			break;
-		}
-		/* fallthrough */
-	case CELL_NONE:
-		snprintf(buf, len, "-");
-		break;
-	}
-}
-
-/*
- * Aligned rows begin with two spaces so that they line up under the "# "
- * of the column titles.
- */
-static void print_titles(FILE *f, const struct col *cols, int n, const char *sep)
-{
-	fputc('#', f);
-	for (int i = 0; i < n; i++) {
-		if (sep)
-			fprintf(f, "%s%s", i ? sep : "", cols[i].name);
-		else
-			fprintf(f, " %*s", cols[i].width, cols[i].name);
-	}
-	fputc('\n', f);
-}
-
-static void print_row(FILE *f, const struct col *cols, int n, const struct cell *cells,
-		      const char *sep)
-{
-	char buf[128];
-
-	if (!sep)
-		fputs("  ", f);
-	for (int i = 0; i < n; i++) {
-		format_cell(buf, sizeof(buf), &cols[i], &cells[i]);
-		if (sep)
-			fprintf(f, "%s%s", i ? sep : "", buf);
-		else
-			fprintf(f, "%s%*s", i ? " " : "", cols[i].width, buf);
-	}
-	fputc('\n', f);
-}
-
-static struct cell str_cell(const char *s)
-{
-	return (struct cell){ .kind = CELL_STR, .s = s };
-}
-
-static struct cell int_cell(int64_t i)
-{
-	return (struct cell){ .kind = CELL_INT, .i = i };
-}
-
-static struct cell dbl_cell(double d)
-{
-	return (struct cell){ .kind = CELL_DOUBLE, .d = d };
-}
-
-/* nanoseconds shown in microseconds; means are first rounded to whole ns, as in the JSON */
-static struct cell us_cell(int64_t ns)
-{
-	return dbl_cell((double)ns / 1000.0);
-}
-
 static const char *or_unknown(const char *s)
 {
 	return s && *s ? s : "unknown";
+}
+
+/* the recording itself: where, what, and the hook of each stage boundary */
+void ntp_report__print_file_header(const struct ntp_report_header *h, FILE *f, const char *in)
+{
+	fprintf(f, "# %s%-18s %s\n", in, "file:", h->path);
+	fprintf(f, "# %s%-18s %s\n", in, "role:", or_unknown(h->role));
+	fprintf(f, "# %s%-18s %s\n", in, "transport:", or_unknown(h->transport));
+	fprintf(f, "# %s%-18s %s\n", in, "kernel release:", or_unknown(h->kernel_release));
+	fprintf(f, "# %s%-18s %s\n", in, "host:", or_unknown(h->hostname));
+	fprintf(f, "# %s%-18s %s\n", in, "start time:", or_unknown(h->start_time));
+	if (h->duration_ns > 0)
+		fprintf(f, "# %s%-18s %.3f s (%s)\n", in, "duration:",
+			(double)h->duration_ns / 1e9, h->duration_source);
+	else
+		fprintf(f, "# %s%-18s unknown\n", in, "duration:");
+	if (h->sample_one_in > 0)
+		fprintf(f, "# %s%-18s 1/%" PRId64 "\n", in, "sample rate:", h->sample_one_in);
+	else
+		fprintf(f, "# %s%-18s unknown\n", in, "sample rate:");
+	fprintf(f, "# %s%-18s %" PRId64 "\n", in, "hash version:", h->hash_version);
+	fprintf(f, "# %s%-18s %s\n", in, "recorded by:", or_unknown(h->recorded_by));
+	for (size_t i = 0; i < h->nhooks; i++) {
+		const struct ntp_report_hook *k = &h->hooks[i];
+
+		fprintf(f, "# %s%-18s %s %s: %s (%s)%s%s\n", in, "hook:", k->side, k->point, k->hook,
+			k->flavour, *k->reason ? ": " : "", k->reason);
+	}
 }
 
 static void print_header(const struct ntp_report *r, FILE *f)
@@ -152,29 +81,7 @@ static void print_header(const struct ntp_report *r, FILE *f)
 	uint64_t lost = h->lost_ringbuf + h->lost_map;
 
 	fprintf(f, "# ntprof report\n");
-	fprintf(f, "# %-18s %s\n", "file:", h->path);
-	fprintf(f, "# %-18s %s\n", "role:", or_unknown(h->role));
-	fprintf(f, "# %-18s %s\n", "transport:", or_unknown(h->transport));
-	fprintf(f, "# %-18s %s\n", "kernel release:", or_unknown(h->kernel_release));
-	fprintf(f, "# %-18s %s\n", "host:", or_unknown(h->hostname));
-	fprintf(f, "# %-18s %s\n", "start time:", or_unknown(h->start_time));
-	if (h->duration_ns > 0)
-		fprintf(f, "# %-18s %.3f s (%s)\n", "duration:", (double)h->duration_ns / 1e9,
-			h->duration_source);
-	else
-		fprintf(f, "# %-18s unknown\n", "duration:");
-	if (h->sample_one_in > 0)
-		fprintf(f, "# %-18s 1/%" PRId64 "\n", "sample rate:", h->sample_one_in);
-	else
-		fprintf(f, "# %-18s unknown\n", "sample rate:");
-	fprintf(f, "# %-18s %" PRId64 "\n", "hash version:", h->hash_version);
-	fprintf(f, "# %-18s %s\n", "recorded by:", or_unknown(h->recorded_by));
-	for (size_t i = 0; i < h->nhooks; i++) {
-		const struct ntp_report_hook *k = &h->hooks[i];
-
-		fprintf(f, "# %-18s %s %s: %s (%s)%s%s\n", "hook:", k->side, k->point, k->hook,
-			k->flavour, *k->reason ? ": " : "", k->reason);
-	}
+	ntp_report__print_file_header(h, f, "");
 	fprintf(f, "# %-18s %" PRIu64 "\n", "commands seen:", h->seen);
 	fprintf(f, "# %-18s %" PRIu64 "\n", "commands sampled:", h->sampled);
 	fprintf(f, "# %-18s %" PRIu64 " (ring buffer full %" PRIu64 ", in-flight map full %" PRIu64 ")\n",
@@ -191,41 +98,42 @@ static void print_groups(const struct ntp_report *r, FILE *f, const struct ntp_r
 
 	fprintf(f, "#\n# end-to-end latency per group (us); est_cmds/s is estimated: "
 		"n x %" PRId64 " / duration\n", r->hdr.sample_one_in);
-	print_titles(f, group_cols, G_COLS, sep);
+	ntp_report__print_titles(f, group_cols, G_COLS, sep);
 	for (size_t i = 0; i < r->ngroups; i++) {
 		const struct ntp_report_group *g = &r->groups[i];
-		struct cell c[G_COLS];
+		struct ntp_cell c[G_COLS];
 		char size[32];
 
 		if (!ntp_report__group_shown(r, g, o))
 			continue;
 		ntp_report__size_str(g->bytes, size, sizeof(size));
-		c[G_IO_TYPE] = str_cell(g->io_type);
-		c[G_SIZE] = str_cell(size);
-		c[G_NS] = str_cell(g->ns);
-		c[G_N] = int_cell((int64_t)g->e2e.n);
-		c[G_RATE] = g->est_rate >= 0 ? dbl_cell(g->est_rate) : (struct cell){ CELL_NONE };
-		c[G_MIN] = us_cell(g->e2e.min);
-		c[G_MEAN] = us_cell(ntp_report__round_ns(g->e2e.mean));
-		c[G_P50] = us_cell(g->e2e.p50);
-		c[G_P90] = us_cell(g->e2e.p90);
-		c[G_P99] = us_cell(g->e2e.p99);
-		c[G_P999] = us_cell(g->e2e.p999);
-		c[G_MAX] = us_cell(g->e2e.max);
-		print_row(f, group_cols, G_COLS, c, sep);
+		c[G_IO_TYPE] = ntp_report__str_cell(g->io_type);
+		c[G_SIZE] = ntp_report__str_cell(size);
+		c[G_NS] = ntp_report__str_cell(g->ns);
+		c[G_N] = ntp_report__int_cell((int64_t)g->e2e.n);
+		c[G_RATE] = g->est_rate >= 0 ? ntp_report__dbl_cell(g->est_rate) :
+			    (struct ntp_cell){ NTP_CELL_NONE };
+		c[G_MIN] = ntp_report__us_cell(g->e2e.min);
+		c[G_MEAN] = ntp_report__us_cell(ntp_report__round_ns(g->e2e.mean));
+		c[G_P50] = ntp_report__us_cell(g->e2e.p50);
+		c[G_P90] = ntp_report__us_cell(g->e2e.p90);
+		c[G_P99] = ntp_report__us_cell(g->e2e.p99);
+		c[G_P999] = ntp_report__us_cell(g->e2e.p999);
+		c[G_MAX] = ntp_report__us_cell(g->e2e.max);
+		ntp_report__print_row(f, group_cols, G_COLS, c, sep);
 	}
 }
 
-static void summary_cells(struct cell *c, const struct ntp_summary *s, double share)
+static void summary_cells(struct ntp_cell *c, const struct ntp_summary *s, double share)
 {
-	c[S_MIN] = us_cell(s->min);
-	c[S_MEAN] = us_cell(ntp_report__round_ns(s->mean));
-	c[S_P50] = us_cell(s->p50);
-	c[S_P90] = us_cell(s->p90);
-	c[S_P99] = us_cell(s->p99);
-	c[S_P999] = us_cell(s->p999);
-	c[S_MAX] = us_cell(s->max);
-	c[S_SHARE] = dbl_cell(share);
+	c[S_MIN] = ntp_report__us_cell(s->min);
+	c[S_MEAN] = ntp_report__us_cell(ntp_report__round_ns(s->mean));
+	c[S_P50] = ntp_report__us_cell(s->p50);
+	c[S_P90] = ntp_report__us_cell(s->p90);
+	c[S_P99] = ntp_report__us_cell(s->p99);
+	c[S_P999] = ntp_report__us_cell(s->p999);
+	c[S_MAX] = ntp_report__us_cell(s->max);
+	c[S_SHARE] = ntp_report__dbl_cell(share);
 }
 
 static void print_sum_check(const struct ntp_report_group *g, FILE *f)
@@ -249,29 +157,29 @@ static void print_sum_check(const struct ntp_report_group *g, FILE *f)
 
 static void print_stages(const struct ntp_report_group *g, FILE *f, const char *sep)
 {
-	struct cell c[S_COLS];
+	struct ntp_cell c[S_COLS];
 	double un = ntp_report__unattributed_ns(g);
 	char size[32];
 
 	ntp_report__size_str(g->bytes, size, sizeof(size));
 	fprintf(f, "#\n# stages of %s %s %s (n=%zu), us; share%% of the end-to-end mean\n",
 		g->io_type, size, g->ns, g->e2e.n);
-	print_titles(f, stage_cols, S_COLS, sep);
+	ntp_report__print_titles(f, stage_cols, S_COLS, sep);
 	for (int s = 0; s < NTP_STAGE_MAX; s++) {
-		c[S_STAGE] = str_cell(ntp_stage_names[s].text);
+		c[S_STAGE] = ntp_report__str_cell(ntp_stage_names[s].text);
 		summary_cells(c, &g->stage[s], ntp_report__share_pct(g, g->stage[s].mean));
-		print_row(f, stage_cols, S_COLS, c, sep);
+		ntp_report__print_row(f, stage_cols, S_COLS, c, sep);
 	}
 	/* what no stage explains: only a mean exists for it */
 	for (int i = 0; i < S_COLS; i++)
-		c[i] = (struct cell){ CELL_NONE };
-	c[S_STAGE] = str_cell("unattributed");
-	c[S_MEAN] = us_cell(ntp_report__round_ns(un));
-	c[S_SHARE] = dbl_cell(ntp_report__share_pct(g, un));
-	print_row(f, stage_cols, S_COLS, c, sep);
-	c[S_STAGE] = str_cell("end-to-end");
+		c[i] = (struct ntp_cell){ NTP_CELL_NONE };
+	c[S_STAGE] = ntp_report__str_cell("unattributed");
+	c[S_MEAN] = ntp_report__us_cell(ntp_report__round_ns(un));
+	c[S_SHARE] = ntp_report__dbl_cell(ntp_report__share_pct(g, un));
+	ntp_report__print_row(f, stage_cols, S_COLS, c, sep);
+	c[S_STAGE] = ntp_report__str_cell("end-to-end");
 	summary_cells(c, &g->e2e, ntp_report__share_pct(g, g->e2e.mean));
-	print_row(f, stage_cols, S_COLS, c, sep);
+	ntp_report__print_row(f, stage_cols, S_COLS, c, sep);
 	print_sum_check(g, f);
 }
 

@@ -312,3 +312,352 @@ def main():
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# ---- host and target recordings of the same commands, to be joined ----------
+#
+# Each command is built on the host's clock, forward through both machines:
+#
+#   h_start --block--> h_queue --submit--> h_cmd_sent [--data--> h_data_sent]
+#     --net_tx--> (target) t_recv --target_rx--> t_submit
+#         [R2T writes: t_recv --target_rx--> t_r2t --net--> h_r2t --r2t_work-->
+#          h_data_sent --net--> t_submit]
+#     --storage--> t_cmpl --target_tx--> t_sent --net_rx--> h_recv --complete--> h_done
+#
+# then every target time is carried to the target's clock:
+#   t = h + offset + drift * (h - t0)
+# so the target's records carry that link's offset and drift; the stages the
+# report must show are computed from the stored integers (joined_stages).
+
+TARGET_HOOKS = (
+    ("target", "t_recv", "nvmet_req_init", "fentry", ""),
+    ("target", "t_r2t", "nvmet_tcp_queue_response", "fentry", ""),
+    ("target", "t_submit", "nvmet_bdev_execute_rw", "fentry", ""),
+    ("target", "t_cmpl", "nvmet_req_complete", "fentry", ""),
+    ("target", "t_sent", "nvmet_try_send_response", "fexit", ""),
+)
+
+# a Debian 6.1 kernel: no direct hooks for the sends (kernel-hooks §9)
+HOST_HOOKS_61 = tuple(
+    ("host", "h_cmd_sent", "nvme_tcp_try_send", "fexit", "inlined on this kernel")
+    if h[1] == "h_cmd_sent" else
+    ("host", "h_data_sent", "nvme_tcp_try_send", "fexit", "inlined on this kernel")
+    if h[1] == "h_data_sent" else h for h in DEFAULT_HOOKS)
+TARGET_HOOKS_61 = tuple(
+    ("target", "t_sent", "nvmet_setup_response_pdu", "fentry", "inlined on this kernel")
+    if h[1] == "t_sent" else h for h in TARGET_HOOKS)
+
+JOIN_STAGES = ("block", "driver", "network", "target_driver", "storage")
+DETAIL_STAGES = ("block", "host_tx", "network", "target_rx", "r2t_wait", "r2t_host",
+                 "storage", "target_tx", "host_rx")
+HOST_DETAIL_STAGES = ("block", "host_tx", "r2t_host", "network_star", "host_rx")
+
+
+@dataclass
+class JGroup:
+    """Commands of one (I/O type, size, namespace) on one link, latencies in ns."""
+    io_type: str
+    bytes: int
+    namespace: str
+    n: int
+    block: tuple = (1_000, 5_000)
+    submit: tuple = (2_000, 8_000)
+    data: tuple = (500, 2_000)          # in-capsule write data after the command PDU
+    net: tuple = (10_000, 40_000)       # one way on the wire
+    target_rx: tuple = (3_000, 9_000)
+    storage: tuple = (20_000, 90_000)
+    target_tx: tuple = (2_000, 6_000)
+    complete: tuple = (1_000, 4_000)
+    r2t_share: float = 0.0
+    r2t_work: tuple = (500, 3_000)
+
+    @property
+    def report_io_type(self):
+        return self.io_type if self.io_type in ("read", "write") else "other"
+
+
+@dataclass
+class Link:
+    """One host controller talking to one target: its clocks and its commands."""
+    host: int                 # index of the host file
+    target: int               # index of the target file
+    controller: str = "nvme0"
+    cntlid: int = 1
+    offset_ns: int = 3_600_000_123_457
+    drift: float = 20e-6
+    groups: tuple = ()
+
+
+@dataclass
+class JCommand:
+    link: Link
+    group: JGroup
+    host: dict                # host_io row
+    target: dict              # target_io row
+    fate: str = "matched"     # matched | lost_host | lost_target | rejected
+
+    def stages(self):
+        return joined_stages(self.host, self.target)
+
+    def detail(self):
+        return detail_stages(self.host, self.target)
+
+
+def _host_parts(h):
+    """sent, r2t_host, recv as ntprof-model §1 and kernel-hooks §8 define them."""
+    r2t = h["h_r2t_ns"] is not None and h["h_data_sent_ns"] is not None
+    if r2t:
+        return h["h_cmd_sent_ns"], h["h_data_sent_ns"] - h["h_r2t_ns"], h["h_recv_ns"]
+    sent = max(h["h_cmd_sent_ns"], h["h_data_sent_ns"] or 0)
+    return sent, 0, h["h_recv_ns"]
+
+
+def joined_stages(h, t):
+    """The five stages of one command from its two stored records."""
+    sent, r2t_host, recv = _host_parts(h)
+    r2t_wait = t["t_submit_ns"] - t["t_r2t_ns"] if t["t_r2t_ns"] is not None else 0
+    e2e = h["h_done_ns"] - h["h_start_ns"]
+    s = {"block": h["h_queue_ns"] - h["h_start_ns"],
+         "driver": (sent - h["h_queue_ns"]) + r2t_host + (h["h_done_ns"] - recv),
+         "network": (recv - sent - r2t_host) - (t["t_sent_ns"] - t["t_recv_ns"] - r2t_wait),
+         "target_driver": (t["t_submit_ns"] - t["t_recv_ns"] - r2t_wait)
+                          + (t["t_sent_ns"] - t["t_cmpl_ns"]),
+         "storage": t["t_cmpl_ns"] - t["t_submit_ns"]}
+    s["e2e"] = e2e
+    return s
+
+
+def detail_stages(h, t):
+    """The nine sub-stages of --stages=detail, each from its own timestamps."""
+    sent, r2t_host, recv = _host_parts(h)
+    r2t = t["t_r2t_ns"] is not None and r2t_host
+    return {"block": h["h_queue_ns"] - h["h_start_ns"],
+            "host_tx": sent - h["h_queue_ns"],
+            "network": (recv - sent) - (t["t_sent_ns"] - t["t_recv_ns"]),
+            "target_rx": (t["t_r2t_ns"] if r2t else t["t_submit_ns"]) - t["t_recv_ns"],
+            "r2t_wait": (t["t_submit_ns"] - t["t_r2t_ns"]) - r2t_host if r2t else 0,
+            "r2t_host": r2t_host,
+            "storage": t["t_cmpl_ns"] - t["t_submit_ns"],
+            "target_tx": t["t_sent_ns"] - t["t_cmpl_ns"],
+            "host_rx": h["h_done_ns"] - recv}
+
+
+def host_detail_stages(h):
+    sent, r2t_host, recv = _host_parts(h)
+    return {"block": h["h_queue_ns"] - h["h_start_ns"],
+            "host_tx": sent - h["h_queue_ns"],
+            "r2t_host": r2t_host,
+            "network_star": (recv - sent) - r2t_host,
+            "host_rx": h["h_done_ns"] - recv}
+
+
+def _joined_command(rng, link, g, i, h_start, t0, slbas):
+    d = lambda k: _draw(rng, getattr(g, k))
+    to_t = lambda x: x + link.offset_ns + round(link.drift * (x - t0))
+    r2t = g.io_type == "write" and rng.random() < g.r2t_share
+    h_queue = h_start + d("block")
+    h_cmd_sent = h_queue + d("submit")
+    h_data_sent = h_r2t = t_r2t_h = None
+    if g.io_type == "write" and not r2t:
+        h_data_sent = h_cmd_sent + d("data")
+    t_recv_h = max(h_cmd_sent, h_data_sent or 0) + d("net")
+    if r2t:
+        t_r2t_h = t_recv_h + d("target_rx")
+        h_r2t = t_r2t_h + d("net")
+        h_data_sent = h_r2t + d("r2t_work")
+        t_submit_h = h_data_sent + d("net")
+    else:
+        t_submit_h = t_recv_h + d("target_rx")
+    t_cmpl_h = t_submit_h + d("storage")
+    t_sent_h = t_cmpl_h + d("target_tx")
+    h_recv = t_sent_h + d("net")
+    h_done = h_recv + d("complete")
+    nlb = max(g.bytes // 512, 1)
+    key = dict(opcode=OPCODE[g.io_type], cid=i % 8, slba=rng.choice(slbas), nlb=nlb,
+               bytes=g.bytes, qid=1 + i % 2, nsid=int(g.namespace.split("n")[-1]),
+               cntlid=link.cntlid, status=0)
+    host = dict(h_start_ns=h_start, h_queue_ns=h_queue, h_cmd_sent_ns=h_cmd_sent,
+                h_r2t_ns=h_r2t, h_data_sent_ns=h_data_sent, h_recv_ns=h_recv,
+                h_done_ns=h_done, controller=link.controller, namespace=g.namespace,
+                path=g.namespace, flags=4 if r2t else 0, **key)
+    target = dict(t_recv_ns=to_t(t_recv_h), t_r2t_ns=to_t(t_r2t_h) if r2t else None,
+                  t_submit_ns=to_t(t_submit_h), t_cmpl_ns=to_t(t_cmpl_h),
+                  t_sent_ns=to_t(t_sent_h), device="/dev/nullb0", flags=0, **key)
+    return JCommand(link, g, host, target)
+
+
+@dataclass
+class JoinedSet:
+    host_paths: list
+    target_paths: list
+    links: list
+    commands: list
+    host_meta: list
+    target_meta: list
+
+    def matched(self):
+        return [c for c in self.commands if c.fate == "matched"]
+
+    def counts(self):
+        f = [c.fate for c in self.commands]
+        nh = sum(x != "lost_host" for x in f)
+        nt = sum(x != "lost_target" for x in f)
+        m = f.count("matched")
+        return {"host_commands": nh, "target_commands": nt, "matched": m,
+                "unmatched_host": f.count("lost_target"),
+                "unmatched_target": nt - m, "rejected": f.count("rejected")}
+
+    def by_group(self, fates=("matched",)):
+        """{(host file from 1, io_type as reported, bytes, namespace): [JCommand]}"""
+        out = {}
+        for c in self.commands:
+            if c.fate in fates:
+                g = c.group
+                out.setdefault((c.link.host + 1, g.report_io_type, g.bytes, g.namespace),
+                               []).append(c)
+        return out
+
+
+def generate_joined(host_paths, target_paths, links, *, seed=1, lose_host=0.02,
+                    lose_target=0.03, reject=2, duration_s=10, sample_one_in=1000,
+                    host_meta=None, target_meta=None, host_hooks=DEFAULT_HOOKS,
+                    target_hooks=TARGET_HOOKS):
+    """Write host and target recordings of the links' commands; return the JoinedSet.
+
+    A path that is both a host and a target path gets one "-r both" file.
+    Command ids are reused (cid = i % 8, three slbas), lose_host / lose_target
+    of the commands are left out of one side (and counted as lost in its
+    intervals), and `reject` commands per link get a target record that
+    begins 30 us before the host queued the command and ends 30 us after it
+    completed: a same-key record overlapping the command that no clock
+    offset can make a true pair, which the join must refuse.
+    host_meta / target_meta: per-file dicts merged into the meta defaults.
+    """
+    rng = random.Random(seed)
+    start_ns = 1_000_000_000_000
+    stop_ns = start_ns + int(duration_s * 1e9)
+    t0 = start_ns + (stop_ns - start_ns) // 2
+    cmds = []
+    for link in links:
+        order = [g for g in link.groups for _ in range(g.n)]
+        rng.shuffle(order)
+        span = stop_ns - start_ns - 10_000_000
+        slbas = [rng.randrange(0, 1 << 30) for _ in range(3)]
+        lcmds = []
+        for i, g in enumerate(order):
+            h_start = start_ns + 1_000 + (span * i) // len(order) + rng.randint(0, 1000)
+            lcmds.append(_joined_command(rng, link, g, i, h_start, t0, slbas))
+        idx = list(range(len(lcmds)))
+        rng.shuffle(idx)
+        nlh, nlt = int(len(idx) * lose_host), int(len(idx) * lose_target)
+        for k in idx[:nlh]:
+            lcmds[k].fate = "lost_host"
+        for k in idx[nlh:nlh + nlt]:
+            lcmds[k].fate = "lost_target"
+        for k in idx[nlh + nlt:nlh + nlt + reject]:
+            c = lcmds[k]
+            c.fate = "rejected"
+            to_t = lambda x: x + link.offset_ns + round(link.drift * (x - t0))
+            c.target["t_recv_ns"] = to_t(c.host["h_queue_ns"]) - 30_000
+            c.target["t_sent_ns"] = to_t(c.host["h_done_ns"]) + 30_000
+        cmds.extend(lcmds)
+
+    hpaths = [Path(p) for p in host_paths]
+    tpaths = [Path(p) for p in target_paths]
+    files = []
+    for p in hpaths + tpaths:
+        if p not in files:
+            files.append(p)
+    hm, tm = [], []
+    for p in files:
+        hi = hpaths.index(p) if p in hpaths else None
+        ti = tpaths.index(p) if p in tpaths else None
+        role = "both" if hi is not None and ti is not None else "host" if hi is not None else "target"
+        m = {"role": role, "transport": "tcp", "sample_one_in": sample_one_in,
+             "hash_version": 1, "kernel_release": "6.1.0-ntpgen",
+             "hostname": f"gen-{role}-{hi if hi is not None else ti}",
+             "start_ns": start_ns, "stop_ns": stop_ns,
+             "start_realtime_ns": 1714557600 * 10**9, "ntprof_version": "ntpgen"}
+        if hi is not None:
+            m.update((host_meta or [{}] * len(hpaths))[hi] or {})
+        if ti is not None:
+            m.update((target_meta or [{}] * len(tpaths))[ti] or {})
+        m = {k: v for k, v in m.items() if v is not None}
+        hrows = [c for c in cmds if hi is not None and c.link.host == hi and c.fate != "lost_host"]
+        trows = [c for c in cmds if ti is not None and c.link.target == ti and c.fate != "lost_target"]
+        hrows.sort(key=lambda c: c.host["h_start_ns"])
+        trows.sort(key=lambda c: c.target["t_recv_ns"])
+        hooks = (list(host_hooks) if hi is not None else []) + \
+                (list(target_hooks) if ti is not None else [])
+        intervals = []
+        if hi is not None:
+            lost = sum(1 for c in cmds if c.link.host == hi and c.fate == "lost_host")
+            intervals.append((stop_ns, "host", (len(hrows) + lost) * sample_one_in,
+                              len(hrows) + lost, lost, 0))
+            hm.append(m)
+        if ti is not None:
+            lost = sum(1 for c in cmds if c.link.target == ti and c.fate == "lost_target")
+            intervals.append((stop_ns, "target", (len(trows) + lost) * sample_one_in,
+                              len(trows) + lost, 0, lost))
+            tm.append(m)
+        _write_joined(p, m, hooks, intervals, [c.host for c in hrows], [c.target for c in trows])
+    return JoinedSet(hpaths, tpaths, list(links), cmds, hm, tm)
+
+
+def _write_joined(path, meta, hooks, intervals, hrows, trows):
+    for q in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")):
+        if q.exists():
+            q.unlink()
+    db = sqlite3.connect(path, isolation_level=None)
+    db.executescript(SCHEMA.read_text())
+    db.execute("BEGIN")
+    db.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", meta.items())
+    db.executemany("INSERT INTO hooks(side, point, hook, flavour, reason) VALUES (?,?,?,?,?)",
+                   hooks)
+    db.executemany("INSERT INTO intervals VALUES (?,?,?,?,?,?)", intervals)
+    for table, rows in (("host_io", hrows), ("target_io", trows)):
+        if rows:
+            cols = list(rows[0])
+            db.executemany(f"INSERT INTO {table}({', '.join(cols)}) VALUES "
+                           f"({', '.join('?' * len(cols))})", ([r[k] for k in cols] for r in rows))
+    db.execute("COMMIT")
+    db.close()
+
+
+DEFAULT_JGROUPS = (
+    JGroup("read", 4096, "nvme0n1", 300),
+    JGroup("write", 4096, "nvme0n1", 200),
+    JGroup("write", 131072, "nvme0n1", 100, r2t_share=0.6),
+    JGroup("read", 131072, "nvme0n2", 60, storage=(100_000, 400_000)),
+)
+
+
+def generate_pair(host_path, target_path, **kw):
+    """One host and one target recording of the default groups."""
+    link = Link(0, 0, groups=kw.pop("groups", DEFAULT_JGROUPS),
+                offset_ns=kw.pop("offset_ns", 3_600_000_123_457), drift=kw.pop("drift", 20e-6))
+    return generate_joined([host_path], [target_path], [link], **kw)
+
+
+def generate_both(path, **kw):
+    """One "-r both" recording: both sides on one clock."""
+    link = Link(0, 0, groups=kw.pop("groups", DEFAULT_JGROUPS), offset_ns=0, drift=0.0)
+    return generate_joined([path], [path], [link], **kw)
+
+
+def expected_joined_groups(js, stages=JOIN_STAGES, detail=False):
+    """The joined report's groups in its order, from the JoinedSet alone."""
+    rank = {"read": 0, "write": 1, "other": 2}
+    out = []
+    for (hf, io_type, nbytes, ns), cmds in js.by_group().items():
+        e2e = [c.host["h_done_ns"] - c.host["h_start_ns"] for c in cmds]
+        vals = [c.detail() if detail else c.stages() for c in cmds]
+        g = {"file": hf, "io_type": io_type, "bytes": nbytes, "namespace": ns,
+             "n": len(cmds), "e2e": summary(e2e), "stages": {}}
+        for st in stages:
+            v = [x[st] for x in vals]
+            g["stages"][st] = summary(v)
+            g["stages"][st]["share_pct"] = (sum(v) / len(v)) / (sum(e2e) / len(e2e)) * 100
+        out.append(g)
+    out.sort(key=lambda g: (g["file"], g["namespace"], rank[g["io_type"]], g["bytes"]))
+    return out

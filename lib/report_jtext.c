@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report: the text form of a report on joined recordings, or of the detailed
+ * stages of one host recording.  As for one recording (report_text.c):
+ * every line that is not a table row begins with '#', and the tables are
+ * report_table.c's.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "lib/exit.h"
+#include "lib/report_priv.h"
+
+/* the end-to-end table: one row per group */
+enum { G_FILE, G_IO_TYPE, G_SIZE, G_NS, G_N, G_RATE, G_MIN, G_MEAN, G_P50, G_P90, G_P99, G_P999,
+	G_MAX, G_COLS };
+static const struct ntp_col group_cols[G_COLS] = {
+	[G_FILE]    = { "file", 4, "%" PRId64 },
+	[G_IO_TYPE] = { "io_type", -7, "%s" },
+	[G_SIZE]    = { "size", 7, "%s" },
+	[G_NS]      = { "namespace", -12, "%s" },
+	[G_N]       = { "n", 9, "%" PRId64 },
+	[G_RATE]    = { "est_cmds/s", 12, "%.1f" },
+	[G_MIN]     = { "min", 9, "%.2f" },
+	[G_MEAN]    = { "mean", 9, "%.2f" },
+	[G_P50]     = { "p50", 9, "%.2f" },
+	[G_P90]     = { "p90", 9, "%.2f" },
+	[G_P99]     = { "p99", 9, "%.2f" },
+	[G_P999]    = { "p99.9", 9, "%.2f" },
+	[G_MAX]     = { "max", 9, "%.2f" },
+};
+
+enum { S_STAGE, S_MIN, S_MEAN, S_P50, S_P90, S_P99, S_P999, S_MAX, S_SHARE, S_COLS };
+static const struct ntp_col stage_cols[S_COLS] = {
+	[S_STAGE] = { "stage", -12, "%s" },
+	[S_MIN]   = { "min", 9, "%.2f" },
+	[S_MEAN]  = { "mean", 9, "%.2f" },
+	[S_P50]   = { "p50", 9, "%.2f" },
+	[S_P90]   = { "p90", 9, "%.2f" },
+	[S_P99]   = { "p99", 9, "%.2f" },
+	[S_P999]  = { "p99.9", 9, "%.2f" },
+	[S_MAX]   = { "max", 9, "%.2f" },
+	[S_SHARE] = { "share%", 7, "%.1f" },
+};
+
+static void print_counts(FILE *f, const char *side, uint64_t seen, uint64_t sampled,
+			 uint64_t lost_rb, uint64_t lost_map, uint64_t rows)
+{
+	char key[40];
+
+	snprintf(key, sizeof(key), "%s seen:", side);
+	fprintf(f, "#   %-18s %" PRIu64 "\n", key, seen);
+	snprintf(key, sizeof(key), "%s sampled:", side);
+	fprintf(f, "#   %-18s %" PRIu64 "\n", key, sampled);
+	snprintf(key, sizeof(key), "%s lost:", side);
+	fprintf(f, "#   %-18s %" PRIu64 " (ring buffer full %" PRIu64 ", in-flight map full %"
+		PRIu64 ")\n", key, lost_rb + lost_map, lost_rb, lost_map);
+	snprintf(key, sizeof(key), "%s in file:", side);
+	fprintf(f, "#   %-18s %" PRIu64 "\n", key, rows);
+}
+
+static void print_files(const struct ntp_jreport *r, FILE *f)
+{
+	for (int i = 0; i < r->nfiles; i++) {
+		const struct ntp_jfile *jf = &r->files[i];
+		const struct ntp_report_header *h = &jf->hdr;
+
+		fprintf(f, "# file %d:\n", i + 1);
+		ntp_report__print_file_header(h, f, "  ");
+		if (jf->sides & NTP_JOIN_HOST)
+			print_counts(f, "host", h->seen, h->sampled, h->lost_ringbuf,
+				     h->lost_map, h->rows);
+		if (jf->sides & NTP_JOIN_TARGET)
+			print_counts(f, "target", jf->t_seen, jf->t_sampled,
+				     jf->t_lost_ringbuf, jf->t_lost_map, jf->t_rows);
+	}
+}
+
+static void print_pairs(const struct ntp_jreport *r, FILE *f)
+{
+	for (int i = 0; i < r->npairs; i++) {
+		const struct ntp_join_pair *p = &r->pairs[i];
+
+		fprintf(f, "# %-18s file %d -> file %d: ", "clock pair:", p->host_file + 1,
+			p->target_file + 1);
+		if (!p->estimated) {
+			fprintf(f, "not estimated: %" PRId64 " candidate pairs, %" PRId64
+				" agree (too few); 0 commands matched\n", p->candidates, p->support);
+			continue;
+		}
+		fprintf(f, "offset %+" PRId64 " ns, drift %+.3f ppm (target clock - host clock "
+			"at host time %" PRId64 " ns); %" PRId64 " of %" PRId64
+			" candidate pairs agree within %.0f ns; %" PRId64 " commands matched\n",
+			ntp_report__round_ns(p->offset_ns), p->drift * 1e6, p->t0_ns, p->support,
+			p->candidates, p->tol_ns, p->matched);
+	}
+}
+
+static void print_join_counts(const struct ntp_jreport *r, FILE *f)
+{
+	const struct ntp_join_counts *c = &r->counts;
+	double pct = ntp_jreport__matched_pct(r);
+
+	fprintf(f, "# %-18s %" PRId64 " (%.2f%% of the %" PRId64 " host commands)\n",
+		"commands matched:", c->matched, isfinite(pct) ? pct : 0.0, c->host_rows);
+	fprintf(f, "# %-18s %" PRId64 " (no target record: lost, or recorded while the target "
+		"was not)\n", "unmatched host:", c->unmatched_host);
+	fprintf(f, "# %-18s %" PRId64 " (of %" PRId64 " target commands, no host record)\n",
+		"unmatched target:", c->unmatched_target, c->target_rows);
+	fprintf(f, "# %-18s %" PRId64 " (a target record of the same command outside the clock "
+		"offset bound: a mismatch, never joined)\n", "rejected:", c->rejected);
+}
+
+static void print_warnings(const struct ntp_jreport *r, FILE *f)
+{
+	double pct = ntp_jreport__matched_pct(r);
+
+	if (r->joined && (!isfinite(pct) || pct < NTP_JREPORT_WARN_PCT))
+		fprintf(f, "# warning: only %.2f%% of the host's sampled commands were joined "
+			"(below %.0f%%): the stages below describe the joined ones only\n",
+			isfinite(pct) ? pct : 0.0, NTP_JREPORT_WARN_PCT);
+	for (int i = 0; i < r->nfiles; i++) {
+		const struct ntp_jfile *jf = &r->files[i];
+		uint64_t lost = jf->hdr.lost_ringbuf + jf->hdr.lost_map +
+				jf->t_lost_ringbuf + jf->t_lost_map;
+
+		if (lost)
+			fprintf(f, "# warning: %" PRIu64 " sampled commands were lost while "
+				"recording file %d; the statistics below do not include them\n",
+				lost, i + 1);
+	}
+}
+
+static void print_groups(const struct ntp_jreport *r, FILE *f, const struct ntp_report_opts *o)
+{
+	const char *sep = o->field_separator;
+
+	fprintf(f, "#\n# end-to-end latency per group (us) of the %s commands; est_cmds/s is "
+		"estimated: n x N / duration of the host file\n", r->joined ? "joined" : "sampled");
+	ntp_report__print_titles(f, group_cols, G_COLS, sep);
+	for (size_t i = 0; i < r->ngroups; i++) {
+		const struct ntp_jgroup *g = &r->groups[i];
+		struct ntp_cell c[G_COLS];
+		char size[32];
+
+		if (!ntp_jreport__group_shown(r, g, o))
+			continue;
+		ntp_report__size_str(g->bytes, size, sizeof(size));
+		c[G_FILE] = ntp_report__int_cell(g->host_file);
+		c[G_IO_TYPE] = ntp_report__str_cell(g->io_type);
+		c[G_SIZE] = ntp_report__str_cell(size);
+		c[G_NS] = ntp_report__str_cell(g->ns);
+		c[G_N] = ntp_report__int_cell((int64_t)g->e2e.n);
+		c[G_RATE] = g->est_rate >= 0 ? ntp_report__dbl_cell(g->est_rate) :
+			    (struct ntp_cell){ NTP_CELL_NONE };
+		c[G_MIN] = ntp_report__us_cell(g->e2e.min);
+		c[G_MEAN] = ntp_report__us_cell(ntp_report__round_ns(g->e2e.mean));
+		c[G_P50] = ntp_report__us_cell(g->e2e.p50);
+		c[G_P90] = ntp_report__us_cell(g->e2e.p90);
+		c[G_P99] = ntp_report__us_cell(g->e2e.p99);
+		c[G_P999] = ntp_report__us_cell(g->e2e.p999);
+		c[G_MAX] = ntp_report__us_cell(g->e2e.max);
+		ntp_report__print_row(f, group_cols, G_COLS, c, sep);
+	}
+}
+
+static void summary_cells(struct ntp_cell *c, const struct ntp_summary *s, double share)
+{
+	c[S_MIN] = ntp_report__us_cell(s->min);
+	c[S_MEAN] = ntp_report__us_cell(ntp_report__round_ns(s->mean));
+	c[S_P50] = ntp_report__us_cell(s->p50);
+	c[S_P90] = ntp_report__us_cell(s->p90);
+	c[S_P99] = ntp_report__us_cell(s->p99);
+	c[S_P999] = ntp_report__us_cell(s->p999);
+	c[S_MAX] = ntp_report__us_cell(s->max);
+	c[S_SHARE] = ntp_report__dbl_cell(share);
+}
+
+static void print_sum_check(const struct ntp_jreport *r, const struct ntp_jgroup *g, FILE *f)
+{
+	int64_t stage_sum = 0;
+
+	for (int s = 0; s < ntp_views[r->view].nstages; s++)
+		stage_sum += g->sum_stage[s];
+	if (ntp_jreport__sum_ok(r, g)) {
+		fprintf(f, "# sum check: ok (the stage means add up to the end-to-end mean; "
+			"0 of %zu commands do not add up)\n", g->e2e.n);
+		return;
+	}
+	fprintf(f, "# sum check: FAILED: the stage means add up to %.3f us, the end-to-end mean is "
+		"%.3f us (difference %.2f ns); %" PRIu64 " of %zu commands do not add up\n",
+		(double)stage_sum / (double)g->e2e.n / 1000.0,
+		(double)g->sum_e2e / (double)g->e2e.n / 1000.0,
+		ntp_jreport__unattributed_ns(r, g), g->mismatched, g->e2e.n);
+}
+
+static void print_stages(const struct ntp_jreport *r, const struct ntp_jgroup *g, FILE *f,
+			 const char *sep)
+{
+	const struct ntp_view *v = &ntp_views[r->view];
+	double un = ntp_jreport__unattributed_ns(r, g);
+	struct ntp_cell c[S_COLS];
+	char size[32];
+
+	ntp_report__size_str(g->bytes, size, sizeof(size));
+	fprintf(f, "#\n# stages of %s %s %s of file %d (n=%zu), us; share%% of the end-to-end mean\n",
+		g->io_type, size, g->ns, g->host_file, g->e2e.n);
+	ntp_report__print_titles(f, stage_cols, S_COLS, sep);
+	for (int s = 0; s < v->nstages; s++) {
+		c[S_STAGE] = ntp_report__str_cell(v->stages[s].text);
+		summary_cells(c, &g->stage[s], ntp_jreport__share_pct(g, g->stage[s].mean));
+		ntp_report__print_row(f, stage_cols, S_COLS, c, sep);
+	}
+	for (int i = 0; i < S_COLS; i++)
+		c[i] = (struct ntp_cell){ NTP_CELL_NONE };
+	c[S_STAGE] = ntp_report__str_cell("unattributed");
+	c[S_MEAN] = ntp_report__us_cell(ntp_report__round_ns(un));
+	c[S_SHARE] = ntp_report__dbl_cell(ntp_jreport__share_pct(g, un));
+	ntp_report__print_row(f, stage_cols, S_COLS, c, sep);
+	c[S_STAGE] = ntp_report__str_cell("end-to-end");
+	summary_cells(c, &g->e2e, ntp_jreport__share_pct(g, g->e2e.mean));
+	ntp_report__print_row(f, stage_cols, S_COLS, c, sep);
+	print_sum_check(r, g, f);
+}
+
+static void print_notes(const struct ntp_jreport *r, FILE *f)
+{
+	const struct ntp_view *v = &ntp_views[r->view];
+
+	fprintf(f, "#\n# stages (%s):\n", v->name);
+	for (int s = 0; s < v->nstages; s++)
+		fprintf(f, "#   %-12s %s\n", v->stages[s].text, v->stages[s].what);
+	for (size_t i = 0; i < r->ngaps; i++) {
+		const struct ntp_stage_gap *g = &r->gaps[i];
+
+		fprintf(f, "# hook gap: file %d: %s (hook %s): %s: %s\n", g->file, g->point,
+			g->hook, g->stages, g->what);
+	}
+}
+
+int ntp_jreport__print_text(const struct ntp_jreport *r, FILE *f, const struct ntp_report_opts *o)
+{
+	size_t hidden = 0;
+
+	if (r->joined)
+		fprintf(f, "# ntprof report: %d recording%s joined\n", r->nfiles,
+			r->nfiles == 1 ? "" : "s");
+	else
+		fprintf(f, "# ntprof report\n");
+	print_files(r, f);
+	if (r->joined) {
+		print_pairs(r, f);
+		print_join_counts(r, f);
+	}
+	print_warnings(r, f);
+	if (!r->ngroups) {
+		fprintf(f, "#\n# no %s commands\n", r->joined ? "joined" : "sampled host");
+		return NTP_EXIT_OK;
+	}
+	print_groups(r, f, o);
+	for (size_t i = 0; i < r->ngroups; i++) {
+		if (ntp_jreport__group_shown(r, &r->groups[i], o))
+			print_stages(r, &r->groups[i], f, o->field_separator);
+		else
+			hidden++;
+	}
+	print_notes(r, f);
+	if (hidden)
+		fprintf(f, "# %zu groups below --percent-limit %g%% not shown\n", hidden,
+			o->percent_limit);
+	return NTP_EXIT_OK;
+}

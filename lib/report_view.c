@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report: the stage views of joined commands and the detailed views, and
+ * the scan that streams rows into one set of samples per group.
+ *
+ * The five stages come from the views host_stages and target_stages (through
+ * temp.joined of lib/join.h), never recomputed.  The sub-stages of
+ * --stages=detail split them further with the raw timestamps, taking the
+ * same fallbacks as those views (schema/ntp.sql) where a kernel gave no hook:
+ *
+ *	sent     = the command (and in-capsule data) handed to the socket
+ *	r2t_host = h_data_sent - h_r2t of an R2T write, else 0
+ *	recv     = h_recv, else h_done
+ *	submit   = t_submit, else t_recv;  cmpl = t_cmpl, else submit
+ *	r2t_wait = t_submit - t_r2t of an R2T write, else 0
+ *
+ *	block     = h_queue - h_start
+ *	host-tx   = sent - h_queue
+ *	network   = (recv - sent) - (t_sent - t_recv): the host's round trip
+ *	            less all the target's time, R2T included
+ *	target-rx = (submit - t_recv) - r2t_wait
+ *	r2t-wait  = r2t_wait - r2t_host: the R2T and its data on the wire
+ *	r2t-host  = r2t_host
+ *	storage   = cmpl - submit
+ *	target-tx = t_sent - cmpl
+ *	host-rx   = h_done - recv
+ *
+ * The detailed network is taken as the view's network less r2t-wait, not
+ * from the formula above, so a sub-stage that strayed from the views would
+ * break the sum check rather than hide in the network: block + host-tx +
+ * r2t-host + host-rx must equal the view's host driver (+ block), target-rx
+ * + target-tx + storage the view's target columns.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "lib/err.h"
+#include "lib/exit.h"
+#include "lib/report_priv.h"
+
+static const struct ntp_view_stage joined_stages[] = {
+	{ "block", "block", "host block layer: queued to the NVMe driver" },
+	{ "driver(h)", "driver", "host NVMe driver, both ways" },
+	{ "network", "network", "the network, both ways (R2T round trips included)" },
+	{ "driver(t)", "target_driver", "target NVMe driver, both ways" },
+	{ "storage", "storage", "the target's backend and device" },
+};
+
+static const struct ntp_view_stage joined_detail[] = {
+	{ "block", "block", "host block layer (prior art: blk_submission)" },
+	{ "host-tx", "host_tx", "host driver, command to the socket (nvme_tcp_submission)" },
+	{ "network", "network", "command and response on the wire (network_transmission, nstack_*)" },
+	{ "target-rx", "target_rx",
+	  "target driver, capsule parsed to the backend (nvmet_tcp_submission)" },
+	{ "r2t-wait", "r2t_wait", "an R2T write's R2T and data on the wire" },
+	{ "r2t-host", "r2t_host", "the host's work between an R2T and its data" },
+	{ "storage", "storage", "the target's backend and device (target_subsystem)" },
+	{ "target-tx", "target_tx", "target driver, completion to the socket (nvmet_tcp_completion)" },
+	{ "host-rx", "host_rx",
+	  "host driver, response parsed to completion (nvme_tcp_completion, blk_completion)" },
+};
+
+static const struct ntp_view_stage host_detail[] = {
+	{ "block", "block", "host block layer (prior art: blk_submission)" },
+	{ "host-tx", "host_tx", "host driver, command to the socket (nvme_tcp_submission)" },
+	{ "r2t-host", "r2t_host", "the host's work between an R2T and its data" },
+	{ "network*", "network_star", "the network and the target together" },
+	{ "host-rx", "host_rx",
+	  "host driver, response parsed to completion (nvme_tcp_completion, blk_completion)" },
+};
+
+#define NSTAGES(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+const struct ntp_view ntp_views[NTP_VIEW_MAX] = {
+	[NTP_VIEW_JOINED] = { "summary", NSTAGES(joined_stages), joined_stages },
+	[NTP_VIEW_JOINED_DETAIL] = { "detail", NSTAGES(joined_detail), joined_detail },
+	[NTP_VIEW_HOST_DETAIL] = { "detail", NSTAGES(host_detail), host_detail },
+};
+
+/* the columns every query of the scan returns, in this order */
+enum {
+	C_FILE, C_IO_TYPE, C_BYTES, C_NS,
+	C_E2E, C_BLOCK, C_DRIVER, C_NETWORK, C_TDRIVER, C_STORAGE,
+	C_H_START, C_H_QUEUE, C_H_CMD_SENT, C_H_R2T, C_H_DATA_SENT, C_H_RECV, C_H_DONE,
+	C_T_RECV, C_T_R2T, C_T_SUBMIT, C_T_CMPL, C_T_SENT,
+	C_NCOLS,
+};
+
+#define RAW_COLS \
+	"h_start_ns, h_queue_ns, h_cmd_sent_ns, h_r2t_ns, h_data_sent_ns, h_recv_ns, h_done_ns"
+
+/* joined: the stage columns of temp.joined; files numbered from 1 */
+static const char joined_sql[] =
+	"SELECT host_file + 1, io_type, bytes, namespace,"
+	" e2e_ns, block_ns, driver_ns, network_ns, target_driver_ns, storage_ns, " RAW_COLS ","
+	" t_recv_ns, t_r2t_ns, t_submit_ns, t_cmpl_ns, t_sent_ns FROM temp.joined";
+
+/* one host recording: C_NETWORK is network*, no target columns */
+static const char host_sql[] =
+	"SELECT 1, s.io_type, s.bytes, s.namespace,"
+	" s.e2e_ns, s.block_ns, s.driver_ns, s.network_star_ns, NULL, NULL,"
+	" h.h_start_ns, h.h_queue_ns, h.h_cmd_sent_ns, h.h_r2t_ns, h.h_data_sent_ns, h.h_recv_ns,"
+	" h.h_done_ns, NULL, NULL, NULL, NULL, NULL"
+	" FROM host_io h JOIN host_stages s ON s.id = h.id";
+
+struct raw {
+	int64_t v[C_NCOLS];
+	bool null[C_NCOLS];
+};
+
+/* the host's send, R2T and receive points, with host_stages' fallbacks */
+static void host_points(const struct raw *r, int64_t *sent, int64_t *r2t_host, int64_t *recv)
+{
+	int64_t cmd = r->null[C_H_CMD_SENT] ? r->v[C_H_QUEUE] : r->v[C_H_CMD_SENT];
+	bool r2t = !r->null[C_H_R2T] && !r->null[C_H_DATA_SENT];
+
+	if (r2t) {
+		*sent = cmd;
+		*r2t_host = r->v[C_H_DATA_SENT] - r->v[C_H_R2T];
+	} else {
+		int64_t data = r->null[C_H_DATA_SENT] ? cmd : r->v[C_H_DATA_SENT];
+
+		*sent = cmd > data ? cmd : data;
+		*r2t_host = 0;
+	}
+	*recv = r->null[C_H_RECV] ? r->v[C_H_DONE] : r->v[C_H_RECV];
+}
+
+/* the target's points, with target_stages' fallbacks */
+static void target_points(const struct raw *r, int64_t *submit, int64_t *cmpl, int64_t *r2t_wait)
+{
+	*submit = r->null[C_T_SUBMIT] ? r->v[C_T_RECV] : r->v[C_T_SUBMIT];
+	*cmpl = r->null[C_T_CMPL] ? *submit : r->v[C_T_CMPL];
+	*r2t_wait = !r->null[C_T_R2T] && !r->null[C_T_SUBMIT] ? r->v[C_T_SUBMIT] - r->v[C_T_R2T] : 0;
+}
+
+static void view_values(enum ntp_view_kind view, const struct raw *r, int64_t *out)
+{
+	int64_t sent, r2t_host, recv, submit, cmpl, r2t_wait, r2t_wire;
+
+	switch (view) {
+	case NTP_VIEW_JOINED:
+		for (int s = 0; s < 5; s++)
+			out[s] = r->v[C_BLOCK + s];
+		return;
+	case NTP_VIEW_HOST_DETAIL:
+		host_points(r, &sent, &r2t_host, &recv);
+		out[0] = r->v[C_H_QUEUE] - r->v[C_H_START];
+		out[1] = sent - r->v[C_H_QUEUE];
+		out[2] = r2t_host;
+		out[3] = r->v[C_NETWORK];
+		out[4] = r->v[C_H_DONE] - recv;
+		return;
+	case NTP_VIEW_JOINED_DETAIL:
+		host_points(r, &sent, &r2t_host, &recv);
+		target_points(r, &submit, &cmpl, &r2t_wait);
+		/* only when both sides saw the R2T: else its time stays where the views put it */
+		r2t_wire = r2t_host && r2t_wait ? r2t_wait - r2t_host : 0;
+		out[0] = r->v[C_H_QUEUE] - r->v[C_H_START];
+		out[1] = sent - r->v[C_H_QUEUE];
+		out[2] = r->v[C_NETWORK] - r2t_wire;
+		out[3] = (submit - r->v[C_T_RECV]) - r2t_wait;
+		out[4] = r2t_wire;
+		out[5] = r2t_host;
+		out[6] = cmpl - submit;
+		out[7] = r->v[C_T_SENT] - cmpl;
+		out[8] = r->v[C_H_DONE] - recv;
+		return;
+	case NTP_VIEW_MAX:
+		break;
+	}
+}
+
+/* ---- groups ---------------------------------------------------------------- */
+
+struct acc {
+	struct ntp_samples e2e, stage[NTP_VIEW_MAX_STAGES];
+};
+
+struct gset {
+	struct ntp_jgroup *g;
+	struct acc *acc;
+	size_t n, cap, last;
+};
+
+static void acc_init(struct acc *a)
+{
+	ntp_samples__init(&a->e2e);
+	for (int s = 0; s < NTP_VIEW_MAX_STAGES; s++)
+		ntp_samples__init(&a->stage[s]);
+}
+
+static void acc_free(struct acc *a)
+{
+	ntp_samples__free(&a->e2e);
+	for (int s = 0; s < NTP_VIEW_MAX_STAGES; s++)
+		ntp_samples__free(&a->stage[s]);
+	acc_init(a);
+}
+
+/* the group of a row: usually the previous row's, else a search, else a new one */
+static ssize_t find_group(struct gset *set, int file, const char *io_type, int64_t bytes,
+			  const char *ns)
+{
+	struct ntp_jgroup *g;
+
+	for (size_t i = 0; i < set->n; i++) {
+		size_t k = (set->last + i) % set->n;
+
+		g = &set->g[k];
+		if (g->host_file == file && g->bytes == bytes && !strcmp(g->io_type, io_type) &&
+		    !strcmp(g->ns, ns)) {
+			set->last = k;
+			return (ssize_t)k;
+		}
+	}
+	if (set->n == set->cap) {
+		size_t ncap = set->cap ? 2 * set->cap : 16;
+		void *p = realloc(set->g, ncap * sizeof(*set->g));
+
+		if (!p)
+			return -1;
+		set->g = p;
+		p = realloc(set->acc, ncap * sizeof(*set->acc));
+		if (!p)
+			return -1;
+		set->acc = p;
+		set->cap = ncap;
+	}
+	g = &set->g[set->n];
+	memset(g, 0, sizeof(*g));
+	g->host_file = file;
+	g->bytes = bytes;
+	g->io_type = strdup(io_type);
+	g->ns = strdup(ns);
+	g->est_rate = -1;
+	acc_init(&set->acc[set->n]);
+	set->last = set->n++;
+	if (!g->io_type || !g->ns)
+		return -1;
+	return (ssize_t)set->last;
+}
+
+static int io_type_rank(const char *t)
+{
+	if (!strcmp(t, "read"))
+		return 0;
+	if (!strcmp(t, "write"))
+		return 1;
+	return 2;
+}
+
+/* host file, namespace, then reads before writes before others, then size */
+static int group_cmp(const void *a, const void *b)
+{
+	const struct ntp_jgroup *x = a, *y = b;
+	int c = x->host_file - y->host_file;
+
+	if (c)
+		return c;
+	c = strcmp(x->ns, y->ns);
+	if (c)
+		return c;
+	c = io_type_rank(x->io_type) - io_type_rank(y->io_type);
+	if (c)
+		return c;
+	c = strcmp(x->io_type, y->io_type);
+	if (c)
+		return c;
+	return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+}
+
+static void read_raw(sqlite3_stmt *st, struct raw *r)
+{
+	for (int c = C_BYTES; c < C_NCOLS; c++) {
+		if (c == C_NS)
+			continue;
+		r->null[c] = sqlite3_column_type(st, c) == SQLITE_NULL;
+		r->v[c] = r->null[c] ? 0 : sqlite3_column_int64(st, c);
+	}
+	r->v[C_FILE] = sqlite3_column_int64(st, C_FILE);
+}
+
+/* one row into its group's samples and sums */
+static int add_row(struct ntp_jreport *r, struct gset *set, sqlite3_stmt *st)
+{
+	const char *io_type = (const char *)sqlite3_column_text(st, C_IO_TYPE);
+	const char *ns = (const char *)sqlite3_column_text(st, C_NS);
+	int nst = ntp_views[r->view].nstages;
+	int64_t v[NTP_VIEW_MAX_STAGES], sum = 0;
+	struct ntp_jgroup *g;
+	struct acc *a;
+	struct raw raw;
+	ssize_t k;
+
+	read_raw(st, &raw);
+	view_values(r->view, &raw, v);
+	k = find_group(set, (int)raw.v[C_FILE], io_type ? io_type : "", raw.v[C_BYTES],
+		       ns ? ns : "");
+	if (k < 0)
+		return -ENOMEM;
+	g = &set->g[k];
+	a = &set->acc[k];
+	if (ntp_samples__add(&a->e2e, raw.v[C_E2E]))
+		return -ENOMEM;
+	g->sum_e2e += raw.v[C_E2E];
+	for (int s = 0; s < nst; s++) {
+		if (ntp_samples__add(&a->stage[s], v[s]))
+			return -ENOMEM;
+		g->sum_stage[s] += v[s];
+		sum += v[s];
+	}
+	/* by construction never; counted so that a wrong view or sub-stage shows */
+	if (sum != raw.v[C_E2E])
+		g->mismatched++;
+	r->total++;
+	return 0;
+}
+
+static void set_free(struct gset *set)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		acc_free(&set->acc[i]);
+		free(set->g[i].io_type);
+		free(set->g[i].ns);
+	}
+	free(set->acc);
+	free(set->g);
+	memset(set, 0, sizeof(*set));
+}
+
+/*
+ * Streams the rows: only the samples are held (8 bytes per stage and
+ * command), each group's freed as soon as it is summarized.
+ */
+int ntp_jreport__scan(struct ntp_jreport *r, sqlite3 *db, const char *path)
+{
+	int nst = ntp_views[r->view].nstages;
+	struct gset set = { 0 };
+	sqlite3_stmt *st;
+	int rc, err = 0;
+
+	if (sqlite3_prepare_v2(db, r->joined ? joined_sql : host_sql, -1, &st, NULL))
+		return ntp_report__db_fail(db, path, "cannot read the commands");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (add_row(r, &set, st)) {
+			ntp_error("%s: cannot read the commands: %s", path, strerror(ENOMEM));
+			err = NTP_EXIT_FAILURE;
+			break;
+		}
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = ntp_report__db_fail(db, path, "cannot read the commands");
+	sqlite3_finalize(st);
+	if (err) {
+		set_free(&set);
+		return err;
+	}
+	for (size_t i = 0; i < set.n; i++) {
+		ntp_samples__summarize(&set.acc[i].e2e, &set.g[i].e2e);
+		for (int s = 0; s < nst; s++)
+			ntp_samples__summarize(&set.acc[i].stage[s], &set.g[i].stage[s]);
+		acc_free(&set.acc[i]);
+	}
+	qsort(set.g, set.n, sizeof(*set.g), group_cmp);
+	r->groups = set.g;
+	r->ngroups = set.n;
+	free(set.acc);
+	return 0;
+}
+
+/* ---- what the hooks could not separate ------------------------------------ */
+
+static const struct {
+	const char *point;
+	int side;               /* enum ntp_join_side */
+	const char *direct;     /* the hook at the point itself; NULL: any hook is */
+	const char *stages;     /* the sub-stages it bounds */
+	const char *none;       /* where their time goes without a hook */
+} points[] = {
+	{ "h_cmd_sent", NTP_JOIN_HOST, "nvme_tcp_try_send_cmd_pdu", "host-tx",
+	  "host-tx is 0: sending the command is in the network stage" },
+	{ "h_data_sent", NTP_JOIN_HOST, "nvme_tcp_try_send_data", "host-tx, r2t-host",
+	  "sending write data and the host's R2T work are in the network stage" },
+	{ "h_r2t", NTP_JOIN_HOST, NULL, "r2t-host, r2t-wait",
+	  "the host's R2T work and the R2T wait are in the network stage" },
+	{ "h_recv", NTP_JOIN_HOST, NULL, "host-rx",
+	  "host-rx is 0: parsing the response is in the network stage" },
+	{ "t_r2t", NTP_JOIN_TARGET, NULL, "target-rx, r2t-wait",
+	  "the R2T wait is in target-rx" },
+	{ "t_submit", NTP_JOIN_TARGET, NULL, "target-rx, storage",
+	  "target-rx is 0: its time is in storage" },
+	{ "t_cmpl", NTP_JOIN_TARGET, NULL, "storage, target-tx",
+	  "storage is 0: its time is in target-tx" },
+	{ "t_sent", NTP_JOIN_TARGET, "nvmet_try_send_response", "target-tx",
+	  "target-tx is 0: sending the response is in the network stage" },
+};
+
+static int add_gap(struct ntp_jreport *r, int fi, int k, const char *hook, const char *what)
+{
+	struct ntp_stage_gap *g;
+	void *p = realloc(r->gaps, (r->ngaps + 1) * sizeof(*r->gaps));
+
+	if (!p)
+		return -ENOMEM;
+	r->gaps = p;
+	g = &r->gaps[r->ngaps];
+	g->file = fi + 1;
+	g->point = points[k].point;
+	g->stages = points[k].stages;
+	g->what = what;
+	g->hook = strdup(hook);
+	if (!g->hook)
+		return -ENOMEM;
+	r->ngaps++;
+	return 0;
+}
+
+/*
+ * From file fi's hooks rows: a point with no hook ("none") leaves its
+ * sub-stages unseparated; one taken at a nearby function instead of the
+ * point itself (6.1 inlines nvme_tcp_try_send_cmd_pdu and
+ * nvmet_try_send_response) makes them approximate.  A file without hooks
+ * rows says nothing either way.
+ */
+int ntp_jreport__find_gaps(struct ntp_jreport *r, int fi)
+{
+	const struct ntp_report_header *h = &r->files[fi].hdr;
+	int sides = r->files[fi].sides;
+
+	for (size_t k = 0; k < sizeof(points) / sizeof(points[0]); k++) {
+		if (!(sides & points[k].side))
+			continue;
+		for (size_t i = 0; i < h->nhooks; i++) {
+			const struct ntp_report_hook *hk = &h->hooks[i];
+			const char *what = NULL;
+
+			if (strcmp(hk->point, points[k].point))
+				continue;
+			if (!strcmp(hk->hook, "none") || !strcmp(hk->flavour, "none"))
+				what = points[k].none;
+			else if (points[k].direct && strcmp(hk->hook, points[k].direct))
+				what = "approximate: taken at a nearby function, not at the point itself "
+				       "(the direct hook is inlined on this kernel)";
+			if (what && add_gap(r, fi, (int)k, hk->hook, what)) {
+				ntp_error("%s: %s", h->path, strerror(ENOMEM));
+				return NTP_EXIT_FAILURE;
+			}
+			break;
+		}
+	}
+	return 0;
+}
+
+/* ---- shared by the printers ------------------------------------------------ */
+
+double ntp_jreport__unattributed_ns(const struct ntp_jreport *r, const struct ntp_jgroup *g)
+{
+	int64_t d = g->sum_e2e;
+
+	if (!g->e2e.n)
+		return 0;
+	for (int s = 0; s < ntp_views[r->view].nstages; s++)
+		d -= g->sum_stage[s];
+	return (double)d / (double)g->e2e.n;
+}
+
+double ntp_jreport__share_pct(const struct ntp_jgroup *g, double mean_ns)
+{
+	if (g->e2e.n == 0 || g->e2e.mean == 0)
+		return NAN;
+	return mean_ns / g->e2e.mean * 100.0;
+}
+
+int ntp_jreport__group_shown(const struct ntp_jreport *r, const struct ntp_jgroup *g,
+			     const struct ntp_report_opts *o)
+{
+	if (o->percent_limit <= 0 || r->total == 0)
+		return 1;
+	return (double)g->e2e.n * 100.0 / (double)r->total >= o->percent_limit;
+}
+
+int ntp_jreport__sum_ok(const struct ntp_jreport *r, const struct ntp_jgroup *g)
+{
+	int64_t sum = 0;
+
+	for (int s = 0; s < ntp_views[r->view].nstages; s++)
+		sum += g->sum_stage[s];
+	return sum == g->sum_e2e && !g->mismatched;
+}
+
+double ntp_jreport__matched_pct(const struct ntp_jreport *r)
+{
+	if (!r->counts.host_rows)
+		return NAN;
+	return (double)r->counts.matched * 100.0 / (double)r->counts.host_rows;
+}

@@ -1,0 +1,420 @@
+# SPDX-License-Identifier: GPL-2.0
+"""ntprof report on joined recordings: host and target files that ntpgen.py
+wrote from known per-stage latencies, on clocks with an offset and a drift,
+with reused command ids, samples lost on either side and a few records no
+clock offset can pair.  Every number is checked against values computed
+here from the stored timestamps, the JSON against the text, and every
+refusal's exit code."""
+
+import json
+import math
+import re
+
+import pytest
+
+import ntpgen
+from conftest import Exit, REPO
+
+US = 1000.0
+SUMMARY = ("min_ns", "mean_ns", "p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "max_ns")
+TEXT_COLS = (("min", "min_ns"), ("mean", "mean_ns"), ("p50", "p50_ns"), ("p90", "p90_ns"),
+             ("p99", "p99_ns"), ("p99.9", "p99_9_ns"), ("max", "max_ns"))
+FIVE_LABELS = ("block", "driver(h)", "network", "driver(t)", "storage")
+DETAIL_LABELS = ("block", "host-tx", "network", "target-rx", "r2t-wait", "r2t-host",
+                 "storage", "target-tx", "host-rx")
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory):
+    d = tmp_path_factory.mktemp("join")
+    return ntpgen.generate_pair(d / "host.ntp", d / "target.ntp", seed=21)
+
+
+def ok(run, *args, **kw):
+    r = run(*args, **kw)
+    assert r.returncode == Exit.OK, r.stderr
+    assert r.stderr == ""
+    return r
+
+
+def report_json(run, *args):
+    return json.loads(ok(run, "report", "-j", "-", *map(str, args)).stdout)
+
+
+def parse_text(text):
+    """{'groups': [row], 'stages': {(file, io_type, size, ns): {label: row}},
+    'checks': {...}, 'header': {key: [values]}}"""
+    out = {"groups": [], "stages": {}, "checks": {}, "header": {}}
+    titles = current = None
+    for line in text.splitlines():
+        m = re.match(r"# stages of (\S+) (\S+) (\S+) of file (\d+) \(n=(\d+)\)", line)
+        if m:
+            current = (int(m[4]), m[1], m[2], m[3])
+            out["stages"][current] = {}
+            continue
+        m = re.match(r"# sum check: (.*)$", line)
+        if m:
+            out["checks"][current] = m[1]
+            continue
+        if line.startswith("# file io_type") or line.startswith("# stage "):
+            titles = line[1:].split()
+            continue
+        m = re.match(r"#\s+([a-z ]+):\s+(.*)$", line)
+        if m:
+            out["header"].setdefault(m[1], []).append(m[2])
+            continue
+        if line.startswith("#") or not line.strip():
+            continue
+        row = dict(zip(titles, line.split()))
+        assert len(row) == len(titles), line
+        if titles[0] == "file":
+            out["groups"].append(row)
+        else:
+            out["stages"][current][row["stage"]] = row
+    return out
+
+
+def size_str(n):
+    if n >= 1 << 20 and n % (1 << 20) == 0:
+        return f"{n >> 20}MiB"
+    if n >= 1024 and n % 1024 == 0:
+        return f"{n >> 10}KiB"
+    return f"{n}B"
+
+
+def assert_groups_equal(doc, want, names):
+    """JSON groups against Python's: integers exact, means within a double's 1 ns."""
+    assert [(g["file"], g["io_type"], g["bytes"], g["namespace"], g["n"]) for g in doc["groups"]] \
+        == [(w["file"], w["io_type"], w["bytes"], w["namespace"], w["n"]) for w in want]
+    for g, w in zip(doc["groups"], want):
+        for k in SUMMARY:
+            assert abs(g["e2e"][k] - w["e2e"][k]) <= (1 if k == "mean_ns" else 0), k
+        assert [s["stage"] for s in g["stages"]] == list(names)
+        for s in g["stages"]:
+            ws = w["stages"][s["stage"]]
+            for k in SUMMARY:
+                assert abs(s[k] - ws[k]) <= (1 if k == "mean_ns" else 0), (s["stage"], k)
+            assert math.isclose(s["share_pct"], ws["share_pct"], rel_tol=1e-9, abs_tol=1e-9)
+        # every joined command's stages add up to its end-to-end latency exactly
+        sc = g["sum_check"]
+        assert sc["ok"] and sc["mismatched_commands"] == 0
+        assert sc["stage_sum_ns"] == sc["e2e_sum_ns"]
+        assert g["unattributed_mean_ns"] == 0
+
+
+def assert_text_equals_json(text, doc, labels):
+    t = parse_text(text)
+    assert len(t["groups"]) == len(doc["groups"])
+    for tg, g in zip(t["groups"], doc["groups"]):
+        assert (int(tg["file"]), tg["io_type"], tg["size"], tg["namespace"], int(tg["n"])) == \
+            (g["file"], g["io_type"], size_str(g["bytes"]), g["namespace"], g["n"])
+        assert tg["est_cmds/s"] == f"{g['est_cmds_per_s']:.1f}"
+        for col, k in TEXT_COLS:
+            assert tg[col] == f"{g['e2e'][k] / US:.2f}", col
+        rows = t["stages"][(g["file"], g["io_type"], size_str(g["bytes"]), g["namespace"])]
+        assert list(rows) == list(labels) + ["unattributed", "end-to-end"]
+        for s, label in zip(g["stages"], labels):
+            for col, k in TEXT_COLS:
+                assert rows[label][col] == f"{s[k] / US:.2f}", (label, col)
+            assert rows[label]["share%"] == f"{s['share_pct']:.1f}"
+        assert rows["unattributed"]["mean"] == "0.00"
+        assert t["checks"][(g["file"], g["io_type"], size_str(g["bytes"]), g["namespace"])] \
+            .startswith("ok")
+    return t
+
+
+# ---- one host and one target -------------------------------------------------
+
+def test_five_stages_equal_python(run, pair):
+    doc = report_json(run, pair.host_paths[0], pair.target_paths[0])
+    assert doc["joined"] is True and doc["stage_view"] == "summary"
+    assert_groups_equal(doc, ntpgen.expected_joined_groups(pair), ntpgen.JOIN_STAGES)
+    assert sum(g["n"] for g in doc["groups"]) == pair.counts()["matched"]
+
+
+def test_counts_of_matched_unmatched_rejected(run, pair):
+    doc = report_json(run, pair.host_paths[0], pair.target_paths[0])
+    want = pair.counts()
+    assert want["rejected"] == 2 and want["unmatched_host"] > 0 and want["unmatched_target"] > 0
+    j = doc["join"]
+    assert {k: j[k] for k in want} == want
+    assert math.isclose(j["matched_pct"], 100 * want["matched"] / want["host_commands"])
+    # below 99% joined: a warning, in the JSON and in the text
+    assert any("99%" in w for w in doc["warnings"])
+    text = ok(run, "report", pair.host_paths[0], pair.target_paths[0]).stdout
+    h = parse_text(text)["header"]
+    assert h["commands matched"][0].startswith(f"{want['matched']} (")
+    assert h["unmatched host"][0].startswith(f"{want['unmatched_host']} (")
+    assert h["unmatched target"][0].startswith(f"{want['unmatched_target']} (")
+    assert h["rejected"][0].startswith("2 (")
+    assert re.search(r"^# warning: only [\d.]+% of the host's sampled commands were joined "
+                     r"\(below 99%\)", text, re.M)
+
+
+def test_header_lists_files_and_clock_pair(run, pair):
+    hp, tp = pair.host_paths[0], pair.target_paths[0]
+    doc = report_json(run, hp, tp)
+    f1, f2 = doc["files"]
+    assert (f1["file"], f1["path"], f1["role"], f1["sides"]) == (1, str(hp), "host", ["host"])
+    assert (f2["file"], f2["path"], f2["role"], f2["sides"]) == (2, str(tp), "target", ["target"])
+    assert f1["hostname"] == pair.host_meta[0]["hostname"]
+    assert f2["hostname"] == pair.target_meta[0]["hostname"]
+    assert f1["kernel_release"] == f2["kernel_release"] == "6.1.0-ntpgen"
+    c = pair.counts()
+    assert f1["commands"]["in_file"] == c["host_commands"]
+    assert f2["target_commands"]["in_file"] == c["target_commands"]
+    # the samples ntpgen left out are counted as lost, per side
+    assert f1["commands"]["lost"] == c["unmatched_target"] - c["rejected"]
+    assert f2["target_commands"]["lost"] == c["unmatched_host"]
+
+    p, = doc["clock_pairs"]
+    link = pair.links[0]
+    assert (p["host_file"], p["target_file"], p["estimated"]) == (1, 2, True)
+    assert p["matched"] == c["matched"]
+    # any line inside every pair's offset bound is right; the bound is the
+    # round trip outside the target, >= 2 x 10 us here, so the estimate is near
+    t0 = 1_000_000_000_000 + 5_000_000_000
+    true = link.offset_ns + link.drift * (p["t0_ns"] - t0)
+    assert abs(p["offset_ns"] - true) < 20_000
+    assert abs(p["drift_ppm"] - link.drift * 1e6) < 5
+
+    text = ok(run, "report", hp, tp).stdout
+    h = parse_text(text)["header"]
+    assert h["file"] == [str(hp), str(tp)]
+    assert h["role"] == ["host", "target"]
+    assert h["kernel release"] == ["6.1.0-ntpgen"] * 2
+    assert h["host"] == [pair.host_meta[0]["hostname"], pair.target_meta[0]["hostname"]]
+    line, = h["clock pair"]
+    assert line.startswith(f"file 1 -> file 2: offset {p['offset_ns']:+d} ns, "
+                           f"drift {p['drift_ppm']:+.3f} ppm")
+    assert f"{p['matched']} commands matched" in line
+
+
+def test_text_equals_json(run, pair):
+    args = (pair.host_paths[0], pair.target_paths[0])
+    doc = report_json(run, *args)
+    text = ok(run, "report", *map(str, args)).stdout
+    assert_text_equals_json(text, doc, FIVE_LABELS)
+    # -j FILE writes the same document beside the text
+    r = ok(run, "report", "-j", "/dev/stdout", *map(str, args))
+    assert r.stdout.startswith("# ntprof report: 2 recordings joined\n")
+
+
+def test_order_of_files_does_not_matter(run, pair):
+    hp, tp = pair.host_paths[0], pair.target_paths[0]
+    a, b = report_json(run, hp, tp), report_json(run, tp, hp)
+    assert b["files"][0]["path"] == str(tp)
+    assert b["clock_pairs"][0]["host_file"] == 2 and b["clock_pairs"][0]["target_file"] == 1
+    assert a["join"] == b["join"]
+    for g in b["groups"]:
+        assert g["file"] == 2
+        g["file"] = 1
+    assert a["groups"] == b["groups"]
+
+
+def test_all_joined_gives_no_warning(run, tmp_path):
+    js = ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=4,
+                              lose_host=0, lose_target=0, reject=0)
+    doc = report_json(run, tmp_path / "h.ntp", tmp_path / "t.ntp")
+    assert doc["join"]["matched"] == len(js.commands) == doc["join"]["host_commands"]
+    assert doc["join"]["unmatched_host"] == doc["join"]["unmatched_target"] == 0
+    assert doc["join"]["rejected"] == 0
+    assert doc["warnings"] == []
+    text = ok(run, "report", tmp_path / "h.ntp", tmp_path / "t.ntp").stdout
+    assert "# warning" not in text
+    assert_groups_equal(doc, ntpgen.expected_joined_groups(js), ntpgen.JOIN_STAGES)
+
+
+# ---- one "-r both" recording ---------------------------------------------------
+
+def test_both_file_reports_five_stages(run, tmp_path):
+    js = ntpgen.generate_both(tmp_path / "both.ntp", seed=8)
+    doc = report_json(run, tmp_path / "both.ntp")
+    assert doc["joined"] is True
+    f, = doc["files"]
+    assert f["role"] == "both" and f["sides"] == ["host", "target"]
+    p, = doc["clock_pairs"]
+    assert (p["host_file"], p["target_file"]) == (1, 1)
+    assert abs(p["offset_ns"]) < 20_000
+    assert {k: doc["join"][k] for k in js.counts()} == js.counts()
+    assert_groups_equal(doc, ntpgen.expected_joined_groups(js), ntpgen.JOIN_STAGES)
+    text = ok(run, "report", tmp_path / "both.ntp").stdout
+    assert text.startswith("# ntprof report: 1 recording joined\n")
+    assert_text_equals_json(text, doc, FIVE_LABELS)
+
+
+# ---- several files -------------------------------------------------------------
+
+def test_two_hosts_one_target(run, tmp_path):
+    links = [ntpgen.Link(0, 0, "nvme0", 1, offset_ns=3_600_000_123_457, drift=20e-6,
+                         groups=ntpgen.DEFAULT_JGROUPS[:2]),
+             ntpgen.Link(1, 0, "nvme0", 2, offset_ns=-700_000_654_321, drift=-35e-6,
+                         groups=ntpgen.DEFAULT_JGROUPS[2:])]
+    paths = [tmp_path / "h1.ntp", tmp_path / "h2.ntp", tmp_path / "t.ntp"]
+    js = ntpgen.generate_joined(paths[:2], paths[2:], links, seed=12)
+    doc = report_json(run, paths[2], paths[0], paths[1])
+    # files numbered as given: the target first
+    assert [f["role"] for f in doc["files"]] == ["target", "host", "host"]
+    pairs = {(p["host_file"], p["target_file"]): p for p in doc["clock_pairs"]}
+    assert set(pairs) == {(2, 1), (3, 1)}
+    for (hf, _), p in pairs.items():
+        link = links[hf - 2]
+        true = link.offset_ns + link.drift * (p["t0_ns"] - 1_005_000_000_000)
+        assert abs(p["offset_ns"] - true) < 20_000
+    assert {k: doc["join"][k] for k in js.counts()} == js.counts()
+    want = ntpgen.expected_joined_groups(js)
+    for w in want:
+        w["file"] += 1          # the hosts are files 2 and 3 here
+    assert_groups_equal(doc, want, ntpgen.JOIN_STAGES)
+
+
+def test_one_host_two_targets(run, tmp_path):
+    """The host's two controllers talk to two targets that both call their
+    controller cntlid 1: each command joins only with its own target."""
+    g0 = (ntpgen.JGroup("read", 4096, "nvme0n1", 250),)
+    g1 = (ntpgen.JGroup("write", 8192, "nvme1n1", 250, storage=(200_000, 300_000)),)
+    links = [ntpgen.Link(0, 0, "nvme0", 1, offset_ns=11_000_000_000, drift=5e-6, groups=g0),
+             ntpgen.Link(0, 1, "nvme1", 1, offset_ns=-3_000_000_000, drift=-8e-6, groups=g1)]
+    paths = [tmp_path / "h.ntp", tmp_path / "ta.ntp", tmp_path / "tb.ntp"]
+    js = ntpgen.generate_joined(paths[:1], paths[1:], links, seed=13)
+    doc = report_json(run, *paths)
+    assert {k: doc["join"][k] for k in js.counts()} == js.counts()
+    pairs = {(p["host_file"], p["target_file"]): p for p in doc["clock_pairs"]}
+    assert set(pairs) == {(1, 2), (1, 3)}
+    n0 = sum(1 for c in js.matched() if c.link is links[0])
+    assert pairs[(1, 2)]["matched"] == n0
+    assert pairs[(1, 3)]["matched"] == len(js.matched()) - n0
+    assert_groups_equal(doc, ntpgen.expected_joined_groups(js), ntpgen.JOIN_STAGES)
+
+
+# ---- --stages=detail ---------------------------------------------------------------
+
+def test_detail_substages_equal_python_and_sum_to_e2e(run, pair):
+    args = (pair.host_paths[0], pair.target_paths[0])
+    doc = report_json(run, "--stages=detail", *args)
+    assert doc["stage_view"] == "detail"
+    assert_groups_equal(doc, ntpgen.expected_joined_groups(pair, ntpgen.DETAIL_STAGES,
+                                                           detail=True),
+                        ntpgen.DETAIL_STAGES)
+    # the sub-stages add up to e2e for every command, as computed here too
+    for c in pair.matched():
+        assert sum(c.detail().values()) == c.stages()["e2e"]
+    # R2T writes really have both R2T sub-stages
+    big = next(g for g in doc["groups"] if g["bytes"] == 131072 and g["io_type"] == "write")
+    st = {s["stage"]: s for s in big["stages"]}
+    assert st["r2t_wait"]["max_ns"] > 0 and st["r2t_host"]["max_ns"] > 0
+    assert set(doc["stage_notes"]) == set(ntpgen.DETAIL_STAGES)
+    assert doc["stage_gaps"] == []
+    text = ok(run, "report", "-S", "detail", *map(str, args)).stdout
+    assert_text_equals_json(text, doc, DETAIL_LABELS)
+    assert "# stages (detail):" in text
+
+
+def test_default_view_is_the_five_stages(run, pair):
+    doc = report_json(run, pair.host_paths[0], pair.target_paths[0])
+    for g in doc["groups"]:
+        assert [s["stage"] for s in g["stages"]] == list(ntpgen.JOIN_STAGES)
+    same = report_json(run, "--stages", "summary", pair.host_paths[0], pair.target_paths[0])
+    assert same == doc
+    bad = run("report", "--stages=fine", str(pair.host_paths[0]))
+    assert bad.returncode == Exit.USAGE and "--stages" in bad.stderr
+    assert len(bad.stderr.splitlines()) == 1
+
+
+def test_detail_of_a_host_recording(run, pair):
+    """Alone, a host recording has the host's sub-stages and network*."""
+    doc = report_json(run, "-S", "detail", pair.host_paths[0])
+    assert doc["joined"] is False and "join" not in doc
+    host_rows = [c for c in pair.commands if c.fate != "lost_host"]
+    groups = {}
+    for c in host_rows:
+        groups.setdefault((c.group.report_io_type, c.group.bytes, c.group.namespace), []).append(c)
+    assert len(doc["groups"]) == len(groups)
+    for g in doc["groups"]:
+        cmds = groups[(g["io_type"], g["bytes"], g["namespace"])]
+        assert g["n"] == len(cmds)
+        assert [s["stage"] for s in g["stages"]] == list(ntpgen.HOST_DETAIL_STAGES)
+        vals = [ntpgen.host_detail_stages(c.host) for c in cmds]
+        for s in g["stages"]:
+            v = [x[s["stage"]] for x in vals]
+            assert (s["min_ns"], s["p50_ns"], s["p99_ns"], s["max_ns"]) == \
+                (min(v), ntpgen.percentile(v, 50), ntpgen.percentile(v, 99), max(v))
+        assert g["sum_check"]["ok"]
+    # and the plain report of the same file is unchanged: three stages
+    plain = report_json(run, pair.host_paths[0])
+    assert [s["stage"] for s in plain["groups"][0]["stages"]] == list(ntpgen.STAGES)
+
+
+def test_detail_names_what_the_hooks_could_not_separate(run, tmp_path):
+    """6.1: the sends are taken at nearby functions; no h_recv hook at all."""
+    hooks = tuple(("host", "h_recv", "none", "none", "not in BTF") if h[1] == "h_recv" else h
+                  for h in ntpgen.HOST_HOOKS_61)
+    ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=5, host_hooks=hooks,
+                         target_hooks=ntpgen.TARGET_HOOKS_61)
+    doc = report_json(run, "--stages=detail", tmp_path / "h.ntp", tmp_path / "t.ntp")
+    gaps = {(g["file"], g["point"]): g for g in doc["stage_gaps"]}
+    assert set(gaps) == {(1, "h_cmd_sent"), (1, "h_data_sent"), (1, "h_recv"), (2, "t_sent")}
+    assert gaps[(1, "h_cmd_sent")]["hook"] == "nvme_tcp_try_send"
+    assert gaps[(1, "h_cmd_sent")]["what"].startswith("approximate")
+    assert gaps[(2, "t_sent")]["hook"] == "nvmet_setup_response_pdu"
+    assert "target-tx" in gaps[(2, "t_sent")]["stages"]
+    assert gaps[(1, "h_recv")]["hook"] == "none"
+    assert "host-rx" in gaps[(1, "h_recv")]["stages"]
+    assert "network" in gaps[(1, "h_recv")]["what"]
+    text = ok(run, "report", "--stages=detail", tmp_path / "h.ntp", tmp_path / "t.ntp").stdout
+    lines = [l for l in text.splitlines() if l.startswith("# hook gap: ")]
+    assert len(lines) == 4
+    assert any("file 2: t_sent (hook nvmet_setup_response_pdu)" in l for l in lines)
+
+
+# ---- refusals ------------------------------------------------------------------------
+
+def one_error_line(r, code):
+    assert r.returncode == code, (r.returncode, r.stderr)
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ntprof report: error: "), r.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("key,value,words", [
+    ("sample_one_in", 100, "sample rate"),
+    ("hash_version", 2, "hash version"),
+])
+def test_different_recording_settings_are_refused(run, tmp_path, key, value, words):
+    ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=3,
+                         target_meta=[{key: value}])
+    r = run("report", tmp_path / "h.ntp", tmp_path / "t.ntp")
+    line = one_error_line(r, Exit.MISMATCH)
+    assert words in line and r.stdout == ""
+    r = run("report", "-j", "-", tmp_path / "t.ntp", tmp_path / "h.ntp")
+    one_error_line(r, Exit.MISMATCH)
+    assert json.loads(r.stdout)["error"]["code"] == Exit.MISMATCH
+
+
+def test_two_files_of_one_role_are_refused(run, tmp_path):
+    links = [ntpgen.Link(0, 0, groups=ntpgen.DEFAULT_JGROUPS[:1]),
+             ntpgen.Link(1, 1, "nvme1", 2, groups=ntpgen.DEFAULT_JGROUPS[:1])]
+    p = [tmp_path / n for n in ("h1.ntp", "h2.ntp", "t1.ntp", "t2.ntp")]
+    ntpgen.generate_joined(p[:2], p[2:], links, seed=6)
+    line = one_error_line(run("report", p[0], p[1]), Exit.MISMATCH)
+    assert "host recordings" in line
+    line = one_error_line(run("report", p[2], p[3]), Exit.MISMATCH)
+    assert "target recordings" in line
+    # the same file twice is a slip of the command line
+    line = one_error_line(run("report", p[0], p[0]), Exit.USAGE)
+    assert "twice" in line
+
+
+def test_bad_file_among_several(run, pair, tmp_path):
+    r = run("report", pair.host_paths[0], tmp_path / "missing.ntp")
+    line = one_error_line(r, Exit.NOFILE)
+    assert "missing.ntp" in line
+    junk = tmp_path / "junk.ntp"
+    junk.write_text("not a database\n" * 100)
+    one_error_line(run("report", junk, pair.target_paths[0]), Exit.NOTSQLITE)
+
+
+def test_join_never_modifies_the_recordings(run, pair):
+    before = [p.read_bytes() for p in (pair.host_paths[0], pair.target_paths[0])]
+    ok(run, "report", "-S", "detail", pair.host_paths[0], pair.target_paths[0])
+    assert [p.read_bytes() for p in (pair.host_paths[0], pair.target_paths[0])] == before
