@@ -1,0 +1,214 @@
+# SPDX-License-Identifier: GPL-2.0
+"""pytest fixtures for the NVMe-oF test bed (tests/testbed/README.md).
+
+    def test_x(testbed):
+        r = testbed.run("tests/testbed/guest/smoke.sh", kernel="6.12")
+        r.assert_ok()
+        assert r.result["tcp_fio_ios"] == r.result["tcp_calls_disk"]
+
+`testbed.run()` boots a guest with run.sh and returns a RunResult; a guest that
+does not boot or runs out of time fails the test with the reason and the
+console tail (never a skip). `testbed.run_two()` boots a target and a host guest
+joined by a QEMU network (run-two.sh). KERNELS lists the guest kernels for
+parametrizing. Runs are serialized per kernel setup but otherwise independent;
+each gets its own output folder under $NTPROF_TB_DIR/out/ (kept for inspection).
+"""
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+KERNELS = ("6.1", "6.12")
+
+HERE = pathlib.Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+RUN_SH = HERE / "run.sh"
+RUN_TWO_SH = HERE / "run-two.sh"
+SETUP_SH = HERE / "setup.sh"
+PROBE_BUILD = HERE / "probe" / "build.sh"
+TB_DIR = pathlib.Path(os.environ.get("NTPROF_TB_DIR", "/var/tmp/ntprof-testbed"))
+OUT_ROOT = TB_DIR / "out"
+
+# run.sh exit statuses that mean "the guest itself failed", not the script
+RC_TIMEOUT = 124
+RC_NO_STATUS = 125
+CONSOLE_TAIL = 40
+
+
+def parse_env(path):
+    """KEY=VALUE lines -> dict (the last value of a key wins)."""
+    result = {}
+    if path.exists():
+        for line in path.read_text(errors="replace").splitlines():
+            key, sep, value = line.partition("=")
+            if sep:
+                result[key] = value
+    return result
+
+
+class RunResult:
+    """One guest run: rc, console (str), out (Path), result (dict), wall_s."""
+
+    def __init__(self, rc, out, wall_s, stderr=""):
+        self.rc = rc
+        self.out = out
+        self.wall_s = wall_s
+        self.stderr = stderr
+        log = out / "console.log"
+        self.console = log.read_text(errors="replace") if log.exists() else ""
+        self.result = parse_env(out / "result.env")
+
+    def tail(self, n=CONSOLE_TAIL):
+        return "\n".join(self.console.splitlines()[-n:])
+
+    def describe(self):
+        reason = self.result.get("fail_reason", "")
+        return (f"rc={self.rc} {reason}\n--- console tail ({self.out}/console.log) ---\n"
+                f"{self.tail()}\n--- run.sh ---\n{self.stderr.strip()}")
+
+    def assert_ok(self):
+        """Fail the test unless the guest script exited 0."""
+        if self.rc != 0:
+            pytest.fail(f"guest script failed: {self.describe()}", pytrace=False)
+        return self
+
+
+class TwoResult:
+    """A run-two.sh run: rc, target and host (RunResult each), out, wall_s."""
+
+    def __init__(self, rc, out, wall_s, stderr=""):
+        self.rc = rc
+        self.out = out
+        self.wall_s = wall_s
+        self.stderr = stderr
+        self.target = RunResult(_rc_file(out / "target"), out / "target", wall_s)
+        self.host = RunResult(_rc_file(out / "host"), out / "host", wall_s)
+
+    def assert_ok(self):
+        if self.rc != 0:
+            pytest.fail(f"two-guest run failed (rc={self.rc})\n[target] {self.target.describe()}\n"
+                        f"[host] {self.host.describe()}\n--- run-two.sh ---\n{self.stderr.strip()}",
+                        pytrace=False)
+        return self
+
+
+def _rc_file(out):
+    try:
+        return int((out / ".tb" / "rc").read_text().strip())
+    except (OSError, ValueError):
+        return RC_NO_STATUS
+
+
+OUT_KEEP_S = 3 * 24 * 3600
+
+
+def _prune_old_outputs():
+    """Output folders are kept for inspection; drop those older than 3 days."""
+    if not OUT_ROOT.is_dir():
+        return
+    cutoff = time.time() - OUT_KEEP_S
+    for d in OUT_ROOT.iterdir():
+        try:
+            if d.is_dir() and d.stat().st_mtime < cutoff:
+                shutil.rmtree(d, ignore_errors=True)
+        except OSError:
+            pass
+
+
+class _Session:
+    """What all tests share: kernels already set up, the probe built."""
+
+    def __init__(self):
+        self.ready = set()
+        self.probe_built = False
+        _prune_old_outputs()
+
+    def prepare(self, kernel):
+        if os.geteuid() != 0:
+            pytest.fail("the test bed needs root (QEMU exports /, nvmet needs modules)", pytrace=False)
+        if not self.probe_built:
+            p = subprocess.run([str(PROBE_BUILD)], capture_output=True, text=True)
+            if p.returncode != 0:
+                pytest.fail(f"probe/build.sh failed:\n{p.stdout}{p.stderr}", pytrace=False)
+            self.probe_built = True
+        if kernel in self.ready or os.environ.get("TB_NATIVE") == "1":
+            return
+        p = subprocess.run([str(SETUP_SH), "--kernel", kernel], capture_output=True, text=True)
+        if p.returncode != 0:
+            pytest.fail(f"setup.sh --kernel {kernel} failed:\n{p.stdout}{p.stderr}", pytrace=False)
+        self.ready.add(kernel)
+
+
+class Testbed:
+    def __init__(self, session, name):
+        self._session = session
+        self._name = name.replace("[", "-").replace("]", "").replace("/", "_")
+
+    def _outdir(self, kernel):
+        # not pytest's tmp_path: concurrent pytest sessions prune each other's
+        # numbered base dirs, possibly under a running guest
+        OUT_ROOT.mkdir(parents=True, exist_ok=True)
+        return pathlib.Path(tempfile.mkdtemp(prefix=f"{self._name}-{kernel}-", dir=OUT_ROOT))
+
+    @staticmethod
+    def _guard(cmd, timeout):
+        t0 = time.monotonic()
+        try:
+            p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True,
+                               timeout=timeout + 60)
+            rc, err = p.returncode, p.stderr
+        except subprocess.TimeoutExpired as e:
+            rc = RC_TIMEOUT
+            err = (e.stderr or b"").decode(errors="replace") if isinstance(e.stderr, bytes) \
+                else (e.stderr or "")
+        return rc, err, time.monotonic() - t0
+
+    def run(self, script, args=(), kernel="6.1", timeout=240, env=None, smp=None, mem=None):
+        """Boot a guest running `bash script args` (cwd: the repo root)."""
+        self._session.prepare(kernel)
+        out = self._outdir(kernel)
+        cmd = [str(RUN_SH), "--kernel", kernel, "--timeout", str(timeout), "--out", str(out)]
+        if smp:
+            cmd += ["--smp", str(smp)]
+        if mem:
+            cmd += ["--mem", str(mem)]
+        for key, value in (env or {}).items():
+            cmd += ["--env", f"{key}={value}"]
+        cmd += ["--", str(script), *map(str, args)]
+        rc, err, wall = self._guard(cmd, timeout)
+        res = RunResult(rc, out, wall, err)
+        if rc in (RC_TIMEOUT, RC_NO_STATUS):
+            what = "timed out" if rc == RC_TIMEOUT else "did not boot or reported no status"
+            pytest.fail(f"guest ({kernel}) {what}: {res.describe()}", pytrace=False)
+        return res
+
+    def run_two(self, script, args=(), kernel="6.1", timeout=240, skew=0, env=None):
+        """Boot a target and a host guest (run-two.sh), both running `script`."""
+        self._session.prepare(kernel)
+        out = self._outdir(kernel)
+        cmd = [str(RUN_TWO_SH), "--kernel", kernel, "--timeout", str(timeout),
+               "--out", str(out), "--skew", str(skew)]
+        for key, value in (env or {}).items():
+            cmd += ["--env", f"{key}={value}"]
+        cmd += ["--", str(script), *map(str, args)]
+        rc, err, wall = self._guard(cmd, timeout)
+        res = TwoResult(rc, out, wall, err)
+        for role, r in (("target", res.target), ("host", res.host)):
+            if r.rc in (RC_TIMEOUT, RC_NO_STATUS) and rc != 0:
+                pytest.fail(f"{role} guest ({kernel}) failed to run: rc={rc}\n{r.describe()}\n"
+                            f"--- run-two.sh ---\n{err.strip()}", pytrace=False)
+        return res
+
+
+@pytest.fixture(scope="session")
+def _testbed_session():
+    return _Session()
+
+
+@pytest.fixture
+def testbed(_testbed_session, request):
+    return Testbed(_testbed_session, request.node.name)

@@ -1,0 +1,387 @@
+# SPDX-License-Identifier: GPL-2.0
+# lib.sh - helpers for scripts that run inside a test bed guest (run.sh).
+# Source it:  . "$TB_LIB"   (or . tests/testbed/guest/lib.sh: the cwd is the repo root)
+#
+# Results and logging
+#   tb_log MSG                  a time-stamped line on the console
+#   tb_res KEY VALUE            append KEY=VALUE to $TB_OUT/result.env
+#   tb_fail MSG                 log, record fail_reason=MSG, exit 1
+# NVMe-oF target (nvmet) and host
+#   tb_target_tcp [--addr A] [--port P] [--backend null|file] [--delay-ns N] [--nqn NQN]
+#                 [--transport tcp|rdma] [--size MiB]
+#       export a namespace on a port; null_blk backend (irqmode=2 completion_nsec=N
+#       with --delay-ns) or a sparse file. Called again with the same --nqn it only
+#       adds the port (one namespace behind several ports: multipath).
+#       Sets TB_NQN, TB_ADDR, TB_PORT, TB_TRANSPORT (the defaults of tb_connect).
+#   tb_connect [--transport tcp|rdma] [--addr A] [--port P] [--nqn NQN]
+#       nvme connect; sets TB_DEV (/dev/nvme0n1), TB_CTRL (nvme0), adds to TB_CTRLS
+#   tb_loop_tcp [target opts]   target + connect on 127.0.0.1
+#   tb_loop_rdma [target opts]  the same over soft-RoCE (rdma_rxe on a dummy netdev)
+#   tb_loop_multipath [target opts]  one namespace through two TCP ports: two
+#       controllers, TB_PATHS="nvmeXcYnZ nvmeXcWnZ", TB_DEV = the head /dev/nvmeXnZ
+#   tb_disconnect               disconnect every controller tb_connect made
+#   tb_fio LABEL [FIO OPTS...]  fio on $TB_DEV (libaio, direct, json); result in
+#       $TB_OUT/fio-LABEL.json; sets TB_FIO_IOS (read+write+trim I/Os issued)
+# Two guests (run-two.sh): TB_ROLE=target|host, TB_MY_ADDR, TB_PEER_ADDR
+#   tb_net_up                   eth0 up with $TB_MY_ADDR/24
+#   tb_netem DELAY [DEV]        netem delay on DEV (default eth0), e.g. 5ms
+#   tb_sync_signal NAME [TEXT]  create flag NAME (one line of TEXT) in /tb-sync
+#   tb_sync_wait NAME [SEC]     wait for flag NAME (default 120 s); its text is
+#                               then in TB_SYNC_TEXT
+#
+# In native mode (run.sh --native) everything these helpers set up is undone
+# when the script exits; in a guest the power-off does that.
+
+TB_OUT=${TB_OUT:-/tb-out}
+TB_NATIVE=${TB_NATIVE:-0}
+TB_CTRLS=${TB_CTRLS:-}
+TB__CFS=/sys/kernel/config
+TB__SEQ=0
+TB__NTGT=0
+TB__UNDO=()
+
+tb_log() {
+	local up _
+
+	# builtins only: a fork costs tens of milliseconds under TCG
+	read -r up _ < /proc/uptime
+	echo "TB[$up] $*" >&2
+}
+
+tb_res() {
+	echo "$1=$2" >> "$TB_OUT/result.env"
+	tb_log "result $1=$2"
+}
+
+tb_fail() {
+	tb_log "FAIL: $*"
+	tb_res fail_reason "$*"
+	exit 1
+}
+
+# remember how to undo a step (native mode only runs these, in reverse order)
+tb__defer() {
+	TB__UNDO+=("$*")
+}
+
+tb__undo_all() {
+	local i
+
+	for ((i = ${#TB__UNDO[@]} - 1; i >= 0; i--)); do
+		eval "${TB__UNDO[i]}" >/dev/null 2>&1
+	done
+	TB__UNDO=()
+}
+
+tb__modprobe() {
+	local m
+
+	for m in "$@"; do
+		modprobe "$m" || tb_fail "modprobe $m: $(dmesg | tail -n 3 | tr '\n' ' ')"
+	done
+}
+
+# configfs is a module in the Debian kernels: mount it after loading its users
+tb__configfs() {
+	mountpoint -q "$TB__CFS" || mount -t configfs configfs "$TB__CFS" ||
+		tb_fail "cannot mount configfs"
+}
+
+tb__write() {
+	local file=$1 value=$2
+
+	echo "$value" > "$file" 2>/dev/null ||
+		tb_fail "write '$value' to $file: $(dmesg | tail -n 2 | tr '\n' ' ')"
+}
+
+# next unused TCP port from $1 on, for native mode (the host may use 4420)
+tb__free_port() {
+	local p=$1
+
+	while ss -Htan "sport = :$p" 2>/dev/null | grep -q .; do
+		p=$((p + 1))
+	done
+	echo "$p"
+}
+
+# null_blk device through configfs: sets TB__PATH=/dev/<name>
+tb__nullb() {
+	local delay=$1 size=$2 name d
+
+	if [ ! -d /sys/module/null_blk ]; then
+		modprobe null_blk nr_devices=0 || tb_fail "modprobe null_blk"
+	fi
+	tb__configfs
+	TB__SEQ=$((TB__SEQ + 1))
+	name=tbnull$$x$TB__SEQ
+	d=$TB__CFS/nullb/$name
+	mkdir "$d" || tb_fail "cannot create null_blk device $d"
+	tb__defer "echo 0 > $d/power; rmdir $d"
+	tb__write "$d/size" "$size"
+	tb__write "$d/blocksize" 4096
+	if [ -n "$delay" ]; then
+		tb__write "$d/irqmode" 2
+		tb__write "$d/completion_nsec" "$delay"
+	fi
+	tb__write "$d/power" 1
+	# the disk is named after the configfs item, or nullb<index> on older kernels
+	TB__PATH=/dev/$name
+	[ -b "$TB__PATH" ] || TB__PATH=/dev/nullb$(cat "$d/index")
+	[ -b "$TB__PATH" ] || tb_fail "null_blk $name: no block device"
+}
+
+tb__file_backend() {
+	local size=$1 f
+
+	local dir=${TB_FILE_DIR:-/var/tmp}
+
+	# nvmet sees size 0 through overlayfs (the guest's root): use a plain tmpfs
+	[ "$(stat -f -c %T "$dir")" = overlayfs ] && dir=/dev/shm
+	f=$(mktemp "$dir/tb-ns-XXXXXX.img") || tb_fail "cannot create a backing file in $dir"
+	truncate -s "${size}M" "$f"
+	tb__defer "rm -f $f"
+	TB__PATH=$f
+}
+
+tb_target_tcp() {
+	local addr=127.0.0.1 port='' backend=null delay='' nqn='' trtype=tcp size=1024
+	local subsys path ns p d
+
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--addr) addr=$2; shift 2 ;;
+		--port) port=$2; shift 2 ;;
+		--backend) backend=$2; shift 2 ;;
+		--delay-ns) delay=$2; shift 2 ;;
+		--nqn) nqn=$2; shift 2 ;;
+		--transport) trtype=$2; shift 2 ;;
+		--size) size=$2; shift 2 ;;
+		*) tb_fail "tb_target_tcp: unknown option '$1'" ;;
+		esac
+	done
+	case "$backend" in null|file) ;; *) tb_fail "tb_target_tcp: --backend $backend: null or file" ;; esac
+	case "$trtype" in tcp|rdma) ;; *) tb_fail "tb_target_tcp: --transport $trtype: tcp or rdma" ;; esac
+	if [ -z "$port" ]; then
+		port=4420
+		[ "$TB_NATIVE" = 1 ] && port=$(tb__free_port 4420)
+	fi
+	if [ -z "$nqn" ]; then
+		TB__NTGT=$((TB__NTGT + 1))
+		nqn=nqn.2024-01.io.ntprof:testbed-$$-$TB__NTGT
+	fi
+	tb__modprobe nvmet "nvmet-$trtype"
+	tb__configfs
+
+	subsys=$TB__CFS/nvmet/subsystems/$nqn
+	if [ ! -d "$subsys" ]; then
+		if [ "$backend" = null ]; then
+			tb__nullb "$delay" "$size"
+		else
+			tb__file_backend "$size"
+		fi
+		path=$TB__PATH
+		mkdir "$subsys" || tb_fail "cannot create nvmet subsystem $nqn"
+		tb__defer "rmdir $subsys"
+		tb__write "$subsys/attr_allow_any_host" 1
+		ns=$subsys/namespaces/1
+		mkdir "$ns"
+		tb__defer "echo 0 > $ns/enable; rmdir $ns"
+		tb__write "$ns/device_path" "$path"
+		# tmpfs (the guest's overlay) has no O_DIRECT: the file backend is buffered
+		[ "$backend" = file ] && tb__write "$ns/buffered_io" 1
+		tb__write "$ns/enable" 1
+		TB_NS_PATH=$path
+	fi
+
+	# several subsystems may share a port: reuse one with the same address
+	p=''
+	for d in "$TB__CFS"/nvmet/ports/*; do
+		[ -d "$d" ] || continue
+		[ "$(cat "$d/addr_trtype")" = "$trtype" ] && [ "$(cat "$d/addr_traddr")" = "$addr" ] &&
+			[ "$(cat "$d/addr_trsvcid")" = "$port" ] && p=$d && break
+	done
+	if [ -z "$p" ]; then
+		d=1
+		while [ -d "$TB__CFS/nvmet/ports/$d" ]; do
+			d=$((d + 1))
+		done
+		p=$TB__CFS/nvmet/ports/$d
+		mkdir "$p" || tb_fail "cannot create nvmet port $d"
+		tb__defer "rmdir $p"
+		tb__write "$p/addr_trtype" "$trtype"
+		tb__write "$p/addr_adrfam" ipv4
+		tb__write "$p/addr_traddr" "$addr"
+		tb__write "$p/addr_trsvcid" "$port"
+	fi
+	if [ ! -e "$p/subsystems/$nqn" ]; then
+		ln -s "$subsys" "$p/subsystems/$nqn" ||
+			tb_fail "cannot enable port $trtype $addr:$port: $(dmesg | tail -n 2 | tr '\n' ' ')"
+		tb__defer "rm -f $p/subsystems/$nqn"
+	fi
+	TB_NQN=$nqn TB_ADDR=$addr TB_PORT=$port TB_TRANSPORT=$trtype
+	tb_log "target: $nqn ($backend${delay:+, completion ${delay} ns}) on $trtype $addr:$port"
+}
+
+# the block device of subsystem $1 that has a /dev node: the multipath head,
+# or the namespace itself without multipath (hidden paths nvmeXcYnZ have none)
+tb__ns_dev() {
+	local nqn=$1 b
+
+	for b in /sys/block/nvme*n*; do
+		[ -b "/dev/${b##*/}" ] || continue
+		[ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$nqn" ] && echo "/dev/${b##*/}" && return 0
+	done
+	return 1
+}
+
+tb_connect() {
+	local trtype=${TB_TRANSPORT:-tcp} addr=${TB_ADDR:-127.0.0.1} port=${TB_PORT:-4420}
+	local nqn=${TB_NQN:-} before c ctrl='' i out
+
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--transport) trtype=$2; shift 2 ;;
+		--addr) addr=$2; shift 2 ;;
+		--port) port=$2; shift 2 ;;
+		--nqn) nqn=$2; shift 2 ;;
+		*) tb_fail "tb_connect: unknown option '$1'" ;;
+		esac
+	done
+	[ -n "$nqn" ] || tb_fail "tb_connect: no --nqn and no target set up"
+	tb__modprobe "nvme-$trtype"
+	before=" $(cd /sys/class/nvme 2>/dev/null && echo *) "
+	out=$(nvme connect -t "$trtype" -a "$addr" -s "$port" -n "$nqn" 2>&1) ||
+		tb_fail "nvme connect -t $trtype -a $addr -s $port -n $nqn: $out $(dmesg | tail -n 3 | tr '\n' ' ')"
+	for c in /sys/class/nvme/*; do
+		c=${c##*/}
+		case "$before" in *" $c "*) continue ;; esac
+		[ "$(cat "/sys/class/nvme/$c/subsysnqn" 2>/dev/null)" = "$nqn" ] && ctrl=$c
+	done
+	[ -n "$ctrl" ] || tb_fail "nvme connect: no new controller for $nqn"
+	tb__defer "nvme disconnect -d $ctrl"
+	TB_CTRL=$ctrl
+	TB_CTRLS="${TB_CTRLS:+$TB_CTRLS }$ctrl"
+	# the namespace shows up asynchronously after the scan
+	for i in $(seq 100); do
+		TB_DEV=$(tb__ns_dev "$nqn") && break
+		sleep 0.1
+	done
+	[ -n "$TB_DEV" ] || tb_fail "no block device for $nqn after connect ($(ls /sys/block | tr '\n' ' '))"
+	tb_log "host: $ctrl ($(cat "/sys/class/nvme/$ctrl/transport") $addr:$port) -> $TB_DEV"
+}
+
+tb_loop_tcp() {
+	tb_target_tcp --addr 127.0.0.1 "$@"
+	tb_connect
+}
+
+# soft-RoCE: rxe on "lo" cannot resolve routes (rdma_resolve_route -110), so it
+# sits on a dummy netdev with a private address
+tb__rxe_up() {
+	local ifc=tbdummy$$
+
+	[ -n "${TB_RDMA_ADDR:-}" ] && return 0
+	tb__modprobe dummy rdma_rxe
+	ip link add "$ifc" type dummy || tb_fail "ip link add $ifc type dummy"
+	tb__defer "ip link del $ifc"
+	ip addr add 10.99.0.1/24 dev "$ifc" && ip link set "$ifc" up || tb_fail "cannot configure $ifc"
+	rdma link add "tbrxe$$" type rxe netdev "$ifc" || tb_fail "rdma link add tbrxe$$ netdev $ifc"
+	tb__defer "rdma link delete tbrxe$$"
+	TB_RDMA_ADDR=10.99.0.1
+}
+
+tb_loop_rdma() {
+	tb__rxe_up
+	tb_target_tcp --transport rdma --addr "$TB_RDMA_ADDR" "$@"
+	tb_connect
+}
+
+tb_loop_multipath() {
+	local port2 b
+
+	[ "$(cat /sys/module/nvme_core/parameters/multipath 2>/dev/null)" = Y ] ||
+		tb__modprobe nvme-core
+	[ "$(cat /sys/module/nvme_core/parameters/multipath 2>/dev/null)" = Y ] ||
+		tb_fail "nvme_core multipath is off in $(uname -r)"
+	tb_target_tcp --addr 127.0.0.1 "$@"
+	port2=$((TB_PORT + 1))
+	[ "$TB_NATIVE" = 1 ] && port2=$(tb__free_port "$port2")
+	tb_connect
+	tb_target_tcp --addr 127.0.0.1 --nqn "$TB_NQN" --port "$port2"
+	tb_connect
+	TB_PATHS=
+	for b in /sys/block/nvme*c*n*; do
+		[ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$TB_NQN" ] &&
+			TB_PATHS="${TB_PATHS:+$TB_PATHS }${b##*/}"
+	done
+	tb_log "multipath: head $TB_DEV, paths $TB_PATHS"
+}
+
+tb_disconnect() {
+	local c
+
+	for c in $TB_CTRLS; do
+		nvme disconnect -d "$c" >/dev/null || tb_fail "nvme disconnect -d $c"
+	done
+	TB_CTRLS=
+	TB_DEV=
+}
+
+tb_fio() {
+	local label=$1 json
+
+	shift
+	[ -n "${TB_DEV:-}" ] || tb_fail "tb_fio: no TB_DEV (connect first)"
+	json=$TB_OUT/fio-$label.json
+	fio --name="$label" --filename="$TB_DEV" --ioengine=libaio --direct=1 \
+		--output-format=json --output="$json" "$@" >&2 || tb_fail "fio $label on $TB_DEV failed"
+	TB_FIO_IOS=$(jq '[.jobs[] | .read.total_ios + .write.total_ios + .trim.total_ios] | add' "$json") ||
+		tb_fail "fio $label: unreadable $json"
+	tb_log "fio $label: $TB_FIO_IOS I/Os, $(jq '[.jobs[] | .read.iops + .write.iops] | add | floor' "$json") IOPS"
+}
+
+tb_net_up() {
+	[ -n "${TB_MY_ADDR:-}" ] || tb_fail "tb_net_up: TB_MY_ADDR unset (run-two.sh sets it)"
+	tb__modprobe virtio_net
+	ip link set eth0 up && ip addr add "$TB_MY_ADDR/24" dev eth0 || tb_fail "cannot configure eth0"
+}
+
+tb_netem() {
+	local delay=$1 dev=${2:-eth0}
+
+	tb__modprobe sch_netem
+	tc qdisc add dev "$dev" root netem delay "$delay" || tb_fail "tc netem delay $delay on $dev"
+	tb__defer "tc qdisc del dev $dev root"
+	tb_log "netem: $(tc qdisc show dev "$dev" | head -n 1)"
+}
+
+# Flags are polled by the other guest through 9p (cache=none). Only bash
+# builtins here, no fork: under TCG a fork costs tens of milliseconds, which
+# would blur clock comparisons made at a sync point.
+tb_sync_signal() {
+	[ -d /tb-sync ] || tb_fail "no /tb-sync (run-two.sh shares it)"
+	# one write of one line; the reader waits for the newline
+	printf '%s\n' "${2:-}" > "/tb-sync/$1"
+}
+
+tb__nap() {
+	if [ -z "${TB__NAPFD:-}" ]; then
+		mkfifo "/tmp/tb-nap-$$" && exec {TB__NAPFD}<>"/tmp/tb-nap-$$"
+		rm -f "/tmp/tb-nap-$$"
+	fi
+	read -r -t "$1" -u "$TB__NAPFD"
+}
+
+tb_sync_wait() {
+	local name=$1 limit=${2:-120} t0=$SECONDS
+
+	TB_SYNC_TEXT=
+	until [ -e "/tb-sync/$name" ] && IFS= read -r TB_SYNC_TEXT < "/tb-sync/$name"; do
+		[ $((SECONDS - t0)) -ge "$limit" ] && tb_fail "no '$name' from the other guest in ${limit}s"
+		tb__nap 0.01
+	done
+	return 0
+}
+
+ip link set lo up 2>/dev/null
+[ "$TB_NATIVE" = 1 ] && trap tb__undo_all EXIT

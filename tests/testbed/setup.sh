@@ -1,0 +1,235 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# setup.sh - prepare the NVMe-oF test bed cache for one guest kernel.
+#
+#   tests/testbed/setup.sh [--kernel 6.1|6.12] [--refresh]
+#
+# Idempotent: installs the Debian packages the test bed needs (only the missing
+# ones), fetches the Debian kernel package with `apt-get download` and unpacks
+# it with `dpkg -x` (nothing is installed into /boot or /lib/modules), runs
+# depmod on the unpacked tree and builds a small busybox initramfs for it.
+# A second run downloads nothing.
+#
+#   6.1   what the machine's `linux-image-amd64` metapackage points to
+#   6.12  the same metapackage from the bookworm-backports suite, fetched through
+#         a private apt configuration whose one source reuses the mirror URI of
+#         the machine's own Debian entry (the machine's apt setup is not touched)
+#
+# Cache: ${NTPROF_TB_DIR:-/var/tmp/ntprof-testbed}/kernels/<series>/
+#   root/             the unpacked kernel package (boot/vmlinuz-*, lib/modules/*)
+#   kver              the kernel release, e.g. 6.1.0-57-amd64
+#   initramfs.cpio.gz busybox + the modules needed to mount the 9p root
+#
+# Env: TB_KPKG pins the kernel package (e.g. linux-image-6.1.0-57-amd64).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+TB_DIR=${NTPROF_TB_DIR:-/var/tmp/ntprof-testbed}
+SERIES=6.1
+REFRESH=0
+
+# Packages the test bed needs on the host; the guest runs the host's user space.
+PKGS="qemu-system-x86 busybox-static kmod cpio nvme-cli fio jq iproute2 rdma-core
+      ibverbs-utils bpftool clang llvm gcc libc6-dev libbpf-dev"
+
+usage() {
+	sed -n 's/^#   tests/tests/p' "$0"
+	exit 2
+}
+
+die() {
+	echo "setup.sh: error: $*" >&2
+	exit 1
+}
+
+log() {
+	echo "setup.sh: $*"
+}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) SERIES=${2:?}; shift 2 ;;
+	--kernel=*) SERIES=${1#*=}; shift ;;
+	--refresh) REFRESH=1; shift ;;
+	-h|--help) usage ;;
+	*) echo "setup.sh: error: unknown argument '$1'" >&2; usage ;;
+	esac
+done
+case "$SERIES" in
+6.1|6.12) ;;
+*) die "--kernel $SERIES: supported: 6.1, 6.12" ;;
+esac
+[ "$(id -u)" = 0 ] || die "needs root (apt-get, and QEMU exports the whole root file system)"
+
+install_packages() {
+	local p missing=""
+
+	for p in $PKGS; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	log "installing$missing"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		$missing >/dev/null
+}
+
+# Print "URI SIGNED-BY" of the machine's own entry for the release suite
+# (e.g. bookworm), from deb822 *.sources or one-line *.list files.
+machine_mirror() {
+	local codename=$1 f
+
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk -v suite="$codename" '
+			function flush() {
+				if (types ~ /(^| )deb( |$)/ && (" " suites " ") ~ (" " suite " ") && uri != "")
+					{ print uri, (signed == "" ? "-" : signed); found = 1; exit }
+				types = suites = uri = signed = ""
+			}
+			/^[ \t]*#/ { next }
+			/^[ \t]*$/ { flush(); next }
+			tolower($1) == "types:"     { $1 = ""; types = substr($0, 2) }
+			tolower($1) == "suites:"    { $1 = ""; suites = substr($0, 2) }
+			tolower($1) == "uris:"      { uri = $2 }
+			tolower($1) == "signed-by:" { signed = $2 }
+			END { if (!found) flush() }
+		' "$f"
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -f "$f" ] || continue
+		# deb [opts] URI SUITE COMPONENTS...
+		sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$f" |
+			awk -v suite="$codename" '$1 == "deb" && $3 == suite { print $2, "-"; exit }'
+	done
+}
+
+# apt-get/apt-cache with a private configuration: only bookworm-backports,
+# own lists and cache, the machine's configuration and state untouched.
+BP_DIR=$TB_DIR/apt-backports
+bp_apt() {
+	local tool=$1
+	shift
+	"$tool" -o Dir::Etc::SourceList=/dev/null \
+		-o Dir::Etc::SourceParts="$BP_DIR/sources.list.d" \
+		-o Dir::Etc::Preferences=/dev/null \
+		-o Dir::Etc::PreferencesParts="$BP_DIR/preferences.d" \
+		-o Dir::State::Lists="$BP_DIR/lists" \
+		-o Dir::Cache="$BP_DIR/cache" \
+		-o Debug::NoLocking=1 "$@"
+}
+
+backports_setup() {
+	local codename uri signed
+
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	[ -n "$codename" ] || die "cannot read VERSION_CODENAME from /etc/os-release"
+	read -r uri signed < <(machine_mirror "$codename" | head -1) ||
+		die "no 'deb' entry for suite $codename in /etc/apt/sources.list{,.d}"
+	mkdir -p "$BP_DIR/sources.list.d" "$BP_DIR/preferences.d" \
+		"$BP_DIR/lists/partial" "$BP_DIR/cache/archives/partial"
+	{
+		echo "Types: deb"
+		echo "URIs: $uri"
+		echo "Suites: $codename-backports"
+		echo "Components: main"
+		[ "$signed" != - ] && echo "Signed-By: $signed"
+	} > "$BP_DIR/sources.list.d/backports.sources"
+	if [ "$REFRESH" = 1 ] || ! ls "$BP_DIR"/lists/*_InRelease >/dev/null 2>&1; then
+		log "apt update of $codename-backports from $uri (private lists in $BP_DIR)"
+		bp_apt apt-get update -qq || die "apt-get update of $codename-backports failed"
+	fi
+}
+
+resolve_kpkg() {
+	local pkg
+
+	if [ -n "${TB_KPKG:-}" ]; then
+		echo "$TB_KPKG"
+		return
+	fi
+	if [ "$SERIES" = 6.1 ]; then
+		pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+			awk '/Depends: linux-image-6\.1\./ { print $2; exit }')
+	else
+		pkg=$(bp_apt apt-cache depends linux-image-amd64 2>/dev/null |
+			awk '/Depends: linux-image-6\.12\./ { print $2; exit }')
+	fi
+	[ -n "$pkg" ] || die "cannot resolve the $SERIES kernel package (linux-image-amd64); try --refresh"
+	echo "$pkg"
+}
+
+fetch_kernel() {
+	local kpkg=$1 kver=$2 kdir=$3 tmp
+
+	if [ -f "$kdir/root/boot/vmlinuz-$kver" ] && [ -f "$kdir/root/lib/modules/$kver/modules.dep" ]; then
+		return 0
+	fi
+	tmp=$(mktemp -d "$TB_DIR/dl.XXXXXX")
+	log "downloading $kpkg"
+	if [ "$SERIES" = 6.1 ]; then
+		(cd "$tmp" && apt-get download -q=2 -o APT::Sandbox::User=root "$kpkg") || die "apt-get download $kpkg failed"
+	else
+		(cd "$tmp" && bp_apt apt-get download -q=2 -o APT::Sandbox::User=root "$kpkg") || die "apt-get download $kpkg failed"
+	fi
+	rm -rf "$kdir/root"
+	mkdir -p "$kdir/root"
+	dpkg -x "$tmp"/"$kpkg"_*.deb "$kdir/root"
+	rm -rf "$tmp"
+	depmod -b "$kdir/root" "$kver"
+}
+
+# busybox + the modules needed before the 9p root is mounted (in load order)
+build_initramfs() {
+	local kver=$1 kdir=$2 ir m ko
+
+	if [ -f "$kdir/initramfs.cpio.gz" ] && [ "$kdir/initramfs.cpio.gz" -nt "$HERE/initramfs-init.sh" ] &&
+	   [ "$(cat "$kdir/kver" 2>/dev/null)" = "$kver" ]; then
+		return 0
+	fi
+	ir=$(mktemp -d "$TB_DIR/initramfs.XXXXXX")
+	mkdir -p "$ir"/{bin,sbin,dev,proc,sys,lower,upper,newroot,lib/tbmods}
+	cp /bin/busybox "$ir/bin/busybox"
+	: > "$ir/lib/tbmods/order"
+	for m in virtio_pci 9pnet_virtio 9p overlay; do
+		modprobe -d "$kdir/root" -S "$kver" --show-depends "$m" |
+			awk '$1 == "insmod" { print $2 }'
+	done | awk '!seen[$0]++' | while read -r ko; do
+		# busybox insmod wants plain ELF; 6.12 ships .ko.xz
+		m=$(basename "$ko")
+		case "$ko" in
+		*.xz) xz -dc "$ko" > "$ir/lib/tbmods/${m%.xz}"; m=${m%.xz} ;;
+		*.zst) zstd -qdc "$ko" > "$ir/lib/tbmods/${m%.zst}"; m=${m%.zst} ;;
+		*.gz) gzip -dc "$ko" > "$ir/lib/tbmods/${m%.gz}"; m=${m%.gz} ;;
+		*) cp "$ko" "$ir/lib/tbmods/" ;;
+		esac
+		echo "$m" >> "$ir/lib/tbmods/order"
+	done
+	install -m 0755 "$HERE/initramfs-init.sh" "$ir/init"
+	(cd "$ir" && find . | cpio -o -H newc --quiet | gzip -1) > "$kdir/initramfs.cpio.gz.tmp"
+	mv "$kdir/initramfs.cpio.gz.tmp" "$kdir/initramfs.cpio.gz"
+	rm -rf "$ir"
+}
+
+main() {
+	local t0=$SECONDS kpkg kver kdir
+
+	mkdir -p "$TB_DIR"
+	# one setup at a time: other engineers' runs share the cache
+	exec 9>"$TB_DIR/.setup.lock"
+	flock 9
+	install_packages
+	[ "$SERIES" = 6.12 ] && backports_setup
+	kpkg=$(resolve_kpkg)
+	kver=${kpkg#linux-image-}
+	kdir=$TB_DIR/kernels/$SERIES
+	mkdir -p "$kdir"
+	fetch_kernel "$kpkg" "$kver" "$kdir"
+	build_initramfs "$kver" "$kdir"
+	echo "$kver" > "$kdir/kver.tmp"
+	mv "$kdir/kver.tmp" "$kdir/kver"
+	log "kernel $SERIES = $kver ready in $kdir ($((SECONDS - t0)) s)"
+}
+
+main
