@@ -14,6 +14,13 @@
  * (lib/bpf_host.c): the direct fexit hooks where the nvme_tcp send helpers
  * are out of line (6.12), else the per-queue fallback on nvme_tcp_try_send
  * (6.1 inlines them; kernel-hooks §2.1).
+ *
+ * Every function hook is an fentry/fexit program with a kprobe/kretprobe
+ * twin sharing its body; user space attaches one flavour and turns it on
+ * through run_flavours (bpf/ntp_attach.bpf.h, lib/attach.c).  Where neither
+ * attaches, the nvme_complete_rq tracepoint ends each record, and only
+ * h_start, h_queue and h_done are filled.  The decision hook is the
+ * nvme_setup_cmd tracepoint, as tp_btf, or raw_tp where tp_btf is refused.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -21,8 +28,10 @@
 #include <bpf/bpf_core_read.h>
 
 #include "core_fixes.bpf.h"
+#include "ntp_attach.bpf.h"
 #include "ntp_events.h"
 #include "ntp_hash.h"
+#include "lib/filter.h"
 
 #define NVME_CMD_WRITE 0x01
 #define NVME_CMD_READ 0x02
@@ -35,6 +44,8 @@ const volatile __u32 sample_one_in = 1000;
  * path's re-arm for the next H2C PDU and an R2T is told by pdu_len == 0.
  */
 const volatile bool h2c_setup_is_r2t = false;
+/* --session, --io-type, --size (lib/filter.h); all zero: every command */
+const volatile struct ntp_filter filter = {};
 
 /* a sampled command between nvme_setup_cmd and nvme_complete_rq */
 struct inflight {
@@ -147,8 +158,11 @@ static __always_inline void read_names(struct request *rq, struct ntp_host_event
 		BPF_CORE_READ_STR_INTO(&ev->disk, head, disk_name);
 }
 
-SEC("tp_btf/nvme_setup_cmd")
-int BPF_PROG(setup_cmd, struct request *rq, struct nvme_command *cmd)
+/*
+ * The sampling decision.  A command the filter rejects is counted as seen and
+ * costs no more than an unsampled one: a few reads, no hash, no map.
+ */
+static __always_inline void setup_body(struct request *rq, struct nvme_command *cmd)
 {
 	struct nvme_request *nr;
 	struct inflight v = {};
@@ -159,24 +173,28 @@ int BPF_PROG(setup_cmd, struct request *rq, struct nvme_command *cmd)
 	__u8 opcode;
 
 	/* 6.12's verifier types tracepoint arguments as maybe-NULL */
-	if (!rq || !cmd)
-		return 0;
+	if (!rq || !cmd || !runs(NTP_RUN_SAMPLE))
+		return;
 	opcode = BPF_CORE_READ(cmd, common.opcode);
 	if (opcode != NVME_CMD_READ && opcode != NVME_CMD_WRITE)
-		return 0;
+		return;
 	if (!BPF_CORE_READ(rq, q, queuedata))     /* admin queue */
-		return 0;
+		return;
 	nr = nvme_req(rq);
 	ctrl = BPF_CORE_READ(nr, ctrl);
 	if (!is_tcp_ctrl(ctrl))
-		return 0;
+		return;
 	count(NTP_CNT_SEEN);
 
+	if (filter.flags && !ntp_filter__pass(&filter, opcode, BPF_CORE_READ(rq, __data_len),
+					      BPF_CORE_READ(ctrl, instance),
+					      BPF_CORE_READ(cmd, common.nsid)))
+		return;
 	cid = BPF_CORE_READ(cmd, common.command_id);
 	slba = BPF_CORE_READ(cmd, rw.slba);
 	nlb0 = BPF_CORE_READ(cmd, rw.length);
 	if (!ntp_hash_sampled(ntp_cmd_hash(cid, slba, nlb0), sample_one_in))
-		return 0;
+		return;
 	count(NTP_CNT_SAMPLED);
 
 	now = bpf_ktime_get_ns();
@@ -198,6 +216,20 @@ int BPF_PROG(setup_cmd, struct request *rq, struct nvme_command *cmd)
 	/* BPF_ANY: a request that never completed (failed in queue_rq) leaves a stale entry */
 	if (bpf_map_update_elem(&inflight, &key, &v, BPF_ANY))
 		count(NTP_CNT_LOST_MAP);
+}
+
+SEC("tp_btf/nvme_setup_cmd")
+int BPF_PROG(setup_cmd, struct request *rq, struct nvme_command *cmd)
+{
+	setup_body(rq, cmd);
+	return 0;
+}
+
+/* where tp_btf programs are refused: the same through the untyped raw tracepoint */
+SEC("raw_tp/nvme_setup_cmd")
+int BPF_PROG(setup_cmd_raw, struct request *rq, struct nvme_command *cmd)
+{
+	setup_body(rq, cmd);
 	return 0;
 }
 
@@ -224,48 +256,111 @@ static __always_inline void set_data_sent(struct inflight *v, __u64 now)
 
 /* ---- command / data handed to the socket: direct hooks (6.12) ---- */
 
-SEC("fexit/nvme_tcp_try_send_cmd_pdu")
-int BPF_PROG(cmd_pdu_sent, struct nvme_tcp_request *req, int ret)
+static __always_inline void cmd_pdu_sent_body(struct nvme_tcp_request *req, int ret)
 {
 	struct inflight *v;
 
 	if (!req || ret != 1)   /* 0 or -EAGAIN: partly sent, retried later */
-		return 0;
+		return;
 	v = lookup_tcp_req(req);
 	if (v)
 		set_cmd_sent(v, bpf_ktime_get_ns());
+}
+
+static __always_inline void data_sent_body(struct nvme_tcp_request *req, int ret)
+{
+	struct inflight *v;
+
+	if (!req || ret != 1)   /* the data of the current PDU is not all out yet */
+		return;
+	v = lookup_tcp_req(req);
+	if (v)          /* the last PDU's time wins */
+		set_data_sent(v, bpf_ktime_get_ns());
+}
+
+SEC("fexit/nvme_tcp_try_send_cmd_pdu")
+int BPF_PROG(cmd_pdu_sent, struct nvme_tcp_request *req, int ret)
+{
+	if (runs(NTP_RUN_FENTRY))
+		cmd_pdu_sent_body(req, ret);
 	return 0;
 }
 
 SEC("fexit/nvme_tcp_try_send_data")
 int BPF_PROG(data_sent, struct nvme_tcp_request *req, int ret)
 {
-	struct inflight *v;
+	if (runs(NTP_RUN_FENTRY))
+		data_sent_body(req, ret);
+	return 0;
+}
 
-	if (!req || ret != 1)   /* the data of the current PDU is not all out yet */
-		return 0;
-	v = lookup_tcp_req(req);
-	if (v)          /* the last PDU's time wins */
-		set_data_sent(v, bpf_ktime_get_ns());
+/* the kretprobe twins: the request is stashed at entry, for sampled commands only */
+static __always_inline void stash_sampled(struct nvme_tcp_request *req)
+{
+	if (runs(NTP_RUN_KPROBE) && req && lookup_tcp_req(req))
+		stash_put((__u64)req);
+}
+
+SEC("kprobe/nvme_tcp_try_send_cmd_pdu")
+int BPF_KPROBE(cmd_pdu_ent_kp, struct nvme_tcp_request *req)
+{
+	stash_sampled(req);
+	return 0;
+}
+
+SEC("kretprobe/nvme_tcp_try_send_cmd_pdu")
+int BPF_KRETPROBE(cmd_pdu_sent_kp, int ret)
+{
+	if (runs(NTP_RUN_KPROBE))
+		cmd_pdu_sent_body((void *)stash_take(), ret);
+	return 0;
+}
+
+SEC("kprobe/nvme_tcp_try_send_data")
+int BPF_KPROBE(data_ent_kp, struct nvme_tcp_request *req)
+{
+	stash_sampled(req);
+	return 0;
+}
+
+SEC("kretprobe/nvme_tcp_try_send_data")
+int BPF_KRETPROBE(data_sent_kp, int ret)
+{
+	if (runs(NTP_RUN_KPROBE))
+		data_sent_body((void *)stash_take(), ret);
 	return 0;
 }
 
 /* ---- R2T received (every kernel) ---- */
 
-SEC("fentry/nvme_tcp_setup_h2c_data_pdu")
-int BPF_PROG(h2c_setup, struct nvme_tcp_request *req)
+static __always_inline void h2c_setup_body(struct nvme_tcp_request *req)
 {
 	struct inflight *v;
 
 	if (!req)
-		return 0;
+		return;
 	v = lookup_tcp_req(req);
 	if (!v)
-		return 0;
+		return;
 	if (!h2c_setup_is_r2t && BPF_CORE_READ(req, pdu_len) != 0)
-		return 0;       /* the send path arming the next H2C PDU of the same R2T */
+		return;         /* the send path arming the next H2C PDU of the same R2T */
 	v->ev.h_r2t = bpf_ktime_get_ns();       /* the last R2T wins, as the last data PDU does */
 	v->ev.flags |= NTP_HF_R2T;
+}
+
+SEC("fentry/nvme_tcp_setup_h2c_data_pdu")
+int BPF_PROG(h2c_setup, struct nvme_tcp_request *req)
+{
+	if (runs(NTP_RUN_FENTRY))
+		h2c_setup_body(req);
+	return 0;
+}
+
+SEC("kprobe/nvme_tcp_setup_h2c_data_pdu")
+int BPF_KPROBE(h2c_setup_kp, struct nvme_tcp_request *req)
+{
+	if (runs(NTP_RUN_KPROBE))
+		h2c_setup_body(req);
 	return 0;
 }
 
@@ -300,27 +395,26 @@ static __always_inline struct nvme_tcp_request *send_candidate(struct nvme_tcp_q
 	return (void *)node - bpf_core_field_offset(struct nvme_tcp_request, lentry);
 }
 
-SEC("fentry/nvme_tcp_try_send")
-int BPF_PROG(try_send_entry, struct nvme_tcp_queue *queue)
+/* true when a sampled request's send state was saved for this queue */
+static __always_inline bool try_send_entry_body(struct nvme_tcp_queue *queue)
 {
 	struct nvme_tcp_request *r;
 	struct send_save s = {};
 	__u64 key = (__u64)queue;
 
 	if (!queue)
-		return 0;
+		return false;
 	r = send_candidate(queue);
 	if (!r || !lookup_tcp_req(r))
-		return 0;
+		return false;
 	s.req = (__u64)r;
 	s.state = BPF_CORE_READ(r, state);
 	/* send_mutex serialises try_send per queue: one save per queue at a time */
 	bpf_map_update_elem(&send_saves, &key, &s, BPF_ANY);
-	return 0;
+	return true;
 }
 
-SEC("fexit/nvme_tcp_try_send")
-int BPF_PROG(try_send_exit, struct nvme_tcp_queue *queue, int ret)
+static __always_inline void try_send_exit_body(struct nvme_tcp_queue *queue, int ret)
 {
 	__u64 key = (__u64)queue, now;
 	struct nvme_tcp_request *r, *cur;
@@ -329,18 +423,18 @@ int BPF_PROG(try_send_exit, struct nvme_tcp_queue *queue, int ret)
 	__u32 state0, state;
 
 	if (!queue)
-		return 0;
+		return;
 	s = bpf_map_lookup_elem(&send_saves, &key);
 	if (!s)
-		return 0;
+		return;
 	r = (void *)s->req;
 	state0 = s->state;
 	bpf_map_delete_elem(&send_saves, &key);
 	if (ret <= 0)   /* nothing finished (partial send), or an error */
-		return 0;
+		return;
 	v = lookup_tcp_req(r);
 	if (!v)
-		return 0;
+		return;
 	now = bpf_ktime_get_ns();
 	cur = BPF_CORE_READ(queue, request);
 	state = BPF_CORE_READ(r, state);
@@ -350,34 +444,78 @@ int BPF_PROG(try_send_exit, struct nvme_tcp_queue *queue, int ret)
 	/* a data phase ended: done with the request while in a data state */
 	if (cur != r && state != NVME_TCP_SEND_CMD_PDU)
 		set_data_sent(v, now);
+}
+
+SEC("fentry/nvme_tcp_try_send")
+int BPF_PROG(try_send_entry, struct nvme_tcp_queue *queue)
+{
+	if (runs(NTP_RUN_FENTRY))
+		try_send_entry_body(queue);
+	return 0;
+}
+
+SEC("fexit/nvme_tcp_try_send")
+int BPF_PROG(try_send_exit, struct nvme_tcp_queue *queue, int ret)
+{
+	if (runs(NTP_RUN_FENTRY))
+		try_send_exit_body(queue, ret);
+	return 0;
+}
+
+SEC("kprobe/nvme_tcp_try_send")
+int BPF_KPROBE(send_entry_kp, struct nvme_tcp_queue *queue)
+{
+	if (runs(NTP_RUN_KPROBE) && try_send_entry_body(queue))
+		stash_put((__u64)queue);
+	return 0;
+}
+
+SEC("kretprobe/nvme_tcp_try_send")
+int BPF_KRETPROBE(send_exit_kp, int ret)
+{
+	if (runs(NTP_RUN_KPROBE))
+		try_send_exit_body((void *)stash_take(), ret);
 	return 0;
 }
 
 /* ---- response parsed, and completion ---- */
 
-SEC("fentry/blk_mq_complete_request_remote")
-int BPF_PROG(complete_remote, struct request *rq)
+static __always_inline void complete_remote_body(struct request *rq)
 {
 	__u64 key = (__u64)rq;
 	struct inflight *v = bpf_map_lookup_elem(&inflight, &key);
 
 	if (v)
 		v->ev.h_recv = bpf_ktime_get_ns();
+}
+
+SEC("fentry/blk_mq_complete_request_remote")
+int BPF_PROG(complete_remote, struct request *rq)
+{
+	if (runs(NTP_RUN_FENTRY))
+		complete_remote_body(rq);
 	return 0;
 }
 
-SEC("fentry/nvme_complete_rq")
-int BPF_PROG(complete_rq, struct request *rq)
+SEC("kprobe/blk_mq_complete_request_remote")
+int BPF_KPROBE(complete_rem_kp, struct request *rq)
+{
+	if (runs(NTP_RUN_KPROBE))
+		complete_remote_body(rq);
+	return 0;
+}
+
+static __always_inline void complete_rq_body(struct request *rq)
 {
 	__u64 key = (__u64)rq;
 	struct inflight *v = bpf_map_lookup_elem(&inflight, &key);
 
 	if (!v || !rq)
-		return 0;
+		return;
 	if (v->alloc_ns != BPF_CORE_READ(rq, start_time_ns)) {
 		/* a stale entry of a command that never completed, met by a reuse of its request */
 		bpf_map_delete_elem(&inflight, &key);
-		return 0;
+		return;
 	}
 	v->ev.h_done = bpf_ktime_get_ns();
 	v->ev.status = BPF_CORE_READ(nvme_req(rq), status);
@@ -386,6 +524,38 @@ int BPF_PROG(complete_rq, struct request *rq)
 	if (bpf_ringbuf_output(&events, &v->ev, sizeof(v->ev), 0))
 		count(NTP_CNT_LOST_RINGBUF);
 	bpf_map_delete_elem(&inflight, &key);
+}
+
+SEC("fentry/nvme_complete_rq")
+int BPF_PROG(complete_rq, struct request *rq)
+{
+	if (runs(NTP_RUN_FENTRY))
+		complete_rq_body(rq);
+	return 0;
+}
+
+SEC("kprobe/nvme_complete_rq")
+int BPF_KPROBE(complete_rq_kp, struct request *rq)
+{
+	if (runs(NTP_RUN_KPROBE))
+		complete_rq_body(rq);
+	return 0;
+}
+
+/* tracepoint-only mode: trace_nvme_complete_rq() is the first thing nvme_complete_rq() does */
+SEC("tp_btf/nvme_complete_rq")
+int BPF_PROG(complete_rq_tp, struct request *rq)
+{
+	if (runs(NTP_RUN_TP))
+		complete_rq_body(rq);
+	return 0;
+}
+
+SEC("raw_tp/nvme_complete_rq")
+int BPF_PROG(complete_rq_raw, struct request *rq)
+{
+	if (runs(NTP_RUN_TP))
+		complete_rq_body(rq);
 	return 0;
 }
 

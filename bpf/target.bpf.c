@@ -11,6 +11,12 @@
  * (fexit nvmet_try_send_response where it is out of line, fentry
  * nvmet_setup_response_pdu where it is inlined, 6.1) emits the record.
  *
+ * Every function hook is an fentry/fexit program with a kprobe/kretprobe
+ * twin sharing its body; user space attaches one flavour and turns it on
+ * through run_flavours (bpf/ntp_attach.bpf.h, lib/attach.c).  Where neither
+ * attaches, the nvmet_req_init and nvmet_req_complete tracepoints take the
+ * decision and end the record: only t_recv and t_cmpl are filled.
+ *
  * nvmet types live in module BTF only (nvmet, nvmet_tcp): they are declared
  * here with just the fields read, and libbpf relocates them (CO-RE).
  */
@@ -19,8 +25,10 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
+#include "ntp_attach.bpf.h"
 #include "ntp_events.h"
 #include "ntp_hash.h"
+#include "lib/filter.h"
 
 #define NVME_CMD_WRITE 0x01
 #define NVME_CMD_READ 0x02
@@ -69,6 +77,7 @@ struct nvmet_req {
 	struct nvmet_sq *sq;
 	struct nvmet_ns *ns;
 	u32 transfer_len;
+	const struct nvmet_fabrics_ops *ops;    /* set by nvmet_req_init itself */
 };
 
 /* ---- nvmet_tcp (module BTF) ---- */
@@ -82,10 +91,22 @@ struct nvmet_tcp_cmd {
 
 /* one command in N is recorded; set by user space before load */
 const volatile __u32 sample_one_in = 1000;
+/*
+ * --io-type and --size (lib/filter.h); a --session applies by its nsid only:
+ * the target does not know the host's controller numbers.
+ */
+const volatile struct ntp_filter filter = {};
 
 /* a sampled command between nvmet_req_init and its response */
 struct inflight {
 	struct ntp_target_event ev;
+	/*
+	 * --size is checked at the first hook after nvmet_req_init, where the
+	 * parse has set req->transfer_len; only then is the command counted
+	 * as sampled (or forgotten, as filtered out)
+	 */
+	__u32 size_pending;
+	__u32 pad;
 };
 
 struct {
@@ -133,6 +154,18 @@ static __always_inline struct nvmet_tcp_cmd *req_to_tcp_cmd(struct nvmet_req *re
  * longer matches req->cmd, which nvmet-tcp never overwrites while the command
  * lives.  Only a hit pays for this check.
  */
+static __always_inline bool size_passes(__u32 bytes)
+{
+	int i;
+
+	if (!(filter.flags & NTP_FILTER_SIZE))
+		return true;
+	for (i = 0; i < NTP_FILTER_MAX_SIZES; i++)
+		if ((__u32)i < filter.nsizes && filter.sizes[i] == bytes)
+			return true;
+	return false;
+}
+
 static __always_inline struct inflight *lookup_live(struct nvmet_req *req)
 {
 	__u64 key = (__u64)req;
@@ -146,6 +179,14 @@ static __always_inline struct inflight *lookup_live(struct nvmet_req *req)
 	    BPF_CORE_READ(cmd, rw.slba) != v->ev.slba) {
 		bpf_map_delete_elem(&inflight, &key);
 		return NULL;
+	}
+	if (v->size_pending) {
+		if (!size_passes(BPF_CORE_READ(req, transfer_len))) {
+			bpf_map_delete_elem(&inflight, &key);
+			return NULL;
+		}
+		v->size_pending = 0;
+		count(NTP_CNT_SAMPLED);
 	}
 	return v;
 }
@@ -177,34 +218,50 @@ static __always_inline void read_device(struct nvmet_ns *ns, struct ntp_target_e
 	bpf_probe_read_kernel_str(ev->device, sizeof(ev->device), p + (base & 127));
 }
 
-SEC("fentry/nvmet_req_init")
-int BPF_PROG(req_init, struct nvmet_req *req, struct nvmet_cq *cq, struct nvmet_sq *sq,
-	     const struct nvmet_fabrics_ops *ops)
+/*
+ * The sampling decision, at the entry of nvmet_req_init (fentry, kprobe) or
+ * at its tracepoint once the command is parsed (parsed: req->transfer_len is
+ * set).  A command the filter rejects is counted as seen, never as sampled.
+ */
+static __always_inline void req_init_body(struct nvmet_req *req, struct nvmet_sq *sq,
+					  const struct nvmet_fabrics_ops *ops, bool parsed)
 {
-	struct nvme_command *cmd = BPF_CORE_READ(req, cmd);
+	struct nvme_command *cmd;
 	struct inflight v = {};
 	__u64 key = (__u64)req;
 	__u16 cid, nlb0, qid;
 	__u64 slba;
 	__u8 opcode;
 
+	if (!req || !runs(NTP_RUN_SAMPLE))
+		return;
+	cmd = BPF_CORE_READ(req, cmd);
 	/* req->sq and req->ns are set by nvmet_req_init itself: use its arguments */
 	opcode = BPF_CORE_READ(cmd, common.opcode);
 	if (opcode != NVME_CMD_READ && opcode != NVME_CMD_WRITE)
-		return 0;
+		return;
 	qid = BPF_CORE_READ(sq, qid);
 	if (!qid)               /* admin queue (fabrics commands share opcodes) */
-		return 0;
+		return;
 	if (BPF_CORE_READ(ops, type) != NVMF_TRTYPE_TCP)
-		return 0;
+		return;
 	count(NTP_CNT_SEEN);
 
+	if ((filter.flags & NTP_FILTER_OPCODE) && opcode != filter.opcode)
+		return;
+	if ((filter.flags & NTP_FILTER_NS) && BPF_CORE_READ(cmd, common.nsid) != filter.nsid)
+		return;
+	if (parsed && !size_passes(BPF_CORE_READ(req, transfer_len)))
+		return;
 	cid = BPF_CORE_READ(cmd, common.command_id);
 	slba = BPF_CORE_READ(cmd, rw.slba);
 	nlb0 = BPF_CORE_READ(cmd, rw.length);
 	if (!ntp_hash_sampled(ntp_cmd_hash(cid, slba, nlb0), sample_one_in))
-		return 0;
-	count(NTP_CNT_SAMPLED);
+		return;
+	if (!parsed && (filter.flags & NTP_FILTER_SIZE))
+		v.size_pending = 1;
+	else
+		count(NTP_CNT_SAMPLED);
 
 	v.ev.kind = NTP_EV_TARGET_IO;
 	v.ev.t_recv = bpf_ktime_get_ns();
@@ -219,6 +276,40 @@ int BPF_PROG(req_init, struct nvmet_req *req, struct nvmet_cq *cq, struct nvmet_
 	/* BPF_ANY: replaces what a command that never got its response left on this req */
 	if (bpf_map_update_elem(&inflight, &key, &v, BPF_ANY))
 		count(NTP_CNT_LOST_MAP);
+}
+
+SEC("fentry/nvmet_req_init")
+int BPF_PROG(req_init, struct nvmet_req *req, struct nvmet_cq *cq, struct nvmet_sq *sq,
+	     const struct nvmet_fabrics_ops *ops)
+{
+	if (runs(NTP_RUN_FENTRY))
+		req_init_body(req, sq, ops, false);
+	return 0;
+}
+
+SEC("kprobe/nvmet_req_init")
+int BPF_KPROBE(req_init_kp, struct nvmet_req *req, struct nvmet_cq *cq, struct nvmet_sq *sq,
+	       const struct nvmet_fabrics_ops *ops)
+{
+	if (runs(NTP_RUN_KPROBE))
+		req_init_body(req, sq, ops, false);
+	return 0;
+}
+
+/* tracepoint-only mode: fires in nvmet_req_init once the command parsed, req->sq and ->ops set */
+SEC("tp_btf/nvmet_req_init")
+int BPF_PROG(req_init_tp, struct nvmet_req *req, struct nvme_command *cmd)
+{
+	if (runs(NTP_RUN_TP) && req)
+		req_init_body(req, BPF_CORE_READ(req, sq), BPF_CORE_READ(req, ops), true);
+	return 0;
+}
+
+SEC("raw_tp/nvmet_req_init")
+int BPF_PROG(req_init_raw, struct nvmet_req *req, struct nvme_command *cmd)
+{
+	if (runs(NTP_RUN_TP) && req)
+		req_init_body(req, BPF_CORE_READ(req, sq), BPF_CORE_READ(req, ops), true);
 	return 0;
 }
 
@@ -228,19 +319,33 @@ int BPF_PROG(req_init, struct nvmet_req *req, struct nvmet_cq *cq, struct nvmet_
  * the test nvmet-tcp itself makes when it builds the PDU
  * (nvmet_tcp_need_data_in): a write, not completed, data still missing.
  */
-SEC("fentry/nvmet_tcp_queue_response")
-int BPF_PROG(queue_response, struct nvmet_req *req)
+static __always_inline void queue_response_body(struct nvmet_req *req)
 {
 	struct inflight *v = lookup_live(req);
 
 	if (!v || v->ev.opcode != NVME_CMD_WRITE || v->ev.t_r2t || v->ev.t_cmpl)
-		return 0;
+		return;
 	if (BPF_CORE_READ(req, cqe, status))    /* an error response, not an R2T */
-		return 0;
+		return;
 	if (BPF_CORE_READ(req_to_tcp_cmd(req), rbytes_done) >= BPF_CORE_READ(req, transfer_len))
-		return 0;
+		return;
 	v->ev.t_r2t = bpf_ktime_get_ns();
 	v->ev.flags |= NTP_TF_R2T;
+}
+
+SEC("fentry/nvmet_tcp_queue_response")
+int BPF_PROG(queue_response, struct nvmet_req *req)
+{
+	if (runs(NTP_RUN_FENTRY))
+		queue_response_body(req);
+	return 0;
+}
+
+SEC("kprobe/nvmet_tcp_queue_response")
+int BPF_KPROBE(queue_resp_kp, struct nvmet_req *req)
+{
+	if (runs(NTP_RUN_KPROBE))
+		queue_response_body(req);
 	return 0;
 }
 
@@ -259,48 +364,81 @@ static __always_inline void submitted(struct nvmet_req *req)
 SEC("fentry/nvmet_bdev_execute_rw")
 int BPF_PROG(bdev_execute_rw, struct nvmet_req *req)
 {
-	submitted(req);
+	if (runs(NTP_RUN_FENTRY))
+		submitted(req);
+	return 0;
+}
+
+SEC("kprobe/nvmet_bdev_execute_rw")
+int BPF_KPROBE(bdev_exec_kp, struct nvmet_req *req)
+{
+	if (runs(NTP_RUN_KPROBE))
+		submitted(req);
 	return 0;
 }
 
 SEC("fentry/nvmet_file_execute_rw")
 int BPF_PROG(file_execute_rw, struct nvmet_req *req)
 {
-	submitted(req);
+	if (runs(NTP_RUN_FENTRY))
+		submitted(req);
+	return 0;
+}
+
+SEC("kprobe/nvmet_file_execute_rw")
+int BPF_KPROBE(file_exec_kp, struct nvmet_req *req)
+{
+	if (runs(NTP_RUN_KPROBE))
+		submitted(req);
 	return 0;
 }
 
 SEC("fentry/nvmet_passthru_execute_cmd")
 int BPF_PROG(passthru_execute_cmd, struct nvmet_req *req)
 {
-	submitted(req);
+	if (runs(NTP_RUN_FENTRY))
+		submitted(req);
 	return 0;
+}
+
+SEC("kprobe/nvmet_passthru_execute_cmd")
+int BPF_KPROBE(passthru_exec_kp, struct nvmet_req *req)
+{
+	if (runs(NTP_RUN_KPROBE))
+		submitted(req);
+	return 0;
+}
+
+static __always_inline void req_complete_body(struct nvmet_req *req, u16 status)
+{
+	struct inflight *v = lookup_live(req);
+
+	if (!v)
+		return;
+	v->ev.t_cmpl = bpf_ktime_get_ns();
+	v->ev.status = status;
 }
 
 SEC("fentry/nvmet_req_complete")
 int BPF_PROG(req_complete, struct nvmet_req *req, u16 status)
 {
-	struct inflight *v = lookup_live(req);
-
-	if (!v)
-		return 0;
-	v->ev.t_cmpl = bpf_ktime_get_ns();
-	v->ev.status = status;
+	if (runs(NTP_RUN_FENTRY))
+		req_complete_body(req, status);
 	return 0;
 }
 
-static __always_inline void response_sent(struct nvmet_tcp_cmd *cmd)
+SEC("kprobe/nvmet_req_complete")
+int BPF_KPROBE(req_complete_kp, struct nvmet_req *req, u16 status)
 {
-	struct nvmet_req *req = tcp_cmd_to_req(cmd);
-	__u64 key = (__u64)req;
-	struct inflight *v = lookup_live(req);
+	if (runs(NTP_RUN_KPROBE))
+		req_complete_body(req, status);
+	return 0;
+}
 
-	if (!v)
-		return;
-	v->ev.t_sent = bpf_ktime_get_ns();
-	/* a command that failed in nvmet_req_init completes without nvmet_req_complete */
-	if (!v->ev.t_cmpl)
-		v->ev.status = BPF_CORE_READ(req, cqe, status) >> 1;
+static __always_inline void emit(struct nvmet_req *req, struct inflight *v)
+{
+	__u64 key = (__u64)req;
+
 	if (!v->ev.bytes)
 		v->ev.bytes = BPF_CORE_READ(req, transfer_len);
 	if (v->ev.status)
@@ -310,12 +448,48 @@ static __always_inline void response_sent(struct nvmet_tcp_cmd *cmd)
 	bpf_map_delete_elem(&inflight, &key);
 }
 
+static __always_inline void response_sent(struct nvmet_tcp_cmd *cmd)
+{
+	struct nvmet_req *req = tcp_cmd_to_req(cmd);
+	struct inflight *v = lookup_live(req);
+
+	if (!v)
+		return;
+	v->ev.t_sent = bpf_ktime_get_ns();
+	/* a command that failed in nvmet_req_init completes without nvmet_req_complete */
+	if (!v->ev.t_cmpl)
+		v->ev.status = BPF_CORE_READ(req, cqe, status) >> 1;
+	emit(req, v);
+}
+
 /* 1: the response PDU is all in the socket; 0 or -EAGAIN: partly sent, retried */
 SEC("fexit/nvmet_try_send_response")
 int BPF_PROG(try_send_response, struct nvmet_tcp_cmd *cmd, bool last_in_batch, int ret)
 {
-	if (ret == 1)
+	if (runs(NTP_RUN_FENTRY) && ret == 1)
 		response_sent(cmd);
+	return 0;
+}
+
+/* its kretprobe twin: the command is stashed at entry, for sampled commands only */
+SEC("kprobe/nvmet_try_send_response")
+int BPF_KPROBE(send_resp_ent_kp, struct nvmet_tcp_cmd *cmd)
+{
+	if (runs(NTP_RUN_KPROBE) && cmd && lookup_live(tcp_cmd_to_req(cmd)))
+		stash_put((__u64)cmd);
+	return 0;
+}
+
+SEC("kretprobe/nvmet_try_send_response")
+int BPF_KRETPROBE(send_resp_kp, int ret)
+{
+	__u64 cmd;
+
+	if (!runs(NTP_RUN_KPROBE))
+		return 0;
+	cmd = stash_take();
+	if (cmd && ret == 1)
+		response_sent((void *)cmd);
 	return 0;
 }
 
@@ -323,7 +497,55 @@ int BPF_PROG(try_send_response, struct nvmet_tcp_cmd *cmd, bool last_in_batch, i
 SEC("fentry/nvmet_setup_response_pdu")
 int BPF_PROG(setup_response_pdu, struct nvmet_tcp_cmd *cmd)
 {
-	response_sent(cmd);
+	if (runs(NTP_RUN_FENTRY))
+		response_sent(cmd);
+	return 0;
+}
+
+SEC("kprobe/nvmet_setup_response_pdu")
+int BPF_KPROBE(setup_resp_kp, struct nvmet_tcp_cmd *cmd)
+{
+	if (runs(NTP_RUN_KPROBE))
+		response_sent(cmd);
+	return 0;
+}
+
+/*
+ * Tracepoint-only mode: trace_nvmet_req_complete() in __nvmet_req_complete(),
+ * with the status already in req->cqe, ends the record.  There is no t_submit,
+ * and t_sent is this closest point too: the response is queued right after
+ * it (as on 6.1, where the send itself is inlined), so the residence stays
+ * the target's share of the round trip.
+ */
+static __always_inline void req_complete_tp_body(struct nvmet_req *req)
+{
+	struct inflight *v;
+
+	if (!req)
+		return;
+	v = lookup_live(req);
+	if (!v)
+		return;
+	v->ev.t_cmpl = bpf_ktime_get_ns();
+	v->ev.t_sent = v->ev.t_cmpl;
+	v->ev.status = BPF_CORE_READ(req, cqe, status) >> 1;
+	read_device(BPF_CORE_READ(req, ns), &v->ev);
+	emit(req, v);
+}
+
+SEC("tp_btf/nvmet_req_complete")
+int BPF_PROG(req_cmpl_tp, struct nvmet_req *req)
+{
+	if (runs(NTP_RUN_TP))
+		req_complete_tp_body(req);
+	return 0;
+}
+
+SEC("raw_tp/nvmet_req_complete")
+int BPF_PROG(req_cmpl_raw, struct nvmet_req *req)
+{
+	if (runs(NTP_RUN_TP))
+		req_complete_tp_body(req);
 	return 0;
 }
 

@@ -27,6 +27,12 @@ typedef __s64 s64;
 
 #pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
 
+/* x86-64, the kprobe programs' context (bpf_tracing.h's PT_REGS_PARM*() with kernel names) */
+struct pt_regs {
+	unsigned long r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	unsigned long ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+};
+
 struct list_head {
 	struct list_head *next;
 	struct list_head *prev;

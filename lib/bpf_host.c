@@ -13,7 +13,10 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "lib/filter.h"    /* before the skeleton: its rodata holds a struct ntp_filter */
 #include "host.skel.h"
+#include "lib/attach_plan.h"
+#include "lib/attach_set.h"
 #include "lib/bpf_host.h"
 #include "lib/err.h"
 #include "lib/exit.h"
@@ -25,13 +28,33 @@ enum send_mode {
 	SEND_NONE,
 };
 
+/* the kernel-function hooks, each an fentry/fexit program with kprobe twins */
+enum {
+	FH_CMD_PDU,     /* nvme_tcp_try_send_cmd_pdu */
+	FH_DATA,        /* nvme_tcp_try_send_data */
+	FH_H2C,         /* nvme_tcp_setup_h2c_data_pdu */
+	FH_TRY_SEND,    /* nvme_tcp_try_send (where the two above are inlined) */
+	FH_REMOTE,      /* blk_mq_complete_request_remote */
+	FH_COMPLETE,    /* nvme_complete_rq */
+	FH_N,
+};
+
+/* hooks[] rows, and the function hook each one is on */
+enum { P_START, P_QUEUE, P_CMD_SENT, P_R2T, P_DATA_SENT, P_RECV, P_DONE };
+
 struct ntp_host_collector {
 	struct ntp_host *skel;
 	struct ring_buffer *rb;
+	struct ntp_attach_set *set;
 	ntp_host_event_fn fn;
 	void *ctx;
 	int stop_code;
-	int nprogs;
+	enum ntp_attach_policy policy;
+	struct ntp_attach_caps caps;
+	__u32 loaded;                   /* NTP_RUN_* classes with programs */
+	enum send_mode send;
+	struct ntp_fhook fh[FH_N];
+	int point_fh[NTP_HOST_NHOOKS];  /* the function hook of each row, or -1 */
 	struct ntp_host_hook hooks[NTP_HOST_NHOOKS];
 };
 
@@ -69,8 +92,8 @@ static void kbtf_free(struct kbtf *k)
 
 static int kbtf_load(struct kbtf *k)
 {
-	static const char *const mods[] = { "nvme_core", "nvme_tcp" };
-	struct btf **dst[] = { &k->core, &k->tcp };
+	static const char *const mods[] = { "nvme_tcp", "nvme_core" };
+	struct btf **dst[] = { &k->tcp, &k->core };
 	size_t i;
 
 	k->vmlinux = btf__load_vmlinux_btf();
@@ -79,6 +102,11 @@ static int kbtf_load(struct kbtf *k)
 		return NTP_EXIT_UNSUPPORTED;
 	}
 	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
+		if (!ntp_probe__module_loaded(mods[i])) {
+			ntp_error("module %s is not loaded: no NVMe/TCP host here "
+				  "(modprobe nvme-tcp, then nvme connect)", mods[i]);
+			return NTP_EXIT_UNSUPPORTED;
+		}
 		*dst[i] = btf__load_module_btf(mods[i], k->vmlinux);
 		if (!*dst[i]) {
 			ntp_error("kernel has no BTF for module %s: /sys/kernel/btf/%s: %s "
@@ -89,13 +117,23 @@ static int kbtf_load(struct kbtf *k)
 	return 0;
 }
 
+static void fhook(struct ntp_fhook *h, const char *func, bool want, struct bpf_program *fe0,
+		  struct bpf_program *fe1, struct bpf_program *kp0, struct bpf_program *kp1)
+{
+	h->func = func;
+	h->want = want;
+	h->fe[0] = fe0;
+	h->fe[1] = fe1;
+	h->kp[0] = kp0;
+	h->kp[1] = kp1;
+}
+
 /* pick the programs this kernel can run, and say why, per stage boundary */
 static int choose_hooks(struct ntp_host_collector *c, const struct kbtf *k)
 {
 	struct ntp_host *s = c->skel;
 	struct ntp_host_hook *h = c->hooks;
-	enum send_mode mode;
-	int n;
+	int n, i;
 
 	if (!ntp_probe__btf_typedef(k->core, "btf_trace_nvme_setup_cmd")) {
 		ntp_error("kernel lacks the nvme_setup_cmd tracepoint in nvme_core's BTF");
@@ -110,61 +148,118 @@ static int choose_hooks(struct ntp_host_collector *c, const struct kbtf *k)
 		return NTP_EXIT_UNSUPPORTED;
 	}
 
-	set_hook(&h[0], "h_start", "bio->bi_issue", "derived",
+	set_hook(&h[P_START], "h_start", "bio->bi_issue", "derived",
 		 "read at nvme_setup_cmd; else rq->start_time_ns, else h_queue (flags of each record)");
-	set_hook(&h[1], "h_queue", "nvme_setup_cmd", "tp_btf",
+	set_hook(&h[P_QUEUE], "h_queue", "nvme_setup_cmd", "tp_btf",
 		 "the sampling decision: the first point with the wire command id");
 
 	if (ntp_probe__btf_func_params(k->tcp, "nvme_tcp_try_send_cmd_pdu") >= 0 &&
 	    ntp_probe__btf_func_params(k->tcp, "nvme_tcp_try_send_data") >= 0)
-		mode = SEND_DIRECT;
+		c->send = SEND_DIRECT;
 	else if (ntp_probe__btf_func_params(k->tcp, "nvme_tcp_try_send") >= 0)
-		mode = SEND_FALLBACK;
+		c->send = SEND_FALLBACK;
 	else
-		mode = SEND_NONE;
+		c->send = SEND_NONE;
+	n = ntp_probe__btf_func_params(k->tcp, "nvme_tcp_setup_h2c_data_pdu");
 
-	bpf_program__set_autoload(s->progs.cmd_pdu_sent, mode == SEND_DIRECT);
-	bpf_program__set_autoload(s->progs.data_sent, mode == SEND_DIRECT);
-	bpf_program__set_autoload(s->progs.try_send_entry, mode == SEND_FALLBACK);
-	bpf_program__set_autoload(s->progs.try_send_exit, mode == SEND_FALLBACK);
-	switch (mode) {
+	fhook(&c->fh[FH_CMD_PDU], "nvme_tcp_try_send_cmd_pdu", c->send == SEND_DIRECT,
+	      s->progs.cmd_pdu_sent, NULL, s->progs.cmd_pdu_ent_kp, s->progs.cmd_pdu_sent_kp);
+	fhook(&c->fh[FH_DATA], "nvme_tcp_try_send_data", c->send == SEND_DIRECT,
+	      s->progs.data_sent, NULL, s->progs.data_ent_kp, s->progs.data_sent_kp);
+	fhook(&c->fh[FH_H2C], "nvme_tcp_setup_h2c_data_pdu", n >= 0,
+	      s->progs.h2c_setup, NULL, s->progs.h2c_setup_kp, NULL);
+	fhook(&c->fh[FH_TRY_SEND], "nvme_tcp_try_send", c->send == SEND_FALLBACK,
+	      s->progs.try_send_entry, s->progs.try_send_exit,
+	      s->progs.send_entry_kp, s->progs.send_exit_kp);
+	fhook(&c->fh[FH_REMOTE], "blk_mq_complete_request_remote", true,
+	      s->progs.complete_remote, NULL, s->progs.complete_rem_kp, NULL);
+	fhook(&c->fh[FH_COMPLETE], "nvme_complete_rq", true,
+	      s->progs.complete_rq, NULL, s->progs.complete_rq_kp, NULL);
+	for (i = 0; i < NTP_HOST_NHOOKS; i++)
+		c->point_fh[i] = -1;
+	c->point_fh[P_CMD_SENT] = c->send == SEND_DIRECT ? FH_CMD_PDU : FH_TRY_SEND;
+	c->point_fh[P_DATA_SENT] = c->send == SEND_DIRECT ? FH_DATA : FH_TRY_SEND;
+	c->point_fh[P_R2T] = FH_H2C;
+	c->point_fh[P_RECV] = FH_REMOTE;
+	c->point_fh[P_DONE] = FH_COMPLETE;
+
+	switch (c->send) {
 	case SEND_DIRECT:
-		set_hook(&h[2], "h_cmd_sent", "nvme_tcp_try_send_cmd_pdu", "fexit",
+		set_hook(&h[P_CMD_SENT], "h_cmd_sent", "nvme_tcp_try_send_cmd_pdu", "fexit",
 			 "returned 1: the command PDU is all in the socket");
-		set_hook(&h[4], "h_data_sent", "nvme_tcp_try_send_data", "fexit",
+		set_hook(&h[P_DATA_SENT], "h_data_sent", "nvme_tcp_try_send_data", "fexit",
 			 "returned 1: the data of a PDU is all in the socket; the last one counts");
 		break;
 	case SEND_FALLBACK:
-		set_hook(&h[2], "h_cmd_sent", "nvme_tcp_try_send", "fexit",
+		set_hook(&h[P_CMD_SENT], "h_cmd_sent", "nvme_tcp_try_send", "fexit",
 			 "nvme_tcp_try_send_cmd_pdu is inlined on this kernel: fentry+fexit "
 			 "nvme_tcp_try_send, per-queue send state");
-		set_hook(&h[4], "h_data_sent", "nvme_tcp_try_send", "fexit",
+		set_hook(&h[P_DATA_SENT], "h_data_sent", "nvme_tcp_try_send", "fexit",
 			 "nvme_tcp_try_send_data is inlined on this kernel: fentry+fexit "
 			 "nvme_tcp_try_send, per-queue send state");
 		break;
 	case SEND_NONE:
-		set_hook(&h[2], "h_cmd_sent", "none", "none",
+		set_hook(&h[P_CMD_SENT], "h_cmd_sent", "none", "none",
 			 "neither nvme_tcp_try_send_cmd_pdu nor nvme_tcp_try_send in nvme_tcp's BTF");
-		set_hook(&h[4], "h_data_sent", "none", "none",
+		set_hook(&h[P_DATA_SENT], "h_data_sent", "none", "none",
 			 "neither nvme_tcp_try_send_data nor nvme_tcp_try_send in nvme_tcp's BTF");
+		c->point_fh[P_CMD_SENT] = c->point_fh[P_DATA_SENT] = -1;
 		break;
 	}
 
-	n = ntp_probe__btf_func_params(k->tcp, "nvme_tcp_setup_h2c_data_pdu");
-	bpf_program__set_autoload(s->progs.h2c_setup, n >= 0);
 	if (n < 0) {
-		set_hook(&h[3], "h_r2t", "none", "none",
+		set_hook(&h[P_R2T], "h_r2t", "none", "none",
 			 "nvme_tcp_setup_h2c_data_pdu is not in nvme_tcp's BTF");
+		c->point_fh[P_R2T] = -1;
 	} else {
 		s->rodata->h2c_setup_is_r2t = n == 2;
-		set_hook(&h[3], "h_r2t", "nvme_tcp_setup_h2c_data_pdu", "fentry", "%s",
+		set_hook(&h[P_R2T], "h_r2t", "nvme_tcp_setup_h2c_data_pdu", "fentry", "%s",
 			 n == 2 ? "called for R2Ts only on this kernel"
 				: "an R2T when pdu_len is 0 at entry");
 	}
 
-	set_hook(&h[5], "h_recv", "blk_mq_complete_request_remote", "fentry",
+	set_hook(&h[P_RECV], "h_recv", "blk_mq_complete_request_remote", "fentry",
 		 "the response PDU is parsed");
-	set_hook(&h[6], "h_done", "nvme_complete_rq", "fentry", "completed to the block layer");
+	set_hook(&h[P_DONE], "h_done", "nvme_complete_rq", "fentry", "completed to the block layer");
+	return 0;
+}
+
+/* the flavours this policy and kernel allow, and the programs to load for them */
+static int choose_flavours(struct ntp_host_collector *c, const struct kbtf *k)
+{
+	static const int required[] = { FH_COMPLETE, -1 };
+	struct ntp_host *s = c->skel;
+	bool tp;
+
+	ntp_attach__probe_caps(&c->caps, c->policy);
+	c->loaded = ntp_attach__plan(c->fh, FH_N, required, &c->caps);
+
+	/* the decision hook is a tracepoint in every mode */
+	bpf_program__set_autoload(s->progs.setup_cmd, c->caps.tp_btf);
+	bpf_program__set_autoload(s->progs.setup_cmd_raw, !c->caps.tp_btf);
+	if (!c->caps.tp_btf)
+		c->hooks[P_QUEUE].flavour = "raw_tp";
+
+	/* tracepoints only, where kprobes cannot stand in for a failed fentry attach */
+	tp = c->policy == NTP_ATTACH_AUTO && !(c->loaded & NTP_RUN_KPROBE) &&
+	     ntp_probe__btf_typedef(k->core, "btf_trace_nvme_complete_rq");
+	bpf_program__set_autoload(s->progs.complete_rq_tp, tp && c->caps.tp_btf);
+	bpf_program__set_autoload(s->progs.complete_rq_raw, tp && !c->caps.tp_btf);
+	if (tp)
+		c->loaded |= NTP_RUN_TP;
+
+	if (c->policy == NTP_ATTACH_FENTRY && !(c->loaded & NTP_RUN_FENTRY)) {
+		ntp_error("--fentry: %s", c->caps.no_fentry);
+		return NTP_EXIT_UNSUPPORTED;
+	}
+	if (c->policy == NTP_ATTACH_KPROBE && !(c->loaded & NTP_RUN_KPROBE)) {
+		ntp_error("--kprobes: %s", c->caps.no_kprobe);
+		return NTP_EXIT_UNSUPPORTED;
+	}
+	if (!c->loaded) {
+		ntp_error("%s, and %s", c->caps.no_fentry, c->caps.no_kprobe);
+		return NTP_EXIT_UNSUPPORTED;
+	}
 	return 0;
 }
 
@@ -181,6 +276,7 @@ int ntp_host__prepare(struct ntp_host_collector **cp, const struct ntp_host_opts
 		ntp_error("out of memory");
 		return NTP_EXIT_FAILURE;
 	}
+	c->policy = o->attach;
 	c->skel = ntp_host__open();
 	if (!c->skel) {
 		ntp_error("opening the host BPF object: %s", strerror(errno));
@@ -188,10 +284,14 @@ int ntp_host__prepare(struct ntp_host_collector **cp, const struct ntp_host_opts
 		return NTP_EXIT_FAILURE;
 	}
 	c->skel->rodata->sample_one_in = o->sample_one_in;
+	if (o->filter)
+		memcpy((void *)&c->skel->rodata->filter, o->filter, sizeof(*o->filter));
 
 	err = kbtf_load(&k);
 	if (!err)
 		err = choose_hooks(c, &k);
+	if (!err)
+		err = choose_flavours(c, &k);
 	kbtf_free(&k);
 	if (err)
 		goto fail;
@@ -229,42 +329,54 @@ static int on_sample(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* attach one program into the skeleton's link slot, so ntp_host__detach() finds it */
-static int attach_one(struct ntp_host_collector *c, struct bpf_program *p, struct bpf_link **slot)
+/*
+ * The hooks table for mode (NTP_RUN_*): the flavour each row gets, and why
+ * (why: the cause of a fallback, "" for none).
+ */
+static void apply_flavours(const struct ntp_host_collector *c, struct ntp_host_hook *hooks, __u32 mode,
+			   const char *why)
 {
-	if (!bpf_program__autoload(p))
-		return 0;
-	*slot = bpf_program__attach(p);
-	if (!*slot) {
-		int err = errno;
+	char base[sizeof(hooks[0].reason)];
+	const char *cause;
+	int i;
 
-		ntp_error("attaching %s (%s): %s", bpf_program__name(p),
-			  bpf_program__section_name(p), strerror(err));
-		return err == EPERM || err == EACCES ? NTP_EXIT_NOPERM : NTP_EXIT_FAILURE;
+	for (i = 0; i < NTP_HOST_NHOOKS; i++) {
+		struct ntp_host_hook *h = &hooks[i];
+		const struct ntp_fhook *f = c->point_fh[i] >= 0 ? &c->fh[c->point_fh[i]] : NULL;
+
+		if (i == P_QUEUE || (mode == NTP_RUN_FENTRY && !*why))
+			continue;
+		if (!f)
+			continue;       /* h_start (derived), or a point this kernel has no hook for */
+		snprintf(base, sizeof(base), "%s", h->reason);
+		if (mode == NTP_RUN_TP) {
+			if (i == P_DONE) {
+				h->flavour = c->caps.tp_btf ? "tp_btf" : "raw_tp";
+				set_hook(h, h->point, "nvme_complete_rq", h->flavour,
+					 "tracepoints only (%s): its tracepoint, at the start of "
+					 "nvme_complete_rq", why);
+			} else {
+				set_hook(h, h->point, "none", "none", "tracepoints only (%s): "
+					 "no tracepoint for this point", why);
+			}
+			continue;
+		}
+		h->flavour = ntp_attach__flavour(f, mode);
+		if (!strcmp(h->flavour, "none")) {
+			set_hook(h, h->point, "none", "none", "%s has no kprobe (not in /proc/kallsyms)",
+				 f->func);
+			continue;
+		}
+		cause = c->policy == NTP_ATTACH_KPROBE ? "--kprobes" : why;
+		set_hook(h, h->point, h->hook, h->flavour, "%s%s%s", cause, *cause ? ": " : "", base);
 	}
-	c->nprogs++;
-	return 0;
 }
 
 int ntp_host__start(struct ntp_host_collector *c, ntp_host_event_fn fn, void *ctx)
 {
 	struct ntp_host *s = c->skel;
-	struct {
-		struct bpf_program *p;
-		struct bpf_link **l;
-	} order[] = {
-		/* completion side first, so no sampled command misses its end */
-		{ s->progs.complete_rq, &s->links.complete_rq },
-		{ s->progs.complete_remote, &s->links.complete_remote },
-		{ s->progs.h2c_setup, &s->links.h2c_setup },
-		{ s->progs.data_sent, &s->links.data_sent },
-		{ s->progs.cmd_pdu_sent, &s->links.cmd_pdu_sent },
-		{ s->progs.try_send_exit, &s->links.try_send_exit },
-		{ s->progs.try_send_entry, &s->links.try_send_entry },
-		{ s->progs.setup_cmd, &s->links.setup_cmd },
-	};
-	size_t i;
-	int err;
+	struct ntp_attach_result res;
+	int i, j, err;
 
 	c->fn = fn;
 	c->ctx = ctx;
@@ -273,13 +385,28 @@ int ntp_host__start(struct ntp_host_collector *c, ntp_host_event_fn fn, void *ct
 		ntp_error("creating the ring buffer reader: %s", strerror(errno));
 		return NTP_EXIT_FAILURE;
 	}
-	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		err = attach_one(c, order[i].p, order[i].l);
-		if (err) {
-			ntp_host__detach(s);
-			return err;
+	c->set = ntp_attach_set__new("host");
+	if (!c->set) {
+		ntp_error("out of memory");
+		return NTP_EXIT_FAILURE;
+	}
+	/* the completion side first, as the first fentry attach is the probe */
+	for (i = FH_N - 1; i >= 0; i--) {
+		for (j = 0; j < 2; j++) {
+			ntp_attach_set__add(c->set, c->fh[i].fe[j], NTP_RUN_FENTRY);
+			ntp_attach_set__add(c->set, c->fh[i].kp[j], NTP_RUN_KPROBE);
 		}
 	}
+	ntp_attach_set__add(c->set, s->progs.complete_rq_tp, NTP_RUN_TP);
+	ntp_attach_set__add(c->set, s->progs.complete_rq_raw, NTP_RUN_TP);
+	ntp_attach_set__add(c->set, s->progs.setup_cmd, NTP_RUN_SAMPLE);
+	ntp_attach_set__add(c->set, s->progs.setup_cmd_raw, NTP_RUN_SAMPLE);
+
+	err = ntp_attach_set__attach(c->set, c->policy, c->loaded, c->caps.no_fentry,
+				     c->caps.no_kprobe, &s->bss->run_flavours, &res);
+	if (err)
+		return err;
+	apply_flavours(c, c->hooks, res.mode, res.why);
 	return 0;
 }
 
@@ -333,15 +460,27 @@ const struct ntp_host_hook *ntp_host__hooks(const struct ntp_host_collector *c)
 	return c->hooks;
 }
 
+__u32 ntp_host__flavours(const struct ntp_host_collector *c)
+{
+	return c->loaded;
+}
+
+void ntp_host__plan(const struct ntp_host_collector *c, __u32 mode, const char *why,
+		  struct ntp_host_hook out[NTP_HOST_NHOOKS])
+{
+	memcpy(out, c->hooks, sizeof(c->hooks));
+	apply_flavours(c, out, mode, why);
+}
+
 int ntp_host__programs(const struct ntp_host_collector *c)
 {
-	return c->nprogs;
+	return c->set ? ntp_attach_set__programs(c->set) : 0;
 }
 
 void ntp_host__stop(struct ntp_host_collector *c)
 {
-	if (c)
-		ntp_host__detach(c->skel);
+	if (c && c->set)
+		ntp_attach_set__detach(c->set, &c->skel->bss->run_flavours);
 }
 
 void ntp_host__free(struct ntp_host_collector *c)
@@ -349,6 +488,8 @@ void ntp_host__free(struct ntp_host_collector *c)
 	if (!c)
 		return;
 	ring_buffer__free(c->rb);
-	ntp_host__destroy(c->skel);
+	/* a worker still in the kernel uses the programs: then the object stays */
+	if (!ntp_attach_set__free(c->set, &c->skel->bss->run_flavours))
+		ntp_host__destroy(c->skel);
 	free(c);
 }

@@ -18,19 +18,29 @@
 #include <linux/types.h>
 
 #include "bpf/ntp_events.h"
+#include "lib/attach.h"
 
+struct ntp_filter;
 struct ntp_host_collector;
 
 struct ntp_host_opts {
 	uint32_t sample_one_in;         /* record one command in N */
+	/*
+	 * AUTO (0): fentry/fexit where they attach now, else kprobes, else
+	 * tracepoints only; FENTRY (--fentry) waits for a stuck attach;
+	 * KPROBE (--kprobes).  ntprof-record(1), "Busy CPUs".
+	 */
+	enum ntp_attach_policy attach;
+	/* --session, --io-type, --size, applied in BPF (lib/filter.h); NULL: none */
+	const struct ntp_filter *filter;
 };
 
 /* the hook one stage boundary got on this kernel, for the recording's hooks table */
 struct ntp_host_hook {
 	const char *point;      /* h_start, h_queue, h_cmd_sent, h_r2t, h_data_sent, h_recv, h_done */
 	const char *hook;       /* kernel function, tracepoint or field; "none" */
-	const char *flavour;    /* fentry, fexit, tp_btf, derived, none */
-	char reason[160];
+	const char *flavour;    /* fentry, fexit, kprobe, kretprobe, tp_btf, raw_tp, derived, none */
+	char reason[320];
 };
 
 #define NTP_HOST_NHOOKS 7
@@ -52,10 +62,32 @@ int ntp_host__start(struct ntp_host_collector *c, ntp_host_event_fn fn, void *ct
 int ntp_host__poll(struct ntp_host_collector *c, int timeout_ms, int *stop_code);
 /* the per-CPU counters, summed (enum ntp_counter) */
 int ntp_host__read_counters(struct ntp_host_collector *c, uint64_t cnt[NTP_CNT_MAX]);
-/* the hooks chosen at prepare: NTP_HOST_NHOOKS entries */
+/*
+ * The hooks chosen: NTP_HOST_NHOOKS entries.  After start, each row's
+ * flavour is the one it got, and its reason says why (a fallback's cause first).
+ */
 const struct ntp_host_hook *ntp_host__hooks(const struct ntp_host_collector *c);
+/* after prepare: the attach classes whose programs were loaded (NTP_RUN_* bits) */
+__u32 ntp_host__flavours(const struct ntp_host_collector *c);
+/*
+ * The hooks table as it would be after an attach in mode (one NTP_RUN_* bit),
+ * why being the cause of a fallback ("" for none): for ntprof check.
+ */
+void ntp_host__plan(const struct ntp_host_collector *c, __u32 mode, const char *why,
+		  struct ntp_host_hook out[NTP_HOST_NHOOKS]);
 int ntp_host__programs(const struct ntp_host_collector *c);       /* programs attached by start */
+/*
+ * Stop sampling at once, then detach every program in parallel, waiting at
+ * most NTP_ATTACH_FENTRY_TIMEOUT_S seconds (a detach waits for an RCU-tasks
+ * grace period, which a busy kernel thread holds up); records already in
+ * the ring stay for a last poll.
+ */
 void ntp_host__stop(struct ntp_host_collector *c);
+/*
+ * Unload.  A program whose attach or detach is still waiting in the kernel
+ * stays inert and is left to its worker thread (a warning says so); the
+ * process then ends only once the kernel lets that thread go.
+ */
 void ntp_host__free(struct ntp_host_collector *c);
 
 #endif

@@ -13,19 +13,43 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "lib/filter.h"    /* before the skeleton: its rodata holds a struct ntp_filter */
 #include "target.skel.h"
+#include "lib/attach_plan.h"
+#include "lib/attach_set.h"
 #include "lib/bpf_target.h"
 #include "lib/err.h"
 #include "lib/exit.h"
 #include "lib/kernel_probe.h"
 
+/* the kernel-function hooks, each an fentry/fexit program with kprobe twins */
+enum {
+	FT_INIT,        /* nvmet_req_init: the sampling decision */
+	FT_QUEUE_RESP,  /* nvmet_tcp_queue_response */
+	FT_BDEV,        /* nvmet_bdev_execute_rw */
+	FT_FILE,        /* nvmet_file_execute_rw */
+	FT_PASSTHRU,    /* nvmet_passthru_execute_cmd */
+	FT_CMPL,        /* nvmet_req_complete */
+	FT_RESP_TRY,    /* nvmet_try_send_response */
+	FT_RESP_SETUP,  /* nvmet_setup_response_pdu (where the above is inlined) */
+	FT_N,
+};
+
+/* hooks[] rows */
+enum { P_RECV, P_R2T, P_SUBMIT, P_CMPL, P_SENT };
+
 struct ntp_target_collector {
 	struct ntp_target *skel;
 	struct ring_buffer *rb;
+	struct ntp_attach_set *set;
 	ntp_target_event_fn fn;
 	void *ctx;
 	int stop_code;
-	int nprogs;
+	enum ntp_attach_policy policy;
+	struct ntp_attach_caps caps;
+	__u32 loaded;                   /* NTP_RUN_* classes with programs */
+	struct ntp_fhook fh[FT_N];
+	int point_fh[NTP_TARGET_NHOOKS];        /* the function hook of each row (t_submit: the first) */
 	char submit_hooks[128];         /* the backends' execute functions found, for hooks[2] */
 	struct ntp_target_hook hooks[NTP_TARGET_NHOOKS];
 };
@@ -94,32 +118,36 @@ static bool has_func(const struct btf *btf, const char *func)
 	return ntp_probe__btf_func_params(btf, func) >= 0;
 }
 
+static void fhook(struct ntp_fhook *h, const char *func, struct bpf_program *fe0,
+		  struct bpf_program *fe1, struct bpf_program *kp0, struct bpf_program *kp1)
+{
+	h->func = func;
+	h->fe[0] = fe0;
+	h->fe[1] = fe1;
+	h->kp[0] = kp0;
+	h->kp[1] = kp1;
+}
+
 /* t_submit: every backend's execute function this kernel has (passthru is not built everywhere) */
 static int choose_submit(struct ntp_target_collector *c, const struct kbtf *k)
 {
-	struct ntp_target *s = c->skel;
-	struct {
-		struct bpf_program *p;
-		const char *func;
-	} backends[] = {
-		{ s->progs.bdev_execute_rw, "nvmet_bdev_execute_rw" },
-		{ s->progs.file_execute_rw, "nvmet_file_execute_rw" },
-		{ s->progs.passthru_execute_cmd, "nvmet_passthru_execute_cmd" },
-	};
 	const char *missing = "";
-	size_t i, len = 0;
-	int n = 0;
+	size_t len = 0;
+	int i, n = 0;
 
-	for (i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
-		bool have = has_func(k->nvmet, backends[i].func);
+	c->point_fh[P_SUBMIT] = -1;
+	for (i = FT_BDEV; i <= FT_PASSTHRU; i++) {
+		struct ntp_fhook *f = &c->fh[i];
 
-		bpf_program__set_autoload(backends[i].p, have);
-		if (!have) {
-			missing = backends[i].func;
+		f->want = has_func(k->nvmet, f->func);
+		if (!f->want) {
+			missing = f->func;
 			continue;
 		}
+		if (c->point_fh[P_SUBMIT] < 0)
+			c->point_fh[P_SUBMIT] = i;
 		len += snprintf(c->submit_hooks + len, sizeof(c->submit_hooks) - len, "%s%s",
-				n ? "," : "", backends[i].func);
+				n ? "," : "", f->func);
 		n++;
 	}
 	if (!n) {
@@ -149,6 +177,25 @@ static int choose_hooks(struct ntp_target_collector *c, const struct kbtf *k)
 	bool direct;
 	size_t i;
 
+	fhook(&c->fh[FT_INIT], "nvmet_req_init", s->progs.req_init, NULL, s->progs.req_init_kp, NULL);
+	fhook(&c->fh[FT_QUEUE_RESP], "nvmet_tcp_queue_response", s->progs.queue_response, NULL,
+	      s->progs.queue_resp_kp, NULL);
+	fhook(&c->fh[FT_BDEV], "nvmet_bdev_execute_rw", s->progs.bdev_execute_rw, NULL,
+	      s->progs.bdev_exec_kp, NULL);
+	fhook(&c->fh[FT_FILE], "nvmet_file_execute_rw", s->progs.file_execute_rw, NULL,
+	      s->progs.file_exec_kp, NULL);
+	fhook(&c->fh[FT_PASSTHRU], "nvmet_passthru_execute_cmd", s->progs.passthru_execute_cmd, NULL,
+	      s->progs.passthru_exec_kp, NULL);
+	fhook(&c->fh[FT_CMPL], "nvmet_req_complete", s->progs.req_complete, NULL,
+	      s->progs.req_complete_kp, NULL);
+	fhook(&c->fh[FT_RESP_TRY], "nvmet_try_send_response", s->progs.try_send_response, NULL,
+	      s->progs.send_resp_ent_kp, s->progs.send_resp_kp);
+	fhook(&c->fh[FT_RESP_SETUP], "nvmet_setup_response_pdu", s->progs.setup_response_pdu, NULL,
+	      s->progs.setup_resp_kp, NULL);
+	c->point_fh[P_RECV] = FT_INIT;
+	c->point_fh[P_R2T] = FT_QUEUE_RESP;
+	c->point_fh[P_CMPL] = FT_CMPL;
+
 	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
 		if (!has_func(required[i].btf, required[i].func)) {
 			ntp_error("kernel lacks %s in %s's BTF", required[i].func, required[i].mod);
@@ -156,6 +203,7 @@ static int choose_hooks(struct ntp_target_collector *c, const struct kbtf *k)
 		}
 	}
 
+	c->fh[FT_INIT].want = c->fh[FT_QUEUE_RESP].want = c->fh[FT_CMPL].want = true;
 	set_hook(&h[0], "t_recv", "nvmet_req_init", "fentry",
 		 "the sampling decision: the capsule is parsed, its SQE in req->cmd");
 	set_hook(&h[1], "t_r2t", "nvmet_tcp_queue_response", "fentry",
@@ -169,8 +217,9 @@ static int choose_hooks(struct ntp_target_collector *c, const struct kbtf *k)
 			  "in nvmet_tcp's BTF");
 		return NTP_EXIT_UNSUPPORTED;
 	}
-	bpf_program__set_autoload(s->progs.try_send_response, direct);
-	bpf_program__set_autoload(s->progs.setup_response_pdu, !direct);
+	c->fh[FT_RESP_TRY].want = direct;
+	c->fh[FT_RESP_SETUP].want = !direct;
+	c->point_fh[P_SENT] = direct ? FT_RESP_TRY : FT_RESP_SETUP;
 	if (direct)
 		set_hook(&h[4], "t_sent", "nvmet_try_send_response", "fexit",
 			 "returned 1: the response PDU is all in the socket");
@@ -178,6 +227,42 @@ static int choose_hooks(struct ntp_target_collector *c, const struct kbtf *k)
 		set_hook(&h[4], "t_sent", "nvmet_setup_response_pdu", "fentry",
 			 "nvmet_try_send_response is inlined on this kernel: the closest hook, "
 			 "the response PDU built just before it is sent");
+	return 0;
+}
+
+/* the flavours this policy and kernel allow, and the programs to load for them */
+static int choose_flavours(struct ntp_target_collector *c, const struct kbtf *k)
+{
+	static const int required[] = { FT_INIT, FT_CMPL, FT_RESP_TRY, FT_RESP_SETUP, -1 };
+	struct ntp_target *s = c->skel;
+	bool tp;
+
+	ntp_attach__probe_caps(&c->caps, c->policy);
+	c->loaded = ntp_attach__plan(c->fh, FT_N, required, &c->caps);
+
+	/* tracepoints only, where kprobes cannot stand in for a failed fentry attach */
+	tp = c->policy == NTP_ATTACH_AUTO && !(c->loaded & NTP_RUN_KPROBE) &&
+	     ntp_probe__btf_typedef(k->nvmet, "btf_trace_nvmet_req_init") &&
+	     ntp_probe__btf_typedef(k->nvmet, "btf_trace_nvmet_req_complete");
+	bpf_program__set_autoload(s->progs.req_init_tp, tp && c->caps.tp_btf);
+	bpf_program__set_autoload(s->progs.req_init_raw, tp && !c->caps.tp_btf);
+	bpf_program__set_autoload(s->progs.req_cmpl_tp, tp && c->caps.tp_btf);
+	bpf_program__set_autoload(s->progs.req_cmpl_raw, tp && !c->caps.tp_btf);
+	if (tp)
+		c->loaded |= NTP_RUN_TP;
+
+	if (c->policy == NTP_ATTACH_FENTRY && !(c->loaded & NTP_RUN_FENTRY)) {
+		ntp_error("--fentry: %s", c->caps.no_fentry);
+		return NTP_EXIT_UNSUPPORTED;
+	}
+	if (c->policy == NTP_ATTACH_KPROBE && !(c->loaded & NTP_RUN_KPROBE)) {
+		ntp_error("--kprobes: %s", c->caps.no_kprobe);
+		return NTP_EXIT_UNSUPPORTED;
+	}
+	if (!c->loaded) {
+		ntp_error("%s, and %s", c->caps.no_fentry, c->caps.no_kprobe);
+		return NTP_EXIT_UNSUPPORTED;
+	}
 	return 0;
 }
 
@@ -200,11 +285,16 @@ int ntp_target__prepare(struct ntp_target_collector **cp, const struct ntp_targe
 		free(c);
 		return NTP_EXIT_FAILURE;
 	}
+	c->policy = o->attach;
 	c->skel->rodata->sample_one_in = o->sample_one_in;
+	if (o->filter)
+		memcpy((void *)&c->skel->rodata->filter, o->filter, sizeof(*o->filter));
 
 	err = kbtf_load(&k);
 	if (!err)
 		err = choose_hooks(c, &k);
+	if (!err)
+		err = choose_flavours(c, &k);
 	kbtf_free(&k);
 	if (err)
 		goto fail;
@@ -242,42 +332,61 @@ static int on_sample(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* attach one program into the skeleton's link slot, so ntp_target__detach() finds it */
-static int attach_one(struct ntp_target_collector *c, struct bpf_program *p, struct bpf_link **slot)
+/*
+ * The hooks table for mode (NTP_RUN_*): the flavour each row gets, and why
+ * (why: the cause of a fallback, "" for none).
+ */
+static void apply_flavours(const struct ntp_target_collector *c, struct ntp_target_hook *hooks, __u32 mode,
+			   const char *why)
 {
-	if (!bpf_program__autoload(p))
-		return 0;
-	*slot = bpf_program__attach(p);
-	if (!*slot) {
-		int err = errno;
+	static const char *const tps[NTP_TARGET_NHOOKS] = {
+		[P_RECV] = "nvmet_req_init", [P_CMPL] = "nvmet_req_complete",
+		[P_SENT] = "nvmet_req_complete",
+	};
+	static const char *const tp_why[NTP_TARGET_NHOOKS] = {
+		[P_RECV] = "its tracepoint, once the command is parsed",
+		[P_CMPL] = "its tracepoint",
+		[P_SENT] = "the closest point, the nvmet_req_complete tracepoint: the response "
+			   "is queued right after it; its send is not seen",
+	};
+	char base[sizeof(hooks[0].reason)];
+	const char *cause;
+	int i;
 
-		ntp_error("attaching %s (%s): %s", bpf_program__name(p),
-			  bpf_program__section_name(p), strerror(err));
-		return err == EPERM || err == EACCES ? NTP_EXIT_NOPERM : NTP_EXIT_FAILURE;
+	if (mode == NTP_RUN_FENTRY && !*why)
+		return;
+	for (i = 0; i < NTP_TARGET_NHOOKS; i++) {
+		struct ntp_target_hook *h = &hooks[i];
+		const struct ntp_fhook *f = c->point_fh[i] >= 0 ? &c->fh[c->point_fh[i]] : NULL;
+
+		if (mode == NTP_RUN_TP) {
+			if (tps[i])
+				set_hook(h, h->point, tps[i], c->caps.tp_btf ? "tp_btf" : "raw_tp",
+					 "tracepoints only (%s): %s", why, tp_why[i]);
+			else
+				set_hook(h, h->point, "none", "none", "tracepoints only (%s): "
+					 "no tracepoint for this point", why);
+			continue;
+		}
+		if (!f)
+			continue;
+		snprintf(base, sizeof(base), "%s", h->reason);
+		h->flavour = ntp_attach__flavour(f, mode);
+		if (!strcmp(h->flavour, "none")) {
+			set_hook(h, h->point, "none", "none", "%s has no kprobe (not in /proc/kallsyms)",
+				 f->func);
+			continue;
+		}
+		cause = c->policy == NTP_ATTACH_KPROBE ? "--kprobes" : why;
+		set_hook(h, h->point, h->hook, h->flavour, "%s%s%s", cause, *cause ? ": " : "", base);
 	}
-	c->nprogs++;
-	return 0;
 }
 
 int ntp_target__start(struct ntp_target_collector *c, ntp_target_event_fn fn, void *ctx)
 {
 	struct ntp_target *s = c->skel;
-	struct {
-		struct bpf_program *p;
-		struct bpf_link **l;
-	} order[] = {
-		/* the response side first, so no sampled command misses its end */
-		{ s->progs.try_send_response, &s->links.try_send_response },
-		{ s->progs.setup_response_pdu, &s->links.setup_response_pdu },
-		{ s->progs.req_complete, &s->links.req_complete },
-		{ s->progs.bdev_execute_rw, &s->links.bdev_execute_rw },
-		{ s->progs.file_execute_rw, &s->links.file_execute_rw },
-		{ s->progs.passthru_execute_cmd, &s->links.passthru_execute_cmd },
-		{ s->progs.queue_response, &s->links.queue_response },
-		{ s->progs.req_init, &s->links.req_init },
-	};
-	size_t i;
-	int err;
+	struct ntp_attach_result res;
+	int i, j, err;
 
 	c->fn = fn;
 	c->ctx = ctx;
@@ -286,13 +395,28 @@ int ntp_target__start(struct ntp_target_collector *c, ntp_target_event_fn fn, vo
 		ntp_error("creating the ring buffer reader: %s", strerror(errno));
 		return NTP_EXIT_FAILURE;
 	}
-	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		err = attach_one(c, order[i].p, order[i].l);
-		if (err) {
-			ntp_target__detach(s);
-			return err;
+	c->set = ntp_attach_set__new("target");
+	if (!c->set) {
+		ntp_error("out of memory");
+		return NTP_EXIT_FAILURE;
+	}
+	/* the response side first, as the first fentry attach is the probe */
+	for (i = FT_N - 1; i >= 0; i--) {
+		for (j = 0; j < 2; j++) {
+			ntp_attach_set__add(c->set, c->fh[i].fe[j], NTP_RUN_FENTRY);
+			ntp_attach_set__add(c->set, c->fh[i].kp[j], NTP_RUN_KPROBE);
 		}
 	}
+	ntp_attach_set__add(c->set, s->progs.req_cmpl_tp, NTP_RUN_TP);
+	ntp_attach_set__add(c->set, s->progs.req_cmpl_raw, NTP_RUN_TP);
+	ntp_attach_set__add(c->set, s->progs.req_init_tp, NTP_RUN_TP);
+	ntp_attach_set__add(c->set, s->progs.req_init_raw, NTP_RUN_TP);
+
+	err = ntp_attach_set__attach(c->set, c->policy, c->loaded, c->caps.no_fentry,
+				     c->caps.no_kprobe, &s->bss->run_flavours, &res);
+	if (err)
+		return err;
+	apply_flavours(c, c->hooks, res.mode, res.why);
 	return 0;
 }
 
@@ -346,15 +470,27 @@ const struct ntp_target_hook *ntp_target__hooks(const struct ntp_target_collecto
 	return c->hooks;
 }
 
+__u32 ntp_target__flavours(const struct ntp_target_collector *c)
+{
+	return c->loaded;
+}
+
+void ntp_target__plan(const struct ntp_target_collector *c, __u32 mode, const char *why,
+		  struct ntp_target_hook out[NTP_TARGET_NHOOKS])
+{
+	memcpy(out, c->hooks, sizeof(c->hooks));
+	apply_flavours(c, out, mode, why);
+}
+
 int ntp_target__programs(const struct ntp_target_collector *c)
 {
-	return c->nprogs;
+	return c->set ? ntp_attach_set__programs(c->set) : 0;
 }
 
 void ntp_target__stop(struct ntp_target_collector *c)
 {
-	if (c)
-		ntp_target__detach(c->skel);
+	if (c && c->set)
+		ntp_attach_set__detach(c->set, &c->skel->bss->run_flavours);
 }
 
 void ntp_target__free(struct ntp_target_collector *c)
@@ -362,6 +498,8 @@ void ntp_target__free(struct ntp_target_collector *c)
 	if (!c)
 		return;
 	ring_buffer__free(c->rb);
-	ntp_target__destroy(c->skel);
+	/* a worker still in the kernel uses the programs: then the object stays */
+	if (!ntp_attach_set__free(c->set, &c->skel->bss->run_flavours))
+		ntp_target__destroy(c->skel);
 	free(c);
 }

@@ -19,19 +19,29 @@
 #include <linux/types.h>
 
 #include "bpf/ntp_events.h"
+#include "lib/attach.h"
 
+struct ntp_filter;
 struct ntp_target_collector;
 
 struct ntp_target_opts {
 	uint32_t sample_one_in;         /* record one command in N */
+	/*
+	 * AUTO (0): fentry/fexit where they attach now, else kprobes, else
+	 * tracepoints only; FENTRY (--fentry) waits for a stuck attach;
+	 * KPROBE (--kprobes).  ntprof-record(1), "Busy CPUs".
+	 */
+	enum ntp_attach_policy attach;
+	/* --session, --io-type, --size, applied in BPF (lib/filter.h); NULL: none */
+	const struct ntp_filter *filter;
 };
 
 /* the hook one stage boundary got on this kernel, for the recording's hooks table */
 struct ntp_target_hook {
 	const char *point;      /* t_recv, t_r2t, t_submit, t_cmpl, t_sent */
 	const char *hook;       /* kernel function(s); "none" */
-	const char *flavour;    /* fentry, fexit, none */
-	char reason[160];
+	const char *flavour;    /* fentry, fexit, kprobe, kretprobe, tp_btf, raw_tp, none */
+	char reason[320];
 };
 
 #define NTP_TARGET_NHOOKS 5
@@ -53,10 +63,32 @@ int ntp_target__start(struct ntp_target_collector *c, ntp_target_event_fn fn, vo
 int ntp_target__poll(struct ntp_target_collector *c, int timeout_ms, int *stop_code);
 /* the per-CPU counters, summed (enum ntp_counter) */
 int ntp_target__read_counters(struct ntp_target_collector *c, uint64_t cnt[NTP_CNT_MAX]);
-/* the hooks chosen at prepare: NTP_TARGET_NHOOKS entries */
+/*
+ * The hooks chosen: NTP_TARGET_NHOOKS entries.  After start, each row's
+ * flavour is the one it got, and its reason says why (a fallback's cause first).
+ */
 const struct ntp_target_hook *ntp_target__hooks(const struct ntp_target_collector *c);
+/* after prepare: the attach classes whose programs were loaded (NTP_RUN_* bits) */
+__u32 ntp_target__flavours(const struct ntp_target_collector *c);
+/*
+ * The hooks table as it would be after an attach in mode (one NTP_RUN_* bit),
+ * why being the cause of a fallback ("" for none): for ntprof check.
+ */
+void ntp_target__plan(const struct ntp_target_collector *c, __u32 mode, const char *why,
+		  struct ntp_target_hook out[NTP_TARGET_NHOOKS]);
 int ntp_target__programs(const struct ntp_target_collector *c);   /* programs attached by start */
+/*
+ * Stop sampling at once, then detach every program in parallel, waiting at
+ * most NTP_ATTACH_FENTRY_TIMEOUT_S seconds (a detach waits for an RCU-tasks
+ * grace period, which a busy kernel thread holds up); records already in
+ * the ring stay for a last poll.
+ */
 void ntp_target__stop(struct ntp_target_collector *c);
+/*
+ * Unload.  A program whose attach or detach is still waiting in the kernel
+ * stays inert and is left to its worker thread (a warning says so); the
+ * process then ends only once the kernel lets that thread go.
+ */
 void ntp_target__free(struct ntp_target_collector *c);
 
 #endif

@@ -91,6 +91,88 @@ int ntp_probe__fentry(const char *func)
 	return 0;
 }
 
+/* r0 = 0; exit */
+static const struct bpf_insn ret0[] = {
+	{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+	{ .code = BPF_JMP | BPF_EXIT },
+};
+
+int ntp_probe__kprobe(void)
+{
+	int fd;
+
+	if (access("/sys/bus/event_source/devices/kprobe", F_OK))
+		return -ENOENT;
+	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ntp_probe", "GPL", ret0,
+			   sizeof(ret0) / sizeof(ret0[0]), NULL);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+int ntp_probe__raw_tp(void)
+{
+	int fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "ntp_probe", "GPL", ret0,
+			       sizeof(ret0) / sizeof(ret0[0]), NULL);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+int ntp_probe__tp_btf(const char *tp)
+{
+	char name[128];
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	int id, fd;
+
+	if (!vmlinux)
+		return -errno;
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF);
+	btf__free(vmlinux);
+	if (id < 0)
+		return -ENOENT;
+
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = BPF_TRACE_RAW_TP,
+		    .attach_btf_id = id);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "ntp_probe", "GPL", ret0,
+			   sizeof(ret0) / sizeof(ret0[0]), &opts);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+int ntp_probe__ksyms(const char *const *names, bool *found, int n)
+{
+	char line[512], sym[256], type;
+	unsigned long long addr;
+	FILE *f;
+	int i;
+
+	for (i = 0; i < n; i++)
+		found[i] = false;
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		/* "ffffffffc0a01230 t nvme_complete_rq\t[nvme_core]" */
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) != 3)
+			continue;
+		if (type != 't' && type != 'T')
+			continue;
+		for (i = 0; i < n; i++)
+			if (!found[i] && !strcmp(sym, names[i]))
+				found[i] = true;
+	}
+	fclose(f);
+	return 0;
+}
+
 int ntp_probe__btf_func_params(const struct btf *btf, const char *func)
 {
 	const struct btf_type *t;

@@ -27,6 +27,29 @@ bool ntp_probe__module_btf(const char *name);
  */
 int ntp_probe__fentry(const char *func);
 
+/*
+ * Load (never attach) a trivial kprobe program: 0 when this kernel can run
+ * kprobes (its kprobe PMU exists and the program loads), else -errno
+ * (ENOENT: no kprobe PMU, CONFIG_KPROBES off).
+ */
+int ntp_probe__kprobe(void);
+
+/*
+ * Load (never attach) a trivial tp_btf program on the vmlinux tracepoint TP
+ * (e.g. "sched_switch"): 0 when the kernel accepts BTF-typed tracepoint
+ * programs, else -errno (then raw_tp is the way).
+ */
+int ntp_probe__tp_btf(const char *tp);
+
+/* Load (never attach) a trivial raw_tp program: 0, or -errno */
+int ntp_probe__raw_tp(void);
+
+/*
+ * Which of names[0..n-1] are functions in /proc/kallsyms (what a kprobe can
+ * attach to: not inlined), into found[]; -errno when it cannot be read.
+ */
+int ntp_probe__ksyms(const char *const *names, bool *found, int n);
+
 /* the number of parameters of FUNC in BTF, or -ENOENT when it is not there (inlined) */
 int ntp_probe__btf_func_params(const struct btf *btf, const char *func);
 
