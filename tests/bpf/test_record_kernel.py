@@ -15,9 +15,6 @@ from conftest import Exit  # tests/bpf/conftest.py
 
 pytestmark = pytest.mark.bpf
 
-# the names of the host collector's programs (bpf/host.bpf.c)
-OUR_PROGS = {"setup_cmd", "cmd_pdu_sent", "data_sent", "h2c_setup", "try_send_entry",
-             "try_send_exit", "complete_remote", "complete_rq", "ntp_probe"}
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 
 
@@ -27,9 +24,10 @@ def bpftool_json(*args):
     return json.loads(p.stdout or "[]")
 
 
-def our_programs():
-    return sorted(p.get("name", "") for p in bpftool_json("prog", "list")
-                  if p.get("name", "") in OUR_PROGS)
+def prog_ids():
+    # every program in the kernel: comparing before and after needs no list of
+    # our program names (which the kernel truncates to 15 characters)
+    return {p["id"] for p in bpftool_json("prog", "list")}
 
 
 def link_ids():
@@ -43,10 +41,9 @@ def nothing_left_behind():
         pytest.skip("needs root to list BPF programs")
     if not shutil.which("bpftool"):
         pytest.fail("bpftool not found: apt-get install bpftool", pytrace=False)
-    assert our_programs() == [], "ntprof programs were loaded before the test"
-    links = link_ids()
+    progs, links = prog_ids(), link_ids()
     yield
-    assert our_programs() == [], "ntprof left BPF programs in the kernel"
+    assert prog_ids() <= progs, "ntprof left BPF programs in the kernel"
     assert link_ids() <= links, "ntprof left BPF links in the kernel"
 
 
@@ -101,11 +98,46 @@ def test_record__bad_sample__usage(run, value):
 
 
 @pytest.mark.parametrize("args", [["-d", "0"], ["-d", "-3"], ["-d", "soon"],
-                                  ["--bogus"], ["extra-operand"], ["-r", "host"]])
+                                  ["--bogus"], ["-r", "client"], ["-t", "rdma"], ["-t", "fc"],
+                                  ["-i", "0"], ["-i", "0.05"], ["-i", "soon"],
+                                  ["--kprobes", "--fentry"], ["--fentry", "--kprobes"]])
 def test_record__bad_command_line__usage(run, args):
     r = run("record", *args)
     assert r.returncode == Exit.USAGE, r.stderr
     assert r.stdout == ""
+    assert len(r.stderr.splitlines()) == 1, r.stderr
+
+
+@pytest.mark.parametrize("args, named", [
+    (["--io-type", "rw"], "'rw'"), (["--io-type", ""], "--io-type"),
+    (["--size", "3000"], "'3000'"), (["--size", "4K,,8K"], "--size"), (["--size", "4Q"], "4Q"),
+    (["--session", "nvme0c0n1"], "'nvme0c0n1'"), (["--session", "sda"], "'sda'"),
+    (["--session", "nvme987n654"], "nvme987n654"),
+    (["-r", "target", "--session", "nvme0n1"], "--session"),
+])
+def test_record__bad_filter__usage_before_loading(run, args, named):
+    """Filters are checked before anything is loaded: even without root or nvme, exit 2."""
+    r = run("record", *args, "-d", "1")
+    assert r.returncode == Exit.USAGE, r.stderr
+    assert r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ntprof record: error: "), r.stderr
+    assert named in lines[0], lines[0]
+
+
+def test_record__unknown_namespace__says_so(run):
+    r = run("record", "--session", "nvme987n654", "-d", "1")
+    assert r.returncode == Exit.USAGE
+    assert "no such namespace" in r.stderr, r.stderr
+
+
+def test_record__operands_are_the_command(run):
+    """Without "--" the first non-option starts the command: its options are not record's."""
+    r = run("record", "--help-not-an-option-of-record")
+    assert r.returncode == Exit.USAGE
+    r = run("record", "-d", "1", "true", "--bogus", "-s", "0")
+    # reached the kernel checks: "--bogus" and "-s 0" went to the command
+    assert r.returncode in (Exit.NOPERM, Exit.UNSUPPORTED), r.stderr
     assert len(r.stderr.splitlines()) == 1, r.stderr
 
 
@@ -119,6 +151,23 @@ def test_record__sample_limits_accepted_by_parser(run):
 def test_record__help__lists_options(run):
     r = run("record", "--help")
     assert r.returncode == Exit.OK and r.stderr == ""
-    for opt in ("--sample", "--output", "--duration", "--json", "--verbose"):
-        assert opt in r.stdout
-    assert "--role" not in r.stdout and "--transport" not in r.stdout
+    for opt in ("--role", "--transport", "--sample", "--session", "--io-type", "--size", "--output",
+                "--duration", "--interval", "--offline", "--json", "--kprobes", "--fentry",
+                "--verbose"):
+        assert opt in r.stdout, opt
+    assert "COMMAND" in r.stdout.splitlines()[0]
+    # rdma comes with its collectors
+    assert "rdma" not in r.stdout
+
+
+@pytest.mark.parametrize("command", [["/nonexistent/ntprof-cmd"], ["ntprof-no-such-cmd", "-x"], ["/"]])
+def test_record__command_cannot_run__failure_before_loading(run, tmp_path, command):
+    """A COMMAND that cannot run is said before the kernel is asked anything."""
+    out = tmp_path / "never.ntp"
+    r = run("record", "-o", out, "--", *command)
+    assert r.returncode == Exit.FAILURE, r.stderr
+    assert r.stdout == ""
+    assert r.stderr.splitlines() == [f"ntprof record: error: cannot run '{command[0]}': "
+                                     + ("Permission denied" if command[0] == "/" else
+                                        "No such file or directory")], r.stderr
+    assert not out.exists()

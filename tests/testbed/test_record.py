@@ -49,7 +49,7 @@ def mix64(z):
 
 
 def cmd_hash(cid, slba, nlb0):
-    return mix64(slba ^ mix64(((cid << 16) | nlb0 | 0x9e3779b97f4a7c15) & M64))
+    return mix64(slba ^ mix64((((cid << 16) | nlb0) ^ 0x9e3779b97f4a7c15) & M64))
 
 
 def open_db(path):

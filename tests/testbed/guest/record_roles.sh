@@ -1,0 +1,158 @@
+# SPDX-License-Identifier: GPL-2.0
+# record_roles.sh - guest side of test_record_roles.py: `ntprof record -r
+# target`, `-r both`, `-- COMMAND`, the live lines and the filters, in one boot.
+#
+# roles    a loopback NVMe/TCP target on null_blk with a 2 ms completion delay.
+#          `record -r target --kprobes -s 1 -i 1` runs in the background
+#          (the target side of a two-machine run, started first), and
+#          `record -r both -s 1 -i 1 -- fio ...` runs a mixed job (4k randread,
+#          4k randwrite, 128k write, 4 s) and stops when fio exits.  Three
+#          4k reads at queue depth 1 follow (target recording only; the
+#          backend's diskstats before and after each), then
+#          SIGINT stops the target recorder.  `ntprof report` on both.ntp
+#          gives what record's final report must equal.  A COMMAND that does
+#          not exist.
+# filters  one namespace A through two TCP paths (native multipath,
+#          round-robin), plus the delayed namespace of "roles" as B.  While
+#          fio issues a fixed number of I/Os that each fail exactly one
+#          filter (or none), two recorders run with --session A --io-type
+#          read --size 4K,8K: -r host --kprobes with live lines, and -r both
+#          --fentry --offline.  Then --session on a path disk and on an
+#          unknown namespace.
+# Files in $TB_OUT: <name>.ntp, <name>.out/.err (record's stdout/stderr),
+# both.report, fio-*.json.  Results (result.env): kernel, dev, ns, <name>_rc,
+# <name>_progs_left, filt_ns_a, filt_ns_b, filt_paths, ...
+. "${TB_LIB:-tests/testbed/guest/lib.sh}"
+
+NTPROF=${NTPROF:-$TB_REPO/build/ntprof}
+[ -x "$NTPROF" ] || tb_fail "$NTPROF missing: build it (make) before booting"
+# SQLite's WAL needs shared memory maps, which the 9p share under $TB_OUT lacks:
+# record on the guest's own file system, then copy the finished files out
+WORK=$(mktemp -d /var/tmp/ntprof-roles-XXXXXX) || tb_fail "mktemp"
+declare -A PIDS
+
+# start `ntprof record ARGS` as NAME in the background; wait until it has attached
+record_start() {
+	local name=$1 i
+
+	shift
+	"$NTPROF" record "$@" > "$TB_OUT/$name.out" 2> "$TB_OUT/$name.err" &
+	PIDS[$name]=$!
+	for i in $(seq 1 1200); do
+		grep -q 'programs attached' "$TB_OUT/$name.err" && break
+		kill -0 "${PIDS[$name]}" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q 'programs attached' "$TB_OUT/$name.err" || {
+		cat "$TB_OUT/$name.err" >&2
+		tb_fail "$name: ntprof record did not attach"
+	}
+}
+
+# SIGINT, like Ctrl-C, then record's status
+record_stop() {
+	local name=$1 rc
+
+	kill -INT "${PIDS[$name]}"
+	wait "${PIDS[$name]}"
+	rc=$?
+	tb_res "${name}_rc" "$rc"
+	cat "$TB_OUT/$name.err" >&2
+}
+
+collect() {
+	local name=$1
+
+	cp "$WORK/$name".ntp* "$TB_OUT/" || tb_fail "$name: no recording $WORK/$name.ntp"
+}
+
+progs_left() {
+	tb_res "${1}_progs_left" "$(bpftool prog list 2>/dev/null | grep -c -w -E \
+		'setup_cmd|complete_rq|complete_remote|try_send_entry|try_send_exit|h2c_setup|cmd_pdu_sent|data_sent|req_init|req_complete|queue_response|bdev_execute_rw|file_execute_rw|passthru_execut|try_send_respon|setup_response_')"
+}
+
+tb_res kernel "$(uname -r)"
+
+# ---- roles ---------------------------------------------------------------------
+tb_loop_tcp --delay-ns 2000000
+B_DEV=$TB_DEV
+tb_res dev "$B_DEV"
+tb_res ns "${B_DEV#/dev/}"
+NULLB=${TB_NS_PATH##*/}
+tb_res nullb "$NULLB"
+# the backend's own per-request times (diskstats), the storage stage's oracle
+echo 1 > "/sys/block/$NULLB/queue/iostats" 2>/dev/null
+
+# the target side alone, with kprobes and live lines
+record_start target -r target --kprobes -s 1 -i 1 -o "$WORK/target.ntp"
+t0=$SECONDS
+# the jobs stay in the first 200 MiB: the queue-depth-1 runs below use the rest
+"$NTPROF" record -r both -s 1 -i 1 -o "$WORK/both.ntp" -- \
+	fio --output-format=json --output="$TB_OUT/fio-both.json" \
+	--filename="$B_DEV" --ioengine=libaio --direct=1 --time_based --runtime=4 --size=200M \
+	--name=r4k --rw=randread --bs=4k --iodepth=4 \
+	--name=w4k --rw=randwrite --bs=4k --iodepth=4 \
+	--name=w128k --rw=write --bs=128k --iodepth=2 \
+	> "$TB_OUT/both.out" 2> "$TB_OUT/both.err"
+tb_res both_rc $?
+tb_res both_wall_s $((SECONDS - t0))
+cat "$TB_OUT/both.err" >&2
+# the storage stage without queueing, one command at a time, in the target
+# recording: three tries in their own regions (the test takes the least
+# disturbed: a loaded build machine stretches the guest's timer interrupts)
+for i in 1 2 3; do
+	read -r -a st0 < "/sys/block/$NULLB/stat"
+	fio --output-format=json --output="$TB_OUT/fio-qd1-$i.json" --filename="$B_DEV" \
+		--ioengine=libaio --direct=1 --name=qd1 --rw=randread --bs=4k --iodepth=1 \
+		--offset=$((384 + 128 * i))M --size=1M >&2 || tb_fail "fio qd1 failed"
+	read -r -a st1 < "/sys/block/$NULLB/stat"
+	# reads completed, and the milliseconds they took, summed from nanoseconds
+	tb_res "qd1_${i}_dev_reads" $((st1[0] - st0[0]))
+	tb_res "qd1_${i}_dev_ms" $((st1[3] - st0[3]))
+done
+record_stop target
+progs_left roles
+collect both
+collect target
+"$NTPROF" report "$WORK/both.ntp" > "$TB_OUT/both.report" 2> "$TB_OUT/both.report.err"
+tb_res both_report_rc $?
+# a command that cannot run: said before anything is loaded
+"$NTPROF" record -d 10 -- /nonexistent/ntprof-test-cmd > /dev/null 2> "$TB_OUT/noexec.err"
+tb_res noexec_rc $?
+
+# ---- filters --------------------------------------------------------------------
+tb_loop_multipath
+A_DEV=$TB_DEV
+tb_res filt_ns_a "${A_DEV#/dev/}"
+tb_res filt_ns_b "${B_DEV#/dev/}"
+tb_res filt_paths "$TB_PATHS"
+for s in /sys/class/nvme-subsystem/*; do
+	[ "$(cat "$s/subsysnqn")" = "$TB_NQN" ] && echo round-robin > "$s/iopolicy"
+done
+
+FILTER=(-s 1 --session "${A_DEV#/dev/}" --io-type read --size 4K,8K)
+record_start filt_host --kprobes "${FILTER[@]}" -i 1 -o "$WORK/filt_host.ntp"
+record_start filt_both --fentry -r both "${FILTER[@]}" --offline -o "$WORK/filt_both.ntp"
+# every block once (fio's random map): exact counts; each job but the first
+# two fails exactly one filter
+fio --output-format=json --output="$TB_OUT/fio-filt.json" --ioengine=libaio --direct=1 \
+	--name=keep4k --filename="$A_DEV" --rw=randread --bs=4k --size=2M --iodepth=4 \
+	--name=keep8k --filename="$A_DEV" --offset=8M --rw=randread --bs=8k --size=2M --iodepth=4 \
+	--name=write4k --filename="$A_DEV" --offset=16M --rw=randwrite --bs=4k --size=1M --iodepth=4 \
+	--name=read16k --filename="$A_DEV" --offset=24M --rw=randread --bs=16k --size=2M --iodepth=4 \
+	--name=otherns --filename="$B_DEV" --rw=randread --bs=4k --size=512K --iodepth=4 >&2 ||
+	tb_fail "fio filt failed"
+record_stop filt_host
+record_stop filt_both
+progs_left filt
+collect filt_host
+collect filt_both
+
+# refused before anything is loaded
+"$NTPROF" record --session "${TB_PATHS%% *}" -d 1 > /dev/null 2> "$TB_OUT/badpath.err"
+tb_res badpath_rc $?
+"$NTPROF" record --session nvme99n9 -d 1 > /dev/null 2> "$TB_OUT/badns.err"
+tb_res badns_rc $?
+
+tb_disconnect
+tb_res roles_done 1
