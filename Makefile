@@ -150,15 +150,15 @@ check-unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
 check-integration: $(OUT)/ntprof
-	$(PYTHON) -m pytest -ra tests/integration
+	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra tests/integration
 
 check: check-unit check-integration
 
 check-bpf: $(OUT)/ntprof
-	$(PYTHON) -m pytest -ra -m bpf tests/bpf
+	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra -m bpf tests/bpf
 
 check-testbed: $(OUT)/ntprof
-	$(PYTHON) -m pytest -ra tests/testbed
+	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra --durations=0 tests/testbed
 
 test: check check-bpf check-testbed
 
