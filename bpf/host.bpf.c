@@ -29,6 +29,7 @@
 
 #include "core_fixes.bpf.h"
 #include "ntp_attach.bpf.h"
+#include "ntp_ringbuf.bpf.h"
 #include "ntp_events.h"
 #include "ntp_hash.h"
 #include "lib/filter.h"
@@ -521,7 +522,7 @@ static __always_inline void complete_rq_body(struct request *rq)
 	v->ev.status = BPF_CORE_READ(nvme_req(rq), status);
 	if (v->ev.status)
 		v->ev.flags |= NTP_HF_ERROR;
-	if (bpf_ringbuf_output(&events, &v->ev, sizeof(v->ev), 0))
+	if (bpf_ringbuf_output(&events, &v->ev, sizeof(v->ev), ntp_rb_flags(&events)))
 		count(NTP_CNT_LOST_RINGBUF);
 	bpf_map_delete_elem(&inflight, &key);
 }

@@ -26,6 +26,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "ntp_attach.bpf.h"
+#include "ntp_ringbuf.bpf.h"
 #include "ntp_events.h"
 #include "ntp_hash.h"
 #include "lib/filter.h"
@@ -443,7 +444,7 @@ static __always_inline void emit(struct nvmet_req *req, struct inflight *v)
 		v->ev.bytes = BPF_CORE_READ(req, transfer_len);
 	if (v->ev.status)
 		v->ev.flags |= NTP_TF_ERROR;
-	if (bpf_ringbuf_output(&events, &v->ev, sizeof(v->ev), 0))
+	if (bpf_ringbuf_output(&events, &v->ev, sizeof(v->ev), ntp_rb_flags(&events)))
 		count(NTP_CNT_LOST_RINGBUF);
 	bpf_map_delete_elem(&inflight, &key);
 }

@@ -426,6 +426,12 @@ int ntp_target__poll(struct ntp_target_collector *c, int timeout_ms, int *stop_c
 
 	*stop_code = 0;
 	n = ring_buffer__poll(c->rb, timeout_ms);
+	/* the BPF side seldom wakes us (bpf/ntp_ringbuf.bpf.h): take what is there */
+	if (n >= 0 || n == -EINTR) {
+		int m = ring_buffer__consume(c->rb);
+
+		n = m < 0 ? m : (n > 0 ? n : 0) + m;
+	}
 	if (n == -ECANCELED) {
 		*stop_code = c->stop_code;
 		return -1;
