@@ -1,0 +1,373 @@
+# SPDX-License-Identifier: GPL-2.0
+# testbed.sh - guest side of bench/bench_testbed.sh: what ntprof record costs,
+# measured inside a test bed guest on a loopback NVMe/TCP namespace.
+#
+#   testbed.sh [bpf] [fio]       (default: both, in one boot)
+#
+#   bpf  The BPF cost per command, from the kernel's own BPF statistics
+#        (kernel.bpf_stats_enabled=1; bpftool prog show: run_time_ns/run_cnt),
+#        for each of ntprof's programs with record -s 1000 (almost every
+#        command unsampled: the hash test and one map lookup) and -s 1 (every
+#        command sampled), each beside an empty bpftrace program on the same
+#        hook, measured over the same fixed fio workload.
+#   fio  The cost a user sees: fio IOPS with nothing attached, with record
+#        -s 1000, record -s 1, blktrace, and a bpftrace script doing ntprof's
+#        work on the same hooks; ROUNDS interleaved rounds of short fixed-time
+#        runs, reported as ratios to the bare runs (medians of the rounds).
+#
+# Prints tables on stderr (the console) and into $TB_OUT/bench.txt; asserts
+# nothing about time. Under TCG kernel work is exaggerated: read the ratios.
+# Env: NTPROF, ROUNDS (3), RUNTIME (fio seconds per run, 5).
+#
+# nvme_core is loaded with multipath=N, as in tests/testbed/guest/record_btt.sh,
+# so the namespace is one request-based disk and blktrace traces the whole
+# request path (on a multipath head it would see only the bio being queued).
+. "${TB_LIB:-tests/testbed/guest/lib.sh}"
+
+NTPROF=${NTPROF:-$TB_REPO/build/ntprof}
+[ -x "$NTPROF" ] || tb_fail "$NTPROF missing: build it (make) before booting"
+ROUNDS=${ROUNDS:-3}
+RUNTIME=${RUNTIME:-5}
+WORK=/tmp/bench-testbed         # tmpfs: SQLite cannot lock on 9p
+REPORT=$TB_OUT/bench.txt
+
+# ntprof's programs (bpf/host.bpf.c) and the same hook in bpftrace's terms.
+# ntprof takes nvme_setup_cmd as tp_btf; bpftrace 0.17 has no raw/BTF
+# tracepoints, so its empty reference is the classic tracepoint of the same
+# event. The BPF statistics time the program body only (bpf_prog_run() and the
+# trampoline's __bpf_prog_enter/exit), not the hook's dispatch, so the flavour
+# does not enter the figure.
+declare -A PROBE=(
+	[setup_cmd]=tracepoint:nvme:nvme_setup_cmd
+	[cmd_pdu_sent]=kretfunc:nvme_tcp_try_send_cmd_pdu
+	[data_sent]=kretfunc:nvme_tcp_try_send_data
+	[h2c_setup]=kfunc:nvme_tcp_setup_h2c_data_pdu
+	[try_send_entry]=kfunc:nvme_tcp_try_send
+	[try_send_exit]=kretfunc:nvme_tcp_try_send
+	[complete_remote]=kfunc:blk_mq_complete_request_remote
+	[complete_rq]=kfunc:nvme_complete_rq
+)
+
+say() {
+	echo "$*" | tee -a "$REPORT" >&2
+}
+
+# ---- tools started in the background, each returning once it is attached ----
+
+REC_PID=
+record_start() {
+	local s=$1
+
+	"$NTPROF" record -s "$s" -o "$WORK/rec-$s.ntp" > "$WORK/rec.out" 2> "$WORK/rec.err" &
+	REC_PID=$!
+	for _ in $(seq 1 1200); do
+		grep -q 'programs attached' "$WORK/rec.err" && return 0
+		kill -0 "$REC_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$WORK/rec.err" >&2
+	tb_fail "ntprof record -s $s did not attach"
+}
+
+record_stop() {
+	kill -INT "$REC_PID"
+	wait "$REC_PID" || { cat "$WORK/rec.err" >&2; tb_fail "ntprof record failed"; }
+	rm -f "$WORK"/rec-*.ntp
+}
+
+BT_PID=
+bpftrace_start() {
+	local script=$1
+
+	# BEGIN fires once every probe is attached
+	printf 'BEGIN { printf("ready\\n"); }\n%s\n' "$script" > "$WORK/bt.bt"
+	tb_log "bpftrace: starting"
+	timeout -s INT 900 bpftrace -B line "$WORK/bt.bt" > "$WORK/bt.out" 2>&1 &
+	BT_PID=$!
+	for _ in $(seq 1 1200); do
+		grep -q '^ready' "$WORK/bt.out" && return 0
+		kill -0 "$BT_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$WORK/bt.bt" "$WORK/bt.out" >&2
+	tb_fail "bpftrace did not attach"
+}
+
+bpftrace_stop() {
+	tb_log "bpftrace: stopping"
+	kill -INT "$BT_PID"
+	wait "$BT_PID"
+}
+
+BLK_PID=
+blktrace_start() {
+
+	rm -rf "$WORK/blk"
+	mkdir -p "$WORK/blk"
+	blktrace -d "$TB_DEV" -D "$WORK/blk" -o bt > "$WORK/blk.log" 2>&1 &
+	BLK_PID=$!
+	for _ in $(seq 1 100); do
+		[ -e "$WORK/blk/bt.blktrace.0" ] && break
+		sleep 0.1
+	done
+	[ -e "$WORK/blk/bt.blktrace.0" ] || tb_fail "blktrace on $TB_DEV: $(cat "$WORK/blk.log")"
+	sleep 1         # the files appear just before BLKTRACESTART
+}
+
+blktrace_stop() {
+	kill -INT "$BLK_PID"
+	wait "$BLK_PID"
+	rm -rf "$WORK/blk"
+}
+
+# ---- bpf: kernel BPF statistics ----
+
+# "id name run_cnt run_time_ns" for every loaded program
+prog_stats() {
+	bpftool prog show -j | jq -r '.[] | "\(.id) \(.name // "-") \(.run_cnt // 0) \(.run_time_ns // 0)"'
+}
+
+# one 4k read and one 128k write outside the measured regions: every hook runs
+warmup() {
+	dd if="$TB_DEV" of=/dev/null bs=4k count=1 skip=100000 iflag=direct status=none
+	dd if=/dev/zero of="$TB_DEV" bs=128k count=1 seek=5000 oflag=direct status=none
+}
+
+# the measured workload: a fixed number of commands, reads and R2T writes;
+# REPS repetitions, each program's figure is the lowest of its mean ns per
+# run: a vCPU thread the build machine preempts inflates a repetition's sum,
+# never deflates it, so the least disturbed repetition is the best estimate
+COST_READS=1024
+COST_WRITES=64
+REPS=${REPS:-3}
+cost_work() {
+	tb_fio cost_read --rw=randread --bs=4k --size=$((COST_READS * 4))k --iodepth=8 --eta=never
+	tb_fio cost_write --rw=write --bs=128k --size=$((COST_WRITES * 128))k --offset=64M \
+		--iodepth=4 --eta=never
+}
+
+# the programs with ids $1 over cost_work, into $WORK/cost-$2:
+# "name runs ns_per_run" (runs: the median, ns: the lowest over the repetitions)
+measure() {
+	local ids=$1 tag=$2
+
+	warmup
+	: > "$WORK/reps"
+	for _ in $(seq 1 "$REPS"); do
+		prog_stats > "$WORK/s0"
+		cost_work
+		prog_stats > "$WORK/s1"
+		awk -v ids=" $ids " 'NR == FNR { n[$1] = $3; t[$1] = $4; next }
+			index(ids, " " $1 " ") && $3 > n[$1] {
+				printf "%s %d %.1f\n", $2, $3 - n[$1], ($4 - t[$1]) / ($3 - n[$1]) }' \
+			"$WORK/s0" "$WORK/s1" >> "$WORK/reps"
+	done
+	awk '{ k = $1; c[k]++; r[k, c[k]] = $2; v[k, c[k]] = $3; if (!(k in seen)) { seen[k]; o[++n] = k } }
+		function med(a, k, m,   i, j, x, y) {
+			for (i = 1; i <= m; i++) y[i] = a[k, i]
+			for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
+				if (y[j] < y[i]) { x = y[i]; y[i] = y[j]; y[j] = x }
+			return m % 2 ? y[(m + 1) / 2] : (y[m / 2] + y[m / 2 + 1]) / 2
+		}
+		function low(a, k, m,   i, x) {
+			x = a[k, 1]
+			for (i = 2; i <= m; i++) if (a[k, i] < x) x = a[k, i]
+			return x
+		}
+		END { for (i = 1; i <= n; i++) print o[i], med(r, o[i], c[o[i]]), low(v, o[i], c[o[i]]) }' \
+		"$WORK/reps" > "$WORK/cost-$tag"
+}
+
+new_ids() {
+	prog_stats | awk -v old=" $1 " '!index(old, " " $1 " ") { printf "%s ", $1 }'
+}
+
+all_ids() {
+	prog_stats | awk '{ printf "%s ", $1 }'
+}
+
+# bpftrace names a program after its function or tracepoint, cut to 15
+# characters: probes whose names collide go to different runs
+empty_refs() {
+	local names=$1 name probe key groups=() seen=() g placed ids0 ids script
+
+	for name in $names; do
+		probe=${PROBE[$name]:-}
+		[ -n "$probe" ] || continue
+		key=${probe##*:}
+		key=${key:0:15}
+		placed=0
+		for g in "${!groups[@]}"; do
+			case " ${seen[g]} " in *" $key "*) continue ;; esac
+			groups[g]+=" $name"
+			seen[g]+=" $key"
+			placed=1
+			break
+		done
+		if [ $placed = 0 ]; then
+			groups+=("$name")
+			seen+=("$key")
+		fi
+	done
+	: > "$WORK/cost-empty"
+	for g in "${!groups[@]}"; do
+		script=
+		for name in ${groups[g]}; do
+			script+="${PROBE[$name]} { }"$'\n'
+		done
+		ids0=$(all_ids)
+		bpftrace_start "$script"
+		ids=$(new_ids "$ids0")
+		measure "$ids" "empty-$g"
+		bpftrace_stop
+		# bpftrace's name -> ntprof's name
+		for name in ${groups[g]}; do
+			key=${PROBE[$name]##*:}
+			awk -v k="${key:0:15}" -v n="$name" '$1 == k { print n, $2, $3 }' \
+				"$WORK/cost-empty-$g" >> "$WORK/cost-empty"
+		done
+	done
+}
+
+bench_bpf() {
+	local s ids0 ids names
+
+	sysctl -q -w kernel.bpf_stats_enabled=1 || tb_fail "cannot enable kernel.bpf_stats_enabled"
+	for s in 1000 1; do
+		ids0=$(all_ids)
+		record_start "$s"
+		ids=$(new_ids "$ids0")
+		measure "$ids" "s$s"
+		record_stop
+	done
+	names=$(awk '{ print $1 }' "$WORK/cost-s1")
+	empty_refs "$names"
+	sysctl -q -w kernel.bpf_stats_enabled=0
+
+	say ""
+	say "== BPF cost per run, kernel $(uname -r): $((COST_READS + COST_WRITES)) commands per" \
+		"repetition ($COST_READS 4k randread QD8, $COST_WRITES 128k write QD4 with R2T)," \
+		"lowest of $REPS"
+	awk -v cmds=$((COST_READS + COST_WRITES)) -v hooks="$(for n in "${!PROBE[@]}"; do printf '%s=%s ' "$n" "${PROBE[$n]}"; done)" '
+		BEGIN { nh = split(hooks, h, " "); for (i = 1; i <= nh; i++) { split(h[i], kv, "="); probe[kv[1]] = kv[2] } }
+		FILENAME ~ /s1000$/ { r1k[$1] = $2; a[$1] = $3; order[++n] = $1; next }
+		FILENAME ~ /s1$/ { r1[$1] = $2; b[$1] = $3; next }
+		{ re[$1] = $2; e[$1] = $3 }
+		function ratio(x, y) { return y > 0 ? sprintf("%.1f", x / y) : "-" }
+		END {
+			printf "%-16s %-38s %6s %9s %9s %9s %8s %8s\n", "program", "hook (empty reference)", "runs",
+				"ns -s1000", "ns -s1", "ns empty", "x -s1000", "x -s1"
+			for (i = 1; i <= n; i++) {
+				p = order[i]
+				printf "%-16s %-38s %6d %9.0f %9.0f %9.0f %8s %8s\n", p, probe[p], r1[p], a[p], b[p], e[p],
+					ratio(a[p], e[p]), ratio(b[p], e[p])
+				sa += r1k[p] * a[p]; sb += r1[p] * b[p]; se += r1[p] * e[p]
+			}
+			printf "%-16s %-38s %6s %9.0f %9.0f %9.0f %8s %8s\n", "per command", "(runs x ns, all programs / commands)",
+				cmds, sa / cmds, sb / cmds, se / cmds, ratio(sa, se), ratio(sb, se)
+			printf "bpf_per_cmd_ns_s1000=%.0f\nbpf_per_cmd_ns_s1=%.0f\nbpf_per_cmd_ns_empty=%.0f\n",
+				sa / cmds, sb / cmds, se / cmds > "/dev/stderr"
+		}' "$WORK/cost-s1000" "$WORK/cost-s1" "$WORK/cost-empty" 2> "$WORK/cost.env" |
+		tee -a "$REPORT" >&2
+	while IFS='=' read -r k v; do
+		tb_res "$k" "$v"
+	done < "$WORK/cost.env"
+}
+
+# ---- fio: IOPS under each tool ----
+
+# ntprof's work in bpftrace: a timestamp per command at each of the hooks
+# ntprof attached, keyed by the request (or the nvme_tcp request / queue, which
+# are preallocated: bounded maps), and the end-to-end time into a histogram.
+# The send and R2T hooks take both kernels' variants; missing ones are left out.
+bpftrace_equivalent() {
+	local names=$1 s name
+
+	s='kfunc:nvme_setup_cmd { @start[(uint64)args->req] = nsecs; }'$'\n'
+	for name in $names; do
+		case "$name" in
+		cmd_pdu_sent) s+='kretfunc:nvme_tcp_try_send_cmd_pdu /retval == 1/ { @sent[(uint64)args->req] = nsecs; }' ;;
+		data_sent) s+='kretfunc:nvme_tcp_try_send_data /retval == 1/ { @data[(uint64)args->req] = nsecs; }' ;;
+		h2c_setup) s+='kfunc:nvme_tcp_setup_h2c_data_pdu { @r2t[(uint64)args->req] = nsecs; }' ;;
+		try_send_entry) s+='kfunc:nvme_tcp_try_send { @q[(uint64)args->queue] = nsecs; }' ;;
+		try_send_exit) s+='kretfunc:nvme_tcp_try_send /retval > 0/ { @qsent[(uint64)args->queue] = nsecs; }' ;;
+		complete_remote) s+='kfunc:blk_mq_complete_request_remote /@start[(uint64)args->rq]/ { @recv[(uint64)args->rq] = nsecs; }' ;;
+		*) continue ;;
+		esac
+		s+=$'\n'
+	done
+	s+='kfunc:nvme_complete_rq /@start[(uint64)args->req]/ { @e2e_us = hist((nsecs - @start[(uint64)args->req]) / 1000); delete(@start[(uint64)args->req]); delete(@recv[(uint64)args->req]); }'
+	echo "$s"
+}
+
+fio_run() {
+	local tag=$1 round=$2
+	local json=$WORK/fio-$tag-$round.json
+
+	timeout $((RUNTIME + 120)) fio --name="$tag" --filename="$TB_DEV" --ioengine=libaio --direct=1 --rw=randread --bs=4k \
+		--iodepth=8 --time_based --runtime="$RUNTIME" --ramp_time=1 --eta=never \
+		--output-format=json --output="$json" >&2 || tb_fail "fio $tag round $round"
+	jq '[.jobs[].read.iops] | add | floor' "$json" >> "$WORK/iops-$tag"
+}
+
+median() {
+	sort -n "$1" | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+bench_fio() {
+	local names round tag script
+
+	sysctl -q -w kernel.bpf_stats_enabled=0
+	# which optional hooks ntprof uses here: its program names while attached
+	ids0=$(all_ids)
+	record_start 1000
+	names=$(prog_stats | awk -v old=" $ids0 " '!index(old, " " $1 " ") { print $2 }' | paste -sd' ')
+	record_stop
+	script=$(bpftrace_equivalent "$names")
+	echo "$script" > "$TB_OUT/equivalent.bt"
+	rm -f "$WORK"/iops-*
+	for round in $(seq 1 "$ROUNDS"); do
+		for tag in bare record-s1000 record-s1 blktrace bpftrace; do
+			tb_log "round $round $tag: start"
+			case "$tag" in
+			bare) fio_run "$tag" "$round" ;;
+			record-s1000) record_start 1000; fio_run "$tag" "$round"; record_stop ;;
+			record-s1) record_start 1; fio_run "$tag" "$round"; record_stop ;;
+			blktrace) blktrace_start; fio_run "$tag" "$round"; blktrace_stop ;;
+			bpftrace) bpftrace_start "$script"; fio_run "$tag" "$round"; bpftrace_stop ;;
+			esac
+			tb_log "round $round $tag: $(tail -n 1 "$WORK/iops-$tag") IOPS"
+		done
+	done
+
+	say ""
+	say "== fio IOPS, kernel $(uname -r): 4k randread QD8, ${RUNTIME} s per run, $ROUNDS interleaved rounds"
+	say "$(printf '%-14s %-24s %10s %8s' config 'IOPS per round' median 'x bare')"
+	bare=$(median "$WORK/iops-bare")
+	for tag in bare record-s1000 record-s1 blktrace bpftrace; do
+		m=$(median "$WORK/iops-$tag")
+		say "$(printf '%-14s %-24s %10s %8s' "$tag" "$(paste -sd' ' "$WORK/iops-$tag")" "$m" \
+			"$(awk -v a="$m" -v b="$bare" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')")"
+		tb_res "iops_${tag//-/_}" "$m"
+	done
+	say "(the bpftrace script: $TB_OUT/equivalent.bt)"
+}
+
+rm -rf "$WORK"
+mkdir -p "$WORK"
+: > "$REPORT"
+[ -d /sys/module/nvme_core ] && tb_fail "nvme_core already loaded: cannot turn multipath off"
+modprobe nvme_core multipath=N || tb_fail "modprobe nvme_core multipath=N"
+tb_loop_tcp
+tb_res kernel "$(uname -r)"
+say "kernel $(uname -r), $(nproc) CPUs, namespace $TB_DEV (null_blk over loopback NVMe/TCP), $(bpftrace --version)"
+[ $# -gt 0 ] || set -- bpf fio
+for part in "$@"; do
+	case "$part" in
+	bpf) bench_bpf ;;
+	fio) bench_fio ;;
+	*) tb_fail "testbed.sh: unknown part '$part' (bpf, fio)" ;;
+	esac
+done
+tb_disconnect
+tb_res done 1
