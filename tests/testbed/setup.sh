@@ -30,7 +30,7 @@ REFRESH=0
 
 # Packages the test bed needs on the host; the guest runs the host's user space.
 PKGS="qemu-system-x86 busybox-static kmod cpio nvme-cli fio jq iproute2 rdma-core
-      ibverbs-utils bpftool clang llvm gcc libc6-dev libbpf-dev"
+      ibverbs-utils bpftool clang llvm gcc libc6-dev libbpf-dev blktrace bpftrace sqlite3"
 
 usage() {
 	sed -n 's/^#   tests/tests/p' "$0"
