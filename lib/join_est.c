@@ -18,7 +18,8 @@
  *    the first grid looks at a stride sample of at most GRID_MAX_IV.
  * 2. The agreeing set S (intervals containing the consensus point) then
  *    fixes the line exactly: gap(b) = max(lo - b dt) - min(hi - b dt) over S
- *    is convex in b; a ternary search minimises it and a sits in the middle
+ *    is convex in b; a ternary search minimises it, the drift nearest 0
+ *    that keeps S feasible is taken (least_drift), and a sits in the middle
  *    of [max lo, min hi].  With only true pairs in S the gap is negative
  *    (the set is feasible) and the line misses none of them.  S is then
  *    recomputed with the resulting tolerance and the fit repeated once.
@@ -166,6 +167,34 @@ static double best_drift(const struct riv *iv, size_t n, const unsigned char *in
 	return (b0 + b1) / 2;
 }
 
+/*
+ * Among the drifts that keep S feasible (gap <= 0), the one nearest 0.  A
+ * short run, or intervals wide next to what drift can move in it, does not
+ * determine the drift; the widest band (best_drift) then sits at an
+ * arbitrary end of the range, and a report would show e.g. -499.9 ppm.  As
+ * NTP does without evidence, assume no drift beyond what the data demand.
+ */
+static double least_drift(const struct riv *iv, size_t n, const unsigned char *in, double b)
+{
+	double lo = 0, hi = b;
+	int r;
+
+	if (gap(iv, n, in, b, NULL, NULL) > 0)
+		return b;	/* not feasible anywhere: keep the best fit */
+	if (gap(iv, n, in, 0, NULL, NULL) <= 0)
+		return 0;
+	/* bisect between 0 (infeasible) and b (feasible): gap is convex */
+	for (r = 0; r < TERNARY_ROUNDS && fabs(hi - lo) > 1e-15; r++) {
+		double mid = (lo + hi) / 2;
+
+		if (gap(iv, n, in, mid, NULL, NULL) <= 0)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
 /* mark the intervals the line a + b dt misses by at most tol; returns how many */
 static int64_t mark(const struct riv *iv, size_t n, double a, double b, double tol,
 		    unsigned char *in)
@@ -311,6 +340,7 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 		double span = fmax(step * GRID_SHRINK, 1e-12);
 
 		b = best_drift(iv, n, in, fmax(-max_drift, b - span), fmin(max_drift, b + span));
+		b = least_drift(iv, n, in, b);
 		gap(iv, n, in, b, &lo, &hi);
 		a = (lo + hi) / 2;
 		fit->tol = (double)slack_ns + fmax(0, (lo - hi) / 2);
