@@ -17,6 +17,7 @@
 #include "target.skel.h"
 #include "lib/attach_plan.h"
 #include "lib/attach_set.h"
+#include "lib/bpf_reader.h"
 #include "lib/bpf_target.h"
 #include "lib/err.h"
 #include "lib/exit.h"
@@ -422,53 +423,12 @@ int ntp_target__start(struct ntp_target_collector *c, ntp_target_event_fn fn, vo
 
 int ntp_target__poll(struct ntp_target_collector *c, int timeout_ms, int *stop_code)
 {
-	int n;
-
-	*stop_code = 0;
-	n = ring_buffer__poll(c->rb, timeout_ms);
-	/* the BPF side seldom wakes us (bpf/ntp_ringbuf.bpf.h): take what is there */
-	if (n >= 0 || n == -EINTR) {
-		int m = ring_buffer__consume(c->rb);
-
-		n = m < 0 ? m : (n > 0 ? n : 0) + m;
-	}
-	if (n == -ECANCELED) {
-		*stop_code = c->stop_code;
-		return -1;
-	}
-	if (n == -EINTR)
-		return 0;
-	if (n < 0) {
-		errno = -n;
-		return -1;
-	}
-	return n;
+	return ntp_reader__poll(c->rb, timeout_ms, &c->stop_code, stop_code);
 }
 
 int ntp_target__read_counters(struct ntp_target_collector *c, uint64_t cnt[NTP_CNT_MAX])
 {
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *v;
-	__u32 key;
-	int i, err = 0;
-
-	if (ncpu <= 0)
-		return -1;
-	v = calloc(ncpu, sizeof(*v));
-	if (!v)
-		return -1;
-	for (key = 0; key < NTP_CNT_MAX; key++) {
-		cnt[key] = 0;
-		if (bpf_map__lookup_elem(c->skel->maps.counters, &key, sizeof(key), v,
-					 ncpu * sizeof(*v), 0)) {
-			err = -1;
-			continue;
-		}
-		for (i = 0; i < ncpu; i++)
-			cnt[key] += v[i];
-	}
-	free(v);
-	return err;
+	return ntp_reader__sum_counters(c->skel->maps.counters, cnt, NTP_CNT_MAX);
 }
 
 const struct ntp_target_hook *ntp_target__hooks(const struct ntp_target_collector *c)
