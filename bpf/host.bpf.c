@@ -29,24 +29,15 @@
 
 #include "core_fixes.bpf.h"
 #include "ntp_attach.bpf.h"
-#include "ntp_ringbuf.bpf.h"
-#include "ntp_events.h"
+#include "ntp_collector.bpf.h"
 #include "ntp_hash.h"
-#include "lib/filter.h"
 
-#define NVME_CMD_WRITE 0x01
-#define NVME_CMD_READ 0x02
-
-/* one command in N is recorded; set by user space before load */
-const volatile __u32 sample_one_in = 1000;
 /*
  * nvme_tcp_setup_h2c_data_pdu() is only ever called for an R2T when it takes
  * the R2T PDU as a second argument (5.15); from 6.1 it is also the send
  * path's re-arm for the next H2C PDU and an R2T is told by pdu_len == 0.
  */
 const volatile bool h2c_setup_is_r2t = false;
-/* --session, --io-type, --size (lib/filter.h); all zero: every command */
-const volatile struct ntp_filter filter = {};
 
 /* a sampled command between nvme_setup_cmd and nvme_complete_rq */
 struct inflight {
@@ -61,17 +52,6 @@ struct {
 	__type(value, struct inflight);
 } inflight SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 << 20);
-} events SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, NTP_CNT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
 
 /* fallback only: the request a running nvme_tcp_try_send() works on, keyed by queue */
 struct send_save {
@@ -86,14 +66,6 @@ struct {
 	__type(key, __u64);     /* struct nvme_tcp_queue * */
 	__type(value, struct send_save);
 } send_saves SEC(".maps");
-
-static __always_inline void count(__u32 which)
-{
-	__u64 *v = bpf_map_lookup_elem(&counters, &which);
-
-	if (v)
-		__sync_fetch_and_add(v, 1);
-}
 
 static __always_inline struct nvme_request *nvme_req(struct request *rq)
 {
@@ -522,8 +494,7 @@ static __always_inline void complete_rq_body(struct request *rq)
 	v->ev.status = BPF_CORE_READ(nvme_req(rq), status);
 	if (v->ev.status)
 		v->ev.flags |= NTP_HF_ERROR;
-	if (bpf_ringbuf_output(&events, &v->ev, sizeof(v->ev), ntp_rb_flags(&events)))
-		count(NTP_CNT_LOST_RINGBUF);
+	emit_record(&v->ev, sizeof(v->ev));
 	bpf_map_delete_elem(&inflight, &key);
 }
 

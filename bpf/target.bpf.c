@@ -26,13 +26,9 @@
 #include <bpf/bpf_core_read.h>
 
 #include "ntp_attach.bpf.h"
-#include "ntp_ringbuf.bpf.h"
-#include "ntp_events.h"
+#include "ntp_collector.bpf.h"
 #include "ntp_hash.h"
-#include "lib/filter.h"
 
-#define NVME_CMD_WRITE 0x01
-#define NVME_CMD_READ 0x02
 #define NVMF_TRTYPE_TCP 3
 
 #pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
@@ -90,13 +86,11 @@ struct nvmet_tcp_cmd {
 
 #pragma clang attribute pop
 
-/* one command in N is recorded; set by user space before load */
-const volatile __u32 sample_one_in = 1000;
 /*
- * --io-type and --size (lib/filter.h); a --session applies by its nsid only:
- * the target does not know the host's controller numbers.
+ * Of the filter (bpf/ntp_collector.bpf.h), --io-type and --size apply; a
+ * --session by its nsid only: the target does not know the host's
+ * controller numbers.
  */
-const volatile struct ntp_filter filter = {};
 
 /* a sampled command between nvmet_req_init and its response */
 struct inflight {
@@ -116,26 +110,6 @@ struct {
 	__type(key, __u64);     /* struct nvmet_req * */
 	__type(value, struct inflight);
 } inflight SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 << 20);
-} events SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, NTP_CNT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
-
-static __always_inline void count(__u32 which)
-{
-	__u64 *v = bpf_map_lookup_elem(&counters, &which);
-
-	if (v)
-		__sync_fetch_and_add(v, 1);
-}
 
 static __always_inline struct nvmet_req *tcp_cmd_to_req(struct nvmet_tcp_cmd *cmd)
 {
@@ -444,8 +418,7 @@ static __always_inline void emit(struct nvmet_req *req, struct inflight *v)
 		v->ev.bytes = BPF_CORE_READ(req, transfer_len);
 	if (v->ev.status)
 		v->ev.flags |= NTP_TF_ERROR;
-	if (bpf_ringbuf_output(&events, &v->ev, sizeof(v->ev), ntp_rb_flags(&events)))
-		count(NTP_CNT_LOST_RINGBUF);
+	emit_record(&v->ev, sizeof(v->ev));
 	bpf_map_delete_elem(&inflight, &key);
 }
 

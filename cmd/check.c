@@ -33,6 +33,7 @@ static const char *const mode_names[NMODES] = { "fentry", "kprobe", "tracepoint"
 /* what one role can do: a uniform view of the host and target hooks tables */
 struct role_check {
 	const char *role;
+	enum ntp_transport transport;
 	int rc;                         /* the collector's prepare: 0 or NTP_EXIT_* */
 	__u32 loaded;                   /* NTP_RUN_* classes */
 	int nhooks;
@@ -91,7 +92,8 @@ static void role_stages(struct role_check *r)
 
 static void check_host(struct role_check *r)
 {
-	struct ntp_host_opts o = { .sample_one_in = 1, .attach = NTP_ATTACH_AUTO };
+	struct ntp_host_opts o = { .transport = r->transport, .sample_one_in = 1,
+				   .attach = NTP_ATTACH_AUTO };
 	struct ntp_host_hook h[NTP_HOST_NHOOKS];
 	struct ntp_host_collector *c;
 	int m, i;
@@ -117,7 +119,8 @@ static void check_host(struct role_check *r)
 
 static void check_target(struct role_check *r)
 {
-	struct ntp_target_opts o = { .sample_one_in = 1, .attach = NTP_ATTACH_AUTO };
+	struct ntp_target_opts o = { .transport = r->transport, .sample_one_in = 1,
+				     .attach = NTP_ATTACH_AUTO };
 	struct ntp_target_hook h[NTP_TARGET_NHOOKS];
 	struct ntp_target_collector *c;
 	int m, i;
@@ -174,7 +177,7 @@ static void print_text(FILE *f, const struct kernel_check *k, const struct role_
 	for (r = 0; r < n; r++) {
 		const struct role_check *c = &roles[r];
 
-		fprintf(f, "\n%s, NVMe/TCP: %s\n", c->role,
+		fprintf(f, "\n%s, NVMe/%s: %s\n", c->role, ntp_transport__label(c->transport),
 			c->rc ? "cannot be recorded (see the error)" : "can be recorded");
 		if (c->rc)
 			continue;
@@ -223,7 +226,7 @@ static void print_json(FILE *f, const struct kernel_check *k, const struct role_
 
 		ntp_json__start_object(j);
 		ntp_json__string_field(j, "role", c->role);
-		ntp_json__string_field(j, "transport", "tcp");
+		ntp_json__string_field(j, "transport", ntp_transport__name(c->transport));
 		ntp_json__bool_field(j, "supported", !c->rc);
 		ntp_json__int_field(j, "exit_code", c->rc);
 		ntp_json__name(j, "modes");
@@ -260,7 +263,7 @@ static void print_json(FILE *f, const struct kernel_check *k, const struct role_
 int cmd_check(int argc, const char **argv)
 {
 	static const char *const usage[] = {
-		"ntprof check [-r host|target|both] [-t tcp] [-j FILE]",
+		"ntprof check [-r host|target|both] [-t tcp|rdma] [-j FILE]",
 		NULL,
 	};
 	static const char *const role_choices[] = { "host", "target", "both", NULL };
@@ -290,10 +293,6 @@ int cmd_check(int argc, const char **argv)
 		ntp_error("unexpected argument '%s': usage: %s", argv[0], usage[0]);
 		return NTP_EXIT_USAGE;
 	}
-	if (!strcmp(transport, "rdma")) {
-		ntp_error("-t rdma: this ntprof records NVMe/TCP only");
-		return NTP_EXIT_UNSUPPORTED;
-	}
 	if (!ntp_probe__bpf_privileged()) {
 		ntp_error("needs root (or CAP_BPF and CAP_PERFMON): it loads the BPF programs");
 		return NTP_EXIT_NOPERM;
@@ -301,6 +300,8 @@ int cmd_check(int argc, const char **argv)
 
 	check_kernel(&k);
 	memset(roles, 0, sizeof(roles));
+	for (i = 0; i < 2; i++)
+		ntp_transport__parse(transport, &roles[i].transport);   /* one of transport_choices */
 	if (strcmp(role, "target"))
 		check_host(&roles[nroles++]);
 	if (strcmp(role, "host"))

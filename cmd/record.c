@@ -52,8 +52,7 @@ static const char *const record_usage[] = {
 };
 
 static const char *const roles[] = { "host", "target", "both", NULL };
-/* rdma comes with the RDMA collectors */
-static const char *const transports[] = { "tcp", NULL };
+static const char *const transports[] = { "tcp", "rdma", NULL };
 
 /* the whole command line, shell-quoted where needed, for the recording's meta */
 static char *command_line(int argc, const char **argv)
@@ -229,7 +228,7 @@ static int record_main(int argc, const char **argv, const char *cmdline)
 		NTP_OPT_CHOICE('r', "role", &c.role, "ROLE",
 			       "host (default), target, or both (host and target on this machine)", roles),
 		NTP_OPT_CHOICE('t', "transport", &c.transport, "TRANSPORT",
-			       "the NVMe-oF transport: tcp (default)", transports),
+			       "the NVMe-oF transport: tcp (default) or rdma", transports),
 		NTP_OPT_UINT('s', "sample", &c.sample, "N",
 			     "record one command in N (default 1000)", 1, 1ULL << 31),
 		NTP_OPT_STRING(0, "session", &c.session, "nvmeXnY",
@@ -293,7 +292,7 @@ static int record_main(int argc, const char **argv, const char *cmdline)
 		o.filter = &filter;
 		o.filter_session = c.session;
 	}
-	o.transport = c.transport;
+	ntp_transport__parse(c.transport, &o.transport);       /* one of transports[] */
 	o.sample_one_in = (uint32_t)c.sample;
 	o.duration_s = duration_set ? c.duration : 0;
 	o.interval_s = c.interval;

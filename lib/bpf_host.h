@@ -19,11 +19,13 @@
 
 #include "bpf/ntp_events.h"
 #include "lib/attach.h"
+#include "lib/transport.h"
 
 struct ntp_filter;
 struct ntp_host_collector;
 
 struct ntp_host_opts {
+	enum ntp_transport transport;    /* -t: which driver's hooks (0: TCP) */
 	uint32_t sample_one_in;         /* record one command in N */
 	/*
 	 * AUTO (0): fentry/fexit where they attach now, else kprobes, else

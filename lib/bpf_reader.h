@@ -13,7 +13,7 @@ struct bpf_map;
 
 /*
  * Wait up to timeout_ms, then consume every ready record: the BPF side seldom
- * wakes the reader (bpf/ntp_ringbuf.bpf.h).  Returns the number of records
+ * wakes the reader (bpf/ntp_collector.bpf.h).  Returns the number of records
  * handled; -1 with *stop_code = *stop (what the callback left there, read
  * after it ran) when the callback stopped it (-ECANCELED);
  * -1 with errno on an error.  EINTR is not an error: 0.

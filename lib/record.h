@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "lib/attach.h"
+#include "lib/transport.h"
 
 enum ntp_record_role {
 	NTP_RECORD_HOST = 1 << 0,
@@ -30,7 +31,7 @@ struct ntp_filter;
 
 struct ntp_record_opts {
 	unsigned int role;              /* enum ntp_record_role */
-	const char *transport;          /* "tcp" */
+	enum ntp_transport transport;   /* -t */
 	uint32_t sample_one_in;
 	double duration_s;              /* > 0: stop after it; 0: no limit */
 	double interval_s;              /* live line period, > 0 */

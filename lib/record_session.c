@@ -296,7 +296,7 @@ static int write_start_meta(struct session *s, uint64_t start_real_ns)
 	read_line_file("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id));
 
 	err = err ?: ntp_writer__set_meta_text(w, "role", ntp_record__role_name(o->role));
-	err = err ?: ntp_writer__set_meta_text(w, "transport", o->transport);
+	err = err ?: ntp_writer__set_meta_text(w, "transport", ntp_transport__name(o->transport));
 	err = err ?: ntp_writer__set_meta_int(w, "sample_one_in", (int64_t)o->sample_one_in);
 	err = err ?: ntp_writer__set_meta_int(w, "hash_version", NTP_HASH_VERSION);
 	err = err ?: ntp_writer__set_meta_text(w, "kernel_release", u.release);
@@ -497,15 +497,16 @@ static int prepare(struct session *s)
 	}
 
 	if (o->role & NTP_RECORD_HOST) {
-		struct ntp_host_opts ho = { .sample_one_in = o->sample_one_in, .attach = o->attach,
-					    .filter = o->filter };
+		struct ntp_host_opts ho = { .transport = o->transport, .sample_one_in = o->sample_one_in,
+					    .attach = o->attach, .filter = o->filter };
 
 		err = ntp_host__prepare(&s->hc, &ho);
 		if (err)
 			return err;
 	}
 	if (o->role & NTP_RECORD_TARGET) {
-		struct ntp_target_opts to = { .sample_one_in = o->sample_one_in, .attach = o->attach,
+		struct ntp_target_opts to = { .transport = o->transport,
+					      .sample_one_in = o->sample_one_in, .attach = o->attach,
 					      .filter = o->filter };
 
 		err = ntp_target__prepare(&s->tc, &to);
@@ -563,11 +564,6 @@ static const char *what(unsigned int role)
 		return "target";
 	}
 	return "host and target";
-}
-
-static const char *transport_name(const char *t)
-{
-	return !strcmp(t, "tcp") ? "TCP" : !strcmp(t, "rdma") ? "RDMA" : t;
 }
 
 static void summary(const struct session *s, uint64_t stop_ns)
@@ -631,7 +627,7 @@ int ntp_record__run(const struct ntp_record_opts *o, const char *path)
 	if (err)
 		goto out;
 	ntp_info("recording NVMe/%s %s commands, 1 in %u; %d programs attached in %.2f s; %s",
-		 transport_name(o->transport), what(o->role), o->sample_one_in, programs(&s),
+		 ntp_transport__label(o->transport), what(o->role), o->sample_one_in, programs(&s),
 		 (double)(s.start_ns - t0) / NSEC_PER_SEC,
 		 o->workload ? "stops when the command exits" :
 		 o->duration_s > 0 ? "stops after -d or Ctrl-C" : "Ctrl-C stops");

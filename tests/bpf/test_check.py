@@ -115,7 +115,7 @@ def test_check__not_root__noperm(ntprof, tmp_path):
 
 
 @pytest.mark.parametrize("args,code", [(["-r", "disk"], "USAGE"), (["-t", "fc"], "USAGE"),
-                                       (["extra"], "USAGE"), (["-t", "rdma"], "UNSUPPORTED")])
+                                       (["extra"], "USAGE"), (["-t", "RDMA"], "USAGE")])
 def test_check__bad_command_line(run, args, code):
     r = run("check", *args)
     assert r.returncode == Exit[code], r.stderr

@@ -98,7 +98,7 @@ def test_record__bad_sample__usage(run, value):
 
 
 @pytest.mark.parametrize("args", [["-d", "0"], ["-d", "-3"], ["-d", "soon"],
-                                  ["--bogus"], ["-r", "client"], ["-t", "rdma"], ["-t", "fc"],
+                                  ["--bogus"], ["-r", "client"], ["-t", "fc"], ["-t", "RDMA"],
                                   ["-i", "0"], ["-i", "0.05"], ["-i", "soon"],
                                   ["--kprobes", "--fentry"], ["--fentry", "--kprobes"]])
 def test_record__bad_command_line__usage(run, args):
@@ -156,8 +156,7 @@ def test_record__help__lists_options(run):
                 "--verbose"):
         assert opt in r.stdout, opt
     assert "COMMAND" in r.stdout.splitlines()[0]
-    # rdma comes with its collectors
-    assert "rdma" not in r.stdout
+    assert "tcp (default) or rdma" in r.stdout
 
 
 @pytest.mark.parametrize("command", [["/nonexistent/ntprof-cmd"], ["ntprof-no-such-cmd", "-x"], ["/"]])
