@@ -8,7 +8,8 @@
  * field against the running kernel's BTF: offsets and sizes below are the
  * build machine's and never matter.
  *
- * The NVMe types live in module BTF only (nvme_core, nvme_tcp); they are
+ * The NVMe and RDMA types live in module BTF only (nvme_core, nvme_tcp,
+ * nvme_rdma, ib_core); they are
  * defined the same way, from the upstream sources, with just the fields read.
  */
 #ifndef __VMLINUX_H__
@@ -124,6 +125,36 @@ struct nvme_ns_head {
 
 struct nvme_ns {
 	struct nvme_ns_head *head;
+};
+
+/* an NVMe completion queue entry, as on the wire */
+struct nvme_completion {
+	u16 command_id;         /* as the command's: the key back to it */
+	__le16 status;          /* the NVMe status shifted left by one, phase bit 0 */
+};
+
+/* ---- RDMA verbs (module BTF: ib_core), what nvme-rdma and nvmet-rdma hooks are handed ---- */
+
+enum ib_wc_status {
+	IB_WC_SUCCESS = 0,
+};
+
+struct ib_cqe {
+	void (*done)(void *cq, void *wc);
+};
+
+struct ib_qp {
+	void *qp_context;       /* the ULP's queue: nvme_rdma_queue, nvmet_rdma_queue */
+};
+
+/* a work completion: wr_cqe is embedded in the ULP's per-command structure */
+struct ib_wc {
+	union {
+		u64 wr_id;
+		struct ib_cqe *wr_cqe;
+	};
+	enum ib_wc_status status;
+	struct ib_qp *qp;
 };
 
 /* ---- nvme_tcp (module BTF) ---- */
