@@ -9,8 +9,8 @@
  * build machine's and never matter.
  *
  * The NVMe and RDMA types live in module BTF only (nvme_core, nvme_tcp,
- * nvme_rdma, ib_core); they are
- * defined the same way, from the upstream sources, with just the fields read.
+ * nvme_rdma, ib_core); they are defined the same way, from the upstream
+ * sources, with just the fields read.
  */
 #ifndef __VMLINUX_H__
 #define __VMLINUX_H__
