@@ -6,8 +6,9 @@
 PRAGMA application_id = 1314148422;  -- 0x4E545046, 'NTPF'
 PRAGMA user_version = 1;
 
--- Run metadata: role, transport, sample_one_in, hash_version, kernel_release,
--- hostname, boot_id, start/stop times, command line, ntprof version, ...
+-- Run metadata: role, transport ('tcp' | 'rdma'), sample_one_in, hash_version,
+-- kernel_release, hostname, boot_id, start/stop times, command line, ntprof
+-- version, ...  Recordings of different transports are never joined or compared.
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
     value ANY
@@ -23,7 +24,10 @@ CREATE TABLE hooks (
 ) STRICT;
 
 -- One row per sampled host command.  A NULL time means this kernel offered no
--- hook for that point; the views then fall back as documented.
+-- hook for that point; the views then fall back as documented.  Over RDMA
+-- h_cmd_sent is the capsule posted to the HCA, h_recv the response's receive
+-- completion, and h_r2t and h_data_sent are always NULL (no R2T: the target
+-- pulls large write data with an RDMA READ, unseen by the host's CPU).
 CREATE TABLE host_io (
     id              INTEGER PRIMARY KEY,
     h_start_ns      INTEGER NOT NULL,
@@ -48,7 +52,8 @@ CREATE TABLE host_io (
     flags           INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 
--- One row per sampled target command, on the target's clock.
+-- One row per sampled target command, on the target's clock.  Over RDMA t_r2t
+-- is the RDMA READ of a write's data posted, t_sent the response posted.
 CREATE TABLE target_io (
     id              INTEGER PRIMARY KEY,
     t_recv_ns       INTEGER NOT NULL,
@@ -106,8 +111,9 @@ FROM (
 );
 
 -- Target stages of ntprof-model §1.  'residence_ns' is what the host sees as
--- target time inside its round trip: the R2T wait (R2T queued to all write
--- data received) is network time and is left out (kernel-hooks §8).
+-- target time inside its round trip: the R2T wait (R2T queued, or over RDMA
+-- the READ posted, to all write data received) is network time and is left
+-- out (kernel-hooks §8).
 CREATE VIEW target_stages AS
 SELECT id,
        CASE opcode WHEN 1 THEN 'write' WHEN 2 THEN 'read' ELSE 'other' END AS io_type,

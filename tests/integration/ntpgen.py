@@ -15,8 +15,14 @@ so the stages ntprof must report are known without the host_stages view:
     network* = wire (+ r2t wait), e2e = their sum.
 Tests compare ntprof's numbers with statistics computed from these values.
 
+transport="rdma" writes what the NVMe/RDMA collectors record: meta transport
+'rdma', nvme-rdma / nvmet-rdma hooks, and no R2T on the host (h_r2t and
+h_data_sent NULL): a write whose data the target pulls with an RDMA READ
+waits for it inside the host's round trip, so that wait is in network*.
+Every generator defaults to "tcp", whose output does not change.
+
 Usable as a module (generate()) or from the shell:
-    ntpgen.py OUT.ntp [--seed S] [--per-group N]
+    ntpgen.py OUT.ntp [--seed S] [--per-group N] [--transport tcp|rdma]
 """
 
 import argparse
@@ -34,6 +40,10 @@ SCHEMA = REPO / "schema" / "ntp.sql"
 
 OPCODE = {"write": 1, "read": 2, "flush": 0}
 STAGES = ("block", "driver", "network_star")
+TRANSPORTS = ("tcp", "rdma")
+# nvmet-rdma's default in-capsule data size (the port's param_inline_data_size):
+# larger writes are pulled by the target with an RDMA READ
+RDMA_INLINE_BYTES = 4096
 
 
 @dataclass
@@ -99,12 +109,30 @@ DEFAULT_HOOKS = (
     ("host", "h_done", "nvme_complete_rq", "raw_tp", ""),
 )
 
+# nvme-rdma: the capsule is posted to the HCA, the response arrives in a receive
+# completion; there is no R2T and no separate data send to hook
+HOST_HOOKS_RDMA = (
+    ("host", "h_start", "block_bio_queue", "raw_tp", ""),
+    ("host", "h_queue", "nvme_setup_cmd", "raw_tp", ""),
+    ("host", "h_cmd_sent", "nvme_rdma_post_send", "fexit", ""),
+    ("host", "h_r2t", "none", "none", "no R2T over RDMA: the target reads the write data"),
+    ("host", "h_data_sent", "none", "none", "write data goes in the capsule or by RDMA READ"),
+    ("host", "h_recv", "nvme_rdma_recv_done", "fentry", ""),
+    ("host", "h_done", "nvme_complete_rq", "raw_tp", ""),
+)
+
+
+def _check_transport(transport):
+    if transport not in TRANSPORTS:
+        raise ValueError(f"transport {transport!r}: one of {TRANSPORTS}")
+    return transport == "rdma"
+
 
 def _draw(rng, lo_hi):
     return rng.randint(lo_hi[0], lo_hi[1])
 
 
-def _command(rng, g, cid, t0, ctrl):
+def _command(rng, g, cid, t0, ctrl, rdma=False):
     block = _draw(rng, g.block)
     submit = _draw(rng, g.submit)
     wire = _draw(rng, g.wire)
@@ -115,7 +143,12 @@ def _command(rng, g, cid, t0, ctrl):
     h_cmd_sent = h_queue + submit
     h_r2t = h_data_sent = None
     work = wait = 0
-    if r2t:
+    if r2t and rdma:
+        # the target pulls the data (RDMA READ): the host's CPU sees nothing
+        # until the response, the wait is part of its round trip
+        wait = _draw(rng, g.r2t_wait)
+        h_recv = h_cmd_sent + wait + wire
+    elif r2t:
         wait = _draw(rng, g.r2t_wait)
         work = _draw(rng, g.r2t_work)
         h_r2t = h_cmd_sent + wait
@@ -131,28 +164,34 @@ def _command(rng, g, cid, t0, ctrl):
                slba=rng.randrange(0, 1 << 30), nlb=nlb, bytes=g.bytes,
                qid=rng.randint(1, 4), nsid=int(g.namespace.split("n")[-1]),
                cntlid=1, controller=ctrl, namespace=g.namespace, path=g.namespace,
-               status=0, flags=4 if r2t else 0)
+               status=0, flags=4 if h_r2t is not None else 0)
     stages = {"block": block, "driver": submit + work + complete, "network_star": wire + wait}
     return Command(row, g, stages, h_done - h_start)
 
 
 def generate(path, *, seed=1, groups=DEFAULT_GROUPS, sample_one_in=1000, duration_s=10,
-             lost_ringbuf=0, lost_map=0, hooks=DEFAULT_HOOKS, meta=None, drop=(),
-             wal_kill=False):
+             lost_ringbuf=0, lost_map=0, hooks=None, meta=None, drop=(),
+             wal_kill=False, transport="tcp"):
     """Write a recording to path; return its Recording (with every command).
 
     meta entries override the defaults (None removes one); drop names host_io
     time columns stored as NULL, as on a kernel that offers no hook for them.
+    hooks default to the transport's (DEFAULT_HOOKS, HOST_HOOKS_RDMA).  With
+    transport "rdma" a group's r2t_share is the share of writes whose data
+    the target reads (RDMA READ), their wait counted in network*.
 
     With wal_kill the file is left as a recorder killed by SIGKILL leaves it:
     WAL mode, committed rows in FILE-wal, FILE-shm beside it (the writing
     process is a child that kills itself before closing the database).
     """
     path = Path(path)
+    rdma = _check_transport(transport)
+    if hooks is None:
+        hooks = HOST_HOOKS_RDMA if rdma else DEFAULT_HOOKS
     rng = random.Random(seed)
     start_ns = 1_000_000_000_000
     stop_ns = start_ns + int(duration_s * 1e9)
-    m = {"role": "host", "transport": "tcp", "sample_one_in": sample_one_in,
+    m = {"role": "host", "transport": transport, "sample_one_in": sample_one_in,
          "hash_version": 1, "kernel_release": "6.1.0-ntpgen", "hostname": "genhost",
          "boot_id": "00000000-0000-0000-0000-000000000000", "start_ns": start_ns,
          "stop_ns": stop_ns, "duration_ns": stop_ns - start_ns,
@@ -170,7 +209,7 @@ def generate(path, *, seed=1, groups=DEFAULT_GROUPS, sample_one_in=1000, duratio
     for i, g in enumerate(order):
         t0 = start_ns + 1_000 + (span * i) // max(len(order), 1)
         ctrl = "nvme" + g.namespace[4:].split("n")[0]
-        rec.commands.append(_command(rng, g, cid, t0, ctrl))
+        rec.commands.append(_command(rng, g, cid, t0, ctrl, rdma))
         for col in drop:
             rec.commands[-1].row[col] = None
         cid += 1
@@ -224,14 +263,16 @@ def _write(rec, wal):
         db.close()
 
 
-def generate_bulk(path, rows, *, sample_one_in=1000, duration_s=10):
+def generate_bulk(path, rows, *, sample_one_in=1000, duration_s=10, transport="tcp"):
     """A large recording fast: host_io filled by SQLite itself (a recursive CTE)
-    with latencies hashed from the row number; 6 groups, no R2T.  Returns the
-    Recording without commands: read host_io for the values."""
+    with latencies hashed from the row number; 6 groups, no R2T (so the rows
+    fit either transport).  Returns the Recording without commands: read
+    host_io for the values."""
     path = Path(path)
+    _check_transport(transport)
     start_ns = 1_000_000_000_000
     stop_ns = start_ns + int(duration_s * 1e9)
-    meta = {"role": "host", "transport": "tcp", "sample_one_in": sample_one_in,
+    meta = {"role": "host", "transport": transport, "sample_one_in": sample_one_in,
             "hash_version": 1, "start_ns": start_ns, "stop_ns": stop_ns}
     rec = Recording(path, meta, [], [])
     if path.exists():
@@ -302,11 +343,12 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--per-group", type=int, default=None, help="commands per group")
+    ap.add_argument("--transport", choices=TRANSPORTS, default="tcp")
     a = ap.parse_args()
     groups = DEFAULT_GROUPS
     if a.per_group is not None:
         groups = tuple(Group(**{**g.__dict__, "n": a.per_group}) for g in groups)
-    rec = generate(a.out, seed=a.seed, groups=groups)
+    rec = generate(a.out, seed=a.seed, groups=groups, transport=a.transport)
     print(f"{a.out}: {len(rec.commands)} commands")
 
 
@@ -323,6 +365,14 @@ if __name__ == "__main__":
 #         [R2T writes: t_recv --target_rx--> t_r2t --net--> h_r2t --r2t_work-->
 #          h_data_sent --net--> t_submit]
 #     --storage--> t_cmpl --target_tx--> t_sent --net_rx--> h_recv --complete--> h_done
+#
+# Over RDMA (transport="rdma") the write data of a write larger than
+# RDMA_INLINE_BYTES is pulled by the target, and in-capsule data is posted with
+# the command (no h_data_sent):
+#         [READ writes: t_recv --target_rx--> t_r2t (READ posted) --net--> host HCA
+#          --r2t_work--> --net--> t_submit]
+# The host's CPU takes no part in the READ, so h_r2t and h_data_sent are NULL
+# and the whole READ (t_submit - t_r2t) is network time.
 #
 # then every target time is carried to the target's clock:
 #   t = h + offset + drift * (h - t0)
@@ -343,6 +393,14 @@ HOST_HOOKS_61 = tuple(
     if h[1] == "h_cmd_sent" else
     ("host", "h_data_sent", "nvme_tcp_try_send", "fexit", "inlined on this kernel")
     if h[1] == "h_data_sent" else h for h in DEFAULT_HOOKS)
+TARGET_HOOKS_RDMA = (
+    ("target", "t_recv", "nvmet_req_init", "fentry", ""),
+    ("target", "t_r2t", "nvmet_rdma_execute_command", "fentry", "the RDMA READ of the write data"),
+    ("target", "t_submit", "nvmet_bdev_execute_rw", "fentry", ""),
+    ("target", "t_cmpl", "nvmet_req_complete", "fentry", ""),
+    ("target", "t_sent", "nvmet_rdma_queue_response", "fentry", ""),
+)
+
 TARGET_HOOKS_61 = tuple(
     ("target", "t_sent", "nvmet_setup_response_pdu", "fentry", "inlined on this kernel")
     if h[1] == "t_sent" else h for h in TARGET_HOOKS)
@@ -428,13 +486,17 @@ def joined_stages(h, t):
 
 
 def detail_stages(h, t):
-    """The nine sub-stages of --stages=detail, each from its own timestamps."""
+    """The nine sub-stages of --stages=detail, each from its own timestamps.
+
+    A wait the target saw but the host did not (t_r2t without h_r2t: an
+    RDMA READ) stays in network, as in the five stages."""
     sent, r2t_host, recv = _host_parts(h)
     r2t = t["t_r2t_ns"] is not None and r2t_host
+    unseen = t["t_submit_ns"] - t["t_r2t_ns"] if t["t_r2t_ns"] is not None and not r2t else 0
     return {"block": h["h_queue_ns"] - h["h_start_ns"],
             "host_tx": sent - h["h_queue_ns"],
-            "network": (recv - sent) - (t["t_sent_ns"] - t["t_recv_ns"]),
-            "target_rx": (t["t_r2t_ns"] if r2t else t["t_submit_ns"]) - t["t_recv_ns"],
+            "network": (recv - sent) - (t["t_sent_ns"] - t["t_recv_ns"]) + unseen,
+            "target_rx": (t["t_r2t_ns"] if r2t else t["t_submit_ns"] - unseen) - t["t_recv_ns"],
             "r2t_wait": (t["t_submit_ns"] - t["t_r2t_ns"]) - r2t_host if r2t else 0,
             "r2t_host": r2t_host,
             "storage": t["t_cmpl_ns"] - t["t_submit_ns"],
@@ -451,17 +513,24 @@ def host_detail_stages(h):
             "host_rx": h["h_done_ns"] - recv}
 
 
-def _joined_command(rng, link, g, i, h_start, t0, slbas):
+def _joined_command(rng, link, g, i, h_start, t0, slbas, rdma=False):
     d = lambda k: _draw(rng, getattr(g, k))
     to_t = lambda x: x + link.offset_ns + round(link.drift * (x - t0))
-    r2t = g.io_type == "write" and rng.random() < g.r2t_share
+    if rdma:
+        r2t = g.io_type == "write" and g.bytes > RDMA_INLINE_BYTES
+    else:
+        r2t = g.io_type == "write" and rng.random() < g.r2t_share
     h_queue = h_start + d("block")
     h_cmd_sent = h_queue + d("submit")
     h_data_sent = h_r2t = t_r2t_h = None
-    if g.io_type == "write" and not r2t:
+    if g.io_type == "write" and not r2t and not rdma:
         h_data_sent = h_cmd_sent + d("data")
     t_recv_h = max(h_cmd_sent, h_data_sent or 0) + d("net")
-    if r2t:
+    if r2t and rdma:
+        t_r2t_h = t_recv_h + d("target_rx")
+        # READ request to the host's HCA, which answers without the host's CPU
+        t_submit_h = t_r2t_h + d("net") + d("r2t_work") + d("net")
+    elif r2t:
         t_r2t_h = t_recv_h + d("target_rx")
         h_r2t = t_r2t_h + d("net")
         h_data_sent = h_r2t + d("r2t_work")
@@ -479,10 +548,11 @@ def _joined_command(rng, link, g, i, h_start, t0, slbas):
     host = dict(h_start_ns=h_start, h_queue_ns=h_queue, h_cmd_sent_ns=h_cmd_sent,
                 h_r2t_ns=h_r2t, h_data_sent_ns=h_data_sent, h_recv_ns=h_recv,
                 h_done_ns=h_done, controller=link.controller, namespace=g.namespace,
-                path=g.namespace, flags=4 if r2t else 0, **key)
+                path=g.namespace, flags=4 if h_r2t is not None else 0, **key)
     target = dict(t_recv_ns=to_t(t_recv_h), t_r2t_ns=to_t(t_r2t_h) if r2t else None,
                   t_submit_ns=to_t(t_submit_h), t_cmpl_ns=to_t(t_cmpl_h),
-                  t_sent_ns=to_t(t_sent_h), device="/dev/nullb0", flags=0, **key)
+                  t_sent_ns=to_t(t_sent_h), device="/dev/nullb0",
+                  flags=1 if rdma and r2t else 0, **key)
     return JCommand(link, g, host, target)
 
 
@@ -520,8 +590,8 @@ class JoinedSet:
 
 def generate_joined(host_paths, target_paths, links, *, seed=1, lose_host=0.02,
                     lose_target=0.03, reject=2, duration_s=10, sample_one_in=1000,
-                    host_meta=None, target_meta=None, host_hooks=DEFAULT_HOOKS,
-                    target_hooks=TARGET_HOOKS):
+                    host_meta=None, target_meta=None, host_hooks=None,
+                    target_hooks=None, transport="tcp"):
     """Write host and target recordings of the links' commands; return the JoinedSet.
 
     A path that is both a host and a target path gets one "-r both" file.
@@ -532,7 +602,15 @@ def generate_joined(host_paths, target_paths, links, *, seed=1, lose_host=0.02,
     completed: a same-key record overlapping the command that no clock
     offset can make a true pair, which the join must refuse.
     host_meta / target_meta: per-file dicts merged into the meta defaults.
+    transport "rdma": meta transport 'rdma', the RDMA hooks by default, no
+    host R2T points, and writes over RDMA_INLINE_BYTES pulled by an RDMA
+    READ (t_r2t to t_submit) whatever the groups' r2t_share.
     """
+    rdma = _check_transport(transport)
+    if host_hooks is None:
+        host_hooks = HOST_HOOKS_RDMA if rdma else DEFAULT_HOOKS
+    if target_hooks is None:
+        target_hooks = TARGET_HOOKS_RDMA if rdma else TARGET_HOOKS
     rng = random.Random(seed)
     start_ns = 1_000_000_000_000
     stop_ns = start_ns + int(duration_s * 1e9)
@@ -546,7 +624,7 @@ def generate_joined(host_paths, target_paths, links, *, seed=1, lose_host=0.02,
         lcmds = []
         for i, g in enumerate(order):
             h_start = start_ns + 1_000 + (span * i) // len(order) + rng.randint(0, 1000)
-            lcmds.append(_joined_command(rng, link, g, i, h_start, t0, slbas))
+            lcmds.append(_joined_command(rng, link, g, i, h_start, t0, slbas, rdma))
         idx = list(range(len(lcmds)))
         rng.shuffle(idx)
         nlh, nlt = int(len(idx) * lose_host), int(len(idx) * lose_target)
@@ -573,7 +651,7 @@ def generate_joined(host_paths, target_paths, links, *, seed=1, lose_host=0.02,
         hi = hpaths.index(p) if p in hpaths else None
         ti = tpaths.index(p) if p in tpaths else None
         role = "both" if hi is not None and ti is not None else "host" if hi is not None else "target"
-        m = {"role": role, "transport": "tcp", "sample_one_in": sample_one_in,
+        m = {"role": role, "transport": transport, "sample_one_in": sample_one_in,
              "hash_version": 1, "kernel_release": "6.1.0-ntpgen",
              "hostname": f"gen-{role}-{hi if hi is not None else ti}",
              "start_ns": start_ns, "stop_ns": stop_ns,
