@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The host collector: one record per sampled NVMe/TCP I/O command.
+ * The host collector: one record per sampled NVMe/TCP or NVMe/RDMA I/O
+ * command (-t: rodata `transport`).
  *
  * The sampling decision is taken at tp_btf/nvme_setup_cmd, the first point
  * where the wire command_id exists.  A sampled command's identity is read
@@ -10,10 +11,14 @@
  * map lookup for unsampled commands.  The completion hook emits the record to
  * the ring buffer and forgets the command.
  *
- * Which send hooks run is chosen by user space from the kernel's BTF
- * (lib/bpf_host.c): the direct fexit hooks where the nvme_tcp send helpers
- * are out of line (6.12), else the per-queue fallback on nvme_tcp_try_send
- * (6.1 inlines them; kernel-hooks §2.1).
+ * The decision, the completion and the block-layer times are the same for
+ * both transports; the driver hooks are not.  User space (lib/bpf_host.c)
+ * loads one transport's programs only.  NVMe/TCP: which send hooks run is
+ * chosen from the kernel's BTF: the direct fexit hooks where the nvme_tcp
+ * send helpers are out of line (6.12), else the per-queue fallback on
+ * nvme_tcp_try_send (6.1 inlines them; kernel-hooks §2.1); the response is
+ * parsed at blk_mq_complete_request_remote.  NVMe/RDMA: post_send and
+ * recv_done, in bpf/host_rdma.bpf.h, which says why.
  *
  * Every function hook is an fentry/fexit program with a kprobe/kretprobe
  * twin sharing its body; user space attaches one flavour and turns it on
@@ -75,7 +80,7 @@ static __always_inline struct nvme_request *nvme_req(struct request *rq)
 /* container_of(nvme_tcp_request) -> request, through its embedded nvme_request */
 static __always_inline __u64 tcp_req_to_rq(struct nvme_tcp_request *req)
 {
-	return (__u64)((void *)req - bpf_core_field_offset(struct nvme_tcp_request, req) -
+	return (__u64)((void *)req + bpf_core_field_offset(struct nvme_tcp_request, req) -
 		       bpf_core_type_size(struct request));
 }
 
@@ -86,15 +91,42 @@ static __always_inline struct inflight *lookup_tcp_req(struct nvme_tcp_request *
 	return bpf_map_lookup_elem(&inflight, &key);
 }
 
-static __always_inline bool is_tcp_ctrl(struct nvme_ctrl *ctrl)
+/* a controller of the transport recorded: ops->name "tcp" or "rdma" */
+static __always_inline bool is_our_ctrl(struct nvme_ctrl *ctrl)
 {
 	const char *name = BPF_CORE_READ(ctrl, ops, name);
-	char buf[4] = {};
+	char buf[5] = {};
 
 	if (!name || bpf_probe_read_kernel(buf, sizeof(buf), name))
 		return false;
+	if (transport == NTP_TRANSPORT_RDMA)
+		return buf[0] == 'r' && buf[1] == 'd' && buf[2] == 'm' && buf[3] == 'a' && buf[4] == 0;
 	return buf[0] == 't' && buf[1] == 'c' && buf[2] == 'p' && buf[3] == 0;
 }
+
+/*
+ * A send hook's time is taken when the send function returns, which on a fast
+ * (loopback) path can be after the other side already answered: the R2T or the
+ * response may have been parsed on another CPU meanwhile.  The bytes were in
+ * the socket (or the send queue) before that answer, so the answer's time
+ * bounds the send time.
+ */
+static __always_inline __u64 bound(__u64 t, __u64 answer)
+{
+	return answer && answer < t ? answer : t;
+}
+
+static __always_inline void set_cmd_sent(struct inflight *v, __u64 now)
+{
+	v->ev.h_cmd_sent = bound(bound(now, v->ev.h_r2t), v->ev.h_recv);
+}
+
+static __always_inline void set_data_sent(struct inflight *v, __u64 now)
+{
+	v->ev.h_data_sent = bound(now, v->ev.h_recv);
+}
+
+#include "host_rdma.bpf.h"
 
 /* when the command entered the block layer, and where that time came from */
 static __always_inline __u64 start_time(struct request *rq, __u64 now, __u32 *flags)
@@ -155,7 +187,7 @@ static __always_inline void setup_body(struct request *rq, struct nvme_command *
 		return;
 	nr = nvme_req(rq);
 	ctrl = BPF_CORE_READ(nr, ctrl);
-	if (!is_tcp_ctrl(ctrl))
+	if (!is_our_ctrl(ctrl))
 		return;
 	count(NTP_CNT_SEEN);
 
@@ -187,8 +219,12 @@ static __always_inline void setup_body(struct request *rq, struct nvme_command *
 	v.alloc_ns = BPF_CORE_READ(rq, start_time_ns);
 
 	/* BPF_ANY: a request that never completed (failed in queue_rq) leaves a stale entry */
-	if (bpf_map_update_elem(&inflight, &key, &v, BPF_ANY))
+	if (bpf_map_update_elem(&inflight, &key, &v, BPF_ANY)) {
 		count(NTP_CNT_LOST_MAP);
+		return;
+	}
+	if (transport == NTP_TRANSPORT_RDMA)
+		rdma_track(rq, cid);
 }
 
 SEC("tp_btf/nvme_setup_cmd")
@@ -206,28 +242,7 @@ int BPF_PROG(setup_cmd_raw, struct request *rq, struct nvme_command *cmd)
 	return 0;
 }
 
-/*
- * A send hook's time is taken when the send function returns, which on a fast
- * (loopback) path can be after the other side already answered: the R2T or the
- * response may have been parsed on another CPU meanwhile.  The bytes were in
- * the socket before that answer, so the answer's time bounds the send time.
- */
-static __always_inline __u64 bound(__u64 t, __u64 answer)
-{
-	return answer && answer < t ? answer : t;
-}
-
-static __always_inline void set_cmd_sent(struct inflight *v, __u64 now)
-{
-	v->ev.h_cmd_sent = bound(bound(now, v->ev.h_r2t), v->ev.h_recv);
-}
-
-static __always_inline void set_data_sent(struct inflight *v, __u64 now)
-{
-	v->ev.h_data_sent = bound(now, v->ev.h_recv);
-}
-
-/* ---- command / data handed to the socket: direct hooks (6.12) ---- */
+/* ---- NVMe/TCP: command / data handed to the socket: direct hooks (6.12) ---- */
 
 static __always_inline void cmd_pdu_sent_body(struct nvme_tcp_request *req, int ret)
 {
@@ -304,7 +319,7 @@ int BPF_KRETPROBE(data_sent_kp, int ret)
 	return 0;
 }
 
-/* ---- R2T received (every kernel) ---- */
+/* ---- NVMe/TCP: R2T received (every kernel) ---- */
 
 static __always_inline void h2c_setup_body(struct nvme_tcp_request *req)
 {
@@ -337,7 +352,7 @@ int BPF_KPROBE(h2c_setup_kp, struct nvme_tcp_request *req)
 	return 0;
 }
 
-/* ---- send fallback where the helpers are inlined (6.1): kernel-hooks §2.1 ---- */
+/* ---- NVMe/TCP: send fallback where the helpers are inlined (6.1): kernel-hooks §2.1 ---- */
 
 /* the request this nvme_tcp_try_send() call will work on (it fetches the oldest if none) */
 static __always_inline struct nvme_tcp_request *send_candidate(struct nvme_tcp_queue *queue)
@@ -451,7 +466,7 @@ int BPF_KRETPROBE(send_exit_kp, int ret)
 	return 0;
 }
 
-/* ---- response parsed, and completion ---- */
+/* ---- NVMe/TCP: response parsed ---- */
 
 static __always_inline void complete_remote_body(struct request *rq)
 {
@@ -478,6 +493,8 @@ int BPF_KPROBE(complete_rem_kp, struct request *rq)
 	return 0;
 }
 
+/* ---- completed to the block layer (both transports) ---- */
+
 static __always_inline void complete_rq_body(struct request *rq)
 {
 	__u64 key = (__u64)rq;
@@ -485,6 +502,8 @@ static __always_inline void complete_rq_body(struct request *rq)
 
 	if (!v || !rq)
 		return;
+	if (transport == NTP_TRANSPORT_RDMA)
+		rdma_forget(rq, v->ev.cid);
 	if (v->alloc_ns != BPF_CORE_READ(rq, start_time_ns)) {
 		/* a stale entry of a command that never completed, met by a reuse of its request */
 		bpf_map_delete_elem(&inflight, &key);

@@ -59,6 +59,7 @@ struct request_queue {
 };
 
 struct blk_mq_hw_ctx {
+	void *driver_data;      /* the driver's queue: nvme-rdma's struct nvme_rdma_queue * */
 	unsigned int queue_num;
 };
 
@@ -139,6 +140,8 @@ enum ib_wc_status {
 	IB_WC_SUCCESS = 0,
 };
 
+struct ib_cq;
+
 struct ib_cqe {
 	void (*done)(void *cq, void *wc);
 };
@@ -155,6 +158,21 @@ struct ib_wc {
 	};
 	enum ib_wc_status status;
 	struct ib_qp *qp;
+};
+
+/* ---- nvme_rdma (module BTF) ---- */
+
+struct nvme_rdma_queue;
+
+/* a queue entry: a work request's completion cookie and the buffer it carries */
+struct nvme_rdma_qe {
+	struct ib_cqe cqe;      /* what ib_wc.wr_cqe points to */
+	void *data;             /* struct nvme_command * (send) or struct nvme_completion * (receive) */
+};
+
+struct nvme_rdma_request {
+	struct nvme_request req;        /* first: the rdma request *is* nvme_req(rq) */
+	struct nvme_rdma_qe sqe;        /* the command capsule nvme_rdma_post_send() posts */
 };
 
 /* ---- nvme_tcp (module BTF) ---- */

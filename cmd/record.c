@@ -103,8 +103,9 @@ static int probe_module(const char *name, const char *hint)
 }
 
 /* kernel support for the role, in order from the most basic lack; prints one line */
-static int probe_kernel(unsigned int role, enum ntp_attach_policy attach)
+static int probe_kernel(unsigned int role, enum ntp_transport t, enum ntp_attach_policy attach)
 {
+	bool rdma = t == NTP_TRANSPORT_RDMA;
 	int err;
 
 	if (!ntp_probe__bpf_privileged()) {
@@ -142,13 +143,18 @@ static int probe_kernel(unsigned int role, enum ntp_attach_policy attach)
 		}
 	}
 	if (role & NTP_RECORD_HOST) {
-		err = probe_module("nvme_tcp", "no NVMe/TCP host here (modprobe nvme-tcp, then nvme connect)");
+		err = rdma ? probe_module("nvme_rdma", "no NVMe/RDMA host here "
+					  "(modprobe nvme-rdma, then nvme connect -t rdma)")
+			   : probe_module("nvme_tcp", "no NVMe/TCP host here (modprobe nvme-tcp, then nvme connect)");
 		if (err)
 			return err;
 	}
 	if (role & NTP_RECORD_TARGET) {
-		err = probe_module("nvmet", "no NVMe-oF target here (modprobe nvmet-tcp, then configure it)");
-		err = err ?: probe_module("nvmet_tcp", "no NVMe/TCP target here (modprobe nvmet-tcp)");
+		err = probe_module("nvmet", rdma ? "no NVMe-oF target here (modprobe nvmet-rdma, then configure it)"
+					 : "no NVMe-oF target here (modprobe nvmet-tcp, then configure it)");
+		err = err ?: rdma ? probe_module("nvmet_rdma", "no NVMe/RDMA target here "
+						 "(modprobe nvmet-rdma, then add an rdma port to nvmet)")
+				  : probe_module("nvmet_tcp", "no NVMe/TCP target here (modprobe nvmet-tcp)");
 		if (err)
 			return err;
 	}
@@ -308,7 +314,7 @@ static int record_main(int argc, const char **argv, const char *cmdline)
 		if (err)
 			return err;
 	}
-	err = probe_kernel(o.role, o.attach);
+	err = probe_kernel(o.role, o.transport, o.attach);
 	if (err)
 		return err;
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The host collector's user-space half: choose the hooks this kernel offers
- * from its BTF, load, attach, and read records and counters.
+ * from its BTF, for the transport recorded (-t: only that driver's programs
+ * are loaded), load, attach, and read records and counters.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -29,13 +30,18 @@ enum send_mode {
 	SEND_NONE,
 };
 
-/* the kernel-function hooks, each an fentry/fexit program with kprobe twins */
+/*
+ * The kernel-function hooks, each an fentry/fexit program with kprobe twins,
+ * in attach order reversed (ntp_host__start attaches the completion first).
+ */
 enum {
 	FH_CMD_PDU,     /* nvme_tcp_try_send_cmd_pdu */
 	FH_DATA,        /* nvme_tcp_try_send_data */
 	FH_H2C,         /* nvme_tcp_setup_h2c_data_pdu */
 	FH_TRY_SEND,    /* nvme_tcp_try_send (where the two above are inlined) */
-	FH_REMOTE,      /* blk_mq_complete_request_remote */
+	FH_RDMA_SEND,   /* nvme_rdma_post_send */
+	FH_RDMA_RECV,   /* nvme_rdma_recv_done */
+	FH_REMOTE,      /* blk_mq_complete_request_remote (TCP) */
 	FH_COMPLETE,    /* nvme_complete_rq */
 	FH_N,
 };
@@ -52,6 +58,7 @@ struct ntp_host_collector {
 	int stop_code;
 	enum ntp_attach_policy policy;
 	struct ntp_attach_caps caps;
+	enum ntp_transport transport;
 	__u32 loaded;                   /* NTP_RUN_* classes with programs */
 	enum send_mode send;
 	struct ntp_fhook fh[FH_N];
@@ -81,20 +88,21 @@ static void set_hook(struct ntp_host_hook *h, const char *point, const char *hoo
 
 /* the module BTFs the collector relocates against and attaches to */
 struct kbtf {
-	struct btf *vmlinux, *core, *tcp;
+	struct btf *vmlinux, *core;
+	struct btf *drv;        /* the transport's: nvme_tcp or nvme_rdma */
 };
 
 static void kbtf_free(struct kbtf *k)
 {
-	btf__free(k->tcp);
+	btf__free(k->drv);
 	btf__free(k->core);
 	btf__free(k->vmlinux);
 }
 
-static int kbtf_load(struct kbtf *k)
+static int kbtf_load(struct kbtf *k, enum ntp_transport t)
 {
-	static const char *const mods[] = { "nvme_tcp", "nvme_core" };
-	struct btf **dst[] = { &k->tcp, &k->core };
+	const char *const mods[] = { t == NTP_TRANSPORT_RDMA ? "nvme_rdma" : "nvme_tcp", "nvme_core" };
+	struct btf **dst[] = { &k->drv, &k->core };
 	size_t i;
 
 	k->vmlinux = btf__load_vmlinux_btf();
@@ -104,8 +112,12 @@ static int kbtf_load(struct kbtf *k)
 	}
 	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
 		if (!ntp_probe__module_loaded(mods[i])) {
-			ntp_error("module %s is not loaded: no NVMe/TCP host here "
-				  "(modprobe nvme-tcp, then nvme connect)", mods[i]);
+			if (t == NTP_TRANSPORT_RDMA)
+				ntp_error("module %s is not loaded: no NVMe/RDMA host here "
+					  "(modprobe nvme-rdma, then nvme connect -t rdma)", mods[i]);
+			else
+				ntp_error("module %s is not loaded: no NVMe/TCP host here "
+					  "(modprobe nvme-tcp, then nvme connect)", mods[i]);
 			return NTP_EXIT_UNSUPPORTED;
 		}
 		*dst[i] = btf__load_module_btf(mods[i], k->vmlinux);
@@ -118,71 +130,46 @@ static int kbtf_load(struct kbtf *k)
 	return 0;
 }
 
-static void fhook(struct ntp_fhook *h, const char *func, bool want, struct bpf_program *fe0,
+static void fhook(struct ntp_fhook *h, const char *func, struct bpf_program *fe0,
 		  struct bpf_program *fe1, struct bpf_program *kp0, struct bpf_program *kp1)
 {
 	h->func = func;
-	h->want = want;
+	h->want = false;
 	h->fe[0] = fe0;
 	h->fe[1] = fe1;
 	h->kp[0] = kp0;
 	h->kp[1] = kp1;
 }
 
-/* pick the programs this kernel can run, and say why, per stage boundary */
-static int choose_hooks(struct ntp_host_collector *c, const struct kbtf *k)
+/* NVMe/TCP's send, R2T and receive hooks, from nvme_tcp's BTF */
+static int choose_tcp(struct ntp_host_collector *c, const struct kbtf *k)
 {
 	struct ntp_host *s = c->skel;
 	struct ntp_host_hook *h = c->hooks;
-	int n, i;
+	int n;
 
-	if (!ntp_probe__btf_typedef(k->core, "btf_trace_nvme_setup_cmd")) {
-		ntp_error("kernel lacks the nvme_setup_cmd tracepoint in nvme_core's BTF");
-		return NTP_EXIT_UNSUPPORTED;
-	}
-	if (ntp_probe__btf_func_params(k->core, "nvme_complete_rq") < 0) {
-		ntp_error("kernel lacks nvme_complete_rq in nvme_core's BTF");
-		return NTP_EXIT_UNSUPPORTED;
-	}
 	if (ntp_probe__btf_func_params(k->vmlinux, "blk_mq_complete_request_remote") < 0) {
 		ntp_error("kernel lacks blk_mq_complete_request_remote in its BTF");
 		return NTP_EXIT_UNSUPPORTED;
 	}
-
-	set_hook(&h[P_START], "h_start", "bio->bi_issue", "derived",
-		 "read at nvme_setup_cmd; else rq->start_time_ns, else h_queue (flags of each record)");
-	set_hook(&h[P_QUEUE], "h_queue", "nvme_setup_cmd", "tp_btf",
-		 "the sampling decision: the first point with the wire command id");
-
-	if (ntp_probe__btf_func_params(k->tcp, "nvme_tcp_try_send_cmd_pdu") >= 0 &&
-	    ntp_probe__btf_func_params(k->tcp, "nvme_tcp_try_send_data") >= 0)
+	if (ntp_probe__btf_func_params(k->drv, "nvme_tcp_try_send_cmd_pdu") >= 0 &&
+	    ntp_probe__btf_func_params(k->drv, "nvme_tcp_try_send_data") >= 0)
 		c->send = SEND_DIRECT;
-	else if (ntp_probe__btf_func_params(k->tcp, "nvme_tcp_try_send") >= 0)
+	else if (ntp_probe__btf_func_params(k->drv, "nvme_tcp_try_send") >= 0)
 		c->send = SEND_FALLBACK;
 	else
 		c->send = SEND_NONE;
-	n = ntp_probe__btf_func_params(k->tcp, "nvme_tcp_setup_h2c_data_pdu");
+	n = ntp_probe__btf_func_params(k->drv, "nvme_tcp_setup_h2c_data_pdu");
 
-	fhook(&c->fh[FH_CMD_PDU], "nvme_tcp_try_send_cmd_pdu", c->send == SEND_DIRECT,
-	      s->progs.cmd_pdu_sent, NULL, s->progs.cmd_pdu_ent_kp, s->progs.cmd_pdu_sent_kp);
-	fhook(&c->fh[FH_DATA], "nvme_tcp_try_send_data", c->send == SEND_DIRECT,
-	      s->progs.data_sent, NULL, s->progs.data_ent_kp, s->progs.data_sent_kp);
-	fhook(&c->fh[FH_H2C], "nvme_tcp_setup_h2c_data_pdu", n >= 0,
-	      s->progs.h2c_setup, NULL, s->progs.h2c_setup_kp, NULL);
-	fhook(&c->fh[FH_TRY_SEND], "nvme_tcp_try_send", c->send == SEND_FALLBACK,
-	      s->progs.try_send_entry, s->progs.try_send_exit,
-	      s->progs.send_entry_kp, s->progs.send_exit_kp);
-	fhook(&c->fh[FH_REMOTE], "blk_mq_complete_request_remote", true,
-	      s->progs.complete_remote, NULL, s->progs.complete_rem_kp, NULL);
-	fhook(&c->fh[FH_COMPLETE], "nvme_complete_rq", true,
-	      s->progs.complete_rq, NULL, s->progs.complete_rq_kp, NULL);
-	for (i = 0; i < NTP_HOST_NHOOKS; i++)
-		c->point_fh[i] = -1;
+	c->fh[FH_CMD_PDU].want = c->send == SEND_DIRECT;
+	c->fh[FH_DATA].want = c->send == SEND_DIRECT;
+	c->fh[FH_H2C].want = n >= 0;
+	c->fh[FH_TRY_SEND].want = c->send == SEND_FALLBACK;
+	c->fh[FH_REMOTE].want = true;
 	c->point_fh[P_CMD_SENT] = c->send == SEND_DIRECT ? FH_CMD_PDU : FH_TRY_SEND;
 	c->point_fh[P_DATA_SENT] = c->send == SEND_DIRECT ? FH_DATA : FH_TRY_SEND;
 	c->point_fh[P_R2T] = FH_H2C;
 	c->point_fh[P_RECV] = FH_REMOTE;
-	c->point_fh[P_DONE] = FH_COMPLETE;
 
 	switch (c->send) {
 	case SEND_DIRECT:
@@ -218,11 +205,92 @@ static int choose_hooks(struct ntp_host_collector *c, const struct kbtf *k)
 			 n == 2 ? "called for R2Ts only on this kernel"
 				: "an R2T when pdu_len is 0 at entry");
 	}
-
 	set_hook(&h[P_RECV], "h_recv", "blk_mq_complete_request_remote", "fentry",
 		 "the response PDU is parsed");
-	set_hook(&h[P_DONE], "h_done", "nvme_complete_rq", "fentry", "completed to the block layer");
 	return 0;
+}
+
+/* NVMe/RDMA's capsule send and receive hooks (bpf/host_rdma.bpf.h), from nvme_rdma's BTF */
+static int choose_rdma(struct ntp_host_collector *c, const struct kbtf *k)
+{
+	static const char *const funcs[] = { "nvme_rdma_post_send", "nvme_rdma_recv_done" };
+	static const char *const types[] = { "nvme_rdma_request", "nvme_rdma_qe" };
+	static const char no_pull[] = "NVMe/RDMA: the target pulls write data with RDMA READ; "
+				      "the host sees no event";
+	struct ntp_host_hook *h = c->hooks;
+	size_t i;
+
+	for (i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
+		if (ntp_probe__btf_func_params(k->drv, funcs[i]) < 0) {
+			ntp_error("kernel lacks %s in nvme_rdma's BTF (inlined?)", funcs[i]);
+			return NTP_EXIT_UNSUPPORTED;
+		}
+	}
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		if (btf__find_by_name_kind(k->drv, types[i], BTF_KIND_STRUCT) < 0) {
+			ntp_error("kernel lacks struct %s in nvme_rdma's BTF", types[i]);
+			return NTP_EXIT_UNSUPPORTED;
+		}
+	}
+	c->fh[FH_RDMA_SEND].want = true;
+	c->fh[FH_RDMA_RECV].want = true;
+	c->point_fh[P_CMD_SENT] = FH_RDMA_SEND;
+	c->point_fh[P_RECV] = FH_RDMA_RECV;
+	set_hook(&h[P_CMD_SENT], "h_cmd_sent", "nvme_rdma_post_send", "fexit",
+		 "returned 0: the command capsule is on the send queue, the doorbell rung");
+	set_hook(&h[P_R2T], "h_r2t", "none", "none", "%s", no_pull);
+	set_hook(&h[P_DATA_SENT], "h_data_sent", "none", "none", "%s", no_pull);
+	set_hook(&h[P_RECV], "h_recv", "nvme_rdma_recv_done", "fentry",
+		 "the response capsule's receive completion, matched by (queue, command id); "
+		 "not blk_mq_complete_request_remote, which waits for the send completion too");
+	return 0;
+}
+
+/* pick the programs this kernel can run, and say why, per stage boundary */
+static int choose_hooks(struct ntp_host_collector *c, const struct kbtf *k)
+{
+	struct ntp_host *s = c->skel;
+	struct ntp_host_hook *h = c->hooks;
+	int i;
+
+	if (!ntp_probe__btf_typedef(k->core, "btf_trace_nvme_setup_cmd")) {
+		ntp_error("kernel lacks the nvme_setup_cmd tracepoint in nvme_core's BTF");
+		return NTP_EXIT_UNSUPPORTED;
+	}
+	if (ntp_probe__btf_func_params(k->core, "nvme_complete_rq") < 0) {
+		ntp_error("kernel lacks nvme_complete_rq in nvme_core's BTF");
+		return NTP_EXIT_UNSUPPORTED;
+	}
+
+	/* every hook unwanted until its transport's chooser wants it */
+	fhook(&c->fh[FH_CMD_PDU], "nvme_tcp_try_send_cmd_pdu",
+	      s->progs.cmd_pdu_sent, NULL, s->progs.cmd_pdu_ent_kp, s->progs.cmd_pdu_sent_kp);
+	fhook(&c->fh[FH_DATA], "nvme_tcp_try_send_data",
+	      s->progs.data_sent, NULL, s->progs.data_ent_kp, s->progs.data_sent_kp);
+	fhook(&c->fh[FH_H2C], "nvme_tcp_setup_h2c_data_pdu",
+	      s->progs.h2c_setup, NULL, s->progs.h2c_setup_kp, NULL);
+	fhook(&c->fh[FH_TRY_SEND], "nvme_tcp_try_send",
+	      s->progs.try_send_entry, s->progs.try_send_exit,
+	      s->progs.send_entry_kp, s->progs.send_exit_kp);
+	fhook(&c->fh[FH_RDMA_SEND], "nvme_rdma_post_send",
+	      s->progs.rdma_post_send, NULL, s->progs.rdma_post_ent_kp, s->progs.rdma_post_send_kp);
+	fhook(&c->fh[FH_RDMA_RECV], "nvme_rdma_recv_done",
+	      s->progs.rdma_recv_done, NULL, s->progs.rdma_recv_done_kp, NULL);
+	fhook(&c->fh[FH_REMOTE], "blk_mq_complete_request_remote",
+	      s->progs.complete_remote, NULL, s->progs.complete_rem_kp, NULL);
+	fhook(&c->fh[FH_COMPLETE], "nvme_complete_rq",
+	      s->progs.complete_rq, NULL, s->progs.complete_rq_kp, NULL);
+	c->fh[FH_COMPLETE].want = true;
+	for (i = 0; i < NTP_HOST_NHOOKS; i++)
+		c->point_fh[i] = -1;
+	c->point_fh[P_DONE] = FH_COMPLETE;
+
+	set_hook(&h[P_START], "h_start", "bio->bi_issue", "derived",
+		 "read at nvme_setup_cmd; else rq->start_time_ns, else h_queue (flags of each record)");
+	set_hook(&h[P_QUEUE], "h_queue", "nvme_setup_cmd", "tp_btf",
+		 "the sampling decision: the first point with the wire command id");
+	set_hook(&h[P_DONE], "h_done", "nvme_complete_rq", "fentry", "completed to the block layer");
+	return c->transport == NTP_TRANSPORT_RDMA ? choose_rdma(c, k) : choose_tcp(c, k);
 }
 
 /* the flavours this policy and kernel allow, and the programs to load for them */
@@ -278,6 +346,7 @@ int ntp_host__prepare(struct ntp_host_collector **cp, const struct ntp_host_opts
 		return NTP_EXIT_FAILURE;
 	}
 	c->policy = o->attach;
+	c->transport = o->transport;
 	c->skel = ntp_host__open();
 	if (!c->skel) {
 		ntp_error("opening the host BPF object: %s", strerror(errno));
@@ -285,10 +354,11 @@ int ntp_host__prepare(struct ntp_host_collector **cp, const struct ntp_host_opts
 		return NTP_EXIT_FAILURE;
 	}
 	c->skel->rodata->sample_one_in = o->sample_one_in;
+	c->skel->rodata->transport = o->transport;
 	if (o->filter)
 		memcpy((void *)&c->skel->rodata->filter, o->filter, sizeof(*o->filter));
 
-	err = kbtf_load(&k);
+	err = kbtf_load(&k, o->transport);
 	if (!err)
 		err = choose_hooks(c, &k);
 	if (!err)

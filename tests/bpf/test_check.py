@@ -106,6 +106,43 @@ def test_check__one_role__only_that_role(run, tmp_path, nothing_left_behind):
     assert [x["role"] for x in doc["roles"]] == ["target"]
 
 
+RDMA_HOST_MISSING = ("ntprof check: error: module nvme_rdma is not loaded: no NVMe/RDMA host here "
+                     "(modprobe nvme-rdma, then nvme connect -t rdma)")
+
+
+def no_nvme_rdma_here():
+    if Path("/sys/module/nvme_rdma").exists() or Path("/sys/module/nvmet_rdma").exists():
+        pytest.skip("this machine has NVMe/RDMA modules: the test bed covers check on them")
+
+
+@pytest.mark.root
+def test_check__rdma__each_role_refused_naming_its_module(run, nothing_left_behind):
+    no_nvme_rdma_here()
+    r = run("check", "-t", "rdma")
+    assert r.returncode == Exit.UNSUPPORTED, r.stderr
+    lines = r.stderr.splitlines()
+    assert len(lines) == 2, r.stderr
+    assert lines[0] == RDMA_HOST_MISSING, lines[0]
+    assert lines[1].startswith("ntprof check: error: ") and "nvmet" in lines[1], lines[1]
+    assert "nvme_tcp" not in r.stderr, "-t rdma must not ask for the TCP driver"
+    out = r.stdout.splitlines()
+    assert "host, NVMe/RDMA: cannot be recorded (see the error)" in out
+    assert "target, NVMe/RDMA: cannot be recorded (see the error)" in out
+    assert not [x for x in out if "NVMe/TCP" in x], r.stdout
+
+
+@pytest.mark.root
+def test_check__rdma_host__json_says_rdma(run, tmp_path, nothing_left_behind):
+    no_nvme_rdma_here()
+    out = tmp_path / "check.json"
+    r = run("check", "-r", "host", "-t", "rdma", "-j", out)
+    assert r.returncode == Exit.UNSUPPORTED
+    assert r.stderr.splitlines() == [RDMA_HOST_MISSING]
+    doc = json.loads(out.read_text())
+    assert [(x["role"], x["transport"], x["supported"], x["exit_code"], x["modes"])
+            for x in doc["roles"]] == [("host", "rdma", False, Exit.UNSUPPORTED, [])]
+
+
 def test_check__not_root__noperm(ntprof, tmp_path):
     cmd = [str(ntprof), "check"] if os.geteuid() != 0 else [*NOBODY, str(ntprof), "check"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=tmp_path)

@@ -71,6 +71,29 @@ def test_record__no_nvme_tcp__no_file_written(run, tmp_path, nothing_left_behind
     assert list(tmp_path.iterdir()) == []
 
 
+RDMA_MISSING = ("ntprof record: error: module nvme_rdma is not loaded: no NVMe/RDMA host here "
+                "(modprobe nvme-rdma, then nvme connect -t rdma)")
+
+
+@pytest.mark.root
+def test_record__rdma_without_nvme_rdma__unsupported_no_file(run, tmp_path, nothing_left_behind):
+    """-t rdma needs nvme-rdma: refused in one line naming it (or fentry), before any file."""
+    if os.path.exists("/sys/module/nvme_rdma"):
+        pytest.skip("this kernel has nvme_rdma: the test bed covers recording on it")
+    out = tmp_path / "never.ntp"
+    r = run("record", "-t", "rdma", "-s", "1", "-o", out, "-d", "1")
+    assert r.returncode == Exit.UNSUPPORTED, r.stderr
+    assert r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1, r.stderr
+    assert "nvme_rdma" in lines[0] or "fentry" in lines[0], lines[0]
+    if "nvme_rdma" in lines[0]:
+        assert lines[0] == RDMA_MISSING
+    assert "nvme_tcp" not in lines[0], "-t rdma must not ask for the TCP driver"
+    assert not out.exists(), "a refused record must not create its output file"
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_record__not_root__noperm(ntprof, tmp_path):
     if os.geteuid() != 0:
         cmd = [str(ntprof), "record", "-d", "1"]
