@@ -37,6 +37,8 @@
 #define MATCH_ROUNDS 64
 /* pass 1 admits misses of its tolerance plus this many median interval widths */
 #define PASS1_SPREADS 3
+/* the target's time that bounds an offset from below: t_recv on one clock (parameter P) */
+#define LATE(P) "CASE WHEN " P " THEN t.t_recv_ns ELSE t.t_sent_ns END"
 
 struct ntp_join {
 	sqlite3 *db;
@@ -440,6 +442,12 @@ int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
  * at most ?3 host x target times; of a hotter key, ?4 host occurrences spread
  * over the run, each with every target occurrence.  The host rows are chosen
  * before the join, so a hot key costs ?4 index scans, not nh x nt rows.
+ *
+ * On one clock (?5) an interval's low end is t_recv - h_done, not t_sent -
+ * h_done: with no offset to find, the receive alone inside the host's flight
+ * tells the occurrences apart (one key is never in flight twice), and it is
+ * causal where t_sent is not quite: a sender's exit hook may fire after the
+ * peer already completed (loopback, a thread preempted after its send).
  */
 static const char est_sql[] =
 	"WITH tc AS (SELECT " KEY_COLS ", count(*) AS nt FROM temp.join_target"
@@ -449,24 +457,26 @@ static const char est_sql[] =
 	"   FROM temp.join_host WHERE hf = ?1),"
 	" hs AS MATERIALIZED (SELECT h.* FROM h JOIN tc USING (" KEY_COLS ")"
 	"   WHERE h.nh * tc.nt <= ?3 OR (h.h_occ - 1) % ((h.nh + ?4 - 1) / ?4) = 0)"
-	" SELECT hs.h_queue_ns, t.t_sent_ns - hs.h_done_ns, t.t_recv_ns - hs.h_queue_ns"
+	" SELECT hs.h_queue_ns, " LATE("?5") " - hs.h_done_ns, t.t_recv_ns - hs.h_queue_ns"
 	" FROM hs JOIN temp.join_target t"
 	"  ON t.tf = ?2 AND t.cid = hs.cid AND t.slba = hs.slba AND t.nlb = hs.nlb"
 	"  AND t.qid = hs.qid AND t.nsid = hs.nsid AND t.cntlid = hs.cntlid AND t.opcode = hs.opcode"
-	" WHERE t.t_sent_ns - hs.h_done_ns <= t.t_recv_ns - hs.h_queue_ns";
+	" WHERE " LATE("?5") " - hs.h_done_ns <= t.t_recv_ns - hs.h_queue_ns";
 
 /*
  * Every same-key pair whose target record overlaps the host command's flight
  * [h_queue, h_done] mapped through the line; ok when it lies inside it, that
- * is when the pair's offset interval holds o(h_queue) within tol.  All
- * comparisons are relative to base_ns, in integers where it matters.
+ * is when the pair's offset interval holds o(h_queue) within tol (on one
+ * clock, ?10: when its receive does).  All comparisons are relative to
+ * base_ns, in integers where it matters.
  */
 static const char cand_sql[] =
 	"INSERT INTO temp.join_cand (hrow, trow, pair, ok, dist, o_rel)"
 	" SELECT h.hrow, t.rowid, ?9,"
 	"  (t.t_recv_ns - h.h_queue_ns - ?4) + ?7 >= h.e"
-	"   AND (t.t_sent_ns - h.h_done_ns - ?4) - ?7 <= h.e,"
-	"  abs(((t.t_recv_ns - h.h_queue_ns - ?4) + (t.t_sent_ns - h.h_done_ns - ?4)) / 2.0 - h.e),"
+	"   AND (" LATE("?10") " - h.h_done_ns - ?4) - ?7 <= h.e,"
+	"  abs(((t.t_recv_ns - h.h_queue_ns - ?4) + (" LATE("?10") " - h.h_done_ns - ?4)) / 2.0"
+	"   - h.e),"
 	"  h.e"
 	" FROM (SELECT rowid AS hrow, *, ?5 + ?6 * (h_queue_ns - ?3) AS e"
 	"       FROM temp.join_host WHERE hf = ?1) AS h"
@@ -514,9 +524,12 @@ static int read_intervals(struct ntp_join *j, sqlite3_stmt *st, struct ntp_join_
 	return 0;
 }
 
-/* estimate from the intervals st yields; *ok = 0 when there were too few */
-static int fit_from(struct ntp_join *j, sqlite3_stmt *st, struct ntp_join_fit *fit,
-		    int64_t *n_out, int *ok)
+/*
+ * The line of pair p from the intervals st yields: estimated, or on one
+ * clock o(t) = 0, which needs no agreement.  *ok = 0 when too few agreed.
+ */
+static int fit_from(struct ntp_join *j, const struct ntp_join_pair *p, sqlite3_stmt *st,
+		    struct ntp_join_fit *fit, int64_t *n_out, int *ok)
 {
 	struct ntp_join_iv *iv;
 	size_t n;
@@ -527,13 +540,18 @@ static int fit_from(struct ntp_join *j, sqlite3_stmt *st, struct ntp_join_fit *f
 	if (err)
 		return err;
 	*n_out = n;
-	rc = n ? ntp_join__estimate(iv, n, j->opts.max_drift, j->opts.slack_ns, fit) : -ENOENT;
+	if (p->clock != NTP_JOIN_CLOCK_TWO)
+		rc = ntp_join__fit_zero(iv, n, j->opts.slack_ns, fit);
+	else if (n)
+		rc = ntp_join__estimate(iv, n, j->opts.max_drift, j->opts.slack_ns, fit);
+	else
+		rc = -ENOENT;
 	free(iv);
 	if (rc == -ENOMEM) {
 		ntp_error("join: %s", strerror(ENOMEM));
 		return NTP_EXIT_FAILURE;
 	}
-	*ok = !rc && fit->support >= j->opts.min_support;
+	*ok = !rc && (p->clock != NTP_JOIN_CLOCK_TWO || fit->support >= j->opts.min_support);
 	return 0;
 }
 
@@ -565,6 +583,7 @@ static int insert_cands(struct ntp_join *j, int pair, const struct ntp_join_pair
 	sqlite3_bind_double(st, 7, tol);
 	sqlite3_bind_int64(st, 8, maxres);
 	sqlite3_bind_int(st, 9, pair);
+	sqlite3_bind_int(st, 10, p->clock != NTP_JOIN_CLOCK_TWO);
 	err = step_done(j->db, st, "pairing commands");
 	sqlite3_finalize(st);
 	return err;
@@ -598,7 +617,7 @@ static int save_pair(struct ntp_join *j, int pair, const struct ntp_join_pair *p
 
 /* the intervals of the candidates pass 1 found inside the bound, of bound controllers */
 static const char refit_sql[] =
-	"SELECT h.h_queue_ns, t.t_sent_ns - h.h_done_ns, t.t_recv_ns - h.h_queue_ns"
+	"SELECT h.h_queue_ns, " LATE("?2") " - h.h_done_ns, t.t_recv_ns - h.h_queue_ns"
 	" FROM temp.join_cand c JOIN temp.join_host h ON h.rowid = c.hrow"
 	" JOIN temp.join_target t ON t.rowid = c.trow WHERE c.pair = ?1 AND c.usable";
 
@@ -612,6 +631,32 @@ static void set_pair(struct ntp_join_pair *p, const struct ntp_join_fit *fit, in
 	p->support = fit->support;
 }
 
+/* a boot_id that names a boot: the kernel's is a random UUID, never the nil one */
+static int known_boot(const char *b)
+{
+	return b && *b && strspn(b, "0-") != strlen(b);
+}
+
+/*
+ * One kernel stamps both sides with one clock: one file holding both, or
+ * two files of one boot.  A boot_id that is missing, empty or nil says nothing.
+ */
+static enum ntp_join_clock pair_clock(struct ntp_join *j, int h, int t)
+{
+	enum ntp_join_clock c = NTP_JOIN_CLOCK_TWO;
+	char *bh, *bt;
+
+	if (h == t)
+		return NTP_JOIN_CLOCK_ONE_FILE;
+	bh = meta_text(j->db, j->files[h].schema, "boot_id");
+	bt = meta_text(j->db, j->files[t].schema, "boot_id");
+	if (known_boot(bh) && bt && !strcmp(bh, bt))
+		c = NTP_JOIN_CLOCK_ONE_BOOT;
+	free(bh);
+	free(bt);
+	return c;
+}
+
 /*
  * Pass 1 estimates from a bounded sample of same-key pairs (all pairs of
  * rare keys, a few host occurrences of hot ones).  Its line is exact for the
@@ -622,6 +667,7 @@ static int estimate_pass1(struct ntp_join *j, int pair, struct ntp_join_fit *fit
 {
 	struct ntp_join_pair *p = &j->pairs[pair];
 	sqlite3_stmt *st;
+	double admit;
 	int ok, err;
 
 	memset(fit, 0, sizeof(*fit));
@@ -632,10 +678,15 @@ static int estimate_pass1(struct ntp_join *j, int pair, struct ntp_join_fit *fit
 	sqlite3_bind_int(st, 2, p->target_file);
 	sqlite3_bind_int(st, 3, EST_ALL_PAIRS);
 	sqlite3_bind_int(st, 4, EST_HOT_SAMPLES);
-	err = fit_from(j, st, fit, &p->candidates, &ok);
+	sqlite3_bind_int(st, 5, p->clock != NTP_JOIN_CLOCK_TWO);
+	err = fit_from(j, p, st, fit, &p->candidates, &ok);
 	set_pair(p, fit, ok);
+	/* one clock's line is exact: nothing to admit beyond the slack */
+	admit = fit->tol;
+	if (p->clock == NTP_JOIN_CLOCK_TWO)
+		admit += PASS1_SPREADS * fit->spread;
 	if (!err && ok)
-		err = insert_cands(j, pair, p, fit, fit->tol + PASS1_SPREADS * fit->spread);
+		err = insert_cands(j, pair, p, fit, admit);
 	return err;
 }
 
@@ -659,7 +710,8 @@ static int estimate_pass2(struct ntp_join *j, int pair, struct ntp_join_fit *fit
 	if (err)
 		return err;
 	sqlite3_bind_int(st, 1, pair);
-	err = fit_from(j, st, &fit2, &n2, &ok);
+	sqlite3_bind_int(st, 2, p->clock != NTP_JOIN_CLOCK_TWO);
+	err = fit_from(j, p, st, &fit2, &n2, &ok);
 	if (!err && ok) {	/* else pass 1 stands */
 		*fit = fit2;
 		set_pair(p, fit, 1);
@@ -750,6 +802,7 @@ int ntp_join__run(struct ntp_join *j)
 			p = &j->pairs[j->npairs];
 			p->host_file = h;
 			p->target_file = t;
+			p->clock = pair_clock(j, h, t);
 			err = estimate_pass1(j, j->npairs, &fits[j->npairs]);
 			j->npairs++;
 		}
@@ -797,6 +850,19 @@ int ntp_join__run(struct ntp_join *j)
 	j->counts.unmatched_host = j->counts.host_rows - j->counts.matched - j->counts.rejected;
 	j->counts.unmatched_target = j->counts.target_rows - j->counts.matched;
 	return 0;
+}
+
+const char *ntp_join__clock_name(enum ntp_join_clock c)
+{
+	switch (c) {
+	case NTP_JOIN_CLOCK_ONE_FILE:
+		return "same clock (one recording)";
+	case NTP_JOIN_CLOCK_ONE_BOOT:
+		return "same clock (one boot)";
+	case NTP_JOIN_CLOCK_TWO:
+		break;
+	}
+	return NULL;
 }
 
 sqlite3 *ntp_join__db(const struct ntp_join *j)

@@ -42,6 +42,14 @@
  * each host controller is bound to the target file that agrees with most of
  * its commands, and pairs must agree on key, offset and that binding.
  *
+ * One clock: a "-r both" recording, or a host and a target recording of one
+ * boot (equal meta boot_id: one kernel's bpf_ktime_get_ns), has no offset to
+ * estimate.  Its line is o(t) = 0 exactly, and with nothing to estimate the
+ * bound needs only the receive: h_queue <= t_recv <= h_done (t_recv - h_done
+ * stands for t_sent - h_done above).  That is causal without exception and
+ * still picks one occurrence of a key, where t_sent is not quite: on
+ * loopback the target's exit hook may fire after the host completed.
+ *
  * SQL does the loading, the numbering of repeated keys (h_occ/t_occ), the
  * candidate search and the stage arithmetic; C does only the estimate.
  */
@@ -66,10 +74,26 @@ struct ntp_join_opts {
 	double max_drift;	/* largest |drift| searched; default 500e-6 */
 };
 
+/*
+ * Whether the two sides of a combination share one clock.  Records of one
+ * kernel are stamped with one CLOCK_MONOTONIC (bpf_ktime_get_ns), so the
+ * offset is known to be 0 and the drift 0: estimating them would only
+ * report the centre of the pairs' band (some us) as if it were a skew.
+ */
+enum ntp_join_clock {
+	NTP_JOIN_CLOCK_TWO = 0,		/* two clocks: offset and drift estimated */
+	NTP_JOIN_CLOCK_ONE_FILE,	/* one "-r both" recording holds both sides */
+	NTP_JOIN_CLOCK_ONE_BOOT,	/* two recordings with one meta boot_id */
+};
+
+/* how a report says it: "same clock (one recording)", "... (one boot)"; NULL: two clocks */
+const char *ntp_join__clock_name(enum ntp_join_clock c);
+
 /* one (host file, target file) combination and its clock estimate */
 struct ntp_join_pair {
 	int host_file, target_file;	/* indexes of ntp_join__file() */
-	int estimated;		/* 0: fewer than min_support pairs agreed */
+	enum ntp_join_clock clock;	/* one clock: offset and drift exactly 0 */
+	int estimated;		/* 0: fewer than min_support pairs agreed; 1 with one clock */
 	int64_t t0_ns;		/* host time the line is centred on */
 	double offset_ns;	/* o(t0) = target clock - host clock at t0 */
 	double drift;		/* do/dt, e.g. 12e-6 for 12 ppm */
@@ -83,7 +107,8 @@ struct ntp_join_pair {
  * Host rows = matched + rejected + unmatched_host.
  * rejected: a record of the same key on the target this host controller
  * talks to overlaps the command in time under the estimate, but lies outside
- * the offset bound (or lost to a nearer pair) - a mismatch, never joined.
+ * the offset bound (on one clock: was received outside the command's flight)
+ * or lost to a nearer pair - a mismatch, never joined.
  * unmatched_host: no such record (lost on the target, or recorded while the
  * target was not).  unmatched_target: target rows not joined.
  */
@@ -167,5 +192,13 @@ struct ntp_join_fit {
  */
 int ntp_join__estimate(const struct ntp_join_iv *iv, size_t n, double max_drift,
 		       int64_t slack_ns, struct ntp_join_fit *fit);
+
+/*
+ * No estimate: the line o(t) = 0 of one clock on both sides (base, a, b
+ * all 0, tol = slack_ns), with the support and spread of iv[0..n) under
+ * it.  n may be 0.  Returns 0 or -ENOMEM.
+ */
+int ntp_join__fit_zero(const struct ntp_join_iv *iv, size_t n, int64_t slack_ns,
+		       struct ntp_join_fit *fit);
 
 #endif

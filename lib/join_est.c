@@ -26,6 +26,9 @@
  *
  * Everything is computed relative to an integer base offset and t0 so that
  * doubles stay exact for monotonic clocks of machines up for months.
+ *
+ * Where both sides have one clock there is nothing to estimate:
+ * ntp_join__fit_zero() gives the line o(t) = 0 and how many intervals hold it.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -359,6 +362,55 @@ out:
 	free(sb.starts);
 	free(sb.ends);
 	free(sb.tmp);
+	free(scratch);
+	return err;
+}
+
+int ntp_join__fit_zero(const struct ntp_join_iv *src, size_t n, int64_t slack_ns,
+		       struct ntp_join_fit *fit)
+{
+	struct riv *iv = NULL;
+	double *scratch = NULL;
+	unsigned char *in = NULL;
+	int64_t tmin, tmax;
+	size_t i, m;
+	int err = -ENOMEM;
+
+	memset(fit, 0, sizeof(*fit));
+	fit->tol = (double)slack_ns;
+	if (!n)
+		return 0;
+	tmin = tmax = src[0].t;
+	for (i = 1; i < n; i++) {
+		if (src[i].t < tmin)
+			tmin = src[i].t;
+		if (src[i].t > tmax)
+			tmax = src[i].t;
+	}
+	fit->t0 = tmin + (tmax - tmin) / 2;
+	iv = malloc(n * sizeof(*iv));
+	in = malloc(n);
+	scratch = malloc(n * sizeof(double));
+	if (!iv || !in || !scratch)
+		goto out;
+	/*
+	 * Base 0: on one clock the offsets are the small gaps between the two
+	 * sides' times.  An interval with lo > hi allows no offset: no pair.
+	 */
+	for (i = 0, m = 0; i < n; i++) {
+		if (src[i].lo > src[i].hi)
+			continue;
+		iv[m].dt = (double)(src[i].t - fit->t0);
+		iv[m].lo = (double)src[i].lo;
+		iv[m].hi = (double)src[i].hi;
+		m++;
+	}
+	fit->support = mark(iv, m, 0, 0, fit->tol, in);
+	fit->spread = median_width(iv, m, in, scratch);
+	err = 0;
+out:
+	free(iv);
+	free(in);
 	free(scratch);
 	return err;
 }

@@ -62,7 +62,13 @@ static void join_members(struct ntp_json *j, const struct ntp_jreport *r)
 		ntp_json__start_object(j);
 		ntp_json__int_field(j, "host_file", p->host_file + 1);
 		ntp_json__int_field(j, "target_file", p->target_file + 1);
-		ntp_json__bool_field(j, "estimated", p->estimated);
+		/* one clock: offset and drift are known to be 0, not estimated */
+		ntp_json__bool_field(j, "estimated",
+				     p->estimated && p->clock == NTP_JOIN_CLOCK_TWO);
+		ntp_json__bool_field(j, "same_clock", p->clock != NTP_JOIN_CLOCK_TWO);
+		ntp_json__string_field(j, "clock", p->clock != NTP_JOIN_CLOCK_TWO ?
+				       ntp_join__clock_name(p->clock) :
+				       p->estimated ? "estimated" : "not estimated");
 		ntp_json__name(j, "offset_ns");
 		if (p->estimated)
 			ntp_json__int(j, ntp_report__round_ns(p->offset_ns));

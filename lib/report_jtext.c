@@ -84,6 +84,14 @@ static void print_pairs(const struct ntp_jreport *r, FILE *f)
 
 		fprintf(f, "# %-18s file %d -> file %d: ", "clock pair:", p->host_file + 1,
 			p->target_file + 1);
+		if (p->clock != NTP_JOIN_CLOCK_TWO) {
+			/* one kernel's clock on both sides: known, not estimated */
+			fprintf(f, "%s: offset 0 ns, drift 0 ppm, not estimated; %" PRId64 " of %"
+				PRId64 " candidate pairs agree within %.0f ns; %" PRId64
+				" commands matched\n", ntp_join__clock_name(p->clock), p->support,
+				p->candidates, p->tol_ns, p->matched);
+			continue;
+		}
 		if (!p->estimated) {
 			fprintf(f, "not estimated: %" PRId64 " candidate pairs, %" PRId64
 				" agree (too few); 0 commands matched\n", p->candidates, p->support);

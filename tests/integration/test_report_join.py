@@ -9,6 +9,7 @@ refusal's exit code."""
 import json
 import math
 import re
+import sqlite3
 
 import pytest
 
@@ -170,6 +171,7 @@ def test_header_lists_files_and_clock_pair(run, pair):
     p, = doc["clock_pairs"]
     link = pair.links[0]
     assert (p["host_file"], p["target_file"], p["estimated"]) == (1, 2, True)
+    assert (p["same_clock"], p["clock"]) == (False, "estimated")
     assert p["matched"] == c["matched"]
     # any line inside every pair's offset bound is right; the bound is the
     # round trip outside the target, >= 2 x 10 us here, so the estimate is near
@@ -241,6 +243,93 @@ def test_both_file_reports_five_stages(run, tmp_path):
     text = ok(run, "report", tmp_path / "both.ntp").stdout
     assert text.startswith("# ntprof report: 1 recording joined\n")
     assert_text_equals_json(text, doc, FIVE_LABELS)
+
+
+def test_both_file_one_clock_offset_and_drift_exactly_zero(run, tmp_path):
+    """One "-r both" file: one machine, one clock.  Its pair's line is 0, not
+    the centre of the pairs' band (which an estimate reports, some us off 0),
+    and the report says why, in the JSON and in the text."""
+    js = ntpgen.generate_both(tmp_path / "both.ntp", seed=8)
+    doc = report_json(run, tmp_path / "both.ntp")
+    p, = doc["clock_pairs"]
+    assert p["offset_ns"] == 0 and p["drift_ppm"] == 0
+    assert p["same_clock"] is True and p["clock"] == "same clock (one recording)"
+    assert p["estimated"] is False
+    assert p["tolerance_ns"] == 1000
+    assert p["matched"] == js.counts()["matched"] == doc["join"]["matched"]
+    text = ok(run, "report", tmp_path / "both.ntp").stdout
+    line, = parse_text(text)["header"]["clock pair"]
+    assert line.startswith("file 1 -> file 1: same clock (one recording): offset 0 ns, "
+                           "drift 0 ppm, not estimated; ")
+    assert line.endswith(f"; {p['matched']} commands matched")
+    # every joined command carries offset 0: the dump shows it per command
+    rows = ok(run, "dump", tmp_path / "both.ntp").stdout.splitlines()
+    col = rows[0].split(",").index("offset_ns")
+    assert len(rows) - 1 == p["matched"]
+    assert {r.split(",")[col] for r in rows[1:]} == {"0"}
+
+
+def test_both_file_late_exit_hook_still_joined(run, tmp_path):
+    """On loopback the target's exit hook at t_sent may fire after the host
+    already completed (a thread preempted after its send).  On one clock the
+    receive inside the host's flight is what pairs a command; such a record
+    is joined, not taken for a mismatch.  ntpgen's rejected records (received
+    before the host queued the command) stay rejected."""
+    path = tmp_path / "both.ntp"
+    js = ntpgen.generate_both(path, seed=8)
+    late = js.matched()[::100][:6]
+    assert len(late) == 6
+    db = sqlite3.connect(path)
+    for c in late:
+        n = db.execute("UPDATE target_io SET t_sent_ns = ? WHERE t_recv_ns = ? AND cid = ?"
+                       " AND slba = ?", (c.host["h_done_ns"] + 20_000, c.target["t_recv_ns"],
+                                         c.target["cid"], c.target["slba"])).rowcount
+        assert n == 1
+    db.commit()
+    db.close()
+    doc = report_json(run, path)
+    assert {k: doc["join"][k] for k in js.counts()} == js.counts()
+    assert doc["join"]["rejected"] == 2
+    assert all(g["sum_check"]["ok"] for g in doc["groups"])
+    # the late hook moved time from the network to the target's driver
+    assert min(s["min_ns"] for g in doc["groups"] for s in g["stages"]
+               if s["stage"] == "network") < 0
+
+
+def test_two_files_of_one_boot_one_clock(run, tmp_path):
+    """`record -r host` and `record -r target` on one machine: two files, one
+    boot_id, one clock."""
+    boot = {"boot_id": "6d1c3a52-1f0e-4b7e-9a55-0c2d4e8f7a19"}
+    js = ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=5, offset_ns=0,
+                              drift=0.0, host_meta=[boot], target_meta=[boot])
+    doc = report_json(run, tmp_path / "t.ntp", tmp_path / "h.ntp")
+    p, = doc["clock_pairs"]
+    assert (p["host_file"], p["target_file"]) == (2, 1)
+    assert (p["offset_ns"], p["drift_ppm"], p["same_clock"]) == (0, 0, True)
+    assert p["clock"] == "same clock (one boot)"
+    assert {k: doc["join"][k] for k in js.counts()} == js.counts()
+    assert_groups_equal(doc, [dict(g, file=2) for g in ntpgen.expected_joined_groups(js)],
+                        ntpgen.JOIN_STAGES)
+    line, = parse_text(ok(run, "report", tmp_path / "t.ntp", tmp_path / "h.ntp").stdout) \
+        ["header"]["clock pair"]
+    assert line.startswith("file 2 -> file 1: same clock (one boot): offset 0 ns, drift 0 ppm")
+
+
+def test_two_boots_still_estimated(run, tmp_path):
+    """Two machines (two boot_ids) keep their estimate, and say so."""
+    link = dict(offset_ns=-2_000_000_777, drift=-12e-6)
+    ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=6, **link,
+                         host_meta=[{"boot_id": "6d1c3a52-1f0e-4b7e-9a55-0c2d4e8f7a19"}],
+                         target_meta=[{"boot_id": "0b9e2f41-77aa-4c1d-8e3b-5a6f1d2c3e4f"}])
+    doc = report_json(run, tmp_path / "h.ntp", tmp_path / "t.ntp")
+    p, = doc["clock_pairs"]
+    assert (p["estimated"], p["same_clock"], p["clock"]) == (True, False, "estimated")
+    true = link["offset_ns"] + link["drift"] * (p["t0_ns"] - 1_005_000_000_000)
+    assert abs(p["offset_ns"] - true) < 20_000 and abs(p["drift_ppm"] + 12) < 5
+    line, = parse_text(ok(run, "report", tmp_path / "h.ntp", tmp_path / "t.ntp").stdout) \
+        ["header"]["clock pair"]
+    assert line.startswith(f"file 1 -> file 2: offset {p['offset_ns']:+d} ns, ")
+    assert "same clock" not in line
 
 
 # ---- several files -------------------------------------------------------------

@@ -73,10 +73,11 @@ static void sql(sqlite3 *db, const char *s)
 struct meta {
 	const char *role, *transport;
 	int64_t sample_one_in, hash_version;
+	const char *boot_id;	/* NULL: none in the meta */
 };
 
-static const struct meta host_meta = { "host", "tcp", 1000, 1 };
-static const struct meta target_meta = { "target", "tcp", 1000, 1 };
+static const struct meta host_meta = { "host", "tcp", 1000, 1, NULL };
+static const struct meta target_meta = { "target", "tcp", 1000, 1, NULL };
 
 static void bind_opt(sqlite3_stmt *st, int i, int64_t v)
 {
@@ -117,6 +118,8 @@ static void write_rec(const char *path, const struct meta *m, const struct gen_s
 	META("transport", sqlite3_bind_text(st, 2, m->transport, -1, SQLITE_STATIC));
 	META("sample_one_in", sqlite3_bind_int64(st, 2, m->sample_one_in));
 	META("hash_version", sqlite3_bind_int64(st, 2, m->hash_version));
+	if (m->boot_id)
+		META("boot_id", sqlite3_bind_text(st, 2, m->boot_id, -1, SQLITE_STATIC));
 #undef META
 	sqlite3_finalize(st);
 
@@ -215,8 +218,13 @@ struct expect {
 	int64_t matched, rejected, unmatched_host, host_rows, target_rows;
 };
 
-/* what the join must find between the host rows of hmask and the target rows of tmask */
-static struct expect expected(const struct gen_set *s, unsigned int hmask, unsigned int tmask)
+/*
+ * What the join must find between the host rows of hmask and the target rows
+ * of tmask.  On one clock an anomaly (t_sent after h_done: a sender's exit
+ * hook late) is still the command's record, its receive inside the flight.
+ */
+static struct expect expected_on(const struct gen_set *s, unsigned int hmask,
+				 unsigned int tmask, int one_clock)
 {
 	struct expect e = { 0 };
 	int i;
@@ -228,7 +236,7 @@ static struct expect expected(const struct gen_set *s, unsigned int hmask, unsig
 
 		e.host_rows += h;
 		e.target_rows += t;
-		if (h && t && !c->anomaly)
+		if (h && t && (!c->anomaly || one_clock))
 			e.matched++;
 		else if (h && t)
 			e.rejected++;
@@ -236,6 +244,11 @@ static struct expect expected(const struct gen_set *s, unsigned int hmask, unsig
 			e.unmatched_host++;
 	}
 	return e;
+}
+
+static struct expect expected(const struct gen_set *s, unsigned int hmask, unsigned int tmask)
+{
+	return expected_on(s, hmask, tmask, 0);
 }
 
 static int print_row(void *u, int n, char **v, char **col)
@@ -263,10 +276,12 @@ static void debug_row(struct ntp_join *j, int64_t hid)
 
 /*
  * Every row of `joined` is a true pair with its exact stages, and every true
- * pair is there once.  Returns the number of rows.
+ * pair is there once (on one clock the anomalies too: their late t_sent
+ * moves time from the network to the target driver).  Returns the number of
+ * rows.
  */
-static int64_t check_joined(struct ntp_join *j, const struct gen_set *s, unsigned int hmask,
-			    unsigned int tmask, uint64_t seed)
+static int64_t check_joined_on(struct ntp_join *j, const struct gen_set *s, unsigned int hmask,
+			       unsigned int tmask, uint64_t seed, int one_clock)
 {
 	unsigned char *seen = calloc(s->n, 1);
 	sqlite3_stmt *st;
@@ -280,6 +295,7 @@ static int64_t check_joined(struct ntp_join *j, const struct gen_set *s, unsigne
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t hid = sqlite3_column_int64(st, 0), tid = sqlite3_column_int64(st, 1);
 		int64_t net = sqlite3_column_int64(st, 4), e2e = sqlite3_column_int64(st, 7);
+		int64_t td = sqlite3_column_int64(st, 5);
 		const struct gen_cmd *c;
 
 		if (tid - TARGET_ID_BASE != hid)
@@ -289,14 +305,20 @@ static int64_t check_joined(struct ntp_join *j, const struct gen_set *s, unsigne
 		c = &s->c[hid - 1];
 		assert_false(seen[hid - 1]);
 		seen[hid - 1] = 1;
-		if (c->anomaly)
+		if (c->anomaly && !one_clock)
 			fail_msg("seed %" PRIu64 ": host %" PRId64 " joined although its target record breaks the bound",
 				 seed, hid);
 		assert_int_equal(sqlite3_column_int64(st, 2), c->block);
 		assert_int_equal(sqlite3_column_int64(st, 3), c->driver);
-		assert_int_equal(sqlite3_column_int64(st, 5), c->tdriver);
 		assert_int_equal(sqlite3_column_int64(st, 6), c->storage);
 		assert_int_equal(e2e, c->h_done - c->h_start);
+		if (c->anomaly) {
+			/* the late t_sent: target driver longer, network shorter by as much */
+			assert_true(td > c->tdriver);
+			net += td - c->tdriver;
+		} else {
+			assert_int_equal(td, c->tdriver);
+		}
 		/* the five stages add up to e2e exactly ... */
 		assert_int_equal(c->block + c->driver + net + c->tdriver + c->storage, e2e);
 		/* ... and network is what the wire took, up to clock rounding and drift */
@@ -309,8 +331,8 @@ static int64_t check_joined(struct ntp_join *j, const struct gen_set *s, unsigne
 	for (i = 0; i < s->n; i++) {
 		const struct gen_cmd *c = &s->c[i];
 
-		if (c->in_host && c->in_target && !c->anomaly && (hmask >> c->stream & 1) &&
-		    (tmask >> c->stream & 1) && !seen[i]) {
+		if (c->in_host && c->in_target && (!c->anomaly || one_clock) &&
+		    (hmask >> c->stream & 1) && (tmask >> c->stream & 1) && !seen[i]) {
 			debug_row(j, i + 1);
 			fail_msg("seed %" PRIu64 ": true pair %d (cid %d qid %d slba %" PRId64 ") not joined",
 				 seed, i + 1, c->cid, c->qid, c->slba);
@@ -318,6 +340,12 @@ static int64_t check_joined(struct ntp_join *j, const struct gen_set *s, unsigne
 	}
 	free(seen);
 	return rows;
+}
+
+static int64_t check_joined(struct ntp_join *j, const struct gen_set *s, unsigned int hmask,
+			    unsigned int tmask, uint64_t seed)
+{
+	return check_joined_on(j, s, hmask, tmask, seed, 0);
 }
 
 /*
@@ -342,6 +370,31 @@ static void check_estimate(struct ntp_join *j, const struct ntp_join_pair *p,
 		fail_msg("seed %" PRIu64 ": offset %.0f drift %.3g ppm, truth %.0f %.3g ppm",
 			 seed, p->offset_ns, p->drift * 1e6, truth, clk->d * 1e6);
 	assert_true(p->tol_ns >= 1000 && p->tol_ns < 20000);
+}
+
+/*
+ * One clock: offset and drift exactly 0, not nearly, and every joined
+ * command carries offset 0.
+ */
+static void check_one_clock(struct ntp_join *j, const struct ntp_join_pair *p,
+			    enum ntp_join_clock clock)
+{
+	sqlite3_stmt *st;
+
+	assert_int_equal(p->clock, clock);
+	assert_non_null(ntp_join__clock_name(clock));
+	assert_true(p->estimated);
+	assert_true(p->offset_ns == 0.0);
+	assert_true(p->drift == 0.0);
+	assert_true(p->tol_ns == 1000.0);
+	assert_true(p->matched > 1000);
+	assert_int_equal(sqlite3_prepare_v2(ntp_join__db(j),
+		"SELECT count(*), count(*) FILTER (WHERE offset_ns = 0) FROM temp.joined",
+		-1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int64(st, 0), p->matched);
+	assert_int_equal(sqlite3_column_int64(st, 1), p->matched);
+	sqlite3_finalize(st);
 }
 
 static void join__random_recordings__exact_pairs_and_stages(void **state)
@@ -491,7 +544,7 @@ static void join__both_in_one_file__joins_itself(void **state)
 {
 	struct gen_rng r = { 42 };
 	struct gen_stream p = stream_params(&r);
-	const struct meta both = { "both", "tcp", 1000, 1 };
+	const struct meta both = { "both", "tcp", 1000, 1, NULL };
 	struct gen_set s = { 0 };
 	const char *bp = fresh("both");
 	struct ntp_join_counts cnt;
@@ -503,12 +556,110 @@ static void join__both_in_one_file__joins_itself(void **state)
 	write_rec(bp, &both, &s, 1, 1);
 	assert_int_equal(ntp_join__open(&j, &bp, 1, NULL), 0);
 	assert_int_equal(ntp_join__run(j), 0);
-	assert_int_equal(check_joined(j, &s, 1, 1, 42), expected(&s, 1, 1).matched);
+	assert_int_equal(check_joined_on(j, &s, 1, 1, 42, 1), expected_on(&s, 1, 1, 1).matched);
 	ntp_join__counts(j, &cnt);
-	assert_int_equal(cnt.rejected, expected(&s, 1, 1).rejected);
+	assert_int_equal(cnt.rejected, expected_on(&s, 1, 1, 1).rejected);
+	assert_true(expected(&s, 1, 1).rejected > 0);	/* late exit hooks, joined on one clock */
 	check_estimate(j, ntp_join__pair(j, 0), &p.clk, 42);
+	check_one_clock(j, ntp_join__pair(j, 0), NTP_JOIN_CLOCK_ONE_FILE);
 	ntp_join__close(j);
 	free(s.c);
+}
+
+/*
+ * A host and a target recording of one boot (record -r host and -r target
+ * on one machine): one clock too, whatever order the files come in.
+ */
+static void join__one_boot_two_files__offset_and_drift_zero(void **state)
+{
+	struct gen_rng r = { 43 };
+	struct gen_stream p = stream_params(&r);
+	struct meta hm = host_meta, tm = target_meta;
+	struct gen_set s = { 0 };
+	const char *hp = fresh("host"), *tp = fresh("target");
+	const char *paths[2] = { tp, hp };
+	struct ntp_join_counts cnt;
+	struct ntp_join *j;
+
+	hm.boot_id = tm.boot_id = "6d1c3a52-1f0e-4b7e-9a55-0c2d4e8f7a19";
+	p.clk.o0 = 0;
+	p.clk.d = 0;
+	gen_stream(&s, &r, &p, 0);
+	write_rec(hp, &hm, &s, 1, 0);
+	write_rec(tp, &tm, &s, 0, 1);
+	assert_int_equal(ntp_join__open(&j, paths, 2, NULL), 0);
+	assert_int_equal(ntp_join__run(j), 0);
+	assert_int_equal(check_joined_on(j, &s, 1, 1, 43, 1), expected_on(&s, 1, 1, 1).matched);
+	ntp_join__counts(j, &cnt);
+	assert_int_equal(cnt.matched, expected_on(&s, 1, 1, 1).matched);
+	assert_int_equal(cnt.rejected, expected_on(&s, 1, 1, 1).rejected);
+	assert_int_equal(cnt.unmatched_host, expected_on(&s, 1, 1, 1).unmatched_host);
+	assert_int_equal(ntp_join__npairs(j), 1);
+	assert_int_equal(ntp_join__pair(j, 0)->host_file, 1);
+	assert_int_equal(ntp_join__pair(j, 0)->target_file, 0);
+	check_one_clock(j, ntp_join__pair(j, 0), NTP_JOIN_CLOCK_ONE_BOOT);
+	ntp_join__close(j);
+	free(s.c);
+}
+
+/* two boots, or no boot_id (missing, empty, nil) on a side: two clocks, estimated */
+static void join__two_boots__estimated(void **state)
+{
+	static const char *const boots[][2] = {
+		{ "6d1c3a52-1f0e-4b7e-9a55-0c2d4e8f7a19", "0b9e2f41-77aa-4c1d-8e3b-5a6f1d2c3e4f" },
+		{ "6d1c3a52-1f0e-4b7e-9a55-0c2d4e8f7a19", NULL },
+		{ "", "" },
+		{ "00000000-0000-0000-0000-000000000000", "00000000-0000-0000-0000-000000000000" },
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(boots) / sizeof(boots[0]); k++) {
+		struct gen_rng r = { 44 + k };
+		struct gen_stream p = stream_params(&r);
+		struct meta hm = host_meta, tm = target_meta;
+		struct gen_set s = { 0 };
+		const char *paths[2] = { fresh("host"), fresh("target") };
+		const struct ntp_join_pair *pr;
+		struct ntp_join *j;
+
+		hm.boot_id = boots[k][0];
+		tm.boot_id = boots[k][1];
+		gen_stream(&s, &r, &p, 0);
+		write_rec(paths[0], &hm, &s, 1, 0);
+		write_rec(paths[1], &tm, &s, 0, 1);
+		assert_int_equal(ntp_join__open(&j, paths, 2, NULL), 0);
+		assert_int_equal(ntp_join__run(j), 0);
+		assert_int_equal(check_joined(j, &s, 1, 1, 44 + k), expected(&s, 1, 1).matched);
+		pr = ntp_join__pair(j, 0);
+		assert_int_equal(pr->clock, NTP_JOIN_CLOCK_TWO);
+		assert_null(ntp_join__clock_name(pr->clock));
+		check_estimate(j, pr, &p.clk, 44 + k);
+		ntp_join__close(j);
+		free(s.c);
+	}
+}
+
+/* one clock's line: 0, with the intervals that hold it, whatever they are */
+static void fit_zero__counts_intervals_holding_zero(void **state)
+{
+	const struct ntp_join_iv iv[] = {
+		{ 1000, -5000, 7000 },		/* holds 0 */
+		{ 3000, -200, 100 },		/* holds 0 */
+		{ 5000, 500, 9000 },		/* misses 0 by 500: within the 1000 ns slack */
+		{ 7000, 30000, 90000 },		/* far off */
+		{ 9000, 800, -800 },		/* lo > hi: no offset at all */
+	};
+	struct ntp_join_fit fit;
+
+	assert_int_equal(ntp_join__fit_zero(iv, 5, 1000, &fit), 0);
+	assert_true(fit.a == 0 && fit.b == 0 && fit.base == 0);
+	assert_true(fit.tol == 1000);
+	assert_int_equal(fit.support, 3);
+	assert_int_equal(fit.t0, 5000);
+	assert_true(fit.spread == 8500);	/* median of 12000, 300, 8500 */
+	assert_int_equal(ntp_join__fit_zero(iv, 0, 1000, &fit), 0);
+	assert_int_equal(fit.support, 0);
+	assert_true(fit.tol == 1000);
 }
 
 /* the estimator alone: a thousand true intervals drowned in five thousand false ones */
@@ -664,6 +815,9 @@ int main(void)
 		cmocka_unit_test(join__two_hosts_one_target__each_host_its_own_offset),
 		cmocka_unit_test(join__one_host_two_targets_same_cntlid__no_cross_pairs),
 		cmocka_unit_test(join__both_in_one_file__joins_itself),
+		cmocka_unit_test(join__one_boot_two_files__offset_and_drift_zero),
+		cmocka_unit_test(join__two_boots__estimated),
+		cmocka_unit_test(fit_zero__counts_intervals_holding_zero),
 		cmocka_unit_test(open__different_sample_rate__mismatch),
 		cmocka_unit_test(open__different_hash_version__mismatch),
 		cmocka_unit_test(open__different_transport__mismatch),
