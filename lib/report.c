@@ -82,15 +82,15 @@ int ntp_report__check_twice(const char *const *paths, int n)
 	return 0;
 }
 
-/* the joined model, or the detailed stages of one host recording */
-static int run_jreport(const char *const *paths, int npaths, int joined,
+/* the joined model, the detailed stages of one host recording, or a target alone */
+static int run_jreport(const char *const *paths, int npaths, enum ntp_jreport_kind kind,
 		       const struct ntp_report_opts *o, FILE *jf)
 {
 	int detail = o->stages && !strcmp(o->stages, "detail");
 	struct ntp_jreport r;
 	int rc;
 
-	rc = ntp_jreport__load(&r, paths, npaths, joined, detail);
+	rc = ntp_jreport__load(&r, paths, npaths, kind, detail);
 	if (rc) {
 		ntp_jreport__free(&r);
 		json_error(jf, rc, npaths > 1 ? "the recordings" : paths[0]);
@@ -127,7 +127,8 @@ static int run_report(sqlite3 *db, const char *path, const struct ntp_report_opt
 /*
  * Several recordings are joined; so is one "-r both" recording, which holds
  * both sides.  One host recording gets the report on one recording, or with
- * --stages=detail its finer stages.
+ * --stages=detail its finer stages.  One target recording (-r target) gets
+ * the target's own stages: the rest of the journey is in the host's file.
  */
 int ntp_report__run(const char *const *paths, int npaths, const struct ntp_report_opts *o)
 {
@@ -155,7 +156,7 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 		if (rc)
 			json_error(jf, rc, paths[0]);
 		else
-			rc = run_jreport(paths, npaths, 1, o, jf);
+			rc = run_jreport(paths, npaths, NTP_JREPORT_JOINED, o, jf);
 	} else {
 		rc = ntp_db__open_read(&db, paths[0]);
 		if (rc) {
@@ -166,10 +167,13 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 		role = ntp_db__meta_text(db, "role");
 		if (role && !strcmp(role, "both")) {
 			sqlite3_close(db);
-			rc = run_jreport(paths, 1, 1, o, jf);
+			rc = run_jreport(paths, 1, NTP_JREPORT_JOINED, o, jf);
+		} else if (role && !strcmp(role, "target")) {
+			sqlite3_close(db);
+			rc = run_jreport(paths, 1, NTP_JREPORT_TARGET, o, jf);
 		} else if (o->stages && !strcmp(o->stages, "detail")) {
 			sqlite3_close(db);
-			rc = run_jreport(paths, 1, 0, o, jf);
+			rc = run_jreport(paths, 1, NTP_JREPORT_HOST, o, jf);
 		} else {
 			rc = run_report(db, paths[0], o, jf);
 			sqlite3_close(db);

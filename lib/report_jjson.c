@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report: the JSON form of a report on joined recordings, or of the detailed
- * stages of one host recording: the same model as the text (report_jtext.c),
- * the same keys as the report on one recording where they mean the same.
+ * report: the JSON form of a report on joined recordings, of the detailed
+ * stages of one host recording, or of one target recording alone: the same
+ * model as the text (report_jtext.c), the same keys as the report on one
+ * recording where they mean the same.
  */
 #include <math.h>
 
@@ -127,6 +128,8 @@ static void notes_members(struct ntp_json *j, const struct ntp_jreport *r)
 	ntp_json__start_object(j);
 	for (int s = 0; s < v->nstages; s++)
 		ntp_json__string_field(j, v->stages[s].json, v->stages[s].what);
+	if (r->target_only)
+		ntp_json__string_field(j, "residence", NTP_JREPORT_RESIDENCE);
 	ntp_json__end_object(j);
 
 	ntp_json__name(j, "stage_gaps");
@@ -156,7 +159,8 @@ static void group_object(struct ntp_json *j, const struct ntp_jreport *r,
 	ntp_json__int_field(j, "file", g->host_file);
 	ntp_json__string_field(j, "io_type", g->io_type);
 	ntp_json__int_field(j, "bytes", g->bytes);
-	ntp_json__string_field(j, "namespace", g->ns);
+	/* a target alone: its backend device, and its residence for the end-to-end */
+	ntp_json__string_field(j, r->target_only ? "device" : "namespace", g->ns);
 	ntp_json__uint_field(j, "n", g->e2e.n);
 	ntp_json__name(j, "est_cmds_per_s");
 	if (g->est_rate >= 0)
@@ -164,7 +168,7 @@ static void group_object(struct ntp_json *j, const struct ntp_jreport *r,
 	else
 		ntp_json__null(j);
 
-	ntp_json__name(j, "e2e");
+	ntp_json__name(j, r->target_only ? "residence" : "e2e");
 	ntp_json__start_object(j);
 	ntp_report__json_summary(j, &g->e2e);
 	ntp_json__end_object(j);
@@ -205,7 +209,10 @@ int ntp_jreport__print_json(const struct ntp_jreport *r, FILE *f, const struct n
 	ntp_json__int_field(j, "schema_version", r->nfiles ? r->files[0].hdr.schema_version : 0);
 	ntp_json__string_field(j, "command", "report");
 	ntp_json__bool_field(j, "joined", r->joined);
+	ntp_json__bool_field(j, "target_only", r->target_only);
 	ntp_json__string_field(j, "stage_view", ntp_views[r->view].name);
+	if (r->target_only)
+		ntp_json__string_field(j, "note", NTP_JREPORT_TARGET_NOTE);
 	files_array(j, r);
 	if (r->joined)
 		join_members(j, r);

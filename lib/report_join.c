@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * report: the model of a report on joined recordings (a host and a target
- * recording, several of either, or one "-r both" recording), and of
- * --stages=detail on one host recording.  lib/join.h pairs the commands and
- * estimates the clocks; here each file's header is read as the report on one
- * recording reads it, and the joined rows are streamed into the groups.
+ * recording, several of either, or one "-r both" recording), of
+ * --stages=detail on one host recording, and of one target recording alone.
+ * lib/join.h pairs the commands and estimates the clocks; here each file's
+ * header is read as the report on one recording reads it, and the joined
+ * rows are streamed into the groups.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -114,13 +115,16 @@ static void estimate_rates(struct ntp_jreport *r)
 	}
 }
 
-/* one host recording, --stages=detail: its own connection, no join */
-static int scan_host(struct ntp_jreport *r, const char *path)
+/*
+ * One recording, no join: a host's with --stages=detail, or a target's
+ * alone.  Its own connection.
+ */
+static int scan_one(struct ntp_jreport *r, const char *path, int sides)
 {
 	sqlite3 *db;
 	int rc;
 
-	r->files[0].sides = NTP_JOIN_HOST;
+	r->files[0].sides = sides;
 	rc = ntp_db__open_read(&db, path);
 	if (rc)
 		return rc;
@@ -147,21 +151,37 @@ static int scan_joined(struct ntp_jreport *r, const char *const *paths, int n)
 	return rc;
 }
 
-int ntp_jreport__load(struct ntp_jreport *r, const char *const *paths, int n, int joined,
-		      int detail)
+int ntp_jreport__load(struct ntp_jreport *r, const char *const *paths, int n,
+		      enum ntp_jreport_kind kind, int detail)
 {
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	r->joined = joined;
-	r->view = joined ? (detail ? NTP_VIEW_JOINED_DETAIL : NTP_VIEW_JOINED) : NTP_VIEW_HOST_DETAIL;
+	r->joined = kind == NTP_JREPORT_JOINED;
+	r->target_only = kind == NTP_JREPORT_TARGET;
+	switch (kind) {
+	case NTP_JREPORT_JOINED:
+		r->view = detail ? NTP_VIEW_JOINED_DETAIL : NTP_VIEW_JOINED;
+		break;
+	case NTP_JREPORT_HOST:
+		r->view = NTP_VIEW_HOST_DETAIL;
+		break;
+	case NTP_JREPORT_TARGET:
+		r->view = detail ? NTP_VIEW_TARGET_DETAIL : NTP_VIEW_TARGET;
+		break;
+	}
+	if (!r->joined)
+		n = 1;
 	r->files = calloc(n, sizeof(*r->files));
 	if (!r->files) {
 		ntp_error("%s: %s", paths[0], strerror(ENOMEM));
 		return NTP_EXIT_FAILURE;
 	}
 	r->nfiles = n;
-	rc = joined ? scan_joined(r, paths, n) : scan_host(r, paths[0]);
+	if (r->joined)
+		rc = scan_joined(r, paths, n);
+	else
+		rc = scan_one(r, paths[0], r->target_only ? NTP_JOIN_TARGET : NTP_JOIN_HOST);
 	for (int i = 0; i < n && !rc; i++)
 		rc = load_file(&r->files[i], paths[i]);
 	for (int i = 0; i < n && !rc && detail; i++)

@@ -44,6 +44,12 @@ static const struct ntp_col stage_cols[S_COLS] = {
 	[S_SHARE] = { "share%", 7, "%.1f" },
 };
 
+/* the row that stands for the whole: a target alone sees only its residence */
+static const char *total_label(const struct ntp_jreport *r)
+{
+	return r->target_only ? "residence" : "end-to-end";
+}
+
 static void print_counts(FILE *f, const char *side, uint64_t seen, uint64_t sampled,
 			 uint64_t lost_rb, uint64_t lost_map, uint64_t rows)
 {
@@ -143,10 +149,21 @@ static void print_warnings(const struct ntp_jreport *r, FILE *f)
 static void print_groups(const struct ntp_jreport *r, FILE *f, const struct ntp_report_opts *o)
 {
 	const char *sep = o->field_separator;
+	struct ntp_col cols[G_COLS];
 
-	fprintf(f, "#\n# end-to-end latency per group (us) of the %s commands; est_cmds/s is "
-		"estimated: n x N / duration of the host file\n", r->joined ? "joined" : "sampled");
-	ntp_report__print_titles(f, group_cols, G_COLS, sep);
+	memcpy(cols, group_cols, sizeof(cols));
+	if (r->target_only) {
+		/* a target groups by its backend device: it has no namespace disk */
+		cols[G_NS].name = "device";
+		fprintf(f, "#\n# residence on the target per group (us) of the sampled target "
+			"commands: received to response sent, less an R2T write's wait for its "
+			"data; est_cmds/s is estimated: n x N / duration of the file\n");
+	} else {
+		fprintf(f, "#\n# end-to-end latency per group (us) of the %s commands; est_cmds/s "
+			"is estimated: n x N / duration of the host file\n",
+			r->joined ? "joined" : "sampled");
+	}
+	ntp_report__print_titles(f, cols, G_COLS, sep);
 	for (size_t i = 0; i < r->ngroups; i++) {
 		const struct ntp_jgroup *g = &r->groups[i];
 		struct ntp_cell c[G_COLS];
@@ -169,7 +186,7 @@ static void print_groups(const struct ntp_jreport *r, FILE *f, const struct ntp_
 		c[G_P99] = ntp_report__us_cell(g->e2e.p99);
 		c[G_P999] = ntp_report__us_cell(g->e2e.p999);
 		c[G_MAX] = ntp_report__us_cell(g->e2e.max);
-		ntp_report__print_row(f, group_cols, G_COLS, c, sep);
+		ntp_report__print_row(f, cols, G_COLS, c, sep);
 	}
 }
 
@@ -192,13 +209,13 @@ static void print_sum_check(const struct ntp_jreport *r, const struct ntp_jgroup
 	for (int s = 0; s < ntp_views[r->view].nstages; s++)
 		stage_sum += g->sum_stage[s];
 	if (ntp_jreport__sum_ok(r, g)) {
-		fprintf(f, "# sum check: ok (the stage means add up to the end-to-end mean; "
-			"0 of %zu commands do not add up)\n", g->e2e.n);
+		fprintf(f, "# sum check: ok (the stage means add up to the %s mean; "
+			"0 of %zu commands do not add up)\n", total_label(r), g->e2e.n);
 		return;
 	}
-	fprintf(f, "# sum check: FAILED: the stage means add up to %.3f us, the end-to-end mean is "
+	fprintf(f, "# sum check: FAILED: the stage means add up to %.3f us, the %s mean is "
 		"%.3f us (difference %.2f ns); %" PRIu64 " of %zu commands do not add up\n",
-		(double)stage_sum / (double)g->e2e.n / 1000.0,
+		(double)stage_sum / (double)g->e2e.n / 1000.0, total_label(r),
 		(double)g->sum_e2e / (double)g->e2e.n / 1000.0,
 		ntp_jreport__unattributed_ns(r, g), g->mismatched, g->e2e.n);
 }
@@ -212,8 +229,8 @@ static void print_stages(const struct ntp_jreport *r, const struct ntp_jgroup *g
 	char size[32];
 
 	ntp_report__size_str(g->bytes, size, sizeof(size));
-	fprintf(f, "#\n# stages of %s %s %s of file %d (n=%zu), us; share%% of the end-to-end mean\n",
-		g->io_type, size, g->ns, g->host_file, g->e2e.n);
+	fprintf(f, "#\n# stages of %s %s %s of file %d (n=%zu), us; share%% of the %s mean\n",
+		g->io_type, size, g->ns, g->host_file, g->e2e.n, total_label(r));
 	ntp_report__print_titles(f, stage_cols, S_COLS, sep);
 	for (int s = 0; s < v->nstages; s++) {
 		c[S_STAGE] = ntp_report__str_cell(v->stages[s].text);
@@ -226,7 +243,7 @@ static void print_stages(const struct ntp_jreport *r, const struct ntp_jgroup *g
 	c[S_MEAN] = ntp_report__us_cell(ntp_report__round_ns(un));
 	c[S_SHARE] = ntp_report__dbl_cell(ntp_jreport__share_pct(g, un));
 	ntp_report__print_row(f, stage_cols, S_COLS, c, sep);
-	c[S_STAGE] = ntp_report__str_cell("end-to-end");
+	c[S_STAGE] = ntp_report__str_cell(total_label(r));
 	summary_cells(c, &g->e2e, ntp_jreport__share_pct(g, g->e2e.mean));
 	ntp_report__print_row(f, stage_cols, S_COLS, c, sep);
 	print_sum_check(r, g, f);
@@ -239,6 +256,8 @@ static void print_notes(const struct ntp_jreport *r, FILE *f)
 	fprintf(f, "#\n# stages (%s):\n", v->name);
 	for (int s = 0; s < v->nstages; s++)
 		fprintf(f, "#   %-12s %s\n", v->stages[s].text, v->stages[s].what);
+	if (r->target_only)
+		fprintf(f, "#   %-12s %s\n", "residence", NTP_JREPORT_RESIDENCE);
 	for (size_t i = 0; i < r->ngaps; i++) {
 		const struct ntp_stage_gap *g = &r->gaps[i];
 
@@ -262,8 +281,11 @@ int ntp_jreport__print_text(const struct ntp_jreport *r, FILE *f, const struct n
 		print_join_counts(r, f);
 	}
 	print_warnings(r, f);
+	if (r->target_only)
+		fprintf(f, "# note: %s\n", NTP_JREPORT_TARGET_NOTE);
 	if (!r->ngroups) {
-		fprintf(f, "#\n# no %s commands\n", r->joined ? "joined" : "sampled host");
+		fprintf(f, "#\n# no %s commands\n", r->joined ? "joined" :
+			r->target_only ? "sampled target" : "sampled host");
 		return NTP_EXIT_OK;
 	}
 	print_groups(r, f, o);

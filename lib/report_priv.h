@@ -146,8 +146,10 @@ void ntp_report__print_file_header(const struct ntp_report_header *h, FILE *f, c
  *
  * The other view of the same numbers: a group's stages are one of the views
  * below (report_view.c), read row by row from temp.joined of lib/join.h (a
- * host and a target recording joined), or from host_io with host_stages
- * (--stages=detail on a host recording).  report_join.c loads it,
+ * host and a target recording joined), from host_io with host_stages
+ * (--stages=detail on a host recording), or from target_io with
+ * target_stages (a target recording alone, where the residence on the
+ * target stands for the end-to-end latency).  report_join.c loads it,
  * report_jtext.c and report_jjson.c print it.
  */
 
@@ -163,6 +165,8 @@ enum ntp_view_kind {
 	NTP_VIEW_JOINED,          /* block, driver, network, target driver, storage */
 	NTP_VIEW_JOINED_DETAIL,   /* the nine sub-stages of a joined command */
 	NTP_VIEW_HOST_DETAIL,     /* the sub-stages a host recording alone has */
+	NTP_VIEW_TARGET,          /* a target recording alone: target driver, storage */
+	NTP_VIEW_TARGET_DETAIL,   /* its sub-stages: target-rx, storage, target-tx */
 	NTP_VIEW_MAX,
 };
 
@@ -177,8 +181,8 @@ struct ntp_jgroup {
 	int host_file;            /* number of the host-side file, from 1 */
 	char *io_type;
 	int64_t bytes;
-	char *ns;
-	struct ntp_summary e2e, stage[NTP_VIEW_MAX_STAGES];
+	char *ns;                 /* a target alone: its backend device */
+	struct ntp_summary e2e, stage[NTP_VIEW_MAX_STAGES];  /* a target alone: e2e = residence */
 	int64_t sum_e2e, sum_stage[NTP_VIEW_MAX_STAGES];
 	uint64_t mismatched;      /* commands whose stages do not add up to e2e */
 	double est_rate;          /* commands/s; < 0 unknown */
@@ -200,9 +204,17 @@ struct ntp_stage_gap {
 	const char *what;         /* "not separated: ..." or "approximate: ..." */
 };
 
+/* what a jreport is of */
+enum ntp_jreport_kind {
+	NTP_JREPORT_JOINED,       /* host and target recordings joined */
+	NTP_JREPORT_HOST,         /* one host recording, --stages=detail */
+	NTP_JREPORT_TARGET,       /* one target recording alone */
+};
+
 struct ntp_jreport {
 	enum ntp_view_kind view;
-	int joined;               /* 0: --stages=detail on one host recording */
+	int joined;               /* 0: --stages=detail on one host recording, or a target alone */
+	int target_only;          /* one target recording: residence for end-to-end */
 	struct ntp_jfile *files;
 	int nfiles;
 	struct ntp_join_pair *pairs;
@@ -215,9 +227,9 @@ struct ntp_jreport {
 	uint64_t total;
 };
 
-/* report_join.c: load the joined (or host detail) model; an NTP_EXIT_* code */
-int ntp_jreport__load(struct ntp_jreport *r, const char *const *paths, int n, int joined,
-		      int detail);
+/* report_join.c: load the model of that kind (one file unless joined); an NTP_EXIT_* code */
+int ntp_jreport__load(struct ntp_jreport *r, const char *const *paths, int n,
+		      enum ntp_jreport_kind kind, int detail);
 void ntp_jreport__free(struct ntp_jreport *r);
 
 /* report_view.c: the rows of db's query into r->groups; an NTP_EXIT_* code */
@@ -233,6 +245,12 @@ int ntp_jreport__sum_ok(const struct ntp_jreport *r, const struct ntp_jgroup *g)
 /* matched commands in percent of the host's rows; NAN with no host rows */
 double ntp_jreport__matched_pct(const struct ntp_jreport *r);
 #define NTP_JREPORT_WARN_PCT 99.0
+/* a target recording alone: what its total is, and what it cannot show */
+#define NTP_JREPORT_RESIDENCE \
+	"the command on the target: received to response sent, less an R2T write's data wait"
+#define NTP_JREPORT_TARGET_NOTE \
+	"a target recording alone has the target's stages only; the network and host stages " \
+	"(block, driver(h), network) need the host's recording: ntprof report HOST.ntp TARGET.ntp"
 
 int ntp_jreport__print_text(const struct ntp_jreport *r, FILE *f, const struct ntp_report_opts *o);
 int ntp_jreport__print_json(const struct ntp_jreport *r, FILE *f, const struct ntp_report_opts *o);

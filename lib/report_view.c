@@ -25,6 +25,10 @@
  *	target-tx = t_sent - cmpl
  *	host-rx   = h_done - recv
  *
+ * A target recording alone has target_stages' two stages, driver(t) and
+ * storage, which add up to its residence_ns; in detail target-rx, storage
+ * and target-tx, the same split as above.
+ *
  * The detailed network is taken as the view's network less r2t-wait, not
  * from the formula above, so a sub-stage that strayed from the views would
  * break the sum check rather than hide in the network: block + host-tx +
@@ -73,12 +77,28 @@ static const struct ntp_view_stage host_detail[] = {
 	  "host driver, response parsed to completion (nvme_tcp_completion, blk_completion)" },
 };
 
+/* a target alone: the stages of target_stages; residence_ns is their total */
+static const struct ntp_view_stage target_stages[] = {
+	{ "driver(t)", "target_driver",
+	  "target NVMe driver: command received to the backend, completion to the response sent" },
+	{ "storage", "storage", "the target's backend and device" },
+};
+
+static const struct ntp_view_stage target_detail[] = {
+	{ "target-rx", "target_rx",
+	  "target driver, capsule parsed to the backend (nvmet_tcp_submission)" },
+	{ "storage", "storage", "the target's backend and device (target_subsystem)" },
+	{ "target-tx", "target_tx", "target driver, completion to the socket (nvmet_tcp_completion)" },
+};
+
 #define NSTAGES(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 const struct ntp_view ntp_views[NTP_VIEW_MAX] = {
 	[NTP_VIEW_JOINED] = { "summary", NSTAGES(joined_stages), joined_stages },
 	[NTP_VIEW_JOINED_DETAIL] = { "detail", NSTAGES(joined_detail), joined_detail },
 	[NTP_VIEW_HOST_DETAIL] = { "detail", NSTAGES(host_detail), host_detail },
+	[NTP_VIEW_TARGET] = { "summary", NSTAGES(target_stages), target_stages },
+	[NTP_VIEW_TARGET_DETAIL] = { "detail", NSTAGES(target_detail), target_detail },
 };
 
 /* the columns every query of the scan returns, in this order */
@@ -106,6 +126,17 @@ static const char host_sql[] =
 	" h.h_start_ns, h.h_queue_ns, h.h_cmd_sent_ns, h.h_r2t_ns, h.h_data_sent_ns, h.h_recv_ns,"
 	" h.h_done_ns, NULL, NULL, NULL, NULL, NULL"
 	" FROM host_io h JOIN host_stages s ON s.id = h.id";
+
+/*
+ * One target recording: C_E2E is the residence, grouped by backend device;
+ * no host columns.
+ */
+static const char target_sql[] =
+	"SELECT 1, s.io_type, s.bytes, s.device,"
+	" s.residence_ns, NULL, NULL, NULL, s.target_driver_ns, s.storage_ns,"
+	" NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
+	" t.t_recv_ns, t.t_r2t_ns, t.t_submit_ns, t.t_cmpl_ns, t.t_sent_ns"
+	" FROM target_io t JOIN target_stages s ON s.id = t.id";
 
 struct raw {
 	int64_t v[C_NCOLS];
@@ -169,6 +200,17 @@ static void view_values(enum ntp_view_kind view, const struct raw *r, int64_t *o
 		out[6] = cmpl - submit;
 		out[7] = r->v[C_T_SENT] - cmpl;
 		out[8] = r->v[C_H_DONE] - recv;
+		return;
+	case NTP_VIEW_TARGET:
+		out[0] = r->v[C_TDRIVER];
+		out[1] = r->v[C_STORAGE];
+		return;
+	case NTP_VIEW_TARGET_DETAIL:
+		/* the residence leaves out an R2T write's wait for its data: so does target-rx */
+		target_points(r, &submit, &cmpl, &r2t_wait);
+		out[0] = (submit - r->v[C_T_RECV]) - r2t_wait;
+		out[1] = cmpl - submit;
+		out[2] = r->v[C_T_SENT] - cmpl;
 		return;
 	case NTP_VIEW_MAX:
 		break;
@@ -339,12 +381,13 @@ static void set_free(struct gset *set)
  */
 int ntp_jreport__scan(struct ntp_jreport *r, sqlite3 *db, const char *path)
 {
+	const char *sql = r->joined ? joined_sql : r->target_only ? target_sql : host_sql;
 	int nst = ntp_views[r->view].nstages;
 	struct gset set = { 0 };
 	sqlite3_stmt *st;
 	int rc, err = 0;
 
-	if (sqlite3_prepare_v2(db, r->joined ? joined_sql : host_sql, -1, &st, NULL))
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
 		return ntp_report__db_fail(db, path, "cannot read the commands");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (add_row(r, &set, st)) {

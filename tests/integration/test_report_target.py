@@ -1,0 +1,224 @@
+# SPDX-License-Identifier: GPL-2.0
+"""ntprof report on a target recording alone (`record -r target`): the
+target's own stages per group, driver(t) and storage, which add up to the
+command's residence on the target.  The target file of ntpgen's
+generate_pair (R2T writes included, samples lost, records no host matches);
+every number is checked against values computed here from its target_io
+rows, the JSON against the text."""
+
+import json
+import math
+import re
+import sqlite3
+
+import pytest
+
+import ntpgen
+from conftest import Exit
+
+US = 1000.0
+SUMMARY = ("min_ns", "mean_ns", "p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "max_ns")
+TEXT_COLS = (("min", "min_ns"), ("mean", "mean_ns"), ("p50", "p50_ns"), ("p90", "p90_ns"),
+             ("p99", "p99_ns"), ("p99.9", "p99_9_ns"), ("max", "max_ns"))
+SUMMARY_STAGES = (("driver(t)", "target_driver"), ("storage", "storage"))
+DETAIL_STAGES = (("target-rx", "target_rx"), ("storage", "storage"), ("target-tx", "target_tx"))
+NOTE = ("a target recording alone has the target's stages only; the network and host stages "
+        "(block, driver(h), network) need the host's recording: "
+        "ntprof report HOST.ntp TARGET.ntp")
+
+
+@pytest.fixture(scope="module")
+def target(tmp_path_factory):
+    d = tmp_path_factory.mktemp("target")
+    js = ntpgen.generate_pair(d / "host.ntp", d / "target.ntp", seed=31)
+    return js.target_paths[0]
+
+
+def ok(run, *args):
+    r = run(*map(str, args))
+    assert r.returncode == Exit.OK, r.stderr
+    assert r.stderr == ""
+    return r
+
+
+def report_json(run, *args):
+    return json.loads(ok(run, "report", "-j", "-", *args).stdout)
+
+
+def size_str(n):
+    if n >= 1 << 20 and n % (1 << 20) == 0:
+        return f"{n >> 20}MiB"
+    if n >= 1024 and n % 1024 == 0:
+        return f"{n >> 10}KiB"
+    return f"{n}B"
+
+
+def stages_of(t):
+    """One target_io row's stages from its raw times (ntprof-model §1): an R2T
+    write's wait for its data is network time, outside the residence."""
+    r2t_wait = t["t_submit_ns"] - t["t_r2t_ns"] if t["t_r2t_ns"] is not None else 0
+    rx = t["t_submit_ns"] - t["t_recv_ns"] - r2t_wait
+    storage = t["t_cmpl_ns"] - t["t_submit_ns"]
+    tx = t["t_sent_ns"] - t["t_cmpl_ns"]
+    return {"target_driver": rx + tx, "storage": storage, "target_rx": rx, "target_tx": tx,
+            "residence": t["t_sent_ns"] - t["t_recv_ns"] - r2t_wait}
+
+
+def expected(path, names):
+    """The report's groups in its order (device; read, write, other; size)."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db.row_factory = sqlite3.Row
+    rows = [dict(r) for r in db.execute("SELECT * FROM target_io")]
+    meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    db.close()
+    assert any(r["t_r2t_ns"] is not None for r in rows), "no R2T write to test"
+    io = {1: "write", 2: "read"}
+    groups = {}
+    for r in rows:
+        key = (r["device"], io.get(r["opcode"], "other"), r["bytes"])
+        groups.setdefault(key, []).append(stages_of(r))
+    rank = {"read": 0, "write": 1, "other": 2}
+    duration_s = (meta["stop_ns"] - meta["start_ns"]) / 1e9
+    out = []
+    for (dev, io_type, nbytes), vals in sorted(groups.items(),
+                                               key=lambda kv: (kv[0][0], rank[kv[0][1]], kv[0][2])):
+        res = [v["residence"] for v in vals]
+        g = {"device": dev, "io_type": io_type, "bytes": nbytes, "n": len(vals),
+             "est_cmds_per_s": len(vals) * meta["sample_one_in"] / duration_s,
+             "residence": ntpgen.summary(res), "stages": {}}
+        for name in names:
+            v = [x[name] for x in vals]
+            g["stages"][name] = ntpgen.summary(v)
+            g["stages"][name]["share_pct"] = (sum(v) / len(v)) / (sum(res) / len(res)) * 100
+        out.append(g)
+    return out, len(rows)
+
+
+def assert_groups(doc, want, names):
+    assert [(g["file"], g["device"], g["io_type"], g["bytes"], g["n"]) for g in doc["groups"]] \
+        == [(1, w["device"], w["io_type"], w["bytes"], w["n"]) for w in want]
+    for g, w in zip(doc["groups"], want):
+        assert "e2e" not in g and "namespace" not in g
+        assert g["residence"] == w["residence"]
+        assert math.isclose(g["est_cmds_per_s"], w["est_cmds_per_s"])
+        assert [s["stage"] for s in g["stages"]] == list(names)
+        for s in g["stages"]:
+            assert {k: s[k] for k in SUMMARY} == {k: w["stages"][s["stage"]][k] for k in SUMMARY}
+            assert math.isclose(s["share_pct"], w["stages"][s["stage"]]["share_pct"],
+                                rel_tol=1e-9)
+        # the stages add up to the residence, command by command
+        sc = g["sum_check"]
+        assert sc["ok"] and sc["mismatched_commands"] == 0
+        assert sc["stage_sum_ns"] == sc["e2e_sum_ns"]
+        assert g["unattributed_mean_ns"] == 0
+
+
+def parse_text(text):
+    """{'groups': [row], 'stages': {(io_type, size, device): {label: row}}, 'checks': {...}}"""
+    out = {"groups": [], "stages": {}, "checks": {}}
+    titles = current = None
+    for line in text.splitlines():
+        m = re.match(r"# stages of (\S+) (\S+) (\S+) of file 1 \(n=(\d+)\), us; "
+                     r"share% of the residence mean$", line)
+        if m:
+            current = (m[1], m[2], m[3])
+            out["stages"][current] = {}
+            continue
+        m = re.match(r"# sum check: (.*)$", line)
+        if m:
+            out["checks"][current] = m[1]
+            continue
+        if line.startswith("# file io_type") or line.startswith("# stage "):
+            titles = line[1:].split()
+            continue
+        if line.startswith("#") or not line.strip():
+            continue
+        row = dict(zip(titles, line.split()))
+        assert len(row) == len(titles), line
+        if titles[0] == "file":
+            out["groups"].append(row)
+        else:
+            out["stages"][current][row["stage"]] = row
+    return out
+
+
+def test_target_alone_reports_its_stages(run, target):
+    doc = report_json(run, target)
+    assert (doc["command"], doc["joined"], doc["target_only"]) == ("report", False, True)
+    assert doc["stage_view"] == "summary"
+    assert doc["note"] == NOTE
+    want, nrows = expected(target, ("target_driver", "storage"))
+    assert_groups(doc, want, ("target_driver", "storage"))
+    assert sum(g["n"] for g in doc["groups"]) == nrows
+    f, = doc["files"]
+    assert (f["role"], f["sides"]) == ("target", ["target"])
+    assert f["target_commands"]["in_file"] == nrows
+    assert set(doc["stage_notes"]) == {"target_driver", "storage", "residence"}
+    assert "clock_pairs" not in doc and "join" not in doc
+
+
+def test_target_alone_text_equals_json(run, target):
+    doc = report_json(run, target)
+    text = ok(run, "report", target).stdout
+    assert "no sampled host commands" not in text
+    assert f"# note: {NOTE}\n" in text
+    assert re.search(r"^# file io_type +size device +n ", text, re.M)
+    t = parse_text(text)
+    assert len(t["groups"]) == len(doc["groups"]) > 1
+    for tg, g in zip(t["groups"], doc["groups"]):
+        key = (g["io_type"], size_str(g["bytes"]), g["device"])
+        assert (tg["io_type"], tg["size"], tg["device"], int(tg["n"])) == key + (g["n"],)
+        assert tg["est_cmds/s"] == f"{g['est_cmds_per_s']:.1f}"
+        for col, k in TEXT_COLS:
+            assert tg[col] == f"{g['residence'][k] / US:.2f}", col
+        rows = t["stages"][key]
+        assert list(rows) == ["driver(t)", "storage", "unattributed", "residence"]
+        for label, name in SUMMARY_STAGES:
+            s, = [s for s in g["stages"] if s["stage"] == name]
+            for col, k in TEXT_COLS:
+                assert rows[label][col] == f"{s[k] / US:.2f}", (label, col)
+            assert rows[label]["share%"] == f"{s['share_pct']:.1f}"
+        for col, k in TEXT_COLS:
+            assert rows["residence"][col] == f"{g['residence'][k] / US:.2f}"
+        assert rows["unattributed"]["mean"] == "0.00"
+        assert t["checks"][key].startswith("ok (the stage means add up to the residence mean")
+
+
+def test_target_alone_detail(run, target):
+    doc = report_json(run, "--stages=detail", target)
+    assert (doc["target_only"], doc["stage_view"]) == (True, "detail")
+    names = [n for _, n in DETAIL_STAGES]
+    want, _ = expected(target, names)
+    assert_groups(doc, want, names)
+    t = parse_text(ok(run, "report", "--stages=detail", target).stdout)
+    for rows in t["stages"].values():
+        assert list(rows) == [label for label, _ in DETAIL_STAGES] + ["unattributed", "residence"]
+
+
+def test_target_alone_percent_limit_and_separator(run, target):
+    doc = report_json(run, "--percent-limit", "20", target)
+    total = sum(g["n"] for g in report_json(run, target)["groups"])
+    assert doc["hidden_groups"] >= 1
+    assert all(g["n"] * 100 / total >= 20 for g in doc["groups"])
+    text = ok(run, "report", "-t", ",", target).stdout
+    rows = [line for line in text.splitlines() if not line.startswith("#")]
+    assert rows and all("," in r and "  " not in r for r in rows)
+
+
+def test_target_alone_without_commands(run, tmp_path):
+    js = ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", groups=())
+    text = ok(run, "report", js.target_paths[0]).stdout
+    assert "# no sampled target commands\n" in text
+    assert f"# note: {NOTE}\n" in text
+    assert all(line.startswith("#") for line in text.splitlines())
+    doc = report_json(run, js.target_paths[0])
+    assert doc["groups"] == [] and doc["target_only"] is True
+    assert doc["files"][0]["target_commands"]["in_file"] == 0
+
+
+def test_host_alone_unchanged(run, tmp_path):
+    """The host file of the same pair keeps the report on one host recording."""
+    js = ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=3)
+    doc = report_json(run, js.host_paths[0])
+    assert "target_only" not in doc and "joined" not in doc
+    assert [s["stage"] for s in doc["groups"][0]["stages"]] == ["block", "driver", "network_star"]
