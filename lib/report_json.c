@@ -5,6 +5,8 @@
  * to whole nanoseconds exactly as the text shows them.
  */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "lib/exit.h"
 #include "lib/json.h"
@@ -21,6 +23,64 @@ void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s)
 	ntp_json__int_field(j, "p99_ns", s->p99);
 	ntp_json__int_field(j, "p99_9_ns", s->p999);
 	ntp_json__int_field(j, "max_ns", s->max);
+}
+
+/* record's "4096,131072": byte counts (at most 10 digits), one comma between */
+static int size_list_ok(const char *p)
+{
+	for (;;) {
+		size_t n = strspn(p, "0123456789");
+
+		if (!n || n > 10)
+			return 0;
+		p += n;
+		if (!*p)
+			return 1;
+		if (*p++ != ',')
+			return 0;
+	}
+}
+
+/* "4096,131072" as [4096, 131072]; a list not of record's form as the string it is */
+static void sizes_array(struct ntp_json *j, const char *list)
+{
+	const char *p = list;
+	char *end;
+
+	if (!size_list_ok(list)) {
+		ntp_json__string(j, list);
+		return;
+	}
+	ntp_json__start_array(j);
+	for (;;) {
+		ntp_json__uint(j, strtoull(p, &end, 10));
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	ntp_json__end_array(j);
+}
+
+/*
+ * "filters": null without filters, else the three of record (null when not
+ * given), the sizes as numbers of bytes.
+ */
+static void filters_member(struct ntp_json *j, const struct ntp_report_header *h)
+{
+	ntp_json__name(j, "filters");
+	if (!h->filter_session && !h->filter_io_type && !h->filter_sizes) {
+		ntp_json__null(j);
+		return;
+	}
+	ntp_json__start_object(j);
+	ntp_json__string_field(j, "session", h->filter_session);
+	ntp_json__string_field(j, "io_type", h->filter_io_type);
+	ntp_json__name(j, "sizes");
+	if (h->filter_sizes)
+		sizes_array(j, h->filter_sizes);
+	else
+		ntp_json__null(j);
+	ntp_json__end_object(j);
 }
 
 /* the members of one file's object; the caller opens and closes it */
@@ -40,6 +100,7 @@ void ntp_report__json_file(struct ntp_json *j, const struct ntp_report_header *h
 		ntp_json__null(j);
 	ntp_json__string_field(j, "duration_source", h->duration_source);
 	ntp_json__int_field(j, "sample_one_in", h->sample_one_in);
+	filters_member(j, h);
 	ntp_json__int_field(j, "hash_version", h->hash_version);
 	ntp_json__string_field(j, "recorded_by", h->recorded_by);
 

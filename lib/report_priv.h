@@ -39,6 +39,8 @@ struct ntp_report_header {
 	char *role, *transport, *kernel_release, *hostname, *start_time;
 	char *recorded_by;            /* the ntprof version that wrote the file */
 	int64_t sample_one_in;        /* N of "one command in N"; 0 when unknown */
+	/* record's filters (meta filter_*): NULL when not used; sizes "4096,131072" */
+	char *filter_session, *filter_io_type, *filter_sizes;
 	int64_t hash_version;         /* 0 when unknown */
 	int64_t duration_ns;          /* 0 when unknown */
 	const char *duration_source;  /* which data gave duration_ns */

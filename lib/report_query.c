@@ -206,6 +206,10 @@ static int load_header(struct ntp_report_header *h, sqlite3 *db, int64_t *last_t
 	h->recorded_by = ntp_db__meta_text(db, "ntprof_version");
 	h->start_time = start_time_str(db);
 	h->sample_one_in = ntp_db__meta_int(db, "sample_one_in", 0);
+	/* written by record only for the filters given: a filtered file is partial */
+	h->filter_session = ntp_db__meta_text(db, "filter_session");
+	h->filter_io_type = ntp_db__meta_text(db, "filter_io_type");
+	h->filter_sizes = ntp_db__meta_text(db, "filter_sizes");
 	h->hash_version = ntp_db__meta_int(db, "hash_version", 0);
 
 	/* the recording's own start and stop (CLOCK_MONOTONIC) give the duration */
@@ -306,6 +310,9 @@ void ntp_report__free_header(struct ntp_report_header *h)
 	free(h->hostname);
 	free(h->start_time);
 	free(h->recorded_by);
+	free(h->filter_session);
+	free(h->filter_io_type);
+	free(h->filter_sizes);
 	for (size_t i = 0; i < h->nhooks; i++) {
 		free(h->hooks[i].side);
 		free(h->hooks[i].point);

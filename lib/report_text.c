@@ -47,6 +47,26 @@ static const char *or_unknown(const char *s)
 	return s && *s ? s : "unknown";
 }
 
+/*
+ * The filters record was given, as its options: a filtered recording holds
+ * only the commands that passed them, and its report must say so.
+ */
+static void print_filters(const struct ntp_report_header *h, FILE *f, const char *in)
+{
+	fprintf(f, "# %s%-18s", in, "filters:");
+	if (!h->filter_session && !h->filter_io_type && !h->filter_sizes) {
+		fputs(" none\n", f);
+		return;
+	}
+	if (h->filter_session)
+		fprintf(f, " --session %s", h->filter_session);
+	if (h->filter_io_type)
+		fprintf(f, " --io-type %s", h->filter_io_type);
+	if (h->filter_sizes)
+		fprintf(f, " --size %s", h->filter_sizes);
+	fputs(" (only the commands that pass them were recorded)\n", f);
+}
+
 /* the recording itself: where, what, and the hook of each stage boundary */
 void ntp_report__print_file_header(const struct ntp_report_header *h, FILE *f, const char *in)
 {
@@ -65,6 +85,7 @@ void ntp_report__print_file_header(const struct ntp_report_header *h, FILE *f, c
 		fprintf(f, "# %s%-18s 1/%" PRId64 "\n", in, "sample rate:", h->sample_one_in);
 	else
 		fprintf(f, "# %s%-18s unknown\n", in, "sample rate:");
+	print_filters(h, f, in);
 	fprintf(f, "# %s%-18s %" PRId64 "\n", in, "hash version:", h->hash_version);
 	fprintf(f, "# %s%-18s %s\n", in, "recorded by:", or_unknown(h->recorded_by));
 	for (size_t i = 0; i < h->nhooks; i++) {
