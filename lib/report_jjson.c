@@ -122,14 +122,14 @@ static void warnings_array(struct ntp_json *j, const struct ntp_jreport *r)
 
 static void notes_members(struct ntp_json *j, const struct ntp_jreport *r)
 {
-	const struct ntp_view *v = &ntp_views[r->view];
+	const struct ntp_view *v = ntp_jreport__view(r);
 
 	ntp_json__name(j, "stage_notes");
 	ntp_json__start_object(j);
 	for (int s = 0; s < v->nstages; s++)
 		ntp_json__string_field(j, v->stages[s].json, v->stages[s].what);
 	if (r->target_only)
-		ntp_json__string_field(j, "residence", NTP_JREPORT_RESIDENCE);
+		ntp_json__string_field(j, "residence", ntp_jreport__residence(r));
 	ntp_json__end_object(j);
 
 	ntp_json__name(j, "stage_gaps");
@@ -151,7 +151,7 @@ static void notes_members(struct ntp_json *j, const struct ntp_jreport *r)
 static void group_object(struct ntp_json *j, const struct ntp_jreport *r,
 			 const struct ntp_jgroup *g)
 {
-	const struct ntp_view *v = &ntp_views[r->view];
+	const struct ntp_view *v = ntp_jreport__view(r);
 	double un = ntp_jreport__unattributed_ns(r, g);
 	int64_t stage_sum = 0;
 
@@ -210,7 +210,7 @@ int ntp_jreport__print_json(const struct ntp_jreport *r, FILE *f, const struct n
 	ntp_json__string_field(j, "command", "report");
 	ntp_json__bool_field(j, "joined", r->joined);
 	ntp_json__bool_field(j, "target_only", r->target_only);
-	ntp_json__string_field(j, "stage_view", ntp_views[r->view].name);
+	ntp_json__string_field(j, "stage_view", ntp_jreport__view(r)->name);
 	if (r->target_only)
 		ntp_json__string_field(j, "note", NTP_JREPORT_TARGET_NOTE);
 	files_array(j, r);

@@ -156,8 +156,9 @@ static void print_groups(const struct ntp_jreport *r, FILE *f, const struct ntp_
 		/* a target groups by its backend device: it has no namespace disk */
 		cols[G_NS].name = "device";
 		fprintf(f, "#\n# residence on the target per group (us) of the sampled target "
-			"commands: received to response sent, less an R2T write's wait for its "
-			"data; est_cmds/s is estimated: n x N / duration of the file\n");
+			"commands: %s; est_cmds/s is estimated: n x N / duration of the file\n",
+			r->rdma ? "received to response posted, less the RDMA READ of a write's data" :
+			"received to response sent, less an R2T write's wait for its data");
 	} else {
 		fprintf(f, "#\n# end-to-end latency per group (us) of the %s commands; est_cmds/s "
 			"is estimated: n x N / duration of the host file\n",
@@ -206,7 +207,7 @@ static void print_sum_check(const struct ntp_jreport *r, const struct ntp_jgroup
 {
 	int64_t stage_sum = 0;
 
-	for (int s = 0; s < ntp_views[r->view].nstages; s++)
+	for (int s = 0; s < ntp_jreport__view(r)->nstages; s++)
 		stage_sum += g->sum_stage[s];
 	if (ntp_jreport__sum_ok(r, g)) {
 		fprintf(f, "# sum check: ok (the stage means add up to the %s mean; "
@@ -223,7 +224,7 @@ static void print_sum_check(const struct ntp_jreport *r, const struct ntp_jgroup
 static void print_stages(const struct ntp_jreport *r, const struct ntp_jgroup *g, FILE *f,
 			 const char *sep)
 {
-	const struct ntp_view *v = &ntp_views[r->view];
+	const struct ntp_view *v = ntp_jreport__view(r);
 	double un = ntp_jreport__unattributed_ns(r, g);
 	struct ntp_cell c[S_COLS];
 	char size[32];
@@ -251,13 +252,13 @@ static void print_stages(const struct ntp_jreport *r, const struct ntp_jgroup *g
 
 static void print_notes(const struct ntp_jreport *r, FILE *f)
 {
-	const struct ntp_view *v = &ntp_views[r->view];
+	const struct ntp_view *v = ntp_jreport__view(r);
 
 	fprintf(f, "#\n# stages (%s):\n", v->name);
 	for (int s = 0; s < v->nstages; s++)
 		fprintf(f, "#   %-12s %s\n", v->stages[s].text, v->stages[s].what);
 	if (r->target_only)
-		fprintf(f, "#   %-12s %s\n", "residence", NTP_JREPORT_RESIDENCE);
+		fprintf(f, "#   %-12s %s\n", "residence", ntp_jreport__residence(r));
 	for (size_t i = 0; i < r->ngaps; i++) {
 		const struct ntp_stage_gap *g = &r->gaps[i];
 

@@ -165,7 +165,7 @@ struct ntp_view_stage {
 
 enum ntp_view_kind {
 	NTP_VIEW_JOINED,          /* block, driver, network, target driver, storage */
-	NTP_VIEW_JOINED_DETAIL,   /* the nine sub-stages of a joined command */
+	NTP_VIEW_JOINED_DETAIL,   /* the sub-stages of a joined command: nine, eight over RDMA */
 	NTP_VIEW_HOST_DETAIL,     /* the sub-stages a host recording alone has */
 	NTP_VIEW_TARGET,          /* a target recording alone: target driver, storage */
 	NTP_VIEW_TARGET_DETAIL,   /* its sub-stages: target-rx, storage, target-tx */
@@ -177,7 +177,6 @@ struct ntp_view {
 	int nstages;
 	const struct ntp_view_stage *stages;
 };
-extern const struct ntp_view ntp_views[NTP_VIEW_MAX];
 
 struct ntp_jgroup {
 	int host_file;            /* number of the host-side file, from 1 */
@@ -217,6 +216,7 @@ struct ntp_jreport {
 	enum ntp_view_kind view;
 	int joined;               /* 0: --stages=detail on one host recording, or a target alone */
 	int target_only;          /* one target recording: residence for end-to-end */
+	int rdma;                 /* NVMe/RDMA recordings (meta transport): RDMA sub-stages */
 	struct ntp_jfile *files;
 	int nfiles;
 	struct ntp_join_pair *pairs;
@@ -238,6 +238,10 @@ void ntp_jreport__free(struct ntp_jreport *r);
 int ntp_jreport__scan(struct ntp_jreport *r, sqlite3 *db, const char *path);
 /* report_view.c: the gaps of file fi (from 0), from its hooks */
 int ntp_jreport__find_gaps(struct ntp_jreport *r, int fi);
+/* report_view.c: the stages of r's view, in the words of r's transport (set by the scan) */
+const struct ntp_view *ntp_jreport__view(const struct ntp_jreport *r);
+/* report_view.c: what a target's residence is, over r's transport */
+const char *ntp_jreport__residence(const struct ntp_jreport *r);
 
 double ntp_jreport__unattributed_ns(const struct ntp_jreport *r, const struct ntp_jgroup *g);
 double ntp_jreport__share_pct(const struct ntp_jgroup *g, double mean_ns);
@@ -250,6 +254,9 @@ double ntp_jreport__matched_pct(const struct ntp_jreport *r);
 /* a target recording alone: what its total is, and what it cannot show */
 #define NTP_JREPORT_RESIDENCE \
 	"the command on the target: received to response sent, less an R2T write's data wait"
+#define NTP_JREPORT_RESIDENCE_RDMA \
+	"the command on the target: received to response posted, less the RDMA READ of a " \
+	"write's data"
 #define NTP_JREPORT_TARGET_NOTE \
 	"a target recording alone has the target's stages only; the network and host stages " \
 	"(block, driver(h), network) need the host's recording: ntprof report HOST.ntp TARGET.ntp"

@@ -25,15 +25,26 @@
  *	target-tx = t_sent - cmpl
  *	host-rx   = h_done - recv
  *
+ * NVMe/RDMA (meta transport 'rdma') has no R2T on the host: sent is the
+ * capsule posted (nvme_rdma_post_send), recv the response received
+ * (nvme_rdma_recv_done), r2t_host 0.  The target's r2t_wait is the RDMA READ
+ * that pulls a write's data, posted (t_r2t) to the data in (t_submit).  A
+ * wait only one side saw cannot be r2t-wait, so the RDMA views replace
+ * r2t-wait and r2t-host with
+ *
+ *	read-wait = r2t_wait: the READ, request and data on the wire
+ *
+ * taken out of the network as r2t-wait is, and name the RDMA hooks.
+ *
  * A target recording alone has target_stages' two stages, driver(t) and
  * storage, which add up to its residence_ns; in detail target-rx, storage
  * and target-tx, the same split as above.
  *
- * The detailed network is taken as the view's network less r2t-wait, not
- * from the formula above, so a sub-stage that strayed from the views would
- * break the sum check rather than hide in the network: block + host-tx +
- * r2t-host + host-rx must equal the view's host driver (+ block), target-rx
- * + target-tx + storage the view's target columns.
+ * The detailed network is taken as the view's network less r2t-wait (less
+ * read-wait), not from the formula above, so a sub-stage that strayed from
+ * the views would break the sum check rather than hide in the network:
+ * block + host-tx + r2t-host + host-rx must equal the view's host driver
+ * (+ block), target-rx + target-tx + storage the view's target columns.
  */
 #include <errno.h>
 #include <math.h>
@@ -45,6 +56,8 @@
 #include "lib/err.h"
 #include "lib/exit.h"
 #include "lib/report_priv.h"
+
+/* ---- NVMe/TCP ------------------------------------------------------------- */
 
 static const struct ntp_view_stage joined_stages[] = {
 	{ "block", "block", "host block layer: queued to the NVMe driver" },
@@ -91,15 +104,95 @@ static const struct ntp_view_stage target_detail[] = {
 	{ "target-tx", "target_tx", "target driver, completion to the socket (nvmet_tcp_completion)" },
 };
 
+/* ---- NVMe/RDMA: no R2T; the target pulls a large write's data ------------ */
+
+static const struct ntp_view_stage rdma_joined_stages[] = {
+	{ "block", "block", "host block layer: queued to the NVMe driver" },
+	{ "driver(h)", "driver", "host NVMe driver, both ways" },
+	{ "network", "network",
+	  "the network, both ways (the RDMA READ of a write's data included)" },
+	{ "driver(t)", "target_driver", "target NVMe driver, both ways" },
+	{ "storage", "storage", "the target's backend and device" },
+};
+
+#define RDMA_HOST_TX \
+	{ "host-tx", "host_tx", \
+	  "host driver, command to the HCA (nvme_setup_cmd to nvme_rdma_post_send)" }
+#define RDMA_HOST_RX \
+	{ "host-rx", "host_rx", \
+	  "host driver, response received to completion (nvme_rdma_recv_done to nvme_complete_rq)" }
+#define RDMA_TARGET_RX \
+	{ "target-rx", "target_rx", \
+	  "target driver, capsule received to the backend, or to a write's RDMA READ posted " \
+	  "(nvmet_req_init to nvmet_rdma_execute_command)" }
+#define RDMA_TARGET_TX \
+	{ "target-tx", "target_tx", \
+	  "target driver, completion to the response posted " \
+	  "(nvmet_req_complete to nvmet_rdma_queue_response)" }
+
+static const struct ntp_view_stage rdma_joined_detail[] = {
+	{ "block", "block", "host block layer (prior art: blk_submission)" },
+	RDMA_HOST_TX,
+	{ "network", "network", "capsule and response on the wire "
+	  "(nvme_rdma_post_send to nvme_rdma_recv_done, less the target's time)" },
+	RDMA_TARGET_RX,
+	{ "read-wait", "read_wait", "a write's data pulled with RDMA READ, request and data on "
+	  "the wire (nvmet_rdma_execute_command to nvmet_rdma_read_data_done)" },
+	{ "storage", "storage", "the target's backend and device (target_subsystem)" },
+	RDMA_TARGET_TX,
+	RDMA_HOST_RX,
+};
+
+static const struct ntp_view_stage rdma_host_detail[] = {
+	{ "block", "block", "host block layer (prior art: blk_submission)" },
+	RDMA_HOST_TX,
+	{ "network*", "network_star", "the network and the target together, any RDMA READ of "
+	  "a write's data included (nvme_rdma_post_send to nvme_rdma_recv_done)" },
+	RDMA_HOST_RX,
+};
+
+static const struct ntp_view_stage rdma_target_stages[] = {
+	{ "driver(t)", "target_driver", "target NVMe driver: command received to the backend, "
+	  "completion to the response posted" },
+	{ "storage", "storage", "the target's backend and device" },
+};
+
+static const struct ntp_view_stage rdma_target_detail[] = {
+	RDMA_TARGET_RX,
+	{ "storage", "storage", "the target's backend and device (target_subsystem)" },
+	RDMA_TARGET_TX,
+};
+
 #define NSTAGES(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-const struct ntp_view ntp_views[NTP_VIEW_MAX] = {
-	[NTP_VIEW_JOINED] = { "summary", NSTAGES(joined_stages), joined_stages },
-	[NTP_VIEW_JOINED_DETAIL] = { "detail", NSTAGES(joined_detail), joined_detail },
-	[NTP_VIEW_HOST_DETAIL] = { "detail", NSTAGES(host_detail), host_detail },
-	[NTP_VIEW_TARGET] = { "summary", NSTAGES(target_stages), target_stages },
-	[NTP_VIEW_TARGET_DETAIL] = { "detail", NSTAGES(target_detail), target_detail },
+/* [rdma][view] */
+static const struct ntp_view views[2][NTP_VIEW_MAX] = {
+	{
+		[NTP_VIEW_JOINED] = { "summary", NSTAGES(joined_stages), joined_stages },
+		[NTP_VIEW_JOINED_DETAIL] = { "detail", NSTAGES(joined_detail), joined_detail },
+		[NTP_VIEW_HOST_DETAIL] = { "detail", NSTAGES(host_detail), host_detail },
+		[NTP_VIEW_TARGET] = { "summary", NSTAGES(target_stages), target_stages },
+		[NTP_VIEW_TARGET_DETAIL] = { "detail", NSTAGES(target_detail), target_detail },
+	}, {
+		[NTP_VIEW_JOINED] = { "summary", NSTAGES(rdma_joined_stages), rdma_joined_stages },
+		[NTP_VIEW_JOINED_DETAIL] = { "detail", NSTAGES(rdma_joined_detail),
+					     rdma_joined_detail },
+		[NTP_VIEW_HOST_DETAIL] = { "detail", NSTAGES(rdma_host_detail), rdma_host_detail },
+		[NTP_VIEW_TARGET] = { "summary", NSTAGES(rdma_target_stages), rdma_target_stages },
+		[NTP_VIEW_TARGET_DETAIL] = { "detail", NSTAGES(rdma_target_detail),
+					     rdma_target_detail },
+	},
 };
+
+const struct ntp_view *ntp_jreport__view(const struct ntp_jreport *r)
+{
+	return &views[!!r->rdma][r->view];
+}
+
+const char *ntp_jreport__residence(const struct ntp_jreport *r)
+{
+	return r->rdma ? NTP_JREPORT_RESIDENCE_RDMA : NTP_JREPORT_RESIDENCE;
+}
 
 /* the columns every query of the scan returns, in this order */
 enum {
@@ -169,44 +262,85 @@ static void target_points(const struct raw *r, int64_t *submit, int64_t *cmpl, i
 	*r2t_wait = !r->null[C_T_R2T] && !r->null[C_T_SUBMIT] ? r->v[C_T_SUBMIT] - r->v[C_T_R2T] : 0;
 }
 
-static void view_values(enum ntp_view_kind view, const struct raw *r, int64_t *out)
+/* the nine sub-stages of a joined NVMe/TCP command */
+static void tcp_joined_detail_values(const struct raw *r, int64_t *out)
 {
 	int64_t sent, r2t_host, recv, submit, cmpl, r2t_wait, r2t_wire;
 
-	switch (view) {
+	host_points(r, &sent, &r2t_host, &recv);
+	target_points(r, &submit, &cmpl, &r2t_wait);
+	/* only when both sides saw the R2T: else its time stays where the views put it */
+	r2t_wire = r2t_host && r2t_wait ? r2t_wait - r2t_host : 0;
+	out[0] = r->v[C_H_QUEUE] - r->v[C_H_START];
+	out[1] = sent - r->v[C_H_QUEUE];
+	out[2] = r->v[C_NETWORK] - r2t_wire;
+	out[3] = (submit - r->v[C_T_RECV]) - r2t_wait;
+	out[4] = r2t_wire;
+	out[5] = r2t_host;
+	out[6] = cmpl - submit;
+	out[7] = r->v[C_T_SENT] - cmpl;
+	out[8] = r->v[C_H_DONE] - recv;
+}
+
+/*
+ * The eight of a joined NVMe/RDMA command: the host has no R2T points, the
+ * target alone times the READ of a write's data, which is all wire time.
+ */
+static void rdma_joined_detail_values(const struct raw *r, int64_t *out)
+{
+	int64_t sent, r2t_host, recv, submit, cmpl, read_wait;
+
+	host_points(r, &sent, &r2t_host, &recv);
+	target_points(r, &submit, &cmpl, &read_wait);
+	out[0] = r->v[C_H_QUEUE] - r->v[C_H_START];
+	out[1] = sent - r->v[C_H_QUEUE];
+	out[2] = r->v[C_NETWORK] - read_wait;
+	out[3] = (submit - r->v[C_T_RECV]) - read_wait;
+	out[4] = read_wait;
+	out[5] = cmpl - submit;
+	out[6] = r->v[C_T_SENT] - cmpl;
+	out[7] = r->v[C_H_DONE] - recv;
+}
+
+/* one host recording: r2t-host only over TCP */
+static void host_detail_values(const struct raw *r, bool rdma, int64_t *out)
+{
+	int64_t sent, r2t_host, recv;
+	int s = 0;
+
+	host_points(r, &sent, &r2t_host, &recv);
+	out[s++] = r->v[C_H_QUEUE] - r->v[C_H_START];
+	out[s++] = sent - r->v[C_H_QUEUE];
+	if (!rdma)
+		out[s++] = r2t_host;
+	out[s++] = r->v[C_NETWORK];
+	out[s] = r->v[C_H_DONE] - recv;
+}
+
+static void view_values(const struct ntp_jreport *rep, const struct raw *r, int64_t *out)
+{
+	int64_t submit, cmpl, r2t_wait;
+
+	switch (rep->view) {
 	case NTP_VIEW_JOINED:
 		for (int s = 0; s < 5; s++)
 			out[s] = r->v[C_BLOCK + s];
 		return;
 	case NTP_VIEW_HOST_DETAIL:
-		host_points(r, &sent, &r2t_host, &recv);
-		out[0] = r->v[C_H_QUEUE] - r->v[C_H_START];
-		out[1] = sent - r->v[C_H_QUEUE];
-		out[2] = r2t_host;
-		out[3] = r->v[C_NETWORK];
-		out[4] = r->v[C_H_DONE] - recv;
+		host_detail_values(r, rep->rdma, out);
 		return;
 	case NTP_VIEW_JOINED_DETAIL:
-		host_points(r, &sent, &r2t_host, &recv);
-		target_points(r, &submit, &cmpl, &r2t_wait);
-		/* only when both sides saw the R2T: else its time stays where the views put it */
-		r2t_wire = r2t_host && r2t_wait ? r2t_wait - r2t_host : 0;
-		out[0] = r->v[C_H_QUEUE] - r->v[C_H_START];
-		out[1] = sent - r->v[C_H_QUEUE];
-		out[2] = r->v[C_NETWORK] - r2t_wire;
-		out[3] = (submit - r->v[C_T_RECV]) - r2t_wait;
-		out[4] = r2t_wire;
-		out[5] = r2t_host;
-		out[6] = cmpl - submit;
-		out[7] = r->v[C_T_SENT] - cmpl;
-		out[8] = r->v[C_H_DONE] - recv;
+		if (rep->rdma)
+			rdma_joined_detail_values(r, out);
+		else
+			tcp_joined_detail_values(r, out);
 		return;
 	case NTP_VIEW_TARGET:
 		out[0] = r->v[C_TDRIVER];
 		out[1] = r->v[C_STORAGE];
 		return;
 	case NTP_VIEW_TARGET_DETAIL:
-		/* the residence leaves out an R2T write's wait for its data: so does target-rx */
+		/* the residence leaves out a write's data wait (R2T, READ): target-rx too */
 		target_points(r, &submit, &cmpl, &r2t_wait);
 		out[0] = (submit - r->v[C_T_RECV]) - r2t_wait;
 		out[1] = cmpl - submit;
@@ -332,7 +466,7 @@ static int add_row(struct ntp_jreport *r, struct gset *set, sqlite3_stmt *st)
 {
 	const char *io_type = (const char *)sqlite3_column_text(st, C_IO_TYPE);
 	const char *ns = (const char *)sqlite3_column_text(st, C_NS);
-	int nst = ntp_views[r->view].nstages;
+	int nst = ntp_jreport__view(r)->nstages;
 	int64_t v[NTP_VIEW_MAX_STAGES], sum = 0;
 	struct ntp_jgroup *g;
 	struct acc *a;
@@ -340,7 +474,7 @@ static int add_row(struct ntp_jreport *r, struct gset *set, sqlite3_stmt *st)
 	ssize_t k;
 
 	read_raw(st, &raw);
-	view_values(r->view, &raw, v);
+	view_values(r, &raw, v);
 	k = find_group(set, (int)raw.v[C_FILE], io_type ? io_type : "", raw.v[C_BYTES],
 		       ns ? ns : "");
 	if (k < 0)
@@ -376,17 +510,46 @@ static void set_free(struct gset *set)
 }
 
 /*
+ * Whether the recordings are NVMe/RDMA, for the RDMA views.  The join
+ * refused a mix of transports, so its first file (schema "ntp0", lib/join.h)
+ * speaks for all; a file without the key predates RDMA: NVMe/TCP.
+ */
+static int read_transport(struct ntp_jreport *r, sqlite3 *db, const char *path)
+{
+	const char *sql = r->joined ? "SELECT value FROM ntp0.meta WHERE key = 'transport'" :
+				      "SELECT value FROM main.meta WHERE key = 'transport'";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return ntp_report__db_fail(db, path, "cannot read the meta");
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *v = (const char *)sqlite3_column_text(st, 0);
+
+		r->rdma = v && !strcmp(v, "rdma");
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return ntp_report__db_fail(db, path, "cannot read the meta");
+	return 0;
+}
+
+/*
  * Streams the rows: only the samples are held (8 bytes per stage and
  * command), each group's freed as soon as it is summarized.
  */
 int ntp_jreport__scan(struct ntp_jreport *r, sqlite3 *db, const char *path)
 {
 	const char *sql = r->joined ? joined_sql : r->target_only ? target_sql : host_sql;
-	int nst = ntp_views[r->view].nstages;
 	struct gset set = { 0 };
 	sqlite3_stmt *st;
-	int rc, err = 0;
+	int nst, rc, err;
 
+	err = read_transport(r, db, path);
+	if (err)
+		return err;
+	nst = ntp_jreport__view(r)->nstages;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
 		return ntp_report__db_fail(db, path, "cannot read the commands");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -418,13 +581,15 @@ int ntp_jreport__scan(struct ntp_jreport *r, sqlite3 *db, const char *path)
 
 /* ---- what the hooks could not separate ------------------------------------ */
 
-static const struct {
+struct point {
 	const char *point;
 	int side;               /* enum ntp_join_side */
 	const char *direct;     /* the hook at the point itself; NULL: any hook is */
 	const char *stages;     /* the sub-stages it bounds */
 	const char *none;       /* where their time goes without a hook */
-} points[] = {
+};
+
+static const struct point tcp_points[] = {
 	{ "h_cmd_sent", NTP_JOIN_HOST, "nvme_tcp_try_send_cmd_pdu", "host-tx",
 	  "host-tx is 0: sending the command is in the network stage" },
 	{ "h_data_sent", NTP_JOIN_HOST, "nvme_tcp_try_send_data", "host-tx, r2t-host",
@@ -443,7 +608,24 @@ static const struct {
 	  "target-tx is 0: sending the response is in the network stage" },
 };
 
-static int add_gap(struct ntp_jreport *r, int fi, int k, const char *hook, const char *what)
+/* no R2T on an RDMA host: h_r2t and h_data_sent bound nothing there */
+static const struct point rdma_points[] = {
+	{ "h_cmd_sent", NTP_JOIN_HOST, "nvme_rdma_post_send", "host-tx",
+	  "host-tx is 0: posting the command is in the network stage" },
+	{ "h_recv", NTP_JOIN_HOST, NULL, "host-rx",
+	  "host-rx is 0: receiving the response is in the network stage" },
+	{ "t_r2t", NTP_JOIN_TARGET, NULL, "target-rx, read-wait",
+	  "the RDMA READ wait is in target-rx" },
+	{ "t_submit", NTP_JOIN_TARGET, NULL, "target-rx, read-wait, storage",
+	  "target-rx and read-wait are 0: their time is in storage" },
+	{ "t_cmpl", NTP_JOIN_TARGET, NULL, "storage, target-tx",
+	  "storage is 0: its time is in target-tx" },
+	{ "t_sent", NTP_JOIN_TARGET, "nvmet_rdma_queue_response", "target-tx",
+	  "target-tx is 0: posting the response is in the network stage" },
+};
+
+static int add_gap(struct ntp_jreport *r, int fi, const struct point *pt, const char *hook,
+		   const char *what)
 {
 	struct ntp_stage_gap *g;
 	void *p = realloc(r->gaps, (r->ngaps + 1) * sizeof(*r->gaps));
@@ -453,8 +635,8 @@ static int add_gap(struct ntp_jreport *r, int fi, int k, const char *hook, const
 	r->gaps = p;
 	g = &r->gaps[r->ngaps];
 	g->file = fi + 1;
-	g->point = points[k].point;
-	g->stages = points[k].stages;
+	g->point = pt->point;
+	g->stages = pt->stages;
 	g->what = what;
 	g->hook = strdup(hook);
 	if (!g->hook)
@@ -468,28 +650,31 @@ static int add_gap(struct ntp_jreport *r, int fi, int k, const char *hook, const
  * sub-stages unseparated; one taken at a nearby function instead of the
  * point itself (6.1 inlines nvme_tcp_try_send_cmd_pdu and
  * nvmet_try_send_response) makes them approximate.  A file without hooks
- * rows says nothing either way.
+ * rows says nothing either way.  The points are the transport's.
  */
 int ntp_jreport__find_gaps(struct ntp_jreport *r, int fi)
 {
 	const struct ntp_report_header *h = &r->files[fi].hdr;
+	const struct point *pts = r->rdma ? rdma_points : tcp_points;
+	size_t npts = r->rdma ? sizeof(rdma_points) / sizeof(rdma_points[0]) :
+		      sizeof(tcp_points) / sizeof(tcp_points[0]);
 	int sides = r->files[fi].sides;
 
-	for (size_t k = 0; k < sizeof(points) / sizeof(points[0]); k++) {
-		if (!(sides & points[k].side))
+	for (size_t k = 0; k < npts; k++) {
+		if (!(sides & pts[k].side))
 			continue;
 		for (size_t i = 0; i < h->nhooks; i++) {
 			const struct ntp_report_hook *hk = &h->hooks[i];
 			const char *what = NULL;
 
-			if (strcmp(hk->point, points[k].point))
+			if (strcmp(hk->point, pts[k].point))
 				continue;
 			if (!strcmp(hk->hook, "none") || !strcmp(hk->flavour, "none"))
-				what = points[k].none;
-			else if (points[k].direct && strcmp(hk->hook, points[k].direct))
+				what = pts[k].none;
+			else if (pts[k].direct && strcmp(hk->hook, pts[k].direct))
 				what = "approximate: taken at a nearby function, not at the point itself "
 				       "(the direct hook is inlined on this kernel)";
-			if (what && add_gap(r, fi, (int)k, hk->hook, what)) {
+			if (what && add_gap(r, fi, &pts[k], hk->hook, what)) {
 				ntp_error("%s: %s", h->path, strerror(ENOMEM));
 				return NTP_EXIT_FAILURE;
 			}
@@ -507,7 +692,7 @@ double ntp_jreport__unattributed_ns(const struct ntp_jreport *r, const struct nt
 
 	if (!g->e2e.n)
 		return 0;
-	for (int s = 0; s < ntp_views[r->view].nstages; s++)
+	for (int s = 0; s < ntp_jreport__view(r)->nstages; s++)
 		d -= g->sum_stage[s];
 	return (double)d / (double)g->e2e.n;
 }
@@ -531,7 +716,7 @@ int ntp_jreport__sum_ok(const struct ntp_jreport *r, const struct ntp_jgroup *g)
 {
 	int64_t sum = 0;
 
-	for (int s = 0; s < ntp_views[r->view].nstages; s++)
+	for (int s = 0; s < ntp_jreport__view(r)->nstages; s++)
 		sum += g->sum_stage[s];
 	return sum == g->sum_e2e && !g->mismatched;
 }

@@ -5,8 +5,9 @@ RDMA READ that pulls a large write's data from t_r2t to t_submit.
 
 Every expected stage is computed here from the stored rows, with the RDMA
 formulas written out below, not taken from the generator: the READ is
-network time, never target driver time.  A TCP and an RDMA recording must
-not be joined or compared."""
+network time, never target driver time, and --stages=detail shows it as its
+own sub-stage, read-wait, taken out of the network.  A TCP and an RDMA
+recording must not be joined or compared."""
 
 import csv
 import io
@@ -196,18 +197,125 @@ def test_report_text__transport_rdma_and_the_network_column(run, pair):
                                                                 abs=0.0051), (io_type, size, st)
 
 
-def test_report_detail__read_wait_stays_in_network(run, pair):
+DETAIL = ("block", "host_tx", "network", "target_rx", "read_wait", "storage", "target_tx",
+          "host_rx")
+DETAIL_LABELS = ("block", "host-tx", "network", "target-rx", "read-wait", "storage",
+                 "target-tx", "host-rx")
+
+
+def rdma_detail(h, t):
+    """The eight RDMA sub-stages of one command, each from its own timestamps.
+
+    The host has no R2T points: host-tx ends at the capsule posted, host-rx
+    starts at the response received.  The READ is its own sub-stage, so the
+    network is the host's round trip less all of the target's time."""
+    return {"block": h["h_queue_ns"] - h["h_start_ns"],
+            "host_tx": h["h_cmd_sent_ns"] - h["h_queue_ns"],
+            "network": (h["h_recv_ns"] - h["h_cmd_sent_ns"]) - (t["t_sent_ns"] - t["t_recv_ns"]),
+            "target_rx": (t["t_r2t_ns"] if t["t_r2t_ns"] is not None else t["t_submit_ns"])
+                         - t["t_recv_ns"],
+            "read_wait": read_wait(t),
+            "storage": t["t_cmpl_ns"] - t["t_submit_ns"],
+            "target_tx": t["t_sent_ns"] - t["t_cmpl_ns"],
+            "host_rx": h["h_done_ns"] - h["h_recv_ns"]}
+
+
+def test_expected_detail__adds_up_to_the_five_stages(pair):
+    for c in pair.matched():
+        d, s = rdma_detail(c.host, c.target), rdma_stages(c.host, c.target)
+        assert sum(d.values()) == c.host["h_done_ns"] - c.host["h_start_ns"]
+        assert d["block"] == s["block"]
+        assert d["host_tx"] + d["host_rx"] == s["driver"]
+        assert d["network"] + d["read_wait"] == s["network"]
+        assert d["target_rx"] + d["target_tx"] == s["target_driver"]
+        assert d["storage"] == s["storage"]
+        assert all(v >= 0 for v in d.values()), d
+
+
+def test_report_detail_json__read_wait_is_its_own_substage(run, pair):
     doc = json.loads(ok(run, "report", "-S", "detail", "-j", "-",
                         pair.host_paths[0], pair.target_paths[0]).stdout)
+    assert doc["stage_view"] == "detail"
     got = by_key(doc["groups"])
+    reads = 0
     for k, cmds in groups_of(pair).items():
-        stages = {s["stage"]: s for s in got[k]["stages"]}
-        per = [rdma_stages(h, t) for h, t in cmds]
-        # no host R2T over RDMA: nothing in the R2T sub-stages, the READ in network
-        assert stages["r2t_host"]["max_ns"] == 0 and stages["r2t_wait"]["max_ns"] == 0
-        assert stages["network"]["mean_ns"] == mean([p["network"] for p in per])
-        rx = [t["t_submit_ns"] - t["t_recv_ns"] - read_wait(t) for _, t in cmds]
-        assert stages["target_rx"]["mean_ns"] == mean(rx)
+        g = got[k]
+        stages = {s["stage"]: s for s in g["stages"]}
+        # no R2T sub-stages over RDMA, the READ between target-rx and storage
+        assert tuple(stages) == DETAIL, k
+        per = [rdma_detail(h, t) for h, t in cmds]
+        for st in DETAIL:
+            v = [p[st] for p in per]
+            assert stages[st]["mean_ns"] == mean(v), (k, st)
+            assert stages[st]["min_ns"] == min(v) and stages[st]["max_ns"] == max(v), (k, st)
+            assert stages[st]["p99_ns"] == ntpgen.percentile(v, 99), (k, st)
+        assert g["sum_check"]["ok"] is True and g["sum_check"]["mismatched_commands"] == 0
+        e2e = sum(h["h_done_ns"] - h["h_start_ns"] for h, _ in cmds)
+        assert g["sum_check"]["stage_sum_ns"] == g["sum_check"]["e2e_sum_ns"] == e2e
+        waits = [read_wait(t) for _, t in cmds]
+        if k[0] == "write" and k[1] > ntpgen.RDMA_INLINE_BYTES:
+            # every such write pulled its data: the wait is real, and out of the network
+            assert min(waits) > 0
+            assert stages["read_wait"]["mean_ns"] > 20_000
+            reads += 1
+        else:
+            assert stages["read_wait"]["max_ns"] == 0, k
+    assert reads
+    notes = doc["stage_notes"]
+    assert tuple(sorted(notes)) == tuple(sorted(DETAIL))
+    assert "RDMA READ" in notes["read_wait"]
+    assert "nvme_rdma_post_send" in notes["host_tx"]
+    assert "nvme_rdma_recv_done" in notes["host_rx"]
+    assert "nvmet_rdma_queue_response" in notes["target_tx"]
+    assert not any("tcp" in v or "R2T" in v for v in notes.values()), notes
+    # the RDMA hooks are the points themselves: nothing is approximate or missing
+    assert doc["stage_gaps"] == []
+
+
+def test_report_detail_text__rdma_rows_and_notes(run, pair):
+    text = ok(run, "report", "-S", "detail", pair.host_paths[0], pair.target_paths[0]).stdout
+    for (io_type, nbytes, ns), cmds in groups_of(pair).items():
+        size = f"{nbytes // 1024}KiB"
+        m = re.search(rf"^# stages of {io_type} {size} {ns} of file 1 \(n=(\d+)\).*\n"
+                      rf"# stage .*\n((?:[^#\n].*\n)+)# sum check: (\S+)", text, re.M)
+        assert m, (io_type, size, ns)
+        assert int(m[1]) == len(cmds) and m[3] == "ok"
+        table = [line.split() for line in m[2].splitlines()]
+        assert [r[0] for r in table] == list(DETAIL_LABELS) + ["unattributed", "end-to-end"]
+        per = [rdma_detail(h, t) for h, t in cmds]
+        for row, st in zip(table, DETAIL):
+            assert float(row[2]) == pytest.approx(mean([p[st] for p in per]) / 1000,
+                                                  abs=0.0051), (io_type, size, st)
+    notes = text[text.index("# stages (detail):"):]
+    assert "r2t" not in notes and "R2T" not in notes and "nvme_tcp" not in notes
+    assert re.search(r"^#   read-wait +.*RDMA READ", notes, re.M)
+    assert "# hook gap:" not in text
+
+
+def test_report_summary__network_note_names_the_read(run, pair, tcp_pair):
+    notes = lambda t: t[t.index("# stages (summary):"):]
+    text = ok(run, "report", pair.host_paths[0], pair.target_paths[0]).stdout
+    net = re.search(r"^#   network +(.*)$", notes(text), re.M)[1]
+    assert "RDMA READ" in net and "R2T" not in net
+    tcp = ok(run, "report", tcp_pair.host_paths[0], tcp_pair.target_paths[0]).stdout
+    assert "R2T" in re.search(r"^#   network +(.*)$", notes(tcp), re.M)[1]
+
+
+def test_report_detail__rdma_hook_gaps(run, tmp_path):
+    """A missing RDMA hook names the RDMA sub-stages; h_r2t and h_data_sent
+    (always 'none' over RDMA) are no gap."""
+    nohook = lambda hooks, point: tuple(
+        (h[0], h[1], "none", "none", "not offered") if h[1] == point else h for h in hooks)
+    js = ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=38, transport="rdma",
+                              host_hooks=nohook(ntpgen.HOST_HOOKS_RDMA, "h_recv"),
+                              target_hooks=nohook(ntpgen.TARGET_HOOKS_RDMA, "t_r2t"))
+    doc = json.loads(ok(run, "report", "-S", "detail", "-j", "-",
+                        js.host_paths[0], js.target_paths[0]).stdout)
+    gaps = {(g["file"], g["point"]): g for g in doc["stage_gaps"]}
+    assert set(gaps) == {(1, "h_recv"), (2, "t_r2t")}
+    assert gaps[(1, "h_recv")]["stages"] == "host-rx"
+    assert "read-wait" in gaps[(2, "t_r2t")]["stages"]
+    assert "RDMA READ" in gaps[(2, "t_r2t")]["what"]
 
 
 def test_report_both__one_rdma_file_joins_itself(run, tmp_path):
@@ -239,6 +347,55 @@ def test_report_host_only__read_wait_in_network_star(run, tmp_path):
         drv = [(r["h_cmd_sent_ns"] - r["h_queue_ns"]) + (r["h_done_ns"] - r["h_recv_ns"]) for r in h]
         assert stages["network_star"]["mean_ns"] == mean(star), k
         assert stages["driver"]["mean_ns"] == mean(drv), k
+
+
+def test_report_host_only_detail__no_r2t_host(run, tmp_path):
+    groups = (ntpgen.Group("write", 131072, "nvme0n1", 60, r2t_share=1.0),
+              ntpgen.Group("read", 4096, "nvme0n1", 60))
+    rec = ntpgen.generate(tmp_path / "h.ntp", seed=33, groups=groups, transport="rdma")
+    doc = json.loads(ok(run, "report", "-S", "detail", "-j", "-", tmp_path / "h.ntp").stdout)
+    got = by_key(doc["groups"])
+    for k, cmds in rec.by_group().items():
+        h = [c.row for c in cmds]
+        stages = {s["stage"]: s for s in got[k]["stages"]}
+        assert tuple(stages) == ("block", "host_tx", "network_star", "host_rx"), k
+        want = {"block": [r["h_queue_ns"] - r["h_start_ns"] for r in h],
+                "host_tx": [r["h_cmd_sent_ns"] - r["h_queue_ns"] for r in h],
+                "network_star": [r["h_recv_ns"] - r["h_cmd_sent_ns"] for r in h],
+                "host_rx": [r["h_done_ns"] - r["h_recv_ns"] for r in h]}
+        for st, v in want.items():
+            assert stages[st]["mean_ns"] == mean(v), (k, st)
+            assert stages[st]["max_ns"] == max(v), (k, st)
+        assert got[k]["sum_check"]["ok"] is True
+    assert "nvme_rdma_post_send" in doc["stage_notes"]["host_tx"]
+    assert "RDMA READ" in doc["stage_notes"]["network_star"]
+    text = ok(run, "report", "-S", "detail", tmp_path / "h.ntp").stdout
+    assert "r2t-host" not in text and "nvme_tcp" not in text
+
+
+def test_report_target_only__rdma_words(run, pair):
+    t = pair.target_paths[0]
+    for view in ("summary", "detail"):
+        text = ok(run, "report", "-S", view, t).stdout
+        assert "R2T" not in text and "nvmet_tcp" not in text
+        assert re.search(r"^# residence on the target .*RDMA READ", text, re.M)
+        assert re.search(r"^#   residence +.*RDMA READ", text, re.M)
+    doc = json.loads(ok(run, "report", "-S", "detail", "-j", "-", t).stdout)
+    assert "RDMA READ" in doc["stage_notes"]["residence"]
+    assert "nvmet_rdma_queue_response" in doc["stage_notes"]["target_tx"]
+    assert doc["stage_gaps"] == []
+    # the residence and target-rx leave the READ out: it is network time
+    got = by_key([dict(g, namespace=g["device"]) for g in doc["groups"]])
+    assert {k[0] for k in got} == {"read", "write"}
+    stored = rows(t, "target_io")
+    for (io_type, nbytes, dev), g in got.items():
+        op = {"write": 1, "read": 2}[io_type]
+        trs = [r for r in stored if (r["opcode"], r["bytes"], r["device"]) == (op, nbytes, dev)]
+        assert len(trs) == g["n"]
+        rx = [(r["t_r2t_ns"] if r["t_r2t_ns"] is not None else r["t_submit_ns"]) - r["t_recv_ns"]
+              for r in trs]
+        stages = {s["stage"]: s for s in g["stages"]}
+        assert stages["target_rx"]["mean_ns"] == mean(rx), (io_type, nbytes)
 
 
 # ---- TCP and RDMA never mix ------------------------------------------------------
