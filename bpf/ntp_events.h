@@ -53,21 +53,25 @@ struct ntp_host_event {
 
 /* flags of a target record */
 enum ntp_target_flags {
-	NTP_TF_R2T = 1 << 0,             /* the write's data came after an R2T */
+	NTP_TF_R2T = 1 << 0,             /* the write's data came after an R2T (TCP), or was
+					  * pulled with an RDMA READ (RDMA; not for in-capsule data) */
 	NTP_TF_ERROR = 1 << 1,           /* completed with a non-zero NVMe status */
 };
 
 /*
  * One sampled target command, on the target's clock.  0 means "no hook".
+ * t_r2t..t_submit is the wait for a write's data (network time): from the
+ * R2T queued (TCP) or the RDMA READ posted (RDMA) to the backend's submit.
  */
 struct ntp_target_event {
 	__u32 kind;             /* NTP_EV_TARGET_IO */
 	__u32 flags;            /* enum ntp_target_flags */
 	__u64 t_recv;           /* capsule received and parsed (nvmet_req_init) */
-	__u64 t_r2t;            /* R2T queued (large writes), else 0 */
+	__u64 t_r2t;            /* TCP: R2T queued; RDMA: RDMA READ of the data posted; else 0 */
 	__u64 t_submit;         /* handed to the backend (all write data received) */
 	__u64 t_cmpl;           /* backend done (nvmet_req_complete) */
-	__u64 t_sent;           /* response handed to the socket (or the closest hook) */
+	__u64 t_sent;           /* response handed to the socket (TCP) or posted to the HCA
+				 * (RDMA), or the closest hook */
 	__u64 slba;
 	__u32 bytes;            /* transfer length */
 	__u32 nsid;

@@ -1,15 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The target collector: one record per sampled NVMe/TCP I/O command that an
- * nvmet-tcp target served.
+ * The target collector: one record per sampled NVMe I/O command that an
+ * nvmet target served, over TCP (nvmet-tcp) or RDMA (nvmet-rdma): the
+ * read-only `transport` (record's -t) says which, and user space loads only
+ * that driver's programs (lib/bpf_target.c).
  *
  * The sampling decision is taken at fentry nvmet_req_init, where the
  * received capsule is already in req->cmd: the same raw SQE bytes the host
  * hashed, so both machines pick the same commands.  A sampled command's
  * identity is kept in `inflight` keyed by the struct nvmet_req pointer; every
- * later hook costs an unsampled command one map lookup.  The response hook
- * (fexit nvmet_try_send_response where it is out of line, fentry
- * nvmet_setup_response_pdu where it is inlined, 6.1) emits the record.
+ * later hook costs an unsampled command one map lookup.  The backend hooks
+ * (t_submit) and nvmet_req_complete (t_cmpl) are the transports' common core.
+ *
+ * TCP: t_r2t is the R2T queued (nvmet_tcp_queue_response while the write's
+ * data is missing); the response hook (fexit nvmet_try_send_response where it
+ * is out of line, fentry nvmet_setup_response_pdu where it is inlined, 6.1)
+ * emits the record.
+ * RDMA (bpf/target_rdma.bpf.h): t_r2t is the RDMA READ of the write's data
+ * posted, kept once its completion is seen; nvmet_rdma_queue_response (the
+ * response, and a read's data, posted to the HCA) emits the record (with
+ * kprobes, a backstop at nvmet_rdma_send_done catches one the kernel skipped).
  *
  * Every function hook is an fentry/fexit program with a kprobe/kretprobe
  * twin sharing its body; user space attaches one flavour and turns it on
@@ -17,8 +27,9 @@
  * attaches, the nvmet_req_init and nvmet_req_complete tracepoints take the
  * decision and end the record: only t_recv and t_cmpl are filled.
  *
- * nvmet types live in module BTF only (nvmet, nvmet_tcp): they are declared
- * here with just the fields read, and libbpf relocates them (CO-RE).
+ * nvmet types live in module BTF only (nvmet, nvmet_tcp, nvmet_rdma): they
+ * are declared here with just the fields read, and libbpf relocates them
+ * (CO-RE).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -29,6 +40,7 @@
 #include "ntp_collector.bpf.h"
 #include "ntp_hash.h"
 
+#define NVMF_TRTYPE_RDMA 1
 #define NVMF_TRTYPE_TCP 3
 
 #pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
@@ -96,12 +108,19 @@ struct nvmet_tcp_cmd {
 struct inflight {
 	struct ntp_target_event ev;
 	/*
-	 * --size is checked at the first hook after nvmet_req_init, where the
-	 * parse has set req->transfer_len; only then is the command counted
-	 * as sampled (or forgotten, as filtered out)
+	 * --size is checked at the first hook after nvmet_req_init, once the
+	 * transport has set req->transfer_len; only then is the command
+	 * counted as sampled (or forgotten, as filtered out)
 	 */
 	__u32 size_pending;
 	__u32 pad;
+	/*
+	 * RDMA: when the READ of a write's data was posted; it becomes t_r2t
+	 * only once that READ completes (an in-capsule write posts none)
+	 */
+	__u64 read_posted;
+	/* RDMA, kprobe mode: the nvmet_req_complete tracepoint's time (bpf/target_rdma.bpf.h) */
+	__u64 tp_cmpl;
 };
 
 struct {
@@ -121,14 +140,6 @@ static __always_inline struct nvmet_tcp_cmd *req_to_tcp_cmd(struct nvmet_req *re
 	return (void *)req - bpf_core_field_offset(struct nvmet_tcp_cmd, req);
 }
 
-/*
- * The sampled command on req, or NULL.  An entry whose command never got a
- * response (queue torn down) stays behind; the nvmet_req is then reused by a
- * later command.  That command is unsampled (a sampled one replaces the entry
- * at nvmet_req_init), so it is told apart by its capsule: the identity no
- * longer matches req->cmd, which nvmet-tcp never overwrites while the command
- * lives.  Only a hit pays for this check.
- */
 static __always_inline bool size_passes(__u32 bytes)
 {
 	int i;
@@ -141,6 +152,20 @@ static __always_inline bool size_passes(__u32 bytes)
 	return false;
 }
 
+/*
+ * The sampled command on req, or NULL.  An entry whose command never got a
+ * response (queue torn down, an RDMA READ that failed) stays behind; the
+ * nvmet_req is then reused by a later command.  That command is unsampled (a
+ * sampled one replaces the entry at nvmet_req_init), so it is told apart by
+ * its capsule: the identity no longer matches req->cmd.  nvmet-tcp never
+ * overwrites it while the command lives; in nvmet-rdma it is the RECV buffer
+ * the capsule landed in, reposted only inside nvmet_rdma_queue_response, after
+ * the last hook of the command.  Only a hit pays for this check.
+ *
+ * --size is checked here, at the first hook after nvmet_req_init: the
+ * transport sets req->transfer_len after it (nvmet_tcp_map_data,
+ * nvmet_rdma_map_sgl), after its tracepoint too.
+ */
 static __always_inline struct inflight *lookup_live(struct nvmet_req *req)
 {
 	__u64 key = (__u64)req;
@@ -195,12 +220,14 @@ static __always_inline void read_device(struct nvmet_ns *ns, struct ntp_target_e
 
 /*
  * The sampling decision, at the entry of nvmet_req_init (fentry, kprobe) or
- * at its tracepoint once the command is parsed (parsed: req->transfer_len is
- * set).  A command the filter rejects is counted as seen, never as sampled.
+ * at its tracepoint once the command is parsed.  A command the filter
+ * rejects is counted as seen, never as sampled; --size waits for the next
+ * hook (lookup_live).
  */
 static __always_inline void req_init_body(struct nvmet_req *req, struct nvmet_sq *sq,
-					  const struct nvmet_fabrics_ops *ops, bool parsed)
+					  const struct nvmet_fabrics_ops *ops)
 {
+	unsigned int trtype = transport == NTP_TRANSPORT_RDMA ? NVMF_TRTYPE_RDMA : NVMF_TRTYPE_TCP;
 	struct nvme_command *cmd;
 	struct inflight v = {};
 	__u64 key = (__u64)req;
@@ -218,7 +245,7 @@ static __always_inline void req_init_body(struct nvmet_req *req, struct nvmet_sq
 	qid = BPF_CORE_READ(sq, qid);
 	if (!qid)               /* admin queue (fabrics commands share opcodes) */
 		return;
-	if (BPF_CORE_READ(ops, type) != NVMF_TRTYPE_TCP)
+	if (BPF_CORE_READ(ops, type) != trtype)
 		return;
 	count(NTP_CNT_SEEN);
 
@@ -226,14 +253,12 @@ static __always_inline void req_init_body(struct nvmet_req *req, struct nvmet_sq
 		return;
 	if ((filter.flags & NTP_FILTER_NS) && BPF_CORE_READ(cmd, common.nsid) != filter.nsid)
 		return;
-	if (parsed && !size_passes(BPF_CORE_READ(req, transfer_len)))
-		return;
 	cid = BPF_CORE_READ(cmd, common.command_id);
 	slba = BPF_CORE_READ(cmd, rw.slba);
 	nlb0 = BPF_CORE_READ(cmd, rw.length);
 	if (!ntp_hash_sampled(ntp_cmd_hash(cid, slba, nlb0), sample_one_in))
 		return;
-	if (!parsed && (filter.flags & NTP_FILTER_SIZE))
+	if (filter.flags & NTP_FILTER_SIZE)
 		v.size_pending = 1;
 	else
 		count(NTP_CNT_SAMPLED);
@@ -258,7 +283,7 @@ int BPF_PROG(req_init, struct nvmet_req *req, struct nvmet_cq *cq, struct nvmet_
 	     const struct nvmet_fabrics_ops *ops)
 {
 	if (runs(NTP_RUN_FENTRY))
-		req_init_body(req, sq, ops, false);
+		req_init_body(req, sq, ops);
 	return 0;
 }
 
@@ -267,7 +292,7 @@ int BPF_KPROBE(req_init_kp, struct nvmet_req *req, struct nvmet_cq *cq, struct n
 	       const struct nvmet_fabrics_ops *ops)
 {
 	if (runs(NTP_RUN_KPROBE))
-		req_init_body(req, sq, ops, false);
+		req_init_body(req, sq, ops);
 	return 0;
 }
 
@@ -276,7 +301,7 @@ SEC("tp_btf/nvmet_req_init")
 int BPF_PROG(req_init_tp, struct nvmet_req *req, struct nvme_command *cmd)
 {
 	if (runs(NTP_RUN_TP) && req)
-		req_init_body(req, BPF_CORE_READ(req, sq), BPF_CORE_READ(req, ops), true);
+		req_init_body(req, BPF_CORE_READ(req, sq), BPF_CORE_READ(req, ops));
 	return 0;
 }
 
@@ -284,43 +309,7 @@ SEC("raw_tp/nvmet_req_init")
 int BPF_PROG(req_init_raw, struct nvmet_req *req, struct nvme_command *cmd)
 {
 	if (runs(NTP_RUN_TP) && req)
-		req_init_body(req, BPF_CORE_READ(req, sq), BPF_CORE_READ(req, ops), true);
-	return 0;
-}
-
-/*
- * Called once per response, and once more before it for a write whose data
- * the target must ask for with an R2T (derisk Q3): that first call is told by
- * the test nvmet-tcp itself makes when it builds the PDU
- * (nvmet_tcp_need_data_in): a write, not completed, data still missing.
- */
-static __always_inline void queue_response_body(struct nvmet_req *req)
-{
-	struct inflight *v = lookup_live(req);
-
-	if (!v || v->ev.opcode != NVME_CMD_WRITE || v->ev.t_r2t || v->ev.t_cmpl)
-		return;
-	if (BPF_CORE_READ(req, cqe, status))    /* an error response, not an R2T */
-		return;
-	if (BPF_CORE_READ(req_to_tcp_cmd(req), rbytes_done) >= BPF_CORE_READ(req, transfer_len))
-		return;
-	v->ev.t_r2t = bpf_ktime_get_ns();
-	v->ev.flags |= NTP_TF_R2T;
-}
-
-SEC("fentry/nvmet_tcp_queue_response")
-int BPF_PROG(queue_response, struct nvmet_req *req)
-{
-	if (runs(NTP_RUN_FENTRY))
-		queue_response_body(req);
-	return 0;
-}
-
-SEC("kprobe/nvmet_tcp_queue_response")
-int BPF_KPROBE(queue_resp_kp, struct nvmet_req *req)
-{
-	if (runs(NTP_RUN_KPROBE))
-		queue_response_body(req);
+		req_init_body(req, BPF_CORE_READ(req, sq), BPF_CORE_READ(req, ops));
 	return 0;
 }
 
@@ -422,9 +411,9 @@ static __always_inline void emit(struct nvmet_req *req, struct inflight *v)
 	bpf_map_delete_elem(&inflight, &key);
 }
 
-static __always_inline void response_sent(struct nvmet_tcp_cmd *cmd)
+/* t_sent: the response is out (each transport's hook); the record goes */
+static __always_inline void response_out(struct nvmet_req *req)
 {
-	struct nvmet_req *req = tcp_cmd_to_req(cmd);
 	struct inflight *v = lookup_live(req);
 
 	if (!v)
@@ -434,6 +423,49 @@ static __always_inline void response_sent(struct nvmet_tcp_cmd *cmd)
 	if (!v->ev.t_cmpl)
 		v->ev.status = BPF_CORE_READ(req, cqe, status) >> 1;
 	emit(req, v);
+}
+
+/* ---- nvmet-tcp ---- */
+
+/*
+ * Called once per response, and once more before it for a write whose data
+ * the target must ask for with an R2T (derisk Q3): that first call is told by
+ * the test nvmet-tcp itself makes when it builds the PDU
+ * (nvmet_tcp_need_data_in): a write, not completed, data still missing.
+ */
+static __always_inline void queue_response_body(struct nvmet_req *req)
+{
+	struct inflight *v = lookup_live(req);
+
+	if (!v || v->ev.opcode != NVME_CMD_WRITE || v->ev.t_r2t || v->ev.t_cmpl)
+		return;
+	if (BPF_CORE_READ(req, cqe, status))    /* an error response, not an R2T */
+		return;
+	if (BPF_CORE_READ(req_to_tcp_cmd(req), rbytes_done) >= BPF_CORE_READ(req, transfer_len))
+		return;
+	v->ev.t_r2t = bpf_ktime_get_ns();
+	v->ev.flags |= NTP_TF_R2T;
+}
+
+SEC("fentry/nvmet_tcp_queue_response")
+int BPF_PROG(queue_response, struct nvmet_req *req)
+{
+	if (runs(NTP_RUN_FENTRY))
+		queue_response_body(req);
+	return 0;
+}
+
+SEC("kprobe/nvmet_tcp_queue_response")
+int BPF_KPROBE(queue_resp_kp, struct nvmet_req *req)
+{
+	if (runs(NTP_RUN_KPROBE))
+		queue_response_body(req);
+	return 0;
+}
+
+static __always_inline void response_sent(struct nvmet_tcp_cmd *cmd)
+{
+	response_out(tcp_cmd_to_req(cmd));
 }
 
 /* 1: the response PDU is all in the socket; 0 or -EAGAIN: partly sent, retried */
@@ -483,6 +515,10 @@ int BPF_KPROBE(setup_resp_kp, struct nvmet_tcp_cmd *cmd)
 		response_sent(cmd);
 	return 0;
 }
+
+#include "target_rdma.bpf.h"
+
+/* ---- tracepoint-only mode ---- */
 
 /*
  * Tracepoint-only mode: trace_nvmet_req_complete() in __nvmet_req_complete(),

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The target collector's user-space half: choose the hooks this kernel offers
- * from its BTF, load, attach, and read records and counters.
+ * from its BTF, for the transport asked for (nvmet-tcp or nvmet-rdma: only
+ * that driver's programs load), load, attach, and read records and counters.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -33,6 +34,10 @@ enum {
 	FT_CMPL,        /* nvmet_req_complete */
 	FT_RESP_TRY,    /* nvmet_try_send_response */
 	FT_RESP_SETUP,  /* nvmet_setup_response_pdu (where the above is inlined) */
+	FT_RDMA_EXEC,   /* nvmet_rdma_execute_command: a write's RDMA READ posted */
+	FT_RDMA_READ,   /* nvmet_rdma_read_data_done: that READ completed */
+	FT_RDMA_RESP,   /* nvmet_rdma_queue_response */
+	FT_RDMA_SEND,   /* nvmet_rdma_send_done: kprobe mode's backstop for the above */
 	FT_N,
 };
 
@@ -41,6 +46,7 @@ enum { P_RECV, P_R2T, P_SUBMIT, P_CMPL, P_SENT };
 
 struct ntp_target_collector {
 	struct ntp_target *skel;
+	enum ntp_transport transport;
 	struct ring_buffer *rb;
 	struct ntp_attach_set *set;
 	ntp_target_event_fn fn;
@@ -77,31 +83,47 @@ static void set_hook(struct ntp_target_hook *h, const char *point, const char *h
 
 /* the module BTFs the collector relocates against and attaches to */
 struct kbtf {
-	struct btf *vmlinux, *nvmet, *tcp;
+	struct btf *vmlinux, *nvmet, *drv;      /* drv: nvmet_tcp or nvmet_rdma */
 };
 
 static void kbtf_free(struct kbtf *k)
 {
-	btf__free(k->tcp);
+	btf__free(k->drv);
 	btf__free(k->nvmet);
 	btf__free(k->vmlinux);
 }
 
-static int kbtf_load(struct kbtf *k)
+/*
+ * The modules in the order their absence is reported: the most basic lack
+ * first.  nvmet_rdma needs nvmet, so with RDMA the driver is checked first
+ * and says what to load.
+ */
+static int kbtf_load(struct kbtf *k, enum ntp_transport t)
 {
-	static const char *const mods[] = { "nvmet", "nvmet_tcp" };
-	struct btf **dst[] = { &k->nvmet, &k->tcp };
+	const bool rdma = t == NTP_TRANSPORT_RDMA;
+	const char *mods[2] = { "nvmet", "nvmet_tcp" };
+	struct btf **dst[2] = { &k->nvmet, &k->drv };
 	size_t i;
 
+	if (rdma) {
+		mods[0] = "nvmet_rdma";
+		mods[1] = "nvmet";
+		dst[0] = &k->drv;
+		dst[1] = &k->nvmet;
+	}
 	k->vmlinux = btf__load_vmlinux_btf();
 	if (!k->vmlinux) {
 		ntp_error("cannot read the kernel's BTF: /sys/kernel/btf/vmlinux: %s", strerror(errno));
 		return NTP_EXIT_UNSUPPORTED;
 	}
-	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
+	for (i = 0; i < 2; i++) {
 		if (!ntp_probe__module_loaded(mods[i])) {
-			ntp_error("module %s is not loaded: no NVMe/TCP target on this machine "
-				  "(modprobe nvmet-tcp, or record the host side)", mods[i]);
+			if (rdma)
+				ntp_error("module %s is not loaded: no NVMe/RDMA target here "
+					  "(modprobe nvmet-rdma, then add an rdma port to nvmet)", mods[i]);
+			else
+				ntp_error("module %s is not loaded: no NVMe/TCP target on this machine "
+					  "(modprobe nvmet-tcp, or record the host side)", mods[i]);
 			return NTP_EXIT_UNSUPPORTED;
 		}
 		*dst[i] = btf__load_module_btf(mods[i], k->vmlinux);
@@ -162,58 +184,23 @@ static int choose_submit(struct ntp_target_collector *c, const struct kbtf *k)
 	return 0;
 }
 
-/* pick the programs this kernel can run, and say why, per stage boundary */
-static int choose_hooks(struct ntp_target_collector *c, const struct kbtf *k)
+/* nvmet-tcp: the R2T and the response's send */
+static int choose_tcp(struct ntp_target_collector *c, const struct kbtf *k)
 {
-	struct ntp_target *s = c->skel;
 	struct ntp_target_hook *h = c->hooks;
-	const struct {
-		const struct btf *btf;
-		const char *mod, *func;
-	} required[] = {
-		{ k->nvmet, "nvmet", "nvmet_req_init" },
-		{ k->nvmet, "nvmet", "nvmet_req_complete" },
-		{ k->tcp, "nvmet_tcp", "nvmet_tcp_queue_response" },
-	};
 	bool direct;
-	size_t i;
 
-	fhook(&c->fh[FT_INIT], "nvmet_req_init", s->progs.req_init, NULL, s->progs.req_init_kp, NULL);
-	fhook(&c->fh[FT_QUEUE_RESP], "nvmet_tcp_queue_response", s->progs.queue_response, NULL,
-	      s->progs.queue_resp_kp, NULL);
-	fhook(&c->fh[FT_BDEV], "nvmet_bdev_execute_rw", s->progs.bdev_execute_rw, NULL,
-	      s->progs.bdev_exec_kp, NULL);
-	fhook(&c->fh[FT_FILE], "nvmet_file_execute_rw", s->progs.file_execute_rw, NULL,
-	      s->progs.file_exec_kp, NULL);
-	fhook(&c->fh[FT_PASSTHRU], "nvmet_passthru_execute_cmd", s->progs.passthru_execute_cmd, NULL,
-	      s->progs.passthru_exec_kp, NULL);
-	fhook(&c->fh[FT_CMPL], "nvmet_req_complete", s->progs.req_complete, NULL,
-	      s->progs.req_complete_kp, NULL);
-	fhook(&c->fh[FT_RESP_TRY], "nvmet_try_send_response", s->progs.try_send_response, NULL,
-	      s->progs.send_resp_ent_kp, s->progs.send_resp_kp);
-	fhook(&c->fh[FT_RESP_SETUP], "nvmet_setup_response_pdu", s->progs.setup_response_pdu, NULL,
-	      s->progs.setup_resp_kp, NULL);
-	c->point_fh[P_RECV] = FT_INIT;
-	c->point_fh[P_R2T] = FT_QUEUE_RESP;
-	c->point_fh[P_CMPL] = FT_CMPL;
-
-	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
-		if (!has_func(required[i].btf, required[i].func)) {
-			ntp_error("kernel lacks %s in %s's BTF", required[i].func, required[i].mod);
-			return NTP_EXIT_UNSUPPORTED;
-		}
+	if (!has_func(k->drv, "nvmet_tcp_queue_response")) {
+		ntp_error("kernel lacks nvmet_tcp_queue_response in nvmet_tcp's BTF");
+		return NTP_EXIT_UNSUPPORTED;
 	}
-
-	c->fh[FT_INIT].want = c->fh[FT_QUEUE_RESP].want = c->fh[FT_CMPL].want = true;
-	set_hook(&h[0], "t_recv", "nvmet_req_init", "fentry",
-		 "the sampling decision: the capsule is parsed, its SQE in req->cmd");
+	c->fh[FT_QUEUE_RESP].want = true;
+	c->point_fh[P_R2T] = FT_QUEUE_RESP;
 	set_hook(&h[1], "t_r2t", "nvmet_tcp_queue_response", "fentry",
 		 "R2T queued: the first call for a write whose data is not all received");
-	choose_submit(c, k);
-	set_hook(&h[3], "t_cmpl", "nvmet_req_complete", "fentry", "the backend is done");
 
-	direct = has_func(k->tcp, "nvmet_try_send_response");
-	if (!direct && !has_func(k->tcp, "nvmet_setup_response_pdu")) {
+	direct = has_func(k->drv, "nvmet_try_send_response");
+	if (!direct && !has_func(k->drv, "nvmet_setup_response_pdu")) {
 		ntp_error("kernel lacks both nvmet_try_send_response and nvmet_setup_response_pdu "
 			  "in nvmet_tcp's BTF");
 		return NTP_EXIT_UNSUPPORTED;
@@ -231,12 +218,87 @@ static int choose_hooks(struct ntp_target_collector *c, const struct kbtf *k)
 	return 0;
 }
 
+/* nvmet-rdma: the RDMA READ of a write's data, and the response's post */
+static int choose_rdma(struct ntp_target_collector *c, const struct kbtf *k)
+{
+	static const int need[] = { FT_RDMA_EXEC, FT_RDMA_READ, FT_RDMA_RESP };
+	struct ntp_target_hook *h = c->hooks;
+	size_t i;
+
+	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		if (!has_func(k->drv, c->fh[need[i]].func)) {
+			ntp_error("kernel lacks %s in nvmet_rdma's BTF", c->fh[need[i]].func);
+			return NTP_EXIT_UNSUPPORTED;
+		}
+		c->fh[need[i]].want = true;
+	}
+	c->fh[FT_RDMA_SEND].want = has_func(k->drv, c->fh[FT_RDMA_SEND].func);
+	c->point_fh[P_R2T] = FT_RDMA_EXEC;
+	c->point_fh[P_SENT] = FT_RDMA_RESP;
+	set_hook(&h[1], "t_r2t", "nvmet_rdma_execute_command,nvmet_rdma_read_data_done", "fentry",
+		 "the RDMA READ of a write's data posted, kept once its completion is seen; "
+		 "in-capsule writes have none");
+	set_hook(&h[4], "t_sent", "nvmet_rdma_queue_response", "fentry",
+		 "the response SEND (behind a read's RDMA WRITE) posted to the HCA; "
+		 "not nvmet_rdma_send_done, which waits for the wire's acknowledgement");
+	return 0;
+}
+
+/* pick the programs this kernel can run, and say why, per stage boundary */
+static int choose_hooks(struct ntp_target_collector *c, const struct kbtf *k)
+{
+	struct ntp_target *s = c->skel;
+	struct ntp_target_hook *h = c->hooks;
+	static const char *const required[] = { "nvmet_req_init", "nvmet_req_complete" };
+	size_t i;
+
+	fhook(&c->fh[FT_INIT], "nvmet_req_init", s->progs.req_init, NULL, s->progs.req_init_kp, NULL);
+	fhook(&c->fh[FT_QUEUE_RESP], "nvmet_tcp_queue_response", s->progs.queue_response, NULL,
+	      s->progs.queue_resp_kp, NULL);
+	fhook(&c->fh[FT_BDEV], "nvmet_bdev_execute_rw", s->progs.bdev_execute_rw, NULL,
+	      s->progs.bdev_exec_kp, NULL);
+	fhook(&c->fh[FT_FILE], "nvmet_file_execute_rw", s->progs.file_execute_rw, NULL,
+	      s->progs.file_exec_kp, NULL);
+	fhook(&c->fh[FT_PASSTHRU], "nvmet_passthru_execute_cmd", s->progs.passthru_execute_cmd, NULL,
+	      s->progs.passthru_exec_kp, NULL);
+	fhook(&c->fh[FT_CMPL], "nvmet_req_complete", s->progs.req_complete, NULL,
+	      s->progs.req_complete_kp, NULL);
+	fhook(&c->fh[FT_RESP_TRY], "nvmet_try_send_response", s->progs.try_send_response, NULL,
+	      s->progs.send_resp_ent_kp, s->progs.send_resp_kp);
+	fhook(&c->fh[FT_RESP_SETUP], "nvmet_setup_response_pdu", s->progs.setup_response_pdu, NULL,
+	      s->progs.setup_resp_kp, NULL);
+	fhook(&c->fh[FT_RDMA_EXEC], "nvmet_rdma_execute_command", s->progs.rdma_exec_cmd, NULL,
+	      s->progs.rdma_exec_kp, NULL);
+	fhook(&c->fh[FT_RDMA_READ], "nvmet_rdma_read_data_done", s->progs.rdma_read_done, NULL,
+	      s->progs.rdma_read_kp, NULL);
+	fhook(&c->fh[FT_RDMA_RESP], "nvmet_rdma_queue_response", s->progs.rdma_queue_resp, NULL,
+	      s->progs.rdma_resp_kp, NULL);
+	fhook(&c->fh[FT_RDMA_SEND], "nvmet_rdma_send_done", NULL, NULL, s->progs.rdma_send_kp, NULL);
+	c->point_fh[P_RECV] = FT_INIT;
+	c->point_fh[P_CMPL] = FT_CMPL;
+
+	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
+		if (!has_func(k->nvmet, required[i])) {
+			ntp_error("kernel lacks %s in nvmet's BTF", required[i]);
+			return NTP_EXIT_UNSUPPORTED;
+		}
+	}
+
+	c->fh[FT_INIT].want = c->fh[FT_CMPL].want = true;
+	set_hook(&h[0], "t_recv", "nvmet_req_init", "fentry",
+		 "the sampling decision: the capsule is parsed, its SQE in req->cmd");
+	choose_submit(c, k);
+	set_hook(&h[3], "t_cmpl", "nvmet_req_complete", "fentry", "the backend is done");
+	return c->transport == NTP_TRANSPORT_RDMA ? choose_rdma(c, k) : choose_tcp(c, k);
+}
+
 /* the flavours this policy and kernel allow, and the programs to load for them */
 static int choose_flavours(struct ntp_target_collector *c, const struct kbtf *k)
 {
-	static const int required[] = { FT_INIT, FT_CMPL, FT_RESP_TRY, FT_RESP_SETUP, -1 };
+	/* of the transport's hooks, only those it wants count (ntp_attach__plan) */
+	static const int required[] = { FT_INIT, FT_CMPL, FT_RESP_TRY, FT_RESP_SETUP, FT_RDMA_RESP, -1 };
 	struct ntp_target *s = c->skel;
-	bool tp;
+	bool tp, bs;
 
 	ntp_attach__probe_caps(&c->caps, c->policy);
 	c->loaded = ntp_attach__plan(c->fh, FT_N, required, &c->caps);
@@ -251,6 +313,17 @@ static int choose_flavours(struct ntp_target_collector *c, const struct kbtf *k)
 	bpf_program__set_autoload(s->progs.req_cmpl_raw, tp && !c->caps.tp_btf);
 	if (tp)
 		c->loaded |= NTP_RUN_TP;
+
+	/*
+	 * RDMA with kprobes: the backstop for a response hook the kernel
+	 * skipped (bpf/target_rdma.bpf.h), a kprobe on nvmet_rdma_send_done
+	 * and the nvmet_req_complete tracepoint that times it, or neither
+	 */
+	bs = c->transport == NTP_TRANSPORT_RDMA && c->fh[FT_RDMA_SEND].ksym &&
+	     ntp_probe__btf_typedef(k->nvmet, "btf_trace_nvmet_req_complete");
+	bpf_program__set_autoload(s->progs.rdma_send_kp, bs);
+	bpf_program__set_autoload(s->progs.rdma_cmpl_tp, bs && c->caps.tp_btf);
+	bpf_program__set_autoload(s->progs.rdma_cmpl_raw, bs && !c->caps.tp_btf);
 
 	if (c->policy == NTP_ATTACH_FENTRY && !(c->loaded & NTP_RUN_FENTRY)) {
 		ntp_error("--fentry: %s", c->caps.no_fentry);
@@ -287,11 +360,13 @@ int ntp_target__prepare(struct ntp_target_collector **cp, const struct ntp_targe
 		return NTP_EXIT_FAILURE;
 	}
 	c->policy = o->attach;
+	c->transport = o->transport;
 	c->skel->rodata->sample_one_in = o->sample_one_in;
+	c->skel->rodata->transport = o->transport;
 	if (o->filter)
 		memcpy((void *)&c->skel->rodata->filter, o->filter, sizeof(*o->filter));
 
-	err = kbtf_load(&k);
+	err = kbtf_load(&k, o->transport);
 	if (!err)
 		err = choose_hooks(c, &k);
 	if (!err)
@@ -379,7 +454,11 @@ static void apply_flavours(const struct ntp_target_collector *c, struct ntp_targ
 			continue;
 		}
 		cause = c->policy == NTP_ATTACH_KPROBE ? "--kprobes" : why;
-		set_hook(h, h->point, h->hook, h->flavour, "%s%s%s", cause, *cause ? ": " : "", base);
+		set_hook(h, h->point, h->hook, h->flavour, "%s%s%s%s", cause, *cause ? ": " : "", base,
+			 mode == NTP_RUN_KPROBE && i == P_SENT &&
+			 bpf_program__autoload(c->skel->progs.rdma_send_kp) ?
+			 "; where the kernel skipped it (nested kprobes), at nvmet_rdma_send_done, "
+			 "timed at the nvmet_req_complete tracepoint" : "");
 	}
 }
 
@@ -412,6 +491,8 @@ int ntp_target__start(struct ntp_target_collector *c, ntp_target_event_fn fn, vo
 	ntp_attach_set__add(c->set, s->progs.req_cmpl_raw, NTP_RUN_TP);
 	ntp_attach_set__add(c->set, s->progs.req_init_tp, NTP_RUN_TP);
 	ntp_attach_set__add(c->set, s->progs.req_init_raw, NTP_RUN_TP);
+	ntp_attach_set__add(c->set, s->progs.rdma_cmpl_tp, NTP_RUN_KPROBE);
+	ntp_attach_set__add(c->set, s->progs.rdma_cmpl_raw, NTP_RUN_KPROBE);
 
 	err = ntp_attach_set__attach(c->set, c->policy, c->loaded, c->caps.no_fentry,
 				     c->caps.no_kprobe, &s->bss->run_flavours, &res);

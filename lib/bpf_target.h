@@ -9,8 +9,9 @@
  *	ntp_target__stop()      detach; a last ntp_target__poll() drains what is left
  *	ntp_target__free()      unload; nothing of ours stays in the kernel
  *
- * It needs the nvmet and nvmet_tcp modules loaded (their BTF), as the host
- * collector needs nvme_core and nvme_tcp.
+ * It needs the nvmet module and the transport's driver loaded with their
+ * BTF: nvmet_tcp, or nvmet_rdma with NTP_TRANSPORT_RDMA; only that driver's
+ * programs are loaded.
  */
 #ifndef NTP_BPF_TARGET_H
 #define NTP_BPF_TARGET_H
@@ -26,7 +27,7 @@ struct ntp_filter;
 struct ntp_target_collector;
 
 struct ntp_target_opts {
-	enum ntp_transport transport;    /* -t: which driver's hooks (0: TCP) */
+	enum ntp_transport transport;    /* -t: which driver's hooks (0: TCP), and whose commands */
 	uint32_t sample_one_in;         /* record one command in N */
 	/*
 	 * AUTO (0): fentry/fexit where they attach now, else kprobes, else
