@@ -9,7 +9,6 @@
  * then read one after the other: each read frees its samples once its groups
  * are summarized, so the peak memory is that of the larger recording alone.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,53 +19,11 @@
 #include "lib/db.h"
 #include "lib/err.h"
 #include "lib/exit.h"
-#include "lib/json.h"
 
-/* the cause behind each code, for the JSON error document (stderr has the details) */
-static const char *exit_cause(int code)
-{
-	switch (code) {
-	case NTP_EXIT_NOFILE:
-		return "input file missing or unreadable";
-	case NTP_EXIT_NOTSQLITE:
-		return "not an SQLite database";
-	case NTP_EXIT_NOTNTP:
-		return "not an ntprof recording";
-	case NTP_EXIT_TOONEW:
-		return "recording of a newer schema than this ntprof reads";
-	case NTP_EXIT_CORRUPT:
-		return "recording truncated or damaged";
-	case NTP_EXIT_MISMATCH:
-		return "recordings that cannot be compared";
-	default:
-		return "runtime failure";
-	}
-}
-
+/* the JSON error document; compare has always cut its message at 1023 bytes */
 static void json_error(FILE *f, int code, const char *path)
 {
-	char msg[1024];
-
-	if (!f)
-		return;
-	snprintf(msg, sizeof(msg), "%s: %s", path, exit_cause(code));
-	ntp_json__error_document(f, code, msg);
-}
-
-static int close_json(FILE *f, const char *path)
-{
-	if (!f || f == stdout)
-		return 0;
-	if (ferror(f) | fclose(f)) {
-		ntp_error("%s: cannot write the JSON comparison: %s", path, strerror(errno));
-		return NTP_EXIT_FAILURE;
-	}
-	return 0;
-}
-
-static const char *or_unknown(const char *s)
-{
-	return s && *s ? s : "unknown";
+	ntp_report__json_error(f, code, path, "recordings that cannot be compared", 1024);
 }
 
 /*
@@ -82,10 +39,10 @@ static int check_comparable(const struct ntp_compare *c)
 	const char *y[] = { b->role, b->transport };
 
 	for (size_t i = 0; i < sizeof(what) / sizeof(what[0]); i++) {
-		if (!strcmp(or_unknown(x[i]), or_unknown(y[i])))
+		if (!strcmp(ntp_report__or_unknown(x[i]), ntp_report__or_unknown(y[i])))
 			continue;
 		ntp_error("%s, %s: cannot compare: %s %s (baseline) vs %s (new)", c->path[0],
-			  c->path[1], what[i], or_unknown(x[i]), or_unknown(y[i]));
+			  c->path[1], what[i], ntp_report__or_unknown(x[i]), ntp_report__or_unknown(y[i]));
 		return NTP_EXIT_MISMATCH;
 	}
 	return 0;
@@ -138,22 +95,18 @@ static int load(struct ntp_compare *c, sqlite3 **db)
 int ntp_compare__run(const char *base, const char *new_path, const struct ntp_compare_opts *o)
 {
 	const char *jpath = o->json_path;
-	int json_stdout = jpath && !strcmp(jpath, "-");
 	sqlite3 *db[NTP_CMP_RUNS] = { NULL, NULL };
 	struct ntp_compare c;
 	const char *culprit;
-	FILE *jf = NULL;
+	FILE *jf;
 	int rc, crc;
 
 	memset(&c, 0, sizeof(c));
 	c.path[NTP_CMP_BASE] = base;
 	c.path[NTP_CMP_NEW] = new_path;
-	if (jpath)
-		jf = json_stdout ? stdout : fopen(jpath, "w");
-	if (jpath && !jf) {
-		ntp_error("%s: cannot create the JSON comparison: %s", jpath, strerror(errno));
-		return NTP_EXIT_FAILURE;
-	}
+	rc = ntp_report__json_open(&jf, jpath, "comparison");
+	if (rc)
+		return rc;
 
 	for (int r = 0; r < NTP_CMP_RUNS; r++) {
 		culprit = c.path[r];
@@ -177,11 +130,11 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 	if (rc)
 		goto fail;
 
-	if (!json_stdout)
+	if (jf != stdout)
 		rc = ntp_compare__print_text(&c, stdout, o);
 	if (jf && !rc)
 		rc = ntp_compare__print_json(&c, jf, o);
-	crc = close_json(jf, jpath);
+	crc = ntp_report__json_close(jf, jpath, "comparison");
 	if (!rc && !crc && c.over_threshold) {
 		threshold_error(&c, o);
 		rc = NTP_EXIT_THRESHOLD;
@@ -191,7 +144,7 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 
 fail:
 	json_error(jf, rc, culprit);
-	close_json(jf, jpath);
+	ntp_report__json_close(jf, jpath, "comparison");
 	ntp_compare__free(&c);
 	return rc;
 }

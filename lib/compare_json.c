@@ -16,38 +16,13 @@ static void file_object(struct ntp_json *j, const struct ntp_report_header *h, b
 {
 	ntp_json__start_object(j);
 	ntp_json__bool_field(j, "baseline", baseline);
-	ntp_json__string_field(j, "path", h->path);
-	ntp_json__int_field(j, "schema_version", h->schema_version);
-	ntp_json__string_field(j, "role", h->role);
-	ntp_json__string_field(j, "transport", h->transport);
-	ntp_json__string_field(j, "kernel_release", h->kernel_release);
-	ntp_json__string_field(j, "hostname", h->hostname);
-	ntp_json__string_field(j, "start_time", h->start_time);
-	ntp_json__name(j, "duration_ns");
-	if (h->duration_ns > 0)
-		ntp_json__int(j, h->duration_ns);
-	else
-		ntp_json__null(j);
+	ntp_report__json_file_id(j, h);
 	ntp_json__int_field(j, "sample_one_in", h->sample_one_in);
 	ntp_json__int_field(j, "hash_version", h->hash_version);
 	ntp_json__string_field(j, "recorded_by", h->recorded_by);
 	ntp_json__uint_field(j, "commands_in_file", h->rows);
 	ntp_json__uint_field(j, "commands_lost", h->lost_ringbuf + h->lost_map);
-
-	ntp_json__name(j, "hooks");
-	ntp_json__start_array(j);
-	for (size_t i = 0; i < h->nhooks; i++) {
-		const struct ntp_report_hook *k = &h->hooks[i];
-
-		ntp_json__start_object(j);
-		ntp_json__string_field(j, "side", k->side);
-		ntp_json__string_field(j, "point", k->point);
-		ntp_json__string_field(j, "hook", k->hook);
-		ntp_json__string_field(j, "flavour", k->flavour);
-		ntp_json__string_field(j, "reason", k->reason);
-		ntp_json__end_object(j);
-	}
-	ntp_json__end_array(j);
+	ntp_report__json_hooks(j, h);
 	ntp_json__end_object(j);
 }
 
@@ -149,11 +124,7 @@ int ntp_compare__print_json(const struct ntp_compare *c, FILE *f, const struct n
 			ntp_json__string(j, ntp_compare__stat_key(s));
 	ntp_json__end_array(j);
 
-	ntp_json__name(j, "stage_notes");
-	ntp_json__start_object(j);
-	ntp_json__string_field(j, "network_star", "the network and the target together "
-			       "(a host-only recording cannot tell them apart)");
-	ntp_json__end_object(j);
+	ntp_report__json_stage_notes(j, ntp_stage_names, NTP_STAGE_MAX, NULL);
 
 	ntp_json__name(j, "groups");
 	ntp_json__start_array(j);

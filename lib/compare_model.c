@@ -173,35 +173,10 @@ struct side_group {
 	int run;
 };
 
-static int io_type_rank(const char *t)
-{
-	if (!strcmp(t, "read"))
-		return 0;
-	if (!strcmp(t, "write"))
-		return 1;
-	return 2;
-}
-
-/* report's order: namespace, then reads before writes before others, then size */
-static int key_cmp(const struct ntp_report_group *x, const struct ntp_report_group *y)
-{
-	int c = strcmp(x->ns, y->ns);
-
-	if (c)
-		return c;
-	c = io_type_rank(x->io_type) - io_type_rank(y->io_type);
-	if (c)
-		return c;
-	c = strcmp(x->io_type, y->io_type);
-	if (c)
-		return c;
-	return (x->bytes > y->bytes) - (x->bytes < y->bytes);
-}
-
 static int side_cmp(const void *a, const void *b)
 {
 	const struct side_group *x = a, *y = b;
-	int c = key_cmp(x->g, y->g);
+	int c = ntp_report__group_cmp(x->g, y->g);
 
 	return c ? c : x->run - y->run;
 }
@@ -291,7 +266,7 @@ static int pair_groups(struct ntp_compare *c)
 
 		/* the same group in the new run follows its baseline twin */
 		if (i && all[i].run == NTP_CMP_NEW && all[i - 1].run == NTP_CMP_BASE &&
-		    !key_cmp(all[i].g, all[i - 1].g)) {
+		    !ntp_report__group_cmp(all[i].g, all[i - 1].g)) {
 			c->groups[c->ngroups - 1].g[NTP_CMP_NEW] = all[i].g;
 			continue;
 		}
@@ -331,17 +306,12 @@ static int add_line(char ***list, size_t *n, const char *fmt, ...)
 	return 0;
 }
 
-static const char *or_unknown(const char *s)
-{
-	return s && *s ? s : "unknown";
-}
-
 static int text_differs(struct ntp_compare *c, const char *what, const char *a, const char *b)
 {
-	if (!strcmp(or_unknown(a), or_unknown(b)))
+	if (!strcmp(ntp_report__or_unknown(a), ntp_report__or_unknown(b)))
 		return 0;
-	return add_line(&c->differences, &c->ndifferences, "%s: %s -> %s", what, or_unknown(a),
-			or_unknown(b));
+	return add_line(&c->differences, &c->ndifferences, "%s: %s -> %s", what, ntp_report__or_unknown(a),
+			ntp_report__or_unknown(b));
 }
 
 static const struct ntp_report_hook *find_hook(const struct ntp_report_header *h,

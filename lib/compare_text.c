@@ -16,19 +16,14 @@
 
 static const char *const run_label[NTP_CMP_RUNS] = { "baseline:", "new:" };
 
-static const char *or_unknown(const char *s)
-{
-	return s && *s ? s : "unknown";
-}
-
 static void print_file(const struct ntp_report_header *h, const char *label, FILE *f)
 {
 	fprintf(f, "# %-18s %s\n", label, h->path);
-	fprintf(f, "#   %-16s %s\n", "role:", or_unknown(h->role));
-	fprintf(f, "#   %-16s %s\n", "transport:", or_unknown(h->transport));
-	fprintf(f, "#   %-16s %s\n", "kernel release:", or_unknown(h->kernel_release));
-	fprintf(f, "#   %-16s %s\n", "host:", or_unknown(h->hostname));
-	fprintf(f, "#   %-16s %s\n", "start time:", or_unknown(h->start_time));
+	fprintf(f, "#   %-16s %s\n", "role:", ntp_report__or_unknown(h->role));
+	fprintf(f, "#   %-16s %s\n", "transport:", ntp_report__or_unknown(h->transport));
+	fprintf(f, "#   %-16s %s\n", "kernel release:", ntp_report__or_unknown(h->kernel_release));
+	fprintf(f, "#   %-16s %s\n", "host:", ntp_report__or_unknown(h->hostname));
+	fprintf(f, "#   %-16s %s\n", "start time:", ntp_report__or_unknown(h->start_time));
 	if (h->duration_ns > 0)
 		fprintf(f, "#   %-16s %.3f s\n", "duration:", (double)h->duration_ns / 1e9);
 	else
@@ -37,7 +32,7 @@ static void print_file(const struct ntp_report_header *h, const char *label, FIL
 		fprintf(f, "#   %-16s 1/%" PRId64 "\n", "sample rate:", h->sample_one_in);
 	else
 		fprintf(f, "#   %-16s unknown\n", "sample rate:");
-	fprintf(f, "#   %-16s %s\n", "recorded by:", or_unknown(h->recorded_by));
+	fprintf(f, "#   %-16s %s\n", "recorded by:", ntp_report__or_unknown(h->recorded_by));
 	fprintf(f, "#   %-16s %" PRIu64 " in file, %" PRIu64 " lost\n", "commands:", h->rows,
 		h->lost_ringbuf + h->lost_map);
 	for (size_t i = 0; i < h->nhooks; i++) {
@@ -179,7 +174,6 @@ int ntp_compare__print_text(const struct ntp_compare *c, FILE *f, const struct n
 	print_groups(c, f);
 	print_stages(c, f, o);
 	print_threshold(c, f, o);
-	fprintf(f, "#\n# * network: the network and the target together "
-		"(a host-only recording cannot tell them apart)\n");
+	fprintf(f, "#\n# * network: %s\n", NTP_REPORT_NETWORK_STAR_NOTE);
 	return NTP_EXIT_OK;
 }

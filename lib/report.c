@@ -3,7 +3,6 @@
  * report: open the recording, load the model, print it as text and/or JSON.
  * Shared by `ntprof report` and the end of `ntprof record`.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,52 +11,13 @@
 #include "lib/db.h"
 #include "lib/err.h"
 #include "lib/exit.h"
-#include "lib/json.h"
 #include "lib/report.h"
 #include "lib/report_priv.h"
 
-/* the cause behind each code, for the JSON error document (stderr has the details) */
-static const char *exit_cause(int code)
-{
-	switch (code) {
-	case NTP_EXIT_NOFILE:
-		return "input file missing or unreadable";
-	case NTP_EXIT_NOTSQLITE:
-		return "not an SQLite database";
-	case NTP_EXIT_NOTNTP:
-		return "not an ntprof recording";
-	case NTP_EXIT_TOONEW:
-		return "recording of a newer schema than this ntprof reads";
-	case NTP_EXIT_CORRUPT:
-		return "recording truncated or damaged";
-	case NTP_EXIT_USAGE:
-		return "bad command line";
-	case NTP_EXIT_MISMATCH:
-		return "recordings that cannot be joined";
-	default:
-		return "runtime failure";
-	}
-}
-
+/* the JSON error document; report has always cut its message at 511 bytes */
 static void json_error(FILE *f, int code, const char *path)
 {
-	char msg[512];
-
-	if (!f)
-		return;
-	snprintf(msg, sizeof(msg), "%s: %s", path, exit_cause(code));
-	ntp_json__error_document(f, code, msg);
-}
-
-static int close_json(FILE *f, const char *path)
-{
-	if (!f || f == stdout)
-		return 0;
-	if (ferror(f) | fclose(f)) {
-		ntp_error("%s: cannot write the JSON report: %s", path, strerror(errno));
-		return NTP_EXIT_FAILURE;
-	}
-	return 0;
+	ntp_report__json_error(f, code, path, "recordings that cannot be joined", 512);
 }
 
 int ntp_report__same_file(const char *a, const char *b)
@@ -133,22 +93,18 @@ static int run_report(sqlite3 *db, const char *path, const struct ntp_report_opt
 int ntp_report__run(const char *const *paths, int npaths, const struct ntp_report_opts *o)
 {
 	const char *jpath = o->json_path;
-	int json_stdout = jpath && !strcmp(jpath, "-");
-	FILE *jf = NULL;
 	char *role = NULL;
 	sqlite3 *db;
+	FILE *jf;
 	int rc, crc;
 
-	if (jpath)
-		jf = json_stdout ? stdout : fopen(jpath, "w");
-	if (jpath && !jf) {
-		ntp_error("%s: cannot create the JSON report: %s", jpath, strerror(errno));
-		return NTP_EXIT_FAILURE;
-	}
+	rc = ntp_report__json_open(&jf, jpath, "report");
+	if (rc)
+		return rc;
 	if (npaths < 1) {
 		ntp_error("no recording given: ntprof report FILE...");
 		json_error(jf, NTP_EXIT_USAGE, "-");
-		close_json(jf, jpath);
+		ntp_report__json_close(jf, jpath, "report");
 		return NTP_EXIT_USAGE;
 	}
 	if (npaths > 1) {
@@ -161,7 +117,7 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 		rc = ntp_db__open_read(&db, paths[0]);
 		if (rc) {
 			json_error(jf, rc, paths[0]);
-			close_json(jf, jpath);
+			ntp_report__json_close(jf, jpath, "report");
 			return rc;
 		}
 		role = ntp_db__meta_text(db, "role");
@@ -180,6 +136,6 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 		}
 		free(role);
 	}
-	crc = close_json(jf, jpath);
+	crc = ntp_report__json_close(jf, jpath, "report");
 	return rc ? rc : crc;
 }

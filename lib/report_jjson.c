@@ -12,20 +12,6 @@
 #include "lib/report_priv.h"
 #include "lib/version.h"
 
-static void counts_object(struct ntp_json *j, const char *name, uint64_t seen, uint64_t sampled,
-			  uint64_t lost_rb, uint64_t lost_map, uint64_t rows)
-{
-	ntp_json__name(j, name);
-	ntp_json__start_object(j);
-	ntp_json__uint_field(j, "seen", seen);
-	ntp_json__uint_field(j, "sampled", sampled);
-	ntp_json__uint_field(j, "lost", lost_rb + lost_map);
-	ntp_json__uint_field(j, "lost_ringbuf", lost_rb);
-	ntp_json__uint_field(j, "lost_map", lost_map);
-	ntp_json__uint_field(j, "in_file", rows);
-	ntp_json__end_object(j);
-}
-
 static void files_array(struct ntp_json *j, const struct ntp_jreport *r)
 {
 	ntp_json__name(j, "files");
@@ -44,8 +30,8 @@ static void files_array(struct ntp_json *j, const struct ntp_jreport *r)
 			ntp_json__string(j, "target");
 		ntp_json__end_array(j);
 		if (f->sides & NTP_JOIN_TARGET)
-			counts_object(j, "target_commands", f->t_seen, f->t_sampled,
-				      f->t_lost_ringbuf, f->t_lost_map, f->t_rows);
+			ntp_report__json_counts(j, "target_commands", f->t_seen, f->t_sampled,
+						f->t_lost_ringbuf, f->t_lost_map, f->t_rows);
 		ntp_json__end_object(j);
 	}
 	ntp_json__end_array(j);
@@ -124,13 +110,8 @@ static void notes_members(struct ntp_json *j, const struct ntp_jreport *r)
 {
 	const struct ntp_view *v = ntp_jreport__view(r);
 
-	ntp_json__name(j, "stage_notes");
-	ntp_json__start_object(j);
-	for (int s = 0; s < v->nstages; s++)
-		ntp_json__string_field(j, v->stages[s].json, v->stages[s].what);
-	if (r->target_only)
-		ntp_json__string_field(j, "residence", ntp_jreport__residence(r));
-	ntp_json__end_object(j);
+	ntp_report__json_stage_notes(j, v->stages, v->nstages,
+				     r->target_only ? ntp_jreport__residence(r) : NULL);
 
 	ntp_json__name(j, "stage_gaps");
 	ntp_json__start_array(j);
@@ -148,57 +129,9 @@ static void notes_members(struct ntp_json *j, const struct ntp_jreport *r)
 	ntp_json__end_array(j);
 }
 
-static void group_object(struct ntp_json *j, const struct ntp_jreport *r,
-			 const struct ntp_jgroup *g)
-{
-	const struct ntp_view *v = ntp_jreport__view(r);
-	double un = ntp_jreport__unattributed_ns(r, g);
-	int64_t stage_sum = 0;
-
-	ntp_json__start_object(j);
-	ntp_json__int_field(j, "file", g->host_file);
-	ntp_json__string_field(j, "io_type", g->io_type);
-	ntp_json__int_field(j, "bytes", g->bytes);
-	/* a target alone: its backend device, and its residence for the end-to-end */
-	ntp_json__string_field(j, r->target_only ? "device" : "namespace", g->ns);
-	ntp_json__uint_field(j, "n", g->e2e.n);
-	ntp_json__name(j, "est_cmds_per_s");
-	if (g->est_rate >= 0)
-		ntp_json__double(j, g->est_rate);
-	else
-		ntp_json__null(j);
-
-	ntp_json__name(j, r->target_only ? "residence" : "e2e");
-	ntp_json__start_object(j);
-	ntp_report__json_summary(j, &g->e2e);
-	ntp_json__end_object(j);
-
-	ntp_json__name(j, "stages");
-	ntp_json__start_array(j);
-	for (int s = 0; s < v->nstages; s++) {
-		ntp_json__start_object(j);
-		ntp_json__string_field(j, "stage", v->stages[s].json);
-		ntp_report__json_summary(j, &g->stage[s]);
-		ntp_json__double_field(j, "share_pct", ntp_jreport__share_pct(g, g->stage[s].mean));
-		ntp_json__end_object(j);
-		stage_sum += g->sum_stage[s];
-	}
-	ntp_json__end_array(j);
-	ntp_json__int_field(j, "unattributed_mean_ns", ntp_report__round_ns(un));
-	ntp_json__double_field(j, "unattributed_pct", ntp_jreport__share_pct(g, un));
-
-	ntp_json__name(j, "sum_check");
-	ntp_json__start_object(j);
-	ntp_json__bool_field(j, "ok", ntp_jreport__sum_ok(r, g));
-	ntp_json__int_field(j, "stage_sum_ns", stage_sum);
-	ntp_json__int_field(j, "e2e_sum_ns", g->sum_e2e);
-	ntp_json__uint_field(j, "mismatched_commands", g->mismatched);
-	ntp_json__end_object(j);
-	ntp_json__end_object(j);
-}
-
 int ntp_jreport__print_json(const struct ntp_jreport *r, FILE *f, const struct ntp_report_opts *o)
 {
+	const struct ntp_view *v = ntp_jreport__view(r);
 	struct ntp_json *j = ntp_json__new(f, o->pretty);
 	size_t hidden = 0;
 
@@ -210,7 +143,7 @@ int ntp_jreport__print_json(const struct ntp_jreport *r, FILE *f, const struct n
 	ntp_json__string_field(j, "command", "report");
 	ntp_json__bool_field(j, "joined", r->joined);
 	ntp_json__bool_field(j, "target_only", r->target_only);
-	ntp_json__string_field(j, "stage_view", ntp_jreport__view(r)->name);
+	ntp_json__string_field(j, "stage_view", v->name);
 	if (r->target_only)
 		ntp_json__string_field(j, "note", NTP_JREPORT_TARGET_NOTE);
 	files_array(j, r);
@@ -222,8 +155,9 @@ int ntp_jreport__print_json(const struct ntp_jreport *r, FILE *f, const struct n
 	ntp_json__name(j, "groups");
 	ntp_json__start_array(j);
 	for (size_t i = 0; i < r->ngroups; i++) {
-		if (ntp_jreport__group_shown(r, &r->groups[i], o))
-			group_object(j, r, &r->groups[i]);
+		if (ntp_report__shown(&r->groups[i], r->total, o))
+			ntp_report__json_group(j, &r->groups[i], v->stages, v->nstages, true,
+					       r->target_only);
 		else
 			hidden++;
 	}

@@ -16,19 +16,19 @@
 #include "lib/exit.h"
 #include "lib/report_priv.h"
 
-static int64_t count_rows(sqlite3 *db, const char *sql)
+/* the rows of table, a count as every reader of it gets the count */
+static int count_rows(sqlite3 *db, const char *path, const char *sql, const char *what,
+		      uint64_t *n)
 {
 	sqlite3_stmt *st;
-	int64_t v = 0;
+	int rc;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	else
-		v = -1;
+	rc = ntp_report__one_row(db, path, sql, what, &st);
+	if (rc)
+		return rc;
+	*n = (uint64_t)sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	return v;
+	return 0;
 }
 
 /* the target side's counters, summed over its intervals, and its rows */
@@ -38,44 +38,32 @@ static int load_target_counts(struct ntp_jfile *f, sqlite3 *db)
 		"SELECT total(seen), total(sampled), total(lost_ringbuf), total(lost_map) "
 		"FROM intervals WHERE side = 'target'";
 	sqlite3_stmt *st;
-	int64_t rows;
+	int rc;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
-		return ntp_report__db_fail(db, f->hdr.path, "cannot read the intervals");
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		int rc = ntp_report__db_fail(db, f->hdr.path, "cannot read the intervals");
-
-		sqlite3_finalize(st);
+	rc = ntp_report__one_row(db, f->hdr.path, sql, "cannot read the intervals", &st);
+	if (rc)
 		return rc;
-	}
 	f->t_seen = (uint64_t)sqlite3_column_double(st, 0);
 	f->t_sampled = (uint64_t)sqlite3_column_double(st, 1);
 	f->t_lost_ringbuf = (uint64_t)sqlite3_column_double(st, 2);
 	f->t_lost_map = (uint64_t)sqlite3_column_double(st, 3);
 	sqlite3_finalize(st);
-	rows = count_rows(db, "SELECT count(*) FROM target_io");
-	if (rows < 0)
-		return ntp_report__db_fail(db, f->hdr.path, "cannot read the target commands");
-	f->t_rows = (uint64_t)rows;
-	return 0;
+	return count_rows(db, f->hdr.path, "SELECT count(*) FROM target_io",
+			  "cannot read the target commands", &f->t_rows);
 }
 
 static int load_file(struct ntp_jfile *f, const char *path)
 {
 	sqlite3 *db;
-	int64_t rows;
 	int rc;
 
 	rc = ntp_db__open_read(&db, path);
 	if (rc)
 		return rc;
 	rc = ntp_report__load_header(&f->hdr, db, path);
-	if (!rc) {
-		rows = count_rows(db, "SELECT count(*) FROM host_io");
-		if (rows < 0)
-			rc = ntp_report__db_fail(db, path, "cannot read the commands");
-		f->hdr.rows = rows < 0 ? 0 : (uint64_t)rows;
-	}
+	if (!rc)
+		rc = count_rows(db, path, "SELECT count(*) FROM host_io", "cannot read the commands",
+				&f->hdr.rows);
 	if (!rc && (f->sides & NTP_JOIN_TARGET))
 		rc = load_target_counts(f, db);
 	sqlite3_close(db);
@@ -102,7 +90,7 @@ static int copy_join(struct ntp_jreport *r, struct ntp_join *j)
 static void estimate_rates(struct ntp_jreport *r)
 {
 	for (size_t i = 0; i < r->ngroups; i++) {
-		struct ntp_jgroup *g = &r->groups[i];
+		struct ntp_report_group *g = &r->groups[i];
 		const struct ntp_report_header *h;
 
 		g->est_rate = -1;

@@ -83,8 +83,8 @@ static void filters_member(struct ntp_json *j, const struct ntp_report_header *h
 	ntp_json__end_object(j);
 }
 
-/* the members of one file's object; the caller opens and closes it */
-void ntp_report__json_file(struct ntp_json *j, const struct ntp_report_header *h)
+/* which file: the first members of every file's object, report's and compare's */
+void ntp_report__json_file_id(struct ntp_json *j, const struct ntp_report_header *h)
 {
 	ntp_json__string_field(j, "path", h->path);
 	ntp_json__int_field(j, "schema_version", h->schema_version);
@@ -98,12 +98,10 @@ void ntp_report__json_file(struct ntp_json *j, const struct ntp_report_header *h
 		ntp_json__int(j, h->duration_ns);
 	else
 		ntp_json__null(j);
-	ntp_json__string_field(j, "duration_source", h->duration_source);
-	ntp_json__int_field(j, "sample_one_in", h->sample_one_in);
-	filters_member(j, h);
-	ntp_json__int_field(j, "hash_version", h->hash_version);
-	ntp_json__string_field(j, "recorded_by", h->recorded_by);
+}
 
+void ntp_report__json_hooks(struct ntp_json *j, const struct ntp_report_header *h)
+{
 	ntp_json__name(j, "hooks");
 	ntp_json__start_array(j);
 	for (size_t i = 0; i < h->nhooks; i++) {
@@ -118,61 +116,48 @@ void ntp_report__json_file(struct ntp_json *j, const struct ntp_report_header *h
 		ntp_json__end_object(j);
 	}
 	ntp_json__end_array(j);
+}
 
-	ntp_json__name(j, "commands");
+void ntp_report__json_counts(struct ntp_json *j, const char *name, uint64_t seen,
+			     uint64_t sampled, uint64_t lost_ringbuf, uint64_t lost_map,
+			     uint64_t rows)
+{
+	ntp_json__name(j, name);
 	ntp_json__start_object(j);
-	ntp_json__uint_field(j, "seen", h->seen);
-	ntp_json__uint_field(j, "sampled", h->sampled);
-	ntp_json__uint_field(j, "lost", h->lost_ringbuf + h->lost_map);
-	ntp_json__uint_field(j, "lost_ringbuf", h->lost_ringbuf);
-	ntp_json__uint_field(j, "lost_map", h->lost_map);
-	ntp_json__uint_field(j, "in_file", h->rows);
+	ntp_json__uint_field(j, "seen", seen);
+	ntp_json__uint_field(j, "sampled", sampled);
+	ntp_json__uint_field(j, "lost", lost_ringbuf + lost_map);
+	ntp_json__uint_field(j, "lost_ringbuf", lost_ringbuf);
+	ntp_json__uint_field(j, "lost_map", lost_map);
+	ntp_json__uint_field(j, "in_file", rows);
 	ntp_json__end_object(j);
 }
 
-static void group_object(struct ntp_json *j, const struct ntp_report_group *g)
+void ntp_report__json_stage_notes(struct ntp_json *j, const struct ntp_view_stage *stages,
+				  int nstages, const char *residence)
 {
-	double un = ntp_report__unattributed_ns(g);
-	int64_t stage_sum = 0;
-
+	ntp_json__name(j, "stage_notes");
 	ntp_json__start_object(j);
-	ntp_json__string_field(j, "io_type", g->io_type);
-	ntp_json__int_field(j, "bytes", g->bytes);
-	ntp_json__string_field(j, "namespace", g->ns);
-	ntp_json__uint_field(j, "n", g->e2e.n);
-	ntp_json__name(j, "est_cmds_per_s");
-	if (g->est_rate >= 0)
-		ntp_json__double(j, g->est_rate);
-	else
-		ntp_json__null(j);
-
-	ntp_json__name(j, "e2e");
-	ntp_json__start_object(j);
-	ntp_report__json_summary(j, &g->e2e);
+	for (int s = 0; s < nstages; s++)
+		if (stages[s].what)
+			ntp_json__string_field(j, stages[s].json, stages[s].what);
+	if (residence)
+		ntp_json__string_field(j, "residence", residence);
 	ntp_json__end_object(j);
+}
 
-	ntp_json__name(j, "stages");
-	ntp_json__start_array(j);
-	for (int s = 0; s < NTP_STAGE_MAX; s++) {
-		ntp_json__start_object(j);
-		ntp_json__string_field(j, "stage", ntp_stage_names[s].json);
-		ntp_report__json_summary(j, &g->stage[s]);
-		ntp_json__double_field(j, "share_pct", ntp_report__share_pct(g, g->stage[s].mean));
-		ntp_json__end_object(j);
-		stage_sum += g->sum_stage[s];
-	}
-	ntp_json__end_array(j);
-	ntp_json__int_field(j, "unattributed_mean_ns", ntp_report__round_ns(un));
-	ntp_json__double_field(j, "unattributed_pct", ntp_report__share_pct(g, un));
-
-	ntp_json__name(j, "sum_check");
-	ntp_json__start_object(j);
-	ntp_json__bool_field(j, "ok", stage_sum == g->sum_e2e && !g->mismatched);
-	ntp_json__int_field(j, "stage_sum_ns", stage_sum);
-	ntp_json__int_field(j, "e2e_sum_ns", g->sum_e2e);
-	ntp_json__uint_field(j, "mismatched_commands", g->mismatched);
-	ntp_json__end_object(j);
-	ntp_json__end_object(j);
+/* the members of one file's object; the caller opens and closes it */
+void ntp_report__json_file(struct ntp_json *j, const struct ntp_report_header *h)
+{
+	ntp_report__json_file_id(j, h);
+	ntp_json__string_field(j, "duration_source", h->duration_source);
+	ntp_json__int_field(j, "sample_one_in", h->sample_one_in);
+	filters_member(j, h);
+	ntp_json__int_field(j, "hash_version", h->hash_version);
+	ntp_json__string_field(j, "recorded_by", h->recorded_by);
+	ntp_report__json_hooks(j, h);
+	ntp_report__json_counts(j, "commands", h->seen, h->sampled, h->lost_ringbuf, h->lost_map,
+				h->rows);
 }
 
 int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o)
@@ -202,17 +187,14 @@ int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp
 				 "the statistics do not include them");
 	ntp_json__end_array(j);
 
-	ntp_json__name(j, "stage_notes");
-	ntp_json__start_object(j);
-	ntp_json__string_field(j, "network_star", "the network and the target together "
-			       "(a host-only recording cannot tell them apart)");
-	ntp_json__end_object(j);
+	ntp_report__json_stage_notes(j, ntp_stage_names, NTP_STAGE_MAX, NULL);
 
 	ntp_json__name(j, "groups");
 	ntp_json__start_array(j);
 	for (size_t i = 0; i < r->ngroups; i++) {
 		if (ntp_report__group_shown(r, &r->groups[i], o))
-			group_object(j, &r->groups[i]);
+			ntp_report__json_group(j, &r->groups[i], ntp_stage_names, NTP_STAGE_MAX,
+					       false, false);
 		else
 			hidden++;
 	}

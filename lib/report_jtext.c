@@ -2,8 +2,8 @@
 /*
  * report: the text form of a report on joined recordings, or of the detailed
  * stages of one host recording.  As for one recording (report_text.c):
- * every line that is not a table row begins with '#', and the tables are
- * report_table.c's.
+ * every line that is not a table row begins with '#', and the tables of
+ * groups are report_text_tables.c's.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -11,38 +11,6 @@
 
 #include "lib/exit.h"
 #include "lib/report_priv.h"
-
-/* the end-to-end table: one row per group */
-enum { G_FILE, G_IO_TYPE, G_SIZE, G_NS, G_N, G_RATE, G_MIN, G_MEAN, G_P50, G_P90, G_P99, G_P999,
-	G_MAX, G_COLS };
-static const struct ntp_col group_cols[G_COLS] = {
-	[G_FILE]    = { "file", 4, "%" PRId64 },
-	[G_IO_TYPE] = { "io_type", -7, "%s" },
-	[G_SIZE]    = { "size", 7, "%s" },
-	[G_NS]      = { "namespace", -12, "%s" },
-	[G_N]       = { "n", 9, "%" PRId64 },
-	[G_RATE]    = { "est_cmds/s", 12, "%.1f" },
-	[G_MIN]     = { "min", 9, "%.2f" },
-	[G_MEAN]    = { "mean", 9, "%.2f" },
-	[G_P50]     = { "p50", 9, "%.2f" },
-	[G_P90]     = { "p90", 9, "%.2f" },
-	[G_P99]     = { "p99", 9, "%.2f" },
-	[G_P999]    = { "p99.9", 9, "%.2f" },
-	[G_MAX]     = { "max", 9, "%.2f" },
-};
-
-enum { S_STAGE, S_MIN, S_MEAN, S_P50, S_P90, S_P99, S_P999, S_MAX, S_SHARE, S_COLS };
-static const struct ntp_col stage_cols[S_COLS] = {
-	[S_STAGE] = { "stage", -12, "%s" },
-	[S_MIN]   = { "min", 9, "%.2f" },
-	[S_MEAN]  = { "mean", 9, "%.2f" },
-	[S_P50]   = { "p50", 9, "%.2f" },
-	[S_P90]   = { "p90", 9, "%.2f" },
-	[S_P99]   = { "p99", 9, "%.2f" },
-	[S_P999]  = { "p99.9", 9, "%.2f" },
-	[S_MAX]   = { "max", 9, "%.2f" },
-	[S_SHARE] = { "share%", 7, "%.1f" },
-};
 
 /* the row that stands for the whole: a target alone sees only its residence */
 static const char *total_label(const struct ntp_jreport *r)
@@ -148,106 +116,34 @@ static void print_warnings(const struct ntp_jreport *r, FILE *f)
 
 static void print_groups(const struct ntp_jreport *r, FILE *f, const struct ntp_report_opts *o)
 {
-	const char *sep = o->field_separator;
-	struct ntp_col cols[G_COLS];
+	/* a target groups by its backend device: it has no namespace disk */
+	const char *ns_title = r->target_only ? "device" : "namespace";
 
-	memcpy(cols, group_cols, sizeof(cols));
-	if (r->target_only) {
-		/* a target groups by its backend device: it has no namespace disk */
-		cols[G_NS].name = "device";
+	if (r->target_only)
 		fprintf(f, "#\n# residence on the target per group (us) of the sampled target "
 			"commands: %s; est_cmds/s is estimated: n x N / duration of the file\n",
 			r->rdma ? "received to response posted, less the RDMA READ of a write's data" :
 			"received to response sent, less an R2T write's wait for its data");
-	} else {
+	else
 		fprintf(f, "#\n# end-to-end latency per group (us) of the %s commands; est_cmds/s "
 			"is estimated: n x N / duration of the host file\n",
 			r->joined ? "joined" : "sampled");
-	}
-	ntp_report__print_titles(f, cols, G_COLS, sep);
-	for (size_t i = 0; i < r->ngroups; i++) {
-		const struct ntp_jgroup *g = &r->groups[i];
-		struct ntp_cell c[G_COLS];
-		char size[32];
-
-		if (!ntp_jreport__group_shown(r, g, o))
-			continue;
-		ntp_report__size_str(g->bytes, size, sizeof(size));
-		c[G_FILE] = ntp_report__int_cell(g->host_file);
-		c[G_IO_TYPE] = ntp_report__str_cell(g->io_type);
-		c[G_SIZE] = ntp_report__str_cell(size);
-		c[G_NS] = ntp_report__str_cell(g->ns);
-		c[G_N] = ntp_report__int_cell((int64_t)g->e2e.n);
-		c[G_RATE] = g->est_rate >= 0 ? ntp_report__dbl_cell(g->est_rate) :
-			    (struct ntp_cell){ NTP_CELL_NONE };
-		c[G_MIN] = ntp_report__us_cell(g->e2e.min);
-		c[G_MEAN] = ntp_report__us_cell(ntp_report__round_ns(g->e2e.mean));
-		c[G_P50] = ntp_report__us_cell(g->e2e.p50);
-		c[G_P90] = ntp_report__us_cell(g->e2e.p90);
-		c[G_P99] = ntp_report__us_cell(g->e2e.p99);
-		c[G_P999] = ntp_report__us_cell(g->e2e.p999);
-		c[G_MAX] = ntp_report__us_cell(g->e2e.max);
-		ntp_report__print_row(f, cols, G_COLS, c, sep);
-	}
+	ntp_report__print_group_titles(f, true, ns_title, o->field_separator);
+	for (size_t i = 0; i < r->ngroups; i++)
+		if (ntp_report__shown(&r->groups[i], r->total, o))
+			ntp_report__print_group_row(f, &r->groups[i], true, o->field_separator);
 }
 
-static void summary_cells(struct ntp_cell *c, const struct ntp_summary *s, double share)
-{
-	c[S_MIN] = ntp_report__us_cell(s->min);
-	c[S_MEAN] = ntp_report__us_cell(ntp_report__round_ns(s->mean));
-	c[S_P50] = ntp_report__us_cell(s->p50);
-	c[S_P90] = ntp_report__us_cell(s->p90);
-	c[S_P99] = ntp_report__us_cell(s->p99);
-	c[S_P999] = ntp_report__us_cell(s->p999);
-	c[S_MAX] = ntp_report__us_cell(s->max);
-	c[S_SHARE] = ntp_report__dbl_cell(share);
-}
-
-static void print_sum_check(const struct ntp_jreport *r, const struct ntp_jgroup *g, FILE *f)
-{
-	int64_t stage_sum = 0;
-
-	for (int s = 0; s < ntp_jreport__view(r)->nstages; s++)
-		stage_sum += g->sum_stage[s];
-	if (ntp_jreport__sum_ok(r, g)) {
-		fprintf(f, "# sum check: ok (the stage means add up to the %s mean; "
-			"0 of %zu commands do not add up)\n", total_label(r), g->e2e.n);
-		return;
-	}
-	fprintf(f, "# sum check: FAILED: the stage means add up to %.3f us, the %s mean is "
-		"%.3f us (difference %.2f ns); %" PRIu64 " of %zu commands do not add up\n",
-		(double)stage_sum / (double)g->e2e.n / 1000.0, total_label(r),
-		(double)g->sum_e2e / (double)g->e2e.n / 1000.0,
-		ntp_jreport__unattributed_ns(r, g), g->mismatched, g->e2e.n);
-}
-
-static void print_stages(const struct ntp_jreport *r, const struct ntp_jgroup *g, FILE *f,
+static void print_stages(const struct ntp_jreport *r, const struct ntp_report_group *g, FILE *f,
 			 const char *sep)
 {
 	const struct ntp_view *v = ntp_jreport__view(r);
-	double un = ntp_jreport__unattributed_ns(r, g);
-	struct ntp_cell c[S_COLS];
 	char size[32];
 
 	ntp_report__size_str(g->bytes, size, sizeof(size));
 	fprintf(f, "#\n# stages of %s %s %s of file %d (n=%zu), us; share%% of the %s mean\n",
 		g->io_type, size, g->ns, g->host_file, g->e2e.n, total_label(r));
-	ntp_report__print_titles(f, stage_cols, S_COLS, sep);
-	for (int s = 0; s < v->nstages; s++) {
-		c[S_STAGE] = ntp_report__str_cell(v->stages[s].text);
-		summary_cells(c, &g->stage[s], ntp_jreport__share_pct(g, g->stage[s].mean));
-		ntp_report__print_row(f, stage_cols, S_COLS, c, sep);
-	}
-	for (int i = 0; i < S_COLS; i++)
-		c[i] = (struct ntp_cell){ NTP_CELL_NONE };
-	c[S_STAGE] = ntp_report__str_cell("unattributed");
-	c[S_MEAN] = ntp_report__us_cell(ntp_report__round_ns(un));
-	c[S_SHARE] = ntp_report__dbl_cell(ntp_jreport__share_pct(g, un));
-	ntp_report__print_row(f, stage_cols, S_COLS, c, sep);
-	c[S_STAGE] = ntp_report__str_cell(total_label(r));
-	summary_cells(c, &g->e2e, ntp_jreport__share_pct(g, g->e2e.mean));
-	ntp_report__print_row(f, stage_cols, S_COLS, c, sep);
-	print_sum_check(r, g, f);
+	ntp_report__print_stage_table(f, g, v->stages, v->nstages, total_label(r), sep);
 }
 
 static void print_notes(const struct ntp_jreport *r, FILE *f)
@@ -291,7 +187,7 @@ int ntp_jreport__print_text(const struct ntp_jreport *r, FILE *f, const struct n
 	}
 	print_groups(r, f, o);
 	for (size_t i = 0; i < r->ngroups; i++) {
-		if (ntp_jreport__group_shown(r, &r->groups[i], o))
+		if (ntp_report__shown(&r->groups[i], r->total, o))
 			print_stages(r, &r->groups[i], f, o->field_separator);
 		else
 			hidden++;

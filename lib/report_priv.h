@@ -2,7 +2,10 @@
 /*
  * What report computes from a recording, shared by its parts: report_query.c
  * loads and summarizes, report_text.c and report_json.c print the same model,
- * so the text and the JSON cannot disagree.  Not an interface for others.
+ * so the text and the JSON cannot disagree.  The groups, their tables and
+ * their JSON objects are one code for every report (report_groups.c,
+ * report_text_tables.c, report_json_group.c), and compare reads recordings
+ * and writes its JSON with report's parts.  Not an interface for others.
  */
 #ifndef NTP_REPORT_PRIV_H
 #define NTP_REPORT_PRIV_H
@@ -10,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sqlite3.h>
+#include <sys/types.h>
 
 #include "lib/join.h"
 #include "lib/report.h"
@@ -23,11 +27,24 @@ enum ntp_stage {
 	NTP_STAGE_MAX,
 };
 
-struct ntp_stage_name {
-	const char *text;         /* column label in the text report */
-	const char *json;         /* key in the JSON document */
+/* a stage as the reports name it; a view is the stages of one kind of report */
+struct ntp_view_stage {
+	const char *text;         /* row label in the text report (one word) */
+	const char *json;         /* "stage" value in the JSON */
+	const char *what;         /* what it holds, for the notes; NULL: no note */
 };
-extern const struct ntp_stage_name ntp_stage_names[NTP_STAGE_MAX];
+
+struct ntp_view {
+	const char *name;         /* "summary" | "detail" */
+	int nstages;
+	const struct ntp_view_stage *stages;
+};
+
+/* report_query.c: the stages of a recording alone, the columns of host_stages */
+extern const struct ntp_view_stage ntp_stage_names[NTP_STAGE_MAX];
+/* the note on network* wherever a host recording's stages are shown */
+#define NTP_REPORT_NETWORK_STAR_NOTE \
+	"the network and the target together (a host-only recording cannot tell them apart)"
 
 struct ntp_report_hook {
 	char *side, *point, *hook, *flavour, *reason;
@@ -51,13 +68,23 @@ struct ntp_report_header {
 	uint64_t rows;                /* commands in host_io */
 };
 
+/* the most stages a view of a group has (report_view.c's joined detail) */
+#define NTP_VIEW_MAX_STAGES 9
+
+/*
+ * The commands of one group and their stages, in every report: a recording
+ * alone has NTP_STAGE_MAX stages, the views of report_view.c theirs; the
+ * entries past a report's stages stay 0.
+ */
 struct ntp_report_group {
+	int host_file;                /* the host-side file, from 1 (a recording alone: 1) */
 	char *io_type;                /* read | write | other */
 	int64_t bytes;
-	char *ns;                     /* namespace disk, nvmeXnY */
-	struct ntp_summary e2e, stage[NTP_STAGE_MAX];
+	char *ns;                     /* namespace disk, nvmeXnY; a target alone: its device */
+	/* a target alone: e2e is the residence */
+	struct ntp_summary e2e, stage[NTP_VIEW_MAX_STAGES];
 	/* exact integer sums, for the check that the stages add up */
-	int64_t sum_e2e, sum_stage[NTP_STAGE_MAX];
+	int64_t sum_e2e, sum_stage[NTP_VIEW_MAX_STAGES];
 	uint64_t mismatched;          /* commands whose stages do not add up to e2e */
 	double est_rate;              /* commands/s, estimated: n * N / duration; < 0 unknown */
 };
@@ -69,6 +96,12 @@ struct ntp_report {
 	uint64_t total;               /* sampled commands over all groups */
 };
 
+/* a header's text as every printer shows it: "unknown" where the file has none */
+static inline const char *ntp_report__or_unknown(const char *s)
+{
+	return s && *s ? s : "unknown";
+}
+
 /* report_query.c: reads db (open, checked) into r; an NTP_EXIT_* code */
 int ntp_report__load(struct ntp_report *r, sqlite3 *db, const char *path);
 void ntp_report__free(struct ntp_report *r);
@@ -78,19 +111,81 @@ void ntp_report__free(struct ntp_report *r);
  * ordered, and r->total.  An NTP_EXIT_* code.
  */
 int ntp_report__scan(struct ntp_report *r, sqlite3 *db);
-/* prints "PATH: WHAT: sqlite's message"; NTP_EXIT_CORRUPT for damage, else _FAILURE */
+/*
+ * report_groups.c: the groups a scan fills, row by row, with the samples of
+ * each until they are summarized: one set per reader (thread).  nstages is
+ * set before the first row.  The rows of a group are those of one host file,
+ * I/O type, size and namespace.
+ */
+struct ntp_group_acc {
+	struct ntp_samples e2e, stage[NTP_VIEW_MAX_STAGES];
+};
+
+struct ntp_group_set {
+	struct ntp_report_group *g;
+	struct ntp_group_acc *acc;
+	size_t n, cap, last;
+	int nstages;
+};
+
+/* the index of the row's group, new if need be; -1 without memory */
+ssize_t ntp_group_set__find(struct ntp_group_set *set, int file, const char *io_type,
+			    int64_t bytes, const char *ns);
+/* one command into group k: its end-to-end latency and nstages stage values; -ENOMEM */
+int ntp_group_set__add(struct ntp_group_set *set, size_t k, int64_t e2e, const int64_t *stage);
+/* moves src's samples into dst's groups; -ENOMEM */
+int ntp_group_set__merge(struct ntp_group_set *dst, struct ntp_group_set *src);
+/* summarizes and orders the groups, which *groups takes; set is left empty */
+void ntp_group_set__finish(struct ntp_group_set *set, struct ntp_report_group **groups,
+			   size_t *ngroups);
+void ntp_group_set__free(struct ntp_group_set *set);
+/* the report's order of groups: namespace, reads before writes before others, size */
+int ntp_report__group_cmp(const struct ntp_report_group *x, const struct ntp_report_group *y);
+
+/* report_sql.c: prints "PATH: WHAT: sqlite's message"; NTP_EXIT_CORRUPT for damage, else _FAILURE */
 int ntp_report__db_fail(sqlite3 *db, const char *path, const char *what);
+/*
+ * report_sql.c: sql prepared and stepped to its first row, which *st holds
+ * for the caller to read and finalize; else the failure printed as
+ * ntp_report__db_fail prints it and its code.
+ */
+int ntp_report__one_row(sqlite3 *db, const char *path, const char *sql, const char *what,
+			sqlite3_stmt **st);
+/*
+ * report_sql.c: the end of a loop over st's rows, which stopped at step
+ * result rc, or at -ENOMEM for want of memory: st finalized, a failure
+ * printed as "PATH: WHAT: why".  0 or an NTP_EXIT_* code.
+ */
+int ntp_report__rows_end(sqlite3 *db, const char *path, sqlite3_stmt *st, int rc,
+			 const char *what);
+
+/*
+ * report_jsonout.c: where -j's JSON goes, for report and compare.  what names
+ * the document in errors ("report", "comparison"); open gives NULL without
+ * -j, stdout for "-".  The error document's message is "PATH: CAUSE", cut
+ * at cut - 1 bytes; mismatch is the cause of NTP_EXIT_MISMATCH.
+ */
+int ntp_report__json_open(FILE **f, const char *path, const char *what);
+void ntp_report__json_error(FILE *f, int code, const char *path, const char *mismatch,
+			    size_t cut);
+int ntp_report__json_close(FILE *f, const char *path, const char *what);
 
 /* report.c: do a and b name one file?  Is one file among paths twice (then one line)? */
 int ntp_report__same_file(const char *a, const char *b);
 int ntp_report__check_twice(const char *const *paths, int n);
 
-/* helpers shared by the printers (report_query.c) */
+/* helpers shared by the printers of every report (report_query.c) */
 int64_t ntp_report__round_ns(double ns);          /* means are shown as whole ns */
-/* the end-to-end mean minus the stage means, in ns: time no stage explains */
-double ntp_report__unattributed_ns(const struct ntp_report_group *g);
+/* the end-to-end mean minus the means of g's first nstages stages, in ns: time no stage explains */
+double ntp_report__stages_unattributed_ns(const struct ntp_report_group *g, int nstages);
+/* do g's first nstages stages add up to its end-to-end latency, command by command? */
+int ntp_report__sum_ok(const struct ntp_report_group *g, int nstages);
 double ntp_report__share_pct(const struct ntp_report_group *g, double mean_ns);
-/* is group g shown under o's --percent-limit? */
+/* is group g, of total sampled commands, shown under o's --percent-limit? */
+int ntp_report__shown(const struct ntp_report_group *g, uint64_t total,
+		      const struct ntp_report_opts *o);
+/* the same for a recording alone: its NTP_STAGE_MAX stages, its total */
+double ntp_report__unattributed_ns(const struct ntp_report_group *g);
 int ntp_report__group_shown(const struct ntp_report *r, const struct ntp_report_group *g,
 			    const struct ntp_report_opts *o);
 /* "4KiB", "128KiB", "1MiB", "512B" */
@@ -132,10 +227,42 @@ struct ntp_cell ntp_report__dbl_cell(double d);
 /* ns shown in us */
 struct ntp_cell ntp_report__us_cell(int64_t ns);
 
+/*
+ * report_text_tables.c: the tables of groups of every text report.  The
+ * end-to-end table, with the host file's column (several files) or without;
+ * ns_title: "namespace", or a target's "device".  A group's stage table: a
+ * row per stage, what no stage explains, the total ("end-to-end", or a
+ * target's "residence"), and the check that the stages add up.
+ */
+void ntp_report__print_group_titles(FILE *f, bool file_col, const char *ns_title, const char *sep);
+void ntp_report__print_group_row(FILE *f, const struct ntp_report_group *g, bool file_col,
+				 const char *sep);
+void ntp_report__print_stage_table(FILE *f, const struct ntp_report_group *g,
+				   const struct ntp_view_stage *stages, int nstages,
+				   const char *total, const char *sep);
+
 struct ntp_json;
 /* report_json.c: a summary's seven _ns members; one file's members (commands: the host side) */
 void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s);
 void ntp_report__json_file(struct ntp_json *j, const struct ntp_report_header *h);
+/* report_json.c, parts of a file's members: which file, path to duration_ns; its hooks array */
+void ntp_report__json_file_id(struct ntp_json *j, const struct ntp_report_header *h);
+void ntp_report__json_hooks(struct ntp_json *j, const struct ntp_report_header *h);
+/* report_json.c: "stage_notes": what each stage that has a note holds, and a target's residence */
+void ntp_report__json_stage_notes(struct ntp_json *j, const struct ntp_view_stage *stages,
+				  int nstages, const char *residence);
+/* report_json.c: the commands one side of a file saw, as the object name */
+void ntp_report__json_counts(struct ntp_json *j, const char *name, uint64_t seen,
+			     uint64_t sampled, uint64_t lost_ringbuf, uint64_t lost_map,
+			     uint64_t rows);
+/*
+ * report_json_group.c: a group's object with its first nstages stages; file:
+ * with the host file's number; target: a target alone's keys ("device",
+ * "residence").
+ */
+void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g,
+			    const struct ntp_view_stage *stages, int nstages, bool file,
+			    bool target);
 
 /* report_query.c: only the header of the recording open as db; an NTP_EXIT_* code */
 int ntp_report__load_header(struct ntp_report_header *h, sqlite3 *db, const char *path);
@@ -155,14 +282,6 @@ void ntp_report__print_file_header(const struct ntp_report_header *h, FILE *f, c
  * report_jtext.c and report_jjson.c print it.
  */
 
-#define NTP_VIEW_MAX_STAGES 9
-
-struct ntp_view_stage {
-	const char *text;         /* row label in the text report (one word) */
-	const char *json;         /* "stage" value in the JSON */
-	const char *what;         /* what it holds, for the notes */
-};
-
 enum ntp_view_kind {
 	NTP_VIEW_JOINED,          /* block, driver, network, target driver, storage */
 	NTP_VIEW_JOINED_DETAIL,   /* the sub-stages of a joined command: nine, eight over RDMA */
@@ -170,23 +289,6 @@ enum ntp_view_kind {
 	NTP_VIEW_TARGET,          /* a target recording alone: target driver, storage */
 	NTP_VIEW_TARGET_DETAIL,   /* its sub-stages: target-rx, storage, target-tx */
 	NTP_VIEW_MAX,
-};
-
-struct ntp_view {
-	const char *name;         /* "summary" | "detail" */
-	int nstages;
-	const struct ntp_view_stage *stages;
-};
-
-struct ntp_jgroup {
-	int host_file;            /* number of the host-side file, from 1 */
-	char *io_type;
-	int64_t bytes;
-	char *ns;                 /* a target alone: its backend device */
-	struct ntp_summary e2e, stage[NTP_VIEW_MAX_STAGES];  /* a target alone: e2e = residence */
-	int64_t sum_e2e, sum_stage[NTP_VIEW_MAX_STAGES];
-	uint64_t mismatched;      /* commands whose stages do not add up to e2e */
-	double est_rate;          /* commands/s; < 0 unknown */
 };
 
 struct ntp_jfile {
@@ -224,7 +326,7 @@ struct ntp_jreport {
 	struct ntp_join_counts counts;
 	struct ntp_stage_gap *gaps;
 	size_t ngaps;
-	struct ntp_jgroup *groups;   /* ordered: host file, namespace, I/O type, size */
+	struct ntp_report_group *groups;   /* ordered: host file, namespace, I/O type, size */
 	size_t ngroups;
 	uint64_t total;
 };
@@ -243,11 +345,6 @@ const struct ntp_view *ntp_jreport__view(const struct ntp_jreport *r);
 /* report_view.c: what a target's residence is, over r's transport */
 const char *ntp_jreport__residence(const struct ntp_jreport *r);
 
-double ntp_jreport__unattributed_ns(const struct ntp_jreport *r, const struct ntp_jgroup *g);
-double ntp_jreport__share_pct(const struct ntp_jgroup *g, double mean_ns);
-int ntp_jreport__group_shown(const struct ntp_jreport *r, const struct ntp_jgroup *g,
-			     const struct ntp_report_opts *o);
-int ntp_jreport__sum_ok(const struct ntp_jreport *r, const struct ntp_jgroup *g);
 /* matched commands in percent of the host's rows; NAN with no host rows */
 double ntp_jreport__matched_pct(const struct ntp_jreport *r);
 #define NTP_JREPORT_WARN_PCT 99.0

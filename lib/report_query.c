@@ -16,22 +16,11 @@
 #include "lib/exit.h"
 #include "lib/report_priv.h"
 
-const struct ntp_stage_name ntp_stage_names[NTP_STAGE_MAX] = {
-	[NTP_STAGE_BLOCK] = { "block", "block" },
-	[NTP_STAGE_DRIVER] = { "driver", "driver" },
-	[NTP_STAGE_NETWORK_STAR] = { "network*", "network_star" },
+const struct ntp_view_stage ntp_stage_names[NTP_STAGE_MAX] = {
+	[NTP_STAGE_BLOCK] = { "block", "block", NULL },
+	[NTP_STAGE_DRIVER] = { "driver", "driver", NULL },
+	[NTP_STAGE_NETWORK_STAR] = { "network*", "network_star", NTP_REPORT_NETWORK_STAR_NOTE },
 };
-
-/* SQLite's own word on damage is "corrupt"; everything else is a runtime failure */
-int ntp_report__db_fail(sqlite3 *db, const char *path, const char *what)
-{
-	int rc = sqlite3_errcode(db);
-
-	ntp_error("%s: %s: %s", path, what, sqlite3_errmsg(db));
-	if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB)
-		return NTP_EXIT_CORRUPT;
-	return NTP_EXIT_FAILURE;
-}
 
 static char *xstrdup_col(sqlite3_stmt *st, int col)
 {
@@ -46,15 +35,24 @@ int64_t ntp_report__round_ns(double ns)
 }
 
 /* from the exact integer sums, so commands that add up give exactly 0 */
-double ntp_report__unattributed_ns(const struct ntp_report_group *g)
+double ntp_report__stages_unattributed_ns(const struct ntp_report_group *g, int nstages)
 {
 	int64_t d = g->sum_e2e;
 
 	if (!g->e2e.n)
 		return 0;
-	for (int s = 0; s < NTP_STAGE_MAX; s++)
+	for (int s = 0; s < nstages; s++)
 		d -= g->sum_stage[s];
 	return (double)d / (double)g->e2e.n;
+}
+
+int ntp_report__sum_ok(const struct ntp_report_group *g, int nstages)
+{
+	int64_t sum = 0;
+
+	for (int s = 0; s < nstages; s++)
+		sum += g->sum_stage[s];
+	return sum == g->sum_e2e && !g->mismatched;
 }
 
 double ntp_report__share_pct(const struct ntp_report_group *g, double mean_ns)
@@ -64,12 +62,23 @@ double ntp_report__share_pct(const struct ntp_report_group *g, double mean_ns)
 	return mean_ns / g->e2e.mean * 100.0;
 }
 
+int ntp_report__shown(const struct ntp_report_group *g, uint64_t total,
+		      const struct ntp_report_opts *o)
+{
+	if (o->percent_limit <= 0 || total == 0)
+		return 1;
+	return (double)g->e2e.n * 100.0 / (double)total >= o->percent_limit;
+}
+
+double ntp_report__unattributed_ns(const struct ntp_report_group *g)
+{
+	return ntp_report__stages_unattributed_ns(g, NTP_STAGE_MAX);
+}
+
 int ntp_report__group_shown(const struct ntp_report *r, const struct ntp_report_group *g,
 			    const struct ntp_report_opts *o)
 {
-	if (o->percent_limit <= 0 || r->total == 0)
-		return 1;
-	return (double)g->e2e.n * 100.0 / (double)r->total >= o->percent_limit;
+	return ntp_report__shown(g, r->total, o);
 }
 
 void ntp_report__size_str(int64_t bytes, char *buf, size_t len)
@@ -119,8 +128,10 @@ static int load_hooks(struct ntp_report_header *h, sqlite3 *db)
 			size_t ncap = cap ? 2 * cap : 16;
 			void *p = realloc(h->hooks, ncap * sizeof(*h->hooks));
 
-			if (!p)
-				goto nomem;
+			if (!p) {
+				rc = -ENOMEM;
+				break;
+			}
 			h->hooks = p;
 			cap = ncap;
 		}
@@ -130,20 +141,12 @@ static int load_hooks(struct ntp_report_header *h, sqlite3 *db)
 		k->hook = xstrdup_col(st, 2);
 		k->flavour = xstrdup_col(st, 3);
 		k->reason = xstrdup_col(st, 4);
-		if (!k->side || !k->point || !k->hook || !k->flavour || !k->reason)
-			goto nomem;
+		if (!k->side || !k->point || !k->hook || !k->flavour || !k->reason) {
+			rc = -ENOMEM;
+			break;
+		}
 	}
-	if (rc != SQLITE_DONE) {
-		rc = ntp_report__db_fail(db, h->path, "cannot read the hooks");
-		sqlite3_finalize(st);
-		return rc;
-	}
-	sqlite3_finalize(st);
-	return 0;
-nomem:
-	sqlite3_finalize(st);
-	ntp_error("%s: cannot read the hooks: %s", h->path, strerror(ENOMEM));
-	return NTP_EXIT_FAILURE;
+	return ntp_report__rows_end(db, h->path, st, rc, "cannot read the hooks");
 }
 
 /* the commands seen, sampled and lost, summed over the host's intervals */
@@ -155,14 +158,9 @@ static int load_counts(struct ntp_report_header *h, sqlite3 *db, int64_t *last_t
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
-		return ntp_report__db_fail(db, h->path, "cannot read the intervals");
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		rc = ntp_report__db_fail(db, h->path, "cannot read the intervals");
-		sqlite3_finalize(st);
+	rc = ntp_report__one_row(db, h->path, sql, "cannot read the intervals", &st);
+	if (rc)
 		return rc;
-	}
 	/* total() is a float sum that cannot overflow; counts stay far below 2^53 */
 	h->seen = (uint64_t)sqlite3_column_double(st, 0);
 	h->sampled = (uint64_t)sqlite3_column_double(st, 1);
@@ -178,14 +176,10 @@ static int user_version(sqlite3 *db, const char *path, int64_t *v)
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL))
-		return ntp_report__db_fail(db, path, "cannot read the schema version");
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		rc = ntp_report__db_fail(db, path, "cannot read the schema version");
-		sqlite3_finalize(st);
+	rc = ntp_report__one_row(db, path, "PRAGMA user_version", "cannot read the schema version",
+				 &st);
+	if (rc)
 		return rc;
-	}
 	*v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return 0;
@@ -240,15 +234,10 @@ static int command_span(struct ntp_report_header *h, sqlite3 *db)
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, "SELECT min(h_start_ns), max(h_done_ns) FROM host_io",
-			       -1, &st, NULL))
-		return ntp_report__db_fail(db, h->path, "cannot read the commands");
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		rc = ntp_report__db_fail(db, h->path, "cannot read the commands");
-		sqlite3_finalize(st);
+	rc = ntp_report__one_row(db, h->path, "SELECT min(h_start_ns), max(h_done_ns) FROM host_io",
+				 "cannot read the commands", &st);
+	if (rc)
 		return rc;
-	}
 	if (sqlite3_column_int64(st, 1) > sqlite3_column_int64(st, 0)) {
 		h->duration_ns = sqlite3_column_int64(st, 1) - sqlite3_column_int64(st, 0);
 		h->duration_source = "first to last sampled command";

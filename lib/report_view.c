@@ -353,103 +353,6 @@ static void view_values(const struct ntp_jreport *rep, const struct raw *r, int6
 
 /* ---- groups ---------------------------------------------------------------- */
 
-struct acc {
-	struct ntp_samples e2e, stage[NTP_VIEW_MAX_STAGES];
-};
-
-struct gset {
-	struct ntp_jgroup *g;
-	struct acc *acc;
-	size_t n, cap, last;
-};
-
-static void acc_init(struct acc *a)
-{
-	ntp_samples__init(&a->e2e);
-	for (int s = 0; s < NTP_VIEW_MAX_STAGES; s++)
-		ntp_samples__init(&a->stage[s]);
-}
-
-static void acc_free(struct acc *a)
-{
-	ntp_samples__free(&a->e2e);
-	for (int s = 0; s < NTP_VIEW_MAX_STAGES; s++)
-		ntp_samples__free(&a->stage[s]);
-	acc_init(a);
-}
-
-/* the group of a row: usually the previous row's, else a search, else a new one */
-static ssize_t find_group(struct gset *set, int file, const char *io_type, int64_t bytes,
-			  const char *ns)
-{
-	struct ntp_jgroup *g;
-
-	for (size_t i = 0; i < set->n; i++) {
-		size_t k = (set->last + i) % set->n;
-
-		g = &set->g[k];
-		if (g->host_file == file && g->bytes == bytes && !strcmp(g->io_type, io_type) &&
-		    !strcmp(g->ns, ns)) {
-			set->last = k;
-			return (ssize_t)k;
-		}
-	}
-	if (set->n == set->cap) {
-		size_t ncap = set->cap ? 2 * set->cap : 16;
-		void *p = realloc(set->g, ncap * sizeof(*set->g));
-
-		if (!p)
-			return -1;
-		set->g = p;
-		p = realloc(set->acc, ncap * sizeof(*set->acc));
-		if (!p)
-			return -1;
-		set->acc = p;
-		set->cap = ncap;
-	}
-	g = &set->g[set->n];
-	memset(g, 0, sizeof(*g));
-	g->host_file = file;
-	g->bytes = bytes;
-	g->io_type = strdup(io_type);
-	g->ns = strdup(ns);
-	g->est_rate = -1;
-	acc_init(&set->acc[set->n]);
-	set->last = set->n++;
-	if (!g->io_type || !g->ns)
-		return -1;
-	return (ssize_t)set->last;
-}
-
-static int io_type_rank(const char *t)
-{
-	if (!strcmp(t, "read"))
-		return 0;
-	if (!strcmp(t, "write"))
-		return 1;
-	return 2;
-}
-
-/* host file, namespace, then reads before writes before others, then size */
-static int group_cmp(const void *a, const void *b)
-{
-	const struct ntp_jgroup *x = a, *y = b;
-	int c = x->host_file - y->host_file;
-
-	if (c)
-		return c;
-	c = strcmp(x->ns, y->ns);
-	if (c)
-		return c;
-	c = io_type_rank(x->io_type) - io_type_rank(y->io_type);
-	if (c)
-		return c;
-	c = strcmp(x->io_type, y->io_type);
-	if (c)
-		return c;
-	return (x->bytes > y->bytes) - (x->bytes < y->bytes);
-}
-
 static void read_raw(sqlite3_stmt *st, struct raw *r)
 {
 	for (int c = C_BYTES; c < C_NCOLS; c++) {
@@ -462,51 +365,22 @@ static void read_raw(sqlite3_stmt *st, struct raw *r)
 }
 
 /* one row into its group's samples and sums */
-static int add_row(struct ntp_jreport *r, struct gset *set, sqlite3_stmt *st)
+static int add_row(struct ntp_jreport *r, struct ntp_group_set *set, sqlite3_stmt *st)
 {
 	const char *io_type = (const char *)sqlite3_column_text(st, C_IO_TYPE);
 	const char *ns = (const char *)sqlite3_column_text(st, C_NS);
-	int nst = ntp_jreport__view(r)->nstages;
-	int64_t v[NTP_VIEW_MAX_STAGES], sum = 0;
-	struct ntp_jgroup *g;
-	struct acc *a;
+	int64_t v[NTP_VIEW_MAX_STAGES];
 	struct raw raw;
 	ssize_t k;
 
 	read_raw(st, &raw);
 	view_values(r, &raw, v);
-	k = find_group(set, (int)raw.v[C_FILE], io_type ? io_type : "", raw.v[C_BYTES],
-		       ns ? ns : "");
-	if (k < 0)
+	k = ntp_group_set__find(set, (int)raw.v[C_FILE], io_type ? io_type : "", raw.v[C_BYTES],
+				ns ? ns : "");
+	if (k < 0 || ntp_group_set__add(set, (size_t)k, raw.v[C_E2E], v))
 		return -ENOMEM;
-	g = &set->g[k];
-	a = &set->acc[k];
-	if (ntp_samples__add(&a->e2e, raw.v[C_E2E]))
-		return -ENOMEM;
-	g->sum_e2e += raw.v[C_E2E];
-	for (int s = 0; s < nst; s++) {
-		if (ntp_samples__add(&a->stage[s], v[s]))
-			return -ENOMEM;
-		g->sum_stage[s] += v[s];
-		sum += v[s];
-	}
-	/* by construction never; counted so that a wrong view or sub-stage shows */
-	if (sum != raw.v[C_E2E])
-		g->mismatched++;
 	r->total++;
 	return 0;
-}
-
-static void set_free(struct gset *set)
-{
-	for (size_t i = 0; i < set->n; i++) {
-		acc_free(&set->acc[i]);
-		free(set->g[i].io_type);
-		free(set->g[i].ns);
-	}
-	free(set->acc);
-	free(set->g);
-	memset(set, 0, sizeof(*set));
 }
 
 /*
@@ -535,47 +409,32 @@ static int read_transport(struct ntp_jreport *r, sqlite3 *db, const char *path)
 	return 0;
 }
 
-/*
- * Streams the rows: only the samples are held (8 bytes per stage and
- * command), each group's freed as soon as it is summarized.
- */
+/* streams the rows into the groups (report_groups.c) */
 int ntp_jreport__scan(struct ntp_jreport *r, sqlite3 *db, const char *path)
 {
 	const char *sql = r->joined ? joined_sql : r->target_only ? target_sql : host_sql;
-	struct gset set = { 0 };
+	struct ntp_group_set set = { 0 };
 	sqlite3_stmt *st;
-	int nst, rc, err;
+	int rc, err;
 
 	err = read_transport(r, db, path);
 	if (err)
 		return err;
-	nst = ntp_jreport__view(r)->nstages;
+	set.nstages = ntp_jreport__view(r)->nstages;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
 		return ntp_report__db_fail(db, path, "cannot read the commands");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (add_row(r, &set, st)) {
-			ntp_error("%s: cannot read the commands: %s", path, strerror(ENOMEM));
-			err = NTP_EXIT_FAILURE;
+			rc = -ENOMEM;
 			break;
 		}
 	}
-	if (!err && rc != SQLITE_DONE)
-		err = ntp_report__db_fail(db, path, "cannot read the commands");
-	sqlite3_finalize(st);
+	err = ntp_report__rows_end(db, path, st, rc, "cannot read the commands");
 	if (err) {
-		set_free(&set);
+		ntp_group_set__free(&set);
 		return err;
 	}
-	for (size_t i = 0; i < set.n; i++) {
-		ntp_samples__summarize(&set.acc[i].e2e, &set.g[i].e2e);
-		for (int s = 0; s < nst; s++)
-			ntp_samples__summarize(&set.acc[i].stage[s], &set.g[i].stage[s]);
-		acc_free(&set.acc[i]);
-	}
-	qsort(set.g, set.n, sizeof(*set.g), group_cmp);
-	r->groups = set.g;
-	r->ngroups = set.n;
-	free(set.acc);
+	ntp_group_set__finish(&set, &r->groups, &r->ngroups);
 	return 0;
 }
 
@@ -685,41 +544,6 @@ int ntp_jreport__find_gaps(struct ntp_jreport *r, int fi)
 }
 
 /* ---- shared by the printers ------------------------------------------------ */
-
-double ntp_jreport__unattributed_ns(const struct ntp_jreport *r, const struct ntp_jgroup *g)
-{
-	int64_t d = g->sum_e2e;
-
-	if (!g->e2e.n)
-		return 0;
-	for (int s = 0; s < ntp_jreport__view(r)->nstages; s++)
-		d -= g->sum_stage[s];
-	return (double)d / (double)g->e2e.n;
-}
-
-double ntp_jreport__share_pct(const struct ntp_jgroup *g, double mean_ns)
-{
-	if (g->e2e.n == 0 || g->e2e.mean == 0)
-		return NAN;
-	return mean_ns / g->e2e.mean * 100.0;
-}
-
-int ntp_jreport__group_shown(const struct ntp_jreport *r, const struct ntp_jgroup *g,
-			     const struct ntp_report_opts *o)
-{
-	if (o->percent_limit <= 0 || r->total == 0)
-		return 1;
-	return (double)g->e2e.n * 100.0 / (double)r->total >= o->percent_limit;
-}
-
-int ntp_jreport__sum_ok(const struct ntp_jreport *r, const struct ntp_jgroup *g)
-{
-	int64_t sum = 0;
-
-	for (int s = 0; s < ntp_jreport__view(r)->nstages; s++)
-		sum += g->sum_stage[s];
-	return sum == g->sum_e2e && !g->mismatched;
-}
 
 double ntp_jreport__matched_pct(const struct ntp_jreport *r)
 {
