@@ -7,7 +7,7 @@
 #   make check-bpf    BPF tests on a loop device (root)
 #   make check-testbed  the NVMe-oF test bed tests (root, QEMU)
 #   make test         all of the above: what CI runs
-#   make demo         boot the test bed and show ntprof on loopback NVMe/TCP
+#   make demo         boot the test bed and show ntprof on loopback NVMe/TCP (DEMO_TRANSPORT=rdma: NVMe/RDMA)
 #   V=1               show the commands
 
 OUT       := build
@@ -163,7 +163,7 @@ check-testbed: $(OUT)/ntprof
 test: check check-bpf check-testbed
 
 demo: all
-	tests/testbed/demo.sh
+	NTPROF=$(abspath $(OUT)/ntprof) tests/testbed/demo.sh
 
 install: all
 	install -D -m 0755 $(OUT)/ntprof $(DESTDIR)$(PREFIX)/bin/ntprof
