@@ -143,6 +143,25 @@ def test_check__rdma_host__json_says_rdma(run, tmp_path, nothing_left_behind):
             for x in doc["roles"]] == [("host", "rdma", False, Exit.UNSUPPORTED, [])]
 
 
+RDMA_TARGET_MISSING = ("ntprof check: error: module nvmet_rdma is not loaded: no NVMe/RDMA target here "
+                       "(modprobe nvmet-rdma, then add an rdma port to nvmet)")
+
+
+@pytest.mark.root
+def test_check__rdma_target__refused_naming_nvmet(run, nothing_left_behind):
+    """-r target -t rdma alone: the transport's driver is checked first (it
+    needs nvmet), so with or without nvmet the one line names nvmet_rdma and
+    what to load; only the target role is reported."""
+    no_nvme_rdma_here()
+    r = run("check", "-r", "target", "-t", "rdma")
+    assert r.returncode == Exit.UNSUPPORTED, r.stderr
+    assert r.stderr.splitlines() == [RDMA_TARGET_MISSING], r.stderr
+    out = r.stdout.splitlines()
+    assert out[0] == f"kernel {os.uname().release}", r.stdout
+    assert "target, NVMe/RDMA: cannot be recorded (see the error)" in out, r.stdout
+    assert not [x for x in out if x.startswith("host, ") or "NVMe/TCP" in x], r.stdout
+
+
 def test_check__not_root__noperm(ntprof, tmp_path):
     cmd = [str(ntprof), "check"] if os.geteuid() != 0 else [*NOBODY, str(ntprof), "check"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=tmp_path)

@@ -88,17 +88,51 @@ def parse_live(text, shares):
     return groups
 
 
+def size_label(nbytes):
+    """A live line's size column: 4096 -> 4KiB."""
+    return f"{nbytes // 1024}KiB" if nbytes % 1024 == 0 else f"{nbytes}B"
+
+
+def live_counts(db, table, name_col):
+    """What the live lines must add up to, from the file: {(io_type, size, name): n}
+    over every record of `table` (host_io by namespace, target_io by device)."""
+    io_type = {1: "write", 2: "read"}
+    return {(io_type.get(o, "other"), size_label(b), name): n for o, b, name, n in db.execute(
+        f"SELECT opcode, bytes, {name_col}, count(*) FROM {table} GROUP BY 1, 2, 3")}
+
+
+def check_live_counts(db, text, shares, table, name_col, what):
+    """The live lines of record's stdout `text` name exactly the file's groups,
+    and each group's lines count exactly its records.  Returns parse_live's dict."""
+    live = parse_live(text, shares)
+    want = live_counts(db, table, name_col)
+    got = {g: sum(line["n"] for line in lines) for g, lines in live.items()}
+    assert got == want, f"{what}: live lines count {got}, the file {want}"
+    for lines in live.values():
+        for line in lines:
+            assert line["mean"] > 0 and line["p99"] > 0, f"{what}: {line}"
+    return live
+
+
 def rate_value(s):
     mult = {"k": 1e3, "M": 1e6}.get(s[-1], 1)
     return float(s.rstrip("kM")) * mult
 
 
-def check_flavour(db, what, flavour):
-    """--kprobes / --fentry: the hooks got the forced flavour (besides tracepoints)."""
-    forbidden, wanted = {"kprobes": ({"fentry", "fexit"}, {"kprobe", "kretprobe"}),
-                         "fentry": ({"kprobe", "kretprobe"}, {"fentry", "fexit"})}[flavour]
-    got = {r[0] for r in db.execute("SELECT flavour FROM hooks")}
-    assert not got & forbidden and got & wanted, f"{what} --{flavour}: hook flavours {got}"
+# hooks table flavours that are no function hook: a tracepoint, a time read
+# from the kernel's own fields, a point the transport does not have
+NOT_FUNCTION_HOOKS = {"tp_btf", "raw_tp", "derived", "none"}
+
+
+def check_flavour(db, what, flavour, side=None):
+    """--kprobes / --fentry: every function hook (of `side`, or all) got the
+    forced flavour; besides them only tracepoints and the like."""
+    wanted = {"kprobes": {"kprobe", "kretprobe"}, "fentry": {"fentry", "fexit"}}[flavour]
+    rows = db.execute("SELECT side, point, hook, flavour FROM hooks WHERE ? IS NULL OR side = ?",
+                      (side, side)).fetchall()
+    got = {r["flavour"] for r in rows}
+    bad = [tuple(r) for r in rows if r["flavour"] not in wanted | NOT_FUNCTION_HOOKS]
+    assert not bad and got & wanted, f"{what} --{flavour}: hooks of other flavours {bad} (all: {got})"
 
 
 def check_storage_qd1(tdb, out, res, regions, delay_ns, ios_each=256):
@@ -106,9 +140,14 @@ def check_storage_qd1(tdb, out, res, regions, delay_ns, ios_each=256):
     `tdb`, one run per (i, first byte) of `regions` (1 MiB each, fio's
     fio-qd1-<i>.json, the backend's diskstats qd1_<i>_dev_reads/_dev_ms).
 
-    The null_blk delay is a floor no command beats; the mean is the backend's
-    own (its diskstats: per-request nanoseconds, summed), within 10%; and in
-    the least disturbed run (the lowest mean of the backend's own), if that
+    The null_blk delay is a floor no command beats.  The mean is the
+    backend's own (its diskstats: per-request nanoseconds, summed): in every
+    run not under it by more than 10% (the stage holds the backend's time),
+    and within 10% in at least one run.  Only there, not in every run: the
+    stage also holds the bio's way into and out of the block layer, where a
+    stalled QEMU on a loaded build machine adds, now and then, a 70-190 ms
+    outlier the backend never sees (seen: 4.48 ms against the backend's 3.69).
+    In the least disturbed run (the lowest mean of the backend's own), if that
     mean stayed under 1.75 x the delay, the median is the delay within 20%.
     Under TCG a loaded build machine stretches the guest's timers: a tail of
     late completions, in the backend's own numbers too.
@@ -125,9 +164,12 @@ def check_storage_qd1(tdb, out, res, regions, delay_ns, ios_each=256):
         assert min(storage) >= 0.95 * delay_ns, f"a storage time of {min(storage)} ns under the 2 ms delay"
         dev_mean = int(res[f"qd1_{i}_dev_ms"]) * 1e6 / ios
         mean = statistics.mean(storage)
-        assert abs(mean - dev_mean) <= 0.1 * dev_mean, \
-            f"run {i}: storage mean {mean / 1e6:.3f} ms, the backend's own {dev_mean / 1e6:.3f} ms"
+        assert mean >= 0.9 * dev_mean, \
+            f"run {i}: storage mean {mean / 1e6:.3f} ms, under the backend's own {dev_mean / 1e6:.3f} ms"
         runs.append((dev_mean, statistics.median(storage), mean))
+    close = [abs(m - d) <= 0.1 * d for d, _, m in runs]
+    assert any(close), "no run's storage mean within 10% of the backend's own (ms): " + \
+        ", ".join(f"{m / 1e6:.3f} vs {d / 1e6:.3f}" for d, _, m in runs)
     dev_mean, med, _ = min(runs)
     checked = dev_mean <= 1.75 * delay_ns
     if checked:

@@ -10,13 +10,21 @@ kernel, one boot each (guest/record_rdma.sh):
   nvmet-rdma's (none of TCP's); the 128k writes, and no 4k read, carry the
   target's R2T flag (the target pulled their data with an RDMA READ);
   `ntprof report` reads the file and names the transport.
-- `-r target -t rdma` alongside: the same commands, joined with the host
-  records of the other file; and queue-depth-1 4k reads whose storage stage
-  is the 2 ms delay (ntp_checks.check_storage_qd1: the backend's own
-  diskstats are the oracle on a loaded machine).
+  Its final report as JSON (-j) says transport rdma and has the three groups.
+- `-r target -t rdma --kprobes -i 1` alongside: kprobe/kretprobe hooks only
+  (besides tracepoints); every command, exactly (kprobe mode's backstop for
+  records whose kprobe the kernel skipped, bpf/target_rdma.bpf.h), joined
+  with the host records of the other file; its live lines name the backend's
+  three groups and count exactly the file's records; and queue-depth-1 4k
+  reads whose storage stage is the 2 ms delay (ntp_checks.check_storage_qd1:
+  the backend's own diskstats are the oracle on a loaded machine).
+- `-r host -t rdma --fentry --io-type read --size 4K` while fio issues fixed
+  counts of 4k reads, 4k writes and 16k reads: exactly the 4k reads, fentry
+  and fexit hooks only (besides tracepoints), live lines of that group only.
 - a TCP recording joined with an RDMA one is refused (exit 10, MISMATCH),
   naming the transport.
 """
+import json
 import os
 import re
 import subprocess
@@ -25,7 +33,8 @@ from pathlib import Path
 import pytest
 
 from conftest import KERNELS, REPO
-from ntp_checks import check_pairs, check_storage_qd1, fio_jobs, job_ios, joined, meta, open_db
+from ntp_checks import (check_flavour, check_live_counts, check_pairs, check_storage_qd1, fio_jobs,
+                        job_ios, joined, meta, open_db)
 
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
 
@@ -34,6 +43,8 @@ EXIT_MISMATCH = 10                  # lib/exit.h
 NTP_TF_R2T = 1 << 0                 # bpf/ntp_events.h, enum ntp_target_flags
 # fio job of guest/record_rdma.sh -> (opcode, bytes)
 JOBS = {"r4k": (2, 4096), "w4k": (1, 4096), "w128k": (1, 131072)}
+IO_TYPE = {1: "write", 2: "read"}
+QD1_RUNS = (1, 2, 3)
 HOST_HOOKS = {"nvme_rdma_post_send", "nvme_rdma_recv_done"}
 TARGET_HOOKS = {"nvmet_rdma_queue_response"}
 
@@ -53,6 +64,11 @@ def check_hooks(db, what, sides):
     tcp = [tuple(r) for r in db.execute(
         "SELECT side, point, hook FROM hooks WHERE hook GLOB 'nvme_tcp_*' OR hook GLOB 'nvmet_tcp_*'")]
     assert not tcp, f"{what}: TCP hooks in an RDMA recording: {tcp}"
+
+
+def intervals(db, side):
+    return db.execute("SELECT sum(seen), sum(sampled), sum(lost_ringbuf) + sum(lost_map) "
+                      "FROM intervals WHERE side = ?", (side,)).fetchone()
 
 
 def mix_counts(db, table, where=""):
@@ -104,14 +120,42 @@ def check_rdma(r):
                      "(t_recv_ns <= t_r2t_ns AND t_r2t_ns <= t_submit_ns)").fetchone()[0]
     assert bad == 0, f"{bad} target records with the RDMA READ outside receive..submit"
 
-    # -r target: the target side alone, the same commands (the mixed job's region)
+    # the final report as JSON (-j): transport rdma, every command joined, the three groups
+    doc = json.loads((out / "both.json").read_text())
+    assert [(f["role"], f["transport"], f["sample_one_in"]) for f in doc["files"]] == \
+        [("both", "rdma", 1)], doc["files"]
+    assert doc["joined"] is True and doc["join"]["host_commands"] == doc["join"]["target_commands"] \
+        == fio_total and doc["join"]["matched"] >= 0.99 * fio_total, doc["join"]
+    jgroups = {(g["io_type"], g["bytes"], g["namespace"]): g["n"] for g in doc["groups"]}
+    assert set(jgroups) == {(IO_TYPE[o], b, res["dev"].removeprefix("/dev/")) for o, b in mix}, jgroups
+    assert all(0.99 * mix[(2 if t == "read" else 1, b)] <= n <= mix[(2 if t == "read" else 1, b)]
+               for (t, b, _), n in jgroups.items()), (jgroups, mix)
+
+    # -r target --kprobes: the target side alone, kprobe flavours only, every
+    # command exactly: the mixed job's (its region) and the queue-depth-1 runs'
     tdb = open_db(out / "target.ntp")
     tm = meta(tdb)
     assert (tm["role"], tm["transport"], tm["stop_reason"]) == ("target", "rdma", "sigint"), tm
     check_hooks(tdb, "target.ntp", ("target",))
+    check_flavour(tdb, "target.ntp", "kprobes")
+    sent = tdb.execute("SELECT hook, flavour FROM hooks WHERE point = 't_sent'").fetchall()
+    assert [tuple(x) for x in sent] == [("nvmet_rdma_queue_response", "kprobe")], [tuple(x) for x in sent]
     assert tdb.execute("SELECT count(*) FROM host_io").fetchone()[0] == 0
     got = mix_counts(tdb, "target_io", "WHERE slba * 4096 < 200 << 20")
     assert got == mix, f"target.ntp: {got} for fio's {mix}"
+    qd1_total = sum(job_ios(j) for i in QD1_RUNS for j in fio_jobs(out / f"fio-qd1-{i}.json").values())
+    t_rows = tdb.execute("SELECT count(*) FROM target_io").fetchone()[0]
+    t_seen, t_sampled, t_lost = intervals(tdb, "target")
+    assert t_rows == t_seen == t_sampled == fio_total + qd1_total and t_lost == 0, \
+        f"target.ntp: {t_rows} records, {t_seen} seen, {t_sampled} sampled, {t_lost} lost; " \
+        f"fio {fio_total} + {qd1_total}"
+    # records the backstop emitted (a skipped kprobe: t_sent at the
+    # nvmet_req_complete tracepoint, as t_cmpl); counted, not required
+    backstop = tdb.execute("SELECT count(*) FROM target_io WHERE t_sent_ns = t_cmpl_ns").fetchone()[0]
+    # its live lines: the backend's three groups, every record counted
+    tlive = check_live_counts(tdb, (out / "target.out").read_text(), 2, "target_io", "device",
+                              "target.ntp")
+    assert set(tlive) == {(IO_TYPE[o], f"{b // 1024}KiB", res["nullb"]) for o, b in mix}, set(tlive)
     # joined with the host records of the other recorder (the two-machine way, one clock here)
     db.execute(f"ATTACH 'file:{out / 'target.ntp'}?mode=ro' AS tgt")
     cross = joined(db, "tgt")
@@ -119,7 +163,7 @@ def check_rdma(r):
 
     # storage at queue depth 1: the 2 ms delay (the three runs after the mixed job)
     (dev_mean, med, checked), runs = check_storage_qd1(
-        tdb, out, res, [(i, (384 + 128 * i) << 20) for i in (1, 2, 3)], DELAY_NS)
+        tdb, out, res, [(i, (384 + 128 * i) << 20) for i in QD1_RUNS], DELAY_NS)
 
     # `ntprof report` on the file
     assert res["both_report_rc"] == "0", (out / "both.report.err").read_text()
@@ -128,11 +172,41 @@ def check_rdma(r):
 
     print(f"\nrdma {res['kernel']}: fio {fio_total} I/Os {mix}; host_io {host_rows}, target_io "
           f"{host_rows}; joined {len(pairs)}/{host_rows} ({100 * len(pairs) / host_rows:.2f}%), "
-          f"x target.ntp {len(cross)}/{host_rows}; 128k R2T {r2t[(1, 131072)]}; "
+          f"x target.ntp {len(cross)}/{host_rows}; 128k R2T {r2t[(1, 131072)]}; target.ntp "
+          f"(--kprobes) {t_rows} records, {backstop} by the backstop, "
+          f"{sum(len(v) for v in tlive.values())} live lines; "
           f"qd1 storage (backend mean, mean, median) ms: "
           + ", ".join(f"({d / 1e6:.3f}, {mn / 1e6:.3f}, {md / 1e6:.3f})" for d, mn, md in runs)
           + f"; best median {med / 1e6:.3f} ms {'checked' if checked else 'NOT checked'}; "
           f"record -- fio {res['both_wall_s']} s; boot {r.wall_s:.0f} s")
+
+
+def check_filter(r):
+    """--io-type read --size 4K (and --fentry): exactly fio's 4k reads."""
+    res, out = r.result, r.out
+    assert res["filt_host_rc"] == "0", (out / "filt_host.err").read_text()
+    jobs = fio_jobs(out / "fio-filt.json")
+    ios = {name: job_ios(j) for name, j in jobs.items()}
+    assert ios == {"keep4k": 512, "write4k": 256, "read16k": 128}, ios
+    db = open_db(out / "filt_host.ntp")
+    m = meta(db)
+    assert (m["role"], m["transport"], m["filter_io_type"], m["filter_sizes"]) == \
+        ("host", "rdma", "read", "4096"), m
+    check_hooks(db, "filt_host.ntp", ("host",))
+    check_flavour(db, "filt_host.ntp", "fentry")
+    ns = res["dev"].removeprefix("/dev/")
+    rows = [tuple(x) for x in db.execute(
+        "SELECT namespace, opcode, bytes, count(*) FROM host_io GROUP BY 1, 2, 3")]
+    assert rows == [(ns, 2, 4096, ios["keep4k"])], f"filt_host.ntp: {rows} for fio's {ios}"
+    # seen: every command of the three jobs; sampled: the kept ones
+    assert tuple(intervals(db, "host")) == (sum(ios.values()), ios["keep4k"], 0), tuple(intervals(db, "host"))
+    live = check_live_counts(db, (out / "filt_host.out").read_text(), 3, "host_io", "namespace",
+                             "filt_host.ntp")
+    assert set(live) == {("read", "4KiB", ns)}, set(live)
+    # a host recording has no target side: the network share is marked
+    assert all(line["cols"][2].endswith("%*") for line in live[("read", "4KiB", ns)])
+    print(f"filter {res['kernel']}: {ios['keep4k']} of {sum(ios.values())} kept, "
+          f"{len(live[('read', '4KiB', ns)])} live lines")
 
 
 def check_mismatch(r):
@@ -161,4 +235,5 @@ def test_record_rdma(testbed, kernel):
     assert r.result["kernel"].startswith(kernel + "."), r.result["kernel"]
     assert r.result.get("rdma_done") == "1", r.describe()
     check_rdma(r)
+    check_filter(r)
     check_mismatch(r)

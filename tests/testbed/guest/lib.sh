@@ -28,6 +28,17 @@
 #   tb_sync_signal NAME [TEXT]  create flag NAME (one line of TEXT) in /tb-sync
 #   tb_sync_wait NAME [SEC]     wait for flag NAME (default 120 s); its text is
 #                               then in TB_SYNC_TEXT
+# ntprof record in the background ($NTPROF, default $TB_REPO/build/ntprof)
+#   tb_workdir NAME             TB_WORK=a new folder /var/tmp/ntprof-NAME-XXXXXX to
+#       record into: SQLite's WAL needs shared memory maps, which the 9p share
+#       under $TB_OUT lacks (record there, then tb_collect)
+#   tb_record_start NAME [RECORD OPTS...]  `ntprof record OPTS` in the background,
+#       stdout/stderr in $TB_OUT/NAME.out/.err; returns once its programs are
+#       attached (fails after 120 s, or if record exits first)
+#   tb_record_stop NAME         SIGINT (like Ctrl-C), wait: result NAME_rc; its
+#       stderr goes to the console
+#   tb_collect NAME             copy $TB_WORK/NAME.ntp* to $TB_OUT
+#   tb_bpf_progs                print how many BPF programs the kernel has loaded
 #
 # In native mode (run.sh --native) everything these helpers set up is undone
 # when the script exits; in a guest the power-off does that.
@@ -39,6 +50,7 @@ TB__CFS=/sys/kernel/config
 TB__SEQ=0
 TB__NTGT=0
 TB__UNDO=()
+declare -gA TB__RECPID=()
 
 tb_log() {
 	local up _
@@ -381,6 +393,59 @@ tb_sync_wait() {
 		tb__nap 0.01
 	done
 	return 0
+}
+
+tb_workdir() {
+	TB_WORK=$(mktemp -d "/var/tmp/ntprof-$1-XXXXXX") || tb_fail "mktemp /var/tmp/ntprof-$1-XXXXXX"
+	tb__defer "rm -rf $TB_WORK"
+}
+
+# native mode: a recorder a failed script left running is stopped at exit
+tb__record_kill() {
+	[ -n "${TB__RECPID[$1]:-}" ] || return 0
+	kill -INT "${TB__RECPID[$1]}" && wait "${TB__RECPID[$1]}"
+	unset "TB__RECPID[$1]"
+}
+
+tb_record_start() {
+	local name=$1 i
+
+	shift
+	"${NTPROF:-$TB_REPO/build/ntprof}" record "$@" > "$TB_OUT/$name.out" 2> "$TB_OUT/$name.err" &
+	TB__RECPID[$name]=$!
+	tb__defer "tb__record_kill $name"
+	for i in $(seq 1 1200); do
+		grep -q 'programs attached' "$TB_OUT/$name.err" && break
+		kill -0 "${TB__RECPID[$name]}" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q 'programs attached' "$TB_OUT/$name.err" || {
+		cat "$TB_OUT/$name.err" >&2
+		tb_fail "$name: ntprof record did not attach"
+	}
+}
+
+tb_record_stop() {
+	local name=$1 rc
+
+	[ -n "${TB__RECPID[$name]:-}" ] || tb_fail "tb_record_stop: no recorder '$name' running"
+	kill -INT "${TB__RECPID[$name]}"
+	wait "${TB__RECPID[$name]}"
+	rc=$?
+	unset "TB__RECPID[$name]"
+	tb_res "${name}_rc" "$rc"
+	cat "$TB_OUT/$name.err" >&2
+}
+
+tb_collect() {
+	local name=$1
+
+	[ -n "${TB_WORK:-}" ] || tb_fail "tb_collect: no TB_WORK (tb_workdir first)"
+	cp "$TB_WORK/$name".ntp* "$TB_OUT/" || tb_fail "$name: no recording $TB_WORK/$name.ntp"
+}
+
+tb_bpf_progs() {
+	bpftool prog list 2>/dev/null | grep -c -E '^[0-9]+: '
 }
 
 ip link set lo up 2>/dev/null

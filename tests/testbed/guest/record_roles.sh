@@ -26,45 +26,8 @@
 
 NTPROF=${NTPROF:-$TB_REPO/build/ntprof}
 [ -x "$NTPROF" ] || tb_fail "$NTPROF missing: build it (make) before booting"
-# SQLite's WAL needs shared memory maps, which the 9p share under $TB_OUT lacks:
-# record on the guest's own file system, then copy the finished files out
-WORK=$(mktemp -d /var/tmp/ntprof-roles-XXXXXX) || tb_fail "mktemp"
-declare -A PIDS
-
-# start `ntprof record ARGS` as NAME in the background; wait until it has attached
-record_start() {
-	local name=$1 i
-
-	shift
-	"$NTPROF" record "$@" > "$TB_OUT/$name.out" 2> "$TB_OUT/$name.err" &
-	PIDS[$name]=$!
-	for i in $(seq 1 1200); do
-		grep -q 'programs attached' "$TB_OUT/$name.err" && break
-		kill -0 "${PIDS[$name]}" 2>/dev/null || break
-		sleep 0.1
-	done
-	grep -q 'programs attached' "$TB_OUT/$name.err" || {
-		cat "$TB_OUT/$name.err" >&2
-		tb_fail "$name: ntprof record did not attach"
-	}
-}
-
-# SIGINT, like Ctrl-C, then record's status
-record_stop() {
-	local name=$1 rc
-
-	kill -INT "${PIDS[$name]}"
-	wait "${PIDS[$name]}"
-	rc=$?
-	tb_res "${name}_rc" "$rc"
-	cat "$TB_OUT/$name.err" >&2
-}
-
-collect() {
-	local name=$1
-
-	cp "$WORK/$name".ntp* "$TB_OUT/" || tb_fail "$name: no recording $WORK/$name.ntp"
-}
+# record on the guest's own file system (SQLite's WAL), then tb_collect
+tb_workdir roles
 
 progs_left() {
 	tb_res "${1}_progs_left" "$(bpftool prog list 2>/dev/null | grep -c -w -E \
@@ -84,10 +47,10 @@ tb_res nullb "$NULLB"
 echo 1 > "/sys/block/$NULLB/queue/iostats" 2>/dev/null
 
 # the target side alone, with kprobes and live lines
-record_start target -r target --kprobes -s 1 -i 1 -o "$WORK/target.ntp"
+tb_record_start target -r target --kprobes -s 1 -i 1 -o "$TB_WORK/target.ntp"
 t0=$SECONDS
 # the jobs stay in the first 200 MiB: the queue-depth-1 runs below use the rest
-"$NTPROF" record -r both -s 1 -i 1 -o "$WORK/both.ntp" -- \
+"$NTPROF" record -r both -s 1 -i 1 -o "$TB_WORK/both.ntp" -- \
 	fio --output-format=json --output="$TB_OUT/fio-both.json" \
 	--filename="$B_DEV" --ioengine=libaio --direct=1 --time_based --runtime=4 --size=200M \
 	--name=r4k --rw=randread --bs=4k --iodepth=4 \
@@ -110,11 +73,11 @@ for i in 1 2 3; do
 	tb_res "qd1_${i}_dev_reads" $((st1[0] - st0[0]))
 	tb_res "qd1_${i}_dev_ms" $((st1[3] - st0[3]))
 done
-record_stop target
+tb_record_stop target
 progs_left roles
-collect both
-collect target
-"$NTPROF" report "$WORK/both.ntp" > "$TB_OUT/both.report" 2> "$TB_OUT/both.report.err"
+tb_collect both
+tb_collect target
+"$NTPROF" report "$TB_WORK/both.ntp" > "$TB_OUT/both.report" 2> "$TB_OUT/both.report.err"
 tb_res both_report_rc $?
 # a command that cannot run: said before anything is loaded
 "$NTPROF" record -d 10 -- /nonexistent/ntprof-test-cmd > /dev/null 2> "$TB_OUT/noexec.err"
@@ -131,8 +94,8 @@ for s in /sys/class/nvme-subsystem/*; do
 done
 
 FILTER=(-s 1 --session "${A_DEV#/dev/}" --io-type read --size 4K,8K)
-record_start filt_host --kprobes "${FILTER[@]}" -i 1 -o "$WORK/filt_host.ntp"
-record_start filt_both --fentry -r both "${FILTER[@]}" --offline -o "$WORK/filt_both.ntp"
+tb_record_start filt_host --kprobes "${FILTER[@]}" -i 1 -o "$TB_WORK/filt_host.ntp"
+tb_record_start filt_both --fentry -r both "${FILTER[@]}" --offline -o "$TB_WORK/filt_both.ntp"
 # every block once (fio's random map): exact counts; each job but the first
 # two fails exactly one filter
 fio --output-format=json --output="$TB_OUT/fio-filt.json" --ioengine=libaio --direct=1 \
@@ -142,11 +105,11 @@ fio --output-format=json --output="$TB_OUT/fio-filt.json" --ioengine=libaio --di
 	--name=read16k --filename="$A_DEV" --offset=24M --rw=randread --bs=16k --size=2M --iodepth=4 \
 	--name=otherns --filename="$B_DEV" --rw=randread --bs=4k --size=512K --iodepth=4 >&2 ||
 	tb_fail "fio filt failed"
-record_stop filt_host
-record_stop filt_both
+tb_record_stop filt_host
+tb_record_stop filt_both
 progs_left filt
-collect filt_host
-collect filt_both
+tb_collect filt_host
+tb_collect filt_both
 
 # refused before anything is loaded
 "$NTPROF" record --session "${TB_PATHS%% *}" -d 1 > /dev/null 2> "$TB_OUT/badpath.err"
