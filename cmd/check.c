@@ -25,7 +25,7 @@
 #include "lib/opt.h"
 
 #define NMODES 3
-#define MAX_HOOKS 7
+#define MAX_HOOKS NTP_COLLECTOR_MAX_HOOKS
 
 static const __u32 modes[NMODES] = { NTP_RUN_FENTRY, NTP_RUN_KPROBE, NTP_RUN_TP };
 static const char *const mode_names[NMODES] = { "fentry", "kprobe", "tracepoint" };
@@ -37,10 +37,7 @@ struct role_check {
 	int rc;                         /* the collector's prepare: 0 or NTP_EXIT_* */
 	__u32 loaded;                   /* NTP_RUN_* classes */
 	int nhooks;
-	struct {
-		const char *point, *hook, *flavour;
-		char reason[320];
-	} plan[NMODES][MAX_HOOKS];
+	struct ntp_hook plan[NMODES][MAX_HOOKS];
 	const char *stages[NMODES];     /* the stages each mode gives, NULL if unavailable */
 	const char *lost[NMODES];
 };
@@ -94,9 +91,8 @@ static void check_host(struct role_check *r)
 {
 	struct ntp_host_opts o = { .transport = r->transport, .sample_one_in = 1,
 				   .attach = NTP_ATTACH_AUTO };
-	struct ntp_host_hook h[NTP_HOST_NHOOKS];
 	struct ntp_host_collector *c;
-	int m, i;
+	int m;
 
 	r->role = "host";
 	r->rc = ntp_host__prepare(&c, &o);
@@ -105,13 +101,7 @@ static void check_host(struct role_check *r)
 	r->loaded = ntp_host__flavours(c);
 	r->nhooks = NTP_HOST_NHOOKS;
 	for (m = 0; m < NMODES; m++) {
-		ntp_host__plan(c, modes[m], m ? "if fentry cannot attach" : "", h);
-		for (i = 0; i < NTP_HOST_NHOOKS; i++) {
-			r->plan[m][i].point = h[i].point;
-			r->plan[m][i].hook = h[i].hook;
-			r->plan[m][i].flavour = h[i].flavour;
-			snprintf(r->plan[m][i].reason, sizeof(r->plan[m][i].reason), "%s", h[i].reason);
-		}
+		ntp_host__plan(c, modes[m], m ? "if fentry cannot attach" : "", r->plan[m]);
 	}
 	ntp_host__free(c);
 	role_stages(r);
@@ -121,9 +111,8 @@ static void check_target(struct role_check *r)
 {
 	struct ntp_target_opts o = { .transport = r->transport, .sample_one_in = 1,
 				     .attach = NTP_ATTACH_AUTO };
-	struct ntp_target_hook h[NTP_TARGET_NHOOKS];
 	struct ntp_target_collector *c;
-	int m, i;
+	int m;
 
 	r->role = "target";
 	r->rc = ntp_target__prepare(&c, &o);
@@ -132,13 +121,7 @@ static void check_target(struct role_check *r)
 	r->loaded = ntp_target__flavours(c);
 	r->nhooks = NTP_TARGET_NHOOKS;
 	for (m = 0; m < NMODES; m++) {
-		ntp_target__plan(c, modes[m], m ? "if fentry cannot attach" : "", h);
-		for (i = 0; i < NTP_TARGET_NHOOKS; i++) {
-			r->plan[m][i].point = h[i].point;
-			r->plan[m][i].hook = h[i].hook;
-			r->plan[m][i].flavour = h[i].flavour;
-			snprintf(r->plan[m][i].reason, sizeof(r->plan[m][i].reason), "%s", h[i].reason);
-		}
+		ntp_target__plan(c, modes[m], m ? "if fentry cannot attach" : "", r->plan[m]);
 	}
 	ntp_target__free(c);
 	role_stages(r);

@@ -19,6 +19,7 @@
 
 #include "bpf/ntp_events.h"
 #include "lib/attach.h"
+#include "lib/collector.h"
 #include "lib/transport.h"
 
 struct ntp_filter;
@@ -37,14 +38,11 @@ struct ntp_host_opts {
 	const struct ntp_filter *filter;
 };
 
-/* the hook one stage boundary got on this kernel, for the recording's hooks table */
-struct ntp_host_hook {
-	const char *point;      /* h_start, h_queue, h_cmd_sent, h_r2t, h_data_sent, h_recv, h_done */
-	const char *hook;       /* kernel function, tracepoint or field; "none" */
-	const char *flavour;    /* fentry, fexit, kprobe, kretprobe, tp_btf, raw_tp, derived, none */
-	char reason[320];
-};
-
+/*
+ * The hooks table (struct ntp_hook, lib/collector.h), one row per stage
+ * boundary: h_start, h_queue, h_cmd_sent, h_r2t,
+ * h_data_sent, h_recv, h_done
+ */
 #define NTP_HOST_NHOOKS 7
 
 /* return 0 to go on, or a non-zero NTP_EXIT_* code to stop polling */
@@ -68,7 +66,7 @@ int ntp_host__read_counters(struct ntp_host_collector *c, uint64_t cnt[NTP_CNT_M
  * The hooks chosen: NTP_HOST_NHOOKS entries.  After start, each row's
  * flavour is the one it got, and its reason says why (a fallback's cause first).
  */
-const struct ntp_host_hook *ntp_host__hooks(const struct ntp_host_collector *c);
+const struct ntp_hook *ntp_host__hooks(const struct ntp_host_collector *c);
 /* after prepare: the attach classes whose programs were loaded (NTP_RUN_* bits) */
 __u32 ntp_host__flavours(const struct ntp_host_collector *c);
 /*
@@ -76,7 +74,7 @@ __u32 ntp_host__flavours(const struct ntp_host_collector *c);
  * why being the cause of a fallback ("" for none): for ntprof check.
  */
 void ntp_host__plan(const struct ntp_host_collector *c, __u32 mode, const char *why,
-		  struct ntp_host_hook out[NTP_HOST_NHOOKS]);
+		  struct ntp_hook out[NTP_HOST_NHOOKS]);
 int ntp_host__programs(const struct ntp_host_collector *c);       /* programs attached by start */
 /*
  * Stop sampling at once, then detach every program in parallel, waiting at

@@ -21,6 +21,7 @@
 
 #include "bpf/ntp_events.h"
 #include "lib/attach.h"
+#include "lib/collector.h"
 #include "lib/transport.h"
 
 struct ntp_filter;
@@ -39,14 +40,10 @@ struct ntp_target_opts {
 	const struct ntp_filter *filter;
 };
 
-/* the hook one stage boundary got on this kernel, for the recording's hooks table */
-struct ntp_target_hook {
-	const char *point;      /* t_recv, t_r2t, t_submit, t_cmpl, t_sent */
-	const char *hook;       /* kernel function(s); "none" */
-	const char *flavour;    /* fentry, fexit, kprobe, kretprobe, tp_btf, raw_tp, none */
-	char reason[320];
-};
-
+/*
+ * The hooks table (struct ntp_hook, lib/collector.h), one row per stage
+ * boundary: t_recv, t_r2t, t_submit, t_cmpl, t_sent
+ */
 #define NTP_TARGET_NHOOKS 5
 
 /* return 0 to go on, or a non-zero NTP_EXIT_* code to stop polling */
@@ -70,7 +67,7 @@ int ntp_target__read_counters(struct ntp_target_collector *c, uint64_t cnt[NTP_C
  * The hooks chosen: NTP_TARGET_NHOOKS entries.  After start, each row's
  * flavour is the one it got, and its reason says why (a fallback's cause first).
  */
-const struct ntp_target_hook *ntp_target__hooks(const struct ntp_target_collector *c);
+const struct ntp_hook *ntp_target__hooks(const struct ntp_target_collector *c);
 /* after prepare: the attach classes whose programs were loaded (NTP_RUN_* bits) */
 __u32 ntp_target__flavours(const struct ntp_target_collector *c);
 /*
@@ -78,7 +75,7 @@ __u32 ntp_target__flavours(const struct ntp_target_collector *c);
  * why being the cause of a fallback ("" for none): for ntprof check.
  */
 void ntp_target__plan(const struct ntp_target_collector *c, __u32 mode, const char *why,
-		  struct ntp_target_hook out[NTP_TARGET_NHOOKS]);
+		  struct ntp_hook out[NTP_TARGET_NHOOKS]);
 int ntp_target__programs(const struct ntp_target_collector *c);   /* programs attached by start */
 /*
  * Stop sampling at once, then detach every program in parallel, waiting at

@@ -25,14 +25,14 @@ int ntp_record__write_hooks(struct ntp_record_session *s)
 	int i, err = 0;
 
 	if (s->hc) {
-		const struct ntp_host_hook *h = ntp_host__hooks(s->hc);
+		const struct ntp_hook *h = ntp_host__hooks(s->hc);
 
 		for (i = 0; i < NTP_HOST_NHOOKS && !err; i++)
 			err = ntp_writer__add_hook(s->w, "host", h[i].point, h[i].hook,
 						   h[i].flavour, h[i].reason);
 	}
 	if (s->tc) {
-		const struct ntp_target_hook *h = ntp_target__hooks(s->tc);
+		const struct ntp_hook *h = ntp_target__hooks(s->tc);
 
 		for (i = 0; i < NTP_TARGET_NHOOKS && !err; i++)
 			err = ntp_writer__add_hook(s->w, "target", h[i].point, h[i].hook,
