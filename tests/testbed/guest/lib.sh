@@ -39,6 +39,14 @@
 #       stderr goes to the console
 #   tb_collect NAME             copy $TB_WORK/NAME.ntp* to $TB_OUT
 #   tb_bpf_progs                print how many BPF programs the kernel has loaded
+# The record tests' workloads (fio, JSON output in $TB_OUT)
+#   tb_fio_mix DEV NAME         TB_FIO_MIX=the fio command line of the mixed job
+#       (4k randread and 4k randwrite at queue depth 4, 128k writes at 2, 4 s,
+#       in DEV's first 200 MiB), its JSON in $TB_OUT/fio-NAME.json; to run
+#       under `ntprof record -- "${TB_FIO_MIX[@]}"`
+#   tb_fio_qd1 DEV NULLB        three runs of 4k reads at queue depth 1, each in
+#       its own region above 384 MiB, with the backend's diskstats around each:
+#       results qd1_<i>_dev_reads and qd1_<i>_dev_ms (the storage stage's oracle)
 #
 # In native mode (run.sh --native) everything these helpers set up is undone
 # when the script exits; in a guest the power-off does that.
@@ -446,6 +454,33 @@ tb_collect() {
 
 tb_bpf_progs() {
 	bpftool prog list 2>/dev/null | grep -c -E '^[0-9]+: '
+}
+
+tb_fio_mix() {
+	local dev=$1 name=$2
+
+	TB_FIO_MIX=(fio --output-format=json --output="$TB_OUT/fio-$name.json"
+		--filename="$dev" --ioengine=libaio --direct=1 --time_based --runtime=4 --size=200M
+		--name=r4k --rw=randread --bs=4k --iodepth=4
+		--name=w4k --rw=randwrite --bs=4k --iodepth=4
+		--name=w128k --rw=write --bs=128k --iodepth=2)
+}
+
+tb_fio_qd1() {
+	local dev=$1 nullb=$2 i st0 st1
+
+	# three tries in their own regions (a test takes the least disturbed: a
+	# loaded build machine stretches the guest's timer interrupts)
+	for i in 1 2 3; do
+		read -r -a st0 < "/sys/block/$nullb/stat"
+		fio --output-format=json --output="$TB_OUT/fio-qd1-$i.json" --filename="$dev" \
+			--ioengine=libaio --direct=1 --name=qd1 --rw=randread --bs=4k --iodepth=1 \
+			--offset=$((384 + 128 * i))M --size=1M >&2 || tb_fail "fio qd1 failed"
+		read -r -a st1 < "/sys/block/$nullb/stat"
+		# reads completed, and the milliseconds they took, summed from nanoseconds
+		tb_res "qd1_${i}_dev_reads" $((st1[0] - st0[0]))
+		tb_res "qd1_${i}_dev_ms" $((st1[3] - st0[3]))
+	done
 }
 
 ip link set lo up 2>/dev/null

@@ -46,29 +46,14 @@ echo 1 > "/sys/block/$NULLB/queue/iostats" 2>/dev/null
 tb_record_start target -r target -t rdma --kprobes -s 1 -i 1 -o "$TB_WORK/target.ntp"
 t0=$SECONDS
 # the jobs stay in the first 200 MiB: the queue-depth-1 runs below use the rest
+tb_fio_mix "$DEV" both
 "$NTPROF" record -r both -t rdma -s 1 -j "$TB_OUT/both.json" -o "$TB_WORK/both.ntp" -- \
-	fio --output-format=json --output="$TB_OUT/fio-both.json" \
-	--filename="$DEV" --ioengine=libaio --direct=1 --time_based --runtime=4 --size=200M \
-	--name=r4k --rw=randread --bs=4k --iodepth=4 \
-	--name=w4k --rw=randwrite --bs=4k --iodepth=4 \
-	--name=w128k --rw=write --bs=128k --iodepth=2 \
-	> "$TB_OUT/both.out" 2> "$TB_OUT/both.err"
+	"${TB_FIO_MIX[@]}" > "$TB_OUT/both.out" 2> "$TB_OUT/both.err"
 tb_res both_rc $?
 tb_res both_wall_s $((SECONDS - t0))
 cat "$TB_OUT/both.err" >&2
-# the storage stage without queueing, one command at a time, in the target
-# recording: three tries in their own regions (the test takes the least
-# disturbed: a loaded build machine stretches the guest's timer interrupts)
-for i in 1 2 3; do
-	read -r -a st0 < "/sys/block/$NULLB/stat"
-	fio --output-format=json --output="$TB_OUT/fio-qd1-$i.json" --filename="$DEV" \
-		--ioengine=libaio --direct=1 --name=qd1 --rw=randread --bs=4k --iodepth=1 \
-		--offset=$((384 + 128 * i))M --size=1M >&2 || tb_fail "fio qd1 failed"
-	read -r -a st1 < "/sys/block/$NULLB/stat"
-	# reads completed, and the milliseconds they took, summed from nanoseconds
-	tb_res "qd1_${i}_dev_reads" $((st1[0] - st0[0]))
-	tb_res "qd1_${i}_dev_ms" $((st1[3] - st0[3]))
-done
+# the storage stage without queueing, one command at a time, in the target recording
+tb_fio_qd1 "$DEV" "$NULLB"
 tb_record_stop target
 tb_collect both
 tb_collect target
