@@ -17,6 +17,7 @@
 #include "lib/attach_plan.h"
 #include "lib/bpf_host.h"
 #include "lib/bpf_target.h"
+#include "lib/collector.h"
 #include "lib/db.h"
 #include "lib/err.h"
 #include "lib/exit.h"
@@ -87,43 +88,24 @@ static void role_stages(struct role_check *r)
 	}
 }
 
-static void check_host(struct role_check *r)
+/* prepare the role's collector as record would, and plan its hooks under each mode */
+static void check_role(struct role_check *r, const char *role)
 {
-	struct ntp_host_opts o = { .transport = r->transport, .sample_one_in = 1,
-				   .attach = NTP_ATTACH_AUTO };
-	struct ntp_host_collector *c;
+	const struct ntp_collector_opts o = { .transport = r->transport, .sample_one_in = 1,
+					      .attach = NTP_ATTACH_AUTO };
+	struct ntp_collector *c;
 	int m;
 
-	r->role = "host";
-	r->rc = ntp_host__prepare(&c, &o);
+	r->role = role;
+	r->rc = !strcmp(role, "host") ? ntp_host__prepare(&c, &o, NULL, NULL)
+				      : ntp_target__prepare(&c, &o, NULL, NULL);
 	if (r->rc)
 		return;
-	r->loaded = ntp_host__flavours(c);
-	r->nhooks = NTP_HOST_NHOOKS;
-	for (m = 0; m < NMODES; m++) {
-		ntp_host__plan(c, modes[m], m ? "if fentry cannot attach" : "", r->plan[m]);
-	}
-	ntp_host__free(c);
-	role_stages(r);
-}
-
-static void check_target(struct role_check *r)
-{
-	struct ntp_target_opts o = { .transport = r->transport, .sample_one_in = 1,
-				     .attach = NTP_ATTACH_AUTO };
-	struct ntp_target_collector *c;
-	int m;
-
-	r->role = "target";
-	r->rc = ntp_target__prepare(&c, &o);
-	if (r->rc)
-		return;
-	r->loaded = ntp_target__flavours(c);
-	r->nhooks = NTP_TARGET_NHOOKS;
-	for (m = 0; m < NMODES; m++) {
-		ntp_target__plan(c, modes[m], m ? "if fentry cannot attach" : "", r->plan[m]);
-	}
-	ntp_target__free(c);
+	r->loaded = c->loaded;
+	r->nhooks = c->nhooks;
+	for (m = 0; m < NMODES; m++)
+		ntp_collector__plan(c, modes[m], m ? "if fentry cannot attach" : "", r->plan[m]);
+	ntp_collector__free(c);
 	role_stages(r);
 }
 
@@ -286,9 +268,9 @@ int cmd_check(int argc, const char **argv)
 	for (i = 0; i < 2; i++)
 		ntp_transport__parse(transport, &roles[i].transport);   /* one of transport_choices */
 	if (strcmp(role, "target"))
-		check_host(&roles[nroles++]);
+		check_role(&roles[nroles++], "host");
 	if (strcmp(role, "host"))
-		check_target(&roles[nroles++]);
+		check_role(&roles[nroles++], "target");
 	for (i = 0; i < nroles; i++)
 		if (roles[i].rc && rc == NTP_EXIT_OK)
 			rc = roles[i].rc;

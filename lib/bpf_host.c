@@ -43,7 +43,7 @@ enum {
 };
 
 /* hooks[] rows, and the function hook each one is on */
-enum { P_START, P_QUEUE, P_CMD_SENT, P_R2T, P_DATA_SENT, P_RECV, P_DONE };
+enum { P_START, P_QUEUE, P_CMD_SENT, P_R2T, P_DATA_SENT, P_RECV, P_DONE, P_N };
 
 /* the modules whose BTF the collector needs (struct ntp_kbtf) */
 enum { M_DRV, M_CORE };
@@ -266,14 +266,15 @@ static const struct ntp_collector_ops host_ops = {
 };
 
 /* in tracepoints only, h_done keeps its tracepoint; other hooked rows get none */
-static const struct ntp_tp_row tp_rows[NTP_HOST_NHOOKS] = {
+static const struct ntp_tp_row tp_rows[P_N] = {
 	[P_DONE] = { "nvme_complete_rq", "its tracepoint, at the start of nvme_complete_rq" },
 };
 
 /* kprobe mode needs nvme_complete_rq's kprobe */
 static const int required[] = { FH_COMPLETE, -1 };
 
-int ntp_host__prepare(struct ntp_host_collector **cp, const struct ntp_host_opts *o)
+int ntp_host__prepare(struct ntp_collector **cp, const struct ntp_collector_opts *o,
+		      ntp_host_event_fn fn, void *ctx)
 {
 	const bool rdma = o->transport == NTP_TRANSPORT_RDMA;
 	struct ntp_host_collector *c;
@@ -285,6 +286,8 @@ int ntp_host__prepare(struct ntp_host_collector **cp, const struct ntp_host_opts
 	c = ntp_collector__alloc(sizeof(*c));
 	if (!c)
 		return NTP_EXIT_FAILURE;
+	c->fn = fn;
+	c->ctx = ctx;
 	s = c->skel = ntp_host__open();
 	if (!s) {
 		ntp_error("opening the host BPF object: %s", strerror(errno));
@@ -307,7 +310,7 @@ int ntp_host__prepare(struct ntp_host_collector **cp, const struct ntp_host_opts
 			       : "no NVMe/TCP host here (modprobe nvme-tcp, then nvme connect)";
 	core->required = required;
 	core->nfh = FH_N;
-	core->nhooks = NTP_HOST_NHOOKS;
+	core->nhooks = P_N;
 	core->tp_keep_unhooked = true;
 	core->tp_rows = tp_rows;
 	core->events = s->maps.events;
@@ -319,56 +322,6 @@ int ntp_host__prepare(struct ntp_host_collector **cp, const struct ntp_host_opts
 
 	err = ntp_collector__prepare(core);
 	if (!err)
-		*cp = c;
+		*cp = core;
 	return err;
-}
-
-int ntp_host__start(struct ntp_host_collector *c, ntp_host_event_fn fn, void *ctx)
-{
-	c->fn = fn;
-	c->ctx = ctx;
-	return ntp_collector__start(&c->core);
-}
-
-int ntp_host__poll(struct ntp_host_collector *c, int timeout_ms, int *stop_code)
-{
-	return ntp_collector__poll(&c->core, timeout_ms, stop_code);
-}
-
-int ntp_host__read_counters(struct ntp_host_collector *c, uint64_t cnt[NTP_CNT_MAX])
-{
-	return ntp_collector__read_counters(&c->core, cnt);
-}
-
-const struct ntp_hook *ntp_host__hooks(const struct ntp_host_collector *c)
-{
-	return c->core.hooks;
-}
-
-__u32 ntp_host__flavours(const struct ntp_host_collector *c)
-{
-	return c->core.loaded;
-}
-
-void ntp_host__plan(const struct ntp_host_collector *c, __u32 mode, const char *why,
-		    struct ntp_hook out[NTP_HOST_NHOOKS])
-{
-	ntp_collector__plan(&c->core, mode, why, out);
-}
-
-int ntp_host__programs(const struct ntp_host_collector *c)
-{
-	return ntp_collector__programs(&c->core);
-}
-
-void ntp_host__stop(struct ntp_host_collector *c)
-{
-	if (c)
-		ntp_collector__stop(&c->core);
-}
-
-void ntp_host__free(struct ntp_host_collector *c)
-{
-	if (c)
-		ntp_collector__free(&c->core);
 }

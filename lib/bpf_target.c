@@ -38,7 +38,7 @@ enum {
 };
 
 /* hooks[] rows */
-enum { P_RECV, P_R2T, P_SUBMIT, P_CMPL, P_SENT };
+enum { P_RECV, P_R2T, P_SUBMIT, P_CMPL, P_SENT, P_N };
 
 struct ntp_target_collector {
 	struct ntp_collector core;      /* first: the core's callbacks cast back */
@@ -282,7 +282,7 @@ static const struct ntp_collector_ops target_ops = {
 };
 
 /* in tracepoints only, every row: its tracepoint or none */
-static const struct ntp_tp_row tp_rows[NTP_TARGET_NHOOKS] = {
+static const struct ntp_tp_row tp_rows[P_N] = {
 	[P_RECV] = { "nvmet_req_init", "its tracepoint, once the command is parsed" },
 	[P_CMPL] = { "nvmet_req_complete", "its tracepoint" },
 	[P_SENT] = { "nvmet_req_complete", "the closest point, the nvmet_req_complete tracepoint: "
@@ -292,7 +292,8 @@ static const struct ntp_tp_row tp_rows[NTP_TARGET_NHOOKS] = {
 /* kprobe mode: of the transport's hooks, only those it wants count (ntp_attach__plan) */
 static const int required[] = { FT_INIT, FT_CMPL, FT_RESP_TRY, FT_RESP_SETUP, FT_RDMA_RESP, -1 };
 
-int ntp_target__prepare(struct ntp_target_collector **cp, const struct ntp_target_opts *o)
+int ntp_target__prepare(struct ntp_collector **cp, const struct ntp_collector_opts *o,
+		        ntp_target_event_fn fn, void *ctx)
 {
 	const bool rdma = o->transport == NTP_TRANSPORT_RDMA;
 	struct ntp_target_collector *c;
@@ -304,6 +305,8 @@ int ntp_target__prepare(struct ntp_target_collector **cp, const struct ntp_targe
 	c = ntp_collector__alloc(sizeof(*c));
 	if (!c)
 		return NTP_EXIT_FAILURE;
+	c->fn = fn;
+	c->ctx = ctx;
 	s = c->skel = ntp_target__open();
 	if (!s) {
 		ntp_error("opening the target BPF object: %s", strerror(errno));
@@ -328,7 +331,7 @@ int ntp_target__prepare(struct ntp_target_collector **cp, const struct ntp_targe
 				 "(modprobe nvmet-tcp, or record the host side)";
 	core->required = required;
 	core->nfh = FT_N;
-	core->nhooks = NTP_TARGET_NHOOKS;
+	core->nhooks = P_N;
 	core->tp_rows = tp_rows;
 	core->events = s->maps.events;
 	core->counters = s->maps.counters;
@@ -341,56 +344,6 @@ int ntp_target__prepare(struct ntp_target_collector **cp, const struct ntp_targe
 
 	err = ntp_collector__prepare(core);
 	if (!err)
-		*cp = c;
+		*cp = core;
 	return err;
-}
-
-int ntp_target__start(struct ntp_target_collector *c, ntp_target_event_fn fn, void *ctx)
-{
-	c->fn = fn;
-	c->ctx = ctx;
-	return ntp_collector__start(&c->core);
-}
-
-int ntp_target__poll(struct ntp_target_collector *c, int timeout_ms, int *stop_code)
-{
-	return ntp_collector__poll(&c->core, timeout_ms, stop_code);
-}
-
-int ntp_target__read_counters(struct ntp_target_collector *c, uint64_t cnt[NTP_CNT_MAX])
-{
-	return ntp_collector__read_counters(&c->core, cnt);
-}
-
-const struct ntp_hook *ntp_target__hooks(const struct ntp_target_collector *c)
-{
-	return c->core.hooks;
-}
-
-__u32 ntp_target__flavours(const struct ntp_target_collector *c)
-{
-	return c->core.loaded;
-}
-
-void ntp_target__plan(const struct ntp_target_collector *c, __u32 mode, const char *why,
-		      struct ntp_hook out[NTP_TARGET_NHOOKS])
-{
-	ntp_collector__plan(&c->core, mode, why, out);
-}
-
-int ntp_target__programs(const struct ntp_target_collector *c)
-{
-	return ntp_collector__programs(&c->core);
-}
-
-void ntp_target__stop(struct ntp_target_collector *c)
-{
-	if (c)
-		ntp_collector__stop(&c->core);
-}
-
-void ntp_target__free(struct ntp_target_collector *c)
-{
-	if (c)
-		ntp_collector__free(&c->core);
 }

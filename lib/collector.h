@@ -7,6 +7,16 @@
  * only what is its own: which hooks exist on this kernel and transport and
  * why, its skeleton, and its record type; it embeds a struct ntp_collector
  * first in its own and fills it in before ntp_collector__prepare().
+ *
+ * Its prepare (ntp_host__prepare(), ntp_target__prepare()) gives callers
+ * this core; they go on with it alone:
+ *
+ *	ntp_collector__start()   attach every chosen program, open the ring buffer
+ *	ntp_collector__poll()    hand sampled records to the collector's callback
+ *	ntp_collector__stop()    detach; a last ntp_collector__poll() drains what is left
+ *	ntp_collector__free()    unload; nothing of ours stays in the kernel
+ *
+ * and read name, nhooks, hooks[] and loaded, below.
  */
 #ifndef NTP_COLLECTOR_H
 #define NTP_COLLECTOR_H
@@ -40,6 +50,21 @@ struct btf;
 struct ntp_attach_set;
 struct ring_buffer;
 struct ntp_collector;
+struct ntp_filter;
+
+/* what a recording asks of a collector, the same for each (their prepare) */
+struct ntp_collector_opts {
+	enum ntp_transport transport;    /* -t: which driver's hooks (0: TCP), and whose commands */
+	uint32_t sample_one_in;         /* record one command in N */
+	/*
+	 * AUTO (0): fentry/fexit where they attach now, else kprobes, else
+	 * tracepoints only; FENTRY (--fentry) waits for a stuck attach;
+	 * KPROBE (--kprobes).  ntprof-record(1), "Busy CPUs".
+	 */
+	enum ntp_attach_policy attach;
+	/* --session, --io-type, --size, applied in BPF (lib/filter.h); NULL: none */
+	const struct ntp_filter *filter;
+};
 
 /* the kernel's BTF and two modules', as named in ntp_collector.mods */
 struct ntp_kbtf {
@@ -74,7 +99,8 @@ struct ntp_collector {
 	const char *mods[2];                    /* the modules to load BTF of, most basic lack first */
 	const char *no_module;                  /* after "module %s is not loaded: " */
 	const int *required;                    /* fh indexes kprobe mode needs, -1 ended */
-	int nfh, nhooks;
+	int nfh;
+	int nhooks;                             /* rows of hooks[] */
 	/* in tracepoints-only mode, rows without a function hook keep their text */
 	bool tp_keep_unhooked;
 	const struct ntp_tp_row *tp_rows;       /* nhooks entries */
@@ -84,6 +110,11 @@ struct ntp_collector {
 	/* set by the collector's ops->choose_hooks / choose_tracepoints */
 	struct ntp_fhook fh[NTP_COLLECTOR_MAX_FH];
 	int point_fh[NTP_COLLECTOR_MAX_HOOKS];  /* the function hook of each row, or -1 */
+	/*
+	 * The hooks table, one row per stage boundary.  After start, each
+	 * row's flavour is the one it got, and its reason says why (a
+	 * fallback's cause first).
+	 */
 	struct ntp_hook hooks[NTP_COLLECTOR_MAX_HOOKS];
 	const char *kprobe_note[NTP_COLLECTOR_MAX_HOOKS];  /* appended to a row's reason in kprobe mode */
 	struct {
@@ -94,7 +125,7 @@ struct ntp_collector {
 
 	/* the core's */
 	struct ntp_attach_caps caps;
-	__u32 loaded;                           /* NTP_RUN_* classes with programs */
+	__u32 loaded;                           /* after prepare: NTP_RUN_* classes with programs */
 	struct ring_buffer *rb;
 	struct ntp_attach_set *set;
 	int stop_code;
@@ -123,15 +154,35 @@ void ntp_collector__add_tp(struct ntp_collector *c, struct bpf_program *p, __u32
 int ntp_collector__prepare(struct ntp_collector *c);
 /* the ring buffer reader and the attach of every loaded program; 0 or NTP_EXIT_* */
 int ntp_collector__start(struct ntp_collector *c);
-/* as ntp_host__poll(), lib/bpf_host.h */
+/*
+ * Wait up to timeout_ms, then consume every ready record.  Returns the number
+ * of records handled, or -1 when the callback stopped it (its code is in
+ * *stop_code), or -1 with errno on an error.  EINTR is not an error: 0.
+ */
 int ntp_collector__poll(struct ntp_collector *c, int timeout_ms, int *stop_code);
+/* the per-CPU counters, summed (enum ntp_counter) */
 int ntp_collector__read_counters(struct ntp_collector *c, uint64_t cnt[NTP_CNT_MAX]);
-/* the hooks table as after an attach in mode (NTP_RUN_*), why: a fallback's cause */
+/*
+ * The hooks table (c->nhooks rows) as it would be after an attach in mode
+ * (one NTP_RUN_* bit), why being the cause of a fallback ("" for none): for
+ * ntprof check.
+ */
 void ntp_collector__plan(const struct ntp_collector *c, __u32 mode, const char *why,
 			 struct ntp_hook *out);
-int ntp_collector__programs(const struct ntp_collector *c);
+int ntp_collector__programs(const struct ntp_collector *c);     /* programs attached by start */
+/*
+ * Stop sampling at once, then detach every program in parallel, waiting at
+ * most NTP_ATTACH_FENTRY_TIMEOUT_S seconds (a detach waits for an RCU-tasks
+ * grace period, which a busy kernel thread holds up); records already in
+ * the ring stay for a last poll.  NULL: nothing.
+ */
 void ntp_collector__stop(struct ntp_collector *c);
-/* detach, unload and free c (the collector's struct that begins with it) */
+/*
+ * Detach, unload and free c (the collector's struct that begins with it).  A program
+ * whose attach or detach is still waiting in the kernel stays inert and is
+ * left to its worker thread (a warning says so); the process then ends only
+ * once the kernel lets that thread go.  NULL: nothing.
+ */
 void ntp_collector__free(struct ntp_collector *c);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "lib/bpf_host.h"
 #include "lib/bpf_target.h"
+#include "lib/collector.h"
 #include "lib/db.h"
 #include "lib/err.h"
 #include "lib/exit.h"
@@ -21,97 +22,80 @@
 int ntp_record__prepare_collectors(struct ntp_record_session *s)
 {
 	const struct ntp_record_opts *o = s->o;
-	int err;
+	const struct ntp_collector_opts co = { .transport = o->transport,
+					       .sample_one_in = o->sample_one_in,
+					       .attach = o->attach, .filter = o->filter };
+	int err = 0;
 
-	if (o->role & NTP_RECORD_HOST) {
-		struct ntp_host_opts ho = { .transport = o->transport, .sample_one_in = o->sample_one_in,
-					    .attach = o->attach, .filter = o->filter };
-
-		err = ntp_host__prepare(&s->hc, &ho);
-		if (err)
-			return err;
-	}
-	if (o->role & NTP_RECORD_TARGET) {
-		struct ntp_target_opts to = { .transport = o->transport,
-					      .sample_one_in = o->sample_one_in, .attach = o->attach,
-					      .filter = o->filter };
-
-		err = ntp_target__prepare(&s->tc, &to);
-		if (err)
-			return err;
-	}
-	return 0;
+	if (o->role & NTP_RECORD_HOST)
+		err = ntp_host__prepare(&s->host.c, &co, ntp_record__on_host_event, s);
+	if (!err && (o->role & NTP_RECORD_TARGET))
+		err = ntp_target__prepare(&s->target.c, &co, ntp_record__on_target_event, s);
+	return err;
 }
 
 int ntp_record__start_collectors(struct ntp_record_session *s)
 {
 	int err = 0;
 
-	if (s->hc)
-		err = ntp_host__start(s->hc, ntp_record__on_host_event, s);
-	if (!err && s->tc)
-		err = ntp_target__start(s->tc, ntp_record__on_target_event, s);
+	if (s->host.c)
+		err = ntp_collector__start(s->host.c);
+	if (!err && s->target.c)
+		err = ntp_collector__start(s->target.c);
 	return err;
 }
 
 void ntp_record__stop_collectors(struct ntp_record_session *s)
 {
-	if (s->hc)
-		ntp_host__stop(s->hc);
-	if (s->tc)
-		ntp_target__stop(s->tc);
+	ntp_collector__stop(s->host.c);
+	ntp_collector__stop(s->target.c);
 }
 
 void ntp_record__free_collectors(struct ntp_record_session *s)
 {
-	ntp_host__free(s->hc);
-	ntp_target__free(s->tc);
+	ntp_collector__free(s->host.c);
+	ntp_collector__free(s->target.c);
 }
 
 int ntp_record__programs(const struct ntp_record_session *s)
 {
-	return (s->hc ? ntp_host__programs(s->hc) : 0) + (s->tc ? ntp_target__programs(s->tc) : 0);
+	return (s->host.c ? ntp_collector__programs(s->host.c) : 0) +
+	       (s->target.c ? ntp_collector__programs(s->target.c) : 0);
 }
 
 int ntp_record__poll(struct ntp_record_session *s, int timeout_ms)
 {
+	struct ntp_record_side *sd = s->host.c ? &s->host : &s->target;
 	int n = 0, code = 0;
-	const char *side = "host";
 
-	if (s->hc && s->tc) {
-		n = ntp_host__poll(s->hc, timeout_ms < POLL_BOTH_MS ? timeout_ms : POLL_BOTH_MS, &code);
+	if (s->host.c && s->target.c) {
+		n = ntp_collector__poll(s->host.c, timeout_ms < POLL_BOTH_MS ? timeout_ms : POLL_BOTH_MS,
+					&code);
 		if (n >= 0) {
-			side = "target";
-			n = ntp_target__poll(s->tc, 0, &code);
+			sd = &s->target;
+			n = ntp_collector__poll(s->target.c, 0, &code);
 		}
-	} else if (s->hc) {
-		n = ntp_host__poll(s->hc, timeout_ms, &code);
 	} else {
-		side = "target";
-		n = ntp_target__poll(s->tc, timeout_ms, &code);
+		n = ntp_collector__poll(sd->c, timeout_ms, &code);
 	}
 	if (n >= 0)
 		return 0;
 	if (code)
 		return code;
-	ntp_error("reading the %s ring buffer: %s", side, strerror(errno));
+	ntp_error("reading the %s ring buffer: %s", sd->name, strerror(errno));
 	return NTP_EXIT_FAILURE;
 }
 
 int ntp_record__drain(struct ntp_record_session *s)
 {
-	int n, code, err = 0;
+	struct ntp_collector *cs[2] = { s->host.c, s->target.c };
+	int i, n, code, err = 0;
 
-	if (s->hc) {
+	for (i = 0; i < 2 && !err; i++) {
+		if (!cs[i])
+			continue;
 		do {
-			n = ntp_host__poll(s->hc, 0, &code);
-		} while (n > 0);
-		if (n < 0)
-			err = code ? code : -1;
-	}
-	if (!err && s->tc) {
-		do {
-			n = ntp_target__poll(s->tc, 0, &code);
+			n = ntp_collector__poll(cs[i], 0, &code);
 		} while (n > 0);
 		if (n < 0)
 			err = code ? code : -1;
@@ -123,13 +107,9 @@ int ntp_record__drain(struct ntp_record_session *s)
 	return err;
 }
 
-static int read_counters(struct ntp_record_session *s, struct ntp_record_side *sd,
-			 uint64_t cnt[NTP_CNT_MAX])
+static int read_counters(struct ntp_record_side *sd, uint64_t cnt[NTP_CNT_MAX])
 {
-	int err = sd == &s->host ? ntp_host__read_counters(s->hc, cnt) :
-		  ntp_target__read_counters(s->tc, cnt);
-
-	if (err) {
+	if (ntp_collector__read_counters(sd->c, cnt)) {
 		ntp_error("reading the %s collector's counters: %s", sd->name, strerror(errno));
 		return NTP_EXIT_FAILURE;
 	}
@@ -138,7 +118,8 @@ static int read_counters(struct ntp_record_session *s, struct ntp_record_side *s
 
 int ntp_record__write_intervals(struct ntp_record_session *s, uint64_t now)
 {
-	struct ntp_record_side *sides[2] = { s->hc ? &s->host : NULL, s->tc ? &s->target : NULL };
+	struct ntp_record_side *sides[2] = { s->host.c ? &s->host : NULL,
+					      s->target.c ? &s->target : NULL };
 	uint64_t cnt[NTP_CNT_MAX];
 	int i, err = 0;
 
@@ -148,7 +129,7 @@ int ntp_record__write_intervals(struct ntp_record_session *s, uint64_t now)
 
 		if (!sd)
 			continue;
-		err = read_counters(s, sd, cnt);
+		err = read_counters(sd, cnt);
 		if (err)
 			break;
 		iv.side = sd->name;

@@ -12,8 +12,7 @@
 #include <linux/types.h>
 
 #include "bpf/ntp_hash.h"
-#include "lib/bpf_host.h"
-#include "lib/bpf_target.h"
+#include "lib/collector.h"
 #include "lib/db.h"
 #include "lib/filter.h"
 #include "lib/record_priv.h"
@@ -22,21 +21,16 @@
 
 int ntp_record__write_hooks(struct ntp_record_session *s)
 {
-	int i, err = 0;
+	const struct ntp_record_side *sides[2] = { &s->host, &s->target };
+	int i, r, err = 0;
 
-	if (s->hc) {
-		const struct ntp_hook *h = ntp_host__hooks(s->hc);
+	for (r = 0; r < 2 && !err; r++) {
+		const struct ntp_collector *c = sides[r]->c;
 
-		for (i = 0; i < NTP_HOST_NHOOKS && !err; i++)
-			err = ntp_writer__add_hook(s->w, "host", h[i].point, h[i].hook,
-						   h[i].flavour, h[i].reason);
-	}
-	if (s->tc) {
-		const struct ntp_hook *h = ntp_target__hooks(s->tc);
-
-		for (i = 0; i < NTP_TARGET_NHOOKS && !err; i++)
-			err = ntp_writer__add_hook(s->w, "target", h[i].point, h[i].hook,
-						   h[i].flavour, h[i].reason);
+		for (i = 0; c && i < c->nhooks && !err; i++)
+			err = ntp_writer__add_hook(s->w, sides[r]->name, c->hooks[i].point,
+						   c->hooks[i].hook, c->hooks[i].flavour,
+						   c->hooks[i].reason);
 	}
 	return err;
 }

@@ -23,19 +23,20 @@
 #include "lib/filter.h"
 #include "lib/record.h"
 
+struct ntp_collector;
+
 #define NTP_NSEC_PER_SEC 1000000000ULL
 
 /* one collector's side of the recording */
 struct ntp_record_side {
 	const char *name;               /* "host" / "target" */
+	struct ntp_collector *c;        /* NULL: this side is not recorded */
 	uint64_t prev[NTP_CNT_MAX];     /* the counters at the last intervals row */
 };
 
 struct ntp_record_session {
 	const struct ntp_record_opts *o;
 	struct ntp_writer *w;
-	struct ntp_host_collector *hc;
-	struct ntp_target_collector *tc;
 	struct ntp_record_side host, target;
 	struct ntp_live *live;
 	struct ntp_live_match *match;   /* -r both with live lines */

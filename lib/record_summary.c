@@ -35,7 +35,8 @@ void ntp_record__print_start(const struct ntp_record_session *s, uint64_t t0)
 
 void ntp_record__print_summary(const struct ntp_record_session *s, uint64_t stop_ns)
 {
-	const struct ntp_record_side *sides[2] = { s->hc ? &s->host : NULL, s->tc ? &s->target : NULL };
+	const struct ntp_record_side *sides[2] = { s->host.c ? &s->host : NULL,
+						    s->target.c ? &s->target : NULL };
 	const uint64_t rows[2] = { ntp_writer__rows(s->w), ntp_writer__target_rows(s->w) };
 	int i;
 
