@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# What does `ntprof record` cost on an NVMe/TCP host?  Boots the test bed
-# (tests/testbed/run.sh: QEMU, loopback NVMe/TCP on null_blk) once per guest
-# kernel and runs bench/guest/testbed.sh there:
+# What does `ntprof record` cost on an NVMe/TCP or NVMe/RDMA host?  Boots the
+# test bed (tests/testbed/run.sh: QEMU, null_blk exported by nvmet over
+# loopback NVMe/TCP, or over NVMe/RDMA on soft-RoCE) once per guest kernel and
+# transport, and runs bench/guest/testbed.sh there:
 #   - the BPF cost per command of each of ntprof's programs, from the kernel's
 #     BPF statistics, with -s 1000 and -s 1, as ratios to empty programs on
 #     the same hooks;
@@ -16,6 +17,7 @@
 #
 #   bench/bench_testbed.sh [BUILD_DIR]
 #       KERNELS="6.1 6.12"  guest kernels       PARTS="bpf fio"  what to measure
+#       TRANSPORTS="tcp rdma"  record -t and the fixture (tb_loop_tcp/_rdma)
 #       ROUNDS=3  RUNTIME=5 (fio seconds per run)  TIMEOUT=900 (per boot)
 set -euo pipefail
 
@@ -24,9 +26,16 @@ BUILD=${1:-build}
 NTPROF=$(readlink -f "${NTPROF:-$BUILD/ntprof}")
 KERNELS=${KERNELS:-6.1 6.12}
 PARTS=${PARTS:-bpf fio}
+TRANSPORTS=${TRANSPORTS:-tcp rdma}
 TIMEOUT=${TIMEOUT:-900}
 
 [ -x "$NTPROF" ] || { echo "bench_testbed: no $NTPROF (make first)" >&2; exit 1; }
+for t in $TRANSPORTS; do
+	case "$t" in
+	tcp | rdma) ;;
+	*) echo "bench_testbed: unknown transport '$t' in TRANSPORTS (tcp, rdma)" >&2; exit 1 ;;
+	esac
+done
 if [ "$(id -u)" != 0 ]; then
 	echo "bench_testbed: skipped: needs root (QEMU exports /, nvmet needs modules)"
 	exit 0
@@ -40,19 +49,34 @@ accel=TCG
 [ -w /dev/kvm ] && accel=KVM
 echo "== ntprof record cost in the test bed ($accel, $(nproc) host CPUs): $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "   $NTPROF ($("$NTPROF" version 2>/dev/null | head -n 1))"
+echo "   load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 rc=0
+sampler=
+trap '[ -z "$sampler" ] || kill "$sampler" 2>/dev/null' EXIT
 for k in $KERNELS; do
-	echo
-	echo "== guest kernel $k (output in $OUT/$k)"
-	# shellcheck disable=SC2086 # PARTS is a list of words
-	if tests/testbed/run.sh --kernel "$k" --timeout "$TIMEOUT" --out "$OUT/$k" \
-		--env NTPROF="$NTPROF" --env ROUNDS="${ROUNDS:-3}" --env RUNTIME="${RUNTIME:-5}" \
-		bench/guest/testbed.sh $PARTS; then
-		cat "$OUT/$k/bench.txt"
-	else
-		echo "bench_testbed: the guest run for kernel $k failed:" >&2
-		sed -n 's/^fail_reason=/  /p' "$OUT/$k/result.env" >&2 || true
-		rc=1
-	fi
+	for t in $TRANSPORTS; do
+		echo
+		echo "== guest kernel $k, NVMe/$t (output in $OUT/$k-$t)"
+		# the build machine's 1-minute load average every 10 s of the boot:
+		# other guests and builds share its CPUs with this one's vCPUs
+		while sleep 10; do cut -d' ' -f1 /proc/loadavg; done > "$OUT/$k-$t.load" &
+		sampler=$!
+		# shellcheck disable=SC2086 # PARTS is a list of words
+		if tests/testbed/run.sh --kernel "$k" --timeout "$TIMEOUT" --out "$OUT/$k-$t" \
+			--env NTPROF="$NTPROF" --env TRANSPORT="$t" --env ROUNDS="${ROUNDS:-3}" \
+			--env RUNTIME="${RUNTIME:-5}" bench/guest/testbed.sh $PARTS; then
+			cat "$OUT/$k-$t/bench.txt"
+		else
+			echo "bench_testbed: the guest run for kernel $k, NVMe/$t failed:" >&2
+			sed -n 's/^fail_reason=/  /p' "$OUT/$k-$t/result.env" >&2 || true
+			rc=1
+		fi
+		kill "$sampler"
+		wait "$sampler" 2>/dev/null || true
+		sampler=
+		sort -n "$OUT/$k-$t.load" | awk '{ v[NR] = $1 } END { if (NR)
+			printf "   build machine load average during the boot: %s to %s, median %s (%d samples)\n",
+				v[1], v[NR], v[int((NR + 1) / 2)], NR }'
+	done
 done
 exit "$rc"

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # testbed.sh - guest side of bench/bench_testbed.sh: what ntprof record costs,
-# measured inside a test bed guest on a loopback NVMe/TCP namespace.
+# measured inside a test bed guest on a loopback NVMe/TCP or NVMe/RDMA
+# (soft-RoCE) namespace: TRANSPORT=tcp|rdma, `record -t $TRANSPORT`.
 #
 #   testbed.sh [bpf] [fio]       (default: both, in one boot)
 #
@@ -9,7 +10,8 @@
 #        for each of ntprof's programs with record -s 1000 (almost every
 #        command unsampled: the hash test and one map lookup) and -s 1 (every
 #        command sampled), each beside an empty bpftrace program on the same
-#        hook, measured over the same fixed fio workload.
+#        hook, measured over the same fixed fio workload.  Host programs
+#        only (record's default -r host), on either transport.
 #   fio  The cost a user sees: fio IOPS with nothing attached, with record
 #        -s 1000, record -s 1, blktrace, and a bpftrace script doing ntprof's
 #        work on the same hooks; ROUNDS interleaved rounds of short fixed-time
@@ -17,7 +19,7 @@
 #
 # Prints tables on stderr (the console) and into $TB_OUT/bench.txt; asserts
 # nothing about time. Under TCG kernel work is exaggerated: read the ratios.
-# Env: NTPROF, ROUNDS (3), RUNTIME (fio seconds per run, 5).
+# Env: NTPROF, TRANSPORT (tcp), ROUNDS (3), RUNTIME (fio seconds per run, 5).
 #
 # nvme_core is loaded with multipath=N, as in tests/testbed/guest/record_btt.sh,
 # so the namespace is one request-based disk and blktrace traces the whole
@@ -26,27 +28,46 @@
 
 NTPROF=${NTPROF:-$TB_REPO/build/ntprof}
 [ -x "$NTPROF" ] || tb_fail "$NTPROF missing: build it (make) before booting"
+TRANSPORT=${TRANSPORT:-tcp}
 ROUNDS=${ROUNDS:-3}
 RUNTIME=${RUNTIME:-5}
 WORK=/tmp/bench-testbed         # tmpfs: SQLite cannot lock on 9p
 REPORT=$TB_OUT/bench.txt
 
-# ntprof's programs (bpf/host.bpf.c) and the same hook in bpftrace's terms.
-# ntprof takes nvme_setup_cmd as tp_btf; bpftrace 0.17 has no raw/BTF
-# tracepoints, so its empty reference is the classic tracepoint of the same
-# event. The BPF statistics time the program body only (bpf_prog_run() and the
-# trampoline's __bpf_prog_enter/exit), not the hook's dispatch, so the flavour
-# does not enter the figure.
+# ntprof's programs (bpf/host.bpf.c, bpf/host_rdma.bpf.h) and the same hook in
+# bpftrace's terms. ntprof takes nvme_setup_cmd as tp_btf; bpftrace 0.17 has
+# no raw/BTF tracepoints, so its empty reference is the classic tracepoint of
+# the same event. The BPF statistics time the program body only
+# (bpf_prog_run() and the trampoline's __bpf_prog_enter/exit), not the hook's
+# dispatch, so the flavour does not enter the figure. A program without an
+# entry here (a backstop, e.g. complete_rq_tp) gets no empty reference.
 declare -A PROBE=(
 	[setup_cmd]=tracepoint:nvme:nvme_setup_cmd
-	[cmd_pdu_sent]=kretfunc:nvme_tcp_try_send_cmd_pdu
-	[data_sent]=kretfunc:nvme_tcp_try_send_data
-	[h2c_setup]=kfunc:nvme_tcp_setup_h2c_data_pdu
-	[try_send_entry]=kfunc:nvme_tcp_try_send
-	[try_send_exit]=kretfunc:nvme_tcp_try_send
-	[complete_remote]=kfunc:blk_mq_complete_request_remote
 	[complete_rq]=kfunc:nvme_complete_rq
 )
+case "$TRANSPORT" in
+tcp)
+	PROBE+=(
+		[cmd_pdu_sent]=kretfunc:nvme_tcp_try_send_cmd_pdu
+		[data_sent]=kretfunc:nvme_tcp_try_send_data
+		[h2c_setup]=kfunc:nvme_tcp_setup_h2c_data_pdu
+		[try_send_entry]=kfunc:nvme_tcp_try_send
+		[try_send_exit]=kretfunc:nvme_tcp_try_send
+		[complete_remote]=kfunc:blk_mq_complete_request_remote
+	)
+	WRITE_DATA="with R2T"
+	;;
+rdma)
+	PROBE+=(
+		[rdma_post_send]=kretfunc:nvme_rdma_post_send
+		[rdma_recv_done]=kfunc:nvme_rdma_recv_done
+	)
+	WRITE_DATA="pulled by RDMA READ"
+	;;
+*)
+	tb_fail "testbed.sh: unknown TRANSPORT '$TRANSPORT' (tcp, rdma)"
+	;;
+esac
 
 say() {
 	echo "$*" | tee -a "$REPORT" >&2
@@ -58,7 +79,7 @@ REC_PID=
 record_start() {
 	local s=$1
 
-	"$NTPROF" record -s "$s" -o "$WORK/rec-$s.ntp" > "$WORK/rec.out" 2> "$WORK/rec.err" &
+	"$NTPROF" record -t "$TRANSPORT" -s "$s" -o "$WORK/rec-$s.ntp" > "$WORK/rec.out" 2> "$WORK/rec.err" &
 	REC_PID=$!
 	for _ in $(seq 1 1200); do
 		grep -q 'programs attached' "$WORK/rec.err" && return 0
@@ -66,7 +87,7 @@ record_start() {
 		sleep 0.1
 	done
 	cat "$WORK/rec.err" >&2
-	tb_fail "ntprof record -s $s did not attach"
+	tb_fail "ntprof record -t $TRANSPORT -s $s did not attach"
 }
 
 record_stop() {
@@ -133,7 +154,8 @@ warmup() {
 	dd if=/dev/zero of="$TB_DEV" bs=128k count=1 seek=5000 oflag=direct status=none
 }
 
-# the measured workload: a fixed number of commands, reads and R2T writes;
+# the measured workload: a fixed number of commands, reads and writes large
+# enough for an R2T (TCP) or an RDMA READ by the target (RDMA);
 # REPS repetitions, each program's figure is the lowest of its mean ns per
 # run: a vCPU thread the build machine preempts inflates a repetition's sum,
 # never deflates it, so the least disturbed repetition is the best estimate
@@ -245,8 +267,9 @@ bench_bpf() {
 	sysctl -q -w kernel.bpf_stats_enabled=0
 
 	say ""
-	say "== BPF cost per run, kernel $(uname -r): $((COST_READS + COST_WRITES)) commands per" \
-		"repetition ($COST_READS 4k randread QD8, $COST_WRITES 128k write QD4 with R2T)," \
+	say "== BPF cost per run, kernel $(uname -r), NVMe/$TRANSPORT: $((COST_READS + COST_WRITES))" \
+		"commands per repetition ($COST_READS 4k randread QD8, $COST_WRITES 128k write QD4" \
+		"$WRITE_DATA)," \
 		"lowest of $REPS"
 	awk -v cmds=$((COST_READS + COST_WRITES)) -v hooks="$(for n in "${!PROBE[@]}"; do printf '%s=%s ' "$n" "${PROBE[$n]}"; done)" '
 		BEGIN { nh = split(hooks, h, " "); for (i = 1; i <= nh; i++) { split(h[i], kv, "="); probe[kv[1]] = kv[2] } }
@@ -277,9 +300,12 @@ bench_bpf() {
 # ---- fio: IOPS under each tool ----
 
 # ntprof's work in bpftrace: a timestamp per command at each of the hooks
-# ntprof attached, keyed by the request (or the nvme_tcp request / queue, which
-# are preallocated: bounded maps), and the end-to-end time into a histogram.
-# The send and R2T hooks take both kernels' variants; missing ones are left out.
+# ntprof attached, keyed by the request (or the nvme_tcp request / queue, the
+# nvme_rdma capsule, the ib_wc: preallocated, so bounded maps), and the
+# end-to-end time into a histogram. The send and R2T hooks take both kernels'
+# variants; missing ones are left out. On RDMA the receive hook stands for
+# ntprof's (queue, command id) lookup with one keyed store: the same count of
+# map operations, not the same keys.
 bpftrace_equivalent() {
 	local names=$1 s name
 
@@ -292,11 +318,17 @@ bpftrace_equivalent() {
 		try_send_entry) s+='kfunc:nvme_tcp_try_send { @q[(uint64)args->queue] = nsecs; }' ;;
 		try_send_exit) s+='kretfunc:nvme_tcp_try_send /retval > 0/ { @qsent[(uint64)args->queue] = nsecs; }' ;;
 		complete_remote) s+='kfunc:blk_mq_complete_request_remote /@start[(uint64)args->rq]/ { @recv[(uint64)args->rq] = nsecs; }' ;;
+		rdma_post_send) s+='kretfunc:nvme_rdma_post_send /retval == 0/ { @sent[(uint64)args->qe] = nsecs; }' ;;
+		rdma_recv_done) s+='kfunc:nvme_rdma_recv_done { @recvwc[(uint64)args->wc] = nsecs; }' ;;
 		*) continue ;;
 		esac
 		s+=$'\n'
 	done
-	s+='kfunc:nvme_complete_rq /@start[(uint64)args->req]/ { @e2e_us = hist((nsecs - @start[(uint64)args->req]) / 1000); delete(@start[(uint64)args->req]); delete(@recv[(uint64)args->req]); }'
+	# the request-keyed maps are dropped at completion (bpftrace refuses a
+	# map no probe writes: @recv exists with complete_remote, TCP only)
+	s+='kfunc:nvme_complete_rq /@start[(uint64)args->req]/ { @e2e_us = hist((nsecs - @start[(uint64)args->req]) / 1000); delete(@start[(uint64)args->req]);'
+	case " $names " in *" complete_remote "*) s+=' delete(@recv[(uint64)args->req]);' ;; esac
+	s+=' }'
 	echo "$s"
 }
 
@@ -341,7 +373,8 @@ bench_fio() {
 	done
 
 	say ""
-	say "== fio IOPS, kernel $(uname -r): 4k randread QD8, ${RUNTIME} s per run, $ROUNDS interleaved rounds"
+	say "== fio IOPS, kernel $(uname -r), NVMe/$TRANSPORT: 4k randread QD8, ${RUNTIME} s per run," \
+		"$ROUNDS interleaved rounds"
 	say "$(printf '%-14s %-24s %10s %8s' config 'IOPS per round' median 'x bare')"
 	bare=$(median "$WORK/iops-bare")
 	for tag in bare record-s1000 record-s1 blktrace bpftrace; do
@@ -358,9 +391,17 @@ mkdir -p "$WORK"
 : > "$REPORT"
 [ -d /sys/module/nvme_core ] && tb_fail "nvme_core already loaded: cannot turn multipath off"
 modprobe nvme_core multipath=N || tb_fail "modprobe nvme_core multipath=N"
-tb_loop_tcp
+tb_loop_"$TRANSPORT"
 tb_res kernel "$(uname -r)"
-say "kernel $(uname -r), $(nproc) CPUs, namespace $TB_DEV (null_blk over loopback NVMe/TCP), $(bpftrace --version)"
+tb_res transport "$TRANSPORT"
+tb_res ctrl_transport "$(cat "/sys/class/nvme/$TB_CTRL/transport")"
+[ "$(cat "/sys/class/nvme/$TB_CTRL/transport")" = "$TRANSPORT" ] ||
+	tb_fail "controller $TB_CTRL is not NVMe/$TRANSPORT"
+case "$TRANSPORT" in
+tcp) fabric="loopback NVMe/TCP" ;;
+rdma) fabric="NVMe/RDMA over soft-RoCE (rdma_rxe on a dummy netdev)" ;;
+esac
+say "kernel $(uname -r), $(nproc) CPUs, namespace $TB_DEV (null_blk over $fabric), $(bpftrace --version)"
 [ $# -gt 0 ] || set -- bpf fio
 for part in "$@"; do
 	case "$part" in
