@@ -8,7 +8,7 @@
  * the receive completion of the response capsule.  That hook is handed only
  * the work completion: its buffer holds the CQE, whose command id is unique
  * within the queue while the command is in flight.  So each sampled command
- * is also kept in `rdma_cmds`, keyed by (queue, command id), from the
+ * is also kept in `rdma_cmds`, keyed by (queue pair, command id), from the
  * decision to the completion.
  *
  * Not blk_mq_complete_request_remote() as for TCP: nvme-rdma calls it only
@@ -22,7 +22,7 @@
 #define NTP_HOST_RDMA_BPF_H
 
 struct rdma_cmd_key {
-	__u64 queue;    /* struct nvme_rdma_queue *: hctx->driver_data, and qp->qp_context */
+	__u64 qp;       /* struct ib_qp * of the command's queue: queue->qp, and wc->qp */
 	__u32 cid;      /* the wire command id */
 	__u32 pad;
 };
@@ -36,7 +36,9 @@ struct {
 
 static __always_inline void rdma_cmd_key(struct request *rq, __u16 cid, struct rdma_cmd_key *k)
 {
-	k->queue = (__u64)BPF_CORE_READ(rq, mq_hctx, driver_data);
+	struct nvme_rdma_queue *queue = BPF_CORE_READ(rq, mq_hctx, driver_data);
+
+	k->qp = (__u64)BPF_CORE_READ(queue, qp);
 	k->cid = cid;
 	k->pad = 0;
 }
@@ -131,17 +133,18 @@ static __always_inline void recv_done_body(struct ib_wc *wc)
 	struct inflight *v;
 	__u64 *rq, key;
 
-	/* flushed or failed receives carry no response (error recovery follows) */
-	if (!wc || BPF_CORE_READ(wc, status) != IB_WC_SUCCESS)
+	/* every response of the machine comes here: the fewest reads before the lookup */
+	if (!wc)
 		return;
 	qe = (void *)BPF_CORE_READ(wc, wr_cqe) - bpf_core_field_offset(struct nvme_rdma_qe, cqe);
 	cqe = BPF_CORE_READ(qe, data);
 	if (!cqe)
 		return;
-	k.queue = (__u64)BPF_CORE_READ(wc, qp, qp_context);
+	k.qp = (__u64)BPF_CORE_READ(wc, qp);
 	k.cid = BPF_CORE_READ(cqe, command_id);
 	rq = bpf_map_lookup_elem(&rdma_cmds, &k);
-	if (!rq)
+	/* a flushed or failed receive carries no response (error recovery follows) */
+	if (!rq || BPF_CORE_READ(wc, status) != IB_WC_SUCCESS)
 		return;
 	key = *rq;
 	v = bpf_map_lookup_elem(&inflight, &key);

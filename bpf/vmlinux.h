@@ -162,7 +162,9 @@ struct ib_wc {
 
 /* ---- nvme_rdma (module BTF) ---- */
 
-struct nvme_rdma_queue;
+struct nvme_rdma_queue {
+	struct ib_qp *qp;       /* its queue pair: what a work completion names */
+};
 
 /* a queue entry: a work request's completion cookie and the buffer it carries */
 struct nvme_rdma_qe {
