@@ -21,20 +21,14 @@
 #ifndef NTP_HOST_RDMA_BPF_H
 #define NTP_HOST_RDMA_BPF_H
 
-struct rdma_cmd_key {
-	__u64 qp;       /* struct ib_qp * of the command's queue: queue->qp, and wc->qp */
-	__u32 cid;      /* the wire command id */
-	__u32 pad;
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
-	__type(key, struct rdma_cmd_key);
+	__type(key, struct ntp_rdma_cmd_key);
 	__type(value, __u64);   /* struct request * */
 } rdma_cmds SEC(".maps");
 
-static __always_inline void rdma_cmd_key(struct request *rq, __u16 cid, struct rdma_cmd_key *k)
+static __always_inline void rdma_cmd_key(struct request *rq, __u16 cid, struct ntp_rdma_cmd_key *k)
 {
 	struct nvme_rdma_queue *queue = BPF_CORE_READ(rq, mq_hctx, driver_data);
 
@@ -46,7 +40,7 @@ static __always_inline void rdma_cmd_key(struct request *rq, __u16 cid, struct r
 /* at the decision, for a sampled command */
 static __always_inline void rdma_track(struct request *rq, __u16 cid)
 {
-	struct rdma_cmd_key k;
+	struct ntp_rdma_cmd_key k;
 	__u64 v = (__u64)rq;
 
 	rdma_cmd_key(rq, cid, &k);
@@ -57,7 +51,7 @@ static __always_inline void rdma_track(struct request *rq, __u16 cid)
 /* at the completion (or when a stale entry of rq is met) */
 static __always_inline void rdma_forget(struct request *rq, __u16 cid)
 {
-	struct rdma_cmd_key k;
+	struct ntp_rdma_cmd_key k;
 	__u64 *v;
 
 	rdma_cmd_key(rq, cid, &k);
@@ -127,7 +121,7 @@ int BPF_KRETPROBE(rdma_post_send_kp, int ret)
 
 static __always_inline void recv_done_body(struct ib_wc *wc)
 {
-	struct rdma_cmd_key k = {};
+	struct ntp_rdma_cmd_key k = {};
 	struct nvme_completion *cqe;
 	struct nvme_rdma_qe *qe;
 	struct inflight *v;

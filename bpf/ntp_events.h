@@ -86,6 +86,16 @@ struct ntp_target_event {
 	char device[NTP_DISK_NAME_LEN];  /* backend, e.g. nullb0 or the file's name */
 };
 
+/*
+ * The key of the host's RDMA map `rdma_cmds` (bpf/host_rdma.bpf.h), whose
+ * value is the request pointer; user space sweeps it (lib/inflight_expire.c).
+ */
+struct ntp_rdma_cmd_key {
+	__u64 qp;       /* struct ib_qp * of the command's queue: queue->qp, and wc->qp */
+	__u32 cid;      /* the wire command id */
+	__u32 pad;
+};
+
 /* counters each collector keeps per CPU; user space sums and stores deltas per interval */
 enum ntp_counter {
 	NTP_CNT_SEEN = 0,       /* I/O commands that reached the decision hook */

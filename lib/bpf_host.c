@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,6 +316,11 @@ int ntp_host__prepare(struct ntp_collector **cp, const struct ntp_collector_opts
 	core->tp_rows = tp_rows;
 	core->events = s->maps.events;
 	core->counters = s->maps.counters;
+	/* struct inflight (bpf/host.bpf.c) begins with the event: its offsets are the event's */
+	core->inflight = s->maps.inflight;
+	core->inflight_ts_off = offsetof(struct ntp_host_event, h_queue);
+	core->inflight_cid_off = offsetof(struct ntp_host_event, cid);
+	core->rdma_cmds = rdma ? s->maps.rdma_cmds : NULL;
 	ntp_collector__add_tp(core, s->progs.complete_rq_tp, NTP_RUN_TP);
 	ntp_collector__add_tp(core, s->progs.complete_rq_raw, NTP_RUN_TP);
 	ntp_collector__add_tp(core, s->progs.setup_cmd, NTP_RUN_SAMPLE);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,6 +336,9 @@ int ntp_target__prepare(struct ntp_collector **cp, const struct ntp_collector_op
 	core->tp_rows = tp_rows;
 	core->events = s->maps.events;
 	core->counters = s->maps.counters;
+	/* struct inflight (bpf/target.bpf.c) begins with the event: its offsets are the event's */
+	core->inflight = s->maps.inflight;
+	core->inflight_ts_off = offsetof(struct ntp_target_event, t_recv);
 	ntp_collector__add_tp(core, s->progs.req_cmpl_tp, NTP_RUN_TP);
 	ntp_collector__add_tp(core, s->progs.req_cmpl_raw, NTP_RUN_TP);
 	ntp_collector__add_tp(core, s->progs.req_init_tp, NTP_RUN_TP);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -14,6 +15,7 @@
 #include "lib/collector.h"
 #include "lib/err.h"
 #include "lib/exit.h"
+#include "lib/inflight_expire.h"
 #include "lib/kernel_probe.h"
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -243,9 +245,58 @@ int ntp_collector__start(struct ntp_collector *c)
 	return 0;
 }
 
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * Drop the entries of commands that never completed.  rdma_cmds has no
+ * timestamp of its own, but its entry lives within the request's inflight
+ * entry (added after it, removed before it), so one whose request is no
+ * longer in inflight with that command id is stale: that also catches the
+ * entries a reuse of the request orphaned, which no age would tell.
+ */
+static void sweep(struct ntp_collector *c)
+{
+	uint64_t now = monotonic_ns();
+	long n;
+
+	if (!c->inflight || now < c->sweep_next_ns)
+		return;
+	c->sweep_next_ns = now + NTP_INFLIGHT_SWEEP_NS;
+	n = ntp_inflight__expire(bpf_map__fd(c->inflight), bpf_map__value_size(c->inflight),
+				 c->inflight_ts_off, now, NTP_INFLIGHT_EXPIRE_NS);
+	if (n > 0)
+		c->expired += n;
+	else if (n < 0)
+		ntp_debug("%s: in-flight map sweep: %s", c->name, strerror(-n));
+	if (!c->rdma_cmds)
+		return;
+	n = ntp_inflight__expire_orphans(bpf_map__fd(c->rdma_cmds), bpf_map__fd(c->inflight),
+					 bpf_map__value_size(c->inflight), c->inflight_cid_off);
+	if (n < 0)
+		ntp_debug("%s: RDMA command map sweep: %s", c->name, strerror(-n));
+	else if (n > 0)
+		ntp_debug("%s: %ld stale RDMA command entries dropped", c->name, n);
+}
+
 int ntp_collector__poll(struct ntp_collector *c, int timeout_ms, int *stop_code)
 {
-	return ntp_reader__poll(c->rb, timeout_ms, &c->stop_code, stop_code);
+	int n = ntp_reader__poll(c->rb, timeout_ms, &c->stop_code, stop_code);
+	int saved = errno;
+
+	sweep(c);
+	errno = saved;
+	return n;
+}
+
+uint64_t ntp_collector__expired(const struct ntp_collector *c)
+{
+	return c->expired;
 }
 
 int ntp_collector__read_counters(struct ntp_collector *c, uint64_t cnt[NTP_CNT_MAX])

@@ -106,6 +106,15 @@ struct ntp_collector {
 	const struct ntp_tp_row *tp_rows;       /* nhooks entries */
 	struct bpf_map *events, *counters;
 	volatile __u32 *run_flavours;           /* the skeleton's .bss */
+	/*
+	 * The sampled commands in flight (8-byte keys), swept by poll of those
+	 * that never completed (lib/inflight_expire.h): inflight_ts_off is the
+	 * offset of the first timestamp in its value, inflight_cid_off that of
+	 * the command id (for rdma_cmds).  NULL: no sweep.
+	 */
+	struct bpf_map *inflight;
+	size_t inflight_ts_off, inflight_cid_off;
+	struct bpf_map *rdma_cmds;              /* host, -t rdma: (qp, cid) -> request; or NULL */
 
 	/* set by the collector's ops->choose_hooks / choose_tracepoints */
 	struct ntp_fhook fh[NTP_COLLECTOR_MAX_FH];
@@ -129,6 +138,8 @@ struct ntp_collector {
 	struct ring_buffer *rb;
 	struct ntp_attach_set *set;
 	int stop_code;
+	uint64_t sweep_next_ns;                 /* CLOCK_MONOTONIC: the next sweep of inflight */
+	uint64_t expired;                       /* inflight entries dropped by the sweeps */
 };
 
 /*
@@ -160,6 +171,8 @@ int ntp_collector__start(struct ntp_collector *c);
  * *stop_code), or -1 with errno on an error.  EINTR is not an error: 0.
  */
 int ntp_collector__poll(struct ntp_collector *c, int timeout_ms, int *stop_code);
+/* sampled commands that never completed, dropped from inflight by poll (after NTP_INFLIGHT_EXPIRE_NS) */
+uint64_t ntp_collector__expired(const struct ntp_collector *c);
 /* the per-CPU counters, summed (enum ntp_counter) */
 int ntp_collector__read_counters(struct ntp_collector *c, uint64_t cnt[NTP_CNT_MAX]);
 /*

@@ -6,7 +6,9 @@
 #include <stdint.h>
 
 #include "lib/db.h"
+#include "lib/collector.h"
 #include "lib/err.h"
+#include "lib/inflight_expire.h"
 #include "lib/live.h"
 #include "lib/record_priv.h"
 #include "lib/transport.h"
@@ -42,6 +44,7 @@ void ntp_record__print_summary(const struct ntp_record_session *s, uint64_t stop
 
 	for (i = 0; i < 2; i++) {
 		const uint64_t *c;
+		uint64_t expired;
 
 		if (!sides[i])
 			continue;
@@ -51,6 +54,11 @@ void ntp_record__print_summary(const struct ntp_record_session *s, uint64_t stop
 			 (unsigned long long)c[NTP_CNT_SAMPLED], (unsigned long long)c[NTP_CNT_SEEN],
 			 (unsigned long long)c[NTP_CNT_LOST_RINGBUF], (unsigned long long)c[NTP_CNT_LOST_MAP],
 			 (double)(stop_ns - s->start_ns) / NTP_NSEC_PER_SEC);
+		expired = ntp_collector__expired(sides[i]->c);
+		if (expired)
+			ntp_info("%s: %llu sampled commands never completed (dropped from the in-flight "
+				 "map after %llu s)", sides[i]->name, (unsigned long long)expired,
+				 NTP_INFLIGHT_EXPIRE_NS / NTP_NSEC_PER_SEC);
 	}
 	if (s->match) {
 		struct ntp_live_match_stats ms;

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lib/inflight_expire.c on real BPF hash maps, created from user space as
+ * the collectors' maps are (no program needed): old entries go, new ones
+ * and those without a timestamp stay, an empty map is no error, a walk that
+ * deletes every entry misses none, and the RDMA sweep keeps exactly the
+ * (qp, cid) entries whose request is in flight with that command id.
+ * Creating a map needs root (CAP_BPF): without it each test is skipped,
+ * saying why.  CI runs as root.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <cmocka.h>
+
+#include "bpf/ntp_events.h"
+#include "lib/inflight_expire.h"
+
+#define S 1000000000ULL
+#define NOW (10000 * S)
+#define MAX 16384
+
+/* as bpf/host.bpf.c's struct inflight: the event first */
+struct value {
+	struct ntp_host_event ev;
+	uint64_t alloc_ns;
+};
+
+static int make_map(size_t key_size, size_t value_size)
+{
+	int fd;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "skipped: creating a BPF map needs root (CI runs as root)\n");
+		skip();
+	}
+	fd = bpf_map_create(BPF_MAP_TYPE_HASH, "ntp_test", key_size, value_size, MAX, NULL);
+	if (fd < 0 && (errno == EPERM || errno == ENOSYS)) {
+		fprintf(stderr, "skipped: bpf_map_create: %s\n", strerror(errno));
+		skip();
+	}
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static void put(int fd, uint64_t key, uint64_t h_queue, uint16_t cid)
+{
+	struct value v = { 0 };
+
+	v.ev.h_queue = h_queue;
+	v.ev.cid = cid;
+	assert_int_equal(bpf_map_update_elem(fd, &key, &v, BPF_NOEXIST), 0);
+}
+
+static bool has(int fd, const void *key)
+{
+	struct value v;
+
+	return bpf_map_lookup_elem(fd, key, &v) == 0;
+}
+
+static unsigned int count(int fd, size_t key_size)
+{
+	unsigned char k[16], n[16];
+	unsigned int c = 0;
+
+	if (bpf_map_get_next_key(fd, NULL, k))
+		return 0;
+	do {
+		c++;
+		if (bpf_map_get_next_key(fd, k, n))
+			break;
+		memcpy(k, n, key_size);
+	} while (c < 2 * MAX);
+	return c;
+}
+
+static long expire(int fd)
+{
+	return ntp_inflight__expire(fd, sizeof(struct value), offsetof(struct value, ev.h_queue),
+				    NOW, NTP_INFLIGHT_EXPIRE_NS);
+}
+
+/* old and new interleaved in key (and so in no particular bucket) order */
+static void test_old_go_new_stay(void **state)
+{
+	int fd = make_map(sizeof(uint64_t), sizeof(struct value));
+	uint64_t k;
+
+	(void)state;
+	for (k = 1; k <= 1000; k++)
+		put(fd, k, k % 2 ? NOW - NTP_INFLIGHT_EXPIRE_NS - S : NOW - S, 0);
+	put(fd, 5000, NOW - NTP_INFLIGHT_EXPIRE_NS, 0);        /* exactly the limit: stays */
+	put(fd, 5001, 0, 0);                                    /* no timestamp: not ours to judge */
+	put(fd, 5002, NOW + S, 0);                              /* later than now (a racing insert) */
+	assert_int_equal(expire(fd), 500);
+	for (k = 1; k <= 1000; k++)
+		assert_int_equal(has(fd, &k), !(k % 2));
+	k = 5000;
+	assert_true(has(fd, &k));
+	k = 5001;
+	assert_true(has(fd, &k));
+	k = 5002;
+	assert_true(has(fd, &k));
+	assert_int_equal(count(fd, sizeof(k)), 503);
+	assert_int_equal(expire(fd), 0);                        /* a second sweep finds nothing */
+	close(fd);
+}
+
+static void test_empty(void **state)
+{
+	int fd = make_map(sizeof(uint64_t), sizeof(struct value));
+
+	(void)state;
+	assert_int_equal(expire(fd), 0);
+	close(fd);
+}
+
+/* every entry deleted during one walk of a full map: none skipped, none twice */
+static void test_delete_all_while_walking(void **state)
+{
+	int fd = make_map(sizeof(uint64_t), sizeof(struct value));
+	uint64_t k;
+
+	(void)state;
+	for (k = 0; k < MAX; k++)
+		put(fd, 0x10000 + k * 64, S, 0);        /* pointer-like keys */
+	assert_int_equal(count(fd, sizeof(k)), MAX);
+	assert_int_equal(expire(fd), MAX);
+	assert_int_equal(count(fd, sizeof(k)), 0);
+	close(fd);
+}
+
+/* too early in the clock for anything to be that old; a bad offset */
+static void test_limits(void **state)
+{
+	int fd = make_map(sizeof(uint64_t), sizeof(struct value));
+	uint64_t k = 1;
+
+	(void)state;
+	put(fd, k, 1, 0);
+	assert_int_equal(ntp_inflight__expire(fd, sizeof(struct value), offsetof(struct value, ev.h_queue),
+					      S, NTP_INFLIGHT_EXPIRE_NS), 0);
+	assert_int_equal(ntp_inflight__expire(fd, sizeof(struct value), sizeof(struct value) - 4,
+					      NOW, NTP_INFLIGHT_EXPIRE_NS), -EINVAL);
+	assert_true(has(fd, &k));
+	close(fd);
+}
+
+static void rdma_put(int fd, uint64_t qp, uint32_t cid, uint64_t rq)
+{
+	struct ntp_rdma_cmd_key k = { .qp = qp, .cid = cid };
+
+	assert_int_equal(bpf_map_update_elem(fd, &k, &rq, BPF_NOEXIST), 0);
+}
+
+static bool rdma_has(int fd, uint64_t qp, uint32_t cid)
+{
+	struct ntp_rdma_cmd_key k = { .qp = qp, .cid = cid };
+	uint64_t rq;
+
+	return bpf_map_lookup_elem(fd, &k, &rq) == 0;
+}
+
+static void test_rdma_orphans(void **state)
+{
+	int in = make_map(sizeof(uint64_t), sizeof(struct value));
+	int rd = make_map(sizeof(struct ntp_rdma_cmd_key), sizeof(uint64_t));
+	uint32_t i;
+
+	(void)state;
+	put(in, 0xa000, NOW, 7);
+	put(in, 0xb000, NOW, 0x1009);
+	rdma_put(rd, 1, 7, 0xa000);             /* live: kept */
+	rdma_put(rd, 1, 9, 0xb000);             /* the request reused under cid 0x1009: stale */
+	rdma_put(rd, 1, 0x1009, 0xb000);        /* its live entry: kept */
+	rdma_put(rd, 2, 7, 0xc000);             /* request no longer in flight: stale */
+	for (i = 100; i < 1100; i++)            /* many stale ones, deleted while walking */
+		rdma_put(rd, 3, i, 0xd000 + i);
+	assert_int_equal(ntp_inflight__expire_orphans(rd, in, sizeof(struct value),
+						      offsetof(struct value, ev.cid)), 1002);
+	assert_true(rdma_has(rd, 1, 7));
+	assert_true(rdma_has(rd, 1, 0x1009));
+	assert_false(rdma_has(rd, 1, 9));
+	assert_false(rdma_has(rd, 2, 7));
+	assert_int_equal(count(rd, sizeof(struct ntp_rdma_cmd_key)), 2);
+	assert_int_equal(count(in, sizeof(uint64_t)), 2);       /* inflight untouched */
+	close(rd);
+	close(in);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_old_go_new_stay),
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_delete_all_while_walking),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_rdma_orphans),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
