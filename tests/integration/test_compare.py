@@ -13,6 +13,7 @@ import sqlite3
 import pytest
 
 import ntpgen
+from report_text import size_str
 from conftest import Exit
 
 # the known change of the network* stage, ns: odd, so rounding would show
@@ -79,14 +80,6 @@ def ok(run, *args, **kw):
 
 
 # ---- parsing the text ---------------------------------------------------------------
-
-def size_str(n):
-    if n >= 1 << 20 and n % (1 << 20) == 0:
-        return f"{n >> 20}MiB"
-    if n >= 1024 and n % 1024 == 0:
-        return f"{n >> 10}KiB"
-    return f"{n}B"
-
 
 def parse(text):
     """{'files': [{key: value, 'hook': [...]}, ...], 'differs': [...], 'warnings': [...],

@@ -12,6 +12,7 @@ import sqlite3
 import pytest
 
 import ntpgen
+from report_text import parse_tables, size_str
 from conftest import Exit, REPO
 
 US = 1000.0
@@ -42,42 +43,6 @@ def header_map(text):
         else:
             h.setdefault(m[1], m[2])
     return h
-
-
-def parse_tables(text):
-    """{'groups': [row dicts], 'stages': {(io_type, size, ns): {stage: row}}, 'checks': {...}}"""
-    out = {"groups": [], "stages": {}, "checks": {}}
-    titles, current = None, None
-    for line in text.splitlines():
-        m = re.match(r"# stages of (\S+) (\S+) (\S+) \(n=(\d+)\)", line)
-        if m:
-            current = (m[1], m[2], m[3])
-            out["stages"][current] = {}
-            continue
-        m = re.match(r"# sum check: (.*)$", line)
-        if m:
-            out["checks"][current] = m[1]
-            continue
-        if line.startswith("# io_type") or line.startswith("# stage "):
-            titles = line[1:].split()
-            continue
-        if line.startswith("#") or not line.strip():
-            continue
-        row = dict(zip(titles, line.split()))
-        assert len(row) == len(titles), line
-        if titles[0] == "io_type":
-            out["groups"].append(row)
-        else:
-            out["stages"][current][row["stage"]] = row
-    return out
-
-
-def size_str(n):
-    if n >= 1 << 20 and n % (1 << 20) == 0:
-        return f"{n >> 20}MiB"
-    if n >= 1024 and n % 1024 == 0:
-        return f"{n >> 10}KiB"
-    return f"{n}B"
 
 
 def near(text_us, ns, tol_us=0.005):

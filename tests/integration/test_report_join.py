@@ -14,6 +14,7 @@ import sqlite3
 import pytest
 
 import ntpgen
+from report_text import parse_tables, size_str
 from conftest import Exit, REPO
 
 US = 1000.0
@@ -42,47 +43,6 @@ def report_json(run, *args):
     return json.loads(ok(run, "report", "-j", "-", *map(str, args)).stdout)
 
 
-def parse_text(text):
-    """{'groups': [row], 'stages': {(file, io_type, size, ns): {label: row}},
-    'checks': {...}, 'header': {key: [values]}}"""
-    out = {"groups": [], "stages": {}, "checks": {}, "header": {}}
-    titles = current = None
-    for line in text.splitlines():
-        m = re.match(r"# stages of (\S+) (\S+) (\S+) of file (\d+) \(n=(\d+)\)", line)
-        if m:
-            current = (int(m[4]), m[1], m[2], m[3])
-            out["stages"][current] = {}
-            continue
-        m = re.match(r"# sum check: (.*)$", line)
-        if m:
-            out["checks"][current] = m[1]
-            continue
-        if line.startswith("# file io_type") or line.startswith("# stage "):
-            titles = line[1:].split()
-            continue
-        m = re.match(r"#\s+([a-z ]+):\s+(.*)$", line)
-        if m:
-            out["header"].setdefault(m[1], []).append(m[2])
-            continue
-        if line.startswith("#") or not line.strip():
-            continue
-        row = dict(zip(titles, line.split()))
-        assert len(row) == len(titles), line
-        if titles[0] == "file":
-            out["groups"].append(row)
-        else:
-            out["stages"][current][row["stage"]] = row
-    return out
-
-
-def size_str(n):
-    if n >= 1 << 20 and n % (1 << 20) == 0:
-        return f"{n >> 20}MiB"
-    if n >= 1024 and n % 1024 == 0:
-        return f"{n >> 10}KiB"
-    return f"{n}B"
-
-
 def assert_groups_equal(doc, want, names):
     """JSON groups against Python's: integers exact, means within a double's 1 ns."""
     assert [(g["file"], g["io_type"], g["bytes"], g["namespace"], g["n"]) for g in doc["groups"]] \
@@ -104,7 +64,7 @@ def assert_groups_equal(doc, want, names):
 
 
 def assert_text_equals_json(text, doc, labels):
-    t = parse_text(text)
+    t = parse_tables(text, by_file=True)
     assert len(t["groups"]) == len(doc["groups"])
     for tg, g in zip(t["groups"], doc["groups"]):
         assert (int(tg["file"]), tg["io_type"], tg["size"], tg["namespace"], int(tg["n"])) == \
@@ -143,7 +103,7 @@ def test_counts_of_matched_unmatched_rejected(run, pair):
     # below 99% joined: a warning, in the JSON and in the text
     assert any("99%" in w for w in doc["warnings"])
     text = ok(run, "report", pair.host_paths[0], pair.target_paths[0]).stdout
-    h = parse_text(text)["header"]
+    h = parse_tables(text, by_file=True)["header"]
     assert h["commands matched"][0].startswith(f"{want['matched']} (")
     assert h["unmatched host"][0].startswith(f"{want['unmatched_host']} (")
     assert h["unmatched target"][0].startswith(f"{want['unmatched_target']} (")
@@ -181,7 +141,7 @@ def test_header_lists_files_and_clock_pair(run, pair):
     assert abs(p["drift_ppm"] - link.drift * 1e6) < 5
 
     text = ok(run, "report", hp, tp).stdout
-    h = parse_text(text)["header"]
+    h = parse_tables(text, by_file=True)["header"]
     assert h["file"] == [str(hp), str(tp)]
     assert h["role"] == ["host", "target"]
     assert h["kernel release"] == ["6.1.0-ntpgen"] * 2
@@ -258,7 +218,7 @@ def test_both_file_one_clock_offset_and_drift_exactly_zero(run, tmp_path):
     assert p["tolerance_ns"] == 1000
     assert p["matched"] == js.counts()["matched"] == doc["join"]["matched"]
     text = ok(run, "report", tmp_path / "both.ntp").stdout
-    line, = parse_text(text)["header"]["clock pair"]
+    line, = parse_tables(text, by_file=True)["header"]["clock pair"]
     assert line.startswith("file 1 -> file 1: same clock (one recording): offset 0 ns, "
                            "drift 0 ppm, not estimated; ")
     assert line.endswith(f"; {p['matched']} commands matched")
@@ -310,8 +270,8 @@ def test_two_files_of_one_boot_one_clock(run, tmp_path):
     assert {k: doc["join"][k] for k in js.counts()} == js.counts()
     assert_groups_equal(doc, [dict(g, file=2) for g in ntpgen.expected_joined_groups(js)],
                         ntpgen.JOIN_STAGES)
-    line, = parse_text(ok(run, "report", tmp_path / "t.ntp", tmp_path / "h.ntp").stdout) \
-        ["header"]["clock pair"]
+    text = ok(run, "report", tmp_path / "t.ntp", tmp_path / "h.ntp").stdout
+    line, = parse_tables(text, by_file=True)["header"]["clock pair"]
     assert line.startswith("file 2 -> file 1: same clock (one boot): offset 0 ns, drift 0 ppm")
 
 
@@ -326,8 +286,8 @@ def test_two_boots_still_estimated(run, tmp_path):
     assert (p["estimated"], p["same_clock"], p["clock"]) == (True, False, "estimated")
     true = link["offset_ns"] + link["drift"] * (p["t0_ns"] - 1_005_000_000_000)
     assert abs(p["offset_ns"] - true) < 20_000 and abs(p["drift_ppm"] + 12) < 5
-    line, = parse_text(ok(run, "report", tmp_path / "h.ntp", tmp_path / "t.ntp").stdout) \
-        ["header"]["clock pair"]
+    text = ok(run, "report", tmp_path / "h.ntp", tmp_path / "t.ntp").stdout
+    line, = parse_tables(text, by_file=True)["header"]["clock pair"]
     assert line.startswith(f"file 1 -> file 2: offset {p['offset_ns']:+d} ns, ")
     assert "same clock" not in line
 

@@ -14,6 +14,7 @@ import sqlite3
 import pytest
 
 import ntpgen
+from report_text import parse_tables, size_str
 from conftest import Exit
 
 US = 1000.0
@@ -43,14 +44,6 @@ def ok(run, *args):
 
 def report_json(run, *args):
     return json.loads(ok(run, "report", "-j", "-", *args).stdout)
-
-
-def size_str(n):
-    if n >= 1 << 20 and n % (1 << 20) == 0:
-        return f"{n >> 20}MiB"
-    if n >= 1024 and n % 1024 == 0:
-        return f"{n >> 10}KiB"
-    return f"{n}B"
 
 
 def stages_of(t):
@@ -113,35 +106,6 @@ def assert_groups(doc, want, names):
         assert g["unattributed_mean_ns"] == 0
 
 
-def parse_text(text):
-    """{'groups': [row], 'stages': {(io_type, size, device): {label: row}}, 'checks': {...}}"""
-    out = {"groups": [], "stages": {}, "checks": {}}
-    titles = current = None
-    for line in text.splitlines():
-        m = re.match(r"# stages of (\S+) (\S+) (\S+) of file 1 \(n=(\d+)\), us; "
-                     r"share% of the residence mean$", line)
-        if m:
-            current = (m[1], m[2], m[3])
-            out["stages"][current] = {}
-            continue
-        m = re.match(r"# sum check: (.*)$", line)
-        if m:
-            out["checks"][current] = m[1]
-            continue
-        if line.startswith("# file io_type") or line.startswith("# stage "):
-            titles = line[1:].split()
-            continue
-        if line.startswith("#") or not line.strip():
-            continue
-        row = dict(zip(titles, line.split()))
-        assert len(row) == len(titles), line
-        if titles[0] == "file":
-            out["groups"].append(row)
-        else:
-            out["stages"][current][row["stage"]] = row
-    return out
-
-
 def test_target_alone_reports_its_stages(run, target):
     doc = report_json(run, target)
     assert (doc["command"], doc["joined"], doc["target_only"]) == ("report", False, True)
@@ -163,7 +127,11 @@ def test_target_alone_text_equals_json(run, target):
     assert "no sampled host commands" not in text
     assert f"# note: {NOTE}\n" in text
     assert re.search(r"^# file io_type +size device +n ", text, re.M)
-    t = parse_text(text)
+    t = parse_tables(text)
+    # every stage table is of file 1, in shares of the residence
+    titles = re.findall(r"^# stages of .*$", text, re.M)
+    assert titles and all(re.search(r" of file 1 \(n=\d+\), us; share% of the residence mean$", x)
+                          for x in titles), titles
     assert len(t["groups"]) == len(doc["groups"]) > 1
     for tg, g in zip(t["groups"], doc["groups"]):
         key = (g["io_type"], size_str(g["bytes"]), g["device"])
@@ -190,7 +158,7 @@ def test_target_alone_detail(run, target):
     names = [n for _, n in DETAIL_STAGES]
     want, _ = expected(target, names)
     assert_groups(doc, want, names)
-    t = parse_text(ok(run, "report", "--stages=detail", target).stdout)
+    t = parse_tables(ok(run, "report", "--stages=detail", target).stdout)
     for rows in t["stages"].values():
         assert list(rows) == [label for label, _ in DETAIL_STAGES] + ["unattributed", "residence"]
 

@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Reading `ntprof report`'s text back, for the tests that compare it with
+what they compute from the rows: one parser for every report (one recording,
+joined files, a target alone), so a format change is met in one place."""
+import re
+
+STAGE_TITLE = re.compile(r"# stages of (\S+) (\S+) (\S+)(?: of file (\d+))? \(n=(\d+)\)")
+HEADER_LINE = re.compile(r"#\s+([a-z ]+):\s+(.*)$")
+
+
+def size_str(n):
+    """A byte count as report prints a group's size: 4KiB, 1MiB, 512B."""
+    if n >= 1 << 20 and n % (1 << 20) == 0:
+        return f"{n >> 20}MiB"
+    if n >= 1024 and n % 1024 == 0:
+        return f"{n >> 10}KiB"
+    return f"{n}B"
+
+
+def parse_tables(text, by_file=False):
+    """{'groups': [row dicts], 'stages': {key: {stage: row}}, 'checks': {key: text},
+    'header': {name: [values]}}, key = (io_type, size, name), with the file's
+    number first when by_file (joined reports number their files)."""
+    out = {"groups": [], "stages": {}, "checks": {}, "header": {}}
+    titles = current = None
+    for line in text.splitlines():
+        m = STAGE_TITLE.match(line)
+        if m:
+            current = (m[1], m[2], m[3])
+            if by_file:
+                assert m[4], f"no file number: {line!r}"
+                current = (int(m[4]),) + current
+            out["stages"][current] = {}
+            continue
+        m = re.match(r"# sum check: (.*)$", line)
+        if m:
+            out["checks"][current] = m[1]
+            continue
+        if re.match(r"# (file )?io_type ", line) or line.startswith("# stage "):
+            titles = line[1:].split()
+            continue
+        m = HEADER_LINE.match(line)
+        if m:
+            out["header"].setdefault(m[1], []).append(m[2])
+            continue
+        if line.startswith("#") or not line.strip():
+            continue
+        row = dict(zip(titles, line.split()))
+        assert len(row) == len(titles), line
+        if titles[0] in ("io_type", "file"):
+            out["groups"].append(row)
+        else:
+            out["stages"][current][row["stage"]] = row
+    return out
