@@ -83,9 +83,8 @@ for mode in "$@"; do
 		# a file system that fills up while recording: record stops by itself
 		mkdir -p "$WORK/full" && mount -t tmpfs -o size=640k tbfull "$WORK/full" ||
 			tb_fail "cannot mount a small tmpfs"
-		"$NTPROF" record -s 1 -o "$WORK/full/diskfull.ntp" > "$TB_OUT/diskfull.out" \
-			2> "$TB_OUT/diskfull.err" &
-		REC_PID=$!
+		# attached before fio starts, or a slow start records nothing
+		record_start diskfull -s 1 -o "$WORK/full/diskfull.ntp"
 		add_fio randread4k-full --rw=randread --bs=4k --size=32M --iodepth=8
 		for i in $(seq 1 100); do kill -0 "$REC_PID" 2>/dev/null || break; sleep 0.1; done
 		kill -INT "$REC_PID" 2>/dev/null && tb_log "diskfull: record still running after fio"
