@@ -6,14 +6,15 @@
 #                        [--mem MiB] [--native] [--env NAME=VALUE]... [--append KARGS]
 #                        [-v] SCRIPT [ARGS...]
 #
-# Boots the Debian guest kernel under QEMU (KVM when /dev/kvm is usable, else
-# TCG) with the host root shared read-only over 9p under a tmpfs overlay, and
-# runs `bash SCRIPT ARGS` inside with the current directory set to the
-# repository root (same absolute path as on the host). DIR is mounted at
+# Boots the Debian guest kernel under QEMU (KVM when a guest boots on it, else
+# TCG: accel.sh decides) with the host root shared read-only over 9p under a
+# tmpfs overlay, and runs `bash SCRIPT ARGS` inside with the current directory
+# set to the repository root (same absolute path as on the host). DIR is mounted at
 # /tb-out in the guest (TB_OUT=/tb-out); the console log is DIR/console.log,
 # guest helpers write DIR/result.env. QEMU is killed after SEC seconds.
 # Exit status: the script's; 124 on timeout; 125 when the guest never reported
-# one (boot failure, panic); 2 on a usage error. On failure the console tail is
+# one (boot failure, panic); 2 on a usage error; 3 when NTPROF_TB_ACCEL=kvm
+# and KVM cannot boot the guest. On failure the console tail is
 # printed to stderr.
 #
 #   --native   run the script on this machine's own kernel, without QEMU, when it
@@ -28,12 +29,14 @@
 # --mac MAC, --rtc-offset SEC (guest wall clock SEC seconds off this machine's),
 # --sync DIR (shared at /tb-sync, uncached).
 # Env: NTPROF_TB_DIR (cache, default /var/tmp/ntprof-testbed), TB_QEMU_EXTRA,
-# TB_TCG_THREAD (single (default) or multi).
+# TB_TCG_THREAD (single (default) or multi), NTPROF_TB_ACCEL (auto (default),
+# kvm or tcg: see accel.sh), NTPROF_TB_QEMU (default qemu-system-x86_64).
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 TB_DIR=${NTPROF_TB_DIR:-/var/tmp/ntprof-testbed}
+QEMU=${NTPROF_TB_QEMU:-qemu-system-x86_64}
 
 SERIES=6.1
 TIMEOUT=300
@@ -185,14 +188,17 @@ run_guest() {
 	fi
 	kver=$(cat "$kdir/kver")
 	[ -f "$kdir/root/boot/vmlinuz-$kver" ] || die "no kernel image in $kdir; run setup.sh" 125
-	if [ -w /dev/kvm ]; then
-		accel=(-accel kvm -cpu host)
-	else
+	# KVM only when a guest boots on it (accel.sh probes once and caches)
+	case "$("$HERE/accel.sh" --image "$kdir/root/boot/vmlinuz-$kver" \
+		--initrd "$kdir/initramfs.cpio.gz")" in
+	kvm) accel=(-accel kvm -cpu host) ;;
+	tcg)
 		# one host thread for all vCPUs: with multi-threaded TCG, kernel text
 		# patching (text_poke_bp: static keys, fentry attach) races with the
 		# other vCPU and the guest dies with "Oops: int3"; not slower on 2 cores
-		accel=(-accel "tcg,thread=${TB_TCG_THREAD:-single}" -cpu max)
-	fi
+		accel=(-accel "tcg,thread=${TB_TCG_THREAD:-single}" -cpu max) ;;
+	*) die "no accelerator for the guest (tests/testbed/accel.sh above says why)" 3 ;;
+	esac
 	case "$NIC" in
 	"") ;;
 	server:*|client:*)
@@ -210,7 +216,7 @@ run_guest() {
 	# clocksource=hpet: under TCG the guest calibrates its TSC badly on a busy
 	# machine (1 vCPU keeps the TSC) and its clock drifts by seconds a minute
 	# shellcheck disable=SC2086 # TB_QEMU_EXTRA is a list of words
-	timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "${accel[@]}" -smp "$SMP" -m "$MEM" \
+	timeout -k 5 "$TIMEOUT" "$QEMU" "${accel[@]}" -smp "$SMP" -m "$MEM" \
 		-nodefaults -display none -serial stdio -no-reboot \
 		-kernel "$kdir/root/boot/vmlinuz-$kver" -initrd "$kdir/initramfs.cpio.gz" \
 		-append "console=ttyS0 loglevel=4 panic=-1 mitigations=off rdinit=/init clocksource=hpet tb.kroot=$kdir/root $APPEND" \
