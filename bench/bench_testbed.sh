@@ -45,8 +45,12 @@ for tool in qemu-system-x86_64 bpftrace bpftool blktrace fio jq; do
 done
 
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-bench-testbed.XXXXXX")
-accel=TCG
-[ -w /dev/kvm ] && accel=KVM
+# the accelerator every boot below gets (tests/testbed/accel.sh: KVM only when
+# a guest boots on it); the first kernel stands for all
+k1=${KERNELS%% *}
+tests/testbed/setup.sh --kernel "$k1" >/dev/null || { echo "bench_testbed: setup.sh --kernel $k1 failed" >&2; exit 1; }
+accel=$(tests/testbed/accel.sh --kernel "$k1") || exit 1
+accel=${accel^^}
 echo "== ntprof record cost in the test bed ($accel, $(nproc) host CPUs): $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "   $NTPROF ($("$NTPROF" version 2>/dev/null | head -n 1))"
 echo "   load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
