@@ -23,6 +23,7 @@ static const struct cmd_struct commands[] = {
 	{ "report",  cmd_report,  "report per-stage latencies from ntprof recordings", 0 },
 	{ "compare", cmd_compare, "compare the per-stage latencies of two ntprof recordings", 0 },
 	{ "dump",    cmd_dump,    "print the contents of an ntprof recording", 0 },
+	{ "export",  cmd_export,  "write ntprof recordings as a Perfetto trace", 0 },
 	{ "check",   cmd_check,   "show what this kernel lets ntprof record", CMD_NEEDS_ROOT },
 	{ "version", cmd_version, "show the versions of ntprof and its formats", 0 },
 	{ "help",    cmd_help,    "show help for ntprof and its commands", 0 },
