@@ -39,6 +39,12 @@ struct ntp_interval {
 
 /* Returns 0 or an NTP_EXIT_* code after printing a one-line error. */
 int ntp_writer__open(struct ntp_writer **w, const char *path);
+/*
+ * Before anything is attached: can a recording be created at path (its
+ * directory exists and is writable, path is not a directory)?  0, or
+ * NTP_EXIT_FAILURE after one line naming the cause.
+ */
+int ntp_writer__check_place(const char *path);
 int ntp_writer__set_meta_text(struct ntp_writer *w, const char *key, const char *value);
 int ntp_writer__set_meta_int(struct ntp_writer *w, const char *key, int64_t value);
 int ntp_writer__add_hook(struct ntp_writer *w, const char *side, const char *point,

@@ -13,11 +13,23 @@
  * cut the instructions per row by 30% (bench/README.md).  Close checkpoints
  * the WAL into the file and switches to a rollback journal: one
  * self-contained file.
+ *
+ * WAL's index lives in FILE-shm, a shared memory map, which some file systems
+ * cannot provide (a 9p share, some network file systems: mmap fails and
+ * SQLite says "disk I/O error").  The writer tries such a map beside FILE
+ * before it opens it; where there is none it writes in exclusive locking
+ * mode, where SQLite keeps the index in its own heap: the same WAL and the
+ * same guarantees, but no other process can read the file until the
+ * recording ends.  (Trying WAL and starting again after its failure is no
+ * way: the failed connection leaves SQLite's lock state in the process
+ * unusable for the next one.)
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -94,6 +106,7 @@ struct ntp_writer {
 	int npending;		/* rows bound and not yet inserted */
 	int nbound;		/* rows whose every parameter has been bound */
 	int failed;		/* sticky: the first error's exit code */
+	int exclusive;		/* exclusive locking mode: no FILE-shm (see the top) */
 };
 
 static int fail(struct ntp_writer *w, const char *sql)
@@ -113,6 +126,14 @@ static int exec(struct ntp_writer *w, const char *sql)
 {
 	if (sqlite3_exec(w->db, sql, NULL, NULL, NULL) != SQLITE_OK)
 		return fail(w, sql);
+	return 0;
+}
+
+/* SQL too long to quote in a message: say what it was for instead */
+static int exec_as(struct ntp_writer *w, const char *sql, const char *what)
+{
+	if (sqlite3_exec(w->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return fail(w, what);
 	return 0;
 }
 
@@ -271,8 +292,13 @@ static int move_old(const char *path)
 		ntp_error("opening %s: %s", path, strerror(ENAMETOOLONG));
 		return NTP_EXIT_FAILURE;
 	}
-	if (stat(path, &st) == 0) {
-		if (!S_ISREG(st.st_mode)) {
+	/*
+	 * lstat: a symbolic link at FILE, dangling or not, is moved to FILE.old
+	 * like a file, and the recording is a new regular file at FILE; it is
+	 * never written through the link.
+	 */
+	if (lstat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
 			ntp_error("opening %s: exists and is not a regular file", path);
 			return NTP_EXIT_FAILURE;
 		}
@@ -305,6 +331,122 @@ static int move_old(const char *path)
 	return 0;
 }
 
+/* FILE and its side files: what a failed open must not leave behind */
+static void remove_files(const char *path)
+{
+	char side[4096];
+
+	unlink(path);
+	for (size_t i = 0; i < sizeof(side_suffixes) / sizeof(side_suffixes[0]); i++)
+		if (!join(side, sizeof(side), path, side_suffixes[i]))
+			unlink(side);
+}
+
+/*
+ * Can FILE-shm be mapped where FILE goes?  A scratch file beside it is
+ * mapped as SQLite maps its index (shared, read-write, 32 KiB).  A scratch
+ * file that cannot be made says nothing: the open that follows will say why.
+ */
+static int shared_maps_work(const char *path)
+{
+	const size_t len = 32768;
+	char probe[4096];
+	void *p;
+	int fd;
+
+	if (snprintf(probe, sizeof(probe), "%s.shmprobe-%d", path, (int)getpid()) >= (int)sizeof(probe))
+		return 1;
+	fd = open(probe, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return 1;
+	/*
+	 * Sized and mapped as SQLite does it, and unlinked only afterwards: 9p
+	 * refuses to size a file it no longer names, which would hide the answer.
+	 */
+	if (pwrite(fd, "", 1, (off_t)len - 1) != 1) {
+		close(fd);
+		unlink(probe);
+		return 1;
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	unlink(probe);
+	if (p == MAP_FAILED)
+		return 0;
+	munmap(p, len);
+	return 1;
+}
+
+/* the directory FILE is created in: writable, or one line saying why not */
+int ntp_writer__check_place(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	struct stat st;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if (snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path) >= (int)sizeof(dir)) {
+		ntp_error("%s: %s", path, strerror(ENAMETOOLONG));
+		return NTP_EXIT_FAILURE;
+	}
+	if (stat(dir, &st)) {
+		ntp_error("cannot create %s: %s: %s", path, dir, strerror(errno));
+		return NTP_EXIT_FAILURE;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		ntp_error("cannot create %s: %s: %s", path, dir, strerror(ENOTDIR));
+		return NTP_EXIT_FAILURE;
+	}
+	if (access(dir, W_OK | X_OK)) {
+		ntp_error("cannot create %s: directory %s: %s", path, dir, strerror(errno));
+		return NTP_EXIT_FAILURE;
+	}
+	if (!lstat(path, &st) && S_ISDIR(st.st_mode)) {
+		ntp_error("cannot create %s: it is a directory", path);
+		return NTP_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+static int open_db(struct ntp_writer *w)
+{
+	/* one thread writes: skip SQLite's per-call mutex (NOMUTEX) */
+	if (sqlite3_open_v2(w->path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		int e = w->db ? sqlite3_system_errno(w->db) : ENOMEM;
+
+		ntp_error("opening %s: %s%s%s", w->path,
+			  w->db ? sqlite3_errmsg(w->db) : strerror(ENOMEM),
+			  e ? ": " : "", e ? strerror(e) : "");
+		w->failed = NTP_EXIT_FAILURE;
+		return w->failed;
+	}
+	sqlite3_extended_result_codes(w->db, 1);
+	/* a reader of the live file may briefly hold a lock we need at close */
+	sqlite3_busy_timeout(w->db, 10000);
+
+	/*
+	 * 16 KiB pages: a batch of host_io rows is a few pages, and each page
+	 * costs two write() calls in the WAL and two more at the checkpoint;
+	 * measured 10-15% less CPU per row than 4 KiB (bench/README.md).  The
+	 * page size must be set before WAL; WAL before the schema so that even
+	 * the schema is committed through it.  The default page cache is
+	 * enough: rows are appended, only the right edge of the B-tree is hot.
+	 */
+	if ((w->exclusive && exec(w, "PRAGMA locking_mode = EXCLUSIVE")) ||
+	    exec(w, "PRAGMA page_size = 16384") ||
+	    exec(w, "PRAGMA journal_mode = WAL") ||
+	    exec(w, "PRAGMA synchronous = NORMAL") ||
+	    exec(w, "BEGIN") ||
+	    exec_as(w, ntp_schema_sql, "the schema") ||
+	    exec(w, "COMMIT"))
+		return w->failed;
+	return 0;
+}
+
 int ntp_writer__open(struct ntp_writer **wp, const char *path)
 {
 	struct ntp_writer *w;
@@ -321,32 +463,11 @@ int ntp_writer__open(struct ntp_writer **wp, const char *path)
 		ntp_error("opening %s: %s", path, strerror(ENOMEM));
 		return NTP_EXIT_FAILURE;
 	}
-	/* one thread writes: skip SQLite's per-call mutex (NOMUTEX) */
-	if (sqlite3_open_v2(path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		ntp_error("opening %s: %s", path,
-			  w->db ? sqlite3_errmsg(w->db) : strerror(ENOMEM));
-		w->failed = NTP_EXIT_FAILURE;
-		goto fail;
-	}
-	sqlite3_extended_result_codes(w->db, 1);
-	/* a reader of the live file may briefly hold a lock we need at close */
-	sqlite3_busy_timeout(w->db, 10000);
-
-	/*
-	 * 16 KiB pages: a batch of host_io rows is a few pages, and each page
-	 * costs two write() calls in the WAL and two more at the checkpoint;
-	 * measured 10-15% less CPU per row than 4 KiB (bench/README.md).  The
-	 * page size must be set before WAL; WAL before the schema so that even
-	 * the schema is committed through it.  The default page cache is
-	 * enough: rows are appended, only the right edge of the B-tree is hot.
-	 */
-	if (exec(w, "PRAGMA page_size = 16384") ||
-	    exec(w, "PRAGMA journal_mode = WAL") ||
-	    exec(w, "PRAGMA synchronous = NORMAL") ||
-	    exec(w, "BEGIN") ||
-	    exec(w, ntp_schema_sql) ||
-	    exec(w, "COMMIT"))
+	w->exclusive = !shared_maps_work(path);
+	if (w->exclusive)
+		ntp_info("%s: this file system has no shared memory maps: the recording cannot be read "
+			 "until it ends", path);
+	if (open_db(w))
 		goto fail;
 
 	if (prepare(w, &w->meta, "meta", meta_cols, 2, "INSERT OR REPLACE", 1) ||
@@ -367,7 +488,10 @@ int ntp_writer__open(struct ntp_writer **wp, const char *path)
 	*wp = w;
 	return 0;
 fail:
+	/* nothing was recorded yet: leave no empty file to be taken for one */
+	w->failed = NTP_EXIT_FAILURE;
 	ntp_writer__close(w);
+	remove_files(path);
 	return NTP_EXIT_FAILURE;
 }
 

@@ -210,6 +210,23 @@ def check_diskfull(r):
     assert db.execute("SELECT value FROM meta WHERE key = 'role'").fetchone()[0] == "host"
 
 
+def check_share(r):
+    """Recorded straight onto the 9p share, which has no shared memory maps:
+    WAL in exclusive locking mode, said in one line, every command kept."""
+    res = r.result
+    err = (r.out / "share.err").read_text()
+    assert res["share_rc"] == "0", err
+    assert "no shared memory maps" in err, err
+    assert not [line for line in err.splitlines() if ": error: " in line], err
+    for side in ("-wal", "-shm", "-journal"):
+        assert not (r.out / f"share.ntp{side}").exists(), f"share.ntp{side} left behind"
+    assert not list(r.out.glob("share.ntp.shmprobe-*"))
+    db = open_db(r.out / "share.ntp")
+    rows = db.execute("SELECT count(*) FROM host_io").fetchone()[0]
+    assert rows == int(res["share_fio_ios"]) > 0
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+
+
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_record(testbed, kernel):
     if not NTPROF.is_file():
@@ -221,3 +238,4 @@ def test_record(testbed, kernel):
     check_sampled(r)
     check_duration(r)
     check_diskfull(r)
+    check_share(r)

@@ -5,6 +5,7 @@
  * a SIGKILL loses only the open batch, a full disk gives one error line and
  * keeps what was committed, and each kind of bad input gets its own code.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -499,6 +500,138 @@ static void writer__directory_path__error(void **state)
 }
 
 /*
+ * Where shared memory maps work, the writer uses FILE-shm, so that readers
+ * can read the live file, and its probe of them leaves nothing behind.  A
+ * file system without them (9p) is tested in the test bed, on a real one.
+ */
+static void writer__shared_maps__shm_used_probe_gone(void **state)
+{
+	const char *path = tpath("shm.ntp");
+	struct ntp_writer *w;
+	struct ntp_host_event e = event(1);
+	DIR *d;
+	struct dirent *de;
+
+	assert_int_equal(ntp_writer__open(&w, path), 0);
+	assert_int_equal(ntp_writer__add_host_io(w, &e), 0);
+	assert_int_equal(ntp_writer__flush(w), 0);
+	assert_true(exists(tpath("shm.ntp-shm")));
+	assert_int_equal(ntp_writer__close(w), 0);
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		assert_null(strstr(de->d_name, "shmprobe"));
+	closedir(d);
+}
+
+/* a link at FILE is moved to FILE.old like a file, never written through */
+static void writer__dangling_symlink__moved_to_old_not_followed(void **state)
+{
+	const char *path = tpath("dangling.ntp");
+	struct ntp_writer *w;
+	struct stat st;
+
+	assert_int_equal(symlink(tpath("nowhere.ntp"), path), 0);
+	assert_int_equal(ntp_writer__open(&w, path), 0);
+	assert_int_equal(ntp_writer__close(w), 0);
+	assert_false(exists(tpath("nowhere.ntp")));
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(lstat(tpath("dangling.ntp.old"), &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(count_rows(path, "host_io"), 0);
+}
+
+static void writer__symlink_to_file__target_untouched(void **state)
+{
+	const char *path = tpath("link.ntp");
+	struct ntp_writer *w;
+	struct stat st;
+	size_t len;
+	char *s;
+
+	write_file(tpath("precious.txt"), "precious", 8);
+	assert_int_equal(symlink(tpath("precious.txt"), path), 0);
+	assert_int_equal(ntp_writer__open(&w, path), 0);
+	assert_int_equal(ntp_writer__close(w), 0);
+	s = read_file(tpath("precious.txt"), &len);
+	assert_int_equal(len, 8);
+	assert_memory_equal(s, "precious", 8);
+	free(s);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(lstat(tpath("link.ntp.old"), &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+}
+
+/* a disk full before anything was recorded: one line, and no empty file left */
+static void writer__full_before_open__no_file_left(void **state)
+{
+	const char *path = tpath("full-at-open.ntp");
+	char err[1024] = "";
+	int fds[2], status;
+	ssize_t n, len = 0;
+	pid_t pid;
+
+	/* stderr through a pipe: a file would be capped by the same limit */
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit rl = { 0, 0 };
+		struct ntp_writer *w;
+
+		close(fds[0]);
+		if (dup2(fds[1], 2) < 0)
+			_exit(10);
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &rl))
+			_exit(12);
+		_exit(ntp_writer__open(&w, path) == NTP_EXIT_FAILURE && !w ? 0 : 13);
+	}
+	close(fds[1]);
+	while ((n = read(fds[0], err + len, sizeof(err) - 1 - (size_t)len)) > 0)
+		len += n;
+	close(fds[0]);
+	err[len] = '\0';
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_false(exists(path));
+	assert_false(exists(tpath("full-at-open.ntp-wal")));
+	assert_false(exists(tpath("full-at-open.ntp-journal")));
+	assert_int_equal(count_lines(err), 1);
+	assert_non_null(strstr(err, "ntprof test: error: "));
+}
+
+static void writer__check_place__says_why(void **state)
+{
+	static const struct {
+		const char *name;	/* under the test directory, or absolute */
+		const char *needle;
+	} bad[] = {
+		{ "no-such-dir/x.ntp", "No such file or directory" },
+		{ "a-file/x.ntp", "Not a directory" },
+		{ "a-dir", "it is a directory" },
+	};
+	char *err;
+
+	write_file(tpath("a-file"), "x", 1);
+	assert_int_equal(mkdir(tpath("a-dir"), 0700), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		capture_begin();
+		assert_int_equal(ntp_writer__check_place(tpath(bad[i].name)), NTP_EXIT_FAILURE);
+		err = capture_end();
+		assert_int_equal(count_lines(err), 1);
+		assert_non_null(strstr(err, "ntprof test: error: cannot create "));
+		assert_non_null(strstr(err, bad[i].needle));
+		free(err);
+	}
+	assert_int_equal(ntp_writer__check_place(tpath("fine.ntp")), 0);
+	assert_false(exists(tpath("fine.ntp")));
+}
+
+/*
  * ntprof report on a recording still being written: it opens and reads the
  * committed rows, and its read transaction only delays the writer's close.
  * The reader is forked before the writer opens anything: SQLite connections
@@ -913,6 +1046,11 @@ int main(void)
 		cmocka_unit_test(writer__empty_path_name__path_is_disk),
 		cmocka_unit_test(writer__existing_file__moved_to_old),
 		cmocka_unit_test(writer__directory_path__error),
+		cmocka_unit_test(writer__shared_maps__shm_used_probe_gone),
+		cmocka_unit_test(writer__dangling_symlink__moved_to_old_not_followed),
+		cmocka_unit_test(writer__symlink_to_file__target_untouched),
+		cmocka_unit_test(writer__full_before_open__no_file_left),
+		cmocka_unit_test(writer__check_place__says_why),
 		cmocka_unit_test(writer__reader_during_recording__reads_and_close_waits),
 		cmocka_unit_test(writer__sigkill__keeps_all_but_last_batch),
 		cmocka_unit_test(writer__sigkill_without_shm__still_reads),

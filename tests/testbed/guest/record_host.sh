@@ -18,8 +18,9 @@ NTPROF=${NTPROF:-$TB_REPO/build/ntprof}
 [ -x "$NTPROF" ] || tb_fail "$NTPROF missing: build it (make) before booting"
 
 REC_PID=
-# SQLite's WAL needs shared memory maps, which the 9p share under $TB_OUT lacks:
-# record on the guest's own file system, then copy the finished files out
+# The 9p share under $TB_OUT has no shared memory maps, which SQLite's WAL
+# index wants: record on the guest's own file system, then copy the finished
+# files out (the share mode records onto the share itself, to test just that)
 WORK=$(mktemp -d /var/tmp/ntprof-rec-XXXXXX) || tb_fail "mktemp"
 
 # start `ntprof record ARGS` in the background and wait until it has attached
@@ -62,7 +63,7 @@ add_fio() {
 tb_res kernel "$(uname -r)"
 tb_loop_tcp
 tb_res dev "$TB_DEV"
-[ $# -gt 0 ] || set -- exact sampled duration diskfull
+[ $# -gt 0 ] || set -- exact sampled duration diskfull share
 for mode in "$@"; do
 	ios=0
 	case "$mode" in
@@ -94,6 +95,12 @@ for mode in "$@"; do
 		cp "$WORK"/full/diskfull.ntp* "$WORK/" 2>/dev/null
 		umount "$WORK/full"
 		;;
+	share)
+		# straight onto the 9p share: no FILE-shm there, exclusive locking mode
+		record_start share -s 1 -o "$TB_OUT/share.ntp"
+		add_fio randread4k-share --rw=randread --bs=4k --size=4M --iodepth=8
+		record_stop share
+		;;
 	duration)
 		t0=$SECONDS
 		"$NTPROF" record -d 2 -o "$WORK/duration.ntp" -j "$TB_OUT/duration.json" \
@@ -108,7 +115,7 @@ for mode in "$@"; do
 	esac
 	tb_res "${mode}_fio_ios" "$ios"
 	# with the -wal and -shm files a failed recording may leave
-	cp "$WORK/$mode".ntp* "$TB_OUT/" || tb_fail "$mode: no recording $WORK/$mode.ntp"
+	[ "$mode" = share ] || cp "$WORK/$mode".ntp* "$TB_OUT/" || tb_fail "$mode: no recording $WORK/$mode.ntp"
 	# nothing of ntprof's may stay in the kernel once it has exited
 	tb_res "${mode}_progs_left" "$(bpftool prog list 2>/dev/null | grep -c -w -E \
 		'setup_cmd|complete_rq|complete_remote|try_send_entry|try_send_exit|h2c_setup|cmd_pdu_sent|data_sent')"
