@@ -18,6 +18,7 @@
 
 #include "cmd/cmd.h"
 #include "lib/attach.h"
+#include "lib/db.h"
 #include "lib/err.h"
 #include "lib/exit.h"
 #include "lib/filter.h"
@@ -31,6 +32,9 @@
 
 /* options sharing this group exclude each other */
 #define GROUP_FLAVOUR 1
+/* -d and -i: a year and an hour, far below where seconds x 1e9 overflows */
+#define MAX_DURATION_S (366 * 24 * 3600)
+#define MAX_INTERVAL_S 3600
 
 struct record_cli {
 	uint64_t sample;
@@ -272,12 +276,15 @@ static int record_main(int argc, const char **argv, const char *cmdline)
 		return NTP_EXIT_OK;
 	if (n == NTP_OPT_ERROR)
 		return NTP_EXIT_USAGE;
-	if (duration_set && !(c.duration > 0)) {
-		ntp_error("invalid value for option '--duration': must be more than 0 seconds");
+	/* the upper bounds keep SEC x 1e9 ns far inside 64 bits */
+	if (duration_set && !(c.duration > 0 && c.duration <= MAX_DURATION_S)) {
+		ntp_error("invalid value for option '--duration': must be more than 0 seconds and at most "
+			  "%d (a year)", MAX_DURATION_S);
 		return NTP_EXIT_USAGE;
 	}
-	if (interval_set && !(c.interval >= 0.1)) {
-		ntp_error("invalid value for option '--interval': must be at least 0.1 seconds");
+	if (interval_set && !(c.interval >= 0.1 && c.interval <= MAX_INTERVAL_S)) {
+		ntp_error("invalid value for option '--interval': must be at least 0.1 seconds and at most "
+			  "%d (an hour)", MAX_INTERVAL_S);
 		return NTP_EXIT_USAGE;
 	}
 	ntp_err__set_verbosity(ntp_err__verbosity() + c.verbose);
@@ -308,9 +315,14 @@ static int record_main(int argc, const char **argv, const char *cmdline)
 	o.cmdline = cmdline;
 	o.workload = n > 0 ? argv : NULL;
 
-	/* a command that cannot run is said before the long part, loading */
+	/* a command that cannot run, or an output that cannot be created, is said before loading */
 	if (o.workload) {
 		err = ntp_record_child__check(o.workload);
+		if (err)
+			return err;
+	}
+	if (c.output) {
+		err = ntp_writer__check_place(c.output);
 		if (err)
 			return err;
 	}

@@ -121,6 +121,7 @@ def test_record__bad_sample__usage(run, value):
 
 
 @pytest.mark.parametrize("args", [["-d", "0"], ["-d", "-3"], ["-d", "soon"],
+                                  ["-d", "99999999999"], ["-d", "31622401"], ["-i", "3601"],
                                   ["--bogus"], ["-r", "client"], ["-t", "fc"], ["-t", "RDMA"],
                                   ["-i", "0"], ["-i", "0.05"], ["-i", "soon"],
                                   ["--kprobes", "--fentry"], ["--fentry", "--kprobes"]])
@@ -129,6 +130,24 @@ def test_record__bad_command_line__usage(run, args):
     assert r.returncode == Exit.USAGE, r.stderr
     assert r.stdout == ""
     assert len(r.stderr.splitlines()) == 1, r.stderr
+
+
+@pytest.mark.root
+@pytest.mark.parametrize("where, why", [("no-such-dir/x.ntp", "No such file or directory"),
+                                        ("a-file/x.ntp", "Not a directory"),
+                                        ("a-dir", "it is a directory")])
+def test_record__output_that_cannot_be_created__refused_before_loading(run, tmp_path, where, why,
+                                                                      nothing_left_behind):
+    """A bad -o is said first, before the kernel is asked for anything (exit 1, one line)."""
+    (tmp_path / "a-file").write_text("x")
+    (tmp_path / "a-dir").mkdir()
+    out = tmp_path / where
+    r = run("record", "-o", out, "-d", "1")
+    assert r.returncode == Exit.FAILURE, r.stderr
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"ntprof record: error: cannot create {out}"), r.stderr
+    assert why in lines[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-dir", "a-file"]
 
 
 @pytest.mark.parametrize("args, named", [
