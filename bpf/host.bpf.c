@@ -12,7 +12,7 @@
  * the ring buffer and forgets the command.
  *
  * The decision, the completion and the block-layer times are the same for
- * both transports; the driver hooks are not.  User space (lib/bpf_host.c)
+ * both transports; the driver hooks are not.  User space (lib/collect/bpf_host.c)
  * loads one transport's programs only.  NVMe/TCP: which send hooks run is
  * chosen from the kernel's BTF: the direct fexit hooks where the nvme_tcp
  * send helpers are out of line (6.12), else the per-queue fallback on
@@ -22,7 +22,7 @@
  *
  * Every function hook is an fentry/fexit program with a kprobe/kretprobe
  * twin sharing its body; user space attaches one flavour and turns it on
- * through run_flavours (bpf/ntp_attach.bpf.h, lib/attach.c).  Where neither
+ * through run_flavours (bpf/ntp_attach.bpf.h, lib/collect/attach_set.c).  Where neither
  * attaches, the nvme_complete_rq tracepoint ends each record, and only
  * h_start, h_queue and h_done are filled.  The decision hook is the
  * nvme_setup_cmd tracepoint, as tp_btf, or raw_tp where tp_btf is refused.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the collectors share about attaching (lib/attach.c): every function
+ * What the collectors share about attaching (lib/collect/attach_set.c): every function
  * hook exists as an fentry/fexit program and as a kprobe/kretprobe twin with
  * the same body, and user space decides at run time which of them does its
  * work.  A program of a flavour that is not in `run_flavours` returns at

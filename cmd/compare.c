@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ntprof compare: two recordings side by side, the first the baseline.
- * Documented in ntprof-compare(1); the work is in lib/compare*.c.
+ * Documented in ntprof-compare(1); the work is in lib/compare/.
  */
 #include <errno.h>
 #include <math.h>
@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "lib/compare.h"
-#include "lib/err.h"
-#include "lib/exit.h"
-#include "lib/opt.h"
+#include "lib/compare/compare.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/cli/opt.h"
 
 static const char *const compare_usage[] = {
 	"ntprof compare [options] BASELINE NEW",

@@ -5,7 +5,7 @@
  * on it.  Documented in ntprof-record(1).
  *
  * parse and validate (nothing is loaded for a bad command line) -> probe the
- * kernel for the role -> record (lib/record_session.c) -> report.
+ * kernel for the role -> record (lib/record/record_session.c) -> report.
  */
 #include <errno.h>
 #include <limits.h>
@@ -17,14 +17,14 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "lib/attach.h"
-#include "lib/err.h"
-#include "lib/exit.h"
-#include "lib/filter.h"
-#include "lib/kernel_probe.h"
-#include "lib/opt.h"
-#include "lib/record.h"
-#include "lib/report.h"
+#include "lib/collect/attach.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/core/filter.h"
+#include "lib/collect/kernel_probe.h"
+#include "lib/cli/opt.h"
+#include "lib/record/record.h"
+#include "lib/report/report.h"
 
 /* the vmlinux function whose fentry load tells whether this kernel runs fentry programs */
 #define FENTRY_PROBE_FUNC "blk_mq_complete_request_remote"

@@ -2,7 +2,7 @@
 /*
  * ntprof report: the per-group, per-stage latency report of a recording, or
  * of host and target recordings joined.
- * Documented in ntprof-report(1); the work is in lib/report*.c, shared with
+ * Documented in ntprof-report(1); the work is in lib/report/, shared with
  * the end of `ntprof record`.
  */
 #include <errno.h>
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 
 #include "cmd/cmd.h"
-#include "lib/err.h"
-#include "lib/exit.h"
-#include "lib/opt.h"
-#include "lib/report.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/cli/opt.h"
+#include "lib/report/report.h"
 
 static const char *const report_usage[] = {
 	"ntprof report [options] FILE",

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of lib/opt.c: the option parser, the value parsers and the hints. */
+/* Unit tests of lib/cli/opt.c: the option parser, the value parsers and the hints. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "lib/err.h"
-#include "lib/opt.h"
+#include "lib/cli/err.h"
+#include "lib/cli/opt.h"
 
 /* ---- capturing what the parser prints ------------------------------------ */
 

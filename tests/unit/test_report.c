@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The report's printers (lib/report_text.c, lib/report_json.c) on a model
+ * The report's printers (lib/report/report_text.c, lib/report/report_json.c) on a model
  * built by hand, where the integration tests' generated recordings cannot
  * reach: a stage sum that does not add up, unknown duration and sample rate,
  * negative zero, --field-separator, sizes.
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/report_priv.h"
+#include "lib/report/report_priv.h"
 
 /* a group whose stage sums miss the end-to-end sum by 30 ns over 3 commands */
 static void model(struct ntp_report *r, struct ntp_report_group *g)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/stages.c against the definition of the stages, the views host_stages
+ * lib/core/stages.c against the definition of the stages, the views host_stages
  * and target_stages of schema/ntp.sql: thousands of generated commands
  * (reads, in-capsule and R2T writes, other opcodes, every optional hook
  * missing in turn, hooks in odd orders) go into an in-memory database made
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/db.h"
-#include "lib/stages.h"
+#include "lib/ntp/db.h"
+#include "lib/core/stages.h"
 
 #define NCMDS 20000
 
@@ -163,7 +163,7 @@ static void gen_target(struct ntp_target_event *e, unsigned int i)
 	strcpy(e->device, "nullb0");
 }
 
-/* a nullable time column: 0 is NULL, as lib/db_write.c stores it */
+/* a nullable time column: 0 is NULL, as lib/ntp/db_write.c stores it */
 static void bind_time(sqlite3_stmt *st, int i, uint64_t t)
 {
 	if (t)

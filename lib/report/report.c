@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report: open the recording, load the model, print it as text and/or JSON.
+ * Shared by `ntprof report` and the end of `ntprof record`.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib/ntp/db.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/report/report.h"
+#include "lib/report/report_priv.h"
+
+/* the JSON error document; report has always cut its message at 511 bytes */
+static void json_error(FILE *f, int code, const char *path)
+{
+	ntp_report__json_error(f, code, path, "recordings that cannot be joined", 512);
+}
+
+int ntp_report__same_file(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* one file twice is a slip of the command line, not a join (not even of a "-r both" file) */
+int ntp_report__check_twice(const char *const *paths, int n)
+{
+	for (int i = 1; i < n; i++) {
+		for (int k = 0; k < i; k++) {
+			if (ntp_report__same_file(paths[i], paths[k])) {
+				ntp_error("%s: the same recording given twice (as %s too)", paths[i],
+					  paths[k]);
+				return NTP_EXIT_USAGE;
+			}
+		}
+	}
+	return 0;
+}
+
+/* the joined model, the detailed stages of one host recording, or a target alone */
+static int run_jreport(const char *const *paths, int npaths, enum ntp_jreport_kind kind,
+		       const struct ntp_report_opts *o, FILE *jf)
+{
+	int detail = o->stages && !strcmp(o->stages, "detail");
+	struct ntp_jreport r;
+	int rc;
+
+	rc = ntp_jreport__load(&r, paths, npaths, kind, detail);
+	if (rc) {
+		ntp_jreport__free(&r);
+		json_error(jf, rc, npaths > 1 ? "the recordings" : paths[0]);
+		return rc;
+	}
+	if (jf != stdout)
+		rc = ntp_jreport__print_text(&r, stdout, o);
+	if (jf && !rc)
+		rc = ntp_jreport__print_json(&r, jf, o);
+	ntp_jreport__free(&r);
+	return rc;
+}
+
+/* one host recording, as it always was: report_query.c and its printers */
+static int run_report(sqlite3 *db, const char *path, const struct ntp_report_opts *o, FILE *jf)
+{
+	struct ntp_report r;
+	int rc;
+
+	rc = ntp_report__load(&r, db, path);
+	if (rc) {
+		ntp_report__free(&r);
+		json_error(jf, rc, path);
+		return rc;
+	}
+	if (jf != stdout)
+		rc = ntp_report__print_text(&r, stdout, o);
+	if (jf && !rc)
+		rc = ntp_report__print_json(&r, jf, o);
+	ntp_report__free(&r);
+	return rc;
+}
+
+/*
+ * Several recordings are joined; so is one "-r both" recording, which holds
+ * both sides.  One host recording gets the report on one recording, or with
+ * --stages=detail its finer stages.  One target recording (-r target) gets
+ * the target's own stages: the rest of the journey is in the host's file.
+ */
+int ntp_report__run(const char *const *paths, int npaths, const struct ntp_report_opts *o)
+{
+	const char *jpath = o->json_path;
+	char *role = NULL;
+	sqlite3 *db;
+	FILE *jf;
+	int rc, crc;
+
+	rc = ntp_report__json_open(&jf, jpath, "report");
+	if (rc)
+		return rc;
+	if (npaths < 1) {
+		ntp_error("no recording given: ntprof report FILE...");
+		json_error(jf, NTP_EXIT_USAGE, "-");
+		ntp_report__json_close(jf, jpath, "report");
+		return NTP_EXIT_USAGE;
+	}
+	if (npaths > 1) {
+		rc = ntp_report__check_twice(paths, npaths);
+		if (rc)
+			json_error(jf, rc, paths[0]);
+		else
+			rc = run_jreport(paths, npaths, NTP_JREPORT_JOINED, o, jf);
+	} else {
+		rc = ntp_db__open_read(&db, paths[0]);
+		if (rc) {
+			json_error(jf, rc, paths[0]);
+			ntp_report__json_close(jf, jpath, "report");
+			return rc;
+		}
+		role = ntp_db__meta_text(db, "role");
+		if (role && !strcmp(role, "both")) {
+			sqlite3_close(db);
+			rc = run_jreport(paths, 1, NTP_JREPORT_JOINED, o, jf);
+		} else if (role && !strcmp(role, "target")) {
+			sqlite3_close(db);
+			rc = run_jreport(paths, 1, NTP_JREPORT_TARGET, o, jf);
+		} else if (o->stages && !strcmp(o->stages, "detail")) {
+			sqlite3_close(db);
+			rc = run_jreport(paths, 1, NTP_JREPORT_HOST, o, jf);
+		} else {
+			rc = run_report(db, paths[0], o, jf);
+			sqlite3_close(db);
+		}
+		free(role);
+	}
+	crc = ntp_report__json_close(jf, jpath, "report");
+	return rc ? rc : crc;
+}

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report: the text form.  Every line that is not data begins with '#', as in
+ * perf report, so `grep -v '^#'` leaves only the rows.  The tables of groups
+ * are report_text_tables.c's, as in the report on joined recordings.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "lib/cli/exit.h"
+#include "lib/report/report_priv.h"
+
+/*
+ * The filters record was given, as its options: a filtered recording holds
+ * only the commands that passed them, and its report must say so.
+ */
+static void print_filters(const struct ntp_report_header *h, FILE *f, const char *in)
+{
+	fprintf(f, "# %s%-18s", in, "filters:");
+	if (!h->filter_session && !h->filter_io_type && !h->filter_sizes) {
+		fputs(" none\n", f);
+		return;
+	}
+	if (h->filter_session)
+		fprintf(f, " --session %s", h->filter_session);
+	if (h->filter_io_type)
+		fprintf(f, " --io-type %s", h->filter_io_type);
+	if (h->filter_sizes)
+		fprintf(f, " --size %s", h->filter_sizes);
+	fputs(" (only the commands that pass them were recorded)\n", f);
+}
+
+/* the recording itself: where, what, and the hook of each stage boundary */
+void ntp_report__print_file_header(const struct ntp_report_header *h, FILE *f, const char *in)
+{
+	fprintf(f, "# %s%-18s %s\n", in, "file:", h->path);
+	fprintf(f, "# %s%-18s %s\n", in, "role:", ntp_report__or_unknown(h->role));
+	fprintf(f, "# %s%-18s %s\n", in, "transport:", ntp_report__or_unknown(h->transport));
+	fprintf(f, "# %s%-18s %s\n", in, "kernel release:", ntp_report__or_unknown(h->kernel_release));
+	fprintf(f, "# %s%-18s %s\n", in, "host:", ntp_report__or_unknown(h->hostname));
+	fprintf(f, "# %s%-18s %s\n", in, "start time:", ntp_report__or_unknown(h->start_time));
+	if (h->duration_ns > 0)
+		fprintf(f, "# %s%-18s %.3f s (%s)\n", in, "duration:",
+			(double)h->duration_ns / 1e9, h->duration_source);
+	else
+		fprintf(f, "# %s%-18s unknown\n", in, "duration:");
+	if (h->sample_one_in > 0)
+		fprintf(f, "# %s%-18s 1/%" PRId64 "\n", in, "sample rate:", h->sample_one_in);
+	else
+		fprintf(f, "# %s%-18s unknown\n", in, "sample rate:");
+	print_filters(h, f, in);
+	fprintf(f, "# %s%-18s %" PRId64 "\n", in, "hash version:", h->hash_version);
+	fprintf(f, "# %s%-18s %s\n", in, "recorded by:", ntp_report__or_unknown(h->recorded_by));
+	for (size_t i = 0; i < h->nhooks; i++) {
+		const struct ntp_report_hook *k = &h->hooks[i];
+
+		fprintf(f, "# %s%-18s %s %s: %s (%s)%s%s\n", in, "hook:", k->side, k->point, k->hook,
+			k->flavour, *k->reason ? ": " : "", k->reason);
+	}
+}
+
+static void print_header(const struct ntp_report *r, FILE *f)
+{
+	const struct ntp_report_header *h = &r->hdr;
+	uint64_t lost = h->lost_ringbuf + h->lost_map;
+
+	fprintf(f, "# ntprof report\n");
+	ntp_report__print_file_header(h, f, "");
+	fprintf(f, "# %-18s %" PRIu64 "\n", "commands seen:", h->seen);
+	fprintf(f, "# %-18s %" PRIu64 "\n", "commands sampled:", h->sampled);
+	fprintf(f, "# %-18s %" PRIu64 " (ring buffer full %" PRIu64 ", in-flight map full %" PRIu64 ")\n",
+		"commands lost:", lost, h->lost_ringbuf, h->lost_map);
+	fprintf(f, "# %-18s %" PRIu64 "\n", "commands in file:", h->rows);
+	if (lost)
+		fprintf(f, "# warning: %" PRIu64 " sampled commands were lost while recording; "
+			"the statistics below do not include them\n", lost);
+}
+
+static void print_groups(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o)
+{
+	fprintf(f, "#\n# end-to-end latency per group (us); est_cmds/s is estimated: "
+		"n x %" PRId64 " / duration\n", r->hdr.sample_one_in);
+	ntp_report__print_group_titles(f, false, "namespace", o->field_separator);
+	for (size_t i = 0; i < r->ngroups; i++)
+		if (ntp_report__group_shown(r, &r->groups[i], o))
+			ntp_report__print_group_row(f, &r->groups[i], false, o->field_separator);
+}
+
+static void print_stages(const struct ntp_report_group *g, FILE *f, const char *sep)
+{
+	char size[32];
+
+	ntp_report__size_str(g->bytes, size, sizeof(size));
+	fprintf(f, "#\n# stages of %s %s %s (n=%zu), us; share%% of the end-to-end mean\n",
+		g->io_type, size, g->ns, g->e2e.n);
+	ntp_report__print_stage_table(f, g, ntp_stage_names, NTP_STAGE_MAX, "end-to-end", sep);
+}
+
+int ntp_report__print_text(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o)
+{
+	size_t hidden = 0;
+
+	print_header(r, f);
+	if (!r->ngroups) {
+		fprintf(f, "#\n# no sampled host commands in this recording\n");
+		return NTP_EXIT_OK;
+	}
+	print_groups(r, f, o);
+	for (size_t i = 0; i < r->ngroups; i++) {
+		if (ntp_report__group_shown(r, &r->groups[i], o))
+			print_stages(&r->groups[i], f, o->field_separator);
+		else
+			hidden++;
+	}
+	fprintf(f, "#\n# * network: %s\n", NTP_REPORT_NETWORK_STAR_NOTE);
+	if (hidden)
+		fprintf(f, "# %zu groups below --percent-limit %g%% not shown\n", hidden,
+			o->percent_limit);
+	return NTP_EXIT_OK;
+}
