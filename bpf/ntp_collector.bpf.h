@@ -9,7 +9,7 @@
 
 #include "ntp_events.h"
 #include "ntp_transport.h"
-#include "lib/core/filter.h"
+#include "ntp_filter.h"
 
 #define NVME_CMD_WRITE 0x01
 #define NVME_CMD_READ 0x02
@@ -18,7 +18,7 @@
 const volatile __u32 sample_one_in = 1000;
 /* which driver's commands: enum ntp_transport (-t) */
 const volatile __u32 transport = NTP_TRANSPORT_TCP;
-/* --session, --io-type, --size (lib/core/filter.h); all zero: every command */
+/* --session, --io-type, --size (ntp_filter.h); all zero: every command */
 const volatile struct ntp_filter filter = {};
 
 struct {

@@ -4,25 +4,9 @@
  * --size 4K,128K (ntprof-record(1), "What to record").
  *
  * The options are parsed and checked, and the namespace resolved through
- * sysfs, before anything is attached.  The result, struct ntp_filter, has
- * fixed-width fields only so that it can be the BPF programs' rodata as it
- * is (`const volatile struct ntp_filter filter;`, set through the
- * skeleton's rodata before load), and ntp_filter__pass() below is the one
- * predicate both BPF and user space apply.  This header is self-contained
- * for BPF: compiled with -target bpf (vmlinux.h first) it declares only the
- * struct and the predicate.
- *
- * The namespace.  BPF knows at the sampling decision (nvme_setup_cmd) the
- * command's nsid and its controller's instance (ctrl->instance, the X of
- * nvmeX; struct ntp_host_event.ctrl_instance).  A namespace is exactly the
- * commands with its nsid on one of its controllers: with native multipath
- * the controllers of all its paths nvmeScCnH (kernel-hooks §5: path disks
- * are in /sys/block without /dev nodes), without it the one controller its
- * disk hangs off.  So the check is one compare and a short bounded loop,
- * with no strings and no pointer chasing.  The head disk's dev_t is there
- * too, for hooks that only see a gendisk: compare it with
- * (ns->head->disk ?: rq->q->disk)->major/first_minor, never with the path
- * disk of a request (kernel-hooks §5).
+ * sysfs, before anything is attached.  The result is struct ntp_filter of
+ * bpf/ntp_filter.h, which the BPF programs take as it is and which says how
+ * a namespace is matched.
  *
  * Commands of other opcodes than read and write are recorded only without
  * --io-type.  --size compares the request's data length in bytes.
@@ -30,74 +14,12 @@
 #ifndef NTP_FILTER_H
 #define NTP_FILTER_H
 
-#ifndef __bpf__
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#endif
-
-#ifndef __always_inline
-#define __always_inline inline __attribute__((always_inline))
-#endif
-
-#define NTP_FILTER_MAX_CTRLS 16     /* paths of one namespace */
-#define NTP_FILTER_MAX_SIZES 16     /* items of --size */
-
-enum ntp_filter_flags {
-	NTP_FILTER_NS = 1 << 0,         /* --session: nsid and ctrls[] */
-	NTP_FILTER_OPCODE = 1 << 1,     /* --io-type: opcode */
-	NTP_FILTER_SIZE = 1 << 2,       /* --size: sizes[] */
-};
-
-/* all zero: record everything */
-struct ntp_filter {
-	__u32 flags;                    /* enum ntp_filter_flags: the filters in force */
-	__u32 opcode;                   /* NTP_FILTER_OPCODE: 0x02 read or 0x01 write */
-	__u32 nsid;                     /* NTP_FILTER_NS: the namespace id */
-	__u32 nctrls;                   /* NTP_FILTER_NS: 1 .. NTP_FILTER_MAX_CTRLS */
-	__u32 ctrls[NTP_FILTER_MAX_CTRLS];  /* ctrl->instance of each path, ascending */
-	__u32 dev_major, dev_minor;     /* NTP_FILTER_NS: the head (or only) disk's dev_t */
-	__u32 nsizes;                   /* NTP_FILTER_SIZE: 1 .. NTP_FILTER_MAX_SIZES */
-	__u32 sizes[NTP_FILTER_MAX_SIZES];  /* bytes, ascending, multiples of 512 */
-};
-
-/*
- * Does a command pass?  opcode, data length in bytes, controller instance
- * and nsid, as BPF reads them at nvme_setup_cmd.  The loops are bounded by
- * constants, as the verifier wants.
- */
-static __always_inline bool ntp_filter__pass(const volatile struct ntp_filter *f, __u32 opcode,
-					     __u32 bytes, __u32 ctrl_instance, __u32 nsid)
-{
-	bool hit;
-	int i;
-
-	if ((f->flags & NTP_FILTER_OPCODE) && opcode != f->opcode)
-		return false;
-	if (f->flags & NTP_FILTER_NS) {
-		if (nsid != f->nsid)
-			return false;
-		hit = false;
-		for (i = 0; i < NTP_FILTER_MAX_CTRLS; i++)
-			if ((__u32)i < f->nctrls && f->ctrls[i] == ctrl_instance)
-				hit = true;
-		if (!hit)
-			return false;
-	}
-	if (f->flags & NTP_FILTER_SIZE) {
-		hit = false;
-		for (i = 0; i < NTP_FILTER_MAX_SIZES; i++)
-			if ((__u32)i < f->nsizes && f->sizes[i] == bytes)
-				hit = true;
-		if (!hit)
-			return false;
-	}
-	return true;
-}
-
-#ifndef __bpf__
 
 #include "bpf/ntp_events.h"
+#include "bpf/ntp_filter.h"
 
 #define NTP_FILTER_SYSFS_BLOCK "/sys/block"
 
@@ -130,7 +52,5 @@ bool ntp_filter__match_host(const struct ntp_filter *f, const struct ntp_host_ev
  * belong to any of its subsystems.
  */
 bool ntp_filter__match_target(const struct ntp_filter *f, const struct ntp_target_event *e);
-
-#endif /* !__bpf__ */
 
 #endif
