@@ -23,7 +23,8 @@
 #include "lib/core/filter.h"
 #include "lib/collect/kernel_probe.h"
 #include "lib/cli/opt.h"
-#include "lib/record/record.h"
+#include "lib/record/record_child.h"
+#include "lib/record/record_session.h"
 #include "lib/report/report.h"
 
 /* the vmlinux function whose fentry load tells whether this kernel runs fentry programs */

@@ -17,7 +17,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/record/record.h"
+#include "lib/record/record_child.h"
 
 /* 0, or the errno execve would fail with: a directory is no program */
 static int runnable(const char *path)

@@ -19,6 +19,7 @@
 #include "lib/core/filter.h"
 #include "lib/record/live.h"
 #include "lib/record/record_priv.h"
+#include "lib/record/record_proc.h"
 
 /* -r both --session: the backend nvmet serves the namespace from, when this machine's target does */
 static void session_target_device(struct ntp_record_session *s)

@@ -18,6 +18,21 @@
 #include "lib/record/record_priv.h"
 #include "lib/core/transport.h"
 #include "lib/cli/version.h"
+#include "lib/record/record_proc.h"
+
+/* "host", "target" or "both" */
+static const char *role_name(unsigned int role)
+{
+	switch (role) {
+	case NTP_RECORD_HOST:
+		return "host";
+	case NTP_RECORD_TARGET:
+		return "target";
+	case NTP_RECORD_BOTH:
+		return "both";
+	}
+	return "?";
+}
 
 int ntp_record__write_hooks(struct ntp_record_session *s)
 {
@@ -71,7 +86,7 @@ int ntp_record__write_start_meta(struct ntp_record_session *s, uint64_t start_re
 	gethostname(host, sizeof(host) - 1);
 	ntp_record__read_line("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id));
 
-	err = ntp_writer__set_meta_text(w, "role", ntp_record__role_name(o->role));
+	err = ntp_writer__set_meta_text(w, "role", role_name(o->role));
 	err = err ?: ntp_writer__set_meta_text(w, "transport", ntp_transport__name(o->transport));
 	err = err ?: ntp_writer__set_meta_int(w, "sample_one_in", (int64_t)o->sample_one_in);
 	err = err ?: ntp_writer__set_meta_int(w, "hash_version", NTP_HASH_VERSION);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * One recording session (lib/record/record.h), shared by its parts.  Not an
- * interface for others.
+ * One recording session (lib/record/record_session.h), shared by its
+ * parts in this folder.  Not an interface for others.
  *
  *	record_session.c   ntp_record__run(): the sequence, start to close
  *	record_collect.c   the collectors: prepare, start, poll, counters, stop
@@ -10,7 +10,8 @@
  *	record_loop.c      the poll loop and what ends it (signals, -d, workload)
  *	record_meta.c      the meta and hooks rows, at the start and at the end
  *	record_summary.c   the progress lines on stderr
- *	record_child.c     the workload (lib/record/record.h)
+ *	record_child.c     the workload (lib/record/record_child.h)
+ *	record_proc.c      the one-line files of /proc, /sys, configfs (record_proc.h)
  */
 #ifndef NTP_RECORD_PRIV_H
 #define NTP_RECORD_PRIV_H
@@ -21,7 +22,8 @@
 
 #include "bpf/ntp_events.h"
 #include "lib/core/filter.h"
-#include "lib/record/record.h"
+#include "lib/record/record_child.h"
+#include "lib/record/record_session.h"
 
 struct ntp_collector;
 
@@ -57,9 +59,6 @@ static inline uint64_t ntp_record__clock_ns(clockid_t id)
 	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * NTP_NSEC_PER_SEC + ts.tv_nsec;
 }
-
-/* record_session.c: the first line of a file, without its newline; "" when unreadable */
-void ntp_record__read_line(const char *path, char *buf, size_t size);
 
 /* record_collect.c: each returns 0 or an NTP_EXIT_* code after one error line */
 int ntp_record__prepare_collectors(struct ntp_record_session *s);

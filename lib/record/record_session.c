@@ -1,43 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One recording session, start to close: the order of its parts
- * (lib/record/record_priv.h) and what is undone after an error.  See lib/record/record.h.
+ * (lib/record/record_priv.h) and what is undone after an error.  See
+ * lib/record/record_session.h.
  */
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 #include <time.h>
 
 #include "lib/ntp/db.h"
+#include "lib/record/record_child.h"
 #include "lib/record/record_priv.h"
 
 /* how long the workload may take to exit after record signals it */
 #define CHILD_GRACE_S 5.0
-
-const char *ntp_record__role_name(unsigned int role)
-{
-	switch (role) {
-	case NTP_RECORD_HOST:
-		return "host";
-	case NTP_RECORD_TARGET:
-		return "target";
-	case NTP_RECORD_BOTH:
-		return "both";
-	}
-	return "?";
-}
-
-void ntp_record__read_line(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-
-	buf[0] = '\0';
-	if (!f)
-		return;
-	if (fgets(buf, (int)size, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-}
 
 int ntp_record__run(const struct ntp_record_opts *o, const char *path)
 {

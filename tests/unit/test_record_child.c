@@ -19,7 +19,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/record/record.h"
+#include "lib/record/record_child.h"
 
 static void wait_exit(struct ntp_record_child *c)
 {

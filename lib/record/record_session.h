@@ -2,8 +2,9 @@
 /*
  * The recording session behind `ntprof record` (ntprof-record(1)): the
  * collectors of the chosen role, the writer, the live lines, and the
- * workload started after the programs are attached.  cmd/record.c parses
- * and validates the command line, then calls ntp_record__run().
+ * workload (lib/record/record_child.h) started after the programs are
+ * attached.  cmd/record.c parses and validates the command line, then calls
+ * ntp_record__run(); record_session.c runs the parts of record_priv.h.
  *
  *	load (host, target or both) -> attach -> open the file -> meta, hooks
  *	-> start the workload -> poll the ring buffers into the writer, one
@@ -11,12 +12,11 @@
  *	every -i -> stop (signal, -d, the workload's exit, an error) -> detach,
  *	drain -> last rows and meta -> close
  */
-#ifndef NTP_RECORD_H
-#define NTP_RECORD_H
+#ifndef NTP_RECORD_SESSION_H
+#define NTP_RECORD_SESSION_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include "lib/collect/attach.h"
 #include "lib/core/transport.h"
@@ -43,40 +43,11 @@ struct ntp_record_opts {
 	const char *const *workload;    /* argv to run (NULL-terminated), or NULL */
 };
 
-/* "host", "target" or "both" */
-const char *ntp_record__role_name(unsigned int role);
-
 /*
  * Record into path until a signal (SIGINT, SIGTERM), the end of duration_s,
  * or the workload's exit.  Prints its progress lines on stderr and the live
  * lines on stdout.  Returns 0 or an NTP_EXIT_* code after one error line.
  */
 int ntp_record__run(const struct ntp_record_opts *o, const char *path);
-
-/* ---- the workload (record_child.c) ---------------------------------------- */
-
-struct ntp_record_child {
-	pid_t pid;              /* 0: none, or reaped */
-	int status;             /* wait status once reaped */
-	bool reaped;
-	const char *name;       /* argv[0] */
-};
-
-/*
- * Can argv[0] be run (found in $PATH, executable)?  Asked before anything is
- * loaded; 0, or NTP_EXIT_FAILURE after one error line.
- */
-int ntp_record_child__check(const char *const *argv);
-/*
- * fork + execvp(argv): returns 0 once the program runs, or NTP_EXIT_FAILURE
- * after one error line when it cannot be started (not found, not executable).
- */
-int ntp_record_child__start(struct ntp_record_child *c, const char *const *argv);
-/* has it exited?  Reaps it without blocking; true once reaped */
-bool ntp_record_child__exited(struct ntp_record_child *c);
-/* signal it, wait up to grace_s, then SIGKILL; reaps it */
-void ntp_record_child__stop(struct ntp_record_child *c, int sig, double grace_s);
-/* one line on stderr: "COMMAND exited with status N" / "... killed by signal" */
-void ntp_record_child__report(const struct ntp_record_child *c);
 
 #endif
