@@ -44,7 +44,7 @@ BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
 LIB_SRCS  := $(wildcard lib/*/*.c)
-LIB_OBJS  := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS)) $(OUT)/schema_sql.o $(OUT)/version.o
+LIB_OBJS  := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS)) $(OUT)/lib/ntp/db_schema.o $(OUT)/lib/cli/version.o
 CMD_SRCS  := $(wildcard cmd/*.c)
 CMD_OBJS  := $(patsubst %.c,$(OUT)/%.o,$(CMD_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -94,14 +94,17 @@ $(OUT)/vmlinux-full.h: | $(OUT)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
 # ---- user space ---------------------------------------------------------------
-$(OUT)/schema_sql.c: schema/ntp.sql | $(OUT)
+# the generated halves of lib/ntp/db_schema.h and lib/cli/version.h
+$(OUT)/lib/ntp/db_schema.c: schema/ntp.sql
+	@mkdir -p $(dir $@)
 	$(call msg,GEN,$@)
 	$(Q){ echo '/* generated from schema/ntp.sql */'; \
 	      echo 'const char ntp_schema_sql[] ='; \
 	      sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
 	      echo ';'; } > $@
 
-$(OUT)/version.c: FORCE | $(OUT)
+$(OUT)/lib/cli/version.c: FORCE
+	@mkdir -p $(dir $@)
 	$(Q)echo 'const char ntp_version_string[] = "$(VERSION)";' > $@.tmp; \
 	cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 

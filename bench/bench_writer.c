@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/ntp/db.h"
+#include "lib/ntp/db_write.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 

@@ -18,7 +18,7 @@
 #include "lib/collect/bpf_host.h"
 #include "lib/collect/bpf_target.h"
 #include "lib/collect/collector.h"
-#include "lib/ntp/db.h"
+#include "lib/ntp/db_schema.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/json.h"

@@ -11,7 +11,7 @@
 
 #include "bpf/ntp_hash.h"
 #include "cmd/cmd.h"
-#include "lib/ntp/db.h"
+#include "lib/ntp/db_schema.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/json.h"

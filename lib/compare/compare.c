@@ -16,7 +16,7 @@
 
 #define NTP_COMPARE_PRIVATE
 #include "lib/compare/compare.h"
-#include "lib/ntp/db.h"
+#include "lib/ntp/db_read.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 

@@ -7,7 +7,7 @@
 
 #define NTP_COMPARE_PRIVATE
 #include "lib/compare/compare.h"
-#include "lib/ntp/db.h"
+#include "lib/ntp/db_schema.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/json.h"
 #include "lib/cli/version.h"

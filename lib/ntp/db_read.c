@@ -17,7 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/ntp/db.h"
+#include "lib/ntp/db_read.h"
+#include "lib/ntp/db_schema.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 

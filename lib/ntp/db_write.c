@@ -20,8 +20,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <sqlite3.h>
 
-#include "lib/ntp/db.h"
+#include "lib/ntp/db_schema.h"
+#include "lib/ntp/db_write.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 

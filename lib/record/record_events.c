@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "lib/ntp/db.h"
+#include "lib/ntp/db_write.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/core/filter.h"

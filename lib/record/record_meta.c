@@ -13,7 +13,7 @@
 
 #include "bpf/ntp_hash.h"
 #include "lib/collect/collector.h"
-#include "lib/ntp/db.h"
+#include "lib/ntp/db_write.h"
 #include "lib/core/filter.h"
 #include "lib/record/record_priv.h"
 #include "lib/core/transport.h"

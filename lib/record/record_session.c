@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "lib/ntp/db.h"
+#include "lib/ntp/db_write.h"
 #include "lib/record/record_child.h"
 #include "lib/record/record_priv.h"
 

@@ -5,7 +5,7 @@
  */
 #include <stdint.h>
 
-#include "lib/ntp/db.h"
+#include "lib/ntp/db_write.h"
 #include "lib/collect/collector.h"
 #include "lib/cli/err.h"
 #include "lib/collect/inflight_expire.h"

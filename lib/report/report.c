@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "lib/ntp/db.h"
+#include "lib/ntp/db_read.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/report/report.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/ntp/db.h"
+#include "lib/ntp/db_read.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/join/join.h"

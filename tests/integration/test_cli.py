@@ -244,7 +244,7 @@ def version_text(run):
 
 def test_version_text__versions_from_the_headers(run):
     v = version_text(run)
-    assert int(v["schema_version"]) == header_int(REPO / "lib" / "ntp" / "db.h", "NTP_DB_SCHEMA_VERSION")
+    assert int(v["schema_version"]) == header_int(REPO / "lib" / "ntp" / "db_schema.h", "NTP_DB_SCHEMA_VERSION")
     assert int(v["sampling_hash_version"]) == header_int(REPO / "bpf" / "ntp_hash.h", "NTP_HASH_VERSION")
     # the schema file is the single source of the version a recording carries
     m = re.search(r"user_version\s*=\s*(\d+)", (REPO / "schema" / "ntp.sql").read_text())

@@ -21,7 +21,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "lib/ntp/db.h"
+#include "lib/ntp/db_schema.h"
+#include "lib/ntp/db_read.h"
+#include "lib/ntp/db_write.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 

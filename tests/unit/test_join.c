@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "lib/ntp/db.h"
+#include "lib/ntp/db_schema.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/join/join.h"

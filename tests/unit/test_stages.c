@@ -16,8 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sqlite3.h>
 
-#include "lib/ntp/db.h"
+#include "lib/ntp/db_schema.h"
 #include "lib/core/stages.h"
 
 #define NCMDS 20000
