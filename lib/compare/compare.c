@@ -19,6 +19,7 @@
 #include "lib/ntp/db_read.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/report/report_jsonout.h"
 
 /* the JSON error document; compare has always cut its message at 1023 bytes */
 static void json_error(FILE *f, int code, const char *path)

@@ -62,7 +62,8 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 #ifdef NTP_COMPARE_PRIVATE
 #include <stdio.h>
 
-#include "lib/report/report_priv.h"
+#include "lib/report/report_model.h"
+#include "lib/report/report_query.h"
 
 enum { NTP_CMP_BASE, NTP_CMP_NEW, NTP_CMP_RUNS };
 

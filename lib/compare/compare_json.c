@@ -11,6 +11,7 @@
 #include "lib/cli/exit.h"
 #include "lib/cli/json.h"
 #include "lib/cli/version.h"
+#include "lib/report/report_json.h"
 
 static void file_object(struct ntp_json *j, const struct ntp_report_header *h, bool baseline)
 {

@@ -19,6 +19,7 @@
 #include "lib/compare/compare.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/report/report_groups.h"
 
 static const struct {
 	const char *name, *key;

@@ -6,40 +6,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "lib/ntp/db_read.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/report/report.h"
-#include "lib/report/report_priv.h"
+#include "lib/report/report_jjson.h"
+#include "lib/report/report_join.h"
+#include "lib/report/report_json.h"
+#include "lib/report/report_jsonout.h"
+#include "lib/report/report_jtext.h"
+#include "lib/report/report_model.h"
+#include "lib/report/report_paths.h"
+#include "lib/report/report_query.h"
+#include "lib/report/report_text.h"
 
 /* the JSON error document; report has always cut its message at 511 bytes */
 static void json_error(FILE *f, int code, const char *path)
 {
 	ntp_report__json_error(f, code, path, "recordings that cannot be joined", 512);
-}
-
-int ntp_report__same_file(const char *a, const char *b)
-{
-	struct stat x, y;
-
-	return !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
-}
-
-/* one file twice is a slip of the command line, not a join (not even of a "-r both" file) */
-int ntp_report__check_twice(const char *const *paths, int n)
-{
-	for (int i = 1; i < n; i++) {
-		for (int k = 0; k < i; k++) {
-			if (ntp_report__same_file(paths[i], paths[k])) {
-				ntp_error("%s: the same recording given twice (as %s too)", paths[i],
-					  paths[k]);
-				return NTP_EXIT_USAGE;
-			}
-		}
-	}
-	return 0;
 }
 
 /* the joined model, the detailed stages of one host recording, or a target alone */

@@ -20,7 +20,7 @@
 #include "lib/cli/exit.h"
 #include "lib/join/join.h"
 #include "lib/report/report.h"
-#include "lib/report/report_priv.h"
+#include "lib/report/report_paths.h"
 
 struct dump_col {
 	const char *name;     /* header, and the SQL expression's alias */

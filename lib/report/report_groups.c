@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/report/report_priv.h"
+#include "lib/report/report_groups.h"
+#include "lib/report/report_model.h"
 
 static void acc_init(struct ntp_group_acc *a)
 {

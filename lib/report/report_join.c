@@ -14,7 +14,11 @@
 #include "lib/ntp/db_read.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/report/report_priv.h"
+#include "lib/report/report_join.h"
+#include "lib/report/report_model.h"
+#include "lib/report/report_query.h"
+#include "lib/report/report_sql.h"
+#include "lib/report/report_view.h"
 
 /* the rows of table, a count as every reader of it gets the count */
 static int count_rows(sqlite3 *db, const char *path, const char *sql, const char *what,

@@ -10,20 +10,11 @@
 
 #include "lib/cli/exit.h"
 #include "lib/cli/json.h"
-#include "lib/report/report_priv.h"
+#include "lib/report/report_json.h"
+#include "lib/report/report_json_group.h"
+#include "lib/report/report_model.h"
 #include "lib/cli/version.h"
 
-
-void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s)
-{
-	ntp_json__int_field(j, "min_ns", s->min);
-	ntp_json__int_field(j, "mean_ns", ntp_report__round_ns(s->mean));
-	ntp_json__int_field(j, "p50_ns", s->p50);
-	ntp_json__int_field(j, "p90_ns", s->p90);
-	ntp_json__int_field(j, "p99_ns", s->p99);
-	ntp_json__int_field(j, "p99_9_ns", s->p999);
-	ntp_json__int_field(j, "max_ns", s->max);
-}
 
 /* record's "4096,131072": byte counts (at most 10 digits), one comma between */
 static int size_list_ok(const char *p)

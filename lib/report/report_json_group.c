@@ -1,12 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report: a group's JSON object, the same in every report's document (a
+ * report: a group's JSON object and its summaries, the same in every report's document (a
  * recording alone, report_json.c; joined recordings, the detailed stages and
  * a target alone, report_jjson.c), as the text's tables are
  * (report_text_tables.c).
  */
 #include "lib/cli/json.h"
-#include "lib/report/report_priv.h"
+#include "lib/report/report_json_group.h"
+#include "lib/report/report_model.h"
+
+void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s)
+{
+	ntp_json__int_field(j, "min_ns", s->min);
+	ntp_json__int_field(j, "mean_ns", ntp_report__round_ns(s->mean));
+	ntp_json__int_field(j, "p50_ns", s->p50);
+	ntp_json__int_field(j, "p90_ns", s->p90);
+	ntp_json__int_field(j, "p99_ns", s->p99);
+	ntp_json__int_field(j, "p99_9_ns", s->p999);
+	ntp_json__int_field(j, "max_ns", s->max);
+}
 
 void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g,
 			    const struct ntp_view_stage *stages, int nstages, bool file,

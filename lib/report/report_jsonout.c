@@ -11,7 +11,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/json.h"
-#include "lib/report/report_priv.h"
+#include "lib/report/report_jsonout.h"
 
 int ntp_report__json_open(FILE **f, const char *path, const char *what)
 {

@@ -10,7 +10,11 @@
 #include <string.h>
 
 #include "lib/cli/exit.h"
-#include "lib/report/report_priv.h"
+#include "lib/report/report_jtext.h"
+#include "lib/report/report_model.h"
+#include "lib/report/report_text.h"
+#include "lib/report/report_text_tables.h"
+#include "lib/report/report_view.h"
 
 /* the row that stands for the whole: a target alone sees only its residence */
 static const char *total_label(const struct ntp_jreport *r)

@@ -23,7 +23,10 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/report/report_priv.h"
+#include "lib/report/report_groups.h"
+#include "lib/report/report_model.h"
+#include "lib/report/report_scan.h"
+#include "lib/report/report_sql.h"
 
 #define MAX_WORKERS 4
 /* below this many commands a second thread costs more than it saves */

@@ -9,7 +9,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/report/report_priv.h"
+#include "lib/report/report_sql.h"
 
 /* SQLite's own word on damage is "corrupt"; everything else is a runtime failure */
 int ntp_report__db_fail(sqlite3 *db, const char *path, const char *what)

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "lib/report/report_priv.h"
+#include "lib/report/report_table.h"
 
 static void format_cell(char *buf, size_t len, const struct ntp_col *c, const struct ntp_cell *v)
 {

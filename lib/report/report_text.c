@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "lib/cli/exit.h"
-#include "lib/report/report_priv.h"
+#include "lib/report/report_model.h"
+#include "lib/report/report_text.h"
+#include "lib/report/report_text_tables.h"
 
 /*
  * The filters record was given, as its options: a filtered recording holds

@@ -55,7 +55,10 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/report/report_priv.h"
+#include "lib/report/report_groups.h"
+#include "lib/report/report_model.h"
+#include "lib/report/report_sql.h"
+#include "lib/report/report_view.h"
 
 /* ---- NVMe/TCP ------------------------------------------------------------- */
 

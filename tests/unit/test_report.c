@@ -14,7 +14,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/report/report_priv.h"
+#include "lib/report/report_json.h"
+#include "lib/report/report_model.h"
+#include "lib/report/report_text.h"
 
 /* a group whose stage sums miss the end-to-end sum by 30 ns over 3 commands */
 static void model(struct ntp_report *r, struct ntp_report_group *g)
