@@ -10,6 +10,7 @@
 
 #include "cmd/cmd.h"
 #include "lib/compare/compare.h"
+#include "lib/compare/compare_model.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"

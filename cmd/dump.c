@@ -8,7 +8,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
-#include "lib/report/report.h"
+#include "lib/report/report_dump.h"
 
 static const char *const dump_usage[] = {
 	"ntprof dump [options] FILE",

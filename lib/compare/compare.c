@@ -14,8 +14,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#define NTP_COMPARE_PRIVATE
 #include "lib/compare/compare.h"
+#include "lib/compare/compare_json.h"
+#include "lib/compare/compare_model.h"
+#include "lib/compare/compare_text.h"
+#include "lib/report/report_query.h"
 #include "lib/ntp/db_read.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"

@@ -3,8 +3,8 @@
  * `ntprof compare BASELINE NEW` (ntprof-compare(1)): the report's groups and
  * stages of two recordings side by side, with the change of each statistic.
  *
- * Each recording is summarized by the report's own code (report_priv.h:
- * ntp_report__load), so a group's numbers here are exactly the numbers
+ * Each recording is summarized by the report's own code
+ * (lib/report/report_query.h: ntp_report__load), so a group's numbers here are exactly the numbers
  * `ntprof report` prints for it.  The model below pairs them: one row per
  * group found in either recording, and in it one entry per stage found in
  * either; it does not assume how many stages a recording has, so joined
@@ -16,38 +16,7 @@
 #ifndef NTP_COMPARE_H
 #define NTP_COMPARE_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
-/* the statistics compare can show, in the order it shows them */
-enum ntp_compare_stat {
-	NTP_CMP_MEAN,
-	NTP_CMP_P50,
-	NTP_CMP_P90,
-	NTP_CMP_P99,
-	NTP_CMP_P999,
-	NTP_CMP_STAT_MAX,
-};
-
-/* mean and p99: the typical command and the tail, in two rows per stage */
-#define NTP_CMP_DEFAULT_STATS ((1u << NTP_CMP_MEAN) | (1u << NTP_CMP_P99))
-
-/* zero-initialised means the defaults */
-struct ntp_compare_opts {
-	const char *json_path;        /* -j FILE ("-" = stdout), NULL = none */
-	bool pretty;                  /* indented JSON */
-	bool formula;                 /* --formula: show the arithmetic of every value */
-	unsigned int stats;           /* 1 << enum ntp_compare_stat; 0 = NTP_CMP_DEFAULT_STATS */
-	bool threshold_set;           /* --threshold given */
-	double threshold_pct;         /* fail when an end-to-end mean grows more than this */
-};
-
-/* "mean", "p50", ... "p99.9"; and the JSON keys "mean" ... "p99_9" */
-const char *ntp_compare__stat_name(enum ntp_compare_stat s);
-const char *ntp_compare__stat_key(enum ntp_compare_stat s);
-/* the stat named name (text or JSON spelling), or -1 */
-int ntp_compare__stat_parse(const char *name);
+#include "lib/compare/compare_opts.h"
 
 /*
  * Compare two recordings, base first.  Prints the text to stdout unless the
@@ -56,78 +25,5 @@ int ntp_compare__stat_parse(const char *name);
  * cannot be compared, the codes of ntp_db__open_read() for bad files.
  */
 int ntp_compare__run(const char *base, const char *new_path, const struct ntp_compare_opts *o);
-
-/* ---- private to lib/compare*.c ------------------------------------------------ */
-
-#ifdef NTP_COMPARE_PRIVATE
-#include <stdio.h>
-
-#include "lib/report/report_model.h"
-#include "lib/report/report_query.h"
-
-enum { NTP_CMP_BASE, NTP_CMP_NEW, NTP_CMP_RUNS };
-
-/* in which recordings a group or a stage was found */
-enum ntp_compare_present {
-	NTP_CMP_BOTH,
-	NTP_CMP_BASE_ONLY,
-	NTP_CMP_NEW_ONLY,
-};
-
-/* one stage (or the end-to-end latency) of one group, in both runs */
-struct ntp_compare_stage {
-	const char *text;                         /* "network*", "end-to-end" */
-	const char *json;                         /* "network_star", "e2e" */
-	const struct ntp_summary *s[NTP_CMP_RUNS];  /* NULL: not in that run */
-	int64_t sum[NTP_CMP_RUNS];                /* exact sum of the latencies, ns */
-};
-
-struct ntp_compare_group {
-	const char *io_type, *ns;
-	int64_t bytes;
-	const struct ntp_report_group *g[NTP_CMP_RUNS];  /* NULL: not in that run */
-	struct ntp_compare_stage *stage;          /* the stages, the end-to-end last */
-	size_t nstages;
-	bool over_threshold;                      /* its end-to-end mean grew too much */
-	double e2e_growth_pct;                    /* NaN unless in both runs */
-};
-
-/* one statistic of one stage, both runs and the change */
-struct ntp_compare_value {
-	bool has[NTP_CMP_RUNS];
-	int64_t v[NTP_CMP_RUNS];                  /* ns; means rounded to whole ns */
-	bool has_delta;                           /* in both runs */
-	int64_t delta;                            /* new - baseline, ns */
-	double ratio;                             /* new / baseline; NaN: not both, or baseline 0 */
-};
-
-struct ntp_compare {
-	const char *path[NTP_CMP_RUNS];
-	struct ntp_report run[NTP_CMP_RUNS];      /* each recording, as report sees it */
-	struct ntp_compare_group *groups;         /* ordered: namespace, I/O type, size */
-	size_t ngroups;
-	char **differences;                       /* header fields that differ, as text */
-	size_t ndifferences;
-	char **warnings;
-	size_t nwarnings;
-	unsigned int stats;                       /* never 0 here */
-	size_t over_threshold;                    /* groups over --threshold */
-};
-
-/* compare_model.c: pairs the runs' groups and stages; 0 or NTP_EXIT_FAILURE */
-int ntp_compare__build(struct ntp_compare *c, const struct ntp_compare_opts *o);
-void ntp_compare__free(struct ntp_compare *c);
-enum ntp_compare_present ntp_compare__present(const void *base, const void *new_side);
-const char *ntp_compare__present_str(enum ntp_compare_present p);
-void ntp_compare__value(const struct ntp_compare_stage *st, enum ntp_compare_stat stat,
-			struct ntp_compare_value *out);
-/* the arithmetic behind a value, one line in ns (--formula) */
-void ntp_compare__formula(const struct ntp_compare_stage *st, enum ntp_compare_stat stat,
-			  char *buf, size_t len);
-
-/* compare_text.c / compare_json.c: 0 or an NTP_EXIT_* code */
-int ntp_compare__print_text(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o);
-int ntp_compare__print_json(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o);
-#endif
 
 #endif

@@ -5,8 +5,8 @@
  */
 #include <math.h>
 
-#define NTP_COMPARE_PRIVATE
-#include "lib/compare/compare.h"
+#include "lib/compare/compare_json.h"
+#include "lib/compare/compare_model.h"
 #include "lib/ntp/db_schema.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/json.h"

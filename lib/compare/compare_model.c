@@ -12,14 +12,15 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NTP_COMPARE_PRIVATE
-#include "lib/compare/compare.h"
+#include "lib/compare/compare_model.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/report/report_groups.h"
+#include "lib/report/report_query.h"
 
 static const struct {
 	const char *name, *key;

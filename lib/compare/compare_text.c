@@ -10,8 +10,8 @@
 #include <math.h>
 #include <string.h>
 
-#define NTP_COMPARE_PRIVATE
-#include "lib/compare/compare.h"
+#include "lib/compare/compare_model.h"
+#include "lib/compare/compare_text.h"
 #include "lib/cli/exit.h"
 
 static const char *const run_label[NTP_CMP_RUNS] = { "baseline:", "new:" };

@@ -23,7 +23,7 @@
 #include "bpf/ntp_events.h"
 #include "lib/core/filter.h"
 #include "lib/record/record_child.h"
-#include "lib/record/record_session.h"
+#include "lib/record/record_opts.h"
 
 struct ntp_collector;
 

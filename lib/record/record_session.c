@@ -11,6 +11,7 @@
 #include "lib/ntp/db_write.h"
 #include "lib/record/record_child.h"
 #include "lib/record/record_priv.h"
+#include "lib/record/record_session.h"
 
 /* how long the workload may take to exit after record signals it */
 #define CHILD_GRACE_S 5.0

@@ -1,21 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The report on a recording: `ntprof report`, and the end of `ntprof record`
- * (ntprof-report(1)); and its raw form, `ntprof dump` (ntprof-dump(1)).
+ * (ntprof-report(1)).  Its raw form, `ntprof dump`, is report_dump.h.
  */
 #ifndef NTP_REPORT_H
 #define NTP_REPORT_H
 
-#include <stdbool.h>
-
-/* zero-initialised means the defaults */
-struct ntp_report_opts {
-	const char *json_path;        /* -j FILE ("-" = stdout), NULL = none */
-	double percent_limit;         /* hide groups with fewer than this % of the sampled commands */
-	const char *field_separator;  /* unpadded columns separated by this string; NULL = aligned */
-	bool pretty;                  /* indented JSON */
-	const char *stages;           /* --stages: "summary" (NULL) or "detail" */
-};
+#include "lib/report/report_opts.h"
 
 /*
  * Report on recordings: one host recording alone, or host and target
@@ -24,17 +15,5 @@ struct ntp_report_opts {
  * stdout.  Returns an NTP_EXIT_* code.
  */
 int ntp_report__run(const char *const *paths, int npaths, const struct ntp_report_opts *o);
-
-/* `ntprof dump`: the sampled commands as CSV (ntprof-dump(1)) */
-struct ntp_dump_opts {
-	const char *output;           /* -o FILE; NULL or "-" = stdout */
-};
-
-/*
- * One host recording: its commands.  Several recordings, or one "-r both"
- * recording: the joined commands, host and target side by side.  Returns an
- * NTP_EXIT_* code.
- */
-int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_opts *o);
 
 #endif

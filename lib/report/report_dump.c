@@ -19,7 +19,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/join/join.h"
-#include "lib/report/report.h"
+#include "lib/report/report_dump.h"
 #include "lib/report/report_paths.h"
 
 struct dump_col {

@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "lib/report/report.h"
+#include "lib/report/report_opts.h"
 #include "lib/report/report_model.h"
 
 /* 0 or an NTP_EXIT_* code */

@@ -17,7 +17,7 @@
 
 #include "lib/core/stats.h"
 #include "lib/join/join.h"
-#include "lib/report/report.h"
+#include "lib/report/report_opts.h"
 
 /* the host stages of ntprof-model §1, in the order of host_stages' columns */
 enum ntp_stage {
