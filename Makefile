@@ -4,6 +4,7 @@
 #   make              ntprof, its BPF skeletons and the man pages
 #   make deps         install the Debian packages the build and tests need
 #   make check        unit + integration tests (no root, no kernel needed)
+#   make check-layers lib/'s folders and the direction of its includes (part of check)
 #   make check-bpf    BPF tests on a loop device (root)
 #   make check-testbed  the NVMe-oF test bed tests (root, QEMU)
 #   make test         all of the above: what CI runs
@@ -57,7 +58,7 @@ MANS      := $(foreach f,$(MAN_SRCS),$(OUT)/man/$(basename $(notdir $(f))).$(if 
 .DELETE_ON_ERROR:
 # keep the BPF objects and skeletons: they are intermediates of pattern chains
 .SECONDARY: $(BPF_OBJS) $(SKELS)
-.PHONY: all deps check check-unit check-integration check-bpf check-testbed test demo \
+.PHONY: all deps check check-unit check-integration check-layers check-bpf check-testbed test demo \
         bench install clean depcheck man
 
 all: depcheck $(OUT)/ntprof man
@@ -154,6 +155,10 @@ check-unit: $(UNIT_BINS)
 
 check-integration: $(OUT)/ntprof
 	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra tests/integration
+
+# the layer order of lib/ is the table at the top of tests/integration/test_layers.py
+check-layers:
+	$(PYTHON) -m pytest -q tests/integration/test_layers.py
 
 check: check-unit check-integration
 
