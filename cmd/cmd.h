@@ -28,8 +28,6 @@ enum cmd_flags {
 	CMD_NEEDS_ROOT = 1 << 0,        /* needs root, or CAP_BPF + CAP_PERFMON */
 };
 
-/* the table, ended by a row with a NULL name */
-const struct cmd_struct *ntp_cmd__table(void);
 /* exact match only, NULL if none */
 const struct cmd_struct *ntp_cmd__find(const char *name);
 /* "ntprof: error: unknown command 'x'; did you mean 'y'?" (returns NTP_EXIT_USAGE) */

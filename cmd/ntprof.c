@@ -44,11 +44,6 @@ static const struct ntp_option main_options[] = {
 	NTP_OPT_END(),
 };
 
-const struct cmd_struct *ntp_cmd__table(void)
-{
-	return commands;
-}
-
 const struct cmd_struct *ntp_cmd__find(const char *name)
 {
 	const struct cmd_struct *c;

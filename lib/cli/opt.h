@@ -55,8 +55,6 @@ struct ntp_option {
 #define NTP_OPT_UINT(s, l, v, a, h, lo, hi) \
 	{ .type = NTP_OPT_TYPE_UINT, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
 	  .help = (h), .min = (lo), .max = (hi) }
-#define NTP_OPT_SECONDS(s, l, v, a, h) \
-	{ .type = NTP_OPT_TYPE_SECONDS, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), .help = (h) }
 #define NTP_OPT_CHOICE(s, l, v, a, h, c) \
 	{ .type = NTP_OPT_TYPE_CHOICE, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
 	  .help = (h), .choices = (c) }

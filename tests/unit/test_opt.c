@@ -84,7 +84,8 @@ static int parse_size_cb(const struct ntp_option *opt, const char *arg)
 		{ .type = NTP_OPT_TYPE_UINT, .short_name = 's', .long_name = "sample",     \
 		  .value = &o.sample, .argh = "N", .help = "record one command in N",      \
 		  .min = 1, .max = 1000000, .is_set = &o.sample_set },                      \
-		NTP_OPT_SECONDS('d', "duration", &o.duration, "SEC", "stop after SEC"),    \
+		{ .type = NTP_OPT_TYPE_SECONDS, .short_name = 'd', .long_name = "duration", \
+		  .value = &o.duration, .argh = "SEC", .help = "stop after SEC" },          \
 		NTP_OPT_CHOICE(0, "io-type", &o.io_type, "TYPE", "only TYPE", io_types),   \
 		NTP_OPT_CALLBACK(0, "size", &o.size, "SIZE", "only SIZE", parse_size_cb),  \
 		{ .type = NTP_OPT_TYPE_BOOL, .long_name = "kprobes", .value = &o.kprobes,  \
