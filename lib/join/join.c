@@ -870,11 +870,6 @@ sqlite3 *ntp_join__db(const struct ntp_join *j)
 	return j->db;
 }
 
-int ntp_join__nfiles(const struct ntp_join *j)
-{
-	return j->nfiles;
-}
-
 const struct ntp_join_file *ntp_join__file(const struct ntp_join *j, int i)
 {
 	return i >= 0 && i < j->nfiles ? &j->files[i] : NULL;

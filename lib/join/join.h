@@ -163,7 +163,6 @@ int ntp_join__run(struct ntp_join *j);
 
 /* the connection: query temp.joined (and ntp<i>.* tables) with it */
 sqlite3 *ntp_join__db(const struct ntp_join *j);
-int ntp_join__nfiles(const struct ntp_join *j);
 const struct ntp_join_file *ntp_join__file(const struct ntp_join *j, int i);
 void ntp_join__counts(const struct ntp_join *j, struct ntp_join_counts *c);
 int ntp_join__npairs(const struct ntp_join *j);
