@@ -490,6 +490,26 @@ int ntp_opt__parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
+int ntp_opt__percent(const struct ntp_option *opt, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v < 0 || (opt->max && v > opt->max)) {
+		if (opt->max)
+			ntp_error("invalid value '%s' for option '--%s': expected a percentage "
+				  "from 0 to %llu", arg, opt->long_name, (unsigned long long)opt->max);
+		else
+			ntp_error("invalid value '%s' for option '--%s': expected a percentage, "
+				  "0 or more", arg, opt->long_name);
+		return -1;
+	}
+	*(double *)opt->value = v;
+	return 0;
+}
+
 int ntp_opt__parse_seconds(const char *s, double *seconds)
 {
 	static const struct { const char *suffix; double scale; } units[] = {

@@ -38,7 +38,7 @@ struct ntp_option {
 	void *value;
 	const char *argh;               /* argument name in usage, NULL for flags */
 	const char *help;
-	uint64_t min, max;              /* NTP_OPT_TYPE_UINT */
+	uint64_t min, max;              /* NTP_OPT_TYPE_UINT; max: ntp_opt__percent's bound */
 	const char *const *choices;     /* NTP_OPT_TYPE_CHOICE */
 	ntp_opt_cb cb;                  /* NTP_OPT_TYPE_CALLBACK */
 	bool *is_set;                   /* optional: set to true when given */
@@ -91,6 +91,14 @@ void ntp_opt__usage(FILE *f, const char *const usage[], const struct ntp_option 
 int ntp_opt__parse_uint(const char *s, uint64_t *out);
 int ntp_opt__parse_size(const char *s, uint64_t *bytes);       /* 4096, 4K, 4k, 128KiB, 1M */
 int ntp_opt__parse_seconds(const char *s, double *seconds);    /* 10, 2.5, 500ms, 10s, 2m */
+
+/*
+ * A callback (NTP_OPT_TYPE_CALLBACK, double *value): a percentage from 0 to
+ * the entry's max, or 0 or more when max is 0; decimals allowed, and the
+ * whole argument must be the number.  An empty argument is refused by it,
+ * not by the parser, as it always was.
+ */
+int ntp_opt__percent(const struct ntp_option *opt, const char *arg);
 
 /*
  * The candidate (NULL-terminated list) closest to a mistyped word, for

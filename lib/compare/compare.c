@@ -23,6 +23,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/report/report_jsonout.h"
+#include "lib/core/size.h"
 
 /* the JSON error document; compare has always cut its message at 1023 bytes */
 static void json_error(FILE *f, int code, const char *path)
@@ -71,7 +72,7 @@ static void threshold_error(const struct ntp_compare *c, const struct ntp_compar
 				 c->over_threshold - 3);
 			break;
 		}
-		ntp_report__size_str(g->bytes, size, sizeof(size));
+		ntp_size__str(g->bytes, size, sizeof(size));
 		k = snprintf(buf + off, sizeof(buf) - off, "%s%s %s %s %+.2f%%", shown ? ", " : "",
 			     g->io_type, size, g->ns, g->e2e_growth_pct);
 		if (k > 0)

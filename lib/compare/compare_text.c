@@ -13,6 +13,7 @@
 #include "lib/compare/compare_model.h"
 #include "lib/compare/compare_text.h"
 #include "lib/cli/exit.h"
+#include "lib/core/size.h"
 
 static const char *const run_label[NTP_CMP_RUNS] = { "baseline:", "new:" };
 
@@ -81,7 +82,7 @@ static void print_groups(const struct ntp_compare *c, FILE *f)
 		const struct ntp_compare_group *g = &c->groups[i];
 		char size[32], nb[32], nn[32];
 
-		ntp_report__size_str(g->bytes, size, sizeof(size));
+		ntp_size__str(g->bytes, size, sizeof(size));
 		count_cell(nb, sizeof(nb), g->g[NTP_CMP_BASE]);
 		count_cell(nn, sizeof(nn), g->g[NTP_CMP_NEW]);
 		fprintf(f, "  %-7s %7s %-12s %10s %9s  %s\n", g->io_type, size, g->ns, nb, nn,
@@ -111,7 +112,7 @@ static void print_value(const struct ntp_compare_group *g, const struct ntp_comp
 	char size[32], b[40], n[40], d[40], ratio[40], formula[512];
 
 	ntp_compare__value(st, stat, &v);
-	ntp_report__size_str(g->bytes, size, sizeof(size));
+	ntp_size__str(g->bytes, size, sizeof(size));
 	us_cell(b, sizeof(b), v.has[NTP_CMP_BASE], v.v[NTP_CMP_BASE], false);
 	us_cell(n, sizeof(n), v.has[NTP_CMP_NEW], v.v[NTP_CMP_NEW], false);
 	us_cell(d, sizeof(d), v.has_delta, v.delta, true);
@@ -157,7 +158,7 @@ static void print_threshold(const struct ntp_compare *c, FILE *f, const struct n
 
 		if (!g->over_threshold)
 			continue;
-		ntp_report__size_str(g->bytes, size, sizeof(size));
+		ntp_size__str(g->bytes, size, sizeof(size));
 		fprintf(f, "#   %s %s %s: end-to-end mean %+.2f%%\n", g->io_type, size, g->ns,
 			g->e2e_growth_pct);
 	}

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/core/size.h"
 #include "lib/record/live.h"
 #include "lib/core/stages.h"
 #include "lib/core/stats.h"
@@ -197,17 +198,6 @@ void ntp_live__on_pair(void *live, const struct ntp_host_event *h, const struct 
 		l->err = err;
 }
 
-/* the report's size names (lib/report/report_query.c) */
-static void size_str(uint32_t bytes, char *buf, size_t len)
-{
-	if (bytes >= (1u << 20) && bytes % (1u << 20) == 0)
-		snprintf(buf, len, "%uMiB", bytes >> 20);
-	else if (bytes >= 1024 && bytes % 1024 == 0)
-		snprintf(buf, len, "%uKiB", bytes >> 10);
-	else
-		snprintf(buf, len, "%uB", bytes);
-}
-
 /* 154, 15.5k, 1.2M; one decimal below 10 so that slow rates do not read "0" */
 static void rate_str(double r, char *buf, size_t len)
 {
@@ -333,7 +323,7 @@ static void print_group(const struct ntp_live *l, FILE *f, struct group *g, doub
 
 	snprintf(buf, sizeof(buf), "%.1fs", elapsed_s);
 	put(line, sizeof(line), F_TIME, buf);
-	size_str(g->bytes, size, sizeof(size));
+	ntp_size__str(g->bytes, size, sizeof(size));
 	snprintf(buf, sizeof(buf), "%s %s %s", g->io_type, size, g->name);
 	put(line, sizeof(line), F_GROUP, buf);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)g->n);

@@ -15,6 +15,7 @@
 #include "lib/report/report_text.h"
 #include "lib/report/report_text_tables.h"
 #include "lib/report/report_view.h"
+#include "lib/core/size.h"
 
 /* the row that stands for the whole: a target alone sees only its residence */
 static const char *total_label(const struct ntp_jreport *r)
@@ -144,7 +145,7 @@ static void print_stages(const struct ntp_jreport *r, const struct ntp_report_gr
 	const struct ntp_view *v = ntp_jreport__view(r);
 	char size[32];
 
-	ntp_report__size_str(g->bytes, size, sizeof(size));
+	ntp_size__str(g->bytes, size, sizeof(size));
 	fprintf(f, "#\n# stages of %s %s %s of file %d (n=%zu), us; share%% of the %s mean\n",
 		g->io_type, size, g->ns, g->host_file, g->e2e.n, total_label(r));
 	ntp_report__print_stage_table(f, g, v->stages, v->nstages, total_label(r), sep);

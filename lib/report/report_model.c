@@ -3,7 +3,6 @@
  * report: the stages of a recording alone, and the small computations on a
  * group that every printer (text, JSON, compare) shares.
  */
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -65,14 +64,4 @@ int ntp_report__group_shown(const struct ntp_report *r, const struct ntp_report_
 			    const struct ntp_report_opts *o)
 {
 	return ntp_report__shown(g, r->total, o);
-}
-
-void ntp_report__size_str(int64_t bytes, char *buf, size_t len)
-{
-	if (bytes >= (1 << 20) && bytes % (1 << 20) == 0)
-		snprintf(buf, len, "%" PRId64 "MiB", bytes >> 20);
-	else if (bytes >= 1024 && bytes % 1024 == 0)
-		snprintf(buf, len, "%" PRId64 "KiB", bytes >> 10);
-	else
-		snprintf(buf, len, "%" PRId64 "B", bytes);
 }

@@ -116,8 +116,6 @@ int ntp_report__shown(const struct ntp_report_group *g, uint64_t total,
 double ntp_report__unattributed_ns(const struct ntp_report_group *g);
 int ntp_report__group_shown(const struct ntp_report *r, const struct ntp_report_group *g,
 			    const struct ntp_report_opts *o);
-/* "4KiB", "128KiB", "1MiB", "512B" */
-void ntp_report__size_str(int64_t bytes, char *buf, size_t len);
 
 /* ---- report on joined recordings, and the detailed stages ------------------
  *

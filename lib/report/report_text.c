@@ -12,6 +12,7 @@
 #include "lib/report/report_model.h"
 #include "lib/report/report_text.h"
 #include "lib/report/report_text_tables.h"
+#include "lib/core/size.h"
 
 /*
  * The filters record was given, as its options: a filtered recording holds
@@ -93,7 +94,7 @@ static void print_stages(const struct ntp_report_group *g, FILE *f, const char *
 {
 	char size[32];
 
-	ntp_report__size_str(g->bytes, size, sizeof(size));
+	ntp_size__str(g->bytes, size, sizeof(size));
 	fprintf(f, "#\n# stages of %s %s %s (n=%zu), us; share%% of the end-to-end mean\n",
 		g->io_type, size, g->ns, g->e2e.n);
 	ntp_report__print_stage_table(f, g, ntp_stage_names, NTP_STAGE_MAX, "end-to-end", sep);

@@ -11,6 +11,7 @@
 #include "lib/report/report_model.h"
 #include "lib/report/report_table.h"
 #include "lib/report/report_text_tables.h"
+#include "lib/core/size.h"
 
 /* the end-to-end table: one row per group; the file column only over several files */
 enum { G_FILE, G_IO_TYPE, G_SIZE, G_NS, G_N, G_RATE, G_MIN, G_MEAN, G_P50, G_P90, G_P99, G_P999,
@@ -62,7 +63,7 @@ void ntp_report__print_group_row(FILE *f, const struct ntp_report_group *g, bool
 	struct ntp_cell c[G_COLS];
 	char size[32];
 
-	ntp_report__size_str(g->bytes, size, sizeof(size));
+	ntp_size__str(g->bytes, size, sizeof(size));
 	c[G_FILE] = ntp_report__int_cell(g->host_file);
 	c[G_IO_TYPE] = ntp_report__str_cell(g->io_type);
 	c[G_SIZE] = ntp_report__str_cell(size);

@@ -17,6 +17,7 @@
 #include "lib/report/report_json.h"
 #include "lib/report/report_model.h"
 #include "lib/report/report_text.h"
+#include "lib/core/size.h"
 
 /* a group whose stage sums miss the end-to-end sum by 30 ns over 3 commands */
 static void model(struct ntp_report *r, struct ntp_report_group *g)
@@ -61,13 +62,13 @@ static void size_str__binary_units__exact_only(void **state)
 {
 	char b[32];
 
-	ntp_report__size_str(4096, b, sizeof(b));
+	ntp_size__str(4096, b, sizeof(b));
 	assert_string_equal(b, "4KiB");
-	ntp_report__size_str(1 << 20, b, sizeof(b));
+	ntp_size__str(1 << 20, b, sizeof(b));
 	assert_string_equal(b, "1MiB");
-	ntp_report__size_str(1536, b, sizeof(b));
+	ntp_size__str(1536, b, sizeof(b));
 	assert_string_equal(b, "1536B");
-	ntp_report__size_str(0, b, sizeof(b));
+	ntp_size__str(0, b, sizeof(b));
 	assert_string_equal(b, "0B");
 }
 
