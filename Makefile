@@ -53,7 +53,9 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 MAN_SRCS  := $(wildcard Documentation/*.rst)
-MANS      := $(foreach f,$(MAN_SRCS),$(OUT)/man/$(basename $(notdir $(f))).$(if $(findstring ntprof-ntp,$(f)),5,1))
+# each page's section is its own ":Manual section:" field (1 commands, 5 the file, 7 the design)
+man_section = $(shell sed -n 's/^:Manual section: *//p' $(1))
+MANS      := $(foreach f,$(MAN_SRCS),$(OUT)/man/$(basename $(notdir $(f))).$(call man_section,$(f)))
 
 .DELETE_ON_ERROR:
 # keep the BPF objects and skeletons: they are intermediates of pattern chains
@@ -134,6 +136,9 @@ $(OUT)/man/%.1: Documentation/%.rst | $(OUT)/man
 $(OUT)/man/%.5: Documentation/%.rst | $(OUT)/man
 	$(call msg,MAN,$@)
 	$(Q)$(RST2MAN) --halt=warning $< $@
+$(OUT)/man/%.7: Documentation/%.rst | $(OUT)/man
+	$(call msg,MAN,$@)
+	$(Q)$(RST2MAN) --halt=warning $< $@
 
 # ---- tests ----------------------------------------------------------------------
 $(OUT)/tests/%: tests/unit/%.c $(OUT)/libntprof.a
@@ -175,9 +180,11 @@ demo: all
 
 install: all
 	install -D -m 0755 $(OUT)/ntprof $(DESTDIR)$(PREFIX)/bin/ntprof
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
+		$(DESTDIR)$(PREFIX)/share/man/man7
 	install -m 0644 $(filter %.1,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 $(filter %.5,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 0644 $(filter %.7,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man7/
 
 $(OUT) $(OUT)/bpf $(OUT)/man:
 	@mkdir -p $@

@@ -10,13 +10,13 @@
  * command's nsid and its controller's instance (ctrl->instance, the X of
  * nvmeX; struct ntp_host_event.ctrl_instance).  A namespace is exactly the
  * commands with its nsid on one of its controllers: with native multipath
- * the controllers of all its paths nvmeScCnH (kernel-hooks §5: path disks
- * are in /sys/block without /dev nodes), without it the one controller its
- * disk hangs off.  So the check is one compare and a short bounded loop,
+ * the controllers of all its paths nvmeScCnH (path disks are in /sys/block
+ * without /dev nodes: ntprof-design(7), "Namespaces"), without it the one
+ * controller its disk hangs off.  So the check is one compare and a short bounded loop,
  * with no strings and no pointer chasing.  The head disk's dev_t is there
  * too, for hooks that only see a gendisk: compare it with
  * (ns->head->disk ?: rq->q->disk)->major/first_minor, never with the path
- * disk of a request (kernel-hooks §5).
+ * disk of a request.
  *
  * Commands of other opcodes than read and write pass only without
  * --io-type.  --size compares the request's data length in bytes.

@@ -429,8 +429,8 @@ static __always_inline void response_out(struct nvmet_req *req)
 
 /*
  * Called once per response, and once more before it for a write whose data
- * the target must ask for with an R2T (derisk Q3): that first call is told by
- * the test nvmet-tcp itself makes when it builds the PDU
+ * the target must ask for with an R2T (ntprof-design(7), HOOKS): that first
+ * call is told by the test nvmet-tcp itself makes when it builds the PDU
  * (nvmet_tcp_need_data_in): a write, not completed, data still missing.
  */
 static __always_inline void queue_response_body(struct nvmet_req *req)

@@ -3,12 +3,13 @@
  * Attaching a collector's programs under an attach policy (lib/collect/attach.h), in
  * parallel from worker threads, and detaching them within a bound.
  *
- * Why threads (derisk-findings Q4): on 6.1 the first fentry/fexit attach of a
- * system waits in synchronize_rcu_tasks(), which a kernel thread that never
- * sleeps (an io_uring SQPOLL thread) holds up for as long as it runs.  The
- * attach syscall cannot be interrupted, and its program is already live.  On
- * 6.12 the attach is asynchronous, but the last detach of each traced
- * function still waits for such a grace period, once per function.
+ * Why threads (ntprof-design(7), "Attaching"): on 6.1 the first
+ * fentry/fexit attach of a system waits in synchronize_rcu_tasks(), which a
+ * kernel thread that never sleeps (an io_uring SQPOLL thread) holds up for
+ * as long as it runs.  The attach syscall cannot be interrupted, and its
+ * program is already live.  On 6.12 the attach is asynchronous, but the last
+ * detach of each traced function still waits for such a grace period, once
+ * per function.
  *
  * So every program gets its own worker that attaches it, then waits to be
  * told to detach it.  The caller waits with a deadline; a program whose

@@ -3,7 +3,7 @@
  * record's filters (lib/core/filter.h): the options' values checked, and the
  * namespace resolved through /sys/block, before anything is attached.
  *
- * Names (kernel-hooks §5): a namespace disk is nvme<X>n<H>, where X is the
+ * Names (ntprof-design(7), "Namespaces"): a namespace disk is nvme<X>n<H>, where X is the
  * subsystem instance for a multipath head and the controller instance
  * otherwise; a path disk of native multipath is nvme<S>c<C>n<H>, C being
  * the controller instance.  So the paths of nvme6n1 are exactly the

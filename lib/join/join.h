@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Joining host recordings with target recordings (ntprof-model §3).
+ * Joining host recordings with target recordings (ntprof-design(7), JOINING).
  *
  * Each side timestamps on its own clock.  A host command and the target's
  * record of it share the key (cid, slba, nlb, qid, nsid, cntlid, opcode), but

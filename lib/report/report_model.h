@@ -19,7 +19,7 @@
 #include "lib/join/join.h"
 #include "lib/report/report_opts.h"
 
-/* the host stages of ntprof-model §1, in the order of host_stages' columns */
+/* the host stages (ntprof-design(7), STAGES), in the order of host_stages' columns */
 enum ntp_stage {
 	NTP_STAGE_BLOCK,
 	NTP_STAGE_DRIVER,

@@ -364,7 +364,7 @@ static void joined__every_pair__equals_views_and_sums_to_e2e(void **state)
 	assert_int_equal(n, NCMDS);
 }
 
-/* known answers, worked out by hand from ntprof-model §1 and kernel-hooks §8 */
+/* known answers, worked out by hand from ntprof-design(7), STAGES */
 static void host__r2t_write__host_work_between_trips_is_driver(void **state)
 {
 	struct ntp_host_event e = {
