@@ -258,7 +258,7 @@ static int record_main(int argc, const char **argv, const char *cmdline)
 		  .help = "attach kprobes/kretprobes only", .group = GROUP_FLAVOUR },
 		{ .type = NTP_OPT_TYPE_BOOL, .long_name = "fentry", .value = &c.fentry,
 		  .help = "attach fentry/fexit only, however long attaching takes", .group = GROUP_FLAVOUR },
-		NTP_OPT_INCR('v', "verbose", &c.verbose, "say more; twice: libbpf's log too"),
+		NTP_OPT_INCR('v', "verbose", &c.verbose, "say more, libbpf's log included; as ntprof -v"),
 		NTP_OPT_END(),
 	};
 	struct ntp_record_opts o = { 0 };

@@ -144,7 +144,7 @@ int ntp_collector__prepare(struct ntp_collector *c)
 		err = c->ops->load(c);
 		if (err) {
 			ntp_error("loading the %s BPF programs: %s%s", c->name, strerror(-err),
-				  ntp_err__verbosity() < 2 ? " (-v -v shows libbpf's log)" : "");
+				  ntp_err__verbosity() < 2 ? " (-v shows libbpf's log)" : "");
 			err = NTP_EXIT_FAILURE;
 		}
 	}
