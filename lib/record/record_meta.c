@@ -13,6 +13,7 @@
 
 #include "bpf/ntp_hash.h"
 #include "lib/collect/collector.h"
+#include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_write.h"
 #include "lib/core/filter.h"
 #include "lib/record/record_priv.h"
@@ -62,13 +63,13 @@ static int write_filter_meta(struct ntp_record_session *s)
 	if (!f)
 		return 0;
 	if ((f->flags & NTP_FILTER_NS) && s->o->filter_session)
-		err = ntp_writer__set_meta_text(s->w, "filter_session", s->o->filter_session);
+		err = ntp_meta__set_text(s->w, NTP_META_FILTER_SESSION, s->o->filter_session);
 	if (!err && (f->flags & NTP_FILTER_OPCODE))
-		err = ntp_writer__set_meta_text(s->w, "filter_io_type", f->opcode == 2 ? "read" : "write");
+		err = ntp_meta__set_text(s->w, NTP_META_FILTER_IO_TYPE, f->opcode == 2 ? "read" : "write");
 	if (!err && (f->flags & NTP_FILTER_SIZE)) {
 		for (i = 0; i < f->nsizes && i < NTP_FILTER_MAX_SIZES; i++)
 			len += snprintf(sizes + len, sizeof(sizes) - len, "%s%u", i ? "," : "", f->sizes[i]);
-		err = ntp_writer__set_meta_text(s->w, "filter_sizes", sizes);
+		err = ntp_meta__set_text(s->w, NTP_META_FILTER_SIZES, sizes);
 	}
 	return err;
 }
@@ -86,17 +87,17 @@ int ntp_record__write_start_meta(struct ntp_record_session *s, uint64_t start_re
 	gethostname(host, sizeof(host) - 1);
 	ntp_record__read_line("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id));
 
-	err = ntp_writer__set_meta_text(w, "role", role_name(o->role));
-	err = err ?: ntp_writer__set_meta_text(w, "transport", ntp_transport__name(o->transport));
-	err = err ?: ntp_writer__set_meta_int(w, "sample_one_in", (int64_t)o->sample_one_in);
-	err = err ?: ntp_writer__set_meta_int(w, "hash_version", NTP_HASH_VERSION);
-	err = err ?: ntp_writer__set_meta_text(w, "kernel_release", u.release);
-	err = err ?: ntp_writer__set_meta_text(w, "hostname", host);
-	err = err ?: ntp_writer__set_meta_text(w, "boot_id", boot_id);
-	err = err ?: ntp_writer__set_meta_int(w, "start_realtime_ns", (int64_t)start_real_ns);
-	err = err ?: ntp_writer__set_meta_int(w, "start_ns", (int64_t)s->start_ns);
-	err = err ?: ntp_writer__set_meta_text(w, "command_line", o->cmdline ? o->cmdline : "ntprof record");
-	err = err ?: ntp_writer__set_meta_text(w, "ntprof_version", ntp_version_string);
+	err = ntp_meta__set_text(w, NTP_META_ROLE, role_name(o->role));
+	err = err ?: ntp_meta__set_text(w, NTP_META_TRANSPORT, ntp_transport__name(o->transport));
+	err = err ?: ntp_meta__set_int(w, NTP_META_SAMPLE_ONE_IN, (int64_t)o->sample_one_in);
+	err = err ?: ntp_meta__set_int(w, NTP_META_HASH_VERSION, NTP_HASH_VERSION);
+	err = err ?: ntp_meta__set_text(w, NTP_META_KERNEL_RELEASE, u.release);
+	err = err ?: ntp_meta__set_text(w, NTP_META_HOSTNAME, host);
+	err = err ?: ntp_meta__set_text(w, NTP_META_BOOT_ID, boot_id);
+	err = err ?: ntp_meta__set_int(w, NTP_META_START_REALTIME_NS, (int64_t)start_real_ns);
+	err = err ?: ntp_meta__set_int(w, NTP_META_START_NS, (int64_t)s->start_ns);
+	err = err ?: ntp_meta__set_text(w, NTP_META_COMMAND_LINE, o->cmdline ? o->cmdline : "ntprof record");
+	err = err ?: ntp_meta__set_text(w, NTP_META_NTPROF_VERSION, ntp_version_string);
 	return err ?: write_filter_meta(s);
 }
 
@@ -104,7 +105,7 @@ int ntp_record__write_stop_meta(struct ntp_record_session *s, uint64_t stop_ns, 
 {
 	int err;
 
-	err = ntp_writer__set_meta_int(s->w, "stop_ns", (int64_t)stop_ns);
-	err = err ?: ntp_writer__set_meta_int(s->w, "duration_ns", (int64_t)(stop_ns - s->start_ns));
-	return err ?: ntp_writer__set_meta_text(s->w, "stop_reason", reason);
+	err = ntp_meta__set_int(s->w, NTP_META_STOP_NS, (int64_t)stop_ns);
+	err = err ?: ntp_meta__set_int(s->w, NTP_META_DURATION_NS, (int64_t)(stop_ns - s->start_ns));
+	return err ?: ntp_meta__set_text(s->w, NTP_META_STOP_REASON, reason);
 }

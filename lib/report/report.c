@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
@@ -105,7 +106,7 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 			ntp_report__json_close(jf, jpath, "report");
 			return rc;
 		}
-		role = ntp_db__meta_text(db, "role");
+		role = ntp_meta__text(db, NTP_META_ROLE);
 		if (role && !strcmp(role, "both")) {
 			sqlite3_close(db);
 			rc = run_jreport(paths, 1, NTP_JREPORT_JOINED, o, jf);

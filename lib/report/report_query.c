@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
@@ -32,8 +33,8 @@ static char *xstrdup_col(sqlite3_stmt *st, int col)
  */
 static char *start_time_str(sqlite3 *db)
 {
-	int64_t ns = ntp_db__meta_int(db, "start_realtime_ns", -1);
-	char *s = ntp_db__meta_text(db, "start_time");
+	int64_t ns = ntp_meta__int(db, NTP_META_START_REALTIME_NS, -1);
+	char *s = ntp_meta__text(db, NTP_META_START_TIME);
 	char buf[64];
 	struct tm tm;
 	time_t t;
@@ -128,22 +129,22 @@ static int load_header(struct ntp_report_header *h, sqlite3 *db, int64_t *last_t
 	rc = user_version(db, h->path, &h->schema_version);
 	if (rc)
 		return rc;
-	h->role = ntp_db__meta_text(db, "role");
-	h->transport = ntp_db__meta_text(db, "transport");
-	h->kernel_release = ntp_db__meta_text(db, "kernel_release");
-	h->hostname = ntp_db__meta_text(db, "hostname");
-	h->recorded_by = ntp_db__meta_text(db, "ntprof_version");
+	h->role = ntp_meta__text(db, NTP_META_ROLE);
+	h->transport = ntp_meta__text(db, NTP_META_TRANSPORT);
+	h->kernel_release = ntp_meta__text(db, NTP_META_KERNEL_RELEASE);
+	h->hostname = ntp_meta__text(db, NTP_META_HOSTNAME);
+	h->recorded_by = ntp_meta__text(db, NTP_META_NTPROF_VERSION);
 	h->start_time = start_time_str(db);
-	h->sample_one_in = ntp_db__meta_int(db, "sample_one_in", 0);
+	h->sample_one_in = ntp_meta__int(db, NTP_META_SAMPLE_ONE_IN, 0);
 	/* written by record only for the filters given: a filtered file is partial */
-	h->filter_session = ntp_db__meta_text(db, "filter_session");
-	h->filter_io_type = ntp_db__meta_text(db, "filter_io_type");
-	h->filter_sizes = ntp_db__meta_text(db, "filter_sizes");
-	h->hash_version = ntp_db__meta_int(db, "hash_version", 0);
+	h->filter_session = ntp_meta__text(db, NTP_META_FILTER_SESSION);
+	h->filter_io_type = ntp_meta__text(db, NTP_META_FILTER_IO_TYPE);
+	h->filter_sizes = ntp_meta__text(db, NTP_META_FILTER_SIZES);
+	h->hash_version = ntp_meta__int(db, NTP_META_HASH_VERSION, 0);
 
 	/* the recording's own start and stop (CLOCK_MONOTONIC) give the duration */
-	start_ns = ntp_db__meta_int(db, "start_ns", -1);
-	stop_ns = ntp_db__meta_int(db, "stop_ns", -1);
+	start_ns = ntp_meta__int(db, NTP_META_START_NS, -1);
+	stop_ns = ntp_meta__int(db, NTP_META_STOP_NS, -1);
 	if (start_ns >= 0 && stop_ns > start_ns) {
 		h->duration_ns = stop_ns - start_ns;
 		h->duration_source = "start_ns to stop_ns";
