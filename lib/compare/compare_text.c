@@ -14,34 +14,16 @@
 #include "lib/compare/compare_text.h"
 #include "lib/cli/exit.h"
 #include "lib/core/size.h"
+#include "lib/report/report_text.h"
 
 static const char *const run_label[NTP_CMP_RUNS] = { "baseline:", "new:" };
 
 static void print_file(const struct ntp_report_header *h, const char *label, FILE *f)
 {
-	fprintf(f, "# %-18s %s\n", label, h->path);
-	fprintf(f, "#   %-16s %s\n", "role:", ntp_report__or_unknown(h->role));
-	fprintf(f, "#   %-16s %s\n", "transport:", ntp_report__or_unknown(h->transport));
-	fprintf(f, "#   %-16s %s\n", "kernel release:", ntp_report__or_unknown(h->kernel_release));
-	fprintf(f, "#   %-16s %s\n", "host:", ntp_report__or_unknown(h->hostname));
-	fprintf(f, "#   %-16s %s\n", "start time:", ntp_report__or_unknown(h->start_time));
-	if (h->duration_ns > 0)
-		fprintf(f, "#   %-16s %.3f s\n", "duration:", (double)h->duration_ns / 1e9);
-	else
-		fprintf(f, "#   %-16s unknown\n", "duration:");
-	if (h->sample_one_in > 0)
-		fprintf(f, "#   %-16s 1/%" PRId64 "\n", "sample rate:", h->sample_one_in);
-	else
-		fprintf(f, "#   %-16s unknown\n", "sample rate:");
-	fprintf(f, "#   %-16s %s\n", "recorded by:", ntp_report__or_unknown(h->recorded_by));
-	fprintf(f, "#   %-16s %" PRIu64 " in file, %" PRIu64 " lost\n", "commands:", h->rows,
-		h->lost_ringbuf + h->lost_map);
-	for (size_t i = 0; i < h->nhooks; i++) {
-		const struct ntp_report_hook *k = &h->hooks[i];
+	const struct ntp_header_style st = { .label = label, .indent = "", .sub = "  ",
+					     .counts = true };
 
-		fprintf(f, "#   %-16s %s %s: %s (%s)%s%s\n", "hook:", k->side, k->point, k->hook,
-			k->flavour, *k->reason ? ": " : "", k->reason);
-	}
+	ntp_report__print_header_lines(h, f, &st);
 }
 
 static void print_header(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)

@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "lib/cli/exit.h"
@@ -14,53 +15,93 @@
 #include "lib/report/report_text_tables.h"
 #include "lib/core/size.h"
 
+/* one line of a recording's header: "# LABEL VALUE", the values in one column */
+static void line(FILE *f, const struct ntp_header_style *st, const char *label, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void line(FILE *f, const struct ntp_header_style *st, const char *label, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(f, "# %s%s%-*s ", st->indent, st->sub, 18 - (int)strlen(st->sub), label);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+}
+
 /*
  * The filters record was given, as its options: a filtered recording holds
  * only the commands that passed them, and its report must say so.
  */
-static void print_filters(const struct ntp_report_header *h, FILE *f, const char *in)
+static void print_filters(const struct ntp_report_header *h, FILE *f,
+			  const struct ntp_header_style *st)
 {
-	fprintf(f, "# %s%-18s", in, "filters:");
+	char buf[512] = "";
+	size_t n = 0;
+
 	if (!h->filter_session && !h->filter_io_type && !h->filter_sizes) {
-		fputs(" none\n", f);
+		line(f, st, "filters:", "none");
 		return;
 	}
 	if (h->filter_session)
-		fprintf(f, " --session %s", h->filter_session);
-	if (h->filter_io_type)
-		fprintf(f, " --io-type %s", h->filter_io_type);
-	if (h->filter_sizes)
-		fprintf(f, " --size %s", h->filter_sizes);
-	fputs(" (only the commands that pass them were recorded)\n", f);
+		n += snprintf(buf + n, sizeof(buf) - n, "--session %s ", h->filter_session);
+	if (h->filter_io_type && n < sizeof(buf))
+		n += snprintf(buf + n, sizeof(buf) - n, "--io-type %s ", h->filter_io_type);
+	if (h->filter_sizes && n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - n, "--size %s ", h->filter_sizes);
+	line(f, st, "filters:", "%s(only the commands that pass them were recorded)", buf);
 }
 
-/* the recording itself: where, what, and the hook of each stage boundary */
-void ntp_report__print_file_header(const struct ntp_report_header *h, FILE *f, const char *in)
+const struct ntp_header_style ntp_report__header_style = {
+	.label = "file:", .indent = "", .sub = "",
+	.duration_source = true, .filters = true, .hash_version = true,
+};
+
+void ntp_report__print_header_lines(const struct ntp_report_header *h, FILE *f,
+				    const struct ntp_header_style *st)
 {
-	fprintf(f, "# %s%-18s %s\n", in, "file:", h->path);
-	fprintf(f, "# %s%-18s %s\n", in, "role:", ntp_report__or_unknown(h->role));
-	fprintf(f, "# %s%-18s %s\n", in, "transport:", ntp_report__or_unknown(h->transport));
-	fprintf(f, "# %s%-18s %s\n", in, "kernel release:", ntp_report__or_unknown(h->kernel_release));
-	fprintf(f, "# %s%-18s %s\n", in, "host:", ntp_report__or_unknown(h->hostname));
-	fprintf(f, "# %s%-18s %s\n", in, "start time:", ntp_report__or_unknown(h->start_time));
-	if (h->duration_ns > 0)
-		fprintf(f, "# %s%-18s %.3f s (%s)\n", in, "duration:",
-			(double)h->duration_ns / 1e9, h->duration_source);
+	const struct ntp_header_style first = { .indent = st->indent, .sub = "" };
+
+	line(f, &first, st->label, "%s", h->path);
+	line(f, st, "role:", "%s", ntp_report__or_unknown(h->role));
+	line(f, st, "transport:", "%s", ntp_report__or_unknown(h->transport));
+	line(f, st, "kernel release:", "%s", ntp_report__or_unknown(h->kernel_release));
+	line(f, st, "host:", "%s", ntp_report__or_unknown(h->hostname));
+	line(f, st, "start time:", "%s", ntp_report__or_unknown(h->start_time));
+	if (h->duration_ns > 0 && st->duration_source)
+		line(f, st, "duration:", "%.3f s (%s)", (double)h->duration_ns / 1e9,
+		     h->duration_source);
+	else if (h->duration_ns > 0)
+		line(f, st, "duration:", "%.3f s", (double)h->duration_ns / 1e9);
 	else
-		fprintf(f, "# %s%-18s unknown\n", in, "duration:");
+		line(f, st, "duration:", "unknown");
 	if (h->sample_one_in > 0)
-		fprintf(f, "# %s%-18s 1/%" PRId64 "\n", in, "sample rate:", h->sample_one_in);
+		line(f, st, "sample rate:", "1/%" PRId64, h->sample_one_in);
 	else
-		fprintf(f, "# %s%-18s unknown\n", in, "sample rate:");
-	print_filters(h, f, in);
-	fprintf(f, "# %s%-18s %" PRId64 "\n", in, "hash version:", h->hash_version);
-	fprintf(f, "# %s%-18s %s\n", in, "recorded by:", ntp_report__or_unknown(h->recorded_by));
+		line(f, st, "sample rate:", "unknown");
+	if (st->filters)
+		print_filters(h, f, st);
+	if (st->hash_version)
+		line(f, st, "hash version:", "%" PRId64, h->hash_version);
+	line(f, st, "recorded by:", "%s", ntp_report__or_unknown(h->recorded_by));
+	if (st->counts)
+		line(f, st, "commands:", "%" PRIu64 " in file, %" PRIu64 " lost", h->rows,
+		     h->lost_ringbuf + h->lost_map);
 	for (size_t i = 0; i < h->nhooks; i++) {
 		const struct ntp_report_hook *k = &h->hooks[i];
 
-		fprintf(f, "# %s%-18s %s %s: %s (%s)%s%s\n", in, "hook:", k->side, k->point, k->hook,
-			k->flavour, *k->reason ? ": " : "", k->reason);
+		line(f, st, "hook:", "%s %s: %s (%s)%s%s", k->side, k->point, k->hook, k->flavour,
+		     *k->reason ? ": " : "", k->reason);
 	}
+}
+
+void ntp_report__print_file_header(const struct ntp_report_header *h, FILE *f, const char *in)
+{
+	struct ntp_header_style st = ntp_report__header_style;
+
+	st.indent = in;
+	ntp_report__print_header_lines(h, f, &st);
 }
 
 static void print_header(const struct ntp_report *r, FILE *f)
