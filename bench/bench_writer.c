@@ -17,9 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/ntp/db_write.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/ntp/db_write.h"
 
 static double now(void)
 {

@@ -8,11 +8,11 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "lib/compare/compare.h"
-#include "lib/compare/compare_model.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
+#include "lib/compare/compare.h"
+#include "lib/compare/compare_model.h"
 
 static const char *const compare_usage[] = {
 	"ntprof compare [options] BASELINE NEW",

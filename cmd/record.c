@@ -17,12 +17,12 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "lib/collect/attach.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/core/filter.h"
-#include "lib/collect/kernel_probe.h"
 #include "lib/cli/opt.h"
+#include "lib/collect/attach.h"
+#include "lib/collect/kernel_probe.h"
+#include "lib/core/filter.h"
 #include "lib/record/record_child.h"
 #include "lib/record/record_session.h"
 #include "lib/report/report.h"

@@ -11,9 +11,9 @@
 #include <time.h>
 #include <bpf/libbpf.h>
 
-#include "lib/collect/attach_set.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/collect/attach_set.h"
 
 #define MAX_PROGS 32
 #define MSEC_PER_SEC 1000L

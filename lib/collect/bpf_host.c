@@ -13,13 +13,14 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "lib/core/filter.h"    /* before the skeleton: its rodata holds a struct ntp_filter */
-#include "host.skel.h"
-#include "lib/collect/bpf_host.h"
-#include "lib/collect/collector.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/collect/bpf_host.h"
+#include "lib/collect/collector.h"
 #include "lib/collect/kernel_probe.h"
+#include "lib/core/filter.h"    /* before the skeleton: its rodata holds a struct ntp_filter */
+
+#include "host.skel.h"
 
 enum send_mode {
 	SEND_DIRECT,    /* fexit nvme_tcp_try_send_cmd_pdu / _data (6.12) */

@@ -13,13 +13,14 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "lib/core/filter.h"    /* before the skeleton: its rodata holds a struct ntp_filter */
-#include "target.skel.h"
-#include "lib/collect/bpf_target.h"
-#include "lib/collect/collector.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/collect/bpf_target.h"
+#include "lib/collect/collector.h"
 #include "lib/collect/kernel_probe.h"
+#include "lib/core/filter.h"    /* before the skeleton: its rodata holds a struct ntp_filter */
+
+#include "target.skel.h"
 
 /* the kernel-function hooks, each an fentry/fexit program with kprobe twins */
 enum {

@@ -10,11 +10,11 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
 #include "lib/collect/attach_set.h"
 #include "lib/collect/bpf_reader.h"
 #include "lib/collect/collector.h"
-#include "lib/cli/err.h"
-#include "lib/cli/exit.h"
 #include "lib/collect/inflight_expire.h"
 #include "lib/collect/kernel_probe.h"
 

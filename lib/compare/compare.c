@@ -14,16 +14,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
 #include "lib/compare/compare.h"
 #include "lib/compare/compare_json.h"
 #include "lib/compare/compare_model.h"
 #include "lib/compare/compare_text.h"
-#include "lib/report/report_query.h"
-#include "lib/ntp/db_read.h"
-#include "lib/cli/err.h"
-#include "lib/cli/exit.h"
-#include "lib/report/report_jsonout.h"
 #include "lib/core/size.h"
+#include "lib/ntp/db_read.h"
+#include "lib/report/report_jsonout.h"
+#include "lib/report/report_query.h"
 
 /* the JSON error document; compare has always cut its message at 1023 bytes */
 static void json_error(FILE *f, int code, const char *path)

@@ -5,12 +5,12 @@
  */
 #include <math.h>
 
-#include "lib/compare/compare_json.h"
-#include "lib/compare/compare_model.h"
-#include "lib/ntp/db_schema.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/json.h"
 #include "lib/cli/version.h"
+#include "lib/compare/compare_json.h"
+#include "lib/compare/compare_model.h"
+#include "lib/ntp/db_schema.h"
 #include "lib/report/report_json.h"
 
 static void file_object(struct ntp_json *j, const struct ntp_report_header *h, bool baseline)

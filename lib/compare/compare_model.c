@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/compare/compare_model.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/compare/compare_model.h"
 #include "lib/report/report_groups.h"
 #include "lib/report/report_query.h"
 

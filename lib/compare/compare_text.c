@@ -10,9 +10,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "lib/cli/exit.h"
 #include "lib/compare/compare_model.h"
 #include "lib/compare/compare_text.h"
-#include "lib/cli/exit.h"
 #include "lib/core/size.h"
 #include "lib/report/report_text.h"
 

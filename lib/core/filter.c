@@ -22,8 +22,8 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/core/filter.h"
 #include "lib/cli/opt.h"
+#include "lib/core/filter.h"
 
 /* a decimal number of at most 9 digits (no sign, no leading '+'); the end */
 static const char *number(const char *s, unsigned int *v)

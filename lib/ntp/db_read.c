@@ -17,10 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/ntp/db_read.h"
-#include "lib/ntp/db_schema.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/ntp/db_read.h"
+#include "lib/ntp/db_schema.h"
 
 #define SQLITE_HEADER_LEN 100
 static const char sqlite_magic[16] = "SQLite format 3";	/* with its NUL */

@@ -22,10 +22,10 @@
 #include <unistd.h>
 #include <sqlite3.h>
 
-#include "lib/ntp/db_schema.h"
-#include "lib/ntp/db_write.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/ntp/db_schema.h"
+#include "lib/ntp/db_write.h"
 
 /* the side files SQLite may keep next to a database */
 static const char *const side_suffixes[] = { "-wal", "-shm", "-journal" };

@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "lib/core/size.h"
-#include "lib/record/live.h"
 #include "lib/core/stages.h"
 #include "lib/core/stats.h"
+#include "lib/record/live.h"
 
 /* ---- the lines ------------------------------------------------------------ */
 

@@ -8,12 +8,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
 #include "lib/collect/bpf_host.h"
 #include "lib/collect/bpf_target.h"
 #include "lib/collect/collector.h"
 #include "lib/ntp/db_write.h"
-#include "lib/cli/err.h"
-#include "lib/cli/exit.h"
 #include "lib/record/record_priv.h"
 
 /* -r both: the host ring waits this long, then the target ring is emptied */

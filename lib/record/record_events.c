@@ -13,10 +13,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "lib/ntp/db_write.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/core/filter.h"
+#include "lib/ntp/db_write.h"
 #include "lib/record/live.h"
 #include "lib/record/record_priv.h"
 #include "lib/record/record_proc.h"

@@ -12,13 +12,13 @@
 #include <linux/types.h>
 
 #include "bpf/ntp_hash.h"
+#include "lib/cli/version.h"
 #include "lib/collect/collector.h"
+#include "lib/core/filter.h"
+#include "lib/core/transport.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_write.h"
-#include "lib/core/filter.h"
 #include "lib/record/record_priv.h"
-#include "lib/core/transport.h"
-#include "lib/cli/version.h"
 #include "lib/record/record_proc.h"
 
 /* "host", "target" or "both" */

@@ -5,13 +5,13 @@
  */
 #include <stdint.h>
 
-#include "lib/ntp/db_write.h"
-#include "lib/collect/collector.h"
 #include "lib/cli/err.h"
+#include "lib/collect/collector.h"
 #include "lib/collect/inflight_expire.h"
+#include "lib/core/transport.h"
+#include "lib/ntp/db_write.h"
 #include "lib/record/live.h"
 #include "lib/record/record_priv.h"
-#include "lib/core/transport.h"
 
 static const char *what(unsigned int role)
 {

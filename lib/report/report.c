@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/ntp/db_meta.h"
-#include "lib/ntp/db_read.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/ntp/db_meta.h"
+#include "lib/ntp/db_read.h"
 #include "lib/report/report.h"
 #include "lib/report/report_jjson.h"
 #include "lib/report/report_join.h"

@@ -9,12 +9,12 @@
 
 #include "lib/cli/exit.h"
 #include "lib/cli/json.h"
+#include "lib/cli/version.h"
 #include "lib/report/report_jjson.h"
 #include "lib/report/report_json.h"
 #include "lib/report/report_json_group.h"
 #include "lib/report/report_model.h"
 #include "lib/report/report_view.h"
-#include "lib/cli/version.h"
 
 static void files_array(struct ntp_json *j, const struct ntp_jreport *r)
 {

@@ -10,10 +10,10 @@
 
 #include "lib/cli/exit.h"
 #include "lib/cli/json.h"
+#include "lib/cli/version.h"
 #include "lib/report/report_json.h"
 #include "lib/report/report_json_group.h"
 #include "lib/report/report_model.h"
-#include "lib/cli/version.h"
 
 
 /* record's "4096,131072": byte counts (at most 10 digits), one comma between */

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "lib/report/report_opts.h"
 #include "lib/report/report_model.h"
+#include "lib/report/report_opts.h"
 
 /* 0 or an NTP_EXIT_* code */
 int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o);

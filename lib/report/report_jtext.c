@@ -10,12 +10,12 @@
 #include <string.h>
 
 #include "lib/cli/exit.h"
+#include "lib/core/size.h"
 #include "lib/report/report_jtext.h"
 #include "lib/report/report_model.h"
 #include "lib/report/report_text.h"
 #include "lib/report/report_text_tables.h"
 #include "lib/report/report_view.h"
-#include "lib/core/size.h"
 
 /* the row that stands for the whole: a target alone sees only its residence */
 static const char *total_label(const struct ntp_jreport *r)

@@ -7,8 +7,8 @@
 
 #include <stdio.h>
 
-#include "lib/report/report_opts.h"
 #include "lib/report/report_model.h"
+#include "lib/report/report_opts.h"
 
 /* 0 or an NTP_EXIT_* code */
 int ntp_jreport__print_text(const struct ntp_jreport *r, FILE *f, const struct ntp_report_opts *o);

@@ -10,10 +10,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/ntp/db_meta.h"
-#include "lib/ntp/db_read.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/ntp/db_meta.h"
+#include "lib/ntp/db_read.h"
 #include "lib/report/report_model.h"
 #include "lib/report/report_query.h"
 #include "lib/report/report_scan.h"

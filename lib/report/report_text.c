@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "lib/cli/exit.h"
+#include "lib/core/size.h"
 #include "lib/report/report_model.h"
 #include "lib/report/report_text.h"
 #include "lib/report/report_text_tables.h"
-#include "lib/core/size.h"
 
 /* one line of a recording's header: "# LABEL VALUE", the values in one column */
 static void line(FILE *f, const struct ntp_header_style *st, const char *label, const char *fmt, ...)

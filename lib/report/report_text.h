@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "lib/report/report_opts.h"
 #include "lib/report/report_model.h"
+#include "lib/report/report_opts.h"
 
 /* 0 or an NTP_EXIT_* code */
 int ntp_report__print_text(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o);

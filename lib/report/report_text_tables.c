@@ -8,10 +8,10 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "lib/core/size.h"
 #include "lib/report/report_model.h"
 #include "lib/report/report_table.h"
 #include "lib/report/report_text_tables.h"
-#include "lib/core/size.h"
 
 /* the end-to-end table: one row per group; the file column only over several files */
 enum { G_FILE, G_IO_TYPE, G_SIZE, G_NS, G_N, G_RATE, G_MIN, G_MEAN, G_P50, G_P90, G_P99, G_P999,

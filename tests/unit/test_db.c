@@ -21,11 +21,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "lib/ntp/db_schema.h"
-#include "lib/ntp/db_read.h"
-#include "lib/ntp/db_write.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/ntp/db_read.h"
+#include "lib/ntp/db_schema.h"
+#include "lib/ntp/db_write.h"
 
 static char dir[64];
 /* paths live until the group's teardown, so a test may hold many */

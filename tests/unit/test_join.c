@@ -21,10 +21,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "lib/ntp/db_schema.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/join/join.h"
+#include "lib/ntp/db_schema.h"
 #include "tests/unit/joingen.h"
 
 #define TARGET_ID_BASE 1000000	/* target ids differ from host ids: nothing joins on id */

@@ -14,10 +14,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lib/core/size.h"
 #include "lib/report/report_json.h"
 #include "lib/report/report_model.h"
 #include "lib/report/report_text.h"
-#include "lib/core/size.h"
 
 /* a group whose stage sums miss the end-to-end sum by 30 ns over 3 commands */
 static void model(struct ntp_report *r, struct ntp_report_group *g)

@@ -18,8 +18,8 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "lib/ntp/db_schema.h"
 #include "lib/core/stages.h"
+#include "lib/ntp/db_schema.h"
 
 #define NCMDS 20000
 
