@@ -4,6 +4,7 @@
 #   make              ntprof, its BPF skeletons and the man pages
 #   make deps         install the Debian packages the build and tests need
 #   make check        unit + integration tests (no root, no kernel needed)
+#   make check-layers lib/'s folders and the direction of its includes (part of check)
 #   make check-bpf    BPF tests on a loop device (root)
 #   make check-testbed  the NVMe-oF test bed tests (root, QEMU)
 #   make test         all of the above: what CI runs
@@ -43,8 +44,8 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -I. $(CLANG_BPF_S
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
-LIB_SRCS  := $(wildcard lib/*.c)
-LIB_OBJS  := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS)) $(OUT)/schema_sql.o $(OUT)/version.o
+LIB_SRCS  := $(wildcard lib/*/*.c)
+LIB_OBJS  := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS)) $(OUT)/lib/ntp/db_schema.o $(OUT)/lib/cli/version.o
 CMD_SRCS  := $(wildcard cmd/*.c)
 CMD_OBJS  := $(patsubst %.c,$(OUT)/%.o,$(CMD_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -52,12 +53,14 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 MAN_SRCS  := $(wildcard Documentation/*.rst)
-MANS      := $(foreach f,$(MAN_SRCS),$(OUT)/man/$(basename $(notdir $(f))).$(if $(findstring ntprof-ntp,$(f)),5,1))
+# each page's section is its own ":Manual section:" field (1 commands, 5 the file, 7 the design)
+man_section = $(shell sed -n 's/^:Manual section: *//p' $(1))
+MANS      := $(foreach f,$(MAN_SRCS),$(OUT)/man/$(basename $(notdir $(f))).$(call man_section,$(f)))
 
 .DELETE_ON_ERROR:
 # keep the BPF objects and skeletons: they are intermediates of pattern chains
 .SECONDARY: $(BPF_OBJS) $(SKELS)
-.PHONY: all deps check check-unit check-integration check-bpf check-testbed test demo \
+.PHONY: all deps check check-unit check-integration check-layers check-bpf check-testbed test demo \
         bench install clean depcheck man
 
 all: depcheck $(OUT)/ntprof man
@@ -94,14 +97,17 @@ $(OUT)/vmlinux-full.h: | $(OUT)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
 # ---- user space ---------------------------------------------------------------
-$(OUT)/schema_sql.c: schema/ntp.sql | $(OUT)
+# the generated halves of lib/ntp/db_schema.h and lib/cli/version.h
+$(OUT)/lib/ntp/db_schema.c: schema/ntp.sql
+	@mkdir -p $(dir $@)
 	$(call msg,GEN,$@)
 	$(Q){ echo '/* generated from schema/ntp.sql */'; \
 	      echo 'const char ntp_schema_sql[] ='; \
 	      sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
 	      echo ';'; } > $@
 
-$(OUT)/version.c: FORCE | $(OUT)
+$(OUT)/lib/cli/version.c: FORCE
+	@mkdir -p $(dir $@)
 	$(Q)echo 'const char ntp_version_string[] = "$(VERSION)";' > $@.tmp; \
 	cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
@@ -130,6 +136,9 @@ $(OUT)/man/%.1: Documentation/%.rst | $(OUT)/man
 $(OUT)/man/%.5: Documentation/%.rst | $(OUT)/man
 	$(call msg,MAN,$@)
 	$(Q)$(RST2MAN) --halt=warning $< $@
+$(OUT)/man/%.7: Documentation/%.rst | $(OUT)/man
+	$(call msg,MAN,$@)
+	$(Q)$(RST2MAN) --halt=warning $< $@
 
 # ---- tests ----------------------------------------------------------------------
 $(OUT)/tests/%: tests/unit/%.c $(OUT)/libntprof.a
@@ -152,6 +161,10 @@ check-unit: $(UNIT_BINS)
 check-integration: $(OUT)/ntprof
 	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra tests/integration
 
+# the layer order of lib/ is the table at the top of tests/integration/test_layers.py
+check-layers:
+	$(PYTHON) -m pytest -q tests/integration/test_layers.py
+
 check: check-unit check-integration
 
 check-bpf: $(OUT)/ntprof
@@ -167,9 +180,11 @@ demo: all
 
 install: all
 	install -D -m 0755 $(OUT)/ntprof $(DESTDIR)$(PREFIX)/bin/ntprof
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
+		$(DESTDIR)$(PREFIX)/share/man/man7
 	install -m 0644 $(filter %.1,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 $(filter %.5,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 0644 $(filter %.7,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man7/
 
 $(OUT) $(OUT)/bpf $(OUT)/man:
 	@mkdir -p $@

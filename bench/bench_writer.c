@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * How fast the .ntp writer stores host records: pushes synthetic
- * struct ntp_host_event records through the real writer (lib/db_write.c),
+ * struct ntp_host_event records through the real writer (lib/ntp/db_write.c),
  * flushing about once a second as record does, closes the file, and prints
  * records per second.  It asserts nothing about time (bench/README.md).
  *
@@ -17,9 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/db.h"
-#include "lib/err.h"
-#include "lib/exit.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/ntp/db_write.h"
 
 static double now(void)
 {

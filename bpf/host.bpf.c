@@ -12,17 +12,17 @@
  * the ring buffer and forgets the command.
  *
  * The decision, the completion and the block-layer times are the same for
- * both transports; the driver hooks are not.  User space (lib/bpf_host.c)
+ * both transports; the driver hooks are not.  User space (lib/collect/bpf_host.c)
  * loads one transport's programs only.  NVMe/TCP: which send hooks run is
  * chosen from the kernel's BTF: the direct fexit hooks where the nvme_tcp
  * send helpers are out of line (6.12), else the per-queue fallback on
- * nvme_tcp_try_send (6.1 inlines them; kernel-hooks §2.1); the response is
- * parsed at blk_mq_complete_request_remote.  NVMe/RDMA: post_send and
- * recv_done, in bpf/host_rdma.bpf.h, which says why.
+ * nvme_tcp_try_send (6.1 inlines them; ntprof-design(7), HOOKS); the
+ * response is parsed at blk_mq_complete_request_remote.  NVMe/RDMA:
+ * post_send and recv_done, in bpf/host_rdma.bpf.h, which says why.
  *
  * Every function hook is an fentry/fexit program with a kprobe/kretprobe
  * twin sharing its body; user space attaches one flavour and turns it on
- * through run_flavours (bpf/ntp_attach.bpf.h, lib/attach.c).  Where neither
+ * through run_flavours (bpf/ntp_attach.bpf.h, lib/collect/attach_set.c).  Where neither
  * attaches, the nvme_complete_rq tracepoint ends each record, and only
  * h_start, h_queue and h_done are filled.  The decision hook is the
  * nvme_setup_cmd tracepoint, as tp_btf, or raw_tp where tp_btf is refused.
@@ -352,7 +352,7 @@ int BPF_KPROBE(h2c_setup_kp, struct nvme_tcp_request *req)
 	return 0;
 }
 
-/* ---- NVMe/TCP: send fallback where the helpers are inlined (6.1): kernel-hooks §2.1 ---- */
+/* ---- NVMe/TCP: send fallback where the helpers are inlined (6.1; ntprof-design(7)) ---- */
 
 /* the request this nvme_tcp_try_send() call will work on (it fetches the oldest if none) */
 static __always_inline struct nvme_tcp_request *send_candidate(struct nvme_tcp_queue *queue)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The NVMe/RDMA half of the host collector, included by bpf/host.bpf.c; its
- * programs are loaded with -t rdma only (lib/bpf_host.c).
+ * programs are loaded with -t rdma only (lib/collect/bpf_host.c).
  *
  * h_cmd_sent is nvme_rdma_post_send() returning 0: the command capsule is on
  * the send queue and the doorbell is rung.  h_recv is nvme_rdma_recv_done(),

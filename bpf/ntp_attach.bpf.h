@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the collectors share about attaching (lib/attach.c): every function
+ * What the collectors share about attaching (lib/collect/attach_set.c): every function
  * hook exists as an fentry/fexit program and as a kprobe/kretprobe twin with
  * the same body, and user space decides at run time which of them does its
  * work.  A program of a flavour that is not in `run_flavours` returns at
  * once: that is how an fentry program whose attach got stuck (it is live
- * while the attach syscall waits, derisk Q4) stays harmless next to its
- * kprobe twin, and how a stop takes effect before the detaches (which may
+ * while the attach syscall waits: ntprof-design(7), "Attaching") stays
+ * harmless next to its kprobe twin, and how a stop takes effect before the detaches (which may
  * wait for RCU) are done.
  *
  * kretprobes see only the return value: the kprobe twin of an fexit program

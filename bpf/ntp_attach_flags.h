@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The bits of the collectors' `run_flavours` word (bpf/ntp_attach.bpf.h),
- * shared by the BPF programs and lib/attach.c.
+ * shared by the BPF programs and lib/collect/attach_set.c.
  */
 #ifndef NTP_ATTACH_FLAGS_H
 #define NTP_ATTACH_FLAGS_H

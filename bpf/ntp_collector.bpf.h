@@ -9,7 +9,7 @@
 
 #include "ntp_events.h"
 #include "ntp_transport.h"
-#include "lib/filter.h"
+#include "ntp_filter.h"
 
 #define NVME_CMD_WRITE 0x01
 #define NVME_CMD_READ 0x02
@@ -18,7 +18,7 @@
 const volatile __u32 sample_one_in = 1000;
 /* which driver's commands: enum ntp_transport (-t) */
 const volatile __u32 transport = NTP_TRANSPORT_TCP;
-/* --session, --io-type, --size (lib/filter.h); all zero: every command */
+/* --session, --io-type, --size (ntp_filter.h); all zero: every command */
 const volatile struct ntp_filter filter = {};
 
 struct {
@@ -48,7 +48,7 @@ static __always_inline void count(__u32 which)
  * (measured in the test bed: nvme_complete_rq to blk_mq_end_request went from
  * 41 us to 363 us per command at -s 1, and ntprof's mean fell ~10% below
  * btt's Q2C).  So the reader is woken only when a lot is waiting; it polls
- * with a timeout and consumes what is there (lib/bpf_reader.c).
+ * with a timeout and consumes what is there (lib/collect/bpf_reader.c).
  */
 #define NTP_RB_WAKEUP_BYTES (1 << 20)
 

@@ -88,7 +88,7 @@ struct ntp_target_event {
 
 /*
  * The key of the host's RDMA map `rdma_cmds` (bpf/host_rdma.bpf.h), whose
- * value is the request pointer; user space sweeps it (lib/inflight_expire.c).
+ * value is the request pointer; user space sweeps it (lib/collect/inflight_expire.c).
  */
 struct ntp_rdma_cmd_key {
 	__u64 qp;       /* struct ib_qp * of the command's queue: queue->qp, and wc->qp */

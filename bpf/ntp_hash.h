@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The sampling hash (ntprof-model §2), shared by the BPF collectors and user
- * space.  Host and target both see the same 64-byte submission entry, so
+ * The sampling hash (ntprof-design(7), SAMPLING), shared by the BPF
+ * collectors and user space.  Host and target both see the same 64-byte submission entry, so
  * hashing its raw command_id, slba and 0-based length makes both machines
  * pick the very same commands without talking to each other.
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The NVMe-oF transport a collector records (record's -t), shared by the BPF
- * programs (a read-only global set before load) and user space (lib/transport.h).
+ * programs (a read-only global set before load) and user space (lib/core/transport.h).
  */
 #ifndef NTP_TRANSPORT_H
 #define NTP_TRANSPORT_H

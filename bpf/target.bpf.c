@@ -3,7 +3,7 @@
  * The target collector: one record per sampled NVMe I/O command that an
  * nvmet target served, over TCP (nvmet-tcp) or RDMA (nvmet-rdma): the
  * read-only `transport` (record's -t) says which, and user space loads only
- * that driver's programs (lib/bpf_target.c).
+ * that driver's programs (lib/collect/bpf_target.c).
  *
  * The sampling decision is taken at fentry nvmet_req_init, where the
  * received capsule is already in req->cmd: the same raw SQE bytes the host
@@ -23,7 +23,7 @@
  *
  * Every function hook is an fentry/fexit program with a kprobe/kretprobe
  * twin sharing its body; user space attaches one flavour and turns it on
- * through run_flavours (bpf/ntp_attach.bpf.h, lib/attach.c).  Where neither
+ * through run_flavours (bpf/ntp_attach.bpf.h, lib/collect/attach_set.c).  Where neither
  * attaches, the nvmet_req_init and nvmet_req_complete tracepoints take the
  * decision and end the record: only t_recv and t_cmpl are filled.
  *
@@ -429,8 +429,8 @@ static __always_inline void response_out(struct nvmet_req *req)
 
 /*
  * Called once per response, and once more before it for a write whose data
- * the target must ask for with an R2T (derisk Q3): that first call is told by
- * the test nvmet-tcp itself makes when it builds the PDU
+ * the target must ask for with an R2T (ntprof-design(7), HOOKS): that first
+ * call is told by the test nvmet-tcp itself makes when it builds the PDU
  * (nvmet_tcp_need_data_in): a write, not completed, data still missing.
  */
 static __always_inline void queue_response_body(struct nvmet_req *req)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The NVMe/RDMA half of the target collector, included by bpf/target.bpf.c;
- * its programs are loaded with -t rdma only (lib/bpf_target.c).
+ * its programs are loaded with -t rdma only (lib/collect/bpf_target.c).
  *
  * nvmet-rdma serves a command in struct nvmet_rdma_rsp, which embeds the
  * struct nvmet_req every common hook is keyed by.  After nvmet_req_init and

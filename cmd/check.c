@@ -14,16 +14,16 @@
 
 #include "bpf/ntp_attach_flags.h"
 #include "cmd/cmd.h"
-#include "lib/attach_plan.h"
-#include "lib/bpf_host.h"
-#include "lib/bpf_target.h"
-#include "lib/collector.h"
-#include "lib/db.h"
-#include "lib/err.h"
-#include "lib/exit.h"
-#include "lib/json.h"
-#include "lib/kernel_probe.h"
-#include "lib/opt.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/cli/json.h"
+#include "lib/cli/opt.h"
+#include "lib/collect/attach_plan.h"
+#include "lib/collect/bpf_host.h"
+#include "lib/collect/bpf_target.h"
+#include "lib/collect/collector.h"
+#include "lib/collect/kernel_probe.h"
+#include "lib/ntp/db_schema.h"
 
 #define NMODES 3
 #define MAX_HOOKS NTP_COLLECTOR_MAX_HOOKS

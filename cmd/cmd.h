@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The subcommands.  Each lives in cmd/<name>.c, owns its options struct, and
- * returns an NTP_EXIT_* code (lib/exit.h).  argv[0] is the subcommand's name.
+ * returns an NTP_EXIT_* code (lib/cli/exit.h).  argv[0] is the subcommand's name.
  */
 #ifndef NTP_CMD_H
 #define NTP_CMD_H
@@ -29,8 +29,6 @@ enum cmd_flags {
 	CMD_NEEDS_ROOT = 1 << 0,        /* needs root, or CAP_BPF + CAP_PERFMON */
 };
 
-/* the table, ended by a row with a NULL name */
-const struct cmd_struct *ntp_cmd__table(void);
 /* exact match only, NULL if none */
 const struct cmd_struct *ntp_cmd__find(const char *name);
 /* "ntprof: error: unknown command 'x'; did you mean 'y'?" (returns NTP_EXIT_USAGE) */
@@ -38,6 +36,6 @@ int ntp_cmd__unknown(const char *name);
 /* the top-level usage, global options and the list of commands (ntprof --help) */
 void ntp_cmd__usage(FILE *f);
 
-#include "lib/version.h"
+#include "lib/cli/version.h"
 
 #endif

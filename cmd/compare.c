@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ntprof compare: two recordings side by side, the first the baseline.
- * Documented in ntprof-compare(1); the work is in lib/compare*.c.
+ * Documented in ntprof-compare(1); the work is in lib/compare/.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "lib/compare.h"
-#include "lib/err.h"
-#include "lib/exit.h"
-#include "lib/opt.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/cli/opt.h"
+#include "lib/compare/compare.h"
+#include "lib/compare/compare_model.h"
 
 static const char *const compare_usage[] = {
 	"ntprof compare [options] BASELINE NEW",
@@ -52,23 +52,6 @@ static int parse_stats(const struct ntp_option *opt, const char *arg)
 	return 0;
 }
 
-/* a percentage of growth: 0 or more, decimals allowed, the whole string a number */
-static int parse_threshold(const struct ntp_option *opt, const char *arg)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v) || v < 0) {
-		ntp_error("invalid value '%s' for option '--%s': expected a percentage, 0 or more",
-			  arg, opt->long_name);
-		return -1;
-	}
-	*(double *)opt->value = v;
-	return 0;
-}
-
 int cmd_compare(int argc, const char **argv)
 {
 	struct ntp_compare_opts o = { 0 };
@@ -84,7 +67,7 @@ int cmd_compare(int argc, const char **argv)
 		NTP_OPT_BOOL(0, "formula", &o.formula, "show the arithmetic behind every value"),
 		/* NTP_OPT_CALLBACK plus is_set: 0 is a threshold, not "none" */
 		{ .type = NTP_OPT_TYPE_CALLBACK, .long_name = "threshold",
-		  .value = &o.threshold_pct, .argh = "PCT", .cb = parse_threshold,
+		  .value = &o.threshold_pct, .argh = "PCT", .cb = ntp_opt__percent,
 		  .is_set = &o.threshold_set,
 		  .help = "exit 11 when an end-to-end mean grew by more than PCT%" },
 		NTP_OPT_END(),

@@ -2,13 +2,13 @@
 /*
  * ntprof dump: the sampled commands of a recording, or the joined commands
  * of host and target recordings, as CSV, for spreadsheets and scripts.
- * Documented in ntprof-dump(1); the work is in lib/report_dump.c.
+ * Documented in ntprof-dump(1); the work is in lib/report/report_dump.c.
  */
 #include "cmd/cmd.h"
-#include "lib/err.h"
-#include "lib/exit.h"
-#include "lib/opt.h"
-#include "lib/report.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/cli/opt.h"
+#include "lib/report/report_dump.h"
 
 static const char *const dump_usage[] = {
 	"ntprof dump [options] FILE",

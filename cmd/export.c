@@ -2,13 +2,13 @@
 /*
  * ntprof export: recordings as a Perfetto trace, to look at the sampled
  * commands on a timeline.  Documented in ntprof-export(1); the work is in
- * lib/export.c.
+ * lib/export/export.c.
  */
 #include "cmd/cmd.h"
-#include "lib/err.h"
-#include "lib/exit.h"
-#include "lib/export.h"
-#include "lib/opt.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/cli/opt.h"
+#include "lib/export/export.h"
 
 static const char *const export_usage[] = {
 	"ntprof export [options] FILE",

@@ -6,9 +6,9 @@
 #include <stddef.h>
 
 #include "cmd/cmd.h"
-#include "lib/err.h"
-#include "lib/exit.h"
-#include "lib/opt.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/cli/opt.h"
 
 int cmd_help(int argc, const char **argv)
 {

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "lib/err.h"
-#include "lib/exit.h"
-#include "lib/opt.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/cli/opt.h"
 
 /*
  * One row per command; the summary is the NAME line of its man page.  Adding
@@ -44,11 +44,6 @@ static const struct ntp_option main_options[] = {
 	NTP_OPT_BOOL(0, "version", &show_version, "print ntprof's version and exit"),
 	NTP_OPT_END(),
 };
-
-const struct cmd_struct *ntp_cmd__table(void)
-{
-	return commands;
-}
 
 const struct cmd_struct *ntp_cmd__find(const char *name)
 {
@@ -157,7 +152,7 @@ int main(int argc, char **argv)
 		return finish(ntp_cmd__unknown(args[0]));
 	ntp_err__set_cmd(cmd->name);
 	rc = cmd->fn(n, args);
-	/* exit codes are lib/exit.h's; a negative errno here is a bug, not a status */
+	/* exit codes are lib/cli/exit.h's; a negative errno here is a bug, not a status */
 	if (rc < 0 || rc > 255) {
 		ntp_error("internal error: command returned %d", rc);
 		rc = NTP_EXIT_FAILURE;

@@ -5,7 +5,7 @@
  * on it.  Documented in ntprof-record(1).
  *
  * parse and validate (nothing is loaded for a bad command line) -> probe the
- * kernel for the role -> record (lib/record_session.c) -> report.
+ * kernel for the role -> record (lib/record/record_session.c) -> report.
  */
 #include <errno.h>
 #include <limits.h>
@@ -17,15 +17,16 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "lib/attach.h"
-#include "lib/db.h"
-#include "lib/err.h"
-#include "lib/exit.h"
-#include "lib/filter.h"
-#include "lib/kernel_probe.h"
-#include "lib/opt.h"
-#include "lib/record.h"
-#include "lib/report.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/cli/opt.h"
+#include "lib/collect/attach.h"
+#include "lib/collect/kernel_probe.h"
+#include "lib/core/filter.h"
+#include "lib/ntp/db_write.h"
+#include "lib/record/record_child.h"
+#include "lib/record/record_session.h"
+#include "lib/report/report.h"
 
 /* the vmlinux function whose fentry load tells whether this kernel runs fentry programs */
 #define FENTRY_PROBE_FUNC "blk_mq_complete_request_remote"
@@ -261,7 +262,7 @@ static int record_main(int argc, const char **argv, const char *cmdline)
 		  .help = "attach kprobes/kretprobes only", .group = GROUP_FLAVOUR },
 		{ .type = NTP_OPT_TYPE_BOOL, .long_name = "fentry", .value = &c.fentry,
 		  .help = "attach fentry/fexit only, however long attaching takes", .group = GROUP_FLAVOUR },
-		NTP_OPT_INCR('v', "verbose", &c.verbose, "say more; twice: libbpf's log too"),
+		NTP_OPT_INCR('v', "verbose", &c.verbose, "say more, libbpf's log included; as ntprof -v"),
 		NTP_OPT_END(),
 	};
 	struct ntp_record_opts o = { 0 };

@@ -2,18 +2,15 @@
 /*
  * ntprof report: the per-group, per-stage latency report of a recording, or
  * of host and target recordings joined.
- * Documented in ntprof-report(1); the work is in lib/report*.c, shared with
+ * Documented in ntprof-report(1); the work is in lib/report/, shared with
  * the end of `ntprof record`.
  */
-#include <errno.h>
-#include <math.h>
-#include <stdlib.h>
 
 #include "cmd/cmd.h"
-#include "lib/err.h"
-#include "lib/exit.h"
-#include "lib/opt.h"
-#include "lib/report.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/cli/opt.h"
+#include "lib/report/report.h"
 
 static const char *const report_usage[] = {
 	"ntprof report [options] FILE",
@@ -23,23 +20,6 @@ static const char *const report_usage[] = {
 
 static const char *const stage_views[] = { "summary", "detail", NULL };
 
-/* a percentage in [0, 100], decimals allowed: the whole string must be a number */
-static int parse_percent(const struct ntp_option *opt, const char *arg)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v) || v < 0 || v > 100) {
-		ntp_error("invalid value '%s' for option '--%s': expected a percentage from 0 to 100",
-			  arg, opt->long_name);
-		return -1;
-	}
-	*(double *)opt->value = v;
-	return 0;
-}
-
 int cmd_report(int argc, const char **argv)
 {
 	struct ntp_report_opts o = { 0 };
@@ -47,9 +27,9 @@ int cmd_report(int argc, const char **argv)
 		NTP_OPT_STRING('j', "json", &o.json_path, "FILE",
 			       "also write the report as JSON to FILE ('-': stdout, instead of the text)"),
 		NTP_OPT_BOOL(0, "pretty", &o.pretty, "indent the JSON"),
-		NTP_OPT_CALLBACK(0, "percent-limit", &o.percent_limit, "PCT",
-				 "hide groups holding less than PCT% of the sampled commands",
-				 parse_percent),
+		{ .type = NTP_OPT_TYPE_CALLBACK, .long_name = "percent-limit",
+		  .value = &o.percent_limit, .argh = "PCT", .cb = ntp_opt__percent, .max = 100,
+		  .help = "hide groups holding less than PCT% of the sampled commands" },
 		NTP_OPT_STRING('t', "field-separator", &o.field_separator, "SEP",
 			       "unpadded columns separated by SEP (e.g. ',')"),
 		NTP_OPT_CHOICE('S', "stages", &o.stages, "VIEW",

@@ -11,11 +11,11 @@
 
 #include "bpf/ntp_hash.h"
 #include "cmd/cmd.h"
-#include "lib/db.h"
-#include "lib/err.h"
-#include "lib/exit.h"
-#include "lib/json.h"
-#include "lib/opt.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/cli/json.h"
+#include "lib/cli/opt.h"
+#include "lib/ntp/db_schema.h"
 
 int cmd_version(int argc, const char **argv)
 {

@@ -85,9 +85,9 @@ CREATE TABLE intervals (
     lost_map      INTEGER NOT NULL
 ) STRICT;
 
--- Host stages of ntprof-model §1, host-only form: 'network_star_ns' holds the
--- network and the target together.  R2T writes keep the host's work between
--- the two round trips in 'driver' (kernel-hooks §8).
+-- Host stages (ntprof-design(7), STAGES), host-only form: 'network_star_ns'
+-- holds the network and the target together.  R2T writes keep the host's
+-- work between the two round trips in 'driver'.
 CREATE VIEW host_stages AS
 SELECT id,
        CASE opcode WHEN 1 THEN 'write' WHEN 2 THEN 'read' ELSE 'other' END AS io_type,
@@ -110,10 +110,10 @@ FROM (
     FROM host_io
 );
 
--- Target stages of ntprof-model §1.  'residence_ns' is what the host sees as
--- target time inside its round trip: the R2T wait (R2T queued, or over RDMA
--- the READ posted, to all write data received) is network time and is left
--- out (kernel-hooks §8).
+-- Target stages (ntprof-design(7), STAGES).  'residence_ns' is what the
+-- host sees as target time inside its round trip: the R2T wait (R2T queued,
+-- or over RDMA the READ posted, to all write data received) is network time
+-- and is left out.
 CREATE VIEW target_stages AS
 SELECT id,
        CASE opcode WHEN 1 THEN 'write' WHEN 2 THEN 'read' ELSE 'other' END AS io_type,

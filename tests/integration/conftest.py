@@ -21,11 +21,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-EXIT_H = REPO / "lib" / "exit.h"
+EXIT_H = REPO / "lib" / "cli" / "exit.h"
 
 
 def _parse_exit_codes(path):
-    """The NTP_EXIT_* enumerators of lib/exit.h, so no test hard-codes a number."""
+    """The NTP_EXIT_* enumerators of lib/cli/exit.h, so no test hard-codes a number."""
     codes = {}
     for name, value in re.findall(r"^\s*NTP_EXIT_([A-Z0-9_]+)\s*=\s*(\d+)\s*,",
                                   path.read_text(), re.M):

@@ -387,7 +387,7 @@ TARGET_HOOKS = (
     ("target", "t_sent", "nvmet_try_send_response", "fexit", ""),
 )
 
-# a Debian 6.1 kernel: no direct hooks for the sends (kernel-hooks §9)
+# a Debian 6.1 kernel: no direct hooks for the sends (ntprof-design(7), HOOKS)
 HOST_HOOKS_61 = tuple(
     ("host", "h_cmd_sent", "nvme_tcp_try_send", "fexit", "inlined on this kernel")
     if h[1] == "h_cmd_sent" else
@@ -462,7 +462,7 @@ class JCommand:
 
 
 def _host_parts(h):
-    """sent, r2t_host, recv as ntprof-model §1 and kernel-hooks §8 define them."""
+    """sent, r2t_host, recv as ntprof-design(7), STAGES defines them."""
     r2t = h["h_r2t_ns"] is not None and h["h_data_sent_ns"] is not None
     if r2t:
         return h["h_cmd_sent_ns"], h["h_data_sent_ns"] - h["h_r2t_ns"], h["h_recv_ns"]

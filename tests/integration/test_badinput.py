@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """report and dump on every kind of bad input: each gets its own exit code
-from lib/exit.h and one line on stderr naming the file and the cause, never a
+from lib/cli/exit.h and one line on stderr naming the file and the cause, never a
 crash; and a recording left behind by SIGKILL still opens."""
 
 import json

@@ -244,7 +244,7 @@ def version_text(run):
 
 def test_version_text__versions_from_the_headers(run):
     v = version_text(run)
-    assert int(v["schema_version"]) == header_int(REPO / "lib" / "db.h", "NTP_DB_SCHEMA_VERSION")
+    assert int(v["schema_version"]) == header_int(REPO / "lib" / "ntp" / "db_schema.h", "NTP_DB_SCHEMA_VERSION")
     assert int(v["sampling_hash_version"]) == header_int(REPO / "bpf" / "ntp_hash.h", "NTP_HASH_VERSION")
     # the schema file is the single source of the version a recording carries
     m = re.search(r"user_version\s*=\s*(\d+)", (REPO / "schema" / "ntp.sql").read_text())
@@ -309,6 +309,30 @@ def test_man_page_name__is_the_help_summary(cmd):
     page = DOC / f"ntprof-{cmd}.rst"
     assert page.is_file(), f"{page.relative_to(REPO)} is missing"
     assert doc_summary(page) == dict(COMMANDS)[cmd]
+
+
+def option_letters(text):
+    """{"-x": "--long"} from the option lines of a --help text."""
+    return dict(re.findall(r"^ {4,}(-[A-Za-z0-9]), (--[\w-]+)", text, re.M))
+
+
+# the one letter with two meanings, and why: ntprof(1), OPTIONS
+TWO_MEANINGS = {"-t": {"--transport", "--field-separator"}}
+
+
+def test_option_letters__one_meaning_across_commands(run):
+    longs = {}
+    for args in [("--help",)] + [("help", cmd) for cmd in NAMES]:
+        r = run(*args)
+        assert_ok(r)
+        for short, long in option_letters(r.stdout).items():
+            longs.setdefault(short, set()).add(long)
+    bad = {s: l for s, l in longs.items() if len(l) > 1 and TWO_MEANINGS.get(s) != l}
+    assert not bad, f"letters with several meanings, not documented in ntprof(1): {bad}"
+    page = (DOC / "ntprof.rst").read_text()
+    for short, names in TWO_MEANINGS.items():
+        para = next(p for p in page.split("\n\n") if f"**{short}** is" in p)
+        assert all(f"**{n}**" in para for n in names), para
 
 
 def test_global_options__equal_ntprof_man_page(run):

@@ -47,7 +47,7 @@ def report_json(run, *args):
 
 
 def stages_of(t):
-    """One target_io row's stages from its raw times (ntprof-model §1): an R2T
+    """One target_io row's stages from its raw times (ntprof-design(7)): an R2T
     write's wait for its data is network time, outside the residence."""
     r2t_wait = t["t_submit_ns"] - t["t_r2t_ns"] if t["t_r2t_ns"] is not None else 0
     rx = t["t_submit_ns"] - t["t_recv_ns"] - r2t_wait

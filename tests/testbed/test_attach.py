@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Attach policy under a busy kernel thread (ntprof-record(1) "Busy CPUs",
-derisk-findings Q4) and `ntprof check`, on a loopback NVMe/TCP test bed
+ntprof-design(7) "Attaching") and `ntprof check`, on a loopback NVMe/TCP test bed
 (guest/attach_busy.sh).  An io_uring SQPOLL fio job keeps a kernel thread
 polling; on 6.1 the first fentry attach of the system then waits for an
 RCU-tasks grace period for as long as the job runs.

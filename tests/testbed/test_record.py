@@ -98,7 +98,8 @@ def check_exact(r, kernel):
     assert fio_ios == sum(EXACT_MIX.values())
     db = open_db(r.out / "exact.ntp")
     _, h = check_common(db, res, "exact", 1)
-    # 6.12 has the send helpers out of line; Debian's 6.1 inlines them (kernel-hooks §9)
+    # 6.12 has the send helpers out of line; Debian's 6.1 inlines them
+    # (ntprof-design(7), HOOKS)
     if kernel == "6.12":
         assert h["h_cmd_sent"]["hook"] == "nvme_tcp_try_send_cmd_pdu", h["h_cmd_sent"]
         assert h["h_data_sent"]["hook"] == "nvme_tcp_try_send_data", h["h_data_sent"]

@@ -39,7 +39,7 @@ from ntp_checks import (check_flavour, check_live_counts, check_pairs, check_sto
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
 
 DELAY_NS = 2_000_000
-EXIT_MISMATCH = 10                  # lib/exit.h
+EXIT_MISMATCH = 10                  # lib/cli/exit.h
 NTP_TF_R2T = 1 << 0                 # bpf/ntp_events.h, enum ntp_target_flags
 # fio job of guest/record_rdma.sh -> (opcode, bytes)
 JOBS = {"r4k": (2, 4096), "w4k": (1, 4096), "w128k": (1, 131072)}

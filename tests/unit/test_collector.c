@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/collector.c's hooks table without a kernel: ntp_collector__plan() on a
+ * lib/collect/collector.c's hooks table without a kernel: ntp_collector__plan() on a
  * hand-made collector, for the two tracepoints-only rules the host and the
  * target collectors rely on (rows without a function hook kept, or turned
  * to "none"), the kprobe-mode causes and notes, and a hook with no kprobe.
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/collector.h"
+#include "lib/collect/collector.h"
 
 enum { R_DERIVED, R_HOOKED, R_TP, R_NONE, NROWS };
 

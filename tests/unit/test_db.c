@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The .ntp writer and reader (lib/db_write.c, lib/db_read.c), on real files
+ * The .ntp writer and reader (lib/ntp/db_write.c, lib/ntp/db_read.c), on real files
  * in a private temporary directory: what record writes is what report reads,
  * a SIGKILL loses only the open batch, a full disk gives one error line and
  * keeps what was committed, and each kind of bad input gets its own code.
@@ -22,9 +22,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "lib/db.h"
-#include "lib/err.h"
-#include "lib/exit.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/ntp/db_read.h"
+#include "lib/ntp/db_schema.h"
+#include "lib/ntp/db_write.h"
 
 static char dir[64];
 /* paths live until the group's teardown, so a test may hold many */

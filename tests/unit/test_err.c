@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of lib/err.c: the one-line message format and verbosity levels. */
+/* Unit tests of lib/cli/err.c: the one-line message format and verbosity levels. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "lib/err.h"
+#include "lib/cli/err.h"
 
 static FILE *tmp;
 static int saved_fd;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/filter.c on fake /sys/block trees built in a private temporary
+ * lib/core/filter.c on fake /sys/block trees built in a private temporary
  * directory: a namespace without multipath (its disk links to its
  * controller), a multipath head with paths on three controllers (path disks
  * without dev files, as the kernel makes them), look-alike names that must
@@ -24,9 +24,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "lib/err.h"
-#include "lib/exit.h"
-#include "lib/filter.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/core/filter.h"
 
 static char root[64], blk[128];
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/inflight_expire.c on real BPF hash maps, created from user space as
+ * lib/collect/inflight_expire.c on real BPF hash maps, created from user space as
  * the collectors' maps are (no program needed): old entries go, new ones
  * and those without a timestamp stay, an empty map is no error, a walk that
  * deletes every entry misses none, and the RDMA sweep keeps exactly the
@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "bpf/ntp_events.h"
-#include "lib/inflight_expire.h"
+#include "lib/collect/inflight_expire.h"
 
 #define S 1000000000ULL
 #define NOW (10000 * S)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The host/target join (lib/join.c, lib/join_est.c) on generated recordings
+ * The host/target join (lib/join/join.c, lib/join/join_est.c) on generated recordings
  * with a known truth (joingen.h): random clock offsets up to +-1e12 ns and
  * drifts up to +-50 ppm, reused command ids and hot LBAs, lost samples on
  * both sides, commands only the target saw, R2T and in-capsule writes, and
@@ -21,10 +21,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "lib/db.h"
-#include "lib/err.h"
-#include "lib/exit.h"
-#include "lib/join.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/join/join.h"
+#include "lib/ntp/db_schema.h"
 #include "tests/unit/joingen.h"
 
 #define TARGET_ID_BASE 1000000	/* target ids differ from host ids: nothing joins on id */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/live.c: the lines printed while recording are parsed back by column
+ * lib/record/live.c: the lines printed while recording are parsed back by column
  * (the column ends of ntprof-record(1)'s example) and every number is
  * checked against values computed here from the generated stages: n,
  * cmds/s, mean and p99 (sorted here, nearest rank), and the shares
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/live.h"
+#include "lib/record/live.h"
 
 /* the two header lines of ntprof-record(1), "Output while recording" */
 static const char seed_groups[] =

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of lib/opt.c: the option parser, the value parsers and the hints. */
+/* Unit tests of lib/cli/opt.c: the option parser, the value parsers and the hints. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "lib/err.h"
-#include "lib/opt.h"
+#include "lib/cli/err.h"
+#include "lib/cli/opt.h"
 
 /* ---- capturing what the parser prints ------------------------------------ */
 
@@ -84,7 +84,8 @@ static int parse_size_cb(const struct ntp_option *opt, const char *arg)
 		{ .type = NTP_OPT_TYPE_UINT, .short_name = 's', .long_name = "sample",     \
 		  .value = &o.sample, .argh = "N", .help = "record one command in N",      \
 		  .min = 1, .max = 1000000, .is_set = &o.sample_set },                      \
-		NTP_OPT_SECONDS('d', "duration", &o.duration, "SEC", "stop after SEC"),    \
+		{ .type = NTP_OPT_TYPE_SECONDS, .short_name = 'd', .long_name = "duration", \
+		  .value = &o.duration, .argh = "SEC", .help = "stop after SEC" },          \
 		NTP_OPT_CHOICE(0, "io-type", &o.io_type, "TYPE", "only TYPE", io_types),   \
 		NTP_OPT_CALLBACK(0, "size", &o.size, "SIZE", "only SIZE", parse_size_cb),  \
 		{ .type = NTP_OPT_TYPE_BOOL, .long_name = "kprobes", .value = &o.kprobes,  \

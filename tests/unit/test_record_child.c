@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of lib/record_child.c: the workload of `ntprof record --
+ * Unit tests of lib/record/record_child.c: the workload of `ntprof record --
  * COMMAND`: found or not before loading, started, its exit seen, stopped
  * with a signal, and killed when it ignores the signal.
  */
@@ -17,9 +17,9 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "lib/err.h"
-#include "lib/exit.h"
-#include "lib/record.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/record/record_child.h"
 
 static void wait_exit(struct ntp_record_child *c)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The report's printers (lib/report_text.c, lib/report_json.c) on a model
+ * The report's printers (lib/report/report_text.c, lib/report/report_json.c) on a model
  * built by hand, where the integration tests' generated recordings cannot
  * reach: a stage sum that does not add up, unknown duration and sample rate,
  * negative zero, --field-separator, sizes.
@@ -14,7 +14,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/report_priv.h"
+#include "lib/core/size.h"
+#include "lib/report/report_json.h"
+#include "lib/report/report_model.h"
+#include "lib/report/report_text.h"
 
 /* a group whose stage sums miss the end-to-end sum by 30 ns over 3 commands */
 static void model(struct ntp_report *r, struct ntp_report_group *g)
@@ -59,13 +62,13 @@ static void size_str__binary_units__exact_only(void **state)
 {
 	char b[32];
 
-	ntp_report__size_str(4096, b, sizeof(b));
+	ntp_size__str(4096, b, sizeof(b));
 	assert_string_equal(b, "4KiB");
-	ntp_report__size_str(1 << 20, b, sizeof(b));
+	ntp_size__str(1 << 20, b, sizeof(b));
 	assert_string_equal(b, "1MiB");
-	ntp_report__size_str(1536, b, sizeof(b));
+	ntp_size__str(1536, b, sizeof(b));
 	assert_string_equal(b, "1536B");
-	ntp_report__size_str(0, b, sizeof(b));
+	ntp_size__str(0, b, sizeof(b));
 	assert_string_equal(b, "0B");
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/stages.c against the definition of the stages, the views host_stages
+ * lib/core/stages.c against the definition of the stages, the views host_stages
  * and target_stages of schema/ntp.sql: thousands of generated commands
  * (reads, in-capsule and R2T writes, other opcodes, every optional hook
  * missing in turn, hooks in odd orders) go into an in-memory database made
@@ -16,9 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sqlite3.h>
 
-#include "lib/db.h"
-#include "lib/stages.h"
+#include "lib/core/stages.h"
+#include "lib/ntp/db_schema.h"
 
 #define NCMDS 20000
 
@@ -163,7 +164,7 @@ static void gen_target(struct ntp_target_event *e, unsigned int i)
 	strcpy(e->device, "nullb0");
 }
 
-/* a nullable time column: 0 is NULL, as lib/db_write.c stores it */
+/* a nullable time column: 0 is NULL, as lib/ntp/db_write.c stores it */
 static void bind_time(sqlite3_stmt *st, int i, uint64_t t)
 {
 	if (t)
@@ -363,7 +364,7 @@ static void joined__every_pair__equals_views_and_sums_to_e2e(void **state)
 	assert_int_equal(n, NCMDS);
 }
 
-/* known answers, worked out by hand from ntprof-model §1 and kernel-hooks §8 */
+/* known answers, worked out by hand from ntprof-design(7), STAGES */
 static void host__r2t_write__host_work_between_trips_is_driver(void **state)
 {
 	struct ntp_host_event e = {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/stats.c against references computed here independently: published
+ * lib/core/stats.c against references computed here independently: published
  * nearest-rank examples, and a brute-force definition (the smallest sample
  * with at least p% of the samples at or below it, found by counting, with no
  * sorting and no rank formula) over random sets, sizes on both sides of the
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "lib/stats.h"
+#include "lib/core/stats.h"
 
 static void fill(struct ntp_samples *s, const int64_t *v, size_t n)
 {

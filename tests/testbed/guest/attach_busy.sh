@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # attach_busy.sh - guest side of test_attach.py: `ntprof record` while an
 # io_uring SQPOLL fio job keeps a kernel thread busy on the namespace, in each
-# attach flavour, and `ntprof check`.  (derisk-findings Q4: on 6.1 the first
+# attach flavour, and `ntprof check`.  (ntprof-design(7), "Attaching": on 6.1 the first
 # fentry attach of the system waits for an RCU-tasks grace period that the
 # SQPOLL thread holds up for as long as it polls.)
 #

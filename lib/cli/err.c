@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Messages to people: one line each on stderr, prefixed with the program and
+ * the subcommand so that a line in a script's log says where it came from.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cli/err.h"
+
+static const char *err_cmd;
+static int err_verbosity = 1;
+
+void ntp_err__set_cmd(const char *cmd)
+{
+	err_cmd = cmd;
+}
+
+const char *ntp_err__cmd(void)
+{
+	return err_cmd;
+}
+
+void ntp_err__set_verbosity(int level)
+{
+	err_verbosity = level < 0 ? 0 : level;
+}
+
+int ntp_err__verbosity(void)
+{
+	return err_verbosity;
+}
+
+/*
+ * Format the whole line first and write it with one call, so that lines from
+ * several threads (record's reader and its signal handling) do not interleave.
+ * A trailing newline in fmt is accepted and not doubled.  errno is preserved:
+ * callers often print a message and then look at errno again.
+ */
+static void say(const char *kind, const char *fmt, va_list ap)
+{
+	int saved_errno = errno;
+	char *msg = NULL;
+	size_t len;
+
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		/* out of memory: still say something rather than nothing */
+		fputs("ntprof: error: out of memory while reporting an error\n", stderr);
+		errno = saved_errno;
+		return;
+	}
+	len = strlen(msg);
+	while (len && msg[len - 1] == '\n')
+		msg[--len] = '\0';
+
+	fprintf(stderr, "ntprof%s%s: %s%s\n", err_cmd ? " " : "", err_cmd ? err_cmd : "",
+		kind, msg);
+	free(msg);
+	errno = saved_errno;
+}
+
+void ntp_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say("error: ", fmt, ap);
+	va_end(ap);
+}
+
+void ntp_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err_verbosity < 1)
+		return;
+	va_start(ap, fmt);
+	say("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void ntp_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err_verbosity < 1)
+		return;
+	va_start(ap, fmt);
+	say("", fmt, ap);
+	va_end(ap);
+}
+
+void ntp_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err_verbosity < 2)
+		return;
+	va_start(ap, fmt);
+	say("debug: ", fmt, ap);
+	va_end(ap);
+}

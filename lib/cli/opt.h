@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Declarative option tables, one per command.  Usage text and --help are
+ * generated from the table, so they cannot drift from what is parsed.
+ *
+ *	struct report_opts o = {0};
+ *	const struct ntp_option opts[] = {
+ *		NTP_OPT_STRING('j', "json", &o.json, "FILE", "write the report as JSON to FILE"),
+ *		NTP_OPT_END(),
+ *	};
+ *	argc = ntp_opt__parse(opts, argc, argv, usage, 0);
+ */
+#ifndef NTP_OPT_H
+#define NTP_OPT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum ntp_opt_type {
+	NTP_OPT_TYPE_END = 0,
+	NTP_OPT_TYPE_BOOL,      /* bool *value; no argument */
+	NTP_OPT_TYPE_INCR,      /* int *value; ++ per occurrence (-v -v) */
+	NTP_OPT_TYPE_STRING,    /* const char **value */
+	NTP_OPT_TYPE_UINT,      /* uint64_t *value, in [min, max]; decimal only */
+	NTP_OPT_TYPE_SECONDS,   /* double *value, seconds; accepts 10, 2.5, 500ms, 10s, 2m */
+	NTP_OPT_TYPE_CHOICE,    /* const char **value, one of choices[] (NULL-terminated) */
+	NTP_OPT_TYPE_CALLBACK,  /* cb(opt, arg) parses; returns 0 or -1 after printing why */
+};
+
+struct ntp_option;
+typedef int (*ntp_opt_cb)(const struct ntp_option *opt, const char *arg);
+
+struct ntp_option {
+	enum ntp_opt_type type;
+	int short_name;                 /* 0 if none */
+	const char *long_name;          /* NULL if none */
+	void *value;
+	const char *argh;               /* argument name in usage, NULL for flags */
+	const char *help;
+	uint64_t min, max;              /* NTP_OPT_TYPE_UINT; max: ntp_opt__percent's bound */
+	const char *const *choices;     /* NTP_OPT_TYPE_CHOICE */
+	ntp_opt_cb cb;                  /* NTP_OPT_TYPE_CALLBACK */
+	bool *is_set;                   /* optional: set to true when given */
+	int group;                      /* options sharing a non-zero group exclude each other */
+};
+
+#define NTP_OPT_END() { .type = NTP_OPT_TYPE_END }
+#define NTP_OPT_BOOL(s, l, v, h) \
+	{ .type = NTP_OPT_TYPE_BOOL, .short_name = (s), .long_name = (l), .value = (v), .help = (h) }
+#define NTP_OPT_INCR(s, l, v, h) \
+	{ .type = NTP_OPT_TYPE_INCR, .short_name = (s), .long_name = (l), .value = (v), .help = (h) }
+#define NTP_OPT_STRING(s, l, v, a, h) \
+	{ .type = NTP_OPT_TYPE_STRING, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), .help = (h) }
+#define NTP_OPT_UINT(s, l, v, a, h, lo, hi) \
+	{ .type = NTP_OPT_TYPE_UINT, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
+	  .help = (h), .min = (lo), .max = (hi) }
+#define NTP_OPT_CHOICE(s, l, v, a, h, c) \
+	{ .type = NTP_OPT_TYPE_CHOICE, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
+	  .help = (h), .choices = (c) }
+#define NTP_OPT_CALLBACK(s, l, v, a, h, f) \
+	{ .type = NTP_OPT_TYPE_CALLBACK, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
+	  .help = (h), .cb = (f) }
+
+enum ntp_opt_flags {
+	/* stop at the first non-option argument (record -- COMMAND, perf style);
+	 * otherwise options and operands may be mixed and operands are kept in order */
+	NTP_OPT_STOP_AT_NON_OPTION = 1 << 0,
+};
+
+/* ntp_opt__parse's results besides a count of operands */
+#define NTP_OPT_HELP  (-2)   /* --help/-h was given and the usage was printed to stdout */
+#define NTP_OPT_ERROR (-1)   /* a bad option; a one-line error naming it was printed */
+
+/*
+ * Parse argv[1..argc-1] (argv[0] is the command name).  On success returns
+ * the number of operands, which are moved to argv[0..n-1] in their order; a
+ * "--" ends option parsing and is dropped.  Callers exit with NTP_EXIT_USAGE
+ * on NTP_OPT_ERROR and NTP_EXIT_OK on NTP_OPT_HELP.
+ */
+int ntp_opt__parse(const struct ntp_option *opts, int argc, const char **argv,
+		   const char *const usage[], unsigned int flags);
+
+/* usage[] lines ("ntprof report [options] FILE...") then one line per option */
+void ntp_opt__usage(FILE *f, const char *const usage[], const struct ntp_option *opts);
+
+/*
+ * Strict parsers for values, shared with callback options: the whole string
+ * must be consumed.  Return 0, or -1 with errno = EINVAL or ERANGE.
+ */
+int ntp_opt__parse_uint(const char *s, uint64_t *out);
+int ntp_opt__parse_size(const char *s, uint64_t *bytes);       /* 4096, 4K, 4k, 128KiB, 1M */
+int ntp_opt__parse_seconds(const char *s, double *seconds);    /* 10, 2.5, 500ms, 10s, 2m */
+
+/*
+ * A callback (NTP_OPT_TYPE_CALLBACK, double *value): a percentage from 0 to
+ * the entry's max, or 0 or more when max is 0; decimals allowed, and the
+ * whole argument must be the number.  An empty argument is refused by it,
+ * not by the parser, as it always was.
+ */
+int ntp_opt__percent(const struct ntp_option *opt, const char *arg);
+
+/*
+ * The candidate (NULL-terminated list) closest to a mistyped word, for
+ * "did you mean" hints; NULL when none is close enough to be a likely typo.
+ */
+const char *ntp_opt__suggest(const char *word, const char *const *candidates);
+
+#endif

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The host collector's user-space half: choose the hooks this kernel offers
+ * from its BTF, for the transport recorded (-t: only that driver's programs
+ * are loaded), load, attach, and read records and counters.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/collect/bpf_host.h"
+#include "lib/collect/collector.h"
+#include "lib/collect/kernel_probe.h"
+#include "lib/core/filter.h"    /* before the skeleton: its rodata holds a struct ntp_filter */
+
+#include "host.skel.h"
+
+enum send_mode {
+	SEND_DIRECT,    /* fexit nvme_tcp_try_send_cmd_pdu / _data (6.12) */
+	SEND_FALLBACK,  /* fentry+fexit nvme_tcp_try_send, per-queue state (6.1) */
+	SEND_NONE,
+};
+
+/*
+ * The kernel-function hooks, each an fentry/fexit program with kprobe twins,
+ * in attach order reversed (ntp_collector__start attaches the completion first).
+ */
+enum {
+	FH_CMD_PDU,     /* nvme_tcp_try_send_cmd_pdu */
+	FH_DATA,        /* nvme_tcp_try_send_data */
+	FH_H2C,         /* nvme_tcp_setup_h2c_data_pdu */
+	FH_TRY_SEND,    /* nvme_tcp_try_send (where the two above are inlined) */
+	FH_RDMA_SEND,   /* nvme_rdma_post_send */
+	FH_RDMA_RECV,   /* nvme_rdma_recv_done */
+	FH_REMOTE,      /* blk_mq_complete_request_remote (TCP) */
+	FH_COMPLETE,    /* nvme_complete_rq */
+	FH_N,
+};
+
+/* hooks[] rows, and the function hook each one is on */
+enum { P_START, P_QUEUE, P_CMD_SENT, P_R2T, P_DATA_SENT, P_RECV, P_DONE, P_N };
+
+/* the modules whose BTF the collector needs (struct ntp_kbtf) */
+enum { M_DRV, M_CORE };
+
+struct ntp_host_collector {
+	struct ntp_collector core;      /* first: the core's callbacks cast back */
+	struct ntp_host *skel;
+	ntp_host_event_fn fn;
+	void *ctx;
+	enum send_mode send;
+};
+
+static struct ntp_host_collector *host_of(struct ntp_collector *c)
+{
+	return (struct ntp_host_collector *)c;
+}
+
+/* NVMe/TCP's send, R2T and receive hooks, from nvme_tcp's BTF */
+static int choose_tcp(struct ntp_host_collector *c, const struct ntp_kbtf *k)
+{
+	struct ntp_host *s = c->skel;
+	struct ntp_hook *h = c->core.hooks;
+	int n;
+
+	if (ntp_probe__btf_func_params(k->vmlinux, "blk_mq_complete_request_remote") < 0) {
+		ntp_error("kernel lacks blk_mq_complete_request_remote in its BTF");
+		return NTP_EXIT_UNSUPPORTED;
+	}
+	if (ntp_probe__btf_func_params(k->mod[M_DRV], "nvme_tcp_try_send_cmd_pdu") >= 0 &&
+	    ntp_probe__btf_func_params(k->mod[M_DRV], "nvme_tcp_try_send_data") >= 0)
+		c->send = SEND_DIRECT;
+	else if (ntp_probe__btf_func_params(k->mod[M_DRV], "nvme_tcp_try_send") >= 0)
+		c->send = SEND_FALLBACK;
+	else
+		c->send = SEND_NONE;
+	n = ntp_probe__btf_func_params(k->mod[M_DRV], "nvme_tcp_setup_h2c_data_pdu");
+
+	c->core.fh[FH_CMD_PDU].want = c->send == SEND_DIRECT;
+	c->core.fh[FH_DATA].want = c->send == SEND_DIRECT;
+	c->core.fh[FH_H2C].want = n >= 0;
+	c->core.fh[FH_TRY_SEND].want = c->send == SEND_FALLBACK;
+	c->core.fh[FH_REMOTE].want = true;
+	c->core.point_fh[P_CMD_SENT] = c->send == SEND_DIRECT ? FH_CMD_PDU : FH_TRY_SEND;
+	c->core.point_fh[P_DATA_SENT] = c->send == SEND_DIRECT ? FH_DATA : FH_TRY_SEND;
+	c->core.point_fh[P_R2T] = FH_H2C;
+	c->core.point_fh[P_RECV] = FH_REMOTE;
+
+	switch (c->send) {
+	case SEND_DIRECT:
+		ntp_hook__set(&h[P_CMD_SENT], "h_cmd_sent", "nvme_tcp_try_send_cmd_pdu", "fexit",
+			      "returned 1: the command PDU is all in the socket");
+		ntp_hook__set(&h[P_DATA_SENT], "h_data_sent", "nvme_tcp_try_send_data", "fexit",
+			      "returned 1: the data of a PDU is all in the socket; the last one counts");
+		break;
+	case SEND_FALLBACK:
+		ntp_hook__set(&h[P_CMD_SENT], "h_cmd_sent", "nvme_tcp_try_send", "fexit",
+			      "nvme_tcp_try_send_cmd_pdu is inlined on this kernel: fentry+fexit "
+			      "nvme_tcp_try_send, per-queue send state");
+		ntp_hook__set(&h[P_DATA_SENT], "h_data_sent", "nvme_tcp_try_send", "fexit",
+			      "nvme_tcp_try_send_data is inlined on this kernel: fentry+fexit "
+			      "nvme_tcp_try_send, per-queue send state");
+		break;
+	case SEND_NONE:
+		ntp_hook__set(&h[P_CMD_SENT], "h_cmd_sent", "none", "none",
+			      "neither nvme_tcp_try_send_cmd_pdu nor nvme_tcp_try_send in nvme_tcp's BTF");
+		ntp_hook__set(&h[P_DATA_SENT], "h_data_sent", "none", "none",
+			      "neither nvme_tcp_try_send_data nor nvme_tcp_try_send in nvme_tcp's BTF");
+		c->core.point_fh[P_CMD_SENT] = c->core.point_fh[P_DATA_SENT] = -1;
+		break;
+	}
+
+	if (n < 0) {
+		ntp_hook__set(&h[P_R2T], "h_r2t", "none", "none",
+			      "nvme_tcp_setup_h2c_data_pdu is not in nvme_tcp's BTF");
+		c->core.point_fh[P_R2T] = -1;
+	} else {
+		s->rodata->h2c_setup_is_r2t = n == 2;
+		ntp_hook__set(&h[P_R2T], "h_r2t", "nvme_tcp_setup_h2c_data_pdu", "fentry", "%s",
+			      n == 2 ? "called for R2Ts only on this kernel"
+				   : "an R2T when pdu_len is 0 at entry");
+	}
+	ntp_hook__set(&h[P_RECV], "h_recv", "blk_mq_complete_request_remote", "fentry",
+		      "the response PDU is parsed");
+	return 0;
+}
+
+/* NVMe/RDMA's capsule send and receive hooks (bpf/host_rdma.bpf.h), from nvme_rdma's BTF */
+static int choose_rdma(struct ntp_host_collector *c, const struct ntp_kbtf *k)
+{
+	static const char *const funcs[] = { "nvme_rdma_post_send", "nvme_rdma_recv_done" };
+	static const char *const types[] = { "nvme_rdma_request", "nvme_rdma_qe" };
+	static const char no_pull[] = "NVMe/RDMA: the target pulls write data with RDMA READ; "
+				      "the host sees no event";
+	struct ntp_hook *h = c->core.hooks;
+	size_t i;
+
+	for (i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
+		if (ntp_probe__btf_func_params(k->mod[M_DRV], funcs[i]) < 0) {
+			ntp_error("kernel lacks %s in nvme_rdma's BTF (inlined?)", funcs[i]);
+			return NTP_EXIT_UNSUPPORTED;
+		}
+	}
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		if (btf__find_by_name_kind(k->mod[M_DRV], types[i], BTF_KIND_STRUCT) < 0) {
+			ntp_error("kernel lacks struct %s in nvme_rdma's BTF", types[i]);
+			return NTP_EXIT_UNSUPPORTED;
+		}
+	}
+	c->core.fh[FH_RDMA_SEND].want = true;
+	c->core.fh[FH_RDMA_RECV].want = true;
+	c->core.point_fh[P_CMD_SENT] = FH_RDMA_SEND;
+	c->core.point_fh[P_RECV] = FH_RDMA_RECV;
+	ntp_hook__set(&h[P_CMD_SENT], "h_cmd_sent", "nvme_rdma_post_send", "fexit",
+		      "returned 0: the command capsule is on the send queue, the doorbell rung");
+	ntp_hook__set(&h[P_R2T], "h_r2t", "none", "none", "%s", no_pull);
+	ntp_hook__set(&h[P_DATA_SENT], "h_data_sent", "none", "none", "%s", no_pull);
+	ntp_hook__set(&h[P_RECV], "h_recv", "nvme_rdma_recv_done", "fentry",
+		      "the response capsule's receive completion, matched by (queue, command id); "
+		      "not blk_mq_complete_request_remote, which waits for the send completion too");
+	return 0;
+}
+
+/* pick the programs this kernel can run, and say why, per stage boundary */
+static int choose_hooks(struct ntp_collector *core, const struct ntp_kbtf *k)
+{
+	struct ntp_host_collector *c = host_of(core);
+	struct ntp_host *s = c->skel;
+	struct ntp_hook *h = core->hooks;
+
+	if (!ntp_probe__btf_typedef(k->mod[M_CORE], "btf_trace_nvme_setup_cmd")) {
+		ntp_error("kernel lacks the nvme_setup_cmd tracepoint in nvme_core's BTF");
+		return NTP_EXIT_UNSUPPORTED;
+	}
+	if (ntp_probe__btf_func_params(k->mod[M_CORE], "nvme_complete_rq") < 0) {
+		ntp_error("kernel lacks nvme_complete_rq in nvme_core's BTF");
+		return NTP_EXIT_UNSUPPORTED;
+	}
+
+	/* every hook unwanted until its transport's chooser wants it */
+	ntp_collector__fhook(core, FH_CMD_PDU, "nvme_tcp_try_send_cmd_pdu",
+			     s->progs.cmd_pdu_sent, NULL, s->progs.cmd_pdu_ent_kp, s->progs.cmd_pdu_sent_kp);
+	ntp_collector__fhook(core, FH_DATA, "nvme_tcp_try_send_data",
+			     s->progs.data_sent, NULL, s->progs.data_ent_kp, s->progs.data_sent_kp);
+	ntp_collector__fhook(core, FH_H2C, "nvme_tcp_setup_h2c_data_pdu",
+			     s->progs.h2c_setup, NULL, s->progs.h2c_setup_kp, NULL);
+	ntp_collector__fhook(core, FH_TRY_SEND, "nvme_tcp_try_send",
+			     s->progs.try_send_entry, s->progs.try_send_exit,
+			     s->progs.send_entry_kp, s->progs.send_exit_kp);
+	ntp_collector__fhook(core, FH_RDMA_SEND, "nvme_rdma_post_send",
+			     s->progs.rdma_post_send, NULL, s->progs.rdma_post_ent_kp,
+			     s->progs.rdma_post_send_kp);
+	ntp_collector__fhook(core, FH_RDMA_RECV, "nvme_rdma_recv_done",
+			     s->progs.rdma_recv_done, NULL, s->progs.rdma_recv_done_kp, NULL);
+	ntp_collector__fhook(core, FH_REMOTE, "blk_mq_complete_request_remote",
+			     s->progs.complete_remote, NULL, s->progs.complete_rem_kp, NULL);
+	ntp_collector__fhook(core, FH_COMPLETE, "nvme_complete_rq",
+			     s->progs.complete_rq, NULL, s->progs.complete_rq_kp, NULL);
+	core->fh[FH_COMPLETE].want = true;
+	core->point_fh[P_DONE] = FH_COMPLETE;
+
+	ntp_hook__set(&h[P_START], "h_start", "bio->bi_issue", "derived",
+		      "read at nvme_setup_cmd; else rq->start_time_ns, else h_queue (flags of each record)");
+	ntp_hook__set(&h[P_QUEUE], "h_queue", "nvme_setup_cmd", "tp_btf",
+		      "the sampling decision: the first point with the wire command id");
+	ntp_hook__set(&h[P_DONE], "h_done", "nvme_complete_rq", "fentry", "completed to the block layer");
+	return core->transport == NTP_TRANSPORT_RDMA ? choose_rdma(c, k) : choose_tcp(c, k);
+}
+
+/*
+ * The decision hook is a tracepoint in every mode; where kprobes cannot
+ * stand in for a failed fentry attach, the completion's tracepoint too.
+ */
+static void choose_tracepoints(struct ntp_collector *core, const struct ntp_kbtf *k)
+{
+	struct ntp_host *s = host_of(core)->skel;
+	bool tp;
+
+	bpf_program__set_autoload(s->progs.setup_cmd, core->caps.tp_btf);
+	bpf_program__set_autoload(s->progs.setup_cmd_raw, !core->caps.tp_btf);
+	if (!core->caps.tp_btf)
+		core->hooks[P_QUEUE].flavour = "raw_tp";
+
+	tp = core->policy == NTP_ATTACH_AUTO && !(core->loaded & NTP_RUN_KPROBE) &&
+	     ntp_probe__btf_typedef(k->mod[M_CORE], "btf_trace_nvme_complete_rq");
+	bpf_program__set_autoload(s->progs.complete_rq_tp, tp && core->caps.tp_btf);
+	bpf_program__set_autoload(s->progs.complete_rq_raw, tp && !core->caps.tp_btf);
+	if (tp)
+		core->loaded |= NTP_RUN_TP;
+}
+
+static int load(struct ntp_collector *core)
+{
+	struct ntp_host *s = host_of(core)->skel;
+
+	core->run_flavours = &s->bss->run_flavours;
+	return ntp_host__load(s);
+}
+
+static void destroy(struct ntp_collector *core)
+{
+	ntp_host__destroy(host_of(core)->skel);
+}
+
+static int deliver(struct ntp_collector *core, const void *data, size_t size)
+{
+	struct ntp_host_collector *c = host_of(core);
+	struct ntp_host_event e = {};
+
+	/* copy: the record may sit unaligned in the ring */
+	memcpy(&e, data, size < sizeof(e) ? size : sizeof(e));
+	return e.kind == NTP_EV_HOST_IO ? c->fn(c->ctx, &e) : 0;
+}
+
+static const struct ntp_collector_ops host_ops = {
+	.choose_hooks = choose_hooks,
+	.choose_tracepoints = choose_tracepoints,
+	.load = load,
+	.destroy = destroy,
+	.deliver = deliver,
+};
+
+/* in tracepoints only, h_done keeps its tracepoint; other hooked rows get none */
+static const struct ntp_tp_row tp_rows[P_N] = {
+	[P_DONE] = { "nvme_complete_rq", "its tracepoint, at the start of nvme_complete_rq" },
+};
+
+/* kprobe mode needs nvme_complete_rq's kprobe */
+static const int required[] = { FH_COMPLETE, -1 };
+
+int ntp_host__prepare(struct ntp_collector **cp, const struct ntp_collector_opts *o,
+		      ntp_host_event_fn fn, void *ctx)
+{
+	const bool rdma = o->transport == NTP_TRANSPORT_RDMA;
+	struct ntp_host_collector *c;
+	struct ntp_collector *core;
+	struct ntp_host *s;
+	int err;
+
+	*cp = NULL;
+	c = ntp_collector__alloc(sizeof(*c));
+	if (!c)
+		return NTP_EXIT_FAILURE;
+	c->fn = fn;
+	c->ctx = ctx;
+	s = c->skel = ntp_host__open();
+	if (!s) {
+		ntp_error("opening the host BPF object: %s", strerror(errno));
+		free(c);
+		return NTP_EXIT_FAILURE;
+	}
+	s->rodata->sample_one_in = o->sample_one_in;
+	s->rodata->transport = o->transport;
+	if (o->filter)
+		memcpy((void *)&s->rodata->filter, o->filter, sizeof(*o->filter));
+
+	core = &c->core;
+	core->name = "host";
+	core->ops = &host_ops;
+	core->policy = o->attach;
+	core->transport = o->transport;
+	core->mods[M_DRV] = rdma ? "nvme_rdma" : "nvme_tcp";
+	core->mods[M_CORE] = "nvme_core";
+	core->no_module = rdma ? "no NVMe/RDMA host here (modprobe nvme-rdma, then nvme connect -t rdma)"
+			       : "no NVMe/TCP host here (modprobe nvme-tcp, then nvme connect)";
+	core->required = required;
+	core->nfh = FH_N;
+	core->nhooks = P_N;
+	core->tp_keep_unhooked = true;
+	core->tp_rows = tp_rows;
+	core->events = s->maps.events;
+	core->counters = s->maps.counters;
+	/* struct inflight (bpf/host.bpf.c) begins with the event: its offsets are the event's */
+	core->inflight = s->maps.inflight;
+	core->inflight_ts_off = offsetof(struct ntp_host_event, h_queue);
+	core->inflight_cid_off = offsetof(struct ntp_host_event, cid);
+	core->rdma_cmds = rdma ? s->maps.rdma_cmds : NULL;
+	ntp_collector__add_tp(core, s->progs.complete_rq_tp, NTP_RUN_TP);
+	ntp_collector__add_tp(core, s->progs.complete_rq_raw, NTP_RUN_TP);
+	ntp_collector__add_tp(core, s->progs.setup_cmd, NTP_RUN_SAMPLE);
+	ntp_collector__add_tp(core, s->progs.setup_cmd_raw, NTP_RUN_SAMPLE);
+
+	err = ntp_collector__prepare(core);
+	if (!err)
+		*cp = core;
+	return err;
+}

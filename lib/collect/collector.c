@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The collectors' common core (lib/collect/collector.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/collect/attach_set.h"
+#include "lib/collect/bpf_reader.h"
+#include "lib/collect/collector.h"
+#include "lib/collect/inflight_expire.h"
+#include "lib/collect/kernel_probe.h"
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (ntp_err__verbosity() < 2)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+void *ntp_collector__alloc(size_t size)
+{
+	void *c;
+
+	libbpf_set_print(libbpf_log);
+	c = calloc(1, size);
+	if (!c)
+		ntp_error("out of memory");
+	return c;
+}
+
+void ntp_hook__set(struct ntp_hook *h, const char *point, const char *hook, const char *flavour,
+		   const char *fmt, ...)
+{
+	va_list ap;
+
+	h->point = point;
+	h->hook = hook;
+	h->flavour = flavour;
+	va_start(ap, fmt);
+	vsnprintf(h->reason, sizeof(h->reason), fmt, ap);
+	va_end(ap);
+}
+
+void ntp_collector__fhook(struct ntp_collector *c, int i, const char *func, struct bpf_program *fe0,
+			  struct bpf_program *fe1, struct bpf_program *kp0, struct bpf_program *kp1)
+{
+	struct ntp_fhook *h = &c->fh[i];
+
+	h->func = func;
+	h->want = false;
+	h->fe[0] = fe0;
+	h->fe[1] = fe1;
+	h->kp[0] = kp0;
+	h->kp[1] = kp1;
+}
+
+void ntp_collector__add_tp(struct ntp_collector *c, struct bpf_program *p, __u32 cls)
+{
+	if (c->ntps >= NTP_COLLECTOR_MAX_TPS)
+		return;         /* a collector with more must raise the limit: its tests show it */
+	c->tps[c->ntps].prog = p;
+	c->tps[c->ntps].cls = cls;
+	c->ntps++;
+}
+
+static void kbtf_free(struct ntp_kbtf *k)
+{
+	btf__free(k->mod[1]);
+	btf__free(k->mod[0]);
+	btf__free(k->vmlinux);
+}
+
+/* the modules in c->mods' order: the first one missing is the one reported */
+static int kbtf_load(struct ntp_kbtf *k, const struct ntp_collector *c)
+{
+	size_t i;
+
+	k->vmlinux = btf__load_vmlinux_btf();
+	if (!k->vmlinux) {
+		ntp_error("cannot read the kernel's BTF: /sys/kernel/btf/vmlinux: %s", strerror(errno));
+		return NTP_EXIT_UNSUPPORTED;
+	}
+	for (i = 0; i < 2; i++) {
+		const char *mod = c->mods[i];
+
+		if (!ntp_probe__module_loaded(mod)) {
+			ntp_error("module %s is not loaded: %s", mod, c->no_module);
+			return NTP_EXIT_UNSUPPORTED;
+		}
+		k->mod[i] = btf__load_module_btf(mod, k->vmlinux);
+		if (!k->mod[i]) {
+			ntp_error("kernel has no BTF for module %s: /sys/kernel/btf/%s: %s "
+				  "(needs CONFIG_DEBUG_INFO_BTF_MODULES)", mod, mod, strerror(errno));
+			return NTP_EXIT_UNSUPPORTED;
+		}
+	}
+	return 0;
+}
+
+/* the flavours this policy and kernel allow, and the programs to load for them */
+static int choose_flavours(struct ntp_collector *c, const struct ntp_kbtf *k)
+{
+	ntp_attach__probe_caps(&c->caps, c->policy);
+	c->loaded = ntp_attach__plan(c->fh, c->nfh, c->required, &c->caps);
+	c->ops->choose_tracepoints(c, k);
+
+	if (c->policy == NTP_ATTACH_FENTRY && !(c->loaded & NTP_RUN_FENTRY)) {
+		ntp_error("--fentry: %s", c->caps.no_fentry);
+		return NTP_EXIT_UNSUPPORTED;
+	}
+	if (c->policy == NTP_ATTACH_KPROBE && !(c->loaded & NTP_RUN_KPROBE)) {
+		ntp_error("--kprobes: %s", c->caps.no_kprobe);
+		return NTP_EXIT_UNSUPPORTED;
+	}
+	if (!c->loaded) {
+		ntp_error("%s, and %s", c->caps.no_fentry, c->caps.no_kprobe);
+		return NTP_EXIT_UNSUPPORTED;
+	}
+	return 0;
+}
+
+int ntp_collector__prepare(struct ntp_collector *c)
+{
+	struct ntp_kbtf k = {};
+	int i, err;
+
+	for (i = 0; i < NTP_COLLECTOR_MAX_HOOKS; i++)
+		c->point_fh[i] = -1;
+	err = kbtf_load(&k, c);
+	if (!err)
+		err = c->ops->choose_hooks(c, &k);
+	if (!err)
+		err = choose_flavours(c, &k);
+	kbtf_free(&k);
+	if (!err) {
+		err = c->ops->load(c);
+		if (err) {
+			ntp_error("loading the %s BPF programs: %s%s", c->name, strerror(-err),
+				  ntp_err__verbosity() < 2 ? " (-v shows libbpf's log)" : "");
+			err = NTP_EXIT_FAILURE;
+		}
+	}
+	if (err) {
+		c->ops->destroy(c);
+		free(c);
+	}
+	return err;
+}
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct ntp_collector *c = ctx;
+	int code = c->ops->deliver(c, data, size);
+
+	if (code) {
+		c->stop_code = code;
+		return -ECANCELED;
+	}
+	return 0;
+}
+
+/*
+ * The hooks table for mode (NTP_RUN_*): the flavour each row gets, and why
+ * (why: the cause of a fallback, "" for none).
+ */
+static void apply_flavours(const struct ntp_collector *c, struct ntp_hook *hooks, __u32 mode,
+			   const char *why)
+{
+	char base[sizeof(hooks[0].reason)];
+	const char *cause, *note;
+	int i;
+
+	if (mode == NTP_RUN_FENTRY && !*why)
+		return;
+	for (i = 0; i < c->nhooks; i++) {
+		struct ntp_hook *h = &hooks[i];
+		const struct ntp_fhook *f = c->point_fh[i] >= 0 ? &c->fh[c->point_fh[i]] : NULL;
+
+		/* a derived point, or one this kernel has no hook for */
+		if (!f && (mode != NTP_RUN_TP || c->tp_keep_unhooked))
+			continue;
+		if (mode == NTP_RUN_TP) {
+			const struct ntp_tp_row *t = &c->tp_rows[i];
+
+			if (t->hook)
+				ntp_hook__set(h, h->point, t->hook, c->caps.tp_btf ? "tp_btf" : "raw_tp",
+					      "tracepoints only (%s): %s", why, t->why);
+			else
+				ntp_hook__set(h, h->point, "none", "none", "tracepoints only (%s): "
+					      "no tracepoint for this point", why);
+			continue;
+		}
+		snprintf(base, sizeof(base), "%s", h->reason);
+		h->flavour = ntp_attach__flavour(f, mode);
+		if (!strcmp(h->flavour, "none")) {
+			ntp_hook__set(h, h->point, "none", "none", "%s has no kprobe (not in /proc/kallsyms)",
+				      f->func);
+			continue;
+		}
+		cause = c->policy == NTP_ATTACH_KPROBE ? "--kprobes" : why;
+		note = mode == NTP_RUN_KPROBE && c->kprobe_note[i] ? c->kprobe_note[i] : "";
+		ntp_hook__set(h, h->point, h->hook, h->flavour, "%s%s%s%s", cause, *cause ? ": " : "",
+			      base, note);
+	}
+}
+
+int ntp_collector__start(struct ntp_collector *c)
+{
+	struct ntp_attach_result res;
+	int i, j, err;
+
+	c->rb = ring_buffer__new(bpf_map__fd(c->events), on_sample, c, NULL);
+	if (!c->rb) {
+		ntp_error("creating the ring buffer reader: %s", strerror(errno));
+		return NTP_EXIT_FAILURE;
+	}
+	c->set = ntp_attach_set__new(c->name);
+	if (!c->set) {
+		ntp_error("out of memory");
+		return NTP_EXIT_FAILURE;
+	}
+	/* the last function hook (a completion side) first, as the first fentry attach is the probe */
+	for (i = c->nfh - 1; i >= 0; i--) {
+		for (j = 0; j < 2; j++) {
+			ntp_attach_set__add(c->set, c->fh[i].fe[j], NTP_RUN_FENTRY);
+			ntp_attach_set__add(c->set, c->fh[i].kp[j], NTP_RUN_KPROBE);
+		}
+	}
+	for (i = 0; i < c->ntps; i++)
+		ntp_attach_set__add(c->set, c->tps[i].prog, c->tps[i].cls);
+
+	err = ntp_attach_set__attach(c->set, c->policy, c->loaded, c->caps.no_fentry,
+				     c->caps.no_kprobe, c->run_flavours, &res);
+	if (err)
+		return err;
+	apply_flavours(c, c->hooks, res.mode, res.why);
+	return 0;
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * Drop the entries of commands that never completed.  rdma_cmds has no
+ * timestamp of its own, but its entry lives within the request's inflight
+ * entry (added after it, removed before it), so one whose request is no
+ * longer in inflight with that command id is stale: that also catches the
+ * entries a reuse of the request orphaned, which no age would tell.
+ */
+static void sweep(struct ntp_collector *c)
+{
+	uint64_t now = monotonic_ns();
+	long n;
+
+	if (!c->inflight || now < c->sweep_next_ns)
+		return;
+	c->sweep_next_ns = now + NTP_INFLIGHT_SWEEP_NS;
+	n = ntp_inflight__expire(bpf_map__fd(c->inflight), bpf_map__value_size(c->inflight),
+				 c->inflight_ts_off, now, NTP_INFLIGHT_EXPIRE_NS);
+	if (n > 0)
+		c->expired += n;
+	else if (n < 0)
+		ntp_debug("%s: in-flight map sweep: %s", c->name, strerror(-n));
+	if (!c->rdma_cmds)
+		return;
+	n = ntp_inflight__expire_orphans(bpf_map__fd(c->rdma_cmds), bpf_map__fd(c->inflight),
+					 bpf_map__value_size(c->inflight), c->inflight_cid_off);
+	if (n < 0)
+		ntp_debug("%s: RDMA command map sweep: %s", c->name, strerror(-n));
+	else if (n > 0)
+		ntp_debug("%s: %ld stale RDMA command entries dropped", c->name, n);
+}
+
+int ntp_collector__poll(struct ntp_collector *c, int timeout_ms, int *stop_code)
+{
+	int n = ntp_reader__poll(c->rb, timeout_ms, &c->stop_code, stop_code);
+	int saved = errno;
+
+	sweep(c);
+	errno = saved;
+	return n;
+}
+
+uint64_t ntp_collector__expired(const struct ntp_collector *c)
+{
+	return c->expired;
+}
+
+int ntp_collector__read_counters(struct ntp_collector *c, uint64_t cnt[NTP_CNT_MAX])
+{
+	return ntp_reader__sum_counters(c->counters, cnt, NTP_CNT_MAX);
+}
+
+void ntp_collector__plan(const struct ntp_collector *c, __u32 mode, const char *why,
+			 struct ntp_hook *out)
+{
+	memcpy(out, c->hooks, c->nhooks * sizeof(c->hooks[0]));
+	apply_flavours(c, out, mode, why);
+}
+
+int ntp_collector__programs(const struct ntp_collector *c)
+{
+	return c->set ? ntp_attach_set__programs(c->set) : 0;
+}
+
+void ntp_collector__stop(struct ntp_collector *c)
+{
+	if (c && c->set)
+		ntp_attach_set__detach(c->set, c->run_flavours);
+}
+
+void ntp_collector__free(struct ntp_collector *c)
+{
+	if (!c)
+		return;
+	ring_buffer__free(c->rb);
+	/* a worker still in the kernel uses the programs: then the object stays */
+	if (!ntp_attach_set__free(c->set, c->run_flavours))
+		c->ops->destroy(c);
+	free(c);
+}

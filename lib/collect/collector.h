@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the host and target collectors (lib/collect/bpf_host.c, lib/collect/bpf_target.c) do
+ * the same way: load the kernel's and the modules' BTF, plan the program
+ * flavours under the attach policy, load, attach through a set, read the ring
+ * buffer and the counters, and keep the hooks table.  A collector file keeps
+ * only what is its own: which hooks exist on this kernel and transport and
+ * why, its skeleton, and its record type; it embeds a struct ntp_collector
+ * first in its own and fills it in before ntp_collector__prepare().
+ *
+ * Its prepare (ntp_host__prepare(), ntp_target__prepare()) gives callers
+ * this core; they go on with it alone:
+ *
+ *	ntp_collector__start()   attach every chosen program, open the ring buffer
+ *	ntp_collector__poll()    hand sampled records to the collector's callback
+ *	ntp_collector__stop()    detach; a last ntp_collector__poll() drains what is left
+ *	ntp_collector__free()    unload; nothing of ours stays in the kernel
+ *
+ * and read name, nhooks, hooks[] and loaded, below.
+ */
+#ifndef NTP_COLLECTOR_H
+#define NTP_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "bpf/ntp_attach_flags.h"
+#include "bpf/ntp_events.h"
+#include "lib/collect/attach.h"
+#include "lib/collect/attach_plan.h"
+#include "lib/core/transport.h"
+
+/* the hook one stage boundary got on this kernel, for the recording's hooks table */
+struct ntp_hook {
+	const char *point;      /* h_queue, t_recv, ... (bpf/ntp_events.h) */
+	const char *hook;       /* kernel function(s), tracepoint or field; "none" */
+	const char *flavour;    /* fentry, fexit, kprobe, kretprobe, tp_btf, raw_tp, derived, none */
+	char reason[320];
+};
+
+#define NTP_COLLECTOR_MAX_HOOKS 8       /* rows of a hooks table */
+#define NTP_COLLECTOR_MAX_FH 16         /* function hooks (ntp_attach__plan's limit) */
+#define NTP_COLLECTOR_MAX_TPS 8         /* tracepoint programs */
+
+struct bpf_map;
+struct bpf_program;
+struct btf;
+struct ntp_attach_set;
+struct ring_buffer;
+struct ntp_collector;
+struct ntp_filter;
+
+/* what a recording asks of a collector, the same for each (their prepare) */
+struct ntp_collector_opts {
+	enum ntp_transport transport;    /* -t: which driver's hooks (0: TCP), and whose commands */
+	uint32_t sample_one_in;         /* record one command in N */
+	/*
+	 * AUTO (0): fentry/fexit where they attach now, else kprobes, else
+	 * tracepoints only; FENTRY (--fentry) waits for a stuck attach;
+	 * KPROBE (--kprobes).  ntprof-record(1), "Busy CPUs".
+	 */
+	enum ntp_attach_policy attach;
+	/* --session, --io-type, --size, applied in BPF (lib/core/filter.h); NULL: none */
+	const struct ntp_filter *filter;
+};
+
+/* the kernel's BTF and two modules', as named in ntp_collector.mods */
+struct ntp_kbtf {
+	struct btf *vmlinux;
+	struct btf *mod[2];
+};
+
+/* a hooks-table row in tracepoints-only mode */
+struct ntp_tp_row {
+	const char *hook;       /* its tracepoint; NULL: none for this point */
+	const char *why;        /* after "tracepoints only (<why not fentry>): " */
+};
+
+/* what only the collector's own file knows: its skeleton and its choices */
+struct ntp_collector_ops {
+	/* fill fh[], point_fh[], hooks[] from the BTF; 0 or NTP_EXIT_* after one line */
+	int (*choose_hooks)(struct ntp_collector *c, const struct ntp_kbtf *k);
+	/* after the flavours are planned: the tracepoint programs' autoload (may add NTP_RUN_TP) */
+	void (*choose_tracepoints)(struct ntp_collector *c, const struct ntp_kbtf *k);
+	int (*load)(struct ntp_collector *c);           /* the skeleton's load: 0 or -errno */
+	void (*destroy)(struct ntp_collector *c);       /* the skeleton's destroy */
+	/* one ring-buffer record: 0 to go on, or the NTP_EXIT_* code that stops polling */
+	int (*deliver)(struct ntp_collector *c, const void *data, size_t size);
+};
+
+struct ntp_collector {
+	/* set by the collector before ntp_collector__prepare() */
+	const char *name;                       /* "host", "target": in messages */
+	const struct ntp_collector_ops *ops;
+	enum ntp_attach_policy policy;
+	enum ntp_transport transport;
+	const char *mods[2];                    /* the modules to load BTF of, most basic lack first */
+	const char *no_module;                  /* after "module %s is not loaded: " */
+	const int *required;                    /* fh indexes kprobe mode needs, -1 ended */
+	int nfh;
+	int nhooks;                             /* rows of hooks[] */
+	/* in tracepoints-only mode, rows without a function hook keep their text */
+	bool tp_keep_unhooked;
+	const struct ntp_tp_row *tp_rows;       /* nhooks entries */
+	struct bpf_map *events, *counters;
+	volatile __u32 *run_flavours;           /* the skeleton's .bss */
+	/*
+	 * The sampled commands in flight (8-byte keys), swept by poll of those
+	 * that never completed (lib/collect/inflight_expire.h): inflight_ts_off is the
+	 * offset of the first timestamp in its value, inflight_cid_off that of
+	 * the command id (for rdma_cmds).  NULL: no sweep.
+	 */
+	struct bpf_map *inflight;
+	size_t inflight_ts_off, inflight_cid_off;
+	struct bpf_map *rdma_cmds;              /* host, -t rdma: (qp, cid) -> request; or NULL */
+
+	/* set by the collector's ops->choose_hooks / choose_tracepoints */
+	struct ntp_fhook fh[NTP_COLLECTOR_MAX_FH];
+	int point_fh[NTP_COLLECTOR_MAX_HOOKS];  /* the function hook of each row, or -1 */
+	/*
+	 * The hooks table, one row per stage boundary.  After start, each
+	 * row's flavour is the one it got, and its reason says why (a
+	 * fallback's cause first).
+	 */
+	struct ntp_hook hooks[NTP_COLLECTOR_MAX_HOOKS];
+	const char *kprobe_note[NTP_COLLECTOR_MAX_HOOKS];  /* appended to a row's reason in kprobe mode */
+	struct {
+		struct bpf_program *prog;
+		__u32 cls;                      /* NTP_RUN_TP, NTP_RUN_SAMPLE or NTP_RUN_KPROBE */
+	} tps[NTP_COLLECTOR_MAX_TPS];           /* attached after the function hooks, in order */
+	int ntps;
+
+	/* the core's */
+	struct ntp_attach_caps caps;
+	__u32 loaded;                           /* after prepare: NTP_RUN_* classes with programs */
+	struct ring_buffer *rb;
+	struct ntp_attach_set *set;
+	int stop_code;
+	uint64_t sweep_next_ns;                 /* CLOCK_MONOTONIC: the next sweep of inflight */
+	uint64_t expired;                       /* inflight entries dropped by the sweeps */
+};
+
+/*
+ * The collector's struct, zeroed, size bytes; NULL after printing one line.
+ * Before its skeleton is opened: it sends libbpf's messages to -v -v.
+ */
+void *ntp_collector__alloc(size_t size);
+/* the row's fields; its reason from fmt */
+void ntp_hook__set(struct ntp_hook *h, const char *point, const char *hook, const char *flavour,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* describe function hook i (its programs NULL-padded), not wanted until the collector says so */
+void ntp_collector__fhook(struct ntp_collector *c, int i, const char *func, struct bpf_program *fe0,
+			  struct bpf_program *fe1, struct bpf_program *kp0, struct bpf_program *kp1);
+/* a tracepoint program to attach in class cls after the function hooks */
+void ntp_collector__add_tp(struct ntp_collector *c, struct bpf_program *p, __u32 cls);
+
+/*
+ * Load the BTF, let the collector choose its hooks, plan the flavours, load
+ * the skeleton.  Returns 0, or an NTP_EXIT_* code after printing one line,
+ * c then freed and its skeleton destroyed.
+ */
+int ntp_collector__prepare(struct ntp_collector *c);
+/* the ring buffer reader and the attach of every loaded program; 0 or NTP_EXIT_* */
+int ntp_collector__start(struct ntp_collector *c);
+/*
+ * Wait up to timeout_ms, then consume every ready record.  Returns the number
+ * of records handled, or -1 when the callback stopped it (its code is in
+ * *stop_code), or -1 with errno on an error.  EINTR is not an error: 0.
+ */
+int ntp_collector__poll(struct ntp_collector *c, int timeout_ms, int *stop_code);
+/* sampled commands that never completed, dropped from inflight by poll (after NTP_INFLIGHT_EXPIRE_NS) */
+uint64_t ntp_collector__expired(const struct ntp_collector *c);
+/* the per-CPU counters, summed (enum ntp_counter) */
+int ntp_collector__read_counters(struct ntp_collector *c, uint64_t cnt[NTP_CNT_MAX]);
+/*
+ * The hooks table (c->nhooks rows) as it would be after an attach in mode
+ * (one NTP_RUN_* bit), why being the cause of a fallback ("" for none): for
+ * ntprof check.
+ */
+void ntp_collector__plan(const struct ntp_collector *c, __u32 mode, const char *why,
+			 struct ntp_hook *out);
+int ntp_collector__programs(const struct ntp_collector *c);     /* programs attached by start */
+/*
+ * Stop sampling at once, then detach every program in parallel, waiting at
+ * most NTP_ATTACH_FENTRY_TIMEOUT_S seconds (a detach waits for an RCU-tasks
+ * grace period, which a busy kernel thread holds up); records already in
+ * the ring stay for a last poll.  NULL: nothing.
+ */
+void ntp_collector__stop(struct ntp_collector *c);
+/*
+ * Detach, unload and free c (the collector's struct that begins with it).  A program
+ * whose attach or detach is still waiting in the kernel stays inert and is
+ * left to its worker thread (a warning says so); the process then ends only
+ * once the kernel lets that thread go.  NULL: nothing.
+ */
+void ntp_collector__free(struct ntp_collector *c);
+
+#endif

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The sweep of the in-flight maps (lib/collect/inflight_expire.h). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "lib/collect/inflight_expire.h"
+
+/*
+ * A walk that deletes as it goes.  The next key is fetched before the
+ * current one is deleted: the kernel's get_next_key of a key no longer in a
+ * hash map starts over from the first bucket, which would revisit (and, for
+ * a map the BPF side changes meanwhile, could loop).  Should an entry the
+ * walk holds be deleted by the BPF side, that restart can still happen, so
+ * the walk is bounded.
+ */
+#define WALK_BOUND (1L << 20)
+
+typedef bool (*doomed_fn)(const void *key, const void *value, void *arg);
+
+static long sweep(int fd, size_t key_size, size_t value_size, doomed_fn doomed, void *arg)
+{
+	unsigned char key[32], next[32];
+	void *value;
+	long n = 0, steps = 0;
+	bool more;
+	int err;
+
+	if (key_size > sizeof(key))
+		return -EINVAL;
+	value = malloc(value_size ? value_size : 1);
+	if (!value)
+		return -ENOMEM;
+	err = bpf_map_get_next_key(fd, NULL, key);
+	more = !err;
+	if (err && errno != ENOENT) {
+		n = -errno;
+		goto out;
+	}
+	while (more && steps++ < WALK_BOUND) {
+		more = !bpf_map_get_next_key(fd, key, next);
+		/* gone meanwhile (completed): nothing to do */
+		if (!bpf_map_lookup_elem(fd, key, value) && doomed(key, value, arg) &&
+		    !bpf_map_delete_elem(fd, key))
+			n++;
+		memcpy(key, next, key_size);
+	}
+out:
+	free(value);
+	return n;
+}
+
+struct age_arg {
+	size_t ts_off;
+	uint64_t before;        /* older than this: expired */
+};
+
+static bool too_old(const void *key, const void *value, void *arg)
+{
+	const struct age_arg *a = arg;
+	uint64_t ts;
+
+	(void)key;
+	memcpy(&ts, (const unsigned char *)value + a->ts_off, sizeof(ts));
+	return ts && ts < a->before;
+}
+
+long ntp_inflight__expire(int fd, size_t value_size, size_t ts_off, uint64_t now, uint64_t limit_ns)
+{
+	struct age_arg a = { .ts_off = ts_off, .before = now > limit_ns ? now - limit_ns : 0 };
+
+	if (ts_off + sizeof(uint64_t) > value_size)
+		return -EINVAL;
+	if (!a.before)          /* nothing can be that old yet */
+		return 0;
+	return sweep(fd, sizeof(uint64_t), value_size, too_old, &a);
+}
+
+struct orphan_arg {
+	int inflight_fd;
+	size_t cid_off;
+	void *value;            /* value_size bytes: the inflight entry */
+};
+
+static bool orphan(const void *key, const void *value, void *arg)
+{
+	const struct ntp_rdma_cmd_key *k = key;
+	const struct orphan_arg *a = arg;
+	uint16_t cid;
+
+	if (bpf_map_lookup_elem(a->inflight_fd, value, a->value))
+		return errno == ENOENT;
+	memcpy(&cid, (const unsigned char *)a->value + a->cid_off, sizeof(cid));
+	return cid != k->cid;
+}
+
+long ntp_inflight__expire_orphans(int rdma_fd, int inflight_fd, size_t value_size, size_t cid_off)
+{
+	struct orphan_arg a = { .inflight_fd = inflight_fd, .cid_off = cid_off };
+	long n;
+
+	if (cid_off + sizeof(uint16_t) > value_size)
+		return -EINVAL;
+	a.value = malloc(value_size);
+	if (!a.value)
+		return -ENOMEM;
+	n = sweep(rdma_fd, sizeof(struct ntp_rdma_cmd_key), sizeof(uint64_t), orphan, &a);
+	free(a.value);
+	return n;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Expiry of sampled commands that never complete.  Each collector keeps a
+ * sampled command in its BPF hash map `inflight` from the sampling decision
+ * to the completion; a command that never completes (failover, queue
+ * teardown, a request failed in queue_rq) leaves its entry until its
+ * request is reused, and a full map loses every new sample (lost_map).
+ * The collector core (lib/collect/collector.c) sweeps these maps from user space
+ * every NTP_INFLIGHT_SWEEP_NS while it polls.
+ */
+#ifndef NTP_INFLIGHT_EXPIRE_H
+#define NTP_INFLIGHT_EXPIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "bpf/ntp_events.h"     /* struct ntp_rdma_cmd_key */
+
+/*
+ * How old an entry's first timestamp must be to go: well beyond any live
+ * command.  NVMe's default I/O timeout is 30 s and a retry gets a new
+ * command id (a new entry), so 120 s leaves a live command four timeouts.
+ */
+#define NTP_INFLIGHT_EXPIRE_NS (120ULL * 1000000000ULL)
+/* how often the core sweeps: cheap (a map walk), and far below the limit */
+#define NTP_INFLIGHT_SWEEP_NS (5ULL * 1000000000ULL)
+
+/*
+ * Delete every entry of the hash map fd (8-byte keys, values of value_size
+ * bytes) whose __u64 at ts_off is non-zero and older than now - limit_ns
+ * (both CLOCK_MONOTONIC ns, as bpf_ktime_get_ns()).  Returns how many were
+ * deleted, or -errno when the map could not be walked.
+ */
+long ntp_inflight__expire(int fd, size_t value_size, size_t ts_off, uint64_t now, uint64_t limit_ns);
+
+/*
+ * Delete every entry of the RDMA map rdma_fd (struct ntp_rdma_cmd_key ->
+ * request pointer) whose request is not in the map inflight_fd with that
+ * command id (a __u16 at cid_off of its value_size-byte value).  Returns how
+ * many were deleted, or -errno.
+ */
+long ntp_inflight__expire_orphans(int rdma_fd, int inflight_fd, size_t value_size, size_t cid_off);
+
+#endif

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compare: the JSON form, the same pairing as the text (compare.h).  Times
+ * are integer nanoseconds (_ns); a value a recording lacks is null.
+ */
+#include <math.h>
+
+#include "lib/cli/exit.h"
+#include "lib/cli/json.h"
+#include "lib/cli/version.h"
+#include "lib/compare/compare_json.h"
+#include "lib/compare/compare_model.h"
+#include "lib/ntp/db_schema.h"
+#include "lib/report/report_json.h"
+
+static void file_object(struct ntp_json *j, const struct ntp_report_header *h, bool baseline)
+{
+	ntp_json__start_object(j);
+	ntp_json__bool_field(j, "baseline", baseline);
+	ntp_report__json_file_id(j, h);
+	ntp_json__int_field(j, "sample_one_in", h->sample_one_in);
+	ntp_json__int_field(j, "hash_version", h->hash_version);
+	ntp_json__string_field(j, "recorded_by", h->recorded_by);
+	ntp_json__uint_field(j, "commands_in_file", h->rows);
+	ntp_json__uint_field(j, "commands_lost", h->lost_ringbuf + h->lost_map);
+	ntp_report__json_hooks(j, h);
+	ntp_json__end_object(j);
+}
+
+static void strings(struct ntp_json *j, const char *name, char *const *s, size_t n)
+{
+	ntp_json__name(j, name);
+	ntp_json__start_array(j);
+	for (size_t i = 0; i < n; i++)
+		ntp_json__string(j, s[i]);
+	ntp_json__end_array(j);
+}
+
+static void int_or_null(struct ntp_json *j, const char *name, bool has, int64_t v)
+{
+	ntp_json__name(j, name);
+	if (has)
+		ntp_json__int(j, v);
+	else
+		ntp_json__null(j);
+}
+
+static void value_object(struct ntp_json *j, const struct ntp_compare_stage *st,
+			 enum ntp_compare_stat stat, const struct ntp_compare_opts *o)
+{
+	struct ntp_compare_value v;
+	char formula[512];
+
+	ntp_compare__value(st, stat, &v);
+	ntp_json__name(j, ntp_compare__stat_key(stat));
+	ntp_json__start_object(j);
+	int_or_null(j, "baseline_ns", v.has[NTP_CMP_BASE], v.v[NTP_CMP_BASE]);
+	int_or_null(j, "new_ns", v.has[NTP_CMP_NEW], v.v[NTP_CMP_NEW]);
+	int_or_null(j, "delta_ns", v.has_delta, v.delta);
+	ntp_json__double_field(j, "ratio", v.ratio);      /* NaN writes null */
+	if (o->formula) {
+		ntp_compare__formula(st, stat, formula, sizeof(formula));
+		ntp_json__string_field(j, "formula", formula);
+	}
+	ntp_json__end_object(j);
+}
+
+static void group_object(struct ntp_json *j, const struct ntp_compare *c,
+			 const struct ntp_compare_group *g, const struct ntp_compare_opts *o)
+{
+	const struct ntp_report_group *b = g->g[NTP_CMP_BASE], *n = g->g[NTP_CMP_NEW];
+
+	ntp_json__start_object(j);
+	ntp_json__string_field(j, "io_type", g->io_type);
+	ntp_json__int_field(j, "bytes", g->bytes);
+	ntp_json__string_field(j, "namespace", g->ns);
+	ntp_json__string_field(j, "present", ntp_compare__present_str(ntp_compare__present(b, n)));
+	int_or_null(j, "n_baseline", b, b ? (int64_t)b->e2e.n : 0);
+	int_or_null(j, "n_new", n, n ? (int64_t)n->e2e.n : 0);
+	ntp_json__double_field(j, "e2e_mean_growth_pct", g->e2e_growth_pct);
+	ntp_json__bool_field(j, "over_threshold", g->over_threshold);
+
+	ntp_json__name(j, "stages");
+	ntp_json__start_array(j);
+	for (size_t k = 0; k < g->nstages; k++) {
+		const struct ntp_compare_stage *st = &g->stage[k];
+
+		ntp_json__start_object(j);
+		ntp_json__string_field(j, "stage", st->json);
+		ntp_json__string_field(j, "present",
+				       ntp_compare__present_str(ntp_compare__present(
+					       st->s[NTP_CMP_BASE], st->s[NTP_CMP_NEW])));
+		for (int s = 0; s < NTP_CMP_STAT_MAX; s++)
+			if (c->stats & (1u << s))
+				value_object(j, st, s, o);
+		ntp_json__end_object(j);
+	}
+	ntp_json__end_array(j);
+	ntp_json__end_object(j);
+}
+
+int ntp_compare__print_json(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)
+{
+	struct ntp_json *j = ntp_json__new(f, o->pretty);
+
+	if (!j)
+		return NTP_EXIT_FAILURE;
+	ntp_json__start_object(j);
+	ntp_json__string_field(j, "ntprof_version", ntp_version_string);
+	ntp_json__int_field(j, "schema_version", NTP_DB_SCHEMA_VERSION);
+	ntp_json__string_field(j, "command", "compare");
+
+	ntp_json__name(j, "files");
+	ntp_json__start_array(j);
+	for (int r = 0; r < NTP_CMP_RUNS; r++)
+		file_object(j, &c->run[r].hdr, r == NTP_CMP_BASE);
+	ntp_json__end_array(j);
+	strings(j, "differences", c->differences, c->ndifferences);
+	strings(j, "warnings", c->warnings, c->nwarnings);
+
+	ntp_json__name(j, "statistics");
+	ntp_json__start_array(j);
+	for (int s = 0; s < NTP_CMP_STAT_MAX; s++)
+		if (c->stats & (1u << s))
+			ntp_json__string(j, ntp_compare__stat_key(s));
+	ntp_json__end_array(j);
+
+	ntp_report__json_stage_notes(j, ntp_stage_names, NTP_STAGE_MAX, NULL);
+
+	ntp_json__name(j, "groups");
+	ntp_json__start_array(j);
+	for (size_t i = 0; i < c->ngroups; i++)
+		group_object(j, c, &c->groups[i], o);
+	ntp_json__end_array(j);
+
+	ntp_json__name(j, "threshold");
+	if (o->threshold_set) {
+		ntp_json__start_object(j);
+		ntp_json__double_field(j, "pct", o->threshold_pct);
+		ntp_json__bool_field(j, "exceeded", c->over_threshold > 0);
+		ntp_json__uint_field(j, "groups_over", c->over_threshold);
+		ntp_json__end_object(j);
+	} else {
+		ntp_json__null(j);
+	}
+	ntp_json__end_object(j);
+	ntp_json__delete(j);
+	return NTP_EXIT_OK;
+}

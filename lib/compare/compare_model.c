@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compare: pair the groups and stages of two report models (compare.h), and
+ * the arithmetic of every value, shared by the text and the JSON so that
+ * they cannot disagree.
+ *
+ * Groups are matched on (I/O type, size, namespace), stages on their JSON
+ * name: a group or a stage found in one recording only becomes a row with
+ * one side empty, never dropped.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/compare/compare_model.h"
+#include "lib/report/report_groups.h"
+#include "lib/report/report_query.h"
+
+static const struct {
+	const char *name, *key;
+	int64_t millionths;           /* the percentile in millionths of a percent */
+} stat_names[NTP_CMP_STAT_MAX] = {
+	[NTP_CMP_MEAN] = { "mean", "mean", 0 },
+	[NTP_CMP_P50]  = { "p50", "p50", 50000000 },
+	[NTP_CMP_P90]  = { "p90", "p90", 90000000 },
+	[NTP_CMP_P99]  = { "p99", "p99", 99000000 },
+	[NTP_CMP_P999] = { "p99.9", "p99_9", 99900000 },
+};
+
+const char *ntp_compare__stat_name(enum ntp_compare_stat s)
+{
+	return stat_names[s].name;
+}
+
+const char *ntp_compare__stat_key(enum ntp_compare_stat s)
+{
+	return stat_names[s].key;
+}
+
+int ntp_compare__stat_parse(const char *name)
+{
+	for (int s = 0; s < NTP_CMP_STAT_MAX; s++)
+		if (!strcmp(name, stat_names[s].name) || !strcmp(name, stat_names[s].key))
+			return s;
+	return -1;
+}
+
+enum ntp_compare_present ntp_compare__present(const void *base, const void *new_side)
+{
+	if (base && new_side)
+		return NTP_CMP_BOTH;
+	return base ? NTP_CMP_BASE_ONLY : NTP_CMP_NEW_ONLY;
+}
+
+const char *ntp_compare__present_str(enum ntp_compare_present p)
+{
+	switch (p) {
+	case NTP_CMP_BASE_ONLY:
+		return "baseline-only";
+	case NTP_CMP_NEW_ONLY:
+		return "new-only";
+	default:
+		return "both";
+	}
+}
+
+static int64_t stat_of(const struct ntp_summary *s, enum ntp_compare_stat stat)
+{
+	switch (stat) {
+	case NTP_CMP_P50:
+		return s->p50;
+	case NTP_CMP_P90:
+		return s->p90;
+	case NTP_CMP_P99:
+		return s->p99;
+	case NTP_CMP_P999:
+		return s->p999;
+	default:
+		/* rounded exactly as report shows it */
+		return ntp_report__round_ns(s->mean);
+	}
+}
+
+void ntp_compare__value(const struct ntp_compare_stage *st, enum ntp_compare_stat stat,
+			struct ntp_compare_value *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (int r = 0; r < NTP_CMP_RUNS; r++) {
+		out->has[r] = st->s[r] && st->s[r]->n;
+		if (out->has[r])
+			out->v[r] = stat_of(st->s[r], stat);
+	}
+	out->ratio = NAN;
+	out->has_delta = out->has[NTP_CMP_BASE] && out->has[NTP_CMP_NEW];
+	if (!out->has_delta)
+		return;
+	out->delta = out->v[NTP_CMP_NEW] - out->v[NTP_CMP_BASE];
+	if (out->v[NTP_CMP_BASE])
+		out->ratio = (double)out->v[NTP_CMP_NEW] / (double)out->v[NTP_CMP_BASE];
+}
+
+/* the nearest rank of stats.c, in integers: ceil(p/100 * n) */
+static uint64_t nearest_rank(int64_t millionths, size_t n)
+{
+	unsigned __int128 x = (unsigned __int128)millionths * n;
+	uint64_t r = (uint64_t)((x + 100000000 - 1) / 100000000);
+
+	if (r < 1)
+		r = 1;
+	return r > n ? n : r;
+}
+
+/* appends to buf, never past len */
+static void put(char *buf, size_t len, size_t *off, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (*off >= len)
+		return;
+	va_start(ap, fmt);
+	k = vsnprintf(buf + *off, len - *off, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		*off += (size_t)k < len - *off ? (size_t)k : len - *off;
+}
+
+void ntp_compare__formula(const struct ntp_compare_stage *st, enum ntp_compare_stat stat,
+			  char *buf, size_t len)
+{
+	static const char *const run_name[NTP_CMP_RUNS] = { "baseline", "new" };
+	struct ntp_compare_value v;
+	size_t off = 0;
+
+	ntp_compare__value(st, stat, &v);
+	buf[0] = '\0';
+	put(buf, len, &off, "%s, ns: ", stat_names[stat].name);
+	for (int r = 0; r < NTP_CMP_RUNS; r++) {
+		const struct ntp_summary *s = st->s[r];
+
+		if (!v.has[r])
+			put(buf, len, &off, "%s = none (not in that recording)", run_name[r]);
+		else if (stat == NTP_CMP_MEAN)
+			put(buf, len, &off, "%s = round(%" PRId64 " / %zu) = %" PRId64,
+			    run_name[r], st->sum[r], s->n, v.v[r]);
+		else
+			put(buf, len, &off, "%s = sorted[%" PRIu64 " of %zu] = %" PRId64,
+			    run_name[r], nearest_rank(stat_names[stat].millionths, s->n), s->n,
+			    v.v[r]);
+		put(buf, len, &off, "; ");
+	}
+	if (!v.has_delta) {
+		put(buf, len, &off, "delta and ratio: none (needs both recordings)");
+		return;
+	}
+	put(buf, len, &off, "delta = new - baseline = %" PRId64 " - %" PRId64 " = %" PRId64 "; ",
+	    v.v[NTP_CMP_NEW], v.v[NTP_CMP_BASE], v.delta);
+	if (isfinite(v.ratio))
+		put(buf, len, &off, "ratio = new / baseline = %" PRId64 " / %" PRId64 " = %.4f",
+		    v.v[NTP_CMP_NEW], v.v[NTP_CMP_BASE], v.ratio);
+	else
+		put(buf, len, &off, "ratio = none (baseline is 0)");
+}
+
+/* ---- pairing -------------------------------------------------------------------- */
+
+struct side_group {
+	const struct ntp_report_group *g;
+	int run;
+};
+
+static int side_cmp(const void *a, const void *b)
+{
+	const struct side_group *x = a, *y = b;
+	int c = ntp_report__group_cmp(x->g, y->g);
+
+	return c ? c : x->run - y->run;
+}
+
+/* the stages of one run's group, then its end-to-end latency */
+static size_t run_stages(const struct ntp_report_group *g, int run, struct ntp_compare_stage *out)
+{
+	size_t n = 0;
+
+	for (int s = 0; s < NTP_STAGE_MAX; s++, n++) {
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].text = ntp_stage_names[s].text;
+		out[n].json = ntp_stage_names[s].json;
+		out[n].s[run] = &g->stage[s];
+		out[n].sum[run] = g->sum_stage[s];
+	}
+	memset(&out[n], 0, sizeof(out[n]));
+	out[n].text = "end-to-end";
+	out[n].json = "e2e";
+	out[n].s[run] = &g->e2e;
+	out[n].sum[run] = g->sum_e2e;
+	return n + 1;
+}
+
+/*
+ * The union of the two runs' stages, matched by name: the baseline's order,
+ * then stages only the new run has, and the end-to-end latency last.
+ */
+static int pair_stages(struct ntp_compare_group *cg)
+{
+	struct ntp_compare_stage side[NTP_CMP_RUNS][NTP_STAGE_MAX + 1];
+	size_t n[NTP_CMP_RUNS] = { 0, 0 }, k = 0;
+	bool used[NTP_STAGE_MAX + 1] = { false };
+
+	for (int r = 0; r < NTP_CMP_RUNS; r++)
+		if (cg->g[r])
+			n[r] = run_stages(cg->g[r], r, side[r]);
+	cg->stage = calloc(n[0] + n[1], sizeof(*cg->stage));
+	if (!cg->stage)
+		return -ENOMEM;
+	/* the end-to-end entry is each list's last: kept for the end */
+	for (size_t i = 0; i + 1 < n[0]; i++) {
+		cg->stage[k] = side[0][i];
+		for (size_t j = 0; j + 1 < n[1]; j++) {
+			if (!used[j] && !strcmp(side[1][j].json, side[0][i].json)) {
+				cg->stage[k].s[1] = side[1][j].s[1];
+				cg->stage[k].sum[1] = side[1][j].sum[1];
+				used[j] = true;
+				break;
+			}
+		}
+		k++;
+	}
+	for (size_t j = 0; j + 1 < n[1]; j++)
+		if (!used[j])
+			cg->stage[k++] = side[1][j];
+	for (int r = 0; r < NTP_CMP_RUNS; r++) {
+		if (!n[r])
+			continue;
+		if (!cg->stage[k].text)
+			cg->stage[k] = side[r][n[r] - 1];
+		cg->stage[k].s[r] = side[r][n[r] - 1].s[r];
+		cg->stage[k].sum[r] = side[r][n[r] - 1].sum[r];
+	}
+	cg->nstages = k + 1;
+	return 0;
+}
+
+static int pair_groups(struct ntp_compare *c)
+{
+	size_t total = c->run[0].ngroups + c->run[1].ngroups, k = 0;
+	struct side_group *all = calloc(total ? total : 1, sizeof(*all));
+
+	if (!all)
+		return -ENOMEM;
+	for (int r = 0; r < NTP_CMP_RUNS; r++)
+		for (size_t i = 0; i < c->run[r].ngroups; i++)
+			all[k++] = (struct side_group){ &c->run[r].groups[i], r };
+	qsort(all, total, sizeof(*all), side_cmp);
+	c->groups = calloc(total ? total : 1, sizeof(*c->groups));
+	if (!c->groups) {
+		free(all);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < total; i++) {
+		struct ntp_compare_group *cg;
+
+		/* the same group in the new run follows its baseline twin */
+		if (i && all[i].run == NTP_CMP_NEW && all[i - 1].run == NTP_CMP_BASE &&
+		    !ntp_report__group_cmp(all[i].g, all[i - 1].g)) {
+			c->groups[c->ngroups - 1].g[NTP_CMP_NEW] = all[i].g;
+			continue;
+		}
+		cg = &c->groups[c->ngroups++];
+		cg->io_type = all[i].g->io_type;
+		cg->ns = all[i].g->ns;
+		cg->bytes = all[i].g->bytes;
+		cg->g[all[i].run] = all[i].g;
+	}
+	free(all);
+	for (size_t i = 0; i < c->ngroups; i++)
+		if (pair_stages(&c->groups[i]))
+			return -ENOMEM;
+	return 0;
+}
+
+/* ---- what differs between the recordings ---------------------------------------- */
+
+static int add_line(char ***list, size_t *n, const char *fmt, ...)
+{
+	char *s = NULL, **p;
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		return -ENOMEM;
+	p = realloc(*list, (*n + 1) * sizeof(*p));
+	if (!p) {
+		free(s);
+		return -ENOMEM;
+	}
+	p[(*n)++] = s;
+	*list = p;
+	return 0;
+}
+
+static int text_differs(struct ntp_compare *c, const char *what, const char *a, const char *b)
+{
+	if (!strcmp(ntp_report__or_unknown(a), ntp_report__or_unknown(b)))
+		return 0;
+	return add_line(&c->differences, &c->ndifferences, "%s: %s -> %s", what, ntp_report__or_unknown(a),
+			ntp_report__or_unknown(b));
+}
+
+static const struct ntp_report_hook *find_hook(const struct ntp_report_header *h,
+					       const struct ntp_report_hook *k)
+{
+	for (size_t i = 0; i < h->nhooks; i++)
+		if (!strcmp(h->hooks[i].side, k->side) && !strcmp(h->hooks[i].point, k->point))
+			return &h->hooks[i];
+	return NULL;
+}
+
+/* each stage boundary whose hook or attach flavour changed, or that one run lacks */
+static int hooks_differ(struct ntp_compare *c)
+{
+	const struct ntp_report_header *a = &c->run[0].hdr, *b = &c->run[1].hdr;
+	int rc = 0;
+
+	for (size_t i = 0; i < a->nhooks && !rc; i++) {
+		const struct ntp_report_hook *x = &a->hooks[i], *y = find_hook(b, x);
+
+		if (!y)
+			rc = add_line(&c->differences, &c->ndifferences,
+				      "hook %s %s: %s (%s) -> none", x->side, x->point, x->hook,
+				      x->flavour);
+		else if (strcmp(x->hook, y->hook) || strcmp(x->flavour, y->flavour))
+			rc = add_line(&c->differences, &c->ndifferences,
+				      "hook %s %s: %s (%s) -> %s (%s)", x->side, x->point,
+				      x->hook, x->flavour, y->hook, y->flavour);
+	}
+	for (size_t i = 0; i < b->nhooks && !rc; i++) {
+		const struct ntp_report_hook *y = &b->hooks[i];
+
+		if (!find_hook(a, y))
+			rc = add_line(&c->differences, &c->ndifferences,
+				      "hook %s %s: none -> %s (%s)", y->side, y->point, y->hook,
+				      y->flavour);
+	}
+	return rc;
+}
+
+static int header_notes(struct ntp_compare *c)
+{
+	static const char *const run_name[NTP_CMP_RUNS] = { "baseline", "new recording" };
+	const struct ntp_report_header *a = &c->run[0].hdr, *b = &c->run[1].hdr;
+	int rc = 0;
+
+	rc |= text_differs(c, "kernel release", a->kernel_release, b->kernel_release);
+	rc |= text_differs(c, "host", a->hostname, b->hostname);
+	if (a->sample_one_in != b->sample_one_in)
+		rc |= add_line(&c->differences, &c->ndifferences,
+			       "sample rate: 1/%" PRId64 " -> 1/%" PRId64, a->sample_one_in,
+			       b->sample_one_in);
+	if (a->hash_version != b->hash_version)
+		rc |= add_line(&c->differences, &c->ndifferences,
+			       "hash version: %" PRId64 " -> %" PRId64, a->hash_version,
+			       b->hash_version);
+	rc |= text_differs(c, "recorded by", a->recorded_by, b->recorded_by);
+	rc |= hooks_differ(c);
+
+	/* different rates sample different shares: the tails rest on other counts */
+	if (a->sample_one_in != b->sample_one_in) {
+		rc |= add_line(&c->warnings, &c->nwarnings,
+			       "sample rates differ (baseline 1/%" PRId64 ", new 1/%" PRId64 "): "
+			       "the statistics rest on different shares of the commands",
+			       a->sample_one_in, b->sample_one_in);
+		/* the one warning worth stderr: the numbers below are still printed */
+		if (!rc)
+			ntp_warn("%s", c->warnings[c->nwarnings - 1]);
+	}
+	for (int r = 0; r < NTP_CMP_RUNS; r++) {
+		const struct ntp_report_header *h = &c->run[r].hdr;
+		uint64_t lost = h->lost_ringbuf + h->lost_map;
+
+		if (lost)
+			rc |= add_line(&c->warnings, &c->nwarnings,
+				       "the %s lost %" PRIu64 " sampled commands while recording; "
+				       "its statistics do not include them", run_name[r], lost);
+		if (!c->run[r].ngroups)
+			rc |= add_line(&c->warnings, &c->nwarnings,
+				       "the %s has no sampled host commands", run_name[r]);
+	}
+	return rc ? -ENOMEM : 0;
+}
+
+/* growth of the end-to-end mean, in percent of the baseline's */
+static void check_threshold(struct ntp_compare *c, const struct ntp_compare_opts *o)
+{
+	for (size_t i = 0; i < c->ngroups; i++) {
+		struct ntp_compare_group *cg = &c->groups[i];
+		struct ntp_compare_value v;
+
+		ntp_compare__value(&cg->stage[cg->nstages - 1], NTP_CMP_MEAN, &v);
+		cg->e2e_growth_pct = NAN;
+		if (!v.has_delta)
+			continue;
+		if (v.v[NTP_CMP_BASE])
+			cg->e2e_growth_pct = (double)v.delta * 100.0 / (double)v.v[NTP_CMP_BASE];
+		else if (v.delta > 0)
+			cg->e2e_growth_pct = INFINITY;
+		else
+			cg->e2e_growth_pct = 0;
+		if (o->threshold_set && cg->e2e_growth_pct > o->threshold_pct) {
+			cg->over_threshold = true;
+			c->over_threshold++;
+		}
+	}
+}
+
+int ntp_compare__build(struct ntp_compare *c, const struct ntp_compare_opts *o)
+{
+	c->stats = o->stats ? o->stats : NTP_CMP_DEFAULT_STATS;
+	if (pair_groups(c) || header_notes(c)) {
+		ntp_error("%s, %s: cannot compare: %s", c->path[0], c->path[1], strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	check_threshold(c, o);
+	return 0;
+}
+
+void ntp_compare__free(struct ntp_compare *c)
+{
+	for (size_t i = 0; i < c->ngroups; i++)
+		free(c->groups[i].stage);
+	free(c->groups);
+	for (size_t i = 0; i < c->ndifferences; i++)
+		free(c->differences[i]);
+	free(c->differences);
+	for (size_t i = 0; i < c->nwarnings; i++)
+		free(c->warnings[i]);
+	free(c->warnings);
+	for (int r = 0; r < NTP_CMP_RUNS; r++)
+		ntp_report__free(&c->run[r]);
+	c->groups = NULL;
+	c->ngroups = 0;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compare's model: the groups and stages of two report models paired, and
+ * the arithmetic of every value, which the text and the JSON both print so
+ * that they cannot disagree.
+ */
+#ifndef NTP_COMPARE_MODEL_H
+#define NTP_COMPARE_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/compare/compare_opts.h"
+#include "lib/report/report_model.h"
+
+/* "mean", "p50", ... "p99.9"; and the JSON keys "mean" ... "p99_9" */
+const char *ntp_compare__stat_name(enum ntp_compare_stat s);
+const char *ntp_compare__stat_key(enum ntp_compare_stat s);
+/* the stat named name (text or JSON spelling), or -1 */
+int ntp_compare__stat_parse(const char *name);
+
+enum { NTP_CMP_BASE, NTP_CMP_NEW, NTP_CMP_RUNS };
+
+/* in which recordings a group or a stage was found */
+enum ntp_compare_present {
+	NTP_CMP_BOTH,
+	NTP_CMP_BASE_ONLY,
+	NTP_CMP_NEW_ONLY,
+};
+
+/* one stage (or the end-to-end latency) of one group, in both runs */
+struct ntp_compare_stage {
+	const char *text;                         /* "network*", "end-to-end" */
+	const char *json;                         /* "network_star", "e2e" */
+	const struct ntp_summary *s[NTP_CMP_RUNS];  /* NULL: not in that run */
+	int64_t sum[NTP_CMP_RUNS];                /* exact sum of the latencies, ns */
+};
+
+struct ntp_compare_group {
+	const char *io_type, *ns;
+	int64_t bytes;
+	const struct ntp_report_group *g[NTP_CMP_RUNS];  /* NULL: not in that run */
+	struct ntp_compare_stage *stage;          /* the stages, the end-to-end last */
+	size_t nstages;
+	bool over_threshold;                      /* its end-to-end mean grew too much */
+	double e2e_growth_pct;                    /* NaN unless in both runs */
+};
+
+/* one statistic of one stage, both runs and the change */
+struct ntp_compare_value {
+	bool has[NTP_CMP_RUNS];
+	int64_t v[NTP_CMP_RUNS];                  /* ns; means rounded to whole ns */
+	bool has_delta;                           /* in both runs */
+	int64_t delta;                            /* new - baseline, ns */
+	double ratio;                             /* new / baseline; NaN: not both, or baseline 0 */
+};
+
+struct ntp_compare {
+	const char *path[NTP_CMP_RUNS];
+	struct ntp_report run[NTP_CMP_RUNS];      /* each recording, as report sees it */
+	struct ntp_compare_group *groups;         /* ordered: namespace, I/O type, size */
+	size_t ngroups;
+	char **differences;                       /* header fields that differ, as text */
+	size_t ndifferences;
+	char **warnings;
+	size_t nwarnings;
+	unsigned int stats;                       /* never 0 here */
+	size_t over_threshold;                    /* groups over --threshold */
+};
+
+/* pairs the runs' groups and stages; 0 or NTP_EXIT_FAILURE */
+int ntp_compare__build(struct ntp_compare *c, const struct ntp_compare_opts *o);
+void ntp_compare__free(struct ntp_compare *c);
+enum ntp_compare_present ntp_compare__present(const void *base, const void *new_side);
+const char *ntp_compare__present_str(enum ntp_compare_present p);
+void ntp_compare__value(const struct ntp_compare_stage *st, enum ntp_compare_stat stat,
+			struct ntp_compare_value *out);
+/* the arithmetic behind a value, one line in ns (--formula) */
+void ntp_compare__formula(const struct ntp_compare_stage *st, enum ntp_compare_stat stat,
+			  char *buf, size_t len);
+
+#endif

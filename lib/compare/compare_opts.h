@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What a comparison is asked for (ntprof-compare(1), OPTIONS), read by all of compare. */
+#ifndef NTP_COMPARE_OPTS_H
+#define NTP_COMPARE_OPTS_H
+
+#include <stdbool.h>
+
+/* the statistics compare can show, in the order it shows them */
+enum ntp_compare_stat {
+	NTP_CMP_MEAN,
+	NTP_CMP_P50,
+	NTP_CMP_P90,
+	NTP_CMP_P99,
+	NTP_CMP_P999,
+	NTP_CMP_STAT_MAX,
+};
+
+/* mean and p99: the typical command and the tail, in two rows per stage */
+#define NTP_CMP_DEFAULT_STATS ((1u << NTP_CMP_MEAN) | (1u << NTP_CMP_P99))
+
+/* zero-initialised means the defaults */
+struct ntp_compare_opts {
+	const char *json_path;        /* -j FILE ("-" = stdout), NULL = none */
+	bool pretty;                  /* indented JSON */
+	bool formula;                 /* --formula: show the arithmetic of every value */
+	unsigned int stats;           /* 1 << enum ntp_compare_stat; 0 = NTP_CMP_DEFAULT_STATS */
+	bool threshold_set;           /* --threshold given */
+	double threshold_pct;         /* fail when an end-to-end mean grows more than this */
+};
+
+#endif

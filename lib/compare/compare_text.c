@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compare: the text form.  As in report, every line that is not a table row
+ * begins with '#', so `grep -v '^#'` leaves only the rows; the rows carry
+ * their group, stage and statistic, so each one stands alone in a script.
+ * Times are microseconds with three decimals: whole nanoseconds, so a delta
+ * is shown exactly.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "lib/cli/exit.h"
+#include "lib/compare/compare_model.h"
+#include "lib/compare/compare_text.h"
+#include "lib/core/size.h"
+#include "lib/report/report_text.h"
+
+static const char *const run_label[NTP_CMP_RUNS] = { "baseline:", "new:" };
+
+static void print_file(const struct ntp_report_header *h, const char *label, FILE *f)
+{
+	const struct ntp_header_style st = { .label = label, .indent = "", .sub = "  ",
+					     .counts = true };
+
+	ntp_report__print_header_lines(h, f, &st);
+}
+
+static void print_header(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)
+{
+	fprintf(f, "# ntprof compare\n");
+	for (int r = 0; r < NTP_CMP_RUNS; r++)
+		print_file(&c->run[r].hdr, run_label[r], f);
+	for (size_t i = 0; i < c->ndifferences; i++)
+		fprintf(f, "# %-18s %s\n", "differs:", c->differences[i]);
+	for (size_t i = 0; i < c->nwarnings; i++)
+		fprintf(f, "# warning: %s\n", c->warnings[i]);
+	fprintf(f, "#\n# the first file is the baseline; delta = new - baseline, "
+		"ratio = new / baseline\n");
+	fprintf(f, "# statistics:");
+	for (int s = 0; s < NTP_CMP_STAT_MAX; s++)
+		if (c->stats & (1u << s))
+			fprintf(f, " %s", ntp_compare__stat_name(s));
+	fprintf(f, " (us); rows found in one recording only are marked in 'present'\n");
+	if (o->threshold_set)
+		fprintf(f, "# threshold: an end-to-end mean may grow by at most %g%%\n",
+			o->threshold_pct);
+}
+
+static void count_cell(char *buf, size_t len, const struct ntp_report_group *g)
+{
+	if (g)
+		snprintf(buf, len, "%zu", g->e2e.n);
+	else
+		snprintf(buf, len, "-");
+}
+
+static void print_groups(const struct ntp_compare *c, FILE *f)
+{
+	fprintf(f, "#\n# groups: sampled commands in each recording\n");
+	fprintf(f, "# %-7s %7s %-12s %10s %9s  %s\n", "io_type", "size", "namespace",
+		"n_baseline", "n_new", "present");
+	for (size_t i = 0; i < c->ngroups; i++) {
+		const struct ntp_compare_group *g = &c->groups[i];
+		char size[32], nb[32], nn[32];
+
+		ntp_size__str(g->bytes, size, sizeof(size));
+		count_cell(nb, sizeof(nb), g->g[NTP_CMP_BASE]);
+		count_cell(nn, sizeof(nn), g->g[NTP_CMP_NEW]);
+		fprintf(f, "  %-7s %7s %-12s %10s %9s  %s\n", g->io_type, size, g->ns, nb, nn,
+			ntp_compare__present_str(ntp_compare__present(g->g[NTP_CMP_BASE],
+								      g->g[NTP_CMP_NEW])));
+	}
+}
+
+/* nanoseconds as microseconds with every digit: "-" when there is none */
+static void us_cell(char *buf, size_t len, bool has, int64_t ns, bool sign)
+{
+	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+
+	if (!has) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	/* integers, not a double: no rounding, and never "-0.000" */
+	snprintf(buf, len, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : (sign ? "+" : ""),
+		 a / 1000, a % 1000);
+}
+
+static void print_value(const struct ntp_compare_group *g, const struct ntp_compare_stage *st,
+			enum ntp_compare_stat stat, FILE *f, const struct ntp_compare_opts *o)
+{
+	struct ntp_compare_value v;
+	char size[32], b[40], n[40], d[40], ratio[40], formula[512];
+
+	ntp_compare__value(st, stat, &v);
+	ntp_size__str(g->bytes, size, sizeof(size));
+	us_cell(b, sizeof(b), v.has[NTP_CMP_BASE], v.v[NTP_CMP_BASE], false);
+	us_cell(n, sizeof(n), v.has[NTP_CMP_NEW], v.v[NTP_CMP_NEW], false);
+	us_cell(d, sizeof(d), v.has_delta, v.delta, true);
+	if (isfinite(v.ratio))
+		snprintf(ratio, sizeof(ratio), "%.4f", v.ratio);
+	else
+		snprintf(ratio, sizeof(ratio), "-");
+	fprintf(f, "  %-7s %7s %-12s %-12s %-5s %11s %11s %11s %8s  %s\n", g->io_type, size, g->ns,
+		st->text, ntp_compare__stat_name(stat), b, n, d, ratio,
+		ntp_compare__present_str(ntp_compare__present(st->s[NTP_CMP_BASE],
+							      st->s[NTP_CMP_NEW])));
+	if (o->formula) {
+		ntp_compare__formula(st, stat, formula, sizeof(formula));
+		fprintf(f, "#   %s\n", formula);
+	}
+}
+
+static void print_stages(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)
+{
+	fprintf(f, "#\n# stages (us)\n");
+	fprintf(f, "# %-7s %7s %-12s %-12s %-5s %11s %11s %11s %8s  %s\n", "io_type", "size",
+		"namespace", "stage", "stat", "baseline", "new", "delta", "ratio", "present");
+	for (size_t i = 0; i < c->ngroups; i++) {
+		const struct ntp_compare_group *g = &c->groups[i];
+
+		for (size_t k = 0; k < g->nstages; k++)
+			for (int s = 0; s < NTP_CMP_STAT_MAX; s++)
+				if (c->stats & (1u << s))
+					print_value(g, &g->stage[k], s, f, o);
+	}
+}
+
+static void print_threshold(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)
+{
+	if (!o->threshold_set)
+		return;
+	fprintf(f, "#\n# threshold %g%%: %s (%zu group%s over)\n", o->threshold_pct,
+		c->over_threshold ? "EXCEEDED" : "ok", c->over_threshold,
+		c->over_threshold == 1 ? "" : "s");
+	for (size_t i = 0; i < c->ngroups; i++) {
+		const struct ntp_compare_group *g = &c->groups[i];
+		char size[32];
+
+		if (!g->over_threshold)
+			continue;
+		ntp_size__str(g->bytes, size, sizeof(size));
+		fprintf(f, "#   %s %s %s: end-to-end mean %+.2f%%\n", g->io_type, size, g->ns,
+			g->e2e_growth_pct);
+	}
+}
+
+int ntp_compare__print_text(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)
+{
+	print_header(c, f, o);
+	if (!c->ngroups) {
+		fprintf(f, "#\n# no sampled host commands in either recording\n");
+		print_threshold(c, f, o);
+		return NTP_EXIT_OK;
+	}
+	print_groups(c, f);
+	print_stages(c, f, o);
+	print_threshold(c, f, o);
+	fprintf(f, "#\n# * network: %s\n", NTP_REPORT_NETWORK_STAR_NOTE);
+	return NTP_EXIT_OK;
+}

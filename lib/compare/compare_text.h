@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The text form of a comparison (ntprof-compare(1), OUTPUT). */
+#ifndef NTP_COMPARE_TEXT_H
+#define NTP_COMPARE_TEXT_H
+
+#include <stdio.h>
+
+#include "lib/compare/compare_model.h"
+
+/* 0 or an NTP_EXIT_* code */
+int ntp_compare__print_text(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o);
+
+#endif

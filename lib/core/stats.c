@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Exact summary statistics of latency samples.
+ *
+ * Percentiles are exact (nearest rank on the sorted samples), not estimated
+ * from a histogram: a report may hold tens of millions of samples, so the
+ * sort is an LSD radix sort (linear time, passes over constant bytes are
+ * skipped, so nanosecond latencies that fit in 5 bytes cost 5 passes).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/core/stats.h"
+
+/* below this, qsort beats the radix sort's fixed cost */
+#define RADIX_MIN 512
+
+void ntp_samples__init(struct ntp_samples *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->sorted = 1;
+}
+
+int ntp_samples__add(struct ntp_samples *s, int64_t v)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		int64_t *nv;
+
+		if (cap < s->cap || cap > SIZE_MAX / sizeof(*nv))
+			return -ENOMEM;
+		nv = realloc(s->v, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		s->v = nv;
+		s->cap = cap;
+	}
+	if (s->n && v < s->v[s->n - 1])
+		s->sorted = 0;
+	s->v[s->n++] = v;
+	return 0;
+}
+
+void ntp_samples__reset(struct ntp_samples *s)
+{
+	s->n = 0;
+	s->sorted = 1;
+}
+
+void ntp_samples__free(struct ntp_samples *s)
+{
+	free(s->v);
+	ntp_samples__init(s);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* flipping the sign bit makes unsigned byte order equal signed order */
+static inline uint64_t key(int64_t v)
+{
+	return (uint64_t)v ^ (1ULL << 63);
+}
+
+/* returns 0, or -ENOMEM when there is no memory for the second buffer */
+static int radix_sort(int64_t *v, size_t n)
+{
+	size_t count[8][256];	/* 16 KiB: one histogram per byte */
+	int64_t *tmp, *src = v, *dst, *swap;
+	size_t i, b, sum;
+	int pass;
+
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	memset(count, 0, sizeof(count));
+	for (i = 0; i < n; i++) {
+		uint64_t k = key(v[i]);
+
+		for (pass = 0; pass < 8; pass++)
+			count[pass][(k >> (pass * 8)) & 0xff]++;
+	}
+
+	dst = tmp;
+	for (pass = 0; pass < 8; pass++) {
+		size_t *c = count[pass];
+		int shift = pass * 8;
+
+		/* every sample has the same byte here: the pass changes nothing */
+		if (c[(key(v[0]) >> shift) & 0xff] == n)
+			continue;
+		for (b = 0, sum = 0; b < 256; b++) {
+			size_t t = c[b];
+
+			c[b] = sum;
+			sum += t;
+		}
+		for (i = 0; i < n; i++)
+			dst[c[(key(src[i]) >> shift) & 0xff]++] = src[i];
+		swap = src;
+		src = dst;
+		dst = swap;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	return 0;
+}
+
+static void sort(struct ntp_samples *s)
+{
+	if (s->sorted)
+		return;
+	if (s->n < RADIX_MIN || radix_sort(s->v, s->n))
+		qsort(s->v, s->n, sizeof(*s->v), cmp_i64);
+	s->sorted = 1;
+}
+
+/*
+ * Nearest rank: the ceil(p/100 * n)-th smallest sample.  p is taken in
+ * millionths of a percent and the rank computed in integers, so 99.9 of
+ * 1000 samples is rank 999 exactly, with no floating-point rounding up.
+ */
+static size_t rank(double p, size_t n)
+{
+	unsigned __int128 ppm, r;
+
+	if (!(p > 0))		/* also NaN */
+		return 1;
+	if (p >= 100)
+		return n;
+	ppm = (unsigned __int128)llround(p * 1e6);
+	r = (ppm * n + 100000000 - 1) / 100000000;
+	if (r < 1)
+		r = 1;
+	if (r > n)
+		r = n;
+	return (size_t)r;
+}
+
+int64_t ntp_samples__percentile(struct ntp_samples *s, double p)
+{
+	if (!s->n)
+		return 0;
+	sort(s);
+	return s->v[rank(p, s->n) - 1];
+}
+
+void ntp_samples__summarize(struct ntp_samples *s, struct ntp_summary *out)
+{
+	__int128 sum = 0;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (!s->n)
+		return;
+	sort(s);
+	for (i = 0; i < s->n; i++)
+		sum += s->v[i];
+	out->n = s->n;
+	out->min = s->v[0];
+	out->max = s->v[s->n - 1];
+	out->sum = (double)sum;
+	out->mean = (double)sum / (double)s->n;
+	out->p50 = s->v[rank(50, s->n) - 1];
+	out->p90 = s->v[rank(90, s->n) - 1];
+	out->p99 = s->v[rank(99, s->n) - 1];
+	out->p999 = s->v[rank(99.9, s->n) - 1];
+}

@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntprof export (lib/export.h): recordings to a Perfetto trace.
+ *
+ * Opening is dump's: one host or target recording as it is, the join of a
+ * "-r both" recording or of several recordings otherwise (lib/join/join.h).  The
+ * first recording's clock is the trace's; every other recording is placed
+ * on it through the join's clock estimates, chained from file to file, so a
+ * target's slices sit where the host saw them.  A recording the estimates
+ * do not reach keeps its own clock, with a warning.
+ *
+ * Each side's commands are read in start order and streamed out: what is
+ * held per command is its end time while it is in flight (lib/export/export_queues.c).
+ * The stage slices cut a command's span at the points the stage views of
+ * schema/ntp.sql use, so the slices of one name add up to that stage.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/core/size.h"
+#include "lib/export/export.h"
+#include "lib/export/export_perfetto.h"
+#include "lib/export/export_queues.h"
+#include "lib/join/join.h"
+#include "lib/report/report_paths.h"
+
+enum { SIDE_HOST, SIDE_TARGET, NSIDES };
+
+static const char *const side_name[NSIDES] = { "host", "target" };
+
+struct xfile {
+	const char *path;
+	char schema[16];
+	char *hostname;
+	int sides;			/* enum ntp_join_side */
+	bool placed;			/* on the trace's clock */
+	long double scale, shift;	/* trace time = scale * t + shift */
+	uint64_t machine[NSIDES];	/* process track per side */
+};
+
+struct xport {
+	sqlite3 *db;
+	struct ntp_join *j;		/* NULL: one recording, not joined */
+	struct xfile f[NTP_JOIN_MAX_FILES];
+	int n;
+	bool rdma;
+	struct ntp_pftrace *t;
+	struct ntp_xqueues *qs;
+	uint64_t next_uuid;
+	uint64_t cmds[NSIDES], flows;
+};
+
+static int read_fail(struct xport *x, const char *path)
+{
+	int code = sqlite3_errcode(x->db);
+
+	ntp_error("%s: cannot read the commands: %s", path, sqlite3_errmsg(x->db));
+	return code == SQLITE_CORRUPT || code == SQLITE_NOTADB ? NTP_EXIT_CORRUPT : NTP_EXIT_FAILURE;
+}
+
+/* meta value of one attached recording, or NULL */
+static char *meta_text(sqlite3 *db, const char *schema, const char *key)
+{
+	char sql[96];
+	sqlite3_stmt *st;
+	char *v = NULL;
+
+	snprintf(sql, sizeof(sql), "SELECT value FROM %s.meta WHERE key = ?1", schema);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return NULL;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		v = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return v;
+}
+
+static int sides_of(const char *role)
+{
+	if (!role)
+		return 0;
+	if (!strcmp(role, "host"))
+		return NTP_JOIN_HOST;
+	if (!strcmp(role, "target"))
+		return NTP_JOIN_TARGET;
+	if (!strcmp(role, "both"))
+		return NTP_JOIN_HOST | NTP_JOIN_TARGET;
+	return 0;
+}
+
+/* one host or one target recording: attached as ntp0 to a private connection */
+static int open_single(struct xport *x, const char *path)
+{
+	int rc;
+
+	/* "": a private database on disk, so large sorts spill to temporary files */
+	if (sqlite3_open_v2("", &x->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI,
+			    NULL)) {
+		ntp_error("cannot open a working database: %s", sqlite3_errmsg(x->db));
+		return NTP_EXIT_FAILURE;
+	}
+	rc = ntp_join__attach(x->db, path, "ntp0");
+	if (rc)
+		return rc;
+	x->n = 1;
+	x->f[0].path = path;
+	snprintf(x->f[0].schema, sizeof(x->f[0].schema), "ntp0");
+	return 0;
+}
+
+static int open_joined(struct xport *x, const char *const *paths, int n)
+{
+	int rc = ntp_join__open(&x->j, paths, n, NULL);
+
+	if (!rc)
+		rc = ntp_join__run(x->j);
+	if (rc)
+		return rc;
+	x->db = ntp_join__db(x->j);
+	x->n = n;	/* ntp_join__file(j, i) is paths[i] */
+	for (int i = 0; i < x->n; i++) {
+		const struct ntp_join_file *jf = ntp_join__file(x->j, i);
+
+		x->f[i].path = jf->path;
+		snprintf(x->f[i].schema, sizeof(x->f[i].schema), "%s", jf->schema);
+	}
+	/* the two passes look a command's partner up by its own side's row */
+	if (sqlite3_exec(x->db,
+			 "CREATE INDEX temp.export_by_host ON joined(host_file, host_id);"
+			 "CREATE INDEX temp.export_by_target ON joined(target_file, target_id);",
+			 NULL, NULL, NULL)) {
+		ntp_error("cannot index the joined commands: %s", sqlite3_errmsg(x->db));
+		return NTP_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+static int open_input(struct xport *x, const char *const *paths, int n)
+{
+	char *role = NULL, *transport;
+	int rc;
+
+	if (n == 1) {
+		rc = open_single(x, paths[0]);
+		if (rc)
+			return rc;
+		role = meta_text(x->db, "ntp0", "role");
+		if (role && !strcmp(role, "both")) {
+			sqlite3_close(x->db);
+			x->db = NULL;
+			rc = open_joined(x, paths, n);
+		} else if (!sides_of(role)) {
+			ntp_error("%s: its meta has no role (host, target or both): not a recording ntprof made?",
+				  paths[0]);
+			rc = NTP_EXIT_NOTNTP;
+		}
+		free(role);
+	} else {
+		rc = open_joined(x, paths, n);
+	}
+	if (rc)
+		return rc;
+	for (int i = 0; i < x->n; i++) {
+		role = meta_text(x->db, x->f[i].schema, "role");
+		x->f[i].sides = sides_of(role);
+		free(role);
+		x->f[i].hostname = meta_text(x->db, x->f[i].schema, "hostname");
+	}
+	transport = meta_text(x->db, x->f[0].schema, "transport");
+	x->rdma = transport && !strcmp(transport, "rdma");
+	free(transport);
+	return 0;
+}
+
+/* ---- clocks: every file on the first one's ---------------------------------- */
+
+/*
+ * The join's line for a pair: o(h) = offset + drift (h - t0) = target - host
+ * clock at host time h, so a target time T is the host time
+ * (T - offset + drift t0) / (1 + drift).
+ */
+static void place_target(struct xfile *tf, const struct xfile *hf, const struct ntp_join_pair *p)
+{
+	long double d = p->drift, s = 1.0L / (1.0L + d);
+	long double sh = ((long double)d * p->t0_ns - (long double)p->offset_ns) * s;
+
+	tf->scale = hf->scale * s;
+	tf->shift = hf->scale * sh + hf->shift;
+	tf->placed = true;
+}
+
+static void place_host(struct xfile *hf, const struct xfile *tf, const struct ntp_join_pair *p)
+{
+	long double d = p->drift;
+	long double sh = (long double)p->offset_ns - d * p->t0_ns;
+
+	hf->scale = tf->scale * (1.0L + d);
+	hf->shift = tf->scale * sh + tf->shift;
+	hf->placed = true;
+}
+
+static void place_files(struct xport *x)
+{
+	bool more = true;
+
+	x->f[0].placed = true;
+	x->f[0].scale = 1.0L;
+	while (more && x->j) {
+		more = false;
+		for (int i = 0; i < ntp_join__npairs(x->j); i++) {
+			const struct ntp_join_pair *p = ntp_join__pair(x->j, i);
+			struct xfile *hf = &x->f[p->host_file], *tf = &x->f[p->target_file];
+
+			if (!p->estimated || hf->placed == tf->placed)
+				continue;
+			if (hf->placed)
+				place_target(tf, hf, p);
+			else
+				place_host(hf, tf, p);
+			more = true;
+		}
+	}
+	for (int i = 0; i < x->n; i++) {
+		if (x->f[i].placed)
+			continue;
+		ntp_warn("%s: no clock estimate links it to %s: its commands keep their own clock",
+			 x->f[i].path, x->f[0].path);
+		x->f[i].scale = 1.0L;
+		x->f[i].placed = true;
+	}
+}
+
+static uint64_t when(const struct xfile *f, int64_t t)
+{
+	long double v = f->scale * t + f->shift;
+
+	return v <= 0 ? 0 : (uint64_t)(v + 0.5L);
+}
+
+/* ---- tracks --------------------------------------------------------------------- */
+
+/* Perfetto wants UTF-8; what a file holds is shown, not trusted */
+static void clean(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			*s = '?';
+}
+
+static void machine_tracks(struct xport *x)
+{
+	char name[300];
+	int pid = 1;
+
+	for (int i = 0; i < x->n; i++) {
+		struct xfile *f = &x->f[i];
+		const char *base = strrchr(f->path, '/');
+
+		for (int s = 0; s < NSIDES; s++) {
+			if (!(f->sides & (s == SIDE_HOST ? NTP_JOIN_HOST : NTP_JOIN_TARGET)))
+				continue;
+			snprintf(name, sizeof(name), "%s %s (%s)", side_name[s],
+				 f->hostname ? f->hostname : "?", base ? base + 1 : f->path);
+			clean(name);
+			f->machine[s] = x->next_uuid++;
+			ntp_pftrace__process(x->t, f->machine[s], pid++, name);
+		}
+	}
+}
+
+/* ---- slices --------------------------------------------------------------------- */
+
+struct cut {
+	const char *name;
+	int64_t to;		/* the stage runs from the previous cut's end to here */
+};
+
+static const char *io_type(int64_t opcode)
+{
+	return opcode == 1 ? "write" : opcode == 2 ? "read" : "other";
+}
+
+/*
+ * One command: its slice from start to end on a lane of q, the stages nested
+ * inside.  Cuts outside [start, end] or going back are clamped, so the
+ * slices nest whatever a file holds.
+ */
+static int put_command(struct xport *x, const struct xfile *f, struct ntp_xqueue *q,
+		       int64_t start, int64_t end, const char *name, const struct cut *cuts,
+		       int ncuts, uint64_t flow, uint64_t end_flow, const struct ntp_pf_arg *args,
+		       int nargs)
+{
+	uint64_t s = when(f, start), e = when(f, end > start ? end : start), at = s;
+	uint64_t lane = ntp_xqueue__place(x->qs, q, s, e);
+
+	if (!lane)
+		return -ENOMEM;
+	ntp_pftrace__begin(x->t, s, lane, name, flow, end_flow, args, nargs);
+	for (int i = 0; i < ncuts; i++) {
+		uint64_t to = when(f, cuts[i].to);
+
+		to = to < at ? at : to > e ? e : to;
+		if (to == at)
+			continue;
+		ntp_pftrace__begin(x->t, at, lane, cuts[i].name, 0, 0, NULL, 0);
+		ntp_pftrace__end(x->t, to, lane);
+		at = to;
+	}
+	ntp_pftrace__end(x->t, e, lane);
+	return 0;
+}
+
+/* a target row's flow: the same on both ends of the arrow */
+static uint64_t flow_id(int64_t target_file, int64_t target_id)
+{
+	return (uint64_t)(target_file + 1) << 48 | ((uint64_t)target_id & ((1ull << 48) - 1));
+}
+
+static bool null(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_type(st, col) == SQLITE_NULL;
+}
+
+#define I64(col) ((int64_t)sqlite3_column_int64(st, (col)))
+#define TXT(col) ((const char *)sqlite3_column_text(st, (col)) ? (const char *)sqlite3_column_text(st, (col)) : "")
+
+enum host_col {
+	H_ID, H_START, H_QUEUE, H_CMD_SENT, H_R2T, H_DATA_SENT, H_RECV, H_DONE, H_OPCODE, H_CID,
+	H_SLBA, H_NLB, H_BYTES, H_QID, H_NSID, H_CNTLID, H_CONTROLLER, H_NAMESPACE, H_PATH,
+	H_STATUS, H_FLAGS, H_TFILE, H_TID,
+};
+
+static const char host_sql[] =
+	"SELECT h.id, h.h_start_ns, h.h_queue_ns, h.h_cmd_sent_ns, h.h_r2t_ns, h.h_data_sent_ns,"
+	" h.h_recv_ns, h.h_done_ns, h.opcode, h.cid, h.slba, h.nlb, h.bytes, h.qid, h.nsid,"
+	" h.cntlid, h.controller, h.namespace, h.path, h.status, h.flags, %s"
+	" FROM %s.host_io AS h %s ORDER BY h.h_start_ns, h.id";
+
+static int host_row(struct xport *x, const struct xfile *f, sqlite3_stmt *st, bool joined)
+{
+	int64_t queue = I64(H_QUEUE), done = I64(H_DONE);
+	int64_t cmd_sent = null(st, H_CMD_SENT) ? queue : I64(H_CMD_SENT);
+	int64_t recv = null(st, H_RECV) ? done : I64(H_RECV);
+	bool r2t = !null(st, H_R2T) && !null(st, H_DATA_SENT);
+	bool matched = joined && !null(st, H_TID);
+	const char *rtt = matched ? "network + target" : "network*";
+	char qname[160], name[64], size[32], ns[64], path[64];
+	struct cut cuts[6];
+	int n = 0;
+	struct ntp_xqueue *q;
+
+	/* the points of schema/ntp.sql's host_stages view */
+	cuts[n++] = (struct cut){ "block", queue };
+	if (r2t) {
+		cuts[n++] = (struct cut){ "driver", cmd_sent };
+		cuts[n++] = (struct cut){ rtt, I64(H_R2T) };
+		cuts[n++] = (struct cut){ "driver", I64(H_DATA_SENT) };
+	} else {
+		int64_t data = null(st, H_DATA_SENT) ? cmd_sent : I64(H_DATA_SENT);
+
+		cuts[n++] = (struct cut){ "driver", cmd_sent > data ? cmd_sent : data };
+	}
+	cuts[n++] = (struct cut){ rtt, recv };
+	cuts[n++] = (struct cut){ "driver", done };
+
+	snprintf(qname, sizeof(qname), "%s q%" PRId64, TXT(H_CONTROLLER), I64(H_QID));
+	clean(qname);
+	q = ntp_xqueues__get(x->qs, f->machine[SIDE_HOST], qname);
+	if (!q)
+		return -ENOMEM;
+	ntp_size__str(I64(H_BYTES), size, sizeof(size));
+	snprintf(name, sizeof(name), "%s %s", io_type(I64(H_OPCODE)), size);
+	snprintf(ns, sizeof(ns), "%s", TXT(H_NAMESPACE));
+	snprintf(path, sizeof(path), "%s", TXT(H_PATH));
+	clean(ns);
+	clean(path);
+	const struct ntp_pf_arg args[] = {
+		{ "id", NULL, I64(H_ID) },
+		{ "opcode", NULL, I64(H_OPCODE) },
+		{ "bytes", NULL, I64(H_BYTES) },
+		{ "namespace", ns, 0 },
+		{ "path", path, 0 },
+		{ "nsid", NULL, I64(H_NSID) },
+		{ "cntlid", NULL, I64(H_CNTLID) },
+		{ "qid", NULL, I64(H_QID) },
+		{ "cid", NULL, I64(H_CID) },
+		{ "slba", NULL, I64(H_SLBA) },
+		{ "nlb", NULL, I64(H_NLB) },
+		{ "status", NULL, I64(H_STATUS) },
+		{ "flags", NULL, I64(H_FLAGS) },
+		{ "e2e_ns", NULL, done - I64(H_START) },
+	};
+	uint64_t flow = matched ? flow_id(I64(H_TFILE), I64(H_TID)) : 0;
+
+	x->cmds[SIDE_HOST]++;
+	x->flows += matched;
+	return put_command(x, f, q, I64(H_START), done, name, cuts, n, flow, 0, args,
+			   (int)(sizeof(args) / sizeof(args[0])));
+}
+
+enum target_col {
+	T_ID, T_RECV, T_R2T, T_SUBMIT, T_CMPL, T_SENT, T_OPCODE, T_CID, T_SLBA, T_NLB, T_BYTES,
+	T_QID, T_NSID, T_CNTLID, T_DEVICE, T_STATUS, T_FLAGS, T_MATCHED,
+};
+
+static const char target_sql[] =
+	"SELECT t.id, t.t_recv_ns, t.t_r2t_ns, t.t_submit_ns, t.t_cmpl_ns, t.t_sent_ns, t.opcode,"
+	" t.cid, t.slba, t.nlb, t.bytes, t.qid, t.nsid, t.cntlid, t.device, t.status, t.flags, %s"
+	" FROM %s.target_io AS t %s ORDER BY t.t_recv_ns, t.id";
+
+static int target_row(struct xport *x, int fi, sqlite3_stmt *st, bool joined)
+{
+	const struct xfile *f = &x->f[fi];
+	int64_t recv = I64(T_RECV), sent = I64(T_SENT);
+	int64_t submit = null(st, T_SUBMIT) ? recv : I64(T_SUBMIT);
+	int64_t cmpl = null(st, T_CMPL) ? submit : I64(T_CMPL);
+	bool matched = joined && !null(st, T_MATCHED);
+	char qname[64], name[64], size[32], dev[64];
+	struct cut cuts[5];
+	int n = 0;
+	struct ntp_xqueue *q;
+
+	/* the points of schema/ntp.sql's target_stages view */
+	if (!null(st, T_R2T) && !null(st, T_SUBMIT)) {
+		cuts[n++] = (struct cut){ "target driver", I64(T_R2T) };
+		cuts[n++] = (struct cut){ x->rdma ? "rdma read wait" : "r2t wait", submit };
+	} else {
+		cuts[n++] = (struct cut){ "target driver", submit };
+	}
+	cuts[n++] = (struct cut){ "storage", cmpl };
+	cuts[n++] = (struct cut){ "target driver", sent };
+
+	snprintf(qname, sizeof(qname), "ctrl %" PRId64 " q%" PRId64, I64(T_CNTLID), I64(T_QID));
+	q = ntp_xqueues__get(x->qs, f->machine[SIDE_TARGET], qname);
+	if (!q)
+		return -ENOMEM;
+	ntp_size__str(I64(T_BYTES), size, sizeof(size));
+	snprintf(name, sizeof(name), "%s %s", io_type(I64(T_OPCODE)), size);
+	snprintf(dev, sizeof(dev), "%s", TXT(T_DEVICE));
+	clean(dev);
+	const struct ntp_pf_arg args[] = {
+		{ "id", NULL, I64(T_ID) },
+		{ "opcode", NULL, I64(T_OPCODE) },
+		{ "bytes", NULL, I64(T_BYTES) },
+		{ "device", dev, 0 },
+		{ "nsid", NULL, I64(T_NSID) },
+		{ "cntlid", NULL, I64(T_CNTLID) },
+		{ "qid", NULL, I64(T_QID) },
+		{ "cid", NULL, I64(T_CID) },
+		{ "slba", NULL, I64(T_SLBA) },
+		{ "nlb", NULL, I64(T_NLB) },
+		{ "status", NULL, I64(T_STATUS) },
+		{ "flags", NULL, I64(T_FLAGS) },
+		{ "residence_ns", NULL, sent - recv },
+	};
+
+	x->cmds[SIDE_TARGET]++;
+	return put_command(x, f, q, recv, sent, name, cuts, n, 0,
+			   matched ? flow_id(fi, I64(T_ID)) : 0, args,
+			   (int)(sizeof(args) / sizeof(args[0])));
+}
+
+static int side_pass(struct xport *x, int fi, int side)
+{
+	const struct xfile *f = &x->f[fi];
+	bool joined = x->j != NULL;
+	char sql[700], on[120];
+	sqlite3_stmt *st;
+	int rc;
+
+	if (side == SIDE_HOST) {
+		snprintf(on, sizeof(on), "LEFT JOIN temp.joined AS j ON j.host_file = %d AND j.host_id = h.id",
+			 fi);
+		snprintf(sql, sizeof(sql), host_sql, joined ? "j.target_file, j.target_id" : "NULL, NULL",
+			 f->schema, joined ? on : "");
+	} else {
+		snprintf(on, sizeof(on),
+			 "LEFT JOIN temp.joined AS j ON j.target_file = %d AND j.target_id = t.id", fi);
+		snprintf(sql, sizeof(sql), target_sql, joined ? "j.target_id" : "NULL", f->schema,
+			 joined ? on : "");
+	}
+	if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL))
+		return read_fail(x, f->path);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int err = side == SIDE_HOST ? host_row(x, f, st, joined) : target_row(x, fi, st, joined);
+
+		if (err) {
+			sqlite3_finalize(st);
+			ntp_error("%s: %s", f->path, strerror(-err));
+			return NTP_EXIT_FAILURE;
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		rc = read_fail(x, f->path);
+		sqlite3_finalize(st);
+		return rc;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* ---- counters: the command rates of the intervals table ---------------------------- */
+
+static int rate_pass(struct xport *x, int fi, int side)
+{
+	const struct xfile *f = &x->f[fi];
+	uint64_t seen_track = x->next_uuid++, sampled_track = x->next_uuid++;
+	char sql[160];
+	sqlite3_stmt *st;
+	int64_t prev = 0;
+	bool first = true;
+	int rc;
+
+	ntp_pftrace__counter_track(x->t, seen_track, f->machine[side], "commands/s (all seen)",
+				   NTP_PF_UNIT_COUNT);
+	ntp_pftrace__counter_track(x->t, sampled_track, f->machine[side], "sampled commands/s",
+				   NTP_PF_UNIT_COUNT);
+	snprintf(sql, sizeof(sql),
+		 "SELECT t_ns, seen, sampled FROM %s.intervals WHERE side = ?1 ORDER BY t_ns", f->schema);
+	if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL))
+		return read_fail(x, f->path);
+	sqlite3_bind_text(st, 1, side_name[side], -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t t = I64(0);
+
+		/* a rate needs the interval's start: the previous interval's end */
+		if (!first && t > prev) {
+			double per_s = 1e9 / (double)(t - prev);
+
+			ntp_pftrace__counter(x->t, when(f, prev), seen_track, (double)I64(1) * per_s);
+			ntp_pftrace__counter(x->t, when(f, prev), sampled_track, (double)I64(2) * per_s);
+		}
+		first = false;
+		prev = t;
+	}
+	rc = rc == SQLITE_DONE ? 0 : read_fail(x, f->path);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int export_all(struct xport *x)
+{
+	int rc = 0;
+
+	machine_tracks(x);
+	for (int i = 0; i < x->n && !rc; i++)
+		for (int s = 0; s < NSIDES && !rc; s++)
+			if (x->f[i].machine[s]) {
+				rc = side_pass(x, i, s);
+				if (!rc)
+					rc = rate_pass(x, i, s);
+			}
+	return rc;
+}
+
+/* ---- the command ---------------------------------------------------------------- */
+
+static char *default_output(const char *path)
+{
+	size_t n = strlen(path);
+	char *out;
+
+	if (n > 4 && !strcmp(path + n - 4, ".ntp"))
+		n -= 4;
+	out = malloc(n + sizeof(".pftrace"));
+	if (out) {
+		memcpy(out, path, n);
+		strcpy(out + n, ".pftrace");
+	}
+	return out;
+}
+
+static void close_input(struct xport *x)
+{
+	if (x->j)
+		ntp_join__close(x->j);
+	else if (x->db)
+		sqlite3_close(x->db);
+	for (int i = 0; i < x->n; i++)
+		free(x->f[i].hostname);
+}
+
+int ntp_export__run(const char *const *paths, int n, const struct ntp_export_opts *o)
+{
+	bool to_stdout = o->output && !strcmp(o->output, "-");
+	char *out = o->output ? strdup(o->output) : default_output(paths[0]);
+	struct xport x = { .next_uuid = 1 };
+	FILE *f = stdout;
+	int rc;
+
+	if (!out) {
+		ntp_error("%s", strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	for (int i = 0; !to_stdout && i < n; i++) {
+		/* writing over the recording being read would destroy it */
+		if (ntp_report__same_file(out, paths[i])) {
+			ntp_error("%s: the output is the recording itself: choose another -o FILE", out);
+			free(out);
+			return NTP_EXIT_USAGE;
+		}
+	}
+	rc = ntp_report__check_twice(paths, n);
+	if (!rc)
+		rc = open_input(&x, paths, n);
+	if (rc)
+		goto done;
+	place_files(&x);
+	if (!to_stdout && !(f = fopen(out, "w"))) {
+		ntp_error("%s: cannot create the trace: %s", out, strerror(errno));
+		rc = NTP_EXIT_FAILURE;
+		goto done;
+	}
+	x.t = ntp_pftrace__new(f);
+	x.qs = x.t ? ntp_xqueues__new(x.t, &x.next_uuid) : NULL;
+	if (!x.qs) {
+		ntp_error("%s", strerror(ENOMEM));
+		rc = NTP_EXIT_FAILURE;
+	} else {
+		rc = export_all(&x);
+	}
+	/* the queues' last in-flight counts are written as they go */
+	ntp_xqueues__delete(x.qs);
+	if (x.t && ntp_pftrace__delete(x.t) && !rc) {
+		ntp_error("%s: cannot write the trace: %s", out, strerror(errno ? errno : ENOSPC));
+		rc = NTP_EXIT_FAILURE;
+	}
+	if (!to_stdout && (ferror(f) | fclose(f)) && !rc) {
+		ntp_error("%s: cannot write the trace: %s", out, strerror(errno));
+		rc = NTP_EXIT_FAILURE;
+	}
+	if (rc && !to_stdout)
+		unlink(out);	/* no half-written trace to be mistaken for a whole one */
+	if (!rc)
+		fprintf(to_stdout ? stderr : stdout,
+			"%s: %" PRIu64 " host and %" PRIu64 " target commands, %" PRIu64
+			" linked by flows (open it in ui.perfetto.dev)\n",
+			to_stdout ? "the trace" : out, x.cmds[SIDE_HOST], x.cmds[SIDE_TARGET], x.flows);
+done:
+	close_input(&x);
+	free(out);
+	return rc;
+}

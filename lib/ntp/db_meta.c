@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The meta keys of a recording, and their typed accessors (lib/ntp/db_meta.h). */
+#include <assert.h>
+
+#include "lib/ntp/db_meta.h"
+#include "lib/ntp/db_read.h"
+#include "lib/ntp/db_write.h"
+
+const struct ntp_meta_desc ntp_meta[NTP_META_MAX] = {
+	[NTP_META_ROLE] = { "role", NTP_META_TEXT, NTP_META_AT_START },
+	[NTP_META_TRANSPORT] = { "transport", NTP_META_TEXT, NTP_META_AT_START,
+				 "transport", "both sides must record the same transport (-t)" },
+	[NTP_META_SAMPLE_ONE_IN] = { "sample_one_in", NTP_META_INT, NTP_META_AT_START,
+				     "sample rate one in", "record both sides with the same -s" },
+	[NTP_META_HASH_VERSION] = { "hash_version", NTP_META_INT, NTP_META_AT_START,
+				    "sampling hash version",
+				    "record both sides with the same ntprof version" },
+	[NTP_META_KERNEL_RELEASE] = { "kernel_release", NTP_META_TEXT, NTP_META_AT_START },
+	[NTP_META_HOSTNAME] = { "hostname", NTP_META_TEXT, NTP_META_AT_START },
+	[NTP_META_BOOT_ID] = { "boot_id", NTP_META_TEXT, NTP_META_AT_START },
+	[NTP_META_START_REALTIME_NS] = { "start_realtime_ns", NTP_META_INT, NTP_META_AT_START },
+	[NTP_META_START_NS] = { "start_ns", NTP_META_INT, NTP_META_AT_START },
+	[NTP_META_COMMAND_LINE] = { "command_line", NTP_META_TEXT, NTP_META_AT_START },
+	[NTP_META_NTPROF_VERSION] = { "ntprof_version", NTP_META_TEXT, NTP_META_AT_START },
+	[NTP_META_FILTER_SESSION] = { "filter_session", NTP_META_TEXT, NTP_META_IF_GIVEN },
+	[NTP_META_FILTER_IO_TYPE] = { "filter_io_type", NTP_META_TEXT, NTP_META_IF_GIVEN },
+	[NTP_META_FILTER_SIZES] = { "filter_sizes", NTP_META_TEXT, NTP_META_IF_GIVEN },
+	[NTP_META_STOP_NS] = { "stop_ns", NTP_META_INT, NTP_META_AT_STOP },
+	[NTP_META_DURATION_NS] = { "duration_ns", NTP_META_INT, NTP_META_AT_STOP },
+	[NTP_META_STOP_REASON] = { "stop_reason", NTP_META_TEXT, NTP_META_AT_STOP },
+	/* a wall-clock start as text, from writers other than record: shown as it is */
+	[NTP_META_START_TIME] = { "start_time", NTP_META_TEXT, NTP_META_NEVER },
+};
+
+/* a key used with the other type's accessor is a bug of the caller, not of the file */
+int ntp_meta__set_text(struct ntp_writer *w, enum ntp_meta_key k, const char *value)
+{
+	assert(k < NTP_META_MAX && ntp_meta[k].type == NTP_META_TEXT);
+	return ntp_writer__set_meta_text(w, ntp_meta[k].key, value);
+}
+
+int ntp_meta__set_int(struct ntp_writer *w, enum ntp_meta_key k, int64_t value)
+{
+	assert(k < NTP_META_MAX && ntp_meta[k].type == NTP_META_INT);
+	return ntp_writer__set_meta_int(w, ntp_meta[k].key, value);
+}
+
+char *ntp_meta__text(sqlite3 *db, enum ntp_meta_key k)
+{
+	assert(k < NTP_META_MAX && ntp_meta[k].type == NTP_META_TEXT);
+	return ntp_db__meta_text(db, ntp_meta[k].key);
+}
+
+int64_t ntp_meta__int(sqlite3 *db, enum ntp_meta_key k, int64_t def)
+{
+	assert(k < NTP_META_MAX && ntp_meta[k].type == NTP_META_INT);
+	return ntp_db__meta_int(db, ntp_meta[k].key, def);
+}

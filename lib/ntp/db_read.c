@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Opening a .ntp recording for reading (report, dump, compare).
+ *
+ * Each way a file can be wrong gets its own exit code and one line, checked
+ * from the outside in: the file itself, the SQLite header, application_id,
+ * user_version, then a cheap walk of the tables.  The file is opened
+ * read-only and with query_only set: a reader never changes a recording.
+ * A recording killed mid-run still has its FILE-wal: SQLite reads it (and may
+ * create FILE-shm beside it), but the database file is left as it is.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/ntp/db_read.h"
+#include "lib/ntp/db_schema.h"
+
+#define SQLITE_HEADER_LEN 100
+static const char sqlite_magic[16] = "SQLite format 3";	/* with its NUL */
+
+/* the tables every version so far has; each is walked once at open */
+static const char *const required_tables[] = { "meta", "hooks", "host_io", "intervals" };
+
+static unsigned int be16(const unsigned char *p)
+{
+	return (unsigned int)p[0] << 8 | p[1];
+}
+
+static unsigned int be32(const unsigned char *p)
+{
+	return (unsigned int)p[0] << 24 | (unsigned int)p[1] << 16 |
+	       (unsigned int)p[2] << 8 | p[3];
+}
+
+static long long file_size(const char *path, const char *suffix)
+{
+	char name[4096];
+	struct stat st;
+
+	if (snprintf(name, sizeof(name), "%s%s", path, suffix) >= (int)sizeof(name))
+		return -1;
+	return stat(name, &st) ? -1 : (long long)st.st_size;
+}
+
+/*
+ * What can be told from the first 100 bytes and the size without SQLite:
+ * not SQLite at all, or truncated (size not a whole number of pages, or
+ * fewer pages than the header's valid page count).
+ */
+static int check_file(const char *path)
+{
+	unsigned char h[SQLITE_HEADER_LEN];
+	unsigned int page_size, pages;
+	struct stat st;
+	ssize_t n;
+	int fd, wal;
+
+	/* O_NONBLOCK: a FIFO must not hang the open; it is refused below */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		ntp_error("%s: %s", path, strerror(errno));
+		return NTP_EXIT_NOFILE;
+	}
+	if (fstat(fd, &st)) {
+		ntp_error("%s: %s", path, strerror(errno));
+		close(fd);
+		return NTP_EXIT_NOFILE;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ntp_error("%s: %s", path, S_ISDIR(st.st_mode) ? strerror(EISDIR) :
+			  "not a regular file (SQLite needs to seek in it)");
+		close(fd);
+		return NTP_EXIT_NOFILE;
+	}
+	n = pread(fd, h, sizeof(h), 0);
+	if (n < 0) {
+		ntp_error("%s: %s", path, strerror(errno));
+		close(fd);
+		return NTP_EXIT_NOFILE;
+	}
+	close(fd);
+
+	/*
+	 * A recording killed mid-run (or that ran out of disk) keeps its
+	 * committed pages in FILE-wal: the database file may then be empty or
+	 * end in a short page, and only SQLite, reading both, can judge it.
+	 */
+	wal = file_size(path, "-wal") > 0;
+	if (n == 0) {
+		if (wal)
+			return 0;
+		ntp_error("%s: empty file, not an SQLite database", path);
+		return NTP_EXIT_NOTSQLITE;
+	}
+	if (memcmp(h, sqlite_magic, n < 16 ? (size_t)n : 16)) {
+		ntp_error("%s: not an SQLite database (no \"SQLite format 3\" header)", path);
+		return NTP_EXIT_NOTSQLITE;
+	}
+	if (n < SQLITE_HEADER_LEN) {
+		ntp_error("%s: truncated: %zd bytes, shorter than the SQLite header", path, n);
+		return NTP_EXIT_CORRUPT;
+	}
+
+	page_size = be16(h + 16);
+	if (page_size == 1)
+		page_size = 65536;
+	if (page_size < 512 || page_size > 65536 || (page_size & (page_size - 1))) {
+		ntp_error("%s: corrupt: invalid page size %u in the SQLite header", path, page_size);
+		return NTP_EXIT_CORRUPT;
+	}
+	if (wal)
+		return 0;
+	if (st.st_size % page_size) {
+		ntp_error("%s: truncated: %lld bytes is not a whole number of %u-byte pages",
+			  path, (long long)st.st_size, page_size);
+		return NTP_EXIT_CORRUPT;
+	}
+	/* the header's page count is only valid when its version counter matches */
+	pages = be32(h + 28);
+	if (pages && be32(h + 24) == be32(h + 92) &&
+	    (unsigned long long)st.st_size < (unsigned long long)pages * page_size) {
+		ntp_error("%s: truncated: %lld bytes, the SQLite header says %u pages of %u bytes",
+			  path, (long long)st.st_size, pages, page_size);
+		return NTP_EXIT_CORRUPT;
+	}
+	return 0;
+}
+
+/* the exit code and one line for an SQLite error met while checking */
+static int sqlite_failure(sqlite3 *db, const char *path, int rc, const char *doing)
+{
+	switch (rc & 0xff) {
+	case SQLITE_NOTADB:
+		ntp_error("%s: not an SQLite database: %s", path, sqlite3_errmsg(db));
+		return NTP_EXIT_NOTSQLITE;
+	case SQLITE_CORRUPT:
+	case SQLITE_FORMAT:
+	case SQLITE_RANGE:
+		ntp_error("%s: corrupt: %s: %s", path, doing, sqlite3_errmsg(db));
+		return NTP_EXIT_CORRUPT;
+	case SQLITE_CANTOPEN:
+	case SQLITE_READONLY:
+		/* e.g. a killed recording whose -wal needs a -shm we may not create */
+		ntp_error("%s: cannot read: %s: %s (a recording left with -wal needs a writable directory or its -shm file)",
+			  path, doing, sqlite3_errmsg(db));
+		return NTP_EXIT_NOFILE;
+	default:
+		ntp_error("%s: cannot read: %s: %s", path, doing, sqlite3_errmsg(db));
+		return NTP_EXIT_NOFILE;
+	}
+}
+
+/* run a one-value query; *out gets the integer */
+static int query_int(sqlite3 *db, const char *path, const char *sql, int64_t *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlite_failure(db, path, rc, sql);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*out = sqlite3_column_int64(st, 0);
+		rc = SQLITE_OK;
+	} else if (rc == SQLITE_DONE) {
+		*out = 0;
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_OK ? 0 : sqlite_failure(db, path, rc, sql);
+}
+
+static int table_exists(sqlite3 *db, const char *name, int *exists)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	*exists = rc == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int check_db(sqlite3 *db, const char *path)
+{
+	int64_t app_id, version, count;
+	char sql[128];
+	size_t i;
+	int err, rc, exists;
+
+	err = query_int(db, path, "PRAGMA application_id", &app_id);
+	if (err)
+		return err;
+	if (app_id != NTP_DB_APPLICATION_ID) {
+		if (app_id)
+			ntp_error("%s: not an ntprof recording (SQLite application_id 0x%08llx, not 0x%08x)",
+				  path, (unsigned long long)(uint32_t)app_id, NTP_DB_APPLICATION_ID);
+		else
+			ntp_error("%s: not an ntprof recording (SQLite database without application_id)",
+				  path);
+		return NTP_EXIT_NOTNTP;
+	}
+
+	err = query_int(db, path, "PRAGMA user_version", &version);
+	if (err)
+		return err;
+	if (version > NTP_DB_SCHEMA_VERSION) {
+		ntp_error("%s: recording has schema version %lld; this ntprof reads versions %d to %d: use a newer ntprof",
+			  path, (long long)version, NTP_DB_MIN_READABLE, NTP_DB_SCHEMA_VERSION);
+		return NTP_EXIT_TOONEW;
+	}
+	if (version < NTP_DB_MIN_READABLE) {
+		ntp_error("%s: not an ntprof recording (schema version %lld; this ntprof reads versions %d to %d)",
+			  path, (long long)version, NTP_DB_MIN_READABLE, NTP_DB_SCHEMA_VERSION);
+		return NTP_EXIT_NOTNTP;
+	}
+
+	/*
+	 * Cheap consistency check instead of integrity_check: reading the
+	 * schema and counting every table touches each table's B-tree pages,
+	 * which is where a damaged or cut-off file shows.
+	 */
+	for (i = 0; i < sizeof(required_tables) / sizeof(required_tables[0]); i++) {
+		rc = table_exists(db, required_tables[i], &exists);
+		if (rc != SQLITE_OK)
+			return sqlite_failure(db, path, rc, "reading the schema");
+		if (!exists) {
+			ntp_error("%s: corrupt: the recording has no table %s", path,
+				  required_tables[i]);
+			return NTP_EXIT_CORRUPT;
+		}
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", required_tables[i]);
+		err = query_int(db, path, sql, &count);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int ntp_db__open_read(sqlite3 **dbp, const char *path)
+{
+	sqlite3 *db = NULL;
+	int err, rc;
+
+	*dbp = NULL;
+	err = check_file(path);
+	if (err)
+		return err;
+
+	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+	if (rc != SQLITE_OK) {
+		err = db ? sqlite_failure(db, path, rc, "opening")
+			 : (ntp_error("%s: %s", path, strerror(ENOMEM)), NTP_EXIT_FAILURE);
+		sqlite3_close(db);
+		return err;
+	}
+	sqlite3_extended_result_codes(db, 1);
+	/* a second guard besides READONLY: no statement may write */
+	sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL);
+
+	err = check_db(db, path);
+	if (err) {
+		sqlite3_close(db);
+		return err;
+	}
+	*dbp = db;
+	return 0;
+}
+
+char *ntp_db__meta_text(sqlite3 *db, const char *key)
+{
+	sqlite3_stmt *st;
+	char *v = NULL;
+
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?1", -1, &st, NULL))
+		return NULL;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		const unsigned char *t = sqlite3_column_text(st, 0);
+
+		if (t)
+			v = strdup((const char *)t);
+	}
+	sqlite3_finalize(st);
+	return v;
+}
+
+int64_t ntp_db__meta_int(sqlite3 *db, const char *key, int64_t def)
+{
+	sqlite3_stmt *st;
+	int64_t v = def;
+
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?1", -1, &st, NULL))
+		return def;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		switch (sqlite3_column_type(st, 0)) {
+		case SQLITE_INTEGER:
+			v = sqlite3_column_int64(st, 0);
+			break;
+		case SQLITE_TEXT: {
+			/* a number written as text still counts, but only all of it */
+			const char *t = (const char *)sqlite3_column_text(st, 0);
+			char *end;
+			long long x;
+
+			if (!t)
+				break;
+			errno = 0;
+			x = strtoll(t, &end, 10);
+			if (end != t && !*end && !errno)
+				v = x;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	return v;
+}

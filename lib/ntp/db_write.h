@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Writing a .ntp recording (record; lib/ntp/db_schema.h): rows are buffered
+ * in one transaction and committed every NTP_DB_BATCH_ROWS rows or at
+ * ntp_writer__flush() (record flushes about once a second), so a SIGKILL
+ * loses at most the last batch.  The file is written
+ * in WAL mode under its final name (an existing file is first renamed to
+ * FILE.old, as perf does); ntp_writer__close() checkpoints and switches back
+ * to a single-file rollback journal.
+ */
+#ifndef NTP_DB_WRITE_H
+#define NTP_DB_WRITE_H
+
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "bpf/ntp_events.h"
+
+#define NTP_DB_BATCH_ROWS 4096
+
+struct ntp_writer;
+
+struct ntp_interval {
+	uint64_t t_ns;
+	const char *side;          /* "host" / "target" */
+	uint64_t seen, sampled, lost_ringbuf, lost_map;
+};
+
+/* Returns 0 or an NTP_EXIT_* code after printing a one-line error. */
+int ntp_writer__open(struct ntp_writer **w, const char *path);
+/*
+ * Before anything is attached: can a recording be created at path (its
+ * directory exists and is writable, path is not a directory)?  0, or
+ * NTP_EXIT_FAILURE after one line naming the cause.
+ */
+int ntp_writer__check_place(const char *path);
+int ntp_writer__set_meta_text(struct ntp_writer *w, const char *key, const char *value);
+int ntp_writer__set_meta_int(struct ntp_writer *w, const char *key, int64_t value);
+int ntp_writer__add_hook(struct ntp_writer *w, const char *side, const char *point,
+			 const char *hook, const char *flavour, const char *reason);
+int ntp_writer__add_host_io(struct ntp_writer *w, const struct ntp_host_event *e);
+int ntp_writer__add_target_io(struct ntp_writer *w, const struct ntp_target_event *e);
+int ntp_writer__add_interval(struct ntp_writer *w, const struct ntp_interval *iv);
+int ntp_writer__flush(struct ntp_writer *w);          /* commit the current batch */
+uint64_t ntp_writer__rows(const struct ntp_writer *w); /* sampled host rows written so far */
+uint64_t ntp_writer__target_rows(const struct ntp_writer *w); /* sampled target rows so far */
+/* commit, checkpoint, leave one self-contained file; frees w even on error */
+int ntp_writer__close(struct ntp_writer *w);
+
+#endif

@@ -1,0 +1,648 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The lines `record` prints while recording, and the live host/target
+ * matcher of -r both (lib/record/live.h).
+ *
+ * Per interval each group keeps exact integer sums of its stages and of its
+ * end-to-end latency, and every end-to-end sample for the p99; groups idle
+ * for a whole interval are freed, so memory follows the sampled rate of one
+ * interval, not the length of the recording.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/core/size.h"
+#include "lib/core/stages.h"
+#include "lib/core/stats.h"
+#include "lib/record/live.h"
+
+/* ---- the lines ------------------------------------------------------------ */
+
+/* the share columns, in the order of the line */
+enum { C_BLOCK, C_DRIVER, C_NETWORK, C_TDRIVER, C_STORAGE, NSTAGES };
+
+/* every column of a line; the widths reproduce ntprof-record(1)'s example */
+enum { F_TIME, F_GROUP, F_N, F_RATE, F_MEAN, F_P99, F_SHARE0, NFIELDS = F_SHARE0 + NSTAGES };
+static const struct field {
+	const char *name;
+	int width;              /* negative: left-aligned */
+} fields[NFIELDS] = {
+	[F_TIME] = { "time", 8 },
+	[F_GROUP] = { "group", -22 },
+	[F_N] = { "n", 6 },
+	[F_RATE] = { "cmds/s", 8 },
+	[F_MEAN] = { "mean us", 9 },
+	[F_P99] = { "p99 us", 9 },
+	[F_SHARE0 + C_BLOCK] = { "block", 7 },
+	[F_SHARE0 + C_DRIVER] = { "driver", 7 },
+	[F_SHARE0 + C_NETWORK] = { "network", 7 },
+	[F_SHARE0 + C_TDRIVER] = { "driver", 7 },
+	[F_SHARE0 + C_STORAGE] = { "storage", 7 },
+};
+
+struct group {
+	const char *io_type;            /* "read", "write", "other" */
+	uint32_t bytes;
+	char name[NTP_DISK_NAME_LEN + 1];
+	uint64_t n;
+	int64_t sum_e2e;                /* target mode: summed residence */
+	int64_t sum[NSTAGES];
+	struct ntp_samples e2e;
+};
+
+struct ntp_live {
+	enum ntp_live_mode mode;
+	uint64_t sample_one_in;
+	struct group *groups;
+	size_t ngroups, cap;
+	size_t last;                    /* the group of the previous event: usually the next one's */
+	bool header_done;
+	int err;                        /* of ntp_live__on_pair, which cannot return one */
+};
+
+struct ntp_live *ntp_live__new(enum ntp_live_mode mode, uint64_t sample_one_in)
+{
+	struct ntp_live *l;
+
+	if (sample_one_in == 0 || (mode != NTP_LIVE_HOST && mode != NTP_LIVE_TARGET &&
+				   mode != NTP_LIVE_JOINED)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return NULL;
+	l->mode = mode;
+	l->sample_one_in = sample_one_in;
+	return l;
+}
+
+void ntp_live__free(struct ntp_live *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->ngroups; i++)
+		ntp_samples__free(&l->groups[i].e2e);
+	free(l->groups);
+	free(l);
+}
+
+/* the io_type of the views */
+static const char *io_type(__u8 opcode)
+{
+	return opcode == 1 ? "write" : opcode == 2 ? "read" : "other";
+}
+
+static struct group *find_group(struct ntp_live *l, const char *type, uint32_t bytes,
+				const char *name, size_t namelen)
+{
+	struct group *g;
+
+	namelen = strnlen(name, namelen);
+	for (size_t k = 0; k < l->ngroups; k++) {
+		size_t i = (l->last + k) % l->ngroups;
+
+		g = &l->groups[i];
+		if (g->io_type == type && g->bytes == bytes && strlen(g->name) == namelen &&
+		    !memcmp(g->name, name, namelen)) {
+			l->last = i;
+			return g;
+		}
+	}
+	if (l->ngroups == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct group *ng = realloc(l->groups, cap * sizeof(*ng));
+
+		if (!ng)
+			return NULL;
+		l->groups = ng;
+		l->cap = cap;
+	}
+	g = &l->groups[l->ngroups];
+	memset(g, 0, sizeof(*g));
+	g->io_type = type;
+	g->bytes = bytes;
+	memcpy(g->name, name, namelen);
+	ntp_samples__init(&g->e2e);
+	l->last = l->ngroups++;
+	return g;
+}
+
+static int add(struct ntp_live *l, __u8 opcode, uint32_t bytes, const char *name, size_t namelen,
+	       int64_t e2e, const int64_t *stage)
+{
+	struct group *g = find_group(l, io_type(opcode), bytes, name, namelen);
+
+	if (!g || ntp_samples__add(&g->e2e, e2e))
+		return -ENOMEM;
+	g->n++;
+	g->sum_e2e += e2e;
+	for (int c = 0; c < NSTAGES; c++)
+		g->sum[c] += stage[c];
+	return 0;
+}
+
+int ntp_live__add_host(struct ntp_live *l, const struct ntp_host_event *e)
+{
+	struct ntp_host_stages s;
+	int64_t v[NSTAGES] = { 0 };
+
+	if (l->mode != NTP_LIVE_HOST)
+		return -EINVAL;
+	ntp_stages__host(e, &s);
+	v[C_BLOCK] = s.block;
+	v[C_DRIVER] = s.driver;
+	v[C_NETWORK] = s.network_star;
+	return add(l, e->opcode, e->bytes, e->disk, sizeof(e->disk), s.e2e, v);
+}
+
+int ntp_live__add_target(struct ntp_live *l, const struct ntp_target_event *e)
+{
+	struct ntp_target_stages s;
+	int64_t v[NSTAGES] = { 0 };
+
+	if (l->mode != NTP_LIVE_TARGET)
+		return -EINVAL;
+	ntp_stages__target(e, &s);
+	v[C_TDRIVER] = s.target_driver;
+	v[C_STORAGE] = s.storage;
+	return add(l, e->opcode, e->bytes, e->device, sizeof(e->device), s.residence, v);
+}
+
+int ntp_live__add_pair(struct ntp_live *l, const struct ntp_host_event *h,
+		       const struct ntp_target_event *t)
+{
+	struct ntp_joined_stages s;
+	int64_t v[NSTAGES];
+
+	if (l->mode != NTP_LIVE_JOINED)
+		return -EINVAL;
+	ntp_stages__joined(h, t, &s);
+	v[C_BLOCK] = s.block;
+	v[C_DRIVER] = s.driver;
+	v[C_NETWORK] = s.network;
+	v[C_TDRIVER] = s.target_driver;
+	v[C_STORAGE] = s.storage;
+	return add(l, h->opcode, h->bytes, h->disk, sizeof(h->disk), s.e2e, v);
+}
+
+void ntp_live__on_pair(void *live, const struct ntp_host_event *h, const struct ntp_target_event *t)
+{
+	struct ntp_live *l = live;
+	int err = ntp_live__add_pair(l, h, t);
+
+	if (err && !l->err)
+		l->err = err;
+}
+
+/* 154, 15.5k, 1.2M; one decimal below 10 so that slow rates do not read "0" */
+static void rate_str(double r, char *buf, size_t len)
+{
+	if (r < 9.95)
+		snprintf(buf, len, "%.1f", r);
+	else if (r < 999.5)
+		snprintf(buf, len, "%.0f", r);
+	else if (r < 999950.0)
+		snprintf(buf, len, "%.1fk", r / 1e3);
+	else
+		snprintf(buf, len, "%.1fM", r / 1e6);
+}
+
+/*
+ * Whole percents of v[i] / sum(v) that add up to exactly 100: each share is
+ * rounded down, then the shares with the largest remainders (ties: the
+ * earlier stage) get one more until the total is 100 (Hamilton's method).
+ * Exact integer arithmetic, so negative stages are fine as long as the sum
+ * is positive.  Returns false when it is not.
+ */
+static bool shares(const int64_t *v, const bool *on, int *pct)
+{
+	__int128 total = 0, rem[NSTAGES];
+	int left = 100;
+	bool bumped[NSTAGES] = { false };
+
+	for (int c = 0; c < NSTAGES; c++)
+		if (on[c])
+			total += v[c];
+	if (total <= 0)
+		return false;
+	for (int c = 0; c < NSTAGES; c++) {
+		__int128 a = (__int128)v[c] * 100, q;
+
+		if (!on[c])
+			continue;
+		q = a / total;
+		rem[c] = a % total;
+		if (rem[c] < 0) {               /* C truncates toward zero: make it a floor */
+			q--;
+			rem[c] += total;
+		}
+		pct[c] = (int)q;
+		left -= (int)q;
+	}
+	/* the remainders add up to left * total, and each is below total: left < NSTAGES */
+	while (left-- > 0) {
+		int best = -1;
+
+		for (int c = 0; c < NSTAGES; c++)
+			if (on[c] && !bumped[c] && (best < 0 || rem[c] > rem[best]))
+				best = c;
+		bumped[best] = true;
+		pct[best]++;
+	}
+	return true;
+}
+
+/* append field i, right- or left-aligned in its width, after its separator */
+static void put(char *line, size_t len, int i, const char *s)
+{
+	size_t at = strlen(line);
+	const char *sep = i == 0 ? "" : i == F_GROUP ? "  " : " ";
+
+	snprintf(line + at, len - at, "%s%*s", sep, fields[i].width, s);
+}
+
+static void print_trimmed(FILE *f, char *line)
+{
+	size_t n = strlen(line);
+
+	while (n && line[n - 1] == ' ')
+		n--;
+	line[n] = '\0';
+	fprintf(f, "%s\n", line);
+}
+
+static void print_header(const struct ntp_live *l, FILE *f)
+{
+	char line[256] = "";
+	size_t start[NFIELDS], at = 0;
+
+	for (int i = 0; i < NFIELDS; i++) {
+		at += i == 0 ? 0 : i == F_GROUP ? 2 : 1;
+		start[i] = at;
+		at += (size_t)abs(fields[i].width);
+	}
+	memset(line, ' ', at);
+	line[at] = '\0';
+	/* the column-group labels sit where ntprof-record(1) shows them */
+	memcpy(line + start[F_SHARE0 + C_BLOCK] + 5, "host", 4);
+	memcpy(line + start[F_SHARE0 + C_TDRIVER] + 4, "target", 6);
+	if (l->mode == NTP_LIVE_TARGET)
+		memcpy(line + start[F_MEAN] + 5, "residence", 9);
+	print_trimmed(f, line);
+	line[0] = '\0';
+	for (int i = 0; i < NFIELDS; i++)
+		put(line, sizeof(line), i, fields[i].name);
+	print_trimmed(f, line);
+}
+
+static void print_group(const struct ntp_live *l, FILE *f, struct group *g, double elapsed_s,
+			double interval_s)
+{
+	bool on[NSTAGES] = { false };
+	int pct[NSTAGES] = { 0 };
+	char line[256] = "", buf[64], size[16];
+	bool ok;
+
+	switch (l->mode) {
+	case NTP_LIVE_HOST:
+		on[C_BLOCK] = on[C_DRIVER] = on[C_NETWORK] = true;
+		break;
+	case NTP_LIVE_TARGET:
+		on[C_TDRIVER] = on[C_STORAGE] = true;
+		break;
+	case NTP_LIVE_JOINED:
+		for (int c = 0; c < NSTAGES; c++)
+			on[c] = true;
+		break;
+	}
+	ok = shares(g->sum, on, pct);
+
+	snprintf(buf, sizeof(buf), "%.1fs", elapsed_s);
+	put(line, sizeof(line), F_TIME, buf);
+	ntp_size__str(g->bytes, size, sizeof(size));
+	snprintf(buf, sizeof(buf), "%s %s %s", g->io_type, size, g->name);
+	put(line, sizeof(line), F_GROUP, buf);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)g->n);
+	put(line, sizeof(line), F_N, buf);
+	if (interval_s > 0)
+		rate_str((double)g->n * (double)l->sample_one_in / interval_s, buf, sizeof(buf));
+	else
+		snprintf(buf, sizeof(buf), "-");
+	put(line, sizeof(line), F_RATE, buf);
+	/* the mean as whole ns first, as the report shows it */
+	snprintf(buf, sizeof(buf), "%.2f", (double)llround((double)g->sum_e2e / (double)g->n) / 1000.0);
+	put(line, sizeof(line), F_MEAN, buf);
+	snprintf(buf, sizeof(buf), "%.2f", (double)ntp_samples__percentile(&g->e2e, 99) / 1000.0);
+	put(line, sizeof(line), F_P99, buf);
+	for (int c = 0; c < NSTAGES; c++) {
+		if (!on[c])
+			buf[0] = '\0';
+		else if (!ok)
+			snprintf(buf, sizeof(buf), "-");
+		else
+			snprintf(buf, sizeof(buf), "%d%%%s", pct[c],
+				 c == C_NETWORK && l->mode == NTP_LIVE_HOST ? "*" : "");
+		put(line, sizeof(line), F_SHARE0 + c, buf);
+	}
+	print_trimmed(f, line);
+}
+
+/* the report's order: namespace, I/O type, size */
+static int cmp_group(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (!c)
+		c = strcmp(x->io_type, y->io_type);
+	if (!c)
+		c = (x->bytes > y->bytes) - (x->bytes < y->bytes);
+	return c;
+}
+
+int ntp_live__tick(struct ntp_live *l, FILE *f, double elapsed_s, double interval_s)
+{
+	size_t kept = 0;
+	int lines = 0, err = l->err;
+
+	/* a pair ntp_live__on_pair could not count: say so once */
+	if (err) {
+		l->err = 0;
+		return err;
+	}
+	/* free the groups idle for this whole interval, then print the others */
+	for (size_t i = 0; i < l->ngroups; i++) {
+		if (!l->groups[i].n)
+			ntp_samples__free(&l->groups[i].e2e);
+		else
+			l->groups[kept++] = l->groups[i];
+	}
+	l->ngroups = kept;
+	l->last = 0;
+	if (!kept)
+		return 0;
+	qsort(l->groups, kept, sizeof(*l->groups), cmp_group);
+	if (!l->header_done) {
+		print_header(l, f);
+		l->header_done = true;
+	}
+	for (size_t i = 0; i < kept; i++) {
+		struct group *g = &l->groups[i];
+
+		print_group(l, f, g, elapsed_s, interval_s);
+		lines++;
+		g->n = 0;
+		g->sum_e2e = 0;
+		memset(g->sum, 0, sizeof(g->sum));
+		ntp_samples__reset(&g->e2e);
+	}
+	fflush(f);
+	return ferror(f) ? -EIO : lines;
+}
+
+/* ---- the matcher ---------------------------------------------------------- */
+
+struct mkey {
+	uint64_t slba;
+	uint32_t nsid;
+	uint16_t cid, nlb0, qid, cntlid;
+	uint8_t opcode;
+};
+
+struct slot {
+	struct mkey key;
+	uint64_t lo, hi;        /* host: the flight [h_queue, h_recv]; target: t_recv, t_recv */
+	uint64_t done;          /* completion, for expiry */
+	int32_t next;           /* hash chain; -1 ends it */
+	bool live;
+};
+
+/*
+ * One side's pending events: a ring in arrival order (so the oldest is at
+ * the head, to evict when full), indexed by a chained hash of the key.
+ * Matched and expired events leave holes that the head skips.
+ */
+struct side {
+	struct slot *slots;
+	char *ev;               /* the events, ev_size bytes each, parallel to slots */
+	size_t ev_size;
+	int32_t *bucket;
+	size_t head, used;      /* ring positions [head, head + used) */
+	uint64_t pending, unmatched;
+};
+
+struct ntp_live_match {
+	size_t cap, mask;
+	uint64_t hold_ns;
+	ntp_live_match_cb cb;
+	void *ctx;
+	struct side host, target;
+	uint64_t matched, evicted;
+};
+
+static struct mkey host_key(const struct ntp_host_event *e)
+{
+	return (struct mkey){ .slba = e->slba, .nsid = e->nsid, .cid = e->cid, .nlb0 = e->nlb0,
+			      .qid = e->qid, .cntlid = e->cntlid, .opcode = e->opcode };
+}
+
+static struct mkey target_key(const struct ntp_target_event *e)
+{
+	return (struct mkey){ .slba = e->slba, .nsid = e->nsid, .cid = e->cid, .nlb0 = e->nlb0,
+			      .qid = e->qid, .cntlid = e->cntlid, .opcode = e->opcode };
+}
+
+static bool key_eq(const struct mkey *a, const struct mkey *b)
+{
+	return a->slba == b->slba && a->nsid == b->nsid && a->cid == b->cid && a->nlb0 == b->nlb0 &&
+	       a->qid == b->qid && a->cntlid == b->cntlid && a->opcode == b->opcode;
+}
+
+static size_t key_hash(const struct ntp_live_match *m, const struct mkey *k)
+{
+	uint64_t h = k->slba ^ ((uint64_t)k->cid << 48) ^ ((uint64_t)k->qid << 32) ^
+		     ((uint64_t)k->nlb0 << 16) ^ ((uint64_t)k->cntlid << 40) ^
+		     ((uint64_t)k->nsid << 24) ^ k->opcode;
+
+	/* splitmix64's finalizer: every input bit moves the bucket */
+	h ^= h >> 30;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebULL;
+	h ^= h >> 31;
+	return (size_t)h & m->mask;
+}
+
+static int side_init(struct side *s, size_t cap, size_t nbuckets, size_t ev_size)
+{
+	s->slots = calloc(cap, sizeof(*s->slots));
+	s->ev = calloc(cap, ev_size);
+	s->bucket = malloc(nbuckets * sizeof(*s->bucket));
+	s->ev_size = ev_size;
+	if (!s->slots || !s->ev || !s->bucket)
+		return -ENOMEM;
+	for (size_t i = 0; i < nbuckets; i++)
+		s->bucket[i] = -1;
+	return 0;
+}
+
+static void side_free(struct side *s)
+{
+	free(s->slots);
+	free(s->ev);
+	free(s->bucket);
+}
+
+struct ntp_live_match *ntp_live_match__new(size_t capacity, uint64_t hold_ns,
+					   ntp_live_match_cb cb, void *ctx)
+{
+	struct ntp_live_match *m;
+	size_t nb = 1;
+
+	if (!capacity || capacity > (1u << 30) || !cb) {
+		errno = EINVAL;
+		return NULL;
+	}
+	while (nb < capacity)
+		nb <<= 1;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->cap = capacity;
+	m->mask = nb - 1;
+	m->hold_ns = hold_ns;
+	m->cb = cb;
+	m->ctx = ctx;
+	if (side_init(&m->host, capacity, nb, sizeof(struct ntp_host_event)) ||
+	    side_init(&m->target, capacity, nb, sizeof(struct ntp_target_event))) {
+		ntp_live_match__free(m);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return m;
+}
+
+void ntp_live_match__free(struct ntp_live_match *m)
+{
+	if (!m)
+		return;
+	side_free(&m->host);
+	side_free(&m->target);
+	free(m);
+}
+
+/* take slot pos out of its chain; the head moves past the holes it leaves */
+static void drop(struct ntp_live_match *m, struct side *s, size_t pos)
+{
+	int32_t *p = &s->bucket[key_hash(m, &s->slots[pos].key)];
+
+	while (*p != (int32_t)pos)
+		p = &s->slots[*p].next;
+	*p = s->slots[pos].next;
+	s->slots[pos].live = false;
+	s->pending--;
+	while (s->used && !s->slots[s->head].live) {
+		s->head = (s->head + 1) % m->cap;
+		s->used--;
+	}
+}
+
+static void keep(struct ntp_live_match *m, struct side *s, const struct mkey *k, uint64_t lo,
+		 uint64_t hi, uint64_t done, const void *ev)
+{
+	size_t pos, b;
+
+	if (s->used == m->cap) {
+		/* full, and the head is live (holes at the head are skipped): evict it */
+		m->evicted++;
+		s->unmatched++;
+		drop(m, s, s->head);
+	}
+	pos = (s->head + s->used) % m->cap;
+	b = key_hash(m, k);
+	s->slots[pos] = (struct slot){ .key = *k, .lo = lo, .hi = hi, .done = done,
+				       .next = s->bucket[b], .live = true };
+	s->bucket[b] = (int32_t)pos;
+	memcpy(s->ev + pos * s->ev_size, ev, s->ev_size);
+	s->used++;
+	s->pending++;
+}
+
+/* the pending slot of s with key k whose [lo, hi] meets [lo, hi] given, or -1 */
+static long find(const struct ntp_live_match *m, const struct side *s, const struct mkey *k,
+		 uint64_t lo, uint64_t hi)
+{
+	for (int32_t p = s->bucket[key_hash(m, k)]; p >= 0; p = s->slots[p].next) {
+		const struct slot *sl = &s->slots[p];
+
+		if (key_eq(&sl->key, k) && sl->lo <= hi && lo <= sl->hi)
+			return p;
+	}
+	return -1;
+}
+
+int ntp_live_match__add_host(struct ntp_live_match *m, const struct ntp_host_event *e)
+{
+	struct mkey k = host_key(e);
+	uint64_t hi = e->h_recv ? e->h_recv : e->h_done;
+	long p = find(m, &m->target, &k, e->h_queue, hi);
+
+	if (p < 0) {
+		keep(m, &m->host, &k, e->h_queue, hi, e->h_done, e);
+		return 0;
+	}
+	m->cb(m->ctx, e, (const void *)(m->target.ev + (size_t)p * m->target.ev_size));
+	drop(m, &m->target, (size_t)p);
+	m->matched++;
+	return 1;
+}
+
+int ntp_live_match__add_target(struct ntp_live_match *m, const struct ntp_target_event *e)
+{
+	struct mkey k = target_key(e);
+	long p = find(m, &m->host, &k, e->t_recv, e->t_recv);
+
+	if (p < 0) {
+		keep(m, &m->target, &k, e->t_recv, e->t_recv, e->t_sent, e);
+		return 0;
+	}
+	m->cb(m->ctx, (const void *)(m->host.ev + (size_t)p * m->host.ev_size), e);
+	drop(m, &m->host, (size_t)p);
+	m->matched++;
+	return 1;
+}
+
+static void expire_side(struct ntp_live_match *m, struct side *s, uint64_t now_ns)
+{
+	size_t n = s->used, start = s->head;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t pos = (start + i) % m->cap;
+		const struct slot *sl = &s->slots[pos];
+
+		if (sl->live && now_ns > sl->done && now_ns - sl->done > m->hold_ns) {
+			s->unmatched++;
+			drop(m, s, pos);
+		}
+	}
+}
+
+void ntp_live_match__expire(struct ntp_live_match *m, uint64_t now_ns)
+{
+	expire_side(m, &m->host, now_ns);
+	expire_side(m, &m->target, now_ns);
+}
+
+void ntp_live_match__stats(const struct ntp_live_match *m, struct ntp_live_match_stats *s)
+{
+	s->matched = m->matched;
+	s->host_unmatched = m->host.unmatched;
+	s->target_unmatched = m->target.unmatched;
+	s->evicted = m->evicted;
+	s->host_pending = m->host.pending;
+	s->target_pending = m->target.pending;
+}

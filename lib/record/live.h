@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What `ntprof record` prints while it records (ntprof-record(1), "Output
+ * while recording"), and the live pairing of host and target events for
+ * `-r both`.
+ *
+ * The lines.  Events are added as they come; every tick prints one line per
+ * group (I/O type, size, namespace) that had events since the previous tick,
+ * ordered by namespace, I/O type and size, as the report orders its groups:
+ *
+ *                                                                           host                   target
+ *     time  group                       n   cmds/s   mean us    p99 us   block  driver network  driver storage
+ *     3.0s  read 4KiB nvme6n1         154    15.5k     73.40     80.73      1%      2%    98%*
+ *
+ * The two header lines are printed once, before the first line.  A tick
+ * without events prints nothing.  Per line:
+ *   time     the caller's elapsed seconds, one decimal
+ *   group    "read|write|other SIZE NAME"; SIZE as the report writes it
+ *            (512B, 4KiB, 128KiB, 1MiB); NAME the namespace (head) disk,
+ *            or the target's backend device in NTP_LIVE_TARGET mode
+ *   n        commands sampled in this interval
+ *   cmds/s   estimated: n x sample_one_in / interval; 154, 15.5k, 1.2M
+ *   mean us, p99 us
+ *            of the end-to-end latency (h_done - h_start), in us with two
+ *            decimals; p99 is the nearest rank, as in the report.  In
+ *            NTP_LIVE_TARGET mode these are of the target residence (what the
+ *            target adds to the host's round trip, target_stages.residence_ns),
+ *            and the header says "residence" above them
+ *   shares   each stage's sum over the interval in percent of the summed
+ *            end-to-end (target mode: of the summed residence), whole
+ *            percents rounded by the largest-remainder method so that a
+ *            line's shares add up to exactly 100.  NTP_LIVE_HOST: block,
+ *            driver and network* (network + target, marked '*'), target
+ *            columns empty.  NTP_LIVE_JOINED: all five.  NTP_LIVE_TARGET:
+ *            host columns empty, target driver and storage.  "-" when the
+ *            denominator is not positive (hooks in impossible order).
+ * Trailing blanks are not printed.  The stages are those of lib/core/stages.h.
+ */
+#ifndef NTP_LIVE_H
+#define NTP_LIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+#include "bpf/ntp_events.h"
+
+enum ntp_live_mode {
+	NTP_LIVE_HOST,          /* -r host: add host events */
+	NTP_LIVE_TARGET,        /* -r target: add target events */
+	NTP_LIVE_JOINED,        /* -r both: add matched pairs (struct ntp_live_match) */
+};
+
+struct ntp_live;
+
+/* NULL with errno = ENOMEM or EINVAL (sample_one_in 0, unknown mode) */
+struct ntp_live *ntp_live__new(enum ntp_live_mode mode, uint64_t sample_one_in);
+void ntp_live__free(struct ntp_live *l);
+
+/* 0, -EINVAL in another mode, -ENOMEM (the event is not counted) */
+int ntp_live__add_host(struct ntp_live *l, const struct ntp_host_event *e);
+int ntp_live__add_target(struct ntp_live *l, const struct ntp_target_event *e);
+int ntp_live__add_pair(struct ntp_live *l, const struct ntp_host_event *h,
+		       const struct ntp_target_event *t);
+
+/*
+ * Print the lines of the interval that ends now, elapsed_s after the start
+ * of the recording and interval_s long (the measured length, for cmds/s),
+ * and start a new interval.  Returns the number of lines printed (0 when
+ * the interval had no events), -EIO when writing to f failed, or -ENOMEM
+ * (printing nothing) when ntp_live__on_pair could not count a pair since
+ * the previous tick.
+ */
+int ntp_live__tick(struct ntp_live *l, FILE *f, double elapsed_s, double interval_s);
+
+/*
+ * Live matching for -r both: host and target on one machine, one clock.
+ * Feed every host and target event as it arrives, in any order.  A host
+ * event and a target event are the same command when they agree on (cid,
+ * slba, nlb0, qid, cntlid, opcode, nsid) and the target received it while
+ * the host had it in flight: h_queue <= t_recv <= h_recv (h_done when
+ * h_recv is 0).  A command id cannot be in flight twice, so at most one
+ * pending event of a reused key satisfies that.  Each pair is handed to the
+ * callback as soon as its second half arrives (the pointers are valid
+ * during the call only).  An event still unmatched hold_ns after its
+ * completion (h_done, t_sent) is dropped at the next
+ * ntp_live_match__expire() and counted.  Memory is fixed at creation (about
+ * 400 bytes per unit of capacity): each side keeps its events in arrival
+ * order in a ring of `capacity`, and an event is also dropped, counted as
+ * evicted, once `capacity` later events of its side arrived, matched or not.
+ * Call expire about once a tick, so that holds only when the sampled rate
+ * exceeds capacity / (hold + tick).
+ */
+typedef void (*ntp_live_match_cb)(void *ctx, const struct ntp_host_event *h,
+				  const struct ntp_target_event *t);
+
+/* a ntp_live_match_cb that adds the pair to ctx, a struct ntp_live in NTP_LIVE_JOINED mode */
+void ntp_live__on_pair(void *live, const struct ntp_host_event *h, const struct ntp_target_event *t);
+
+#define NTP_LIVE_MATCH_CAPACITY 16384            /* per side: 8 s of 2k sampled cmds/s */
+#define NTP_LIVE_MATCH_HOLD_NS  2000000000ULL    /* keep unmatched events 2 s after completion */
+
+struct ntp_live_match_stats {
+	uint64_t matched;                /* pairs handed to the callback */
+	uint64_t host_unmatched;         /* host events dropped: expired or evicted */
+	uint64_t target_unmatched;
+	uint64_t evicted;                /* of those, dropped early because capacity was full */
+	uint64_t host_pending, target_pending;  /* waiting now */
+};
+
+struct ntp_live_match;
+
+/* NULL with errno = ENOMEM or EINVAL (capacity 0 or above 2^30, no callback) */
+struct ntp_live_match *ntp_live_match__new(size_t capacity, uint64_t hold_ns,
+					   ntp_live_match_cb cb, void *ctx);
+void ntp_live_match__free(struct ntp_live_match *m);
+/* 1 when e completed a pair (the callback has run), 0 when it waits */
+int ntp_live_match__add_host(struct ntp_live_match *m, const struct ntp_host_event *e);
+int ntp_live_match__add_target(struct ntp_live_match *m, const struct ntp_target_event *e);
+/*
+ * Drop the events that completed more than hold_ns before now_ns (the
+ * events' clock: CLOCK_MONOTONIC).  UINT64_MAX drops every pending event:
+ * call it so at the end of the recording to count the last unmatched ones.
+ */
+void ntp_live_match__expire(struct ntp_live_match *m, uint64_t now_ns);
+void ntp_live_match__stats(const struct ntp_live_match *m, struct ntp_live_match_stats *s);
+
+#endif

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The collectors of the chosen role behind one set of calls: the host
+ * collector, the target collector or both in one process (-r both polls
+ * the two ring buffers in turn), and their counters as intervals rows.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/collect/bpf_host.h"
+#include "lib/collect/bpf_target.h"
+#include "lib/collect/collector.h"
+#include "lib/ntp/db_write.h"
+#include "lib/record/record_priv.h"
+
+/* -r both: the host ring waits this long, then the target ring is emptied */
+#define POLL_BOTH_MS 10
+
+int ntp_record__prepare_collectors(struct ntp_record_session *s)
+{
+	const struct ntp_record_opts *o = s->o;
+	const struct ntp_collector_opts co = { .transport = o->transport,
+					       .sample_one_in = o->sample_one_in,
+					       .attach = o->attach, .filter = o->filter };
+	int err = 0;
+
+	if (o->role & NTP_RECORD_HOST)
+		err = ntp_host__prepare(&s->host.c, &co, ntp_record__on_host_event, s);
+	if (!err && (o->role & NTP_RECORD_TARGET))
+		err = ntp_target__prepare(&s->target.c, &co, ntp_record__on_target_event, s);
+	return err;
+}
+
+int ntp_record__start_collectors(struct ntp_record_session *s)
+{
+	int err = 0;
+
+	if (s->host.c)
+		err = ntp_collector__start(s->host.c);
+	if (!err && s->target.c)
+		err = ntp_collector__start(s->target.c);
+	return err;
+}
+
+void ntp_record__stop_collectors(struct ntp_record_session *s)
+{
+	ntp_collector__stop(s->host.c);
+	ntp_collector__stop(s->target.c);
+}
+
+void ntp_record__free_collectors(struct ntp_record_session *s)
+{
+	ntp_collector__free(s->host.c);
+	ntp_collector__free(s->target.c);
+}
+
+int ntp_record__programs(const struct ntp_record_session *s)
+{
+	return (s->host.c ? ntp_collector__programs(s->host.c) : 0) +
+	       (s->target.c ? ntp_collector__programs(s->target.c) : 0);
+}
+
+int ntp_record__poll(struct ntp_record_session *s, int timeout_ms)
+{
+	struct ntp_record_side *sd = s->host.c ? &s->host : &s->target;
+	int n = 0, code = 0;
+
+	if (s->host.c && s->target.c) {
+		n = ntp_collector__poll(s->host.c, timeout_ms < POLL_BOTH_MS ? timeout_ms : POLL_BOTH_MS,
+					&code);
+		if (n >= 0) {
+			sd = &s->target;
+			n = ntp_collector__poll(s->target.c, 0, &code);
+		}
+	} else {
+		n = ntp_collector__poll(sd->c, timeout_ms, &code);
+	}
+	if (n >= 0)
+		return 0;
+	if (code)
+		return code;
+	ntp_error("reading the %s ring buffer: %s", sd->name, strerror(errno));
+	return NTP_EXIT_FAILURE;
+}
+
+int ntp_record__drain(struct ntp_record_session *s)
+{
+	struct ntp_collector *cs[2] = { s->host.c, s->target.c };
+	int i, n, code, err = 0;
+
+	for (i = 0; i < 2 && !err; i++) {
+		if (!cs[i])
+			continue;
+		do {
+			n = ntp_collector__poll(cs[i], 0, &code);
+		} while (n > 0);
+		if (n < 0)
+			err = code ? code : -1;
+	}
+	if (err == -1) {
+		ntp_error("reading the ring buffer: %s", strerror(errno));
+		err = NTP_EXIT_FAILURE;
+	}
+	return err;
+}
+
+static int read_counters(struct ntp_record_side *sd, uint64_t cnt[NTP_CNT_MAX])
+{
+	if (ntp_collector__read_counters(sd->c, cnt)) {
+		ntp_error("reading the %s collector's counters: %s", sd->name, strerror(errno));
+		return NTP_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+int ntp_record__write_intervals(struct ntp_record_session *s, uint64_t now)
+{
+	struct ntp_record_side *sides[2] = { s->host.c ? &s->host : NULL,
+					      s->target.c ? &s->target : NULL };
+	uint64_t cnt[NTP_CNT_MAX];
+	int i, err = 0;
+
+	for (i = 0; i < 2 && !err; i++) {
+		struct ntp_record_side *sd = sides[i];
+		struct ntp_interval iv = { .t_ns = now };
+
+		if (!sd)
+			continue;
+		err = read_counters(sd, cnt);
+		if (err)
+			break;
+		iv.side = sd->name;
+		iv.seen = cnt[NTP_CNT_SEEN] - sd->prev[NTP_CNT_SEEN];
+		iv.sampled = cnt[NTP_CNT_SAMPLED] - sd->prev[NTP_CNT_SAMPLED];
+		iv.lost_ringbuf = cnt[NTP_CNT_LOST_RINGBUF] - sd->prev[NTP_CNT_LOST_RINGBUF];
+		iv.lost_map = cnt[NTP_CNT_LOST_MAP] - sd->prev[NTP_CNT_LOST_MAP];
+		memcpy(sd->prev, cnt, sizeof(cnt));
+		err = ntp_writer__add_interval(s->w, &iv);
+	}
+	if (!err)
+		err = ntp_writer__flush(s->w);
+	s->last_flush_ns = now;
+	return err;
+}

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a recording says about itself: the meta rows written at the start
+ * (who, where, how, with which filters) and at the end (when and why it
+ * stopped), and the hooks rows (what each stage boundary got on this
+ * kernel), schema/ntp.sql.
+ */
+#include <stdio.h>
+#include <stdint.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#include <linux/types.h>
+
+#include "bpf/ntp_hash.h"
+#include "lib/cli/version.h"
+#include "lib/collect/collector.h"
+#include "lib/core/filter.h"
+#include "lib/core/transport.h"
+#include "lib/ntp/db_meta.h"
+#include "lib/ntp/db_write.h"
+#include "lib/record/record_priv.h"
+#include "lib/record/record_proc.h"
+
+/* "host", "target" or "both" */
+static const char *role_name(unsigned int role)
+{
+	switch (role) {
+	case NTP_RECORD_HOST:
+		return "host";
+	case NTP_RECORD_TARGET:
+		return "target";
+	case NTP_RECORD_BOTH:
+		return "both";
+	}
+	return "?";
+}
+
+int ntp_record__write_hooks(struct ntp_record_session *s)
+{
+	const struct ntp_record_side *sides[2] = { &s->host, &s->target };
+	int i, r, err = 0;
+
+	for (r = 0; r < 2 && !err; r++) {
+		const struct ntp_collector *c = sides[r]->c;
+
+		for (i = 0; c && i < c->nhooks && !err; i++)
+			err = ntp_writer__add_hook(s->w, sides[r]->name, c->hooks[i].point,
+						   c->hooks[i].hook, c->hooks[i].flavour,
+						   c->hooks[i].reason);
+	}
+	return err;
+}
+
+/* the filters in force, as meta filter_session, filter_io_type, filter_sizes */
+static int write_filter_meta(struct ntp_record_session *s)
+{
+	const struct ntp_filter *f = s->o->filter;
+	char sizes[NTP_FILTER_MAX_SIZES * 12] = "";
+	size_t len = 0;
+	unsigned int i;
+	int err = 0;
+
+	if (!f)
+		return 0;
+	if ((f->flags & NTP_FILTER_NS) && s->o->filter_session)
+		err = ntp_meta__set_text(s->w, NTP_META_FILTER_SESSION, s->o->filter_session);
+	if (!err && (f->flags & NTP_FILTER_OPCODE))
+		err = ntp_meta__set_text(s->w, NTP_META_FILTER_IO_TYPE, f->opcode == 2 ? "read" : "write");
+	if (!err && (f->flags & NTP_FILTER_SIZE)) {
+		for (i = 0; i < f->nsizes && i < NTP_FILTER_MAX_SIZES; i++)
+			len += snprintf(sizes + len, sizeof(sizes) - len, "%s%u", i ? "," : "", f->sizes[i]);
+		err = ntp_meta__set_text(s->w, NTP_META_FILTER_SIZES, sizes);
+	}
+	return err;
+}
+
+int ntp_record__write_start_meta(struct ntp_record_session *s, uint64_t start_real_ns)
+{
+	const struct ntp_record_opts *o = s->o;
+	struct ntp_writer *w = s->w;
+	char host[256] = "", boot_id[64];
+	struct utsname u;
+	int err;
+
+	if (uname(&u))
+		u.release[0] = '\0';
+	gethostname(host, sizeof(host) - 1);
+	ntp_record__read_line("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id));
+
+	err = ntp_meta__set_text(w, NTP_META_ROLE, role_name(o->role));
+	err = err ?: ntp_meta__set_text(w, NTP_META_TRANSPORT, ntp_transport__name(o->transport));
+	err = err ?: ntp_meta__set_int(w, NTP_META_SAMPLE_ONE_IN, (int64_t)o->sample_one_in);
+	err = err ?: ntp_meta__set_int(w, NTP_META_HASH_VERSION, NTP_HASH_VERSION);
+	err = err ?: ntp_meta__set_text(w, NTP_META_KERNEL_RELEASE, u.release);
+	err = err ?: ntp_meta__set_text(w, NTP_META_HOSTNAME, host);
+	err = err ?: ntp_meta__set_text(w, NTP_META_BOOT_ID, boot_id);
+	err = err ?: ntp_meta__set_int(w, NTP_META_START_REALTIME_NS, (int64_t)start_real_ns);
+	err = err ?: ntp_meta__set_int(w, NTP_META_START_NS, (int64_t)s->start_ns);
+	err = err ?: ntp_meta__set_text(w, NTP_META_COMMAND_LINE, o->cmdline ? o->cmdline : "ntprof record");
+	err = err ?: ntp_meta__set_text(w, NTP_META_NTPROF_VERSION, ntp_version_string);
+	return err ?: write_filter_meta(s);
+}
+
+int ntp_record__write_stop_meta(struct ntp_record_session *s, uint64_t stop_ns, const char *reason)
+{
+	int err;
+
+	err = ntp_meta__set_int(s->w, NTP_META_STOP_NS, (int64_t)stop_ns);
+	err = err ?: ntp_meta__set_int(s->w, NTP_META_DURATION_NS, (int64_t)(stop_ns - s->start_ns));
+	return err ?: ntp_meta__set_text(s->w, NTP_META_STOP_REASON, reason);
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One recording session (lib/record/record_session.h), shared by its
+ * parts in this folder.  Not an interface for others.
+ *
+ *	record_session.c   ntp_record__run(): the sequence, start to close
+ *	record_collect.c   the collectors: prepare, start, poll, counters, stop
+ *	record_events.c    one record's way: the filters again, live lines, writer
+ *	record_live.c      the live lines on stdout
+ *	record_loop.c      the poll loop and what ends it (signals, -d, workload)
+ *	record_meta.c      the meta and hooks rows, at the start and at the end
+ *	record_summary.c   the progress lines on stderr
+ *	record_child.c     the workload (lib/record/record_child.h)
+ *	record_proc.c      the one-line files of /proc, /sys, configfs (record_proc.h)
+ */
+#ifndef NTP_RECORD_PRIV_H
+#define NTP_RECORD_PRIV_H
+
+#include <stdint.h>
+#include <time.h>
+#include <linux/types.h>
+
+#include "bpf/ntp_events.h"
+#include "lib/core/filter.h"
+#include "lib/record/record_child.h"
+#include "lib/record/record_opts.h"
+
+struct ntp_collector;
+
+#define NTP_NSEC_PER_SEC 1000000000ULL
+
+/* one collector's side of the recording */
+struct ntp_record_side {
+	const char *name;               /* "host" / "target" */
+	struct ntp_collector *c;        /* NULL: this side is not recorded */
+	uint64_t prev[NTP_CNT_MAX];     /* the counters at the last intervals row */
+};
+
+struct ntp_record_session {
+	const struct ntp_record_opts *o;
+	struct ntp_writer *w;
+	struct ntp_record_side host, target;
+	struct ntp_live *live;
+	struct ntp_live_match *match;   /* -r both with live lines */
+	struct ntp_record_child child;
+	uint64_t start_ns, last_flush_ns, last_tick_ns;
+	/* -r both --session: the namespace's backend on this machine's target, or
+	 * (when configfs does not tell) the cntlid of each of its controllers */
+	char tgt_device[NTP_DISK_NAME_LEN];
+	uint16_t cntlids[NTP_FILTER_MAX_CTRLS];
+	unsigned int ncntlids;
+	int live_err;                   /* the live lines failed once: said, not again */
+};
+
+static inline uint64_t ntp_record__clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * NTP_NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* record_collect.c: each returns 0 or an NTP_EXIT_* code after one error line */
+int ntp_record__prepare_collectors(struct ntp_record_session *s);
+int ntp_record__start_collectors(struct ntp_record_session *s);
+void ntp_record__stop_collectors(struct ntp_record_session *s);
+void ntp_record__free_collectors(struct ntp_record_session *s);
+int ntp_record__programs(const struct ntp_record_session *s);
+/* hand every ready record of both rings over; waits up to timeout_ms first */
+int ntp_record__poll(struct ntp_record_session *s, int timeout_ms);
+/* after detaching: hand over every record still in the rings */
+int ntp_record__drain(struct ntp_record_session *s);
+/* one intervals row per side with the counters' growth since the last, then commit */
+int ntp_record__write_intervals(struct ntp_record_session *s, uint64_t now);
+
+/* record_events.c */
+/* -r both --session: how to tell the namespace's records on the target side */
+int ntp_record__prepare_filter(struct ntp_record_session *s);
+int ntp_record__on_host_event(void *ctx, const struct ntp_host_event *e);
+int ntp_record__on_target_event(void *ctx, const struct ntp_target_event *e);
+
+/* record_live.c */
+int ntp_record__prepare_live(struct ntp_record_session *s);
+/* the live lines failed (-errno): say so once, print no more */
+void ntp_record__live_failed(struct ntp_record_session *s, int err);
+void ntp_record__live_tick(struct ntp_record_session *s, uint64_t now);
+/* the last line, with every host event still waiting for its target's */
+void ntp_record__live_end(struct ntp_record_session *s, uint64_t stop_ns);
+void ntp_record__free_live(struct ntp_record_session *s);
+
+/* record_loop.c */
+void ntp_record__install_signals(void);
+/* poll until a signal, -d, the workload's exit or an error; 0 or NTP_EXIT_* */
+int ntp_record__loop(struct ntp_record_session *s, const char **reason);
+/* the signal the workload gets for a stop reason */
+int ntp_record__child_signal(const char *reason);
+
+/* record_meta.c: each returns 0 or an NTP_EXIT_* code after one error line */
+int ntp_record__write_hooks(struct ntp_record_session *s);
+int ntp_record__write_start_meta(struct ntp_record_session *s, uint64_t start_real_ns);
+int ntp_record__write_stop_meta(struct ntp_record_session *s, uint64_t stop_ns, const char *reason);
+
+/* record_summary.c */
+void ntp_record__print_start(const struct ntp_record_session *s, uint64_t t0);
+void ntp_record__print_summary(const struct ntp_record_session *s, uint64_t stop_ns);
+
+#endif

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The progress lines on stderr: what is recorded and how it stops, once the
+ * programs are attached; what was recorded and lost, once it stopped.
+ */
+#include <stdint.h>
+
+#include "lib/cli/err.h"
+#include "lib/collect/collector.h"
+#include "lib/collect/inflight_expire.h"
+#include "lib/core/transport.h"
+#include "lib/ntp/db_write.h"
+#include "lib/record/live.h"
+#include "lib/record/record_priv.h"
+
+static const char *what(unsigned int role)
+{
+	switch (role) {
+	case NTP_RECORD_HOST:
+		return "host";
+	case NTP_RECORD_TARGET:
+		return "target";
+	}
+	return "host and target";
+}
+
+void ntp_record__print_start(const struct ntp_record_session *s, uint64_t t0)
+{
+	const struct ntp_record_opts *o = s->o;
+
+	ntp_info("recording NVMe/%s %s commands, 1 in %u; %d programs attached in %.2f s; %s",
+		 ntp_transport__label(o->transport), what(o->role), o->sample_one_in,
+		 ntp_record__programs(s), (double)(s->start_ns - t0) / NTP_NSEC_PER_SEC,
+		 o->workload ? "stops when the command exits" :
+		 o->duration_s > 0 ? "stops after -d or Ctrl-C" : "Ctrl-C stops");
+}
+
+void ntp_record__print_summary(const struct ntp_record_session *s, uint64_t stop_ns)
+{
+	const struct ntp_record_side *sides[2] = { s->host.c ? &s->host : NULL,
+						    s->target.c ? &s->target : NULL };
+	const uint64_t rows[2] = { ntp_writer__rows(s->w), ntp_writer__target_rows(s->w) };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		const uint64_t *c;
+		uint64_t expired;
+
+		if (!sides[i])
+			continue;
+		c = sides[i]->prev;
+		ntp_info("%s: %llu commands recorded; %llu sampled of %llu seen (lost: %llu ring buffer, "
+			 "%llu map) in %.1f s", sides[i]->name, (unsigned long long)rows[i],
+			 (unsigned long long)c[NTP_CNT_SAMPLED], (unsigned long long)c[NTP_CNT_SEEN],
+			 (unsigned long long)c[NTP_CNT_LOST_RINGBUF], (unsigned long long)c[NTP_CNT_LOST_MAP],
+			 (double)(stop_ns - s->start_ns) / NTP_NSEC_PER_SEC);
+		expired = ntp_collector__expired(sides[i]->c);
+		if (expired)
+			ntp_info("%s: %llu sampled commands never completed (dropped from the in-flight "
+				 "map after %llu s)", sides[i]->name, (unsigned long long)expired,
+				 NTP_INFLIGHT_EXPIRE_NS / NTP_NSEC_PER_SEC);
+	}
+	if (s->match) {
+		struct ntp_live_match_stats ms;
+
+		ntp_live_match__stats(s->match, &ms);
+		ntp_debug("live matcher: %llu pairs, %llu host and %llu target events unmatched "
+			  "(%llu evicted)", (unsigned long long)ms.matched,
+			  (unsigned long long)ms.host_unmatched, (unsigned long long)ms.target_unmatched,
+			  (unsigned long long)ms.evicted);
+	}
+}

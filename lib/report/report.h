@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The report on a recording: `ntprof report`, and the end of `ntprof record`
+ * (ntprof-report(1)).  Its raw form, `ntprof dump`, is report_dump.h.
+ */
+#ifndef NTP_REPORT_H
+#define NTP_REPORT_H
+
+#include "lib/report/report_opts.h"
+
+/*
+ * Report on recordings: one host recording alone, or host and target
+ * recordings joined (several files, in any order, or one "-r both" file;
+ * lib/join/join.h).  Prints the text report to stdout unless the JSON goes to
+ * stdout.  Returns an NTP_EXIT_* code.
+ */
+int ntp_report__run(const char *const *paths, int npaths, const struct ntp_report_opts *o);
+
+#endif

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dump: the sampled commands of a recording as CSV (RFC 4180 quoting, but
+ * Unix line ends, as sqlite3 -csv on Unix writes), one row per
+ * command in the order they were written.  The raw columns come from host_io,
+ * the derived ones from the host_stages view; one table below gives both the
+ * header row and the SELECT, so the names cannot drift from the values.
+ * Column names are a stable interface (ntprof-dump(1)): add, never rename.
+ * Joined recordings have their own table of columns, from temp.joined.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/ntp/db_read.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/join/join.h"
+#include "lib/report/report_dump.h"
+#include "lib/report/report_paths.h"
+
+struct dump_col {
+	const char *name;     /* header, and the SQL expression's alias */
+	const char *expr;     /* over host_io h and host_stages s */
+};
+
+static const struct dump_col dump_cols[] = {
+	{ "id", "h.id" },
+	{ "h_start_ns", "h.h_start_ns" },
+	{ "h_queue_ns", "h.h_queue_ns" },
+	{ "h_cmd_sent_ns", "h.h_cmd_sent_ns" },
+	{ "h_r2t_ns", "h.h_r2t_ns" },
+	{ "h_data_sent_ns", "h.h_data_sent_ns" },
+	{ "h_recv_ns", "h.h_recv_ns" },
+	{ "h_done_ns", "h.h_done_ns" },
+	{ "opcode", "h.opcode" },
+	{ "io_type", "s.io_type" },
+	{ "cid", "h.cid" },
+	{ "slba", "h.slba" },
+	{ "nlb", "h.nlb" },
+	{ "bytes", "h.bytes" },
+	{ "qid", "h.qid" },
+	{ "nsid", "h.nsid" },
+	{ "cntlid", "h.cntlid" },
+	{ "controller", "h.controller" },
+	{ "namespace", "h.namespace" },
+	{ "path", "h.path" },
+	{ "status", "h.status" },
+	{ "flags", "h.flags" },
+	{ "e2e_ns", "s.e2e_ns" },
+	{ "block_ns", "s.block_ns" },
+	{ "driver_ns", "s.driver_ns" },
+	{ "network_star_ns", "s.network_star_ns" },
+};
+
+/*
+ * Joined commands: one row per matched command of temp.joined (lib/join/join.h),
+ * the identity as the host saw it, then both sides' raw times, each on its
+ * own clock, then the five stages.  Files are numbered from 1, in the order
+ * given.
+ */
+static const struct dump_col joined_cols[] = {
+	{ "host_file", "j.host_file + 1" },
+	{ "target_file", "j.target_file + 1" },
+	{ "host_id", "j.host_id" },
+	{ "target_id", "j.target_id" },
+	{ "opcode", "j.opcode" },
+	{ "io_type", "j.io_type" },
+	{ "cid", "j.cid" },
+	{ "slba", "j.slba" },
+	{ "nlb", "j.nlb" },
+	{ "bytes", "j.bytes" },
+	{ "qid", "j.qid" },
+	{ "nsid", "j.nsid" },
+	{ "cntlid", "j.cntlid" },
+	{ "controller", "j.controller" },
+	{ "namespace", "j.namespace" },
+	{ "device", "j.device" },
+	{ "status", "j.status" },
+	{ "t_status", "j.t_status" },
+	{ "h_start_ns", "j.h_start_ns" },
+	{ "h_queue_ns", "j.h_queue_ns" },
+	{ "h_cmd_sent_ns", "j.h_cmd_sent_ns" },
+	{ "h_r2t_ns", "j.h_r2t_ns" },
+	{ "h_data_sent_ns", "j.h_data_sent_ns" },
+	{ "h_recv_ns", "j.h_recv_ns" },
+	{ "h_done_ns", "j.h_done_ns" },
+	{ "t_recv_ns", "j.t_recv_ns" },
+	{ "t_r2t_ns", "j.t_r2t_ns" },
+	{ "t_submit_ns", "j.t_submit_ns" },
+	{ "t_cmpl_ns", "j.t_cmpl_ns" },
+	{ "t_sent_ns", "j.t_sent_ns" },
+	{ "offset_ns", "j.offset_ns" },
+	{ "e2e_ns", "j.e2e_ns" },
+	{ "block_ns", "j.block_ns" },
+	{ "driver_ns", "j.driver_ns" },
+	{ "network_ns", "j.network_ns" },
+	{ "target_driver_ns", "j.target_driver_ns" },
+	{ "storage_ns", "j.storage_ns" },
+};
+
+struct dump_table {
+	const struct dump_col *cols;
+	size_t ncols;
+	const char *from;     /* FROM ... ORDER BY ... */
+};
+
+static const struct dump_table host_table = {
+	dump_cols, sizeof(dump_cols) / sizeof(dump_cols[0]),
+	" FROM host_io AS h JOIN host_stages AS s ON s.id = h.id ORDER BY h.id",
+};
+
+static const struct dump_table joined_table = {
+	joined_cols, sizeof(joined_cols) / sizeof(joined_cols[0]),
+	" FROM temp.joined AS j ORDER BY j.host_file, j.h_start_ns, j.host_id",
+};
+
+static char *build_sql(const struct dump_table *t)
+{
+	char *sql = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&sql, &len);
+
+	if (!m)
+		return NULL;
+	fputs("SELECT ", m);
+	for (size_t i = 0; i < t->ncols; i++)
+		fprintf(m, "%s%s AS %s", i ? ", " : "", t->cols[i].expr, t->cols[i].name);
+	fputs(t->from, m);
+	if (fclose(m)) {
+		free(sql);
+		return NULL;
+	}
+	return sql;
+}
+
+/* RFC 4180: quote a field holding a separator, a quote or a line break */
+static void put_text(FILE *f, const char *s)
+{
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* integers without printf: ten million rows of 26 columns add up */
+static void put_int(FILE *f, int64_t v)
+{
+	char buf[24], *p = buf + sizeof(buf);
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
+}
+
+static void put_row(FILE *f, sqlite3_stmt *st, size_t ncols)
+{
+	for (size_t i = 0; i < ncols; i++) {
+		int col = (int)i;
+
+		if (i)
+			fputc(',', f);
+		switch (sqlite3_column_type(st, col)) {
+		case SQLITE_NULL:
+			/* this kernel gave no hook for that point */
+			break;
+		case SQLITE_INTEGER:
+			put_int(f, sqlite3_column_int64(st, col));
+			break;
+		default:
+			put_text(f, (const char *)sqlite3_column_text(st, col));
+			break;
+		}
+	}
+	fputc('\n', f);
+}
+
+/* SQLite's own word on damage is "corrupt"; anything else is a runtime failure */
+static int read_fail(sqlite3 *db, const char *path)
+{
+	int code = sqlite3_errcode(db);
+
+	ntp_error("%s: cannot read the commands: %s", path, sqlite3_errmsg(db));
+	return code == SQLITE_CORRUPT || code == SQLITE_NOTADB ? NTP_EXIT_CORRUPT : NTP_EXIT_FAILURE;
+}
+
+static int dump_rows(sqlite3 *db, const struct dump_table *t, const char *path, FILE *f)
+{
+	sqlite3_stmt *st;
+	char *sql = build_sql(t);
+	int rc;
+
+	if (!sql) {
+		ntp_error("%s: %s", path, strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	free(sql);
+	if (rc)
+		return read_fail(db, path);
+	for (size_t i = 0; i < t->ncols; i++)
+		fprintf(f, "%s%s", i ? "," : "", t->cols[i].name);
+	fputc('\n', f);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		put_row(f, st, t->ncols);
+	if (rc != SQLITE_DONE) {
+		rc = read_fail(db, path);
+		sqlite3_finalize(st);
+		return rc;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/*
+ * Opens what is dumped: one host recording as it is, or the join of several
+ * (or of one "-r both" recording).  *j is set when joined; 0 or NTP_EXIT_*.
+ */
+static int open_input(const char *const *paths, int n, sqlite3 **db, struct ntp_join **j)
+{
+	char *role;
+	int rc;
+
+	*db = NULL;
+	*j = NULL;
+	if (n == 1) {
+		rc = ntp_db__open_read(db, paths[0]);
+		if (rc)
+			return rc;
+		role = ntp_db__meta_text(*db, "role");
+		rc = role && !strcmp(role, "both");
+		free(role);
+		if (!rc)
+			return 0;
+		sqlite3_close(*db);
+		*db = NULL;
+	}
+	rc = ntp_join__open(j, paths, n, NULL);
+	if (!rc)
+		rc = ntp_join__run(*j);
+	if (rc) {
+		ntp_join__close(*j);
+		*j = NULL;
+		return rc;
+	}
+	*db = ntp_join__db(*j);
+	return 0;
+}
+
+int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_opts *o)
+{
+	const char *out = o->output && strcmp(o->output, "-") ? o->output : NULL;
+	struct ntp_join *j;
+	sqlite3 *db;
+	FILE *f = stdout;
+	int rc;
+
+	for (int i = 0; out && i < npaths; i++) {
+		/* writing over the recording being read would destroy it */
+		if (ntp_report__same_file(out, paths[i])) {
+			ntp_error("%s: the output is the recording itself: choose another -o FILE", out);
+			return NTP_EXIT_USAGE;
+		}
+	}
+	rc = ntp_report__check_twice(paths, npaths);
+	if (rc)
+		return rc;
+	rc = open_input(paths, npaths, &db, &j);
+	if (rc)
+		return rc;
+	if (out) {
+		f = fopen(out, "w");
+		if (!f) {
+			ntp_error("%s: cannot create the CSV file: %s", out, strerror(errno));
+			if (j)
+				ntp_join__close(j);
+			else
+				sqlite3_close(db);
+			return NTP_EXIT_FAILURE;
+		}
+	}
+	rc = dump_rows(db, j ? &joined_table : &host_table, paths[0], f);
+	if (j)
+		ntp_join__close(j);
+	else
+		sqlite3_close(db);
+	if (!out)
+		return rc;
+	if ((ferror(f) | fclose(f)) && !rc) {
+		ntp_error("%s: cannot write the CSV file: %s", out, strerror(errno));
+		rc = NTP_EXIT_FAILURE;
+	}
+	/* no half-written CSV left behind to be mistaken for a whole one */
+	if (rc)
+		unlink(out);
+	return rc;
+}

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report: the groups a scan fills, for every report alike (a recording
+ * alone, joined recordings, the detailed stages, a target alone): each row
+ * into its group's samples and exact sums, the sets of several readers
+ * merged, then each group summarized and the groups put in the report's
+ * order.  Only the samples are held: 8 bytes per stage and command, each
+ * group's freed as soon as it is summarized.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/report/report_groups.h"
+#include "lib/report/report_model.h"
+
+static void acc_init(struct ntp_group_acc *a)
+{
+	ntp_samples__init(&a->e2e);
+	for (int s = 0; s < NTP_VIEW_MAX_STAGES; s++)
+		ntp_samples__init(&a->stage[s]);
+}
+
+/* frees the samples and leaves them empty, so a second call is harmless */
+static void acc_free(struct ntp_group_acc *a)
+{
+	ntp_samples__free(&a->e2e);
+	for (int s = 0; s < NTP_VIEW_MAX_STAGES; s++)
+		ntp_samples__free(&a->stage[s]);
+	acc_init(a);
+}
+
+void ntp_group_set__free(struct ntp_group_set *set)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		acc_free(&set->acc[i]);
+		free(set->g[i].io_type);
+		free(set->g[i].ns);
+	}
+	free(set->acc);
+	free(set->g);
+	memset(set, 0, sizeof(*set));
+}
+
+/* the group of a row: usually the previous row's, else a search, else a new one */
+ssize_t ntp_group_set__find(struct ntp_group_set *set, int file, const char *io_type,
+			    int64_t bytes, const char *ns)
+{
+	struct ntp_report_group *g;
+
+	for (size_t i = 0; i < set->n; i++) {
+		size_t k = (set->last + i) % set->n;
+
+		g = &set->g[k];
+		if (g->host_file == file && g->bytes == bytes && !strcmp(g->io_type, io_type) &&
+		    !strcmp(g->ns, ns)) {
+			set->last = k;
+			return (ssize_t)k;
+		}
+	}
+	if (set->n == set->cap) {
+		size_t ncap = set->cap ? 2 * set->cap : 16;
+		void *p = realloc(set->g, ncap * sizeof(*set->g));
+
+		if (!p)
+			return -1;
+		set->g = p;
+		p = realloc(set->acc, ncap * sizeof(*set->acc));
+		if (!p)
+			return -1;
+		set->acc = p;
+		set->cap = ncap;
+	}
+	g = &set->g[set->n];
+	memset(g, 0, sizeof(*g));
+	g->host_file = file;
+	g->bytes = bytes;
+	g->io_type = strdup(io_type);
+	g->ns = strdup(ns);
+	g->est_rate = -1;
+	acc_init(&set->acc[set->n]);
+	set->last = set->n++;
+	if (!g->io_type || !g->ns)
+		return -1;
+	return (ssize_t)set->last;
+}
+
+int ntp_group_set__add(struct ntp_group_set *set, size_t k, int64_t e2e, const int64_t *stage)
+{
+	struct ntp_report_group *g = &set->g[k];
+	struct ntp_group_acc *a = &set->acc[k];
+	int64_t sum = 0;
+
+	if (ntp_samples__add(&a->e2e, e2e))
+		return -ENOMEM;
+	g->sum_e2e += e2e;
+	for (int s = 0; s < set->nstages; s++) {
+		if (ntp_samples__add(&a->stage[s], stage[s]))
+			return -ENOMEM;
+		g->sum_stage[s] += stage[s];
+		sum += stage[s];
+	}
+	/* by construction never; counted so that a wrong view or sub-stage shows */
+	if (sum != e2e)
+		g->mismatched++;
+	return 0;
+}
+
+/*
+ * Appends src to dst and frees src at once, so that the peak memory of a
+ * merge is one array more than the samples themselves.
+ */
+static int move_samples(struct ntp_samples *dst, struct ntp_samples *src)
+{
+	for (size_t j = 0; j < src->n; j++)
+		if (ntp_samples__add(dst, src->v[j]))
+			return -ENOMEM;
+	ntp_samples__free(src);
+	return 0;
+}
+
+int ntp_group_set__merge(struct ntp_group_set *dst, struct ntp_group_set *src)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		struct ntp_report_group *s = &src->g[i], *d;
+		struct ntp_group_acc *sa = &src->acc[i], *da;
+		ssize_t k = ntp_group_set__find(dst, s->host_file, s->io_type, s->bytes, s->ns);
+
+		if (k < 0)
+			return -ENOMEM;
+		d = &dst->g[k];
+		da = &dst->acc[k];
+		if (move_samples(&da->e2e, &sa->e2e))
+			return -ENOMEM;
+		for (int st = 0; st < dst->nstages; st++) {
+			if (move_samples(&da->stage[st], &sa->stage[st]))
+				return -ENOMEM;
+			d->sum_stage[st] += s->sum_stage[st];
+		}
+		d->sum_e2e += s->sum_e2e;
+		d->mismatched += s->mismatched;
+	}
+	return 0;
+}
+
+static int io_type_rank(const char *t)
+{
+	if (!strcmp(t, "read"))
+		return 0;
+	if (!strcmp(t, "write"))
+		return 1;
+	return 2;
+}
+
+int ntp_report__group_cmp(const struct ntp_report_group *x, const struct ntp_report_group *y)
+{
+	int c = strcmp(x->ns, y->ns);
+
+	if (c)
+		return c;
+	c = io_type_rank(x->io_type) - io_type_rank(y->io_type);
+	if (c)
+		return c;
+	c = strcmp(x->io_type, y->io_type);
+	if (c)
+		return c;
+	return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+}
+
+/* host file first: a report on several files shows each file's groups together */
+static int file_group_cmp(const void *a, const void *b)
+{
+	const struct ntp_report_group *x = a, *y = b;
+	int c = x->host_file - y->host_file;
+
+	return c ? c : ntp_report__group_cmp(x, y);
+}
+
+void ntp_group_set__finish(struct ntp_group_set *set, struct ntp_report_group **groups,
+			   size_t *ngroups)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		ntp_samples__summarize(&set->acc[i].e2e, &set->g[i].e2e);
+		for (int s = 0; s < set->nstages; s++)
+			ntp_samples__summarize(&set->acc[i].stage[s], &set->g[i].stage[s]);
+		/* give the memory back before the next group's sorts want theirs */
+		acc_free(&set->acc[i]);
+	}
+	if (set->n)	/* qsort(NULL, 0, ...) is undefined */
+		qsort(set->g, set->n, sizeof(*set->g), file_group_cmp);
+	*groups = set->g;
+	*ngroups = set->n;
+	free(set->acc);
+	memset(set, 0, sizeof(*set));
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The groups of a report, filled row by row and then summarized and ordered.
+ */
+#ifndef NTP_REPORT_GROUPS_H
+#define NTP_REPORT_GROUPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/core/stats.h"
+#include "lib/report/report_model.h"
+
+/*
+ * The groups a scan fills, row by row, with the samples of
+ * each until they are summarized: one set per reader (thread).  nstages is
+ * set before the first row.  The rows of a group are those of one host file,
+ * I/O type, size and namespace.
+ */
+struct ntp_group_acc {
+	struct ntp_samples e2e, stage[NTP_VIEW_MAX_STAGES];
+};
+
+struct ntp_group_set {
+	struct ntp_report_group *g;
+	struct ntp_group_acc *acc;
+	size_t n, cap, last;
+	int nstages;
+};
+
+/* the index of the row's group, new if need be; -1 without memory */
+ssize_t ntp_group_set__find(struct ntp_group_set *set, int file, const char *io_type,
+			    int64_t bytes, const char *ns);
+/* one command into group k: its end-to-end latency and nstages stage values; -ENOMEM */
+int ntp_group_set__add(struct ntp_group_set *set, size_t k, int64_t e2e, const int64_t *stage);
+/* moves src's samples into dst's groups; -ENOMEM */
+int ntp_group_set__merge(struct ntp_group_set *dst, struct ntp_group_set *src);
+/* summarizes and orders the groups, which *groups takes; set is left empty */
+void ntp_group_set__finish(struct ntp_group_set *set, struct ntp_report_group **groups,
+			   size_t *ngroups);
+void ntp_group_set__free(struct ntp_group_set *set);
+/* the report's order of groups: namespace, reads before writes before others, size */
+int ntp_report__group_cmp(const struct ntp_report_group *x, const struct ntp_report_group *y);
+
+#endif

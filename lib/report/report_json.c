@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report: the JSON form, the same model as the text (report_priv.h).  Keys are
+ * snake_case, times integer nanoseconds with an _ns suffix; means are rounded
+ * to whole nanoseconds exactly as the text shows them.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cli/exit.h"
+#include "lib/cli/json.h"
+#include "lib/cli/version.h"
+#include "lib/report/report_json.h"
+#include "lib/report/report_json_group.h"
+#include "lib/report/report_model.h"
+
+
+/* record's "4096,131072": byte counts (at most 10 digits), one comma between */
+static int size_list_ok(const char *p)
+{
+	for (;;) {
+		size_t n = strspn(p, "0123456789");
+
+		if (!n || n > 10)
+			return 0;
+		p += n;
+		if (!*p)
+			return 1;
+		if (*p++ != ',')
+			return 0;
+	}
+}
+
+/* "4096,131072" as [4096, 131072]; a list not of record's form as the string it is */
+static void sizes_array(struct ntp_json *j, const char *list)
+{
+	const char *p = list;
+	char *end;
+
+	if (!size_list_ok(list)) {
+		ntp_json__string(j, list);
+		return;
+	}
+	ntp_json__start_array(j);
+	for (;;) {
+		ntp_json__uint(j, strtoull(p, &end, 10));
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	ntp_json__end_array(j);
+}
+
+/*
+ * "filters": null without filters, else the three of record (null when not
+ * given), the sizes as numbers of bytes.
+ */
+static void filters_member(struct ntp_json *j, const struct ntp_report_header *h)
+{
+	ntp_json__name(j, "filters");
+	if (!h->filter_session && !h->filter_io_type && !h->filter_sizes) {
+		ntp_json__null(j);
+		return;
+	}
+	ntp_json__start_object(j);
+	ntp_json__string_field(j, "session", h->filter_session);
+	ntp_json__string_field(j, "io_type", h->filter_io_type);
+	ntp_json__name(j, "sizes");
+	if (h->filter_sizes)
+		sizes_array(j, h->filter_sizes);
+	else
+		ntp_json__null(j);
+	ntp_json__end_object(j);
+}
+
+/* which file: the first members of every file's object, report's and compare's */
+void ntp_report__json_file_id(struct ntp_json *j, const struct ntp_report_header *h)
+{
+	ntp_json__string_field(j, "path", h->path);
+	ntp_json__int_field(j, "schema_version", h->schema_version);
+	ntp_json__string_field(j, "role", h->role);
+	ntp_json__string_field(j, "transport", h->transport);
+	ntp_json__string_field(j, "kernel_release", h->kernel_release);
+	ntp_json__string_field(j, "hostname", h->hostname);
+	ntp_json__string_field(j, "start_time", h->start_time);
+	ntp_json__name(j, "duration_ns");
+	if (h->duration_ns > 0)
+		ntp_json__int(j, h->duration_ns);
+	else
+		ntp_json__null(j);
+}
+
+void ntp_report__json_hooks(struct ntp_json *j, const struct ntp_report_header *h)
+{
+	ntp_json__name(j, "hooks");
+	ntp_json__start_array(j);
+	for (size_t i = 0; i < h->nhooks; i++) {
+		const struct ntp_report_hook *k = &h->hooks[i];
+
+		ntp_json__start_object(j);
+		ntp_json__string_field(j, "side", k->side);
+		ntp_json__string_field(j, "point", k->point);
+		ntp_json__string_field(j, "hook", k->hook);
+		ntp_json__string_field(j, "flavour", k->flavour);
+		ntp_json__string_field(j, "reason", k->reason);
+		ntp_json__end_object(j);
+	}
+	ntp_json__end_array(j);
+}
+
+void ntp_report__json_counts(struct ntp_json *j, const char *name, uint64_t seen,
+			     uint64_t sampled, uint64_t lost_ringbuf, uint64_t lost_map,
+			     uint64_t rows)
+{
+	ntp_json__name(j, name);
+	ntp_json__start_object(j);
+	ntp_json__uint_field(j, "seen", seen);
+	ntp_json__uint_field(j, "sampled", sampled);
+	ntp_json__uint_field(j, "lost", lost_ringbuf + lost_map);
+	ntp_json__uint_field(j, "lost_ringbuf", lost_ringbuf);
+	ntp_json__uint_field(j, "lost_map", lost_map);
+	ntp_json__uint_field(j, "in_file", rows);
+	ntp_json__end_object(j);
+}
+
+void ntp_report__json_stage_notes(struct ntp_json *j, const struct ntp_view_stage *stages,
+				  int nstages, const char *residence)
+{
+	ntp_json__name(j, "stage_notes");
+	ntp_json__start_object(j);
+	for (int s = 0; s < nstages; s++)
+		if (stages[s].what)
+			ntp_json__string_field(j, stages[s].json, stages[s].what);
+	if (residence)
+		ntp_json__string_field(j, "residence", residence);
+	ntp_json__end_object(j);
+}
+
+/* the members of one file's object; the caller opens and closes it */
+void ntp_report__json_file(struct ntp_json *j, const struct ntp_report_header *h)
+{
+	ntp_report__json_file_id(j, h);
+	ntp_json__string_field(j, "duration_source", h->duration_source);
+	ntp_json__int_field(j, "sample_one_in", h->sample_one_in);
+	filters_member(j, h);
+	ntp_json__int_field(j, "hash_version", h->hash_version);
+	ntp_json__string_field(j, "recorded_by", h->recorded_by);
+	ntp_report__json_hooks(j, h);
+	ntp_report__json_counts(j, "commands", h->seen, h->sampled, h->lost_ringbuf, h->lost_map,
+				h->rows);
+}
+
+int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o)
+{
+	struct ntp_json *j = ntp_json__new(f, o->pretty);
+	uint64_t lost = r->hdr.lost_ringbuf + r->hdr.lost_map;
+	size_t hidden = 0;
+
+	if (!j)
+		return NTP_EXIT_FAILURE;
+	ntp_json__start_object(j);
+	ntp_json__string_field(j, "ntprof_version", ntp_version_string);
+	ntp_json__int_field(j, "schema_version", r->hdr.schema_version);
+	ntp_json__string_field(j, "command", "report");
+
+	ntp_json__name(j, "files");
+	ntp_json__start_array(j);
+	ntp_json__start_object(j);
+	ntp_report__json_file(j, &r->hdr);
+	ntp_json__end_object(j);
+	ntp_json__end_array(j);
+
+	ntp_json__name(j, "warnings");
+	ntp_json__start_array(j);
+	if (lost)
+		ntp_json__string(j, "sampled commands were lost while recording; "
+				 "the statistics do not include them");
+	ntp_json__end_array(j);
+
+	ntp_report__json_stage_notes(j, ntp_stage_names, NTP_STAGE_MAX, NULL);
+
+	ntp_json__name(j, "groups");
+	ntp_json__start_array(j);
+	for (size_t i = 0; i < r->ngroups; i++) {
+		if (ntp_report__group_shown(r, &r->groups[i], o))
+			ntp_report__json_group(j, &r->groups[i], ntp_stage_names, NTP_STAGE_MAX,
+					       false, false);
+		else
+			hidden++;
+	}
+	ntp_json__end_array(j);
+	ntp_json__uint_field(j, "hidden_groups", hidden);
+	ntp_json__end_object(j);
+	ntp_json__delete(j);
+	return NTP_EXIT_OK;
+}

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report: a group's JSON object and its summaries, the same in every report's document (a
+ * recording alone, report_json.c; joined recordings, the detailed stages and
+ * a target alone, report_jjson.c), as the text's tables are
+ * (report_text_tables.c).
+ */
+#include "lib/cli/json.h"
+#include "lib/report/report_json_group.h"
+#include "lib/report/report_model.h"
+
+void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s)
+{
+	ntp_json__int_field(j, "min_ns", s->min);
+	ntp_json__int_field(j, "mean_ns", ntp_report__round_ns(s->mean));
+	ntp_json__int_field(j, "p50_ns", s->p50);
+	ntp_json__int_field(j, "p90_ns", s->p90);
+	ntp_json__int_field(j, "p99_ns", s->p99);
+	ntp_json__int_field(j, "p99_9_ns", s->p999);
+	ntp_json__int_field(j, "max_ns", s->max);
+}
+
+void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g,
+			    const struct ntp_view_stage *stages, int nstages, bool file,
+			    bool target)
+{
+	double un = ntp_report__stages_unattributed_ns(g, nstages);
+	int64_t stage_sum = 0;
+
+	ntp_json__start_object(j);
+	if (file)
+		ntp_json__int_field(j, "file", g->host_file);
+	ntp_json__string_field(j, "io_type", g->io_type);
+	ntp_json__int_field(j, "bytes", g->bytes);
+	/* a target alone: its backend device, and its residence for the end-to-end */
+	ntp_json__string_field(j, target ? "device" : "namespace", g->ns);
+	ntp_json__uint_field(j, "n", g->e2e.n);
+	ntp_json__name(j, "est_cmds_per_s");
+	if (g->est_rate >= 0)
+		ntp_json__double(j, g->est_rate);
+	else
+		ntp_json__null(j);
+
+	ntp_json__name(j, target ? "residence" : "e2e");
+	ntp_json__start_object(j);
+	ntp_report__json_summary(j, &g->e2e);
+	ntp_json__end_object(j);
+
+	ntp_json__name(j, "stages");
+	ntp_json__start_array(j);
+	for (int s = 0; s < nstages; s++) {
+		ntp_json__start_object(j);
+		ntp_json__string_field(j, "stage", stages[s].json);
+		ntp_report__json_summary(j, &g->stage[s]);
+		ntp_json__double_field(j, "share_pct", ntp_report__share_pct(g, g->stage[s].mean));
+		ntp_json__end_object(j);
+		stage_sum += g->sum_stage[s];
+	}
+	ntp_json__end_array(j);
+	ntp_json__int_field(j, "unattributed_mean_ns", ntp_report__round_ns(un));
+	ntp_json__double_field(j, "unattributed_pct", ntp_report__share_pct(g, un));
+
+	ntp_json__name(j, "sum_check");
+	ntp_json__start_object(j);
+	ntp_json__bool_field(j, "ok", ntp_report__sum_ok(g, nstages));
+	ntp_json__int_field(j, "stage_sum_ns", stage_sum);
+	ntp_json__int_field(j, "e2e_sum_ns", g->sum_e2e);
+	ntp_json__uint_field(j, "mismatched_commands", g->mismatched);
+	ntp_json__end_object(j);
+	ntp_json__end_object(j);
+}

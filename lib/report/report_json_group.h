@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A group's JSON object and its summaries, in every JSON report.
+ */
+#ifndef NTP_REPORT_JSON_GROUP_H
+#define NTP_REPORT_JSON_GROUP_H
+
+#include <stdbool.h>
+
+#include "lib/core/stats.h"
+#include "lib/report/report_model.h"
+
+struct ntp_json;
+/* a summary's seven _ns members */
+void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s);
+/*
+ * A group's object with its first nstages stages; file:
+ * with the host file's number; target: a target alone's keys ("device",
+ * "residence").
+ */
+void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g,
+			    const struct ntp_view_stage *stages, int nstages, bool file,
+			    bool target);
+
+#endif

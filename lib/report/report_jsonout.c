@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where -j's JSON goes, for report and compare alike: the file (or stdout),
+ * the error document a failure leaves there, and the close that catches a
+ * failed write.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/cli/json.h"
+#include "lib/report/report_jsonout.h"
+
+int ntp_report__json_open(FILE **f, const char *path, const char *what)
+{
+	*f = NULL;
+	if (!path)
+		return 0;
+	*f = !strcmp(path, "-") ? stdout : fopen(path, "w");
+	if (!*f) {
+		ntp_error("%s: cannot create the JSON %s: %s", path, what, strerror(errno));
+		return NTP_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/*
+ * The cause behind each code, for the JSON error document (stderr has the
+ * details); a mismatch is the command's own: joined, or compared.
+ */
+static const char *exit_cause(int code, const char *mismatch)
+{
+	switch (code) {
+	case NTP_EXIT_NOFILE:
+		return "input file missing or unreadable";
+	case NTP_EXIT_NOTSQLITE:
+		return "not an SQLite database";
+	case NTP_EXIT_NOTNTP:
+		return "not an ntprof recording";
+	case NTP_EXIT_TOONEW:
+		return "recording of a newer schema than this ntprof reads";
+	case NTP_EXIT_CORRUPT:
+		return "recording truncated or damaged";
+	case NTP_EXIT_USAGE:
+		return "bad command line";
+	case NTP_EXIT_MISMATCH:
+		return mismatch;
+	default:
+		return "runtime failure";
+	}
+}
+
+void ntp_report__json_error(FILE *f, int code, const char *path, const char *mismatch,
+			    size_t cut)
+{
+	char msg[1024];
+
+	if (!f)
+		return;
+	snprintf(msg, cut < sizeof(msg) ? cut : sizeof(msg), "%s: %s", path,
+		 exit_cause(code, mismatch));
+	ntp_json__error_document(f, code, msg);
+}
+
+int ntp_report__json_close(FILE *f, const char *path, const char *what)
+{
+	if (!f || f == stdout)
+		return 0;
+	if (ferror(f) | fclose(f)) {
+		ntp_error("%s: cannot write the JSON %s: %s", path, what, strerror(errno));
+		return NTP_EXIT_FAILURE;
+	}
+	return 0;
+}

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report: read a recording's header (meta, hooks, intervals) and, through
+ * report_scan.c, its commands into the model of report_model.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/ntp/db_meta.h"
+#include "lib/ntp/db_read.h"
+#include "lib/report/report_model.h"
+#include "lib/report/report_query.h"
+#include "lib/report/report_scan.h"
+#include "lib/report/report_sql.h"
+
+static char *xstrdup_col(sqlite3_stmt *st, int col)
+{
+	const unsigned char *s = sqlite3_column_text(st, col);
+
+	return strdup(s ? (const char *)s : "");
+}
+
+
+/*
+ * The wall-clock start: record stores start_realtime_ns (CLOCK_REALTIME),
+ * shown as ISO 8601 UTC; a start_time text, if a file has one, as it is.
+ */
+static char *start_time_str(sqlite3 *db)
+{
+	int64_t ns = ntp_meta__int(db, NTP_META_START_REALTIME_NS, -1);
+	char *s = ntp_meta__text(db, NTP_META_START_TIME);
+	char buf[64];
+	struct tm tm;
+	time_t t;
+
+	if (s || ns < 0)
+		return s;
+	t = (time_t)(ns / 1000000000LL);
+	if (!gmtime_r(&t, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return NULL;
+	return strdup(buf);
+}
+
+static int load_hooks(struct ntp_report_header *h, sqlite3 *db)
+{
+	static const char sql[] =
+		"SELECT side, point, hook, flavour, reason FROM hooks ORDER BY side, rowid";
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return ntp_report__db_fail(db, h->path, "cannot read the hooks");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct ntp_report_hook *k;
+
+		if (h->nhooks == cap) {
+			size_t ncap = cap ? 2 * cap : 16;
+			void *p = realloc(h->hooks, ncap * sizeof(*h->hooks));
+
+			if (!p) {
+				rc = -ENOMEM;
+				break;
+			}
+			h->hooks = p;
+			cap = ncap;
+		}
+		k = &h->hooks[h->nhooks++];
+		k->side = xstrdup_col(st, 0);
+		k->point = xstrdup_col(st, 1);
+		k->hook = xstrdup_col(st, 2);
+		k->flavour = xstrdup_col(st, 3);
+		k->reason = xstrdup_col(st, 4);
+		if (!k->side || !k->point || !k->hook || !k->flavour || !k->reason) {
+			rc = -ENOMEM;
+			break;
+		}
+	}
+	return ntp_report__rows_end(db, h->path, st, rc, "cannot read the hooks");
+}
+
+/* the commands seen, sampled and lost, summed over the host's intervals */
+static int load_counts(struct ntp_report_header *h, sqlite3 *db, int64_t *last_t_ns)
+{
+	static const char sql[] =
+		"SELECT total(seen), total(sampled), total(lost_ringbuf), total(lost_map), max(t_ns) "
+		"FROM intervals WHERE side = 'host'";
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = ntp_report__one_row(db, h->path, sql, "cannot read the intervals", &st);
+	if (rc)
+		return rc;
+	/* total() is a float sum that cannot overflow; counts stay far below 2^53 */
+	h->seen = (uint64_t)sqlite3_column_double(st, 0);
+	h->sampled = (uint64_t)sqlite3_column_double(st, 1);
+	h->lost_ringbuf = (uint64_t)sqlite3_column_double(st, 2);
+	h->lost_map = (uint64_t)sqlite3_column_double(st, 3);
+	*last_t_ns = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int user_version(sqlite3 *db, const char *path, int64_t *v)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = ntp_report__one_row(db, path, "PRAGMA user_version", "cannot read the schema version",
+				 &st);
+	if (rc)
+		return rc;
+	*v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int load_header(struct ntp_report_header *h, sqlite3 *db, int64_t *last_t_ns)
+{
+	int64_t start_ns, stop_ns;
+	int rc;
+
+	rc = user_version(db, h->path, &h->schema_version);
+	if (rc)
+		return rc;
+	h->role = ntp_meta__text(db, NTP_META_ROLE);
+	h->transport = ntp_meta__text(db, NTP_META_TRANSPORT);
+	h->kernel_release = ntp_meta__text(db, NTP_META_KERNEL_RELEASE);
+	h->hostname = ntp_meta__text(db, NTP_META_HOSTNAME);
+	h->recorded_by = ntp_meta__text(db, NTP_META_NTPROF_VERSION);
+	h->start_time = start_time_str(db);
+	h->sample_one_in = ntp_meta__int(db, NTP_META_SAMPLE_ONE_IN, 0);
+	/* written by record only for the filters given: a filtered file is partial */
+	h->filter_session = ntp_meta__text(db, NTP_META_FILTER_SESSION);
+	h->filter_io_type = ntp_meta__text(db, NTP_META_FILTER_IO_TYPE);
+	h->filter_sizes = ntp_meta__text(db, NTP_META_FILTER_SIZES);
+	h->hash_version = ntp_meta__int(db, NTP_META_HASH_VERSION, 0);
+
+	/* the recording's own start and stop (CLOCK_MONOTONIC) give the duration */
+	start_ns = ntp_meta__int(db, NTP_META_START_NS, -1);
+	stop_ns = ntp_meta__int(db, NTP_META_STOP_NS, -1);
+	if (start_ns >= 0 && stop_ns > start_ns) {
+		h->duration_ns = stop_ns - start_ns;
+		h->duration_source = "start_ns to stop_ns";
+	}
+
+	rc = load_hooks(h, db);
+	if (rc)
+		return rc;
+	rc = load_counts(h, db, last_t_ns);
+	if (rc)
+		return rc;
+	/* a recording killed before it wrote stop_ns: up to its last interval */
+	if (!h->duration_ns && start_ns >= 0 && *last_t_ns > start_ns) {
+		h->duration_ns = *last_t_ns - start_ns;
+		h->duration_source = "start_ns to the last interval";
+	}
+	return 0;
+}
+
+/* no recorded start or stop: the span of the sampled commands (one more scan) */
+static int command_span(struct ntp_report_header *h, sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = ntp_report__one_row(db, h->path, "SELECT min(h_start_ns), max(h_done_ns) FROM host_io",
+				 "cannot read the commands", &st);
+	if (rc)
+		return rc;
+	if (sqlite3_column_int64(st, 1) > sqlite3_column_int64(st, 0)) {
+		h->duration_ns = sqlite3_column_int64(st, 1) - sqlite3_column_int64(st, 0);
+		h->duration_source = "first to last sampled command";
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int ntp_report__load(struct ntp_report *r, sqlite3 *db, const char *path)
+{
+	struct ntp_report_header *h = &r->hdr;
+	int64_t last_t_ns;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	h->path = path;
+	rc = load_header(h, db, &last_t_ns);
+	if (rc)
+		return rc;
+	rc = ntp_report__scan(r, db);
+	if (rc)
+		return rc;
+	h->rows = r->total;
+	if (!h->duration_ns && r->total) {
+		rc = command_span(h, db);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < r->ngroups; i++) {
+		struct ntp_report_group *g = &r->groups[i];
+
+		g->est_rate = -1;
+		if (h->duration_ns > 0 && h->sample_one_in > 0)
+			g->est_rate = (double)g->e2e.n * (double)h->sample_one_in /
+				      ((double)h->duration_ns / 1e9);
+	}
+	return 0;
+}
+
+/* the header alone, for a report on several recordings: no scan of the commands */
+int ntp_report__load_header(struct ntp_report_header *h, sqlite3 *db, const char *path)
+{
+	int64_t last_t_ns;
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	h->path = path;
+	rc = load_header(h, db, &last_t_ns);
+	if (!rc && !h->duration_ns)
+		rc = command_span(h, db);
+	return rc;
+}
+
+void ntp_report__free_header(struct ntp_report_header *h)
+{
+	free(h->role);
+	free(h->transport);
+	free(h->kernel_release);
+	free(h->hostname);
+	free(h->start_time);
+	free(h->recorded_by);
+	free(h->filter_session);
+	free(h->filter_io_type);
+	free(h->filter_sizes);
+	for (size_t i = 0; i < h->nhooks; i++) {
+		free(h->hooks[i].side);
+		free(h->hooks[i].point);
+		free(h->hooks[i].hook);
+		free(h->hooks[i].flavour);
+		free(h->hooks[i].reason);
+	}
+	free(h->hooks);
+	memset(h, 0, sizeof(*h));
+}
+
+void ntp_report__free(struct ntp_report *r)
+{
+	ntp_report__free_header(&r->hdr);
+	for (size_t i = 0; i < r->ngroups; i++) {
+		free(r->groups[i].io_type);
+		free(r->groups[i].ns);
+	}
+	free(r->groups);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report: every sampled command's stages, from the host_stages view, into
+ * one set of samples per group, then each group's summary.
+ *
+ * The stage columns come from host_stages, the single definition of the
+ * stages (schema/ntp.sql); nothing here recomputes them from raw timestamps.
+ * The view is read in storage order, without ORDER BY: sorting ten million
+ * rows by group inside SQLite costs more than the whole report, and every
+ * group's samples must be held for its percentiles anyway, so the peak memory
+ * is the same either way (4 x 8 bytes per command, plus one sort buffer).
+ *
+ * Evaluating the view is most of the cost, so large recordings are read by
+ * one thread per CPU (at most MAX_WORKERS), each on its own connection and
+ * its own range of ids; the groups are merged before they are summarized.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/report/report_groups.h"
+#include "lib/report/report_model.h"
+#include "lib/report/report_scan.h"
+#include "lib/report/report_sql.h"
+
+#define MAX_WORKERS 4
+/* below this many commands a second thread costs more than it saves */
+#define ROWS_PER_WORKER 100000
+
+struct worker {
+	pthread_t thread;
+	bool started;
+	const char *path;
+	int64_t lo, hi;               /* ids lo..hi */
+	struct ntp_group_set set;
+	uint64_t rows;
+	int rc;                       /* NTP_EXIT_* */
+};
+
+static int read_rows(struct worker *w, sqlite3 *db)
+{
+	static const char sql[] =
+		"SELECT io_type, bytes, namespace, e2e_ns, block_ns, driver_ns, network_star_ns "
+		"FROM host_stages WHERE id BETWEEN ?1 AND ?2";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return ntp_report__db_fail(db, w->path, "cannot read the commands");
+	sqlite3_bind_int64(st, 1, w->lo);
+	sqlite3_bind_int64(st, 2, w->hi);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *io_type = (const char *)sqlite3_column_text(st, 0);
+		int64_t bytes = sqlite3_column_int64(st, 1);
+		const char *ns = (const char *)sqlite3_column_text(st, 2);
+		int64_t e2e = sqlite3_column_int64(st, 3), v[NTP_STAGE_MAX];
+		ssize_t k;
+
+		for (int s = 0; s < NTP_STAGE_MAX; s++)
+			v[s] = sqlite3_column_int64(st, 4 + s);
+		/* a recording alone: every group is of its one file */
+		k = ntp_group_set__find(&w->set, 1, io_type ? io_type : "", bytes, ns ? ns : "");
+		if (k < 0 || ntp_group_set__add(&w->set, (size_t)k, e2e, v)) {
+			rc = -ENOMEM;
+			break;
+		}
+		w->rows++;
+	}
+	return ntp_report__rows_end(db, w->path, st, rc, "cannot read the commands");
+}
+
+/*
+ * Each worker has its own connection: SQLite serializes the calls on one.
+ * NOMUTEX because only this thread ever uses it.
+ */
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	sqlite3 *db = NULL;
+
+	if (sqlite3_open_v2(w->path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL)) {
+		w->rc = ntp_report__db_fail(db, w->path, "cannot open the recording again");
+		sqlite3_close(db);
+		return NULL;
+	}
+	w->rc = read_rows(w, db);
+	sqlite3_close(db);
+	return NULL;
+}
+
+static int id_range(sqlite3 *db, const char *path, int64_t *lo, int64_t *hi)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = ntp_report__one_row(db, path, "SELECT min(id), max(id) FROM host_io",
+				 "cannot read the commands", &st);
+	if (rc)
+		return rc;
+	*lo = sqlite3_column_int64(st, 0);
+	*hi = sqlite3_column_type(st, 1) == SQLITE_NULL ? *lo - 1 : sqlite3_column_int64(st, 1);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int nworkers(int64_t rows)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int64_t n = rows / ROWS_PER_WORKER;
+
+	if (!sqlite3_threadsafe())
+		return 1;
+	if (cpus > 0 && n > cpus)
+		n = cpus;
+	if (n > MAX_WORKERS)
+		n = MAX_WORKERS;
+	return n < 1 ? 1 : (int)n;
+}
+
+int ntp_report__scan(struct ntp_report *r, sqlite3 *db)
+{
+	struct worker w[MAX_WORKERS];
+	const char *path = r->hdr.path;
+	int64_t lo = 1, hi = 0, span;
+	int n, rc;
+
+	rc = id_range(db, path, &lo, &hi);
+	if (rc)
+		return rc;
+	span = hi - lo + 1;
+	n = nworkers(span);
+	memset(w, 0, sizeof(w));
+	for (int i = 0; i < n; i++) {
+		w[i].path = path;
+		w[i].set.nstages = NTP_STAGE_MAX;
+		w[i].lo = lo + span * i / n;
+		w[i].hi = lo + span * (i + 1) / n - 1;
+	}
+	/* the first share is read on this thread; one whose thread could not start, too */
+	for (int i = 1; i < n; i++)
+		w[i].started = !pthread_create(&w[i].thread, NULL, worker_main, &w[i]);
+	worker_main(&w[0]);
+	for (int i = 1; i < n; i++) {
+		if (w[i].started)
+			pthread_join(w[i].thread, NULL);
+		else
+			worker_main(&w[i]);
+	}
+
+	rc = 0;
+	for (int i = 0; i < n; i++) {
+		if (!rc)
+			rc = w[i].rc;
+		if (!rc && i && ntp_group_set__merge(&w[0].set, &w[i].set)) {
+			ntp_error("%s: cannot read the commands: %s", path, strerror(ENOMEM));
+			rc = NTP_EXIT_FAILURE;
+		}
+		r->total += w[i].rows;
+		if (i)
+			ntp_group_set__free(&w[i].set);
+	}
+	/* the model takes the groups; only the samples are freed here */
+	if (!rc)
+		ntp_group_set__finish(&w[0].set, &r->groups, &r->ngroups);
+	ntp_group_set__free(&w[0].set);
+	return rc;
+}

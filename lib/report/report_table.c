@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report: the text tables.  Each table's columns come from one
+ * {name, width, fmt} table; with --field-separator the same columns are
+ * printed unpadded, joined by the separator.  Shared by the report on one
+ * recording and the report on joined recordings, so both look alike.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "lib/report/report_table.h"
+
+static void format_cell(char *buf, size_t len, const struct ntp_col *c, const struct ntp_cell *v)
+{
+	switch (v->kind) {
+	case NTP_CELL_STR:
+		snprintf(buf, len, c->fmt, v->s);
+		break;
+	case NTP_CELL_INT:
+		snprintf(buf, len, c->fmt, v->i);
+		break;
+	case NTP_CELL_DOUBLE:
+		if (isfinite(v->d)) {
+			/* never print "-0.0" for a value that rounds to zero */
+			snprintf(buf, len, c->fmt, v->d == 0 ? 0.0 : v->d);
+			if (!strncmp(buf, "-0.", 3) && strspn(buf + 3, "0") == strlen(buf + 3))
+				memmove(buf, buf + 1, strlen(buf));
+			break;
+		}
+		/* fallthrough */
+	case NTP_CELL_NONE:
+		snprintf(buf, len, "-");
+		break;
+	}
+}
+
+/*
+ * Aligned rows begin with two spaces so that they line up under the "# "
+ * of the column titles.
+ */
+void ntp_report__print_titles(FILE *f, const struct ntp_col *cols, int n, const char *sep)
+{
+	fputc('#', f);
+	for (int i = 0; i < n; i++) {
+		if (sep)
+			fprintf(f, "%s%s", i ? sep : "", cols[i].name);
+		else
+			fprintf(f, " %*s", cols[i].width, cols[i].name);
+	}
+	fputc('\n', f);
+}
+
+void ntp_report__print_row(FILE *f, const struct ntp_col *cols, int n, const struct ntp_cell *cells,
+			   const char *sep)
+{
+	char buf[128];
+
+	if (!sep)
+		fputs("  ", f);
+	for (int i = 0; i < n; i++) {
+		format_cell(buf, sizeof(buf), &cols[i], &cells[i]);
+		if (sep)
+			fprintf(f, "%s%s", i ? sep : "", buf);
+		else
+			fprintf(f, "%s%*s", i ? " " : "", cols[i].width, buf);
+	}
+	fputc('\n', f);
+}
+
+struct ntp_cell ntp_report__str_cell(const char *s)
+{
+	return (struct ntp_cell){ .kind = NTP_CELL_STR, .s = s };
+}
+
+struct ntp_cell ntp_report__int_cell(int64_t i)
+{
+	return (struct ntp_cell){ .kind = NTP_CELL_INT, .i = i };
+}
+
+struct ntp_cell ntp_report__dbl_cell(double d)
+{
+	return (struct ntp_cell){ .kind = NTP_CELL_DOUBLE, .d = d };
+}
+
+/* nanoseconds shown in microseconds; means are first rounded to whole ns, as in the JSON */
+struct ntp_cell ntp_report__us_cell(int64_t ns)
+{
+	return ntp_report__dbl_cell((double)ns / 1000.0);
+}

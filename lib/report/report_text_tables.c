@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report: the two tables of groups every text report prints, a recording
+ * alone and joined recordings alike (report_text.c, report_jtext.c): the
+ * end-to-end latency of each group, and each group's stages.  Their columns
+ * are report_table.c's; times in us, means rounded to whole ns first.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "lib/core/size.h"
+#include "lib/report/report_model.h"
+#include "lib/report/report_table.h"
+#include "lib/report/report_text_tables.h"
+
+/* the end-to-end table: one row per group; the file column only over several files */
+enum { G_FILE, G_IO_TYPE, G_SIZE, G_NS, G_N, G_RATE, G_MIN, G_MEAN, G_P50, G_P90, G_P99, G_P999,
+	G_MAX, G_COLS };
+static const struct ntp_col group_cols[G_COLS] = {
+	[G_FILE]    = { "file", 4, "%" PRId64 },
+	[G_IO_TYPE] = { "io_type", -7, "%s" },
+	[G_SIZE]    = { "size", 7, "%s" },
+	[G_NS]      = { "namespace", -12, "%s" },
+	[G_N]       = { "n", 9, "%" PRId64 },
+	[G_RATE]    = { "est_cmds/s", 12, "%.1f" },
+	[G_MIN]     = { "min", 9, "%.2f" },
+	[G_MEAN]    = { "mean", 9, "%.2f" },
+	[G_P50]     = { "p50", 9, "%.2f" },
+	[G_P90]     = { "p90", 9, "%.2f" },
+	[G_P99]     = { "p99", 9, "%.2f" },
+	[G_P999]    = { "p99.9", 9, "%.2f" },
+	[G_MAX]     = { "max", 9, "%.2f" },
+};
+
+/* the stage table of one group: one row per stage, then unattributed and the total */
+enum { S_STAGE, S_MIN, S_MEAN, S_P50, S_P90, S_P99, S_P999, S_MAX, S_SHARE, S_COLS };
+static const struct ntp_col stage_cols[S_COLS] = {
+	[S_STAGE] = { "stage", -12, "%s" },
+	[S_MIN]   = { "min", 9, "%.2f" },
+	[S_MEAN]  = { "mean", 9, "%.2f" },
+	[S_P50]   = { "p50", 9, "%.2f" },
+	[S_P90]   = { "p90", 9, "%.2f" },
+	[S_P99]   = { "p99", 9, "%.2f" },
+	[S_P999]  = { "p99.9", 9, "%.2f" },
+	[S_MAX]   = { "max", 9, "%.2f" },
+	[S_SHARE] = { "share%", 7, "%.1f" },
+};
+
+void ntp_report__print_group_titles(FILE *f, bool file_col, const char *ns_title, const char *sep)
+{
+	struct ntp_col cols[G_COLS];
+	int first = file_col ? G_FILE : G_IO_TYPE;
+
+	memcpy(cols, group_cols, sizeof(cols));
+	cols[G_NS].name = ns_title;
+	ntp_report__print_titles(f, cols + first, G_COLS - first, sep);
+}
+
+void ntp_report__print_group_row(FILE *f, const struct ntp_report_group *g, bool file_col,
+				 const char *sep)
+{
+	int first = file_col ? G_FILE : G_IO_TYPE;
+	struct ntp_cell c[G_COLS];
+	char size[32];
+
+	ntp_size__str(g->bytes, size, sizeof(size));
+	c[G_FILE] = ntp_report__int_cell(g->host_file);
+	c[G_IO_TYPE] = ntp_report__str_cell(g->io_type);
+	c[G_SIZE] = ntp_report__str_cell(size);
+	c[G_NS] = ntp_report__str_cell(g->ns);
+	c[G_N] = ntp_report__int_cell((int64_t)g->e2e.n);
+	c[G_RATE] = g->est_rate >= 0 ? ntp_report__dbl_cell(g->est_rate) :
+		    (struct ntp_cell){ NTP_CELL_NONE };
+	c[G_MIN] = ntp_report__us_cell(g->e2e.min);
+	c[G_MEAN] = ntp_report__us_cell(ntp_report__round_ns(g->e2e.mean));
+	c[G_P50] = ntp_report__us_cell(g->e2e.p50);
+	c[G_P90] = ntp_report__us_cell(g->e2e.p90);
+	c[G_P99] = ntp_report__us_cell(g->e2e.p99);
+	c[G_P999] = ntp_report__us_cell(g->e2e.p999);
+	c[G_MAX] = ntp_report__us_cell(g->e2e.max);
+	ntp_report__print_row(f, group_cols + first, G_COLS - first, c + first, sep);
+}
+
+static void summary_cells(struct ntp_cell *c, const struct ntp_summary *s, double share)
+{
+	c[S_MIN] = ntp_report__us_cell(s->min);
+	c[S_MEAN] = ntp_report__us_cell(ntp_report__round_ns(s->mean));
+	c[S_P50] = ntp_report__us_cell(s->p50);
+	c[S_P90] = ntp_report__us_cell(s->p90);
+	c[S_P99] = ntp_report__us_cell(s->p99);
+	c[S_P999] = ntp_report__us_cell(s->p999);
+	c[S_MAX] = ntp_report__us_cell(s->max);
+	c[S_SHARE] = ntp_report__dbl_cell(share);
+}
+
+static void print_sum_check(FILE *f, const struct ntp_report_group *g, int nstages,
+			    const char *total)
+{
+	int64_t stage_sum = 0;
+
+	for (int s = 0; s < nstages; s++)
+		stage_sum += g->sum_stage[s];
+	if (ntp_report__sum_ok(g, nstages)) {
+		fprintf(f, "# sum check: ok (the stage means add up to the %s mean; "
+			"0 of %zu commands do not add up)\n", total, g->e2e.n);
+		return;
+	}
+	/* to the ns, and the difference finer still: it may be a fraction of one */
+	fprintf(f, "# sum check: FAILED: the stage means add up to %.3f us, the %s mean is "
+		"%.3f us (difference %.2f ns); %" PRIu64 " of %zu commands do not add up\n",
+		(double)stage_sum / (double)g->e2e.n / 1000.0, total,
+		(double)g->sum_e2e / (double)g->e2e.n / 1000.0,
+		ntp_report__stages_unattributed_ns(g, nstages), g->mismatched, g->e2e.n);
+}
+
+void ntp_report__print_stage_table(FILE *f, const struct ntp_report_group *g,
+				   const struct ntp_view_stage *stages, int nstages,
+				   const char *total, const char *sep)
+{
+	double un = ntp_report__stages_unattributed_ns(g, nstages);
+	struct ntp_cell c[S_COLS];
+
+	ntp_report__print_titles(f, stage_cols, S_COLS, sep);
+	for (int s = 0; s < nstages; s++) {
+		c[S_STAGE] = ntp_report__str_cell(stages[s].text);
+		summary_cells(c, &g->stage[s], ntp_report__share_pct(g, g->stage[s].mean));
+		ntp_report__print_row(f, stage_cols, S_COLS, c, sep);
+	}
+	/* what no stage explains: only a mean exists for it */
+	for (int i = 0; i < S_COLS; i++)
+		c[i] = (struct ntp_cell){ NTP_CELL_NONE };
+	c[S_STAGE] = ntp_report__str_cell("unattributed");
+	c[S_MEAN] = ntp_report__us_cell(ntp_report__round_ns(un));
+	c[S_SHARE] = ntp_report__dbl_cell(ntp_report__share_pct(g, un));
+	ntp_report__print_row(f, stage_cols, S_COLS, c, sep);
+	c[S_STAGE] = ntp_report__str_cell(total);
+	summary_cells(c, &g->e2e, ntp_report__share_pct(g, g->e2e.mean));
+	ntp_report__print_row(f, stage_cols, S_COLS, c, sep);
+	print_sum_check(f, g, nstages, total);
+}

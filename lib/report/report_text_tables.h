@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tables of groups of every text report.
+ */
+#ifndef NTP_REPORT_TEXT_TABLES_H
+#define NTP_REPORT_TEXT_TABLES_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "lib/report/report_model.h"
+
+/*
+ * The tables of groups of every text report.  The
+ * end-to-end table, with the host file's column (several files) or without;
+ * ns_title: "namespace", or a target's "device".  A group's stage table: a
+ * row per stage, what no stage explains, the total ("end-to-end", or a
+ * target's "residence"), and the check that the stages add up.
+ */
+void ntp_report__print_group_titles(FILE *f, bool file_col, const char *ns_title, const char *sep);
+void ntp_report__print_group_row(FILE *f, const struct ntp_report_group *g, bool file_col,
+				 const char *sep);
+void ntp_report__print_stage_table(FILE *f, const struct ntp_report_group *g,
+				   const struct ntp_view_stage *stages, int nstages,
+				   const char *total, const char *sep);
+
+#endif

@@ -1,0 +1,556 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report: the stage views of joined commands and the detailed views, and
+ * the scan that streams rows into one set of samples per group.
+ *
+ * The five stages come from the views host_stages and target_stages (through
+ * temp.joined of lib/join/join.h), never recomputed.  The sub-stages of
+ * --stages=detail split them further with the raw timestamps, taking the
+ * same fallbacks as those views (schema/ntp.sql) where a kernel gave no hook:
+ *
+ *	sent     = the command (and in-capsule data) handed to the socket
+ *	r2t_host = h_data_sent - h_r2t of an R2T write, else 0
+ *	recv     = h_recv, else h_done
+ *	submit   = t_submit, else t_recv;  cmpl = t_cmpl, else submit
+ *	r2t_wait = t_submit - t_r2t of an R2T write, else 0
+ *
+ *	block     = h_queue - h_start
+ *	host-tx   = sent - h_queue
+ *	network   = (recv - sent) - (t_sent - t_recv): the host's round trip
+ *	            less all the target's time, R2T included
+ *	target-rx = (submit - t_recv) - r2t_wait
+ *	r2t-wait  = r2t_wait - r2t_host: the R2T and its data on the wire
+ *	r2t-host  = r2t_host
+ *	storage   = cmpl - submit
+ *	target-tx = t_sent - cmpl
+ *	host-rx   = h_done - recv
+ *
+ * NVMe/RDMA (meta transport 'rdma') has no R2T on the host: sent is the
+ * capsule posted (nvme_rdma_post_send), recv the response received
+ * (nvme_rdma_recv_done), r2t_host 0.  The target's r2t_wait is the RDMA READ
+ * that pulls a write's data, posted (t_r2t) to the data in (t_submit).  A
+ * wait only one side saw cannot be r2t-wait, so the RDMA views replace
+ * r2t-wait and r2t-host with
+ *
+ *	read-wait = r2t_wait: the READ, request and data on the wire
+ *
+ * taken out of the network as r2t-wait is, and name the RDMA hooks.
+ *
+ * A target recording alone has target_stages' two stages, driver(t) and
+ * storage, which add up to its residence_ns; in detail target-rx, storage
+ * and target-tx, the same split as above.
+ *
+ * The detailed network is taken as the view's network less r2t-wait (less
+ * read-wait), not from the formula above, so a sub-stage that strayed from
+ * the views would break the sum check rather than hide in the network:
+ * block + host-tx + r2t-host + host-rx must equal the view's host driver
+ * (+ block), target-rx + target-tx + storage the view's target columns.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/report/report_groups.h"
+#include "lib/report/report_model.h"
+#include "lib/report/report_sql.h"
+#include "lib/report/report_view.h"
+
+/* ---- NVMe/TCP ------------------------------------------------------------- */
+
+static const struct ntp_view_stage joined_stages[] = {
+	{ "block", "block", "host block layer: queued to the NVMe driver" },
+	{ "driver(h)", "driver", "host NVMe driver, both ways" },
+	{ "network", "network", "the network, both ways (R2T round trips included)" },
+	{ "driver(t)", "target_driver", "target NVMe driver, both ways" },
+	{ "storage", "storage", "the target's backend and device" },
+};
+
+static const struct ntp_view_stage joined_detail[] = {
+	{ "block", "block", "host block layer (prior art: blk_submission)" },
+	{ "host-tx", "host_tx", "host driver, command to the socket (nvme_tcp_submission)" },
+	{ "network", "network", "command and response on the wire (network_transmission, nstack_*)" },
+	{ "target-rx", "target_rx",
+	  "target driver, capsule parsed to the backend (nvmet_tcp_submission)" },
+	{ "r2t-wait", "r2t_wait", "an R2T write's R2T and data on the wire" },
+	{ "r2t-host", "r2t_host", "the host's work between an R2T and its data" },
+	{ "storage", "storage", "the target's backend and device (target_subsystem)" },
+	{ "target-tx", "target_tx", "target driver, completion to the socket (nvmet_tcp_completion)" },
+	{ "host-rx", "host_rx",
+	  "host driver, response parsed to completion (nvme_tcp_completion, blk_completion)" },
+};
+
+static const struct ntp_view_stage host_detail[] = {
+	{ "block", "block", "host block layer (prior art: blk_submission)" },
+	{ "host-tx", "host_tx", "host driver, command to the socket (nvme_tcp_submission)" },
+	{ "r2t-host", "r2t_host", "the host's work between an R2T and its data" },
+	{ "network*", "network_star", "the network and the target together" },
+	{ "host-rx", "host_rx",
+	  "host driver, response parsed to completion (nvme_tcp_completion, blk_completion)" },
+};
+
+/* a target alone: the stages of target_stages; residence_ns is their total */
+static const struct ntp_view_stage target_stages[] = {
+	{ "driver(t)", "target_driver",
+	  "target NVMe driver: command received to the backend, completion to the response sent" },
+	{ "storage", "storage", "the target's backend and device" },
+};
+
+static const struct ntp_view_stage target_detail[] = {
+	{ "target-rx", "target_rx",
+	  "target driver, capsule parsed to the backend (nvmet_tcp_submission)" },
+	{ "storage", "storage", "the target's backend and device (target_subsystem)" },
+	{ "target-tx", "target_tx", "target driver, completion to the socket (nvmet_tcp_completion)" },
+};
+
+/* ---- NVMe/RDMA: no R2T; the target pulls a large write's data ------------ */
+
+static const struct ntp_view_stage rdma_joined_stages[] = {
+	{ "block", "block", "host block layer: queued to the NVMe driver" },
+	{ "driver(h)", "driver", "host NVMe driver, both ways" },
+	{ "network", "network",
+	  "the network, both ways (the RDMA READ of a write's data included)" },
+	{ "driver(t)", "target_driver", "target NVMe driver, both ways" },
+	{ "storage", "storage", "the target's backend and device" },
+};
+
+#define RDMA_HOST_TX \
+	{ "host-tx", "host_tx", \
+	  "host driver, command to the HCA (nvme_setup_cmd to nvme_rdma_post_send)" }
+#define RDMA_HOST_RX \
+	{ "host-rx", "host_rx", \
+	  "host driver, response received to completion (nvme_rdma_recv_done to nvme_complete_rq)" }
+#define RDMA_TARGET_RX \
+	{ "target-rx", "target_rx", \
+	  "target driver, capsule received to the backend, or to a write's RDMA READ posted " \
+	  "(nvmet_req_init to nvmet_rdma_execute_command)" }
+#define RDMA_TARGET_TX \
+	{ "target-tx", "target_tx", \
+	  "target driver, completion to the response posted " \
+	  "(nvmet_req_complete to nvmet_rdma_queue_response)" }
+
+static const struct ntp_view_stage rdma_joined_detail[] = {
+	{ "block", "block", "host block layer (prior art: blk_submission)" },
+	RDMA_HOST_TX,
+	{ "network", "network", "capsule and response on the wire "
+	  "(nvme_rdma_post_send to nvme_rdma_recv_done, less the target's time)" },
+	RDMA_TARGET_RX,
+	{ "read-wait", "read_wait", "a write's data pulled with RDMA READ, request and data on "
+	  "the wire (nvmet_rdma_execute_command to nvmet_rdma_read_data_done)" },
+	{ "storage", "storage", "the target's backend and device (target_subsystem)" },
+	RDMA_TARGET_TX,
+	RDMA_HOST_RX,
+};
+
+static const struct ntp_view_stage rdma_host_detail[] = {
+	{ "block", "block", "host block layer (prior art: blk_submission)" },
+	RDMA_HOST_TX,
+	{ "network*", "network_star", "the network and the target together, any RDMA READ of "
+	  "a write's data included (nvme_rdma_post_send to nvme_rdma_recv_done)" },
+	RDMA_HOST_RX,
+};
+
+static const struct ntp_view_stage rdma_target_stages[] = {
+	{ "driver(t)", "target_driver", "target NVMe driver: command received to the backend, "
+	  "completion to the response posted" },
+	{ "storage", "storage", "the target's backend and device" },
+};
+
+static const struct ntp_view_stage rdma_target_detail[] = {
+	RDMA_TARGET_RX,
+	{ "storage", "storage", "the target's backend and device (target_subsystem)" },
+	RDMA_TARGET_TX,
+};
+
+#define NSTAGES(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* [rdma][view] */
+static const struct ntp_view views[2][NTP_VIEW_MAX] = {
+	{
+		[NTP_VIEW_JOINED] = { "summary", NSTAGES(joined_stages), joined_stages },
+		[NTP_VIEW_JOINED_DETAIL] = { "detail", NSTAGES(joined_detail), joined_detail },
+		[NTP_VIEW_HOST_DETAIL] = { "detail", NSTAGES(host_detail), host_detail },
+		[NTP_VIEW_TARGET] = { "summary", NSTAGES(target_stages), target_stages },
+		[NTP_VIEW_TARGET_DETAIL] = { "detail", NSTAGES(target_detail), target_detail },
+	}, {
+		[NTP_VIEW_JOINED] = { "summary", NSTAGES(rdma_joined_stages), rdma_joined_stages },
+		[NTP_VIEW_JOINED_DETAIL] = { "detail", NSTAGES(rdma_joined_detail),
+					     rdma_joined_detail },
+		[NTP_VIEW_HOST_DETAIL] = { "detail", NSTAGES(rdma_host_detail), rdma_host_detail },
+		[NTP_VIEW_TARGET] = { "summary", NSTAGES(rdma_target_stages), rdma_target_stages },
+		[NTP_VIEW_TARGET_DETAIL] = { "detail", NSTAGES(rdma_target_detail),
+					     rdma_target_detail },
+	},
+};
+
+const struct ntp_view *ntp_jreport__view(const struct ntp_jreport *r)
+{
+	return &views[!!r->rdma][r->view];
+}
+
+const char *ntp_jreport__residence(const struct ntp_jreport *r)
+{
+	return r->rdma ? NTP_JREPORT_RESIDENCE_RDMA : NTP_JREPORT_RESIDENCE;
+}
+
+/* the columns every query of the scan returns, in this order */
+enum {
+	C_FILE, C_IO_TYPE, C_BYTES, C_NS,
+	C_E2E, C_BLOCK, C_DRIVER, C_NETWORK, C_TDRIVER, C_STORAGE,
+	C_H_START, C_H_QUEUE, C_H_CMD_SENT, C_H_R2T, C_H_DATA_SENT, C_H_RECV, C_H_DONE,
+	C_T_RECV, C_T_R2T, C_T_SUBMIT, C_T_CMPL, C_T_SENT,
+	C_NCOLS,
+};
+
+#define RAW_COLS \
+	"h_start_ns, h_queue_ns, h_cmd_sent_ns, h_r2t_ns, h_data_sent_ns, h_recv_ns, h_done_ns"
+
+/* joined: the stage columns of temp.joined; files numbered from 1 */
+static const char joined_sql[] =
+	"SELECT host_file + 1, io_type, bytes, namespace,"
+	" e2e_ns, block_ns, driver_ns, network_ns, target_driver_ns, storage_ns, " RAW_COLS ","
+	" t_recv_ns, t_r2t_ns, t_submit_ns, t_cmpl_ns, t_sent_ns FROM temp.joined";
+
+/* one host recording: C_NETWORK is network*, no target columns */
+static const char host_sql[] =
+	"SELECT 1, s.io_type, s.bytes, s.namespace,"
+	" s.e2e_ns, s.block_ns, s.driver_ns, s.network_star_ns, NULL, NULL,"
+	" h.h_start_ns, h.h_queue_ns, h.h_cmd_sent_ns, h.h_r2t_ns, h.h_data_sent_ns, h.h_recv_ns,"
+	" h.h_done_ns, NULL, NULL, NULL, NULL, NULL"
+	" FROM host_io h JOIN host_stages s ON s.id = h.id";
+
+/*
+ * One target recording: C_E2E is the residence, grouped by backend device;
+ * no host columns.
+ */
+static const char target_sql[] =
+	"SELECT 1, s.io_type, s.bytes, s.device,"
+	" s.residence_ns, NULL, NULL, NULL, s.target_driver_ns, s.storage_ns,"
+	" NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
+	" t.t_recv_ns, t.t_r2t_ns, t.t_submit_ns, t.t_cmpl_ns, t.t_sent_ns"
+	" FROM target_io t JOIN target_stages s ON s.id = t.id";
+
+struct raw {
+	int64_t v[C_NCOLS];
+	bool null[C_NCOLS];
+};
+
+/* the host's send, R2T and receive points, with host_stages' fallbacks */
+static void host_points(const struct raw *r, int64_t *sent, int64_t *r2t_host, int64_t *recv)
+{
+	int64_t cmd = r->null[C_H_CMD_SENT] ? r->v[C_H_QUEUE] : r->v[C_H_CMD_SENT];
+	bool r2t = !r->null[C_H_R2T] && !r->null[C_H_DATA_SENT];
+
+	if (r2t) {
+		*sent = cmd;
+		*r2t_host = r->v[C_H_DATA_SENT] - r->v[C_H_R2T];
+	} else {
+		int64_t data = r->null[C_H_DATA_SENT] ? cmd : r->v[C_H_DATA_SENT];
+
+		*sent = cmd > data ? cmd : data;
+		*r2t_host = 0;
+	}
+	*recv = r->null[C_H_RECV] ? r->v[C_H_DONE] : r->v[C_H_RECV];
+}
+
+/* the target's points, with target_stages' fallbacks */
+static void target_points(const struct raw *r, int64_t *submit, int64_t *cmpl, int64_t *r2t_wait)
+{
+	*submit = r->null[C_T_SUBMIT] ? r->v[C_T_RECV] : r->v[C_T_SUBMIT];
+	*cmpl = r->null[C_T_CMPL] ? *submit : r->v[C_T_CMPL];
+	*r2t_wait = !r->null[C_T_R2T] && !r->null[C_T_SUBMIT] ? r->v[C_T_SUBMIT] - r->v[C_T_R2T] : 0;
+}
+
+/* the nine sub-stages of a joined NVMe/TCP command */
+static void tcp_joined_detail_values(const struct raw *r, int64_t *out)
+{
+	int64_t sent, r2t_host, recv, submit, cmpl, r2t_wait, r2t_wire;
+
+	host_points(r, &sent, &r2t_host, &recv);
+	target_points(r, &submit, &cmpl, &r2t_wait);
+	/* only when both sides saw the R2T: else its time stays where the views put it */
+	r2t_wire = r2t_host && r2t_wait ? r2t_wait - r2t_host : 0;
+	out[0] = r->v[C_H_QUEUE] - r->v[C_H_START];
+	out[1] = sent - r->v[C_H_QUEUE];
+	out[2] = r->v[C_NETWORK] - r2t_wire;
+	out[3] = (submit - r->v[C_T_RECV]) - r2t_wait;
+	out[4] = r2t_wire;
+	out[5] = r2t_host;
+	out[6] = cmpl - submit;
+	out[7] = r->v[C_T_SENT] - cmpl;
+	out[8] = r->v[C_H_DONE] - recv;
+}
+
+/*
+ * The eight of a joined NVMe/RDMA command: the host has no R2T points, the
+ * target alone times the READ of a write's data, which is all wire time.
+ */
+static void rdma_joined_detail_values(const struct raw *r, int64_t *out)
+{
+	int64_t sent, r2t_host, recv, submit, cmpl, read_wait;
+
+	host_points(r, &sent, &r2t_host, &recv);
+	target_points(r, &submit, &cmpl, &read_wait);
+	out[0] = r->v[C_H_QUEUE] - r->v[C_H_START];
+	out[1] = sent - r->v[C_H_QUEUE];
+	out[2] = r->v[C_NETWORK] - read_wait;
+	out[3] = (submit - r->v[C_T_RECV]) - read_wait;
+	out[4] = read_wait;
+	out[5] = cmpl - submit;
+	out[6] = r->v[C_T_SENT] - cmpl;
+	out[7] = r->v[C_H_DONE] - recv;
+}
+
+/* one host recording: r2t-host only over TCP */
+static void host_detail_values(const struct raw *r, bool rdma, int64_t *out)
+{
+	int64_t sent, r2t_host, recv;
+	int s = 0;
+
+	host_points(r, &sent, &r2t_host, &recv);
+	out[s++] = r->v[C_H_QUEUE] - r->v[C_H_START];
+	out[s++] = sent - r->v[C_H_QUEUE];
+	if (!rdma)
+		out[s++] = r2t_host;
+	out[s++] = r->v[C_NETWORK];
+	out[s] = r->v[C_H_DONE] - recv;
+}
+
+static void view_values(const struct ntp_jreport *rep, const struct raw *r, int64_t *out)
+{
+	int64_t submit, cmpl, r2t_wait;
+
+	switch (rep->view) {
+	case NTP_VIEW_JOINED:
+		for (int s = 0; s < 5; s++)
+			out[s] = r->v[C_BLOCK + s];
+		return;
+	case NTP_VIEW_HOST_DETAIL:
+		host_detail_values(r, rep->rdma, out);
+		return;
+	case NTP_VIEW_JOINED_DETAIL:
+		if (rep->rdma)
+			rdma_joined_detail_values(r, out);
+		else
+			tcp_joined_detail_values(r, out);
+		return;
+	case NTP_VIEW_TARGET:
+		out[0] = r->v[C_TDRIVER];
+		out[1] = r->v[C_STORAGE];
+		return;
+	case NTP_VIEW_TARGET_DETAIL:
+		/* the residence leaves out a write's data wait (R2T, READ): target-rx too */
+		target_points(r, &submit, &cmpl, &r2t_wait);
+		out[0] = (submit - r->v[C_T_RECV]) - r2t_wait;
+		out[1] = cmpl - submit;
+		out[2] = r->v[C_T_SENT] - cmpl;
+		return;
+	case NTP_VIEW_MAX:
+		break;
+	}
+}
+
+/* ---- groups ---------------------------------------------------------------- */
+
+static void read_raw(sqlite3_stmt *st, struct raw *r)
+{
+	for (int c = C_BYTES; c < C_NCOLS; c++) {
+		if (c == C_NS)
+			continue;
+		r->null[c] = sqlite3_column_type(st, c) == SQLITE_NULL;
+		r->v[c] = r->null[c] ? 0 : sqlite3_column_int64(st, c);
+	}
+	r->v[C_FILE] = sqlite3_column_int64(st, C_FILE);
+}
+
+/* one row into its group's samples and sums */
+static int add_row(struct ntp_jreport *r, struct ntp_group_set *set, sqlite3_stmt *st)
+{
+	const char *io_type = (const char *)sqlite3_column_text(st, C_IO_TYPE);
+	const char *ns = (const char *)sqlite3_column_text(st, C_NS);
+	int64_t v[NTP_VIEW_MAX_STAGES];
+	struct raw raw;
+	ssize_t k;
+
+	read_raw(st, &raw);
+	view_values(r, &raw, v);
+	k = ntp_group_set__find(set, (int)raw.v[C_FILE], io_type ? io_type : "", raw.v[C_BYTES],
+				ns ? ns : "");
+	if (k < 0 || ntp_group_set__add(set, (size_t)k, raw.v[C_E2E], v))
+		return -ENOMEM;
+	r->total++;
+	return 0;
+}
+
+/*
+ * Whether the recordings are NVMe/RDMA, for the RDMA views.  The join
+ * refused a mix of transports, so its first file (schema "ntp0", lib/join/join.h)
+ * speaks for all; a file without the key predates RDMA: NVMe/TCP.
+ */
+static int read_transport(struct ntp_jreport *r, sqlite3 *db, const char *path)
+{
+	const char *sql = r->joined ? "SELECT value FROM ntp0.meta WHERE key = 'transport'" :
+				      "SELECT value FROM main.meta WHERE key = 'transport'";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return ntp_report__db_fail(db, path, "cannot read the meta");
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *v = (const char *)sqlite3_column_text(st, 0);
+
+		r->rdma = v && !strcmp(v, "rdma");
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return ntp_report__db_fail(db, path, "cannot read the meta");
+	return 0;
+}
+
+/* streams the rows into the groups (report_groups.c) */
+int ntp_jreport__scan(struct ntp_jreport *r, sqlite3 *db, const char *path)
+{
+	const char *sql = r->joined ? joined_sql : r->target_only ? target_sql : host_sql;
+	struct ntp_group_set set = { 0 };
+	sqlite3_stmt *st;
+	int rc, err;
+
+	err = read_transport(r, db, path);
+	if (err)
+		return err;
+	set.nstages = ntp_jreport__view(r)->nstages;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return ntp_report__db_fail(db, path, "cannot read the commands");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (add_row(r, &set, st)) {
+			rc = -ENOMEM;
+			break;
+		}
+	}
+	err = ntp_report__rows_end(db, path, st, rc, "cannot read the commands");
+	if (err) {
+		ntp_group_set__free(&set);
+		return err;
+	}
+	ntp_group_set__finish(&set, &r->groups, &r->ngroups);
+	return 0;
+}
+
+/* ---- what the hooks could not separate ------------------------------------ */
+
+struct point {
+	const char *point;
+	int side;               /* enum ntp_join_side */
+	const char *direct;     /* the hook at the point itself; NULL: any hook is */
+	const char *stages;     /* the sub-stages it bounds */
+	const char *none;       /* where their time goes without a hook */
+};
+
+static const struct point tcp_points[] = {
+	{ "h_cmd_sent", NTP_JOIN_HOST, "nvme_tcp_try_send_cmd_pdu", "host-tx",
+	  "host-tx is 0: sending the command is in the network stage" },
+	{ "h_data_sent", NTP_JOIN_HOST, "nvme_tcp_try_send_data", "host-tx, r2t-host",
+	  "sending write data and the host's R2T work are in the network stage" },
+	{ "h_r2t", NTP_JOIN_HOST, NULL, "r2t-host, r2t-wait",
+	  "the host's R2T work and the R2T wait are in the network stage" },
+	{ "h_recv", NTP_JOIN_HOST, NULL, "host-rx",
+	  "host-rx is 0: parsing the response is in the network stage" },
+	{ "t_r2t", NTP_JOIN_TARGET, NULL, "target-rx, r2t-wait",
+	  "the R2T wait is in target-rx" },
+	{ "t_submit", NTP_JOIN_TARGET, NULL, "target-rx, storage",
+	  "target-rx is 0: its time is in storage" },
+	{ "t_cmpl", NTP_JOIN_TARGET, NULL, "storage, target-tx",
+	  "storage is 0: its time is in target-tx" },
+	{ "t_sent", NTP_JOIN_TARGET, "nvmet_try_send_response", "target-tx",
+	  "target-tx is 0: sending the response is in the network stage" },
+};
+
+/* no R2T on an RDMA host: h_r2t and h_data_sent bound nothing there */
+static const struct point rdma_points[] = {
+	{ "h_cmd_sent", NTP_JOIN_HOST, "nvme_rdma_post_send", "host-tx",
+	  "host-tx is 0: posting the command is in the network stage" },
+	{ "h_recv", NTP_JOIN_HOST, NULL, "host-rx",
+	  "host-rx is 0: receiving the response is in the network stage" },
+	{ "t_r2t", NTP_JOIN_TARGET, NULL, "target-rx, read-wait",
+	  "the RDMA READ wait is in target-rx" },
+	{ "t_submit", NTP_JOIN_TARGET, NULL, "target-rx, read-wait, storage",
+	  "target-rx and read-wait are 0: their time is in storage" },
+	{ "t_cmpl", NTP_JOIN_TARGET, NULL, "storage, target-tx",
+	  "storage is 0: its time is in target-tx" },
+	{ "t_sent", NTP_JOIN_TARGET, "nvmet_rdma_queue_response", "target-tx",
+	  "target-tx is 0: posting the response is in the network stage" },
+};
+
+static int add_gap(struct ntp_jreport *r, int fi, const struct point *pt, const char *hook,
+		   const char *what)
+{
+	struct ntp_stage_gap *g;
+	void *p = realloc(r->gaps, (r->ngaps + 1) * sizeof(*r->gaps));
+
+	if (!p)
+		return -ENOMEM;
+	r->gaps = p;
+	g = &r->gaps[r->ngaps];
+	g->file = fi + 1;
+	g->point = pt->point;
+	g->stages = pt->stages;
+	g->what = what;
+	g->hook = strdup(hook);
+	if (!g->hook)
+		return -ENOMEM;
+	r->ngaps++;
+	return 0;
+}
+
+/*
+ * From file fi's hooks rows: a point with no hook ("none") leaves its
+ * sub-stages unseparated; one taken at a nearby function instead of the
+ * point itself (6.1 inlines nvme_tcp_try_send_cmd_pdu and
+ * nvmet_try_send_response) makes them approximate.  A file without hooks
+ * rows says nothing either way.  The points are the transport's.
+ */
+int ntp_jreport__find_gaps(struct ntp_jreport *r, int fi)
+{
+	const struct ntp_report_header *h = &r->files[fi].hdr;
+	const struct point *pts = r->rdma ? rdma_points : tcp_points;
+	size_t npts = r->rdma ? sizeof(rdma_points) / sizeof(rdma_points[0]) :
+		      sizeof(tcp_points) / sizeof(tcp_points[0]);
+	int sides = r->files[fi].sides;
+
+	for (size_t k = 0; k < npts; k++) {
+		if (!(sides & pts[k].side))
+			continue;
+		for (size_t i = 0; i < h->nhooks; i++) {
+			const struct ntp_report_hook *hk = &h->hooks[i];
+			const char *what = NULL;
+
+			if (strcmp(hk->point, pts[k].point))
+				continue;
+			if (!strcmp(hk->hook, "none") || !strcmp(hk->flavour, "none"))
+				what = pts[k].none;
+			else if (pts[k].direct && strcmp(hk->hook, pts[k].direct))
+				what = "approximate: taken at a nearby function, not at the point itself "
+				       "(the direct hook is inlined on this kernel)";
+			if (what && add_gap(r, fi, &pts[k], hk->hook, what)) {
+				ntp_error("%s: %s", h->path, strerror(ENOMEM));
+				return NTP_EXIT_FAILURE;
+			}
+			break;
+		}
+	}
+	return 0;
+}
+
+/* ---- shared by the printers ------------------------------------------------ */
+
+double ntp_jreport__matched_pct(const struct ntp_jreport *r)
+{
+	if (!r->counts.host_rows)
+		return NAN;
+	return (double)r->counts.matched * 100.0 / (double)r->counts.host_rows;
+}

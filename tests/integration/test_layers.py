@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: GPL-2.0
+"""lib/ is in folders by layer, and includes point down.
+
+Reads the #include "..." lines of lib/, cmd/ and bpf/ (no build needed) and
+checks them against LAYERS below: a file includes only headers of its own
+layer or of a layer its layer may use, bpf/ includes nothing outside bpf/
+(its headers are shared by both sides), and no two files include each
+other through their headers (a file and the header of its name count as
+one).  The README's layout table names the same folders.
+
+Run alone with `make check-layers`.
+"""
+
+import re
+from pathlib import Path
+
+from conftest import REPO
+
+# layer: the layers it may include, besides itself and bpf/ (lowest first)
+LAYERS = {
+    "lib/cli": set(),
+    "lib/core": {"lib/cli"},
+    "lib/collect": {"lib/cli", "lib/core"},
+    "lib/ntp": {"lib/cli", "lib/core"},
+    "lib/record": {"lib/cli", "lib/core", "lib/collect", "lib/ntp"},
+    "lib/join": {"lib/cli", "lib/core", "lib/ntp"},
+    "lib/report": {"lib/cli", "lib/core", "lib/ntp", "lib/join"},
+    "lib/compare": {"lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/report"},
+    "lib/export": {"lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/report"},
+    "cmd": {"lib/cli", "lib/core", "lib/collect", "lib/ntp", "lib/record", "lib/join",
+            "lib/report", "lib/compare", "lib/export"},
+}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def sources():
+    for top in ("lib", "cmd", "bpf"):
+        for p in sorted((REPO / top).rglob("*")):
+            if p.suffix in (".c", ".h"):
+                yield p.relative_to(REPO)
+
+
+def layer(path):
+    """'lib/report' for lib/report/report.c, 'cmd', 'bpf'; None for lib/x.c."""
+    parts = path.parts
+    if parts[0] == "lib":
+        return "/".join(parts[:2]) if len(parts) > 2 else None
+    return parts[0]
+
+
+def includes(path):
+    """The files of this tree that path includes (generated ones left out)."""
+    out = []
+    for name in INCLUDE.findall((REPO / path).read_text()):
+        for cand in (Path(name), path.parent / name):
+            if (REPO / cand).is_file():
+                out.append(cand)
+                break
+    return out
+
+
+def unit(path):
+    """A file and the header of its name are one unit: lib/report/report_view."""
+    return path.with_suffix("")
+
+
+def test_lib_is_folders_of_known_layers():
+    stray = [str(p) for p in sources() if p.parts[0] == "lib" and layer(p) not in LAYERS]
+    assert not stray, f"files of lib/ outside a layer folder of LAYERS: {stray}"
+
+
+def test_includes_point_down():
+    bad = []
+    for p in sources():
+        here = layer(p)
+        for inc in includes(p):
+            there = layer(inc)
+            if here == "bpf":
+                ok = there == "bpf"
+            else:
+                ok = there in (here, "bpf") or there in LAYERS.get(here, set())
+            if not ok:
+                bad.append(f"{p} includes {inc} ({here} -> {there})")
+    assert not bad, "includes against the layer order:\n" + "\n".join(bad)
+
+
+def test_no_include_cycles():
+    edges = {}
+    for p in sources():
+        for inc in includes(p):
+            if unit(inc) != unit(p):
+                edges.setdefault(unit(p), set()).add(unit(inc))
+    cycles, state = [], {}
+
+    def visit(u, stack):
+        state[u] = "open"
+        stack.append(u)
+        for v in sorted(edges.get(u, ())):
+            if state.get(v) == "open":
+                cycles.append(" -> ".join(str(x) for x in stack[stack.index(v):] + [v]))
+            elif v not in state:
+                visit(v, stack)
+        stack.pop()
+        state[u] = "done"
+
+    for u in sorted(edges):
+        if u not in state:
+            visit(u, [])
+    assert not cycles, "files that include each other:\n" + "\n".join(cycles)
+
+
+def test_readme_layout_names_every_layer():
+    readme = (REPO / "README.md").read_text()
+    missing = [d for d in LAYERS if d.startswith("lib/") and f"`{d}/`" not in readme]
+    assert not missing, f"README.md's layout table lacks {missing}"
