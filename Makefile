@@ -5,6 +5,7 @@
 #   make deps         install the Debian packages the build and tests need
 #   make check        unit + integration tests (no root, no kernel needed)
 #   make check-layers lib/'s folders and the direction of its includes (part of check)
+#   make check-asan   unit + integration tests on an ASan + UBSan build (build-asan/)
 #   make check-bpf    BPF tests on a loop device (root)
 #   make check-testbed  the NVMe-oF test bed tests (root, QEMU)
 #   make test         all of the above: what CI runs
@@ -34,6 +35,10 @@ CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow \
              -D_GNU_SOURCE -I. -I$(OUT) -MMD -MP
 LDLIBS    := -lbpf -lelf -lz -lsqlite3 -lpthread -lm
+# extra compile and link flags: make check-asan sets the sanitizers here
+SAN       ?=
+CFLAGS    += $(SAN)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 # The system include dirs clang needs for BPF (asm/types.h etc.), as libbpf-tools do.
 CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
@@ -60,7 +65,7 @@ MANS      := $(foreach f,$(MAN_SRCS),$(OUT)/man/$(basename $(notdir $(f))).$(cal
 .DELETE_ON_ERROR:
 # keep the BPF objects and skeletons: they are intermediates of pattern chains
 .SECONDARY: $(BPF_OBJS) $(SKELS)
-.PHONY: all deps check check-unit check-integration check-layers check-bpf check-testbed test demo \
+.PHONY: all deps check check-unit check-integration check-layers check-asan check-bpf check-testbed test demo \
         bench install clean depcheck man
 
 all: depcheck $(OUT)/ntprof man
@@ -167,13 +172,18 @@ check-layers:
 
 check: check-unit check-integration
 
+# the same tests on a build with AddressSanitizer (leaks included) and
+# UndefinedBehaviorSanitizer, in build-asan/: any report fails the test
+check-asan:
+	$(MAKE) OUT=build-asan SAN="$(SAN_FLAGS)" check-unit check-integration
+
 check-bpf: $(OUT)/ntprof
 	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra -m bpf tests/bpf
 
 check-testbed: $(OUT)/ntprof
 	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra --durations=0 tests/testbed
 
-test: check check-bpf check-testbed
+test: check check-asan check-bpf check-testbed
 
 demo: all
 	NTPROF=$(abspath $(OUT)/ntprof) tests/testbed/demo.sh
@@ -190,7 +200,7 @@ $(OUT) $(OUT)/bpf $(OUT)/man:
 	@mkdir -p $@
 
 clean:
-	rm -rf $(OUT)
+	rm -rf $(OUT) build-asan
 
 FORCE:
 
