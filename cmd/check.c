@@ -18,6 +18,7 @@
 #include "lib/cli/exit.h"
 #include "lib/cli/json.h"
 #include "lib/cli/opt.h"
+#include "lib/cli/outfile.h"
 #include "lib/collect/attach_plan.h"
 #include "lib/collect/bpf_host.h"
 #include "lib/collect/bpf_target.h"
@@ -246,7 +247,8 @@ int cmd_check(int argc, const char **argv)
 	struct role_check roles[2];
 	struct kernel_check k;
 	int n, nroles = 0, i, rc = NTP_EXIT_OK;
-	FILE *f;
+	struct ntp_outfile of;
+	int err;
 
 	ntp_err__set_cmd("check");
 	n = ntp_opt__parse(opts, argc, argv, usage, 0);
@@ -279,15 +281,10 @@ int cmd_check(int argc, const char **argv)
 		print_text(stdout, &k, roles, nroles);
 		return rc;
 	}
-	f = strcmp(json, "-") ? fopen(json, "w") : stdout;
-	if (!f) {
-		ntp_error("cannot write %s: %s", json, strerror(errno));
-		return NTP_EXIT_FAILURE;
-	}
-	print_json(f, &k, roles, nroles);
-	if (f != stdout && fclose(f)) {
-		ntp_error("writing %s: %s", json, strerror(errno));
-		return NTP_EXIT_FAILURE;
-	}
-	return rc;
+	err = ntp_outfile__open(&of, json, "the JSON report");
+	if (err)
+		return err;
+	print_json(of.f, &k, roles, nroles);
+	err = ntp_outfile__close(&of, true);
+	return err ? err : rc;
 }

@@ -103,15 +103,17 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 	sqlite3 *db[NTP_CMP_RUNS] = { NULL, NULL };
 	struct ntp_compare c;
 	const char *culprit;
+	struct ntp_outfile jo;
 	FILE *jf;
 	int rc, crc;
 
 	memset(&c, 0, sizeof(c));
 	c.path[NTP_CMP_BASE] = base;
 	c.path[NTP_CMP_NEW] = new_path;
-	rc = ntp_report__json_open(&jf, jpath, "comparison");
+	rc = ntp_report__json_open(&jo, jpath, "the JSON comparison");
 	if (rc)
 		return rc;
+	jf = jo.f;
 
 	for (int r = 0; r < NTP_CMP_RUNS; r++) {
 		culprit = c.path[r];
@@ -139,7 +141,7 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 		rc = ntp_compare__print_text(&c, stdout, o);
 	if (jf && !rc)
 		rc = ntp_compare__print_json(&c, jf, o);
-	crc = ntp_report__json_close(jf, jpath, "comparison");
+	crc = ntp_report__json_close(&jo);
 	if (!rc && !crc && c.over_threshold) {
 		threshold_error(&c, o);
 		rc = NTP_EXIT_THRESHOLD;
@@ -149,7 +151,7 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 
 fail:
 	json_error(jf, rc, culprit);
-	ntp_report__json_close(jf, jpath, "comparison");
+	ntp_report__json_close(&jo);
 	ntp_compare__free(&c);
 	return rc;
 }

@@ -24,6 +24,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/cli/outfile.h"
 #include "lib/core/size.h"
 #include "lib/export/export.h"
 #include "lib/export/export_perfetto.h"
@@ -592,7 +593,7 @@ int ntp_export__run(const char *const *paths, int n, const struct ntp_export_opt
 	bool to_stdout = o->output && !strcmp(o->output, "-");
 	char *out = o->output ? strdup(o->output) : default_output(paths[0]);
 	struct xport x = { .next_uuid = 1 };
-	FILE *f = stdout;
+	struct ntp_outfile of = { 0 };
 	int rc;
 
 	if (!out) {
@@ -613,12 +614,10 @@ int ntp_export__run(const char *const *paths, int n, const struct ntp_export_opt
 	if (rc)
 		goto done;
 	place_files(&x);
-	if (!to_stdout && !(f = fopen(out, "w"))) {
-		ntp_error("%s: cannot create the trace: %s", out, strerror(errno));
-		rc = NTP_EXIT_FAILURE;
+	rc = ntp_outfile__open(&of, out, "the trace");
+	if (rc)
 		goto done;
-	}
-	x.t = ntp_pftrace__new(f);
+	x.t = ntp_pftrace__new(of.f);
 	x.qs = x.t ? ntp_xqueues__new(x.t, &x.next_uuid) : NULL;
 	if (!x.qs) {
 		ntp_error("%s", strerror(ENOMEM));
@@ -628,16 +627,16 @@ int ntp_export__run(const char *const *paths, int n, const struct ntp_export_opt
 	}
 	/* the queues' last in-flight counts are written as they go */
 	ntp_xqueues__delete(x.qs);
-	if (x.t && ntp_pftrace__delete(x.t) && !rc) {
-		ntp_error("%s: cannot write the trace: %s", out, strerror(errno ? errno : ENOSPC));
-		rc = NTP_EXIT_FAILURE;
+	if (x.t) {
+		int werr = ntp_pftrace__delete(x.t);
+
+		if (werr && !rc) {
+			ntp_error("%s: cannot write the trace: %s", out, strerror(-werr));
+			rc = NTP_EXIT_FAILURE;
+		}
 	}
-	if (!to_stdout && (ferror(f) | fclose(f)) && !rc) {
-		ntp_error("%s: cannot write the trace: %s", out, strerror(errno));
-		rc = NTP_EXIT_FAILURE;
-	}
-	if (rc && !to_stdout)
-		unlink(out);	/* no half-written trace to be mistaken for a whole one */
+	/* a failed export leaves no half-written trace to be mistaken for a whole one */
+	rc = ntp_outfile__close(&of, !rc) ?: rc;
 	if (!rc)
 		fprintf(to_stdout ? stderr : stdout,
 			"%s: %" PRIu64 " host and %" PRIu64 " target commands, %" PRIu64

@@ -4,6 +4,7 @@
  * are Perfetto's (protos/perfetto/trace/...); schema/perfetto_trace.proto
  * holds the same subset for decoding.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,7 +86,7 @@ struct ntp_pftrace {
 	FILE *f;
 	struct ntp_pb pb;
 	uint64_t packets;
-	int failed;
+	int failed;		/* the first failure's errno */
 	struct name *names[NAME_KINDS][NAME_BUCKETS];
 	uint64_t niids[NAME_KINDS];
 	/* names new in the packet being built, written at its end */
@@ -106,7 +107,7 @@ struct ntp_pftrace *ntp_pftrace__new(FILE *f)
 
 int ntp_pftrace__delete(struct ntp_pftrace *t)
 {
-	int rc = t->failed ? -1 : 0;
+	int rc = -t->failed;
 
 	for (int k = 0; k < NAME_KINDS; k++)
 		for (int b = 0; b < NAME_BUCKETS; b++)
@@ -185,8 +186,14 @@ static void packet_end(struct ntp_pftrace *t)
 {
 	put_interned(t);
 	ntp_pb__end(&t->pb);
-	if (ntp_pb__ok(&t->pb) || fwrite(t->pb.buf, 1, t->pb.len, t->f) != t->pb.len) {
-		t->failed = 1;
+	if (t->failed)
+		return;
+	if (ntp_pb__ok(&t->pb)) {
+		t->failed = ENOMEM;
+		return;
+	}
+	if (fwrite(t->pb.buf, 1, t->pb.len, t->f) != t->pb.len) {
+		t->failed = errno ? errno : EIO;
 		return;
 	}
 	t->packets++;

@@ -29,7 +29,7 @@ enum ntp_pf_unit {
 
 /* NULL when out of memory */
 struct ntp_pftrace *ntp_pftrace__new(FILE *f);
-/* frees t; 0, or -1 when a packet could not be built or written */
+/* frees t; 0, or -errno of the first packet that could not be built or written */
 int ntp_pftrace__delete(struct ntp_pftrace *t);
 uint64_t ntp_pftrace__packets(const struct ntp_pftrace *t);
 

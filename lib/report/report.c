@@ -81,16 +81,18 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 	const char *jpath = o->json_path;
 	char *role = NULL;
 	sqlite3 *db;
+	struct ntp_outfile jo;
 	FILE *jf;
 	int rc, crc;
 
-	rc = ntp_report__json_open(&jf, jpath, "report");
+	rc = ntp_report__json_open(&jo, jpath, "the JSON report");
 	if (rc)
 		return rc;
+	jf = jo.f;
 	if (npaths < 1) {
 		ntp_error("no recording given: ntprof report FILE...");
 		json_error(jf, NTP_EXIT_USAGE, "-");
-		ntp_report__json_close(jf, jpath, "report");
+		ntp_report__json_close(&jo);
 		return NTP_EXIT_USAGE;
 	}
 	if (npaths > 1) {
@@ -103,7 +105,7 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 		rc = ntp_db__open_read(&db, paths[0]);
 		if (rc) {
 			json_error(jf, rc, paths[0]);
-			ntp_report__json_close(jf, jpath, "report");
+			ntp_report__json_close(&jo);
 			return rc;
 		}
 		role = ntp_meta__text(db, NTP_META_ROLE);
@@ -122,6 +124,6 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 		}
 		free(role);
 	}
-	crc = ntp_report__json_close(jf, jpath, "report");
+	crc = ntp_report__json_close(&jo);
 	return rc ? rc : crc;
 }

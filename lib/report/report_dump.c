@@ -15,10 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/ntp/db_read.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/cli/outfile.h"
 #include "lib/join/join.h"
+#include "lib/ntp/db_read.h"
 #include "lib/report/report_dump.h"
 #include "lib/report/report_paths.h"
 
@@ -267,7 +268,7 @@ int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_op
 	const char *out = o->output && strcmp(o->output, "-") ? o->output : NULL;
 	struct ntp_join *j;
 	sqlite3 *db;
-	FILE *f = stdout;
+	struct ntp_outfile of = { .f = stdout };
 	int rc;
 
 	for (int i = 0; out && i < npaths; i++) {
@@ -283,30 +284,20 @@ int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_op
 	rc = open_input(paths, npaths, &db, &j);
 	if (rc)
 		return rc;
-	if (out) {
-		f = fopen(out, "w");
-		if (!f) {
-			ntp_error("%s: cannot create the CSV file: %s", out, strerror(errno));
-			if (j)
-				ntp_join__close(j);
-			else
-				sqlite3_close(db);
-			return NTP_EXIT_FAILURE;
-		}
+	if (out && (rc = ntp_outfile__open(&of, out, "the CSV file"))) {
+		if (j)
+			ntp_join__close(j);
+		else
+			sqlite3_close(db);
+		return rc;
 	}
-	rc = dump_rows(db, j ? &joined_table : &host_table, paths[0], f);
+	rc = dump_rows(db, j ? &joined_table : &host_table, paths[0], of.f);
 	if (j)
 		ntp_join__close(j);
 	else
 		sqlite3_close(db);
 	if (!out)
 		return rc;
-	if ((ferror(f) | fclose(f)) && !rc) {
-		ntp_error("%s: cannot write the CSV file: %s", out, strerror(errno));
-		rc = NTP_EXIT_FAILURE;
-	}
-	/* no half-written CSV left behind to be mistaken for a whole one */
-	if (rc)
-		unlink(out);
-	return rc;
+	/* a failed dump leaves no half-written CSV to be mistaken for a whole one */
+	return ntp_outfile__close(&of, !rc) ?: rc;
 }

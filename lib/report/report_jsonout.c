@@ -11,19 +11,15 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/json.h"
+#include "lib/cli/outfile.h"
 #include "lib/report/report_jsonout.h"
 
-int ntp_report__json_open(FILE **f, const char *path, const char *what)
+int ntp_report__json_open(struct ntp_outfile *o, const char *path, const char *what)
 {
-	*f = NULL;
+	memset(o, 0, sizeof(*o));
 	if (!path)
 		return 0;
-	*f = !strcmp(path, "-") ? stdout : fopen(path, "w");
-	if (!*f) {
-		ntp_error("%s: cannot create the JSON %s: %s", path, what, strerror(errno));
-		return NTP_EXIT_FAILURE;
-	}
-	return 0;
+	return ntp_outfile__open(o, path, what);
 }
 
 /*
@@ -64,13 +60,8 @@ void ntp_report__json_error(FILE *f, int code, const char *path, const char *mis
 	ntp_json__error_document(f, code, msg);
 }
 
-int ntp_report__json_close(FILE *f, const char *path, const char *what)
+int ntp_report__json_close(struct ntp_outfile *o)
 {
-	if (!f || f == stdout)
-		return 0;
-	if (ferror(f) | fclose(f)) {
-		ntp_error("%s: cannot write the JSON %s: %s", path, what, strerror(errno));
-		return NTP_EXIT_FAILURE;
-	}
-	return 0;
+	/* kept even after a failure: it holds the error document then */
+	return ntp_outfile__close(o, true);
 }

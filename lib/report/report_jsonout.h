@@ -9,15 +9,19 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "lib/cli/outfile.h"
+
 /*
- * Where -j's JSON goes, for report and compare.  what names
- * the document in errors ("report", "comparison"); open gives NULL without
- * -j, stdout for "-".  The error document's message is "PATH: CAUSE", cut
- * at cut - 1 bytes; mismatch is the cause of NTP_EXIT_MISMATCH.
+ * Where -j's JSON goes, for report and compare: a file made as
+ * lib/cli/outfile.h makes every output.  what names the document in errors
+ * ("the JSON report"); without -j, o->f is NULL.  The error document's
+ * message is "PATH: CAUSE", cut at cut - 1 bytes; mismatch is the cause of
+ * NTP_EXIT_MISMATCH.  Close keeps the file even after a failure: it holds
+ * the error document then.
  */
-int ntp_report__json_open(FILE **f, const char *path, const char *what);
+int ntp_report__json_open(struct ntp_outfile *o, const char *path, const char *what);
 void ntp_report__json_error(FILE *f, int code, const char *path, const char *mismatch,
 			    size_t cut);
-int ntp_report__json_close(FILE *f, const char *path, const char *what);
+int ntp_report__json_close(struct ntp_outfile *o);
 
 #endif

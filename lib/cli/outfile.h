@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The files the readers write (dump -o, export -o, report and compare -j,
+ * check -j), made the same way for all, and the way record makes its own:
+ *
+ *  - "-" is standard output;
+ *  - a regular file, a symbolic link (dangling or not) or nothing at PATH:
+ *    the output is written to a new file beside it, and only when it is
+ *    complete is the previous PATH, file or link, renamed to PATH.old and
+ *    the new file to PATH.  Nothing is ever written through a link, and no
+ *    half-written or empty PATH is left by a failure;
+ *  - anything else (a device such as /dev/null, a FIFO) is written in place,
+ *    and never removed.
+ */
+#ifndef NTP_OUTFILE_H
+#define NTP_OUTFILE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct ntp_outfile {
+	FILE *f;		/* where to write */
+	const char *path;	/* what the user named */
+	char *tmp;		/* the new file, renamed to path when kept; NULL: in place */
+	const char *what;	/* "the CSV file", in messages */
+};
+
+/* 0, or NTP_EXIT_FAILURE after one line naming path, what and why */
+int ntp_outfile__open(struct ntp_outfile *o, const char *path, const char *what);
+
+/*
+ * Close o: with keep, the new file takes path's place (0, or
+ * NTP_EXIT_FAILURE after one line when it could not be written or moved);
+ * without, it is removed.  o->f == NULL (never opened) is a no-op.
+ */
+int ntp_outfile__close(struct ntp_outfile *o, bool keep);
+
+#endif
