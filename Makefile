@@ -6,6 +6,7 @@
 #   make check        unit + integration tests (no root, no kernel needed)
 #   make check-layers lib/'s folders and the direction of its includes (part of check)
 #   make check-asan   unit + integration tests on an ASan + UBSan build (build-asan/)
+#   make check-fuzz   a fixed run of the readers' fuzzer (libFuzzer, build-fuzz/)
 #   make check-bpf    BPF tests on a loop device (root)
 #   make check-testbed  the NVMe-oF test bed tests (root, QEMU)
 #   make test         all of the above: what CI runs
@@ -66,6 +67,7 @@ MANS      := $(foreach f,$(MAN_SRCS),$(OUT)/man/$(basename $(notdir $(f))).$(cal
 # keep the BPF objects and skeletons: they are intermediates of pattern chains
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 .PHONY: all deps check check-unit check-integration check-layers check-asan check-bpf check-testbed test demo \
+        fuzz check-fuzz \
         bench install clean depcheck man
 
 all: depcheck $(OUT)/ntprof man
@@ -73,7 +75,7 @@ all: depcheck $(OUT)/ntprof man
 # ---- dependency checks: name the Debian package that is missing ---------------
 DEBIAN_BUILD_DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
                      libsqlite3-dev sqlite3 pkg-config python3-docutils
-DEBIAN_TEST_DEPS  := libcmocka-dev python3-pytest protobuf-compiler python3-protobuf
+DEBIAN_TEST_DEPS  := libcmocka-dev python3-pytest protobuf-compiler python3-protobuf libclang-rt-14-dev
 depcheck:
 	@command -v $(CLANG) >/dev/null || { echo "error: clang not found: apt-get install clang (or: make deps)"; exit 1; }
 	@test -x "$(BPFTOOL)" || { echo "error: bpftool not found: apt-get install bpftool (or: make deps)"; exit 1; }
@@ -172,6 +174,29 @@ check-layers:
 
 check: check-unit check-integration
 
+# libFuzzer over the readers (tests/fuzz/fuzz_readers.c), built with clang and
+# the sanitizers in build-fuzz/; check-fuzz runs FUZZ_RUNS inputs from a fixed
+# seed, the same ones every time for one build: run it longer by hand
+FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+              -fno-omit-frame-pointer -Wno-missing-field-initializers
+FUZZ_RUNS  ?= 4000
+fuzz:
+	$(MAKE) OUT=build-fuzz CC=$(CLANG) SAN="$(FUZZ_FLAGS)" build-fuzz/fuzz/fuzz_readers build-fuzz/seeds/.done
+
+check-fuzz: fuzz
+	rm -rf build-fuzz/corpus && mkdir -p build-fuzz/corpus
+	build-fuzz/fuzz/fuzz_readers -seed=1 -runs=$(FUZZ_RUNS) -timeout=20 -rss_limit_mb=1500 \
+		-print_final_stats=1 build-fuzz/corpus build-fuzz/seeds
+
+$(OUT)/fuzz/%: tests/fuzz/%.c $(OUT)/libntprof.a
+	@mkdir -p $(dir $@)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer $< $(OUT)/libntprof.a $(LDLIBS) -o $@
+
+$(OUT)/seeds/.done: tests/fuzz/make_seeds.py tests/integration/ntpgen.py schema/ntp.sql
+	$(Q)$(PYTHON) tests/fuzz/make_seeds.py $(dir $@)
+	@touch $@
+
 # the same tests on a build with AddressSanitizer (leaks included) and
 # UndefinedBehaviorSanitizer, in build-asan/: any report fails the test
 check-asan:
@@ -183,7 +208,7 @@ check-bpf: $(OUT)/ntprof
 check-testbed: $(OUT)/ntprof
 	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra --durations=0 tests/testbed
 
-test: check check-asan check-bpf check-testbed
+test: check check-asan check-fuzz check-bpf check-testbed
 
 demo: all
 	NTPROF=$(abspath $(OUT)/ntprof) tests/testbed/demo.sh
@@ -200,7 +225,7 @@ $(OUT) $(OUT)/bpf $(OUT)/man:
 	@mkdir -p $@
 
 clean:
-	rm -rf $(OUT) build-asan
+	rm -rf $(OUT) build-asan build-fuzz
 
 FORCE:
 

@@ -12,6 +12,8 @@
 
 static const char *err_cmd;
 static int err_verbosity = 1;
+/* where messages go: stderr, or what a harness that runs many commands sets */
+static FILE *err_stream;
 
 void ntp_err__set_cmd(const char *cmd)
 {
@@ -21,6 +23,11 @@ void ntp_err__set_cmd(const char *cmd)
 const char *ntp_err__cmd(void)
 {
 	return err_cmd;
+}
+
+void ntp_err__set_stream(FILE *f)
+{
+	err_stream = f;
 }
 
 void ntp_err__set_verbosity(int level)
@@ -55,7 +62,7 @@ static void say(const char *kind, const char *fmt, va_list ap)
 	while (len && msg[len - 1] == '\n')
 		msg[--len] = '\0';
 
-	fprintf(stderr, "ntprof%s%s: %s%s\n", err_cmd ? " " : "", err_cmd ? err_cmd : "",
+	fprintf(err_stream ? err_stream : stderr, "ntprof%s%s: %s%s\n", err_cmd ? " " : "", err_cmd ? err_cmd : "",
 		kind, msg);
 	free(msg);
 	errno = saved_errno;

@@ -7,12 +7,15 @@
 #define NTP_ERR_H
 
 #include <stdarg.h>
+#include <stdio.h>
 
 /* the subcommand named in every message ("record", "report", ...) */
 void ntp_err__set_cmd(const char *cmd);
 const char *ntp_err__cmd(void);
 
 /* 0 quiet, 1 normal, 2+ verbose (-v): libbpf's log is shown from 2 */
+/* messages to f instead of stderr (NULL: stderr again), e.g. a fuzzer's /dev/null */
+void ntp_err__set_stream(FILE *f);
 void ntp_err__set_verbosity(int level);
 int ntp_err__verbosity(void);
 

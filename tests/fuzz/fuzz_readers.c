@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer over the readers: every input is written to a file and read as
+ * a recording the way a user would read one copied from elsewhere, by
+ * report (text and JSON), dump and export.  Whatever the bytes, a reader
+ * must end with an exit code, never crash, never read or write out of
+ * bounds, never overflow (the build has ASan and UBSan).
+ *
+ *   make fuzz        # build-fuzz/fuzz_readers, and a seed corpus in build-fuzz/seeds
+ *   build-fuzz/fuzz_readers -max_total_time=600 CORPUS build-fuzz/seeds
+ *
+ * The outputs go to /dev/null, which the readers write in place and never
+ * remove (lib/cli/outfile.h).  CI runs a fixed number of inputs from a
+ * fixed seed (make check-fuzz), so that a run is the same every time.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/cli/err.h"
+#include "lib/export/export.h"
+#include "lib/report/report.h"
+#include "lib/report/report_dump.h"
+#include "lib/report/report_opts.h"
+
+static char path[64];
+static FILE *quiet;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	snprintf(path, sizeof(path), "/tmp/ntprof-fuzz-%d.ntp", (int)getpid());
+	/* what the readers print is not the point, only how they end; libFuzzer
+	 * and the sanitizers keep stderr */
+	if (!freopen("/dev/null", "w", stdout) || !(quiet = fopen("/dev/null", "w")))
+		abort();
+	ntp_err__set_stream(quiet);
+	ntp_err__set_cmd("fuzz");
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *paths[1] = { path };
+	struct ntp_report_opts ro = { 0 };
+	struct ntp_report_opts rj = { .json_path = "/dev/null" };
+	struct ntp_dump_opts d = { .output = "/dev/null" };
+	struct ntp_export_opts e = { .output = "/dev/null" };
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		abort();
+	if (fwrite(data, 1, size, f) != size || fclose(f))
+		abort();
+	ntp_report__run(paths, 1, &ro);
+	ntp_report__run(paths, 1, &rj);
+	ntp_dump__run(paths, 1, &d);
+	ntp_export__run(paths, 1, &e);
+	unlink(path);
+	return 0;
+}
