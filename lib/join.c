@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Joining host and target recordings (lib/join.h says what and why).
+ * Joining host and target recordings (lib/join.h says what and why,
+ * lib/join_priv.h how the work is split).
  *
- * The recordings are ATTACHed read-only to a private in-memory connection;
- * everything the join makes lives in its TEMP schema, where people who open
- * the files with sqlite3 can run the same statements:
+ * The recordings are ATTACHed read-only to a private in-memory connection.
+ * Each side's commands are read once into compact rows in (key, time)
+ * order; the estimate, the binding of controllers and the matching are
+ * merges of those rows, linear in the commands whatever the key reuse.
+ * What the join makes is in the connection's TEMP schema, where the same
+ * statements that ntprof runs can be run by hand:
  *
- *   join_files   one row per file: fi, path, schema, role
- *   join_host    host_io + host_stages of every host-side file, tagged hf,
- *                with h_occ, the occurrence number of its key in time order
- *   join_target  target_io + target_stages of every target-side file, tf, t_occ
- *   join_pairs   one row per (hf, tf): the offset line and its support
- *   join_cand    same key, overlapping in time under the line; ok = inside
- *                the offset bound; usable = ok and of the bound controller
- *   join_bind    each host controller (hf, nvmeX) and the pair it talks to
- *   join_match   the pairs chosen (mutual nearest among usable candidates)
- *   joined       one row per matched command with the five stages
+ *   join_files    one row per file: fi, path, schema, role
+ *   join_pairs    one row per (hf, tf): the offset line and its support
+ *   join_matches  one row per matched command: the pair, both ids, the
+ *                 occurrence numbers of the key on each side, the offset
+ *   joined        one row per matched command with both sides' columns and
+ *                 the five stages, read from the recordings through
+ *                 join_matches
  */
 #include <ctype.h>
 #include <errno.h>
@@ -27,35 +28,21 @@
 #include "lib/err.h"
 #include "lib/exit.h"
 #include "lib/join.h"
+#include "lib/join_priv.h"
 
-#define KEY_COLS "cid, slba, nlb, qid, nsid, cntlid, opcode"
-/* a key seen at most this many host x target times: every pair is a candidate */
-#define EST_ALL_PAIRS 256
-/* host occurrences of a hotter key that enter the estimate (each with all targets) */
-#define EST_HOT_SAMPLES 8
-/* rounds of mutual-nearest matching; one suffices unless candidates compete */
-#define MATCH_ROUNDS 64
-/* pass 1 admits misses of its tolerance plus this many median interval widths */
-#define PASS1_SPREADS 3
-/* the target's time that bounds an offset from below: t_recv on one clock (parameter P) */
-#define LATE(P) "CASE WHEN " P " THEN t.t_recv_ns ELSE t.t_sent_ns END"
-
-struct ntp_join {
-	sqlite3 *db;
-	struct ntp_join_opts opts;
-	int nfiles;
-	struct ntp_join_file files[NTP_JOIN_MAX_FILES];
-	char schemas[NTP_JOIN_MAX_FILES][8];
-	int npairs;
-	struct ntp_join_pair *pairs;
-	struct ntp_join_counts counts;
-};
-
-static int sql_fail(sqlite3 *db, const char *what)
+int ntp_join__sql_fail(sqlite3 *db, const char *what)
 {
 	ntp_error("join: %s: %s", what, sqlite3_errmsg(db));
 	return NTP_EXIT_FAILURE;
 }
+
+int ntp_join__nomem(void)
+{
+	ntp_error("join: %s", strerror(ENOMEM));
+	return NTP_EXIT_FAILURE;
+}
+
+#define sql_fail ntp_join__sql_fail
 
 static int exec(sqlite3 *db, const char *sql, const char *what)
 {
@@ -275,71 +262,26 @@ int ntp_join__check(sqlite3 *db, const char *const *schemas, const char *const *
 	return err;
 }
 
+
 static const char create_sql[] =
 	"CREATE TEMP TABLE join_files (fi INTEGER PRIMARY KEY, path TEXT, schema TEXT, role TEXT);"
-	"CREATE TEMP TABLE join_host ("
-	" hf INTEGER NOT NULL, host_id INTEGER NOT NULL, h_occ INTEGER NOT NULL,"
-	" opcode INTEGER, cid INTEGER, slba INTEGER, nlb INTEGER, qid INTEGER, nsid INTEGER,"
-	" cntlid INTEGER, io_type TEXT, bytes INTEGER, namespace TEXT, controller TEXT,"
-	" status INTEGER, h_start_ns INTEGER, h_queue_ns INTEGER, h_cmd_sent_ns INTEGER,"
-	" h_r2t_ns INTEGER, h_data_sent_ns INTEGER, h_recv_ns INTEGER, h_done_ns INTEGER,"
-	" e2e_ns INTEGER, block_ns INTEGER, driver_ns INTEGER, network_star_ns INTEGER);"
-	"CREATE TEMP TABLE join_target ("
-	" tf INTEGER NOT NULL, target_id INTEGER NOT NULL, t_occ INTEGER NOT NULL,"
-	" opcode INTEGER, cid INTEGER, slba INTEGER, nlb INTEGER, qid INTEGER, nsid INTEGER,"
-	" cntlid INTEGER, device TEXT, status INTEGER, t_recv_ns INTEGER, t_r2t_ns INTEGER,"
-	" t_submit_ns INTEGER, t_cmpl_ns INTEGER, t_sent_ns INTEGER, target_driver_ns INTEGER,"
-	" storage_ns INTEGER, residence_ns INTEGER);"
 	"CREATE TEMP TABLE join_pairs (pair INTEGER PRIMARY KEY, hf INTEGER, tf INTEGER,"
 	" estimated INTEGER, t0_ns INTEGER, base_ns INTEGER, a_ns REAL, drift REAL, tol_ns REAL,"
-	" candidates INTEGER, support INTEGER, matched INTEGER);"
-	"CREATE TEMP TABLE join_cand (hrow INTEGER NOT NULL, trow INTEGER NOT NULL,"
-	" pair INTEGER NOT NULL, ok INTEGER NOT NULL, dist REAL NOT NULL, o_rel REAL NOT NULL,"
-	" usable INTEGER NOT NULL DEFAULT 0);"
-	"CREATE TEMP TABLE join_match (hrow INTEGER PRIMARY KEY, trow INTEGER NOT NULL UNIQUE,"
-	" pair INTEGER NOT NULL, o_rel REAL NOT NULL);";
+	" candidates INTEGER, support INTEGER, matched INTEGER);";
 
-static int load_file(struct ntp_join *j, int fi)
+/* a target side needs its tables: a "both" file of an old host-only writer has none */
+static int check_target_tables(struct ntp_join *j, int fi)
 {
-	const char *s = j->files[fi].schema;
-	char sql[2048];
-	int err;
+	char sql[160];
 
-	if (j->files[fi].sides & NTP_JOIN_HOST) {
-		snprintf(sql, sizeof(sql),
-			 "INSERT INTO temp.join_host SELECT %d, h.id,"
-			 " ROW_NUMBER() OVER (PARTITION BY h.cid, h.slba, h.nlb, h.qid, h.nsid,"
-			 "  h.cntlid, h.opcode ORDER BY h.h_queue_ns, h.id),"
-			 " h.opcode, h.cid, h.slba, h.nlb, h.qid, h.nsid, h.cntlid, s.io_type,"
-			 " h.bytes, h.namespace, h.controller, h.status, h.h_start_ns, h.h_queue_ns,"
-			 " h.h_cmd_sent_ns, h.h_r2t_ns, h.h_data_sent_ns, h.h_recv_ns, h.h_done_ns,"
-			 " s.e2e_ns, s.block_ns, s.driver_ns, s.network_star_ns"
-			 " FROM \"%s\".host_io h JOIN \"%s\".host_stages s ON s.id = h.id",
-			 fi, s, s);
-		err = exec(j->db, sql, "loading host commands");
-		if (err)
-			return err;
-	}
-	if (j->files[fi].sides & NTP_JOIN_TARGET) {
-		snprintf(sql, sizeof(sql), "SELECT count(*) FROM \"%s\".sqlite_schema"
-			 " WHERE name IN ('target_io', 'target_stages')", s);
-		if (query_int(j->db, sql, 0) != 2) {
-			ntp_error("cannot join %s: a %s recording without the target_io table",
-				  j->files[fi].path, j->files[fi].role);
-			return NTP_EXIT_MISMATCH;
-		}
-		snprintf(sql, sizeof(sql),
-			 "INSERT INTO temp.join_target SELECT %d, t.id,"
-			 " ROW_NUMBER() OVER (PARTITION BY t.cid, t.slba, t.nlb, t.qid, t.nsid,"
-			 "  t.cntlid, t.opcode ORDER BY t.t_recv_ns, t.id),"
-			 " t.opcode, t.cid, t.slba, t.nlb, t.qid, t.nsid, t.cntlid, t.device, t.status,"
-			 " t.t_recv_ns, t.t_r2t_ns, t.t_submit_ns, t.t_cmpl_ns, t.t_sent_ns,"
-			 " s.target_driver_ns, s.storage_ns, s.residence_ns"
-			 " FROM \"%s\".target_io t JOIN \"%s\".target_stages s ON s.id = t.id",
-			 fi, s, s);
-		err = exec(j->db, sql, "loading target commands");
-		if (err)
-			return err;
+	if (!(j->files[fi].sides & NTP_JOIN_TARGET))
+		return 0;
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM \"%s\".sqlite_schema"
+		 " WHERE name IN ('target_io', 'target_stages')", j->files[fi].schema);
+	if (query_int(j->db, sql, 0) != 2) {
+		ntp_error("cannot join %s: a %s recording without the target_io table",
+			  j->files[fi].path, j->files[fi].role);
+		return NTP_EXIT_MISMATCH;
 	}
 	return 0;
 }
@@ -377,10 +319,8 @@ int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
 		return NTP_EXIT_USAGE;
 	}
 	j = calloc(1, sizeof(*j));
-	if (!j) {
-		ntp_error("join: %s", strerror(ENOMEM));
-		return NTP_EXIT_FAILURE;
-	}
+	if (!j)
+		return ntp_join__nomem();
 	j->opts.slack_ns = 1000;
 	j->opts.min_support = 8;
 	j->opts.max_drift = 500e-6;
@@ -392,6 +332,7 @@ int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
 		if (opts->max_drift > 0)
 			j->opts.max_drift = opts->max_drift;
 	}
+	j->progress = ntp_jprogress__new();
 	if (sqlite3_open_v2(":memory:", &j->db,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI,
 			    NULL) != SQLITE_OK) {
@@ -421,14 +362,12 @@ int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
 				   (sides[i] == NTP_JOIN_TARGET) ? "target" : "both";
 		err = add_file_row(j, i);
 		if (!err)
-			err = load_file(j, i);
+			err = check_target_tables(j, i);
 	}
 	if (!err)
-		err = exec(j->db,
-			   "CREATE INDEX temp.join_target_key ON join_target (tf, " KEY_COLS ", t_recv_ns);"
-			   "CREATE INDEX temp.join_cand_hrow ON join_cand (hrow);"
-			   "ANALYZE temp;",
-			   "indexing the target commands");
+		err = ntp_join__load(j);
+	if (!err)
+		err = ntp_join__register_rows(j);
 	if (err) {
 		ntp_join__close(j);
 		return err;
@@ -438,108 +377,15 @@ int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
 }
 
 /*
- * The candidate intervals pass 1 looks at: every same-key pair of a key seen
- * at most ?3 host x target times; of a hotter key, ?4 host occurrences spread
- * over the run, each with every target occurrence.  The host rows are chosen
- * before the join, so a hot key costs ?4 index scans, not nh x nt rows.
- *
- * On one clock (?5) an interval's low end is t_recv - h_done, not t_sent -
- * h_done: with no offset to find, the receive alone inside the host's flight
- * tells the occurrences apart (one key is never in flight twice), and it is
- * causal where t_sent is not quite: a sender's exit hook may fire after the
- * peer already completed (loopback, a thread preempted after its send).
+ * The line of pair p from iv[0..n): estimated, or on one clock o(t) = 0,
+ * which needs no agreement.  *ok = 0 when too few agreed.  Frees iv.
  */
-static const char est_sql[] =
-	"WITH tc AS (SELECT " KEY_COLS ", count(*) AS nt FROM temp.join_target"
-	"   WHERE tf = ?2 GROUP BY " KEY_COLS "),"
-	" h AS (SELECT " KEY_COLS ", h_occ, h_queue_ns, h_done_ns,"
-	"   count(*) OVER (PARTITION BY " KEY_COLS ") AS nh"
-	"   FROM temp.join_host WHERE hf = ?1),"
-	" hs AS MATERIALIZED (SELECT h.* FROM h JOIN tc USING (" KEY_COLS ")"
-	"   WHERE h.nh * tc.nt <= ?3 OR (h.h_occ - 1) % ((h.nh + ?4 - 1) / ?4) = 0)"
-	" SELECT hs.h_queue_ns, " LATE("?5") " - hs.h_done_ns, t.t_recv_ns - hs.h_queue_ns"
-	" FROM hs JOIN temp.join_target t"
-	"  ON t.tf = ?2 AND t.cid = hs.cid AND t.slba = hs.slba AND t.nlb = hs.nlb"
-	"  AND t.qid = hs.qid AND t.nsid = hs.nsid AND t.cntlid = hs.cntlid AND t.opcode = hs.opcode"
-	" WHERE " LATE("?5") " - hs.h_done_ns <= t.t_recv_ns - hs.h_queue_ns";
-
-/*
- * Every same-key pair whose target record overlaps the host command's flight
- * [h_queue, h_done] mapped through the line; ok when it lies inside it, that
- * is when the pair's offset interval holds o(h_queue) within tol (on one
- * clock, ?10: when its receive does).  All comparisons are relative to
- * base_ns, in integers where it matters.
- */
-static const char cand_sql[] =
-	"INSERT INTO temp.join_cand (hrow, trow, pair, ok, dist, o_rel)"
-	" SELECT h.hrow, t.rowid, ?9,"
-	"  (t.t_recv_ns - h.h_queue_ns - ?4) + ?7 >= h.e"
-	"   AND (" LATE("?10") " - h.h_done_ns - ?4) - ?7 <= h.e,"
-	"  abs(((t.t_recv_ns - h.h_queue_ns - ?4) + (" LATE("?10") " - h.h_done_ns - ?4)) / 2.0"
-	"   - h.e),"
-	"  h.e"
-	" FROM (SELECT rowid AS hrow, *, ?5 + ?6 * (h_queue_ns - ?3) AS e"
-	"       FROM temp.join_host WHERE hf = ?1) AS h"
-	" JOIN temp.join_target AS t"
-	"  ON t.tf = ?2 AND t.cid = h.cid AND t.slba = h.slba AND t.nlb = h.nlb"
-	"  AND t.qid = h.qid AND t.nsid = h.nsid AND t.cntlid = h.cntlid AND t.opcode = h.opcode"
-	"  AND t.t_recv_ns BETWEEN h.h_queue_ns + ?4 + h.e - ?7 - ?8"
-	"                      AND h.h_done_ns + ?4 + h.e + ?7"
-	" WHERE t.t_sent_ns >= h.h_queue_ns + ?4 + h.e - ?7";
-
-/* the intervals of the pair at st (t, lo, hi in columns 0-2); 0 or NTP_EXIT_* */
-static int read_intervals(struct ntp_join *j, sqlite3_stmt *st, struct ntp_join_iv **ivp,
-			  size_t *np)
+static int fit_from(struct ntp_join *j, const struct ntp_join_pair *p, struct ntp_join_iv *iv,
+		    size_t n, struct ntp_join_fit *fit, int *ok)
 {
-	struct ntp_join_iv *iv = NULL, *tmp;
-	size_t n = 0, cap = 0;
 	int rc;
 
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 4096;
-			tmp = realloc(iv, cap * sizeof(*iv));
-			if (!tmp) {
-				rc = SQLITE_NOMEM;
-				break;
-			}
-			iv = tmp;
-		}
-		iv[n].t = sqlite3_column_int64(st, 0);
-		iv[n].lo = sqlite3_column_int64(st, 1);
-		iv[n].hi = sqlite3_column_int64(st, 2);
-		n++;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		free(iv);
-		if (rc == SQLITE_NOMEM) {
-			ntp_error("join: %s", strerror(ENOMEM));
-			return NTP_EXIT_FAILURE;
-		}
-		return sql_fail(j->db, "selecting candidate pairs");
-	}
-	*ivp = iv;
-	*np = n;
-	return 0;
-}
-
-/*
- * The line of pair p from the intervals st yields: estimated, or on one
- * clock o(t) = 0, which needs no agreement.  *ok = 0 when too few agreed.
- */
-static int fit_from(struct ntp_join *j, const struct ntp_join_pair *p, sqlite3_stmt *st,
-		    struct ntp_join_fit *fit, int64_t *n_out, int *ok)
-{
-	struct ntp_join_iv *iv;
-	size_t n;
-	int rc, err;
-
 	*ok = 0;
-	err = read_intervals(j, st, &iv, &n);
-	if (err)
-		return err;
-	*n_out = n;
 	if (p->clock != NTP_JOIN_CLOCK_TWO)
 		rc = ntp_join__fit_zero(iv, n, j->opts.slack_ns, fit);
 	else if (n)
@@ -547,46 +393,10 @@ static int fit_from(struct ntp_join *j, const struct ntp_join_pair *p, sqlite3_s
 	else
 		rc = -ENOENT;
 	free(iv);
-	if (rc == -ENOMEM) {
-		ntp_error("join: %s", strerror(ENOMEM));
-		return NTP_EXIT_FAILURE;
-	}
+	if (rc == -ENOMEM)
+		return ntp_join__nomem();
 	*ok = !rc && (p->clock != NTP_JOIN_CLOCK_TWO || fit->support >= j->opts.min_support);
 	return 0;
-}
-
-/* (re)build the candidates of pair p under the line fit, admitting misses up to tol */
-static int insert_cands(struct ntp_join *j, int pair, const struct ntp_join_pair *p,
-			const struct ntp_join_fit *fit, double tol)
-{
-	sqlite3_stmt *st;
-	char sql[160];
-	int64_t maxres;
-	int err;
-
-	snprintf(sql, sizeof(sql), "DELETE FROM temp.join_cand WHERE pair = %d", pair);
-	err = exec(j->db, sql, "pairing commands");
-	if (err)
-		return err;
-	snprintf(sql, sizeof(sql), "SELECT max(t_sent_ns - t_recv_ns) FROM temp.join_target"
-		 " WHERE tf = %d", p->target_file);
-	maxres = query_int(j->db, sql, 0);
-	err = prepare(j->db, cand_sql, &st, "pairing commands");
-	if (err)
-		return err;
-	sqlite3_bind_int(st, 1, p->host_file);
-	sqlite3_bind_int(st, 2, p->target_file);
-	sqlite3_bind_int64(st, 3, fit->t0);
-	sqlite3_bind_int64(st, 4, fit->base);
-	sqlite3_bind_double(st, 5, fit->a);
-	sqlite3_bind_double(st, 6, fit->b);
-	sqlite3_bind_double(st, 7, tol);
-	sqlite3_bind_int64(st, 8, maxres);
-	sqlite3_bind_int(st, 9, pair);
-	sqlite3_bind_int(st, 10, p->clock != NTP_JOIN_CLOCK_TWO);
-	err = step_done(j->db, st, "pairing commands");
-	sqlite3_finalize(st);
-	return err;
 }
 
 static int save_pair(struct ntp_join *j, int pair, const struct ntp_join_pair *p,
@@ -596,7 +406,8 @@ static int save_pair(struct ntp_join *j, int pair, const struct ntp_join_pair *p
 	int err;
 
 	err = prepare(j->db, "INSERT INTO temp.join_pairs VALUES"
-		      " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 0)", &st, "saving the estimate");
+		      " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)", &st,
+		      "saving the estimate");
 	if (err)
 		return err;
 	sqlite3_bind_int(st, 1, pair);
@@ -610,16 +421,11 @@ static int save_pair(struct ntp_join *j, int pair, const struct ntp_join_pair *p
 	sqlite3_bind_double(st, 9, fit->tol);
 	sqlite3_bind_int64(st, 10, p->candidates);
 	sqlite3_bind_int64(st, 11, p->support);
+	sqlite3_bind_int64(st, 12, p->matched);
 	err = step_done(j->db, st, "saving the estimate");
 	sqlite3_finalize(st);
 	return err;
 }
-
-/* the intervals of the candidates pass 1 found inside the bound, of bound controllers */
-static const char refit_sql[] =
-	"SELECT h.h_queue_ns, " LATE("?2") " - h.h_done_ns, t.t_recv_ns - h.h_queue_ns"
-	" FROM temp.join_cand c JOIN temp.join_host h ON h.rowid = c.hrow"
-	" JOIN temp.join_target t ON t.rowid = c.trow WHERE c.pair = ?1 AND c.usable";
 
 static void set_pair(struct ntp_join_pair *p, const struct ntp_join_fit *fit, int ok)
 {
@@ -659,34 +465,30 @@ static enum ntp_join_clock pair_clock(struct ntp_join *j, int h, int t)
 
 /*
  * Pass 1 estimates from a bounded sample of same-key pairs (all pairs of
- * rare keys, a few host occurrences of hot ones).  Its line is exact for the
- * pairs it saw but may miss unseen true pairs, most near the ends of the
- * run, by up to a few interval widths: its candidates admit that much.
+ * rare keys, a few host occurrences of hot ones, at most
+ * NTP_JOIN_EST_MAX_IV intervals).  Its line is exact for the pairs it saw
+ * but may miss unseen true pairs, most near the ends of the run, by up to a
+ * few interval widths: *admit is that much.
  */
-static int estimate_pass1(struct ntp_join *j, int pair, struct ntp_join_fit *fit)
+static int estimate_pass1(struct ntp_join *j, int pair, double *admit)
 {
 	struct ntp_join_pair *p = &j->pairs[pair];
-	sqlite3_stmt *st;
-	double admit;
+	struct ntp_join_fit *fit = &j->fits[pair];
+	struct ntp_join_iv *iv;
+	size_t n;
 	int ok, err;
 
 	memset(fit, 0, sizeof(*fit));
-	err = prepare(j->db, est_sql, &st, "selecting candidate pairs");
+	err = ntp_join__sample(j, pair, &iv, &n);
 	if (err)
 		return err;
-	sqlite3_bind_int(st, 1, p->host_file);
-	sqlite3_bind_int(st, 2, p->target_file);
-	sqlite3_bind_int(st, 3, EST_ALL_PAIRS);
-	sqlite3_bind_int(st, 4, EST_HOT_SAMPLES);
-	sqlite3_bind_int(st, 5, p->clock != NTP_JOIN_CLOCK_TWO);
-	err = fit_from(j, p, st, fit, &p->candidates, &ok);
+	p->candidates = (int64_t)n;
+	err = fit_from(j, p, iv, n, fit, &ok);
 	set_pair(p, fit, ok);
 	/* one clock's line is exact: nothing to admit beyond the slack */
-	admit = fit->tol;
+	*admit = fit->tol;
 	if (p->clock == NTP_JOIN_CLOCK_TWO)
-		admit += PASS1_SPREADS * fit->spread;
-	if (!err && ok)
-		err = insert_cands(j, pair, p, fit, admit);
+		*admit += NTP_JOIN_PASS1_SPREADS * fit->spread;
 	return err;
 }
 
@@ -696,101 +498,43 @@ static int estimate_pass1(struct ntp_join *j, int pair, struct ntp_join_fit *fit
  * every true pair and the final candidates admit only the measured
  * tolerance.
  */
-static int estimate_pass2(struct ntp_join *j, int pair, struct ntp_join_fit *fit)
+static int estimate_pass2(struct ntp_join *j, int pair, double admit)
 {
 	struct ntp_join_pair *p = &j->pairs[pair];
 	struct ntp_join_fit fit2;
-	sqlite3_stmt *st;
-	int64_t n2;
+	struct ntp_join_iv *iv;
+	size_t n;
 	int ok, err;
 
 	if (!p->estimated)
-		return save_pair(j, pair, p, fit);
-	err = prepare(j->db, refit_sql, &st, "selecting candidate pairs");
-	if (err)
-		return err;
-	sqlite3_bind_int(st, 1, pair);
-	sqlite3_bind_int(st, 2, p->clock != NTP_JOIN_CLOCK_TWO);
-	err = fit_from(j, p, st, &fit2, &n2, &ok);
+		return 0;
+	err = ntp_join__refit_intervals(j, pair, &j->fits[pair], admit, &iv, &n);
+	if (!err)
+		err = fit_from(j, p, iv, n, &fit2, &ok);
 	if (!err && ok) {	/* else pass 1 stands */
-		*fit = fit2;
-		set_pair(p, fit, 1);
+		j->fits[pair] = fit2;
+		set_pair(p, &fit2, 1);
 	}
-	if (!err)
-		err = insert_cands(j, pair, p, fit, fit->tol);
-	if (!err)
-		err = save_pair(j, pair, p, fit);
 	return err;
 }
 
-/*
- * A host controller (nvmeX of one host file) talks to one target: bind it
- * to the combination that agrees with most of its commands, so that a key
- * that happens to repeat on another target with the same cntlid never joins.
- */
-static const char bind_sql[] =
-	"DROP TABLE IF EXISTS temp.join_bind;"
-	"CREATE TEMP TABLE join_bind AS"
-	" SELECT hf, controller, pair FROM ("
-	"  SELECT h.hf, h.controller, c.pair, row_number() OVER"
-	"   (PARTITION BY h.hf, h.controller ORDER BY count(*) DESC, c.pair) AS rk"
-	"  FROM temp.join_cand c JOIN temp.join_host h ON h.rowid = c.hrow"
-	"  WHERE c.ok GROUP BY h.hf, h.controller, c.pair)"
-	" WHERE rk = 1;"
-	"UPDATE temp.join_cand SET usable = ok AND pair IS ("
-	" SELECT b.pair FROM temp.join_host h JOIN temp.join_bind b"
-	"  ON b.hf = h.hf AND b.controller = h.controller WHERE h.rowid = join_cand.hrow);";
-
-/* mutual nearest among the usable candidates of rows not matched yet */
-static const char match_sql[] =
-	"INSERT INTO temp.join_match (hrow, trow, pair, o_rel)"
-	" SELECT hrow, trow, pair, o_rel FROM ("
-	"  SELECT c.hrow, c.trow, c.pair, c.o_rel,"
-	"   row_number() OVER (PARTITION BY c.hrow ORDER BY c.dist, c.trow) AS rh,"
-	"   row_number() OVER (PARTITION BY c.trow ORDER BY c.dist, c.hrow) AS rt"
-	"  FROM temp.join_cand c"
-	"  WHERE c.usable AND c.hrow NOT IN (SELECT hrow FROM temp.join_match)"
-	"   AND c.trow NOT IN (SELECT trow FROM temp.join_match))"
-	" WHERE rh = 1 AND rt = 1";
-
-static const char joined_sql[] =
-	"CREATE TEMP TABLE joined AS SELECT"
-	" p.hf AS host_file, p.tf AS target_file, h.host_id, t.target_id, h.h_occ, t.t_occ,"
-	" h.opcode, h.cid, h.slba, h.nlb, h.qid, h.nsid, h.cntlid, h.io_type, h.bytes,"
-	" h.namespace, h.controller, t.device, h.status, t.status AS t_status,"
-	" h.h_start_ns, h.h_queue_ns, h.h_cmd_sent_ns, h.h_r2t_ns, h.h_data_sent_ns,"
-	" h.h_recv_ns, h.h_done_ns,"
-	" t.t_recv_ns, t.t_r2t_ns, t.t_submit_ns, t.t_cmpl_ns, t.t_sent_ns,"
-	" h.e2e_ns, h.block_ns, h.driver_ns, h.network_star_ns - t.residence_ns AS network_ns,"
-	" t.target_driver_ns, t.storage_ns,"
-	" p.base_ns + CAST(round(m.o_rel) AS INTEGER) AS offset_ns"
-	" FROM temp.join_match m JOIN temp.join_host h ON h.rowid = m.hrow"
-	" JOIN temp.join_target t ON t.rowid = m.trow JOIN temp.join_pairs p ON p.pair = m.pair"
-	" ORDER BY h.hf, h.h_start_ns, h.host_id;"
-	"UPDATE temp.join_pairs SET matched ="
-	" (SELECT count(*) FROM temp.join_match m WHERE m.pair = join_pairs.pair);";
-
 int ntp_join__run(struct ntp_join *j)
 {
-	struct ntp_join_fit *fits;
-	sqlite3_stmt *st = NULL;
-	int h, t, i, round, err = 0;
+	double admit[NTP_JOIN_MAX_FILES * NTP_JOIN_MAX_FILES];
+	int h, t, i, err = 0;
 
 	free(j->pairs);
+	free(j->fits);
+	free(j->matches);
+	j->matches = NULL;
+	j->nmatches = 0;
 	j->npairs = 0;
 	j->pairs = calloc(j->nfiles * j->nfiles, sizeof(*j->pairs));
-	if (!j->pairs) {
-		ntp_error("join: %s", strerror(ENOMEM));
-		return NTP_EXIT_FAILURE;
-	}
-	err = exec(j->db, "DROP TABLE IF EXISTS temp.joined; DROP TABLE IF EXISTS temp.join_bind;"
-		   "DELETE FROM temp.join_match; DELETE FROM temp.join_cand;"
-		   "DELETE FROM temp.join_pairs; BEGIN", "starting the join");
-	fits = calloc(j->nfiles * j->nfiles, sizeof(*fits));
-	if (!fits) {
-		ntp_error("join: %s", strerror(ENOMEM));
-		return NTP_EXIT_FAILURE;
-	}
+	j->fits = calloc(j->nfiles * j->nfiles, sizeof(*j->fits));
+	if (!j->pairs || !j->fits)
+		return ntp_join__nomem();
+	err = exec(j->db, "DELETE FROM temp.join_pairs", "starting the join");
+	ntp_jprogress__set(j->progress, "estimating the clocks", 0, 0);
 	for (h = 0; h < j->nfiles && !err; h++) {
 		if (!(j->files[h].sides & NTP_JOIN_HOST))
 			continue;
@@ -803,53 +547,25 @@ int ntp_join__run(struct ntp_join *j)
 			p->host_file = h;
 			p->target_file = t;
 			p->clock = pair_clock(j, h, t);
-			err = estimate_pass1(j, j->npairs, &fits[j->npairs]);
+			err = estimate_pass1(j, j->npairs, &admit[j->npairs]);
 			j->npairs++;
 		}
 	}
 	if (!err)
-		err = exec(j->db, bind_sql, "binding controllers to targets");
+		err = ntp_join__bind(j, j->fits, admit);
 	for (i = 0; i < j->npairs && !err; i++)
-		err = estimate_pass2(j, i, &fits[i]);
-	free(fits);
+		err = estimate_pass2(j, i, admit[i]);
 	/* the final candidates may bind a controller differently */
 	if (!err)
-		err = exec(j->db, bind_sql, "binding controllers to targets");
+		err = ntp_join__match(j);
+	for (i = 0; i < j->npairs && !err; i++)
+		err = save_pair(j, i, &j->pairs[i], &j->fits[i]);
 	if (!err)
-		err = prepare(j->db, match_sql, &st, "matching commands");
-	for (round = 0; !err && round < MATCH_ROUNDS; round++) {
-		err = step_done(j->db, st, "matching commands");
-		if (!err && !sqlite3_changes(j->db))
-			break;
-	}
-	sqlite3_finalize(st);
-	if (!err)
-		err = exec(j->db, joined_sql, "building the joined table");
-	if (!err)
-		err = exec(j->db, "COMMIT", "finishing the join");
-	else
-		sqlite3_exec(j->db, "ROLLBACK", NULL, NULL, NULL);
-	if (err)
-		return err;
-
-	for (i = 0; i < j->npairs; i++) {
-		char sql[96];
-
-		snprintf(sql, sizeof(sql), "SELECT count(*) FROM temp.join_match WHERE pair = %d", i);
-		j->pairs[i].matched = query_int(j->db, sql, 0);
-	}
-	j->counts.host_rows = query_int(j->db, "SELECT count(*) FROM temp.join_host", 0);
-	j->counts.target_rows = query_int(j->db, "SELECT count(*) FROM temp.join_target", 0);
-	j->counts.matched = query_int(j->db, "SELECT count(*) FROM temp.join_match", 0);
-	/* only the target its controller talks to can reject a host command */
-	j->counts.rejected = query_int(j->db,
-		"SELECT count(DISTINCT c.hrow) FROM temp.join_cand c"
-		" JOIN temp.join_host h ON h.rowid = c.hrow JOIN temp.join_bind b"
-		"  ON b.hf = h.hf AND b.controller = h.controller AND b.pair = c.pair"
-		" WHERE c.hrow NOT IN (SELECT hrow FROM temp.join_match)", 0);
-	j->counts.unmatched_host = j->counts.host_rows - j->counts.matched - j->counts.rejected;
-	j->counts.unmatched_target = j->counts.target_rows - j->counts.matched;
-	return 0;
+		err = ntp_join__create_view(j);
+	ntp_jprogress__end(j->progress);
+	/* what the view reads is in j->matches now: the rows go */
+	ntp_join__free_rows(j);
+	return err;
 }
 
 const char *ntp_join__clock_name(enum ntp_join_clock c)
@@ -900,6 +616,15 @@ void ntp_join__close(struct ntp_join *j)
 	if (!j)
 		return;
 	sqlite3_close(j->db);
+	ntp_join__free_rows(j);
+	for (int i = 0; i < j->nctrls; i++) {
+		free(j->ctrls[i].name);
+		free(j->ctrls[i].ok);
+	}
+	free(j->ctrls);
 	free(j->pairs);
+	free(j->fits);
+	free(j->matches);
+	free(j->progress);
 	free(j);
 }

@@ -50,8 +50,13 @@
  * still picks one occurrence of a key, where t_sent is not quite: on
  * loopback the target's exit hook may fire after the host completed.
  *
- * SQL does the loading, the numbering of repeated keys (h_occ/t_occ), the
- * candidate search and the stage arithmetic; C does only the estimate.
+ * Scale: each side is read once into compact rows (key hash, the bound's
+ * times, ids) sorted by key and time, and every step after that - the
+ * sample, the candidates, the binding, the matching - is a merge of the two
+ * sides key by key, linear in the commands whatever the key reuse
+ * (lib/join_priv.h).  The stage arithmetic stays in SQL: temp.joined reads
+ * each matched pair's two rows from the recordings by id, through the
+ * schema's views, as the query runs.
  */
 #ifndef NTP_JOIN_H
 #define NTP_JOIN_H
@@ -158,7 +163,10 @@ int ntp_join__check(sqlite3 *db, const char *const *schemas, const char *const *
 int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
 		   const struct ntp_join_opts *opts);
 
-/* estimate offsets, pair commands, build temp.joined; 0 or NTP_EXIT_* */
+/*
+ * Estimate offsets, pair commands, create temp.joined; 0 or NTP_EXIT_*.
+ * Once per ntp_join__open: the compact rows are freed when it returns.
+ */
 int ntp_join__run(struct ntp_join *j);
 
 /* the connection: query temp.joined (and ntp<i>.* tables) with it */
