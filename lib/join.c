@@ -20,6 +20,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,16 +333,28 @@ int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
 		if (opts->max_drift > 0)
 			j->opts.max_drift = opts->max_drift;
 	}
+	/*
+	 * Large arrays come and go as the join runs (rows, candidates,
+	 * intervals, matches).  glibc's dynamic mmap threshold would serve the
+	 * later ones from the heap after the first is freed, and a heap does
+	 * not give its memory back: the peak would be their sum, not the
+	 * largest set alive at once.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	j->progress = ntp_jprogress__new();
 	if (sqlite3_open_v2(":memory:", &j->db,
-			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI,
-			    NULL) != SQLITE_OK) {
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI |
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		ntp_error("join: cannot open an in-memory database: %s",
 			  j->db ? sqlite3_errmsg(j->db) : strerror(ENOMEM));
 		ntp_join__close(j);
 		return NTP_EXIT_FAILURE;
 	}
-	/* TEMP tables in memory: the recordings stay untouched, /tmp unused */
+	/*
+	 * NOMUTEX: one thread uses the connection (the join reads the host side
+	 * on connections of its own).  TEMP tables in memory: the recordings
+	 * stay untouched, /tmp unused.
+	 */
 	err = exec(j->db, "PRAGMA temp_store = MEMORY", "configuring");
 	for (i = 0; i < n && !err; i++) {
 		snprintf(j->schemas[i], sizeof(j->schemas[i]), "ntp%d", i);
@@ -496,24 +509,42 @@ static int estimate_pass1(struct ntp_join *j, int pair, double *admit)
  * Pass 2 re-estimates from every pair pass 1 admitted for a controller bound
  * to this target - all the true pairs, few false ones - so its line fits
  * every true pair and the final candidates admit only the measured
- * tolerance.
+ * tolerance.  Frees iv.
  */
-static int estimate_pass2(struct ntp_join *j, int pair, double admit)
+static int estimate_pass2(struct ntp_join *j, int pair, struct ntp_join_iv *iv, size_t n)
 {
 	struct ntp_join_pair *p = &j->pairs[pair];
 	struct ntp_join_fit fit2;
-	struct ntp_join_iv *iv;
-	size_t n;
 	int ok, err;
 
-	if (!p->estimated)
-		return 0;
-	err = ntp_join__refit_intervals(j, pair, &j->fits[pair], admit, &iv, &n);
-	if (!err)
-		err = fit_from(j, p, iv, n, &fit2, &ok);
+	err = fit_from(j, p, iv, n, &fit2, &ok);
 	if (!err && ok) {	/* else pass 1 stands */
 		j->fits[pair] = fit2;
 		set_pair(p, &fit2, 1);
+	}
+	return err;
+}
+
+/*
+ * Pass 2's intervals of every estimated pair, taken from the candidates
+ * pass 1 admitted, before the candidates go: they and the rows are what
+ * the join's memory holds at its peak.
+ */
+static int pass2(struct ntp_join *j)
+{
+	struct ntp_join_iv *iv[NTP_JOIN_MAX_FILES * NTP_JOIN_MAX_FILES] = { NULL };
+	size_t n[NTP_JOIN_MAX_FILES * NTP_JOIN_MAX_FILES] = { 0 };
+	int i, err = 0;
+
+	for (i = 0; i < j->npairs && !err; i++)
+		if (j->pairs[i].estimated)
+			err = ntp_join__refit_intervals(j, i, &iv[i], &n[i]);
+	ntp_join__free_cands(j);
+	for (i = 0; i < j->npairs; i++) {
+		if (!err && iv[i])
+			err = estimate_pass2(j, i, iv[i], n[i]);
+		else
+			free(iv[i]);
 	}
 	return err;
 }
@@ -551,10 +582,12 @@ int ntp_join__run(struct ntp_join *j)
 			j->npairs++;
 		}
 	}
+	ntp_jprogress__set(j->progress, "binding controllers", 0, 0);
 	if (!err)
-		err = ntp_join__bind(j, j->fits, admit);
-	for (i = 0; i < j->npairs && !err; i++)
-		err = estimate_pass2(j, i, admit[i]);
+		err = ntp_join__gather(j, j->fits, admit);
+	ntp_jprogress__set(j->progress, "estimating the clocks again", 0, 0);
+	if (!err)
+		err = pass2(j);
 	/* the final candidates may bind a controller differently */
 	if (!err)
 		err = ntp_join__match(j);
@@ -562,8 +595,11 @@ int ntp_join__run(struct ntp_join *j)
 		err = save_pair(j, i, &j->pairs[i], &j->fits[i]);
 	if (!err)
 		err = ntp_join__create_view(j);
+	ntp_jprogress__set(j->progress, "done", 0, 0);
 	ntp_jprogress__end(j->progress);
 	/* what the view reads is in j->matches now: the rows go */
+	j->host_rows = j->host.n;
+	j->target_rows = j->target.n;
 	ntp_join__free_rows(j);
 	return err;
 }
@@ -617,9 +653,9 @@ void ntp_join__close(struct ntp_join *j)
 		return;
 	sqlite3_close(j->db);
 	ntp_join__free_rows(j);
+	ntp_join__free_cands(j);
 	for (int i = 0; i < j->nctrls; i++) {
 		free(j->ctrls[i].name);
-		free(j->ctrls[i].ok);
 	}
 	free(j->ctrls);
 	free(j->pairs);

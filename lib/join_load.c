@@ -12,6 +12,7 @@
  * row) is what makes the join linear: no SQL sort, no index, no temp table.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,12 +45,19 @@ static uint64_t key_hash(sqlite3_stmt *st, int first)
 	return h;
 }
 
-static int grow(struct ntp_jside *s, size_t *cap, size_t rowsz)
+/*
+ * Room for more rows: at first for all the file says it has (ids are
+ * dense: max - min + 1), so that the arrays are allocated once and not
+ * copied while growing; past that, doubling.
+ */
+static int grow(struct ntp_jside *s, size_t *cap, size_t rowsz, int64_t expect)
 {
 	size_t ncap = *cap ? 2 * *cap : 65536;
-	void *r = realloc(s->rows, ncap * rowsz);
-	void *o;
+	void *r, *o, *i;
 
+	if (expect > 0 && s->n + (size_t)expect > *cap)
+		ncap = s->n + (size_t)expect;
+	r = realloc(s->rows, ncap * rowsz);
 	if (!r)
 		return -ENOMEM;
 	s->rows = r;
@@ -57,7 +65,34 @@ static int grow(struct ntp_jside *s, size_t *cap, size_t rowsz)
 	if (!o)
 		return -ENOMEM;
 	s->order = o;
+	if (s->ids) {
+		i = realloc(s->ids, ncap * sizeof(*s->ids));
+		if (!i)
+			return -ENOMEM;
+		s->ids = i;
+	}
 	*cap = ncap;
+	return 0;
+}
+
+/* row s->n of file fi has id: stored only once the ids stop being dense */
+static int put_id(struct ntp_jside *s, int fi, size_t cap, int64_t id)
+{
+	size_t k = s->n - s->file_lo[fi];
+
+	if (!k)
+		s->id0[fi] = id;
+	if (!s->ids && id != s->id0[fi] + (int64_t)k) {
+		s->ids = malloc(cap * sizeof(*s->ids));
+		if (!s->ids)
+			return -ENOMEM;
+		/* this file's end is not set yet: its rows so far are dense from id0 */
+		for (size_t i = 0; i < s->n; i++)
+			s->ids[i] = i >= s->file_lo[fi] ? s->id0[fi] + (int64_t)(i - s->file_lo[fi]) :
+				    ntp_jside__id(s, i);
+	}
+	if (s->ids)
+		s->ids[s->n] = id;
 	return 0;
 }
 
@@ -87,11 +122,13 @@ static int ctrl_index(struct ntp_join *j, int fi, const char *name)
 
 static int64_t side_rows(sqlite3 *db, const char *schema, const char *table)
 {
-	char sql[128];
+	char sql[192];
 	sqlite3_stmt *st;
 	int64_t n = 0;
 
-	snprintf(sql, sizeof(sql), "SELECT max(rowid) - min(rowid) + 1 FROM \"%s\".%s", schema, table);
+	/* two subqueries: SQLite finds a lone min() or max() in the B-tree, not both at once */
+	snprintf(sql, sizeof(sql), "SELECT (SELECT max(rowid) FROM \"%s\".%s) -"
+		 " (SELECT min(rowid) FROM \"%s\".%s) + 1", schema, table, schema, table);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW)
 			n = sqlite3_column_int64(st, 0);
@@ -100,24 +137,26 @@ static int64_t side_rows(sqlite3 *db, const char *schema, const char *table)
 	return n;
 }
 
-static int load_host(struct ntp_join *j, int fi, size_t *cap)
+/* file fi's host commands through db, where the file is schema */
+static int load_host(struct ntp_join *j, int fi, size_t *cap, sqlite3 *db, const char *schema,
+		     struct ntp_jprogress *progress)
 {
 	struct ntp_jside *s = &j->host;
-	const char *schema = j->files[fi].schema;
-	int64_t total = side_rows(j->db, schema, "host_io");
+	int64_t total = side_rows(db, schema, "host_io");
 	char sql[256], last[64] = "";
+	size_t first = s->n;
 	sqlite3_stmt *st;
 	int rc, ctrl = -1;
 
 	snprintf(sql, sizeof(sql), "SELECT id, h_queue_ns, h_done_ns, h_start_ns, " KEY_COLS
-		 ", controller FROM \"%s\".host_io", schema);
-	if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return ntp_join__sql_fail(j->db, "loading host commands");
+		 ", controller FROM \"%s\".host_io ORDER BY id", schema);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return ntp_join__sql_fail(db, "loading host commands");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 11);
 		struct ntp_jhost *h;
 
-		if (s->n == *cap && grow(s, cap, sizeof(*h))) {
+		if (s->n == *cap && grow(s, cap, sizeof(*h), total - (int64_t)(s->n - first))) {
 			rc = SQLITE_NOMEM;
 			break;
 		}
@@ -132,23 +171,25 @@ static int load_host(struct ntp_join *j, int fi, size_t *cap)
 			snprintf(last, sizeof(last), "%s", name);
 		}
 		h = (struct ntp_jhost *)s->rows + s->n;
-		h->id = sqlite3_column_int64(st, 0);
+		if (put_id(s, fi, *cap, sqlite3_column_int64(st, 0))) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
 		h->queue = sqlite3_column_int64(st, 1);
 		h->done = sqlite3_column_int64(st, 2);
 		h->start = sqlite3_column_int64(st, 3);
 		h->ctrl = (uint16_t)ctrl;
-		h->file = (uint8_t)fi;
 		s->order[s->n].hash = key_hash(st, 4);
 		s->order[s->n].idx = (uint32_t)s->n;
 		s->n++;
 		if (!(s->n & 0xffff))
-			ntp_jprogress__set(j->progress, "reading host commands", s->n, total);
+			ntp_jprogress__set(progress, "reading host commands", s->n, total);
 	}
 	sqlite3_finalize(st);
 	if (rc == SQLITE_NOMEM)
 		return ntp_join__nomem();
 	if (rc != SQLITE_DONE)
-		return ntp_join__sql_fail(j->db, "loading host commands");
+		return ntp_join__sql_fail(db, "loading host commands");
 	return 0;
 }
 
@@ -157,24 +198,28 @@ static int load_target(struct ntp_join *j, int fi, size_t *cap)
 	struct ntp_jside *s = &j->target;
 	const char *schema = j->files[fi].schema;
 	int64_t total = side_rows(j->db, schema, "target_io");
+	size_t first = s->n;
 	char sql[256];
 	sqlite3_stmt *st;
 	int rc;
 
 	snprintf(sql, sizeof(sql), "SELECT id, t_recv_ns, t_sent_ns, " KEY_COLS
-		 " FROM \"%s\".target_io", schema);
+		 " FROM \"%s\".target_io ORDER BY id", schema);
 	if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return ntp_join__sql_fail(j->db, "loading target commands");
 	j->maxres[fi] = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct ntp_jtarget *t;
 
-		if (s->n == *cap && grow(s, cap, sizeof(*t))) {
+		if (s->n == *cap && grow(s, cap, sizeof(*t), total - (int64_t)(s->n - first))) {
 			rc = SQLITE_NOMEM;
 			break;
 		}
 		t = (struct ntp_jtarget *)s->rows + s->n;
-		t->id = sqlite3_column_int64(st, 0);
+		if (put_id(s, fi, *cap, sqlite3_column_int64(st, 0))) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
 		t->recv = sqlite3_column_int64(st, 1);
 		t->sent = sqlite3_column_int64(st, 2);
 		if (t->sent - t->recv > j->maxres[fi] || s->n == s->file_lo[fi])
@@ -234,20 +279,22 @@ static int sort_hash(struct ntp_jkey *a, size_t n)
 }
 
 /* the time that orders a side's occurrences of one key */
-static const void *sort_rows;
-static int sort_host;
+struct side_ctx {
+	const void *rows;
+	int host;
+};
 
-static int64_t row_time(uint32_t idx)
+static int64_t row_time(const struct side_ctx *c, uint32_t idx)
 {
-	return sort_host ? ((const struct ntp_jhost *)sort_rows)[idx].queue :
-			   ((const struct ntp_jtarget *)sort_rows)[idx].recv;
+	return c->host ? ((const struct ntp_jhost *)c->rows)[idx].queue :
+			 ((const struct ntp_jtarget *)c->rows)[idx].recv;
 }
 
 /* within one key: time, then id (load order is id order: the index) */
-static int cmp_time(const void *pa, const void *pb)
+static int cmp_time(const void *pa, const void *pb, void *ctx)
 {
 	const struct ntp_jkey *a = pa, *b = pb;
-	int64_t x = row_time(a->idx), y = row_time(b->idx);
+	int64_t x = row_time(ctx, a->idx), y = row_time(ctx, b->idx);
 
 	if (x != y)
 		return (x > y) - (x < y);
@@ -261,8 +308,8 @@ static int cmp_time(const void *pa, const void *pb)
  */
 static int order_side(struct ntp_jside *s, int host)
 {
-	sort_rows = s->rows;
-	sort_host = host;
+	struct side_ctx ctx = { s->rows, host };
+
 	for (int f = 0; f < NTP_JOIN_MAX_FILES; f++) {
 		struct ntp_jkey *o = s->order + s->file_lo[f];
 		size_t n = s->file_lo[f + 1] - s->file_lo[f], i, k;
@@ -273,10 +320,10 @@ static int order_side(struct ntp_jside *s, int host)
 			int sorted = 1;
 
 			for (k = i + 1; k < n && o[k].hash == o[i].hash; k++)
-				if (sorted && cmp_time(&o[k - 1], &o[k]) > 0)
+				if (sorted && cmp_time(&o[k - 1], &o[k], &ctx) > 0)
 					sorted = 0;
 			if (!sorted)
-				qsort(o + i, k - i, sizeof(*o), cmp_time);
+				qsort_r(o + i, k - i, sizeof(*o), cmp_time, &ctx);
 			for (size_t m = i; m < k; m++)
 				o[m].occ = (uint32_t)(m - i + 1);
 		}
@@ -284,34 +331,73 @@ static int order_side(struct ntp_jside *s, int host)
 	return 0;
 }
 
+/*
+ * The host side is read on a thread of its own, each file on its own
+ * connection (SQLite serializes the calls on one), while this thread reads
+ * the target side: the two halves of the reading, and their sorts, overlap.
+ */
+struct host_loader {
+	struct ntp_join *j;
+	int err;
+};
+
+static void *load_hosts(void *arg)
+{
+	struct host_loader *l = arg;
+	struct ntp_join *j = l->j;
+	size_t cap = 0;
+
+	for (int fi = 0; fi < j->nfiles && !l->err; fi++) {
+		sqlite3 *db = NULL;
+
+		j->host.file_lo[fi] = j->host.n;
+		if (!(j->files[fi].sides & NTP_JOIN_HOST))
+			continue;
+		if (sqlite3_open_v2(j->files[fi].path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+				    NULL) != SQLITE_OK) {
+			ntp_error("%s: cannot open the recording again: %s", j->files[fi].path,
+				  db ? sqlite3_errmsg(db) : "out of memory");
+			l->err = NTP_EXIT_FAILURE;
+		} else {
+			l->err = load_host(j, fi, &cap, db, "main", NULL);
+		}
+		sqlite3_close(db);
+	}
+	for (int fi = j->nfiles; fi <= NTP_JOIN_MAX_FILES; fi++)
+		j->host.file_lo[fi] = j->host.n;
+	if (!l->err && order_side(&j->host, 1))
+		l->err = ntp_join__nomem();
+	return NULL;
+}
+
 int ntp_join__load(struct ntp_join *j)
 {
-	size_t hcap = 0, tcap = 0;
-	int err = 0;
+	struct host_loader hl = { j, 0 };
+	pthread_t thread;
+	size_t tcap = 0;
+	int started, err = 0;
 
+	started = !pthread_create(&thread, NULL, load_hosts, &hl);
 	for (int fi = 0; fi < NTP_JOIN_MAX_FILES; fi++) {
-		j->host.file_lo[fi] = j->host.n;
 		j->target.file_lo[fi] = j->target.n;
-		if (fi >= j->nfiles)
-			continue;
-		if (!err && (j->files[fi].sides & NTP_JOIN_HOST))
-			err = load_host(j, fi, &hcap);
-		j->target.file_lo[fi] = j->target.n;
-		if (!err && (j->files[fi].sides & NTP_JOIN_TARGET))
+		if (!err && fi < j->nfiles && (j->files[fi].sides & NTP_JOIN_TARGET))
 			err = load_target(j, fi, &tcap);
 	}
-	j->host.file_lo[NTP_JOIN_MAX_FILES] = j->host.n;
 	j->target.file_lo[NTP_JOIN_MAX_FILES] = j->target.n;
-	if (err)
-		return err;
-	if (j->host.n > UINT32_MAX || j->target.n > UINT32_MAX) {
-		ntp_error("join: more than %u commands on one side", UINT32_MAX);
-		return NTP_EXIT_FAILURE;
-	}
 	ntp_jprogress__set(j->progress, "sorting commands by key", 0, 0);
-	if (order_side(&j->host, 1) || order_side(&j->target, 0))
-		return ntp_join__nomem();
-	return 0;
+	if (!err && order_side(&j->target, 0))
+		err = ntp_join__nomem();
+	if (started)
+		pthread_join(thread, NULL);
+	else
+		load_hosts(&hl);
+	if (!err)
+		err = hl.err;
+	if (!err && (j->host.n > UINT32_MAX || j->target.n > UINT32_MAX)) {
+		ntp_error("join: more than %u commands on one side", UINT32_MAX);
+		err = NTP_EXIT_FAILURE;
+	}
+	return err;
 }
 
 void ntp_join__free_rows(struct ntp_join *j)
@@ -320,6 +406,8 @@ void ntp_join__free_rows(struct ntp_join *j)
 	free(j->host.order);
 	free(j->target.rows);
 	free(j->target.order);
+	free(j->host.ids);
+	free(j->target.ids);
 	memset(&j->host, 0, sizeof(j->host));
 	memset(&j->target, 0, sizeof(j->target));
 }

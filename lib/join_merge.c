@@ -102,12 +102,13 @@ static int sampled(const struct run *r, const struct ntp_jkey *hk)
  * stride-th sampled host occurrence, to bound the sample of a large run.
  */
 static int walk_sample(const struct ntp_join *j, int p, size_t stride, struct ntp_join_iv *iv,
-		       size_t cap, size_t *n)
+		       size_t cap, size_t *n, size_t *rows)
 {
 	size_t hi, ti, k = 0;
 	struct run r;
 
 	*n = 0;
+	*rows = 0;
 	run_start(j, p, &hi, &ti);
 	while (next_run(j, p, &hi, &ti, &r)) {
 		for (size_t h = r.h0; h < r.h1; h++) {
@@ -117,6 +118,7 @@ static int walk_sample(const struct ntp_join *j, int p, size_t stride, struct nt
 				continue;
 			if (k++ % stride)
 				continue;
+			(*rows)++;
 			hr = hrow(j, (uint32_t)h);
 			for (size_t t = r.t0; t < r.t1; t++) {
 				const struct ntp_jtarget *tr = trow(j, (uint32_t)t);
@@ -137,18 +139,22 @@ static int walk_sample(const struct ntp_join *j, int p, size_t stride, struct nt
 
 int ntp_join__sample(struct ntp_join *j, int p, struct ntp_join_iv **ivp, size_t *np)
 {
-	size_t n, stride = 1;
+	size_t n, rows, stride = 1;
 	struct ntp_join_iv *iv;
 
-	walk_sample(j, p, 1, NULL, 0, &n);
-	if (n > NTP_JOIN_EST_MAX_IV) {
-		stride = (n + NTP_JOIN_EST_MAX_IV - 1) / NTP_JOIN_EST_MAX_IV;
-		walk_sample(j, p, stride, NULL, 0, &n);
+	walk_sample(j, p, 1, NULL, 0, &n, &rows);
+	while (n > NTP_JOIN_EST_MAX_IV || rows > NTP_JOIN_EST_MAX_ROWS) {
+		size_t s1 = (n + NTP_JOIN_EST_MAX_IV - 1) / NTP_JOIN_EST_MAX_IV;
+		size_t s2 = (rows + NTP_JOIN_EST_MAX_ROWS - 1) / NTP_JOIN_EST_MAX_ROWS;
+
+		/* the larger of the two ratios, until both fit */
+		stride *= s1 > s2 ? s1 : s2;
+		walk_sample(j, p, stride, NULL, 0, &n, &rows);
 	}
 	iv = malloc((n ? n : 1) * sizeof(*iv));
 	if (!iv)
 		return ntp_join__nomem();
-	walk_sample(j, p, stride, iv, n, &n);
+	walk_sample(j, p, stride, iv, n, &n, &rows);
 	*ivp = iv;
 	*np = n;
 	return 0;

@@ -7,6 +7,7 @@
  *	join_merge.c    the merges of one host file with one target file by key
  *	join_match.c    binding controllers, mutual-nearest matching, counts
  *	join_rows.c     the matched commands as SQL: temp.join_matches, temp.joined
+ *	join_stages.c   their five stages by two scans, for the summary report
  *	join_progress.c progress on stderr
  *	join_est.c      the offset and drift estimate
  *
@@ -27,7 +28,13 @@
 #define NTP_JOIN_EST_ALL_PAIRS 256
 /* host occurrences of a hotter key that enter the estimate (each with all targets) */
 #define NTP_JOIN_EST_HOT_SAMPLES 8
-/* at most this many candidate intervals in pass 1's sample (a stride over the rest) */
+/*
+ * Pass 1's sample is at most this many host occurrences and candidate
+ * intervals (a stride over the sampled occurrences beyond): a few thousand
+ * true pairs spread over the run fix the line as well as a million do, and
+ * pass 2 refits from all of them anyway.
+ */
+#define NTP_JOIN_EST_MAX_ROWS 8192
 #define NTP_JOIN_EST_MAX_IV (1 << 19)
 /* rounds of mutual-nearest matching; one suffices unless candidates compete */
 #define NTP_JOIN_MATCH_ROUNDS 64
@@ -36,14 +43,13 @@
 
 /* one host command: what the bound and the output order need */
 struct ntp_jhost {
-	int64_t queue, done, start, id;
+	int64_t queue, done, start;
 	uint16_t ctrl;		/* index into ntp_join.ctrls */
-	uint8_t file;
-};
+} __attribute__((packed));
 
 /* one target command */
 struct ntp_jtarget {
-	int64_t recv, sent, id;
+	int64_t recv, sent;
 };
 
 /* a row's place in key order: its key's hash, its index, its occurrence number */
@@ -59,26 +65,47 @@ struct ntp_jside {
 	void *rows;		/* struct ntp_jhost or ntp_jtarget, in load order */
 	struct ntp_jkey *order;	/* n entries */
 	size_t file_lo[NTP_JOIN_MAX_FILES + 1];	/* file f is order[file_lo[f] .. file_lo[f + 1]) */
+	/*
+	 * Ids: a file's are dense as record writes them (id0[f] + the index
+	 * within the file), and then not stored; ids[] only once a file has
+	 * a gap (rows deleted by hand, say), for every row from then on.
+	 */
+	int64_t id0[NTP_JOIN_MAX_FILES];
+	int64_t *ids;
 };
+
+/* the id of row idx (load order) of side s */
+static inline int64_t ntp_jside__id(const struct ntp_jside *s, size_t idx)
+{
+	int f = 0;
+
+	if (s->ids)
+		return s->ids[idx];
+	while (idx >= s->file_lo[f + 1])
+		f++;
+	return s->id0[f] + (int64_t)(idx - s->file_lo[f]);
+}
 
 /* a host controller (hf, nvmeX) and the combination it is bound to */
 struct ntp_jctrl {
 	int file;
 	char *name;
 	int bound;		/* pair index, -1: none */
-	int64_t *ok;		/* ok candidates per pair (while binding) */
 };
 
-/* one usable candidate of the final pass */
+/* one candidate: pair p's host and target occurrences within tol of its line */
 struct ntp_jcand {
 	uint32_t h, t;		/* indexes into host.order / target.order */
-	double dist;
+	double dist;		/* its interval's centre from the line */
+	uint16_t pair;
+	uint8_t ok;		/* inside the bound */
 };
 
 /* one matched command, in the output order */
 struct ntp_jmatch {
-	int64_t start, host_id, target_id, offset_ns;
+	int64_t host_id, target_id, offset_ns;
 	uint32_t h_occ, t_occ;
+	uint32_t hidx, tidx;	/* load indexes: the rows' places in storage order */
 	int pair;
 };
 
@@ -100,8 +127,11 @@ struct ntp_join {
 	struct ntp_jctrl *ctrls;
 	int nctrls;
 
+	struct ntp_jcand *cands;
+	size_t ncands, capcands;
 	struct ntp_jmatch *matches;
 	size_t nmatches;
+	size_t host_rows, target_rows;	/* of the sides, kept when the rows go */
 	struct ntp_jprogress *progress;
 };
 
@@ -131,9 +161,12 @@ void ntp_join__interval(const struct ntp_join *j, int p, uint32_t h, uint32_t t,
 			struct ntp_join_iv *iv);
 
 /* join_match.c */
-int ntp_join__bind(struct ntp_join *j, const struct ntp_join_fit *fits, const double *tols);
-int ntp_join__refit_intervals(struct ntp_join *j, int p, const struct ntp_join_fit *fit,
-			      double tol, struct ntp_join_iv **iv, size_t *n);
+/* every estimated pair's candidates into j->cands, and the controllers bound */
+int ntp_join__gather(struct ntp_join *j, const struct ntp_join_fit *fits, const double *tols);
+void ntp_join__free_cands(struct ntp_join *j);
+/* pass 2's intervals of pair p: its usable candidates of j->cands */
+int ntp_join__refit_intervals(struct ntp_join *j, int p, struct ntp_join_iv **iv, size_t *n);
+/* the final candidates, the matching, j->matches and the counts */
 int ntp_join__match(struct ntp_join *j);
 
 /* join_rows.c */

@@ -8,8 +8,8 @@
  * second query costs the same as the first.
  *
  * join_matches is in temp.joined's order, host file by host file and by
- * (h_start_ns, host_id) within one, and says so to SQLite, so that the
- * ORDER BY of dump costs no sort.
+ * (h_start_ns, host_id) within one: its seq, which temp.joined has too.
+ * It says so to SQLite, so that ORDER BY seq (dump's) costs no sort.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +21,7 @@
 
 enum {
 	M_SEQ, M_PAIR, M_HOST_FILE, M_TARGET_FILE, M_HOST_ID, M_TARGET_ID, M_H_OCC, M_T_OCC,
-	M_H_START, M_OFFSET,
+	M_OFFSET,
 };
 
 struct mtab {
@@ -43,7 +43,7 @@ static int m_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 	int rc = sqlite3_declare_vtab(db,
 		"CREATE TABLE x(seq INTEGER, pair INTEGER, host_file INTEGER, target_file INTEGER,"
 		" host_id INTEGER, target_id INTEGER, h_occ INTEGER, t_occ INTEGER,"
-		" h_start_ns INTEGER, offset_ns INTEGER)");
+		" offset_ns INTEGER)");
 
 	if (rc != SQLITE_OK)
 		return rc;
@@ -62,17 +62,12 @@ static int m_disconnect(sqlite3_vtab *vt)
 	return SQLITE_OK;
 }
 
-/* the order it is in: seq, or (host_file, h_start_ns, host_id), ascending */
+/* the order it is in: seq (and host_file, which follows it), ascending */
 static int ordered(const sqlite3_index_info *info)
 {
-	static const int by_time[] = { M_HOST_FILE, M_H_START, M_HOST_ID };
-
-	if (info->nOrderBy == 1 && info->aOrderBy[0].iColumn == M_SEQ && !info->aOrderBy[0].desc)
-		return 1;
-	if (info->nOrderBy < 1 || info->nOrderBy > 3)
-		return info->nOrderBy == 0;
 	for (int i = 0; i < info->nOrderBy; i++)
-		if (info->aOrderBy[i].iColumn != by_time[i] || info->aOrderBy[i].desc)
+		if ((info->aOrderBy[i].iColumn != M_SEQ && info->aOrderBy[i].iColumn != M_HOST_FILE) ||
+		    info->aOrderBy[i].desc)
 			return 0;
 	return 1;
 }
@@ -172,7 +167,6 @@ static int m_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 	case M_TARGET_ID: v = m->target_id; break;
 	case M_H_OCC: v = m->h_occ; break;
 	case M_T_OCC: v = m->t_occ; break;
-	case M_H_START: v = m->start; break;
 	case M_OFFSET: v = m->offset_ns; break;
 	}
 	sqlite3_result_int64(ctx, v);
@@ -213,13 +207,13 @@ int ntp_join__register_rows(struct ntp_join *j)
 
 /* one pair's rows, both read by id from their recordings */
 static const char branch_sql[] =
-	"SELECT m.host_file AS host_file, m.target_file AS target_file,"
+	"SELECT m.seq AS seq, m.host_file AS host_file, m.target_file AS target_file,"
 	" m.host_id AS host_id, m.target_id AS target_id, m.h_occ AS h_occ, m.t_occ AS t_occ,"
 	" h.opcode AS opcode, h.cid AS cid, h.slba AS slba, h.nlb AS nlb, h.qid AS qid,"
 	" h.nsid AS nsid, h.cntlid AS cntlid, s.io_type AS io_type, h.bytes AS bytes,"
 	" h.namespace AS namespace, h.controller AS controller, t.device AS device,"
 	" h.status AS status, t.status AS t_status,"
-	" m.h_start_ns AS h_start_ns, h.h_queue_ns AS h_queue_ns, h.h_cmd_sent_ns AS h_cmd_sent_ns,"
+	" h.h_start_ns AS h_start_ns, h.h_queue_ns AS h_queue_ns, h.h_cmd_sent_ns AS h_cmd_sent_ns,"
 	" h.h_r2t_ns AS h_r2t_ns, h.h_data_sent_ns AS h_data_sent_ns, h.h_recv_ns AS h_recv_ns,"
 	" h.h_done_ns AS h_done_ns, t.t_recv_ns AS t_recv_ns, t.t_r2t_ns AS t_r2t_ns,"
 	" t.t_submit_ns AS t_submit_ns, t.t_cmpl_ns AS t_cmpl_ns, t.t_sent_ns AS t_sent_ns,"
