@@ -600,6 +600,9 @@ int ntp_join__run(struct ntp_join *j)
 	/* what the view reads is in j->matches now: the rows go */
 	j->host_rows = j->host.n;
 	j->target_rows = j->target.n;
+	j->host_dense = !j->host.ids;
+	memcpy(j->host_lo, j->host.file_lo, sizeof(j->host_lo));
+	memcpy(j->host_id0, j->host.id0, sizeof(j->host_id0));
 	ntp_join__free_rows(j);
 	return err;
 }
