@@ -525,21 +525,14 @@ static int estimate_pass2(struct ntp_join *j, int pair, struct ntp_join_iv *iv, 
 	return err;
 }
 
-/*
- * Pass 2's intervals of every estimated pair, taken from the candidates
- * pass 1 admitted, before the candidates go: they and the rows are what
- * the join's memory holds at its peak.
- */
-static int pass2(struct ntp_join *j)
+/* pass 2 for every estimated pair, from the intervals pass 1 admitted */
+static int pass2(struct ntp_join *j, const double *admit)
 {
 	struct ntp_join_iv *iv[NTP_JOIN_MAX_FILES * NTP_JOIN_MAX_FILES] = { NULL };
 	size_t n[NTP_JOIN_MAX_FILES * NTP_JOIN_MAX_FILES] = { 0 };
-	int i, err = 0;
+	int i, err;
 
-	for (i = 0; i < j->npairs && !err; i++)
-		if (j->pairs[i].estimated)
-			err = ntp_join__refit_intervals(j, i, &iv[i], &n[i]);
-	ntp_join__free_cands(j);
+	err = ntp_join__pass2_intervals(j, j->fits, admit, iv, n);
 	for (i = 0; i < j->npairs; i++) {
 		if (!err && iv[i])
 			err = estimate_pass2(j, i, iv[i], n[i]);
@@ -582,12 +575,9 @@ int ntp_join__run(struct ntp_join *j)
 			j->npairs++;
 		}
 	}
-	ntp_jprogress__set(j->progress, "binding controllers", 0, 0);
-	if (!err)
-		err = ntp_join__gather(j, j->fits, admit);
 	ntp_jprogress__set(j->progress, "estimating the clocks again", 0, 0);
 	if (!err)
-		err = pass2(j);
+		err = pass2(j, admit);
 	/* the final candidates may bind a controller differently */
 	if (!err)
 		err = ntp_join__match(j);
@@ -656,6 +646,7 @@ void ntp_join__close(struct ntp_join *j)
 		return;
 	sqlite3_close(j->db);
 	ntp_join__free_rows(j);
+	ntp_join__free_ids(j);
 	ntp_join__free_cands(j);
 	for (int i = 0; i < j->nctrls; i++) {
 		free(j->ctrls[i].name);

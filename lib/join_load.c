@@ -400,14 +400,19 @@ int ntp_join__load(struct ntp_join *j)
 	return err;
 }
 
+/* the rows and their order; the ids (temp.join_matches reads them) stay */
 void ntp_join__free_rows(struct ntp_join *j)
 {
 	free(j->host.rows);
 	free(j->host.order);
 	free(j->target.rows);
 	free(j->target.order);
+	j->host.rows = j->host.order = j->target.rows = j->target.order = NULL;
+}
+
+void ntp_join__free_ids(struct ntp_join *j)
+{
 	free(j->host.ids);
 	free(j->target.ids);
-	memset(&j->host, 0, sizeof(j->host));
-	memset(&j->target, 0, sizeof(j->target));
+	j->host.ids = j->target.ids = NULL;
 }

@@ -46,11 +46,32 @@ void ntp_join__free_cands(struct ntp_join *j)
 }
 
 /*
+ * Bind every controller to the pair with most ok candidates (the lowest
+ * pair on a tie); one with none is bound to nothing, and none of its
+ * candidates is usable.  ok[c * npairs + p] counts them.
+ */
+static void bind(struct ntp_join *j, const int64_t *ok)
+{
+	for (int c = 0; c < j->nctrls; c++) {
+		const int64_t *k = ok + (size_t)c * j->npairs;
+
+		j->ctrls[c].bound = -1;
+		for (int p = 0; p < j->npairs; p++)
+			if (k[p] > 0 && (j->ctrls[c].bound < 0 || k[p] > k[j->ctrls[c].bound]))
+				j->ctrls[c].bound = p;
+	}
+}
+
+static int64_t *ok_counts(const struct ntp_join *j)
+{
+	return calloc((size_t)(j->nctrls ? j->nctrls : 1) * (j->npairs ? j->npairs : 1),
+		      sizeof(int64_t));
+}
+
+/*
  * Every candidate of every estimated pair under (fits, tols), kept in
- * j->cands, and every controller bound to the pair with most ok
- * candidates (the lowest pair on a tie); one with none is bound to
- * nothing, and none of its candidates is usable.  Pairs without an
- * estimate have no candidates.
+ * j->cands, and the controllers bound.  Pairs without an estimate have no
+ * candidates.
  */
 int ntp_join__gather(struct ntp_join *j, const struct ntp_join_fit *fits, const double *tols)
 {
@@ -61,7 +82,7 @@ int ntp_join__gather(struct ntp_join *j, const struct ntp_join_fit *fits, const 
 	for (int p = 0; p < j->npairs && !err; p++)
 		if (j->pairs[p].estimated)
 			err = ntp_join__candidates(j, p, &fits[p], tols[p], add_cand, j);
-	ok = calloc((size_t)(j->nctrls ? j->nctrls : 1) * (j->npairs ? j->npairs : 1), sizeof(*ok));
+	ok = ok_counts(j);
 	if (err || !ok) {
 		free(ok);
 		return ntp_join__nomem();
@@ -69,40 +90,95 @@ int ntp_join__gather(struct ntp_join *j, const struct ntp_join_fit *fits, const 
 	for (size_t i = 0; i < j->ncands; i++)
 		if (j->cands[i].ok)
 			ok[(size_t)hrow(j, j->cands[i].h)->ctrl * j->npairs + j->cands[i].pair]++;
-	for (int c = 0; c < j->nctrls; c++) {
-		const int64_t *k = ok + (size_t)c * j->npairs;
-
-		j->ctrls[c].bound = -1;
-		for (int p = 0; p < j->npairs; p++)
-			if (k[p] > 0 && (j->ctrls[c].bound < 0 || k[p] > k[j->ctrls[c].bound]))
-				j->ctrls[c].bound = p;
-	}
+	bind(j, ok);
 	free(ok);
 	return 0;
 }
 
-static int usable(const struct ntp_join *j, const struct ntp_jcand *c)
+/* pass 1's ok candidates of one pair as intervals, with their host occurrences */
+struct okiv {
+	struct ntp_join *j;
+	int64_t *ok;
+	struct ntp_join_iv *iv;
+	uint32_t *h;
+	size_t n, cap;
+};
+
+static int add_okiv(void *ctx, int p, uint32_t h, uint32_t t, int ok, double dist)
 {
-	return c->ok && j->ctrls[hrow(j, c->h)->ctrl].bound == c->pair;
+	struct okiv *b = ctx;
+
+	if (!ok)
+		return 0;
+	if (b->n == b->cap) {
+		size_t ncap = b->cap ? 2 * b->cap : 4096;
+		void *q = realloc(b->iv, ncap * sizeof(*b->iv)), *r;
+
+		if (!q)
+			return -ENOMEM;
+		b->iv = q;
+		r = realloc(b->h, ncap * sizeof(*b->h));
+		if (!r)
+			return -ENOMEM;
+		b->h = r;
+		b->cap = ncap;
+	}
+	ntp_join__interval(b->j, p, h, t, &b->iv[b->n]);
+	b->h[b->n++] = h;
+	b->ok[(size_t)hrow(b->j, h)->ctrl * b->j->npairs + p]++;
+	return 0;
 }
 
-/* the intervals of pair p's usable candidates, for pass 2, in the order they were found */
-int ntp_join__refit_intervals(struct ntp_join *j, int p, struct ntp_join_iv **ivp, size_t *np)
+/*
+ * Pass 2's input: the intervals of every estimated pair's usable candidates
+ * under (fits, tols), in the order they are found, and the controllers
+ * bound.  Only the ok candidates are kept, as intervals, until the binding
+ * says which are usable: nothing else of the candidates is needed.
+ */
+int ntp_join__pass2_intervals(struct ntp_join *j, const struct ntp_join_fit *fits,
+			      const double *tols, struct ntp_join_iv **iv, size_t *n)
 {
-	struct ntp_join_iv *iv;
-	size_t n = 0;
+	int64_t *ok = ok_counts(j);
+	uint32_t *hs[NTP_JOIN_MAX_FILES * NTP_JOIN_MAX_FILES] = { NULL };
+	int err = ok ? 0 : -ENOMEM;
 
-	for (size_t i = 0; i < j->ncands; i++)
-		n += j->cands[i].pair == p && usable(j, &j->cands[i]);
-	iv = malloc((n ? n : 1) * sizeof(*iv));
-	if (!iv)
+	for (int p = 0; p < j->npairs && !err; p++) {
+		struct okiv b = { j, ok, NULL, NULL, 0, 0 };
+		int hf = j->pairs[p].host_file;
+
+		if (!j->pairs[p].estimated)
+			continue;
+		/* about one ok candidate per host command: room for that many at once */
+		b.cap = j->host.file_lo[hf + 1] - j->host.file_lo[hf] + 1;
+		b.iv = malloc(b.cap * sizeof(*b.iv));
+		b.h = malloc(b.cap * sizeof(*b.h));
+		err = b.iv && b.h ? ntp_join__candidates(j, p, &fits[p], tols[p], add_okiv, &b) :
+		      -ENOMEM;
+		iv[p] = b.iv;
+		hs[p] = b.h;
+		n[p] = b.n;
+	}
+	if (!err) {
+		bind(j, ok);
+		for (int p = 0; p < j->npairs; p++) {
+			size_t k = 0;
+
+			for (size_t i = 0; i < n[p]; i++)
+				if (j->ctrls[hrow(j, hs[p][i])->ctrl].bound == p)
+					iv[p][k++] = iv[p][i];
+			n[p] = k;
+		}
+	}
+	for (int p = 0; p < j->npairs; p++)
+		free(hs[p]);
+	free(ok);
+	if (err) {
+		for (int p = 0; p < j->npairs; p++) {
+			free(iv[p]);
+			iv[p] = NULL;
+		}
 		return ntp_join__nomem();
-	n = 0;
-	for (size_t i = 0; i < j->ncands; i++)
-		if (j->cands[i].pair == p && usable(j, &j->cands[i]))
-			ntp_join__interval(j, p, j->cands[i].h, j->cands[i].t, &iv[n++]);
-	*ivp = iv;
-	*np = n;
+	}
 	return 0;
 }
 
@@ -174,7 +250,10 @@ static int match_rounds(struct ntp_join *j, uint32_t *hmatch)
 	return 0;
 }
 
-/* (h_start, host_id) of two matches of one host file, h_start from the host rows */
+/*
+ * (h_start, host_id) of two matches of one host file, h_start from the host
+ * rows; rows are loaded in id order, so the load index orders the ids.
+ */
 static int cmp_match(const void *pa, const void *pb, void *ctx)
 {
 	const struct ntp_jmatch *a = pa, *b = pb;
@@ -183,7 +262,7 @@ static int cmp_match(const void *pa, const void *pb, void *ctx)
 
 	if (x != y)
 		return (x > y) - (x < y);
-	return (a->host_id > b->host_id) - (a->host_id < b->host_id);
+	return (a->hidx > b->hidx) - (a->hidx < b->hidx);
 }
 
 /*
@@ -218,8 +297,6 @@ static int collect(struct ntp_join *j, const uint32_t *hmatch, const uint32_t *i
 			fit = &j->fits[m->pair];
 			m->hidx = (uint32_t)i;
 			m->tidx = j->target.order[t].idx;
-			m->host_id = ntp_jside__id(&j->host, i);
-			m->target_id = ntp_jside__id(&j->target, m->tidx);
 			/* the offset the final candidates had: the line at h_queue */
 			m->offset_ns = fit->base +
 				       (int64_t)round(fit->a + fit->b * (double)(rows[i].queue - fit->t0));
@@ -249,6 +326,9 @@ int ntp_join__match(struct ntp_join *j)
 	err = ntp_join__gather(j, j->fits, tols);
 	if (err)
 		return err;
+	/* the target's times are not needed any more: its ids and order are */
+	free(j->target.rows);
+	j->target.rows = NULL;
 	/* a candidate of its bound pair makes a host command a reject unless it is matched */
 	has = calloc(j->host.n ? j->host.n : 1, 1);
 	hmatch = malloc((j->host.n ? j->host.n : 1) * sizeof(*hmatch));

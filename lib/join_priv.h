@@ -74,7 +74,7 @@ struct ntp_jside {
 	int64_t *ids;
 };
 
-/* the id of row idx (load order) of side s */
+/* the id of row idx (load order) of side s; kept when the rows go */
 static inline int64_t ntp_jside__id(const struct ntp_jside *s, size_t idx)
 {
 	int f = 0;
@@ -99,15 +99,15 @@ struct ntp_jcand {
 	double dist;		/* its interval's centre from the line */
 	uint16_t pair;
 	uint8_t ok;		/* inside the bound */
-};
+} __attribute__((packed));
 
 /* one matched command, in the output order */
 struct ntp_jmatch {
-	int64_t host_id, target_id, offset_ns;
+	int64_t offset_ns;
 	uint32_t h_occ, t_occ;
 	uint32_t hidx, tidx;	/* load indexes: the rows' places in storage order */
-	int pair;
-};
+	uint16_t pair;
+} __attribute__((packed));
 
 struct ntp_jprogress;
 
@@ -145,6 +145,7 @@ int ntp_join__nomem(void);
 /* join_load.c: both sides of every file into j->host and j->target */
 int ntp_join__load(struct ntp_join *j);
 void ntp_join__free_rows(struct ntp_join *j);
+void ntp_join__free_ids(struct ntp_join *j);
 
 /* join_merge.c */
 /* pass 1's sample of pair p into *iv (caller frees); 0 or NTP_EXIT_* */
@@ -167,8 +168,9 @@ void ntp_join__interval(const struct ntp_join *j, int p, uint32_t h, uint32_t t,
 /* every estimated pair's candidates into j->cands, and the controllers bound */
 int ntp_join__gather(struct ntp_join *j, const struct ntp_join_fit *fits, const double *tols);
 void ntp_join__free_cands(struct ntp_join *j);
-/* pass 2's intervals of pair p: its usable candidates of j->cands */
-int ntp_join__refit_intervals(struct ntp_join *j, int p, struct ntp_join_iv **iv, size_t *n);
+/* pass 2's intervals of every pair (iv[p], n[p]), and the controllers bound */
+int ntp_join__pass2_intervals(struct ntp_join *j, const struct ntp_join_fit *fits,
+			      const double *tols, struct ntp_join_iv **iv, size_t *n);
 /* the final candidates, the matching, j->matches and the counts */
 int ntp_join__match(struct ntp_join *j);
 

@@ -163,8 +163,8 @@ static int m_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 	case M_PAIR: v = m->pair; break;
 	case M_HOST_FILE: v = p->host_file; break;
 	case M_TARGET_FILE: v = p->target_file; break;
-	case M_HOST_ID: v = m->host_id; break;
-	case M_TARGET_ID: v = m->target_id; break;
+	case M_HOST_ID: v = ntp_jside__id(&c->j->host, m->hidx); break;
+	case M_TARGET_ID: v = ntp_jside__id(&c->j->target, m->tidx); break;
 	case M_H_OCC: v = m->h_occ; break;
 	case M_T_OCC: v = m->t_occ; break;
 	case M_OFFSET: v = m->offset_ns; break;
