@@ -202,7 +202,7 @@ static int nearer(const struct ntp_jcand *c, size_t a, uint32_t b, int by_target
  * host row that is also the nearest for its target row is a pair.  One
  * round suffices unless candidates compete.
  */
-static int match_rounds(struct ntp_join *j, uint32_t *hmatch)
+static int match_rounds(struct ntp_join *j)
 {
 	size_t nh = j->host.n, nt = j->target.n;
 	uint32_t *bh = malloc((nh ? nh : 1) * sizeof(*bh));
@@ -216,7 +216,7 @@ static int match_rounds(struct ntp_join *j, uint32_t *hmatch)
 		return -ENOMEM;
 	}
 	for (size_t h = 0; h < nh; h++)
-		hmatch[h] = NONE;
+		j->host.order[h].match = NONE;
 	for (int round = 0; round < NTP_JOIN_MATCH_ROUNDS; round++) {
 		size_t added = 0;
 
@@ -225,7 +225,7 @@ static int match_rounds(struct ntp_join *j, uint32_t *hmatch)
 		for (size_t i = 0; i < j->ncands; i++) {
 			const struct ntp_jcand *c = &j->cands[i];
 
-			if (hmatch[c->h] != NONE || tused[c->t])
+			if (j->host.order[c->h].match != NONE || tused[c->t])
 				continue;
 			if (nearer(j->cands, i, bh[c->h], 1))
 				bh[c->h] = (uint32_t)i;
@@ -236,7 +236,7 @@ static int match_rounds(struct ntp_join *j, uint32_t *hmatch)
 			const struct ntp_jcand *c = &j->cands[i];
 
 			if (bh[c->h] == i && bt[c->t] == i) {
-				hmatch[c->h] = c->t;
+				j->host.order[c->h].match = c->t;
 				tused[c->t] = 1;
 				added++;
 			}
@@ -271,13 +271,13 @@ static int cmp_match(const void *pa, const void *pb, void *ctx)
  * ntpgen.py writes them) needs no sort; one written as commands complete
  * gets one.
  */
-static int collect(struct ntp_join *j, const uint32_t *hmatch, const uint32_t *inv)
+static int collect(struct ntp_join *j)
 {
 	const struct ntp_jhost *rows = j->host.rows;
 	size_t n = 0;
 
 	for (size_t h = 0; h < j->host.n; h++)
-		n += hmatch[h] != NONE;
+		n += j->host.order[h].match != NONE;
 	j->matches = malloc((n ? n : 1) * sizeof(*j->matches));
 	if (!j->matches)
 		return -ENOMEM;
@@ -286,7 +286,7 @@ static int collect(struct ntp_join *j, const uint32_t *hmatch, const uint32_t *i
 		int sorted = 1;
 
 		for (size_t i = j->host.file_lo[f]; i < j->host.file_lo[f + 1]; i++) {
-			uint32_t h = inv[i], t = hmatch[h];
+			uint32_t h = rows[i].pos, t = j->host.order[h].match;
 			const struct ntp_join_fit *fit;
 			struct ntp_jmatch *m;
 
@@ -315,7 +315,7 @@ static int collect(struct ntp_join *j, const uint32_t *hmatch, const uint32_t *i
 int ntp_join__match(struct ntp_join *j)
 {
 	double tols[NTP_JOIN_MAX_FILES * NTP_JOIN_MAX_FILES];
-	uint32_t *hmatch = NULL, *inv = NULL;
+	struct ntp_jhost *rows = j->host.rows;
 	unsigned char *has = NULL;
 	size_t k = 0;
 	int err;
@@ -331,8 +331,7 @@ int ntp_join__match(struct ntp_join *j)
 	j->target.rows = NULL;
 	/* a candidate of its bound pair makes a host command a reject unless it is matched */
 	has = calloc(j->host.n ? j->host.n : 1, 1);
-	hmatch = malloc((j->host.n ? j->host.n : 1) * sizeof(*hmatch));
-	if (!has || !hmatch) {
+	if (!has) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -346,23 +345,19 @@ int ntp_join__match(struct ntp_join *j)
 			j->cands[k++] = *c;
 	}
 	j->ncands = k;	/* the usable ones */
-	err = match_rounds(j, hmatch);
+	err = match_rounds(j);
 	ntp_join__free_cands(j);
 	if (err)
 		goto out;
 	memset(&j->counts, 0, sizeof(j->counts));
 	for (size_t h = 0; h < j->host.n; h++)
-		j->counts.rejected += has[h] && hmatch[h] == NONE;
+		j->counts.rejected += has[h] && j->host.order[h].match == NONE;
 	free(has);
 	has = NULL;
-	inv = malloc((j->host.n ? j->host.n : 1) * sizeof(*inv));
-	if (!inv) {
-		err = -ENOMEM;
-		goto out;
-	}
+	/* each row's place in key order, where its h_done was: not needed any more */
 	for (size_t h = 0; h < j->host.n; h++)
-		inv[j->host.order[h].idx] = (uint32_t)h;
-	err = collect(j, hmatch, inv);
+		rows[j->host.order[h].idx].pos = (uint32_t)h;
+	err = collect(j);
 	if (err)
 		goto out;
 	j->counts.host_rows = (int64_t)j->host.n;
@@ -376,7 +371,5 @@ int ntp_join__match(struct ntp_join *j)
 		j->pairs[j->matches[i].pair].matched++;
 out:
 	free(has);
-	free(hmatch);
-	free(inv);
 	return err == -ENOMEM ? ntp_join__nomem() : err;
 }
