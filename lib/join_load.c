@@ -332,6 +332,22 @@ static int order_side(struct ntp_jside *s, int host)
 }
 
 /*
+ * One side's sort at a time: each needs a buffer as large as its order
+ * (16 bytes a command), and two at once would be the load's peak.
+ */
+static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int order_side_alone(struct ntp_jside *s, int host)
+{
+	int err;
+
+	pthread_mutex_lock(&sort_lock);
+	err = order_side(s, host);
+	pthread_mutex_unlock(&sort_lock);
+	return err;
+}
+
+/*
  * The host side is read on a thread of its own, each file on its own
  * connection (SQLite serializes the calls on one), while this thread reads
  * the target side: the two halves of the reading, and their sorts, overlap.
@@ -365,7 +381,7 @@ static void *load_hosts(void *arg)
 	}
 	for (int fi = j->nfiles; fi <= NTP_JOIN_MAX_FILES; fi++)
 		j->host.file_lo[fi] = j->host.n;
-	if (!l->err && order_side(&j->host, 1))
+	if (!l->err && order_side_alone(&j->host, 1))
 		l->err = ntp_join__nomem();
 	return NULL;
 }
@@ -385,7 +401,7 @@ int ntp_join__load(struct ntp_join *j)
 	}
 	j->target.file_lo[NTP_JOIN_MAX_FILES] = j->target.n;
 	ntp_jprogress__set(j->progress, "sorting commands by key", 0, 0);
-	if (!err && order_side(&j->target, 0))
+	if (!err && order_side_alone(&j->target, 0))
 		err = ntp_join__nomem();
 	if (started)
 		pthread_join(thread, NULL);
