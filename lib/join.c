@@ -521,6 +521,8 @@ static int estimate_pass2(struct ntp_join *j, int pair, struct ntp_join_iv *iv, 
 	if (!err && ok) {	/* else pass 1 stands */
 		j->fits[pair] = fit2;
 		set_pair(p, &fit2, 1);
+		/* support counts these: "support of candidates" is of one set */
+		p->candidates = (int64_t)n;
 	}
 	return err;
 }

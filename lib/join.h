@@ -103,7 +103,7 @@ struct ntp_join_pair {
 	double offset_ns;	/* o(t0) = target clock - host clock at t0 */
 	double drift;		/* do/dt, e.g. 12e-6 for 12 ppm */
 	double tol_ns;		/* how far a pair's interval may miss o(t) */
-	int64_t candidates;	/* candidate pairs the estimate looked at */
+	int64_t candidates;	/* candidate pairs the final estimate looked at */
 	int64_t support;	/* of those, pairs agreeing with the line */
 	int64_t matched;	/* rows of temp.joined for this combination */
 };
