@@ -485,18 +485,24 @@ static enum ntp_join_clock pair_clock(struct ntp_join *j, int h, int t)
  */
 static int estimate_pass1(struct ntp_join *j, int pair, double *admit)
 {
+	/* every hot key occurrence against all of its key's targets, then nearer ones */
+	static const int narrow[] = { 0, 128, 16 };
 	struct ntp_join_pair *p = &j->pairs[pair];
 	struct ntp_join_fit *fit = &j->fits[pair];
 	struct ntp_join_iv *iv;
 	size_t n;
-	int ok, err;
+	int ok = 0, err = 0;
 
-	memset(fit, 0, sizeof(*fit));
-	err = ntp_join__sample(j, pair, &iv, &n);
-	if (err)
-		return err;
-	p->candidates = (int64_t)n;
-	err = fit_from(j, p, iv, n, fit, &ok);
+	for (size_t k = 0; k < sizeof(narrow) / sizeof(narrow[0]) && !err && !ok; k++) {
+		if (k && p->clock != NTP_JOIN_CLOCK_TWO)
+			break;	/* one clock's line needs no agreement */
+		memset(fit, 0, sizeof(*fit));
+		err = ntp_join__sample(j, pair, narrow[k], &iv, &n);
+		if (err)
+			return err;
+		p->candidates = (int64_t)n;
+		err = fit_from(j, p, iv, n, fit, &ok);
+	}
 	set_pair(p, fit, ok);
 	/* one clock's line is exact: nothing to admit beyond the slack */
 	*admit = fit->tol;

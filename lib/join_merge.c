@@ -88,21 +88,30 @@ static void run_start(const struct ntp_join *j, int p, size_t *hi, size_t *ti)
 	*ti = j->target.file_lo[j->pairs[p].target_file];
 }
 
+/* a rare key: every pair of it is in the sample */
+static int all_pairs(const struct run *r)
+{
+	return (int64_t)(r->h1 - r->h0) * (int64_t)(r->t1 - r->t0) <= NTP_JOIN_EST_ALL_PAIRS;
+}
+
 /* pass 1's rule: all pairs of a rare key, a few host occurrences spread over a hot one */
 static int sampled(const struct run *r, const struct ntp_jkey *hk)
 {
-	int64_t nh = (int64_t)(r->h1 - r->h0), nt = (int64_t)(r->t1 - r->t0);
+	int64_t nh = (int64_t)(r->h1 - r->h0);
 	int64_t every = (nh + NTP_JOIN_EST_HOT_SAMPLES - 1) / NTP_JOIN_EST_HOT_SAMPLES;
 
-	return nh * nt <= NTP_JOIN_EST_ALL_PAIRS || (int64_t)(hk->occ - 1) % every == 0;
+	return all_pairs(r) || (int64_t)(hk->occ - 1) % every == 0;
 }
 
 /*
  * Walks the sample; with iv NULL only counts.  stride > 1 keeps every
  * stride-th sampled host occurrence, to bound the sample of a large run.
+ * narrow > 0: a hot key's host occurrence meets only the target
+ * occurrences near its own place in the run (its occurrence number scaled
+ * to the target's count, +- count / narrow): see ntp_join__sample.
  */
-static int walk_sample(const struct ntp_join *j, int p, size_t stride, struct ntp_join_iv *iv,
-		       size_t cap, size_t *n, size_t *rows)
+static int walk_sample(const struct ntp_join *j, int p, size_t stride, int narrow,
+		       struct ntp_join_iv *iv, size_t cap, size_t *n, size_t *rows)
 {
 	size_t hi, ti, k = 0;
 	struct run r;
@@ -113,6 +122,7 @@ static int walk_sample(const struct ntp_join *j, int p, size_t stride, struct nt
 	while (next_run(j, p, &hi, &ti, &r)) {
 		for (size_t h = r.h0; h < r.h1; h++) {
 			const struct ntp_jhost *hr;
+			size_t t0, t1;
 
 			if (!sampled(&r, &j->host.order[h]))
 				continue;
@@ -120,7 +130,17 @@ static int walk_sample(const struct ntp_join *j, int p, size_t stride, struct nt
 				continue;
 			(*rows)++;
 			hr = hrow(j, (uint32_t)h);
-			for (size_t t = r.t0; t < r.t1; t++) {
+			t0 = r.t0;
+			t1 = r.t1;
+			if (narrow && !all_pairs(&r)) {
+				size_t nt = r.t1 - r.t0, w = nt / (size_t)narrow + 8;
+				size_t at = r.t0 + (size_t)((uint64_t)(j->host.order[h].occ - 1) * nt /
+							    (r.h1 - r.h0));
+
+				t0 = at > r.t0 + w ? at - w : r.t0;
+				t1 = at + w < r.t1 ? at + w : r.t1;
+			}
+			for (size_t t = t0; t < t1; t++) {
 				const struct ntp_jtarget *tr = trow(j, (uint32_t)t);
 
 				if (late(j, p, tr) - hr->done > tr->recv - hr->queue)
@@ -137,24 +157,36 @@ static int walk_sample(const struct ntp_join *j, int p, size_t stride, struct nt
 	return 0;
 }
 
-int ntp_join__sample(struct ntp_join *j, int p, struct ntp_join_iv **ivp, size_t *np)
+/*
+ * Pass 1's sample of pair p: at most NTP_JOIN_EST_MAX_ROWS host
+ * occurrences and NTP_JOIN_EST_MAX_IV intervals (a stride over the sampled
+ * occurrences beyond).  With narrow 0, a sampled occurrence of a hot key
+ * meets every target occurrence of its key: with keys repeating ten
+ * thousand times, the few occurrences that fit in the bound carry too few
+ * true pairs for the estimate's grid to find among the false ones.  Then
+ * narrow > 0 pairs it only with the target occurrences near its own place
+ * in the run, where its true record is when both sides recorded about the
+ * same span: many more occurrences fit, and their true pairs with them.
+ */
+int ntp_join__sample(struct ntp_join *j, int p, int narrow, struct ntp_join_iv **ivp,
+		     size_t *np)
 {
 	size_t n, rows, stride = 1;
 	struct ntp_join_iv *iv;
 
-	walk_sample(j, p, 1, NULL, 0, &n, &rows);
+	walk_sample(j, p, 1, narrow, NULL, 0, &n, &rows);
 	while (n > NTP_JOIN_EST_MAX_IV || rows > NTP_JOIN_EST_MAX_ROWS) {
 		size_t s1 = (n + NTP_JOIN_EST_MAX_IV - 1) / NTP_JOIN_EST_MAX_IV;
 		size_t s2 = (rows + NTP_JOIN_EST_MAX_ROWS - 1) / NTP_JOIN_EST_MAX_ROWS;
 
 		/* the larger of the two ratios, until both fit */
 		stride *= s1 > s2 ? s1 : s2;
-		walk_sample(j, p, stride, NULL, 0, &n, &rows);
+		walk_sample(j, p, stride, narrow, NULL, 0, &n, &rows);
 	}
 	iv = malloc((n ? n : 1) * sizeof(*iv));
 	if (!iv)
 		return ntp_join__nomem();
-	walk_sample(j, p, stride, iv, n, &n, &rows);
+	walk_sample(j, p, stride, narrow, iv, n, &n, &rows);
 	*ivp = iv;
 	*np = n;
 	return 0;

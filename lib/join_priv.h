@@ -162,7 +162,7 @@ void ntp_join__free_ids(struct ntp_join *j);
 
 /* join_merge.c */
 /* pass 1's sample of pair p into *iv (caller frees); 0 or NTP_EXIT_* */
-int ntp_join__sample(struct ntp_join *j, int p, struct ntp_join_iv **iv, size_t *n);
+int ntp_join__sample(struct ntp_join *j, int p, int narrow, struct ntp_join_iv **iv, size_t *n);
 
 /*
  * Every candidate of pair p under fit with tolerance tol, given to fn with
