@@ -132,10 +132,15 @@ static int open_joined(struct xport *x, const char *const *paths, int n)
 		x->f[i].path = jf->path;
 		snprintf(x->f[i].schema, sizeof(x->f[i].schema), "%s", jf->schema);
 	}
-	/* the two passes look a command's partner up by its own side's row */
+	/*
+	 * The two passes look a command's partner up by its own side's row:
+	 * the join's pairs (lib/join/join_rows.c) copied into an indexed table
+	 */
 	if (sqlite3_exec(x->db,
-			 "CREATE INDEX temp.export_by_host ON joined(host_file, host_id);"
-			 "CREATE INDEX temp.export_by_target ON joined(target_file, target_id);",
+			 "CREATE TEMP TABLE export_pairs AS SELECT host_file, host_id, target_file,"
+			 " target_id FROM temp.join_matches;"
+			 "CREATE INDEX temp.export_by_host ON export_pairs(host_file, host_id);"
+			 "CREATE INDEX temp.export_by_target ON export_pairs(target_file, target_id);",
 			 NULL, NULL, NULL)) {
 		ntp_error("cannot index the joined commands: %s", sqlite3_errmsg(x->db));
 		return NTP_EXIT_FAILURE;
@@ -477,13 +482,13 @@ static int side_pass(struct xport *x, int fi, int side)
 	int rc;
 
 	if (side == SIDE_HOST) {
-		snprintf(on, sizeof(on), "LEFT JOIN temp.joined AS j ON j.host_file = %d AND j.host_id = h.id",
+		snprintf(on, sizeof(on), "LEFT JOIN temp.export_pairs AS j ON j.host_file = %d AND j.host_id = h.id",
 			 fi);
 		snprintf(sql, sizeof(sql), host_sql, joined ? "j.target_file, j.target_id" : "NULL, NULL",
 			 f->schema, joined ? on : "");
 	} else {
 		snprintf(on, sizeof(on),
-			 "LEFT JOIN temp.joined AS j ON j.target_file = %d AND j.target_id = t.id", fi);
+			 "LEFT JOIN temp.export_pairs AS j ON j.target_file = %d AND j.target_id = t.id", fi);
 		snprintf(sql, sizeof(sql), target_sql, joined ? "j.target_id" : "NULL", f->schema,
 			 joined ? on : "");
 	}

@@ -68,32 +68,40 @@ static double dval(uint64_t u)
 	return x;
 }
 
-/* LSD radix sort, 11-bit digits: the sweeps sort most of the time */
+/*
+ * LSD radix sort, 11-bit digits: the sweeps sort most of the time.  One
+ * pass counts all six digits; a digit that is the same for every key (the
+ * exponent's, for offsets of one magnitude) moves nothing and is skipped.
+ */
 static void radix_sort(uint64_t *a, uint64_t *tmp, size_t n)
 {
-	size_t cnt[2048], i;
-	unsigned int shift;
-	uint64_t *t;
+	size_t cnt[6][2048], i;
+	uint64_t *src = a, *dst = tmp, *t;
 
-	for (shift = 0; shift < 64; shift += 11) {
-		size_t sum = 0;
+	memset(cnt, 0, sizeof(cnt));
+	for (i = 0; i < n; i++)
+		for (int d = 0; d < 6; d++)
+			cnt[d][(a[i] >> (11 * d)) & 2047]++;
+	for (int d = 0; d < 6; d++) {
+		unsigned int shift = 11 * d;
+		size_t sum = 0, *c = cnt[d];
 
-		memset(cnt, 0, sizeof(cnt));
-		for (i = 0; i < n; i++)
-			cnt[(a[i] >> shift) & 2047]++;
+		if (n && c[(a[0] >> shift) & 2047] == n)
+			continue;
 		for (i = 0; i < 2048; i++) {
-			size_t c = cnt[i];
+			size_t k = c[i];
 
-			cnt[i] = sum;
-			sum += c;
+			c[i] = sum;
+			sum += k;
 		}
 		for (i = 0; i < n; i++)
-			tmp[cnt[(a[i] >> shift) & 2047]++] = a[i];
-		t = a;
-		a = tmp;
-		tmp = t;
+			dst[c[(src[i] >> shift) & 2047]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
 	}
-	/* six passes: the sorted keys are back in the caller's a */
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
 }
 
 struct sweep_buf {
@@ -133,36 +141,197 @@ static int64_t sweep(const struct riv *iv, size_t n, double b, double w,
 	return best;
 }
 
-/* gap(b) over the members of S: max(lo - b dt) - min(hi - b dt) */
-static double gap(const struct riv *iv, size_t n, const unsigned char *in, double b,
-		  double *maxlo, double *minhi)
-{
-	double l = -INFINITY, h = INFINITY;
-	size_t i;
+/*
+ * The intervals as the estimate reads them, relative to base and t0, in
+ * place: a copy of tens of millions of them would double the join's memory.
+ * One with lo > hi allows no offset at all: no pair, never a member.
+ */
+struct ivs {
+	const struct ntp_join_iv *src;
+	size_t n;
+	int64_t t0, base;
+};
 
-	for (i = 0; i < n; i++) {
+static int iv_valid(const struct ivs *v, size_t i)
+{
+	return v->src[i].lo <= v->src[i].hi;
+}
+
+static struct riv iv_rel(const struct ivs *v, size_t i)
+{
+	struct riv r = {
+		(double)(v->src[i].t - v->t0),
+		(double)(v->src[i].lo - v->base),
+		(double)(v->src[i].hi - v->base),
+	};
+
+	return r;
+}
+
+/*
+ * gap(b) = max(lo - b dt) - min(hi - b dt) over S is a maximum of linear
+ * functions of b: only the points (dt, lo) on the upper convex hull and
+ * (dt, hi) on the lower one can attain it.  The hulls of S are built once
+ * (S sorted by dt, Andrew's monotone chain), and the two hundred or so
+ * evaluations of the searches below cost their vertices, not |S|.
+ */
+struct hull {
+	double *x, *y;		/* upper hull of (dt, lo) then lower hull of (dt, hi) */
+	size_t nup, nlo;
+};
+
+struct scratch {
+	uint64_t *keys;		/* S in dt order: (t - bucket start) << 32 | index */
+	double *w;		/* widths for the median (aliases keys) */
+	double *hx, *hy;	/* hull vertices, at most 2 |S| */
+	size_t *cnt;		/* bucket starts, nbuckets + 1 */
+	size_t nbuckets;
+};
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* the fallback's order: (t, index), the keys being plain indexes */
+static int cmp_by_t(const void *pa, const void *pb, void *ctx)
+{
+	const struct ivs *v = ctx;
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+	int64_t x = v->src[a].t, y = v->src[b].t;
+
+	if (x != y)
+		return (x > y) - (x < y);
+	return (a > b) - (a < b);
+}
+
+/*
+ * S's members in dt order.  dt is an integer time, so a counting sort into
+ * buckets of time does most of it in two sequential passes, and each bucket
+ * (a few dozen members) is sorted by its 32-bit offset alone: no pass reads
+ * the intervals out of order, which at tens of millions of them is what a
+ * sort would cost.
+ */
+static size_t sort_members(const struct ivs *v, const unsigned char *in, struct scratch *sc)
+{
+	int64_t tmin = INT64_MAX, tmax = INT64_MIN;
+	uint64_t width, nb = sc->nbuckets;
+	size_t *cnt = sc->cnt, m = 0, i;
+
+	for (i = 0; i < v->n; i++) {
 		if (!in[i])
 			continue;
-		l = fmax(l, iv[i].lo - b * iv[i].dt);
-		h = fmin(h, iv[i].hi - b * iv[i].dt);
+		tmin = v->src[i].t < tmin ? v->src[i].t : tmin;
+		tmax = v->src[i].t > tmax ? v->src[i].t : tmax;
+		m++;
+	}
+	if (!m)
+		return 0;
+	width = (uint64_t)(tmax - tmin) / nb + 1;
+	if (width > UINT32_MAX || v->n > UINT32_MAX) {
+		/* too few buckets for the span (a handful of intervals over hours): sort them all */
+		for (i = 0, m = 0; i < v->n; i++)
+			if (in[i])
+				sc->keys[m++] = i;
+		qsort_r(sc->keys, m, sizeof(*sc->keys), cmp_by_t, (void *)v);
+		return m;
+	}
+	memset(cnt, 0, (nb + 1) * sizeof(*cnt));
+	for (i = 0; i < v->n; i++)
+		if (in[i])
+			cnt[(uint64_t)(v->src[i].t - tmin) / width + 1]++;
+	for (uint64_t k = 1; k <= nb; k++)
+		cnt[k] += cnt[k - 1];
+	for (i = 0; i < v->n; i++) {
+		uint64_t off;
+
+		if (!in[i])
+			continue;
+		off = (uint64_t)(v->src[i].t - tmin);
+		sc->keys[cnt[off / width]++] = (off % width) << 32 | (uint64_t)i;
+	}
+	/* cnt[k] is now the end of bucket k */
+	for (uint64_t k = 0, lo = 0; k < nb; lo = cnt[k], k++)
+		if (cnt[k] - lo > 1)
+			qsort(sc->keys + lo, cnt[k] - lo, sizeof(*sc->keys), cmp_u64);
+	return m;
+}
+
+/* (o, a, p) turn: > 0 counter-clockwise */
+static double cross(double ox, double oy, double ax, double ay, double px, double py)
+{
+	return (ax - ox) * (py - oy) - (ay - oy) * (px - ox);
+}
+
+/* one chain over S in dt order: upper (sign 1) keeps clockwise turns, lower (-1) the others */
+static size_t chain(const struct ivs *v, const uint64_t *order, size_t m, int upper, double *hx,
+		    double *hy)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < m; i++) {
+		struct riv r = iv_rel(v, order[i] & 0xffffffffu);
+		double y = upper ? r.lo : r.hi;
+
+		while (k >= 2) {
+			double c = cross(hx[k - 2], hy[k - 2], hx[k - 1], hy[k - 1], r.dt, y);
+
+			if (upper ? c < 0 : c > 0)
+				break;
+			k--;
+		}
+		hx[k] = r.dt;
+		hy[k] = y;
+		k++;
+	}
+	return k;
+}
+
+static void build_hull(const struct ivs *v, const unsigned char *in, struct scratch *sc,
+		       struct hull *h)
+{
+	size_t m = sort_members(v, in, sc);
+
+	h->x = sc->hx;
+	h->y = sc->hy;
+	h->nup = chain(v, sc->keys, m, 1, sc->hx, sc->hy);
+	h->nlo = chain(v, sc->keys, m, 0, sc->hx + h->nup, sc->hy + h->nup);
+}
+
+/* gap(b) over the members of S: max(lo - b dt) - min(hi - b dt) */
+static double gap(const struct hull *h, double b, double *maxlo, double *minhi)
+{
+	double l = -INFINITY, r = INFINITY;
+	size_t i;
+
+	for (i = 0; i < h->nup; i++) {
+		double x = h->y[i] - b * h->x[i];
+
+		l = x > l ? x : l;
+	}
+	for (; i < h->nup + h->nlo; i++) {
+		double x = h->y[i] - b * h->x[i];
+
+		r = x < r ? x : r;
 	}
 	if (maxlo)
 		*maxlo = l;
 	if (minhi)
-		*minhi = h;
-	return l - h;
+		*minhi = r;
+	return l - r;
 }
 
 /* the b in [b0, b1] minimising gap() over S (gap is convex in b) */
-static double best_drift(const struct riv *iv, size_t n, const unsigned char *in,
-			 double b0, double b1)
+static double best_drift(const struct hull *h, double b0, double b1)
 {
 	int r;
 
 	for (r = 0; r < TERNARY_ROUNDS && b1 - b0 > 1e-15; r++) {
 		double m1 = b0 + (b1 - b0) / 3, m2 = b1 - (b1 - b0) / 3;
 
-		if (gap(iv, n, in, m1, NULL, NULL) <= gap(iv, n, in, m2, NULL, NULL))
+		if (gap(h, m1, NULL, NULL) <= gap(h, m2, NULL, NULL))
 			b1 = m2;
 		else
 			b0 = m1;
@@ -177,20 +346,20 @@ static double best_drift(const struct riv *iv, size_t n, const unsigned char *in
  * arbitrary end of the range, and a report would show e.g. -499.9 ppm.  As
  * NTP does without evidence, assume no drift beyond what the data demand.
  */
-static double least_drift(const struct riv *iv, size_t n, const unsigned char *in, double b)
+static double least_drift(const struct hull *h, double b)
 {
 	double lo = 0, hi = b;
 	int r;
 
-	if (gap(iv, n, in, b, NULL, NULL) > 0)
+	if (gap(h, b, NULL, NULL) > 0)
 		return b;	/* not feasible anywhere: keep the best fit */
-	if (gap(iv, n, in, 0, NULL, NULL) <= 0)
+	if (gap(h, 0, NULL, NULL) <= 0)
 		return 0;
 	/* bisect between 0 (infeasible) and b (feasible): gap is convex */
 	for (r = 0; r < TERNARY_ROUNDS && fabs(hi - lo) > 1e-15; r++) {
 		double mid = (lo + hi) / 2;
 
-		if (gap(iv, n, in, mid, NULL, NULL) <= 0)
+		if (gap(h, mid, NULL, NULL) <= 0)
 			hi = mid;
 		else
 			lo = mid;
@@ -199,52 +368,101 @@ static double least_drift(const struct riv *iv, size_t n, const unsigned char *i
 }
 
 /* mark the intervals the line a + b dt misses by at most tol; returns how many */
-static int64_t mark(const struct riv *iv, size_t n, double a, double b, double tol,
-		    unsigned char *in)
+static int64_t mark(const struct ivs *v, double a, double b, double tol, unsigned char *in)
 {
 	int64_t k = 0;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		double o = a + b * iv[i].dt;
+	for (i = 0; i < v->n; i++) {
+		struct riv r = iv_rel(v, i);
+		double o = a + b * r.dt;
 
-		in[i] = iv[i].lo - tol <= o && o <= iv[i].hi + tol;
+		in[i] = iv_valid(v, i) && r.lo - tol <= o && o <= r.hi + tol;
 		k += in[i];
 	}
 	return k;
 }
 
-static int cmp_double(const void *pa, const void *pb)
+/* the k-th smallest of w[0..n) (Hoare's selection): what w[k] would be sorted */
+static double select_kth(double *w, size_t n, size_t k)
 {
-	double a = *(const double *)pa, b = *(const double *)pb;
+	size_t lo = 0, hi = n - 1;
 
-	return (a > b) - (a < b);
+	while (lo < hi) {
+		double p = w[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (w[i] < p)
+				i++;
+			while (w[j] > p)
+				j--;
+			if (i <= j) {
+				double t = w[i];
+
+				w[i] = w[j];
+				w[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return w[k];
+	}
+	return w[k];
 }
 
-/* median hi - lo over the members of S; scratch holds n doubles */
-static double median_width(const struct riv *iv, size_t n, const unsigned char *in, double *w)
+/* median hi - lo over the members of S; w holds n doubles */
+static double median_width(const struct ivs *v, const unsigned char *in, double *w)
 {
 	size_t i, m = 0;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < v->n; i++)
 		if (in[i])
-			w[m++] = iv[i].hi - iv[i].lo;
+			w[m++] = (double)(v->src[i].hi - v->base) - (double)(v->src[i].lo - v->base);
 	if (!m)
 		return 0;
-	qsort(w, m, sizeof(*w), cmp_double);
-	return w[m / 2];
+	return select_kth(w, m, m / 2);
+}
+
+static int scratch_alloc(struct scratch *sc, size_t n)
+{
+	/* buckets of a few dozen members; each at most 2^32 ns wide */
+	sc->nbuckets = n / 32 + 1;
+	sc->keys = malloc((n ? n : 1) * sizeof(*sc->keys));
+	sc->w = (double *)sc->keys;
+	sc->hx = malloc((n ? n : 1) * 2 * sizeof(double));
+	sc->hy = malloc((n ? n : 1) * 2 * sizeof(double));
+	sc->cnt = malloc((sc->nbuckets + 1) * sizeof(*sc->cnt));
+	return sc->keys && sc->hx && sc->hy && sc->cnt ? 0 : -ENOMEM;
+}
+
+static void scratch_free(struct scratch *sc)
+{
+	free(sc->keys);
+	free(sc->hx);
+	free(sc->hy);
+	free(sc->cnt);
 }
 
 int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift,
 		       int64_t slack_ns, struct ntp_join_fit *fit)
 {
 	double half = 0, step, centre = 0, w, bbest = 0, L = 0, R = 0, a, b, lo, hi;
-	struct riv *iv = NULL, *wk = NULL;
+	struct riv *wk = NULL;
 	struct sweep_buf sb = { NULL, NULL, NULL };
-	double *scratch = NULL;
+	struct scratch sc = { 0 };
+	struct ivs v = { src, n, 0, 0 };
+	struct hull h;
 	unsigned char *in = NULL;
 	int64_t tmin, tmax, k, prev;
-	size_t i, m, nw, stride;
+	size_t i, m, nw, stride, nvalid;
 	int pass, err = -ENOMEM;
 
 	memset(fit, 0, sizeof(*fit));
@@ -262,37 +480,32 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 	}
 	fit->t0 = tmin + (tmax - tmin) / 2;
 	fit->base = src[0].lo;
+	v.t0 = fit->t0;
+	v.base = fit->base;
 
-	iv = malloc(n * sizeof(*iv));
-	wk = malloc(n * sizeof(*wk));
 	in = malloc(n);
 	stride = (n + GRID_MAX_IV - 1) / GRID_MAX_IV;
 	m = (n + stride - 1) / stride;
+	wk = malloc(m * sizeof(*wk));
 	sb.starts = malloc(m * sizeof(uint64_t));
 	sb.ends = malloc(m * sizeof(uint64_t));
 	sb.tmp = malloc(m * sizeof(uint64_t));
-	scratch = malloc(n * sizeof(double));
-	if (!iv || !wk || !in || !sb.starts || !sb.ends || !sb.tmp || !scratch)
+	if (!in || !wk || !sb.starts || !sb.ends || !sb.tmp || scratch_alloc(&sc, n))
 		goto out;
-	/* an interval with lo > hi allows no offset at all: no pair */
-	for (i = 0, m = 0; i < n; i++) {
-		if (src[i].lo > src[i].hi)
+	/* the stride sample of the valid intervals: every stride-th of them */
+	for (i = 0, nvalid = 0, nw = 0; i < n; i++) {
+		if (!iv_valid(&v, i))
 			continue;
-		iv[m].dt = (double)(src[i].t - fit->t0);
-		iv[m].lo = (double)(src[i].lo - fit->base);
-		iv[m].hi = (double)(src[i].hi - fit->base);
-		half = fmax(half, fabs(iv[m].dt));
-		m++;
+		half = fmax(half, fabs(iv_rel(&v, i).dt));
+		if (nvalid++ % stride == 0)
+			wk[nw++] = iv_rel(&v, i);
 	}
-	n = m;
-	if (!n) {
+	if (!nvalid) {
 		err = -ENOENT;
 		goto out;
 	}
 
-	/* 1. coarse to fine over the drift, on a stride sample */
-	for (i = 0, nw = 0; i < n; i += stride)
-		wk[nw++] = iv[i];
+	/* 1. coarse to fine over the drift, on the stride sample */
 	step = max_drift / GRID_HALF;
 	for (;;) {
 		int64_t best = -1;
@@ -337,43 +550,43 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 	/* 2. the agreeing set fixes the line; refit once with its tolerance */
 	a = (L + R) / 2;
 	b = bbest;
-	k = mark(iv, n, a, b, w, in);
+	k = mark(&v, a, b, w, in);
 	prev = -1;
 	for (pass = 0; pass < 2 && k != prev; pass++) {
 		double span = fmax(step * GRID_SHRINK, 1e-12);
 
-		b = best_drift(iv, n, in, fmax(-max_drift, b - span), fmin(max_drift, b + span));
-		b = least_drift(iv, n, in, b);
-		gap(iv, n, in, b, &lo, &hi);
+		build_hull(&v, in, &sc, &h);
+		b = best_drift(&h, fmax(-max_drift, b - span), fmin(max_drift, b + span));
+		b = least_drift(&h, b);
+		gap(&h, b, &lo, &hi);
 		a = (lo + hi) / 2;
 		fit->tol = (double)slack_ns + fmax(0, (lo - hi) / 2);
 		prev = k;
-		k = mark(iv, n, a, b, fit->tol, in);
+		k = mark(&v, a, b, fit->tol, in);
 	}
 	fit->a = a;
 	fit->b = b;
 	fit->support = k;
-	fit->spread = median_width(iv, n, in, scratch);
+	fit->spread = median_width(&v, in, sc.w);
 	err = 0;
 out:
-	free(iv);
 	free(wk);
 	free(in);
 	free(sb.starts);
 	free(sb.ends);
 	free(sb.tmp);
-	free(scratch);
+	scratch_free(&sc);
 	return err;
 }
 
 int ntp_join__fit_zero(const struct ntp_join_iv *src, size_t n, int64_t slack_ns,
 		       struct ntp_join_fit *fit)
 {
-	struct riv *iv = NULL;
-	double *scratch = NULL;
+	struct ivs v = { src, n, 0, 0 };
 	unsigned char *in = NULL;
+	double *w = NULL;
 	int64_t tmin, tmax;
-	size_t i, m;
+	size_t i;
 	int err = -ENOMEM;
 
 	memset(fit, 0, sizeof(*fit));
@@ -388,29 +601,17 @@ int ntp_join__fit_zero(const struct ntp_join_iv *src, size_t n, int64_t slack_ns
 			tmax = src[i].t;
 	}
 	fit->t0 = tmin + (tmax - tmin) / 2;
-	iv = malloc(n * sizeof(*iv));
+	/* base 0: on one clock the offsets are the small gaps between the two sides' times */
+	v.t0 = fit->t0;
 	in = malloc(n);
-	scratch = malloc(n * sizeof(double));
-	if (!iv || !in || !scratch)
+	w = malloc(n * sizeof(*w));
+	if (!in || !w)
 		goto out;
-	/*
-	 * Base 0: on one clock the offsets are the small gaps between the two
-	 * sides' times.  An interval with lo > hi allows no offset: no pair.
-	 */
-	for (i = 0, m = 0; i < n; i++) {
-		if (src[i].lo > src[i].hi)
-			continue;
-		iv[m].dt = (double)(src[i].t - fit->t0);
-		iv[m].lo = (double)src[i].lo;
-		iv[m].hi = (double)src[i].hi;
-		m++;
-	}
-	fit->support = mark(iv, m, 0, 0, fit->tol, in);
-	fit->spread = median_width(iv, m, in, scratch);
+	fit->support = mark(&v, 0, 0, fit->tol, in);
+	fit->spread = median_width(&v, in, w);
 	err = 0;
 out:
-	free(iv);
 	free(in);
-	free(scratch);
+	free(w);
 	return err;
 }

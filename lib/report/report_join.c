@@ -138,7 +138,7 @@ static int scan_joined(struct ntp_jreport *r, const char *const *paths, int n)
 	if (!rc)
 		rc = copy_join(r, j);
 	if (!rc)
-		rc = ntp_jreport__scan(r, ntp_join__db(j), paths[0]);
+		rc = ntp_jreport__scan_join(r, j, paths[0]);
 	ntp_join__close(j);
 	return rc;
 }

@@ -12,6 +12,8 @@
 
 /* the rows of db's query into r->groups; an NTP_EXIT_* code */
 int ntp_jreport__scan(struct ntp_jreport *r, sqlite3 *db, const char *path);
+/* the same from a join that has run: its summary by the stage scans of lib/join/join.h */
+int ntp_jreport__scan_join(struct ntp_jreport *r, struct ntp_join *j, const char *path);
 /* the gaps of file fi (from 0), from its hooks */
 int ntp_jreport__find_gaps(struct ntp_jreport *r, int fi);
 /* the stages of r's view, in the words of r's transport (set by the scan) */

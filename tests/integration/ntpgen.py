@@ -542,7 +542,8 @@ def _joined_command(rng, link, g, i, h_start, t0, slbas, rdma=False):
     h_recv = t_sent_h + d("net")
     h_done = h_recv + d("complete")
     nlb = max(g.bytes // 512, 1)
-    key = dict(opcode=OPCODE[g.io_type], cid=i % 8, slba=rng.choice(slbas), nlb=nlb,
+    slba = rng.choice(slbas) if slbas else rng.randrange(0, 1 << 40)
+    key = dict(opcode=OPCODE[g.io_type], cid=i % 8, slba=slba, nlb=nlb,
                bytes=g.bytes, qid=1 + i % 2, nsid=int(g.namespace.split("n")[-1]),
                cntlid=link.cntlid, status=0)
     host = dict(h_start_ns=h_start, h_queue_ns=h_queue, h_cmd_sent_ns=h_cmd_sent,
@@ -591,7 +592,8 @@ class JoinedSet:
 def generate_joined(host_paths, target_paths, links, *, seed=1, lose_host=0.02,
                     lose_target=0.03, reject=2, duration_s=10, sample_one_in=1000,
                     host_meta=None, target_meta=None, host_hooks=None,
-                    target_hooks=None, transport="tcp"):
+                    target_hooks=None, transport="tcp", same_slbas=False,
+                    nslbas=3):
     """Write host and target recordings of the links' commands; return the JoinedSet.
 
     A path that is both a host and a target path gets one "-r both" file.
@@ -605,6 +607,11 @@ def generate_joined(host_paths, target_paths, links, *, seed=1, lose_host=0.02,
     transport "rdma": meta transport 'rdma', the RDMA hooks by default, no
     host R2T points, and writes over RDMA_INLINE_BYTES pulled by an RDMA
     READ (t_r2t to t_submit) whatever the groups' r2t_share.
+    same_slbas: every link uses the first link's three slbas, so that links
+    with one cntlid have the very same keys (only the binding of a host
+    controller to its target can tell them apart).
+    nslbas: the block addresses each link draws its commands' slba from;
+    0: every command draws its own, so keys are as rare as in a real run.
     """
     rdma = _check_transport(transport)
     if host_hooks is None:
@@ -616,11 +623,13 @@ def generate_joined(host_paths, target_paths, links, *, seed=1, lose_host=0.02,
     stop_ns = start_ns + int(duration_s * 1e9)
     t0 = start_ns + (stop_ns - start_ns) // 2
     cmds = []
+    slbas = None
     for link in links:
         order = [g for g in link.groups for _ in range(g.n)]
         rng.shuffle(order)
         span = stop_ns - start_ns - 10_000_000
-        slbas = [rng.randrange(0, 1 << 30) for _ in range(3)]
+        if not (same_slbas and slbas):
+            slbas = [rng.randrange(0, 1 << 30) for _ in range(nslbas)]
         lcmds = []
         for i, g in enumerate(order):
             h_start = start_ns + 1_000 + (span * i) // len(order) + rng.randint(0, 1000)

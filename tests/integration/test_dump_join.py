@@ -5,6 +5,7 @@ ntpgen.py built."""
 
 import csv
 import io
+import json
 
 import pytest
 
@@ -115,3 +116,79 @@ def test_host_recording_alone_is_unchanged(run, pair):
     rows = rows_of(dump(run, pair.host_paths[0]))
     assert len(rows) == sum(1 for c in pair.commands if c.fate != "lost_host")
     assert "network_star_ns" in rows[0] and "target_id" not in rows[0]
+
+
+# ---- reused keys, several initiators and targets ---------------------------------
+
+def check_true_pairs(rows, js, files):
+    """Every row is a command ntpgen built, joined with its own target record in
+    the target file of its own link, and every matched command is there once.
+    files: the paths in the order given to ntprof."""
+    index = {str(p): i + 1 for i, p in enumerate(files)}
+    want = {}
+    for c in js.matched():
+        hf = index[str(js.host_paths[c.link.host])]
+        tf = index[str(js.target_paths[c.link.target])]
+        want[(hf, c.host["h_start_ns"], c.host["h_queue_ns"], c.host["h_done_ns"])] = (tf, c)
+    assert len(rows) == len(want)
+    seen = set()
+    for row in rows:
+        key = (int(row["host_file"]), int(row["h_start_ns"]), int(row["h_queue_ns"]),
+               int(row["h_done_ns"]))
+        assert key in want and key not in seen, key
+        seen.add(key)
+        tf, c = want[key]
+        assert int(row["target_file"]) == tf
+        for k in TARGET_TIMES:
+            assert row[k] == ("" if c.target[k] is None else str(c.target[k])), k
+        for k in ("cid", "slba", "nlb", "qid", "nsid", "cntlid"):
+            assert int(row[k]) == c.target[k], k
+    # host file by host file, in host time order
+    order = [(int(r["host_file"]), int(r["h_start_ns"]), int(r["host_id"])) for r in rows]
+    assert order == sorted(order)
+
+
+def joined_counts(run, *paths):
+    r = run("report", "-j", "-", *map(str, paths))
+    assert r.returncode == Exit.OK, r.stderr
+    return json.loads(r.stdout)["join"]
+
+
+def test_heavy_key_reuse_exact_pairs(run, tmp_path):
+    """Thousands of occurrences of each key (cid = i % 8, three block
+    addresses): still every command with its own target record."""
+    groups = (ntpgen.JGroup("read", 4096, "nvme0n1", 8000),
+              ntpgen.JGroup("write", 8192, "nvme0n1", 4000, r2t_share=0.3))
+    paths = [tmp_path / "h.ntp", tmp_path / "t.ntp"]
+    js = ntpgen.generate_pair(*paths, groups=groups, seed=32, duration_s=2, reject=10)
+    assert {k: v for k, v in joined_counts(run, *paths).items() if k in js.counts()} == \
+        js.counts()
+    check_true_pairs(rows_of(dump(run, *paths)), js, paths)
+
+
+def test_one_host_two_targets_same_keys(run, tmp_path):
+    """Two controllers of one host talk to two targets that both call theirs
+    cntlid 1, with the same block addresses and sizes at the same times: the
+    keys are equal on both targets, and only the binding of each controller
+    to its own target keeps the pairs apart."""
+    g = (ntpgen.JGroup("read", 4096, "nvme0n1", 1500),)
+    links = [ntpgen.Link(0, 0, "nvme0", 1, offset_ns=5_000_000, drift=0.0, groups=g),
+             ntpgen.Link(0, 1, "nvme1", 1, offset_ns=5_000_000, drift=0.0, groups=g)]
+    paths = [tmp_path / "h.ntp", tmp_path / "t0.ntp", tmp_path / "t1.ntp"]
+    js = ntpgen.generate_joined(paths[:1], paths[1:], links, seed=33, same_slbas=True)
+    counts = joined_counts(run, *paths)
+    assert {k: v for k, v in counts.items() if k in js.counts()} == js.counts()
+    check_true_pairs(rows_of(dump(run, *paths)), js, paths)
+
+
+def test_two_hosts_one_target_same_keys(run, tmp_path):
+    """Two hosts on one target use the same block addresses, command ids and
+    sizes at the same times: their keys differ by the target's cntlid alone."""
+    g = (ntpgen.JGroup("write", 4096, "nvme0n1", 1500),)
+    links = [ntpgen.Link(0, 0, "nvme0", 1, offset_ns=-2_000_000_000, drift=10e-6, groups=g),
+             ntpgen.Link(1, 0, "nvme0", 2, offset_ns=-2_000_000_000, drift=10e-6, groups=g)]
+    paths = [tmp_path / "t.ntp", tmp_path / "h0.ntp", tmp_path / "h1.ntp"]
+    js = ntpgen.generate_joined(paths[1:], paths[:1], links, seed=34, same_slbas=True)
+    counts = joined_counts(run, *paths)
+    assert {k: v for k, v in counts.items() if k in js.counts()} == js.counts()
+    check_true_pairs(rows_of(dump(run, *paths)), js, paths)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The host/target join (lib/join/join.c, lib/join/join_est.c) on generated recordings
+ * The host/target join (lib/join/join_*.c) on generated recordings
  * with a known truth (joingen.h): random clock offsets up to +-1e12 ns and
  * drifts up to +-50 ppm, reused command ids and hot LBAs, lost samples on
  * both sides, commands only the target saw, R2T and in-capsule writes, and
@@ -266,11 +266,11 @@ static void debug_row(struct ntp_join *j, int64_t hid)
 {
 	char q[512];
 
-	snprintf(q, sizeof(q), "SELECT rowid, * FROM temp.join_host WHERE host_id = %" PRId64 ";"
-		 "SELECT c.*, t.target_id, t.t_recv_ns, t.t_sent_ns FROM temp.join_cand c"
-		 " JOIN temp.join_target t ON t.rowid = c.trow"
-		 " WHERE hrow IN (SELECT rowid FROM temp.join_host WHERE host_id = %" PRId64 ");"
-		 "SELECT * FROM temp.join_pairs; SELECT * FROM temp.join_bind;", hid, hid);
+	snprintf(q, sizeof(q), "SELECT * FROM ntp0.host_io WHERE id = %" PRId64 ";"
+		 "SELECT * FROM ntp1.target_io WHERE cid = (SELECT cid FROM ntp0.host_io"
+		 " WHERE id = %" PRId64 ") AND slba = (SELECT slba FROM ntp0.host_io"
+		 " WHERE id = %" PRId64 ");"
+		 "SELECT * FROM temp.join_pairs;", hid, hid, hid);
 	sqlite3_exec(ntp_join__db(j), q, print_row, NULL, NULL);
 }
 
@@ -359,8 +359,8 @@ static void check_estimate(struct ntp_join *j, const struct ntp_join_pair *p,
 	sqlite3_stmt *st;
 	char q[160];
 
-	snprintf(q, sizeof(q), "SELECT max(h_queue_ns) - min(h_queue_ns) FROM temp.join_host"
-		 " WHERE hf = %d", p->host_file);
+	snprintf(q, sizeof(q), "SELECT max(h_queue_ns) - min(h_queue_ns) FROM temp.joined"
+		 " WHERE host_file = %d", p->host_file);
 	assert_int_equal(sqlite3_prepare_v2(ntp_join__db(j), q, -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	half = sqlite3_column_double(st, 0) / 2;

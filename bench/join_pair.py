@@ -1,0 +1,94 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""A host and a target recording of N commands each, for timing the join.
+
+    bench/join_pair.py HOST.ntp TARGET.ntp N [--reuse rare|heavy] [--base B]
+
+ntpgen.py writes a base pair of B commands (two clocks: the target 1.23 s
+ahead, 20 ppm drift; nothing lost, nothing rejected: every command joins),
+then SQL repeats its rows with shifted times until each side holds N:
+
+  rare   every command has its own block address, and each copy moves them,
+         so a key (cid, slba, nlb, ...) is as rare as in a real recording;
+  heavy  ntpgen's own keys (cid = i % 8, three block addresses) in every
+         copy: each key repeats about N / 50 times.
+
+A copy k is shifted by k x the base's duration on the host and by that
+times (1 + drift) on the target, so the clocks keep one line.
+"""
+
+import argparse
+import sys
+import sqlite3
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "integration"))
+import ntpgen  # noqa: E402
+
+OFFSET_NS = 1_230_000_000
+DRIFT = 20e-6
+BASE_S = 2
+
+HOST_TIMES = ("h_start_ns", "h_queue_ns", "h_cmd_sent_ns", "h_r2t_ns", "h_data_sent_ns",
+              "h_recv_ns", "h_done_ns")
+TARGET_TIMES = ("t_recv_ns", "t_r2t_ns", "t_submit_ns", "t_cmpl_ns", "t_sent_ns")
+
+
+def columns(db, table):
+    return [r[1] for r in db.execute(f"PRAGMA table_info({table})") if r[1] != "id"]
+
+
+def expand(path, table, times, copies, shift_ns, slba_step):
+    db = sqlite3.connect(path, isolation_level=None)
+    cols = columns(db, table)
+    sel = []
+    for c in cols:
+        if c in times:
+            sel.append(f"{c} + k.k * {shift_ns}")
+        elif c == "slba":
+            sel.append(f"slba + k.k * {slba_step}")
+        else:
+            sel.append(c)
+    n = db.execute(f"SELECT max(id) FROM {table}").fetchone()[0]
+    db.execute("BEGIN")
+    db.execute(f"INSERT INTO {table} ({', '.join(cols)})"
+               f" WITH RECURSIVE k(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM k WHERE k < {copies - 1})"
+               f" SELECT {', '.join(sel)} FROM k, {table} WHERE {table}.id <= {n}"
+               f" ORDER BY k.k, {table}.id")
+    side = "host" if table == "host_io" else "target"
+    db.execute("INSERT INTO intervals SELECT t_ns + k.k * ?1, side, seen, sampled, lost_ringbuf,"
+               " lost_map FROM (WITH RECURSIVE k(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM k"
+               f" WHERE k < {copies - 1}) SELECT k FROM k) AS k, intervals WHERE side = ?2"
+               " ORDER BY k.k", (shift_ns, side))
+    db.execute("UPDATE meta SET value = value + ?1 WHERE key = 'stop_ns'",
+               ((copies - 1) * shift_ns,))
+    db.execute("COMMIT")
+    db.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("host")
+    ap.add_argument("target")
+    ap.add_argument("n", type=int)
+    ap.add_argument("--reuse", choices=("rare", "heavy"), default="rare")
+    ap.add_argument("--base", type=int, default=20000)
+    a = ap.parse_args()
+    base = min(a.base, a.n)
+    copies = (a.n + base - 1) // base
+    groups = (ntpgen.JGroup("read", 4096, "nvme0n1", base * 6 // 10),
+              ntpgen.JGroup("write", 4096, "nvme0n1", base * 3 // 10),
+              ntpgen.JGroup("write", 131072, "nvme0n1", base - base * 9 // 10, r2t_share=0.6))
+    link = ntpgen.Link(0, 0, offset_ns=OFFSET_NS, drift=DRIFT, groups=groups)
+    ntpgen.generate_joined([a.host], [a.target], [link], seed=7, lose_host=0, lose_target=0,
+                           reject=0, duration_s=BASE_S, sample_one_in=1,
+                           nslbas=0 if a.reuse == "rare" else 3)
+    if copies > 1:
+        shift = BASE_S * 10**9
+        rare = 1 << 41 if a.reuse == "rare" else 0
+        expand(a.host, "host_io", HOST_TIMES, copies, shift, rare)
+        expand(a.target, "target_io", TARGET_TIMES, copies, round(shift * (1 + DRIFT)), rare)
+
+
+if __name__ == "__main__":
+    main()

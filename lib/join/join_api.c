@@ -1,0 +1,664 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Joining host and target recordings: the entry points that
+ * lib/join/join.h declares (it says what and why; lib/join/join_priv.h says
+ * how the work is split).
+ *
+ * The recordings are ATTACHed read-only to a private in-memory connection.
+ * Each side's commands are read once into compact rows in (key, time)
+ * order; the estimate, the binding of controllers and the matching are
+ * merges of those rows, linear in the commands whatever the key reuse.
+ * What the join makes is in the connection's TEMP schema, where the same
+ * statements that ntprof runs can be run by hand:
+ *
+ *   join_files    one row per file: fi, path, schema, role
+ *   join_pairs    one row per (hf, tf): the offset line and its support
+ *   join_matches  one row per matched command: the pair, both ids, the
+ *                 occurrence numbers of the key on each side, the offset
+ *   joined        one row per matched command with both sides' columns and
+ *                 the five stages, read from the recordings through
+ *                 join_matches
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/ntp/db_read.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/join/join.h"
+#include "lib/join/join_priv.h"
+
+int ntp_join__sql_fail(sqlite3 *db, const char *what)
+{
+	ntp_error("join: %s: %s", what, sqlite3_errmsg(db));
+	return NTP_EXIT_FAILURE;
+}
+
+int ntp_join__nomem(void)
+{
+	ntp_error("join: %s", strerror(ENOMEM));
+	return NTP_EXIT_FAILURE;
+}
+
+#define sql_fail ntp_join__sql_fail
+
+static int exec(sqlite3 *db, const char *sql, const char *what)
+{
+	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : sql_fail(db, what);
+}
+
+static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, const char *what)
+{
+	return sqlite3_prepare_v2(db, sql, -1, st, NULL) == SQLITE_OK ? 0 : sql_fail(db, what);
+}
+
+/* run a statement that returns nothing; 0 or NTP_EXIT_FAILURE */
+static int step_done(sqlite3 *db, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : sql_fail(db, what);
+}
+
+static int64_t query_int(sqlite3 *db, const char *sql, int64_t def)
+{
+	sqlite3_stmt *st;
+	int64_t v = def;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return def;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* schema names are interpolated into SQL: letters, digits, '_' only */
+static int valid_schema(const char *s)
+{
+	if (!*s || strlen(s) > 64 || isdigit((unsigned char)*s))
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return 0;
+	return 1;
+}
+
+/* "file:" URI of a path: everything but unreserved characters and '/' escaped */
+static char *file_uri(const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(path);
+	char *u = malloc(3 * n + 16), *p;
+
+	if (!u)
+		return NULL;
+	p = stpcpy(u, "file:");
+	for (; *path; path++) {
+		unsigned char c = *path;
+
+		if (isalnum(c) || strchr("/-._~", c)) {
+			*p++ = c;
+		} else {
+			*p++ = '%';
+			*p++ = hex[c >> 4];
+			*p++ = hex[c & 15];
+		}
+	}
+	strcpy(p, "?mode=ro");
+	return u;
+}
+
+int ntp_join__attach(sqlite3 *db, const char *path, const char *schema)
+{
+	sqlite3_stmt *st;
+	sqlite3 *chk;
+	char *uri;
+	int err, rc;
+
+	if (!valid_schema(schema)) {
+		ntp_error("join: invalid schema name '%s'", schema);
+		return NTP_EXIT_FAILURE;
+	}
+	/* the reader's checks and messages: missing, not SQLite, not ntprof, too new */
+	err = ntp_db__open_read(&chk, path);
+	if (err)
+		return err;
+	sqlite3_close(chk);
+
+	uri = file_uri(path);
+	if (!uri) {
+		ntp_error("%s: %s", path, strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	err = prepare(db, "ATTACH ?1 AS ?2", &st, "attach");
+	if (!err) {
+		sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE) {
+			ntp_error("%s: cannot attach: %s", path, sqlite3_errmsg(db));
+			err = NTP_EXIT_NOFILE;
+		}
+	}
+	free(uri);
+	if (err)
+		return err;
+	/* a connection without URI support would have opened "file:..." read-write */
+	if (sqlite3_db_readonly(db, schema) != 1) {
+		char sql[96];
+
+		snprintf(sql, sizeof(sql), "DETACH \"%s\"", schema);
+		sqlite3_exec(db, sql, NULL, NULL, NULL);
+		ntp_error("%s: cannot attach read-only: the connection was not opened with SQLITE_OPEN_URI",
+			  path);
+		return NTP_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* meta value of an attached schema as text (caller frees), or NULL */
+static char *meta_text(sqlite3 *db, const char *schema, const char *key)
+{
+	char sql[128], *v = NULL;
+	sqlite3_stmt *st;
+
+	snprintf(sql, sizeof(sql), "SELECT value FROM \"%s\".meta WHERE key = ?1", schema);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return v;
+}
+
+static int role_sides(const char *role)
+{
+	if (!role)
+		return 0;
+	if (!strcmp(role, "host"))
+		return NTP_JOIN_HOST;
+	if (!strcmp(role, "target"))
+		return NTP_JOIN_TARGET;
+	if (!strcmp(role, "both"))
+		return NTP_JOIN_HOST | NTP_JOIN_TARGET;
+	return 0;
+}
+
+static int strcmp_null(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+/* the meta values that must agree, with how to name them in a refusal */
+static const struct {
+	const char *key, *what, *hint;
+} agree[] = {
+	{ "sample_one_in", "sample rate one in", "record both sides with the same -s" },
+	{ "hash_version", "sampling hash version", "record both sides with the same ntprof version" },
+	{ "transport", "transport", "both sides must record the same transport (-t)" },
+};
+
+int ntp_join__check(sqlite3 *db, const char *const *schemas, const char *const *paths,
+		    int n, int *sides)
+{
+	int i, k, all = 0, err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		char *role = meta_text(db, schemas[i], "role");
+		int s = role_sides(role);
+
+		if (!s) {
+			if (role)
+				ntp_error("cannot join %s: unknown role '%s' in its meta", paths[i], role);
+			else
+				ntp_error("cannot join %s: its meta has no role", paths[i]);
+			err = NTP_EXIT_MISMATCH;
+		}
+		if (sides)
+			sides[i] = s;
+		all |= s;
+		free(role);
+	}
+	for (k = 0; k < (int)(sizeof(agree) / sizeof(agree[0])) && !err; k++) {
+		char *v0 = meta_text(db, schemas[0], agree[k].key);
+
+		for (i = 1; i < n && !err; i++) {
+			char *v = meta_text(db, schemas[i], agree[k].key);
+
+			if (strcmp_null(v0, v)) {
+				ntp_error("cannot join %s and %s: %s %s and %s (%s)", paths[0], paths[i],
+					  agree[k].what, v0 ? v0 : "(none)", v ? v : "(none)",
+					  agree[k].hint);
+				err = NTP_EXIT_MISMATCH;
+			}
+			free(v);
+		}
+		free(v0);
+	}
+	if (!err && !(all & NTP_JOIN_HOST)) {
+		if (n == 1)
+			ntp_error("cannot join %s alone: it is a target recording; give the host recording too",
+				  paths[0]);
+		else
+			ntp_error("cannot join %s and the others: all are target recordings; a host recording is needed",
+				  paths[0]);
+		err = NTP_EXIT_MISMATCH;
+	}
+	if (!err && !(all & NTP_JOIN_TARGET)) {
+		if (n == 1)
+			ntp_error("cannot join %s alone: it is a host recording; give the target recording (-r target) too",
+				  paths[0]);
+		else
+			ntp_error("cannot join %s and the others: all are host recordings; a target recording (-r target) is needed",
+				  paths[0]);
+		err = NTP_EXIT_MISMATCH;
+	}
+	return err;
+}
+
+
+static const char create_sql[] =
+	"CREATE TEMP TABLE join_files (fi INTEGER PRIMARY KEY, path TEXT, schema TEXT, role TEXT);"
+	"CREATE TEMP TABLE join_pairs (pair INTEGER PRIMARY KEY, hf INTEGER, tf INTEGER,"
+	" estimated INTEGER, t0_ns INTEGER, base_ns INTEGER, a_ns REAL, drift REAL, tol_ns REAL,"
+	" candidates INTEGER, support INTEGER, matched INTEGER);";
+
+/* a target side needs its tables: a "both" file of an old host-only writer has none */
+static int check_target_tables(struct ntp_join *j, int fi)
+{
+	char sql[160];
+
+	if (!(j->files[fi].sides & NTP_JOIN_TARGET))
+		return 0;
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM \"%s\".sqlite_schema"
+		 " WHERE name IN ('target_io', 'target_stages')", j->files[fi].schema);
+	if (query_int(j->db, sql, 0) != 2) {
+		ntp_error("cannot join %s: a %s recording without the target_io table",
+			  j->files[fi].path, j->files[fi].role);
+		return NTP_EXIT_MISMATCH;
+	}
+	return 0;
+}
+
+static int add_file_row(struct ntp_join *j, int fi)
+{
+	sqlite3_stmt *st;
+	int err;
+
+	err = prepare(j->db, "INSERT INTO temp.join_files VALUES (?1, ?2, ?3, ?4)", &st,
+		      "listing the files");
+	if (err)
+		return err;
+	sqlite3_bind_int(st, 1, fi);
+	sqlite3_bind_text(st, 2, j->files[fi].path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, j->files[fi].schema, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, j->files[fi].role, -1, SQLITE_STATIC);
+	err = step_done(j->db, st, "listing the files");
+	sqlite3_finalize(st);
+	return err;
+}
+
+int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
+		   const struct ntp_join_opts *opts)
+{
+	const char *schemas[NTP_JOIN_MAX_FILES];
+	int sides[NTP_JOIN_MAX_FILES];
+	struct ntp_join *j;
+	int i, err;
+
+	*jp = NULL;
+	if (n < 1 || n > NTP_JOIN_MAX_FILES) {
+		ntp_error("join: %d recordings given: between 1 and %d can be joined", n,
+			  NTP_JOIN_MAX_FILES);
+		return NTP_EXIT_USAGE;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return ntp_join__nomem();
+	j->opts.slack_ns = 1000;
+	j->opts.min_support = 8;
+	j->opts.max_drift = 500e-6;
+	if (opts) {
+		if (opts->slack_ns > 0)
+			j->opts.slack_ns = opts->slack_ns;
+		if (opts->min_support > 0)
+			j->opts.min_support = opts->min_support;
+		if (opts->max_drift > 0)
+			j->opts.max_drift = opts->max_drift;
+	}
+	/*
+	 * Large arrays come and go as the join runs (rows, candidates,
+	 * intervals, matches).  glibc's dynamic mmap threshold would serve the
+	 * later ones from the heap after the first is freed, and a heap does
+	 * not give its memory back: the peak would be their sum, not the
+	 * largest set alive at once.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+	j->progress = ntp_jprogress__new();
+	if (sqlite3_open_v2(":memory:", &j->db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI |
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		ntp_error("join: cannot open an in-memory database: %s",
+			  j->db ? sqlite3_errmsg(j->db) : strerror(ENOMEM));
+		ntp_join__close(j);
+		return NTP_EXIT_FAILURE;
+	}
+	/*
+	 * NOMUTEX: one thread uses the connection (the join reads the host side
+	 * on connections of its own).  TEMP tables in memory: the recordings
+	 * stay untouched, /tmp unused.
+	 */
+	err = exec(j->db, "PRAGMA temp_store = MEMORY", "configuring");
+	for (i = 0; i < n && !err; i++) {
+		snprintf(j->schemas[i], sizeof(j->schemas[i]), "ntp%d", i);
+		schemas[i] = j->schemas[i];
+		j->files[i].path = paths[i];
+		j->files[i].schema = j->schemas[i];
+		err = ntp_join__attach(j->db, paths[i], j->schemas[i]);
+		if (!err)
+			j->nfiles = i + 1;
+	}
+	if (!err)
+		err = ntp_join__check(j->db, schemas, paths, n, sides);
+	if (!err)
+		err = exec(j->db, create_sql, "creating the join tables");
+	for (i = 0; i < n && !err; i++) {
+		j->files[i].sides = sides[i];
+		j->files[i].role = (sides[i] == NTP_JOIN_HOST) ? "host" :
+				   (sides[i] == NTP_JOIN_TARGET) ? "target" : "both";
+		err = add_file_row(j, i);
+		if (!err)
+			err = check_target_tables(j, i);
+	}
+	if (!err)
+		err = ntp_join__load(j);
+	if (!err)
+		err = ntp_join__register_rows(j);
+	if (err) {
+		ntp_join__close(j);
+		return err;
+	}
+	*jp = j;
+	return 0;
+}
+
+/*
+ * The line of pair p from iv[0..n): estimated, or on one clock o(t) = 0,
+ * which needs no agreement.  *ok = 0 when too few agreed.  Frees iv.
+ */
+static int fit_from(struct ntp_join *j, const struct ntp_join_pair *p, struct ntp_join_iv *iv,
+		    size_t n, struct ntp_join_fit *fit, int *ok)
+{
+	int rc;
+
+	*ok = 0;
+	if (p->clock != NTP_JOIN_CLOCK_TWO)
+		rc = ntp_join__fit_zero(iv, n, j->opts.slack_ns, fit);
+	else if (n)
+		rc = ntp_join__estimate(iv, n, j->opts.max_drift, j->opts.slack_ns, fit);
+	else
+		rc = -ENOENT;
+	free(iv);
+	if (rc == -ENOMEM)
+		return ntp_join__nomem();
+	*ok = !rc && (p->clock != NTP_JOIN_CLOCK_TWO || fit->support >= j->opts.min_support);
+	return 0;
+}
+
+static int save_pair(struct ntp_join *j, int pair, const struct ntp_join_pair *p,
+		     const struct ntp_join_fit *fit)
+{
+	sqlite3_stmt *st;
+	int err;
+
+	err = prepare(j->db, "INSERT INTO temp.join_pairs VALUES"
+		      " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)", &st,
+		      "saving the estimate");
+	if (err)
+		return err;
+	sqlite3_bind_int(st, 1, pair);
+	sqlite3_bind_int(st, 2, p->host_file);
+	sqlite3_bind_int(st, 3, p->target_file);
+	sqlite3_bind_int(st, 4, p->estimated);
+	sqlite3_bind_int64(st, 5, fit->t0);
+	sqlite3_bind_int64(st, 6, fit->base);
+	sqlite3_bind_double(st, 7, fit->a);
+	sqlite3_bind_double(st, 8, fit->b);
+	sqlite3_bind_double(st, 9, fit->tol);
+	sqlite3_bind_int64(st, 10, p->candidates);
+	sqlite3_bind_int64(st, 11, p->support);
+	sqlite3_bind_int64(st, 12, p->matched);
+	err = step_done(j->db, st, "saving the estimate");
+	sqlite3_finalize(st);
+	return err;
+}
+
+static void set_pair(struct ntp_join_pair *p, const struct ntp_join_fit *fit, int ok)
+{
+	p->estimated = ok;
+	p->t0_ns = fit->t0;
+	p->offset_ns = (double)fit->base + fit->a;
+	p->drift = fit->b;
+	p->tol_ns = fit->tol;
+	p->support = fit->support;
+}
+
+/* a boot_id that names a boot: the kernel's is a random UUID, never the nil one */
+static int known_boot(const char *b)
+{
+	return b && *b && strspn(b, "0-") != strlen(b);
+}
+
+/*
+ * One kernel stamps both sides with one clock: one file holding both, or
+ * two files of one boot.  A boot_id that is missing, empty or nil says nothing.
+ */
+static enum ntp_join_clock pair_clock(struct ntp_join *j, int h, int t)
+{
+	enum ntp_join_clock c = NTP_JOIN_CLOCK_TWO;
+	char *bh, *bt;
+
+	if (h == t)
+		return NTP_JOIN_CLOCK_ONE_FILE;
+	bh = meta_text(j->db, j->files[h].schema, "boot_id");
+	bt = meta_text(j->db, j->files[t].schema, "boot_id");
+	if (known_boot(bh) && bt && !strcmp(bh, bt))
+		c = NTP_JOIN_CLOCK_ONE_BOOT;
+	free(bh);
+	free(bt);
+	return c;
+}
+
+/*
+ * Pass 1 estimates from a bounded sample of same-key pairs (all pairs of
+ * rare keys, a few host occurrences of hot ones, at most
+ * NTP_JOIN_EST_MAX_IV intervals).  Its line is exact for the pairs it saw
+ * but may miss unseen true pairs, most near the ends of the run, by up to a
+ * few interval widths: *admit is that much.
+ */
+static int estimate_pass1(struct ntp_join *j, int pair, double *admit)
+{
+	/* every hot key occurrence against all of its key's targets, then nearer ones */
+	static const int narrow[] = { 0, 128, 16 };
+	struct ntp_join_pair *p = &j->pairs[pair];
+	struct ntp_join_fit *fit = &j->fits[pair];
+	struct ntp_join_iv *iv;
+	size_t n;
+	int ok = 0, err = 0;
+
+	for (size_t k = 0; k < sizeof(narrow) / sizeof(narrow[0]) && !err && !ok; k++) {
+		if (k && p->clock != NTP_JOIN_CLOCK_TWO)
+			break;	/* one clock's line needs no agreement */
+		memset(fit, 0, sizeof(*fit));
+		err = ntp_join__sample(j, pair, narrow[k], &iv, &n);
+		if (err)
+			return err;
+		p->candidates = (int64_t)n;
+		err = fit_from(j, p, iv, n, fit, &ok);
+	}
+	set_pair(p, fit, ok);
+	/* one clock's line is exact: nothing to admit beyond the slack */
+	*admit = fit->tol;
+	if (p->clock == NTP_JOIN_CLOCK_TWO)
+		*admit += NTP_JOIN_PASS1_SPREADS * fit->spread;
+	return err;
+}
+
+/*
+ * Pass 2 re-estimates from every pair pass 1 admitted for a controller bound
+ * to this target - all the true pairs, few false ones - so its line fits
+ * every true pair and the final candidates admit only the measured
+ * tolerance.  Frees iv.
+ */
+static int estimate_pass2(struct ntp_join *j, int pair, struct ntp_join_iv *iv, size_t n)
+{
+	struct ntp_join_pair *p = &j->pairs[pair];
+	struct ntp_join_fit fit2;
+	int ok, err;
+
+	err = fit_from(j, p, iv, n, &fit2, &ok);
+	if (!err && ok) {	/* else pass 1 stands */
+		j->fits[pair] = fit2;
+		set_pair(p, &fit2, 1);
+		/* support counts these: "support of candidates" is of one set */
+		p->candidates = (int64_t)n;
+	}
+	return err;
+}
+
+/* pass 2 for every estimated pair, from the intervals pass 1 admitted */
+static int pass2(struct ntp_join *j, const double *admit)
+{
+	struct ntp_join_iv *iv[NTP_JOIN_MAX_FILES * NTP_JOIN_MAX_FILES] = { NULL };
+	size_t n[NTP_JOIN_MAX_FILES * NTP_JOIN_MAX_FILES] = { 0 };
+	int i, err;
+
+	err = ntp_join__pass2_intervals(j, j->fits, admit, iv, n);
+	for (i = 0; i < j->npairs; i++) {
+		if (!err && iv[i])
+			err = estimate_pass2(j, i, iv[i], n[i]);
+		else
+			free(iv[i]);
+	}
+	return err;
+}
+
+int ntp_join__run(struct ntp_join *j)
+{
+	double admit[NTP_JOIN_MAX_FILES * NTP_JOIN_MAX_FILES];
+	int h, t, i, err = 0;
+
+	free(j->pairs);
+	free(j->fits);
+	free(j->matches);
+	j->matches = NULL;
+	j->nmatches = 0;
+	j->npairs = 0;
+	j->pairs = calloc(j->nfiles * j->nfiles, sizeof(*j->pairs));
+	j->fits = calloc(j->nfiles * j->nfiles, sizeof(*j->fits));
+	if (!j->pairs || !j->fits)
+		return ntp_join__nomem();
+	err = exec(j->db, "DELETE FROM temp.join_pairs", "starting the join");
+	ntp_jprogress__set(j->progress, "estimating the clocks", 0, 0);
+	for (h = 0; h < j->nfiles && !err; h++) {
+		if (!(j->files[h].sides & NTP_JOIN_HOST))
+			continue;
+		for (t = 0; t < j->nfiles && !err; t++) {
+			struct ntp_join_pair *p;
+
+			if (!(j->files[t].sides & NTP_JOIN_TARGET))
+				continue;
+			p = &j->pairs[j->npairs];
+			p->host_file = h;
+			p->target_file = t;
+			p->clock = pair_clock(j, h, t);
+			err = estimate_pass1(j, j->npairs, &admit[j->npairs]);
+			j->npairs++;
+		}
+	}
+	ntp_jprogress__set(j->progress, "estimating the clocks again", 0, 0);
+	if (!err)
+		err = pass2(j, admit);
+	/* the final candidates may bind a controller differently */
+	if (!err)
+		err = ntp_join__match(j);
+	for (i = 0; i < j->npairs && !err; i++)
+		err = save_pair(j, i, &j->pairs[i], &j->fits[i]);
+	if (!err)
+		err = ntp_join__create_view(j);
+	ntp_jprogress__set(j->progress, "done", 0, 0);
+	ntp_jprogress__end(j->progress);
+	/* what the view reads is in j->matches now: the rows go */
+	j->host_rows = j->host.n;
+	j->target_rows = j->target.n;
+	j->host_dense = !j->host.ids;
+	memcpy(j->host_lo, j->host.file_lo, sizeof(j->host_lo));
+	memcpy(j->host_id0, j->host.id0, sizeof(j->host_id0));
+	ntp_join__free_rows(j);
+	return err;
+}
+
+const char *ntp_join__clock_name(enum ntp_join_clock c)
+{
+	switch (c) {
+	case NTP_JOIN_CLOCK_ONE_FILE:
+		return "same clock (one recording)";
+	case NTP_JOIN_CLOCK_ONE_BOOT:
+		return "same clock (one boot)";
+	case NTP_JOIN_CLOCK_TWO:
+		break;
+	}
+	return NULL;
+}
+
+sqlite3 *ntp_join__db(const struct ntp_join *j)
+{
+	return j->db;
+}
+
+const struct ntp_join_file *ntp_join__file(const struct ntp_join *j, int i)
+{
+	return i >= 0 && i < j->nfiles ? &j->files[i] : NULL;
+}
+
+void ntp_join__counts(const struct ntp_join *j, struct ntp_join_counts *c)
+{
+	*c = j->counts;
+}
+
+int ntp_join__npairs(const struct ntp_join *j)
+{
+	return j->npairs;
+}
+
+const struct ntp_join_pair *ntp_join__pair(const struct ntp_join *j, int i)
+{
+	return i >= 0 && i < j->npairs ? &j->pairs[i] : NULL;
+}
+
+void ntp_join__close(struct ntp_join *j)
+{
+	if (!j)
+		return;
+	sqlite3_close(j->db);
+	ntp_join__free_rows(j);
+	ntp_join__free_ids(j);
+	ntp_join__free_cands(j);
+	for (int i = 0; i < j->nctrls; i++) {
+		free(j->ctrls[i].name);
+	}
+	free(j->ctrls);
+	free(j->pairs);
+	free(j->fits);
+	free(j->matches);
+	free(j->progress);
+	free(j);
+}

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The join's insides (lib/join.h says what it does), shared by its files:
+ *
+ *	join.c          attach and check the files, run the passes in order
+ *	join_load.c     each side's commands as compact rows, sorted by key and time
+ *	join_merge.c    the merges of one host file with one target file by key
+ *	join_match.c    binding controllers, mutual-nearest matching, counts
+ *	join_rows.c     the matched commands as SQL: temp.join_matches, temp.joined
+ *	join_stages.c   their five stages by two scans, for the summary report
+ *	join_progress.c progress on stderr
+ *	join_est.c      the offset and drift estimate
+ *
+ * The rows the join works on are compact copies of what it needs (key, the
+ * times of the offset bound, ids), 40 to 56 bytes a command; everything
+ * else is read from the recordings once, by the query over temp.joined.
+ */
+#ifndef NTP_JOIN_PRIV_H
+#define NTP_JOIN_PRIV_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sqlite3.h>
+
+#include "lib/join/join.h"
+
+/* a key seen at most this many host x target times: every pair is a candidate */
+#define NTP_JOIN_EST_ALL_PAIRS 256
+/* host occurrences of a hotter key that enter the estimate (each with all targets) */
+#define NTP_JOIN_EST_HOT_SAMPLES 8
+/*
+ * Pass 1's sample is at most this many host occurrences and candidate
+ * intervals (a stride over the sampled occurrences beyond): a few thousand
+ * true pairs spread over the run fix the line as well as a million do, and
+ * pass 2 refits from all of them anyway.
+ */
+#define NTP_JOIN_EST_MAX_ROWS 8192
+#define NTP_JOIN_EST_MAX_IV (1 << 19)
+/* rounds of mutual-nearest matching; one suffices unless candidates compete */
+#define NTP_JOIN_MATCH_ROUNDS 64
+/* pass 1 admits misses of its tolerance plus this many median interval widths */
+#define NTP_JOIN_PASS1_SPREADS 3
+
+/* one host command: what the bound and the output order need */
+struct ntp_jhost {
+	int64_t queue;
+	union {
+		int64_t done;
+		uint32_t pos;	/* once matched: its index in host.order */
+	};
+	int64_t start;
+	uint16_t ctrl;		/* index into ntp_join.ctrls */
+} __attribute__((packed));
+
+/* one target command */
+struct ntp_jtarget {
+	int64_t recv, sent;
+};
+
+/*
+ * A row's place in key order: its key's hash, its index, its occurrence
+ * number.  Once the candidates are found the hash has done its work, and
+ * a host row's match (an index into target.order) takes its place: at ten
+ * million commands a side, every array less is 40 MB less.
+ */
+struct ntp_jkey {
+	union {
+		uint64_t hash;
+		uint32_t match;
+	};
+	uint32_t idx;
+	uint32_t occ;		/* 1-based, in time order within (file, key) */
+};
+
+/* the rows of one side, and their order by (file, key, time, id) */
+struct ntp_jside {
+	size_t n;
+	void *rows;		/* struct ntp_jhost or ntp_jtarget, in load order */
+	struct ntp_jkey *order;	/* n entries */
+	size_t file_lo[NTP_JOIN_MAX_FILES + 1];	/* file f is order[file_lo[f] .. file_lo[f + 1]) */
+	/*
+	 * Ids: a file's are dense as record writes them (id0[f] + the index
+	 * within the file), and then not stored; ids[] only once a file has
+	 * a gap (rows deleted by hand, say), for every row from then on.
+	 */
+	int64_t id0[NTP_JOIN_MAX_FILES];
+	int64_t *ids;
+};
+
+/* the id of row idx (load order) of side s; kept when the rows go */
+static inline int64_t ntp_jside__id(const struct ntp_jside *s, size_t idx)
+{
+	int f = 0;
+
+	if (s->ids)
+		return s->ids[idx];
+	while (idx >= s->file_lo[f + 1])
+		f++;
+	return s->id0[f] + (int64_t)(idx - s->file_lo[f]);
+}
+
+/* a host controller (hf, nvmeX) and the combination it is bound to */
+struct ntp_jctrl {
+	int file;
+	char *name;
+	int bound;		/* pair index, -1: none */
+};
+
+/* one candidate: pair p's host and target occurrences within tol of its line */
+struct ntp_jcand {
+	uint32_t h, t;		/* indexes into host.order / target.order */
+	double dist;		/* its interval's centre from the line */
+	uint16_t pair;
+	uint8_t ok;		/* inside the bound */
+} __attribute__((packed));
+
+/* one matched command, in the output order */
+struct ntp_jmatch {
+	int64_t offset_ns;
+	uint32_t h_occ, t_occ;
+	uint32_t hidx, tidx;	/* load indexes: the rows' places in storage order */
+	uint16_t pair;
+} __attribute__((packed));
+
+struct ntp_jprogress;
+
+struct ntp_join {
+	sqlite3 *db;
+	struct ntp_join_opts opts;
+	int nfiles;
+	struct ntp_join_file files[NTP_JOIN_MAX_FILES];
+	char schemas[NTP_JOIN_MAX_FILES][8];
+	int npairs;
+	struct ntp_join_pair *pairs;
+	struct ntp_join_fit *fits;
+	struct ntp_join_counts counts;
+
+	struct ntp_jside host, target;
+	int64_t maxres[NTP_JOIN_MAX_FILES];	/* max t_sent - t_recv per target file */
+	struct ntp_jctrl *ctrls;
+	int nctrls;
+
+	struct ntp_jcand *cands;
+	size_t ncands, capcands;
+	struct ntp_jmatch *matches;
+	size_t nmatches;
+	size_t host_rows, target_rows;	/* of the sides, kept when the rows go */
+	int host_dense;			/* and where the host's ids are */
+	size_t host_lo[NTP_JOIN_MAX_FILES + 1];
+	int64_t host_id0[NTP_JOIN_MAX_FILES];
+	struct ntp_jprogress *progress;
+};
+
+/* join.c */
+int ntp_join__sql_fail(sqlite3 *db, const char *what);
+int ntp_join__nomem(void);
+
+/* join_load.c: both sides of every file into j->host and j->target */
+int ntp_join__load(struct ntp_join *j);
+void ntp_join__free_rows(struct ntp_join *j);
+void ntp_join__free_ids(struct ntp_join *j);
+
+/* join_merge.c */
+/* pass 1's sample of pair p into *iv (caller frees); 0 or NTP_EXIT_* */
+int ntp_join__sample(struct ntp_join *j, int p, int narrow, struct ntp_join_iv **iv, size_t *n);
+
+/*
+ * Every candidate of pair p under fit with tolerance tol, given to fn with
+ * its host and target order indexes, ok (inside the bound) and dist (how
+ * far its interval's centre is from the line).  fn returns 0 to go on.
+ */
+typedef int (*ntp_jcand_fn)(void *ctx, int p, uint32_t h, uint32_t t, int ok, double dist);
+int ntp_join__candidates(struct ntp_join *j, int p, const struct ntp_join_fit *fit, double tol,
+			 ntp_jcand_fn fn, void *ctx);
+
+/* the interval of one candidate, as the estimate reads it */
+void ntp_join__interval(const struct ntp_join *j, int p, uint32_t h, uint32_t t,
+			struct ntp_join_iv *iv);
+
+/* join_match.c */
+/* every estimated pair's candidates into j->cands, and the controllers bound */
+int ntp_join__gather(struct ntp_join *j, const struct ntp_join_fit *fits, const double *tols);
+void ntp_join__free_cands(struct ntp_join *j);
+/* pass 2's intervals of every pair (iv[p], n[p]), and the controllers bound */
+int ntp_join__pass2_intervals(struct ntp_join *j, const struct ntp_join_fit *fits,
+			      const double *tols, struct ntp_join_iv **iv, size_t *n);
+/* the final candidates, the matching, j->matches and the counts */
+int ntp_join__match(struct ntp_join *j);
+
+/* join_rows.c */
+int ntp_join__register_rows(struct ntp_join *j);
+int ntp_join__create_view(struct ntp_join *j);
+
+/* join_progress.c: a line on stderr once a join takes more than a second, on a terminal */
+struct ntp_jprogress *ntp_jprogress__new(void);
+void ntp_jprogress__set(struct ntp_jprogress *p, const char *what, uint64_t done, uint64_t total);
+void ntp_jprogress__end(struct ntp_jprogress *p);
+
+#endif

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The five stages of every matched command, without temp.joined
+ * (lib/join/join.h): each target file's target_stages and each host file's
+ * host_stages read once, in storage order, and put together by the
+ * matches' load indexes.  Reading a row by id costs several times reading
+ * it in a scan; the summary report needs nothing but the stages, so it
+ * reads them this way.  The stages are the schema views' own (host_stages,
+ * target_stages); the one thing done here is what temp.joined does too:
+ * network = network* - residence (lib/join_rows.c).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/join/join_priv.h"
+
+#define NONE UINT32_MAX
+
+struct tvals {
+	int64_t residence, target_driver, storage;
+};
+
+/* slot[load index] = the match of that row, for the rows of one side */
+static uint32_t *slots(const struct ntp_join *j, size_t n, int host)
+{
+	uint32_t *s = malloc((n ? n : 1) * sizeof(*s));
+
+	if (!s)
+		return NULL;
+	memset(s, 0xff, (n ? n : 1) * sizeof(*s));
+	for (size_t i = 0; i < j->nmatches; i++)
+		s[host ? j->matches[i].hidx : j->matches[i].tidx] = (uint32_t)i;
+	return s;
+}
+
+static int read_targets(struct ntp_join *j, const uint32_t *slot, struct tvals *tv)
+{
+	size_t idx = 0;
+
+	for (int fi = 0; fi < j->nfiles; fi++) {
+		char sql[192];
+		sqlite3_stmt *st;
+		int rc;
+
+		if (!(j->files[fi].sides & NTP_JOIN_TARGET))
+			continue;
+		snprintf(sql, sizeof(sql), "SELECT residence_ns, target_driver_ns, storage_ns"
+			 " FROM \"%s\".target_stages ORDER BY id", j->files[fi].schema);
+		if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) != SQLITE_OK)
+			return ntp_join__sql_fail(j->db, "reading the target stages");
+		/* the rows in the order the join loaded them: its indexes */
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			uint32_t m = idx < j->target_rows ? slot[idx] : NONE;
+
+			idx++;
+			if (m == NONE)
+				continue;
+			tv[m].residence = sqlite3_column_int64(st, 0);
+			tv[m].target_driver = sqlite3_column_int64(st, 1);
+			tv[m].storage = sqlite3_column_int64(st, 2);
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return ntp_join__sql_fail(j->db, "reading the target stages");
+	}
+	return 0;
+}
+
+/* every host row in storage order, counting load indexes: ids that are not dense */
+static int read_hosts(struct ntp_join *j, const uint32_t *slot, const struct tvals *tv,
+		      ntp_join_stages_fn fn, void *ctx)
+{
+	size_t idx = 0;
+
+	for (int fi = 0; fi < j->nfiles; fi++) {
+		char sql[224];
+		sqlite3_stmt *st;
+		int rc, err = 0;
+
+		if (!(j->files[fi].sides & NTP_JOIN_HOST))
+			continue;
+		snprintf(sql, sizeof(sql), "SELECT io_type, bytes, namespace, e2e_ns, block_ns,"
+			 " driver_ns, network_star_ns FROM \"%s\".host_stages ORDER BY id", j->files[fi].schema);
+		if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) != SQLITE_OK)
+			return ntp_join__sql_fail(j->db, "reading the host stages");
+		while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+			uint32_t m = idx < j->host_rows ? slot[idx] : NONE;
+			struct ntp_join_stages s;
+
+			idx++;
+			if (m == NONE)
+				continue;
+			s.host_file = fi;
+			s.io_type = (const char *)sqlite3_column_text(st, 0);
+			s.bytes = sqlite3_column_int64(st, 1);
+			s.ns = (const char *)sqlite3_column_text(st, 2);
+			s.e2e = sqlite3_column_int64(st, 3);
+			s.stage[0] = sqlite3_column_int64(st, 4);
+			s.stage[1] = sqlite3_column_int64(st, 5);
+			/* as temp.joined's network_ns */
+			s.stage[2] = sqlite3_column_int64(st, 6) - tv[m].residence;
+			s.stage[3] = tv[m].target_driver;
+			s.stage[4] = tv[m].storage;
+			err = fn(ctx, &s);
+		}
+		sqlite3_finalize(st);
+		if (err)
+			return err;
+		if (rc != SQLITE_DONE)
+			return ntp_join__sql_fail(j->db, "reading the host stages");
+	}
+	return 0;
+}
+
+/* one range of every host file's rows, on a connection of its own */
+struct part {
+	struct ntp_join *j;
+	const uint32_t *slot;
+	const struct tvals *tv;
+	ntp_join_stages_fn fn;
+	void *ctx;
+	int k, n;		/* part k of n */
+	int err;
+	pthread_t thread;
+	int started;
+};
+
+static int read_range(struct part *pt, sqlite3 *db, const char *schema, int fi, int64_t lo,
+		      int64_t hi)
+{
+	struct ntp_join *j = pt->j;
+	char sql[256];
+	sqlite3_stmt *st;
+	int rc, err = 0;
+
+	snprintf(sql, sizeof(sql), "SELECT id, io_type, bytes, namespace, e2e_ns, block_ns,"
+		 " driver_ns, network_star_ns FROM \"%s\".host_stages WHERE id BETWEEN ?1 AND ?2"
+		 " ORDER BY id", schema);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return ntp_join__sql_fail(db, "reading the host stages");
+	sqlite3_bind_int64(st, 1, lo);
+	sqlite3_bind_int64(st, 2, hi);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		/* dense ids: the load index is the id's place in the file */
+		size_t idx = j->host_lo[fi] + (size_t)(sqlite3_column_int64(st, 0) - j->host_id0[fi]);
+		uint32_t m = idx < j->host_lo[fi + 1] ? pt->slot[idx] : NONE;
+		struct ntp_join_stages s;
+
+		if (m == NONE)
+			continue;
+		s.host_file = fi;
+		s.io_type = (const char *)sqlite3_column_text(st, 1);
+		s.bytes = sqlite3_column_int64(st, 2);
+		s.ns = (const char *)sqlite3_column_text(st, 3);
+		s.e2e = sqlite3_column_int64(st, 4);
+		s.stage[0] = sqlite3_column_int64(st, 5);
+		s.stage[1] = sqlite3_column_int64(st, 6);
+		/* as temp.joined's network_ns */
+		s.stage[2] = sqlite3_column_int64(st, 7) - pt->tv[m].residence;
+		s.stage[3] = pt->tv[m].target_driver;
+		s.stage[4] = pt->tv[m].storage;
+		err = pt->fn(pt->ctx, &s);
+	}
+	sqlite3_finalize(st);
+	if (err)
+		return err;
+	if (rc != SQLITE_DONE)
+		return ntp_join__sql_fail(db, "reading the host stages");
+	return 0;
+}
+
+/* part k of every host file; part 0 on the join's connection, the others on their own */
+static void *read_part(void *arg)
+{
+	struct part *pt = arg;
+	struct ntp_join *j = pt->j;
+
+	for (int fi = 0; fi < j->nfiles && !pt->err; fi++) {
+		int64_t n = (int64_t)(j->host_lo[fi + 1] - j->host_lo[fi]);
+		int64_t lo = j->host_id0[fi] + n * pt->k / pt->n;
+		int64_t hi = j->host_id0[fi] + n * (pt->k + 1) / pt->n - 1;
+		sqlite3 *db = NULL;
+
+		if (!(j->files[fi].sides & NTP_JOIN_HOST) || !n)
+			continue;
+		if (!pt->k) {
+			pt->err = read_range(pt, j->db, j->files[fi].schema, fi, lo, hi);
+			continue;
+		}
+		if (sqlite3_open_v2(j->files[fi].path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+				    NULL) != SQLITE_OK) {
+			ntp_error("%s: cannot open the recording again: %s", j->files[fi].path,
+				  db ? sqlite3_errmsg(db) : "out of memory");
+			pt->err = NTP_EXIT_FAILURE;
+		} else {
+			pt->err = read_range(pt, db, "main", fi, lo, hi);
+		}
+		sqlite3_close(db);
+	}
+	return NULL;
+}
+
+int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn, void **ctx)
+{
+	struct part pt[NTP_JOIN_SCAN_PARTS];
+	uint32_t *slot = slots(j, j->target_rows, 0);
+	struct tvals *tv = malloc((j->nmatches ? j->nmatches : 1) * sizeof(*tv));
+	int err;
+
+	if (nparts < 1 || nparts > NTP_JOIN_SCAN_PARTS)
+		nparts = 1;
+	if (!slot || !tv) {
+		free(slot);
+		free(tv);
+		return ntp_join__nomem();
+	}
+	err = read_targets(j, slot, tv);
+	free(slot);
+	slot = err ? NULL : slots(j, j->host_rows, 1);
+	if (!err && !slot)
+		err = ntp_join__nomem();
+	if (!j->host_dense)
+		nparts = 1;
+	memset(pt, 0, sizeof(pt));
+	for (int k = 0; k < nparts && !err; k++) {
+		pt[k] = (struct part){ j, slot, tv, fn, ctx[k], k, nparts, 0, 0, 0 };
+		if (k && j->host_dense)
+			pt[k].started = !pthread_create(&pt[k].thread, NULL, read_part, &pt[k]);
+	}
+	if (!err) {
+		if (j->host_dense)
+			read_part(&pt[0]);
+		else
+			err = read_hosts(j, slot, tv, fn, ctx[0]);
+	}
+	for (int k = 1; k < nparts; k++) {
+		if (pt[k].started)
+			pthread_join(pt[k].thread, NULL);
+		else if (!err)
+			read_part(&pt[k]);
+	}
+	for (int k = 0; k < nparts && !err; k++)
+		err = pt[k].err;
+	free(slot);
+	free(tv);
+	return err;
+}
