@@ -30,6 +30,7 @@
 #include "lib/export/export_perfetto.h"
 #include "lib/export/export_queues.h"
 #include "lib/join/join.h"
+#include "lib/ntp/db_read.h"
 #include "lib/report/report_paths.h"
 
 enum { SIDE_HOST, SIDE_TARGET, NSIDES };
@@ -64,36 +65,6 @@ static int read_fail(struct xport *x, const char *path)
 
 	ntp_error("%s: cannot read the commands: %s", path, sqlite3_errmsg(x->db));
 	return code == SQLITE_CORRUPT || code == SQLITE_NOTADB ? NTP_EXIT_CORRUPT : NTP_EXIT_FAILURE;
-}
-
-/* meta value of one attached recording, or NULL */
-static char *meta_text(sqlite3 *db, const char *schema, const char *key)
-{
-	char sql[96];
-	sqlite3_stmt *st;
-	char *v = NULL;
-
-	snprintf(sql, sizeof(sql), "SELECT value FROM %s.meta WHERE key = ?1", schema);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
-		return NULL;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		v = strdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return v;
-}
-
-static int sides_of(const char *role)
-{
-	if (!role)
-		return 0;
-	if (!strcmp(role, "host"))
-		return NTP_JOIN_HOST;
-	if (!strcmp(role, "target"))
-		return NTP_JOIN_TARGET;
-	if (!strcmp(role, "both"))
-		return NTP_JOIN_HOST | NTP_JOIN_TARGET;
-	return 0;
 }
 
 /* one host or one target recording: attached as ntp0 to a private connection */
@@ -157,12 +128,12 @@ static int open_input(struct xport *x, const char *const *paths, int n)
 		rc = open_single(x, paths[0]);
 		if (rc)
 			return rc;
-		role = meta_text(x->db, "ntp0", "role");
+		role = ntp_db__meta_text_in(x->db, "ntp0", "role");
 		if (role && !strcmp(role, "both")) {
 			sqlite3_close(x->db);
 			x->db = NULL;
 			rc = open_joined(x, paths, n);
-		} else if (!sides_of(role)) {
+		} else if (!ntp_join__role_sides(role)) {
 			ntp_error("%s: its meta has no role (host, target or both): not a recording ntprof made?",
 				  paths[0]);
 			rc = NTP_EXIT_NOTNTP;
@@ -174,12 +145,12 @@ static int open_input(struct xport *x, const char *const *paths, int n)
 	if (rc)
 		return rc;
 	for (int i = 0; i < x->n; i++) {
-		role = meta_text(x->db, x->f[i].schema, "role");
-		x->f[i].sides = sides_of(role);
+		role = ntp_db__meta_text_in(x->db, x->f[i].schema, "role");
+		x->f[i].sides = ntp_join__role_sides(role);
 		free(role);
-		x->f[i].hostname = meta_text(x->db, x->f[i].schema, "hostname");
+		x->f[i].hostname = ntp_db__meta_text_in(x->db, x->f[i].schema, "hostname");
 	}
-	transport = meta_text(x->db, x->f[0].schema, "transport");
+	transport = ntp_db__meta_text_in(x->db, x->f[0].schema, "transport");
 	x->rdma = transport && !strcmp(transport, "rdma");
 	free(transport);
 	return 0;

@@ -134,6 +134,9 @@ struct ntp_join_file {
 
 struct ntp_join;
 
+/* the sides a recording of meta role ROLE has (enum ntp_join_side); 0 for none */
+int ntp_join__role_sides(const char *role);
+
 /*
  * ATTACH the recording at PATH read-only (file: URI, mode=ro) as SCHEMA.
  * db must have been opened with SQLITE_OPEN_URI and must allow TEMP writes

@@ -163,23 +163,7 @@ int ntp_join__attach(sqlite3 *db, const char *path, const char *schema)
 	return 0;
 }
 
-/* meta value of an attached schema as text (caller frees), or NULL */
-static char *meta_text(sqlite3 *db, const char *schema, const char *key)
-{
-	char sql[128], *v = NULL;
-	sqlite3_stmt *st;
-
-	snprintf(sql, sizeof(sql), "SELECT value FROM \"%s\".meta WHERE key = ?1", schema);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return NULL;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = strdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return v;
-}
-
-static int role_sides(const char *role)
+int ntp_join__role_sides(const char *role)
 {
 	if (!role)
 		return 0;
@@ -212,8 +196,8 @@ int ntp_join__check(sqlite3 *db, const char *const *schemas, const char *const *
 	int i, k, all = 0, err = 0;
 
 	for (i = 0; i < n && !err; i++) {
-		char *role = meta_text(db, schemas[i], "role");
-		int s = role_sides(role);
+		char *role = ntp_db__meta_text_in(db, schemas[i], "role");
+		int s = ntp_join__role_sides(role);
 
 		if (!s) {
 			if (role)
@@ -228,10 +212,10 @@ int ntp_join__check(sqlite3 *db, const char *const *schemas, const char *const *
 		free(role);
 	}
 	for (k = 0; k < (int)(sizeof(agree) / sizeof(agree[0])) && !err; k++) {
-		char *v0 = meta_text(db, schemas[0], agree[k].key);
+		char *v0 = ntp_db__meta_text_in(db, schemas[0], agree[k].key);
 
 		for (i = 1; i < n && !err; i++) {
-			char *v = meta_text(db, schemas[i], agree[k].key);
+			char *v = ntp_db__meta_text_in(db, schemas[i], agree[k].key);
 
 			if (strcmp_null(v0, v)) {
 				ntp_error("cannot join %s and %s: %s %s and %s (%s)", paths[0], paths[i],
@@ -468,8 +452,8 @@ static enum ntp_join_clock pair_clock(struct ntp_join *j, int h, int t)
 
 	if (h == t)
 		return NTP_JOIN_CLOCK_ONE_FILE;
-	bh = meta_text(j->db, j->files[h].schema, "boot_id");
-	bt = meta_text(j->db, j->files[t].schema, "boot_id");
+	bh = ntp_db__meta_text_in(j->db, j->files[h].schema, "boot_id");
+	bt = ntp_db__meta_text_in(j->db, j->files[t].schema, "boot_id");
 	if (known_boot(bh) && bt && !strcmp(bh, bt))
 		c = NTP_JOIN_CLOCK_ONE_BOOT;
 	free(bh);

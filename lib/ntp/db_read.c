@@ -282,10 +282,17 @@ int ntp_db__open_read(sqlite3 **dbp, const char *path)
 
 char *ntp_db__meta_text(sqlite3 *db, const char *key)
 {
+	return ntp_db__meta_text_in(db, "main", key);
+}
+
+char *ntp_db__meta_text_in(sqlite3 *db, const char *schema, const char *key)
+{
+	char sql[128];
 	sqlite3_stmt *st;
 	char *v = NULL;
 
-	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?1", -1, &st, NULL))
+	snprintf(sql, sizeof(sql), "SELECT value FROM \"%s\".meta WHERE key = ?1", schema);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
 		return NULL;
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {

@@ -19,6 +19,8 @@ int ntp_db__open_read(sqlite3 **db, const char *path);
 
 /* meta value as text (caller frees), or NULL when absent */
 char *ntp_db__meta_text(sqlite3 *db, const char *key);
+/* the same from the recording ATTACHed as schema */
+char *ntp_db__meta_text_in(sqlite3 *db, const char *schema, const char *key);
 /* meta value as integer, or def when absent */
 int64_t ntp_db__meta_int(sqlite3 *db, const char *key, int64_t def);
 
