@@ -91,5 +91,12 @@ int ntp_record__write_stop_meta(struct ntp_record_session *s, uint64_t stop_ns, 
 
 	err = ntp_writer__set_meta_int(s->w, "stop_ns", (int64_t)stop_ns);
 	err = err ?: ntp_writer__set_meta_int(s->w, "duration_ns", (int64_t)(stop_ns - s->start_ns));
+	/* ntprof's own cost (ntprof-ntp(5)): only when the kernel kept the statistics */
+	if (s->have_cost) {
+		err = err ?: ntp_writer__set_meta_int(s->w, "bpf_runs", (int64_t)s->bpf_runs);
+		err = err ?: ntp_writer__set_meta_int(s->w, "bpf_run_ns", (int64_t)s->bpf_run_ns);
+		err = err ?: ntp_writer__set_meta_int(s->w, "bpf_commands", (int64_t)s->bpf_commands);
+		err = err ?: ntp_writer__set_meta_int(s->w, "bpf_window_ns", (int64_t)s->bpf_window_ns);
+	}
 	return err ?: ntp_writer__set_meta_text(s->w, "stop_reason", reason);
 }
