@@ -102,9 +102,18 @@ record_start() {
 	tb_fail "ntprof record -t $TRANSPORT -s $s did not attach"
 }
 
+# record_stop [TAG]: with a TAG, keep the own-cost line report prints for the recording
 record_stop() {
+	local f
+
 	kill -INT "$REC_PID"
 	wait "$REC_PID" || { cat "$WORK/rec.err" >&2; tb_fail "ntprof record failed"; }
+	if [ -n "${1:-}" ]; then
+		for f in "$WORK"/rec-*.ntp; do
+			printf '%-14s %s\n' "$1" "$("$NTPROF" report "$f" 2>&1 | sed -n "s/^# ntprof's own cost: //p")" \
+				>> "$WORK/own-cost"
+		done
+	fi
 	rm -f "$WORK"/rec-*.ntp
 }
 
@@ -412,14 +421,14 @@ bench_fio() {
 	empty=$(empty_script "$names")
 	echo "$empty" > "$TB_OUT/empty.bt"
 	configs=${FIO_CONFIGS:-bare record-s1000 record-s1 blktrace empty bpftrace${NTPROF_BASE:+ base-s1000 base-s1}}
-	rm -f "$WORK"/iops-*
+	rm -f "$WORK"/iops-* "$WORK/own-cost"
 	for round in $(seq 1 "$ROUNDS"); do
 		for tag in $configs; do
 			tb_log "round $round $tag: start"
 			case "$tag" in
 			bare) fio_run "$tag" "$round" ;;
-			record-s1000) record_start 1000; past_cost_window; fio_run "$tag" "$round"; record_stop ;;
-			record-s1) record_start 1; past_cost_window; fio_run "$tag" "$round"; record_stop ;;
+			record-s1000) record_start 1000; past_cost_window; fio_run "$tag" "$round"; record_stop "$tag" ;;
+			record-s1) record_start 1; past_cost_window; fio_run "$tag" "$round"; record_stop "$tag" ;;
 			base-s1000) record_start 1000 "$NTPROF_BASE"; past_cost_window; fio_run "$tag" "$round"; record_stop ;;
 			base-s1) record_start 1 "$NTPROF_BASE"; past_cost_window; fio_run "$tag" "$round"; record_stop ;;
 			blktrace) blktrace_start; fio_run "$tag" "$round"; blktrace_stop ;;
@@ -448,6 +457,10 @@ bench_fio() {
 		tb_res "iops_${tag//-/_}" "$m"
 	done
 	say "(spread: (highest - lowest) / lowest over the rounds; the bpftrace script: $TB_OUT/equivalent.bt, the empty programs: $TB_OUT/empty.bt)"
+	if [ -s "$WORK/own-cost" ]; then
+		say "-- ntprof's own cost, as its report gives it for each recorded run (statistics over its first 2 s and 1000 commands):"
+		say "$(cat "$WORK/own-cost")"
+	fi
 }
 
 rm -rf "$WORK"
