@@ -96,15 +96,19 @@ static __always_inline struct inflight *lookup_rq(__u64 rq)
 /*
  * The verifier allows no arithmetic but adding on a typed (BTF) pointer, and
  * the slot is a multiply: fentry/fexit programs take their pointer
- * arguments as plain numbers (bpf_get_func_arg(), inlined by the verifier),
- * and the few places that only have a typed pointer launder it through the
- * stack with one read.
+ * arguments as plain numbers (bpf_get_func_arg(), inlined by the verifier;
+ * before 5.17, which lacks it, one read of the trampoline's copy), and the
+ * few places that only have a typed pointer launder it through the stack
+ * with one read.
  */
 static __always_inline void *arg_untyped(void *ctx, __u32 n)
 {
 	__u64 v = 0;
 
-	bpf_get_func_arg(ctx, n, &v);
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_func_arg))
+		bpf_get_func_arg(ctx, n, &v);
+	else
+		bpf_probe_read_kernel(&v, sizeof(v), (__u64 *)ctx + n);
 	return (void *)v;
 }
 
