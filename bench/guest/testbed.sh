@@ -323,6 +323,7 @@ bench_bpf() {
 	done
 	names=$(awk '{ print $1 }' "$WORK/cost-s1")
 	[ -z "$NTPROF_BASE" ] || names+=" $(awk '{ print $1 }' "$WORK/cost-base_s1")"
+	# shellcheck disable=SC2086 # names is a list of words
 	empty_refs "$(printf '%s\n' $names | awk '!seen[$0]++' | paste -sd' ')"
 	sysctl -q -w kernel.bpf_stats_enabled=0
 
