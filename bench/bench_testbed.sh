@@ -12,13 +12,19 @@
 #     equivalent bpftrace script, in interleaved rounds, as ratios to bare.
 # Prints the tables.  Asserts nothing about time: under TCG (no KVM) kernel
 # work is exaggerated, so only the ratios mean something (bench/README.md).
+# By default the guests are instruction-counted (run.sh --icount): one guest
+# ns is one guest instruction, and every figure repeats from run to run
+# whatever else the build machine runs.  ICOUNT=0 boots ordinary TCG (or KVM).
 # Needs root, QEMU and the test bed's cache (tests/testbed/setup.sh, run by
 # run.sh when missing).  Results of a run: bench/testbed-results.md.
 #
 #   bench/bench_testbed.sh [BUILD_DIR]
 #       KERNELS="6.1 6.12"  guest kernels       PARTS="bpf fio"  what to measure
 #       TRANSPORTS="tcp rdma"  record -t and the fixture (tb_loop_tcp/_rdma)
-#       ROUNDS=3  RUNTIME=5 (fio seconds per run)  TIMEOUT=900 (per boot)
+#       ROUNDS=2  RUNTIME=3 (fio seconds per run)  TIMEOUT=1800 (per boot)
+#       ICOUNT=1 (0: wall-clock TCG)  NTPROF_BASE=path (a second build, e.g.
+#       before a change, measured beside NTPROF in the same boot)
+#       FIO_CONFIGS (see bench/guest/testbed.sh)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -27,7 +33,9 @@ NTPROF=$(readlink -f "${NTPROF:-$BUILD/ntprof}")
 KERNELS=${KERNELS:-6.1 6.12}
 PARTS=${PARTS:-bpf fio}
 TRANSPORTS=${TRANSPORTS:-tcp rdma}
-TIMEOUT=${TIMEOUT:-900}
+TIMEOUT=${TIMEOUT:-1800}
+ICOUNT=${ICOUNT:-1}
+NTPROF_BASE=${NTPROF_BASE:+$(readlink -f "$NTPROF_BASE")}
 
 [ -x "$NTPROF" ] || { echo "bench_testbed: no $NTPROF (make first)" >&2; exit 1; }
 for t in $TRANSPORTS; do
@@ -49,10 +57,12 @@ OUT=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-bench-testbed.XXXXXX")
 # a guest boots on it); the first kernel stands for all
 k1=${KERNELS%% *}
 tests/testbed/setup.sh --kernel "$k1" >/dev/null || { echo "bench_testbed: setup.sh --kernel $k1 failed" >&2; exit 1; }
-accel=$(tests/testbed/accel.sh --kernel "$k1") || exit 1
+accel=$(NTPROF_TB_ICOUNT=$ICOUNT tests/testbed/accel.sh --kernel "$k1") || exit 1
 accel=${accel^^}
+[ "$ICOUNT" = 1 ] && accel+=" -icount shift=0,sleep=off: 1 guest ns = 1 guest instruction"
 echo "== ntprof record cost in the test bed ($accel, $(nproc) host CPUs): $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "   $NTPROF ($("$NTPROF" version 2>/dev/null | head -n 1))"
+[ -z "$NTPROF_BASE" ] || echo "   base: $NTPROF_BASE ($("$NTPROF_BASE" version 2>/dev/null | head -n 1))"
 echo "   load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 rc=0
 sampler=
@@ -65,10 +75,20 @@ for k in $KERNELS; do
 		# other guests and builds share its CPUs with this one's vCPUs
 		while sleep 10; do cut -d' ' -f1 /proc/loadavg; done > "$OUT/$k-$t.load" &
 		sampler=$!
+		opts=()
+		if [ "$ICOUNT" = 1 ]; then
+			opts+=(--icount)
+			# 6.1 hangs bringing up its second CPU under -icount
+			# (bench/testbed-results.md); one vCPU loses nothing there, as
+			# all vCPUs share one host thread and one instruction clock
+			[ "$k" = 6.1 ] && opts+=(--smp 1)
+		fi
+		[ -z "$NTPROF_BASE" ] || opts+=(--env NTPROF_BASE="$NTPROF_BASE")
+		[ -z "${FIO_CONFIGS:-}" ] || opts+=(--env FIO_CONFIGS="$FIO_CONFIGS")
 		# shellcheck disable=SC2086 # PARTS is a list of words
-		if tests/testbed/run.sh --kernel "$k" --timeout "$TIMEOUT" --out "$OUT/$k-$t" \
-			--env NTPROF="$NTPROF" --env TRANSPORT="$t" --env ROUNDS="${ROUNDS:-3}" \
-			--env RUNTIME="${RUNTIME:-5}" bench/guest/testbed.sh $PARTS; then
+		if tests/testbed/run.sh --kernel "$k" --timeout "$TIMEOUT" --out "$OUT/$k-$t" "${opts[@]}" \
+			--env NTPROF="$NTPROF" --env TRANSPORT="$t" --env ROUNDS="${ROUNDS:-2}" \
+			--env RUNTIME="${RUNTIME:-3}" bench/guest/testbed.sh $PARTS; then
 			cat "$OUT/$k-$t/bench.txt"
 		else
 			echo "bench_testbed: the guest run for kernel $k, NVMe/$t failed:" >&2

@@ -7,9 +7,10 @@
  * where the wire command_id exists.  A sampled command's identity is read
  * there, once, and kept in `inflight` keyed by the struct request pointer:
  * later hooks never read the SQE again, because nvme-tcp overwrites its first
- * bytes with the H2C data PDU header on R2T writes.  Every later hook is one
- * map lookup for unsampled commands.  The completion hook emits the record to
- * the ring buffer and forgets the command.
+ * bytes with the H2C data PDU header on R2T writes.  For unsampled commands
+ * every later hook is one test of a slot in `live`, no map lookup.  The
+ * completion hook emits the record to the ring buffer and forgets the
+ * command.
  *
  * The decision, the completion and the block-layer times are the same for
  * both transports; the driver hooks are not.  User space (lib/collect/bpf_host.c)
@@ -57,6 +58,77 @@ struct {
 	__type(value, struct inflight);
 } inflight SEC(".maps");
 
+/*
+ * Which requests may have an `inflight` entry: per slot of a hash of the
+ * request pointer, how many entries map there; `live_total` counts them all.
+ * Every hook but the decision runs for unsampled commands too (at -s 1000,
+ * 999 in 1000), and the test of one slot is a multiply and a plain load,
+ * where a hash map lookup hashes the key and walks a bucket.  A slot is
+ * raised before its entry is inserted and lowered after it is deleted, so a
+ * zero slot proves there is no entry; a non-zero one costs the lookup.  The
+ * sweep of stale entries in user space (lib/collector.c) leaves its slots
+ * raised: that costs lookups, never a missed command.
+ */
+#define NTP_LIVE_SLOTS_SHIFT 12
+__u32 live[1 << NTP_LIVE_SLOTS_SHIFT];
+__u32 live_total;
+
+static __always_inline __u32 live_slot(__u64 rq)
+{
+	/* Fibonacci hashing: requests are a few hundred bytes apart, the high bits mix them */
+	return (rq * 0x9e3779b97f4a7c15ULL) >> (64 - NTP_LIVE_SLOTS_SHIFT);
+}
+
+static __always_inline void live_add(__u64 rq, int d)
+{
+	__sync_fetch_and_add(&live[live_slot(rq)], d);
+	__sync_fetch_and_add(&live_total, d);
+}
+
+/* the sampled command of request rq, or NULL: unsampled ones stop at the slot */
+static __always_inline struct inflight *lookup_rq(__u64 rq)
+{
+	if (!live[live_slot(rq)])
+		return NULL;
+	return bpf_map_lookup_elem(&inflight, &rq);
+}
+
+/*
+ * The verifier allows no arithmetic but adding on a typed (BTF) pointer, and
+ * the slot is a multiply: fentry/fexit programs take their pointer
+ * arguments as plain numbers (bpf_get_func_arg(), inlined by the verifier;
+ * before 5.17, which lacks it, one read of the trampoline's copy), and the
+ * few places that only have a typed pointer launder it through the stack
+ * with one read.
+ */
+static __always_inline void *arg_untyped(void *ctx, __u32 n)
+{
+	__u64 v = 0;
+
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_func_arg))
+		bpf_get_func_arg(ctx, n, &v);
+	else
+		bpf_probe_read_kernel(&v, sizeof(v), (__u64 *)ctx + n);
+	return (void *)v;
+}
+
+static __always_inline __u64 ptr_value(const void *p)
+{
+	__u64 v = 0, slot = (__u64)p;
+
+	bpf_probe_read_kernel(&v, sizeof(v), &slot);
+	return v;
+}
+
+/* forget rq's entry; true when there was one */
+static __always_inline bool forget_rq(__u64 rq)
+{
+	if (bpf_map_delete_elem(&inflight, &rq))
+		return false;
+	live_add(rq, -1);
+	return true;
+}
+
 
 /* fallback only: the request a running nvme_tcp_try_send() works on, keyed by queue */
 struct send_save {
@@ -72,6 +144,9 @@ struct {
 	__type(value, struct send_save);
 } send_saves SEC(".maps");
 
+/* how many entries send_saves holds: the exit hook needs no lookup while it is 0 */
+__u32 send_saves_live;
+
 static __always_inline struct nvme_request *nvme_req(struct request *rq)
 {
 	return (void *)rq + bpf_core_type_size(struct request);
@@ -86,9 +161,7 @@ static __always_inline __u64 tcp_req_to_rq(struct nvme_tcp_request *req)
 
 static __always_inline struct inflight *lookup_tcp_req(struct nvme_tcp_request *req)
 {
-	__u64 key = tcp_req_to_rq(req);
-
-	return bpf_map_lookup_elem(&inflight, &key);
+	return lookup_rq(tcp_req_to_rq(req));
 }
 
 /* a controller of the transport recorded: ops->name "tcp" or "rdma" */
@@ -164,62 +237,70 @@ static __always_inline void read_names(struct request *rq, struct ntp_host_event
 }
 
 /*
- * The sampling decision.  A command the filter rejects is counted as seen and
- * costs no more than an unsampled one: a few reads, no hash, no map.
+ * The I/O queues of all the recorded transport's controllers share the
+ * driver's one blk_mq_ops (nvme_tcp_mq_ops, nvme_rdma_mq_ops).  So once a
+ * command was found ours by its controller's ops name (two reads and a
+ * string), its queue's mq_ops address stands for that name, and the
+ * decision compares one pointer.  Another address (nvme-pci beside
+ * nvme-tcp) is checked by name again, and the last one that failed is kept
+ * too.  The addresses are a loaded module's; within one recording one could
+ * stand for another driver only if its module were unloaded and another's
+ * ops loaded at the very same address.
  */
-static __always_inline void setup_body(struct request *rq, struct nvme_command *cmd)
+__u64 our_mq_ops;
+__u64 other_mq_ops;
+
+#define NTP_EEXIST 17
+
+/* a sampled command: its identity, read once, into inflight */
+static __always_inline void sample_cmd(struct request *rq, struct nvme_command *cmd, __u8 opcode,
+				       __u16 cid, __u64 slba, __u16 nlb0, const bool btf)
 {
-	struct nvme_request *nr;
+	struct nvme_ctrl *ctrl = BPF_CORE_READ(nvme_req(rq), ctrl);
 	struct inflight v = {};
-	struct nvme_ctrl *ctrl;
-	__u64 key = (__u64)rq, now;
-	__u16 cid, nlb0;
-	__u64 slba;
-	__u8 opcode;
-
-	/* 6.12's verifier types tracepoint arguments as maybe-NULL */
-	if (!rq || !cmd || !runs(NTP_RUN_SAMPLE))
-		return;
-	opcode = BPF_CORE_READ(cmd, common.opcode);
-	if (opcode != NVME_CMD_READ && opcode != NVME_CMD_WRITE)
-		return;
-	if (!BPF_CORE_READ(rq, q, queuedata))     /* admin queue */
-		return;
-	nr = nvme_req(rq);
-	ctrl = BPF_CORE_READ(nr, ctrl);
-	if (!is_our_ctrl(ctrl))
-		return;
-	count(NTP_CNT_SEEN);
-
-	if (filter.flags && !ntp_filter__pass(&filter, opcode, BPF_CORE_READ(rq, __data_len),
-					      BPF_CORE_READ(ctrl, instance),
-					      BPF_CORE_READ(cmd, common.nsid)))
-		return;
-	cid = BPF_CORE_READ(cmd, common.command_id);
-	slba = BPF_CORE_READ(cmd, rw.slba);
-	nlb0 = BPF_CORE_READ(cmd, rw.length);
-	if (!ntp_hash_sampled(ntp_cmd_hash(cid, slba, nlb0), sample_one_in))
-		return;
-	count(NTP_CNT_SAMPLED);
+	__u64 key, now;
+	long err;
 
 	now = bpf_ktime_get_ns();
 	v.ev.kind = NTP_EV_HOST_IO;
 	v.ev.h_start = start_time(rq, now, &v.ev.flags);
 	v.ev.h_queue = now;
 	v.ev.slba = slba;
-	v.ev.bytes = BPF_CORE_READ(rq, __data_len);
-	v.ev.nsid = BPF_CORE_READ(cmd, common.nsid);
 	v.ev.cid = cid;
 	v.ev.nlb0 = nlb0;
-	v.ev.qid = BPF_CORE_READ(rq, mq_hctx, queue_num) + 1;
-	v.ev.cntlid = BPF_CORE_READ(ctrl, cntlid);
 	v.ev.opcode = opcode;
+	/* the controller is behind struct request, out of the typed pointer's reach: read */
+	v.ev.cntlid = BPF_CORE_READ(ctrl, cntlid);
 	v.ev.ctrl_instance = BPF_CORE_READ(ctrl, instance);
+	if (btf) {
+		v.ev.bytes = rq->__data_len;
+		v.ev.nsid = cmd->common.nsid;
+		v.ev.qid = rq->mq_hctx->queue_num + 1;
+		v.alloc_ns = rq->start_time_ns;
+	} else {
+		v.ev.bytes = BPF_CORE_READ(rq, __data_len);
+		v.ev.nsid = BPF_CORE_READ(cmd, common.nsid);
+		v.ev.qid = BPF_CORE_READ(rq, mq_hctx, queue_num) + 1;
+		v.alloc_ns = BPF_CORE_READ(rq, start_time_ns);
+	}
 	read_names(rq, &v.ev);
-	v.alloc_ns = BPF_CORE_READ(rq, start_time_ns);
 
-	/* BPF_ANY: a request that never completed (failed in queue_rq) leaves a stale entry */
-	if (bpf_map_update_elem(&inflight, &key, &v, BPF_ANY)) {
+	/* the slot goes up first: another CPU's hook must never see an entry behind a zero slot */
+	key = ptr_value(rq);
+	live_add(key, 1);
+	err = bpf_map_update_elem(&inflight, &key, &v, BPF_NOEXIST);
+	if (err == -NTP_EEXIST) {
+		/*
+		 * a stale entry of a request that never completed (failed in
+		 * queue_rq): counted already.  BPF_ANY, as user space's sweep may
+		 * just have deleted it (leaving its count, see live)
+		 */
+		live_add(key, -1);
+		err = bpf_map_update_elem(&inflight, &key, &v, BPF_ANY);
+	} else if (err) {
+		live_add(key, -1);
+	}
+	if (err) {
 		count(NTP_CNT_LOST_MAP);
 		return;
 	}
@@ -227,10 +308,82 @@ static __always_inline void setup_body(struct request *rq, struct nvme_command *
 		rdma_track(rq, cid);
 }
 
+/*
+ * The sampling decision, on every command of the machine.  An unsampled
+ * one, and one the filter rejects, costs a few loads, a pointer
+ * comparison, the hash and the seen count: no map but the counter.  `btf`
+ * (a constant) picks the reads: tp_btf's typed arguments are read with
+ * plain loads, raw_tp's through bpf_probe_read_kernel().
+ */
+static __always_inline void setup_body(struct request *rq, struct nvme_command *cmd, const bool btf)
+{
+	struct nvme_ctrl *ctrl;
+	__u64 mq_ops, slba;
+	__u16 cid, nlb0;
+	bool io_queue, sampled;
+	__u8 opcode;
+
+	if (btf) {
+		struct request_queue *q = rq->q;
+
+		opcode = cmd->common.opcode;
+		io_queue = q->queuedata != NULL;
+		mq_ops = (__u64)q->mq_ops;
+	} else {
+		opcode = BPF_CORE_READ(cmd, common.opcode);
+		io_queue = BPF_CORE_READ(rq, q, queuedata) != NULL;
+		mq_ops = (__u64)BPF_CORE_READ(rq, q, mq_ops);
+	}
+	if (opcode != NVME_CMD_READ && opcode != NVME_CMD_WRITE)
+		return;
+	if (!io_queue)          /* the admin or connect queue */
+		return;
+	if (mq_ops != our_mq_ops) {
+		if (mq_ops == other_mq_ops)
+			return;
+		if (!is_our_ctrl(BPF_CORE_READ(nvme_req(rq), ctrl))) {
+			other_mq_ops = mq_ops;
+			return;
+		}
+		our_mq_ops = mq_ops;
+	}
+	if (btf) {
+		cid = cmd->common.command_id;
+		/*
+		 * In halves: 6.1's verifier finds the union member common first,
+		 * whose dwords there are 4 bytes (cdw10, cdw11); volatile keeps
+		 * clang from merging the two loads into one
+		 */
+		slba = *(volatile const __u32 *)&cmd->rw.slba |
+		       (__u64)*((volatile const __u32 *)&cmd->rw.slba + 1) << 32;
+		nlb0 = cmd->rw.length;
+	} else {
+		cid = BPF_CORE_READ(cmd, common.command_id);
+		slba = BPF_CORE_READ(cmd, rw.slba);
+		nlb0 = BPF_CORE_READ(cmd, rw.length);
+	}
+	/* before the counter's call, so that only the verdict is kept across it */
+	sampled = ntp_hash_sampled(ntp_cmd_hash(cid, slba, nlb0), sample_one_in);
+	count(NTP_CNT_SEEN);
+
+	if (filter.flags) {
+		ctrl = BPF_CORE_READ(nvme_req(rq), ctrl);
+		if (!ntp_filter__pass(&filter, opcode, BPF_CORE_READ(rq, __data_len),
+				      BPF_CORE_READ(ctrl, instance), BPF_CORE_READ(cmd, common.nsid)))
+			return;
+	}
+	if (!sampled)
+		return;
+	count(NTP_CNT_SAMPLED);
+	sample_cmd(rq, cmd, opcode, cid, slba, nlb0, btf);
+}
+
 SEC("tp_btf/nvme_setup_cmd")
 int BPF_PROG(setup_cmd, struct request *rq, struct nvme_command *cmd)
 {
-	setup_body(rq, cmd);
+	/* 6.12's verifier types tracepoint arguments as maybe-NULL */
+	if (rq && cmd && runs(NTP_RUN_SAMPLE))
+		setup_body(rq, cmd, true);
 	return 0;
 }
 
@@ -238,7 +391,8 @@ int BPF_PROG(setup_cmd, struct request *rq, struct nvme_command *cmd)
 SEC("raw_tp/nvme_setup_cmd")
 int BPF_PROG(setup_cmd_raw, struct request *rq, struct nvme_command *cmd)
 {
-	setup_body(rq, cmd);
+	if (rq && cmd && runs(NTP_RUN_SAMPLE))
+		setup_body(rq, cmd, false);
 	return 0;
 }
 
@@ -270,7 +424,7 @@ SEC("fexit/nvme_tcp_try_send_cmd_pdu")
 int BPF_PROG(cmd_pdu_sent, struct nvme_tcp_request *req, int ret)
 {
 	if (runs(NTP_RUN_FENTRY))
-		cmd_pdu_sent_body(req, ret);
+		cmd_pdu_sent_body(arg_untyped(ctx, 0), ret);
 	return 0;
 }
 
@@ -278,7 +432,7 @@ SEC("fexit/nvme_tcp_try_send_data")
 int BPF_PROG(data_sent, struct nvme_tcp_request *req, int ret)
 {
 	if (runs(NTP_RUN_FENTRY))
-		data_sent_body(req, ret);
+		data_sent_body(arg_untyped(ctx, 0), ret);
 	return 0;
 }
 
@@ -340,7 +494,7 @@ SEC("fentry/nvme_tcp_setup_h2c_data_pdu")
 int BPF_PROG(h2c_setup, struct nvme_tcp_request *req)
 {
 	if (runs(NTP_RUN_FENTRY))
-		h2c_setup_body(req);
+		h2c_setup_body(arg_untyped(ctx, 0));
 	return 0;
 }
 
@@ -390,15 +544,25 @@ static __always_inline bool try_send_entry_body(struct nvme_tcp_queue *queue)
 	struct send_save s = {};
 	__u64 key = (__u64)queue;
 
-	if (!queue)
+	/* about 4 calls per command: the candidate costs reads, none while nothing is sampled */
+	if (!queue || !live_total)
 		return false;
 	r = send_candidate(queue);
 	if (!r || !lookup_tcp_req(r))
 		return false;
 	s.req = (__u64)r;
 	s.state = BPF_CORE_READ(r, state);
-	/* send_mutex serialises try_send per queue: one save per queue at a time */
-	bpf_map_update_elem(&send_saves, &key, &s, BPF_ANY);
+	/*
+	 * send_mutex serialises try_send per queue: one save per queue at a
+	 * time, deleted by the exit hook of the same call (same task, so it
+	 * sees the count raised)
+	 */
+	__sync_fetch_and_add(&send_saves_live, 1);
+	if (bpf_map_update_elem(&send_saves, &key, &s, BPF_NOEXIST)) {
+		/* there already (an exit hook that never ran: counted), or full */
+		__sync_fetch_and_add(&send_saves_live, -1);
+		bpf_map_update_elem(&send_saves, &key, &s, BPF_ANY);
+	}
 	return true;
 }
 
@@ -410,14 +574,15 @@ static __always_inline void try_send_exit_body(struct nvme_tcp_queue *queue, int
 	struct inflight *v;
 	__u32 state0, state;
 
-	if (!queue)
+	if (!queue || !send_saves_live)
 		return;
 	s = bpf_map_lookup_elem(&send_saves, &key);
 	if (!s)
 		return;
 	r = (void *)s->req;
 	state0 = s->state;
-	bpf_map_delete_elem(&send_saves, &key);
+	if (!bpf_map_delete_elem(&send_saves, &key))
+		__sync_fetch_and_add(&send_saves_live, -1);
 	if (ret <= 0)   /* nothing finished (partial send), or an error */
 		return;
 	v = lookup_tcp_req(r);
@@ -470,8 +635,7 @@ int BPF_KRETPROBE(send_exit_kp, int ret)
 
 static __always_inline void complete_remote_body(struct request *rq)
 {
-	__u64 key = (__u64)rq;
-	struct inflight *v = bpf_map_lookup_elem(&inflight, &key);
+	struct inflight *v = lookup_rq((__u64)rq);
 
 	if (v)
 		v->ev.h_recv = bpf_ktime_get_ns();
@@ -481,7 +645,7 @@ SEC("fentry/blk_mq_complete_request_remote")
 int BPF_PROG(complete_remote, struct request *rq)
 {
 	if (runs(NTP_RUN_FENTRY))
-		complete_remote_body(rq);
+		complete_remote_body(arg_untyped(ctx, 0));
 	return 0;
 }
 
@@ -498,7 +662,7 @@ int BPF_KPROBE(complete_rem_kp, struct request *rq)
 static __always_inline void complete_rq_body(struct request *rq)
 {
 	__u64 key = (__u64)rq;
-	struct inflight *v = bpf_map_lookup_elem(&inflight, &key);
+	struct inflight *v = lookup_rq(key);
 
 	if (!v || !rq)
 		return;
@@ -506,7 +670,7 @@ static __always_inline void complete_rq_body(struct request *rq)
 		rdma_forget(rq, v->ev.cid);
 	if (v->alloc_ns != BPF_CORE_READ(rq, start_time_ns)) {
 		/* a stale entry of a command that never completed, met by a reuse of its request */
-		bpf_map_delete_elem(&inflight, &key);
+		forget_rq(key);
 		return;
 	}
 	v->ev.h_done = bpf_ktime_get_ns();
@@ -514,14 +678,14 @@ static __always_inline void complete_rq_body(struct request *rq)
 	if (v->ev.status)
 		v->ev.flags |= NTP_HF_ERROR;
 	emit_record(&v->ev, sizeof(v->ev));
-	bpf_map_delete_elem(&inflight, &key);
+	forget_rq(key);
 }
 
 SEC("fentry/nvme_complete_rq")
 int BPF_PROG(complete_rq, struct request *rq)
 {
 	if (runs(NTP_RUN_FENTRY))
-		complete_rq_body(rq);
+		complete_rq_body(arg_untyped(ctx, 0));
 	return 0;
 }
 
@@ -538,7 +702,7 @@ SEC("tp_btf/nvme_complete_rq")
 int BPF_PROG(complete_rq_tp, struct request *rq)
 {
 	if (runs(NTP_RUN_TP))
-		complete_rq_body(rq);
+		complete_rq_body((void *)ptr_value(rq));
 	return 0;
 }
 

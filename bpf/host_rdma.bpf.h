@@ -82,7 +82,7 @@ static __always_inline void post_send_body(struct nvme_rdma_qe *qe, int ret)
 	if (!qe || ret)         /* not posted: queue_rq fails or requeues the command */
 		return;
 	key = rdma_qe_to_rq(qe);
-	v = bpf_map_lookup_elem(&inflight, &key);
+	v = lookup_rq(key);
 	if (v)
 		set_cmd_sent(v, bpf_ktime_get_ns());
 }
@@ -92,7 +92,7 @@ int BPF_PROG(rdma_post_send, struct nvme_rdma_queue *queue, struct nvme_rdma_qe 
 	     void *sge, u32 num_sge, void *first, int ret)
 {
 	if (runs(NTP_RUN_FENTRY))
-		post_send_body(qe, ret);
+		post_send_body(arg_untyped(ctx, 1), ret);
 	return 0;
 }
 
@@ -104,7 +104,7 @@ int BPF_KPROBE(rdma_post_ent_kp, struct nvme_rdma_queue *queue, struct nvme_rdma
 	if (!runs(NTP_RUN_KPROBE) || !qe)
 		return 0;
 	key = rdma_qe_to_rq(qe);
-	if (bpf_map_lookup_elem(&inflight, &key))
+	if (lookup_rq(key))
 		stash_put((__u64)qe);
 	return 0;
 }
@@ -127,8 +127,11 @@ static __always_inline void recv_done_body(struct ib_wc *wc)
 	struct inflight *v;
 	__u64 *rq, key;
 
-	/* every response of the machine comes here: the fewest reads before the lookup */
-	if (!wc)
+	/*
+	 * Every response of the machine comes here, and its request is known
+	 * only after four reads: none are done while no command is sampled
+	 */
+	if (!wc || !live_total)
 		return;
 	qe = (void *)BPF_CORE_READ(wc, wr_cqe) - bpf_core_field_offset(struct nvme_rdma_qe, cqe);
 	cqe = BPF_CORE_READ(qe, data);
@@ -141,7 +144,7 @@ static __always_inline void recv_done_body(struct ib_wc *wc)
 	if (!rq || BPF_CORE_READ(wc, status) != IB_WC_SUCCESS)
 		return;
 	key = *rq;
-	v = bpf_map_lookup_elem(&inflight, &key);
+	v = lookup_rq(key);
 	/* the request may since carry another sampled command: the command id tells */
 	if (v && v->ev.cid == k.cid)
 		v->ev.h_recv = bpf_ktime_get_ns();

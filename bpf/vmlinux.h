@@ -53,9 +53,13 @@ struct gendisk {
 	char disk_name[32];
 };
 
+/* never read: its address tells a driver's I/O queues (the decision's cache) */
+struct blk_mq_ops;
+
 struct request_queue {
 	void *queuedata;        /* struct nvme_ns * on nvme path queues, NULL on admin queues */
 	struct gendisk *disk;
+	const struct blk_mq_ops *mq_ops;
 };
 
 struct blk_mq_hw_ctx {

@@ -13,13 +13,22 @@
 #        hook, measured over the same fixed fio workload.  Host programs
 #        only (record's default -r host), on either transport.
 #   fio  The cost a user sees: fio IOPS with nothing attached, with record
-#        -s 1000, record -s 1, blktrace, and a bpftrace script doing ntprof's
-#        work on the same hooks; ROUNDS interleaved rounds of short fixed-time
-#        runs, reported as ratios to the bare runs (medians of the rounds).
+#        -s 1000, record -s 1, blktrace, empty programs on the hooks ntprof
+#        attached (the floor any tool on those hooks pays), and a bpftrace
+#        script doing ntprof's work on the same hooks; ROUNDS interleaved
+#        rounds of short fixed-time runs, reported as ratios to the bare runs
+#        (medians of the rounds) and as guest ns per I/O.
 #
 # Prints tables on stderr (the console) and into $TB_OUT/bench.txt; asserts
 # nothing about time. Under TCG kernel work is exaggerated: read the ratios.
-# Env: NTPROF, TRANSPORT (tcp), ROUNDS (3), RUNTIME (fio seconds per run, 5).
+# In an instruction-counted guest (run.sh --icount, TB_ICOUNT=1) one guest ns
+# is one guest instruction, so every figure is a count of work done and
+# repeats from run to run whatever the build machine's load.
+# Env: NTPROF, TRANSPORT (tcp), ROUNDS (3), RUNTIME (fio seconds per run, 5),
+# NTPROF_BASE (a second ntprof build, e.g. before a change: measured beside
+# NTPROF in the same boot, as "base"), FIO_CONFIGS (the fio part's configs,
+# default all of: bare record-s1000 record-s1 blktrace empty bpftrace, and
+# base-s1000 base-s1 with NTPROF_BASE).
 #
 # nvme_core is loaded with multipath=N, as in tests/testbed/guest/record_btt.sh,
 # so the namespace is one request-based disk and blktrace traces the whole
@@ -28,6 +37,8 @@
 
 NTPROF=${NTPROF:-$TB_REPO/build/ntprof}
 [ -x "$NTPROF" ] || tb_fail "$NTPROF missing: build it (make) before booting"
+NTPROF_BASE=${NTPROF_BASE:-}
+[ -z "$NTPROF_BASE" ] || [ -x "$NTPROF_BASE" ] || tb_fail "NTPROF_BASE=$NTPROF_BASE is not executable"
 TRANSPORT=${TRANSPORT:-tcp}
 ROUNDS=${ROUNDS:-3}
 RUNTIME=${RUNTIME:-5}
@@ -76,10 +87,11 @@ say() {
 # ---- tools started in the background, each returning once it is attached ----
 
 REC_PID=
+# record_start S [BINARY]: ntprof record -s S, by default $NTPROF
 record_start() {
-	local s=$1
+	local s=$1 bin=${2:-$NTPROF}
 
-	"$NTPROF" record -t "$TRANSPORT" -s "$s" -o "$WORK/rec-$s.ntp" > "$WORK/rec.out" 2> "$WORK/rec.err" &
+	"$bin" record -t "$TRANSPORT" -s "$s" -o "$WORK/rec-$s.ntp" > "$WORK/rec.out" 2> "$WORK/rec.err" &
 	REC_PID=$!
 	for _ in $(seq 1 1200); do
 		grep -q 'programs attached' "$WORK/rec.err" && return 0
@@ -90,9 +102,18 @@ record_start() {
 	tb_fail "ntprof record -t $TRANSPORT -s $s did not attach"
 }
 
+# record_stop [TAG]: with a TAG, keep the own-cost line report prints for the recording
 record_stop() {
+	local f
+
 	kill -INT "$REC_PID"
 	wait "$REC_PID" || { cat "$WORK/rec.err" >&2; tb_fail "ntprof record failed"; }
+	if [ -n "${1:-}" ]; then
+		for f in "$WORK"/rec-*.ntp; do
+			printf '%-14s %s\n' "$1" "$("$NTPROF" report "$f" 2>&1 | sed -n "s/^# ntprof's own cost: //p")" \
+				>> "$WORK/own-cost"
+		done
+	fi
 	rm -f "$WORK"/rec-*.ntp
 }
 
@@ -251,27 +272,11 @@ empty_refs() {
 	done
 }
 
-bench_bpf() {
-	local s ids0 ids names
+# the table of one build's programs: cost-$1s1000, cost-$1s1 against cost-empty
+cost_table() {
+	local prefix=$1
 
-	sysctl -q -w kernel.bpf_stats_enabled=1 || tb_fail "cannot enable kernel.bpf_stats_enabled"
-	for s in 1000 1; do
-		ids0=$(all_ids)
-		record_start "$s"
-		ids=$(new_ids "$ids0")
-		measure "$ids" "s$s"
-		record_stop
-	done
-	names=$(awk '{ print $1 }' "$WORK/cost-s1")
-	empty_refs "$names"
-	sysctl -q -w kernel.bpf_stats_enabled=0
-
-	say ""
-	say "== BPF cost per run, kernel $(uname -r), NVMe/$TRANSPORT: $((COST_READS + COST_WRITES))" \
-		"commands per repetition ($COST_READS 4k randread QD8, $COST_WRITES 128k write QD4" \
-		"$WRITE_DATA)," \
-		"lowest of $REPS"
-	awk -v cmds=$((COST_READS + COST_WRITES)) -v hooks="$(for n in "${!PROBE[@]}"; do printf '%s=%s ' "$n" "${PROBE[$n]}"; done)" '
+	awk -v cmds=$((COST_READS + COST_WRITES)) -v pfx="$prefix" -v hooks="$(for n in "${!PROBE[@]}"; do printf '%s=%s ' "$n" "${PROBE[$n]}"; done)" '
 		BEGIN { nh = split(hooks, h, " "); for (i = 1; i <= nh; i++) { split(h[i], kv, "="); probe[kv[1]] = kv[2] } }
 		FILENAME ~ /s1000$/ { r1k[$1] = $2; a[$1] = $3; order[++n] = $1; next }
 		FILENAME ~ /s1$/ { r1[$1] = $2; b[$1] = $3; next }
@@ -284,17 +289,55 @@ bench_bpf() {
 				p = order[i]
 				printf "%-16s %-38s %6d %9.0f %9.0f %9.0f %8s %8s\n", p, probe[p], r1[p], a[p], b[p], e[p],
 					ratio(a[p], e[p]), ratio(b[p], e[p])
-				sa += r1k[p] * a[p]; sb += r1[p] * b[p]; se += r1[p] * e[p]
+				sa += r1k[p] * a[p]; sb += r1[p] * b[p]
+				# a backstop without an empty reference adds nothing to the floor
+				if (p in e) se += r1[p] * e[p]
 			}
 			printf "%-16s %-38s %6s %9.0f %9.0f %9.0f %8s %8s\n", "per command", "(runs x ns, all programs / commands)",
 				cmds, sa / cmds, sb / cmds, se / cmds, ratio(sa, se), ratio(sb, se)
-			printf "bpf_per_cmd_ns_s1000=%.0f\nbpf_per_cmd_ns_s1=%.0f\nbpf_per_cmd_ns_empty=%.0f\n",
-				sa / cmds, sb / cmds, se / cmds > "/dev/stderr"
-		}' "$WORK/cost-s1000" "$WORK/cost-s1" "$WORK/cost-empty" 2> "$WORK/cost.env" |
+			printf "bpf_%sper_cmd_ns_s1000=%.0f\nbpf_%sper_cmd_ns_s1=%.0f\nbpf_per_cmd_ns_empty=%.0f\n",
+				pfx, sa / cmds, pfx, sb / cmds, se / cmds > "/dev/stderr"
+		}' "$WORK/cost-${prefix}s1000" "$WORK/cost-${prefix}s1" "$WORK/cost-empty" 2> "$WORK/cost.env" |
 		tee -a "$REPORT" >&2
 	while IFS='=' read -r k v; do
 		tb_res "$k" "$v"
 	done < "$WORK/cost.env"
+}
+
+bench_bpf() {
+	local s ids0 ids names
+
+	sysctl -q -w kernel.bpf_stats_enabled=1 || tb_fail "cannot enable kernel.bpf_stats_enabled"
+	for s in 1000 1; do
+		ids0=$(all_ids)
+		record_start "$s"
+		ids=$(new_ids "$ids0")
+		measure "$ids" "s$s"
+		record_stop
+		[ -n "$NTPROF_BASE" ] || continue
+		ids0=$(all_ids)
+		record_start "$s" "$NTPROF_BASE"
+		ids=$(new_ids "$ids0")
+		measure "$ids" "base_s$s"
+		record_stop
+	done
+	names=$(awk '{ print $1 }' "$WORK/cost-s1")
+	[ -z "$NTPROF_BASE" ] || names+=" $(awk '{ print $1 }' "$WORK/cost-base_s1")"
+	# shellcheck disable=SC2086 # names is a list of words
+	empty_refs "$(printf '%s\n' $names | awk '!seen[$0]++' | paste -sd' ')"
+	sysctl -q -w kernel.bpf_stats_enabled=0
+
+	say ""
+	say "== BPF cost per run, kernel $(uname -r), NVMe/$TRANSPORT: $((COST_READS + COST_WRITES))" \
+		"commands per repetition ($COST_READS 4k randread QD8, $COST_WRITES 128k write QD4" \
+		"$WRITE_DATA)," \
+		"lowest of $REPS$([ "${TB_ICOUNT:-0}" = 1 ] && echo "; instruction-counted: ns = guest instructions")"
+	say "-- $NTPROF ($("$NTPROF" version 2>/dev/null | head -n 1))"
+	cost_table ""
+	if [ -n "$NTPROF_BASE" ]; then
+		say "-- base: $NTPROF_BASE ($("$NTPROF_BASE" version 2>/dev/null | head -n 1))"
+		cost_table base_
+	fi
 }
 
 # ---- fio: IOPS under each tool ----
@@ -332,6 +375,16 @@ bpftrace_equivalent() {
 	echo "$s"
 }
 
+# record keeps the kernel's BPF statistics on for its first 2 s and 1000
+# commands (its own cost, ntprof-ntp(5)); they cost two clock reads per
+# program run, which a long recording does not see: so each measured run
+# starts after that window, here too (for every build alike)
+past_cost_window() {
+	fio --name=window --filename="$TB_DEV" --ioengine=libaio --direct=1 --rw=randread --bs=4k \
+		--size=4M --iodepth=8 --eta=never --output=/dev/null >&2 || tb_fail "fio window"
+	sleep 3.5
+}
+
 fio_run() {
 	local tag=$1 round=$2
 	local json=$WORK/fio-$tag-$round.json
@@ -346,8 +399,17 @@ median() {
 	sort -n "$1" | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# the floor: an empty program on each hook ntprof attached
+empty_script() {
+	local name
+
+	for name in $1; do
+		[ -n "${PROBE[$name]:-}" ] && echo "${PROBE[$name]} { }"
+	done
+}
+
 bench_fio() {
-	local names round tag script
+	local names round tag script empty configs bare m
 
 	sysctl -q -w kernel.bpf_stats_enabled=0
 	# which optional hooks ntprof uses here: its program names while attached
@@ -357,16 +419,23 @@ bench_fio() {
 	record_stop
 	script=$(bpftrace_equivalent "$names")
 	echo "$script" > "$TB_OUT/equivalent.bt"
-	rm -f "$WORK"/iops-*
+	empty=$(empty_script "$names")
+	echo "$empty" > "$TB_OUT/empty.bt"
+	configs=${FIO_CONFIGS:-bare record-s1000 record-s1 blktrace empty bpftrace${NTPROF_BASE:+ base-s1000 base-s1}}
+	rm -f "$WORK"/iops-* "$WORK/own-cost"
 	for round in $(seq 1 "$ROUNDS"); do
-		for tag in bare record-s1000 record-s1 blktrace bpftrace; do
+		for tag in $configs; do
 			tb_log "round $round $tag: start"
 			case "$tag" in
 			bare) fio_run "$tag" "$round" ;;
-			record-s1000) record_start 1000; fio_run "$tag" "$round"; record_stop ;;
-			record-s1) record_start 1; fio_run "$tag" "$round"; record_stop ;;
+			record-s1000) record_start 1000; past_cost_window; fio_run "$tag" "$round"; record_stop "$tag" ;;
+			record-s1) record_start 1; past_cost_window; fio_run "$tag" "$round"; record_stop "$tag" ;;
+			base-s1000) record_start 1000 "$NTPROF_BASE"; past_cost_window; fio_run "$tag" "$round"; record_stop ;;
+			base-s1) record_start 1 "$NTPROF_BASE"; past_cost_window; fio_run "$tag" "$round"; record_stop ;;
 			blktrace) blktrace_start; fio_run "$tag" "$round"; blktrace_stop ;;
+			empty) bpftrace_start "$empty"; fio_run "$tag" "$round"; bpftrace_stop ;;
 			bpftrace) bpftrace_start "$script"; fio_run "$tag" "$round"; bpftrace_stop ;;
+			*) tb_fail "testbed.sh: unknown fio config '$tag'" ;;
 			esac
 			tb_log "round $round $tag: $(tail -n 1 "$WORK/iops-$tag") IOPS"
 		done
@@ -374,16 +443,25 @@ bench_fio() {
 
 	say ""
 	say "== fio IOPS, kernel $(uname -r), NVMe/$TRANSPORT: 4k randread QD8, ${RUNTIME} s per run," \
-		"$ROUNDS interleaved rounds"
-	say "$(printf '%-14s %-24s %10s %8s' config 'IOPS per round' median 'x bare')"
+		"$ROUNDS interleaved rounds$([ "${TB_ICOUNT:-0}" = 1 ] && echo "; instruction-counted: ns = guest instructions")"
+	# ns per I/O: guest time per I/O, all vCPUs; under icount the instructions
+	# the machine executed per I/O while busy (idle time is skipped)
+	say "$(printf '%-14s %-30s %10s %8s %9s %9s %7s' config 'IOPS per round' median 'x bare' 'ns/IO' '+ns/IO' spread)"
 	bare=$(median "$WORK/iops-bare")
-	for tag in bare record-s1000 record-s1 blktrace bpftrace; do
+	for tag in $configs; do
 		m=$(median "$WORK/iops-$tag")
-		say "$(printf '%-14s %-24s %10s %8s' "$tag" "$(paste -sd' ' "$WORK/iops-$tag")" "$m" \
-			"$(awk -v a="$m" -v b="$bare" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')")"
+		say "$(printf '%-14s %-30s %10s %8s %9s %9s %7s' "$tag" "$(paste -sd' ' "$WORK/iops-$tag")" "$m" \
+			"$(awk -v a="$m" -v b="$bare" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')" \
+			"$(awk -v a="$m" 'BEGIN { printf "%.0f", (a > 0 ? 1e9 / a : 0) }')" \
+			"$(awk -v a="$m" -v b="$bare" 'BEGIN { printf "%+.0f", (a > 0 && b > 0 ? 1e9 / a - 1e9 / b : 0) }')" \
+			"$(sort -n "$WORK/iops-$tag" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f%%", (lo > 0 ? 100 * (hi - lo) / lo : 0) }')")"
 		tb_res "iops_${tag//-/_}" "$m"
 	done
-	say "(the bpftrace script: $TB_OUT/equivalent.bt)"
+	say "(spread: (highest - lowest) / lowest over the rounds; the bpftrace script: $TB_OUT/equivalent.bt, the empty programs: $TB_OUT/empty.bt)"
+	if [ -s "$WORK/own-cost" ]; then
+		say "-- ntprof's own cost, as its report gives it for each recorded run (statistics over its first 2 s and 1000 commands):"
+		say "$(cat "$WORK/own-cost")"
+	fi
 }
 
 rm -rf "$WORK"

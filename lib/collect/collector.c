@@ -316,6 +316,42 @@ int ntp_collector__programs(const struct ntp_collector *c)
 	return c->set ? ntp_attach_set__programs(c->set) : 0;
 }
 
+/* one program's statistics into the sums, each program once (ids seen in ids[]) */
+static void add_prog_stats(struct bpf_program *p, __u32 *ids, size_t *nids, size_t max,
+			   uint64_t *runs, uint64_t *run_ns)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	size_t i;
+	int fd;
+
+	fd = p ? bpf_program__fd(p) : -1;
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return;
+	for (i = 0; i < *nids; i++)
+		if (ids[i] == info.id)
+			return;
+	if (*nids < max)
+		ids[(*nids)++] = info.id;
+	*runs += info.run_cnt;
+	*run_ns += info.run_time_ns;
+}
+
+void ntp_collector__bpf_stats(const struct ntp_collector *c, uint64_t *runs, uint64_t *run_ns)
+{
+	__u32 ids[NTP_COLLECTOR_MAX_FH * 4 + NTP_COLLECTOR_MAX_TPS];
+	size_t nids = 0, max = sizeof(ids) / sizeof(ids[0]);
+	int i, j;
+
+	for (i = 0; i < c->nfh; i++)
+		for (j = 0; j < 2; j++) {
+			add_prog_stats(c->fh[i].fe[j], ids, &nids, max, runs, run_ns);
+			add_prog_stats(c->fh[i].kp[j], ids, &nids, max, runs, run_ns);
+		}
+	for (i = 0; i < c->ntps; i++)
+		add_prog_stats(c->tps[i].prog, ids, &nids, max, runs, run_ns);
+}
+
 void ntp_collector__stop(struct ntp_collector *c)
 {
 	if (c && c->set)

@@ -184,6 +184,13 @@ void ntp_collector__plan(const struct ntp_collector *c, __u32 mode, const char *
 			 struct ntp_hook *out);
 int ntp_collector__programs(const struct ntp_collector *c);     /* programs attached by start */
 /*
+ * The kernel's run-time statistics of c's loaded programs, summed: how many
+ * times they ran and for how long (ns).  They count only while statistics
+ * are enabled (bpf_enable_stats(BPF_STATS_RUN_TIME), or the sysctl
+ * kernel.bpf_stats_enabled).
+ */
+void ntp_collector__bpf_stats(const struct ntp_collector *c, uint64_t *runs, uint64_t *run_ns);
+/*
  * Stop sampling at once, then detach every program in parallel, waiting at
  * most NTP_ATTACH_FENTRY_TIMEOUT_S seconds (a detach waits for an RCU-tasks
  * grace period, which a busy kernel thread holds up); records already in

@@ -28,6 +28,11 @@ const struct ntp_meta_desc ntp_meta[NTP_META_MAX] = {
 	[NTP_META_STOP_NS] = { "stop_ns", NTP_META_INT, NTP_META_AT_STOP },
 	[NTP_META_DURATION_NS] = { "duration_ns", NTP_META_INT, NTP_META_AT_STOP },
 	[NTP_META_STOP_REASON] = { "stop_reason", NTP_META_TEXT, NTP_META_AT_STOP },
+	/* ntprof's own cost: at the stop, when the kernel kept the BPF statistics */
+	[NTP_META_BPF_RUNS] = { "bpf_runs", NTP_META_INT, NTP_META_AT_STOP },
+	[NTP_META_BPF_RUN_NS] = { "bpf_run_ns", NTP_META_INT, NTP_META_AT_STOP },
+	[NTP_META_BPF_COMMANDS] = { "bpf_commands", NTP_META_INT, NTP_META_AT_STOP },
+	[NTP_META_BPF_WINDOW_NS] = { "bpf_window_ns", NTP_META_INT, NTP_META_AT_STOP },
 	/* a wall-clock start as text, from writers other than record: shown as it is */
 	[NTP_META_START_TIME] = { "start_time", NTP_META_TEXT, NTP_META_NEVER },
 };

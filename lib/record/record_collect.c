@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
@@ -61,6 +63,47 @@ int ntp_record__programs(const struct ntp_record_session *s)
 {
 	return (s->host.c ? ntp_collector__programs(s->host.c) : 0) +
 	       (s->target.c ? ntp_collector__programs(s->target.c) : 0);
+}
+
+void ntp_record__cost_start(struct ntp_record_session *s)
+{
+	s->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (s->stats_fd < 0)
+		ntp_info("BPF run-time statistics unavailable (%s): the recording will not hold ntprof's own cost",
+			 strerror(errno));
+}
+
+void ntp_record__cost_end(struct ntp_record_session *s, uint64_t now)
+{
+	/* the commands: the host's, or the target's alone (-r both: the host's, both sides' programs) */
+	struct ntp_record_side *sd = s->host.c ? &s->host : &s->target;
+	uint64_t cnt[NTP_CNT_MAX];
+
+	if (s->stats_fd < 0)
+		return;
+	s->bpf_runs = s->bpf_run_ns = 0;
+	if (s->host.c)
+		ntp_collector__bpf_stats(s->host.c, &s->bpf_runs, &s->bpf_run_ns);
+	if (s->target.c)
+		ntp_collector__bpf_stats(s->target.c, &s->bpf_runs, &s->bpf_run_ns);
+	/* the counters began at 0 with the programs, as the statistics did */
+	if (sd->c && !ntp_collector__read_counters(sd->c, cnt)) {
+		s->bpf_commands = cnt[NTP_CNT_SEEN];
+		s->bpf_window_ns = now - s->start_ns;
+		s->have_cost = true;
+	}
+	close(s->stats_fd);
+	s->stats_fd = -1;
+}
+
+void ntp_record__cost_tick(struct ntp_record_session *s, uint64_t now)
+{
+	const struct ntp_record_side *sd = s->host.c ? &s->host : &s->target;
+
+	/* prev: the counters as of the intervals row just written */
+	if (s->stats_fd >= 0 && now - s->start_ns >= NTP_COST_WINDOW_NS &&
+	    sd->prev[NTP_CNT_SEEN] >= NTP_COST_COMMANDS)
+		ntp_record__cost_end(s, now);
 }
 
 int ntp_record__poll(struct ntp_record_session *s, int timeout_ms)

@@ -77,6 +77,7 @@ int ntp_record__loop(struct ntp_record_session *s, const char **reason)
 				*reason = "error";
 				return err;
 			}
+			ntp_record__cost_tick(s, now);
 		}
 		if (s->live && now - s->last_tick_ns >= tick_ns)
 			ntp_record__live_tick(s, now);

@@ -107,5 +107,12 @@ int ntp_record__write_stop_meta(struct ntp_record_session *s, uint64_t stop_ns, 
 
 	err = ntp_meta__set_int(s->w, NTP_META_STOP_NS, (int64_t)stop_ns);
 	err = err ?: ntp_meta__set_int(s->w, NTP_META_DURATION_NS, (int64_t)(stop_ns - s->start_ns));
+	/* ntprof's own cost (ntprof-ntp(5)): only when the kernel kept the statistics */
+	if (s->have_cost) {
+		err = err ?: ntp_meta__set_int(s->w, NTP_META_BPF_RUNS, (int64_t)s->bpf_runs);
+		err = err ?: ntp_meta__set_int(s->w, NTP_META_BPF_RUN_NS, (int64_t)s->bpf_run_ns);
+		err = err ?: ntp_meta__set_int(s->w, NTP_META_BPF_COMMANDS, (int64_t)s->bpf_commands);
+		err = err ?: ntp_meta__set_int(s->w, NTP_META_BPF_WINDOW_NS, (int64_t)s->bpf_window_ns);
+	}
 	return err ?: ntp_meta__set_text(s->w, NTP_META_STOP_REASON, reason);
 }

@@ -50,7 +50,21 @@ struct ntp_record_session {
 	uint16_t cntlids[NTP_FILTER_MAX_CTRLS];
 	unsigned int ncntlids;
 	int live_err;                   /* the live lines failed once: said, not again */
+	/*
+	 * ntprof's own cost: the kernel's BPF run-time statistics, on from the
+	 * start until NTP_COST_WINDOW_NS have passed and NTP_COST_COMMANDS
+	 * commands were seen (bpf_enable_stats() keeps them on while stats_fd
+	 * is open; -1: refused or over), since they cost two clock reads per
+	 * program run themselves.  Then summed over the programs, with the
+	 * commands seen meanwhile.
+	 */
+	int stats_fd;
+	bool have_cost;
+	uint64_t bpf_runs, bpf_run_ns, bpf_commands, bpf_window_ns;
 };
+
+#define NTP_COST_WINDOW_NS (2 * NTP_NSEC_PER_SEC)
+#define NTP_COST_COMMANDS 1000
 
 static inline uint64_t ntp_record__clock_ns(clockid_t id)
 {
@@ -66,6 +80,14 @@ int ntp_record__start_collectors(struct ntp_record_session *s);
 void ntp_record__stop_collectors(struct ntp_record_session *s);
 void ntp_record__free_collectors(struct ntp_record_session *s);
 int ntp_record__programs(const struct ntp_record_session *s);
+/*
+ * Turn the kernel's BPF statistics on before the attach; read them and turn
+ * them off at now, when the window is over or at the end (after the detach).
+ */
+void ntp_record__cost_start(struct ntp_record_session *s);
+void ntp_record__cost_end(struct ntp_record_session *s, uint64_t now);
+/* after an intervals row: end the statistics when the window is over */
+void ntp_record__cost_tick(struct ntp_record_session *s, uint64_t now);
 /* hand every ready record of both rings over; waits up to timeout_ms first */
 int ntp_record__poll(struct ntp_record_session *s, int timeout_ms);
 /* after detaching: hand over every record still in the rings */

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/ntp/db_write.h"
 #include "lib/record/record_child.h"
@@ -19,7 +20,7 @@
 int ntp_record__run(const struct ntp_record_opts *o, const char *path)
 {
 	struct ntp_record_session s = { .o = o, .host = { .name = "host" },
-					.target = { .name = "target" } };
+					.target = { .name = "target" }, .stats_fd = -1 };
 	const char *reason = "error";
 	uint64_t t0, stop_ns;
 	int err, err2;
@@ -36,6 +37,7 @@ int ntp_record__run(const struct ntp_record_opts *o, const char *path)
 	 * wait in the ring buffers until the first poll.
 	 */
 	t0 = ntp_record__clock_ns(CLOCK_MONOTONIC);
+	ntp_record__cost_start(&s);
 	err = ntp_record__start_collectors(&s);
 	if (err)
 		goto out;
@@ -60,6 +62,7 @@ int ntp_record__run(const struct ntp_record_opts *o, const char *path)
 	/* the workload goes first, so that it does not outlive us */
 	ntp_record_child__stop(&s.child, ntp_record__child_signal(reason), CHILD_GRACE_S);
 	ntp_record__stop_collectors(&s);
+	ntp_record__cost_end(&s, stop_ns);     /* a recording shorter than the window */
 	if (!err)
 		err = ntp_record__drain(&s);
 	if (err)
@@ -74,6 +77,8 @@ int ntp_record__run(const struct ntp_record_opts *o, const char *path)
 out:
 	/* an error before the loop: detach what start attached (after the loop: nothing left) */
 	ntp_record__stop_collectors(&s);
+	if (s.stats_fd >= 0)
+		close(s.stats_fd);
 	if (s.w) {
 		err2 = ntp_writer__close(s.w);
 		err = err ?: err2;

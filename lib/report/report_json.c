@@ -12,6 +12,7 @@
 #include "lib/cli/json.h"
 #include "lib/cli/version.h"
 #include "lib/report/report_json.h"
+#include "lib/report/report_query.h"
 #include "lib/report/report_json_group.h"
 #include "lib/report/report_model.h"
 
@@ -137,6 +138,27 @@ void ntp_report__json_stage_notes(struct ntp_json *j, const struct ntp_view_stag
 	ntp_json__end_object(j);
 }
 
+/* "own_cost": ntprof's own cost (ntprof-report(1)), null when the file has none */
+static void own_cost_member(struct ntp_json *j, const struct ntp_report_header *h)
+{
+	struct ntp_report_cost c;
+
+	ntp_json__name(j, "own_cost");
+	if (!ntp_report__cost(h, &c)) {
+		ntp_json__null(j);
+		return;
+	}
+	ntp_json__start_object(j);
+	ntp_json__int_field(j, "bpf_runs", h->bpf_runs);
+	ntp_json__int_field(j, "bpf_run_ns", h->bpf_run_ns);
+	ntp_json__int_field(j, "commands", h->bpf_commands);
+	ntp_json__int_field(j, "window_ns", h->bpf_window_ns);
+	ntp_json__double_field(j, "ns_per_command", c.ns_per_command);
+	ntp_json__double_field(j, "commands_per_s", c.commands_per_s);
+	ntp_json__double_field(j, "cpu_percent", c.cpu_percent);
+	ntp_json__end_object(j);
+}
+
 /* the members of one file's object; the caller opens and closes it */
 void ntp_report__json_file(struct ntp_json *j, const struct ntp_report_header *h)
 {
@@ -149,6 +171,7 @@ void ntp_report__json_file(struct ntp_json *j, const struct ntp_report_header *h
 	ntp_report__json_hooks(j, h);
 	ntp_report__json_counts(j, "commands", h->seen, h->sampled, h->lost_ringbuf, h->lost_map,
 				h->rows);
+	own_cost_member(j, h);
 }
 
 int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o)

@@ -66,6 +66,15 @@ struct ntp_report_header {
 	/* sums over the intervals table */
 	uint64_t seen, sampled, lost_ringbuf, lost_map;
 	uint64_t rows;                /* commands in host_io */
+	/* ntprof's own cost, meta bpf_*: -1 when the file has none (ntprof-ntp(5)) */
+	int64_t bpf_runs, bpf_run_ns, bpf_commands, bpf_window_ns;
+};
+
+/* ntprof's own cost, from a header's bpf_* */
+struct ntp_report_cost {
+	double ns_per_command;        /* BPF run time per command seen while measured */
+	double commands_per_s;        /* the recording's rate (or the window's, without a host side) */
+	double cpu_percent;           /* ns_per_command x commands_per_s, in % of one CPU */
 };
 
 /* the most stages a view of a group has (report_view.c's joined detail) */

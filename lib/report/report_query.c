@@ -141,6 +141,10 @@ static int load_header(struct ntp_report_header *h, sqlite3 *db, int64_t *last_t
 	h->filter_io_type = ntp_meta__text(db, NTP_META_FILTER_IO_TYPE);
 	h->filter_sizes = ntp_meta__text(db, NTP_META_FILTER_SIZES);
 	h->hash_version = ntp_meta__int(db, NTP_META_HASH_VERSION, 0);
+	h->bpf_runs = ntp_meta__int(db, NTP_META_BPF_RUNS, -1);
+	h->bpf_run_ns = ntp_meta__int(db, NTP_META_BPF_RUN_NS, -1);
+	h->bpf_commands = ntp_meta__int(db, NTP_META_BPF_COMMANDS, -1);
+	h->bpf_window_ns = ntp_meta__int(db, NTP_META_BPF_WINDOW_NS, -1);
 
 	/* the recording's own start and stop (CLOCK_MONOTONIC) give the duration */
 	start_ns = ntp_meta__int(db, NTP_META_START_NS, -1);
@@ -162,6 +166,19 @@ static int load_header(struct ntp_report_header *h, sqlite3 *db, int64_t *last_t
 		h->duration_source = "start_ns to the last interval";
 	}
 	return 0;
+}
+
+bool ntp_report__cost(const struct ntp_report_header *h, struct ntp_report_cost *c)
+{
+	if (h->bpf_run_ns < 0 || h->bpf_commands <= 0 || h->bpf_window_ns <= 0)
+		return false;
+	c->ns_per_command = (double)h->bpf_run_ns / (double)h->bpf_commands;
+	if (h->seen && h->duration_ns > 0)
+		c->commands_per_s = (double)h->seen / ((double)h->duration_ns / 1e9);
+	else
+		c->commands_per_s = (double)h->bpf_commands / ((double)h->bpf_window_ns / 1e9);
+	c->cpu_percent = c->ns_per_command * c->commands_per_s / 1e9 * 100.0;
+	return true;
 }
 
 /* no recorded start or stop: the span of the sampled commands (one more scan) */

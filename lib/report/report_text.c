@@ -12,6 +12,7 @@
 #include "lib/cli/exit.h"
 #include "lib/core/size.h"
 #include "lib/report/report_model.h"
+#include "lib/report/report_query.h"
 #include "lib/report/report_text.h"
 #include "lib/report/report_text_tables.h"
 
@@ -104,6 +105,25 @@ void ntp_report__print_file_header(const struct ntp_report_header *h, FILE *f, c
 	ntp_report__print_header_lines(h, f, &st);
 }
 
+/* ntprof-report(1) says what the figure counts and what it leaves out */
+static void print_cost(const struct ntp_report_header *h, FILE *f)
+{
+	struct ntp_report_cost c;
+
+	if (h->bpf_run_ns < 0) {
+		fprintf(f, "# ntprof's own cost: unknown (recorded without the kernel's BPF statistics)\n");
+		return;
+	}
+	if (!ntp_report__cost(h, &c)) {
+		fprintf(f, "# ntprof's own cost: unknown (no command seen while it was measured)\n");
+		return;
+	}
+	fprintf(f, "# ntprof's own cost: %.0f ns per command, %.2f%% of one CPU at %.0f commands/s "
+		"(its BPF programs: %" PRId64 " runs, %" PRId64 " ns over %" PRId64 " commands in the first %.1f s)\n",
+		c.ns_per_command, c.cpu_percent, c.commands_per_s, h->bpf_runs, h->bpf_run_ns,
+		h->bpf_commands, (double)h->bpf_window_ns / 1e9);
+}
+
 static void print_header(const struct ntp_report *r, FILE *f)
 {
 	const struct ntp_report_header *h = &r->hdr;
@@ -116,6 +136,7 @@ static void print_header(const struct ntp_report *r, FILE *f)
 	fprintf(f, "# %-18s %" PRIu64 " (ring buffer full %" PRIu64 ", in-flight map full %" PRIu64 ")\n",
 		"commands lost:", lost, h->lost_ringbuf, h->lost_map);
 	fprintf(f, "# %-18s %" PRIu64 "\n", "commands in file:", h->rows);
+	print_cost(h, f);
 	if (lost)
 		fprintf(f, "# warning: %" PRIu64 " sampled commands were lost while recording; "
 			"the statistics below do not include them\n", lost);

@@ -24,6 +24,7 @@
 #      NTPROF_TB_KVM_DEV the KVM device (default /dev/kvm)
 #      NTPROF_TB_ACCEL_PROBE_TIMEOUT  seconds the probe boot may take (default 20)
 #      TB_QEMU_EXTRA     extra QEMU words of the run: -icount needs TCG
+#      NTPROF_TB_ICOUNT  1: the run is instruction-counted (run.sh --icount): TCG
 # Exit status: 0 with a verdict; 2 on a usage error; 3 when KVM was forced
 # and cannot be used.
 set -uo pipefail
@@ -86,6 +87,7 @@ verdict() {
 case " ${TB_QEMU_EXTRA:-} " in
 *" -icount "*) verdict tcg "TB_QEMU_EXTRA asks for -icount, which only TCG has" ;;
 esac
+[ "${NTPROF_TB_ICOUNT:-0}" = 1 ] && verdict tcg "NTPROF_TB_ICOUNT=1 (run.sh --icount): -icount is TCG only"
 [ -e "$KVM_DEV" ] || verdict tcg "no $KVM_DEV on this machine"
 [ -w "$KVM_DEV" ] || verdict tcg "$KVM_DEV is not writable by $(id -un)"
 [ -n "$IMAGE" ] && [ -n "$INITRD" ] || usage

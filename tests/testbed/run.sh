@@ -3,8 +3,8 @@
 # run.sh - run a script inside a test bed guest (or natively) and return its status.
 #
 #   tests/testbed/run.sh [--kernel 6.1|6.12] [--timeout SEC] [--out DIR] [--smp N]
-#                        [--mem MiB] [--native] [--env NAME=VALUE]... [--append KARGS]
-#                        [-v] SCRIPT [ARGS...]
+#                        [--mem MiB] [--native] [--icount] [--env NAME=VALUE]...
+#                        [--append KARGS] [-v] SCRIPT [ARGS...]
 #
 # Boots the Debian guest kernel under QEMU (KVM when a guest boots on it, else
 # TCG: accel.sh decides) with the host root shared read-only over 9p under a
@@ -21,6 +21,12 @@
 #              has nvme-tcp, nvmet-tcp and null_blk modules (also: TB_NATIVE=1);
 #              TB_OUT is then DIR itself. Changes this machine's NVMe-oF setup
 #              for the duration of the run (the helpers undo it on exit).
+#   --icount   instruction-counted guest (also: NTPROF_TB_ICOUNT=1): QEMU's
+#              -icount shift=0,sleep=off makes the guest clock advance one ns
+#              per guest instruction and skip idle time, so timings and the
+#              kernel's BPF run-time statistics in the guest count work done,
+#              not the build machine's load (bench/testbed-results.md). TCG
+#              only; slower in wall time. The script sees TB_ICOUNT=1.
 #   --env      export NAME=VALUE to the script (repeatable)
 #   --append   extra guest kernel command line arguments
 #   -v         stream the console to stdout while running
@@ -29,6 +35,7 @@
 # --mac MAC, --rtc-offset SEC (guest wall clock SEC seconds off this machine's),
 # --sync DIR (shared at /tb-sync, uncached).
 # Env: NTPROF_TB_DIR (cache, default /var/tmp/ntprof-testbed), TB_QEMU_EXTRA,
+# NTPROF_TB_ICOUNT (1: --icount),
 # TB_TCG_THREAD (single (default) or multi), NTPROF_TB_ACCEL (auto (default),
 # kvm or tcg: see accel.sh), NTPROF_TB_QEMU (default qemu-system-x86_64).
 set -uo pipefail
@@ -44,6 +51,7 @@ OUT=
 SMP=2
 MEM=2048
 NATIVE=${TB_NATIVE:-0}
+ICOUNT=${NTPROF_TB_ICOUNT:-0}
 VERBOSE=0
 NAME=tbguest
 NIC=
@@ -71,6 +79,7 @@ while [ $# -gt 0 ]; do
 	--smp) SMP=${2:?}; shift 2 ;;
 	--mem) MEM=${2:?}; shift 2 ;;
 	--native) NATIVE=1; shift ;;
+	--icount) ICOUNT=1; shift ;;
 	--env) ENVS+=("${2:?}"); shift 2 ;;
 	--name) NAME=${2:?}; shift 2 ;;
 	--nic) NIC=${2:?}; shift 2 ;;
@@ -93,6 +102,18 @@ case "$TIMEOUT$SMP$MEM" in
 *[!0-9]*) die "--timeout, --smp and --mem take whole numbers" ;;
 esac
 [[ "$RTC_OFFSET" =~ ^-?[0-9]+$ ]] || die "--rtc-offset takes whole seconds"
+case "$ICOUNT" in
+0) ;;
+1)
+	[ "$NATIVE" = 1 ] && die "--icount needs a QEMU guest, not --native"
+	# accel.sh sees the words and chooses TCG, the only accelerator with -icount
+	case " ${TB_QEMU_EXTRA:-} " in
+	*" -icount "*) ;;
+	*) export TB_QEMU_EXTRA="${TB_QEMU_EXTRA:+$TB_QEMU_EXTRA }-icount shift=0,sleep=off" ;;
+	esac
+	ENVS+=(TB_ICOUNT=1) ;;
+*) die "NTPROF_TB_ICOUNT=$ICOUNT: expected 0 or 1" ;;
+esac
 for e in "${ENVS[@]}"; do
 	[[ "$e" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || die "--env '$e': expected NAME=VALUE"
 done

@@ -70,7 +70,7 @@ class Bed:
 
     def env(self, **extra):
         env = dict(os.environ)
-        for k in ("NTPROF_TB_ACCEL", "TB_QEMU_EXTRA"):
+        for k in ("NTPROF_TB_ACCEL", "TB_QEMU_EXTRA", "NTPROF_TB_ICOUNT"):
             env.pop(k, None)
         env.update(NTPROF_TB_DIR=str(self.tb_dir), NTPROF_TB_QEMU=str(self.qemu),
                    NTPROF_TB_KVM_DEV=str(self.kvm), NTPROF_TB_ACCEL_PROBE_TIMEOUT="3",
@@ -197,6 +197,46 @@ def test_icount_needs_tcg(bed):
     assert (r.returncode, r.stdout) == (0, "tcg\n")
     assert "-icount" in r.stderr
     assert bed.calls() == []
+
+
+def test_icount_setting_needs_tcg(bed):
+    r = bed.accel(NTPROF_TB_ICOUNT="1")
+    assert (r.returncode, r.stdout) == (0, "tcg\n")
+    assert "NTPROF_TB_ICOUNT=1" in r.stderr
+    assert bed.calls() == []
+    r = bed.accel(NTPROF_TB_ICOUNT="1", NTPROF_TB_ACCEL="kvm")
+    assert r.returncode == 3 and "-icount is TCG only" in r.stderr
+
+
+@pytest.mark.parametrize("bed", ["ok"], indirect=True)
+@pytest.mark.parametrize("how", ["option", "env"])
+def test_run_sh_icount_boots_tcg_with_icount(bed, tmp_path, how):
+    """--icount (or NTPROF_TB_ICOUNT=1) means TCG even where KVM works, with the
+    instruction-counted clock, and tells the script (TB_ICOUNT=1)."""
+    script = tmp_path / "job.sh"
+    script.write_text("true\n")
+    out = tmp_path / "out"
+    args = [str(RUN_SH), "--kernel", "6.1", "--timeout", "30", "--out", str(out)]
+    env = bed.env()
+    if how == "option":
+        args.append("--icount")
+    else:
+        env["NTPROF_TB_ICOUNT"] = "1"
+    p = subprocess.run(args + [str(script)], env=env, capture_output=True, text=True, timeout=90)
+    assert p.returncode == 0, p.stderr
+    assert "accelerator tcg" in p.stderr
+    (boot,) = bed.calls()       # no KVM probe
+    assert "-accel tcg,thread=single -cpu max" in boot
+    assert boot.endswith(" -icount shift=0,sleep=off")
+    assert "export TB_ICOUNT=1" in (out / ".tb" / "job.sh").read_text()
+
+
+def test_run_sh_icount_refuses_native(tmp_path):
+    script = tmp_path / "job.sh"
+    script.write_text("true\n")
+    p = subprocess.run([str(RUN_SH), "--native", "--icount", str(script)],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2 and "--icount needs a QEMU guest" in p.stderr
 
 
 @pytest.mark.parametrize("setting", [{"NTPROF_TB_ACCEL": "KVM"}, {"NTPROF_TB_ACCEL": "hvf"},

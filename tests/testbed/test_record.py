@@ -91,6 +91,22 @@ def check_common(db, res, mode, sample):
     return m, h
 
 
+def check_own_cost(path, db, fio_ios):
+    """record's own cost (meta bpf_*): the statistics stayed on for at least 1000
+    commands (fio issues more), every one of them ran the decision at least once,
+    and report prints the figure from them."""
+    m = meta(db)
+    runs, run_ns, cmds, window = (int(m[k]) for k in ("bpf_runs", "bpf_run_ns", "bpf_commands",
+                                                      "bpf_window_ns"))
+    assert 1000 <= cmds <= fio_ios, m
+    assert runs >= cmds and run_ns > 0, m
+    assert 0 < window <= int(m["duration_ns"]), m
+    out = subprocess.run([str(NTPROF), "report", str(path)], capture_output=True, text=True,
+                         check=True).stdout
+    line = next(x for x in out.splitlines() if x.startswith("# ntprof's own cost: "))
+    assert line.startswith(f"# ntprof's own cost: {run_ns / cmds:.0f} ns per command, "), line
+
+
 def check_exact(r, kernel):
     res = r.result
     assert res["exact_rc"] == "0", (r.out / "exact.err").read_text()
@@ -115,6 +131,7 @@ def check_exact(r, kernel):
     mix = {(o, b): n for o, b, n in
            db.execute("SELECT opcode, bytes, count(*) FROM host_io GROUP BY opcode, bytes")}
     assert mix == EXACT_MIX
+    check_own_cost(r.out / "exact.ntp", db, fio_ios)
 
     # identity: the whole namespace is nvmeXnY, 4 KiB blocks, I/O queues only
     bad = db.execute("SELECT count(*) FROM host_io WHERE qid < 1 OR nsid != 1 OR status != 0 "
