@@ -6,7 +6,7 @@
 #   make check        unit + integration tests (no root, no kernel needed)
 #   make check-layers lib/'s folders and the direction of its includes (part of check)
 #   make check-asan   unit + integration tests on an ASan + UBSan build (build-asan/)
-#   make check-fuzz   a fixed run of the readers' fuzzer (libFuzzer, build-fuzz/)
+#   make check-fuzz   the readers' fuzzer (libFuzzer, build-fuzz/) over its corpus; fuzz-run mutates
 #   make check-bpf    BPF tests on a loop device (root)
 #   make check-testbed  the NVMe-oF test bed tests (root, QEMU)
 #   make test         all of the above: what CI runs
@@ -67,7 +67,7 @@ MANS      := $(foreach f,$(MAN_SRCS),$(OUT)/man/$(basename $(notdir $(f))).$(cal
 # keep the BPF objects and skeletons: they are intermediates of pattern chains
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 .PHONY: all deps check check-unit check-integration check-layers check-asan check-bpf check-testbed test demo \
-        fuzz check-fuzz \
+        fuzz check-fuzz fuzz-run \
         bench install clean depcheck man
 
 all: depcheck $(OUT)/ntprof man
@@ -175,18 +175,25 @@ check-layers:
 check: check-unit check-integration
 
 # libFuzzer over the readers (tests/fuzz/fuzz_readers.c), built with clang and
-# the sanitizers in build-fuzz/; check-fuzz runs FUZZ_RUNS inputs from a fixed
-# seed, the same ones every time for one build: run it longer by hand
+# the sanitizers in build-fuzz/.  check-fuzz replays the corpus that longer
+# runs found (tests/fuzz/corpus, minimized), the faults once found
+# (tests/fuzz/regress) and the seeds: the same inputs every time, so CI
+# cannot fail on a new mutation.  fuzz-run mutates for FUZZ_TIME seconds
+# (by hand; keep what it finds with -merge=1 into tests/fuzz/corpus).
 FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
               -fno-omit-frame-pointer -Wno-missing-field-initializers
-FUZZ_RUNS  ?= 4000
+FUZZ_TIME  ?= 600
+FUZZ_DIRS  := tests/fuzz/corpus tests/fuzz/regress build-fuzz/seeds
 fuzz:
 	$(MAKE) OUT=build-fuzz CC=$(CLANG) SAN="$(FUZZ_FLAGS)" build-fuzz/fuzz/fuzz_readers build-fuzz/seeds/.done
 
 check-fuzz: fuzz
-	rm -rf build-fuzz/corpus && mkdir -p build-fuzz/corpus
-	build-fuzz/fuzz/fuzz_readers -seed=1 -runs=$(FUZZ_RUNS) -timeout=20 -rss_limit_mb=1500 \
-		-print_final_stats=1 build-fuzz/corpus build-fuzz/seeds
+	build-fuzz/fuzz/fuzz_readers -runs=0 -timeout=20 -rss_limit_mb=1500 $(FUZZ_DIRS)
+
+fuzz-run: fuzz
+	mkdir -p build-fuzz/corpus
+	build-fuzz/fuzz/fuzz_readers -max_total_time=$(FUZZ_TIME) -timeout=20 -rss_limit_mb=2000 \
+		-artifact_prefix=build-fuzz/ -print_final_stats=1 build-fuzz/corpus $(FUZZ_DIRS)
 
 $(OUT)/fuzz/%: tests/fuzz/%.c $(OUT)/libntprof.a
 	@mkdir -p $(dir $@)

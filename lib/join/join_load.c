@@ -311,9 +311,13 @@ static int order_side(struct ntp_jside *s, int host)
 	struct side_ctx ctx = { s->rows, host };
 
 	for (int f = 0; f < NTP_JOIN_MAX_FILES; f++) {
-		struct ntp_jkey *o = s->order + s->file_lo[f];
 		size_t n = s->file_lo[f + 1] - s->file_lo[f], i, k;
+		struct ntp_jkey *o;
 
+		/* a side without rows has no array: no pointer arithmetic on NULL */
+		if (!n)
+			continue;
+		o = s->order + s->file_lo[f];
 		if (sort_hash(o, n))
 			return -ENOMEM;
 		for (i = 0; i < n; i = k) {

@@ -6,12 +6,14 @@
  * must end with an exit code, never crash, never read or write out of
  * bounds, never overflow (the build has ASan and UBSan).
  *
- *   make fuzz        # build-fuzz/fuzz_readers, and a seed corpus in build-fuzz/seeds
- *   build-fuzz/fuzz_readers -max_total_time=600 CORPUS build-fuzz/seeds
+ *   make fuzz         # build-fuzz/fuzz_readers, and a seed corpus in build-fuzz/seeds
+ *   make fuzz-run     # mutate for FUZZ_TIME seconds (600)
+ *   make check-fuzz   # replay tests/fuzz/corpus, tests/fuzz/regress and the seeds (CI)
  *
  * The outputs go to /dev/null, which the readers write in place and never
- * remove (lib/cli/outfile.h).  CI runs a fixed number of inputs from a
- * fixed seed (make check-fuzz), so that a run is the same every time.
+ * remove (lib/cli/outfile.h).  tests/fuzz/corpus holds what longer runs
+ * found, minimized (-merge=1); tests/fuzz/regress the inputs of faults that
+ * were fixed.
  */
 #include <stdint.h>
 #include <stdio.h>
