@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/cli/err.h"
+#include "lib/cli/safe_text.h"
 
 static const char *err_cmd;
 static int err_verbosity = 1;
@@ -61,6 +62,8 @@ static void say(const char *kind, const char *fmt, va_list ap)
 	len = strlen(msg);
 	while (len && msg[len - 1] == '\n')
 		msg[--len] = '\0';
+	/* messages name what files hold: no control sequence reaches the terminal */
+	ntp_safe__clean(msg);
 
 	fprintf(err_stream ? err_stream : stderr, "ntprof%s%s: %s%s\n", err_cmd ? " " : "", err_cmd ? err_cmd : "",
 		kind, msg);

@@ -16,6 +16,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/cli/safe_text.h"
 #include "lib/compare/compare.h"
 #include "lib/compare/compare_json.h"
 #include "lib/compare/compare_model.h"
@@ -137,8 +138,14 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 	if (rc)
 		goto fail;
 
-	if (jf != stdout)
-		rc = ntp_compare__print_text(&c, stdout, o);
+	if (jf != stdout) {
+		/* the files' strings reach the terminal made safe (lib/cli/safe_text.h) */
+		FILE *t = ntp_safe__wrap(stdout);
+
+		rc = t ? ntp_compare__print_text(&c, t, o) : NTP_EXIT_FAILURE;
+		if (t && fclose(t) && !rc)
+			rc = NTP_EXIT_FAILURE;
+	}
 	if (jf && !rc)
 		rc = ntp_compare__print_json(&c, jf, o);
 	crc = ntp_report__json_close(&jo);

@@ -2,6 +2,7 @@
 /* The meta keys of a recording, and their typed accessors (lib/ntp/db_meta.h). */
 #include <assert.h>
 
+#include "lib/cli/safe_text.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
 #include "lib/ntp/db_write.h"
@@ -52,8 +53,12 @@ int ntp_meta__set_int(struct ntp_writer *w, enum ntp_meta_key k, int64_t value)
 
 char *ntp_meta__text(sqlite3 *db, enum ntp_meta_key k)
 {
+	char *v;
+
 	assert(k < NTP_META_MAX && ntp_meta[k].type == NTP_META_TEXT);
-	return ntp_db__meta_text(db, ntp_meta[k].key);
+	v = ntp_db__meta_text(db, ntp_meta[k].key);
+	/* a field of one line in every report: a file cannot forge lines or escapes */
+	return v ? ntp_safe__clean_line(v) : NULL;
 }
 
 int64_t ntp_meta__int(sqlite3 *db, enum ntp_meta_key k, int64_t def)

@@ -9,6 +9,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/cli/safe_text.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
 #include "lib/report/report.h"
@@ -42,8 +43,14 @@ static int run_jreport(const char *const *paths, int npaths, enum ntp_jreport_ki
 		json_error(jf, rc, npaths > 1 ? "the recordings" : paths[0]);
 		return rc;
 	}
-	if (jf != stdout)
-		rc = ntp_jreport__print_text(&r, stdout, o);
+	if (jf != stdout) {
+		/* the file's strings reach the terminal made safe (lib/cli/safe_text.h) */
+		FILE *t = ntp_safe__wrap(stdout);
+
+		rc = t ? ntp_jreport__print_text(&r, t, o) : NTP_EXIT_FAILURE;
+		if (t && fclose(t) && !rc)
+			rc = NTP_EXIT_FAILURE;
+	}
 	if (jf && !rc)
 		rc = ntp_jreport__print_json(&r, jf, o);
 	ntp_jreport__free(&r);
@@ -62,8 +69,13 @@ static int run_report(sqlite3 *db, const char *path, const struct ntp_report_opt
 		json_error(jf, rc, path);
 		return rc;
 	}
-	if (jf != stdout)
-		rc = ntp_report__print_text(&r, stdout, o);
+	if (jf != stdout) {
+		FILE *t = ntp_safe__wrap(stdout);
+
+		rc = t ? ntp_report__print_text(&r, t, o) : NTP_EXIT_FAILURE;
+		if (t && fclose(t) && !rc)
+			rc = NTP_EXIT_FAILURE;
+	}
 	if (jf && !rc)
 		rc = ntp_report__print_json(&r, jf, o);
 	ntp_report__free(&r);

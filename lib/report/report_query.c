@@ -12,6 +12,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/cli/safe_text.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
 #include "lib/report/report_model.h"
@@ -19,11 +20,13 @@
 #include "lib/report/report_scan.h"
 #include "lib/report/report_sql.h"
 
+/* a hooks field: one field of one line, whatever the file holds (lib/cli/safe_text.h) */
 static char *xstrdup_col(sqlite3_stmt *st, int col)
 {
 	const unsigned char *s = sqlite3_column_text(st, col);
+	char *v = strdup(s ? (const char *)s : "");
 
-	return strdup(s ? (const char *)s : "");
+	return v ? ntp_safe__clean_line(v) : NULL;
 }
 
 
