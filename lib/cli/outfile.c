@@ -12,17 +12,18 @@
 #include "lib/cli/exit.h"
 #include "lib/cli/outfile.h"
 
-/* the directory of path, for messages about creating files there */
-static void dir_of(const char *path, char *dir, size_t len)
+int ntp_outfile__dir(const char *path, char *dir, size_t len)
 {
 	const char *slash = strrchr(path, '/');
+	int n;
 
 	if (!slash)
-		snprintf(dir, len, ".");
+		n = snprintf(dir, len, ".");
 	else if (slash == path)
-		snprintf(dir, len, "/");
+		n = snprintf(dir, len, "/");
 	else
-		snprintf(dir, len, "%.*s", (int)(slash - path), path);
+		n = snprintf(dir, len, "%.*s", (int)(slash - path), path);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
 int ntp_outfile__open(struct ntp_outfile *o, const char *path, const char *what)
@@ -59,7 +60,7 @@ int ntp_outfile__open(struct ntp_outfile *o, const char *path, const char *what)
 	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
 		int e = errno;
 
-		dir_of(path, dir, sizeof(dir));
+		ntp_outfile__dir(path, dir, sizeof(dir));
 		ntp_error("%s: cannot create %s: %s: %s", path, what, dir, strerror(e));
 		if (fd >= 0) {
 			close(fd);

@@ -16,6 +16,7 @@
 #define NTP_OUTFILE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 struct ntp_outfile {
@@ -24,6 +25,9 @@ struct ntp_outfile {
 	char *tmp;		/* the new file, renamed to path when kept; NULL: in place */
 	const char *what;	/* "the CSV file", in messages */
 };
+
+/* the directory a file at path is made in ("." or "/" for short paths); 0 or -ENAMETOOLONG */
+int ntp_outfile__dir(const char *path, char *dir, size_t len);
 
 /* 0, or NTP_EXIT_FAILURE after one line naming path, what and why */
 int ntp_outfile__open(struct ntp_outfile *o, const char *path, const char *what);

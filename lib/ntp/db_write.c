@@ -36,6 +36,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/cli/outfile.h"
 #include "lib/ntp/db_schema.h"
 #include "lib/ntp/db_write.h"
 
@@ -382,15 +383,10 @@ static int shared_maps_work(const char *path)
 /* the directory FILE is created in: writable, or one line saying why not */
 int ntp_writer__check_place(const char *path)
 {
-	const char *slash = strrchr(path, '/');
 	char dir[4096];
 	struct stat st;
 
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else if (snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path) >= (int)sizeof(dir)) {
+	if (ntp_outfile__dir(path, dir, sizeof(dir))) {
 		ntp_error("%s: %s", path, strerror(ENAMETOOLONG));
 		return NTP_EXIT_FAILURE;
 	}
