@@ -16,8 +16,11 @@
 
 static const char *const compare_usage[] = {
 	"ntprof compare [options] BASELINE NEW",
+	"ntprof compare [options] HOST.ntp,TARGET.ntp HOST.ntp,TARGET.ntp",
 	NULL,
 };
+
+static const char *const stage_views[] = { "summary", "detail", NULL };
 
 /* "mean,p99": each name once or more, in any order; shown in a fixed order */
 static int parse_stats(const struct ntp_option *opt, const char *arg)
@@ -70,6 +73,9 @@ int cmd_compare(int argc, const char **argv)
 		  .value = &o.threshold_pct, .argh = "PCT", .cb = ntp_opt__percent,
 		  .is_set = &o.threshold_set,
 		  .help = "exit 11 when an end-to-end mean grew by more than PCT%" },
+		NTP_OPT_CHOICE('S', "stages", &o.stages, "VIEW",
+			       "summary: the main stages (default); detail: the finer sub-stages",
+			       stage_views),
 		NTP_OPT_END(),
 	};
 	int n;

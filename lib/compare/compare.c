@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * compare: open both recordings, summarize each with the report's own code,
- * refuse pairs that mean different things, then print the pairing as text
- * and/or JSON and apply --threshold.
- *
- * Both files are opened and checked before either is read, so a bad second
- * file fails at once rather than after a long read of the first.  They are
- * then read one after the other: each read frees its samples once its groups
- * are summarized, so the peak memory is that of the larger recording alone.
+ * compare: load both runs into the report's own model (each a recording,
+ * or the comma-separated recordings of one joined run), refuse pairs that
+ * mean different things, then print the pairing as text and/or JSON and
+ * apply --threshold.  The runs are read one after the other, so the peak
+ * memory is that of the larger run alone.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
@@ -24,7 +25,7 @@
 #include "lib/core/size.h"
 #include "lib/ntp/db_read.h"
 #include "lib/report/report_jsonout.h"
-#include "lib/report/report_query.h"
+#include "lib/report/report_load.h"
 
 /* the JSON error document; compare has always cut its message at 1023 bytes */
 static void json_error(FILE *f, int code, const char *path)
@@ -33,22 +34,25 @@ static void json_error(FILE *f, int code, const char *path)
 }
 
 /*
- * A host and a target recording, or NVMe/TCP against NVMe/RDMA, have stages
- * that measure different things: no delta between them means anything.
- * Kernel, host, sample rate and hooks may differ: that is what one compares.
+ * A host and a target recording, joined against alone, or NVMe/TCP against
+ * NVMe/RDMA, have stages that measure different things: no delta between
+ * them means anything.  Kernel, host, sample rate and hooks may differ: that
+ * is what one compares.
  */
 static int check_comparable(const struct ntp_compare *c)
 {
-	const struct ntp_report_header *a = &c->run[0].hdr, *b = &c->run[1].hdr;
-	const char *what[] = { "role", "transport" };
-	const char *x[] = { a->role, a->transport };
-	const char *y[] = { b->role, b->transport };
+	const struct ntp_report_header *a = &c->run[0].files[0].hdr, *b = &c->run[1].files[0].hdr;
 
-	for (size_t i = 0; i < sizeof(what) / sizeof(what[0]); i++) {
-		if (!strcmp(ntp_report__or_unknown(x[i]), ntp_report__or_unknown(y[i])))
-			continue;
-		ntp_error("%s, %s: cannot compare: %s %s (baseline) vs %s (new)", c->path[0],
-			  c->path[1], what[i], ntp_report__or_unknown(x[i]), ntp_report__or_unknown(y[i]));
+	if (c->run[0].kind != c->run[1].kind) {
+		ntp_error("%s, %s: cannot compare: %s (baseline) vs %s (new)", c->arg[0], c->arg[1],
+			  ntp_compare__kind_words(c->run[0].kind),
+			  ntp_compare__kind_words(c->run[1].kind));
+		return NTP_EXIT_MISMATCH;
+	}
+	if (strcmp(ntp_report__or_unknown(a->transport), ntp_report__or_unknown(b->transport))) {
+		ntp_error("%s, %s: cannot compare: transport %s (baseline) vs %s (new)", c->arg[0],
+			  c->arg[1], ntp_report__or_unknown(a->transport),
+			  ntp_report__or_unknown(b->transport));
 		return NTP_EXIT_MISMATCH;
 	}
 	return 0;
@@ -80,28 +84,76 @@ static void threshold_error(const struct ntp_compare *c, const struct ntp_compar
 			off += (size_t)k;
 		shown++;
 	}
-	ntp_error("%s: the end-to-end mean grew more than %g%% in %zu group%s: %s", c->path[1],
+	ntp_error("%s: the end-to-end mean grew more than %g%% in %zu group%s: %s", c->arg[1],
 		  o->threshold_pct, c->over_threshold, c->over_threshold == 1 ? "" : "s", buf);
 }
 
-static int load(struct ntp_compare *c, sqlite3 **db)
+/*
+ * One run's recordings: a file, or the files of one joined run separated
+ * by commas ("host.ntp,target.ntp").  A name that is a file as it is, comma
+ * and all, is that file.
+ */
+static int split_run(struct ntp_compare *c, int r, const char *arg)
 {
+	struct stat st;
+	char *copy, *save = NULL, *tok;
+
+	c->arg[r] = arg;
+	copy = strdup(arg);
+	c->names[r] = copy;
+	if (!copy)
+		goto nomem;
+	if (!strchr(arg, ',') || !stat(arg, &st)) {
+		c->files[r][c->nfiles[r]++] = copy;
+		return 0;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (c->nfiles[r] == NTP_CMP_MAX_FILES) {
+			ntp_error("%s: more than %d recordings in one run", arg, NTP_CMP_MAX_FILES);
+			return NTP_EXIT_USAGE;
+		}
+		c->files[r][c->nfiles[r]++] = tok;
+	}
+	if (!c->nfiles[r]) {
+		ntp_error("'%s': no recording named", arg);
+		return NTP_EXIT_USAGE;
+	}
+	return 0;
+nomem:
+	ntp_error("%s: %s", arg, strerror(ENOMEM));
+	return NTP_EXIT_FAILURE;
+}
+
+/*
+ * Both runs' files are opened and checked before either is read: a bad
+ * second file fails at once rather than after a long read of the first.
+ * Then one run after the other, each read freeing its samples once its
+ * groups are summarized.
+ */
+static int load(struct ntp_compare *c, const struct ntp_compare_opts *o, const char **culprit)
+{
+	bool detail = o->stages && !strcmp(o->stages, "detail");
 	int rc = 0;
 
 	for (int r = 0; r < NTP_CMP_RUNS && !rc; r++) {
-		rc = ntp_report__load(&c->run[r], db[r], c->path[r]);
-		sqlite3_close(db[r]);
-		db[r] = NULL;
+		for (int i = 0; i < c->nfiles[r] && !rc; i++) {
+			sqlite3 *db;
+
+			*culprit = c->files[r][i];
+			rc = ntp_db__open_read(&db, c->files[r][i]);
+			sqlite3_close(db);
+		}
 	}
-	for (int r = 0; r < NTP_CMP_RUNS; r++)
-		sqlite3_close(db[r]);
+	for (int r = 0; r < NTP_CMP_RUNS && !rc; r++) {
+		*culprit = c->arg[r];
+		rc = ntp_report__load(&c->run[r], c->files[r], c->nfiles[r], detail);
+	}
 	return rc;
 }
 
 int ntp_compare__run(const char *base, const char *new_path, const struct ntp_compare_opts *o)
 {
 	const char *jpath = o->json_path;
-	sqlite3 *db[NTP_CMP_RUNS] = { NULL, NULL };
 	struct ntp_compare c;
 	const char *culprit;
 	struct ntp_outfile jo;
@@ -109,27 +161,18 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 	int rc, crc;
 
 	memset(&c, 0, sizeof(c));
-	c.path[NTP_CMP_BASE] = base;
-	c.path[NTP_CMP_NEW] = new_path;
 	rc = ntp_report__json_open(&jo, jpath, "the JSON comparison");
 	if (rc)
 		return rc;
 	jf = jo.f;
-
-	for (int r = 0; r < NTP_CMP_RUNS; r++) {
-		culprit = c.path[r];
-		rc = ntp_db__open_read(&db[r], c.path[r]);
-		if (rc) {
-			sqlite3_close(db[0]);
-			goto fail;
-		}
-	}
-	rc = load(&c, db);
-	if (rc) {
-		/* the first run that failed; ntp_report__load printed which */
-		culprit = c.run[NTP_CMP_NEW].hdr.path ? new_path : base;
+	culprit = base;
+	rc = split_run(&c, NTP_CMP_BASE, base);
+	if (!rc)
+		rc = split_run(&c, NTP_CMP_NEW, new_path);
+	if (!rc)
+		rc = load(&c, o, &culprit);
+	if (rc)
 		goto fail;
-	}
 	culprit = new_path;
 	rc = check_comparable(&c);
 	if (rc)

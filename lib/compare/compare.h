@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * `ntprof compare BASELINE NEW` (ntprof-compare(1)): the report's groups and
- * stages of two recordings side by side, with the change of each statistic.
+ * stages of two runs side by side, with the change of each statistic.  A run
+ * is a recording or the comma-separated recordings of one joined run.
  *
- * Each recording is summarized by the report's own code
- * (lib/report/report_query.h: ntp_report__load), so a group's numbers here are exactly the numbers
- * `ntprof report` prints for it.  The model below pairs them: one row per
- * group found in either recording, and in it one entry per stage found in
- * either; it does not assume how many stages a recording has, so joined
- * host+target recordings only add entries.
+ * Each run is loaded into the report's own model (lib/report/report_load.h:
+ * ntp_report__load), so a group's numbers here are exactly the numbers
+ * `ntprof report` prints for it.  compare_model.h pairs them: one row per
+ * group found in either run, and in it one entry per stage of the run's
+ * view found in either.
  *
  * The first half is the interface of cmd/compare.c; the second is shared by
  * lib/compare*.c only.
@@ -24,6 +24,7 @@
  * everything) when --threshold was exceeded, _MISMATCH when the recordings
  * cannot be compared, the codes of ntp_db__open_read() for bad files.
  */
+/* base and new_path: each a recording, or recordings separated by commas */
 int ntp_compare__run(const char *base, const char *new_path, const struct ntp_compare_opts *o);
 
 #endif

@@ -12,11 +12,14 @@
 #include "lib/compare/compare_model.h"
 #include "lib/ntp/db_schema.h"
 #include "lib/report/report_json.h"
+#include "lib/report/report_model.h"
 
-static void file_object(struct ntp_json *j, const struct ntp_report_header *h, bool baseline)
+static void file_object(struct ntp_json *j, const struct ntp_report_header *h, bool baseline,
+			int file)
 {
 	ntp_json__start_object(j);
 	ntp_json__bool_field(j, "baseline", baseline);
+	ntp_json__int_field(j, "file", file);
 	ntp_report__json_file_id(j, h);
 	ntp_json__int_field(j, "sample_one_in", h->sample_one_in);
 	ntp_json__int_field(j, "hash_version", h->hash_version);
@@ -69,11 +72,14 @@ static void group_object(struct ntp_json *j, const struct ntp_compare *c,
 			 const struct ntp_compare_group *g, const struct ntp_compare_opts *o)
 {
 	const struct ntp_report_group *b = g->g[NTP_CMP_BASE], *n = g->g[NTP_CMP_NEW];
+	bool target = c->run[NTP_CMP_BASE].kind == NTP_REPORT_TARGET;
 
 	ntp_json__start_object(j);
 	ntp_json__string_field(j, "io_type", g->io_type);
 	ntp_json__int_field(j, "bytes", g->bytes);
-	ntp_json__string_field(j, "namespace", g->ns);
+	/* as report's groups: a target alone's are of its backend devices */
+	ntp_json__string_field(j, "namespace", target ? NULL : g->ns);
+	ntp_json__string_field(j, "device", target ? g->ns : NULL);
 	ntp_json__string_field(j, "present", ntp_compare__present_str(ntp_compare__present(b, n)));
 	int_or_null(j, "n_baseline", b, b ? (int64_t)b->e2e.n : 0);
 	int_or_null(j, "n_new", n, n ? (int64_t)n->e2e.n : 0);
@@ -99,21 +105,50 @@ static void group_object(struct ntp_json *j, const struct ntp_compare *c,
 	ntp_json__end_object(j);
 }
 
+/* "changed_most": the stage whose mean moved the most, or null */
+static void most_member(struct ntp_json *j, const struct ntp_compare *c)
+{
+	const struct ntp_compare_most *m = &c->most;
+	bool target = c->run[NTP_CMP_BASE].kind == NTP_REPORT_TARGET;
+
+	ntp_json__name(j, "changed_most");
+	if (!m->g) {
+		ntp_json__null(j);
+		return;
+	}
+	ntp_json__start_object(j);
+	ntp_json__string_field(j, "io_type", m->g->io_type);
+	ntp_json__int_field(j, "bytes", m->g->bytes);
+	ntp_json__string_field(j, "namespace", target ? NULL : m->g->ns);
+	ntp_json__string_field(j, "device", target ? m->g->ns : NULL);
+	ntp_json__string_field(j, "stage", m->stage->json);
+	ntp_json__int_field(j, "baseline_mean_ns", m->mean.v[NTP_CMP_BASE]);
+	ntp_json__int_field(j, "new_mean_ns", m->mean.v[NTP_CMP_NEW]);
+	ntp_json__int_field(j, "delta_ns", m->mean.delta);
+	ntp_json__double_field(j, "ratio", m->mean.ratio);
+	ntp_json__end_object(j);
+}
+
 int ntp_compare__print_json(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)
 {
+	const struct ntp_view *v = ntp_report__view(&c->run[NTP_CMP_BASE]);
 	struct ntp_json *j = ntp_json__new(f, o->pretty);
 
 	if (!j)
 		return NTP_EXIT_FAILURE;
 	ntp_json__start_object(j);
 	ntp_json__string_field(j, "ntprof_version", ntp_version_string);
+	ntp_json__int_field(j, "format_version", NTP_REPORT_FORMAT_VERSION);
 	ntp_json__int_field(j, "schema_version", NTP_DB_SCHEMA_VERSION);
 	ntp_json__string_field(j, "command", "compare");
+	ntp_report__json_kind(j, &c->run[NTP_CMP_BASE]);
 
+	/* the baseline's files, then the new run's; "file" counts within a run */
 	ntp_json__name(j, "files");
 	ntp_json__start_array(j);
 	for (int r = 0; r < NTP_CMP_RUNS; r++)
-		file_object(j, &c->run[r].hdr, r == NTP_CMP_BASE);
+		for (int i = 0; i < c->run[r].nfiles; i++)
+			file_object(j, &c->run[r].files[i].hdr, r == NTP_CMP_BASE, i + 1);
 	ntp_json__end_array(j);
 	strings(j, "differences", c->differences, c->ndifferences);
 	strings(j, "warnings", c->warnings, c->nwarnings);
@@ -125,7 +160,10 @@ int ntp_compare__print_json(const struct ntp_compare *c, FILE *f, const struct n
 			ntp_json__string(j, ntp_compare__stat_key(s));
 	ntp_json__end_array(j);
 
-	ntp_report__json_stage_notes(j, ntp_stage_names, NTP_STAGE_MAX, NULL);
+	ntp_report__json_stage_notes(j, v->stages, v->nstages,
+				     c->run[NTP_CMP_BASE].kind == NTP_REPORT_TARGET ?
+				     ntp_report__residence(&c->run[NTP_CMP_BASE]) : NULL);
+	most_member(j, c);
 
 	ntp_json__name(j, "groups");
 	ntp_json__start_array(j);

@@ -20,7 +20,7 @@
 #include "lib/cli/exit.h"
 #include "lib/compare/compare_model.h"
 #include "lib/report/report_groups.h"
-#include "lib/report/report_query.h"
+#include "lib/report/report_load.h"
 
 static const struct {
 	const char *name, *key;
@@ -183,20 +183,22 @@ static int side_cmp(const void *a, const void *b)
 	return c ? c : x->run - y->run;
 }
 
-/* the stages of one run's group, then its end-to-end latency */
-static size_t run_stages(const struct ntp_report_group *g, int run, struct ntp_compare_stage *out)
+/* the stages of one run's group (its report's view), then its end-to-end latency */
+static size_t run_stages(const struct ntp_report *rep, const struct ntp_report_group *g, int run,
+			 struct ntp_compare_stage *out)
 {
+	const struct ntp_view *v = ntp_report__view(rep);
 	size_t n = 0;
 
-	for (int s = 0; s < NTP_STAGE_MAX; s++, n++) {
+	for (int s = 0; s < v->nstages; s++, n++) {
 		memset(&out[n], 0, sizeof(out[n]));
-		out[n].text = ntp_stage_names[s].text;
-		out[n].json = ntp_stage_names[s].json;
+		out[n].text = v->stages[s].text;
+		out[n].json = v->stages[s].json;
 		out[n].s[run] = &g->stage[s];
 		out[n].sum[run] = g->sum_stage[s];
 	}
 	memset(&out[n], 0, sizeof(out[n]));
-	out[n].text = "end-to-end";
+	out[n].text = ntp_report__total_label(rep);
 	out[n].json = "e2e";
 	out[n].s[run] = &g->e2e;
 	out[n].sum[run] = g->sum_e2e;
@@ -207,15 +209,15 @@ static size_t run_stages(const struct ntp_report_group *g, int run, struct ntp_c
  * The union of the two runs' stages, matched by name: the baseline's order,
  * then stages only the new run has, and the end-to-end latency last.
  */
-static int pair_stages(struct ntp_compare_group *cg)
+static int pair_stages(const struct ntp_compare *c, struct ntp_compare_group *cg)
 {
-	struct ntp_compare_stage side[NTP_CMP_RUNS][NTP_STAGE_MAX + 1];
+	struct ntp_compare_stage side[NTP_CMP_RUNS][NTP_VIEW_MAX_STAGES + 1];
 	size_t n[NTP_CMP_RUNS] = { 0, 0 }, k = 0;
-	bool used[NTP_STAGE_MAX + 1] = { false };
+	bool used[NTP_VIEW_MAX_STAGES + 1] = { false };
 
 	for (int r = 0; r < NTP_CMP_RUNS; r++)
 		if (cg->g[r])
-			n[r] = run_stages(cg->g[r], r, side[r]);
+			n[r] = run_stages(&c->run[r], cg->g[r], r, side[r]);
 	cg->stage = calloc(n[0] + n[1], sizeof(*cg->stage));
 	if (!cg->stage)
 		return -ENOMEM;
@@ -280,7 +282,7 @@ static int pair_groups(struct ntp_compare *c)
 	}
 	free(all);
 	for (size_t i = 0; i < c->ngroups; i++)
-		if (pair_stages(&c->groups[i]))
+		if (pair_stages(c, &c->groups[i]))
 			return -ENOMEM;
 	return 0;
 }
@@ -326,9 +328,9 @@ static const struct ntp_report_hook *find_hook(const struct ntp_report_header *h
 }
 
 /* each stage boundary whose hook or attach flavour changed, or that one run lacks */
-static int hooks_differ(struct ntp_compare *c)
+static int hooks_differ(struct ntp_compare *c, const struct ntp_report_header *a,
+			const struct ntp_report_header *b, const char *pre)
 {
-	const struct ntp_report_header *a = &c->run[0].hdr, *b = &c->run[1].hdr;
 	int rc = 0;
 
 	for (size_t i = 0; i < a->nhooks && !rc; i++) {
@@ -336,11 +338,11 @@ static int hooks_differ(struct ntp_compare *c)
 
 		if (!y)
 			rc = add_line(&c->differences, &c->ndifferences,
-				      "hook %s %s: %s (%s) -> none", x->side, x->point, x->hook,
-				      x->flavour);
+				      "%shook %s %s: %s (%s) -> none", pre, x->side, x->point,
+				      x->hook, x->flavour);
 		else if (strcmp(x->hook, y->hook) || strcmp(x->flavour, y->flavour))
 			rc = add_line(&c->differences, &c->ndifferences,
-				      "hook %s %s: %s (%s) -> %s (%s)", x->side, x->point,
+				      "%shook %s %s: %s (%s) -> %s (%s)", pre, x->side, x->point,
 				      x->hook, x->flavour, y->hook, y->flavour);
 	}
 	for (size_t i = 0; i < b->nhooks && !rc; i++) {
@@ -348,30 +350,65 @@ static int hooks_differ(struct ntp_compare *c)
 
 		if (!find_hook(a, y))
 			rc = add_line(&c->differences, &c->ndifferences,
-				      "hook %s %s: none -> %s (%s)", y->side, y->point, y->hook,
-				      y->flavour);
+				      "%shook %s %s: none -> %s (%s)", pre, y->side, y->point,
+				      y->hook, y->flavour);
 	}
 	return rc;
+}
+
+/* what differs between file i of each run; "file 2: " before each line over several files */
+static int file_differs(struct ntp_compare *c, int i, const char *pre)
+{
+	const struct ntp_report_header *a = &c->run[0].files[i].hdr, *b = &c->run[1].files[i].hdr;
+	char what[64];
+	int rc = 0;
+
+#define WHAT(s) (snprintf(what, sizeof(what), "%s%s", pre, s), what)
+	rc |= text_differs(c, WHAT("kernel release"), a->kernel_release, b->kernel_release);
+	rc |= text_differs(c, WHAT("host"), a->hostname, b->hostname);
+	if (a->sample_one_in != b->sample_one_in)
+		rc |= add_line(&c->differences, &c->ndifferences,
+			       "%ssample rate: 1/%" PRId64 " -> 1/%" PRId64, pre, a->sample_one_in,
+			       b->sample_one_in);
+	if (a->hash_version != b->hash_version)
+		rc |= add_line(&c->differences, &c->ndifferences,
+			       "%shash version: %" PRId64 " -> %" PRId64, pre, a->hash_version,
+			       b->hash_version);
+	rc |= text_differs(c, WHAT("recorded by"), a->recorded_by, b->recorded_by);
+#undef WHAT
+	rc |= hooks_differ(c, a, b, pre);
+	return rc;
+}
+
+static const char *none_words(enum ntp_report_kind kind)
+{
+	switch (kind) {
+	case NTP_REPORT_JOINED:
+		return "joined";
+	case NTP_REPORT_TARGET:
+		return "sampled target";
+	default:
+		return "sampled host";
+	}
 }
 
 static int header_notes(struct ntp_compare *c)
 {
 	static const char *const run_name[NTP_CMP_RUNS] = { "baseline", "new recording" };
-	const struct ntp_report_header *a = &c->run[0].hdr, *b = &c->run[1].hdr;
+	const struct ntp_report_header *a = &c->run[0].files[0].hdr, *b = &c->run[1].files[0].hdr;
+	int nfiles = c->run[0].nfiles < c->run[1].nfiles ? c->run[0].nfiles : c->run[1].nfiles;
 	int rc = 0;
 
-	rc |= text_differs(c, "kernel release", a->kernel_release, b->kernel_release);
-	rc |= text_differs(c, "host", a->hostname, b->hostname);
-	if (a->sample_one_in != b->sample_one_in)
-		rc |= add_line(&c->differences, &c->ndifferences,
-			       "sample rate: 1/%" PRId64 " -> 1/%" PRId64, a->sample_one_in,
-			       b->sample_one_in);
-	if (a->hash_version != b->hash_version)
-		rc |= add_line(&c->differences, &c->ndifferences,
-			       "hash version: %" PRId64 " -> %" PRId64, a->hash_version,
-			       b->hash_version);
-	rc |= text_differs(c, "recorded by", a->recorded_by, b->recorded_by);
-	rc |= hooks_differ(c);
+	if (c->run[0].nfiles != c->run[1].nfiles)
+		rc |= add_line(&c->differences, &c->ndifferences, "recordings: %d -> %d",
+			       c->run[0].nfiles, c->run[1].nfiles);
+	for (int i = 0; i < nfiles; i++) {
+		char pre[32] = "";
+
+		if (nfiles > 1)
+			snprintf(pre, sizeof(pre), "file %d: ", i + 1);
+		rc |= file_differs(c, i, pre);
+	}
 
 	/* different rates sample different shares: the tails rest on other counts */
 	if (a->sample_one_in != b->sample_one_in) {
@@ -384,18 +421,64 @@ static int header_notes(struct ntp_compare *c)
 			ntp_warn("%s", c->warnings[c->nwarnings - 1]);
 	}
 	for (int r = 0; r < NTP_CMP_RUNS; r++) {
-		const struct ntp_report_header *h = &c->run[r].hdr;
-		uint64_t lost = h->lost_ringbuf + h->lost_map;
+		uint64_t lost = 0;
 
+		for (int i = 0; i < c->run[r].nfiles; i++) {
+			const struct ntp_report_file *f = &c->run[r].files[i];
+
+			lost += f->hdr.lost_ringbuf + f->hdr.lost_map + f->t_lost_ringbuf +
+				f->t_lost_map;
+		}
 		if (lost)
 			rc |= add_line(&c->warnings, &c->nwarnings,
 				       "the %s lost %" PRIu64 " sampled commands while recording; "
 				       "its statistics do not include them", run_name[r], lost);
 		if (!c->run[r].ngroups)
-			rc |= add_line(&c->warnings, &c->nwarnings,
-				       "the %s has no sampled host commands", run_name[r]);
+			rc |= add_line(&c->warnings, &c->nwarnings, "the %s has no %s commands",
+				       run_name[r], none_words(c->run[r].kind));
 	}
 	return rc ? -ENOMEM : 0;
+}
+
+const char *ntp_compare__kind_words(enum ntp_report_kind kind)
+{
+	switch (kind) {
+	case NTP_REPORT_JOINED:
+		return "joined recordings";
+	case NTP_REPORT_TARGET:
+		return "target recordings";
+	default:
+		return "host recordings";
+	}
+}
+
+/*
+ * The stage whose mean moved the most (in ns, either way) in a group found
+ * in both runs: the one line a reader looks for first.
+ */
+static void find_most(struct ntp_compare *c)
+{
+	int64_t best = -1;
+
+	memset(&c->most, 0, sizeof(c->most));
+	for (size_t i = 0; i < c->ngroups; i++) {
+		const struct ntp_compare_group *g = &c->groups[i];
+
+		/* the last entry is the end-to-end latency: not a stage */
+		for (size_t k = 0; k + 1 < g->nstages; k++) {
+			struct ntp_compare_value v;
+			int64_t d;
+
+			ntp_compare__value(&g->stage[k], NTP_CMP_MEAN, &v);
+			if (!v.has_delta)
+				continue;
+			d = v.delta < 0 ? -v.delta : v.delta;
+			if (d > best) {
+				best = d;
+				c->most = (struct ntp_compare_most){ g, &g->stage[k], v };
+			}
+		}
+	}
 }
 
 /* growth of the end-to-end mean, in percent of the baseline's */
@@ -426,10 +509,11 @@ int ntp_compare__build(struct ntp_compare *c, const struct ntp_compare_opts *o)
 {
 	c->stats = o->stats ? o->stats : NTP_CMP_DEFAULT_STATS;
 	if (pair_groups(c) || header_notes(c)) {
-		ntp_error("%s, %s: cannot compare: %s", c->path[0], c->path[1], strerror(ENOMEM));
+		ntp_error("%s, %s: cannot compare: %s", c->arg[0], c->arg[1], strerror(ENOMEM));
 		return NTP_EXIT_FAILURE;
 	}
 	check_threshold(c, o);
+	find_most(c);
 	return 0;
 }
 
@@ -444,8 +528,11 @@ void ntp_compare__free(struct ntp_compare *c)
 	for (size_t i = 0; i < c->nwarnings; i++)
 		free(c->warnings[i]);
 	free(c->warnings);
-	for (int r = 0; r < NTP_CMP_RUNS; r++)
+	for (int r = 0; r < NTP_CMP_RUNS; r++) {
 		ntp_report__free(&c->run[r]);
+		free(c->names[r]);
+		c->names[r] = NULL;
+	}
 	c->groups = NULL;
 	c->ngroups = 0;
 }

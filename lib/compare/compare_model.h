@@ -56,9 +56,22 @@ struct ntp_compare_value {
 	double ratio;                             /* new / baseline; NaN: not both, or baseline 0 */
 };
 
+/* the most recordings one run of a comparison joins */
+#define NTP_CMP_MAX_FILES 16
+
+/* the stage (not the end-to-end) whose mean moved the most, of a group in both runs */
+struct ntp_compare_most {
+	const struct ntp_compare_group *g;        /* NULL: no stage in both runs */
+	const struct ntp_compare_stage *stage;
+	struct ntp_compare_value mean;
+};
+
 struct ntp_compare {
-	const char *path[NTP_CMP_RUNS];
-	struct ntp_report run[NTP_CMP_RUNS];      /* each recording, as report sees it */
+	const char *arg[NTP_CMP_RUNS];            /* each run as the command line named it */
+	char *names[NTP_CMP_RUNS];                /* the copy files[] point into */
+	const char *files[NTP_CMP_RUNS][NTP_CMP_MAX_FILES];
+	int nfiles[NTP_CMP_RUNS];
+	struct ntp_report run[NTP_CMP_RUNS];      /* each run, as report sees it */
 	struct ntp_compare_group *groups;         /* ordered: namespace, I/O type, size */
 	size_t ngroups;
 	char **differences;                       /* header fields that differ, as text */
@@ -67,7 +80,11 @@ struct ntp_compare {
 	size_t nwarnings;
 	unsigned int stats;                       /* never 0 here */
 	size_t over_threshold;                    /* groups over --threshold */
+	struct ntp_compare_most most;             /* the stage that changed most */
 };
+
+/* "host recordings", "target recordings", "joined recordings" */
+const char *ntp_compare__kind_words(enum ntp_report_kind kind);
 
 /* pairs the runs' groups and stages; 0 or NTP_EXIT_FAILURE */
 int ntp_compare__build(struct ntp_compare *c, const struct ntp_compare_opts *o);

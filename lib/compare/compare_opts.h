@@ -26,6 +26,7 @@ struct ntp_compare_opts {
 	unsigned int stats;           /* 1 << enum ntp_compare_stat; 0 = NTP_CMP_DEFAULT_STATS */
 	bool threshold_set;           /* --threshold given */
 	double threshold_pct;         /* fail when an end-to-end mean grows more than this */
+	const char *stages;           /* --stages: "summary" (NULL) or "detail", as report's */
 };
 
 #endif

@@ -14,6 +14,7 @@
 #include "lib/compare/compare_model.h"
 #include "lib/compare/compare_text.h"
 #include "lib/core/size.h"
+#include "lib/report/report_model.h"
 #include "lib/report/report_text.h"
 
 static const char *const run_label[NTP_CMP_RUNS] = { "baseline:", "new:" };
@@ -30,7 +31,8 @@ static void print_header(const struct ntp_compare *c, FILE *f, const struct ntp_
 {
 	fprintf(f, "# ntprof compare\n");
 	for (int r = 0; r < NTP_CMP_RUNS; r++)
-		print_file(&c->run[r].hdr, run_label[r], f);
+		for (int i = 0; i < c->run[r].nfiles; i++)
+			print_file(&c->run[r].files[i].hdr, run_label[r], f);
 	for (size_t i = 0; i < c->ndifferences; i++)
 		fprintf(f, "# %-18s %s\n", "differs:", c->differences[i]);
 	for (size_t i = 0; i < c->nwarnings; i++)
@@ -55,10 +57,16 @@ static void count_cell(char *buf, size_t len, const struct ntp_report_group *g)
 		snprintf(buf, len, "-");
 }
 
+/* a target groups by its backend device */
+static const char *ns_title(const struct ntp_compare *c)
+{
+	return c->run[NTP_CMP_BASE].kind == NTP_REPORT_TARGET ? "device" : "namespace";
+}
+
 static void print_groups(const struct ntp_compare *c, FILE *f)
 {
 	fprintf(f, "#\n# groups: sampled commands in each recording\n");
-	fprintf(f, "# %-7s %7s %-12s %10s %9s  %s\n", "io_type", "size", "namespace",
+	fprintf(f, "# %-7s %7s %-12s %10s %9s  %s\n", "io_type", "size", ns_title(c),
 		"n_baseline", "n_new", "present");
 	for (size_t i = 0; i < c->ngroups; i++) {
 		const struct ntp_compare_group *g = &c->groups[i];
@@ -116,7 +124,7 @@ static void print_stages(const struct ntp_compare *c, FILE *f, const struct ntp_
 {
 	fprintf(f, "#\n# stages (us)\n");
 	fprintf(f, "# %-7s %7s %-12s %-12s %-5s %11s %11s %11s %8s  %s\n", "io_type", "size",
-		"namespace", "stage", "stat", "baseline", "new", "delta", "ratio", "present");
+		ns_title(c), "stage", "stat", "baseline", "new", "delta", "ratio", "present");
 	for (size_t i = 0; i < c->ngroups; i++) {
 		const struct ntp_compare_group *g = &c->groups[i];
 
@@ -146,17 +154,52 @@ static void print_threshold(const struct ntp_compare *c, FILE *f, const struct n
 	}
 }
 
+/* the one line a reader looks for first */
+static void print_most(const struct ntp_compare *c, FILE *f)
+{
+	const struct ntp_compare_most *m = &c->most;
+	char size[32], d[40], pct[40] = "";
+
+	if (!m->g) {
+		fprintf(f, "#\n# changed most: nothing (no stage in both recordings)\n");
+		return;
+	}
+	ntp_size__str(m->g->bytes, size, sizeof(size));
+	us_cell(d, sizeof(d), true, m->mean.delta, true);
+	if (isfinite(m->mean.ratio))
+		snprintf(pct, sizeof(pct), " (%+.2f%%)", (m->mean.ratio - 1.0) * 100.0);
+	fprintf(f, "#\n# changed most: %s of %s %s %s: mean %s us%s\n", m->stage->text,
+		m->g->io_type, size, m->g->ns, d, pct);
+}
+
+/* what each stage holds, in the baseline's words (the runs are of one kind) */
+static void print_notes(const struct ntp_compare *c, FILE *f)
+{
+	const struct ntp_report *r = &c->run[NTP_CMP_BASE];
+	const struct ntp_view *v = ntp_report__view(r);
+
+	fprintf(f, "#\n# stages (%s):\n", v->name);
+	for (int s = 0; s < v->nstages; s++)
+		fprintf(f, "#   %-12s %s\n", v->stages[s].text, v->stages[s].what);
+	if (r->kind == NTP_REPORT_TARGET)
+		fprintf(f, "#   %-12s %s\n", "residence", ntp_report__residence(r));
+}
+
 int ntp_compare__print_text(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)
 {
 	print_header(c, f, o);
 	if (!c->ngroups) {
-		fprintf(f, "#\n# no sampled host commands in either recording\n");
+		fprintf(f, "#\n# no %s commands in either recording\n",
+			c->run[NTP_CMP_BASE].kind == NTP_REPORT_JOINED ? "joined" :
+			c->run[NTP_CMP_BASE].kind == NTP_REPORT_TARGET ? "sampled target" :
+			"sampled host");
 		print_threshold(c, f, o);
 		return NTP_EXIT_OK;
 	}
 	print_groups(c, f);
 	print_stages(c, f, o);
+	print_most(c, f);
 	print_threshold(c, f, o);
-	fprintf(f, "#\n# * network: %s\n", NTP_REPORT_NETWORK_STAR_NOTE);
+	print_notes(c, f);
 	return NTP_EXIT_OK;
 }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report: the JSON form, the same model as the text (report_priv.h).  Keys are
- * snake_case, times integer nanoseconds with an _ns suffix; means are rounded
- * to whole nanoseconds exactly as the text shows them.
+ * report: the JSON form of every report, the same model as the text
+ * (report_model.h), in one shape whatever the recordings: the members that
+ * do not apply are null or empty, never missing (ntprof-report(1), JSON,
+ * format_version).  Keys are snake_case, times integer nanoseconds with an
+ * _ns suffix; means are rounded to whole nanoseconds exactly as the text
+ * shows them.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -12,7 +15,8 @@
 #include "lib/cli/json.h"
 #include "lib/cli/version.h"
 #include "lib/report/report_json.h"
-#include "lib/report/report_query.h"
+#include "lib/report/report_header.h"
+#include "lib/report/report_view.h"
 #include "lib/report/report_json_group.h"
 #include "lib/report/report_model.h"
 
@@ -174,41 +178,184 @@ void ntp_report__json_file(struct ntp_json *j, const struct ntp_report_header *h
 	own_cost_member(j, h);
 }
 
+static void files_array(struct ntp_json *j, const struct ntp_report *r)
+{
+	ntp_json__name(j, "files");
+	ntp_json__start_array(j);
+	for (int i = 0; i < r->nfiles; i++) {
+		const struct ntp_report_file *f = &r->files[i];
+
+		ntp_json__start_object(j);
+		ntp_json__int_field(j, "file", i + 1);
+		ntp_report__json_file(j, &f->hdr);
+		ntp_json__name(j, "sides");
+		ntp_json__start_array(j);
+		if (f->sides & NTP_JOIN_HOST)
+			ntp_json__string(j, "host");
+		if (f->sides & NTP_JOIN_TARGET)
+			ntp_json__string(j, "target");
+		ntp_json__end_array(j);
+		/* "commands" is the host side's, "target_commands" the target's or null */
+		if (f->sides & NTP_JOIN_TARGET) {
+			ntp_report__json_counts(j, "target_commands", f->t_seen, f->t_sampled,
+						f->t_lost_ringbuf, f->t_lost_map, f->t_rows);
+		} else {
+			ntp_json__name(j, "target_commands");
+			ntp_json__null(j);
+		}
+		ntp_json__end_object(j);
+	}
+	ntp_json__end_array(j);
+}
+
+static void clock_pairs_array(struct ntp_json *j, const struct ntp_report *r)
+{
+	ntp_json__name(j, "clock_pairs");
+	ntp_json__start_array(j);
+	for (int i = 0; i < r->npairs; i++) {
+		const struct ntp_join_pair *p = &r->pairs[i];
+
+		ntp_json__start_object(j);
+		ntp_json__int_field(j, "host_file", p->host_file + 1);
+		ntp_json__int_field(j, "target_file", p->target_file + 1);
+		/* one clock: offset and drift are known to be 0, not estimated */
+		ntp_json__bool_field(j, "estimated",
+				     p->estimated && p->clock == NTP_JOIN_CLOCK_TWO);
+		ntp_json__bool_field(j, "same_clock", p->clock != NTP_JOIN_CLOCK_TWO);
+		ntp_json__string_field(j, "clock", p->clock != NTP_JOIN_CLOCK_TWO ?
+				       ntp_join__clock_name(p->clock) :
+				       p->estimated ? "estimated" : "not estimated");
+		ntp_json__name(j, "offset_ns");
+		if (p->estimated)
+			ntp_json__int(j, ntp_report__round_ns(p->offset_ns));
+		else
+			ntp_json__null(j);
+		ntp_json__name(j, "drift_ppm");
+		if (p->estimated)
+			ntp_json__double(j, p->drift * 1e6);
+		else
+			ntp_json__null(j);
+		ntp_json__int_field(j, "t0_ns", p->t0_ns);
+		ntp_json__double_field(j, "tolerance_ns", p->tol_ns);
+		ntp_json__int_field(j, "candidates", p->candidates);
+		ntp_json__int_field(j, "support", p->support);
+		ntp_json__int_field(j, "matched", p->matched);
+		ntp_json__end_object(j);
+	}
+	ntp_json__end_array(j);
+}
+
+/* "join": what the join matched; null when nothing was joined */
+static void join_member(struct ntp_json *j, const struct ntp_report *r)
+{
+	const struct ntp_join_counts *c = &r->counts;
+
+	ntp_json__name(j, "join");
+	if (r->kind != NTP_REPORT_JOINED) {
+		ntp_json__null(j);
+		return;
+	}
+	ntp_json__start_object(j);
+	ntp_json__int_field(j, "host_commands", c->host_rows);
+	ntp_json__int_field(j, "target_commands", c->target_rows);
+	ntp_json__int_field(j, "matched", c->matched);
+	ntp_json__double_field(j, "matched_pct", ntp_report__matched_pct(r));
+	ntp_json__int_field(j, "unmatched_host", c->unmatched_host);
+	ntp_json__int_field(j, "unmatched_target", c->unmatched_target);
+	ntp_json__int_field(j, "rejected", c->rejected);
+	ntp_json__end_object(j);
+}
+
+static void warnings_array(struct ntp_json *j, const struct ntp_report *r)
+{
+	double pct = ntp_report__matched_pct(r);
+
+	ntp_json__name(j, "warnings");
+	ntp_json__start_array(j);
+	if (r->kind == NTP_REPORT_JOINED && (!isfinite(pct) || pct < NTP_REPORT_WARN_PCT))
+		ntp_json__string(j, "fewer than 99% of the host's sampled commands were joined: "
+				 "the stages describe the joined ones only");
+	for (int i = 0; i < r->nfiles; i++) {
+		const struct ntp_report_file *f = &r->files[i];
+
+		if (f->hdr.lost_ringbuf + f->hdr.lost_map + f->t_lost_ringbuf + f->t_lost_map)
+			ntp_json__string(j, "sampled commands were lost while recording a file; "
+					 "the statistics do not include them");
+	}
+	ntp_json__end_array(j);
+}
+
+static void gaps_array(struct ntp_json *j, const struct ntp_report *r)
+{
+	ntp_json__name(j, "stage_gaps");
+	ntp_json__start_array(j);
+	for (size_t i = 0; i < r->ngaps; i++) {
+		const struct ntp_stage_gap *g = &r->gaps[i];
+
+		ntp_json__start_object(j);
+		ntp_json__int_field(j, "file", g->file);
+		ntp_json__string_field(j, "point", g->point);
+		ntp_json__string_field(j, "hook", g->hook);
+		ntp_json__string_field(j, "stages", g->stages);
+		ntp_json__string_field(j, "what", g->what);
+		ntp_json__end_object(j);
+	}
+	ntp_json__end_array(j);
+}
+
+const char *ntp_report__kind_name(enum ntp_report_kind kind)
+{
+	switch (kind) {
+	case NTP_REPORT_JOINED:
+		return "joined";
+	case NTP_REPORT_TARGET:
+		return "target";
+	default:
+		return "host";
+	}
+}
+
+/* what a JSON document is of, the first members of report's and compare's */
+void ntp_report__json_kind(struct ntp_json *j, const struct ntp_report *r)
+{
+	const struct ntp_view *v = ntp_report__view(r);
+
+	ntp_json__string_field(j, "kind", ntp_report__kind_name(r->kind));
+	ntp_json__string_field(j, "stage_view", v->name);
+	/* what a group's "e2e" measures: a target alone sees its residence only */
+	ntp_json__string_field(j, "e2e_is", ntp_report__total_label(r));
+}
+
 int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o)
 {
+	const struct ntp_view *v = ntp_report__view(r);
 	struct ntp_json *j = ntp_json__new(f, o->pretty);
-	uint64_t lost = r->hdr.lost_ringbuf + r->hdr.lost_map;
 	size_t hidden = 0;
 
 	if (!j)
 		return NTP_EXIT_FAILURE;
 	ntp_json__start_object(j);
 	ntp_json__string_field(j, "ntprof_version", ntp_version_string);
-	ntp_json__int_field(j, "schema_version", r->hdr.schema_version);
+	ntp_json__int_field(j, "format_version", NTP_REPORT_FORMAT_VERSION);
+	ntp_json__int_field(j, "schema_version", r->nfiles ? r->files[0].hdr.schema_version : 0);
 	ntp_json__string_field(j, "command", "report");
-
-	ntp_json__name(j, "files");
-	ntp_json__start_array(j);
-	ntp_json__start_object(j);
-	ntp_report__json_file(j, &r->hdr);
-	ntp_json__end_object(j);
-	ntp_json__end_array(j);
-
-	ntp_json__name(j, "warnings");
-	ntp_json__start_array(j);
-	if (lost)
-		ntp_json__string(j, "sampled commands were lost while recording; "
-				 "the statistics do not include them");
-	ntp_json__end_array(j);
-
-	ntp_report__json_stage_notes(j, ntp_stage_names, NTP_STAGE_MAX, NULL);
+	ntp_report__json_kind(j, r);
+	ntp_json__string_field(j, "note", r->kind == NTP_REPORT_TARGET ? NTP_REPORT_TARGET_NOTE :
+			       NULL);
+	files_array(j, r);
+	clock_pairs_array(j, r);
+	join_member(j, r);
+	warnings_array(j, r);
+	ntp_report__json_stage_notes(j, v->stages, v->nstages,
+				     r->kind == NTP_REPORT_TARGET ? ntp_report__residence(r) : NULL);
+	gaps_array(j, r);
 
 	ntp_json__name(j, "groups");
 	ntp_json__start_array(j);
 	for (size_t i = 0; i < r->ngroups; i++) {
-		if (ntp_report__group_shown(r, &r->groups[i], o))
-			ntp_report__json_group(j, &r->groups[i], ntp_stage_names, NTP_STAGE_MAX,
-					       false, false);
+		if (ntp_report__shown(&r->groups[i], r->total, o))
+			ntp_report__json_group(j, &r->groups[i], v->stages, v->nstages,
+					       r->kind == NTP_REPORT_TARGET);
 		else
 			hidden++;
 	}

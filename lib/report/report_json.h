@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The JSON form of a recording alone (ntprof-report(1), OUTPUT), and the
- * members of a file every JSON report writes.
+ * The JSON form of every report (ntprof-report(1), JSON), and the members
+ * of a file every JSON document writes, report's and compare's.
  */
 #ifndef NTP_REPORT_JSON_H
 #define NTP_REPORT_JSON_H
@@ -11,6 +11,12 @@
 
 #include "lib/report/report_model.h"
 #include "lib/report/report_opts.h"
+
+/* "host", "target", "joined" */
+const char *ntp_report__kind_name(enum ntp_report_kind kind);
+/* kind, stage_view and e2e_is: what a report's or a comparison's document is of */
+struct ntp_json;
+void ntp_report__json_kind(struct ntp_json *j, const struct ntp_report *r);
 
 /* 0 or an NTP_EXIT_* code */
 int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o);

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report: a group's JSON object and its summaries, the same in every report's document (a
- * recording alone, report_json.c; joined recordings, the detailed stages and
- * a target alone, report_jjson.c), as the text's tables are
- * (report_text_tables.c).
+ * report: a group's JSON object and its summaries, the same in every
+ * report's document (report_json.c) and in compare's, as the text's tables
+ * are (report_text_tables.c).
  */
 #include "lib/cli/json.h"
 #include "lib/report/report_json_group.h"
@@ -21,19 +20,18 @@ void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s)
 }
 
 void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g,
-			    const struct ntp_view_stage *stages, int nstages, bool file,
-			    bool target)
+			    const struct ntp_view_stage *stages, int nstages, bool target)
 {
 	double un = ntp_report__stages_unattributed_ns(g, nstages);
 	int64_t stage_sum = 0;
 
 	ntp_json__start_object(j);
-	if (file)
-		ntp_json__int_field(j, "file", g->host_file);
+	ntp_json__int_field(j, "file", g->host_file);
 	ntp_json__string_field(j, "io_type", g->io_type);
 	ntp_json__int_field(j, "bytes", g->bytes);
-	/* a target alone: its backend device, and its residence for the end-to-end */
-	ntp_json__string_field(j, target ? "device" : "namespace", g->ns);
+	/* a host's groups are of its namespace disks, a target alone's of its backend devices */
+	ntp_json__string_field(j, "namespace", target ? NULL : g->ns);
+	ntp_json__string_field(j, "device", target ? g->ns : NULL);
 	ntp_json__uint_field(j, "n", g->e2e.n);
 	ntp_json__name(j, "est_cmds_per_s");
 	if (g->est_rate >= 0)
@@ -41,7 +39,8 @@ void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g
 	else
 		ntp_json__null(j);
 
-	ntp_json__name(j, target ? "residence" : "e2e");
+	/* a target alone: its residence (the document's "e2e_is") */
+	ntp_json__name(j, "e2e");
 	ntp_json__start_object(j);
 	ntp_report__json_summary(j, &g->e2e);
 	ntp_json__end_object(j);

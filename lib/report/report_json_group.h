@@ -14,12 +14,10 @@ struct ntp_json;
 /* a summary's seven _ns members */
 void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s);
 /*
- * A group's object with its first nstages stages; file:
- * with the host file's number; target: a target alone's keys ("device",
- * "residence").
+ * A group's object with its first nstages stages; target: a target alone's
+ * group, of a backend device ("device", "namespace" null).
  */
 void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g,
-			    const struct ntp_view_stage *stages, int nstages, bool file,
-			    bool target);
+			    const struct ntp_view_stage *stages, int nstages, bool target);
 
 #endif

@@ -1,18 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report: the stages of a recording alone, and the small computations on a
- * group that every printer (text, JSON, compare) shares.
+ * report: the small computations on a group that every printer (text,
+ * JSON, compare) shares.
  */
 #include <math.h>
 #include <stdio.h>
 
 #include "lib/report/report_model.h"
-
-const struct ntp_view_stage ntp_stage_names[NTP_STAGE_MAX] = {
-	[NTP_STAGE_BLOCK] = { "block", "block", NULL },
-	[NTP_STAGE_DRIVER] = { "driver", "driver", NULL },
-	[NTP_STAGE_NETWORK_STAR] = { "network*", "network_star", NTP_REPORT_NETWORK_STAR_NOTE },
-};
 
 int64_t ntp_report__round_ns(double ns)
 {
@@ -53,15 +47,4 @@ int ntp_report__shown(const struct ntp_report_group *g, uint64_t total,
 	if (o->percent_limit <= 0 || total == 0)
 		return 1;
 	return (double)g->e2e.n * 100.0 / (double)total >= o->percent_limit;
-}
-
-double ntp_report__unattributed_ns(const struct ntp_report_group *g)
-{
-	return ntp_report__stages_unattributed_ns(g, NTP_STAGE_MAX);
-}
-
-int ntp_report__group_shown(const struct ntp_report *r, const struct ntp_report_group *g,
-			    const struct ntp_report_opts *o)
-{
-	return ntp_report__shown(g, r->total, o);
 }

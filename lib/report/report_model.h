@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What report computes from recordings, and what every view of it reads:
- * report_query.c and report_scan.c load a recording alone into struct
- * ntp_report, report_join.c and report_view.c joined recordings (and the
- * detailed stages) into struct ntp_jreport; report_text.c, report_json.c,
- * report_jtext.c and report_jjson.c print them, and compare reads the same
- * model.  The groups, their tables and their JSON objects are one code for
- * every report (report_groups.c, report_text_tables.c, report_json_group.c).
+ * The one model of a report, for every kind of recording: a host recording
+ * alone, a target alone, host and target joined (a pair, several files, one
+ * "-r both" file).  report_load.c reads the files' headers (report_header.c)
+ * and streams their commands into the groups (report_scan.c for a host
+ * recording's summary, report_view.c for every other view);
+ * report_text.c and report_json.c print it, and compare pairs two of them.
  * report_model.c has the computations on a group every printer shares.
  */
 #ifndef NTP_REPORT_MODEL_H
@@ -19,19 +18,11 @@
 #include "lib/join/join.h"
 #include "lib/report/report_opts.h"
 
-/* the host stages (ntprof-design(7), STAGES), in the order of host_stages' columns */
-enum ntp_stage {
-	NTP_STAGE_BLOCK,
-	NTP_STAGE_DRIVER,
-	NTP_STAGE_NETWORK_STAR,   /* network + target: a host-only recording */
-	NTP_STAGE_MAX,
-};
-
 /* a stage as the reports name it; a view is the stages of one kind of report */
 struct ntp_view_stage {
 	const char *text;         /* row label in the text report (one word) */
 	const char *json;         /* "stage" value in the JSON */
-	const char *what;         /* what it holds, for the notes; NULL: no note */
+	const char *what;         /* what it holds, for the notes */
 };
 
 struct ntp_view {
@@ -39,12 +30,6 @@ struct ntp_view {
 	int nstages;
 	const struct ntp_view_stage *stages;
 };
-
-/* report_model.c: the stages of a recording alone, the columns of host_stages */
-extern const struct ntp_view_stage ntp_stage_names[NTP_STAGE_MAX];
-/* the note on network* wherever a host recording's stages are shown */
-#define NTP_REPORT_NETWORK_STAR_NOTE \
-	"the network and the target together (a host-only recording cannot tell them apart)"
 
 struct ntp_report_hook {
 	char *side, *point, *hook, *flavour, *reason;
@@ -81,12 +66,11 @@ struct ntp_report_cost {
 #define NTP_VIEW_MAX_STAGES 9
 
 /*
- * The commands of one group and their stages, in every report: a recording
- * alone has NTP_STAGE_MAX stages, the views of report_view.c theirs; the
- * entries past a report's stages stay 0.
+ * The commands of one group and their stages, in every report: the entries
+ * past the view's stages stay 0.
  */
 struct ntp_report_group {
-	int host_file;                /* the host-side file, from 1 (a recording alone: 1) */
+	int host_file;                /* the file the group's commands came from, from 1 */
 	char *io_type;                /* read | write | other */
 	int64_t bytes;
 	char *ns;                     /* namespace disk, nvmeXnY; a target alone: its device */
@@ -98,12 +82,80 @@ struct ntp_report_group {
 	double est_rate;              /* commands/s, estimated: n * N / duration; < 0 unknown */
 };
 
-struct ntp_report {
-	struct ntp_report_header hdr;
-	struct ntp_report_group *groups;  /* ordered: namespace, I/O type, size */
-	size_t ngroups;
-	uint64_t total;               /* sampled commands over all groups */
+/* what a report is of: decided by the files' roles and their number */
+enum ntp_report_kind {
+	NTP_REPORT_HOST,          /* one host recording */
+	NTP_REPORT_TARGET,        /* one target recording alone: residence for end-to-end */
+	NTP_REPORT_JOINED,        /* host and target joined: a pair, several, or one "-r both" */
 };
+
+/*
+ * The stages a report shows (report_view.c has each view's stages, in the
+ * words of NVMe/TCP and of NVMe/RDMA).
+ */
+enum ntp_view_kind {
+	NTP_VIEW_HOST,            /* a host recording alone: block, driver, network* */
+	NTP_VIEW_HOST_DETAIL,     /* the sub-stages a host recording alone has */
+	NTP_VIEW_JOINED,          /* block, driver, network, target driver, storage */
+	NTP_VIEW_JOINED_DETAIL,   /* the sub-stages of a joined command: nine, eight over RDMA */
+	NTP_VIEW_TARGET,          /* a target recording alone: target driver, storage */
+	NTP_VIEW_TARGET_DETAIL,   /* its sub-stages: target-rx, storage, target-tx */
+	NTP_VIEW_MAX,
+};
+
+/* one recording of a report: its header, and which sides it holds */
+struct ntp_report_file {
+	struct ntp_report_header hdr;   /* seen..lost_map, rows: the host side */
+	int sides;                      /* enum ntp_join_side */
+	/* the target side's intervals and target_io rows */
+	uint64_t t_seen, t_sampled, t_lost_ringbuf, t_lost_map, t_rows;
+};
+
+/* a stage boundary this recording's hooks could not place as the view wants */
+struct ntp_stage_gap {
+	int file;                 /* from 1 */
+	const char *point;        /* h_cmd_sent, t_sent, ... */
+	char *hook;               /* the hook it got, "none" when none */
+	const char *stages;       /* the sub-stages it bounds */
+	const char *what;         /* "not separated: ..." or "approximate: ..." */
+};
+
+/*
+ * The one model of a report, whatever the recordings: report_load.c fills
+ * it, report_text.c and report_json.c print it, compare pairs two of them.
+ * A host recording alone is the same model with the host's stages
+ * (network* standing for the network and the target).
+ */
+struct ntp_report {
+	enum ntp_report_kind kind;
+	enum ntp_view_kind view;
+	int rdma;                 /* NVMe/RDMA recordings (meta transport): RDMA words */
+	struct ntp_report_file *files;
+	int nfiles;
+	/* joined only: the clock pairs and what the join matched */
+	struct ntp_join_pair *pairs;
+	int npairs;
+	struct ntp_join_counts counts;
+	struct ntp_stage_gap *gaps;     /* --stages=detail only */
+	size_t ngaps;
+	struct ntp_report_group *groups;   /* ordered: host file, namespace, I/O type, size */
+	size_t ngroups;
+	uint64_t total;                 /* commands over all groups */
+};
+
+/* the version of report's and compare's JSON documents (ntprof-report(1), JSON) */
+#define NTP_REPORT_FORMAT_VERSION 2
+
+#define NTP_REPORT_WARN_PCT 99.0
+/* a target recording alone: what its total is, and what it cannot show */
+#define NTP_REPORT_RESIDENCE \
+	"the command on the target: received to response sent, less an R2T write's data wait"
+#define NTP_REPORT_RESIDENCE_RDMA \
+	"the command on the target: received to response posted, less the RDMA READ of a " \
+	"write's data"
+#define NTP_REPORT_TARGET_NOTE \
+	"a target recording alone has the target's stages only; the network and host stages " \
+	"(block, driver(h), network) need the host's recording: ntprof report HOST.ntp TARGET.ntp"
 
 /* a header's text as every printer shows it: "unknown" where the file has none */
 static inline const char *ntp_report__or_unknown(const char *s)
@@ -121,80 +173,14 @@ double ntp_report__share_pct(const struct ntp_report_group *g, double mean_ns);
 /* is group g, of total sampled commands, shown under o's --percent-limit? */
 int ntp_report__shown(const struct ntp_report_group *g, uint64_t total,
 		      const struct ntp_report_opts *o);
-/* the same for a recording alone: its NTP_STAGE_MAX stages, its total */
-double ntp_report__unattributed_ns(const struct ntp_report_group *g);
-int ntp_report__group_shown(const struct ntp_report *r, const struct ntp_report_group *g,
-			    const struct ntp_report_opts *o);
 
-/* ---- report on joined recordings, and the detailed stages ------------------
- *
- * The other view of the same numbers: a group's stages are one of the views
- * below (report_view.c), read row by row from temp.joined of lib/join/join.h (a
- * host and a target recording joined), from host_io with host_stages
- * (--stages=detail on a host recording), or from target_io with
- * target_stages (a target recording alone, where the residence on the
- * target stands for the end-to-end latency).  report_join.c loads it,
- * report_jtext.c and report_jjson.c print it.
- */
-
-enum ntp_view_kind {
-	NTP_VIEW_JOINED,          /* block, driver, network, target driver, storage */
-	NTP_VIEW_JOINED_DETAIL,   /* the sub-stages of a joined command: nine, eight over RDMA */
-	NTP_VIEW_HOST_DETAIL,     /* the sub-stages a host recording alone has */
-	NTP_VIEW_TARGET,          /* a target recording alone: target driver, storage */
-	NTP_VIEW_TARGET_DETAIL,   /* its sub-stages: target-rx, storage, target-tx */
-	NTP_VIEW_MAX,
-};
-
-struct ntp_jfile {
-	struct ntp_report_header hdr;   /* seen..lost_map, rows: the host side */
-	int sides;                      /* enum ntp_join_side */
-	/* the target side's intervals and target_io rows */
-	uint64_t t_seen, t_sampled, t_lost_ringbuf, t_lost_map, t_rows;
-};
-
-/* a stage boundary this recording's hooks could not place as the view wants */
-struct ntp_stage_gap {
-	int file;                 /* from 1 */
-	const char *point;        /* h_cmd_sent, t_sent, ... */
-	char *hook;               /* the hook it got, "none" when none */
-	const char *stages;       /* the sub-stages it bounds */
-	const char *what;         /* "not separated: ..." or "approximate: ..." */
-};
-
-/* what a jreport is of */
-enum ntp_jreport_kind {
-	NTP_JREPORT_JOINED,       /* host and target recordings joined */
-	NTP_JREPORT_HOST,         /* one host recording, --stages=detail */
-	NTP_JREPORT_TARGET,       /* one target recording alone */
-};
-
-struct ntp_jreport {
-	enum ntp_view_kind view;
-	int joined;               /* 0: --stages=detail on one host recording, or a target alone */
-	int target_only;          /* one target recording: residence for end-to-end */
-	int rdma;                 /* NVMe/RDMA recordings (meta transport): RDMA sub-stages */
-	struct ntp_jfile *files;
-	int nfiles;
-	struct ntp_join_pair *pairs;
-	int npairs;
-	struct ntp_join_counts counts;
-	struct ntp_stage_gap *gaps;
-	size_t ngaps;
-	struct ntp_report_group *groups;   /* ordered: host file, namespace, I/O type, size */
-	size_t ngroups;
-	uint64_t total;
-};
-
-#define NTP_JREPORT_WARN_PCT 99.0
-/* a target recording alone: what its total is, and what it cannot show */
-#define NTP_JREPORT_RESIDENCE \
-	"the command on the target: received to response sent, less an R2T write's data wait"
-#define NTP_JREPORT_RESIDENCE_RDMA \
-	"the command on the target: received to response posted, less the RDMA READ of a " \
-	"write's data"
-#define NTP_JREPORT_TARGET_NOTE \
-	"a target recording alone has the target's stages only; the network and host stages " \
-	"(block, driver(h), network) need the host's recording: ntprof report HOST.ntp TARGET.ntp"
+/* report_view.c: the stages of r's view, in the words of r's transport */
+const struct ntp_view *ntp_report__view(const struct ntp_report *r);
+/* what a target's residence is, over r's transport */
+const char *ntp_report__residence(const struct ntp_report *r);
+/* the total's row label: "end-to-end", or a target alone's "residence" */
+const char *ntp_report__total_label(const struct ntp_report *r);
+/* matched commands in percent of the host's rows; NAN with no host rows */
+double ntp_report__matched_pct(const struct ntp_report *r);
 
 #endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report: every sampled command's stages, from the host_stages view, into
- * one set of samples per group, then each group's summary.
+ * report: a host recording's summary (NTP_VIEW_HOST): every sampled
+ * command's stages, from the host_stages view, into one set of samples per
+ * group, then each group's summary.
  *
  * The stage columns come from host_stages, the single definition of the
  * stages (schema/ntp.sql); nothing here recomputes them from raw timestamps.
@@ -28,6 +29,8 @@
 #include "lib/report/report_scan.h"
 #include "lib/report/report_sql.h"
 
+/* the columns of host_stages read, after e2e_ns: the host view's stages */
+#define HOST_STAGES 3
 #define MAX_WORKERS 4
 /* below this many commands a second thread costs more than it saves */
 #define ROWS_PER_WORKER 100000
@@ -58,10 +61,10 @@ static int read_rows(struct worker *w, sqlite3 *db)
 		const char *io_type = (const char *)sqlite3_column_text(st, 0);
 		int64_t bytes = sqlite3_column_int64(st, 1);
 		const char *ns = (const char *)sqlite3_column_text(st, 2);
-		int64_t e2e = sqlite3_column_int64(st, 3), v[NTP_STAGE_MAX];
+		int64_t e2e = sqlite3_column_int64(st, 3), v[HOST_STAGES];
 		ssize_t k;
 
-		for (int s = 0; s < NTP_STAGE_MAX; s++)
+		for (int s = 0; s < HOST_STAGES; s++)
 			v[s] = sqlite3_column_int64(st, 4 + s);
 		/* a recording alone: every group is of its one file */
 		k = ntp_group_set__find(&w->set, 1, io_type ? io_type : "", bytes, ns ? ns : "");
@@ -122,10 +125,9 @@ static int nworkers(int64_t rows)
 	return n < 1 ? 1 : (int)n;
 }
 
-int ntp_report__scan(struct ntp_report *r, sqlite3 *db)
+int ntp_report__scan_host(struct ntp_report *r, sqlite3 *db, const char *path)
 {
 	struct worker w[MAX_WORKERS];
-	const char *path = r->hdr.path;
 	int64_t lo = 1, hi = 0, span;
 	int n, rc;
 
@@ -137,7 +139,7 @@ int ntp_report__scan(struct ntp_report *r, sqlite3 *db)
 	memset(w, 0, sizeof(w));
 	for (int i = 0; i < n; i++) {
 		w[i].path = path;
-		w[i].set.nstages = NTP_STAGE_MAX;
+		w[i].set.nstages = HOST_STAGES;
 		w[i].lo = lo + span * i / n;
 		w[i].hi = lo + span * (i + 1) / n - 1;
 	}

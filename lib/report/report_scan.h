@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A recording alone's commands (host_stages) into the model's groups.
+ * A host recording's summary: its commands (host_stages) into the model's
+ * groups, read in parallel.
  */
 #ifndef NTP_REPORT_SCAN_H
 #define NTP_REPORT_SCAN_H
@@ -10,9 +11,9 @@
 #include "lib/report/report_model.h"
 
 /*
- * Every command of host_stages into r->groups, summarized and
- * ordered, and r->total.  An NTP_EXIT_* code.
+ * Every command of host_stages in db (the recording at path) into
+ * r->groups, summarized and ordered, and r->total.  An NTP_EXIT_* code.
  */
-int ntp_report__scan(struct ntp_report *r, sqlite3 *db);
+int ntp_report__scan_host(struct ntp_report *r, sqlite3 *db, const char *path);
 
 #endif

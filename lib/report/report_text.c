@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report: the text form.  Every line that is not data begins with '#', as in
- * perf report, so `grep -v '^#'` leaves only the rows.  The tables of groups
- * are report_text_tables.c's, as in the report on joined recordings.
+ * report: the text form of every report (one model, report_model.h).
+ * Every line that is not a table row begins with '#', as in perf report, so
+ * `grep -v '^#'` leaves only the rows; the tables of groups are
+ * report_text_tables.c's.  A recording alone gets its header as it is;
+ * joined recordings one numbered block per file, and a file column.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -12,7 +14,8 @@
 #include "lib/cli/exit.h"
 #include "lib/core/size.h"
 #include "lib/report/report_model.h"
-#include "lib/report/report_query.h"
+#include "lib/report/report_header.h"
+#include "lib/report/report_view.h"
 #include "lib/report/report_text.h"
 #include "lib/report/report_text_tables.h"
 
@@ -106,79 +109,230 @@ void ntp_report__print_file_header(const struct ntp_report_header *h, FILE *f, c
 }
 
 /* ntprof-report(1) says what the figure counts and what it leaves out */
-static void print_cost(const struct ntp_report_header *h, FILE *f)
+static void print_cost(const struct ntp_report_header *h, FILE *f, const char *in)
 {
 	struct ntp_report_cost c;
 
 	if (h->bpf_run_ns < 0) {
-		fprintf(f, "# ntprof's own cost: unknown (recorded without the kernel's BPF statistics)\n");
+		fprintf(f, "# %sntprof's own cost: unknown (recorded without the kernel's BPF statistics)\n", in);
 		return;
 	}
 	if (!ntp_report__cost(h, &c)) {
-		fprintf(f, "# ntprof's own cost: unknown (no command seen while it was measured)\n");
+		fprintf(f, "# %sntprof's own cost: unknown (no command seen while it was measured)\n", in);
 		return;
 	}
-	fprintf(f, "# ntprof's own cost: %.0f ns per command, %.2f%% of one CPU at %.0f commands/s "
+	fprintf(f, "# %sntprof's own cost: %.0f ns per command, %.2f%% of one CPU at %.0f commands/s "
 		"(its BPF programs: %" PRId64 " runs, %" PRId64 " ns over %" PRId64 " commands in the first %.1f s)\n",
-		c.ns_per_command, c.cpu_percent, c.commands_per_s, h->bpf_runs, h->bpf_run_ns,
+		in, c.ns_per_command, c.cpu_percent, c.commands_per_s, h->bpf_runs, h->bpf_run_ns,
 		h->bpf_commands, (double)h->bpf_window_ns / 1e9);
 }
 
-static void print_header(const struct ntp_report *r, FILE *f)
+/* one side's counts: "commands seen:" alone, "host seen:" in a joined file's block */
+static void print_counts(FILE *f, const char *in, const char *side, uint64_t seen,
+			 uint64_t sampled, uint64_t lost_rb, uint64_t lost_map, uint64_t rows)
 {
-	const struct ntp_report_header *h = &r->hdr;
-	uint64_t lost = h->lost_ringbuf + h->lost_map;
+	char key[40];
 
-	fprintf(f, "# ntprof report\n");
-	ntp_report__print_file_header(h, f, "");
-	fprintf(f, "# %-18s %" PRIu64 "\n", "commands seen:", h->seen);
-	fprintf(f, "# %-18s %" PRIu64 "\n", "commands sampled:", h->sampled);
-	fprintf(f, "# %-18s %" PRIu64 " (ring buffer full %" PRIu64 ", in-flight map full %" PRIu64 ")\n",
-		"commands lost:", lost, h->lost_ringbuf, h->lost_map);
-	fprintf(f, "# %-18s %" PRIu64 "\n", "commands in file:", h->rows);
-	print_cost(h, f);
-	if (lost)
-		fprintf(f, "# warning: %" PRIu64 " sampled commands were lost while recording; "
-			"the statistics below do not include them\n", lost);
+	snprintf(key, sizeof(key), "%s seen:", side);
+	fprintf(f, "# %s%-18s %" PRIu64 "\n", in, key, seen);
+	snprintf(key, sizeof(key), "%s sampled:", side);
+	fprintf(f, "# %s%-18s %" PRIu64 "\n", in, key, sampled);
+	snprintf(key, sizeof(key), "%s lost:", side);
+	fprintf(f, "# %s%-18s %" PRIu64 " (ring buffer full %" PRIu64 ", in-flight map full %"
+		PRIu64 ")\n", in, key, lost_rb + lost_map, lost_rb, lost_map);
+	snprintf(key, sizeof(key), "%s in file:", side);
+	fprintf(f, "# %s%-18s %" PRIu64 "\n", in, key, rows);
+}
+
+static void print_file(const struct ntp_report_file *rf, FILE *f, bool joined)
+{
+	const struct ntp_report_header *h = &rf->hdr;
+	const char *in = joined ? "  " : "";
+
+	ntp_report__print_file_header(h, f, in);
+	if (rf->sides & NTP_JOIN_HOST)
+		print_counts(f, in, joined ? "host" : "commands", h->seen, h->sampled,
+			     h->lost_ringbuf, h->lost_map, h->rows);
+	if (rf->sides & NTP_JOIN_TARGET)
+		print_counts(f, in, joined ? "target" : "commands", rf->t_seen, rf->t_sampled,
+			     rf->t_lost_ringbuf, rf->t_lost_map, rf->t_rows);
+	print_cost(h, f, in);
+}
+
+static void print_files(const struct ntp_report *r, FILE *f)
+{
+	bool joined = r->kind == NTP_REPORT_JOINED;
+
+	for (int i = 0; i < r->nfiles; i++) {
+		if (joined)
+			fprintf(f, "# file %d:\n", i + 1);
+		print_file(&r->files[i], f, joined);
+	}
+}
+
+static void print_pairs(const struct ntp_report *r, FILE *f)
+{
+	for (int i = 0; i < r->npairs; i++) {
+		const struct ntp_join_pair *p = &r->pairs[i];
+
+		fprintf(f, "# %-18s file %d -> file %d: ", "clock pair:", p->host_file + 1,
+			p->target_file + 1);
+		if (p->clock != NTP_JOIN_CLOCK_TWO) {
+			/* one kernel's clock on both sides: known, not estimated */
+			fprintf(f, "%s: offset 0 ns, drift 0 ppm, not estimated; %" PRId64 " of %"
+				PRId64 " candidate pairs agree within %.0f ns; %" PRId64
+				" commands matched\n", ntp_join__clock_name(p->clock), p->support,
+				p->candidates, p->tol_ns, p->matched);
+			continue;
+		}
+		if (!p->estimated) {
+			fprintf(f, "not estimated: %" PRId64 " candidate pairs, %" PRId64
+				" agree (too few); 0 commands matched\n", p->candidates, p->support);
+			continue;
+		}
+		fprintf(f, "offset %+" PRId64 " ns, drift %+.3f ppm (target clock - host clock "
+			"at host time %" PRId64 " ns); %" PRId64 " of %" PRId64
+			" candidate pairs agree within %.0f ns; %" PRId64 " commands matched\n",
+			ntp_report__round_ns(p->offset_ns), p->drift * 1e6, p->t0_ns, p->support,
+			p->candidates, p->tol_ns, p->matched);
+	}
+}
+
+static void print_join_counts(const struct ntp_report *r, FILE *f)
+{
+	const struct ntp_join_counts *c = &r->counts;
+	double pct = ntp_report__matched_pct(r);
+
+	fprintf(f, "# %-18s %" PRId64 " (%.2f%% of the %" PRId64 " host commands)\n",
+		"commands matched:", c->matched, isfinite(pct) ? pct : 0.0, c->host_rows);
+	fprintf(f, "# %-18s %" PRId64 " (no target record: lost, or recorded while the target "
+		"was not)\n", "unmatched host:", c->unmatched_host);
+	fprintf(f, "# %-18s %" PRId64 " (of %" PRId64 " target commands, no host record)\n",
+		"unmatched target:", c->unmatched_target, c->target_rows);
+	fprintf(f, "# %-18s %" PRId64 " (a target record of the same command outside the clock "
+		"offset bound: a mismatch, never joined)\n", "rejected:", c->rejected);
+}
+
+static void print_warnings(const struct ntp_report *r, FILE *f)
+{
+	bool joined = r->kind == NTP_REPORT_JOINED;
+	double pct = ntp_report__matched_pct(r);
+
+	if (joined && (!isfinite(pct) || pct < NTP_REPORT_WARN_PCT))
+		fprintf(f, "# warning: only %.2f%% of the host's sampled commands were joined "
+			"(below %.0f%%): the stages below describe the joined ones only\n",
+			isfinite(pct) ? pct : 0.0, NTP_REPORT_WARN_PCT);
+	for (int i = 0; i < r->nfiles; i++) {
+		const struct ntp_report_file *rf = &r->files[i];
+		uint64_t lost = rf->hdr.lost_ringbuf + rf->hdr.lost_map +
+				rf->t_lost_ringbuf + rf->t_lost_map;
+
+		if (lost && joined)
+			fprintf(f, "# warning: %" PRIu64 " sampled commands were lost while "
+				"recording file %d; the statistics below do not include them\n",
+				lost, i + 1);
+		else if (lost)
+			fprintf(f, "# warning: %" PRIu64 " sampled commands were lost while "
+				"recording; the statistics below do not include them\n", lost);
+	}
+	if (r->kind == NTP_REPORT_TARGET)
+		fprintf(f, "# note: %s\n", NTP_REPORT_TARGET_NOTE);
 }
 
 static void print_groups(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o)
 {
-	fprintf(f, "#\n# end-to-end latency per group (us); est_cmds/s is estimated: "
-		"n x %" PRId64 " / duration\n", r->hdr.sample_one_in);
-	ntp_report__print_group_titles(f, false, "namespace", o->field_separator);
+	bool joined = r->kind == NTP_REPORT_JOINED;
+	/* a target groups by its backend device: it has no namespace disk */
+	const char *ns_title = r->kind == NTP_REPORT_TARGET ? "device" : "namespace";
+
+	if (r->kind == NTP_REPORT_TARGET)
+		fprintf(f, "#\n# residence on the target per group (us) of the sampled target "
+			"commands: %s; est_cmds/s is estimated: n x N / duration of the file\n",
+			r->rdma ? "received to response posted, less the RDMA READ of a write's data" :
+			"received to response sent, less an R2T write's wait for its data");
+	else if (joined)
+		fprintf(f, "#\n# end-to-end latency per group (us) of the joined commands; "
+			"est_cmds/s is estimated: n x N / duration of the host file\n");
+	else
+		fprintf(f, "#\n# end-to-end latency per group (us); est_cmds/s is estimated: "
+			"n x %" PRId64 " / duration\n", r->files[0].hdr.sample_one_in);
+	ntp_report__print_group_titles(f, joined, ns_title, o->field_separator);
 	for (size_t i = 0; i < r->ngroups; i++)
-		if (ntp_report__group_shown(r, &r->groups[i], o))
-			ntp_report__print_group_row(f, &r->groups[i], false, o->field_separator);
+		if (ntp_report__shown(&r->groups[i], r->total, o))
+			ntp_report__print_group_row(f, &r->groups[i], joined, o->field_separator);
 }
 
-static void print_stages(const struct ntp_report_group *g, FILE *f, const char *sep)
+static void print_stages(const struct ntp_report *r, const struct ntp_report_group *g, FILE *f,
+			 const char *sep)
 {
-	char size[32];
+	const struct ntp_view *v = ntp_report__view(r);
+	const char *total = ntp_report__total_label(r);
+	char size[32], file[32] = "";
 
 	ntp_size__str(g->bytes, size, sizeof(size));
-	fprintf(f, "#\n# stages of %s %s %s (n=%zu), us; share%% of the end-to-end mean\n",
-		g->io_type, size, g->ns, g->e2e.n);
-	ntp_report__print_stage_table(f, g, ntp_stage_names, NTP_STAGE_MAX, "end-to-end", sep);
+	if (r->kind == NTP_REPORT_JOINED)
+		snprintf(file, sizeof(file), " of file %d", g->host_file);
+	fprintf(f, "#\n# stages of %s %s %s%s (n=%zu), us; share%% of the %s mean\n",
+		g->io_type, size, g->ns, file, g->e2e.n, total);
+	ntp_report__print_stage_table(f, g, v->stages, v->nstages, total, sep);
+}
+
+static void print_notes(const struct ntp_report *r, FILE *f)
+{
+	const struct ntp_view *v = ntp_report__view(r);
+
+	fprintf(f, "#\n# stages (%s):\n", v->name);
+	for (int s = 0; s < v->nstages; s++)
+		fprintf(f, "#   %-12s %s\n", v->stages[s].text, v->stages[s].what);
+	if (r->kind == NTP_REPORT_TARGET)
+		fprintf(f, "#   %-12s %s\n", "residence", ntp_report__residence(r));
+	for (size_t i = 0; i < r->ngaps; i++) {
+		const struct ntp_stage_gap *g = &r->gaps[i];
+
+		fprintf(f, "# hook gap: file %d: %s (hook %s): %s: %s\n", g->file, g->point,
+			g->hook, g->stages, g->what);
+	}
+}
+
+static const char *none_line(const struct ntp_report *r)
+{
+	switch (r->kind) {
+	case NTP_REPORT_JOINED:
+		return "no joined commands";
+	case NTP_REPORT_TARGET:
+		return "no sampled target commands in this recording";
+	default:
+		return "no sampled host commands in this recording";
+	}
 }
 
 int ntp_report__print_text(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o)
 {
 	size_t hidden = 0;
 
-	print_header(r, f);
+	if (r->kind == NTP_REPORT_JOINED)
+		fprintf(f, "# ntprof report: %d recording%s joined\n", r->nfiles,
+			r->nfiles == 1 ? "" : "s");
+	else
+		fprintf(f, "# ntprof report\n");
+	print_files(r, f);
+	if (r->kind == NTP_REPORT_JOINED) {
+		print_pairs(r, f);
+		print_join_counts(r, f);
+	}
+	print_warnings(r, f);
 	if (!r->ngroups) {
-		fprintf(f, "#\n# no sampled host commands in this recording\n");
+		fprintf(f, "#\n# %s\n", none_line(r));
 		return NTP_EXIT_OK;
 	}
 	print_groups(r, f, o);
 	for (size_t i = 0; i < r->ngroups; i++) {
-		if (ntp_report__group_shown(r, &r->groups[i], o))
-			print_stages(&r->groups[i], f, o->field_separator);
+		if (ntp_report__shown(&r->groups[i], r->total, o))
+			print_stages(r, &r->groups[i], f, o->field_separator);
 		else
 			hidden++;
 	}
-	fprintf(f, "#\n# * network: %s\n", NTP_REPORT_NETWORK_STAR_NOTE);
+	print_notes(r, f);
 	if (hidden)
 		fprintf(f, "# %zu groups below --percent-limit %g%% not shown\n", hidden,
 			o->percent_limit);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The text form of a recording alone (ntprof-report(1), OUTPUT), and the
+ * The text form of every report (ntprof-report(1), OUTPUT), and the
  * header lines of one recording, which every text report (and compare's)
  * prints.
  */

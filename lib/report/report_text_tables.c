@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * report: the two tables of groups every text report prints, a recording
- * alone and joined recordings alike (report_text.c, report_jtext.c): the
+ * alone and joined recordings alike (report_text.c, compare_text.c): the
  * end-to-end latency of each group, and each group's stages.  Their columns
  * are report_table.c's; times in us, means rounded to whole ns first.
  */

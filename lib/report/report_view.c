@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report: the stage views of joined commands and the detailed views, and
- * the scan that streams rows into one set of samples per group.
+ * report: the stages of every view (report_model.h, enum ntp_view_kind),
+ * and the scan that streams rows into one set of samples per group for
+ * every view but a host recording's summary (report_scan.c reads that
+ * faster, in parallel).
  *
  * The five stages come from the views host_stages and target_stages (through
  * temp.joined of lib/join/join.h), never recomputed.  The sub-stages of
@@ -62,6 +64,14 @@
 #include "lib/report/report_view.h"
 
 /* ---- NVMe/TCP ------------------------------------------------------------- */
+
+/* a host recording alone: host_stages' three stages */
+static const struct ntp_view_stage host_stages[] = {
+	{ "block", "block", "host block layer: queued to the NVMe driver" },
+	{ "driver", "driver", "host NVMe driver, both ways" },
+	{ "network*", "network_star",
+	  "the network and the target together (a host-only recording cannot tell them apart)" },
+};
 
 static const struct ntp_view_stage joined_stages[] = {
 	{ "block", "block", "host block layer: queued to the NVMe driver" },
@@ -147,6 +157,13 @@ static const struct ntp_view_stage rdma_joined_detail[] = {
 	RDMA_HOST_RX,
 };
 
+static const struct ntp_view_stage rdma_host_stages[] = {
+	{ "block", "block", "host block layer: queued to the NVMe driver" },
+	{ "driver", "driver", "host NVMe driver, both ways" },
+	{ "network*", "network_star", "the network and the target together, any RDMA READ of "
+	  "a write's data included (a host-only recording cannot tell them apart)" },
+};
+
 static const struct ntp_view_stage rdma_host_detail[] = {
 	{ "block", "block", "host block layer (prior art: blk_submission)" },
 	RDMA_HOST_TX,
@@ -172,12 +189,14 @@ static const struct ntp_view_stage rdma_target_detail[] = {
 /* [rdma][view] */
 static const struct ntp_view views[2][NTP_VIEW_MAX] = {
 	{
+		[NTP_VIEW_HOST] = { "summary", NSTAGES(host_stages), host_stages },
 		[NTP_VIEW_JOINED] = { "summary", NSTAGES(joined_stages), joined_stages },
 		[NTP_VIEW_JOINED_DETAIL] = { "detail", NSTAGES(joined_detail), joined_detail },
 		[NTP_VIEW_HOST_DETAIL] = { "detail", NSTAGES(host_detail), host_detail },
 		[NTP_VIEW_TARGET] = { "summary", NSTAGES(target_stages), target_stages },
 		[NTP_VIEW_TARGET_DETAIL] = { "detail", NSTAGES(target_detail), target_detail },
 	}, {
+		[NTP_VIEW_HOST] = { "summary", NSTAGES(rdma_host_stages), rdma_host_stages },
 		[NTP_VIEW_JOINED] = { "summary", NSTAGES(rdma_joined_stages), rdma_joined_stages },
 		[NTP_VIEW_JOINED_DETAIL] = { "detail", NSTAGES(rdma_joined_detail),
 					     rdma_joined_detail },
@@ -188,14 +207,19 @@ static const struct ntp_view views[2][NTP_VIEW_MAX] = {
 	},
 };
 
-const struct ntp_view *ntp_jreport__view(const struct ntp_jreport *r)
+const struct ntp_view *ntp_report__view(const struct ntp_report *r)
 {
 	return &views[!!r->rdma][r->view];
 }
 
-const char *ntp_jreport__residence(const struct ntp_jreport *r)
+const char *ntp_report__residence(const struct ntp_report *r)
 {
-	return r->rdma ? NTP_JREPORT_RESIDENCE_RDMA : NTP_JREPORT_RESIDENCE;
+	return r->rdma ? NTP_REPORT_RESIDENCE_RDMA : NTP_REPORT_RESIDENCE;
+}
+
+const char *ntp_report__total_label(const struct ntp_report *r)
+{
+	return r->kind == NTP_REPORT_TARGET ? "residence" : "end-to-end";
 }
 
 /* the columns every query of the scan returns, in this order */
@@ -321,11 +345,15 @@ static void host_detail_values(const struct raw *r, bool rdma, int64_t *out)
 	out[s] = r->v[C_H_DONE] - recv;
 }
 
-static void view_values(const struct ntp_jreport *rep, const struct raw *r, int64_t *out)
+static void view_values(const struct ntp_report *rep, const struct raw *r, int64_t *out)
 {
 	int64_t submit, cmpl, r2t_wait;
 
 	switch (rep->view) {
+	case NTP_VIEW_HOST:
+		for (int s = 0; s < 3; s++)
+			out[s] = r->v[C_BLOCK + s];
+		return;
 	case NTP_VIEW_JOINED:
 		for (int s = 0; s < 5; s++)
 			out[s] = r->v[C_BLOCK + s];
@@ -369,7 +397,7 @@ static void read_raw(sqlite3_stmt *st, struct raw *r)
 }
 
 /* one row into its group's samples and sums */
-static int add_row(struct ntp_jreport *r, struct ntp_group_set *set, sqlite3_stmt *st)
+static int add_row(struct ntp_report *r, struct ntp_group_set *set, sqlite3_stmt *st)
 {
 	const char *io_type = (const char *)sqlite3_column_text(st, C_IO_TYPE);
 	const char *ns = (const char *)sqlite3_column_text(st, C_NS);
@@ -392,9 +420,9 @@ static int add_row(struct ntp_jreport *r, struct ntp_group_set *set, sqlite3_stm
  * refused a mix of transports, so its first file (schema "ntp0", lib/join/join.h)
  * speaks for all; a file without the key predates RDMA: NVMe/TCP.
  */
-static int read_transport(struct ntp_jreport *r, sqlite3 *db, const char *path)
+static int read_transport(struct ntp_report *r, sqlite3 *db, const char *path)
 {
-	const char *sql = r->joined ? "SELECT value FROM ntp0.meta WHERE key = 'transport'" :
+	const char *sql = r->kind == NTP_REPORT_JOINED ? "SELECT value FROM ntp0.meta WHERE key = 'transport'" :
 				      "SELECT value FROM main.meta WHERE key = 'transport'";
 	sqlite3_stmt *st;
 	int rc;
@@ -414,9 +442,10 @@ static int read_transport(struct ntp_jreport *r, sqlite3 *db, const char *path)
 }
 
 /* streams the rows into the groups (report_groups.c) */
-int ntp_jreport__scan(struct ntp_jreport *r, sqlite3 *db, const char *path)
+int ntp_report__scan_view(struct ntp_report *r, sqlite3 *db, const char *path)
 {
-	const char *sql = r->joined ? joined_sql : r->target_only ? target_sql : host_sql;
+	const char *sql = r->kind == NTP_REPORT_JOINED ? joined_sql :
+			  r->kind == NTP_REPORT_TARGET ? target_sql : host_sql;
 	struct ntp_group_set set = { 0 };
 	sqlite3_stmt *st;
 	int rc, err;
@@ -424,7 +453,7 @@ int ntp_jreport__scan(struct ntp_jreport *r, sqlite3 *db, const char *path)
 	err = read_transport(r, db, path);
 	if (err)
 		return err;
-	set.nstages = ntp_jreport__view(r)->nstages;
+	set.nstages = ntp_report__view(r)->nstages;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
 		return ntp_report__db_fail(db, path, "cannot read the commands");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -465,7 +494,7 @@ static int add_stages(void *arg, const struct ntp_join_stages *s)
  * join reads by scanning each file's stage views, several times faster than
  * temp.joined reads rows by id; the detail reads temp.joined.
  */
-int ntp_jreport__scan_join(struct ntp_jreport *r, struct ntp_join *j, const char *path)
+int ntp_report__scan_join(struct ntp_report *r, struct ntp_join *j, const char *path)
 {
 	struct ntp_group_set set[NTP_JOIN_SCAN_PARTS];
 	struct stages_ctx c[NTP_JOIN_SCAN_PARTS];
@@ -475,14 +504,14 @@ int ntp_jreport__scan_join(struct ntp_jreport *r, struct ntp_join *j, const char
 	int err;
 
 	if (r->view != NTP_VIEW_JOINED)
-		return ntp_jreport__scan(r, ntp_join__db(j), path);
+		return ntp_report__scan_view(r, ntp_join__db(j), path);
 	err = read_transport(r, ntp_join__db(j), path);
 	if (err)
 		return err;
 	/* one set of groups per part (thread), merged at the end as report_scan.c does */
 	memset(set, 0, sizeof(set));
 	for (int i = 0; i < n; i++) {
-		set[i].nstages = ntp_jreport__view(r)->nstages;
+		set[i].nstages = ntp_report__view(r)->nstages;
 		c[i] = (struct stages_ctx){ &set[i], 0 };
 		ctx[i] = &c[i];
 	}
@@ -551,7 +580,7 @@ static const struct point rdma_points[] = {
 	  "target-tx is 0: posting the response is in the network stage" },
 };
 
-static int add_gap(struct ntp_jreport *r, int fi, const struct point *pt, const char *hook,
+static int add_gap(struct ntp_report *r, int fi, const struct point *pt, const char *hook,
 		   const char *what)
 {
 	struct ntp_stage_gap *g;
@@ -579,7 +608,7 @@ static int add_gap(struct ntp_jreport *r, int fi, const struct point *pt, const 
  * nvmet_try_send_response) makes them approximate.  A file without hooks
  * rows says nothing either way.  The points are the transport's.
  */
-int ntp_jreport__find_gaps(struct ntp_jreport *r, int fi)
+int ntp_report__find_gaps(struct ntp_report *r, int fi)
 {
 	const struct ntp_report_header *h = &r->files[fi].hdr;
 	const struct point *pts = r->rdma ? rdma_points : tcp_points;
@@ -613,7 +642,7 @@ int ntp_jreport__find_gaps(struct ntp_jreport *r, int fi)
 
 /* ---- shared by the printers ------------------------------------------------ */
 
-double ntp_jreport__matched_pct(const struct ntp_jreport *r)
+double ntp_report__matched_pct(const struct ntp_report *r)
 {
 	if (!r->counts.host_rows)
 		return NAN;

@@ -212,7 +212,9 @@ def test_json_equals_text(run, pair, tmp_path):
     r = ok(run, "compare", "-j", out, "--stat", "mean,p50,p90,p99,p99.9", base.path, new.path)
     t = parse(r.stdout)
     doc = json.loads(out.read_text())
-    assert list(doc)[:3] == ["ntprof_version", "schema_version", "command"]
+    assert list(doc)[:7] == ["ntprof_version", "format_version", "schema_version", "command",
+                             "kind", "stage_view", "e2e_is"]
+    assert (doc["format_version"], doc["kind"], doc["stage_view"]) == (2, "host", "summary")
     assert doc["command"] == "compare"
     assert [f["path"] for f in doc["files"]] == [str(base.path), str(new.path)]
     assert [f["baseline"] for f in doc["files"]] == [True, False]
@@ -383,7 +385,8 @@ def test_lost_commands__warning_in_the_output(run, tmp_path):
 # ---- refusals and exit codes -------------------------------------------------------------
 
 @pytest.mark.parametrize("meta,what", [({"transport": "rdma"}, "transport tcp (baseline) vs rdma (new)"),
-                                       ({"role": "target"}, "role host (baseline) vs target (new)")])
+                                       ({"role": "target"},
+                                        "host recordings (baseline) vs target recordings (new)")])
 def test_incomparable_recordings__mismatch(run, tmp_path, meta, what):
     groups = (ntpgen.Group("read", 4096, "nvme0n1", 20),)
     a = ntpgen.generate(tmp_path / "a.ntp", seed=5, groups=groups)

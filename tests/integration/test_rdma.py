@@ -130,7 +130,7 @@ def test_expected_stages__add_up_and_match_the_generator(pair):
 
 def test_report_json__rdma_joined_five_stages(run, pair):
     doc = json.loads(ok(run, "report", "-j", "-", pair.host_paths[0], pair.target_paths[0]).stdout)
-    assert doc["joined"] is True
+    assert doc["kind"] == "joined"
     assert [f["transport"] for f in doc["files"]] == ["rdma", "rdma"]
     assert [f["role"] for f in doc["files"]] == ["host", "target"]
     got = by_key(doc["groups"])
@@ -321,7 +321,7 @@ def test_report_detail__rdma_hook_gaps(run, tmp_path):
 def test_report_both__one_rdma_file_joins_itself(run, tmp_path):
     js = ntpgen.generate_both(tmp_path / "both.ntp", seed=32, transport="rdma")
     doc = json.loads(ok(run, "report", "-j", "-", tmp_path / "both.ntp").stdout)
-    assert doc["joined"] is True and doc["files"][0]["transport"] == "rdma"
+    assert doc["kind"] == "joined" and doc["files"][0]["transport"] == "rdma"
     got = by_key(doc["groups"])
     for k, cmds in groups_of(js).items():
         stages = {s["stage"]: s for s in got[k]["stages"]}

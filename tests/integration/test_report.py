@@ -117,14 +117,17 @@ def test_stages_equal_python_statistics(run, rec):
         assert near(rows["end-to-end"]["p99"], w["e2e"]["p99_ns"])
         assert t["checks"][key].startswith("ok")
         assert f"0 of {w['n']} commands do not add up" in t["checks"][key]
-    assert "# * network: the network and the target together" in r.stdout
+    assert "#   network*     the network and the target together" in r.stdout
+    assert "# stages (summary):\n#   block        host block layer" in r.stdout
 
 
 def test_json_equals_python_and_text(run, rec, tmp_path):
     out = tmp_path / "r.json"
     r = ok(run, "report", "-j", str(out), str(rec.path))
     doc = json.loads(out.read_text())
-    assert list(doc)[:3] == ["ntprof_version", "schema_version", "command"]
+    assert list(doc)[:7] == ["ntprof_version", "format_version", "schema_version", "command",
+                             "kind", "stage_view", "e2e_is"]
+    assert (doc["format_version"], doc["kind"], doc["stage_view"]) == (2, "host", "summary")
     assert doc["command"] == "report" and doc["schema_version"] == 1
     f = doc["files"][0]
     assert f["path"] == str(rec.path)

@@ -91,8 +91,8 @@ def assert_groups(doc, want, names):
     assert [(g["file"], g["device"], g["io_type"], g["bytes"], g["n"]) for g in doc["groups"]] \
         == [(1, w["device"], w["io_type"], w["bytes"], w["n"]) for w in want]
     for g, w in zip(doc["groups"], want):
-        assert "e2e" not in g and "namespace" not in g
-        assert g["residence"] == w["residence"]
+        assert g["namespace"] is None and "residence" not in g
+        assert g["e2e"] == w["residence"]
         assert math.isclose(g["est_cmds_per_s"], w["est_cmds_per_s"])
         assert [s["stage"] for s in g["stages"]] == list(names)
         for s in g["stages"]:
@@ -108,7 +108,7 @@ def assert_groups(doc, want, names):
 
 def test_target_alone_reports_its_stages(run, target):
     doc = report_json(run, target)
-    assert (doc["command"], doc["joined"], doc["target_only"]) == ("report", False, True)
+    assert (doc["command"], doc["kind"], doc["e2e_is"]) == ("report", "target", "residence")
     assert doc["stage_view"] == "summary"
     assert doc["note"] == NOTE
     want, nrows = expected(target, ("target_driver", "storage"))
@@ -118,7 +118,7 @@ def test_target_alone_reports_its_stages(run, target):
     assert (f["role"], f["sides"]) == ("target", ["target"])
     assert f["target_commands"]["in_file"] == nrows
     assert set(doc["stage_notes"]) == {"target_driver", "storage", "residence"}
-    assert "clock_pairs" not in doc and "join" not in doc
+    assert doc["clock_pairs"] == [] and doc["join"] is None
 
 
 def test_target_alone_text_equals_json(run, target):
@@ -126,11 +126,11 @@ def test_target_alone_text_equals_json(run, target):
     text = ok(run, "report", target).stdout
     assert "no sampled host commands" not in text
     assert f"# note: {NOTE}\n" in text
-    assert re.search(r"^# file io_type +size device +n ", text, re.M)
+    assert re.search(r"^# io_type +size device +n ", text, re.M)
     t = parse_tables(text)
-    # every stage table is of file 1, in shares of the residence
+    # a recording alone has no file numbers; every stage table is in shares of the residence
     titles = re.findall(r"^# stages of .*$", text, re.M)
-    assert titles and all(re.search(r" of file 1 \(n=\d+\), us; share% of the residence mean$", x)
+    assert titles and all(re.search(r" /dev/\S+ \(n=\d+\), us; share% of the residence mean$", x)
                           for x in titles), titles
     assert len(t["groups"]) == len(doc["groups"]) > 1
     for tg, g in zip(t["groups"], doc["groups"]):
@@ -138,7 +138,7 @@ def test_target_alone_text_equals_json(run, target):
         assert (tg["io_type"], tg["size"], tg["device"], int(tg["n"])) == key + (g["n"],)
         assert tg["est_cmds/s"] == f"{g['est_cmds_per_s']:.1f}"
         for col, k in TEXT_COLS:
-            assert tg[col] == f"{g['residence'][k] / US:.2f}", col
+            assert tg[col] == f"{g['e2e'][k] / US:.2f}", col
         rows = t["stages"][key]
         assert list(rows) == ["driver(t)", "storage", "unattributed", "residence"]
         for label, name in SUMMARY_STAGES:
@@ -147,14 +147,14 @@ def test_target_alone_text_equals_json(run, target):
                 assert rows[label][col] == f"{s[k] / US:.2f}", (label, col)
             assert rows[label]["share%"] == f"{s['share_pct']:.1f}"
         for col, k in TEXT_COLS:
-            assert rows["residence"][col] == f"{g['residence'][k] / US:.2f}"
+            assert rows["residence"][col] == f"{g['e2e'][k] / US:.2f}"
         assert rows["unattributed"]["mean"] == "0.00"
         assert t["checks"][key].startswith("ok (the stage means add up to the residence mean")
 
 
 def test_target_alone_detail(run, target):
     doc = report_json(run, "--stages=detail", target)
-    assert (doc["target_only"], doc["stage_view"]) == (True, "detail")
+    assert (doc["kind"], doc["stage_view"]) == ("target", "detail")
     names = [n for _, n in DETAIL_STAGES]
     want, _ = expected(target, names)
     assert_groups(doc, want, names)
@@ -176,11 +176,11 @@ def test_target_alone_percent_limit_and_separator(run, target):
 def test_target_alone_without_commands(run, tmp_path):
     js = ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", groups=())
     text = ok(run, "report", js.target_paths[0]).stdout
-    assert "# no sampled target commands\n" in text
+    assert "# no sampled target commands in this recording\n" in text
     assert f"# note: {NOTE}\n" in text
     assert all(line.startswith("#") for line in text.splitlines())
     doc = report_json(run, js.target_paths[0])
-    assert doc["groups"] == [] and doc["target_only"] is True
+    assert doc["groups"] == [] and doc["kind"] == "target"
     assert doc["files"][0]["target_commands"]["in_file"] == 0
 
 
@@ -188,5 +188,5 @@ def test_host_alone_unchanged(run, tmp_path):
     """The host file of the same pair keeps the report on one host recording."""
     js = ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=3)
     doc = report_json(run, js.host_paths[0])
-    assert "target_only" not in doc and "joined" not in doc
+    assert (doc["kind"], doc["e2e_is"], doc["note"]) == ("host", "end-to-end", None)
     assert [s["stage"] for s in doc["groups"][0]["stages"]] == ["block", "driver", "network_star"]

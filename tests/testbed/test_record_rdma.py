@@ -124,7 +124,7 @@ def check_rdma(r):
     doc = json.loads((out / "both.json").read_text())
     assert [(f["role"], f["transport"], f["sample_one_in"]) for f in doc["files"]] == \
         [("both", "rdma", 1)], doc["files"]
-    assert doc["joined"] is True and doc["join"]["host_commands"] == doc["join"]["target_commands"] \
+    assert doc["kind"] == "joined" and doc["join"]["host_commands"] == doc["join"]["target_commands"] \
         == fio_total and doc["join"]["matched"] >= 0.99 * fio_total, doc["join"]
     jgroups = {(g["io_type"], g["bytes"], g["namespace"]): g["n"] for g in doc["groups"]}
     assert set(jgroups) == {(IO_TYPE[o], b, res["dev"].removeprefix("/dev/")) for o, b in mix}, jgroups

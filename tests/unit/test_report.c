@@ -19,18 +19,31 @@
 #include "lib/report/report_model.h"
 #include "lib/report/report_text.h"
 
-/* a group whose stage sums miss the end-to-end sum by 30 ns over 3 commands */
+/* the host view's three stages: block, driver, network* */
+#define HOST_STAGES 3
+
+/* a host recording alone whose group's stage sums miss the end-to-end sum by 30 ns over 3 commands */
 static void model(struct ntp_report *r, struct ntp_report_group *g)
 {
+	static struct ntp_report_file file;
+
 	memset(r, 0, sizeof(*r));
 	memset(g, 0, sizeof(*g));
-	r->hdr.path = "x.ntp";
+	memset(&file, 0, sizeof(file));
+	file.hdr.path = "x.ntp";
+	file.hdr.bpf_run_ns = -1;
+	file.sides = NTP_JOIN_HOST;
+	r->kind = NTP_REPORT_HOST;
+	r->view = NTP_VIEW_HOST;
+	r->files = &file;
+	r->nfiles = 1;
+	g->host_file = 1;
 	g->io_type = "read";
 	g->bytes = 4096;
 	g->ns = "nvme0n1";
 	g->e2e = (struct ntp_summary){ .n = 3, .min = 900, .max = 1100, .mean = 1000,
 				       .p50 = 1000, .p90 = 1100, .p99 = 1100, .p999 = 1100 };
-	for (int s = 0; s < NTP_STAGE_MAX; s++) {
+	for (int s = 0; s < HOST_STAGES; s++) {
 		g->stage[s] = (struct ntp_summary){ .n = 3, .min = 300, .max = 340, .mean = 330,
 						    .p50 = 330, .p90 = 340, .p99 = 340, .p999 = 340 };
 		g->sum_stage[s] = 990;
@@ -78,10 +91,10 @@ static void unattributed__from_integer_sums__exact(void **state)
 	struct ntp_report_group g;
 
 	model(&r, &g);
-	assert_true(ntp_report__unattributed_ns(&g) == 10.0);
+	assert_true(ntp_report__stages_unattributed_ns(&g, HOST_STAGES) == 10.0);
 	assert_true(fabs(ntp_report__share_pct(&g, 10.0) - 1.0) < 1e-12);
 	g.e2e.n = 0;
-	assert_true(ntp_report__unattributed_ns(&g) == 0);
+	assert_true(ntp_report__stages_unattributed_ns(&g, HOST_STAGES) == 0);
 	assert_true(isnan(ntp_report__share_pct(&g, 1)));
 }
 
@@ -123,7 +136,7 @@ static void text__negative_zero__printed_as_zero(void **state)
 	free(t);
 }
 
-static void json__starts_with_the_three_keys__means_whole_ns(void **state)
+static void json__starts_with_the_version_keys__means_whole_ns(void **state)
 {
 	struct ntp_report_opts o = { 0 };
 	struct ntp_report r;
@@ -134,7 +147,9 @@ static void json__starts_with_the_three_keys__means_whole_ns(void **state)
 	g.e2e.mean = 1000.5;
 	t = print(&r, &o, 1);
 	assert_non_null(strstr(t, "{\"ntprof_version\":"));
+	assert_true(strstr(t, "\"format_version\":2,") < strstr(t, "\"schema_version\":"));
 	assert_true(strstr(t, "\"schema_version\":") < strstr(t, "\"command\":\"report\""));
+	assert_non_null(strstr(t, "\"kind\":\"host\",\"stage_view\":\"summary\",\"e2e_is\":\"end-to-end\""));
 	assert_non_null(strstr(t, "\"mean_ns\":1001"));
 	assert_non_null(strstr(t, "\"est_cmds_per_s\":null"));
 	assert_non_null(strstr(t, "\"sum_check\":{\"ok\":false,\"stage_sum_ns\":2970,"
@@ -150,11 +165,11 @@ static void percent_limit__hides_small_groups_only(void **state)
 
 	model(&r, &g);
 	r.total = 7;            /* 3 of 7 = 43% */
-	assert_false(ntp_report__group_shown(&r, &g, &o));
+	assert_false(ntp_report__shown(&g, r.total, &o));
 	o.percent_limit = 40;
-	assert_true(ntp_report__group_shown(&r, &g, &o));
+	assert_true(ntp_report__shown(&g, r.total, &o));
 	o.percent_limit = 0;
-	assert_true(ntp_report__group_shown(&r, &g, &o));
+	assert_true(ntp_report__shown(&g, r.total, &o));
 }
 
 int main(void)
@@ -164,7 +179,7 @@ int main(void)
 		cmocka_unit_test(unattributed__from_integer_sums__exact),
 		cmocka_unit_test(text__sum_not_adding_up__failed_with_difference),
 		cmocka_unit_test(text__negative_zero__printed_as_zero),
-		cmocka_unit_test(json__starts_with_the_three_keys__means_whole_ns),
+		cmocka_unit_test(json__starts_with_the_version_keys__means_whole_ns),
 		cmocka_unit_test(percent_limit__hides_small_groups_only),
 	};
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report: read a recording's header (meta, hooks, intervals) and, through
- * report_scan.c, its commands into the model of report_model.h.
+ * report: read a recording's header (meta, hooks, intervals) and its
+ * counts into the model of report_model.h, the same for every kind of report.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,8 +16,7 @@
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
 #include "lib/report/report_model.h"
-#include "lib/report/report_query.h"
-#include "lib/report/report_scan.h"
+#include "lib/report/report_header.h"
 #include "lib/report/report_sql.h"
 
 /* a hooks field: one field of one line, whatever the file holds (lib/cli/safe_text.h) */
@@ -88,24 +87,47 @@ static int load_hooks(struct ntp_report_header *h, sqlite3 *db)
 	return ntp_report__rows_end(db, h->path, st, rc, "cannot read the hooks");
 }
 
-/* the commands seen, sampled and lost, summed over the host's intervals */
-static int load_counts(struct ntp_report_header *h, sqlite3 *db, int64_t *last_t_ns)
+/*
+ * The commands one side saw, sampled and lost, summed over its intervals,
+ * and the time of its last interval (-1: none).
+ */
+static int side_counts(sqlite3 *db, const char *path, const char *side, uint64_t *seen,
+		       uint64_t *sampled, uint64_t *lost_ringbuf, uint64_t *lost_map,
+		       int64_t *last_t_ns)
 {
 	static const char sql[] =
 		"SELECT total(seen), total(sampled), total(lost_ringbuf), total(lost_map), max(t_ns) "
-		"FROM intervals WHERE side = 'host'";
+		"FROM intervals WHERE side = ?1";
 	sqlite3_stmt *st;
 	int rc;
 
-	rc = ntp_report__one_row(db, h->path, sql, "cannot read the intervals", &st);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return ntp_report__db_fail(db, path, "cannot read the intervals");
+	sqlite3_bind_text(st, 1, side, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		return ntp_report__rows_end(db, path, st, rc, "cannot read the intervals");
+	/* total() is a float sum that cannot overflow; counts stay far below 2^53 */
+	*seen = (uint64_t)sqlite3_column_double(st, 0);
+	*sampled = (uint64_t)sqlite3_column_double(st, 1);
+	*lost_ringbuf = (uint64_t)sqlite3_column_double(st, 2);
+	*lost_map = (uint64_t)sqlite3_column_double(st, 3);
+	*last_t_ns = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* the rows of a table, a count as every reader of it gets the count */
+static int count_rows(sqlite3 *db, const char *path, const char *sql, const char *what,
+		      uint64_t *n)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = ntp_report__one_row(db, path, sql, what, &st);
 	if (rc)
 		return rc;
-	/* total() is a float sum that cannot overflow; counts stay far below 2^53 */
-	h->seen = (uint64_t)sqlite3_column_double(st, 0);
-	h->sampled = (uint64_t)sqlite3_column_double(st, 1);
-	h->lost_ringbuf = (uint64_t)sqlite3_column_double(st, 2);
-	h->lost_map = (uint64_t)sqlite3_column_double(st, 3);
-	*last_t_ns = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
+	*n = (uint64_t)sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return 0;
 }
@@ -160,7 +182,8 @@ static int load_header(struct ntp_report_header *h, sqlite3 *db, int64_t *last_t
 	rc = load_hooks(h, db);
 	if (rc)
 		return rc;
-	rc = load_counts(h, db, last_t_ns);
+	rc = side_counts(db, h->path, "host", &h->seen, &h->sampled, &h->lost_ringbuf,
+			 &h->lost_map, last_t_ns);
 	if (rc)
 		return rc;
 	/* a recording killed before it wrote stop_ns: up to its last interval */
@@ -202,48 +225,31 @@ static int command_span(struct ntp_report_header *h, sqlite3 *db)
 	return 0;
 }
 
-int ntp_report__load(struct ntp_report *r, sqlite3 *db, const char *path)
+/*
+ * One file of a report: its header, each side's counts and rows.  No
+ * recorded start or stop: the span of its sampled host commands.
+ */
+int ntp_report__load_file(struct ntp_report_file *f, sqlite3 *db, const char *path)
 {
-	struct ntp_report_header *h = &r->hdr;
-	int64_t last_t_ns;
-	int rc;
-
-	memset(r, 0, sizeof(*r));
-	h->path = path;
-	rc = load_header(h, db, &last_t_ns);
-	if (rc)
-		return rc;
-	rc = ntp_report__scan(r, db);
-	if (rc)
-		return rc;
-	h->rows = r->total;
-	if (!h->duration_ns && r->total) {
-		rc = command_span(h, db);
-		if (rc)
-			return rc;
-	}
-	for (size_t i = 0; i < r->ngroups; i++) {
-		struct ntp_report_group *g = &r->groups[i];
-
-		g->est_rate = -1;
-		if (h->duration_ns > 0 && h->sample_one_in > 0)
-			g->est_rate = (double)g->e2e.n * (double)h->sample_one_in /
-				      ((double)h->duration_ns / 1e9);
-	}
-	return 0;
-}
-
-/* the header alone, for a report on several recordings: no scan of the commands */
-int ntp_report__load_header(struct ntp_report_header *h, sqlite3 *db, const char *path)
-{
+	struct ntp_report_header *h = &f->hdr;
 	int64_t last_t_ns;
 	int rc;
 
 	memset(h, 0, sizeof(*h));
 	h->path = path;
 	rc = load_header(h, db, &last_t_ns);
-	if (!rc && !h->duration_ns)
+	if (!rc)
+		rc = count_rows(db, path, "SELECT count(*) FROM host_io", "cannot read the commands",
+				&h->rows);
+	if (!rc && !h->duration_ns && h->rows)
 		rc = command_span(h, db);
+	if (rc || !(f->sides & NTP_JOIN_TARGET))
+		return rc;
+	rc = side_counts(db, path, "target", &f->t_seen, &f->t_sampled, &f->t_lost_ringbuf,
+			 &f->t_lost_map, &last_t_ns);
+	if (!rc)
+		rc = count_rows(db, path, "SELECT count(*) FROM target_io",
+				"cannot read the target commands", &f->t_rows);
 	return rc;
 }
 
@@ -267,15 +273,4 @@ void ntp_report__free_header(struct ntp_report_header *h)
 	}
 	free(h->hooks);
 	memset(h, 0, sizeof(*h));
-}
-
-void ntp_report__free(struct ntp_report *r)
-{
-	ntp_report__free_header(&r->hdr);
-	for (size_t i = 0; i < r->ngroups; i++) {
-		free(r->groups[i].io_type);
-		free(r->groups[i].ns);
-	}
-	free(r->groups);
-	memset(r, 0, sizeof(*r));
 }

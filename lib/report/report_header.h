@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One recording's header (meta, hooks, intervals) and counts, as every
+ * report shows them.
+ */
+#ifndef NTP_REPORT_HEADER_H
+#define NTP_REPORT_HEADER_H
+
+#include <stdbool.h>
+#include <sqlite3.h>
+
+#include "lib/report/report_model.h"
+
+/*
+ * f's header, and the counts of the sides f->sides names, from db (open,
+ * checked); path is kept, not copied.  An NTP_EXIT_* code.
+ */
+int ntp_report__load_file(struct ntp_report_file *f, sqlite3 *db, const char *path);
+void ntp_report__free_header(struct ntp_report_header *h);
+
+/* ntprof's own cost of the recording: false when the file holds none (or no command was seen meanwhile) */
+bool ntp_report__cost(const struct ntp_report_header *h, struct ntp_report_cost *c);
+
+#endif

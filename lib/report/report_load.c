@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report: the one model (report_model.h) of whatever recordings were given.
+ * The files decide its kind: several files, or one "-r both" file, are
+ * joined (lib/join/join.h pairs the commands and estimates the clocks); one
+ * host recording is reported alone, its network and target as network*; one
+ * target recording alone shows the target's stages and its residence.  Each
+ * file's header is read by report_header.c, and the commands are streamed
+ * into the groups: a host recording's summary by report_scan.c's parallel
+ * scan of host_stages, every other view by report_view.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/ntp/db_meta.h"
+#include "lib/ntp/db_read.h"
+#include "lib/report/report_header.h"
+#include "lib/report/report_load.h"
+#include "lib/report/report_model.h"
+#include "lib/report/report_paths.h"
+#include "lib/report/report_scan.h"
+#include "lib/report/report_view.h"
+
+static int copy_join(struct ntp_report *r, struct ntp_join *j)
+{
+	r->npairs = ntp_join__npairs(j);
+	r->pairs = calloc(r->npairs ? r->npairs : 1, sizeof(*r->pairs));
+	if (!r->pairs) {
+		ntp_error("join: %s", strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	for (int i = 0; i < r->npairs; i++)
+		r->pairs[i] = *ntp_join__pair(j, i);
+	ntp_join__counts(j, &r->counts);
+	for (int i = 0; i < r->nfiles; i++)
+		r->files[i].sides = ntp_join__file(j, i)->sides;
+	return 0;
+}
+
+/* n x N / duration of the file the group's commands came from */
+static void estimate_rates(struct ntp_report *r)
+{
+	for (size_t i = 0; i < r->ngroups; i++) {
+		struct ntp_report_group *g = &r->groups[i];
+		const struct ntp_report_header *h;
+
+		g->est_rate = -1;
+		if (g->host_file < 1 || g->host_file > r->nfiles)
+			continue;
+		h = &r->files[g->host_file - 1].hdr;
+		if (h->duration_ns > 0 && h->sample_one_in > 0)
+			g->est_rate = (double)g->e2e.n * (double)h->sample_one_in /
+				      ((double)h->duration_ns / 1e9);
+	}
+}
+
+/* one recording, no join: its header and its commands on one connection */
+static int load_one(struct ntp_report *r, sqlite3 *db, const char *path)
+{
+	int rc;
+
+	r->files[0].sides = r->kind == NTP_REPORT_TARGET ? NTP_JOIN_TARGET : NTP_JOIN_HOST;
+	rc = ntp_report__load_file(&r->files[0], db, path);
+	if (rc)
+		return rc;
+	if (r->view == NTP_VIEW_HOST)
+		return ntp_report__scan_host(r, db, path);
+	return ntp_report__scan_view(r, db, path);
+}
+
+static int load_joined(struct ntp_report *r, const char *const *paths, int n)
+{
+	struct ntp_join *j;
+	int rc;
+
+	/* the join checks the files first: a refusal is its one line */
+	rc = ntp_join__open(&j, paths, n, NULL);
+	if (rc)
+		return rc;
+	rc = ntp_join__run(j);
+	if (!rc)
+		rc = copy_join(r, j);
+	if (!rc)
+		rc = ntp_report__scan_join(r, j, paths[0]);
+	ntp_join__close(j);
+	for (int i = 0; i < n && !rc; i++) {
+		sqlite3 *db;
+
+		rc = ntp_db__open_read(&db, paths[i]);
+		if (!rc) {
+			rc = ntp_report__load_file(&r->files[i], db, paths[i]);
+			sqlite3_close(db);
+		}
+	}
+	return rc;
+}
+
+static enum ntp_view_kind view_of(enum ntp_report_kind kind, bool detail)
+{
+	switch (kind) {
+	case NTP_REPORT_JOINED:
+		return detail ? NTP_VIEW_JOINED_DETAIL : NTP_VIEW_JOINED;
+	case NTP_REPORT_TARGET:
+		return detail ? NTP_VIEW_TARGET_DETAIL : NTP_VIEW_TARGET;
+	default:
+		return detail ? NTP_VIEW_HOST_DETAIL : NTP_VIEW_HOST;
+	}
+}
+
+/* several files, or a "-r both" one, are joined; one host or target file is alone */
+static enum ntp_report_kind kind_of(sqlite3 *db, int n)
+{
+	char *role = n > 1 ? NULL : ntp_meta__text(db, NTP_META_ROLE);
+	enum ntp_report_kind kind = NTP_REPORT_HOST;
+
+	if (n > 1 || (role && !strcmp(role, "both")))
+		kind = NTP_REPORT_JOINED;
+	else if (role && !strcmp(role, "target"))
+		kind = NTP_REPORT_TARGET;
+	free(role);
+	return kind;
+}
+
+int ntp_report__load(struct ntp_report *r, const char *const *paths, int n, bool detail)
+{
+	sqlite3 *db = NULL;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (n < 1)
+		return NTP_EXIT_USAGE;
+	/* one file twice is a slip of the command line, not a join */
+	rc = ntp_report__check_twice(paths, n);
+	if (rc)
+		return rc;
+	r->files = calloc(n, sizeof(*r->files));
+	if (!r->files) {
+		ntp_error("%s: %s", paths[0], strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	r->nfiles = n;
+	if (n == 1) {
+		rc = ntp_db__open_read(&db, paths[0]);
+		if (rc)
+			return rc;
+	}
+	r->kind = kind_of(db, n);
+	r->view = view_of(r->kind, detail);
+	if (r->kind != NTP_REPORT_JOINED)
+		rc = load_one(r, db, paths[0]);
+	sqlite3_close(db);
+	if (!rc && r->kind == NTP_REPORT_JOINED)
+		rc = load_joined(r, paths, n);
+	/* the scans of report_view.c read it too, for their sub-stages; the join refused a mix */
+	r->rdma = !rc && r->files[0].hdr.transport && !strcmp(r->files[0].hdr.transport, "rdma");
+	for (int i = 0; i < n && !rc && detail; i++)
+		rc = ntp_report__find_gaps(r, i);
+	if (!rc)
+		estimate_rates(r);
+	return rc;
+}
+
+void ntp_report__free(struct ntp_report *r)
+{
+	for (int i = 0; i < r->nfiles; i++)
+		ntp_report__free_header(&r->files[i].hdr);
+	free(r->files);
+	free(r->pairs);
+	for (size_t i = 0; i < r->ngaps; i++)
+		free(r->gaps[i].hook);
+	free(r->gaps);
+	for (size_t i = 0; i < r->ngroups; i++) {
+		free(r->groups[i].io_type);
+		free(r->groups[i].ns);
+	}
+	free(r->groups);
+	memset(r, 0, sizeof(*r));
+}
