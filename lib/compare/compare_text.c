@@ -172,19 +172,6 @@ static void print_most(const struct ntp_compare *c, FILE *f)
 		m->g->io_type, size, m->g->ns, d, pct);
 }
 
-/* what each stage holds, in the baseline's words (the runs are of one kind) */
-static void print_notes(const struct ntp_compare *c, FILE *f)
-{
-	const struct ntp_report *r = &c->run[NTP_CMP_BASE];
-	const struct ntp_view *v = ntp_report__view(r);
-
-	fprintf(f, "#\n# stages (%s):\n", v->name);
-	for (int s = 0; s < v->nstages; s++)
-		fprintf(f, "#   %-12s %s\n", v->stages[s].text, v->stages[s].what);
-	if (r->kind == NTP_REPORT_TARGET)
-		fprintf(f, "#   %-12s %s\n", "residence", ntp_report__residence(r));
-}
-
 int ntp_compare__print_text(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)
 {
 	print_header(c, f, o);
@@ -200,6 +187,7 @@ int ntp_compare__print_text(const struct ntp_compare *c, FILE *f, const struct n
 	print_stages(c, f, o);
 	print_most(c, f);
 	print_threshold(c, f, o);
-	print_notes(c, f);
+	/* in the baseline's words: the runs are of one kind */
+	ntp_report__print_stage_notes(&c->run[NTP_CMP_BASE], f);
 	return NTP_EXIT_OK;
 }

@@ -277,7 +277,7 @@ static void print_stages(const struct ntp_report *r, const struct ntp_report_gro
 	ntp_report__print_stage_table(f, g, v->stages, v->nstages, total, sep);
 }
 
-static void print_notes(const struct ntp_report *r, FILE *f)
+void ntp_report__print_stage_notes(const struct ntp_report *r, FILE *f)
 {
 	const struct ntp_view *v = ntp_report__view(r);
 
@@ -286,6 +286,11 @@ static void print_notes(const struct ntp_report *r, FILE *f)
 		fprintf(f, "#   %-12s %s\n", v->stages[s].text, v->stages[s].what);
 	if (r->kind == NTP_REPORT_TARGET)
 		fprintf(f, "#   %-12s %s\n", "residence", ntp_report__residence(r));
+}
+
+static void print_notes(const struct ntp_report *r, FILE *f)
+{
+	ntp_report__print_stage_notes(r, f);
 	for (size_t i = 0; i < r->ngaps; i++) {
 		const struct ntp_stage_gap *g = &r->gaps[i];
 

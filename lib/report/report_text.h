@@ -13,6 +13,9 @@
 #include "lib/report/report_model.h"
 #include "lib/report/report_opts.h"
 
+/* "# stages (VIEW):" and what each of r's stages holds, as every text report ends */
+void ntp_report__print_stage_notes(const struct ntp_report *r, FILE *f);
+
 /* 0 or an NTP_EXIT_* code */
 int ntp_report__print_text(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o);
 
