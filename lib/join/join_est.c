@@ -451,6 +451,20 @@ static void scratch_free(struct scratch *sc)
 	free(sc->cnt);
 }
 
+/* the centre of n > 0 intervals' host times: the fits' t0, which keeps b's products small */
+static int64_t centre_time(const struct ntp_join_iv *src, size_t n)
+{
+	int64_t tmin = src[0].t, tmax = src[0].t;
+
+	for (size_t i = 1; i < n; i++) {
+		if (src[i].t < tmin)
+			tmin = src[i].t;
+		if (src[i].t > tmax)
+			tmax = src[i].t;
+	}
+	return tmin + (tmax - tmin) / 2;
+}
+
 int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift,
 		       int64_t slack_ns, struct ntp_join_fit *fit)
 {
@@ -461,7 +475,7 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 	struct ivs v = { src, n, 0, 0 };
 	struct hull h;
 	unsigned char *in = NULL;
-	int64_t tmin, tmax, k, prev;
+	int64_t k, prev;
 	size_t i, m, nw, stride, nvalid;
 	int pass, err = -ENOMEM;
 
@@ -471,14 +485,7 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 	if (max_drift < 0)
 		max_drift = 0;
 
-	tmin = tmax = src[0].t;
-	for (i = 1; i < n; i++) {
-		if (src[i].t < tmin)
-			tmin = src[i].t;
-		if (src[i].t > tmax)
-			tmax = src[i].t;
-	}
-	fit->t0 = tmin + (tmax - tmin) / 2;
+	fit->t0 = centre_time(src, n);
 	fit->base = src[0].lo;
 	v.t0 = fit->t0;
 	v.base = fit->base;
@@ -585,22 +592,13 @@ int ntp_join__fit_zero(const struct ntp_join_iv *src, size_t n, int64_t slack_ns
 	struct ivs v = { src, n, 0, 0 };
 	unsigned char *in = NULL;
 	double *w = NULL;
-	int64_t tmin, tmax;
-	size_t i;
 	int err = -ENOMEM;
 
 	memset(fit, 0, sizeof(*fit));
 	fit->tol = (double)slack_ns;
 	if (!n)
 		return 0;
-	tmin = tmax = src[0].t;
-	for (i = 1; i < n; i++) {
-		if (src[i].t < tmin)
-			tmin = src[i].t;
-		if (src[i].t > tmax)
-			tmax = src[i].t;
-	}
-	fit->t0 = tmin + (tmax - tmin) / 2;
+	fit->t0 = centre_time(src, n);
 	/* base 0: on one clock the offsets are the small gaps between the two sides' times */
 	v.t0 = fit->t0;
 	in = malloc(n);
