@@ -96,7 +96,9 @@ SELECT id,
        h_queue_ns - h_start_ns AS block_ns,
        (sent - h_queue_ns) + r2t_host + (h_done_ns - recv) AS driver_ns,
        (recv - sent) - r2t_host AS network_star_ns,
-       h_start_ns, h_done_ns
+       h_start_ns, h_done_ns,
+       -- the points the stages are made of, for the finer stages of readers
+       h_queue_ns, sent AS sent_ns, r2t_host AS r2t_host_ns, recv AS recv_ns
 FROM (
     SELECT *,
            CASE WHEN h_r2t_ns IS NOT NULL AND h_data_sent_ns IS NOT NULL
@@ -121,7 +123,9 @@ SELECT id,
        (submit - t_recv_ns) - r2t_wait + (t_sent_ns - cmpl) AS target_driver_ns,
        cmpl - submit AS storage_ns,
        (t_sent_ns - t_recv_ns) - r2t_wait AS residence_ns,
-       t_recv_ns, t_sent_ns
+       t_recv_ns, t_sent_ns,
+       -- the points the stages are made of, for the finer stages of readers
+       submit AS submit_ns, cmpl AS cmpl_ns, r2t_wait AS r2t_wait_ns
 FROM (
     SELECT *,
            COALESCE(t_submit_ns, t_recv_ns) AS submit,

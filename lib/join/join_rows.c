@@ -220,6 +220,8 @@ static const char branch_sql[] =
 	" s.e2e_ns AS e2e_ns, s.block_ns AS block_ns, s.driver_ns AS driver_ns,"
 	" s.network_star_ns - ts.residence_ns AS network_ns,"
 	" ts.target_driver_ns AS target_driver_ns, ts.storage_ns AS storage_ns,"
+	" s.sent_ns AS sent_ns, s.r2t_host_ns AS r2t_host_ns, s.recv_ns AS recv_ns,"
+	" ts.submit_ns AS submit_ns, ts.cmpl_ns AS cmpl_ns, ts.r2t_wait_ns AS r2t_wait_ns,"
 	" m.offset_ns AS offset_ns"
 	" FROM temp.join_matches m"
 	" JOIN \"%1$s\".host_io h ON h.id = m.host_id JOIN \"%1$s\".host_stages s ON s.id = m.host_id"

@@ -5,10 +5,11 @@
  * every view but a host recording's summary (report_scan.c reads that
  * faster, in parallel).
  *
- * The five stages come from the views host_stages and target_stages (through
- * temp.joined of lib/join/join.h), never recomputed.  The sub-stages of
- * --stages=detail split them further with the raw timestamps, taking the
- * same fallbacks as those views (schema/ntp.sql) where a kernel gave no hook:
+ * The stages come from the views host_stages and target_stages (through
+ * temp.joined of lib/join/join.h for joined commands), never recomputed.
+ * The sub-stages of --stages=detail are differences of the points those
+ * views expose with their own fallbacks for the hooks a kernel did not
+ * give (schema/ntp.sql, ntprof-ntp(5)), so no fallback is defined twice:
  *
  *	sent     = the command (and in-capsule data) handed to the socket
  *	r2t_host = h_data_sent - h_r2t of an R2T write, else 0
@@ -226,88 +227,56 @@ const char *ntp_report__total_label(const struct ntp_report *r)
 enum {
 	C_FILE, C_IO_TYPE, C_BYTES, C_NS,
 	C_E2E, C_BLOCK, C_DRIVER, C_NETWORK, C_TDRIVER, C_STORAGE,
-	C_H_START, C_H_QUEUE, C_H_CMD_SENT, C_H_R2T, C_H_DATA_SENT, C_H_RECV, C_H_DONE,
-	C_T_RECV, C_T_R2T, C_T_SUBMIT, C_T_CMPL, C_T_SENT,
+	/* the views' points (schema/ntp.sql): the finer stages are their differences */
+	C_H_QUEUE, C_SENT, C_R2T_HOST, C_RECV, C_H_DONE,
+	C_T_RECV, C_SUBMIT, C_CMPL, C_R2T_WAIT, C_T_SENT,
 	C_NCOLS,
 };
 
-#define RAW_COLS \
-	"h_start_ns, h_queue_ns, h_cmd_sent_ns, h_r2t_ns, h_data_sent_ns, h_recv_ns, h_done_ns"
-
-/* joined: the stage columns of temp.joined; files numbered from 1 */
+/* joined: the stage columns and points of temp.joined; files numbered from 1 */
 static const char joined_sql[] =
 	"SELECT host_file + 1, io_type, bytes, namespace,"
-	" e2e_ns, block_ns, driver_ns, network_ns, target_driver_ns, storage_ns, " RAW_COLS ","
-	" t_recv_ns, t_r2t_ns, t_submit_ns, t_cmpl_ns, t_sent_ns FROM temp.joined";
+	" e2e_ns, block_ns, driver_ns, network_ns, target_driver_ns, storage_ns,"
+	" h_queue_ns, sent_ns, r2t_host_ns, recv_ns, h_done_ns,"
+	" t_recv_ns, submit_ns, cmpl_ns, r2t_wait_ns, t_sent_ns FROM temp.joined";
 
 /* one host recording: C_NETWORK is network*, no target columns */
 static const char host_sql[] =
-	"SELECT 1, s.io_type, s.bytes, s.namespace,"
-	" s.e2e_ns, s.block_ns, s.driver_ns, s.network_star_ns, NULL, NULL,"
-	" h.h_start_ns, h.h_queue_ns, h.h_cmd_sent_ns, h.h_r2t_ns, h.h_data_sent_ns, h.h_recv_ns,"
-	" h.h_done_ns, NULL, NULL, NULL, NULL, NULL"
-	" FROM host_io h JOIN host_stages s ON s.id = h.id";
+	"SELECT 1, io_type, bytes, namespace,"
+	" e2e_ns, block_ns, driver_ns, network_star_ns, NULL, NULL,"
+	" h_queue_ns, sent_ns, r2t_host_ns, recv_ns, h_done_ns,"
+	" NULL, NULL, NULL, NULL, NULL FROM host_stages";
 
 /*
  * One target recording: C_E2E is the residence, grouped by backend device;
  * no host columns.
  */
 static const char target_sql[] =
-	"SELECT 1, s.io_type, s.bytes, s.device,"
-	" s.residence_ns, NULL, NULL, NULL, s.target_driver_ns, s.storage_ns,"
-	" NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
-	" t.t_recv_ns, t.t_r2t_ns, t.t_submit_ns, t.t_cmpl_ns, t.t_sent_ns"
-	" FROM target_io t JOIN target_stages s ON s.id = t.id";
+	"SELECT 1, io_type, bytes, device,"
+	" residence_ns, NULL, NULL, NULL, target_driver_ns, storage_ns,"
+	" NULL, NULL, NULL, NULL, NULL,"
+	" t_recv_ns, submit_ns, cmpl_ns, r2t_wait_ns, t_sent_ns FROM target_stages";
 
 struct raw {
 	int64_t v[C_NCOLS];
-	bool null[C_NCOLS];
 };
-
-/* the host's send, R2T and receive points, with host_stages' fallbacks */
-static void host_points(const struct raw *r, int64_t *sent, int64_t *r2t_host, int64_t *recv)
-{
-	int64_t cmd = r->null[C_H_CMD_SENT] ? r->v[C_H_QUEUE] : r->v[C_H_CMD_SENT];
-	bool r2t = !r->null[C_H_R2T] && !r->null[C_H_DATA_SENT];
-
-	if (r2t) {
-		*sent = cmd;
-		*r2t_host = r->v[C_H_DATA_SENT] - r->v[C_H_R2T];
-	} else {
-		int64_t data = r->null[C_H_DATA_SENT] ? cmd : r->v[C_H_DATA_SENT];
-
-		*sent = cmd > data ? cmd : data;
-		*r2t_host = 0;
-	}
-	*recv = r->null[C_H_RECV] ? r->v[C_H_DONE] : r->v[C_H_RECV];
-}
-
-/* the target's points, with target_stages' fallbacks */
-static void target_points(const struct raw *r, int64_t *submit, int64_t *cmpl, int64_t *r2t_wait)
-{
-	*submit = r->null[C_T_SUBMIT] ? r->v[C_T_RECV] : r->v[C_T_SUBMIT];
-	*cmpl = r->null[C_T_CMPL] ? *submit : r->v[C_T_CMPL];
-	*r2t_wait = !r->null[C_T_R2T] && !r->null[C_T_SUBMIT] ? r->v[C_T_SUBMIT] - r->v[C_T_R2T] : 0;
-}
 
 /* the nine sub-stages of a joined NVMe/TCP command */
 static void tcp_joined_detail_values(const struct raw *r, int64_t *out)
 {
-	int64_t sent, r2t_host, recv, submit, cmpl, r2t_wait, r2t_wire;
-
-	host_points(r, &sent, &r2t_host, &recv);
-	target_points(r, &submit, &cmpl, &r2t_wait);
+	const int64_t *v = r->v;
 	/* only when both sides saw the R2T: else its time stays where the views put it */
-	r2t_wire = r2t_host && r2t_wait ? r2t_wait - r2t_host : 0;
-	out[0] = r->v[C_H_QUEUE] - r->v[C_H_START];
-	out[1] = sent - r->v[C_H_QUEUE];
-	out[2] = r->v[C_NETWORK] - r2t_wire;
-	out[3] = (submit - r->v[C_T_RECV]) - r2t_wait;
+	int64_t r2t_wire = v[C_R2T_HOST] && v[C_R2T_WAIT] ? v[C_R2T_WAIT] - v[C_R2T_HOST] : 0;
+
+	out[0] = v[C_BLOCK];
+	out[1] = v[C_SENT] - v[C_H_QUEUE];
+	out[2] = v[C_NETWORK] - r2t_wire;
+	out[3] = (v[C_SUBMIT] - v[C_T_RECV]) - v[C_R2T_WAIT];
 	out[4] = r2t_wire;
-	out[5] = r2t_host;
-	out[6] = cmpl - submit;
-	out[7] = r->v[C_T_SENT] - cmpl;
-	out[8] = r->v[C_H_DONE] - recv;
+	out[5] = v[C_R2T_HOST];
+	out[6] = v[C_CMPL] - v[C_SUBMIT];
+	out[7] = v[C_T_SENT] - v[C_CMPL];
+	out[8] = v[C_H_DONE] - v[C_RECV];
 }
 
 /*
@@ -316,39 +285,35 @@ static void tcp_joined_detail_values(const struct raw *r, int64_t *out)
  */
 static void rdma_joined_detail_values(const struct raw *r, int64_t *out)
 {
-	int64_t sent, r2t_host, recv, submit, cmpl, read_wait;
+	const int64_t *v = r->v;
+	int64_t read_wait = v[C_R2T_WAIT];
 
-	host_points(r, &sent, &r2t_host, &recv);
-	target_points(r, &submit, &cmpl, &read_wait);
-	out[0] = r->v[C_H_QUEUE] - r->v[C_H_START];
-	out[1] = sent - r->v[C_H_QUEUE];
-	out[2] = r->v[C_NETWORK] - read_wait;
-	out[3] = (submit - r->v[C_T_RECV]) - read_wait;
+	out[0] = v[C_BLOCK];
+	out[1] = v[C_SENT] - v[C_H_QUEUE];
+	out[2] = v[C_NETWORK] - read_wait;
+	out[3] = (v[C_SUBMIT] - v[C_T_RECV]) - read_wait;
 	out[4] = read_wait;
-	out[5] = cmpl - submit;
-	out[6] = r->v[C_T_SENT] - cmpl;
-	out[7] = r->v[C_H_DONE] - recv;
+	out[5] = v[C_CMPL] - v[C_SUBMIT];
+	out[6] = v[C_T_SENT] - v[C_CMPL];
+	out[7] = v[C_H_DONE] - v[C_RECV];
 }
 
 /* one host recording: r2t-host only over TCP */
 static void host_detail_values(const struct raw *r, bool rdma, int64_t *out)
 {
-	int64_t sent, r2t_host, recv;
+	const int64_t *v = r->v;
 	int s = 0;
 
-	host_points(r, &sent, &r2t_host, &recv);
-	out[s++] = r->v[C_H_QUEUE] - r->v[C_H_START];
-	out[s++] = sent - r->v[C_H_QUEUE];
+	out[s++] = v[C_BLOCK];
+	out[s++] = v[C_SENT] - v[C_H_QUEUE];
 	if (!rdma)
-		out[s++] = r2t_host;
-	out[s++] = r->v[C_NETWORK];
-	out[s] = r->v[C_H_DONE] - recv;
+		out[s++] = v[C_R2T_HOST];
+	out[s++] = v[C_NETWORK];
+	out[s] = v[C_H_DONE] - v[C_RECV];
 }
 
 static void view_values(const struct ntp_report *rep, const struct raw *r, int64_t *out)
 {
-	int64_t submit, cmpl, r2t_wait;
-
 	switch (rep->view) {
 	case NTP_VIEW_HOST:
 		for (int s = 0; s < 3; s++)
@@ -373,10 +338,9 @@ static void view_values(const struct ntp_report *rep, const struct raw *r, int64
 		return;
 	case NTP_VIEW_TARGET_DETAIL:
 		/* the residence leaves out a write's data wait (R2T, READ): target-rx too */
-		target_points(r, &submit, &cmpl, &r2t_wait);
-		out[0] = (submit - r->v[C_T_RECV]) - r2t_wait;
-		out[1] = cmpl - submit;
-		out[2] = r->v[C_T_SENT] - cmpl;
+		out[0] = (r->v[C_SUBMIT] - r->v[C_T_RECV]) - r->v[C_R2T_WAIT];
+		out[1] = r->v[C_CMPL] - r->v[C_SUBMIT];
+		out[2] = r->v[C_T_SENT] - r->v[C_CMPL];
 		return;
 	case NTP_VIEW_MAX:
 		break;
@@ -385,14 +349,11 @@ static void view_values(const struct ntp_report *rep, const struct raw *r, int64
 
 /* ---- groups ---------------------------------------------------------------- */
 
+/* the columns a view has not are NULL, read as 0: no sub-stage uses them */
 static void read_raw(sqlite3_stmt *st, struct raw *r)
 {
-	for (int c = C_BYTES; c < C_NCOLS; c++) {
-		if (c == C_NS)
-			continue;
-		r->null[c] = sqlite3_column_type(st, c) == SQLITE_NULL;
-		r->v[c] = r->null[c] ? 0 : sqlite3_column_int64(st, c);
-	}
+	for (int c = C_BYTES; c < C_NCOLS; c++)
+		r->v[c] = c == C_NS ? 0 : sqlite3_column_int64(st, c);
 	r->v[C_FILE] = sqlite3_column_int64(st, C_FILE);
 }
 
