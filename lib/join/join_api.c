@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
@@ -181,22 +182,13 @@ static int strcmp_null(const char *a, const char *b)
 	return strcmp(a ? a : "", b ? b : "");
 }
 
-/* the meta values that must agree, with how to name them in a refusal */
-static const struct {
-	const char *key, *what, *hint;
-} agree[] = {
-	{ "sample_one_in", "sample rate one in", "record both sides with the same -s" },
-	{ "hash_version", "sampling hash version", "record both sides with the same ntprof version" },
-	{ "transport", "transport", "both sides must record the same transport (-t)" },
-};
-
 int ntp_join__check(sqlite3 *db, const char *const *schemas, const char *const *paths,
 		    int n, int *sides)
 {
 	int i, k, all = 0, err = 0;
 
 	for (i = 0; i < n && !err; i++) {
-		char *role = ntp_db__meta_text_in(db, schemas[i], "role");
+		char *role = ntp_db__meta_text_in(db, schemas[i], ntp_meta[NTP_META_ROLE].key);
 		int s = ntp_join__role_sides(role);
 
 		if (!s) {
@@ -211,16 +203,21 @@ int ntp_join__check(sqlite3 *db, const char *const *schemas, const char *const *
 		all |= s;
 		free(role);
 	}
-	for (k = 0; k < (int)(sizeof(agree) / sizeof(agree[0])) && !err; k++) {
-		char *v0 = ntp_db__meta_text_in(db, schemas[0], agree[k].key);
+	/* the keys the meta table (lib/ntp/db_meta.c) says joined recordings must agree on */
+	for (k = 0; k < NTP_META_MAX && !err; k++) {
+		const struct ntp_meta_desc *d = &ntp_meta[k];
+		char *v0;
 
+		if (!d->agree)
+			continue;
+		v0 = ntp_db__meta_text_in(db, schemas[0], d->key);
 		for (i = 1; i < n && !err; i++) {
-			char *v = ntp_db__meta_text_in(db, schemas[i], agree[k].key);
+			char *v = ntp_db__meta_text_in(db, schemas[i], d->key);
 
 			if (strcmp_null(v0, v)) {
 				ntp_error("cannot join %s and %s: %s %s and %s (%s)", paths[0], paths[i],
-					  agree[k].what, v0 ? v0 : "(none)", v ? v : "(none)",
-					  agree[k].hint);
+					  d->agree, v0 ? v0 : "(none)", v ? v : "(none)",
+					  d->agree_hint);
 				err = NTP_EXIT_MISMATCH;
 			}
 			free(v);

@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """The meta keys are defined once, in the table of lib/ntp/db_meta.c: its
 man page, ntprof-ntp(5) META KEYS, lists exactly the keys record writes,
-with the same types, and the keys that joined recordings must agree on are
-the ones the join checks.  (No build needed: the sources are read.)"""
+with the same types; and the join refuses recordings that differ in each
+key the table says joined recordings must agree on.""" 
 
 import re
 
-from conftest import REPO
+import pytest
+
+import ntpgen
+from conftest import REPO, Exit
 
 ROW = re.compile(r'\[NTP_META_\w+\] = \{ "(\w+)", NTP_META_(TEXT|INT), NTP_META_(\w+)'
                  r'(?:,\s*"([^"]*)",\s*"([^"]*)")?')
@@ -36,10 +39,19 @@ def test_man_page__lists_the_keys_record_writes_with_their_types():
     assert documented() == written
 
 
-def test_join_checks__the_keys_the_table_says_must_agree():
-    # until lib/join/join_api.c loops over the table itself
-    src = (REPO / "lib" / "join" / "join_api.c").read_text()
-    body = re.search(r"\} agree\[\] = \{(.*?)\n\};", src, re.S).group(1)
-    join = set(re.findall(r'\{ "(\w+)", "([^"]*)", "([^"]*)" \}', body))
-    want = {(k, agree, hint) for k, (_, _, agree, hint) in table().items() if agree}
-    assert join == want
+# a value that differs from the generator's for each key joined recordings must agree on
+OTHER = {"sample_one_in": 100, "hash_version": 2, "transport": "rdma"}
+
+
+@pytest.mark.parametrize("key", sorted(OTHER))
+def test_join_refuses__each_key_the_table_says_must_agree(run, tmp_path, key):
+    agree = {k: (a, h) for k, (_, _, a, h) in table().items() if a}
+    assert set(agree) == set(OTHER), "a key to agree on without a test value here"
+    what, hint = agree[key]
+    js = ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=4,
+                              target_meta=[{key: OTHER[key]}])
+    h, t = js.host_paths[0], js.target_paths[0]
+    r = run("report", str(h), str(t))
+    assert r.returncode == Exit.MISMATCH and r.stdout == ""
+    assert f": {what} " in r.stderr and f"({hint})" in r.stderr
+    assert len(r.stderr.splitlines()) == 1
