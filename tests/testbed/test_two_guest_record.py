@@ -15,7 +15,9 @@ I/Os), recorded at -s 1 on both sides (target started first, stopped last).
   loaded machine: busybox ping's median round trip, measured just before each
   phase, is the oracle), the stage must match what ping measured, within 2 ms;
 - compare A (baseline) vs B: network* (the host-only stage) changed by about
-  +10 ms (20%), block and driver by at most 1 ms.
+  +10 ms (20%), block and driver by at most 1 ms; and the joined runs
+  (HOST,TARGET) compared: the five stages, each delta the joined reports'
+  own, network the stage that changed most.
 """
 import json
 import re
@@ -140,3 +142,16 @@ def test_two_guest_record(testbed):
         assert abs(delta[s]) <= OTHER_TOL_NS, f"compare: {s} p50 changed by {delta[s] / 1e6:.3f} ms"
     # network is the stage that changed
     assert max(delta, key=lambda s: abs(delta[s]) if s != "e2e" else -1) == "network_star", delta
+
+    # compare the joined phases (HOST,TARGET runs): the five stages, network the one that moved
+    run = {p: f"{r.host.out / f'host-{p}.ntp'},{r.target.out / f'tgt-{p}.ntp'}" for p in "AB"}
+    jc = ntprof_json("compare", "--stat", "p50", run["A"], run["B"])
+    assert jc["kind"] == "joined" and len(jc["files"]) == 4, jc["files"]
+    g, = jc["groups"]
+    jd = {s["stage"]: s["p50"]["delta_ns"] for s in g["stages"]}
+    assert list(jd) == list(STAGES) + ["e2e"], jd
+    print("joined compare p50 deltas (ns):", jd)
+    # the same numbers as the two joined reports
+    for s in STAGES:
+        assert jd[s] == b[s] - a[s], (s, jd[s], b[s] - a[s])
+    assert jc["changed_most"]["stage"] == "network", jc["changed_most"]
