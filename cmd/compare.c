@@ -76,6 +76,9 @@ int cmd_compare(int argc, const char **argv)
 		NTP_OPT_CHOICE('S', "stages", &o.stages, "VIEW",
 			       "summary: the main stages (default); detail: the finer sub-stages",
 			       stage_views),
+		NTP_OPT_STRING(0, "html", &o.html_path, "FILE",
+			       "also write the comparison as a page with charts to FILE "
+			       "('-': stdout, instead of the text)"),
 		NTP_OPT_END(),
 	};
 	int n;

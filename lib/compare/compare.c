@@ -18,7 +18,9 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/safe_text.h"
+#include "lib/cli/outfile.h"
 #include "lib/compare/compare.h"
+#include "lib/compare/compare_html.h"
 #include "lib/compare/compare_json.h"
 #include "lib/compare/compare_model.h"
 #include "lib/compare/compare_text.h"
@@ -156,15 +158,28 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 	const char *jpath = o->json_path;
 	struct ntp_compare c;
 	const char *culprit;
-	struct ntp_outfile jo;
+	struct ntp_outfile jo, ho;
 	FILE *jf;
-	int rc, crc;
+	int rc, crc, hrc;
 
 	memset(&c, 0, sizeof(c));
+	memset(&ho, 0, sizeof(ho));
+	/* standard output takes one form */
+	if (jpath && o->html_path && !strcmp(jpath, "-") && !strcmp(o->html_path, "-")) {
+		ntp_error("-j - and --html - both write to standard output: give one a FILE");
+		return NTP_EXIT_USAGE;
+	}
 	rc = ntp_report__json_open(&jo, jpath, "the JSON comparison");
 	if (rc)
 		return rc;
 	jf = jo.f;
+	if (o->html_path) {
+		rc = ntp_outfile__open(&ho, o->html_path, "the HTML comparison");
+		if (rc) {
+			ntp_report__json_close(&jo);
+			return rc;
+		}
+	}
 	culprit = base;
 	rc = split_run(&c, NTP_CMP_BASE, base);
 	if (!rc)
@@ -181,7 +196,7 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 	if (rc)
 		goto fail;
 
-	if (jf != stdout) {
+	if (jf != stdout && ho.f != stdout) {
 		/* the files' strings reach the terminal made safe (lib/cli/safe_text.h) */
 		FILE *t = ntp_safe__wrap(stdout);
 
@@ -191,7 +206,12 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 	}
 	if (jf && !rc)
 		rc = ntp_compare__print_json(&c, jf, o);
+	if (ho.f && !rc)
+		rc = ntp_compare__print_html(&c, ho.f, o);
 	crc = ntp_report__json_close(&jo);
+	/* a page is kept only when it is whole */
+	hrc = ntp_outfile__close(&ho, !rc);
+	crc = crc ? crc : hrc;
 	if (!rc && !crc && c.over_threshold) {
 		threshold_error(&c, o);
 		rc = NTP_EXIT_THRESHOLD;
@@ -202,6 +222,7 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 fail:
 	json_error(jf, rc, culprit);
 	ntp_report__json_close(&jo);
+	ntp_outfile__close(&ho, false);
 	ntp_compare__free(&c);
 	return rc;
 }

@@ -11,7 +11,9 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/safe_text.h"
+#include "lib/cli/outfile.h"
 #include "lib/report/report.h"
+#include "lib/report/report_html.h"
 #include "lib/report/report_json.h"
 #include "lib/report/report_jsonout.h"
 #include "lib/report/report_load.h"
@@ -31,15 +33,29 @@ static void json_error(FILE *f, int code, const char *path)
 int ntp_report__run(const char *const *paths, int npaths, const struct ntp_report_opts *o)
 {
 	bool detail = o->stages && !strcmp(o->stages, "detail");
-	struct ntp_outfile jo;
+	struct ntp_outfile jo, ho;
 	struct ntp_report r;
 	FILE *jf;
-	int rc, crc;
+	int rc, crc, hrc;
 
+	/* standard output takes one form */
+	if (o->json_path && o->html_path && !strcmp(o->json_path, "-") &&
+	    !strcmp(o->html_path, "-")) {
+		ntp_error("-j - and --html - both write to standard output: give one a FILE");
+		return NTP_EXIT_USAGE;
+	}
 	rc = ntp_report__json_open(&jo, o->json_path, "the JSON report");
 	if (rc)
 		return rc;
 	jf = jo.f;
+	memset(&ho, 0, sizeof(ho));
+	if (o->html_path) {
+		rc = ntp_outfile__open(&ho, o->html_path, "the HTML report");
+		if (rc) {
+			ntp_report__json_close(&jo);
+			return rc;
+		}
+	}
 	if (npaths < 1) {
 		ntp_error("no recording given: ntprof report FILE...");
 		json_error(jf, NTP_EXIT_USAGE, "-");
@@ -50,7 +66,7 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 	if (rc) {
 		json_error(jf, rc, npaths > 1 ? "the recordings" : paths[0]);
 	} else {
-		if (jf != stdout) {
+		if (jf != stdout && ho.f != stdout) {
 			/* the file's strings reach the terminal made safe (lib/cli/safe_text.h) */
 			FILE *t = ntp_safe__wrap(stdout);
 
@@ -60,8 +76,12 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 		}
 		if (jf && !rc)
 			rc = ntp_report__print_json(&r, jf, o);
+		if (ho.f && !rc)
+			rc = ntp_report__print_html(&r, ho.f, o);
 	}
 	ntp_report__free(&r);
 	crc = ntp_report__json_close(&jo);
-	return rc ? rc : crc;
+	/* a page is kept only when it is whole */
+	hrc = ntp_outfile__close(&ho, !rc);
+	return rc ? rc : crc ? crc : hrc;
 }

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compare: the HTML form (--html FILE), one self-contained page of the
+ * same pairing as the text and the JSON: the runs, the stage that changed
+ * most, and for each group a chart of each stage's mean in the baseline
+ * and the new run side by side, with the table of every statistic
+ * compared.  Inline SVG (lib/cli/svg_chart.h), no script; every string from
+ * a recording goes through lib/cli/xml.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/cli/svg_chart.h"
+#include "lib/cli/version.h"
+#include "lib/cli/xml.h"
+#include "lib/compare/compare_html.h"
+#include "lib/compare/compare_model.h"
+#include "lib/core/size.h"
+
+static const char style[] =
+	"body{font-family:'DejaVu Sans',Arial,sans-serif;margin:24px;color:#222;max-width:960px}"
+	"h1{font-size:22px}h2{font-size:17px;margin-top:28px}"
+	"table{border-collapse:collapse;font-size:13px;margin:8px 0}"
+	"td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}"
+	"th{background:#f2f2f2}td.l,th.l{text-align:left}.chart{display:block;margin:10px 0}"
+	".warn{color:#a00000}";
+
+static void cell(FILE *f, const char *s)
+{
+	fputs("<td class=\"l\">", f);
+	ntp_xml__text(f, s);
+	fputs("</td>", f);
+}
+
+static void files(FILE *f, const struct ntp_compare *c)
+{
+	static const char *const run[NTP_CMP_RUNS] = { "baseline", "new" };
+
+	fputs("<table><tr><th class=\"l\">run</th><th class=\"l\">path</th><th class=\"l\">role</th>"
+	      "<th class=\"l\">kernel</th><th class=\"l\">host</th><th class=\"l\">start</th>"
+	      "<th>sample rate</th></tr>\n", f);
+	for (int r = 0; r < NTP_CMP_RUNS; r++) {
+		for (int i = 0; i < c->run[r].nfiles; i++) {
+			const struct ntp_report_header *h = &c->run[r].files[i].hdr;
+
+			fputs("<tr>", f);
+			cell(f, run[r]);
+			cell(f, h->path);
+			cell(f, ntp_report__or_unknown(h->role));
+			cell(f, ntp_report__or_unknown(h->kernel_release));
+			cell(f, ntp_report__or_unknown(h->hostname));
+			cell(f, ntp_report__or_unknown(h->start_time));
+			fprintf(f, "<td>1/%" PRId64 "</td></tr>\n", h->sample_one_in);
+		}
+	}
+	fputs("</table>\n", f);
+	for (size_t i = 0; i < c->ndifferences; i++) {
+		fputs("<p>Differs: ", f);
+		ntp_xml__text(f, c->differences[i]);
+		fputs("</p>\n", f);
+	}
+	for (size_t i = 0; i < c->nwarnings; i++) {
+		fputs("<p class=\"warn\">Warning: ", f);
+		ntp_xml__text(f, c->warnings[i]);
+		fputs("</p>\n", f);
+	}
+}
+
+static void group_name(char *buf, size_t len, const struct ntp_compare_group *g)
+{
+	char size[32];
+
+	ntp_size__str(g->bytes, size, sizeof(size));
+	snprintf(buf, len, "%s %s %s", g->io_type, size, g->ns);
+}
+
+static void most(FILE *f, const struct ntp_compare *c)
+{
+	const struct ntp_compare_most *m = &c->most;
+	char name[160];
+
+	if (!m->g) {
+		fputs("<p>Changed most: nothing (no stage in both runs).</p>\n", f);
+		return;
+	}
+	group_name(name, sizeof(name), m->g);
+	fputs("<p><b>Changed most:</b> ", f);
+	ntp_xml__text(f, m->stage->text);
+	fputs(" of ", f);
+	ntp_xml__text(f, name);
+	fprintf(f, ": mean %+.3f \u00b5s", (double)m->mean.delta / 1000.0);
+	if (isfinite(m->mean.ratio))
+		fprintf(f, " (%+.2f%%)", (m->mean.ratio - 1.0) * 100.0);
+	fputs(".</p>\n", f);
+}
+
+/* one group: its stages' means, baseline and new side by side */
+static int group_chart(FILE *f, const struct ntp_compare_group *g)
+{
+	static const char *const series[NTP_CMP_RUNS] = { "baseline", "new" };
+	const char **rows = calloc(g->nstages, sizeof(*rows));
+	double *v = calloc(g->nstages * NTP_CMP_RUNS, sizeof(*v));
+	char name[160], title[256];
+
+	if (!rows || !v) {
+		free(rows);
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < g->nstages; k++) {
+		struct ntp_compare_value val;
+
+		ntp_compare__value(&g->stage[k], NTP_CMP_MEAN, &val);
+		rows[k] = g->stage[k].text;
+		for (int r = 0; r < NTP_CMP_RUNS; r++)
+			v[k * NTP_CMP_RUNS + r] = val.has[r] ? (double)val.v[r] / 1000.0 : NAN;
+	}
+	group_name(name, sizeof(name), g);
+	snprintf(title, sizeof(title), "%s: mean of each stage, baseline and new", name);
+	ntp_svg__hbars(f, &(struct ntp_hbar_chart){ title, "\u00b5s", (int)g->nstages,
+						   NTP_CMP_RUNS, rows, series, v, false });
+	free(rows);
+	free(v);
+	return 0;
+}
+
+static void us(FILE *f, bool has, int64_t ns, bool sign)
+{
+	if (has)
+		fprintf(f, sign ? "<td>%+.3f</td>" : "<td>%.3f</td>", (double)ns / 1000.0);
+	else
+		fputs("<td>-</td>", f);
+}
+
+static void group_table(FILE *f, const struct ntp_compare *c, const struct ntp_compare_group *g)
+{
+	fputs("<table><tr><th class=\"l\">stage</th><th class=\"l\">stat</th><th>baseline</th>"
+	      "<th>new</th><th>delta</th><th>ratio</th><th class=\"l\">present</th></tr>\n", f);
+	for (size_t k = 0; k < g->nstages; k++) {
+		for (int s = 0; s < NTP_CMP_STAT_MAX; s++) {
+			struct ntp_compare_value v;
+
+			if (!(c->stats & (1u << s)))
+				continue;
+			ntp_compare__value(&g->stage[k], s, &v);
+			fputs("<tr>", f);
+			cell(f, g->stage[k].text);
+			cell(f, ntp_compare__stat_name(s));
+			us(f, v.has[NTP_CMP_BASE], v.v[NTP_CMP_BASE], false);
+			us(f, v.has[NTP_CMP_NEW], v.v[NTP_CMP_NEW], false);
+			us(f, v.has_delta, v.delta, true);
+			if (isfinite(v.ratio))
+				fprintf(f, "<td>%.4f</td>", v.ratio);
+			else
+				fputs("<td>-</td>", f);
+			cell(f, ntp_compare__present_str(ntp_compare__present(
+				g->stage[k].s[NTP_CMP_BASE], g->stage[k].s[NTP_CMP_NEW])));
+			fputs("</tr>\n", f);
+		}
+	}
+	fputs("</table>\n", f);
+}
+
+int ntp_compare__print_html(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)
+{
+	(void)o;
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<title>ntprof compare</title><style>%s</style></head><body>\n"
+		"<h1>ntprof compare: %s</h1>\n", style,
+		ntp_compare__kind_words(c->run[NTP_CMP_BASE].kind));
+	files(f, c);
+	most(f, c);
+	if (!c->ngroups)
+		fputs("<p>No commands in either run.</p>\n", f);
+	for (size_t i = 0; i < c->ngroups; i++) {
+		char name[160];
+
+		group_name(name, sizeof(name), &c->groups[i]);
+		fputs("<h2>", f);
+		ntp_xml__text(f, name);
+		fprintf(f, " (%s)</h2>\n", ntp_compare__present_str(ntp_compare__present(
+			c->groups[i].g[NTP_CMP_BASE], c->groups[i].g[NTP_CMP_NEW])));
+		if (group_chart(f, &c->groups[i])) {
+			ntp_error("the HTML comparison: %s", strerror(ENOMEM));
+			return NTP_EXIT_FAILURE;
+		}
+		group_table(f, c, &c->groups[i]);
+	}
+	fputs("<p style=\"color:#777;font-size:12px\">Written by ntprof ", f);
+	ntp_xml__text(f, ntp_version_string);
+	fputs(" (ntprof-compare(1)).</p>\n</body></html>\n", f);
+	return NTP_EXIT_OK;
+}

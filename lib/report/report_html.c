@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report: the HTML form (--html FILE), one self-contained page of the same
+ * model as the text and the JSON: the recordings, a chart of where each
+ * group's time goes (the stage means end to end), a chart of each stage's
+ * tail (p99), and the report's tables.  The charts are inline SVG
+ * (lib/cli/svg_chart.h); the page has no script and loads nothing, so it
+ * opens the same from a file, a mail or a CI artifact.  Every string from a
+ * recording goes through lib/cli/xml.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/cli/svg_chart.h"
+#include "lib/cli/version.h"
+#include "lib/cli/xml.h"
+#include "lib/core/size.h"
+#include "lib/report/report_header.h"
+#include "lib/report/report_html.h"
+#include "lib/report/report_json.h"
+#include "lib/report/report_model.h"
+
+static const char style[] =
+	"body{font-family:'DejaVu Sans',Arial,sans-serif;margin:24px;color:#222;max-width:960px}"
+	"h1{font-size:22px}h2{font-size:17px;margin-top:28px}"
+	"table{border-collapse:collapse;font-size:13px;margin:8px 0}"
+	"td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}"
+	"th{background:#f2f2f2}td.l,th.l{text-align:left}"
+	".chart{display:block;margin:10px 0}.warn{color:#a00000}"
+	"dt{font-weight:bold}dd{margin:0 0 6px 18px}";
+
+static void cell(FILE *f, const char *s)
+{
+	fputs("<td class=\"l\">", f);
+	ntp_xml__text(f, s);
+	fputs("</td>", f);
+}
+
+static void us_cell(FILE *f, double ns)
+{
+	fprintf(f, "<td>%.2f</td>", ns / 1000.0);
+}
+
+/* are the groups of more than one file (several host recordings joined)? */
+static bool several_files(const struct ntp_report *r)
+{
+	for (size_t i = 1; i < r->ngroups; i++)
+		if (r->groups[i].host_file != r->groups[0].host_file)
+			return true;
+	return false;
+}
+
+/* a group as a row label: "read 4KiB nvme0n1", with its file when there are several */
+static char *group_label(const struct ntp_report *r, const struct ntp_report_group *g)
+{
+	char size[32], *s = NULL;
+	int k;
+
+	ntp_size__str(g->bytes, size, sizeof(size));
+	if (several_files(r))
+		k = asprintf(&s, "%s %s %s (file %d)", g->io_type, size, g->ns, g->host_file);
+	else
+		k = asprintf(&s, "%s %s %s", g->io_type, size, g->ns);
+	return k < 0 ? NULL : s;
+}
+
+static void file_rows(FILE *f, const struct ntp_report *r)
+{
+	fputs("<table><tr><th>file</th><th class=\"l\">path</th><th class=\"l\">role</th>"
+	      "<th class=\"l\">transport</th><th class=\"l\">kernel</th><th class=\"l\">host</th>"
+	      "<th class=\"l\">start</th><th>duration s</th><th>sample rate</th>"
+	      "<th>commands in file</th><th>lost</th><th>ntprof's cost ns/cmd</th></tr>\n", f);
+	for (int i = 0; i < r->nfiles; i++) {
+		const struct ntp_report_file *rf = &r->files[i];
+		const struct ntp_report_header *h = &rf->hdr;
+		struct ntp_report_cost c;
+
+		fprintf(f, "<tr><td>%d</td>", i + 1);
+		cell(f, h->path);
+		cell(f, ntp_report__or_unknown(h->role));
+		cell(f, ntp_report__or_unknown(h->transport));
+		cell(f, ntp_report__or_unknown(h->kernel_release));
+		cell(f, ntp_report__or_unknown(h->hostname));
+		cell(f, ntp_report__or_unknown(h->start_time));
+		if (h->duration_ns > 0)
+			fprintf(f, "<td>%.3f</td>", (double)h->duration_ns / 1e9);
+		else
+			fputs("<td>unknown</td>", f);
+		if (h->sample_one_in > 0)
+			fprintf(f, "<td>1/%" PRId64 "</td>", h->sample_one_in);
+		else
+			fputs("<td>unknown</td>", f);
+		fprintf(f, "<td>%" PRIu64 "</td><td>%" PRIu64 "</td>", h->rows + rf->t_rows,
+			h->lost_ringbuf + h->lost_map + rf->t_lost_ringbuf + rf->t_lost_map);
+		if (ntp_report__cost(h, &c))
+			fprintf(f, "<td>%.0f</td>", c.ns_per_command);
+		else
+			fputs("<td>unknown</td>", f);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void join_lines(FILE *f, const struct ntp_report *r)
+{
+	double pct = ntp_report__matched_pct(r);
+
+	if (r->kind != NTP_REPORT_JOINED)
+		return;
+	fprintf(f, "<p>%" PRId64 " of %" PRId64 " host commands joined (%.2f%%); %" PRId64
+		" target commands without a host record; %" PRId64 " rejected.</p>\n",
+		r->counts.matched, r->counts.host_rows, isfinite(pct) ? pct : 0.0,
+		r->counts.unmatched_target, r->counts.rejected);
+	if (!isfinite(pct) || pct < NTP_REPORT_WARN_PCT)
+		fprintf(f, "<p class=\"warn\">Fewer than %.0f%% of the host's commands were joined: "
+			"the stages describe the joined ones only.</p>\n", NTP_REPORT_WARN_PCT);
+}
+
+/* the shown groups, in the report's order */
+static size_t shown_groups(const struct ntp_report *r, const struct ntp_report_opts *o,
+			   const struct ntp_report_group **out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->ngroups; i++)
+		if (ntp_report__shown(&r->groups[i], r->total, o))
+			out[n++] = &r->groups[i];
+	return n;
+}
+
+/*
+ * Chart one: where the time of a group's command goes, the stage means end
+ * to end (they add up to the end-to-end mean).  Chart two: each stage's
+ * p99 beside the end-to-end p99, side by side (tails do not add up).
+ */
+static int charts(FILE *f, const struct ntp_report *r, const struct ntp_report_group **g,
+		  size_t n)
+{
+	const struct ntp_view *v = ntp_report__view(r);
+	int ns = v->nstages, rc = -ENOMEM;
+	const char **rows = calloc(n ? n : 1, sizeof(*rows));
+	const char **names = calloc(ns + 1, sizeof(*names));
+	double *mean = calloc(n * ns + 1, sizeof(*mean));
+	double *p99 = calloc(n * (ns + 1) + 1, sizeof(*p99));
+	char title[160];
+
+	if (!rows || !names || !mean || !p99)
+		goto out;
+	for (int s = 0; s < ns; s++)
+		names[s] = v->stages[s].text;
+	names[ns] = ntp_report__total_label(r);
+	for (size_t i = 0; i < n; i++) {
+		rows[i] = group_label(r, g[i]);
+		if (!rows[i])
+			goto out;
+		for (int s = 0; s < ns; s++) {
+			mean[i * ns + s] = g[i]->stage[s].mean / 1000.0;
+			p99[i * (ns + 1) + s] = (double)g[i]->stage[s].p99 / 1000.0;
+		}
+		p99[i * (ns + 1) + ns] = (double)g[i]->e2e.p99 / 1000.0;
+	}
+	snprintf(title, sizeof(title), "Where the time goes: mean of each stage per group, "
+		 "adding up to the %s mean", names[ns]);
+	ntp_svg__hbars(f, &(struct ntp_hbar_chart){ title, "\u00b5s", (int)n, ns, rows, names,
+						   mean, true });
+	snprintf(title, sizeof(title), "Tails: p99 of each stage and of the %s per group",
+		 names[ns]);
+	ntp_svg__hbars(f, &(struct ntp_hbar_chart){ title, "\u00b5s", (int)n, ns + 1, rows, names,
+						   p99, false });
+	rc = 0;
+out:
+	for (size_t i = 0; rows && i < n; i++)
+		free((char *)rows[i]);
+	free(rows);
+	free(names);
+	free(mean);
+	free(p99);
+	return rc;
+}
+
+static void summary_cells(FILE *f, const struct ntp_summary *s)
+{
+	us_cell(f, (double)s->min);
+	us_cell(f, s->mean);
+	us_cell(f, (double)s->p50);
+	us_cell(f, (double)s->p90);
+	us_cell(f, (double)s->p99);
+	us_cell(f, (double)s->p999);
+	us_cell(f, (double)s->max);
+}
+
+static const char stat_heads[] =
+	"<th>min</th><th>mean</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th>";
+
+static void group_table(FILE *f, const struct ntp_report *r, const struct ntp_report_group **g,
+			size_t n)
+{
+	fprintf(f, "<h2>%s latency per group (\u00b5s)</h2>\n<table><tr><th>file</th>"
+		"<th class=\"l\">io_type</th><th>bytes</th><th class=\"l\">%s</th><th>n</th>"
+		"<th>est cmds/s</th>%s</tr>\n",
+		r->kind == NTP_REPORT_TARGET ? "Residence" : "End-to-end",
+		r->kind == NTP_REPORT_TARGET ? "device" : "namespace", stat_heads);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "<tr><td>%d</td>", g[i]->host_file);
+		cell(f, g[i]->io_type);
+		fprintf(f, "<td>%" PRId64 "</td>", g[i]->bytes);
+		cell(f, g[i]->ns);
+		fprintf(f, "<td>%zu</td>", g[i]->e2e.n);
+		if (g[i]->est_rate >= 0)
+			fprintf(f, "<td>%.1f</td>", g[i]->est_rate);
+		else
+			fputs("<td>-</td>", f);
+		summary_cells(f, &g[i]->e2e);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void stage_tables(FILE *f, const struct ntp_report *r, const struct ntp_report_group **g,
+			 size_t n)
+{
+	const struct ntp_view *v = ntp_report__view(r);
+
+	for (size_t i = 0; i < n; i++) {
+		char *label = group_label(r, g[i]);
+
+		fputs("<h2>Stages of ", f);
+		ntp_xml__text(f, label ? label : "?");
+		fprintf(f, " (n=%zu), \u00b5s</h2>\n<table><tr><th class=\"l\">stage</th>%s"
+			"<th>share %%</th></tr>\n", g[i]->e2e.n, stat_heads);
+		free(label);
+		for (int s = 0; s < v->nstages; s++) {
+			double share = ntp_report__share_pct(g[i], g[i]->stage[s].mean);
+
+			fputs("<tr>", f);
+			cell(f, v->stages[s].text);
+			summary_cells(f, &g[i]->stage[s]);
+			fprintf(f, "<td>%.1f</td></tr>\n", isfinite(share) ? share : 0.0);
+		}
+		fputs("<tr>", f);
+		cell(f, ntp_report__total_label(r));
+		summary_cells(f, &g[i]->e2e);
+		fputs("<td>100.0</td></tr>\n</table>\n", f);
+		fprintf(f, "<p>Sum check: %s.</p>\n", ntp_report__sum_ok(g[i], v->nstages) ?
+			"ok, the stages add up to the total command by command" :
+			"FAILED, the stages do not add up to the total");
+	}
+}
+
+static void notes(FILE *f, const struct ntp_report *r)
+{
+	const struct ntp_view *v = ntp_report__view(r);
+
+	fprintf(f, "<h2>The stages (%s)</h2>\n<dl>\n", v->name);
+	for (int s = 0; s < v->nstages; s++) {
+		fputs("<dt>", f);
+		ntp_xml__text(f, v->stages[s].text);
+		fputs("</dt><dd>", f);
+		ntp_xml__text(f, v->stages[s].what);
+		fputs("</dd>\n", f);
+	}
+	if (r->kind == NTP_REPORT_TARGET) {
+		fputs("<dt>residence</dt><dd>", f);
+		ntp_xml__text(f, ntp_report__residence(r));
+		fputs("</dd>\n", f);
+	}
+	fputs("</dl>\n", f);
+}
+
+int ntp_report__print_html(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o)
+{
+	const struct ntp_report_group **g = calloc(r->ngroups ? r->ngroups : 1, sizeof(*g));
+	size_t n;
+	int rc = 0;
+
+	if (!g) {
+		ntp_error("the HTML report: %s", strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	n = shown_groups(r, o, g);
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<title>ntprof report</title><style>%s</style></head><body>\n", style);
+	fprintf(f, "<h1>ntprof report: %s</h1>\n", r->kind == NTP_REPORT_JOINED ?
+		"host and target joined" : r->kind == NTP_REPORT_TARGET ?
+		"a target recording alone" : "a host recording alone");
+	file_rows(f, r);
+	join_lines(f, r);
+	if (r->kind == NTP_REPORT_TARGET)
+		fprintf(f, "<p>Note: %s.</p>\n", NTP_REPORT_TARGET_NOTE);
+	if (!n) {
+		fputs("<p>No commands to show.</p>\n", f);
+	} else {
+		rc = charts(f, r, g, n);
+		group_table(f, r, g, n);
+		stage_tables(f, r, g, n);
+	}
+	notes(f, r);
+	if (n < r->ngroups)
+		fprintf(f, "<p>%zu groups below --percent-limit %g%% not shown.</p>\n",
+			r->ngroups - n, o->percent_limit);
+	fputs("<p style=\"color:#777;font-size:12px\">Written by ntprof ", f);
+	ntp_xml__text(f, ntp_version_string);
+	fputs(" (ntprof-report(1)).</p>\n</body></html>\n", f);
+	free(g);
+	if (rc) {
+		ntp_error("the HTML report: %s", strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	return NTP_EXIT_OK;
+}
