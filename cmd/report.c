@@ -35,6 +35,8 @@ int cmd_report(int argc, const char **argv)
 		NTP_OPT_CHOICE('S', "stages", &o.stages, "VIEW",
 			       "summary: the main stages (default); detail: the finer sub-stages",
 			       stage_views),
+		NTP_OPT_BOOL(0, "histogram", &o.histogram,
+			     "each stage's latency histogram: log2 buckets (bars; with -j, the buckets)"),
 		NTP_OPT_END(),
 	};
 	int n;
