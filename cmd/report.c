@@ -38,6 +38,8 @@ int cmd_report(int argc, const char **argv)
 		NTP_OPT_STRING(0, "html", &o.html_path, "FILE",
 			       "also write the report as a page with charts to FILE "
 			       "('-': stdout, instead of the text)"),
+		NTP_OPT_BOOL(0, "histogram", &o.histogram,
+			     "each stage's latency histogram: log2 buckets (bars; with -j, the buckets)"),
 		NTP_OPT_END(),
 	};
 	int n;

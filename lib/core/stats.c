@@ -6,6 +6,8 @@
  * from a histogram: a report may hold tens of millions of samples, so the
  * sort is an LSD radix sort (linear time, passes over constant bytes are
  * skipped, so nanosecond latencies that fit in 5 bytes cost 5 passes).
+ * The standard deviation takes a second pass, about the exact mean, so that
+ * it does not lose its digits to the cancellation of a sum of squares.
  */
 #include <errno.h>
 #include <math.h>
@@ -155,11 +157,14 @@ int64_t ntp_samples__percentile(struct ntp_samples *s, double p)
 void ntp_samples__summarize(struct ntp_samples *s, struct ntp_summary *out)
 {
 	__int128 sum = 0;
+	long double sq = 0, m;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	if (!s->n)
+	if (!s->n) {
+		ntp_hist__from_sorted(&out->hist, NULL, 0);
 		return;
+	}
 	sort(s);
 	for (i = 0; i < s->n; i++)
 		sum += s->v[i];
@@ -172,4 +177,12 @@ void ntp_samples__summarize(struct ntp_samples *s, struct ntp_summary *out)
 	out->p90 = s->v[rank(90, s->n) - 1];
 	out->p99 = s->v[rank(99, s->n) - 1];
 	out->p999 = s->v[rank(99.9, s->n) - 1];
+	m = (long double)sum / (long double)s->n;
+	for (i = 0; i < s->n; i++) {
+		long double d = (long double)s->v[i] - m;
+
+		sq += d * d;
+	}
+	out->stddev = s->n > 1 ? (double)sqrtl(sq / (long double)(s->n - 1)) : 0.0;
+	ntp_hist__from_sorted(&out->hist, s->v, s->n);
 }

@@ -4,12 +4,16 @@
  * Percentiles use the nearest-rank definition on the sorted samples
  * (p-th percentile = the smallest value with at least p% of samples at or
  * below it), the one blktrace's btt and fio's completion percentiles use.
+ * The standard deviation is the sample one (n - 1 in the denominator, 0 for
+ * one sample), and the histogram lib/core/hist.h's log2 buckets, both exact.
  */
 #ifndef NTP_STATS_H
 #define NTP_STATS_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "lib/core/hist.h"
 
 struct ntp_samples {
 	int64_t *v;
@@ -21,8 +25,10 @@ struct ntp_summary {
 	size_t n;
 	int64_t min, max;
 	double mean;
+	double stddev;            /* sample standard deviation, ns */
 	int64_t p50, p90, p99, p999;
 	double sum;
+	struct ntp_hist hist;     /* every sample in its log2 bucket */
 };
 
 void ntp_samples__init(struct ntp_samples *s);

@@ -355,7 +355,7 @@ int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp
 	for (size_t i = 0; i < r->ngroups; i++) {
 		if (ntp_report__shown(&r->groups[i], r->total, o))
 			ntp_report__json_group(j, &r->groups[i], v->stages, v->nstages,
-					       r->kind == NTP_REPORT_TARGET);
+					       r->kind == NTP_REPORT_TARGET, o->histogram);
 		else
 			hidden++;
 	}

@@ -5,6 +5,7 @@
  * are (report_text_tables.c).
  */
 #include "lib/cli/json.h"
+#include "lib/core/hist.h"
 #include "lib/report/report_json_group.h"
 #include "lib/report/report_model.h"
 
@@ -12,6 +13,7 @@ void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s)
 {
 	ntp_json__int_field(j, "min_ns", s->min);
 	ntp_json__int_field(j, "mean_ns", ntp_report__round_ns(s->mean));
+	ntp_json__int_field(j, "stddev_ns", ntp_report__round_ns(s->stddev));
 	ntp_json__int_field(j, "p50_ns", s->p50);
 	ntp_json__int_field(j, "p90_ns", s->p90);
 	ntp_json__int_field(j, "p99_ns", s->p99);
@@ -19,8 +21,33 @@ void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s)
 	ntp_json__int_field(j, "max_ns", s->max);
 }
 
+/*
+ * --histogram: the contiguous range of log2 buckets from the first non-empty
+ * one to the last (empty ones between kept, as the text draws them), bounds
+ * inclusive; the first bucket (below 1 ns) starts at the smallest sample.
+ * Without --histogram the member is null: every document has it.
+ */
+void ntp_report__json_histogram(struct ntp_json *j, const struct ntp_summary *s, bool histogram)
+{
+	ntp_json__name(j, "histogram");
+	if (!histogram) {
+		ntp_json__null(j);
+		return;
+	}
+	ntp_json__start_array(j);
+	for (int k = s->hist.lo; s->n && k <= s->hist.hi; k++) {
+		ntp_json__start_object(j);
+		ntp_json__int_field(j, "lo_ns", k == 0 ? s->min : ntp_hist__lo(k));
+		ntp_json__int_field(j, "hi_ns", ntp_hist__hi(k));
+		ntp_json__uint_field(j, "count", s->hist.count[k]);
+		ntp_json__end_object(j);
+	}
+	ntp_json__end_array(j);
+}
+
 void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g,
-			    const struct ntp_view_stage *stages, int nstages, bool target)
+			    const struct ntp_view_stage *stages, int nstages, bool target,
+			    bool histogram)
 {
 	double un = ntp_report__stages_unattributed_ns(g, nstages);
 	int64_t stage_sum = 0;
@@ -43,6 +70,7 @@ void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g
 	ntp_json__name(j, "e2e");
 	ntp_json__start_object(j);
 	ntp_report__json_summary(j, &g->e2e);
+	ntp_report__json_histogram(j, &g->e2e, histogram);
 	ntp_json__end_object(j);
 
 	ntp_json__name(j, "stages");
@@ -51,6 +79,7 @@ void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g
 		ntp_json__start_object(j);
 		ntp_json__string_field(j, "stage", stages[s].json);
 		ntp_report__json_summary(j, &g->stage[s]);
+		ntp_report__json_histogram(j, &g->stage[s], histogram);
 		ntp_json__double_field(j, "share_pct", ntp_report__share_pct(g, g->stage[s].mean));
 		ntp_json__end_object(j);
 		stage_sum += g->sum_stage[s];

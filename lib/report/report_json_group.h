@@ -11,13 +11,17 @@
 #include "lib/report/report_model.h"
 
 struct ntp_json;
-/* a summary's seven _ns members */
+/* a summary's eight _ns members */
 void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s);
+/* a summary's "histogram": its log2 buckets, or null unless histogram */
+void ntp_report__json_histogram(struct ntp_json *j, const struct ntp_summary *s, bool histogram);
 /*
  * A group's object with its first nstages stages; target: a target alone's
- * group, of a backend device ("device", "namespace" null).
+ * group, of a backend device ("device", "namespace" null); histogram: each
+ * summary's buckets (--histogram).
  */
 void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g,
-			    const struct ntp_view_stage *stages, int nstages, bool target);
+			    const struct ntp_view_stage *stages, int nstages, bool target,
+			    bool histogram);
 
 #endif

@@ -13,6 +13,7 @@ struct ntp_report_opts {
 	bool pretty;                  /* indented JSON */
 	const char *stages;           /* --stages: "summary" (NULL) or "detail" */
 	const char *html_path;        /* --html FILE ("-" = stdout), NULL = none */
+	bool histogram;               /* --histogram: each stage's log2 buckets */
 };
 
 #endif

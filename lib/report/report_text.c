@@ -17,6 +17,7 @@
 #include "lib/report/report_header.h"
 #include "lib/report/report_view.h"
 #include "lib/report/report_text.h"
+#include "lib/report/report_text_hist.h"
 #include "lib/report/report_text_tables.h"
 
 /* one line of a recording's header: "# LABEL VALUE", the values in one column */
@@ -263,7 +264,7 @@ static void print_groups(const struct ntp_report *r, FILE *f, const struct ntp_r
 }
 
 static void print_stages(const struct ntp_report *r, const struct ntp_report_group *g, FILE *f,
-			 const char *sep)
+			 const struct ntp_report_opts *o)
 {
 	const struct ntp_view *v = ntp_report__view(r);
 	const char *total = ntp_report__total_label(r);
@@ -274,7 +275,13 @@ static void print_stages(const struct ntp_report *r, const struct ntp_report_gro
 		snprintf(file, sizeof(file), " of file %d", g->host_file);
 	fprintf(f, "#\n# stages of %s %s %s%s (n=%zu), us; share%% of the %s mean\n",
 		g->io_type, size, g->ns, file, g->e2e.n, total);
-	ntp_report__print_stage_table(f, g, v->stages, v->nstages, total, sep);
+	ntp_report__print_stage_table(f, g, v->stages, v->nstages, total, o->field_separator);
+	if (o->histogram) {
+		char group[160];
+
+		snprintf(group, sizeof(group), "%s %s %s%s", g->io_type, size, g->ns, file);
+		ntp_report__print_group_histograms(f, g, v->stages, v->nstages, total, group);
+	}
 }
 
 void ntp_report__print_stage_notes(const struct ntp_report *r, FILE *f)
@@ -333,7 +340,7 @@ int ntp_report__print_text(const struct ntp_report *r, FILE *f, const struct ntp
 	print_groups(r, f, o);
 	for (size_t i = 0; i < r->ngroups; i++) {
 		if (ntp_report__shown(&r->groups[i], r->total, o))
-			print_stages(r, &r->groups[i], f, o->field_separator);
+			print_stages(r, &r->groups[i], f, o);
 		else
 			hidden++;
 	}

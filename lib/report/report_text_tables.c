@@ -4,6 +4,9 @@
  * alone and joined recordings alike (report_text.c, compare_text.c): the
  * end-to-end latency of each group, and each group's stages.  Their columns
  * are report_table.c's; times in us, means rounded to whole ns first.
+ * stddev is the last column of both, not beside the mean: added after the
+ * others, it leaves every older column where `-t` readers and awk scripts
+ * count it.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -15,7 +18,7 @@
 
 /* the end-to-end table: one row per group; the file column only over several files */
 enum { G_FILE, G_IO_TYPE, G_SIZE, G_NS, G_N, G_RATE, G_MIN, G_MEAN, G_P50, G_P90, G_P99, G_P999,
-	G_MAX, G_COLS };
+	G_MAX, G_STDDEV, G_COLS };
 static const struct ntp_col group_cols[G_COLS] = {
 	[G_FILE]    = { "file", 4, "%" PRId64 },
 	[G_IO_TYPE] = { "io_type", -7, "%s" },
@@ -30,10 +33,11 @@ static const struct ntp_col group_cols[G_COLS] = {
 	[G_P99]     = { "p99", 9, "%.2f" },
 	[G_P999]    = { "p99.9", 9, "%.2f" },
 	[G_MAX]     = { "max", 9, "%.2f" },
+	[G_STDDEV]  = { "stddev", 9, "%.2f" },
 };
 
 /* the stage table of one group: one row per stage, then unattributed and the total */
-enum { S_STAGE, S_MIN, S_MEAN, S_P50, S_P90, S_P99, S_P999, S_MAX, S_SHARE, S_COLS };
+enum { S_STAGE, S_MIN, S_MEAN, S_P50, S_P90, S_P99, S_P999, S_MAX, S_SHARE, S_STDDEV, S_COLS };
 static const struct ntp_col stage_cols[S_COLS] = {
 	[S_STAGE] = { "stage", -12, "%s" },
 	[S_MIN]   = { "min", 9, "%.2f" },
@@ -44,6 +48,7 @@ static const struct ntp_col stage_cols[S_COLS] = {
 	[S_P999]  = { "p99.9", 9, "%.2f" },
 	[S_MAX]   = { "max", 9, "%.2f" },
 	[S_SHARE] = { "share%", 7, "%.1f" },
+	[S_STDDEV] = { "stddev", 9, "%.2f" },
 };
 
 void ntp_report__print_group_titles(FILE *f, bool file_col, const char *ns_title, const char *sep)
@@ -78,6 +83,7 @@ void ntp_report__print_group_row(FILE *f, const struct ntp_report_group *g, bool
 	c[G_P99] = ntp_report__us_cell(g->e2e.p99);
 	c[G_P999] = ntp_report__us_cell(g->e2e.p999);
 	c[G_MAX] = ntp_report__us_cell(g->e2e.max);
+	c[G_STDDEV] = ntp_report__us_cell(ntp_report__round_ns(g->e2e.stddev));
 	ntp_report__print_row(f, group_cols + first, G_COLS - first, c + first, sep);
 }
 
@@ -91,6 +97,7 @@ static void summary_cells(struct ntp_cell *c, const struct ntp_summary *s, doubl
 	c[S_P999] = ntp_report__us_cell(s->p999);
 	c[S_MAX] = ntp_report__us_cell(s->max);
 	c[S_SHARE] = ntp_report__dbl_cell(share);
+	c[S_STDDEV] = ntp_report__us_cell(ntp_report__round_ns(s->stddev));
 }
 
 static void print_sum_check(FILE *f, const struct ntp_report_group *g, int nstages,

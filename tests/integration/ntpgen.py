@@ -311,9 +311,20 @@ def mean_ns(values):
     return (2 * s + n) // (2 * n)
 
 
+def stddev_ns(values):
+    """The sample standard deviation (n - 1) rounded to whole ns, exactly:
+    var = sum((n v - S)^2) / (n^2 (n - 1)), and round(sqrt(var)) =
+    (isqrt(floor(4 var)) + 1) // 2, all in integers; 0 for one value."""
+    n, s = len(values), sum(values)
+    if n < 2:
+        return 0
+    num = sum((n * v - s) ** 2 for v in values)
+    return (math.isqrt(4 * num // (n * n * (n - 1))) + 1) // 2
+
+
 def summary(values):
-    """{min, mean, p50, p90, p99, p99.9, max} in ns, as the report's JSON has them."""
-    return {"min_ns": min(values), "mean_ns": mean_ns(values),
+    """{min, mean, stddev, p50, p90, p99, p99.9, max} in ns, as the report's JSON has them."""
+    return {"min_ns": min(values), "mean_ns": mean_ns(values), "stddev_ns": stddev_ns(values),
             "p50_ns": percentile(values, 50), "p90_ns": percentile(values, 90),
             "p99_ns": percentile(values, 99), "p99_9_ns": percentile(values, 99.9),
             "max_ns": max(values)}

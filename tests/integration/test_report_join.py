@@ -18,7 +18,7 @@ from report_text import parse_tables, size_str
 from conftest import Exit, REPO
 
 US = 1000.0
-SUMMARY = ("min_ns", "mean_ns", "p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "max_ns")
+SUMMARY = ("min_ns", "mean_ns", "stddev_ns", "p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "max_ns")
 TEXT_COLS = (("min", "min_ns"), ("mean", "mean_ns"), ("p50", "p50_ns"), ("p90", "p90_ns"),
              ("p99", "p99_ns"), ("p99.9", "p99_9_ns"), ("max", "max_ns"))
 FIVE_LABELS = ("block", "driver(h)", "network", "driver(t)", "storage")

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * report --histogram: each stage's log2 histogram (lib/core/hist.h) as
+ * biolatency-like bars, every line a '#' line (ntprof-report(1), Histograms).
+ */
+#ifndef NTP_REPORT_TEXT_HIST_H
+#define NTP_REPORT_TEXT_HIST_H
+
+#include <stdio.h>
+
+#include "lib/core/stats.h"
+#include "lib/report/report_model.h"
+
+/* the width of a full bar, in characters */
+#define NTP_HIST_BAR 40
+
+/* one summary's histogram under a title line naming what it is of */
+void ntp_report__print_histogram(FILE *f, const struct ntp_summary *s, const char *what);
+/* the histograms of g's first nstages stages and of its total, labelled total */
+void ntp_report__print_group_histograms(FILE *f, const struct ntp_report_group *g,
+					const struct ntp_view_stage *stages, int nstages,
+					const char *total, const char *group);
+
+#endif

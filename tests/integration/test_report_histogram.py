@@ -1,0 +1,354 @@
+# SPDX-License-Identifier: GPL-2.0
+"""ntprof report --histogram and the standard deviation, on every kind of
+report (a host recording alone, a target alone, a host and a target joined,
+one "-r both" file; summary and detail views).
+
+Every bucket is checked against the raw rows: each stage's values computed
+here from the stored timestamps (SQL over the .ntp file, or the joined
+generator's records), counted into [2^(k-1), 2^k - 1] by comparison, not by
+any bit trick; the counts must sum to n and the buckets must be contiguous
+from the first non-empty one to the last.  The text's bars are read back and
+must say what the JSON says, and the rows `grep -v '^#'` leaves must be the
+same with and without --histogram."""
+
+import json
+import re
+import sqlite3
+
+import pytest
+
+import ntpgen
+from report_text import parse_tables, size_str
+from conftest import Exit
+
+HIST_TITLE = re.compile(r"# histogram of ([^,]+), (\S+) (\S+) (\S+)(?: of file (\d+))? "
+                        r"\(n=(\d+)\), ns, log2 buckets$")
+HIST_ROW = re.compile(r"#\s+(-?\d+) -> (\d+)\s+:\s+(\d+)\s+([\d.]+)% \|([* ]+)\|$")
+BAR = 40
+
+
+def ok(run, *args):
+    r = run(*map(str, args))
+    assert r.returncode == Exit.OK, r.stderr
+    assert r.stderr == ""
+    return r
+
+
+def report_json(run, *args):
+    return json.loads(ok(run, "report", "-j", "-", *args).stdout)
+
+
+def bucket_bounds(k):
+    """Bucket k's inclusive bounds, from the definition: k = 0 is below 1 ns."""
+    if k == 0:
+        return None, 0
+    return 2 ** (k - 1), 2 ** k - 1
+
+
+def expected_buckets(values):
+    """[(lo, hi, count)] from the first non-empty bucket to the last, by
+    comparing every value with every bucket's bounds."""
+    out = []
+    for k in range(64):
+        lo, hi = bucket_bounds(k)
+        n = sum(1 for v in values if (lo is None or v >= lo) and v <= hi)
+        out.append((min(values) if k == 0 else lo, hi, n))
+    first = next(i for i, b in enumerate(out) if b[2])
+    last = max(i for i, b in enumerate(out) if b[2])
+    return out[first:last + 1]
+
+
+def assert_histogram(summary, values):
+    h = summary["histogram"]
+    assert [(b["lo_ns"], b["hi_ns"], b["count"]) for b in h] == expected_buckets(values)
+    assert sum(b["count"] for b in h) == len(values)
+    assert h[0]["count"] and h[-1]["count"]
+    for a, b in zip(h, h[1:]):
+        assert b["lo_ns"] == a["hi_ns"] + 1
+    assert summary["stddev_ns"] == ntpgen.stddev_ns(values)
+
+
+def assert_doc(doc, want, total="e2e"):
+    """want: {group key: {stage json name or total: [values]}}"""
+    keys = [(g["file"], g["io_type"], g["bytes"], g["namespace"] or g["device"])
+            for g in doc["groups"]]
+    assert sorted(keys) == sorted(want)
+    for g, key in zip(doc["groups"], keys):
+        w = want[key]
+        assert g["n"] == len(w[total])
+        assert_histogram(g["e2e"], w[total])
+        for s in g["stages"]:
+            assert_histogram(s, w[s["stage"]])
+
+
+def parse_histograms(text):
+    """{(stage label, io_type, size, name, file or None): (n, [(lo, hi, count, pct, bar)])}"""
+    out, cur = {}, None
+    for line in text.splitlines():
+        m = HIST_TITLE.match(line)
+        if m:
+            cur = (m[1], m[2], m[3], m[4], int(m[5]) if m[5] else None)
+            out[cur] = (int(m[6]), [])
+            continue
+        m = HIST_ROW.match(line)
+        if m:
+            assert cur is not None, line
+            out[cur][1].append((int(m[1]), int(m[2]), int(m[3]), float(m[4]), m[5]))
+            continue
+        if not re.match(r"#\s+from -> to\s", line):
+            cur = None
+    return out
+
+
+def assert_text(text, doc, labels, total_label, joined=False):
+    """The bars say what the JSON's buckets say, for every group and stage."""
+    hists = parse_histograms(text)
+    seen = 0
+    for g in doc["groups"]:
+        name = g["namespace"] or g["device"]
+        base = (g["io_type"], size_str(g["bytes"]), name, g["file"] if joined else None)
+        pairs = [(labels[s["stage"]], s) for s in g["stages"]] + [(total_label, g["e2e"])]
+        for label, s in pairs:
+            n, rows = hists[(label,) + base]
+            seen += 1
+            assert n == g["n"]
+            assert [(lo, hi, c) for lo, hi, c, _, _ in rows] == \
+                [(b["lo_ns"], b["hi_ns"], b["count"]) for b in s["histogram"]]
+            most = max(c for _, _, c, _, _ in rows)
+            for _, _, c, pct, bar in rows:
+                assert len(bar) == BAR
+                stars = bar.rstrip(" ")
+                assert set(stars) <= {"*"}
+                assert len(stars) == -(-c * BAR // most)      # rounded up
+                assert abs(pct - 100.0 * c / n) <= 0.05 + 1e-9
+    assert seen == len(hists)
+
+
+def data_rows(text):
+    return [line for line in text.splitlines() if not line.startswith("#")]
+
+
+# ---- a host recording alone --------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory):
+    return ntpgen.generate(tmp_path_factory.mktemp("hist") / "host.ntp", seed=14).path
+
+
+def host_rows(path):
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db.row_factory = sqlite3.Row
+    rows = [dict(r) for r in db.execute(
+        "SELECT s.io_type, s.bytes, s.namespace, s.e2e_ns, s.block_ns, s.driver_ns,"
+        " s.network_star_ns, h.* FROM host_stages s JOIN host_io h USING (id)")]
+    db.close()
+    return rows
+
+
+def host_expected(path, detail=False):
+    want = {}
+    for r in host_rows(path):
+        w = want.setdefault((1, r["io_type"], r["bytes"], r["namespace"]), {})
+        vals = ntpgen.host_detail_stages(r) if detail else \
+            {"block": r["block_ns"], "driver": r["driver_ns"],
+             "network_star": r["network_star_ns"]}
+        vals["e2e"] = r["e2e_ns"]
+        for k, v in vals.items():
+            w.setdefault(k, []).append(v)
+    return want
+
+
+HOST_LABELS = {"block": "block", "driver": "driver", "network_star": "network*"}
+HOST_DETAIL_LABELS = {"block": "block", "host_tx": "host-tx", "r2t_host": "r2t-host",
+                      "network_star": "network*", "host_rx": "host-rx"}
+
+
+def test_host_histograms_match_the_rows(run, host):
+    doc = report_json(run, "--histogram", host)
+    assert_doc(doc, host_expected(host))
+    assert sum(g["n"] for g in doc["groups"]) == len(host_rows(host))
+    text = ok(run, "report", "--histogram", host).stdout
+    assert_text(text, doc, HOST_LABELS, "end-to-end")
+
+
+def test_host_detail_histograms_match_the_rows(run, host):
+    doc = report_json(run, "--histogram", "--stages=detail", host)
+    assert_doc(doc, host_expected(host, detail=True))
+    text = ok(run, "report", "--histogram", "-S", "detail", host).stdout
+    assert_text(text, doc, HOST_DETAIL_LABELS, "end-to-end")
+
+
+def test_without_histogram_the_member_is_null_and_no_bars(run, host):
+    doc = report_json(run, host)
+    for g in doc["groups"]:
+        for s in [g["e2e"]] + g["stages"]:
+            assert s["histogram"] is None
+            assert isinstance(s["stddev_ns"], int)
+    text = ok(run, "report", host).stdout
+    assert "# histogram of" not in text
+
+
+def test_histogram_adds_only_comment_lines(run, host):
+    """grep -v '^#' users, aligned and with -t, get the same rows either way."""
+    for extra in ((), ("-t", ","), ("-t", "\t")):
+        plain = ok(run, "report", *extra, host).stdout
+        hist = ok(run, "report", "--histogram", *extra, host).stdout
+        assert data_rows(hist) == data_rows(plain)
+        assert len(hist.splitlines()) > len(plain.splitlines())
+    assert parse_histograms(ok(run, "report", "--histogram", "-t", ",", host).stdout)
+
+
+def test_stddev_column_equals_json(run, host):
+    """The text's stddev (us, last column of both tables) is the JSON's stddev_ns."""
+    doc = report_json(run, host)
+    t = parse_tables(ok(run, "report", host).stdout)
+    for tg, g in zip(t["groups"], doc["groups"]):
+        assert list(tg)[-1] == "stddev"
+        assert tg["stddev"] == f"{g['e2e']['stddev_ns'] / 1000:.2f}"
+        rows = t["stages"][(g["io_type"], size_str(g["bytes"]), g["namespace"])]
+        for s in g["stages"]:
+            row = rows[HOST_LABELS[s["stage"]]]
+            assert list(row)[-1] == "stddev"
+            assert row["stddev"] == f"{s['stddev_ns'] / 1000:.2f}"
+        assert rows["end-to-end"]["stddev"] == f"{g['e2e']['stddev_ns'] / 1000:.2f}"
+        assert rows["unattributed"]["stddev"] == "-"
+
+
+def test_percent_limit_hides_the_histograms_of_hidden_groups(run, host):
+    doc = report_json(run, "--histogram", "--percent-limit", "10", host)
+    assert doc["hidden_groups"] > 0
+    text = ok(run, "report", "--histogram", "--percent-limit", "10", host).stdout
+    groups = {(k[1], k[2], k[3]) for k in parse_histograms(text)}
+    assert groups == {(g["io_type"], size_str(g["bytes"]), g["namespace"])
+                      for g in doc["groups"]}
+
+
+def test_zero_and_negative_latencies_fall_in_the_first_bucket(run, tmp_path):
+    """A stage of 0 ns and one below (h_queue before h_start, as a skewed hook
+    could give): bucket 0, from the smallest value to 0."""
+    path = ntpgen.generate(tmp_path / "neg.ntp", seed=3).path
+    db = sqlite3.connect(path)
+    ids = [r[0] for r in db.execute("SELECT id FROM host_io WHERE opcode = 2 AND bytes = 4096"
+                                    " ORDER BY id LIMIT 6")]
+    db.execute("UPDATE host_io SET h_queue_ns = h_start_ns WHERE id IN (?, ?, ?)", ids[:3])
+    db.execute("UPDATE host_io SET h_queue_ns = h_start_ns - 7 - id WHERE id IN (?, ?)", ids[3:5])
+    db.commit()
+    db.close()
+    doc = report_json(run, "--histogram", path)
+    assert_doc(doc, host_expected(path))
+    g = next(g for g in doc["groups"] if g["io_type"] == "read" and g["bytes"] == 4096)
+    block = next(s for s in g["stages"] if s["stage"] == "block")
+    first = block["histogram"][0]
+    assert first["hi_ns"] == 0 and first["count"] == 5 and first["lo_ns"] == block["min_ns"] < 0
+    text = ok(run, "report", "--histogram", path).stdout
+    assert_text(text, doc, HOST_LABELS, "end-to-end")
+
+
+def test_bimodal_stage_shows_two_modes(run, tmp_path):
+    """What stddev and the histogram are for: one group whose storage is
+    either fast or slow has a gap of empty buckets between two humps."""
+    groups = (ntpgen.JGroup("read", 4096, "nvme0n1", 400, storage=(2_000, 3_000)),
+              ntpgen.JGroup("read", 4096, "nvme0n2", 400, storage=(500_000, 600_000)))
+    js = ntpgen.generate_both(tmp_path / "both.ntp", seed=5, groups=groups)
+    doc = report_json(run, "--histogram", js.host_paths[0])
+    # merge the two groups' storage, as one slow-looking stage would be
+    counts = {}
+    for g in doc["groups"]:
+        for b in next(s for s in g["stages"] if s["stage"] == "storage")["histogram"]:
+            counts[b["lo_ns"]] = counts.get(b["lo_ns"], 0) + b["count"]
+    assert sum(counts.values()) == sum(g["n"] for g in doc["groups"]) == len(js.matched())
+    assert_doc(doc, joined_expected(js))
+    # two humps: [1 KiB, 4 KiB) ns and [256 KiB, 1 MiB) ns, nothing between
+    assert {lo for lo, c in counts.items() if c} == {1024, 2048, 262144, 524288}
+    for g in doc["groups"]:
+        s = next(s for s in g["stages"] if s["stage"] == "storage")
+        assert s["stddev_ns"] < s["mean_ns"] / 2     # each group alone is one mode
+
+
+# ---- a target alone, joined recordings ---------------------------------------------
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory):
+    d = tmp_path_factory.mktemp("histjoin")
+    return ntpgen.generate_pair(d / "host.ntp", d / "target.ntp", seed=41)
+
+
+def joined_expected(js, detail=False):
+    want = {}
+    for (hf, io_type, nbytes, ns), cmds in js.by_group().items():
+        w = want.setdefault((hf, io_type, nbytes, ns), {})
+        for c in cmds:
+            vals = dict(c.detail()) if detail else dict(c.stages())
+            vals["e2e"] = c.host["h_done_ns"] - c.host["h_start_ns"]
+            for k, v in vals.items():
+                w.setdefault(k, []).append(v)
+    return want
+
+
+JOIN_LABELS = {"block": "block", "driver": "driver(h)", "network": "network",
+               "target_driver": "driver(t)", "storage": "storage"}
+DETAIL_LABELS = {"block": "block", "host_tx": "host-tx", "network": "network",
+                 "target_rx": "target-rx", "r2t_wait": "r2t-wait", "r2t_host": "r2t-host",
+                 "storage": "storage", "target_tx": "target-tx", "host_rx": "host-rx"}
+
+
+def test_joined_pair_histograms_match_the_records(run, pair):
+    args = (pair.host_paths[0], pair.target_paths[0])
+    doc = report_json(run, "--histogram", *args)
+    assert doc["kind"] == "joined"
+    assert_doc(doc, joined_expected(pair))
+    assert sum(g["n"] for g in doc["groups"]) == len(pair.matched())
+    assert_text(ok(run, "report", "--histogram", *args).stdout, doc, JOIN_LABELS,
+                "end-to-end", joined=True)
+
+
+def test_joined_detail_histograms_match_the_records(run, pair):
+    args = (pair.host_paths[0], pair.target_paths[0])
+    doc = report_json(run, "--histogram", "--stages=detail", *args)
+    assert_doc(doc, joined_expected(pair, detail=True))
+    assert_text(ok(run, "report", "--histogram", "--stages=detail", *args).stdout, doc,
+                DETAIL_LABELS, "end-to-end", joined=True)
+
+
+def test_both_recording_histograms_match_the_records(run, tmp_path):
+    js = ntpgen.generate_both(tmp_path / "both.ntp", seed=9)
+    doc = report_json(run, "--histogram", js.host_paths[0])
+    assert doc["kind"] == "joined"
+    assert_doc(doc, joined_expected(js))
+
+
+def target_expected(path, detail=False):
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db.row_factory = sqlite3.Row
+    rows = [dict(r) for r in db.execute(
+        "SELECT s.io_type, s.bytes, s.device, s.target_driver_ns, s.storage_ns,"
+        " s.residence_ns, t.* FROM target_stages s JOIN target_io t USING (id)")]
+    db.close()
+    want = {}
+    for r in rows:
+        w = want.setdefault((1, r["io_type"], r["bytes"], r["device"]), {})
+        r2t_wait = r["t_submit_ns"] - r["t_r2t_ns"] if r["t_r2t_ns"] is not None else 0
+        if detail:
+            vals = {"target_rx": r["t_submit_ns"] - r["t_recv_ns"] - r2t_wait,
+                    "storage": r["storage_ns"], "target_tx": r["t_sent_ns"] - r["t_cmpl_ns"]}
+        else:
+            vals = {"target_driver": r["target_driver_ns"], "storage": r["storage_ns"]}
+        vals["e2e"] = r["residence_ns"]
+        for k, v in vals.items():
+            w.setdefault(k, []).append(v)
+    return want
+
+
+def test_target_alone_histograms_match_the_rows(run, pair):
+    path = pair.target_paths[0]
+    doc = report_json(run, "--histogram", path)
+    assert doc["kind"] == "target"
+    assert_doc(doc, target_expected(path))
+    assert_text(ok(run, "report", "--histogram", path).stdout, doc,
+                {"target_driver": "driver(t)", "storage": "storage"}, "residence")
+    doc = report_json(run, "--histogram", "-S", "detail", path)
+    assert_doc(doc, target_expected(path, detail=True))
+    assert_text(ok(run, "report", "--histogram", "-S", "detail", path).stdout, doc,
+                {"target_rx": "target-rx", "storage": "storage", "target_tx": "target-tx"},
+                "residence")
+
