@@ -7,6 +7,7 @@
 #include "lib/cli/xml.h"
 
 #define WIDTH     900
+#define MIN_WIDTH 420       /* a narrow chart: room for its title */
 #define TITLE_H   28
 #define LEGEND_H  22
 #define AXIS_H    40
@@ -128,10 +129,10 @@ static void x_axis(FILE *f, double x0, double w, double y0, double y1, double to
 	text(f, x0 + w / 2, y1 + 32, "middle", NULL, unit);
 }
 
-static void svg_open(FILE *f, int h, const char *t)
+static void svg_open(FILE *f, int w, int h, const char *t)
 {
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n", WIDTH, h, WIDTH, h);
+		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n", w, h, w, h);
 	fputs("<title>", f);
 	ntp_xml__text(f, t);
 	fputs("</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n", f);
@@ -161,7 +162,7 @@ void ntp_svg__hbars(FILE *f, const struct ntp_hbar_chart *c)
 	legend_end = legend(NULL, c->series, c->nseries, TITLE_H + 8);
 	y0 = legend_end + LEGEND_H;
 	h = y0 + c->nrows * row_h + AXIS_H;
-	svg_open(f, h, c->title);
+	svg_open(f, WIDTH, h, c->title);
 	legend(f, c->series, c->nseries, TITLE_H + 8);
 	x_axis(f, left, plot_w, y0 - 4, y0 + c->nrows * row_h, top, step, c->unit);
 	for (int r = 0; r < c->nrows; r++) {
@@ -203,17 +204,23 @@ void ntp_svg__hbars(FILE *f, const struct ntp_hbar_chart *c)
 
 void ntp_svg__columns(FILE *f, const struct ntp_column_chart *c)
 {
-	const double left = 70, right = 20, plot_h = 220;
+	const double left = 70, right = 20, plot_h = 150, max_bw = 48;
 	double plot_w = WIDTH - left - right, max = 0, top, step, bw;
 	double y0 = TITLE_H + 16, y1 = y0 + plot_h;
-	int h = (int)y1 + 70;
+	int h = (int)y1 + 70, w;
 
 	for (int i = 0; i < c->n; i++)
 		max = c->v[i] > max ? c->v[i] : max;
 	step = nice_step(max, 5);
 	top = axis_max(max, step);
+	/* a few buckets stay bars, not walls: the chart ends where the last one does */
 	bw = c->n ? plot_w / c->n : plot_w;
-	svg_open(f, h, c->title);
+	if (bw > max_bw) {
+		bw = max_bw;
+		plot_w = bw * c->n;
+	}
+	w = (int)(left + plot_w + right);
+	svg_open(f, w < MIN_WIDTH ? MIN_WIDTH : w, h, c->title);
 	for (double v = 0; v <= top * (1 + 1e-9); v += step) {
 		double y = y1 - plot_h * v / top;
 
@@ -263,7 +270,7 @@ void ntp_svg__lines(FILE *f, const struct ntp_line_chart *c)
 	xtop = axis_max(xmax, xstep);
 	ystep = nice_step(ymax, 5);
 	ytop = axis_max(ymax, ystep);
-	svg_open(f, h, c->title);
+	svg_open(f, WIDTH, h, c->title);
 	legend(f, c->series, c->nseries, TITLE_H + 8);
 	for (double v = 0; v <= ytop * (1 + 1e-9); v += ystep) {
 		double y = y1 - plot_h * v / ytop;

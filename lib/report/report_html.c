@@ -3,7 +3,8 @@
  * report: the HTML form (--html FILE), one self-contained page of the same
  * model as the text and the JSON: the recordings, a chart of where each
  * group's time goes (the stage means end to end), a chart of each stage's
- * tail (p99), and the report's tables.  The charts are inline SVG
+ * tail (p99), each group's latency distribution (with --histogram each
+ * stage's too), and the report's tables.  The charts are inline SVG
  * (lib/cli/svg_chart.h); the page has no script and loads nothing, so it
  * opens the same from a file, a mail or a CI artifact.  Every string from a
  * recording goes through lib/cli/xml.h.
@@ -20,6 +21,7 @@
 #include "lib/cli/svg_chart.h"
 #include "lib/cli/version.h"
 #include "lib/cli/xml.h"
+#include "lib/core/hist.h"
 #include "lib/core/size.h"
 #include "lib/report/report_header.h"
 #include "lib/report/report_html.h"
@@ -33,6 +35,7 @@ static const char style[] =
 	"td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}"
 	"th{background:#f2f2f2}td.l,th.l{text-align:left}"
 	".chart{display:block;margin:10px 0}.warn{color:#a00000}"
+	".dist .chart{display:inline-block;margin:4px 8px 4px 0;vertical-align:top}"
 	"dt{font-weight:bold}dd{margin:0 0 6px 18px}";
 
 static void cell(FILE *f, const char *s)
@@ -253,6 +256,69 @@ static void stage_tables(FILE *f, const struct ntp_report *r, const struct ntp_r
 	}
 }
 
+/*
+ * One summary's distribution: its log2 buckets from the first non-empty to
+ * the last, each labelled by its lower bound in us.  Doubling buckets make
+ * the x axis a log scale; two humps show as two humps.
+ */
+static int distribution(FILE *f, const char *group, const char *stage,
+			const struct ntp_summary *s)
+{
+	const struct ntp_hist *h = &s->hist;
+	int n = h->hi - h->lo + 1, rc = -ENOMEM;
+	const char **labels;
+	char (*buf)[24], title[256];
+	double *v;
+
+	if (n <= 0)
+		return 0;
+	labels = calloc(n, sizeof(*labels));
+	buf = calloc(n, sizeof(*buf));
+	v = calloc(n, sizeof(*v));
+	if (!labels || !buf || !v)
+		goto out;
+	for (int k = h->lo; k <= h->hi; k++) {
+		int64_t lo = k == 0 ? 0 : ntp_hist__lo(k);
+
+		snprintf(buf[k - h->lo], sizeof(buf[0]), "%.3g", (double)lo / 1000.0);
+		labels[k - h->lo] = buf[k - h->lo];
+		v[k - h->lo] = (double)h->count[k];
+	}
+	snprintf(title, sizeof(title), "%s: %s (n=%zu)", group, stage, s->n);
+	ntp_svg__columns(f, &(struct ntp_column_chart){ title, "\u00b5s, log2 buckets",
+						       "commands", n, labels, v });
+	rc = 0;
+out:
+	free(labels);
+	free(buf);
+	free(v);
+	return rc;
+}
+
+/* each group's total, and with --histogram each of its stages too */
+static int distributions(FILE *f, const struct ntp_report *r, const struct ntp_report_group **g,
+			 size_t n, const struct ntp_report_opts *o)
+{
+	const struct ntp_view *v = ntp_report__view(r);
+	int rc = 0;
+
+	fputs("<h2>Distributions</h2>\n<p>Commands per log2 bucket of latency: each bucket twice "
+	      "as wide as the one before, labelled by its lower bound.</p>\n<div class=\"dist\">\n",
+	      f);
+	for (size_t i = 0; i < n && !rc; i++) {
+		char *label = group_label(r, g[i]);
+
+		if (!label)
+			return -ENOMEM;
+		rc = distribution(f, label, ntp_report__total_label(r), &g[i]->e2e);
+		for (int st = 0; st < v->nstages && o->histogram && !rc; st++)
+			rc = distribution(f, label, v->stages[st].text, &g[i]->stage[st]);
+		free(label);
+	}
+	fputs("</div>\n", f);
+	return rc;
+}
+
 static void notes(FILE *f, const struct ntp_report *r)
 {
 	const struct ntp_view *v = ntp_report__view(r);
@@ -297,6 +363,8 @@ int ntp_report__print_html(const struct ntp_report *r, FILE *f, const struct ntp
 		fputs("<p>No commands to show.</p>\n", f);
 	} else {
 		rc = charts(f, r, g, n);
+		if (!rc)
+			rc = distributions(f, r, g, n, o);
 		group_table(f, r, g, n);
 		stage_tables(f, r, g, n);
 	}

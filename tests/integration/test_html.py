@@ -50,7 +50,8 @@ class Page(html.parser.HTMLParser):
     def __init__(self, text):
         super().__init__()
         self.stack, self.tags, self.titles, self.errors = [], [], [], []
-        self._title = None
+        self.svg_titles, self.rect_svg = [], []    # each chart's title; each bar's chart
+        self._title = self._svg_title = None
         self.feed(text)
         self.close()
         assert not self.stack, f"unclosed: {self.stack}"
@@ -61,6 +62,8 @@ class Page(html.parser.HTMLParser):
             self.stack.append(tag)
         if tag == "title" and self.stack[-2:-1] == ["rect"]:
             self._title = ""
+        elif tag == "title" and self.stack[-2:-1] == ["svg"]:
+            self._svg_title = ""
 
     def handle_startendtag(self, tag, attrs):
         self.tags.append((tag, dict(attrs)))
@@ -72,11 +75,17 @@ class Page(html.parser.HTMLParser):
         self.stack.pop()
         if tag == "title" and self._title is not None:
             self.titles.append(self._title)
+            self.rect_svg.append(len(self.svg_titles) - 1)
             self._title = None
+        elif tag == "title" and self._svg_title is not None:
+            self.svg_titles.append(self._svg_title)
+            self._svg_title = None
 
     def handle_data(self, data):
         if self._title is not None:
             self._title += data
+        elif self._svg_title is not None:
+            self._svg_title += data
 
 
 def page(path):
@@ -93,7 +102,8 @@ def test_report_page__charts_carry_the_reports_means(run, recs, tmp_path):
     assert text.startswith("# ntprof report\n")          # the text still goes to stdout
     doc = json.loads(ok(run, "report", "-j", "-", recs / "host.ntp").stdout)
     p = page(out)
-    assert len(charts(p)) == 2
+    # where the time goes, the tails, and one distribution per group
+    assert len(charts(p)) == 2 + len(doc["groups"])
     want = set()
     for g in doc["groups"]:
         label = f"{g['io_type']} {ntpgen_size(g['bytes'])} {g['namespace']}"
@@ -120,9 +130,25 @@ def test_report_page__every_kind(run, recs, tmp_path, kind, args, stages):
     doc = json.loads(ok(run, "report", "-j", "-", *(recs / a for a in args)).stdout)
     assert doc["kind"] == kind
     p = page(out)
-    assert len(charts(p)) == 2
+    assert len(charts(p)) == 2 + len(doc["groups"])
     # one stacked bar segment per group and stage, one side-by-side bar per stage and the total
-    assert len(p.titles) == len(doc["groups"]) * (2 * len(stages) + 1)
+    bars = [t for t in p.titles if t.endswith(" \u00b5s")]
+    assert len(bars) == len(doc["groups"]) * (2 * len(stages) + 1)
+    # each distribution's buckets count the group's commands
+    total = "residence" if kind == "target" else "end-to-end"
+    for g in doc["groups"]:
+        label = f"{g['io_type']} {ntpgen_size(g['bytes'])} {g['namespace'] or g['device']}"
+        chart = p.svg_titles.index(f"{label}: {total} (n={g['n']})")
+        counts = [int(re.search(r": (\d+) commands$", t)[1])
+                  for t, k in zip(p.titles, p.rect_svg) if k == chart]
+        assert sum(counts) == g["n"] and len(counts) >= 1, (label, counts)
+
+
+def test_report_page__histogram_adds_each_stages_distribution(run, recs, tmp_path):
+    out = tmp_path / "r.html"
+    ok(run, "report", "--histogram", "--html", out, recs / "host.ntp")
+    doc = json.loads(ok(run, "report", "-j", "-", recs / "host.ntp").stdout)
+    assert len(charts(page(out))) == 2 + len(doc["groups"]) * 4
 
 
 def test_report_page__to_stdout_instead_of_the_text(run, recs):
