@@ -194,6 +194,22 @@ typedef int (*ntp_join_stages_fn)(void *ctx, const struct ntp_join_stages *s);
 #define NTP_JOIN_SCAN_PARTS 4
 int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn, void **ctx);
 
+/*
+ * After ntp_join__run on one host side and one target side (a host and a
+ * target recording, or one "-r both" recording): write them, joined, into
+ * the new, empty file at path (ntprof-join(1)): their rows as recorded,
+ * join_pairs, join_clock, join_meta, and meta role 'joined'
+ * (schema/ntp.sql).  Refuses (NTP_EXIT_MISMATCH, one line) other
+ * combinations, a joined recording, and a join that matched nothing.
+ * 0 or NTP_EXIT_*.
+ *
+ * A joined recording given to ntp_join__open alone is not joined again:
+ * ntp_join__run reads its join_pairs and join_clock, and everything after
+ * (temp.joined, ntp_join__scan_stages, the pairs and counts) is what the
+ * join of the recordings it was made of gave.
+ */
+int ntp_join__write(struct ntp_join *j, const char *path);
+
 /* the connection: query temp.joined (and ntp<i>.* tables) with it */
 sqlite3 *ntp_join__db(const struct ntp_join *j);
 const struct ntp_join_file *ntp_join__file(const struct ntp_join *j, int i);

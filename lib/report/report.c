@@ -121,7 +121,8 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 			return rc;
 		}
 		role = ntp_meta__text(db, NTP_META_ROLE);
-		if (role && !strcmp(role, "both")) {
+		/* a joined recording (ntprof join) holds both sides and its own pairing */
+		if (role && (!strcmp(role, "both") || !strcmp(role, "joined"))) {
 			sqlite3_close(db);
 			rc = run_jreport(paths, 1, NTP_JREPORT_JOINED, o, jf);
 		} else if (role && !strcmp(role, "target")) {
