@@ -210,6 +210,15 @@ int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn,
  */
 int ntp_join__write(struct ntp_join *j, const char *path);
 
+/*
+ * A "-r both" recording at path joined, and its pairing written into it:
+ * join_pairs and join_clock replaced, so that its joined_stages view holds
+ * the join's stages (record -r both calls it when the recording is
+ * closed).  Nothing else in the file changes.  0 or NTP_EXIT_* after one
+ * line.
+ */
+int ntp_join__store(const char *path);
+
 /* the connection: query temp.joined (and ntp<i>.* tables) with it */
 sqlite3 *ntp_join__db(const struct ntp_join *j);
 const struct ntp_join_file *ntp_join__file(const struct ntp_join *j, int i);

@@ -121,12 +121,17 @@ static int write_clock(struct ntp_join *j, const struct ntp_join_pair *p)
 	return err;
 }
 
+static int write_pairs(struct ntp_join *j)
+{
+	return exec(j->db, "INSERT INTO " OUT ".join_pairs SELECT host_id, target_id, offset_ns,"
+		    " h_occ, t_occ FROM temp.join_matches ORDER BY seq", "writing the pairs");
+}
+
 /* every table of the new file, in one transaction */
 static int write_all(struct ntp_join *j, const struct ntp_join_pair *p)
 {
 	const char *hs = j->files[p->host_file].schema, *ts = j->files[p->target_file].schema;
 	int one = p->host_file == p->target_file;
-	char sql[160];
 	int err;
 
 	err = exec(j->db, "BEGIN", "writing the joined recording");
@@ -153,11 +158,8 @@ static int write_all(struct ntp_join *j, const struct ntp_join_pair *p)
 		err = copy_rows(j->db, hs, "host_io", NULL);
 	if (!err)
 		err = copy_rows(j->db, ts, "target_io", NULL);
-	if (!err) {
-		snprintf(sql, sizeof(sql), "INSERT INTO " OUT ".join_pairs SELECT host_id, target_id,"
-			 " offset_ns, h_occ, t_occ FROM temp.join_matches ORDER BY seq");
-		err = exec(j->db, sql, "writing the pairs");
-	}
+	if (!err)
+		err = write_pairs(j);
 	if (!err)
 		err = write_clock(j, p);
 	if (!err)
@@ -201,17 +203,12 @@ static int check_writable(struct ntp_join *j)
 	return 0;
 }
 
-int ntp_join__write(struct ntp_join *j, const char *path)
+static int attach_out(struct ntp_join *j, const char *path)
 {
 	sqlite3_stmt *st;
 	char *uri;
-	int err, rc;
+	int rc;
 
-	err = check_writable(j);
-	if (!err)
-		err = create_schema(path);
-	if (err)
-		return err;
 	uri = ntp_join__file_uri(path, "rw");
 	if (!uri)
 		return ntp_join__nomem();
@@ -224,12 +221,88 @@ int ntp_join__write(struct ntp_join *j, const char *path)
 	sqlite3_finalize(st);
 	free(uri);
 	if (rc != SQLITE_DONE)
-		return ntp_join__sql_fail(j->db, "attaching the new recording");
+		return ntp_join__sql_fail(j->db, "attaching the recording to write");
+	return 0;
+}
+
+int ntp_join__write(struct ntp_join *j, const char *path)
+{
+	int err;
+
+	err = check_writable(j);
+	if (!err)
+		err = create_schema(path);
+	if (!err)
+		err = attach_out(j, path);
+	if (err)
+		return err;
 	/* the file is new and renamed into place only when whole: no journal needed */
 	err = exec(j->db, "PRAGMA " OUT ".journal_mode = OFF", "writing the joined recording");
 	if (!err)
 		err = write_all(j, &j->pairs[0]);
 	if (exec(j->db, "DETACH " OUT, "closing the joined recording") && !err)
 		err = NTP_EXIT_FAILURE;
+	return err;
+}
+
+/*
+ * The pairing of a "-r both" recording written into it: the file is
+ * ATTACHed a second time, read-write, beside the join's read-only view of
+ * it; join_pairs and join_clock are replaced in one transaction.
+ */
+static int store_into(struct ntp_join *j, const char *path)
+{
+	static const char tables_sql[] =
+		"SELECT count(*) FROM " OUT ".sqlite_schema WHERE type = 'table'"
+		" AND name IN ('join_pairs', 'join_clock')";
+	sqlite3_stmt *st;
+	int err, n = 0;
+
+	err = attach_out(j, path);
+	if (err)
+		return err;
+	if (sqlite3_prepare_v2(j->db, tables_sql, -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (n != 2) {
+		ntp_error("%s: no join_pairs and join_clock tables to fill (a recording of an older"
+			  " ntprof)", path);
+		err = NTP_EXIT_FAILURE;
+	}
+	if (!err)
+		err = exec(j->db, "BEGIN; DELETE FROM " OUT ".join_pairs; DELETE FROM " OUT
+			   ".join_clock", "writing the pairs");
+	if (!err)
+		err = write_pairs(j);
+	if (!err)
+		err = write_clock(j, &j->pairs[0]);
+	if (!err)
+		err = exec(j->db, "COMMIT", "writing the pairs");
+	else
+		sqlite3_exec(j->db, "ROLLBACK", NULL, NULL, NULL);
+	if (exec(j->db, "DETACH " OUT, "closing the recording") && !err)
+		err = NTP_EXIT_FAILURE;
+	return err;
+}
+
+int ntp_join__store(const char *path)
+{
+	struct ntp_join *j;
+	int err;
+
+	err = ntp_join__open(&j, &path, 1, NULL);
+	if (err)
+		return err;
+	if (j->stored || j->files[0].sides != (NTP_JOIN_HOST | NTP_JOIN_TARGET)) {
+		ntp_error("%s: not a '-r both' recording: its pairing is not its own to store", path);
+		ntp_join__close(j);
+		return NTP_EXIT_MISMATCH;
+	}
+	err = ntp_join__run(j);
+	if (!err)
+		err = store_into(j, path);
+	ntp_join__close(j);
 	return err;
 }
