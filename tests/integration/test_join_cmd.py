@@ -437,3 +437,23 @@ def test_bad_input_files(run, pair, tmp_path):
     c.close()
     one_error_line(run("join", "-o", out, h, plain), Exit.NOTNTP)
     assert not out.exists()
+
+
+def test_fuzz_seed_writer_agrees_with_join(run, pair, joined, tmp_path):
+    """ntpgen.write_joined_file (the fuzzer's joined seed) writes from the
+    truth what ntprof join writes from the recordings."""
+    out, _ = joined
+    seed = tmp_path / "seed.ntp"
+    ntpgen.write_joined_file(seed, pair)
+    a, b = report_json(run, out), report_json(run, seed)
+    assert b["groups"] == a["groups"] and b["join"] == a["join"]
+    q = "SELECT host_id, target_id, offset_ns FROM join_pairs ORDER BY host_id"
+    assert [r[:2] for r in rows(seed, q)] == [r[:2] for r in rows(out, q)]
+    # the true and the estimated offset both lie in every pair's causal bound
+    # (ntprof-design(7), JOINING), which is as far as the data fix the offset
+    for db in (seed, out):
+        assert rows(db, "SELECT count(*) FROM join_pairs p"
+                        " JOIN host_io h ON h.id = p.host_id JOIN target_io t ON t.id = p.target_id"
+                        " JOIN join_clock c WHERE p.offset_ns < t.t_sent_ns - h.h_done_ns"
+                        " - c.tolerance_ns OR p.offset_ns > t.t_recv_ns - h.h_queue_ns"
+                        " + c.tolerance_ns") == [(0,)]
