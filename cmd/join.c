@@ -74,6 +74,8 @@ static void summary(const struct ntp_join *j, const char *out)
 
 static int join_write(const char *const *paths, int n, const struct join_opts *o)
 {
+	/* a "-r both" recording is paired anew, whatever pairing it holds */
+	const struct ntp_join_opts jo = { .fresh = 1 };
 	struct ntp_outfile of;
 	struct ntp_join *j;
 	int rc;
@@ -83,7 +85,7 @@ static int join_write(const char *const *paths, int n, const struct join_opts *o
 		rc = check_output(o->output, paths, n);
 	if (rc)
 		return rc;
-	rc = ntp_join__open(&j, paths, n, NULL);
+	rc = ntp_join__open(&j, paths, n, &jo);
 	if (rc)
 		return rc;
 	rc = ntp_join__run(j);

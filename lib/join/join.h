@@ -77,6 +77,7 @@ struct ntp_join_opts {
 	int64_t slack_ns;	/* added to the measured tolerance; default 1000 */
 	int64_t min_support;	/* pairs that must agree on an offset; default 8 */
 	double max_drift;	/* largest |drift| searched; default 500e-6 */
+	int fresh;		/* pair a "-r both" recording anew, not by its stored pairing */
 };
 
 /*
@@ -206,7 +207,9 @@ int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn,
  * A joined recording given to ntp_join__open alone is not joined again:
  * ntp_join__run reads its join_pairs and join_clock, and everything after
  * (temp.joined, ntp_join__scan_stages, the pairs and counts) is what the
- * join of the recordings it was made of gave.
+ * join of the recordings it was made of gave.  The same holds for a "-r
+ * both" recording given alone that holds a pairing (ntp_join__store),
+ * unless opts->fresh.
  */
 int ntp_join__write(struct ntp_join *j, const char *path);
 

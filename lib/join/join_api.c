@@ -273,25 +273,37 @@ static int check_target_tables(struct ntp_join *j, int fi)
 	return 0;
 }
 
+/* whether the recording attached as schema holds a pairing (join_clock's row) */
+static int has_pairing(struct ntp_join *j, const char *schema)
+{
+	char sql[96];
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM \"%s\".join_clock", schema);
+	return query_int(j->db, sql, 0) > 0;
+}
+
 /*
  * A joined recording (ntprof join) brings its own pairing, made on two
  * clocks that its file no longer tells apart: it is read alone, never
- * joined again.
+ * joined again.  So is a "-r both" recording that record paired when it
+ * closed it, unless opts.fresh asks for the join to be made again; one
+ * without a pairing (older, or killed before the end) is joined as always.
  */
 static int check_joined(struct ntp_join *j, int fi, int n)
 {
 	char *role = ntp_db__meta_text_in(j->db, j->files[fi].schema, "role");
 	int joined = role && !strcmp(role, "joined");
+	int both = role && !strcmp(role, "both");
 
 	free(role);
-	if (!joined)
-		return 0;
-	if (n > 1) {
+	if (joined && n > 1) {
 		ntp_error("cannot join %s with other recordings: it is a joined recording"
 			  " (ntprof join) already; give it alone", j->files[fi].path);
 		return NTP_EXIT_MISMATCH;
 	}
-	j->stored = 1;
+	j->joined_role = joined;
+	if (joined || (both && n == 1 && !j->opts.fresh && has_pairing(j, j->files[fi].schema)))
+		j->stored = 1;
 	return 0;
 }
 
@@ -340,6 +352,7 @@ int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
 			j->opts.min_support = opts->min_support;
 		if (opts->max_drift > 0)
 			j->opts.max_drift = opts->max_drift;
+		j->opts.fresh = opts->fresh;
 	}
 	/*
 	 * Large arrays come and go as the join runs (rows, candidates,
@@ -381,7 +394,7 @@ int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
 		err = check_joined(j, i, n);
 	for (i = 0; i < n && !err; i++) {
 		j->files[i].sides = sides[i];
-		j->files[i].role = j->stored ? "joined" : (sides[i] == NTP_JOIN_HOST) ? "host" :
+		j->files[i].role = j->joined_role ? "joined" : (sides[i] == NTP_JOIN_HOST) ? "host" :
 				   (sides[i] == NTP_JOIN_TARGET) ? "target" : "both";
 		err = add_file_row(j, i);
 		if (!err)

@@ -151,7 +151,8 @@ struct ntp_join {
 	size_t host_lo[NTP_JOIN_MAX_FILES + 1];
 	int64_t host_id0[NTP_JOIN_MAX_FILES];
 	struct ntp_jprogress *progress;
-	int stored;			/* one joined recording: its pairing is read, not made */
+	int stored;			/* one file with its own pairing: read, not made */
+	int joined_role;		/* that file is a joined recording (meta role joined) */
 };
 
 /* join_api.c */

@@ -175,7 +175,7 @@ static int check_writable(struct ntp_join *j)
 	const struct ntp_join_pair *p = &j->pairs[0];
 	const char *h, *t;
 
-	if (j->stored) {
+	if (j->joined_role) {
 		ntp_error("%s: a joined recording (ntprof join) already: give the recordings it was"
 			  " made of", j->files[0].path);
 		return NTP_EXIT_MISMATCH;
@@ -289,13 +289,15 @@ static int store_into(struct ntp_join *j, const char *path)
 
 int ntp_join__store(const char *path)
 {
+	/* a pairing it may hold already is replaced, not read */
+	const struct ntp_join_opts fresh = { .fresh = 1 };
 	struct ntp_join *j;
 	int err;
 
-	err = ntp_join__open(&j, &path, 1, NULL);
+	err = ntp_join__open(&j, &path, 1, &fresh);
 	if (err)
 		return err;
-	if (j->stored || j->files[0].sides != (NTP_JOIN_HOST | NTP_JOIN_TARGET)) {
+	if (j->joined_role || j->files[0].sides != (NTP_JOIN_HOST | NTP_JOIN_TARGET)) {
 		ntp_error("%s: not a '-r both' recording: its pairing is not its own to store", path);
 		ntp_join__close(j);
 		return NTP_EXIT_MISMATCH;

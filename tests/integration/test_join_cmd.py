@@ -457,3 +457,37 @@ def test_fuzz_seed_writer_agrees_with_join(run, pair, joined, tmp_path):
                         " JOIN join_clock c WHERE p.offset_ns < t.t_sent_ns - h.h_done_ns"
                         " - c.tolerance_ns OR p.offset_ns > t.t_recv_ns - h.h_queue_ns"
                         " + c.tolerance_ns") == [(0,)]
+
+
+def test_both_recording_with_its_pairing_reads_it(run, tmp_path):
+    """A "-r both" recording that record paired when it closed it (its
+    join_pairs and join_clock filled, as ntp_join__store fills them): report,
+    dump and join give what they give without the pairing."""
+    both, paired, out = tmp_path / "both.ntp", tmp_path / "paired.ntp", tmp_path / "j.ntp"
+    ntpgen.generate_both(both, seed=34)
+    ok(run("join", "-q", "-o", out, both))
+    paired.write_bytes(both.read_bytes())
+    c = sqlite3.connect(paired)
+    c.execute("ATTACH ? AS j", (str(out),))
+    c.executescript("INSERT INTO join_pairs SELECT * FROM j.join_pairs;"
+                    " INSERT INTO join_clock SELECT * FROM j.join_clock;")
+    c.commit()
+    c.close()
+    assert stage_tables(ok(run("report", paired)).stdout) == \
+        stage_tables(ok(run("report", both)).stdout)
+    a, b = report_json(run, both), report_json(run, paired)
+    for k in ("groups", "join", "clock_pairs"):
+        assert b[k] == a[k], k
+    assert ok(run("dump", paired)).stdout == ok(run("dump", both)).stdout
+    check_queries(run, paired, both)
+    # ntprof join pairs it anew, whatever it holds
+    c = sqlite3.connect(paired)
+    c.execute("DELETE FROM join_pairs WHERE host_id % 2 = 0")
+    c.commit()
+    c.close()
+    # (report reads the pairing: half of it is half the joined commands)
+    assert report_json(run, paired)["join"]["matched"] == \
+        rows(paired, "SELECT count(*) FROM join_pairs")[0][0] < a["join"]["matched"]
+    ok(run("join", "-q", "-o", tmp_path / "k.ntp", paired))
+    q = "SELECT * FROM join_pairs ORDER BY host_id"
+    assert rows(tmp_path / "k.ntp", q) == rows(out, q)

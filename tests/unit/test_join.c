@@ -642,8 +642,9 @@ static void join__joined_recording__reads_back_the_same_join(void **state)
 
 /*
  * A "-r both" recording's pairing stored into it (record -r both): its
- * joined_stages view then holds exactly the join's rows, and storing again
- * replaces them.  A host recording has no pairing of its own.
+ * joined_stages view then holds exactly the join's rows, storing again
+ * replaces them, and the join read back from it is the join made anew.  A
+ * host recording has no pairing of its own.
  */
 static void join__store_into_both__view_equals_join(void **state)
 {
@@ -652,7 +653,8 @@ static void join__store_into_both__view_equals_join(void **state)
 	const struct meta both = { "both", "tcp", 1000, 1, NULL };
 	struct gen_set s = { 0 };
 	const char *bp = fresh("both"), *hp = fresh("host");
-	struct ntp_join_counts cnt;
+	const struct ntp_join_opts fresh_opts = { .fresh = 1 };
+	struct ntp_join_counts cnt, c2;
 	struct ntp_join *j;
 	sqlite3_stmt *st;
 	sqlite3 *db;
@@ -666,7 +668,8 @@ static void join__store_into_both__view_equals_join(void **state)
 		assert_int_equal(ntp_join__store(bp), 0);
 	assert_int_equal(ntp_join__store(hp), NTP_EXIT_MISMATCH);
 
-	assert_int_equal(ntp_join__open(&j, &bp, 1, NULL), 0);
+	/* joined anew, against the view */
+	assert_int_equal(ntp_join__open(&j, &bp, 1, &fresh_opts), 0);
 	assert_int_equal(ntp_join__run(j), 0);
 	ntp_join__counts(j, &cnt);
 	assert_true(cnt.matched > 1000);
@@ -682,6 +685,16 @@ static void join__store_into_both__view_equals_join(void **state)
 	assert_int_equal(sqlite3_column_int64(st, 0), cnt.matched);
 	assert_int_equal(sqlite3_column_int64(st, 1), cnt.matched);
 	sqlite3_finalize(st);
+	ntp_join__close(j);
+
+	/* read back as it is stored (report, dump): the same join, the generator's truth */
+	assert_int_equal(ntp_join__open(&j, &bp, 1, NULL), 0);
+	assert_int_equal(ntp_join__run(j), 0);
+	ntp_join__counts(j, &c2);
+	assert_memory_equal(&cnt, &c2, sizeof(cnt));
+	assert_int_equal(check_joined_on(j, &s, 1, 1, 45, 1), cnt.matched);
+	check_one_clock(j, ntp_join__pair(j, 0), NTP_JOIN_CLOCK_ONE_FILE);
+	assert_string_equal(ntp_join__file(j, 0)->role, "both");
 	ntp_join__close(j);
 
 	assert_int_equal(sqlite3_open_v2(bp, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
