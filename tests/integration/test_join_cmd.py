@@ -491,3 +491,32 @@ def test_both_recording_with_its_pairing_reads_it(run, tmp_path):
     ok(run("join", "-q", "-o", tmp_path / "k.ntp", paired))
     q = "SELECT * FROM join_pairs ORDER BY host_id"
     assert rows(tmp_path / "k.ntp", q) == rows(out, q)
+
+
+def test_man_page_example_is_real_output(run, tmp_path):
+    """ntprof-join(1)'s EXAMPLES show what the test suite's default pair
+    (ntpgen.generate_pair, seed 21) gives."""
+    text = JOIN_DOC.read_text().split("\nEXAMPLES\n", 1)[1]
+    js = ntpgen.generate_pair(tmp_path / "host.ntp", tmp_path / "target.ntp", seed=21)
+    out = tmp_path / "joined.ntp"
+    r = ok(run("join", "-o", out, *js.host_paths, *js.target_paths))
+    summary = re.search(r"^    (joined\.ntp: .*)$", text, re.M).group(1)
+    assert r.stdout == summary.replace("joined.ntp", str(out), 1) + "\n"
+    shown = re.findall(r"^    (\w+\|\d+\|\w+\|\d+\|[\d.]+)$", text, re.M)
+    got = rows(out, "SELECT io_type, bytes, namespace, count(*), avg(storage_ns)"
+                    " FROM joined_stages GROUP BY 1, 2, 3")
+    assert len(shown) == len(got) == 4
+    for line, g in zip(shown, got):
+        f = line.split("|")
+        assert (f[0], int(f[1]), f[2], int(f[3])) == g[:4]
+        assert float(f[4]) == pytest.approx(g[4], rel=1e-12)
+    clock = dict(re.findall(r"^ +(\w+) = (.*)$", text, re.M))
+    (row,) = dict_rows(out, "SELECT * FROM join_clock")
+    assert set(clock) == set(row)
+    for k, v in row.items():
+        if isinstance(v, float):
+            assert float(clock[k]) == pytest.approx(v, rel=1e-12), k
+        elif k.endswith("_file"):
+            assert str(tmp_path / clock[k]) == v
+        else:
+            assert clock[k] == str(v), k
