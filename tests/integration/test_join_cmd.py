@@ -520,3 +520,13 @@ def test_man_page_example_is_real_output(run, tmp_path):
             assert str(tmp_path / clock[k]) == v
         else:
             assert clock[k] == str(v), k
+
+
+def test_compare_of_joined_recordings_compares_their_host_side(run, pair, joined):
+    """As for "-r both" recordings: compare takes the host's stages."""
+    out, _ = joined
+    a = json.loads(ok(run("compare", "-j", "-", out, out)).stdout)
+    b = json.loads(ok(run("compare", "-j", "-", pair.host_paths[0], pair.host_paths[0])).stdout)
+    assert a["groups"] == b["groups"] and a["groups"]
+    r = run("compare", out, pair.host_paths[0])
+    assert r.returncode == Exit.MISMATCH and "role joined" in r.stderr
