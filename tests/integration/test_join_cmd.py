@@ -530,3 +530,34 @@ def test_compare_of_joined_recordings_compares_their_host_side(run, pair, joined
     assert a["groups"] == b["groups"] and a["groups"]
     r = run("compare", out, pair.host_paths[0])
     assert r.returncode == Exit.MISMATCH and "role joined" in r.stderr
+
+
+def test_one_boot_pair_keeps_its_clock(run, tmp_path):
+    """A host and a target recording of one boot (one clock, two files, in
+    either order): the joined file says so, and reads back the same."""
+    boot = {"boot_id": "6d1c3a52-1f0e-4b7e-9a55-0c2d4e8f7a19"}
+    js = ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=5, offset_ns=0,
+                              drift=0.0, host_meta=[boot], target_meta=[boot])
+    out = tmp_path / "j.ntp"
+    r = ok(run("join", "-o", out, tmp_path / "t.ntp", tmp_path / "h.ntp"))
+    assert r.stdout.endswith("; same clock (one boot)\n")
+    assert rows(out, "SELECT clock, offset_ns, drift, host_file, target_file FROM join_clock") == \
+        [("one boot", 0.0, 0.0, str(tmp_path / "h.ntp"), str(tmp_path / "t.ntp"))]
+    assert rows(out, "SELECT count(*) FROM join_pairs WHERE offset_ns != 0") == [(0,)]
+    a, b = report_json(run, tmp_path / "h.ntp", tmp_path / "t.ntp"), report_json(run, out)
+    assert b["groups"] == a["groups"] and b["join"] == a["join"]
+    assert b["clock_pairs"][0]["clock"] == "same clock (one boot)"
+    assert_groups_equal(b, ntpgen.expected_joined_groups(js), FIVE)
+
+
+def test_rdma_pair(run, tmp_path):
+    """NVMe/RDMA recordings join and read back the same way."""
+    js = ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=35, transport="rdma")
+    out = tmp_path / "j.ntp"
+    ok(run("join", "-q", "-o", out, *js.host_paths, *js.target_paths))
+    assert rows(out, "SELECT value FROM meta WHERE key = 'transport'") == [("rdma",)]
+    a, b = report_json(run, *js.host_paths, *js.target_paths), report_json(run, out)
+    assert b["groups"] == a["groups"] and b["join"] == a["join"]
+    assert stage_tables(ok(run("report", out)).stdout) == \
+        stage_tables(ok(run("report", *js.host_paths, *js.target_paths)).stdout)
+    check_queries(run, out, *js.host_paths, *js.target_paths)
