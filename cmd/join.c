@@ -50,9 +50,14 @@ static int check_output(const char *out, const char *const *paths, int n)
 			return NTP_EXIT_USAGE;
 		}
 	}
+	/* before the join, not after it: as lib/cli/outfile.c would refuse them */
+	if (!lstat(out, &st) && S_ISDIR(st.st_mode)) {
+		ntp_error("%s: cannot create the joined recording: it is a directory", out);
+		return NTP_EXIT_FAILURE;
+	}
+	/* SQLite writes a file by its name: a device or a FIFO cannot hold one */
 	if (!lstat(out, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
-		ntp_error("%s: cannot write a recording there: %s", out,
-			  S_ISDIR(st.st_mode) ? "it is a directory" : "not a regular file");
+		ntp_error("%s: cannot write a recording there: not a regular file", out);
 		return NTP_EXIT_USAGE;
 	}
 	return 0;

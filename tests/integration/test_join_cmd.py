@@ -405,7 +405,7 @@ def test_command_line_mistakes(run, pair, tmp_path):
     assert "twice" in one_error_line(run("join", "-o", out, h, h), Exit.USAGE)
     assert "being joined" in one_error_line(run("join", "-o", h, h, t), Exit.USAGE)
     assert "standard output" in one_error_line(run("join", "-o", "-", h, t), Exit.USAGE)
-    assert "directory" in one_error_line(run("join", "-o", tmp_path, h, t), Exit.USAGE)
+    assert "it is a directory" in one_error_line(run("join", "-o", tmp_path, h, t), Exit.FAILURE)
     assert "not a regular file" in one_error_line(run("join", "-o", "/dev/null", h, t),
                                                   Exit.USAGE)
     r = run("join", "--bogus", h, t)
@@ -561,3 +561,21 @@ def test_rdma_pair(run, tmp_path):
     assert stage_tables(ok(run("report", out)).stdout) == \
         stage_tables(ok(run("report", *js.host_paths, *js.target_paths)).stdout)
     check_queries(run, out, *js.host_paths, *js.target_paths)
+
+
+def test_failed_write_leaves_nothing(run, tmp_path):
+    """A recording the new file cannot take (a hooks row without its reason,
+    which ntp.sql requires): one line, exit 1, no new file nor temporary one,
+    an existing FILE as it was."""
+    js = ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=36)
+    c = sqlite3.connect(js.host_paths[0])
+    c.executescript("DROP TABLE hooks; CREATE TABLE hooks (side, point, hook, flavour, reason);"
+                    " INSERT INTO hooks VALUES ('host', 'h_start', 'x', 'raw_tp', NULL);")
+    c.close()
+    out = tmp_path / "j.ntp"
+    out.write_text("the previous one\n")
+    r = run("join", "-o", out, *js.host_paths, *js.target_paths)
+    line = one_error_line(r, Exit.FAILURE)
+    assert "NOT NULL" in line and "copying" in line, line
+    assert out.read_text() == "the previous one\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.ntp", "j.ntp", "t.ntp"]
