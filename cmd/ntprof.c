@@ -24,6 +24,7 @@ static const struct cmd_struct commands[] = {
 	{ "compare", cmd_compare, "compare the per-stage latencies of two ntprof recordings", 0 },
 	{ "dump",    cmd_dump,    "print the contents of an ntprof recording", 0 },
 	{ "export",  cmd_export,  "write ntprof recordings as a Perfetto trace", 0 },
+	{ "join",    cmd_join,    "write a host and a target recording as one joined recording", 0 },
 	{ "check",   cmd_check,   "show what this kernel lets ntprof record", CMD_NEEDS_ROOT },
 	{ "version", cmd_version, "show the versions of ntprof and its formats", 0 },
 	{ "help",    cmd_help,    "show help for ntprof and its commands", 0 },

@@ -23,6 +23,7 @@
 #include "lib/collect/attach.h"
 #include "lib/collect/kernel_probe.h"
 #include "lib/core/filter.h"
+#include "lib/join/join.h"
 #include "lib/ntp/db_write.h"
 #include "lib/record/record_child.h"
 #include "lib/record/record_session.h"
@@ -343,6 +344,14 @@ static int record_main(int argc, const char **argv, const char *cmdline)
 		path = tmp.path;
 	}
 	err = ntp_record__run(&o, path);
+	/*
+	 * -r both: the join's pairing written into the recording, so that its
+	 * joined_stages view answers plain SQL (ntprof-ntp(5)).  The recording
+	 * is whole without it: a failure is a warning.
+	 */
+	if (!err && o.role == NTP_RECORD_BOTH && c.output && ntp_join__store(path))
+		ntp_warn("%s: its joined_stages view stays empty; 'ntprof join -o FILE %s' writes"
+			 " a joined recording instead", path, path);
 	if (!err) {
 		ro.json_path = c.json;
 		err = ntp_report__run(&path, 1, &ro);

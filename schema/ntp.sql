@@ -134,3 +134,68 @@ FROM (
                 THEN t_submit_ns - t_r2t_ns ELSE 0 END AS r2t_wait
     FROM target_io
 );
+
+-- A joined recording (ntprof join, ntprof-join(1)) holds a host's and a
+-- target's commands, each side's times as its machine recorded them, and
+-- these three tables.  In every other recording they are empty, and a file
+-- of an older ntprof may not have them at all.
+
+-- The pairing: one row per joined command, made by ntprof's join
+-- (ntprof-design(7), JOINING).  Each host command and each target command
+-- is in at most one row.
+CREATE TABLE join_pairs (
+    host_id    INTEGER PRIMARY KEY,       -- host_io.id
+    target_id  INTEGER NOT NULL UNIQUE,   -- target_io.id
+    offset_ns  INTEGER NOT NULL,          -- target clock - host clock at its h_queue_ns
+    h_occ      INTEGER NOT NULL,          -- 1-based occurrence of its key on each side,
+    t_occ      INTEGER NOT NULL           -- in time order
+) STRICT;
+
+-- The clock estimate and the join's counts: one row.  The offset line is
+-- offset(t) = offset_ns + drift * (t - t0_ns) for a host time t; on one
+-- clock (clock 'one recording' or 'one boot') both are 0, not estimated.
+CREATE TABLE join_clock (
+    clock             TEXT NOT NULL,      -- two clocks | one recording | one boot
+    estimated         INTEGER NOT NULL,   -- 0: too few pairs agreed; nothing joined
+    t0_ns             INTEGER NOT NULL,   -- host time the line is centred on
+    offset_ns         REAL NOT NULL,      -- target clock - host clock at t0_ns
+    drift             REAL NOT NULL,      -- d offset / d host time (12e-6: 12 ppm)
+    tolerance_ns      REAL NOT NULL,      -- how far a pair's bound may miss the line
+    candidates        INTEGER NOT NULL,   -- same-key pairs the estimate looked at
+    support           INTEGER NOT NULL,   -- of those, pairs agreeing with the line
+    matched           INTEGER NOT NULL,   -- rows of join_pairs
+    unmatched_host    INTEGER NOT NULL,
+    unmatched_target  INTEGER NOT NULL,
+    rejected          INTEGER NOT NULL,   -- host commands with a same-key record outside the bound
+    host_file         TEXT NOT NULL,      -- the recordings joined, as named to ntprof join
+    target_file       TEXT NOT NULL
+) STRICT;
+
+-- The meta of each recording joined, as it was (side host | target, or
+-- both for one "-r both" recording); meta itself is the host's, with role
+-- 'joined'.
+CREATE TABLE join_meta (
+    side   TEXT NOT NULL,
+    key    TEXT NOT NULL,
+    value  ANY,
+    PRIMARY KEY (side, key)
+) STRICT, WITHOUT ROWID;
+
+-- The five joined stages (ntprof-design(7), STAGES) of every command in
+-- join_pairs, from the two stage views: network is the host's network*
+-- less the target's residence.  The target's times are on its own clock;
+-- minus offset_ns they are on the host's.
+CREATE VIEW joined_stages AS
+SELECT p.host_id, p.target_id,
+       h.io_type, h.bytes, h.namespace, h.path, h.controller, t.device,
+       h.qid, h.cid, h.slba, h.nlb, h.status, t.status AS t_status,
+       h.e2e_ns, h.block_ns, h.driver_ns,
+       h.network_star_ns - t.residence_ns AS network_ns,
+       t.target_driver_ns, t.storage_ns,
+       h.h_start_ns, h.h_done_ns,
+       t.t_recv_ns - p.offset_ns AS t_recv_host_ns,
+       t.t_sent_ns - p.offset_ns AS t_sent_host_ns,
+       p.offset_ns
+FROM join_pairs p
+JOIN host_stages h ON h.id = p.host_id
+JOIN target_stages t ON t.id = p.target_id;

@@ -129,7 +129,12 @@ static int open_input(struct xport *x, const char *const *paths, int n)
 		if (rc)
 			return rc;
 		role = ntp_db__meta_text_in(x->db, "ntp0", "role");
-		if (role && !strcmp(role, "both")) {
+		if (role && !strcmp(role, "joined")) {
+			/* one file, two clocks: a timeline has one place per file */
+			ntp_error("%s: a joined recording (ntprof join) holds two clocks: export the host"
+				  " and target recordings it was made of", paths[0]);
+			rc = NTP_EXIT_MISMATCH;
+		} else if (role && !strcmp(role, "both")) {
 			sqlite3_close(x->db);
 			x->db = NULL;
 			rc = open_joined(x, paths, n);

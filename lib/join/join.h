@@ -77,6 +77,7 @@ struct ntp_join_opts {
 	int64_t slack_ns;	/* added to the measured tolerance; default 1000 */
 	int64_t min_support;	/* pairs that must agree on an offset; default 8 */
 	double max_drift;	/* largest |drift| searched; default 500e-6 */
+	int fresh;		/* pair a "-r both" recording anew, not by its stored pairing */
 };
 
 /*
@@ -193,6 +194,33 @@ typedef int (*ntp_join_stages_fn)(void *ctx, const struct ntp_join_stages *s);
  */
 #define NTP_JOIN_SCAN_PARTS 4
 int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn, void **ctx);
+
+/*
+ * After ntp_join__run on one host side and one target side (a host and a
+ * target recording, or one "-r both" recording): write them, joined, into
+ * the new, empty file at path (ntprof-join(1)): their rows as recorded,
+ * join_pairs, join_clock, join_meta, and meta role 'joined'
+ * (schema/ntp.sql).  Refuses (NTP_EXIT_MISMATCH, one line) other
+ * combinations, a joined recording, and a join that matched nothing.
+ * 0 or NTP_EXIT_*.
+ *
+ * A joined recording given to ntp_join__open alone is not joined again:
+ * ntp_join__run reads its join_pairs and join_clock, and everything after
+ * (temp.joined, ntp_join__scan_stages, the pairs and counts) is what the
+ * join of the recordings it was made of gave.  The same holds for a "-r
+ * both" recording given alone that holds a pairing (ntp_join__store),
+ * unless opts->fresh.
+ */
+int ntp_join__write(struct ntp_join *j, const char *path);
+
+/*
+ * A "-r both" recording at path joined, and its pairing written into it:
+ * join_pairs and join_clock replaced, so that its joined_stages view holds
+ * the join's stages (record -r both calls it when the recording is
+ * closed).  Nothing else in the file changes.  0 or NTP_EXIT_* after one
+ * line.
+ */
+int ntp_join__store(const char *path);
 
 /* the connection: query temp.joined (and ntp<i>.* tables) with it */
 sqlite3 *ntp_join__db(const struct ntp_join *j);

@@ -91,11 +91,11 @@ static int valid_schema(const char *s)
 }
 
 /* "file:" URI of a path: everything but unreserved characters and '/' escaped */
-static char *file_uri(const char *path)
+char *ntp_join__file_uri(const char *path, const char *mode)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t n = strlen(path);
-	char *u = malloc(3 * n + 16), *p;
+	char *u = malloc(3 * n + strlen(mode) + 16), *p;
 
 	if (!u)
 		return NULL;
@@ -111,7 +111,7 @@ static char *file_uri(const char *path)
 			*p++ = hex[c & 15];
 		}
 	}
-	strcpy(p, "?mode=ro");
+	sprintf(p, "?mode=%s", mode);
 	return u;
 }
 
@@ -132,7 +132,7 @@ int ntp_join__attach(sqlite3 *db, const char *path, const char *schema)
 		return err;
 	sqlite3_close(chk);
 
-	uri = file_uri(path);
+	uri = ntp_join__file_uri(path, "ro");
 	if (!uri) {
 		ntp_error("%s: %s", path, strerror(ENOMEM));
 		return NTP_EXIT_FAILURE;
@@ -172,7 +172,8 @@ int ntp_join__role_sides(const char *role)
 		return NTP_JOIN_HOST;
 	if (!strcmp(role, "target"))
 		return NTP_JOIN_TARGET;
-	if (!strcmp(role, "both"))
+	/* a joined recording (ntprof join) holds both sides too, on their own clocks */
+	if (!strcmp(role, "both") || !strcmp(role, "joined"))
 		return NTP_JOIN_HOST | NTP_JOIN_TARGET;
 	return 0;
 }
@@ -269,6 +270,40 @@ static int check_target_tables(struct ntp_join *j, int fi)
 	return 0;
 }
 
+/* whether the recording attached as schema holds a pairing (join_clock's row) */
+static int has_pairing(struct ntp_join *j, const char *schema)
+{
+	char sql[96];
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM \"%s\".join_clock", schema);
+	return query_int(j->db, sql, 0) > 0;
+}
+
+/*
+ * A joined recording (ntprof join) brings its own pairing, made on two
+ * clocks that its file no longer tells apart: it is read alone, never
+ * joined again.  So is a "-r both" recording that record paired when it
+ * closed it, unless opts.fresh asks for the join to be made again; one
+ * without a pairing (older, or killed before the end) is joined as always.
+ */
+static int check_joined(struct ntp_join *j, int fi, int n)
+{
+	char *role = ntp_db__meta_text_in(j->db, j->files[fi].schema, "role");
+	int joined = role && !strcmp(role, "joined");
+	int both = role && !strcmp(role, "both");
+
+	free(role);
+	if (joined && n > 1) {
+		ntp_error("cannot join %s with other recordings: it is a joined recording"
+			  " (ntprof join) already; give it alone", j->files[fi].path);
+		return NTP_EXIT_MISMATCH;
+	}
+	j->joined_role = joined;
+	if (joined || (both && n == 1 && !j->opts.fresh && has_pairing(j, j->files[fi].schema)))
+		j->stored = 1;
+	return 0;
+}
+
 static int add_file_row(struct ntp_join *j, int fi)
 {
 	sqlite3_stmt *st;
@@ -314,6 +349,7 @@ int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
 			j->opts.min_support = opts->min_support;
 		if (opts->max_drift > 0)
 			j->opts.max_drift = opts->max_drift;
+		j->opts.fresh = opts->fresh;
 	}
 	/*
 	 * Large arrays come and go as the join runs (rows, candidates,
@@ -351,9 +387,11 @@ int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
 		err = ntp_join__check(j->db, schemas, paths, n, sides);
 	if (!err)
 		err = exec(j->db, create_sql, "creating the join tables");
+	for (i = 0; i < n && !err; i++)
+		err = check_joined(j, i, n);
 	for (i = 0; i < n && !err; i++) {
 		j->files[i].sides = sides[i];
-		j->files[i].role = (sides[i] == NTP_JOIN_HOST) ? "host" :
+		j->files[i].role = j->joined_role ? "joined" : (sides[i] == NTP_JOIN_HOST) ? "host" :
 				   (sides[i] == NTP_JOIN_TARGET) ? "target" : "both";
 		err = add_file_row(j, i);
 		if (!err)
@@ -548,6 +586,11 @@ int ntp_join__run(struct ntp_join *j)
 	if (!j->pairs || !j->fits)
 		return ntp_join__nomem();
 	err = exec(j->db, "DELETE FROM temp.join_pairs", "starting the join");
+	if (!err && j->stored) {
+		/* a joined recording: the pairing it holds is the join */
+		err = ntp_join__load_stored(j);
+		goto save;
+	}
 	ntp_jprogress__set(j->progress, "estimating the clocks", 0, 0);
 	for (h = 0; h < j->nfiles && !err; h++) {
 		if (!(j->files[h].sides & NTP_JOIN_HOST))
@@ -571,6 +614,7 @@ int ntp_join__run(struct ntp_join *j)
 	/* the final candidates may bind a controller differently */
 	if (!err)
 		err = ntp_join__match(j);
+save:
 	for (i = 0; i < j->npairs && !err; i++)
 		err = save_pair(j, i, &j->pairs[i], &j->fits[i]);
 	if (!err)

@@ -2,7 +2,9 @@
 /*
  * The join's insides (lib/join.h says what it does), shared by its files:
  *
- *	join.c          attach and check the files, run the passes in order
+ *	join_api.c      attach and check the files, run the passes in order
+ *	join_stored.c   a joined recording's own pairing, read back
+ *	join_write.c    a joined recording written (ntprof join)
  *	join_load.c     each side's commands as compact rows, sorted by key and time
  *	join_merge.c    the merges of one host file with one target file by key
  *	join_match.c    binding controllers, mutual-nearest matching, counts
@@ -149,11 +151,20 @@ struct ntp_join {
 	size_t host_lo[NTP_JOIN_MAX_FILES + 1];
 	int64_t host_id0[NTP_JOIN_MAX_FILES];
 	struct ntp_jprogress *progress;
+	int stored;			/* one file with its own pairing: read, not made */
+	int joined_role;		/* that file is a joined recording (meta role joined) */
 };
 
-/* join.c */
+/* join_api.c */
 int ntp_join__sql_fail(sqlite3 *db, const char *what);
 int ntp_join__nomem(void);
+/* "file:PATH?mode=MODE", escaped; caller frees; NULL without memory */
+char *ntp_join__file_uri(const char *path, const char *mode);
+
+/* join_stored.c: a joined recording's join_pairs and join_clock as the join's result */
+int ntp_join__load_stored(struct ntp_join *j);
+/* join_clock.clock of c: "two clocks", "one recording", "one boot" */
+const char *ntp_join__clock_key(enum ntp_join_clock c);
 
 /* join_load.c: both sides of every file into j->host and j->target */
 int ntp_join__load(struct ntp_join *j);

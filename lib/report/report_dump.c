@@ -245,7 +245,7 @@ static int open_input(const char *const *paths, int n, sqlite3 **db, struct ntp_
 		if (rc)
 			return rc;
 		role = ntp_db__meta_text(*db, "role");
-		rc = role && !strcmp(role, "both");
+		rc = role && (!strcmp(role, "both") || !strcmp(role, "joined"));
 		free(role);
 		if (!rc)
 			return 0;

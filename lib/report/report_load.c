@@ -110,13 +110,16 @@ static enum ntp_view_kind view_of(enum ntp_report_kind kind, bool detail)
 	}
 }
 
-/* several files, or a "-r both" one, are joined; one host or target file is alone */
+/*
+ * Several files, a "-r both" one, or a joined recording (ntprof join: both
+ * sides and its own pairing) are joined; one host or target file is alone.
+ */
 static enum ntp_report_kind kind_of(sqlite3 *db, int n)
 {
 	char *role = n > 1 ? NULL : ntp_meta__text(db, NTP_META_ROLE);
 	enum ntp_report_kind kind = NTP_REPORT_HOST;
 
-	if (n > 1 || (role && !strcmp(role, "both")))
+	if (n > 1 || (role && (!strcmp(role, "both") || !strcmp(role, "joined"))))
 		kind = NTP_REPORT_JOINED;
 	else if (role && !strcmp(role, "target"))
 		kind = NTP_REPORT_TARGET;

@@ -743,6 +743,52 @@ def generate_both(path, **kw):
     return generate_joined([path], [path], [link], **kw)
 
 
+def write_joined_file(path, js):
+    """A joined recording as ntprof join writes one (ntprof-join(1)), from a
+    pair's truth: both files' rows, and join_pairs of the matched commands
+    (the fuzzer's seed; the tests make theirs with ntprof join itself)."""
+    (hp,), (tp,) = js.host_paths, js.target_paths
+    link = js.links[0]
+    db = sqlite3.connect(hp)
+    start, stop = (db.execute(f"SELECT value FROM meta WHERE key = '{k}'").fetchone()[0]
+                   for k in ("start_ns", "stop_ns"))
+    db.close()
+    t0 = start + (stop - start) // 2     # the true line's centre, as generate_joined has it
+    if Path(path).exists():
+        Path(path).unlink()
+    db = sqlite3.connect(path, isolation_level=None)
+    db.executescript(SCHEMA.read_text())
+    db.execute("ATTACH ? AS h", (str(hp),))
+    db.execute("ATTACH ? AS t", (str(tp),))
+    db.execute("BEGIN")
+    for table, side in (("hooks", "side = 'host'"), ("intervals", "side = 'host'")):
+        db.execute(f"INSERT INTO main.{table} SELECT * FROM h.{table} WHERE {side}")
+        db.execute(f"INSERT INTO main.{table} SELECT * FROM t.{table} WHERE "
+                   f"{side.replace('host', 'target')}")
+    db.execute("INSERT INTO main.host_io SELECT * FROM h.host_io")
+    db.execute("INSERT INTO main.target_io SELECT * FROM t.target_io")
+    db.execute("INSERT INTO main.meta SELECT key, value FROM h.meta")
+    db.execute("UPDATE main.meta SET value = 'joined' WHERE key = 'role'")
+    db.execute("INSERT INTO main.join_meta SELECT 'host', key, value FROM h.meta")
+    db.execute("INSERT INTO main.join_meta SELECT 'target', key, value FROM t.meta")
+    # each side's ids are its rows in time order, as _write_joined writes them
+    hid = {id(c): i + 1 for i, c in enumerate(sorted(
+        (c for c in js.commands if c.fate != "lost_host"), key=lambda c: c.host["h_start_ns"]))}
+    tid = {id(c): i + 1 for i, c in enumerate(sorted(
+        (c for c in js.commands if c.fate != "lost_target"), key=lambda c: c.target["t_recv_ns"]))}
+    m = js.matched()
+    db.executemany("INSERT INTO main.join_pairs VALUES (?, ?, ?, 1, 1)",
+                   ((hid[id(c)], tid[id(c)],
+                     link.offset_ns + round(link.drift * (c.host["h_queue_ns"] - t0))) for c in m))
+    n = js.counts()
+    db.execute("INSERT INTO main.join_clock VALUES ('two clocks', 1, ?, ?, ?, 1000.0, ?, ?, ?, ?,"
+               " ?, ?, ?, ?)", (t0, float(link.offset_ns), link.drift, len(m), len(m), len(m),
+                                n["unmatched_host"], n["unmatched_target"], n["rejected"],
+                                str(hp), str(tp)))
+    db.execute("COMMIT")
+    db.close()
+
+
 def expected_joined_groups(js, stages=JOIN_STAGES, detail=False):
     """The joined report's groups in its order, from the JoinedSet alone."""
     rank = {"read": 0, "write": 1, "other": 2}

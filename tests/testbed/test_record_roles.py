@@ -10,7 +10,9 @@ filters on a loopback NVMe/TCP test bed, per guest kernel, one boot each
   one command pair up on their shared clock (>= 99%); the five stages add up
   to each joined command's end-to-end time; the live lines name the three
   groups, fill every column, count what was recorded and agree with fio's
-  rates; record's final report is `ntprof report` on the file.  At queue
+  rates; record's final report is `ntprof report` on the file, and the
+  file's joined_stages view (the pairing record wrote into it) holds the
+  report's joined commands.  At queue
   depth 1 the storage stage's median is the 2 ms delay (within 20%, the least
   disturbed of three runs: a loaded build machine delays the guest's timers).
 - filters: --session A --io-type read --size 4K,8K while fio issues I/Os that
@@ -143,6 +145,19 @@ def check_roles(r, kernel):
     assert res["both_report_rc"] == "0", (out / "both.report.err").read_text()
     report = (out / "both.report").read_text()
     assert report.strip() and text.endswith(report), "record's final report differs from ntprof report's"
+    # record wrote the join's pairing into the file (ntprof-ntp(5), JOINED
+    # RECORDINGS): joined_stages is the report's join, by plain SQL
+    assert "joined_stages" not in (out / "both.err").read_text()
+    (clock, matched), = db.execute("SELECT clock, matched FROM join_clock").fetchall()
+    assert clock == "one recording"
+    assert f"# commands matched:  {matched} " in report, (matched, report[:2000])
+    view = {tuple(r)[0]: tuple(r)[1:] for r in db.execute(
+        "SELECT host_id, target_id, block_ns, driver_ns, network_ns, target_driver_ns,"
+        " storage_ns FROM joined_stages")}
+    assert len(view) == matched
+    same = sum(view.get(p["hid"]) == (p["tid"], p["block"], p["driver"], p["network"],
+                                      p["target_driver"], p["storage"]) for p in pairs)
+    assert same >= 0.99 * len(pairs), (same, len(pairs))
     # a command that cannot run: one error line, record's failure
     err = (out / "noexec.err").read_text()
     assert res["noexec_rc"] == "1", err

@@ -567,6 +567,153 @@ static void join__both_in_one_file__joins_itself(void **state)
 }
 
 /*
+ * A pair written as one joined recording (ntprof join) and read back: the
+ * stored pairing gives the same pairs, stages, counts and estimate as the
+ * join of the two files, against the generator's truth; a joined file is
+ * not joined again, nor written again.
+ */
+static void join__joined_recording__reads_back_the_same_join(void **state)
+{
+	struct gen_rng r = { 44 };
+	struct gen_stream p = stream_params(&r);
+	struct gen_set s = { 0 };
+	const char *hp = fresh("host"), *tp = fresh("target"), *jp = fresh("joined");
+	const char *paths[2] = { hp, tp }, *two[2];
+	struct ntp_join_counts c1, c2;
+	struct ntp_join_pair p1;
+	struct ntp_join *j;
+	FILE *f;
+
+	gen_stream(&s, &r, &p, 0);
+	write_rec(hp, &host_meta, &s, 1, 0);
+	write_rec(tp, &target_meta, &s, 0, 1);
+	assert_int_equal(ntp_join__open(&j, paths, 2, NULL), 0);
+	assert_int_equal(ntp_join__run(j), 0);
+	ntp_join__counts(j, &c1);
+	p1 = *ntp_join__pair(j, 0);
+	unlink(jp);
+	f = fopen(jp, "w");	/* as ntp_outfile__open leaves it: empty */
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(ntp_join__write(j, jp), 0);
+	ntp_join__close(j);
+
+	assert_int_equal(ntp_join__open(&j, &jp, 1, NULL), 0);
+	assert_string_equal(ntp_join__file(j, 0)->role, "joined");
+	assert_int_equal(ntp_join__run(j), 0);
+	assert_int_equal(check_joined(j, &s, 1, 1, 44), c1.matched);
+	ntp_join__counts(j, &c2);
+	assert_memory_equal(&c1, &c2, sizeof(c1));
+	assert_int_equal(ntp_join__npairs(j), 1);
+	assert_int_equal(ntp_join__pair(j, 0)->clock, NTP_JOIN_CLOCK_TWO);
+	assert_true(ntp_join__pair(j, 0)->offset_ns == p1.offset_ns);
+	assert_true(ntp_join__pair(j, 0)->drift == p1.drift);
+	assert_int_equal(ntp_join__pair(j, 0)->t0_ns, p1.t0_ns);
+	assert_int_equal(ntp_join__pair(j, 0)->support, p1.support);
+	assert_int_equal(ntp_join__pair(j, 0)->matched, p1.matched);
+	check_estimate(j, ntp_join__pair(j, 0), &p.clk, 44);
+	/* its file's own view: the same stages, by plain SQL */
+	{
+		sqlite3_stmt *st;
+
+		assert_int_equal(sqlite3_prepare_v2(ntp_join__db(j),
+			"SELECT count(*) FROM temp.joined x JOIN ntp0.joined_stages v"
+			" ON v.host_id = x.host_id AND v.target_id = x.target_id"
+			" AND v.block_ns = x.block_ns AND v.driver_ns = x.driver_ns"
+			" AND v.network_ns = x.network_ns AND v.target_driver_ns = x.target_driver_ns"
+			" AND v.storage_ns = x.storage_ns AND v.e2e_ns = x.e2e_ns"
+			" AND v.offset_ns = x.offset_ns", -1, &st, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int64(st, 0), c1.matched);
+		sqlite3_finalize(st);
+	}
+	/* a joined recording is not written again */
+	assert_int_equal(ntp_join__write(j, fresh("again")), NTP_EXIT_MISMATCH);
+	ntp_join__close(j);
+	/* nor joined with anything else */
+	two[0] = jp;
+	two[1] = tp;
+	assert_int_equal(ntp_join__open(&j, two, 2, NULL), NTP_EXIT_MISMATCH);
+	unlink(hp);
+	unlink(tp);
+	unlink(jp);
+	free(s.c);
+}
+
+/*
+ * A "-r both" recording's pairing stored into it (record -r both): its
+ * joined_stages view then holds exactly the join's rows, storing again
+ * replaces them, and the join read back from it is the join made anew.  A
+ * host recording has no pairing of its own.
+ */
+static void join__store_into_both__view_equals_join(void **state)
+{
+	struct gen_rng r = { 45 };
+	struct gen_stream p = stream_params(&r);
+	const struct meta both = { "both", "tcp", 1000, 1, NULL };
+	struct gen_set s = { 0 };
+	const char *bp = fresh("both"), *hp = fresh("host");
+	const struct ntp_join_opts fresh_opts = { .fresh = 1 };
+	struct ntp_join_counts cnt, c2;
+	struct ntp_join *j;
+	sqlite3_stmt *st;
+	sqlite3 *db;
+
+	p.clk.o0 = 0;
+	p.clk.d = 0;
+	gen_stream(&s, &r, &p, 0);
+	write_rec(bp, &both, &s, 1, 1);
+	write_rec(hp, &host_meta, &s, 1, 0);
+	for (int round = 0; round < 2; round++)
+		assert_int_equal(ntp_join__store(bp), 0);
+	assert_int_equal(ntp_join__store(hp), NTP_EXIT_MISMATCH);
+
+	/* joined anew, against the view */
+	assert_int_equal(ntp_join__open(&j, &bp, 1, &fresh_opts), 0);
+	assert_int_equal(ntp_join__run(j), 0);
+	ntp_join__counts(j, &cnt);
+	assert_true(cnt.matched > 1000);
+	assert_int_equal(sqlite3_prepare_v2(ntp_join__db(j),
+		"SELECT (SELECT count(*) FROM ntp0.joined_stages),"
+		" (SELECT count(*) FROM temp.joined x JOIN ntp0.joined_stages v"
+		"  ON v.host_id = x.host_id AND v.target_id = x.target_id"
+		"  AND v.block_ns = x.block_ns AND v.driver_ns = x.driver_ns"
+		"  AND v.network_ns = x.network_ns AND v.target_driver_ns = x.target_driver_ns"
+		"  AND v.storage_ns = x.storage_ns AND v.e2e_ns = x.e2e_ns)", -1, &st, NULL),
+		SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int64(st, 0), cnt.matched);
+	assert_int_equal(sqlite3_column_int64(st, 1), cnt.matched);
+	sqlite3_finalize(st);
+	ntp_join__close(j);
+
+	/* read back as it is stored (report, dump): the same join, the generator's truth */
+	assert_int_equal(ntp_join__open(&j, &bp, 1, NULL), 0);
+	assert_int_equal(ntp_join__run(j), 0);
+	ntp_join__counts(j, &c2);
+	assert_memory_equal(&cnt, &c2, sizeof(cnt));
+	assert_int_equal(check_joined_on(j, &s, 1, 1, 45, 1), cnt.matched);
+	check_one_clock(j, ntp_join__pair(j, 0), NTP_JOIN_CLOCK_ONE_FILE);
+	assert_string_equal(ntp_join__file(j, 0)->role, "both");
+	ntp_join__close(j);
+
+	assert_int_equal(sqlite3_open_v2(bp, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT clock, matched, rejected, offset_ns"
+					    " FROM join_clock", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "one recording");
+	assert_int_equal(sqlite3_column_int64(st, 1), cnt.matched);
+	assert_int_equal(sqlite3_column_int64(st, 2), cnt.rejected);
+	assert_true(sqlite3_column_double(st, 3) == 0.0);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	unlink(bp);
+	unlink(hp);
+	free(s.c);
+}
+
+/*
  * A host and a target recording of one boot (record -r host and -r target
  * on one machine): one clock too, whatever order the files come in.
  */
@@ -815,6 +962,8 @@ int main(void)
 		cmocka_unit_test(join__two_hosts_one_target__each_host_its_own_offset),
 		cmocka_unit_test(join__one_host_two_targets_same_cntlid__no_cross_pairs),
 		cmocka_unit_test(join__both_in_one_file__joins_itself),
+		cmocka_unit_test(join__joined_recording__reads_back_the_same_join),
+		cmocka_unit_test(join__store_into_both__view_equals_join),
 		cmocka_unit_test(join__one_boot_two_files__offset_and_drift_zero),
 		cmocka_unit_test(join__two_boots__estimated),
 		cmocka_unit_test(fit_zero__counts_intervals_holding_zero),

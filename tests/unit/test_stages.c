@@ -364,6 +364,43 @@ static void joined__every_pair__equals_views_and_sums_to_e2e(void **state)
 	assert_int_equal(n, NCMDS);
 }
 
+/*
+ * The schema's joined_stages view (over join_pairs, as ntprof join and
+ * record -r both fill it) is the same arithmetic: every pair equals
+ * ntp_stages__joined().
+ */
+static void joined_stages_view__every_pair__equals_stages_c(void **state)
+{
+	struct fixture *fx = *state;
+	sqlite3_stmt *st;
+	unsigned int n = 0;
+
+	assert_int_equal(sqlite3_exec(fx->db, "DELETE FROM join_pairs;"
+		" INSERT INTO join_pairs SELECT id, id, 0, 1, 1 FROM host_io", NULL, NULL, NULL),
+		SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(fx->db,
+		"SELECT host_id, e2e_ns, block_ns, driver_ns, network_ns, target_driver_ns,"
+		" storage_ns, target_id FROM joined_stages ORDER BY host_id", -1, &st, NULL),
+		SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = col(st, 0);
+		struct ntp_joined_stages s;
+
+		assert_int_equal(col(st, 7), id);
+		ntp_stages__joined(&fx->h[id - 1], &fx->t[id - 1], &s);
+		assert_int_equal(s.e2e, col(st, 1));
+		assert_int_equal(s.block, col(st, 2));
+		assert_int_equal(s.driver, col(st, 3));
+		assert_int_equal(s.network, col(st, 4));
+		assert_int_equal(s.target_driver, col(st, 5));
+		assert_int_equal(s.storage, col(st, 6));
+		n++;
+	}
+	sqlite3_finalize(st);
+	assert_int_equal(n, NCMDS);
+	assert_int_equal(sqlite3_exec(fx->db, "DELETE FROM join_pairs", NULL, NULL, NULL), SQLITE_OK);
+}
+
 /* known answers, worked out by hand from ntprof-design(7), STAGES */
 static void host__r2t_write__host_work_between_trips_is_driver(void **state)
 {
@@ -431,6 +468,7 @@ int main(void)
 		cmocka_unit_test(host__every_command__equals_view),
 		cmocka_unit_test(target__every_command__equals_view),
 		cmocka_unit_test(joined__every_pair__equals_views_and_sums_to_e2e),
+		cmocka_unit_test(joined_stages_view__every_pair__equals_stages_c),
 		cmocka_unit_test(host__r2t_write__host_work_between_trips_is_driver),
 		cmocka_unit_test(host__missing_hooks__fall_back),
 		cmocka_unit_test(target__r2t_wait__is_not_residence),
