@@ -20,6 +20,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/join/join_priv.h"
+#include "lib/ntp/db_guard.h"
 
 #define KEY_COLS "cid, slba, nlb, qid, nsid, cntlid, opcode"
 
@@ -373,14 +374,10 @@ static void *load_hosts(void *arg)
 		j->host.file_lo[fi] = j->host.n;
 		if (!(j->files[fi].sides & NTP_JOIN_HOST))
 			continue;
-		if (sqlite3_open_v2(j->files[fi].path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-				    NULL) != SQLITE_OK) {
-			ntp_error("%s: cannot open the recording again: %s", j->files[fi].path,
-				  db ? sqlite3_errmsg(db) : "out of memory");
-			l->err = NTP_EXIT_FAILURE;
-		} else {
+		/* guarded as the join's connection is (lib/ntp/db_guard.h) */
+		l->err = ntp_db__open_again(&db, j->files[fi].path);
+		if (!l->err)
 			l->err = load_host(j, fi, &cap, db, "main", NULL);
-		}
 		sqlite3_close(db);
 	}
 	for (int fi = j->nfiles; fi <= NTP_JOIN_MAX_FILES; fi++)

@@ -6,7 +6,8 @@
  * matches' load indexes.  Reading a row by id costs several times reading
  * it in a scan; the summary report needs nothing but the stages, so it
  * reads them this way.  The stages are the schema views' own (host_stages,
- * target_stages); the one thing done here is what temp.joined does too:
+ * target_stages, ntprof's definitions whatever the file holds:
+ * lib/ntp/db_guard.h); the one thing done here is what temp.joined does too:
  * network = network* - residence (lib/join_rows.c).
  */
 #include <pthread.h>
@@ -17,6 +18,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/join/join_priv.h"
+#include "lib/ntp/db_guard.h"
 
 #define NONE UINT32_MAX
 
@@ -42,14 +44,15 @@ static int read_targets(struct ntp_join *j, const uint32_t *slot, struct tvals *
 	size_t idx = 0;
 
 	for (int fi = 0; fi < j->nfiles; fi++) {
-		char sql[192];
+		char sql[192], view[64];
 		sqlite3_stmt *st;
 		int rc;
 
 		if (!(j->files[fi].sides & NTP_JOIN_TARGET))
 			continue;
 		snprintf(sql, sizeof(sql), "SELECT residence_ns, target_driver_ns, storage_ns"
-			 " FROM \"%s\".target_stages ORDER BY id", j->files[fi].schema);
+			 " FROM temp.\"%s\" ORDER BY id",
+			 ntp_db__view_name(view, sizeof(view), j->files[fi].schema, NTP_DB_TARGET_STAGES));
 		if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) != SQLITE_OK)
 			return ntp_join__sql_fail(j->db, "reading the target stages");
 		/* the rows in the order the join loaded them: its indexes */
@@ -77,14 +80,15 @@ static int read_hosts(struct ntp_join *j, const uint32_t *slot, const struct tva
 	size_t idx = 0;
 
 	for (int fi = 0; fi < j->nfiles; fi++) {
-		char sql[224];
+		char sql[224], view[64];
 		sqlite3_stmt *st;
 		int rc, err = 0;
 
 		if (!(j->files[fi].sides & NTP_JOIN_HOST))
 			continue;
 		snprintf(sql, sizeof(sql), "SELECT io_type, bytes, namespace, e2e_ns, block_ns,"
-			 " driver_ns, network_star_ns FROM \"%s\".host_stages ORDER BY id", j->files[fi].schema);
+			 " driver_ns, network_star_ns FROM temp.\"%s\" ORDER BY id",
+			 ntp_db__view_name(view, sizeof(view), j->files[fi].schema, NTP_DB_HOST_STAGES));
 		if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) != SQLITE_OK)
 			return ntp_join__sql_fail(j->db, "reading the host stages");
 		while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -133,13 +137,13 @@ static int read_range(struct part *pt, sqlite3 *db, const char *schema, int fi, 
 		      int64_t hi)
 {
 	struct ntp_join *j = pt->j;
-	char sql[256];
+	char sql[256], view[64];
 	sqlite3_stmt *st;
 	int rc, err = 0;
 
 	snprintf(sql, sizeof(sql), "SELECT id, io_type, bytes, namespace, e2e_ns, block_ns,"
-		 " driver_ns, network_star_ns FROM \"%s\".host_stages WHERE id BETWEEN ?1 AND ?2"
-		 " ORDER BY id", schema);
+		 " driver_ns, network_star_ns FROM temp.\"%s\" WHERE id BETWEEN ?1 AND ?2"
+		 " ORDER BY id", ntp_db__view_name(view, sizeof(view), schema, NTP_DB_HOST_STAGES));
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return ntp_join__sql_fail(db, "reading the host stages");
 	sqlite3_bind_int64(st, 1, lo);
@@ -191,14 +195,10 @@ static void *read_part(void *arg)
 			pt->err = read_range(pt, j->db, j->files[fi].schema, fi, lo, hi);
 			continue;
 		}
-		if (sqlite3_open_v2(j->files[fi].path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-				    NULL) != SQLITE_OK) {
-			ntp_error("%s: cannot open the recording again: %s", j->files[fi].path,
-				  db ? sqlite3_errmsg(db) : "out of memory");
-			pt->err = NTP_EXIT_FAILURE;
-		} else {
+		/* guarded, with ntprof's host_stages (lib/ntp/db_guard.h) */
+		pt->err = ntp_db__open_again(&db, j->files[fi].path);
+		if (!pt->err)
 			pt->err = read_range(pt, db, "main", fi, lo, hi);
-		}
 		sqlite3_close(db);
 	}
 	return NULL;

@@ -23,6 +23,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/ntp/db_guard.h"
 #include "lib/report/report_groups.h"
 #include "lib/report/report_model.h"
 #include "lib/report/report_scan.h"
@@ -76,18 +77,17 @@ static int read_rows(struct worker *w, sqlite3 *db)
 
 /*
  * Each worker has its own connection: SQLite serializes the calls on one.
- * NOMUTEX because only this thread ever uses it.
+ * NOMUTEX because only this thread ever uses it (ntp_db__open_again).
  */
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	sqlite3 *db = NULL;
 
-	if (sqlite3_open_v2(w->path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL)) {
-		w->rc = ntp_report__db_fail(db, w->path, "cannot open the recording again");
-		sqlite3_close(db);
+	/* guarded, with ntprof's host_stages: never the file's (lib/ntp/db_guard.h) */
+	w->rc = ntp_db__open_again(&db, w->path);
+	if (w->rc)
 		return NULL;
-	}
 	w->rc = read_rows(w, db);
 	sqlite3_close(db);
 	return NULL;
