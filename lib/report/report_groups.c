@@ -5,7 +5,10 @@
  * into its group's samples and exact sums, the sets of several readers
  * merged, then each group summarized and the groups put in the report's
  * order.  Only the samples are held: 8 bytes per stage and command, each
- * group's freed as soon as it is summarized.
+ * group's freed as soon as it is summarized.  A row finds its group by a
+ * hash of its key, so that the time is linear in the commands however
+ * many groups there are (a crafted file may have one per command), and a
+ * group costs its summary and its samples, nothing fixed beyond.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -39,25 +42,91 @@ void ntp_group_set__free(struct ntp_group_set *set)
 	}
 	free(set->acc);
 	free(set->g);
+	free(set->slots);
 	memset(set, 0, sizeof(*set));
 }
 
-/* the group of a row: usually the previous row's, else a search, else a new one */
+/* FNV-1a over the key's parts */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= c[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static uint64_t key_hash(int file, const char *io_type, int64_t bytes, const char *ns)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	h = fnv(h, &file, sizeof(file));
+	h = fnv(h, &bytes, sizeof(bytes));
+	h = fnv(h, io_type, strlen(io_type) + 1);
+	return fnv(h, ns, strlen(ns) + 1);
+}
+
+static int same_key(const struct ntp_report_group *g, int file, const char *io_type,
+		    int64_t bytes, const char *ns)
+{
+	return g->host_file == file && g->bytes == bytes && !strcmp(g->io_type, io_type) &&
+	       !strcmp(g->ns, ns);
+}
+
+/* group k into the table, which has room */
+static void slot_put(struct ntp_group_set *set, size_t k)
+{
+	const struct ntp_report_group *g = &set->g[k];
+	size_t i = key_hash(g->host_file, g->io_type, g->bytes, g->ns) & (set->nslots - 1);
+
+	while (set->slots[i])
+		i = (i + 1) & (set->nslots - 1);
+	set->slots[i] = k + 1;
+}
+
+/* at most half full, so that a probe ends soon; -ENOMEM */
+static int slots_grow(struct ntp_group_set *set)
+{
+	size_t n = set->nslots ? 2 * set->nslots : 64;
+	size_t *s;
+
+	if (set->n + 1 <= set->nslots / 2)
+		return 0;
+	s = calloc(n, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	free(set->slots);
+	set->slots = s;
+	set->nslots = n;
+	for (size_t k = 0; k < set->n; k++)
+		slot_put(set, k);
+	return 0;
+}
+
+/* the group of a row: usually the previous row's, else by its hash, else a new one */
 ssize_t ntp_group_set__find(struct ntp_group_set *set, int file, const char *io_type,
 			    int64_t bytes, const char *ns)
 {
 	struct ntp_report_group *g;
 
-	for (size_t i = 0; i < set->n; i++) {
-		size_t k = (set->last + i) % set->n;
+	if (set->n && same_key(&set->g[set->last], file, io_type, bytes, ns))
+		return (ssize_t)set->last;
+	if (set->nslots) {
+		size_t i = key_hash(file, io_type, bytes, ns) & (set->nslots - 1);
 
-		g = &set->g[k];
-		if (g->host_file == file && g->bytes == bytes && !strcmp(g->io_type, io_type) &&
-		    !strcmp(g->ns, ns)) {
-			set->last = k;
-			return (ssize_t)k;
+		for (; set->slots[i]; i = (i + 1) & (set->nslots - 1)) {
+			size_t k = set->slots[i] - 1;
+
+			if (same_key(&set->g[k], file, io_type, bytes, ns)) {
+				set->last = k;
+				return (ssize_t)k;
+			}
 		}
 	}
+	if (slots_grow(set))
+		return -1;
 	if (set->n == set->cap) {
 		size_t ncap = set->cap ? 2 * set->cap : 16;
 		void *p = realloc(set->g, ncap * sizeof(*set->g));
@@ -82,6 +151,7 @@ ssize_t ntp_group_set__find(struct ntp_group_set *set, int file, const char *io_
 	set->last = set->n++;
 	if (!g->io_type || !g->ns)
 		return -1;
+	slot_put(set, set->last);
 	return (ssize_t)set->last;
 }
 
@@ -191,5 +261,6 @@ void ntp_group_set__finish(struct ntp_group_set *set, struct ntp_report_group **
 	*groups = set->g;
 	*ngroups = set->n;
 	free(set->acc);
+	free(set->slots);
 	memset(set, 0, sizeof(*set));
 }

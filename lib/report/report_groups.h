@@ -27,6 +27,8 @@ struct ntp_group_set {
 	struct ntp_group_acc *acc;
 	size_t n, cap, last;
 	int nstages;
+	/* the groups by key: open addressing, index + 1 (0: empty), nslots a power of two */
+	size_t *slots, nslots;
 };
 
 /* the index of the row's group, new if need be; -1 without memory */
