@@ -17,6 +17,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/core/checked.h"
 #include "lib/join/join_priv.h"
 #include "lib/ntp/db_guard.h"
 
@@ -24,7 +25,33 @@
 
 struct tvals {
 	int64_t residence, target_driver, storage;
+	bool not_number;
 };
+
+/* columns first .. first + n - 1 of st's row all integers, as every stage is */
+static bool integers(sqlite3_stmt *st, int first, int n)
+{
+	for (int c = first; c < first + n; c++)
+		if (sqlite3_column_type(st, c) != SQLITE_INTEGER)
+			return false;
+	return true;
+}
+
+/* the host's columns from e2e on, and the target's: network = network* - residence */
+static void host_stages(struct ntp_join_stages *s, sqlite3_stmt *st, int e2e_col,
+			const struct tvals *tv)
+{
+	s->not_number = tv->not_number || !integers(st, e2e_col, 4);
+	s->overflow = false;
+	s->e2e = sqlite3_column_int64(st, e2e_col);
+	s->stage[0] = sqlite3_column_int64(st, e2e_col + 1);
+	s->stage[1] = sqlite3_column_int64(st, e2e_col + 2);
+	/* as temp.joined's network_ns */
+	s->stage[2] = ntp_checked__sub(sqlite3_column_int64(st, e2e_col + 3), tv->residence,
+				       &s->overflow);
+	s->stage[3] = tv->target_driver;
+	s->stage[4] = tv->storage;
+}
 
 /* slot[load index] = the match of that row, for the rows of one side */
 static uint32_t *slots(const struct ntp_join *j, size_t n, int host)
@@ -65,6 +92,7 @@ static int read_targets(struct ntp_join *j, const uint32_t *slot, struct tvals *
 			tv[m].residence = sqlite3_column_int64(st, 0);
 			tv[m].target_driver = sqlite3_column_int64(st, 1);
 			tv[m].storage = sqlite3_column_int64(st, 2);
+			tv[m].not_number = !integers(st, 0, 3);
 		}
 		sqlite3_finalize(st);
 		if (rc != SQLITE_DONE)
@@ -102,13 +130,7 @@ static int read_hosts(struct ntp_join *j, const uint32_t *slot, const struct tva
 			s.io_type = (const char *)sqlite3_column_text(st, 0);
 			s.bytes = sqlite3_column_int64(st, 1);
 			s.ns = (const char *)sqlite3_column_text(st, 2);
-			s.e2e = sqlite3_column_int64(st, 3);
-			s.stage[0] = sqlite3_column_int64(st, 4);
-			s.stage[1] = sqlite3_column_int64(st, 5);
-			/* as temp.joined's network_ns */
-			s.stage[2] = sqlite3_column_int64(st, 6) - tv[m].residence;
-			s.stage[3] = tv[m].target_driver;
-			s.stage[4] = tv[m].storage;
+			host_stages(&s, st, 3, &tv[m]);
 			err = fn(ctx, &s);
 		}
 		sqlite3_finalize(st);
@@ -160,13 +182,7 @@ static int read_range(struct part *pt, sqlite3 *db, const char *schema, int fi, 
 		s.io_type = (const char *)sqlite3_column_text(st, 1);
 		s.bytes = sqlite3_column_int64(st, 2);
 		s.ns = (const char *)sqlite3_column_text(st, 3);
-		s.e2e = sqlite3_column_int64(st, 4);
-		s.stage[0] = sqlite3_column_int64(st, 5);
-		s.stage[1] = sqlite3_column_int64(st, 6);
-		/* as temp.joined's network_ns */
-		s.stage[2] = sqlite3_column_int64(st, 7) - pt->tv[m].residence;
-		s.stage[3] = pt->tv[m].target_driver;
-		s.stage[4] = pt->tv[m].storage;
+		host_stages(&s, st, 4, &pt->tv[m]);
 		err = pt->fn(pt->ctx, &s);
 	}
 	sqlite3_finalize(st);

@@ -16,9 +16,13 @@
  *                file's view cannot even be reached by mistake.
  *   tables       a "table" the readers read could be a view or a virtual
  *                table by that name, or have generated columns (computed
- *                on read): each table of schema/ntp.sql in the file must
- *                be an ordinary CREATE TABLE with ntprof's columns and no
- *                generated one, else the file is corrupt.
+ *                on read), or hold text and NULLs where times belong: each
+ *                table of schema/ntp.sql in the file must be an ordinary
+ *                CREATE TABLE, STRICT where ntprof's is, with ntprof's
+ *                columns, NOT NULL where they are and none generated, else
+ *                the file is corrupt.  (What a damaged page still holds
+ *                against its declaration, the readers count as impossible
+ *                commands: lib/report/report_groups.h.)
  *   triggers     fire on writes only; the connection is read-only and
  *                query_only, and SQLITE_DBCONFIG_ENABLE_TRIGGER is off.
  *   CHECK, DEFAULT, partial and expression indexes
@@ -38,7 +42,7 @@
  * does: a progress handler stops every statement on the connection once
  * together they have run more virtual machine steps than a file of its
  * size can need (NTP_DB_BUDGET_BASE plus NTP_DB_BUDGET_PER_BYTE per byte
- * of the file and its -wal, a hundred times what the readers were measured
+ * of the file and its -wal, fifty times what the readers were measured
  * to need: under one step a byte for the heaviest, dump and a joined
  * --stages=detail).  A string
  * longer than NTP_DB_MAX_LENGTH is an error too (zeroblob(1e9) would be
@@ -57,8 +61,8 @@
 #include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_schema.h"
 
-#define NTP_DB_BUDGET_BASE (50LL * 1000 * 1000)
-#define NTP_DB_BUDGET_PER_BYTE 100LL
+#define NTP_DB_BUDGET_BASE (20LL * 1000 * 1000)
+#define NTP_DB_BUDGET_PER_BYTE 50LL
 #define NTP_DB_MAX_LENGTH (16 * 1024 * 1024)
 /* the progress handler runs every this many steps */
 #define NTP_DB_STEP_GRAIN 4096
@@ -72,7 +76,9 @@
 struct own_table {
 	char *name;
 	char *cols[MAX_COLS];
+	int notnull[MAX_COLS];
 	int ncols;
+	int strict;
 };
 
 struct own_view {
@@ -155,15 +161,19 @@ static void load_own(void)
 	st = NULL;
 	for (int i = 0; i < own.ntables; i++) {
 		struct own_table *t = &own.tables[i];
-		char sql[128];
+		char sql[256];
 
-		snprintf(sql, sizeof(sql), "SELECT name FROM pragma_table_info('%s') ORDER BY cid",
-			 t->name);
+		snprintf(sql, sizeof(sql), "SELECT name, \"notnull\", (SELECT strict FROM"
+			 " pragma_table_list WHERE schema = 'main' AND name = '%s')"
+			 " FROM pragma_table_info('%s') ORDER BY cid", t->name, t->name);
 		if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 			goto out;
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW && t->ncols < MAX_COLS)
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW && t->ncols < MAX_COLS) {
+			t->notnull[t->ncols] = sqlite3_column_int(st, 1);
+			t->strict = sqlite3_column_int(st, 2);
 			if (!(t->cols[t->ncols++] = dup_col(st, 0)))
 				goto out;
+		}
 		if (rc != SQLITE_DONE)
 			goto out;
 		sqlite3_finalize(st);
@@ -303,7 +313,20 @@ static int check_table(sqlite3 *db, const char *schema, const char *path,
 		return NTP_EXIT_CORRUPT;
 	}
 	free(text);
-	snprintf(sql, sizeof(sql), "SELECT name, hidden FROM pragma_table_xinfo(?1, ?2)");
+	/* STRICT and NOT NULL as ntprof's: no text, no NULL where a time belongs */
+	snprintf(sql, sizeof(sql), "SELECT strict FROM pragma_table_list WHERE schema = ?2 AND name = ?1");
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return ntp_db__fail(db, path, "reading the schema");
+	sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) < t->strict;
+	sqlite3_finalize(st);
+	if (rc) {
+		ntp_error("%s: corrupt: table %s is not STRICT: a file ntprof did not write", path,
+			  t->name);
+		return NTP_EXIT_CORRUPT;
+	}
+	snprintf(sql, sizeof(sql), "SELECT name, hidden, \"notnull\" FROM pragma_table_xinfo(?1, ?2)");
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return ntp_db__fail(db, path, "reading the schema");
 	sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
@@ -317,9 +340,17 @@ static int check_table(sqlite3 *db, const char *schema, const char *path,
 			sqlite3_finalize(st);
 			return NTP_EXIT_CORRUPT;
 		}
-		for (int i = 0; i < t->ncols && name; i++)
-			if (!strcasecmp(name, t->cols[i]))
-				found[i] = 1;
+		for (int i = 0; i < t->ncols && name; i++) {
+			if (strcasecmp(name, t->cols[i]))
+				continue;
+			found[i] = 1;
+			if (t->notnull[i] && !sqlite3_column_int(st, 2)) {
+				ntp_error("%s: corrupt: %s.%s may be NULL: a file ntprof did not write",
+					  path, t->name, name);
+				sqlite3_finalize(st);
+				return NTP_EXIT_CORRUPT;
+			}
+		}
 	}
 	if (rc != SQLITE_DONE) {
 		rc = ntp_db__fail(db, path, "reading the schema");

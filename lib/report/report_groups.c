@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/core/checked.h"
 #include "lib/report/report_groups.h"
 #include "lib/report/report_model.h"
 
@@ -155,20 +156,65 @@ ssize_t ntp_group_set__find(struct ntp_group_set *set, int file, const char *io_
 	return (ssize_t)set->last;
 }
 
+void ntp_group_set__impossible(struct ntp_group_set *set, size_t k, enum ntp_impossible why)
+{
+	set->g[k].impossible[why]++;
+}
+
+/* the sum of g's stage sums; it fits, as add and merge keep it so */
+static int64_t stage_total(const struct ntp_report_group *g, int nstages)
+{
+	int64_t t = 0;
+
+	for (int s = 0; s < nstages; s++)
+		t += g->sum_stage[s];
+	return t;
+}
+
+/*
+ * Whether one command can be counted: no stage (but those that may be) and
+ * no end-to-end latency below 0, and every sum it joins (its group's end-to-end and stage sums,
+ * and theirs together, which the sum check adds) still fits in 64 bits.
+ */
+static int impossible_why(const struct ntp_report_group *g, int nstages, unsigned int negative,
+			  int64_t e2e, const int64_t *stage, int64_t *sums)
+{
+	bool ovf = false;
+	int64_t own = 0;
+
+	if (e2e < 0)
+		return NTP_IMPOSSIBLE_BACKWARDS;
+	for (int s = 0; s < nstages; s++)
+		if (stage[s] < 0 && !(negative & 1u << s))
+			return NTP_IMPOSSIBLE_BACKWARDS;
+	sums[0] = ntp_checked__add(g->sum_e2e, e2e, &ovf);
+	for (int s = 0; s < nstages; s++) {
+		sums[1 + s] = ntp_checked__add(g->sum_stage[s], stage[s], &ovf);
+		own = ntp_checked__add(own, stage[s], &ovf);
+	}
+	ntp_checked__add(stage_total(g, nstages), own, &ovf);
+	return ovf ? NTP_IMPOSSIBLE_OVERFLOW : -1;
+}
+
 int ntp_group_set__add(struct ntp_group_set *set, size_t k, int64_t e2e, const int64_t *stage)
 {
 	struct ntp_report_group *g = &set->g[k];
 	struct ntp_group_acc *a = &set->acc[k];
-	int64_t sum = 0;
+	int64_t sum = 0, sums[1 + NTP_VIEW_MAX_STAGES];
+	int why = impossible_why(g, set->nstages, set->may_be_negative, e2e, stage, sums);
 
+	if (why >= 0) {
+		g->impossible[why]++;
+		return 0;
+	}
 	if (ntp_samples__add(&a->e2e, e2e))
 		return -ENOMEM;
-	g->sum_e2e += e2e;
+	g->sum_e2e = sums[0];
 	for (int s = 0; s < set->nstages; s++) {
 		if (ntp_samples__add(&a->stage[s], stage[s]))
 			return -ENOMEM;
-		g->sum_stage[s] += stage[s];
-		sum += stage[s];
+		g->sum_stage[s] = sums[1 + s];
+		sum += stage[s];	/* checked above */
 	}
 	/* by construction never; counted so that a wrong view or sub-stage shows */
 	if (sum != e2e)
@@ -189,6 +235,19 @@ static int move_samples(struct ntp_samples *dst, struct ntp_samples *src)
 	return 0;
 }
 
+/* would d's sums overflow with s's added? */
+static bool merge_overflows(const struct ntp_report_group *d, const struct ntp_report_group *s,
+			    int nstages)
+{
+	bool ovf = false;
+
+	ntp_checked__add(d->sum_e2e, s->sum_e2e, &ovf);
+	for (int st = 0; st < nstages; st++)
+		ntp_checked__add(d->sum_stage[st], s->sum_stage[st], &ovf);
+	ntp_checked__add(stage_total(d, nstages), stage_total(s, nstages), &ovf);
+	return ovf;
+}
+
 int ntp_group_set__merge(struct ntp_group_set *dst, struct ntp_group_set *src)
 {
 	for (size_t i = 0; i < src->n; i++) {
@@ -200,6 +259,14 @@ int ntp_group_set__merge(struct ntp_group_set *dst, struct ntp_group_set *src)
 			return -ENOMEM;
 		d = &dst->g[k];
 		da = &dst->acc[k];
+		for (int w = 0; w < NTP_IMPOSSIBLE_MAX; w++)
+			d->impossible[w] += s->impossible[w];
+		if (merge_overflows(d, s, dst->nstages)) {
+			/* the two halves' sums do not fit together: src's commands are left out */
+			d->impossible[NTP_IMPOSSIBLE_OVERFLOW] += sa->e2e.n;
+			acc_free(sa);
+			continue;
+		}
 		if (move_samples(&da->e2e, &sa->e2e))
 			return -ENOMEM;
 		for (int st = 0; st < dst->nstages; st++) {

@@ -60,13 +60,16 @@ static int read_rows(struct worker *w, sqlite3 *db)
 		int64_t bytes = sqlite3_column_int64(st, 1);
 		const char *ns = (const char *)sqlite3_column_text(st, 2);
 		int64_t e2e = sqlite3_column_int64(st, 3), v[NTP_STAGE_MAX];
+		int why = ntp_report__not_integer(st, 3, 1 + NTP_STAGE_MAX);
 		ssize_t k;
 
 		for (int s = 0; s < NTP_STAGE_MAX; s++)
 			v[s] = sqlite3_column_int64(st, 4 + s);
 		/* a recording alone: every group is of its one file */
 		k = ntp_group_set__find(&w->set, 1, io_type ? io_type : "", bytes, ns ? ns : "");
-		if (k < 0 || ntp_group_set__add(&w->set, (size_t)k, e2e, v)) {
+		if (k >= 0 && why >= 0)
+			ntp_group_set__impossible(&w->set, (size_t)k, why);
+		else if (k < 0 || ntp_group_set__add(&w->set, (size_t)k, e2e, v)) {
 			rc = -ENOMEM;
 			break;
 		}

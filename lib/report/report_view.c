@@ -56,6 +56,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/core/checked.h"
 #include "lib/report/report_groups.h"
 #include "lib/report/report_model.h"
 #include "lib/report/report_sql.h"
@@ -240,15 +241,24 @@ struct raw {
 	bool null[C_NCOLS];
 };
 
+/*
+ * The sub-stages below are differences of a file's raw times, which may be
+ * anything: SUB and ADD are checked (lib/core/checked.h) and set *ovf, and
+ * a command whose arithmetic overflows is impossible (add_row).
+ */
+#define SUB(a, b) ntp_checked__sub((a), (b), ovf)
+#define ADD(a, b) ntp_checked__add((a), (b), ovf)
+
 /* the host's send, R2T and receive points, with host_stages' fallbacks */
-static void host_points(const struct raw *r, int64_t *sent, int64_t *r2t_host, int64_t *recv)
+static void host_points(const struct raw *r, int64_t *sent, int64_t *r2t_host, int64_t *recv,
+			bool *ovf)
 {
 	int64_t cmd = r->null[C_H_CMD_SENT] ? r->v[C_H_QUEUE] : r->v[C_H_CMD_SENT];
 	bool r2t = !r->null[C_H_R2T] && !r->null[C_H_DATA_SENT];
 
 	if (r2t) {
 		*sent = cmd;
-		*r2t_host = r->v[C_H_DATA_SENT] - r->v[C_H_R2T];
+		*r2t_host = SUB(r->v[C_H_DATA_SENT], r->v[C_H_R2T]);
 	} else {
 		int64_t data = r->null[C_H_DATA_SENT] ? cmd : r->v[C_H_DATA_SENT];
 
@@ -259,69 +269,72 @@ static void host_points(const struct raw *r, int64_t *sent, int64_t *r2t_host, i
 }
 
 /* the target's points, with target_stages' fallbacks */
-static void target_points(const struct raw *r, int64_t *submit, int64_t *cmpl, int64_t *r2t_wait)
+static void target_points(const struct raw *r, int64_t *submit, int64_t *cmpl, int64_t *r2t_wait,
+			  bool *ovf)
 {
 	*submit = r->null[C_T_SUBMIT] ? r->v[C_T_RECV] : r->v[C_T_SUBMIT];
 	*cmpl = r->null[C_T_CMPL] ? *submit : r->v[C_T_CMPL];
-	*r2t_wait = !r->null[C_T_R2T] && !r->null[C_T_SUBMIT] ? r->v[C_T_SUBMIT] - r->v[C_T_R2T] : 0;
+	*r2t_wait = !r->null[C_T_R2T] && !r->null[C_T_SUBMIT] ?
+		    SUB(r->v[C_T_SUBMIT], r->v[C_T_R2T]) : 0;
 }
 
 /* the nine sub-stages of a joined NVMe/TCP command */
-static void tcp_joined_detail_values(const struct raw *r, int64_t *out)
+static void tcp_joined_detail_values(const struct raw *r, int64_t *out, bool *ovf)
 {
 	int64_t sent, r2t_host, recv, submit, cmpl, r2t_wait, r2t_wire;
 
-	host_points(r, &sent, &r2t_host, &recv);
-	target_points(r, &submit, &cmpl, &r2t_wait);
+	host_points(r, &sent, &r2t_host, &recv, ovf);
+	target_points(r, &submit, &cmpl, &r2t_wait, ovf);
 	/* only when both sides saw the R2T: else its time stays where the views put it */
-	r2t_wire = r2t_host && r2t_wait ? r2t_wait - r2t_host : 0;
-	out[0] = r->v[C_H_QUEUE] - r->v[C_H_START];
-	out[1] = sent - r->v[C_H_QUEUE];
-	out[2] = r->v[C_NETWORK] - r2t_wire;
-	out[3] = (submit - r->v[C_T_RECV]) - r2t_wait;
+	r2t_wire = r2t_host && r2t_wait ? SUB(r2t_wait, r2t_host) : 0;
+	out[0] = SUB(r->v[C_H_QUEUE], r->v[C_H_START]);
+	out[1] = SUB(sent, r->v[C_H_QUEUE]);
+	out[2] = SUB(r->v[C_NETWORK], r2t_wire);
+	out[3] = SUB(SUB(submit, r->v[C_T_RECV]), r2t_wait);
 	out[4] = r2t_wire;
 	out[5] = r2t_host;
-	out[6] = cmpl - submit;
-	out[7] = r->v[C_T_SENT] - cmpl;
-	out[8] = r->v[C_H_DONE] - recv;
+	out[6] = SUB(cmpl, submit);
+	out[7] = SUB(r->v[C_T_SENT], cmpl);
+	out[8] = SUB(r->v[C_H_DONE], recv);
 }
 
 /*
  * The eight of a joined NVMe/RDMA command: the host has no R2T points, the
  * target alone times the READ of a write's data, which is all wire time.
  */
-static void rdma_joined_detail_values(const struct raw *r, int64_t *out)
+static void rdma_joined_detail_values(const struct raw *r, int64_t *out, bool *ovf)
 {
 	int64_t sent, r2t_host, recv, submit, cmpl, read_wait;
 
-	host_points(r, &sent, &r2t_host, &recv);
-	target_points(r, &submit, &cmpl, &read_wait);
-	out[0] = r->v[C_H_QUEUE] - r->v[C_H_START];
-	out[1] = sent - r->v[C_H_QUEUE];
-	out[2] = r->v[C_NETWORK] - read_wait;
-	out[3] = (submit - r->v[C_T_RECV]) - read_wait;
+	host_points(r, &sent, &r2t_host, &recv, ovf);
+	target_points(r, &submit, &cmpl, &read_wait, ovf);
+	out[0] = SUB(r->v[C_H_QUEUE], r->v[C_H_START]);
+	out[1] = SUB(sent, r->v[C_H_QUEUE]);
+	out[2] = SUB(r->v[C_NETWORK], read_wait);
+	out[3] = SUB(SUB(submit, r->v[C_T_RECV]), read_wait);
 	out[4] = read_wait;
-	out[5] = cmpl - submit;
-	out[6] = r->v[C_T_SENT] - cmpl;
-	out[7] = r->v[C_H_DONE] - recv;
+	out[5] = SUB(cmpl, submit);
+	out[6] = SUB(r->v[C_T_SENT], cmpl);
+	out[7] = SUB(r->v[C_H_DONE], recv);
 }
 
 /* one host recording: r2t-host only over TCP */
-static void host_detail_values(const struct raw *r, bool rdma, int64_t *out)
+static void host_detail_values(const struct raw *r, bool rdma, int64_t *out, bool *ovf)
 {
 	int64_t sent, r2t_host, recv;
 	int s = 0;
 
-	host_points(r, &sent, &r2t_host, &recv);
-	out[s++] = r->v[C_H_QUEUE] - r->v[C_H_START];
-	out[s++] = sent - r->v[C_H_QUEUE];
+	host_points(r, &sent, &r2t_host, &recv, ovf);
+	out[s++] = SUB(r->v[C_H_QUEUE], r->v[C_H_START]);
+	out[s++] = SUB(sent, r->v[C_H_QUEUE]);
 	if (!rdma)
 		out[s++] = r2t_host;
 	out[s++] = r->v[C_NETWORK];
-	out[s] = r->v[C_H_DONE] - recv;
+	out[s] = SUB(r->v[C_H_DONE], recv);
 }
 
-static void view_values(const struct ntp_jreport *rep, const struct raw *r, int64_t *out)
+static void view_values(const struct ntp_jreport *rep, const struct raw *r, int64_t *out,
+			bool *ovf)
 {
 	int64_t submit, cmpl, r2t_wait;
 
@@ -331,13 +344,13 @@ static void view_values(const struct ntp_jreport *rep, const struct raw *r, int6
 			out[s] = r->v[C_BLOCK + s];
 		return;
 	case NTP_VIEW_HOST_DETAIL:
-		host_detail_values(r, rep->rdma, out);
+		host_detail_values(r, rep->rdma, out, ovf);
 		return;
 	case NTP_VIEW_JOINED_DETAIL:
 		if (rep->rdma)
-			rdma_joined_detail_values(r, out);
+			rdma_joined_detail_values(r, out, ovf);
 		else
-			tcp_joined_detail_values(r, out);
+			tcp_joined_detail_values(r, out, ovf);
 		return;
 	case NTP_VIEW_TARGET:
 		out[0] = r->v[C_TDRIVER];
@@ -345,43 +358,89 @@ static void view_values(const struct ntp_jreport *rep, const struct raw *r, int6
 		return;
 	case NTP_VIEW_TARGET_DETAIL:
 		/* the residence leaves out a write's data wait (R2T, READ): target-rx too */
-		target_points(r, &submit, &cmpl, &r2t_wait);
-		out[0] = (submit - r->v[C_T_RECV]) - r2t_wait;
-		out[1] = cmpl - submit;
-		out[2] = r->v[C_T_SENT] - cmpl;
+		target_points(r, &submit, &cmpl, &r2t_wait, ovf);
+		out[0] = SUB(SUB(submit, r->v[C_T_RECV]), r2t_wait);
+		out[1] = SUB(cmpl, submit);
+		out[2] = SUB(r->v[C_T_SENT], cmpl);
 		return;
 	case NTP_VIEW_MAX:
 		break;
 	}
 }
 
+#undef SUB
+#undef ADD
+
 /* ---- groups ---------------------------------------------------------------- */
 
-static void read_raw(sqlite3_stmt *st, struct raw *r)
+/* the columns that may hold NULL: the points a kernel may have no hook for */
+#define NULLABLE (1u << C_H_CMD_SENT | 1u << C_H_R2T | 1u << C_H_DATA_SENT | 1u << C_H_RECV | \
+		  1u << C_T_R2T | 1u << C_T_SUBMIT | 1u << C_T_CMPL)
+
+/*
+ * The row's values; -1, or why the command is impossible: a time or stage
+ * that is not an integer (a real is SQLite's overflow), or NULL where the
+ * query gives a column (a literal NULL is a side the query has not).
+ */
+static int read_raw(sqlite3_stmt *st, struct raw *r, unsigned int given)
 {
+	int why = -1;
+
 	for (int c = C_BYTES; c < C_NCOLS; c++) {
+		int type = sqlite3_column_type(st, c);
+
 		if (c == C_NS)
 			continue;
-		r->null[c] = sqlite3_column_type(st, c) == SQLITE_NULL;
+		r->null[c] = type == SQLITE_NULL;
 		r->v[c] = r->null[c] ? 0 : sqlite3_column_int64(st, c);
+		if (c < C_E2E || why >= 0)
+			continue;
+		if (type == SQLITE_FLOAT)
+			why = c <= C_STORAGE ? NTP_IMPOSSIBLE_OVERFLOW : NTP_IMPOSSIBLE_NOT_NUMBER;
+		else if (type != SQLITE_INTEGER && type != SQLITE_NULL)
+			why = NTP_IMPOSSIBLE_NOT_NUMBER;
+		else if (type == SQLITE_NULL && (given & 1u << c) && !(NULLABLE & 1u << c))
+			why = NTP_IMPOSSIBLE_NOT_NUMBER;
 	}
 	r->v[C_FILE] = sqlite3_column_int64(st, C_FILE);
+	return why;
 }
 
-/* one row into its group's samples and sums */
+/* the columns each query gives (the others are literal NULLs) */
+#define HOST_COLS (1u << C_E2E | 1u << C_BLOCK | 1u << C_DRIVER | 1u << C_NETWORK | \
+		   1u << C_H_START | 1u << C_H_QUEUE | 1u << C_H_DONE)
+#define TARGET_COLS (1u << C_E2E | 1u << C_TDRIVER | 1u << C_STORAGE | 1u << C_T_RECV | \
+		     1u << C_T_SENT)
+
+static unsigned int given_cols(const struct ntp_jreport *r)
+{
+	return r->joined ? HOST_COLS | TARGET_COLS : r->target_only ? TARGET_COLS : HOST_COLS;
+}
+
+/* one row into its group's samples and sums, or its impossible commands */
 static int add_row(struct ntp_jreport *r, struct ntp_group_set *set, sqlite3_stmt *st)
 {
 	const char *io_type = (const char *)sqlite3_column_text(st, C_IO_TYPE);
 	const char *ns = (const char *)sqlite3_column_text(st, C_NS);
-	int64_t v[NTP_VIEW_MAX_STAGES];
+	int64_t v[NTP_VIEW_MAX_STAGES] = { 0 };
+	bool ovf = false;
 	struct raw raw;
 	ssize_t k;
+	int why;
 
-	read_raw(st, &raw);
-	view_values(r, &raw, v);
+	why = read_raw(st, &raw, given_cols(r));
+	if (why < 0) {
+		view_values(r, &raw, v, &ovf);
+		if (ovf)
+			why = NTP_IMPOSSIBLE_OVERFLOW;
+	}
 	k = ntp_group_set__find(set, (int)raw.v[C_FILE], io_type ? io_type : "", raw.v[C_BYTES],
 				ns ? ns : "");
-	if (k < 0 || ntp_group_set__add(set, (size_t)k, raw.v[C_E2E], v))
+	if (k < 0)
+		return -ENOMEM;
+	if (why >= 0)
+		ntp_group_set__impossible(set, (size_t)k, why);
+	else if (ntp_group_set__add(set, (size_t)k, raw.v[C_E2E], v))
 		return -ENOMEM;
 	r->total++;
 	return 0;
@@ -413,6 +472,23 @@ static int read_transport(struct ntp_jreport *r, sqlite3 *db, const char *path)
 	return 0;
 }
 
+/*
+ * A set for r's view.  The stages of joined recordings that are a
+ * difference of the two sides (the network, an R2T's wire time) may be
+ * below 0 in a true command: a target's exit hook that fires after the host
+ * completed, on loopback, or the clock line's own error.  Every other
+ * stage is on one clock, and below 0 it is an impossible command.
+ */
+static void set_init(struct ntp_group_set *set, const struct ntp_jreport *r)
+{
+	const struct ntp_view *v = ntp_jreport__view(r);
+
+	set->nstages = v->nstages;
+	for (int s = 0; s < v->nstages && r->joined; s++)
+		if (!strcmp(v->stages[s].json, "network") || !strcmp(v->stages[s].json, "r2t_wait"))
+			set->may_be_negative |= 1u << s;
+}
+
 /* streams the rows into the groups (report_groups.c) */
 int ntp_jreport__scan(struct ntp_jreport *r, sqlite3 *db, const char *path)
 {
@@ -424,7 +500,7 @@ int ntp_jreport__scan(struct ntp_jreport *r, sqlite3 *db, const char *path)
 	err = read_transport(r, db, path);
 	if (err)
 		return err;
-	set.nstages = ntp_jreport__view(r)->nstages;
+	set_init(&set, r);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
 		return ntp_report__db_fail(db, path, "cannot read the commands");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -454,7 +530,12 @@ static int add_stages(void *arg, const struct ntp_join_stages *s)
 	ssize_t k = ntp_group_set__find(c->set, s->host_file + 1, s->io_type ? s->io_type : "",
 					s->bytes, s->ns ? s->ns : "");
 
-	if (k < 0 || ntp_group_set__add(c->set, (size_t)k, s->e2e, s->stage))
+	if (k < 0)
+		return -ENOMEM;
+	if (s->not_number || s->overflow)
+		ntp_group_set__impossible(c->set, (size_t)k, s->not_number ?
+					  NTP_IMPOSSIBLE_NOT_NUMBER : NTP_IMPOSSIBLE_OVERFLOW);
+	else if (ntp_group_set__add(c->set, (size_t)k, s->e2e, s->stage))
 		return -ENOMEM;
 	c->total++;
 	return 0;
@@ -482,7 +563,7 @@ int ntp_jreport__scan_join(struct ntp_jreport *r, struct ntp_join *j, const char
 	/* one set of groups per part (thread), merged at the end as report_scan.c does */
 	memset(set, 0, sizeof(set));
 	for (int i = 0; i < n; i++) {
-		set[i].nstages = ntp_jreport__view(r)->nstages;
+		set_init(&set[i], r);
 		c[i] = (struct stages_ctx){ &set[i], 0 };
 		ctx[i] = &c[i];
 	}

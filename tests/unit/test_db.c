@@ -1067,7 +1067,8 @@ static void read__endless_statement__stopped_by_work_limit(void **state)
 	t0 = now_s();
 	rc = sqlite3_step(st);
 	assert_int_equal(rc, SQLITE_INTERRUPT);
-	assert_true(now_s() - t0 < 2.0);
+	/* well under a second alone; the bound leaves room for a loaded machine and ASan */
+	assert_true(now_s() - t0 < 5.0);
 	sqlite3_finalize(st);
 	assert_int_equal(ntp_db__error_code(db), NTP_EXIT_CORRUPT);
 	sqlite3_close(db);
