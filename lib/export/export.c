@@ -30,6 +30,7 @@
 #include "lib/export/export_perfetto.h"
 #include "lib/export/export_queues.h"
 #include "lib/join/join.h"
+#include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_read.h"
 #include "lib/report/report_paths.h"
 
@@ -59,12 +60,10 @@ struct xport {
 	uint64_t cmds[NSIDES], flows;
 };
 
+/* damage is corrupt, named by the file that has it (lib/ntp/db_guard.h); else a failure */
 static int read_fail(struct xport *x, const char *path)
 {
-	int code = sqlite3_errcode(x->db);
-
-	ntp_error("%s: cannot read the commands: %s", path, sqlite3_errmsg(x->db));
-	return code == SQLITE_CORRUPT || code == SQLITE_NOTADB ? NTP_EXIT_CORRUPT : NTP_EXIT_FAILURE;
+	return ntp_db__fail(x->db, path, "cannot read the commands");
 }
 
 /* one host or one target recording: attached as ntp0 to a private connection */

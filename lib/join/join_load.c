@@ -152,7 +152,7 @@ static int load_host(struct ntp_join *j, int fi, size_t *cap, sqlite3 *db, const
 	snprintf(sql, sizeof(sql), "SELECT id, h_queue_ns, h_done_ns, h_start_ns, " KEY_COLS
 		 ", controller FROM \"%s\".host_io ORDER BY id", schema);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return ntp_join__sql_fail(db, "loading host commands");
+		return ntp_db__fail(db, j->files[fi].path, "loading host commands");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 11);
 		struct ntp_jhost *h;
@@ -190,7 +190,7 @@ static int load_host(struct ntp_join *j, int fi, size_t *cap, sqlite3 *db, const
 	if (rc == SQLITE_NOMEM)
 		return ntp_join__nomem();
 	if (rc != SQLITE_DONE)
-		return ntp_join__sql_fail(db, "loading host commands");
+		return ntp_db__fail(db, j->files[fi].path, "loading host commands");
 	return 0;
 }
 
@@ -207,7 +207,7 @@ static int load_target(struct ntp_join *j, int fi, size_t *cap)
 	snprintf(sql, sizeof(sql), "SELECT id, t_recv_ns, t_sent_ns, " KEY_COLS
 		 " FROM \"%s\".target_io ORDER BY id", schema);
 	if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return ntp_join__sql_fail(j->db, "loading target commands");
+		return ntp_db__fail(j->db, j->files[fi].path, "loading target commands");
 	j->maxres[fi] = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct ntp_jtarget *t;
@@ -235,7 +235,7 @@ static int load_target(struct ntp_join *j, int fi, size_t *cap)
 	if (rc == SQLITE_NOMEM)
 		return ntp_join__nomem();
 	if (rc != SQLITE_DONE)
-		return ntp_join__sql_fail(j->db, "loading target commands");
+		return ntp_db__fail(j->db, j->files[fi].path, "loading target commands");
 	return 0;
 }
 

@@ -81,7 +81,7 @@ static int read_targets(struct ntp_join *j, const uint32_t *slot, struct tvals *
 			 " FROM temp.\"%s\" ORDER BY id",
 			 ntp_db__view_name(view, sizeof(view), j->files[fi].schema, NTP_DB_TARGET_STAGES));
 		if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) != SQLITE_OK)
-			return ntp_join__sql_fail(j->db, "reading the target stages");
+			return ntp_db__fail(j->db, j->files[fi].path, "reading the target stages");
 		/* the rows in the order the join loaded them: its indexes */
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			uint32_t m = idx < j->target_rows ? slot[idx] : NONE;
@@ -96,7 +96,7 @@ static int read_targets(struct ntp_join *j, const uint32_t *slot, struct tvals *
 		}
 		sqlite3_finalize(st);
 		if (rc != SQLITE_DONE)
-			return ntp_join__sql_fail(j->db, "reading the target stages");
+			return ntp_db__fail(j->db, j->files[fi].path, "reading the target stages");
 	}
 	return 0;
 }
@@ -118,7 +118,7 @@ static int read_hosts(struct ntp_join *j, const uint32_t *slot, const struct tva
 			 " driver_ns, network_star_ns FROM temp.\"%s\" ORDER BY id",
 			 ntp_db__view_name(view, sizeof(view), j->files[fi].schema, NTP_DB_HOST_STAGES));
 		if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) != SQLITE_OK)
-			return ntp_join__sql_fail(j->db, "reading the host stages");
+			return ntp_db__fail(j->db, j->files[fi].path, "reading the host stages");
 		while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 			uint32_t m = idx < j->host_rows ? slot[idx] : NONE;
 			struct ntp_join_stages s;
@@ -137,7 +137,7 @@ static int read_hosts(struct ntp_join *j, const uint32_t *slot, const struct tva
 		if (err)
 			return err;
 		if (rc != SQLITE_DONE)
-			return ntp_join__sql_fail(j->db, "reading the host stages");
+			return ntp_db__fail(j->db, j->files[fi].path, "reading the host stages");
 	}
 	return 0;
 }
@@ -167,7 +167,7 @@ static int read_range(struct part *pt, sqlite3 *db, const char *schema, int fi, 
 		 " driver_ns, network_star_ns FROM temp.\"%s\" WHERE id BETWEEN ?1 AND ?2"
 		 " ORDER BY id", ntp_db__view_name(view, sizeof(view), schema, NTP_DB_HOST_STAGES));
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return ntp_join__sql_fail(db, "reading the host stages");
+		return ntp_db__fail(db, j->files[fi].path, "reading the host stages");
 	sqlite3_bind_int64(st, 1, lo);
 	sqlite3_bind_int64(st, 2, hi);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -189,7 +189,7 @@ static int read_range(struct part *pt, sqlite3 *db, const char *schema, int fi, 
 	if (err)
 		return err;
 	if (rc != SQLITE_DONE)
-		return ntp_join__sql_fail(db, "reading the host stages");
+		return ntp_db__fail(db, j->files[fi].path, "reading the host stages");
 	return 0;
 }
 

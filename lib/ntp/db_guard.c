@@ -187,9 +187,26 @@ out:
 
 /* ---- the work budget -------------------------------------------------------- */
 
+/* the files a connection reads, by schema: what a failure names */
+#define MAX_FILES 64
+
 struct budget {
 	sqlite3_int64 left;
+	int nfiles;
+	struct {
+		char schema[32];
+		char *path;
+	} files[MAX_FILES];
 };
+
+static void budget_free(void *arg)
+{
+	struct budget *b = arg;
+
+	for (int i = 0; i < b->nfiles; i++)
+		free(b->files[i].path);
+	free(b);
+}
 
 static int budget_step(void *arg)
 {
@@ -199,16 +216,39 @@ static int budget_step(void *arg)
 	return b->left < 0;	/* nonzero: SQLITE_INTERRUPT */
 }
 
-/* ntp_guard_add(bytes): more budget for a file of that size (the one handle on it) */
+/*
+ * ntp_guard_add(bytes, schema, path): more budget for a file of that size,
+ * open as schema (the one handle on the budget)
+ */
 static void budget_add(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	struct budget *b = sqlite3_user_data(ctx);
 	sqlite3_int64 n = sqlite3_value_int64(argv[0]), add;
+	const char *schema = (const char *)sqlite3_value_text(argv[1]);
+	const char *path = (const char *)sqlite3_value_text(argv[2]);
 
 	if (n < 0 || __builtin_mul_overflow(n, NTP_DB_BUDGET_PER_BYTE, &add) ||
 	    __builtin_add_overflow(b->left, add, &b->left))
 		b->left = INT64_MAX;
+	if (schema && path && b->nfiles < MAX_FILES) {
+		snprintf(b->files[b->nfiles].schema, sizeof(b->files[0].schema), "%s", schema);
+		b->files[b->nfiles].path = strdup(path);
+		if (b->files[b->nfiles].path)
+			b->nfiles++;
+	}
 	sqlite3_result_null(ctx);
+}
+
+/* ntp_guard_path(schema): the path that schema was opened from, or NULL */
+static void budget_path(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct budget *b = sqlite3_user_data(ctx);
+	const char *schema = (const char *)sqlite3_value_text(argv[0]);
+
+	sqlite3_result_null(ctx);
+	for (int i = 0; schema && i < b->nfiles; i++)
+		if (!strcmp(b->files[i].schema, schema))
+			sqlite3_result_text(ctx, b->files[i].path, -1, SQLITE_TRANSIENT);
 }
 
 int ntp_db__guard(sqlite3 *db)
@@ -218,19 +258,21 @@ int ntp_db__guard(sqlite3 *db)
 	int ok = 1;
 
 	/* once per connection: a second call (the next ATTACHed file) keeps the budget */
-	if (sqlite3_prepare_v2(db, "SELECT ntp_guard_add(0)", -1, &st, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, "SELECT ntp_guard_add(0, NULL, NULL)", -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_finalize(st);
 		return 0;
 	}
-	b = malloc(sizeof(*b));
+	b = calloc(1, sizeof(*b));
 	if (!b) {
 		ntp_error("%s", strerror(ENOMEM));
 		return NTP_EXIT_FAILURE;
 	}
 	b->left = NTP_DB_BUDGET_BASE;
 	/* the connection frees b when it closes: the function's destructor */
-	if (sqlite3_create_function_v2(db, "ntp_guard_add", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, b,
-				       budget_add, NULL, NULL, free) != SQLITE_OK) {
+	if (sqlite3_create_function_v2(db, "ntp_guard_add", 3, SQLITE_UTF8 | SQLITE_DIRECTONLY, b,
+				       budget_add, NULL, NULL, budget_free) != SQLITE_OK ||
+	    sqlite3_create_function_v2(db, "ntp_guard_path", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, b,
+				       budget_path, NULL, NULL, NULL) != SQLITE_OK) {
 		ntp_error("cannot guard the connection: %s", sqlite3_errmsg(db));
 		return NTP_EXIT_FAILURE;
 	}
@@ -412,14 +454,16 @@ static long long file_bytes(const char *path, const char *suffix)
 	return (long long)st.st_size;
 }
 
-static int add_budget(sqlite3 *db, const char *path)
+static int add_budget(sqlite3 *db, const char *schema, const char *path)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, "SELECT ntp_guard_add(?1)", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "SELECT ntp_guard_add(?1, ?2, ?3)", -1, &st, NULL) != SQLITE_OK)
 		return ntp_db__fail(db, path, "guarding the connection");
 	sqlite3_bind_int64(st, 1, file_bytes(path, "") + file_bytes(path, "-wal"));
+	sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, path, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW ? 0 : ntp_db__fail(db, path, "guarding the connection");
@@ -434,7 +478,7 @@ int ntp_db__own_views(sqlite3 *db, const char *schema, const char *path)
 		ntp_error("%s: the embedded schema cannot be read (a build error)", path);
 		return NTP_EXIT_FAILURE;
 	}
-	err = add_budget(db, path);
+	err = add_budget(db, schema, path);
 	for (int i = 0; i < own.ntables && !err; i++)
 		err = check_table(db, schema, path, &own.tables[i]);
 	for (int i = 0; i < own.nviews && !err; i++) {
@@ -504,16 +548,62 @@ int ntp_db__error_code(sqlite3 *db)
 	}
 }
 
+/*
+ * Which of the files ATTACHed to db is damaged: a statement over several
+ * (the join's temp.joined) does not say.  The first whose quick_check
+ * fails, by the path it was opened from; NULL when none does or db reads
+ * one file.  Only after a failure: the check reads every page.
+ */
+static char *damaged_file(sqlite3 *db)
+{
+	sqlite3_stmt *st, *chk, *name;
+	char *path = NULL, sql[96];
+
+	if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list"
+			       " WHERE name NOT IN ('main', 'temp')", -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	/* the work limit is spent on what failed: the check has its own, its size */
+	sqlite3_progress_handler(db, 0, NULL, NULL);
+	while (!path && sqlite3_step(st) == SQLITE_ROW) {
+		const char *schema = (const char *)sqlite3_column_text(st, 0);
+		int bad;
+
+		snprintf(sql, sizeof(sql), "PRAGMA \"%s\".quick_check(1)", schema ? schema : "");
+		if (!schema || sqlite3_prepare_v2(db, sql, -1, &chk, NULL) != SQLITE_OK)
+			continue;
+		bad = sqlite3_step(chk) != SQLITE_ROW ||
+		      strcmp((const char *)sqlite3_column_text(chk, 0), "ok");
+		sqlite3_finalize(chk);
+		if (!bad || sqlite3_prepare_v2(db, "SELECT ntp_guard_path(?1)", -1, &name,
+					       NULL) != SQLITE_OK)
+			continue;
+		sqlite3_bind_text(name, 1, schema, -1, SQLITE_STATIC);
+		if (sqlite3_step(name) == SQLITE_ROW && sqlite3_column_text(name, 0))
+			path = strdup((const char *)sqlite3_column_text(name, 0));
+		sqlite3_finalize(name);
+	}
+	sqlite3_finalize(st);
+	return path;
+}
+
 int ntp_db__fail(sqlite3 *db, const char *path, const char *what)
 {
-	int code = ntp_db__error_code(db);
+	int code = ntp_db__error_code(db), rc = sqlite3_errcode(db) & 0xff;
+	char *msg = strdup(sqlite3_errmsg(db)), *damaged = NULL;
 
-	if ((sqlite3_errcode(db) & 0xff) == SQLITE_INTERRUPT)
+	/* the message first: what follows runs statements of its own */
+	if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB)
+		damaged = damaged_file(db);
+	if (damaged)
+		path = damaged;
+	if (rc == SQLITE_INTERRUPT)
 		ntp_error("%s: corrupt: %s: stopped after more work than a recording of its size needs (a crafted or damaged file)",
 			  path, what);
 	else if (code == NTP_EXIT_CORRUPT)
-		ntp_error("%s: corrupt: %s: %s", path, what, sqlite3_errmsg(db));
+		ntp_error("%s: corrupt: %s: %s", path, what, msg ? msg : "?");
 	else
-		ntp_error("%s: %s: %s", path, what, sqlite3_errmsg(db));
+		ntp_error("%s: %s: %s", path, what, msg ? msg : "?");
+	free(msg);
+	free(damaged);
 	return code;
 }

@@ -244,3 +244,209 @@ def test_80000_groups_linear_and_bounded(ntprof, tmp_path_factory, json_out):
     slow = 4 if sanitized(ntprof) else 1
     assert took < 6 * slow, f"{took:.1f} s"
     assert mb < 250 * slow, f"{mb:.0f} MB"
+
+
+# ---- impossible commands: counted, excluded, said so ------------------------------
+
+def report_doc(run, path, *opts):
+    r = run("report", *opts, "-j", "-", str(path))
+    assert r.returncode == Exit.OK and r.stderr == "", r.stderr
+    return json.loads(r.stdout)
+
+
+def group_of(doc, io_type, size):
+    g, = [g for g in doc["groups"] if g["io_type"] == io_type and g["bytes"] == size]
+    return g
+
+
+def rows_of(path, where):
+    db = sqlite3.connect(path)
+    ids = [i for i, in db.execute(f"SELECT id FROM host_io WHERE {where} ORDER BY id")]
+    db.close()
+    return ids
+
+
+def redeclare(path, old, new):
+    """Change a table's declaration in place (what a damaged page can amount to)."""
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA writable_schema = ON")
+    n = db.execute("UPDATE sqlite_schema SET sql = replace(sql, ?, ?) WHERE name = 'host_io'",
+                   (old, new)).rowcount
+    assert n == 1
+    db.close()
+
+
+@pytest.mark.parametrize("stages", ("summary", "detail"))
+def test_backwards_commands_excluded_and_counted(run, tmp_path, host, stages):
+    """h_done before h_start: -5000 us end-to-end is no latency; the group
+    shows the others, and says how many it left out and why."""
+    p = tmp_path / "backwards.ntp"
+    shutil.copy(host.path, p)
+    bad = rows_of(p, "opcode = 2 AND bytes = 4096")[:7]
+    edit(p, f"UPDATE host_io SET h_done_ns = h_start_ns - 5000000 WHERE id IN ({','.join(map(str, bad))})")
+    want = group_of(report_doc(run, host.path, f"--stages={stages}"), "read", 4096)
+    got = group_of(report_doc(run, p, f"--stages={stages}"), "read", 4096)
+    assert got["n"] == want["n"] - 7
+    assert got["sum_check"]["ok"] is True
+    assert got["sum_check"]["impossible_commands"] == 7
+    assert got["sum_check"]["impossible"] == {"backwards": 7, "not_a_number": 0, "overflow": 0}
+    assert got["e2e"]["min_ns"] >= 0 and all(s["min_ns"] >= 0 for s in got["stages"])
+    # the other groups are untouched, and say nothing
+    assert "impossible_commands" not in group_of(report_doc(run, p), "write", 4096)["sum_check"]
+    text = run("report", f"--stages={stages}", str(p)).stdout
+    assert "# warning: 7 impossible commands excluded: 7 with a stage that goes backwards" in text
+    assert text.count("# warning: ") == 1
+
+
+def test_every_command_impossible_never_ok(run, tmp_path, host):
+    p = tmp_path / "all.ntp"
+    shutil.copy(host.path, p)
+    edit(p, "UPDATE host_io SET h_done_ns = h_start_ns - 1")
+    text = run("report", str(p)).stdout
+    assert "sum check: ok" not in text
+    assert "# sum check: none: every command of the group is impossible" in text
+    doc = report_doc(run, p)
+    assert doc["groups"] and not any(g["sum_check"]["ok"] for g in doc["groups"])
+    assert sum(g["sum_check"]["impossible_commands"] for g in doc["groups"]) == len(host.commands)
+
+
+@pytest.mark.parametrize("stages", ("summary", "detail"))
+def test_overflowing_times_counted_as_overflow(run, tmp_path, host, stages):
+    """Times at the ends of 64 bits: a difference that overflows (SQLite
+    makes it a real, C would wrap) is an impossible command, not a wrapped
+    sum that lies; the sanitizer build runs this too."""
+    p = tmp_path / "overflow.ntp"
+    shutil.copy(host.path, p)
+    bad = rows_of(p, "opcode = 1 AND bytes = 4096")[:3]
+    edit(p, f"UPDATE host_io SET h_start_ns = -9223372036854775807, h_queue_ns = 9223372036854775807"
+            f" WHERE id IN ({','.join(map(str, bad))})")
+    got = group_of(report_doc(run, p, f"--stages={stages}"), "write", 4096)
+    assert got["sum_check"]["impossible_commands"] == 3
+    assert got["sum_check"]["impossible"]["overflow"] + \
+        got["sum_check"]["impossible"]["backwards"] == 3
+    assert got["sum_check"]["impossible"]["overflow"] >= 1
+    assert got["sum_check"]["ok"] is True
+
+
+def test_null_where_a_time_belongs_not_a_number(run, tmp_path, host):
+    """A NULL in a NOT NULL column (a damaged page can hold one): no number."""
+    p = tmp_path / "null.ntp"
+    shutil.copy(host.path, p)
+    decl = "h_done_ns       INTEGER NOT NULL"
+    redeclare(p, decl, "h_done_ns       INTEGER")
+    bad = rows_of(p, "opcode = 2 AND bytes = 131072")[:4]
+    edit(p, f"UPDATE host_io SET h_done_ns = NULL WHERE id IN ({','.join(map(str, bad))})")
+    redeclare(p, "h_done_ns       INTEGER", decl)
+    for stages in ("summary", "detail"):
+        got = group_of(report_doc(run, p, f"--stages={stages}"), "read", 131072)
+        assert got["sum_check"]["impossible"] == {"backwards": 0, "not_a_number": 4, "overflow": 0}
+    text = run("report", str(p)).stdout
+    assert "4 with NULL or no number where a time belongs" in text
+
+
+def test_text_where_a_time_belongs_excluded(run, tmp_path, host):
+    p = tmp_path / "text.ntp"
+    shutil.copy(host.path, p)
+    redeclare(p, ") STRICT", ")")
+    bad = rows_of(p, "opcode = 2 AND bytes = 4096")[:5]
+    edit(p, f"UPDATE host_io SET h_queue_ns = 'soon' WHERE id IN ({','.join(map(str, bad))})")
+    redeclare(p, "\n)", "\n) STRICT")
+    # text in arithmetic is 0 to SQLite: the view's stages go backwards; the raw reads see text
+    summary = group_of(report_doc(run, p), "read", 4096)["sum_check"]
+    assert summary["impossible_commands"] == 5
+    detail = group_of(report_doc(run, p, "--stages=detail"), "read", 4096)["sum_check"]
+    assert detail["impossible"]["not_a_number"] == 5
+
+
+def test_declared_nullable_or_not_strict_is_corrupt(run, tmp_path, host):
+    """A file whose tables allow what ntprof's do not was not written by ntprof."""
+    p = tmp_path / "nullable.ntp"
+    shutil.copy(host.path, p)
+    redeclare(p, "h_done_ns       INTEGER NOT NULL", "h_done_ns       INTEGER")
+    r = run("report", str(p))
+    assert r.returncode == Exit.CORRUPT and "h_done_ns may be NULL" in r.stderr
+    q = tmp_path / "loose.ntp"
+    shutil.copy(host.path, q)
+    redeclare(q, ") STRICT", ")")
+    r = run("report", str(q))
+    assert r.returncode == Exit.CORRUPT and "not STRICT" in r.stderr
+
+
+# ---- damage met during a join: the corrupt code, the damaged file named ----------
+
+def leaf_pages(path, table, kind="leaf"):
+    db = sqlite3.connect(path)
+    ps = db.execute("PRAGMA page_size").fetchone()[0]
+    pages = [p for p, in db.execute("SELECT pageno FROM dbstat WHERE name = ? AND pagetype = ?"
+                                    " ORDER BY pageno", (table, kind))]
+    db.close()
+    return ps, pages
+
+
+def damage_cells(src, dst, table):
+    """A quarter of a leaf page's cells overwritten: past the checks at open
+    (they walk the b-trees, not every record), met when the rows are read."""
+    shutil.copy(src, dst)
+    ps, pages = leaf_pages(dst, table)
+    with open(dst, "r+b") as f:
+        f.seek((pages[len(pages) // 2] - 1) * ps + ps // 2)
+        f.write(b"\xff" * (ps // 4))
+    return dst
+
+
+def damage_overflow(src, dst, table, col):
+    """One row's long value, its overflow chain broken: only a reader of that
+    column meets it (dump's temp.joined reads it, the join's load does not)."""
+    shutil.copy(src, dst)
+    db = sqlite3.connect(dst)
+    db.execute(f"UPDATE {table} SET {col} = ? WHERE id = (SELECT min(id) + 5 FROM {table})",
+               ("x" * 20000,))
+    db.commit()
+    db.close()
+    ps, pages = leaf_pages(dst, table, "overflow")
+    with open(dst, "r+b") as f:
+        f.seek((pages[0] - 1) * ps)
+        f.write(b"\xff\xff\xff\x7f")
+    return dst
+
+
+JOIN_READERS = (("report",), ("report", "--stages=detail"), ("dump",), ("export", "-o", "-"))
+
+
+def one_corrupt_line(r, cmd, bad, good):
+    assert r.returncode == Exit.CORRUPT, (r.returncode, r.stderr)
+    line, = r.stderr.splitlines()
+    assert line.startswith(f"ntprof {cmd}: error: {bad}: corrupt: "), line
+    assert str(good) not in line
+
+
+@pytest.mark.parametrize("cmd", JOIN_READERS, ids=" ".join)
+@pytest.mark.parametrize("side", ("host", "target"))
+def test_damaged_page_in_join_corrupt_and_named(run, tmp_path, pair, cmd, side):
+    jh, jt, _ = pair
+    if side == "host":
+        bad, good = damage_cells(jh, tmp_path / "dh.ntp", "host_io"), jt
+        args = (str(bad), str(good))
+    else:
+        bad, good = damage_cells(jt, tmp_path / "dt.ntp", "target_io"), jh
+        args = (str(good), str(bad))
+    r, took = timed(run, *cmd, *args)
+    assert took < QUICK_S
+    one_corrupt_line(r, cmd[0], bad, good)
+    assert "malformed" in r.stderr
+
+
+@pytest.mark.parametrize("side", ("host", "target"))
+def test_damage_met_by_a_query_over_both_files_names_the_damaged_one(run, tmp_path, pair, side):
+    """temp.joined reads both files in one statement: SQLite's error does not
+    say which, the reader finds it (quick_check of each)."""
+    jh, jt, _ = pair
+    if side == "host":
+        bad, good = damage_overflow(jh, tmp_path / "oh.ntp", "host_io", "namespace"), jt
+        args = (str(bad), str(good))
+    else:
+        bad, good = damage_overflow(jt, tmp_path / "ot.ntp", "target_io", "device"), jh
+        args = (str(good), str(bad))
+    r, took = timed(run, "dump", *args)
+    assert took < QUICK_S
+    one_corrupt_line(r, "dump", bad, good)
