@@ -25,6 +25,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/outfile.h"
+#include "lib/core/checked.h"
 #include "lib/core/size.h"
 #include "lib/export/export.h"
 #include "lib/export/export_perfetto.h"
@@ -217,7 +218,8 @@ static uint64_t when(const struct xfile *f, int64_t t)
 {
 	long double v = f->scale * t + f->shift;
 
-	return v <= 0 ? 0 : (uint64_t)(v + 0.5L);
+	/* a file's times may be anything: no conversion out of range */
+	return v <= 0 ? 0 : v >= 0x1p64L ? UINT64_MAX : (uint64_t)(v + 0.5L);
 }
 
 /* ---- tracks --------------------------------------------------------------------- */
@@ -327,6 +329,7 @@ static int host_row(struct xport *x, const struct xfile *f, sqlite3_stmt *st, bo
 	bool r2t = !null(st, H_R2T) && !null(st, H_DATA_SENT);
 	bool matched = joined && !null(st, H_TID);
 	const char *rtt = matched ? "network + target" : "network*";
+	bool overflow = false;
 	char qname[160], name[64], size[32], ns[64], path[64];
 	struct cut cuts[6];
 	int n = 0;
@@ -371,7 +374,8 @@ static int host_row(struct xport *x, const struct xfile *f, sqlite3_stmt *st, bo
 		{ "nlb", NULL, I64(H_NLB) },
 		{ "status", NULL, I64(H_STATUS) },
 		{ "flags", NULL, I64(H_FLAGS) },
-		{ "e2e_ns", NULL, done - I64(H_START) },
+		/* checked: an impossible command's (lib/core/checked.h) is 0 */
+		{ "e2e_ns", NULL, ntp_checked__sub(done, I64(H_START), &overflow) },
 	};
 	uint64_t flow = matched ? flow_id(I64(H_TFILE), I64(H_TID)) : 0;
 
@@ -398,6 +402,7 @@ static int target_row(struct xport *x, int fi, sqlite3_stmt *st, bool joined)
 	int64_t submit = null(st, T_SUBMIT) ? recv : I64(T_SUBMIT);
 	int64_t cmpl = null(st, T_CMPL) ? submit : I64(T_CMPL);
 	bool matched = joined && !null(st, T_MATCHED);
+	bool overflow = false;
 	char qname[64], name[64], size[32], dev[64];
 	struct cut cuts[5];
 	int n = 0;
@@ -434,7 +439,7 @@ static int target_row(struct xport *x, int fi, sqlite3_stmt *st, bool joined)
 		{ "nlb", NULL, I64(T_NLB) },
 		{ "status", NULL, I64(T_STATUS) },
 		{ "flags", NULL, I64(T_FLAGS) },
-		{ "residence_ns", NULL, sent - recv },
+		{ "residence_ns", NULL, ntp_checked__sub(sent, recv, &overflow) },
 	};
 
 	x->cmds[SIDE_TARGET]++;

@@ -24,6 +24,24 @@
 
 #define KEY_COLS "cid, slba, nlb, qid, nsid, cntlid, opcode"
 
+/*
+ * A file's times may be any 64-bit value.  The join's arithmetic (the
+ * bounds, the intervals, the estimate's offsets) adds and subtracts at most
+ * four of them, which fits 64 bits for times within +-2^60 ns (36 years:
+ * no CLOCK_MONOTONIC reading is beyond).  A row's time beyond is clamped
+ * there: at worst its key still matches, and its stages, which the report
+ * reads from the file, are then an impossible command (overflow) of its
+ * group (lib/report/report_groups.h), never a wrapped number.
+ */
+#define TIME_LIMIT ((int64_t)1 << 60)
+
+static int64_t col_time(sqlite3_stmt *st, int col)
+{
+	int64_t t = sqlite3_column_int64(st, col);
+
+	return t < -TIME_LIMIT ? -TIME_LIMIT : t > TIME_LIMIT ? TIME_LIMIT : t;
+}
+
 static uint64_t mix(uint64_t h, uint64_t v)
 {
 	/* splitmix64's finalizer over the running value */
@@ -176,9 +194,9 @@ static int load_host(struct ntp_join *j, int fi, size_t *cap, sqlite3 *db, const
 			rc = SQLITE_NOMEM;
 			break;
 		}
-		h->queue = sqlite3_column_int64(st, 1);
-		h->done = sqlite3_column_int64(st, 2);
-		h->start = sqlite3_column_int64(st, 3);
+		h->queue = col_time(st, 1);
+		h->done = col_time(st, 2);
+		h->start = col_time(st, 3);
 		h->ctrl = (uint16_t)ctrl;
 		s->order[s->n].hash = key_hash(st, 4);
 		s->order[s->n].idx = (uint32_t)s->n;
@@ -221,8 +239,8 @@ static int load_target(struct ntp_join *j, int fi, size_t *cap)
 			rc = SQLITE_NOMEM;
 			break;
 		}
-		t->recv = sqlite3_column_int64(st, 1);
-		t->sent = sqlite3_column_int64(st, 2);
+		t->recv = col_time(st, 1);
+		t->sent = col_time(st, 2);
 		if (t->sent - t->recv > j->maxres[fi] || s->n == s->file_lo[fi])
 			j->maxres[fi] = t->sent - t->recv;
 		s->order[s->n].hash = key_hash(st, 3);

@@ -450,3 +450,45 @@ def test_damage_met_by_a_query_over_both_files_names_the_damaged_one(run, tmp_pa
     r, took = timed(run, "dump", *args)
     assert took < QUICK_S
     one_corrupt_line(r, "dump", bad, good)
+
+
+# ---- times at the ends of 64 bits, through every reader ------------------------------
+
+EXTREME = 9223372036854775000
+
+
+@pytest.fixture(scope="module")
+def extreme_pair(tmp_path_factory, pair):
+    jh, jt, _ = pair
+    d = tmp_path_factory.mktemp("extreme")
+    h, t = d / "xh.ntp", d / "xt.ntp"
+    shutil.copy(jh, h)
+    shutil.copy(jt, t)
+    edit(h, f"UPDATE host_io SET h_start_ns = {EXTREME} WHERE id % 5 = 0;"
+            f" UPDATE host_io SET h_queue_ns = -{EXTREME}, h_done_ns = {EXTREME} WHERE id % 13 = 0;"
+            f" UPDATE host_io SET h_recv_ns = -{EXTREME} WHERE id % 17 = 0;")
+    edit(t, f"UPDATE target_io SET t_recv_ns = {EXTREME} WHERE id % 7 = 0;"
+            f" UPDATE target_io SET t_sent_ns = -{EXTREME} WHERE id % 11 = 0;"
+            f" UPDATE target_io SET t_cmpl_ns = {EXTREME} WHERE id % 3 = 0;")
+    return h, t
+
+
+@pytest.mark.parametrize("cmd", READERS + (("export", "-o", "-"),), ids=" ".join)
+@pytest.mark.parametrize("files", ("host", "target", "joined"))
+def test_extreme_times_no_overflow(run, extreme_pair, cmd, files):
+    """No reader wraps a sum or a difference (the sanitizer build, which
+    stops at the first signed overflow, runs this too): each ends as usual,
+    the commands whose arithmetic cannot be done counted as impossible."""
+    h, t = extreme_pair
+    args = {"host": (h,), "target": (t,), "joined": (h, t)}[files]
+    r, took = timed(run, *cmd, *map(str, args))
+    assert took < QUICK_S
+    assert r.returncode == Exit.OK, r.stderr
+    assert "runtime error" not in r.stderr
+    if cmd == ("report", "-j", "-"):
+        doc = json.loads(r.stdout)
+        assert sum(g["sum_check"].get("impossible_commands", 0) for g in doc["groups"]) > 0
+        for g in doc["groups"]:
+            # a target alone's end-to-end is its residence
+            assert g.get("e2e", g.get("residence"))["min_ns"] >= 0
+            assert g["sum_check"]["ok"] or g["sum_check"]["mismatched_commands"] or not g["n"]
