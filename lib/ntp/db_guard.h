@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A connection that reads recordings from anywhere (ntprof-ntp(5),
- * UNTRUSTED RECORDINGS): a file's own SQL never runs, and no query on it
+ * Untrusted recordings): a file's own SQL never runs, and no query on it
  * runs unbounded.  db_guard.c says what is covered and why.
  */
 #ifndef NTP_DB_GUARD_H

@@ -81,7 +81,7 @@ struct ntp_report_cost {
 #define NTP_VIEW_MAX_STAGES 9
 
 /*
- * Why a command is impossible (ntprof-report(1), IMPOSSIBLE COMMANDS): such
+ * Why a command is impossible (ntprof-report(1), Impossible commands): such
  * a command is counted in its group and left out of the group's statistics.
  */
 enum ntp_impossible {

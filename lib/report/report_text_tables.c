@@ -117,7 +117,7 @@ static void print_sum_check(FILE *f, const struct ntp_report_group *g, int nstag
 		ntp_report__stages_unattributed_ns(g, nstages), g->mismatched, g->e2e.n);
 }
 
-/* what was left out, and why (ntprof-report(1), IMPOSSIBLE COMMANDS); nothing when none */
+/* what was left out, and why (ntprof-report(1), Impossible commands); nothing when none */
 static void print_impossible(FILE *f, const struct ntp_report_group *g)
 {
 	static const char *const what[NTP_IMPOSSIBLE_MAX] = {

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Recordings from anywhere (ntprof-ntp(5), UNTRUSTED RECORDINGS): files
+"""Recordings from anywhere (ntprof-ntp(5), Untrusted recordings): files
 crafted by these tests to make a reader run forever, exhaust memory or
 lie, each of which must end within a second or two with its documented
 outcome: the file's own SQL ignored, or one line naming the file and the
