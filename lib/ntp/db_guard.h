@@ -2,7 +2,8 @@
 /*
  * A connection that reads recordings from anywhere (ntprof-ntp(5),
  * Untrusted recordings): a file's own SQL never runs, and no query on it
- * runs unbounded.  db_guard.c says what is covered and why.
+ * runs unbounded.  db_guard.c says what is covered and why and keeps the
+ * work budget, db_own.c makes ntprof's views, db_fail.c names failures.
  */
 #ifndef NTP_DB_GUARD_H
 #define NTP_DB_GUARD_H
@@ -36,6 +37,15 @@ int ntp_db__guard(sqlite3 *db);
  * with the path.
  */
 int ntp_db__own_views(sqlite3 *db, const char *schema, const char *path);
+
+/*
+ * Add the file at path, open in db as schema, to db's work budget (its size
+ * and its -wal's) and to the files a failure can name.  0 or an NTP_EXIT_*
+ * code, printed.
+ */
+int ntp_db__budget_add(sqlite3 *db, const char *schema, const char *path);
+/* the path schema of db was opened from (caller frees), or NULL */
+char *ntp_db__schema_path(sqlite3 *db, const char *schema);
 
 /* the name a reader queries for view (NTP_DB_HOST_STAGES, ...) of schema */
 const char *ntp_db__view_name(char *buf, size_t len, const char *schema, const char *view);
