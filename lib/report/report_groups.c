@@ -106,6 +106,9 @@ static int slots_grow(struct ntp_group_set *set)
 	return 0;
 }
 
+/* below this many groups, comparing them all costs less than a hash */
+#define FEW_GROUPS 8
+
 /* the group of a row: usually the previous row's, else by its hash, else a new one */
 ssize_t ntp_group_set__find(struct ntp_group_set *set, int file, const char *io_type,
 			    int64_t bytes, const char *ns)
@@ -114,7 +117,14 @@ ssize_t ntp_group_set__find(struct ntp_group_set *set, int file, const char *io_
 
 	if (set->n && same_key(&set->g[set->last], file, io_type, bytes, ns))
 		return (ssize_t)set->last;
-	if (set->nslots) {
+	if (set->n <= FEW_GROUPS) {
+		for (size_t k = 0; k < set->n; k++) {
+			if (same_key(&set->g[k], file, io_type, bytes, ns)) {
+				set->last = k;
+				return (ssize_t)k;
+			}
+		}
+	} else if (set->nslots) {
 		size_t i = key_hash(file, io_type, bytes, ns) & (set->nslots - 1);
 
 		for (; set->slots[i]; i = (i + 1) & (set->nslots - 1)) {
