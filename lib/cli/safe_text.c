@@ -67,11 +67,23 @@ static ssize_t safe_write(void *cookie, const char *data, size_t len)
 	struct safe *sf = cookie;
 	char buf[2];
 
-	for (size_t i = 0; i < len; i++) {
-		size_t n = filter(sf, (unsigned char)data[i], buf);
+	for (size_t i = 0; i < len;) {
+		size_t k = i, n;
 
+		/* a run of plain bytes in one write: a report may be a million lines */
+		while (!sf->after_c2 && k < len && !unsafe((unsigned char)data[k]) &&
+		       (unsigned char)data[k] != 0xc2)
+			k++;
+		if (k > i) {
+			if (fwrite(data + i, 1, k - i, sf->out) != k - i)
+				return i ? (ssize_t)i : -1;
+			i = k;
+			continue;
+		}
+		n = filter(sf, (unsigned char)data[i], buf);
 		if (n && fwrite(buf, 1, n, sf->out) != n)
 			return i ? (ssize_t)i : -1;
+		i++;
 	}
 	return (ssize_t)len;
 }

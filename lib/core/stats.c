@@ -28,7 +28,8 @@ void ntp_samples__init(struct ntp_samples *s)
 int ntp_samples__add(struct ntp_samples *s, int64_t v)
 {
 	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 1024;
+		/* small at first: a report may have a group per command (a crafted file) */
+		size_t cap = s->cap ? s->cap * 2 : 4;
 		int64_t *nv;
 
 		if (cap < s->cap || cap > SIZE_MAX / sizeof(*nv))

@@ -25,11 +25,13 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/outfile.h"
+#include "lib/core/checked.h"
 #include "lib/core/size.h"
 #include "lib/export/export.h"
 #include "lib/export/export_perfetto.h"
 #include "lib/export/export_queues.h"
 #include "lib/join/join.h"
+#include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_read.h"
 #include "lib/report/report_paths.h"
 
@@ -59,12 +61,10 @@ struct xport {
 	uint64_t cmds[NSIDES], flows;
 };
 
+/* damage is corrupt, named by the file that has it (lib/ntp/db_guard.h); else a failure */
 static int read_fail(struct xport *x, const char *path)
 {
-	int code = sqlite3_errcode(x->db);
-
-	ntp_error("%s: cannot read the commands: %s", path, sqlite3_errmsg(x->db));
-	return code == SQLITE_CORRUPT || code == SQLITE_NOTADB ? NTP_EXIT_CORRUPT : NTP_EXIT_FAILURE;
+	return ntp_db__fail(x->db, path, "cannot read the commands");
 }
 
 /* one host or one target recording: attached as ntp0 to a private connection */
@@ -223,7 +223,8 @@ static uint64_t when(const struct xfile *f, int64_t t)
 {
 	long double v = f->scale * t + f->shift;
 
-	return v <= 0 ? 0 : (uint64_t)(v + 0.5L);
+	/* a file's times may be anything: no conversion out of range */
+	return v <= 0 ? 0 : v >= 0x1p64L ? UINT64_MAX : (uint64_t)(v + 0.5L);
 }
 
 /* ---- tracks --------------------------------------------------------------------- */
@@ -333,6 +334,7 @@ static int host_row(struct xport *x, const struct xfile *f, sqlite3_stmt *st, bo
 	bool r2t = !null(st, H_R2T) && !null(st, H_DATA_SENT);
 	bool matched = joined && !null(st, H_TID);
 	const char *rtt = matched ? "network + target" : "network*";
+	bool overflow = false;
 	char qname[160], name[64], size[32], ns[64], path[64];
 	struct cut cuts[6];
 	int n = 0;
@@ -377,7 +379,8 @@ static int host_row(struct xport *x, const struct xfile *f, sqlite3_stmt *st, bo
 		{ "nlb", NULL, I64(H_NLB) },
 		{ "status", NULL, I64(H_STATUS) },
 		{ "flags", NULL, I64(H_FLAGS) },
-		{ "e2e_ns", NULL, done - I64(H_START) },
+		/* checked: an impossible command's (lib/core/checked.h) is 0 */
+		{ "e2e_ns", NULL, ntp_checked__sub(done, I64(H_START), &overflow) },
 	};
 	uint64_t flow = matched ? flow_id(I64(H_TFILE), I64(H_TID)) : 0;
 
@@ -404,6 +407,7 @@ static int target_row(struct xport *x, int fi, sqlite3_stmt *st, bool joined)
 	int64_t submit = null(st, T_SUBMIT) ? recv : I64(T_SUBMIT);
 	int64_t cmpl = null(st, T_CMPL) ? submit : I64(T_CMPL);
 	bool matched = joined && !null(st, T_MATCHED);
+	bool overflow = false;
 	char qname[64], name[64], size[32], dev[64];
 	struct cut cuts[5];
 	int n = 0;
@@ -440,7 +444,7 @@ static int target_row(struct xport *x, int fi, sqlite3_stmt *st, bool joined)
 		{ "nlb", NULL, I64(T_NLB) },
 		{ "status", NULL, I64(T_STATUS) },
 		{ "flags", NULL, I64(T_FLAGS) },
-		{ "residence_ns", NULL, sent - recv },
+		{ "residence_ns", NULL, ntp_checked__sub(sent, recv, &overflow) },
 	};
 
 	x->cmds[SIDE_TARGET]++;

@@ -62,6 +62,7 @@
 #define NTP_JOIN_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sqlite3.h>
 
@@ -179,6 +180,8 @@ struct ntp_join_stages {
 	const char *io_type, *ns;	/* host_stages' io_type, namespace */
 	int64_t bytes, e2e;
 	int64_t stage[5];	/* block, driver, network, target_driver, storage */
+	/* an impossible command: a time that is no integer, a difference that overflows */
+	bool not_number, overflow;
 };
 
 /* called for every matched command; a nonzero return stops the scan and is returned */

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "lib/ntp/db_meta.h"
+#include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_read.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
@@ -131,6 +132,10 @@ int ntp_join__attach(sqlite3 *db, const char *path, const char *schema)
 	if (err)
 		return err;
 	sqlite3_close(chk);
+	/* the connection reads untrusted files: guarded once, before the first */
+	err = ntp_db__guard(db);
+	if (err)
+		return err;
 
 	uri = ntp_join__file_uri(path, "ro");
 	if (!uri) {
@@ -161,7 +166,8 @@ int ntp_join__attach(sqlite3 *db, const char *path, const char *schema)
 			  path);
 		return NTP_EXIT_FAILURE;
 	}
-	return 0;
+	/* ntprof's stage views over it, schema_host_stages (lib/ntp/db_guard.h) */
+	return ntp_db__own_views(db, schema, path);
 }
 
 int ntp_join__role_sides(const char *role)

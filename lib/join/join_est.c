@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/core/checked.h"
 #include "lib/join/join.h"
 
 #define GRID_HALF 10		/* grid points each side of the centre */
@@ -159,10 +160,11 @@ static int iv_valid(const struct ivs *v, size_t i)
 
 static struct riv iv_rel(const struct ivs *v, size_t i)
 {
+	/* exact where the difference fits 64 bits; a file's times may be anything */
 	struct riv r = {
-		(double)(v->src[i].t - v->t0),
-		(double)(v->src[i].lo - v->base),
-		(double)(v->src[i].hi - v->base),
+		ntp_checked__diff_d(v->src[i].t, v->t0),
+		ntp_checked__diff_d(v->src[i].lo, v->base),
+		ntp_checked__diff_d(v->src[i].hi, v->base),
 	};
 
 	return r;
@@ -229,7 +231,7 @@ static size_t sort_members(const struct ivs *v, const unsigned char *in, struct 
 	}
 	if (!m)
 		return 0;
-	width = (uint64_t)(tmax - tmin) / nb + 1;
+	width = ntp_checked__span(tmin, tmax) / nb + 1;
 	if (width > UINT32_MAX || v->n > UINT32_MAX) {
 		/* too few buckets for the span (a handful of intervals over hours): sort them all */
 		for (i = 0, m = 0; i < v->n; i++)
@@ -241,7 +243,7 @@ static size_t sort_members(const struct ivs *v, const unsigned char *in, struct 
 	memset(cnt, 0, (nb + 1) * sizeof(*cnt));
 	for (i = 0; i < v->n; i++)
 		if (in[i])
-			cnt[(uint64_t)(v->src[i].t - tmin) / width + 1]++;
+			cnt[ntp_checked__span(tmin, v->src[i].t) / width + 1]++;
 	for (uint64_t k = 1; k <= nb; k++)
 		cnt[k] += cnt[k - 1];
 	for (i = 0; i < v->n; i++) {
@@ -249,7 +251,7 @@ static size_t sort_members(const struct ivs *v, const unsigned char *in, struct 
 
 		if (!in[i])
 			continue;
-		off = (uint64_t)(v->src[i].t - tmin);
+		off = ntp_checked__span(tmin, v->src[i].t);
 		sc->keys[cnt[off / width]++] = (off % width) << 32 | (uint64_t)i;
 	}
 	/* cnt[k] is now the end of bucket k */
@@ -425,7 +427,8 @@ static double median_width(const struct ivs *v, const unsigned char *in, double 
 
 	for (i = 0; i < v->n; i++)
 		if (in[i])
-			w[m++] = (double)(v->src[i].hi - v->base) - (double)(v->src[i].lo - v->base);
+			w[m++] = ntp_checked__diff_d(v->src[i].hi, v->base) -
+				 ntp_checked__diff_d(v->src[i].lo, v->base);
 	if (!m)
 		return 0;
 	return select_kth(w, m, m / 2);
@@ -462,7 +465,8 @@ static int64_t centre_time(const struct ntp_join_iv *src, size_t n)
 		if (src[i].t > tmax)
 			tmax = src[i].t;
 	}
-	return tmin + (tmax - tmin) / 2;
+	/* checked: times far apart (a hostile file's) must not overflow the difference */
+	return tmin + (int64_t)(ntp_checked__span(tmin, tmax) / 2);
 }
 
 int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift,

@@ -20,8 +20,27 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/join/join_priv.h"
+#include "lib/ntp/db_guard.h"
 
 #define KEY_COLS "cid, slba, nlb, qid, nsid, cntlid, opcode"
+
+/*
+ * A file's times may be any 64-bit value.  The join's arithmetic (the
+ * bounds, the intervals, the estimate's offsets) adds and subtracts at most
+ * four of them, which fits 64 bits for times within +-2^60 ns (36 years:
+ * no CLOCK_MONOTONIC reading is beyond).  A row's time beyond is clamped
+ * there: at worst its key still matches, and its stages, which the report
+ * reads from the file, are then an impossible command (overflow) of its
+ * group (lib/report/report_groups.h), never a wrapped number.
+ */
+#define TIME_LIMIT ((int64_t)1 << 60)
+
+static int64_t col_time(sqlite3_stmt *st, int col)
+{
+	int64_t t = sqlite3_column_int64(st, col);
+
+	return t < -TIME_LIMIT ? -TIME_LIMIT : t > TIME_LIMIT ? TIME_LIMIT : t;
+}
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -151,7 +170,7 @@ static int load_host(struct ntp_join *j, int fi, size_t *cap, sqlite3 *db, const
 	snprintf(sql, sizeof(sql), "SELECT id, h_queue_ns, h_done_ns, h_start_ns, " KEY_COLS
 		 ", controller FROM \"%s\".host_io ORDER BY id", schema);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return ntp_join__sql_fail(db, "loading host commands");
+		return ntp_db__fail(db, j->files[fi].path, "loading host commands");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 11);
 		struct ntp_jhost *h;
@@ -175,9 +194,9 @@ static int load_host(struct ntp_join *j, int fi, size_t *cap, sqlite3 *db, const
 			rc = SQLITE_NOMEM;
 			break;
 		}
-		h->queue = sqlite3_column_int64(st, 1);
-		h->done = sqlite3_column_int64(st, 2);
-		h->start = sqlite3_column_int64(st, 3);
+		h->queue = col_time(st, 1);
+		h->done = col_time(st, 2);
+		h->start = col_time(st, 3);
 		h->ctrl = (uint16_t)ctrl;
 		s->order[s->n].hash = key_hash(st, 4);
 		s->order[s->n].idx = (uint32_t)s->n;
@@ -189,7 +208,7 @@ static int load_host(struct ntp_join *j, int fi, size_t *cap, sqlite3 *db, const
 	if (rc == SQLITE_NOMEM)
 		return ntp_join__nomem();
 	if (rc != SQLITE_DONE)
-		return ntp_join__sql_fail(db, "loading host commands");
+		return ntp_db__fail(db, j->files[fi].path, "loading host commands");
 	return 0;
 }
 
@@ -206,7 +225,7 @@ static int load_target(struct ntp_join *j, int fi, size_t *cap)
 	snprintf(sql, sizeof(sql), "SELECT id, t_recv_ns, t_sent_ns, " KEY_COLS
 		 " FROM \"%s\".target_io ORDER BY id", schema);
 	if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return ntp_join__sql_fail(j->db, "loading target commands");
+		return ntp_db__fail(j->db, j->files[fi].path, "loading target commands");
 	j->maxres[fi] = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct ntp_jtarget *t;
@@ -220,8 +239,8 @@ static int load_target(struct ntp_join *j, int fi, size_t *cap)
 			rc = SQLITE_NOMEM;
 			break;
 		}
-		t->recv = sqlite3_column_int64(st, 1);
-		t->sent = sqlite3_column_int64(st, 2);
+		t->recv = col_time(st, 1);
+		t->sent = col_time(st, 2);
 		if (t->sent - t->recv > j->maxres[fi] || s->n == s->file_lo[fi])
 			j->maxres[fi] = t->sent - t->recv;
 		s->order[s->n].hash = key_hash(st, 3);
@@ -234,7 +253,7 @@ static int load_target(struct ntp_join *j, int fi, size_t *cap)
 	if (rc == SQLITE_NOMEM)
 		return ntp_join__nomem();
 	if (rc != SQLITE_DONE)
-		return ntp_join__sql_fail(j->db, "loading target commands");
+		return ntp_db__fail(j->db, j->files[fi].path, "loading target commands");
 	return 0;
 }
 
@@ -373,14 +392,10 @@ static void *load_hosts(void *arg)
 		j->host.file_lo[fi] = j->host.n;
 		if (!(j->files[fi].sides & NTP_JOIN_HOST))
 			continue;
-		if (sqlite3_open_v2(j->files[fi].path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-				    NULL) != SQLITE_OK) {
-			ntp_error("%s: cannot open the recording again: %s", j->files[fi].path,
-				  db ? sqlite3_errmsg(db) : "out of memory");
-			l->err = NTP_EXIT_FAILURE;
-		} else {
+		/* guarded as the join's connection is (lib/ntp/db_guard.h) */
+		l->err = ntp_db__open_again(&db, j->files[fi].path);
+		if (!l->err)
 			l->err = load_host(j, fi, &cap, db, "main", NULL);
-		}
 		sqlite3_close(db);
 	}
 	for (int fi = j->nfiles; fi <= NTP_JOIN_MAX_FILES; fi++)

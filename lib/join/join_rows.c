@@ -18,6 +18,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/join/join_priv.h"
+#include "lib/ntp/db_guard.h"
 
 enum {
 	M_SEQ, M_PAIR, M_HOST_FILE, M_TARGET_FILE, M_HOST_ID, M_TARGET_ID, M_H_OCC, M_T_OCC,
@@ -224,9 +225,9 @@ static const char branch_sql[] =
 	" ts.submit_ns AS submit_ns, ts.cmpl_ns AS cmpl_ns, ts.r2t_wait_ns AS r2t_wait_ns,"
 	" m.offset_ns AS offset_ns"
 	" FROM temp.join_matches m"
-	" JOIN \"%1$s\".host_io h ON h.id = m.host_id JOIN \"%1$s\".host_stages s ON s.id = m.host_id"
+	" JOIN \"%1$s\".host_io h ON h.id = m.host_id JOIN temp.\"%4$s\" s ON s.id = m.host_id"
 	" JOIN \"%2$s\".target_io t ON t.id = m.target_id"
-	" JOIN \"%2$s\".target_stages ts ON ts.id = m.target_id"
+	" JOIN temp.\"%5$s\" ts ON ts.id = m.target_id"
 	" WHERE m.pair = %3$d";
 
 /*
@@ -247,10 +248,16 @@ int ntp_join__create_view(struct ntp_join *j)
 	for (int p = 0; p < j->npairs; p++) {
 		if (!j->pairs[p].matched && (p < j->npairs - 1 || n))
 			continue;
+		const char *hs = j->files[j->pairs[p].host_file].schema;
+		const char *ts = j->files[j->pairs[p].target_file].schema;
+		char hv[64], tv[64];
+
 		if (n++)
 			fputs(" UNION ALL ", m);
-		fprintf(m, branch_sql, j->files[j->pairs[p].host_file].schema,
-			j->files[j->pairs[p].target_file].schema, p);
+		/* ntprof's stage views over each file, never the file's (lib/ntp/db_guard.h) */
+		fprintf(m, branch_sql, hs, ts, p,
+			ntp_db__view_name(hv, sizeof(hv), hs, NTP_DB_HOST_STAGES),
+			ntp_db__view_name(tv, sizeof(tv), ts, NTP_DB_TARGET_STAGES));
 	}
 	if (fclose(m))
 		return ntp_join__nomem();

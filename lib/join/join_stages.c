@@ -6,7 +6,8 @@
  * matches' load indexes.  Reading a row by id costs several times reading
  * it in a scan; the summary report needs nothing but the stages, so it
  * reads them this way.  The stages are the schema views' own (host_stages,
- * target_stages); the one thing done here is what temp.joined does too:
+ * target_stages, ntprof's definitions whatever the file holds:
+ * lib/ntp/db_guard.h); the one thing done here is what temp.joined does too:
  * network = network* - residence (lib/join_rows.c).
  */
 #include <pthread.h>
@@ -16,13 +17,41 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/core/checked.h"
 #include "lib/join/join_priv.h"
+#include "lib/ntp/db_guard.h"
 
 #define NONE UINT32_MAX
 
 struct tvals {
 	int64_t residence, target_driver, storage;
+	bool not_number;
 };
+
+/* columns first .. first + n - 1 of st's row all integers, as every stage is */
+static bool integers(sqlite3_stmt *st, int first, int n)
+{
+	for (int c = first; c < first + n; c++)
+		if (sqlite3_column_type(st, c) != SQLITE_INTEGER)
+			return false;
+	return true;
+}
+
+/* the host's columns from e2e on, and the target's: network = network* - residence */
+static void host_stages(struct ntp_join_stages *s, sqlite3_stmt *st, int e2e_col,
+			const struct tvals *tv)
+{
+	s->not_number = tv->not_number || !integers(st, e2e_col, 4);
+	s->overflow = false;
+	s->e2e = sqlite3_column_int64(st, e2e_col);
+	s->stage[0] = sqlite3_column_int64(st, e2e_col + 1);
+	s->stage[1] = sqlite3_column_int64(st, e2e_col + 2);
+	/* as temp.joined's network_ns */
+	s->stage[2] = ntp_checked__sub(sqlite3_column_int64(st, e2e_col + 3), tv->residence,
+				       &s->overflow);
+	s->stage[3] = tv->target_driver;
+	s->stage[4] = tv->storage;
+}
 
 /* slot[load index] = the match of that row, for the rows of one side */
 static uint32_t *slots(const struct ntp_join *j, size_t n, int host)
@@ -42,16 +71,17 @@ static int read_targets(struct ntp_join *j, const uint32_t *slot, struct tvals *
 	size_t idx = 0;
 
 	for (int fi = 0; fi < j->nfiles; fi++) {
-		char sql[192];
+		char sql[192], view[64];
 		sqlite3_stmt *st;
 		int rc;
 
 		if (!(j->files[fi].sides & NTP_JOIN_TARGET))
 			continue;
 		snprintf(sql, sizeof(sql), "SELECT residence_ns, target_driver_ns, storage_ns"
-			 " FROM \"%s\".target_stages ORDER BY id", j->files[fi].schema);
+			 " FROM temp.\"%s\" ORDER BY id",
+			 ntp_db__view_name(view, sizeof(view), j->files[fi].schema, NTP_DB_TARGET_STAGES));
 		if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) != SQLITE_OK)
-			return ntp_join__sql_fail(j->db, "reading the target stages");
+			return ntp_db__fail(j->db, j->files[fi].path, "reading the target stages");
 		/* the rows in the order the join loaded them: its indexes */
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			uint32_t m = idx < j->target_rows ? slot[idx] : NONE;
@@ -62,10 +92,11 @@ static int read_targets(struct ntp_join *j, const uint32_t *slot, struct tvals *
 			tv[m].residence = sqlite3_column_int64(st, 0);
 			tv[m].target_driver = sqlite3_column_int64(st, 1);
 			tv[m].storage = sqlite3_column_int64(st, 2);
+			tv[m].not_number = !integers(st, 0, 3);
 		}
 		sqlite3_finalize(st);
 		if (rc != SQLITE_DONE)
-			return ntp_join__sql_fail(j->db, "reading the target stages");
+			return ntp_db__fail(j->db, j->files[fi].path, "reading the target stages");
 	}
 	return 0;
 }
@@ -77,16 +108,17 @@ static int read_hosts(struct ntp_join *j, const uint32_t *slot, const struct tva
 	size_t idx = 0;
 
 	for (int fi = 0; fi < j->nfiles; fi++) {
-		char sql[224];
+		char sql[224], view[64];
 		sqlite3_stmt *st;
 		int rc, err = 0;
 
 		if (!(j->files[fi].sides & NTP_JOIN_HOST))
 			continue;
 		snprintf(sql, sizeof(sql), "SELECT io_type, bytes, namespace, e2e_ns, block_ns,"
-			 " driver_ns, network_star_ns FROM \"%s\".host_stages ORDER BY id", j->files[fi].schema);
+			 " driver_ns, network_star_ns FROM temp.\"%s\" ORDER BY id",
+			 ntp_db__view_name(view, sizeof(view), j->files[fi].schema, NTP_DB_HOST_STAGES));
 		if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) != SQLITE_OK)
-			return ntp_join__sql_fail(j->db, "reading the host stages");
+			return ntp_db__fail(j->db, j->files[fi].path, "reading the host stages");
 		while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 			uint32_t m = idx < j->host_rows ? slot[idx] : NONE;
 			struct ntp_join_stages s;
@@ -98,20 +130,14 @@ static int read_hosts(struct ntp_join *j, const uint32_t *slot, const struct tva
 			s.io_type = (const char *)sqlite3_column_text(st, 0);
 			s.bytes = sqlite3_column_int64(st, 1);
 			s.ns = (const char *)sqlite3_column_text(st, 2);
-			s.e2e = sqlite3_column_int64(st, 3);
-			s.stage[0] = sqlite3_column_int64(st, 4);
-			s.stage[1] = sqlite3_column_int64(st, 5);
-			/* as temp.joined's network_ns */
-			s.stage[2] = sqlite3_column_int64(st, 6) - tv[m].residence;
-			s.stage[3] = tv[m].target_driver;
-			s.stage[4] = tv[m].storage;
+			host_stages(&s, st, 3, &tv[m]);
 			err = fn(ctx, &s);
 		}
 		sqlite3_finalize(st);
 		if (err)
 			return err;
 		if (rc != SQLITE_DONE)
-			return ntp_join__sql_fail(j->db, "reading the host stages");
+			return ntp_db__fail(j->db, j->files[fi].path, "reading the host stages");
 	}
 	return 0;
 }
@@ -133,15 +159,15 @@ static int read_range(struct part *pt, sqlite3 *db, const char *schema, int fi, 
 		      int64_t hi)
 {
 	struct ntp_join *j = pt->j;
-	char sql[256];
+	char sql[256], view[64];
 	sqlite3_stmt *st;
 	int rc, err = 0;
 
 	snprintf(sql, sizeof(sql), "SELECT id, io_type, bytes, namespace, e2e_ns, block_ns,"
-		 " driver_ns, network_star_ns FROM \"%s\".host_stages WHERE id BETWEEN ?1 AND ?2"
-		 " ORDER BY id", schema);
+		 " driver_ns, network_star_ns FROM temp.\"%s\" WHERE id BETWEEN ?1 AND ?2"
+		 " ORDER BY id", ntp_db__view_name(view, sizeof(view), schema, NTP_DB_HOST_STAGES));
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return ntp_join__sql_fail(db, "reading the host stages");
+		return ntp_db__fail(db, j->files[fi].path, "reading the host stages");
 	sqlite3_bind_int64(st, 1, lo);
 	sqlite3_bind_int64(st, 2, hi);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -156,20 +182,14 @@ static int read_range(struct part *pt, sqlite3 *db, const char *schema, int fi, 
 		s.io_type = (const char *)sqlite3_column_text(st, 1);
 		s.bytes = sqlite3_column_int64(st, 2);
 		s.ns = (const char *)sqlite3_column_text(st, 3);
-		s.e2e = sqlite3_column_int64(st, 4);
-		s.stage[0] = sqlite3_column_int64(st, 5);
-		s.stage[1] = sqlite3_column_int64(st, 6);
-		/* as temp.joined's network_ns */
-		s.stage[2] = sqlite3_column_int64(st, 7) - pt->tv[m].residence;
-		s.stage[3] = pt->tv[m].target_driver;
-		s.stage[4] = pt->tv[m].storage;
+		host_stages(&s, st, 4, &pt->tv[m]);
 		err = pt->fn(pt->ctx, &s);
 	}
 	sqlite3_finalize(st);
 	if (err)
 		return err;
 	if (rc != SQLITE_DONE)
-		return ntp_join__sql_fail(db, "reading the host stages");
+		return ntp_db__fail(db, j->files[fi].path, "reading the host stages");
 	return 0;
 }
 
@@ -191,14 +211,10 @@ static void *read_part(void *arg)
 			pt->err = read_range(pt, j->db, j->files[fi].schema, fi, lo, hi);
 			continue;
 		}
-		if (sqlite3_open_v2(j->files[fi].path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-				    NULL) != SQLITE_OK) {
-			ntp_error("%s: cannot open the recording again: %s", j->files[fi].path,
-				  db ? sqlite3_errmsg(db) : "out of memory");
-			pt->err = NTP_EXIT_FAILURE;
-		} else {
+		/* guarded, with ntprof's host_stages (lib/ntp/db_guard.h) */
+		pt->err = ntp_db__open_again(&db, j->files[fi].path);
+		if (!pt->err)
 			pt->err = read_range(pt, db, "main", fi, lo, hi);
-		}
 		sqlite3_close(db);
 	}
 	return NULL;

@@ -19,6 +19,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_read.h"
 #include "lib/ntp/db_schema.h"
 
@@ -136,12 +137,13 @@ static int check_file(const char *path)
 /* the exit code and one line for an SQLite error met while checking */
 static int sqlite_failure(sqlite3 *db, const char *path, int rc, const char *doing)
 {
+	/* damage, the work limit, a schema SQLite cannot read ("unsupported file format") */
+	if (ntp_db__error_code(db) == NTP_EXIT_CORRUPT && (rc & 0xff) != SQLITE_NOTADB)
+		return ntp_db__fail(db, path, doing);
 	switch (rc & 0xff) {
 	case SQLITE_NOTADB:
 		ntp_error("%s: not an SQLite database: %s", path, sqlite3_errmsg(db));
 		return NTP_EXIT_NOTSQLITE;
-	case SQLITE_CORRUPT:
-	case SQLITE_FORMAT:
 	case SQLITE_RANGE:
 		ntp_error("%s: corrupt: %s: %s", path, doing, sqlite3_errmsg(db));
 		return NTP_EXIT_CORRUPT;
@@ -268,10 +270,15 @@ int ntp_db__open_read(sqlite3 **dbp, const char *path)
 		return err;
 	}
 	sqlite3_extended_result_codes(db, 1);
-	/* a second guard besides READONLY: no statement may write */
-	sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL);
-
-	err = check_db(db, path);
+	/* no view, trigger or unbounded statement of the file's (db_guard.c) */
+	err = ntp_db__guard(db);
+	if (!err)
+		err = check_db(db, path);
+	if (!err)
+		err = ntp_db__own_views(db, "main", path);
+	/* a second guard besides READONLY: no statement may write (TEMP views made) */
+	if (!err && sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL) != SQLITE_OK)
+		err = sqlite_failure(db, path, sqlite3_errcode(db), "opening");
 	if (err) {
 		sqlite3_close(db);
 		return err;

@@ -19,6 +19,7 @@
 #include "lib/cli/exit.h"
 #include "lib/cli/outfile.h"
 #include "lib/join/join.h"
+#include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_read.h"
 #include "lib/report/report_dump.h"
 #include "lib/report/report_paths.h"
@@ -192,13 +193,10 @@ static void put_row(FILE *f, sqlite3_stmt *st, size_t ncols)
 	fputc('\n', f);
 }
 
-/* SQLite's own word on damage is "corrupt"; anything else is a runtime failure */
+/* damage is corrupt, named by the file that has it (of joined ones too); else a failure */
 static int read_fail(sqlite3 *db, const char *path)
 {
-	int code = sqlite3_errcode(db);
-
-	ntp_error("%s: cannot read the commands: %s", path, sqlite3_errmsg(db));
-	return code == SQLITE_CORRUPT || code == SQLITE_NOTADB ? NTP_EXIT_CORRUPT : NTP_EXIT_FAILURE;
+	return ntp_db__fail(db, path, "cannot read the commands");
 }
 
 static int dump_rows(sqlite3 *db, const struct dump_table *t, const char *path, FILE *f)

@@ -5,12 +5,16 @@
  * into its group's samples and exact sums, the sets of several readers
  * merged, then each group summarized and the groups put in the report's
  * order.  Only the samples are held: 8 bytes per stage and command, each
- * group's freed as soon as it is summarized.
+ * group's freed as soon as it is summarized.  A row finds its group by a
+ * hash of its key, so that the time is linear in the commands however
+ * many groups there are (a crafted file may have one per command), and a
+ * group costs its summary and its samples, nothing fixed beyond.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/core/checked.h"
 #include "lib/report/report_groups.h"
 #include "lib/report/report_model.h"
 
@@ -39,25 +43,101 @@ void ntp_group_set__free(struct ntp_group_set *set)
 	}
 	free(set->acc);
 	free(set->g);
+	free(set->slots);
 	memset(set, 0, sizeof(*set));
 }
 
-/* the group of a row: usually the previous row's, else a search, else a new one */
+/* FNV-1a over the key's parts */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= c[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static uint64_t key_hash(int file, const char *io_type, int64_t bytes, const char *ns)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	h = fnv(h, &file, sizeof(file));
+	h = fnv(h, &bytes, sizeof(bytes));
+	h = fnv(h, io_type, strlen(io_type) + 1);
+	return fnv(h, ns, strlen(ns) + 1);
+}
+
+static int same_key(const struct ntp_report_group *g, int file, const char *io_type,
+		    int64_t bytes, const char *ns)
+{
+	return g->host_file == file && g->bytes == bytes && !strcmp(g->io_type, io_type) &&
+	       !strcmp(g->ns, ns);
+}
+
+/* group k into the table, which has room */
+static void slot_put(struct ntp_group_set *set, size_t k)
+{
+	const struct ntp_report_group *g = &set->g[k];
+	size_t i = key_hash(g->host_file, g->io_type, g->bytes, g->ns) & (set->nslots - 1);
+
+	while (set->slots[i])
+		i = (i + 1) & (set->nslots - 1);
+	set->slots[i] = k + 1;
+}
+
+/* at most half full, so that a probe ends soon; -ENOMEM */
+static int slots_grow(struct ntp_group_set *set)
+{
+	size_t n = set->nslots ? 2 * set->nslots : 64;
+	size_t *s;
+
+	if (set->n + 1 <= set->nslots / 2)
+		return 0;
+	s = calloc(n, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	free(set->slots);
+	set->slots = s;
+	set->nslots = n;
+	for (size_t k = 0; k < set->n; k++)
+		slot_put(set, k);
+	return 0;
+}
+
+/* below this many groups, comparing them all costs less than a hash */
+#define FEW_GROUPS 8
+
+/* the group of a row: usually the previous row's, else by its hash, else a new one */
 ssize_t ntp_group_set__find(struct ntp_group_set *set, int file, const char *io_type,
 			    int64_t bytes, const char *ns)
 {
 	struct ntp_report_group *g;
 
-	for (size_t i = 0; i < set->n; i++) {
-		size_t k = (set->last + i) % set->n;
+	if (set->n && same_key(&set->g[set->last], file, io_type, bytes, ns))
+		return (ssize_t)set->last;
+	if (set->n <= FEW_GROUPS) {
+		for (size_t k = 0; k < set->n; k++) {
+			if (same_key(&set->g[k], file, io_type, bytes, ns)) {
+				set->last = k;
+				return (ssize_t)k;
+			}
+		}
+	} else if (set->nslots) {
+		size_t i = key_hash(file, io_type, bytes, ns) & (set->nslots - 1);
 
-		g = &set->g[k];
-		if (g->host_file == file && g->bytes == bytes && !strcmp(g->io_type, io_type) &&
-		    !strcmp(g->ns, ns)) {
-			set->last = k;
-			return (ssize_t)k;
+		for (; set->slots[i]; i = (i + 1) & (set->nslots - 1)) {
+			size_t k = set->slots[i] - 1;
+
+			if (same_key(&set->g[k], file, io_type, bytes, ns)) {
+				set->last = k;
+				return (ssize_t)k;
+			}
 		}
 	}
+	if (slots_grow(set))
+		return -1;
 	if (set->n == set->cap) {
 		size_t ncap = set->cap ? 2 * set->cap : 16;
 		void *p = realloc(set->g, ncap * sizeof(*set->g));
@@ -82,23 +162,69 @@ ssize_t ntp_group_set__find(struct ntp_group_set *set, int file, const char *io_
 	set->last = set->n++;
 	if (!g->io_type || !g->ns)
 		return -1;
+	slot_put(set, set->last);
 	return (ssize_t)set->last;
+}
+
+void ntp_group_set__impossible(struct ntp_group_set *set, size_t k, enum ntp_impossible why)
+{
+	set->g[k].impossible[why]++;
+}
+
+/* the sum of g's stage sums; it fits, as add and merge keep it so */
+static int64_t stage_total(const struct ntp_report_group *g, int nstages)
+{
+	int64_t t = 0;
+
+	for (int s = 0; s < nstages; s++)
+		t += g->sum_stage[s];
+	return t;
+}
+
+/*
+ * Whether one command can be counted: no stage (but those that may be) and
+ * no end-to-end latency below 0, and every sum it joins (its group's end-to-end and stage sums,
+ * and theirs together, which the sum check adds) still fits in 64 bits.
+ */
+static int impossible_why(const struct ntp_report_group *g, int nstages, unsigned int negative,
+			  int64_t e2e, const int64_t *stage, int64_t *sums)
+{
+	bool ovf = false;
+	int64_t own = 0;
+
+	if (e2e < 0)
+		return NTP_IMPOSSIBLE_BACKWARDS;
+	for (int s = 0; s < nstages; s++)
+		if (stage[s] < 0 && !(negative & 1u << s))
+			return NTP_IMPOSSIBLE_BACKWARDS;
+	sums[0] = ntp_checked__add(g->sum_e2e, e2e, &ovf);
+	for (int s = 0; s < nstages; s++) {
+		sums[1 + s] = ntp_checked__add(g->sum_stage[s], stage[s], &ovf);
+		own = ntp_checked__add(own, stage[s], &ovf);
+	}
+	ntp_checked__add(stage_total(g, nstages), own, &ovf);
+	return ovf ? NTP_IMPOSSIBLE_OVERFLOW : -1;
 }
 
 int ntp_group_set__add(struct ntp_group_set *set, size_t k, int64_t e2e, const int64_t *stage)
 {
 	struct ntp_report_group *g = &set->g[k];
 	struct ntp_group_acc *a = &set->acc[k];
-	int64_t sum = 0;
+	int64_t sum = 0, sums[1 + NTP_VIEW_MAX_STAGES];
+	int why = impossible_why(g, set->nstages, set->may_be_negative, e2e, stage, sums);
 
+	if (why >= 0) {
+		g->impossible[why]++;
+		return 0;
+	}
 	if (ntp_samples__add(&a->e2e, e2e))
 		return -ENOMEM;
-	g->sum_e2e += e2e;
+	g->sum_e2e = sums[0];
 	for (int s = 0; s < set->nstages; s++) {
 		if (ntp_samples__add(&a->stage[s], stage[s]))
 			return -ENOMEM;
-		g->sum_stage[s] += stage[s];
-		sum += stage[s];
+		g->sum_stage[s] = sums[1 + s];
+		sum += stage[s];	/* checked above */
 	}
 	/* by construction never; counted so that a wrong view or sub-stage shows */
 	if (sum != e2e)
@@ -119,6 +245,19 @@ static int move_samples(struct ntp_samples *dst, struct ntp_samples *src)
 	return 0;
 }
 
+/* would d's sums overflow with s's added? */
+static bool merge_overflows(const struct ntp_report_group *d, const struct ntp_report_group *s,
+			    int nstages)
+{
+	bool ovf = false;
+
+	ntp_checked__add(d->sum_e2e, s->sum_e2e, &ovf);
+	for (int st = 0; st < nstages; st++)
+		ntp_checked__add(d->sum_stage[st], s->sum_stage[st], &ovf);
+	ntp_checked__add(stage_total(d, nstages), stage_total(s, nstages), &ovf);
+	return ovf;
+}
+
 int ntp_group_set__merge(struct ntp_group_set *dst, struct ntp_group_set *src)
 {
 	for (size_t i = 0; i < src->n; i++) {
@@ -130,6 +269,14 @@ int ntp_group_set__merge(struct ntp_group_set *dst, struct ntp_group_set *src)
 			return -ENOMEM;
 		d = &dst->g[k];
 		da = &dst->acc[k];
+		for (int w = 0; w < NTP_IMPOSSIBLE_MAX; w++)
+			d->impossible[w] += s->impossible[w];
+		if (merge_overflows(d, s, dst->nstages)) {
+			/* the two halves' sums do not fit together: src's commands are left out */
+			d->impossible[NTP_IMPOSSIBLE_OVERFLOW] += sa->e2e.n;
+			acc_free(sa);
+			continue;
+		}
 		if (move_samples(&da->e2e, &sa->e2e))
 			return -ENOMEM;
 		for (int st = 0; st < dst->nstages; st++) {
@@ -191,5 +338,6 @@ void ntp_group_set__finish(struct ntp_group_set *set, struct ntp_report_group **
 	*groups = set->g;
 	*ngroups = set->n;
 	free(set->acc);
+	free(set->slots);
 	memset(set, 0, sizeof(*set));
 }

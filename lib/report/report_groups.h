@@ -27,13 +27,24 @@ struct ntp_group_set {
 	struct ntp_group_acc *acc;
 	size_t n, cap, last;
 	int nstages;
+	/* stages (bits) that may be below 0 in a true command: the two sides' differences */
+	unsigned int may_be_negative;
+	/* the groups by key: open addressing, index + 1 (0: empty), nslots a power of two */
+	size_t *slots, nslots;
 };
 
 /* the index of the row's group, new if need be; -1 without memory */
 ssize_t ntp_group_set__find(struct ntp_group_set *set, int file, const char *io_type,
 			    int64_t bytes, const char *ns);
-/* one command into group k: its end-to-end latency and nstages stage values; -ENOMEM */
+/*
+ * One command into group k: its end-to-end latency and nstages stage
+ * values; -ENOMEM.  An impossible command (a value below 0 but in the
+ * stages of may_be_negative, sums that would overflow) is counted in the
+ * group's impossible[] instead.
+ */
 int ntp_group_set__add(struct ntp_group_set *set, size_t k, int64_t e2e, const int64_t *stage);
+/* one impossible command into group k, left out of its statistics */
+void ntp_group_set__impossible(struct ntp_group_set *set, size_t k, enum ntp_impossible why);
 /* moves src's samples into dst's groups; -ENOMEM */
 int ntp_group_set__merge(struct ntp_group_set *dst, struct ntp_group_set *src);
 /* summarizes and orders the groups, which *groups takes; set is left empty */

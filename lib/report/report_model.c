@@ -25,13 +25,41 @@ double ntp_report__stages_unattributed_ns(const struct ntp_report_group *g, int 
 	return (double)d / (double)g->e2e.n;
 }
 
+/* a group of impossible commands alone has nothing that could add up: never ok */
 int ntp_report__sum_ok(const struct ntp_report_group *g, int nstages)
 {
 	int64_t sum = 0;
 
+	if (!g->e2e.n && ntp_report__impossible(g))
+		return 0;
+	/* the sums were checked as they grew (report_groups.c): these cannot overflow */
 	for (int s = 0; s < nstages; s++)
 		sum += g->sum_stage[s];
 	return sum == g->sum_e2e && !g->mismatched;
+}
+
+uint64_t ntp_report__impossible(const struct ntp_report_group *g)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < NTP_IMPOSSIBLE_MAX; i++)
+		n += g->impossible[i];
+	return n;
+}
+
+const char *ntp_report__impossible_name(enum ntp_impossible why)
+{
+	switch (why) {
+	case NTP_IMPOSSIBLE_BACKWARDS:
+		return "backwards";
+	case NTP_IMPOSSIBLE_NOT_NUMBER:
+		return "not_a_number";
+	case NTP_IMPOSSIBLE_OVERFLOW:
+		return "overflow";
+	case NTP_IMPOSSIBLE_MAX:
+		break;
+	}
+	return "?";
 }
 
 double ntp_report__share_pct(const struct ntp_report_group *g, double mean_ns)

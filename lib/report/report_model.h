@@ -66,6 +66,17 @@ struct ntp_report_cost {
 #define NTP_VIEW_MAX_STAGES 9
 
 /*
+ * Why a command is impossible (ntprof-report(1), Impossible commands): such
+ * a command is counted in its group and left out of the group's statistics.
+ */
+enum ntp_impossible {
+	NTP_IMPOSSIBLE_BACKWARDS,     /* a stage or the end-to-end latency below 0 */
+	NTP_IMPOSSIBLE_NOT_NUMBER,    /* NULL, text or a real where an integer time belongs */
+	NTP_IMPOSSIBLE_OVERFLOW,      /* its arithmetic leaves 64 bits */
+	NTP_IMPOSSIBLE_MAX,
+};
+
+/*
  * The commands of one group and their stages, in every report: the entries
  * past the view's stages stay 0.
  */
@@ -79,6 +90,7 @@ struct ntp_report_group {
 	/* exact integer sums, for the check that the stages add up */
 	int64_t sum_e2e, sum_stage[NTP_VIEW_MAX_STAGES];
 	uint64_t mismatched;          /* commands whose stages do not add up to e2e */
+	uint64_t impossible[NTP_IMPOSSIBLE_MAX];  /* commands left out, by why */
 	double est_rate;              /* commands/s, estimated: n * N / duration; < 0 unknown */
 };
 
@@ -169,6 +181,10 @@ int64_t ntp_report__round_ns(double ns);          /* means are shown as whole ns
 double ntp_report__stages_unattributed_ns(const struct ntp_report_group *g, int nstages);
 /* do g's first nstages stages add up to its end-to-end latency, command by command? */
 int ntp_report__sum_ok(const struct ntp_report_group *g, int nstages);
+/* g's impossible commands, all reasons */
+uint64_t ntp_report__impossible(const struct ntp_report_group *g);
+/* the name of a reason, as the text report and the JSON give it */
+const char *ntp_report__impossible_name(enum ntp_impossible why);
 double ntp_report__share_pct(const struct ntp_report_group *g, double mean_ns);
 /* is group g, of total sampled commands, shown under o's --percent-limit? */
 int ntp_report__shown(const struct ntp_report_group *g, uint64_t total,

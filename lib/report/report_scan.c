@@ -24,6 +24,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/ntp/db_guard.h"
 #include "lib/report/report_groups.h"
 #include "lib/report/report_model.h"
 #include "lib/report/report_scan.h"
@@ -62,13 +63,16 @@ static int read_rows(struct worker *w, sqlite3 *db)
 		int64_t bytes = sqlite3_column_int64(st, 1);
 		const char *ns = (const char *)sqlite3_column_text(st, 2);
 		int64_t e2e = sqlite3_column_int64(st, 3), v[HOST_STAGES];
+		int why = ntp_report__not_integer(st, 3, 1 + HOST_STAGES);
 		ssize_t k;
 
 		for (int s = 0; s < HOST_STAGES; s++)
 			v[s] = sqlite3_column_int64(st, 4 + s);
 		/* a recording alone: every group is of its one file */
 		k = ntp_group_set__find(&w->set, 1, io_type ? io_type : "", bytes, ns ? ns : "");
-		if (k < 0 || ntp_group_set__add(&w->set, (size_t)k, e2e, v)) {
+		if (k >= 0 && why >= 0)
+			ntp_group_set__impossible(&w->set, (size_t)k, why);
+		else if (k < 0 || ntp_group_set__add(&w->set, (size_t)k, e2e, v)) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -79,18 +83,17 @@ static int read_rows(struct worker *w, sqlite3 *db)
 
 /*
  * Each worker has its own connection: SQLite serializes the calls on one.
- * NOMUTEX because only this thread ever uses it.
+ * NOMUTEX because only this thread ever uses it (ntp_db__open_again).
  */
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	sqlite3 *db = NULL;
 
-	if (sqlite3_open_v2(w->path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL)) {
-		w->rc = ntp_report__db_fail(db, w->path, "cannot open the recording again");
-		sqlite3_close(db);
+	/* guarded, with ntprof's host_stages: never the file's (lib/ntp/db_guard.h) */
+	w->rc = ntp_db__open_again(&db, w->path);
+	if (w->rc)
 		return NULL;
-	}
 	w->rc = read_rows(w, db);
 	sqlite3_close(db);
 	return NULL;

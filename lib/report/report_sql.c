@@ -9,17 +9,14 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/ntp/db_guard.h"
+#include "lib/report/report_model.h"
 #include "lib/report/report_sql.h"
 
-/* SQLite's own word on damage is "corrupt"; everything else is a runtime failure */
+/* damage, the work limit, a missing table or column: corrupt; else a runtime failure */
 int ntp_report__db_fail(sqlite3 *db, const char *path, const char *what)
 {
-	int rc = sqlite3_errcode(db);
-
-	ntp_error("%s: %s: %s", path, what, sqlite3_errmsg(db));
-	if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB)
-		return NTP_EXIT_CORRUPT;
-	return NTP_EXIT_FAILURE;
+	return ntp_db__fail(db, path, what);
 }
 
 int ntp_report__one_row(sqlite3 *db, const char *path, const char *sql, const char *what,
@@ -52,4 +49,20 @@ int ntp_report__rows_end(sqlite3 *db, const char *path, sqlite3_stmt *st, int rc
 	}
 	sqlite3_finalize(st);
 	return 0;
+}
+
+int ntp_report__not_integer(sqlite3_stmt *st, int first, int n)
+{
+	for (int c = first; c < first + n; c++) {
+		switch (sqlite3_column_type(st, c)) {
+		case SQLITE_INTEGER:
+			break;
+		case SQLITE_FLOAT:
+			/* what SQLite makes of an integer difference that overflows */
+			return NTP_IMPOSSIBLE_OVERFLOW;
+		default:
+			return NTP_IMPOSSIBLE_NOT_NUMBER;
+		}
+	}
+	return -1;
 }

@@ -107,6 +107,10 @@ static void print_sum_check(FILE *f, const struct ntp_report_group *g, int nstag
 
 	for (int s = 0; s < nstages; s++)
 		stage_sum += g->sum_stage[s];
+	if (!g->e2e.n && ntp_report__impossible(g)) {
+		fprintf(f, "# sum check: none: every command of the group is impossible\n");
+		return;
+	}
 	if (ntp_report__sum_ok(g, nstages)) {
 		fprintf(f, "# sum check: ok (the stage means add up to the %s mean; "
 			"0 of %zu commands do not add up)\n", total, g->e2e.n);
@@ -118,6 +122,28 @@ static void print_sum_check(FILE *f, const struct ntp_report_group *g, int nstag
 		(double)stage_sum / (double)g->e2e.n / 1000.0, total,
 		(double)g->sum_e2e / (double)g->e2e.n / 1000.0,
 		ntp_report__stages_unattributed_ns(g, nstages), g->mismatched, g->e2e.n);
+}
+
+/* what was left out, and why (ntprof-report(1), Impossible commands); nothing when none */
+static void print_impossible(FILE *f, const struct ntp_report_group *g)
+{
+	static const char *const what[NTP_IMPOSSIBLE_MAX] = {
+		[NTP_IMPOSSIBLE_BACKWARDS] = "a stage that goes backwards",
+		[NTP_IMPOSSIBLE_NOT_NUMBER] = "NULL or no number where a time belongs",
+		[NTP_IMPOSSIBLE_OVERFLOW] = "arithmetic that overflows",
+	};
+	const char *sep = "";
+
+	if (!ntp_report__impossible(g))
+		return;
+	fprintf(f, "# warning: %" PRIu64 " impossible commands excluded:", ntp_report__impossible(g));
+	for (int i = 0; i < NTP_IMPOSSIBLE_MAX; i++) {
+		if (!g->impossible[i])
+			continue;
+		fprintf(f, "%s %" PRIu64 " with %s", sep, g->impossible[i], what[i]);
+		sep = ",";
+	}
+	fputc('\n', f);
 }
 
 void ntp_report__print_stage_table(FILE *f, const struct ntp_report_group *g,
@@ -144,4 +170,5 @@ void ntp_report__print_stage_table(FILE *f, const struct ntp_report_group *g,
 	summary_cells(c, &g->e2e, ntp_report__share_pct(g, g->e2e.mean));
 	ntp_report__print_row(f, stage_cols, S_COLS, c, sep);
 	print_sum_check(f, g, nstages, total);
+	print_impossible(f, g);
 }

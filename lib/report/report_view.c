@@ -59,6 +59,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/core/checked.h"
 #include "lib/report/report_groups.h"
 #include "lib/report/report_model.h"
 #include "lib/report/report_sql.h"
@@ -261,58 +262,66 @@ struct raw {
 	int64_t v[C_NCOLS];
 };
 
+/*
+ * The sub-stages below are differences of the views' points, which in a
+ * hostile file may be anything: SUB is checked (lib/core/checked.h) and sets
+ * *ovf, and a command whose arithmetic overflows is impossible (add_row).
+ */
+#define SUB(a, b) ntp_checked__sub((a), (b), ovf)
+
 /* the nine sub-stages of a joined NVMe/TCP command */
-static void tcp_joined_detail_values(const struct raw *r, int64_t *out)
+static void tcp_joined_detail_values(const struct raw *r, int64_t *out, bool *ovf)
 {
 	const int64_t *v = r->v;
 	/* only when both sides saw the R2T: else its time stays where the views put it */
-	int64_t r2t_wire = v[C_R2T_HOST] && v[C_R2T_WAIT] ? v[C_R2T_WAIT] - v[C_R2T_HOST] : 0;
+	int64_t r2t_wire = v[C_R2T_HOST] && v[C_R2T_WAIT] ? SUB(v[C_R2T_WAIT], v[C_R2T_HOST]) : 0;
 
 	out[0] = v[C_BLOCK];
-	out[1] = v[C_SENT] - v[C_H_QUEUE];
-	out[2] = v[C_NETWORK] - r2t_wire;
-	out[3] = (v[C_SUBMIT] - v[C_T_RECV]) - v[C_R2T_WAIT];
+	out[1] = SUB(v[C_SENT], v[C_H_QUEUE]);
+	out[2] = SUB(v[C_NETWORK], r2t_wire);
+	out[3] = SUB(SUB(v[C_SUBMIT], v[C_T_RECV]), v[C_R2T_WAIT]);
 	out[4] = r2t_wire;
 	out[5] = v[C_R2T_HOST];
-	out[6] = v[C_CMPL] - v[C_SUBMIT];
-	out[7] = v[C_T_SENT] - v[C_CMPL];
-	out[8] = v[C_H_DONE] - v[C_RECV];
+	out[6] = SUB(v[C_CMPL], v[C_SUBMIT]);
+	out[7] = SUB(v[C_T_SENT], v[C_CMPL]);
+	out[8] = SUB(v[C_H_DONE], v[C_RECV]);
 }
 
 /*
  * The eight of a joined NVMe/RDMA command: the host has no R2T points, the
  * target alone times the READ of a write's data, which is all wire time.
  */
-static void rdma_joined_detail_values(const struct raw *r, int64_t *out)
+static void rdma_joined_detail_values(const struct raw *r, int64_t *out, bool *ovf)
 {
 	const int64_t *v = r->v;
 	int64_t read_wait = v[C_R2T_WAIT];
 
 	out[0] = v[C_BLOCK];
-	out[1] = v[C_SENT] - v[C_H_QUEUE];
-	out[2] = v[C_NETWORK] - read_wait;
-	out[3] = (v[C_SUBMIT] - v[C_T_RECV]) - read_wait;
+	out[1] = SUB(v[C_SENT], v[C_H_QUEUE]);
+	out[2] = SUB(v[C_NETWORK], read_wait);
+	out[3] = SUB(SUB(v[C_SUBMIT], v[C_T_RECV]), read_wait);
 	out[4] = read_wait;
-	out[5] = v[C_CMPL] - v[C_SUBMIT];
-	out[6] = v[C_T_SENT] - v[C_CMPL];
-	out[7] = v[C_H_DONE] - v[C_RECV];
+	out[5] = SUB(v[C_CMPL], v[C_SUBMIT]);
+	out[6] = SUB(v[C_T_SENT], v[C_CMPL]);
+	out[7] = SUB(v[C_H_DONE], v[C_RECV]);
 }
 
 /* one host recording: r2t-host only over TCP */
-static void host_detail_values(const struct raw *r, bool rdma, int64_t *out)
+static void host_detail_values(const struct raw *r, bool rdma, int64_t *out, bool *ovf)
 {
 	const int64_t *v = r->v;
 	int s = 0;
 
 	out[s++] = v[C_BLOCK];
-	out[s++] = v[C_SENT] - v[C_H_QUEUE];
+	out[s++] = SUB(v[C_SENT], v[C_H_QUEUE]);
 	if (!rdma)
 		out[s++] = v[C_R2T_HOST];
 	out[s++] = v[C_NETWORK];
-	out[s] = v[C_H_DONE] - v[C_RECV];
+	out[s] = SUB(v[C_H_DONE], v[C_RECV]);
 }
 
-static void view_values(const struct ntp_report *rep, const struct raw *r, int64_t *out)
+static void view_values(const struct ntp_report *rep, const struct raw *r, int64_t *out,
+			bool *ovf)
 {
 	switch (rep->view) {
 	case NTP_VIEW_HOST:
@@ -324,13 +333,13 @@ static void view_values(const struct ntp_report *rep, const struct raw *r, int64
 			out[s] = r->v[C_BLOCK + s];
 		return;
 	case NTP_VIEW_HOST_DETAIL:
-		host_detail_values(r, rep->rdma, out);
+		host_detail_values(r, rep->rdma, out, ovf);
 		return;
 	case NTP_VIEW_JOINED_DETAIL:
 		if (rep->rdma)
-			rdma_joined_detail_values(r, out);
+			rdma_joined_detail_values(r, out, ovf);
 		else
-			tcp_joined_detail_values(r, out);
+			tcp_joined_detail_values(r, out, ovf);
 		return;
 	case NTP_VIEW_TARGET:
 		out[0] = r->v[C_TDRIVER];
@@ -338,39 +347,85 @@ static void view_values(const struct ntp_report *rep, const struct raw *r, int64
 		return;
 	case NTP_VIEW_TARGET_DETAIL:
 		/* the residence leaves out a write's data wait (R2T, READ): target-rx too */
-		out[0] = (r->v[C_SUBMIT] - r->v[C_T_RECV]) - r->v[C_R2T_WAIT];
-		out[1] = r->v[C_CMPL] - r->v[C_SUBMIT];
-		out[2] = r->v[C_T_SENT] - r->v[C_CMPL];
+		out[0] = SUB(SUB(r->v[C_SUBMIT], r->v[C_T_RECV]), r->v[C_R2T_WAIT]);
+		out[1] = SUB(r->v[C_CMPL], r->v[C_SUBMIT]);
+		out[2] = SUB(r->v[C_T_SENT], r->v[C_CMPL]);
 		return;
 	case NTP_VIEW_MAX:
 		break;
 	}
 }
 
+#undef SUB
+
 /* ---- groups ---------------------------------------------------------------- */
 
-/* the columns a view has not are NULL, read as 0: no sub-stage uses them */
-static void read_raw(sqlite3_stmt *st, struct raw *r)
+/* the columns each query gives (the others are literal NULLs: a side it has not) */
+#define HOST_COLS (1u << C_E2E | 1u << C_BLOCK | 1u << C_DRIVER | 1u << C_NETWORK | \
+		   1u << C_H_QUEUE | 1u << C_SENT | 1u << C_R2T_HOST | 1u << C_RECV | 1u << C_H_DONE)
+#define TARGET_COLS (1u << C_E2E | 1u << C_TDRIVER | 1u << C_STORAGE | 1u << C_T_RECV | \
+		     1u << C_SUBMIT | 1u << C_CMPL | 1u << C_R2T_WAIT | 1u << C_T_SENT)
+/* the columns the views compute by subtracting: a real there is SQLite's overflow */
+#define DIFFERENCES (1u << C_E2E | 1u << C_BLOCK | 1u << C_DRIVER | 1u << C_NETWORK | \
+		     1u << C_TDRIVER | 1u << C_STORAGE | 1u << C_R2T_HOST | 1u << C_R2T_WAIT)
+
+static unsigned int given_cols(const struct ntp_report *r)
 {
-	for (int c = C_BYTES; c < C_NCOLS; c++)
-		r->v[c] = c == C_NS ? 0 : sqlite3_column_int64(st, c);
-	r->v[C_FILE] = sqlite3_column_int64(st, C_FILE);
+	return r->kind == NTP_REPORT_JOINED ? HOST_COLS | TARGET_COLS :
+	       r->kind == NTP_REPORT_TARGET ? TARGET_COLS : HOST_COLS;
 }
 
-/* one row into its group's samples and sums */
+/*
+ * The row's values; -1, or why the command is impossible: a time or stage
+ * that is not an integer (a real is SQLite's overflow of a difference), or
+ * NULL where the query gives a column: the views' points have their
+ * fallbacks, so only a file that breaks its own NOT NULL columns has one.
+ */
+static int read_raw(sqlite3_stmt *st, struct raw *r, unsigned int given)
+{
+	int why = -1;
+
+	for (int c = C_BYTES; c < C_NCOLS; c++) {
+		int type = sqlite3_column_type(st, c);
+
+		if (c == C_NS)
+			continue;
+		r->v[c] = type == SQLITE_NULL ? 0 : sqlite3_column_int64(st, c);
+		if (c < C_E2E || why >= 0 || !(given & 1u << c))
+			continue;
+		if (type == SQLITE_FLOAT)
+			why = DIFFERENCES & 1u << c ? NTP_IMPOSSIBLE_OVERFLOW : NTP_IMPOSSIBLE_NOT_NUMBER;
+		else if (type != SQLITE_INTEGER)
+			why = NTP_IMPOSSIBLE_NOT_NUMBER;
+	}
+	r->v[C_FILE] = sqlite3_column_int64(st, C_FILE);
+	return why;
+}
+
+/* one row into its group's samples and sums, or its impossible commands */
 static int add_row(struct ntp_report *r, struct ntp_group_set *set, sqlite3_stmt *st)
 {
 	const char *io_type = (const char *)sqlite3_column_text(st, C_IO_TYPE);
 	const char *ns = (const char *)sqlite3_column_text(st, C_NS);
-	int64_t v[NTP_VIEW_MAX_STAGES];
+	int64_t v[NTP_VIEW_MAX_STAGES] = { 0 };
+	bool ovf = false;
 	struct raw raw;
 	ssize_t k;
+	int why;
 
-	read_raw(st, &raw);
-	view_values(r, &raw, v);
+	why = read_raw(st, &raw, given_cols(r));
+	if (why < 0) {
+		view_values(r, &raw, v, &ovf);
+		if (ovf)
+			why = NTP_IMPOSSIBLE_OVERFLOW;
+	}
 	k = ntp_group_set__find(set, (int)raw.v[C_FILE], io_type ? io_type : "", raw.v[C_BYTES],
 				ns ? ns : "");
-	if (k < 0 || ntp_group_set__add(set, (size_t)k, raw.v[C_E2E], v))
+	if (k < 0)
+		return -ENOMEM;
+	if (why >= 0)
+		ntp_group_set__impossible(set, (size_t)k, why);
+	else if (ntp_group_set__add(set, (size_t)k, raw.v[C_E2E], v))
 		return -ENOMEM;
 	r->total++;
 	return 0;
@@ -402,6 +457,23 @@ static int read_transport(struct ntp_report *r, sqlite3 *db, const char *path)
 	return 0;
 }
 
+/*
+ * A set for r's view.  The stages of joined recordings that are a
+ * difference of the two sides (the network, an R2T's wire time) may be
+ * below 0 in a true command: a target's exit hook that fires after the host
+ * completed, on loopback, or the clock line's own error.  Every other
+ * stage is on one clock, and below 0 it is an impossible command.
+ */
+static void set_init(struct ntp_group_set *set, const struct ntp_report *r)
+{
+	const struct ntp_view *v = ntp_report__view(r);
+
+	set->nstages = v->nstages;
+	for (int s = 0; s < v->nstages && r->kind == NTP_REPORT_JOINED; s++)
+		if (!strcmp(v->stages[s].json, "network") || !strcmp(v->stages[s].json, "r2t_wait"))
+			set->may_be_negative |= 1u << s;
+}
+
 /* streams the rows into the groups (report_groups.c) */
 int ntp_report__scan_view(struct ntp_report *r, sqlite3 *db, const char *path)
 {
@@ -414,7 +486,7 @@ int ntp_report__scan_view(struct ntp_report *r, sqlite3 *db, const char *path)
 	err = read_transport(r, db, path);
 	if (err)
 		return err;
-	set.nstages = ntp_report__view(r)->nstages;
+	set_init(&set, r);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
 		return ntp_report__db_fail(db, path, "cannot read the commands");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -444,7 +516,12 @@ static int add_stages(void *arg, const struct ntp_join_stages *s)
 	ssize_t k = ntp_group_set__find(c->set, s->host_file + 1, s->io_type ? s->io_type : "",
 					s->bytes, s->ns ? s->ns : "");
 
-	if (k < 0 || ntp_group_set__add(c->set, (size_t)k, s->e2e, s->stage))
+	if (k < 0)
+		return -ENOMEM;
+	if (s->not_number || s->overflow)
+		ntp_group_set__impossible(c->set, (size_t)k, s->not_number ?
+					  NTP_IMPOSSIBLE_NOT_NUMBER : NTP_IMPOSSIBLE_OVERFLOW);
+	else if (ntp_group_set__add(c->set, (size_t)k, s->e2e, s->stage))
 		return -ENOMEM;
 	c->total++;
 	return 0;
@@ -472,7 +549,7 @@ int ntp_report__scan_join(struct ntp_report *r, struct ntp_join *j, const char *
 	/* one set of groups per part (thread), merged at the end as report_scan.c does */
 	memset(set, 0, sizeof(set));
 	for (int i = 0; i < n; i++) {
-		set[i].nstages = ntp_report__view(r)->nstages;
+		set_init(&set[i], r);
 		c[i] = (struct stages_ctx){ &set[i], 0 };
 		ctx[i] = &c[i];
 	}

@@ -567,10 +567,11 @@ def test_rdma_pair(run, tmp_path):
     check_queries(run, out, *js.host_paths, *js.target_paths)
 
 
-def test_failed_write_leaves_nothing(run, tmp_path):
-    """A recording the new file cannot take (a hooks row without its reason,
-    which ntp.sql requires): one line, exit 1, no new file nor temporary one,
-    an existing FILE as it was."""
+def test_refused_input_leaves_nothing(run, tmp_path):
+    """A recording that is not ntprof's (a hooks table without its STRICT
+    declaration and NOT NULL reason): refused as corrupt before anything is
+    written, one line naming it, exit 9, no new file nor temporary one, an
+    existing FILE as it was."""
     js = ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=36)
     c = sqlite3.connect(js.host_paths[0])
     c.executescript("DROP TABLE hooks; CREATE TABLE hooks (side, point, hook, flavour, reason);"
@@ -579,7 +580,7 @@ def test_failed_write_leaves_nothing(run, tmp_path):
     out = tmp_path / "j.ntp"
     out.write_text("the previous one\n")
     r = run("join", "-o", out, *js.host_paths, *js.target_paths)
-    line = one_error_line(r, Exit.FAILURE)
-    assert "NOT NULL" in line and "copying" in line, line
+    line = one_error_line(r, Exit.CORRUPT)
+    assert str(js.host_paths[0]) in line and "hooks" in line, line
     assert out.read_text() == "the previous one\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["h.ntp", "j.ntp", "t.ntp"]

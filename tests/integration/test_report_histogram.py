@@ -223,15 +223,14 @@ def test_percent_limit_hides_the_histograms_of_hidden_groups(run, host):
                       for g in doc["groups"]}
 
 
-def test_zero_and_negative_latencies_fall_in_the_first_bucket(run, tmp_path):
-    """A stage of 0 ns and one below (h_queue before h_start, as a skewed hook
-    could give): bucket 0, from the smallest value to 0."""
+def test_zero_latencies_fall_in_the_first_bucket(run, tmp_path):
+    """A stage of 0 ns: bucket 0, which ends at 0.  (A host stage below 0 is an
+    impossible command, left out of the statistics: test_hostile_files.py.)"""
     path = ntpgen.generate(tmp_path / "neg.ntp", seed=3).path
     db = sqlite3.connect(path)
     ids = [r[0] for r in db.execute("SELECT id FROM host_io WHERE opcode = 2 AND bytes = 4096"
                                     " ORDER BY id LIMIT 6")]
     db.execute("UPDATE host_io SET h_queue_ns = h_start_ns WHERE id IN (?, ?, ?)", ids[:3])
-    db.execute("UPDATE host_io SET h_queue_ns = h_start_ns - 7 - id WHERE id IN (?, ?)", ids[3:5])
     db.commit()
     db.close()
     doc = report_json(run, "--histogram", path)
@@ -239,7 +238,7 @@ def test_zero_and_negative_latencies_fall_in_the_first_bucket(run, tmp_path):
     g = next(g for g in doc["groups"] if g["io_type"] == "read" and g["bytes"] == 4096)
     block = next(s for s in g["stages"] if s["stage"] == "block")
     first = block["histogram"][0]
-    assert first["hi_ns"] == 0 and first["count"] == 5 and first["lo_ns"] == block["min_ns"] < 0
+    assert first["hi_ns"] == 0 and first["count"] == 3 and first["lo_ns"] == block["min_ns"] == 0
     text = ok(run, "report", "--histogram", path).stdout
     assert_text(text, doc, HOST_LABELS, "end-to-end")
 

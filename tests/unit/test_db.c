@@ -18,12 +18,14 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_read.h"
 #include "lib/ntp/db_schema.h"
 #include "lib/ntp/db_write.h"
@@ -1018,6 +1020,60 @@ static void read__damaged_page__corrupt(void **state)
 	expect_read_error(path, NTP_EXIT_CORRUPT, "corrupt");
 }
 
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/*
+ * A file's own view, whatever it is, is never what a reader queries: the
+ * file's host_stages here never ends, ntprof's counts the rows.
+ */
+static void read__file_view_replaced__own_view_read(void **state)
+{
+	const char *path = make_recording("ownview.ntp", 50);
+	sqlite3 *db;
+
+	make_sqlite(path, "DROP VIEW host_stages; CREATE VIEW host_stages AS"
+		    " WITH RECURSIVE c(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM c)"
+		    " SELECT id, 'read' AS io_type FROM c;");
+	assert_int_equal(ntp_db__open_read(&db, path), 0);
+	assert_int_equal(query1(db, "SELECT count(*) FROM host_stages"), 50);
+	/* and the file's own cannot be reached even by its qualified name */
+	assert_int_not_equal(sqlite3_exec(db, "SELECT * FROM main.host_stages", NULL, NULL, NULL),
+			     SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(ntp_db__open_again(&db, path), 0);
+	assert_int_equal(query1(db, "SELECT count(*) FROM host_stages"), 50);
+	sqlite3_close(db);
+}
+
+/* no statement on a reader's connection runs unbounded: the work limit stops it */
+static void read__endless_statement__stopped_by_work_limit(void **state)
+{
+	const char *path = make_recording("endless.ntp", 10);
+	sqlite3_stmt *st;
+	sqlite3 *db;
+	double t0;
+	int rc;
+
+	assert_int_equal(ntp_db__open_read(&db, path), 0);
+	assert_int_equal(sqlite3_prepare_v2(db, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL"
+					    " SELECT i + 1 FROM c) SELECT count(*) FROM c", -1, &st,
+					    NULL), SQLITE_OK);
+	t0 = now_s();
+	rc = sqlite3_step(st);
+	assert_int_equal(rc, SQLITE_INTERRUPT);
+	/* well under a second alone; the bound leaves room for a loaded machine and ASan */
+	assert_true(now_s() - t0 < 5.0);
+	sqlite3_finalize(st);
+	assert_int_equal(ntp_db__error_code(db), NTP_EXIT_CORRUPT);
+	sqlite3_close(db);
+}
+
 static void read__good_file__unchanged_and_readonly(void **state)
 {
 	const char *path = make_recording("good.ntp", 100);
@@ -1067,6 +1123,8 @@ int main(void)
 		cmocka_unit_test(read__truncated__corrupt),
 		cmocka_unit_test(read__damaged_page__corrupt),
 		cmocka_unit_test(read__good_file__unchanged_and_readonly),
+		cmocka_unit_test(read__file_view_replaced__own_view_read),
+		cmocka_unit_test(read__endless_statement__stopped_by_work_limit),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

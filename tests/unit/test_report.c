@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "lib/core/size.h"
+#include "lib/report/report_groups.h"
 #include "lib/report/report_json.h"
 #include "lib/report/report_model.h"
 #include "lib/report/report_text.h"
@@ -173,6 +174,82 @@ static void percent_limit__hides_small_groups_only(void **state)
 	assert_true(ntp_report__shown(&g, r.total, &o));
 }
 
+/* every key its own group, found again by its hash whatever the order; merged alike */
+static void groups__many_keys__each_found_again(void **state)
+{
+	struct ntp_group_set a = { .nstages = 1 }, b = { .nstages = 1 };
+	struct ntp_report_group *g;
+	int64_t stage = 5;
+	size_t n;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (int64_t k = 0; k < 5000; k++) {
+			ssize_t i = ntp_group_set__find(&a, 1, k % 3 ? "read" : "write", k, "nvme0n1");
+
+			assert_true(i >= 0);
+			assert_int_equal(a.g[i].bytes, k);
+			assert_int_equal(ntp_group_set__add(&a, (size_t)i, 5, &stage), 0);
+		}
+	assert_int_equal(a.n, 5000);
+	for (int64_t k = 4999; k >= 0; k--) {
+		ssize_t i = ntp_group_set__find(&b, 1, k % 3 ? "read" : "write", k, "nvme0n1");
+
+		assert_int_equal(ntp_group_set__add(&b, (size_t)i, 5, &stage), 0);
+	}
+	assert_int_equal(ntp_group_set__merge(&a, &b), 0);
+	ntp_group_set__free(&b);
+	ntp_group_set__finish(&a, &g, &n);
+	assert_int_equal(n, 5000);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(g[i].e2e.n, 3);
+		assert_int_equal(g[i].sum_e2e, 15);
+		free(g[i].io_type);
+		free(g[i].ns);
+	}
+	free(g);
+}
+
+/* below 0, or sums past 64 bits: counted as impossible, never in the statistics */
+static void groups__impossible__counted_not_summed(void **state)
+{
+	struct ntp_group_set set = { .nstages = 2 }, other = { .nstages = 2 };
+	int64_t ok[2] = { 1, 2 }, back[2] = { -1, 4 }, huge[2] = { INT64_MAX - 10, 10 };
+	struct ntp_report_group *g;
+	size_t n;
+	ssize_t k = ntp_group_set__find(&set, 1, "read", 4096, "nvme0n1");
+
+	assert_int_equal(ntp_group_set__add(&set, (size_t)k, 3, ok), 0);
+	assert_int_equal(ntp_group_set__add(&set, (size_t)k, 3, back), 0);
+	assert_int_equal(ntp_group_set__add(&set, (size_t)k, -3, ok), 0);
+	assert_int_equal(ntp_group_set__add(&set, (size_t)k, INT64_MAX, huge), 0);
+	ntp_group_set__impossible(&set, (size_t)k, NTP_IMPOSSIBLE_NOT_NUMBER);
+	/* a stage that may be below 0 (a difference of two clocks) is kept */
+	set.may_be_negative = 1u << 0;
+	assert_int_equal(ntp_group_set__add(&set, (size_t)k, 3, back), 0);
+	/* another reader's half whose sums do not fit with these: left out as overflow */
+	k = ntp_group_set__find(&other, 1, "read", 4096, "nvme0n1");
+	huge[0] = INT64_MAX - 12;
+	assert_int_equal(ntp_group_set__add(&other, (size_t)k, INT64_MAX - 2, huge), 0);
+	assert_int_equal(ntp_group_set__merge(&set, &other), 0);
+	ntp_group_set__free(&other);
+	ntp_group_set__finish(&set, &g, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(g->e2e.n, 2);
+	assert_int_equal(g->sum_e2e, 6);
+	assert_int_equal(g->impossible[NTP_IMPOSSIBLE_BACKWARDS], 2);
+	assert_int_equal(g->impossible[NTP_IMPOSSIBLE_OVERFLOW], 2);
+	assert_int_equal(g->impossible[NTP_IMPOSSIBLE_NOT_NUMBER], 1);
+	assert_int_equal(ntp_report__impossible(g), 5);
+	assert_true(ntp_report__sum_ok(g, 2));
+	/* with none left, never ok */
+	g->e2e.n = 0;
+	g->sum_e2e = g->sum_stage[0] = g->sum_stage[1] = 0;
+	assert_false(ntp_report__sum_ok(g, 2));
+	free(g->io_type);
+	free(g->ns);
+	free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +259,8 @@ int main(void)
 		cmocka_unit_test(text__negative_zero__printed_as_zero),
 		cmocka_unit_test(json__starts_with_the_version_keys__means_whole_ns),
 		cmocka_unit_test(percent_limit__hides_small_groups_only),
+		cmocka_unit_test(groups__many_keys__each_found_again),
+		cmocka_unit_test(groups__impossible__counted_not_summed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a reader's SQLite error means (lib/ntp/db_guard.h): its exit code,
+ * and the one line naming the file, the damaged one of joined files.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/ntp/db_guard.h"
+
+int ntp_db__error_code(sqlite3 *db)
+{
+	const char *msg = sqlite3_errmsg(db);
+
+	switch (sqlite3_errcode(db) & 0xff) {
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+	case SQLITE_FORMAT:
+	case SQLITE_INTERRUPT:
+	case SQLITE_TOOBIG:
+	case SQLITE_MISMATCH:
+		return NTP_EXIT_CORRUPT;
+	case SQLITE_ERROR:
+		/* what a file without ntprof's tables and columns gives our statements */
+		if (msg && (!strncmp(msg, "no such table", 13) || !strncmp(msg, "no such column", 14) ||
+			    !strncmp(msg, "no such collation", 17) || strstr(msg, "malformed") ||
+			    strstr(msg, "unsupported file format")))
+			return NTP_EXIT_CORRUPT;
+		return NTP_EXIT_FAILURE;
+	default:
+		return NTP_EXIT_FAILURE;
+	}
+}
+
+/*
+ * Which of the files ATTACHed to db is damaged: a statement over several
+ * (the join's temp.joined) does not say.  The first whose quick_check
+ * fails, by the path it was opened from; NULL when none does or db reads
+ * one file.  Only after a failure: the check reads every page.
+ */
+static char *damaged_file(sqlite3 *db)
+{
+	sqlite3_stmt *st, *chk;
+	char *path = NULL, sql[96];
+
+	if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list"
+			       " WHERE name NOT IN ('main', 'temp')", -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	/* the work limit is spent on what failed: the check has its own, its size */
+	sqlite3_progress_handler(db, 0, NULL, NULL);
+	while (!path && sqlite3_step(st) == SQLITE_ROW) {
+		const char *schema = (const char *)sqlite3_column_text(st, 0);
+		int bad;
+
+		snprintf(sql, sizeof(sql), "PRAGMA \"%s\".quick_check(1)", schema ? schema : "");
+		if (!schema || sqlite3_prepare_v2(db, sql, -1, &chk, NULL) != SQLITE_OK)
+			continue;
+		bad = sqlite3_step(chk) != SQLITE_ROW ||
+		      strcmp((const char *)sqlite3_column_text(chk, 0), "ok");
+		sqlite3_finalize(chk);
+		if (bad)
+			path = ntp_db__schema_path(db, schema);
+	}
+	sqlite3_finalize(st);
+	return path;
+}
+
+int ntp_db__fail(sqlite3 *db, const char *path, const char *what)
+{
+	int code = ntp_db__error_code(db), rc = sqlite3_errcode(db) & 0xff;
+	char *msg = strdup(sqlite3_errmsg(db)), *damaged = NULL;
+
+	/* the message first: what follows runs statements of its own */
+	if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB)
+		damaged = damaged_file(db);
+	if (damaged)
+		path = damaged;
+	if (rc == SQLITE_INTERRUPT)
+		ntp_error("%s: corrupt: %s: stopped after more work than a recording of its size needs (a crafted or damaged file)",
+			  path, what);
+	else if (code == NTP_EXIT_CORRUPT)
+		ntp_error("%s: corrupt: %s: %s", path, what, msg ? msg : "?");
+	else
+		ntp_error("%s: %s: %s", path, what, msg ? msg : "?");
+	free(msg);
+	free(damaged);
+	return code;
+}
