@@ -76,6 +76,8 @@ int cmd_compare(int argc, const char **argv)
 		NTP_OPT_CHOICE('S', "stages", &o.stages, "VIEW",
 			       "summary: the main stages (default); detail: the finer sub-stages",
 			       stage_views),
+		/* report's read filters, long options only as there, on both runs */
+		NTP_READ_FILTER_OPTIONS(&o.filter),
 		NTP_OPT_END(),
 	};
 	int n;

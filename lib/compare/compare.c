@@ -146,7 +146,9 @@ static int load(struct ntp_compare *c, const struct ntp_compare_opts *o, const c
 	}
 	for (int r = 0; r < NTP_CMP_RUNS && !rc; r++) {
 		*culprit = c->arg[r];
-		rc = ntp_report__load(&c->run[r], c->files[r], c->nfiles[r], detail);
+		/* one filter for both runs: --time from each run's own start */
+		rc = ntp_report__load_filtered(&c->run[r], c->files[r], c->nfiles[r], detail,
+					       &o->filter);
 	}
 	return rc;
 }

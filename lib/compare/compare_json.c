@@ -11,6 +11,7 @@
 #include "lib/compare/compare_json.h"
 #include "lib/compare/compare_model.h"
 #include "lib/ntp/db_schema.h"
+#include "lib/report/report_filter.h"
 #include "lib/report/report_json.h"
 #include "lib/report/report_model.h"
 
@@ -150,6 +151,7 @@ int ntp_compare__print_json(const struct ntp_compare *c, FILE *f, const struct n
 		for (int i = 0; i < c->run[r].nfiles; i++)
 			file_object(j, &c->run[r].files[i].hdr, r == NTP_CMP_BASE, i + 1);
 	ntp_json__end_array(j);
+	ntp_read_filter__json(j, c->run[NTP_CMP_BASE].filter);
 	strings(j, "differences", c->differences, c->ndifferences);
 	strings(j, "warnings", c->warnings, c->nwarnings);
 

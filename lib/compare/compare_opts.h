@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 
+#include "lib/report/report_filter.h"
+
 /* the statistics compare can show, in the order it shows them */
 enum ntp_compare_stat {
 	NTP_CMP_MEAN,
@@ -27,6 +29,7 @@ struct ntp_compare_opts {
 	bool threshold_set;           /* --threshold given */
 	double threshold_pct;         /* fail when an end-to-end mean grows more than this */
 	const char *stages;           /* --stages: "summary" (NULL) or "detail", as report's */
+	struct ntp_read_filter filter;   /* report's read filters, applied to both runs */
 };
 
 #endif

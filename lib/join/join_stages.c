@@ -84,7 +84,8 @@ static int read_hosts(struct ntp_join *j, const uint32_t *slot, const struct tva
 		if (!(j->files[fi].sides & NTP_JOIN_HOST))
 			continue;
 		snprintf(sql, sizeof(sql), "SELECT io_type, bytes, namespace, e2e_ns, block_ns,"
-			 " driver_ns, network_star_ns FROM \"%s\".host_stages ORDER BY id", j->files[fi].schema);
+			 " driver_ns, network_star_ns, path, qid, h_start_ns"
+			 " FROM \"%s\".host_stages ORDER BY id", j->files[fi].schema);
 		if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) != SQLITE_OK)
 			return ntp_join__sql_fail(j->db, "reading the host stages");
 		while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -105,6 +106,9 @@ static int read_hosts(struct ntp_join *j, const uint32_t *slot, const struct tva
 			s.stage[2] = sqlite3_column_int64(st, 6) - tv[m].residence;
 			s.stage[3] = tv[m].target_driver;
 			s.stage[4] = tv[m].storage;
+			s.path = (const char *)sqlite3_column_text(st, 7);
+			s.qid = sqlite3_column_int64(st, 8);
+			s.h_start_ns = sqlite3_column_int64(st, 9);
 			err = fn(ctx, &s);
 		}
 		sqlite3_finalize(st);
@@ -138,8 +142,8 @@ static int read_range(struct part *pt, sqlite3 *db, const char *schema, int fi, 
 	int rc, err = 0;
 
 	snprintf(sql, sizeof(sql), "SELECT id, io_type, bytes, namespace, e2e_ns, block_ns,"
-		 " driver_ns, network_star_ns FROM \"%s\".host_stages WHERE id BETWEEN ?1 AND ?2"
-		 " ORDER BY id", schema);
+		 " driver_ns, network_star_ns, path, qid, h_start_ns"
+		 " FROM \"%s\".host_stages WHERE id BETWEEN ?1 AND ?2 ORDER BY id", schema);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return ntp_join__sql_fail(db, "reading the host stages");
 	sqlite3_bind_int64(st, 1, lo);
@@ -163,6 +167,9 @@ static int read_range(struct part *pt, sqlite3 *db, const char *schema, int fi, 
 		s.stage[2] = sqlite3_column_int64(st, 7) - pt->tv[m].residence;
 		s.stage[3] = pt->tv[m].target_driver;
 		s.stage[4] = pt->tv[m].storage;
+		s.path = (const char *)sqlite3_column_text(st, 8);
+		s.qid = sqlite3_column_int64(st, 9);
+		s.h_start_ns = sqlite3_column_int64(st, 10);
 		err = pt->fn(pt->ctx, &s);
 	}
 	sqlite3_finalize(st);

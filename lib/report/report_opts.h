@@ -5,6 +5,10 @@
 
 #include <stdbool.h>
 
+#include "lib/report/report_fields.h"
+#include "lib/report/report_filter.h"
+#include "lib/report/report_sort.h"
+
 /* zero-initialised means the defaults */
 struct ntp_report_opts {
 	const char *json_path;        /* -j FILE ("-" = stdout), NULL = none */
@@ -12,6 +16,9 @@ struct ntp_report_opts {
 	const char *field_separator;  /* unpadded columns separated by this string; NULL = aligned */
 	bool pretty;                  /* indented JSON */
 	const char *stages;           /* --stages: "summary" (NULL) or "detail" */
+	struct ntp_read_filter filter;   /* --session, --io-type, --size, --qid, --time */
+	struct ntp_report_sort sort;     /* --sort; no keys: the default order */
+	struct ntp_report_fields fields; /* -F/--fields; none: every column */
 };
 
 #endif

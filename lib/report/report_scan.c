@@ -24,6 +24,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/report/report_filter.h"
 #include "lib/report/report_groups.h"
 #include "lib/report/report_model.h"
 #include "lib/report/report_scan.h"
@@ -40,9 +41,16 @@ struct worker {
 	bool started;
 	const char *path;
 	int64_t lo, hi;               /* ids lo..hi */
+	const struct ntp_read_where *where;  /* the read filters; NULL: none */
 	struct ntp_group_set set;
 	uint64_t rows;
 	int rc;                       /* NTP_EXIT_* */
+};
+
+/* the read filters' columns in host_stages (report_filter.h) */
+static const struct ntp_read_cols host_cols = {
+	.io_type = "io_type", .bytes = "bytes", .qid = "qid",
+	.names = { "namespace", "path" }, .time = "h_start_ns",
 };
 
 static int read_rows(struct worker *w, sqlite3 *db)
@@ -53,7 +61,8 @@ static int read_rows(struct worker *w, sqlite3 *db)
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+	/* the range's parameters are bound after the filters' (named :rfN, never ?1 or ?2) */
+	if (ntp_read_filter__prepare(db, sql, w->where, NULL, &st))
 		return ntp_report__db_fail(db, w->path, "cannot read the commands");
 	sqlite3_bind_int64(st, 1, w->lo);
 	sqlite3_bind_int64(st, 2, w->hi);
@@ -128,10 +137,14 @@ static int nworkers(int64_t rows)
 int ntp_report__scan_host(struct ntp_report *r, sqlite3 *db, const char *path)
 {
 	struct worker w[MAX_WORKERS];
+	struct ntp_read_where where = { .f = r->filter, .cols = &host_cols };
+	static const char *const main_schema[] = { "main" };
 	int64_t lo = 1, hi = 0, span;
 	int n, rc;
 
 	rc = id_range(db, path, &lo, &hi);
+	if (!rc)
+		rc = ntp_read_filter__starts(&where, db, main_schema, 1, false, path);
 	if (rc)
 		return rc;
 	span = hi - lo + 1;
@@ -139,6 +152,7 @@ int ntp_report__scan_host(struct ntp_report *r, sqlite3 *db, const char *path)
 	memset(w, 0, sizeof(w));
 	for (int i = 0; i < n; i++) {
 		w[i].path = path;
+		w[i].where = r->filter ? &where : NULL;
 		w[i].set.nstages = HOST_STAGES;
 		w[i].lo = lo + span * i / n;
 		w[i].hi = lo + span * (i + 1) / n - 1;
