@@ -23,8 +23,9 @@
  * (ntp_read_filter__sql / __bind: one walk of the filter writes the clause
  * and binds it, so the two cannot drift; no user text is pasted into SQL),
  * or, for rows that do not come from SQL (the join's stage scan),
- * ntp_read_filter__match, which tests/integration/test_read_filters.py holds
- * to the same answers.
+ * ntp_read_filter__match, which tests/unit/test_read_filter.c holds to the
+ * clause's answers row by row (tests/integration/test_read_filters.py checks
+ * the reports against Python).
  */
 #ifndef NTP_REPORT_FILTER_H
 #define NTP_REPORT_FILTER_H
