@@ -78,6 +78,10 @@ int cmd_compare(int argc, const char **argv)
 			       stage_views),
 		/* report's read filters, long options only as there, on both runs */
 		NTP_READ_FILTER_OPTIONS(&o.filter),
+		NTP_OPT_CALLBACK(0, "sort", &o.sort, "KEY[,KEY]",
+				 "order the groups by the change (new - baseline) of [STAGE.]STAT, "
+				 "largest growth first; KEY:asc for the largest drop first",
+				 ntp_report_sort__opt),
 		NTP_OPT_END(),
 	};
 	int n;

@@ -21,6 +21,7 @@
 #include "lib/compare/compare.h"
 #include "lib/compare/compare_json.h"
 #include "lib/compare/compare_model.h"
+#include "lib/compare/compare_order.h"
 #include "lib/compare/compare_text.h"
 #include "lib/core/size.h"
 #include "lib/ntp/db_read.h"
@@ -180,6 +181,8 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 	if (rc)
 		goto fail;
 	rc = ntp_compare__build(&c, o);
+	if (!rc)
+		rc = ntp_compare__order(&c, &o->sort);
 	if (rc)
 		goto fail;
 

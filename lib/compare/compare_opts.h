@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "lib/report/report_filter.h"
+#include "lib/report/report_sort.h"
 
 /* the statistics compare can show, in the order it shows them */
 enum ntp_compare_stat {
@@ -30,6 +31,7 @@ struct ntp_compare_opts {
 	double threshold_pct;         /* fail when an end-to-end mean grows more than this */
 	const char *stages;           /* --stages: "summary" (NULL) or "detail", as report's */
 	struct ntp_read_filter filter;   /* report's read filters, applied to both runs */
+	struct ntp_report_sort sort;     /* --sort: by the change of a statistic */
 };
 
 #endif

@@ -13,24 +13,17 @@
 #include "lib/report/report_model.h"
 #include "lib/report/report_order.h"
 
-/* a key resolved against the view: stage -1 for the end-to-end */
-struct rkey {
-	int stage;
-	enum ntp_sort_stat stat;
-	bool ascending;
-};
-
 struct item {
 	struct ntp_report_group g;
 	size_t at;                        /* its place in the default order */
 };
 
 struct keys {
-	const struct rkey *k;
+	const struct ntp_order_key *k;
 	int n;
 };
 
-static double value(const struct ntp_report_group *g, const struct rkey *k)
+double ntp_report__order_value(const struct ntp_report_group *g, const struct ntp_order_key *k)
 {
 	const struct ntp_summary *s = k->stage < 0 ? &g->e2e : &g->stage[k->stage];
 
@@ -63,8 +56,9 @@ static int cmp(const void *pa, const void *pb, void *arg)
 	const struct keys *ks = arg;
 
 	for (int i = 0; i < ks->n; i++) {
-		const struct rkey *k = &ks->k[i];
-		double x = value(&a->g, k), y = value(&b->g, k);
+		const struct ntp_order_key *k = &ks->k[i];
+		double x = ntp_report__order_value(&a->g, k);
+		double y = ntp_report__order_value(&b->g, k);
 		int c;
 
 		/* a share without a mean (NaN) sorts last either way */
@@ -107,14 +101,10 @@ static void unknown_stage(const struct ntp_report *r, const struct ntp_report_so
 		  "view (its stages: %s)", s->arg, name, v->name, list);
 }
 
-int ntp_report__order(struct ntp_report *r, const struct ntp_report_sort *s)
+int ntp_report__order_keys(const struct ntp_report *r, const struct ntp_report_sort *s,
+			   struct ntp_order_key *keys)
 {
-	struct rkey keys[NTP_SORT_MAX_KEYS];
-	struct item *items;
-
-	if (!s || !s->nkeys)
-		return 0;
-	for (int i = 0; i < s->nkeys; i++) {
+	for (int i = 0; s && i < s->nkeys; i++) {
 		keys[i].stage = find_stage(r, s->keys[i].stage);
 		if (keys[i].stage == -2) {
 			unknown_stage(r, s, s->keys[i].stage);
@@ -123,6 +113,20 @@ int ntp_report__order(struct ntp_report *r, const struct ntp_report_sort *s)
 		keys[i].stat = s->keys[i].stat;
 		keys[i].ascending = s->keys[i].ascending;
 	}
+	return 0;
+}
+
+int ntp_report__order(struct ntp_report *r, const struct ntp_report_sort *s)
+{
+	struct ntp_order_key keys[NTP_SORT_MAX_KEYS];
+	struct item *items;
+	int rc;
+
+	if (!s || !s->nkeys)
+		return 0;
+	rc = ntp_report__order_keys(r, s, keys);
+	if (rc)
+		return rc;
 	if (r->ngroups < 2)
 		return 0;
 	items = malloc(r->ngroups * sizeof(*items));

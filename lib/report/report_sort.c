@@ -126,16 +126,19 @@ static const char *stat_name(enum ntp_sort_stat st)
 	return "?";
 }
 
-void ntp_report_sort__print_text(FILE *f, const struct ntp_report_sort *s)
+void ntp_report_sort__print_text(FILE *f, const struct ntp_report_sort *s, bool change)
 {
+	const char *up = change ? "largest growth first" : "largest first";
+	const char *down = change ? "largest drop first" : "smallest first";
+
 	if (!s || !s->nkeys)
 		return;
 	fprintf(f, "# %-18s ", "sorted by:");
 	for (int i = 0; i < s->nkeys; i++) {
 		const struct ntp_sort_key *k = &s->keys[i];
 
-		fprintf(f, "%s%s%s%s (%s)", i ? ", then " : "", k->stage, *k->stage ? "." : "",
-			stat_name(k->stat), k->ascending ? "smallest first" : "largest first");
+		fprintf(f, "%s%s%s%s%s (%s)", i ? ", then " : "", k->stage, *k->stage ? "." : "",
+			stat_name(k->stat), change ? " change" : "", k->ascending ? down : up);
 	}
 	fputc('\n', f);
 }

@@ -53,8 +53,8 @@ struct ntp_report_sort {
 /* the option's callback; opt->value is the struct ntp_report_sort */
 int ntp_report_sort__opt(const struct ntp_option *opt, const char *arg);
 
-/* "# sorted by: ARG" under the header, with --sort */
-void ntp_report_sort__print_text(FILE *f, const struct ntp_report_sort *s);
+/* "# sorted by: KEY (largest first)" under the header, with --sort; change: compare's */
+void ntp_report_sort__print_text(FILE *f, const struct ntp_report_sort *s, bool change);
 
 struct ntp_json;
 /* "sort": null, or the keys: objects with stage ("e2e" for the total), stat, order */

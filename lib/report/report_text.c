@@ -325,7 +325,7 @@ int ntp_report__print_text(const struct ntp_report *r, FILE *f, const struct ntp
 		print_join_counts(r, f);
 	}
 	ntp_read_filter__print_text(f, r->filter);
-	ntp_report_sort__print_text(f, &o->sort);
+	ntp_report_sort__print_text(f, &o->sort, false);
 	print_warnings(r, f);
 	if (!r->ngroups) {
 		fprintf(f, "#\n# %s\n", none_line(r));

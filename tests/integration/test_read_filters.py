@@ -565,10 +565,53 @@ def test_sort_stage_not_in_the_view(run, host):
     assert doc["error"]["code"] == Exit.USAGE
 
 
-def test_sort_and_fields_are_report_only(run, host):
-    for cmd, files in (("compare", [host, host]), ("dump", [host])):
-        r = run(cmd, "--sort", "p99", *map(str, files))
-        assert r.returncode == Exit.USAGE and "unknown option '--sort'" in r.stderr
+def test_sort_and_fields_are_not_dumps(run, host):
+    for opt in ("--sort", "--fields"):
+        r = run("dump", opt, "n", str(host))
+        assert r.returncode == Exit.USAGE and f"unknown option '{opt}'" in r.stderr
+    r = run("compare", "-F", "n", str(host), str(host))
+    assert r.returncode == Exit.USAGE
+
+
+def change(g, stage, stat):
+    """A compare group's change (new - baseline) of a stat, from its JSON; None: one run."""
+    if g["present"] != "both":
+        return None
+    st, = [x for x in g["stages"] if x["stage"] == stage]
+    return st[stat]["new_ns"] - st[stat]["baseline_ns"]
+
+
+@pytest.mark.parametrize("key, stage, stat, desc", [
+    ("p99", "e2e", "p99", True),
+    ("network_star.p99", "network_star", "p99", True),
+    ("block.mean:asc", "block", "mean", False),
+])
+def test_compare_sorts_by_the_change(run, tmp_path, key, stage, stat, desc):
+    a, b = tmp_path / "a.ntp", tmp_path / "b.ntp"
+    ntpgen.generate(a, seed=1)
+    # a group only in the new run goes last, whatever the order
+    ntpgen.generate(b, seed=2, groups=ntpgen.DEFAULT_GROUPS + (
+        ntpgen.Group("write", 8192, "nvme2n1", 20),))
+    default = json.loads(ok(run, "compare", "-j", "-", a, b).stdout)
+    doc = json.loads(ok(run, "compare", "-j", "-", "--sort", key, a, b).stdout)
+    both = [g for g in default["groups"] if g["present"] == "both"]
+    want = sorted(both, key=lambda g: -change(g, stage, stat) if desc else change(g, stage, stat))
+    want += [g for g in default["groups"] if g["present"] != "both"]
+    assert [(g["namespace"], g["io_type"], g["bytes"]) for g in doc["groups"]] == \
+        [(g["namespace"], g["io_type"], g["bytes"]) for g in want]
+    assert doc["sort"] == [{"stage": stage, "stat": stat,
+                            "order": "descending" if desc else "ascending"}]
+    # the stage that moved most is the same whatever the order
+    assert doc["changed_most"] == default["changed_most"] and doc["changed_most"]
+    text = ok(run, "compare", "--sort", key, a, b).stdout
+    assert f"# sorted by:         {key.split(':')[0]} change (largest " in text
+
+
+def test_compare_sort_stage_not_in_the_view(run, host):
+    r = run("compare", "--sort", "storage.p99", str(host), str(host))
+    assert r.returncode == Exit.USAGE
+    assert r.stderr.startswith("ntprof compare: error: invalid value 'storage.p99' for option "
+                               "'--sort': no stage 'storage'")
 
 
 # ---- a letter means one thing in every command --------------------------------------
