@@ -4,14 +4,12 @@
  * WHERE clause written and bound by one walk, the same test in C for the
  * join's stage scan, and the filters as the report's header shows them.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/cli/err.h"
-#include "lib/cli/exit.h"
 #include "lib/cli/json.h"
 #include "lib/core/filter.h"
 #include "lib/report/report_filter.h"

@@ -3,12 +3,10 @@
  * report --sort (report_sort.h): the keys parsed, and said in the header;
  * report_order.c orders the groups by them.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/cli/err.h"
-#include "lib/cli/exit.h"
 #include "lib/cli/json.h"
 #include "lib/report/report_sort.h"
 

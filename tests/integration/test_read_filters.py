@@ -421,7 +421,8 @@ def test_compare_applies_the_filter_to_both_runs(run, tmp_path):
     a, b = tmp_path / "a.ntp", tmp_path / "b.ntp"
     ntpgen.generate(a, seed=1)
     ntpgen.generate(b, seed=2)
-    f = {"session": ["nvme0n1"], "io_type": ["write"], "time": (S, 6 * S)}
+    f = {"session": ["nvme0n1"], "io_type": ["write"], "time": (S, 6 * S),
+         "sizes": [4096, 131072], "qid": [(1, 3)]}
     doc = json.loads(ok(run, "compare", "-j", "-", *args_of(f), a, b).stdout)
     assert doc["read_filters"]["session"] == ["nvme0n1"]
     for i, path in enumerate((a, b)):
@@ -430,7 +431,8 @@ def test_compare_applies_the_filter_to_both_runs(run, tmp_path):
         got = [(g["io_type"], g["bytes"], g["namespace"], g[side]) for g in doc["groups"]]
         assert got == [(w["io_type"], w["bytes"], w["ns"], w["n"]) for w in want]
     text = ok(run, "compare", *args_of(f), a, b).stdout
-    assert "# read filters:      --session nvme0n1 --io-type write --time 1,6 (" in text
+    assert "# read filters:      --session nvme0n1 --io-type write --size 4096,131072 " \
+        "--qid 1-3 --time 1,6 (" in text
 
 
 # ---- --sort ------------------------------------------------------------------------
@@ -442,6 +444,8 @@ def order(doc):
 def test_sort_by_a_statistic_largest_first(run, big):
     default = report_json(run, big)
     for key, get in (("p99", lambda g: g["e2e"]["p99_ns"]),
+                     ("e2e.p90:desc", lambda g: g["e2e"]["p90_ns"]),
+                     ("end-to-end.min", lambda g: g["e2e"]["min_ns"]),
                      # the exact mean: two rounded ones may tie where the doubles do not
                      ("e2e.mean", lambda g: g["sum_check"]["e2e_sum_ns"] / g["n"]),
                      ("block.max", lambda g: g["stages"][0]["max_ns"]),
