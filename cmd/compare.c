@@ -79,6 +79,12 @@ int cmd_compare(int argc, const char **argv)
 		NTP_OPT_STRING(0, "html", &o.html_path, "FILE",
 			       "also write the comparison as a page with charts to FILE "
 			       "('-': stdout, instead of the text)"),
+		/* report's read filters, long options only as there, on both runs */
+		NTP_READ_FILTER_OPTIONS(&o.filter),
+		NTP_OPT_CALLBACK(0, "sort", &o.sort, "KEY[,KEY]",
+				 "order the groups by the change (new - baseline) of [STAGE.]STAT, "
+				 "largest growth first; KEY:asc for the largest drop first",
+				 ntp_report_sort__opt),
 		NTP_OPT_END(),
 	};
 	int n;

@@ -22,6 +22,8 @@ int cmd_dump(int argc, const char **argv)
 	const struct ntp_option opts[] = {
 		NTP_OPT_STRING('o', "output", &o.output, "FILE",
 			       "write the CSV to FILE instead of stdout"),
+		/* report's read filters, long options only as there */
+		NTP_READ_FILTER_OPTIONS(&o.filter),
 		NTP_OPT_END(),
 	};
 	int n;

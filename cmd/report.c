@@ -40,6 +40,14 @@ int cmd_report(int argc, const char **argv)
 			       "('-': stdout, instead of the text)"),
 		NTP_OPT_BOOL(0, "histogram", &o.histogram,
 			     "each stage's latency histogram: log2 buckets (bars; with -j, the buckets)"),
+		/* long options only: -s and -t already mean other things (record's -s, -t) */
+		NTP_READ_FILTER_OPTIONS(&o.filter),
+		NTP_OPT_CALLBACK(0, "sort", &o.sort, "KEY[,KEY]",
+				 "order the groups by [STAGE.]STAT (e.g. storage.p99), largest "
+				 "first; KEY:asc for smallest first", ntp_report_sort__opt),
+		NTP_OPT_CALLBACK('F', "fields", &o.fields, "FIELD[,FIELD]",
+				 "the table columns: n, rate, min, mean, p50, p90, p99, p99.9, max, "
+				 "share", ntp_report_fields__opt),
 		NTP_OPT_END(),
 	};
 	int n;

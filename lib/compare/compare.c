@@ -23,6 +23,7 @@
 #include "lib/compare/compare_html.h"
 #include "lib/compare/compare_json.h"
 #include "lib/compare/compare_model.h"
+#include "lib/compare/compare_order.h"
 #include "lib/compare/compare_text.h"
 #include "lib/core/size.h"
 #include "lib/ntp/db_read.h"
@@ -148,7 +149,9 @@ static int load(struct ntp_compare *c, const struct ntp_compare_opts *o, const c
 	}
 	for (int r = 0; r < NTP_CMP_RUNS && !rc; r++) {
 		*culprit = c->arg[r];
-		rc = ntp_report__load(&c->run[r], c->files[r], c->nfiles[r], detail);
+		/* one filter for both runs: --time from each run's own start */
+		rc = ntp_report__load_filtered(&c->run[r], c->files[r], c->nfiles[r], detail,
+					       &o->filter);
 	}
 	return rc;
 }
@@ -193,6 +196,8 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 	if (rc)
 		goto fail;
 	rc = ntp_compare__build(&c, o);
+	if (!rc)
+		rc = ntp_compare__order(&c, &o->sort);
 	if (rc)
 		goto fail;
 

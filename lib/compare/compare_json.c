@@ -11,8 +11,10 @@
 #include "lib/compare/compare_json.h"
 #include "lib/compare/compare_model.h"
 #include "lib/ntp/db_schema.h"
+#include "lib/report/report_filter.h"
 #include "lib/report/report_json.h"
 #include "lib/report/report_model.h"
+#include "lib/report/report_sort.h"
 
 static void file_object(struct ntp_json *j, const struct ntp_report_header *h, bool baseline,
 			int file)
@@ -150,6 +152,8 @@ int ntp_compare__print_json(const struct ntp_compare *c, FILE *f, const struct n
 		for (int i = 0; i < c->run[r].nfiles; i++)
 			file_object(j, &c->run[r].files[i].hdr, r == NTP_CMP_BASE, i + 1);
 	ntp_json__end_array(j);
+	ntp_read_filter__json(j, c->run[NTP_CMP_BASE].filter);
+	ntp_report_sort__json(j, &o->sort);
 	strings(j, "differences", c->differences, c->ndifferences);
 	strings(j, "warnings", c->warnings, c->nwarnings);
 

@@ -5,6 +5,9 @@
 
 #include <stdbool.h>
 
+#include "lib/report/report_filter.h"
+#include "lib/report/report_sort.h"
+
 /* the statistics compare can show, in the order it shows them */
 enum ntp_compare_stat {
 	NTP_CMP_MEAN,
@@ -28,6 +31,8 @@ struct ntp_compare_opts {
 	double threshold_pct;         /* fail when an end-to-end mean grows more than this */
 	const char *stages;           /* --stages: "summary" (NULL) or "detail", as report's */
 	const char *html_path;        /* --html FILE ("-" = stdout), NULL = none */
+	struct ntp_read_filter filter;   /* report's read filters, applied to both runs */
+	struct ntp_report_sort sort;     /* --sort: by the change of a statistic */
 };
 
 #endif

@@ -14,7 +14,9 @@
 #include "lib/compare/compare_model.h"
 #include "lib/compare/compare_text.h"
 #include "lib/core/size.h"
+#include "lib/report/report_filter.h"
 #include "lib/report/report_model.h"
+#include "lib/report/report_sort.h"
 #include "lib/report/report_text.h"
 
 static const char *const run_label[NTP_CMP_RUNS] = { "baseline:", "new:" };
@@ -33,6 +35,8 @@ static void print_header(const struct ntp_compare *c, FILE *f, const struct ntp_
 	for (int r = 0; r < NTP_CMP_RUNS; r++)
 		for (int i = 0; i < c->run[r].nfiles; i++)
 			print_file(&c->run[r].files[i].hdr, run_label[r], f);
+	ntp_read_filter__print_text(f, c->run[NTP_CMP_BASE].filter);
+	ntp_report_sort__print_text(f, &o->sort, true);
 	for (size_t i = 0; i < c->ndifferences; i++)
 		fprintf(f, "# %-18s %s\n", "differs:", c->differences[i]);
 	for (size_t i = 0; i < c->nwarnings; i++)

@@ -178,7 +178,9 @@ int ntp_join__run(struct ntp_join *j);
 struct ntp_join_stages {
 	int host_file;		/* index of ntp_join__file() */
 	const char *io_type, *ns;	/* host_stages' io_type, namespace */
+	const char *path;	/* host_stages' path (the path disk with multipath) */
 	int64_t bytes, e2e;
+	int64_t qid, h_start_ns;	/* for the readers' filters (lib/report/report_filter.h) */
 	int64_t stage[5];	/* block, driver, network, target_driver, storage */
 	/* an impossible command: a time that is no integer, a difference that overflows */
 	bool not_number, overflow;

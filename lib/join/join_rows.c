@@ -212,7 +212,7 @@ static const char branch_sql[] =
 	" m.host_id AS host_id, m.target_id AS target_id, m.h_occ AS h_occ, m.t_occ AS t_occ,"
 	" h.opcode AS opcode, h.cid AS cid, h.slba AS slba, h.nlb AS nlb, h.qid AS qid,"
 	" h.nsid AS nsid, h.cntlid AS cntlid, s.io_type AS io_type, h.bytes AS bytes,"
-	" h.namespace AS namespace, h.controller AS controller, t.device AS device,"
+	" h.namespace AS namespace, h.path AS path, h.controller AS controller, t.device AS device,"
 	" h.status AS status, t.status AS t_status,"
 	" h.h_start_ns AS h_start_ns, h.h_queue_ns AS h_queue_ns, h.h_cmd_sent_ns AS h_cmd_sent_ns,"
 	" h.h_r2t_ns AS h_r2t_ns, h.h_data_sent_ns AS h_data_sent_ns, h.h_recv_ns AS h_recv_ns,"

@@ -115,7 +115,7 @@ static int read_hosts(struct ntp_join *j, const uint32_t *slot, const struct tva
 		if (!(j->files[fi].sides & NTP_JOIN_HOST))
 			continue;
 		snprintf(sql, sizeof(sql), "SELECT io_type, bytes, namespace, e2e_ns, block_ns,"
-			 " driver_ns, network_star_ns FROM temp.\"%s\" ORDER BY id",
+			 " driver_ns, network_star_ns, path, qid, h_start_ns FROM temp.\"%s\" ORDER BY id",
 			 ntp_db__view_name(view, sizeof(view), j->files[fi].schema, NTP_DB_HOST_STAGES));
 		if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) != SQLITE_OK)
 			return ntp_db__fail(j->db, j->files[fi].path, "reading the host stages");
@@ -131,6 +131,9 @@ static int read_hosts(struct ntp_join *j, const uint32_t *slot, const struct tva
 			s.bytes = sqlite3_column_int64(st, 1);
 			s.ns = (const char *)sqlite3_column_text(st, 2);
 			host_stages(&s, st, 3, &tv[m]);
+			s.path = (const char *)sqlite3_column_text(st, 7);
+			s.qid = sqlite3_column_int64(st, 8);
+			s.h_start_ns = sqlite3_column_int64(st, 9);
 			err = fn(ctx, &s);
 		}
 		sqlite3_finalize(st);
@@ -164,8 +167,9 @@ static int read_range(struct part *pt, sqlite3 *db, const char *schema, int fi, 
 	int rc, err = 0;
 
 	snprintf(sql, sizeof(sql), "SELECT id, io_type, bytes, namespace, e2e_ns, block_ns,"
-		 " driver_ns, network_star_ns FROM temp.\"%s\" WHERE id BETWEEN ?1 AND ?2"
-		 " ORDER BY id", ntp_db__view_name(view, sizeof(view), schema, NTP_DB_HOST_STAGES));
+		 " driver_ns, network_star_ns, path, qid, h_start_ns FROM temp.\"%s\""
+		 " WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
+		 ntp_db__view_name(view, sizeof(view), schema, NTP_DB_HOST_STAGES));
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return ntp_db__fail(db, j->files[fi].path, "reading the host stages");
 	sqlite3_bind_int64(st, 1, lo);
@@ -183,6 +187,9 @@ static int read_range(struct part *pt, sqlite3 *db, const char *schema, int fi, 
 		s.bytes = sqlite3_column_int64(st, 2);
 		s.ns = (const char *)sqlite3_column_text(st, 3);
 		host_stages(&s, st, 4, &pt->tv[m]);
+		s.path = (const char *)sqlite3_column_text(st, 8);
+		s.qid = sqlite3_column_int64(st, 9);
+		s.h_start_ns = sqlite3_column_int64(st, 10);
 		err = pt->fn(pt->ctx, &s);
 	}
 	sqlite3_finalize(st);

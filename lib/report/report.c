@@ -14,10 +14,12 @@
 #include "lib/cli/outfile.h"
 #include "lib/report/report.h"
 #include "lib/report/report_html.h"
+#include "lib/report/report_filter.h"
 #include "lib/report/report_json.h"
 #include "lib/report/report_jsonout.h"
 #include "lib/report/report_load.h"
 #include "lib/report/report_model.h"
+#include "lib/report/report_order.h"
 #include "lib/report/report_text.h"
 
 /* the JSON error document; report has always cut its message at 511 bytes */
@@ -62,7 +64,15 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 		ntp_report__json_close(&jo);
 		return NTP_EXIT_USAGE;
 	}
-	rc = ntp_report__load(&r, paths, npaths, detail);
+	rc = ntp_report__load_filtered(&r, paths, npaths, detail, &o->filter);
+	if (!rc)
+		rc = ntp_report__order(&r, &o->sort);
+	if (!rc && r.filter && !r.total) {
+		char what[1024];
+
+		ntp_read_filter__describe(r.filter, what, sizeof(what));
+		ntp_warn("no commands pass the read filters (%s)", what);
+	}
 	if (rc) {
 		json_error(jf, rc, npaths > 1 ? "the recordings" : paths[0]);
 	} else {

@@ -22,6 +22,7 @@
 #include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_read.h"
 #include "lib/report/report_dump.h"
+#include "lib/report/report_filter.h"
 #include "lib/report/report_paths.h"
 
 struct dump_col {
@@ -107,20 +108,27 @@ static const struct dump_col joined_cols[] = {
 struct dump_table {
 	const struct dump_col *cols;
 	size_t ncols;
-	const char *from;     /* FROM ... ORDER BY ... */
+	const char *from;     /* FROM ... WHERE ..., to which the read filters are added */
+	const char *order;    /* ORDER BY ... */
+	struct ntp_read_cols filter;   /* where the read filters find their columns */
 };
 
 static const struct dump_table host_table = {
 	dump_cols, sizeof(dump_cols) / sizeof(dump_cols[0]),
-	" FROM host_io AS h JOIN host_stages AS s ON s.id = h.id ORDER BY h.id",
+	" FROM host_io AS h JOIN host_stages AS s ON s.id = h.id WHERE 1", " ORDER BY h.id",
+	{ .io_type = "s.io_type", .bytes = "h.bytes", .qid = "h.qid",
+	  .names = { "h.namespace", "h.path" }, .time = "h.h_start_ns" },
 };
 
 static const struct dump_table joined_table = {
 	joined_cols, sizeof(joined_cols) / sizeof(joined_cols[0]),
 	/* seq is (host_file, h_start_ns, host_id) order, without a sort (lib/join/join_rows.c) */
-	" FROM temp.joined AS j ORDER BY j.seq",
+	" FROM temp.joined AS j WHERE 1", " ORDER BY j.seq",
+	{ .io_type = "j.io_type", .bytes = "j.bytes", .qid = "j.qid",
+	  .names = { "j.namespace", "j.path" }, .time = "j.h_start_ns", .file = "j.host_file" },
 };
 
+/* SELECT the columns FROM ...: the read filters and the order follow */
 static char *build_sql(const struct dump_table *t)
 {
 	char *sql = NULL;
@@ -199,7 +207,8 @@ static int read_fail(sqlite3 *db, const char *path)
 	return ntp_db__fail(db, path, "cannot read the commands");
 }
 
-static int dump_rows(sqlite3 *db, const struct dump_table *t, const char *path, FILE *f)
+static int dump_rows(sqlite3 *db, const struct dump_table *t, const struct ntp_read_where *w,
+		     const char *path, FILE *f)
 {
 	sqlite3_stmt *st;
 	char *sql = build_sql(t);
@@ -209,7 +218,7 @@ static int dump_rows(sqlite3 *db, const struct dump_table *t, const char *path, 
 		ntp_error("%s: %s", path, strerror(ENOMEM));
 		return NTP_EXIT_FAILURE;
 	}
-	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	rc = ntp_read_filter__prepare(db, sql, w, t->order, &st);
 	free(sql);
 	if (rc)
 		return read_fail(db, path);
@@ -262,12 +271,36 @@ static int open_input(const char *const *paths, int n, sqlite3 **db, struct ntp_
 	return 0;
 }
 
+/* the read filters on the files of db: "main", or the join's "ntp<i>" */
+static int filter_where(const struct ntp_dump_opts *o, sqlite3 *db, int nfiles,
+			const struct dump_table *t, const char *path, struct ntp_read_where *w)
+{
+	char names[NTP_JOIN_MAX_FILES][8];
+	const char *schemas[NTP_JOIN_MAX_FILES];
+	bool joined = t == &joined_table;
+
+	memset(w, 0, sizeof(*w));
+	w->f = &o->filter;
+	w->cols = &t->filter;
+	if (nfiles > NTP_JOIN_MAX_FILES)
+		nfiles = NTP_JOIN_MAX_FILES;
+	for (int i = 0; i < nfiles; i++) {
+		if (joined)
+			snprintf(names[i], sizeof(names[i]), "ntp%d", i);
+		else
+			snprintf(names[i], sizeof(names[i]), "main");
+		schemas[i] = names[i];
+	}
+	return ntp_read_filter__starts(w, db, schemas, nfiles, false, path);
+}
+
 int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_opts *o)
 {
 	const char *out = o->output && strcmp(o->output, "-") ? o->output : NULL;
 	struct ntp_join *j;
 	sqlite3 *db;
 	struct ntp_outfile of = { .f = stdout };
+	struct ntp_read_where where;
 	int rc;
 
 	for (int i = 0; out && i < npaths; i++) {
@@ -290,7 +323,9 @@ int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_op
 			sqlite3_close(db);
 		return rc;
 	}
-	rc = dump_rows(db, j ? &joined_table : &host_table, paths[0], of.f);
+	rc = filter_where(o, db, j ? npaths : 1, j ? &joined_table : &host_table, paths[0], &where);
+	if (!rc)
+		rc = dump_rows(db, j ? &joined_table : &host_table, &where, paths[0], of.f);
 	if (j)
 		ntp_join__close(j);
 	else

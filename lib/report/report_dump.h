@@ -3,9 +3,12 @@
 #ifndef NTP_REPORT_DUMP_H
 #define NTP_REPORT_DUMP_H
 
+#include "lib/report/report_filter.h"
+
 /* the sampled commands as CSV */
 struct ntp_dump_opts {
 	const char *output;           /* -o FILE; NULL or "-" = stdout */
+	struct ntp_read_filter filter;   /* report's read filters: only the rows that pass */
 };
 
 /*

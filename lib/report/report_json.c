@@ -14,11 +14,13 @@
 #include "lib/cli/exit.h"
 #include "lib/cli/json.h"
 #include "lib/cli/version.h"
+#include "lib/report/report_filter.h"
 #include "lib/report/report_json.h"
 #include "lib/report/report_header.h"
 #include "lib/report/report_view.h"
 #include "lib/report/report_json_group.h"
 #include "lib/report/report_model.h"
+#include "lib/report/report_sort.h"
 
 
 /* record's "4096,131072": byte counts (at most 10 digits), one comma between */
@@ -343,6 +345,8 @@ int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp
 	ntp_json__string_field(j, "note", r->kind == NTP_REPORT_TARGET ? NTP_REPORT_TARGET_NOTE :
 			       NULL);
 	files_array(j, r);
+	ntp_read_filter__json(j, r->filter);
+	ntp_report_sort__json(j, &o->sort);
 	clock_pairs_array(j, r);
 	join_member(j, r);
 	warnings_array(j, r);

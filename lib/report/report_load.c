@@ -40,20 +40,23 @@ static int copy_join(struct ntp_report *r, struct ntp_join *j)
 	return 0;
 }
 
-/* n x N / duration of the file the group's commands came from */
+/* n x N / duration of the file the group's commands came from (of its --time window) */
 static void estimate_rates(struct ntp_report *r)
 {
 	for (size_t i = 0; i < r->ngroups; i++) {
 		struct ntp_report_group *g = &r->groups[i];
 		const struct ntp_report_header *h;
+		int64_t span;
 
 		g->est_rate = -1;
 		if (g->host_file < 1 || g->host_file > r->nfiles)
 			continue;
 		h = &r->files[g->host_file - 1].hdr;
-		if (h->duration_ns > 0 && h->sample_one_in > 0)
+		/* with --time, the commands of the window over the window's length */
+		span = ntp_read_filter__window_ns(r->filter, h->duration_ns);
+		if (span > 0 && h->sample_one_in > 0)
 			g->est_rate = (double)g->e2e.n * (double)h->sample_one_in /
-				      ((double)h->duration_ns / 1e9);
+				      ((double)span / 1e9);
 	}
 }
 
@@ -129,10 +132,17 @@ static enum ntp_report_kind kind_of(sqlite3 *db, int n)
 
 int ntp_report__load(struct ntp_report *r, const char *const *paths, int n, bool detail)
 {
+	return ntp_report__load_filtered(r, paths, n, detail, NULL);
+}
+
+int ntp_report__load_filtered(struct ntp_report *r, const char *const *paths, int n, bool detail,
+			      const struct ntp_read_filter *f)
+{
 	sqlite3 *db = NULL;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
+	r->filter = ntp_read_filter__any(f) ? f : NULL;
 	if (n < 1)
 		return NTP_EXIT_USAGE;
 	/* one file twice is a slip of the command line, not a join */

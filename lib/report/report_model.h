@@ -18,6 +18,8 @@
 #include "lib/join/join.h"
 #include "lib/report/report_opts.h"
 
+struct ntp_read_filter;
+
 /* a stage as the reports name it; a view is the stages of one kind of report */
 struct ntp_view_stage {
 	const char *text;         /* row label in the text report (one word) */
@@ -153,6 +155,8 @@ struct ntp_report {
 	struct ntp_report_group *groups;   /* ordered: host file, namespace, I/O type, size */
 	size_t ngroups;
 	uint64_t total;                 /* commands over all groups */
+	/* the read filters the rows were read through (report_filter.h); NULL: none */
+	const struct ntp_read_filter *filter;
 };
 
 /* the version of report's and compare's JSON documents (ntprof-report(1), JSON) */

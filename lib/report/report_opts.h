@@ -5,6 +5,10 @@
 
 #include <stdbool.h>
 
+#include "lib/report/report_fields.h"
+#include "lib/report/report_filter.h"
+#include "lib/report/report_sort.h"
+
 /* zero-initialised means the defaults */
 struct ntp_report_opts {
 	const char *json_path;        /* -j FILE ("-" = stdout), NULL = none */
@@ -14,6 +18,9 @@ struct ntp_report_opts {
 	const char *stages;           /* --stages: "summary" (NULL) or "detail" */
 	const char *html_path;        /* --html FILE ("-" = stdout), NULL = none */
 	bool histogram;               /* --histogram: each stage's log2 buckets */
+	struct ntp_read_filter filter;   /* --session, --io-type, --size, --qid, --time */
+	struct ntp_report_sort sort;     /* --sort; no keys: the default order */
+	struct ntp_report_fields fields; /* -F/--fields; none: every column */
 };
 
 #endif

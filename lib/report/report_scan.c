@@ -25,6 +25,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/ntp/db_guard.h"
+#include "lib/report/report_filter.h"
 #include "lib/report/report_groups.h"
 #include "lib/report/report_model.h"
 #include "lib/report/report_scan.h"
@@ -41,10 +42,37 @@ struct worker {
 	bool started;
 	const char *path;
 	int64_t lo, hi;               /* ids lo..hi */
+	const struct ntp_read_where *where;  /* the read filters; NULL: none */
 	struct ntp_group_set set;
 	uint64_t rows;
 	int rc;                       /* NTP_EXIT_* */
 };
+
+/* the read filters' columns in host_stages (report_filter.h) */
+static const struct ntp_read_cols host_cols = {
+	.io_type = "io_type", .bytes = "bytes", .qid = "qid",
+	.names = { "namespace", "path" }, .time = "h_start_ns",
+};
+
+/*
+ * -1 when columns first..first+n-1 of the row are integers, else why its
+ * command is impossible (report_model.h)
+ */
+static int not_integer(sqlite3_stmt *st, int first, int n)
+{
+	for (int c = first; c < first + n; c++) {
+		switch (sqlite3_column_type(st, c)) {
+		case SQLITE_INTEGER:
+			break;
+		case SQLITE_FLOAT:
+			/* what SQLite makes of an integer difference that overflows */
+			return NTP_IMPOSSIBLE_OVERFLOW;
+		default:
+			return NTP_IMPOSSIBLE_NOT_NUMBER;
+		}
+	}
+	return -1;
+}
 
 static int read_rows(struct worker *w, sqlite3 *db)
 {
@@ -54,7 +82,8 @@ static int read_rows(struct worker *w, sqlite3 *db)
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+	/* the range's parameters are bound after the filters' (named :rfN, never ?1 or ?2) */
+	if (ntp_read_filter__prepare(db, sql, w->where, NULL, &st))
 		return ntp_report__db_fail(db, w->path, "cannot read the commands");
 	sqlite3_bind_int64(st, 1, w->lo);
 	sqlite3_bind_int64(st, 2, w->hi);
@@ -63,7 +92,7 @@ static int read_rows(struct worker *w, sqlite3 *db)
 		int64_t bytes = sqlite3_column_int64(st, 1);
 		const char *ns = (const char *)sqlite3_column_text(st, 2);
 		int64_t e2e = sqlite3_column_int64(st, 3), v[HOST_STAGES];
-		int why = ntp_report__not_integer(st, 3, 1 + HOST_STAGES);
+		int why = not_integer(st, 3, 1 + HOST_STAGES);
 		ssize_t k;
 
 		for (int s = 0; s < HOST_STAGES; s++)
@@ -131,10 +160,14 @@ static int nworkers(int64_t rows)
 int ntp_report__scan_host(struct ntp_report *r, sqlite3 *db, const char *path)
 {
 	struct worker w[MAX_WORKERS];
+	struct ntp_read_where where = { .f = r->filter, .cols = &host_cols };
+	static const char *const main_schema[] = { "main" };
 	int64_t lo = 1, hi = 0, span;
 	int n, rc;
 
 	rc = id_range(db, path, &lo, &hi);
+	if (!rc)
+		rc = ntp_read_filter__starts(&where, db, main_schema, 1, false, path);
 	if (rc)
 		return rc;
 	span = hi - lo + 1;
@@ -142,6 +175,7 @@ int ntp_report__scan_host(struct ntp_report *r, sqlite3 *db, const char *path)
 	memset(w, 0, sizeof(w));
 	for (int i = 0; i < n; i++) {
 		w[i].path = path;
+		w[i].where = r->filter ? &where : NULL;
 		w[i].set.nstages = HOST_STAGES;
 		w[i].lo = lo + span * i / n;
 		w[i].hi = lo + span * (i + 1) / n - 1;

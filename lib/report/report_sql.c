@@ -10,7 +10,6 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/ntp/db_guard.h"
-#include "lib/report/report_model.h"
 #include "lib/report/report_sql.h"
 
 /* damage, the work limit, a missing table or column: corrupt; else a runtime failure */
@@ -49,20 +48,4 @@ int ntp_report__rows_end(sqlite3 *db, const char *path, sqlite3_stmt *st, int rc
 	}
 	sqlite3_finalize(st);
 	return 0;
-}
-
-int ntp_report__not_integer(sqlite3_stmt *st, int first, int n)
-{
-	for (int c = first; c < first + n; c++) {
-		switch (sqlite3_column_type(st, c)) {
-		case SQLITE_INTEGER:
-			break;
-		case SQLITE_FLOAT:
-			/* what SQLite makes of an integer difference that overflows */
-			return NTP_IMPOSSIBLE_OVERFLOW;
-		default:
-			return NTP_IMPOSSIBLE_NOT_NUMBER;
-		}
-	}
-	return -1;
 }

@@ -25,12 +25,5 @@ int ntp_report__one_row(sqlite3 *db, const char *path, const char *sql, const ch
 int ntp_report__rows_end(sqlite3 *db, const char *path, sqlite3_stmt *st, int rc,
 			 const char *what);
 
-/*
- * Whether columns first .. first + n - 1 of st's row are all integers, as
- * every time and stage is: -1, else why the command is impossible (enum
- * ntp_impossible): a real is SQLite's result of an overflowing
- * difference, a NULL or text no number at all.
- */
-int ntp_report__not_integer(sqlite3_stmt *st, int first, int n);
 
 #endif

@@ -257,10 +257,11 @@ static void print_groups(const struct ntp_report *r, FILE *f, const struct ntp_r
 	else
 		fprintf(f, "#\n# end-to-end latency per group (us); est_cmds/s is estimated: "
 			"n x %" PRId64 " / duration\n", r->files[0].hdr.sample_one_in);
-	ntp_report__print_group_titles(f, joined, ns_title, o->field_separator);
+	ntp_report__print_group_titles(f, joined, ns_title, o->field_separator, &o->fields);
 	for (size_t i = 0; i < r->ngroups; i++)
 		if (ntp_report__shown(&r->groups[i], r->total, o))
-			ntp_report__print_group_row(f, &r->groups[i], joined, o->field_separator);
+			ntp_report__print_group_row(f, &r->groups[i], joined, o->field_separator,
+						    &o->fields);
 }
 
 static void print_stages(const struct ntp_report *r, const struct ntp_report_group *g, FILE *f,
@@ -275,7 +276,8 @@ static void print_stages(const struct ntp_report *r, const struct ntp_report_gro
 		snprintf(file, sizeof(file), " of file %d", g->host_file);
 	fprintf(f, "#\n# stages of %s %s %s%s (n=%zu), us; share%% of the %s mean\n",
 		g->io_type, size, g->ns, file, g->e2e.n, total);
-	ntp_report__print_stage_table(f, g, v->stages, v->nstages, total, o->field_separator);
+	ntp_report__print_stage_table(f, g, v->stages, v->nstages, total, o->field_separator,
+				      &o->fields);
 	if (o->histogram) {
 		char group[160];
 
@@ -308,6 +310,8 @@ static void print_notes(const struct ntp_report *r, FILE *f)
 
 static const char *none_line(const struct ntp_report *r)
 {
+	if (r->filter)
+		return "no commands pass the read filters";
 	switch (r->kind) {
 	case NTP_REPORT_JOINED:
 		return "no joined commands";
@@ -332,6 +336,8 @@ int ntp_report__print_text(const struct ntp_report *r, FILE *f, const struct ntp
 		print_pairs(r, f);
 		print_join_counts(r, f);
 	}
+	ntp_read_filter__print_text(f, r->filter);
+	ntp_report_sort__print_text(f, &o->sort, false);
 	print_warnings(r, f);
 	if (!r->ngroups) {
 		fprintf(f, "#\n# %s\n", none_line(r));
@@ -339,10 +345,10 @@ int ntp_report__print_text(const struct ntp_report *r, FILE *f, const struct ntp
 	}
 	print_groups(r, f, o);
 	for (size_t i = 0; i < r->ngroups; i++) {
-		if (ntp_report__shown(&r->groups[i], r->total, o))
-			print_stages(r, &r->groups[i], f, o);
-		else
+		if (!ntp_report__shown(&r->groups[i], r->total, o))
 			hidden++;
+		else if (ntp_report__stage_tables_shown(&o->fields))
+			print_stages(r, &r->groups[i], f, o);
 	}
 	print_notes(r, f);
 	if (hidden)

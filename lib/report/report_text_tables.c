@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lib/core/size.h"
+#include "lib/report/report_fields.h"
 #include "lib/report/report_model.h"
 #include "lib/report/report_table.h"
 #include "lib/report/report_text_tables.h"
@@ -51,20 +52,87 @@ static const struct ntp_col stage_cols[S_COLS] = {
 	[S_STDDEV] = { "stddev", 9, "%.2f" },
 };
 
-void ntp_report__print_group_titles(FILE *f, bool file_col, const char *ns_title, const char *sep)
+/* each field's column (report_fields.h) in the two tables; -1: not in that table */
+static const int group_field_col[NTP_FIELD_COUNT] = {
+	[NTP_FIELD_N] = G_N, [NTP_FIELD_RATE] = G_RATE, [NTP_FIELD_MIN] = G_MIN,
+	[NTP_FIELD_MEAN] = G_MEAN, [NTP_FIELD_P50] = G_P50, [NTP_FIELD_P90] = G_P90,
+	[NTP_FIELD_P99] = G_P99, [NTP_FIELD_P999] = G_P999, [NTP_FIELD_MAX] = G_MAX,
+	[NTP_FIELD_SHARE] = -1, [NTP_FIELD_STDDEV] = G_STDDEV,
+};
+static const int stage_field_col[NTP_FIELD_COUNT] = {
+	[NTP_FIELD_N] = -1, [NTP_FIELD_RATE] = -1, [NTP_FIELD_MIN] = S_MIN,
+	[NTP_FIELD_MEAN] = S_MEAN, [NTP_FIELD_P50] = S_P50, [NTP_FIELD_P90] = S_P90,
+	[NTP_FIELD_P99] = S_P99, [NTP_FIELD_P999] = S_P999, [NTP_FIELD_MAX] = S_MAX,
+	[NTP_FIELD_SHARE] = S_SHARE, [NTP_FIELD_STDDEV] = S_STDDEV,
+};
+
+/*
+ * The columns shown, into idx: the key columns [first, nkeys), then every
+ * other column, or with -F those of fl in its order.  Their number.
+ */
+static int pick(int first, int nkeys, int ncols, const int *field_col,
+		const struct ntp_report_fields *fl, int *idx)
+{
+	int n = 0;
+
+	for (int c = first; c < nkeys; c++)
+		idx[n++] = c;
+	if (!fl || !fl->nfields) {
+		for (int c = nkeys; c < ncols; c++)
+			idx[n++] = c;
+		return n;
+	}
+	for (int i = 0; i < fl->nfields; i++)
+		if (field_col[fl->list[i]] >= 0)
+			idx[n++] = field_col[fl->list[i]];
+	return n;
+}
+
+/* the picked columns and cells, side by side */
+static void print_picked(FILE *f, const struct ntp_col *all, const struct ntp_cell *cells,
+			 const int *idx, int n, const char *sep)
+{
+	/* G_COLS is the wider table */
+	struct ntp_col cols[G_COLS];
+	struct ntp_cell c[G_COLS];
+
+	for (int i = 0; i < n; i++) {
+		cols[i] = all[idx[i]];
+		if (cells)
+			c[i] = cells[idx[i]];
+	}
+	if (cells)
+		ntp_report__print_row(f, cols, n, c, sep);
+	else
+		ntp_report__print_titles(f, cols, n, sep);
+}
+
+_Static_assert((int)G_COLS >= (int)S_COLS, "print_picked holds a row of either table");
+
+bool ntp_report__stage_tables_shown(const struct ntp_report_fields *fl)
+{
+	int idx[S_COLS];
+
+	return pick(S_STAGE, S_MIN, S_COLS, stage_field_col, fl, idx) > S_MIN;
+}
+
+void ntp_report__print_group_titles(FILE *f, bool file_col, const char *ns_title, const char *sep,
+				    const struct ntp_report_fields *fl)
 {
 	struct ntp_col cols[G_COLS];
-	int first = file_col ? G_FILE : G_IO_TYPE;
+	int idx[G_COLS];
+	int n = pick(file_col ? G_FILE : G_IO_TYPE, G_N, G_COLS, group_field_col, fl, idx);
 
 	memcpy(cols, group_cols, sizeof(cols));
 	cols[G_NS].name = ns_title;
-	ntp_report__print_titles(f, cols + first, G_COLS - first, sep);
+	print_picked(f, cols, NULL, idx, n, sep);
 }
 
 void ntp_report__print_group_row(FILE *f, const struct ntp_report_group *g, bool file_col,
-				 const char *sep)
+				 const char *sep, const struct ntp_report_fields *fl)
 {
-	int first = file_col ? G_FILE : G_IO_TYPE;
+	int idx[G_COLS];
+	int n = pick(file_col ? G_FILE : G_IO_TYPE, G_N, G_COLS, group_field_col, fl, idx);
 	struct ntp_cell c[G_COLS];
 	char size[32];
 
@@ -84,7 +152,7 @@ void ntp_report__print_group_row(FILE *f, const struct ntp_report_group *g, bool
 	c[G_P999] = ntp_report__us_cell(g->e2e.p999);
 	c[G_MAX] = ntp_report__us_cell(g->e2e.max);
 	c[G_STDDEV] = ntp_report__us_cell(ntp_report__round_ns(g->e2e.stddev));
-	ntp_report__print_row(f, group_cols + first, G_COLS - first, c + first, sep);
+	print_picked(f, group_cols, c, idx, n, sep);
 }
 
 static void summary_cells(struct ntp_cell *c, const struct ntp_summary *s, double share)
@@ -148,16 +216,19 @@ static void print_impossible(FILE *f, const struct ntp_report_group *g)
 
 void ntp_report__print_stage_table(FILE *f, const struct ntp_report_group *g,
 				   const struct ntp_view_stage *stages, int nstages,
-				   const char *total, const char *sep)
+				   const char *total, const char *sep,
+				   const struct ntp_report_fields *fl)
 {
 	double un = ntp_report__stages_unattributed_ns(g, nstages);
 	struct ntp_cell c[S_COLS];
+	int idx[S_COLS];
+	int n = pick(S_STAGE, S_MIN, S_COLS, stage_field_col, fl, idx);
 
-	ntp_report__print_titles(f, stage_cols, S_COLS, sep);
+	print_picked(f, stage_cols, NULL, idx, n, sep);
 	for (int s = 0; s < nstages; s++) {
 		c[S_STAGE] = ntp_report__str_cell(stages[s].text);
 		summary_cells(c, &g->stage[s], ntp_report__share_pct(g, g->stage[s].mean));
-		ntp_report__print_row(f, stage_cols, S_COLS, c, sep);
+		print_picked(f, stage_cols, c, idx, n, sep);
 	}
 	/* what no stage explains: only a mean exists for it */
 	for (int i = 0; i < S_COLS; i++)
@@ -165,10 +236,10 @@ void ntp_report__print_stage_table(FILE *f, const struct ntp_report_group *g,
 	c[S_STAGE] = ntp_report__str_cell("unattributed");
 	c[S_MEAN] = ntp_report__us_cell(ntp_report__round_ns(un));
 	c[S_SHARE] = ntp_report__dbl_cell(ntp_report__share_pct(g, un));
-	ntp_report__print_row(f, stage_cols, S_COLS, c, sep);
+	print_picked(f, stage_cols, c, idx, n, sep);
 	c[S_STAGE] = ntp_report__str_cell(total);
 	summary_cells(c, &g->e2e, ntp_report__share_pct(g, g->e2e.mean));
-	ntp_report__print_row(f, stage_cols, S_COLS, c, sep);
+	print_picked(f, stage_cols, c, idx, n, sep);
 	print_sum_check(f, g, nstages, total);
 	print_impossible(f, g);
 }

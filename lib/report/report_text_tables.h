@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "lib/report/report_fields.h"
 #include "lib/report/report_model.h"
 
 /*
@@ -17,11 +18,18 @@
  * row per stage, what no stage explains, the total ("end-to-end", or a
  * target's "residence"), and the check that the stages add up.
  */
-void ntp_report__print_group_titles(FILE *f, bool file_col, const char *ns_title, const char *sep);
+void ntp_report__print_group_titles(FILE *f, bool file_col, const char *ns_title, const char *sep,
+				    const struct ntp_report_fields *fl);
 void ntp_report__print_group_row(FILE *f, const struct ntp_report_group *g, bool file_col,
-				 const char *sep);
+				 const char *sep, const struct ntp_report_fields *fl);
 void ntp_report__print_stage_table(FILE *f, const struct ntp_report_group *g,
 				   const struct ntp_view_stage *stages, int nstages,
-				   const char *total, const char *sep);
+				   const char *total, const char *sep,
+				   const struct ntp_report_fields *fl);
+/*
+ * fl (report_fields.h; NULL: every column) shows which columns; the stage
+ * tables are shown only when fl leaves them one besides the stage.
+ */
+bool ntp_report__stage_tables_shown(const struct ntp_report_fields *fl);
 
 #endif

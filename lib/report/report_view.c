@@ -52,6 +52,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -60,6 +61,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/core/checked.h"
+#include "lib/report/report_filter.h"
 #include "lib/report/report_groups.h"
 #include "lib/report/report_model.h"
 #include "lib/report/report_sql.h"
@@ -239,14 +241,14 @@ static const char joined_sql[] =
 	"SELECT host_file + 1, io_type, bytes, namespace,"
 	" e2e_ns, block_ns, driver_ns, network_ns, target_driver_ns, storage_ns,"
 	" h_queue_ns, sent_ns, r2t_host_ns, recv_ns, h_done_ns,"
-	" t_recv_ns, submit_ns, cmpl_ns, r2t_wait_ns, t_sent_ns FROM temp.joined";
+	" t_recv_ns, submit_ns, cmpl_ns, r2t_wait_ns, t_sent_ns FROM temp.joined WHERE 1";
 
 /* one host recording: C_NETWORK is network*, no target columns */
 static const char host_sql[] =
 	"SELECT 1, io_type, bytes, namespace,"
 	" e2e_ns, block_ns, driver_ns, network_star_ns, NULL, NULL,"
 	" h_queue_ns, sent_ns, r2t_host_ns, recv_ns, h_done_ns,"
-	" NULL, NULL, NULL, NULL, NULL FROM host_stages";
+	" NULL, NULL, NULL, NULL, NULL FROM host_stages s WHERE 1";
 
 /*
  * One target recording: C_E2E is the residence, grouped by backend device;
@@ -256,7 +258,22 @@ static const char target_sql[] =
 	"SELECT 1, io_type, bytes, device,"
 	" residence_ns, NULL, NULL, NULL, target_driver_ns, storage_ns,"
 	" NULL, NULL, NULL, NULL, NULL,"
-	" t_recv_ns, submit_ns, cmpl_ns, r2t_wait_ns, t_sent_ns FROM target_stages";
+	" t_recv_ns, submit_ns, cmpl_ns, r2t_wait_ns, t_sent_ns FROM target_stages s WHERE 1";
+
+/* where each query's rows have what the read filters test (report_filter.h) */
+static const struct ntp_read_cols joined_cols = {
+	.io_type = "io_type", .bytes = "bytes", .qid = "qid",
+	.names = { "namespace", "path" }, .time = "h_start_ns", .file = "host_file",
+};
+static const struct ntp_read_cols host_cols = {
+	.io_type = "s.io_type", .bytes = "s.bytes", .qid = "s.qid",
+	.names = { "s.namespace", "s.path" }, .time = "s.h_start_ns",
+};
+/* a target alone: --session names its backend device */
+static const struct ntp_read_cols target_cols = {
+	.io_type = "s.io_type", .bytes = "s.bytes", .qid = "s.qid",
+	.names = { "s.device" }, .time = "s.t_recv_ns",
+};
 
 struct raw {
 	int64_t v[C_NCOLS];
@@ -474,12 +491,41 @@ static void set_init(struct ntp_group_set *set, const struct ntp_report *r)
 			set->may_be_negative |= 1u << s;
 }
 
+/*
+ * The read filters of r on db's files: "main" for one recording, the
+ * join's "ntp<i>" (lib/join/join.h) for joined ones, their starts on the
+ * host's clock (a target alone's on its own).
+ */
+static int filter_where(const struct ntp_report *r, sqlite3 *db, const char *path,
+			struct ntp_read_where *w)
+{
+	char names[NTP_JOIN_MAX_FILES][8];
+	const char *schemas[NTP_JOIN_MAX_FILES];
+	int n = r->kind == NTP_REPORT_JOINED ? r->nfiles : 1;
+
+	memset(w, 0, sizeof(*w));
+	w->f = r->filter;
+	w->cols = r->kind == NTP_REPORT_JOINED ? &joined_cols :
+		  r->kind == NTP_REPORT_TARGET ? &target_cols : &host_cols;
+	if (n > NTP_JOIN_MAX_FILES)
+		n = NTP_JOIN_MAX_FILES;
+	for (int i = 0; i < n; i++) {
+		if (r->kind == NTP_REPORT_JOINED)
+			snprintf(names[i], sizeof(names[i]), "ntp%d", i);
+		else
+			snprintf(names[i], sizeof(names[i]), "main");
+		schemas[i] = names[i];
+	}
+	return ntp_read_filter__starts(w, db, schemas, n, r->kind == NTP_REPORT_TARGET, path);
+}
+
 /* streams the rows into the groups (report_groups.c) */
 int ntp_report__scan_view(struct ntp_report *r, sqlite3 *db, const char *path)
 {
 	const char *sql = r->kind == NTP_REPORT_JOINED ? joined_sql :
 			  r->kind == NTP_REPORT_TARGET ? target_sql : host_sql;
 	struct ntp_group_set set = { 0 };
+	struct ntp_read_where where;
 	sqlite3_stmt *st;
 	int rc, err;
 
@@ -487,7 +533,10 @@ int ntp_report__scan_view(struct ntp_report *r, sqlite3 *db, const char *path)
 	if (err)
 		return err;
 	set_init(&set, r);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+	err = filter_where(r, db, path, &where);
+	if (err)
+		return err;
+	if (ntp_read_filter__prepare(db, sql, r->filter ? &where : NULL, NULL, &st))
 		return ntp_report__db_fail(db, path, "cannot read the commands");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (add_row(r, &set, st)) {
@@ -507,15 +556,27 @@ int ntp_report__scan_view(struct ntp_report *r, sqlite3 *db, const char *path)
 struct stages_ctx {
 	struct ntp_group_set *set;
 	uint64_t total;
+	const struct ntp_read_where *where;   /* the read filters; NULL: none */
 };
 
-/* one joined command's five stages (ntp_join__scan_stages) into its group */
+/*
+ * One joined command's five stages (ntp_join__scan_stages) into its group;
+ * the read filters tested here, as temp.joined's clause would test them.
+ */
 static int add_stages(void *arg, const struct ntp_join_stages *s)
 {
 	struct stages_ctx *c = arg;
-	ssize_t k = ntp_group_set__find(c->set, s->host_file + 1, s->io_type ? s->io_type : "",
-					s->bytes, s->ns ? s->ns : "");
+	ssize_t k;
 
+	if (c->where) {
+		struct ntp_read_row row = { s->host_file, s->io_type, s->ns, s->path, s->bytes,
+					    s->qid, s->h_start_ns };
+
+		if (!ntp_read_filter__match(c->where, &row))
+			return 0;
+	}
+	k = ntp_group_set__find(c->set, s->host_file + 1, s->io_type ? s->io_type : "",
+				s->bytes, s->ns ? s->ns : "");
 	if (k < 0)
 		return -ENOMEM;
 	if (s->not_number || s->overflow)
@@ -537,6 +598,7 @@ int ntp_report__scan_join(struct ntp_report *r, struct ntp_join *j, const char *
 	struct ntp_group_set set[NTP_JOIN_SCAN_PARTS];
 	struct stages_ctx c[NTP_JOIN_SCAN_PARTS];
 	void *ctx[NTP_JOIN_SCAN_PARTS];
+	struct ntp_read_where where;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int n = cpus < 1 ? 1 : cpus > NTP_JOIN_SCAN_PARTS ? NTP_JOIN_SCAN_PARTS : (int)cpus;
 	int err;
@@ -544,13 +606,15 @@ int ntp_report__scan_join(struct ntp_report *r, struct ntp_join *j, const char *
 	if (r->view != NTP_VIEW_JOINED)
 		return ntp_report__scan_view(r, ntp_join__db(j), path);
 	err = read_transport(r, ntp_join__db(j), path);
+	if (!err)
+		err = filter_where(r, ntp_join__db(j), path, &where);
 	if (err)
 		return err;
 	/* one set of groups per part (thread), merged at the end as report_scan.c does */
 	memset(set, 0, sizeof(set));
 	for (int i = 0; i < n; i++) {
 		set_init(&set[i], r);
-		c[i] = (struct stages_ctx){ &set[i], 0 };
+		c[i] = (struct stages_ctx){ &set[i], 0, r->filter ? &where : NULL };
 		ctx[i] = &c[i];
 	}
 	err = ntp_join__scan_stages(j, n, add_stages, ctx);
