@@ -362,3 +362,24 @@ def test_missing_file_and_unjoinable_files_leave_the_json_error(run, host, tmp_p
     assert r.returncode == Exit.MISMATCH
     assert json.loads(out.read_text())["error"]["code"] == Exit.MISMATCH
     assert r.stdout == ""
+
+
+def test_damage_found_while_streaming_keeps_no_output_file(run, tmp_path):
+    """The file's header reads well, but the records' payloads of some pages
+    are garbage: the failure comes after the output began, so neither the
+    -j nor the --csv FILE is kept, and the exit status says why."""
+    path = tmp_path / "damaged.ntp"
+    ntpgen.generate_bulk(path, 20000)
+    data = bytearray(path.read_bytes())
+    ps = 4096
+    mid = len(data) // ps // 2
+    for p in range(mid, mid + 40):
+        data[p * ps + 2048:(p + 1) * ps] = b"\xff" * 2048
+    path.write_bytes(bytes(data))
+    jpath, cpath = tmp_path / "s.json", tmp_path / "s.csv"
+    r = run("series", "-j", str(jpath), "--csv", str(cpath), str(path))
+    assert r.returncode == Exit.CORRUPT
+    assert r.stderr.count("\n") == 1 and "malformed" in r.stderr
+    assert "#    time_s " in r.stdout                 # the output had begun
+    assert not jpath.exists() and not cpath.exists()
+    assert not list(tmp_path.glob("s.*"))          # no temporary file left either
