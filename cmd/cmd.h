@@ -11,6 +11,7 @@
 int cmd_record(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
+int cmd_series(int argc, const char **argv);
 int cmd_check(int argc, const char **argv);
 int cmd_dump(int argc, const char **argv);
 int cmd_export(int argc, const char **argv);

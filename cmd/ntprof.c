@@ -22,6 +22,7 @@ static const struct cmd_struct commands[] = {
 	{ "record",  cmd_record,  "record NVMe-oF command latencies, stage by stage", CMD_NEEDS_ROOT },
 	{ "report",  cmd_report,  "report per-stage latencies from ntprof recordings", 0 },
 	{ "compare", cmd_compare, "compare the per-stage latencies of two ntprof recordings", 0 },
+	{ "series",  cmd_series,  "per-interval latencies of each stage from ntprof recordings", 0 },
 	{ "dump",    cmd_dump,    "print the contents of an ntprof recording", 0 },
 	{ "export",  cmd_export,  "write ntprof recordings as a Perfetto trace", 0 },
 	{ "join",    cmd_join,    "write a host and a target recording as one joined recording", 0 },

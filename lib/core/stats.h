@@ -3,7 +3,8 @@
  * Summary statistics of a set of latencies: min, mean, max and percentiles.
  * Percentiles use the nearest-rank definition on the sorted samples
  * (p-th percentile = the smallest value with at least p% of samples at or
- * below it), the one blktrace's btt and fio's completion percentiles use.
+ * below it), computed on every sample: not estimated from histogram bins
+ * as fio's are.
  * The standard deviation is the sample one (n - 1 in the denominator, 0 for
  * one sample), and the histogram lib/core/hist.h's log2 buckets, both exact.
  */

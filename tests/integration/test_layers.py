@@ -27,8 +27,9 @@ LAYERS = {
     "lib/report": {"lib/cli", "lib/core", "lib/ntp", "lib/join"},
     "lib/compare": {"lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/report"},
     "lib/export": {"lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/report"},
+    "lib/series": {"lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/report"},
     "cmd": {"lib/cli", "lib/core", "lib/collect", "lib/ntp", "lib/record", "lib/join",
-            "lib/report", "lib/compare", "lib/export"},
+            "lib/report", "lib/compare", "lib/export", "lib/series"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

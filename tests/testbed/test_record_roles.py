@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from conftest import KERNELS, REPO
+from analysis_checks import check_histograms, check_series
 from ntp_checks import (check_flavour, check_pairs, check_storage_qd1, fio_jobs, job_iops, job_ios,
                         joined, meta, open_db, parse_live, rate_value)
 
@@ -162,6 +163,13 @@ def check_roles(r, kernel):
     err = (out / "noexec.err").read_text()
     assert res["noexec_rc"] == "1", err
     assert "cannot run '/nonexistent/ntprof-test-cmd'" in err, err
+
+    # report --histogram and series on the real recordings (analysis_checks.py):
+    # joined (-r both) for consistency, the target alone against SQL
+    doc = check_histograms(NTPROF, [out / "both.ntp"])
+    check_series(NTPROF, [out / "both.ntp"], doc)
+    doc = check_histograms(NTPROF, [out / "target.ntp"], target_alone=True)
+    check_series(NTPROF, [out / "target.ntp"], doc, target_alone=True)
 
 
 def check_filters(r):

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * series: open the recordings as report does (one file alone, or several,
+ * or one "-r both" file, joined), read each file's header, then stream the
+ * commands in the order of their start through one interval's groups
+ * (series_acc.c) to the printers (series_out.h).
+ *
+ * Everything that can refuse the input (the files, the join) runs before
+ * the first byte of output, so that a refusal leaves the JSON error
+ * document, as report's does; a failure while the rows stream (a damaged
+ * page) stops the output there, and a file named by -j or --csv is then
+ * not kept, as dump keeps no half-written CSV.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/cli/outfile.h"
+#include "lib/cli/safe_text.h"
+#include "lib/ntp/db_meta.h"
+#include "lib/ntp/db_read.h"
+#include "lib/report/report_header.h"
+#include "lib/report/report_jsonout.h"
+#include "lib/report/report_paths.h"
+#include "lib/series/series.h"
+#include "lib/series/series_acc.h"
+#include "lib/series/series_out.h"
+#include "lib/series/series_scan.h"
+
+/* what a series' input is, as report decides it: several files, or one "-r both", are joined */
+static enum ntp_report_kind kind_of(sqlite3 *db, int n)
+{
+	char *role = n > 1 ? NULL : ntp_meta__text(db, NTP_META_ROLE);
+	enum ntp_report_kind kind = NTP_REPORT_HOST;
+
+	if (n > 1 || (role && !strcmp(role, "both")))
+		kind = NTP_REPORT_JOINED;
+	else if (role && !strcmp(role, "target"))
+		kind = NTP_REPORT_TARGET;
+	free(role);
+	return kind;
+}
+
+/* file i's header, its interval origin (meta start_ns) and its end on its clock */
+static int load_file(struct ntp_series *s, int i, sqlite3 *db, const char *path)
+{
+	struct ntp_report_file *f = &s->r.files[i];
+	int64_t start = ntp_meta__int(db, NTP_META_START_NS, -1);
+	int rc = ntp_report__load_file(f, db, path);
+
+	if (rc)
+		return rc;
+	s->end_ns[i] = -1;
+	/* in a join only the host side's clock sets intervals */
+	if (s->r.kind == NTP_REPORT_JOINED && !(f->sides & NTP_JOIN_HOST))
+		return 0;
+	if (start >= 0) {
+		s->origin_ns[i] = start;
+		s->origin_known[i] = true;
+		if (f->hdr.duration_ns > 0)
+			s->end_ns[i] = start + f->hdr.duration_ns;
+	}
+	return 0;
+}
+
+struct outs {
+	struct ntp_outfile jo, co;
+	struct ntp_series_text text;
+	struct ntp_series_json json;
+	struct ntp_series_csv csv;
+	FILE *t;                      /* the text's stream, made safe; NULL without text */
+	bool json_error;              /* the JSON file holds the error document: keep it */
+	struct ntp_series_out out[3];
+	int n;
+};
+
+static int begin(struct outs *os, struct ntp_series *s)
+{
+	int rc = 0;
+
+	for (int i = 0; i < os->n && !rc; i++)
+		rc = os->out[i].begin(os->out[i].ctx, s);
+	return rc;
+}
+
+static int end(struct outs *os, struct ntp_series *s)
+{
+	int rc = 0;
+
+	for (int i = 0; i < os->n && !rc; i++)
+		rc = os->out[i].end(os->out[i].ctx, s);
+	return rc;
+}
+
+static int scan(struct ntp_series *s, struct outs *os, const char *const *paths, int n)
+{
+	const struct ntp_view *v;
+	struct ntp_series_acc acc;
+	struct ntp_join *j = NULL;
+	sqlite3 *db = NULL;
+	int rc;
+
+	if (n == 1) {
+		rc = ntp_db__open_read(&db, paths[0]);
+		if (rc)
+			return rc;
+	}
+	s->r.kind = kind_of(db, n);
+	if (s->r.kind == NTP_REPORT_JOINED) {
+		sqlite3_close(db);
+		db = NULL;
+		s->r.view = NTP_VIEW_JOINED;
+		/* the join checks the files first: a refusal is its one line */
+		rc = ntp_join__open(&j, paths, n, NULL);
+		if (rc)
+			return rc;
+		rc = ntp_join__run(j);
+		if (!rc)
+			ntp_join__counts(j, &s->r.counts);
+		for (int i = 0; i < n && !rc; i++) {
+			sqlite3 *fdb;
+
+			s->r.files[i].sides = ntp_join__file(j, i)->sides;
+			rc = ntp_db__open_read(&fdb, paths[i]);
+			if (!rc) {
+				rc = load_file(s, i, fdb, paths[i]);
+				sqlite3_close(fdb);
+			}
+		}
+	} else {
+		bool target = s->r.kind == NTP_REPORT_TARGET;
+
+		s->r.view = target ? NTP_VIEW_TARGET : NTP_VIEW_HOST;
+		s->r.files[0].sides = target ? NTP_JOIN_TARGET : NTP_JOIN_HOST;
+		rc = load_file(s, 0, db, paths[0]);
+	}
+	s->r.rdma = !rc && s->r.files[0].hdr.transport &&
+		    !strcmp(s->r.files[0].hdr.transport, "rdma");
+	if (!rc)
+		rc = begin(os, s);
+	if (!rc) {
+		v = ntp_report__view(&s->r);
+		ntp_series_acc__init(&acc, s, os->out, os->n, v->nstages);
+		if (j)
+			rc = ntp_series__scan_joined(&acc, j, paths[0]);
+		else
+			rc = ntp_series__scan_one(&acc, db, paths[0], s->r.kind == NTP_REPORT_TARGET);
+		if (!rc)
+			rc = ntp_series_acc__flush(&acc);
+		ntp_series_acc__free(&acc);
+		if (!rc)
+			rc = end(os, s);
+	}
+	if (j)
+		ntp_join__close(j);
+	sqlite3_close(db);
+	return rc;
+}
+
+/* -j and --csv: not both on stdout, and neither over a recording being read */
+static int check_outputs(const char *const *paths, int n, const struct ntp_series_opts *o)
+{
+	const char *outs[2] = { o->json_path, o->csv_path };
+
+	if (o->json_path && o->csv_path && !strcmp(o->json_path, "-") && !strcmp(o->csv_path, "-")) {
+		ntp_error("-j - and --csv - both write to stdout: give one of them a FILE");
+		return NTP_EXIT_USAGE;
+	}
+	for (int k = 0; k < 2; k++) {
+		for (int i = 0; outs[k] && strcmp(outs[k], "-") && i < n; i++) {
+			/* writing over the recording being read would destroy it */
+			if (ntp_report__same_file(outs[k], paths[i])) {
+				ntp_error("%s: the output is the recording itself: choose another %s FILE",
+					  outs[k], k ? "--csv" : "-j");
+				return NTP_EXIT_USAGE;
+			}
+		}
+	}
+	return 0;
+}
+
+static int open_outs(struct outs *os, const struct ntp_series_opts *o)
+{
+	bool text = !(o->json_path && !strcmp(o->json_path, "-")) &&
+		    !(o->csv_path && !strcmp(o->csv_path, "-"));
+	int rc;
+
+	memset(os, 0, sizeof(*os));
+	rc = ntp_report__json_open(&os->jo, o->json_path, "the JSON series");
+	if (!rc && o->csv_path)
+		rc = ntp_outfile__open(&os->co, o->csv_path, "the CSV file");
+	if (rc)
+		return rc;
+	if (text) {
+		/* the files' strings reach the terminal made safe (lib/cli/safe_text.h) */
+		os->t = ntp_safe__wrap(stdout);
+		if (!os->t)
+			return NTP_EXIT_FAILURE;
+		os->out[os->n++] = ntp_series__text_out(&os->text, os->t);
+	}
+	if (os->jo.f)
+		os->out[os->n++] = ntp_series__json_out(&os->json, os->jo.f, o->pretty);
+	if (os->co.f)
+		os->out[os->n++] = ntp_series__csv_out(&os->csv, os->co.f);
+	return 0;
+}
+
+static int close_outs(struct outs *os, int rc)
+{
+	int crc = 0;
+
+	ntp_series__text_free(&os->text);
+	ntp_series__json_free(&os->json);
+	if (os->t && fclose(os->t))
+		crc = NTP_EXIT_FAILURE;
+	/* a series cut short is not kept as if it were whole */
+	if (os->jo.f && ntp_outfile__close(&os->jo, !rc || os->json_error))
+		crc = NTP_EXIT_FAILURE;
+	if (os->co.f && ntp_outfile__close(&os->co, !rc))
+		crc = NTP_EXIT_FAILURE;
+	return rc ? rc : crc;
+}
+
+int ntp_series__run(const char *const *paths, int n, const struct ntp_series_opts *o)
+{
+	double len_s = o->interval_s > 0 ? o->interval_s : NTP_SERIES_DEFAULT_S;
+	struct ntp_series s;
+	struct outs os;
+	int rc;
+
+	rc = check_outputs(paths, n, o);
+	if (!rc)
+		rc = ntp_report__check_twice(paths, n);
+	if (rc)
+		return rc;
+	if (n > NTP_JOIN_MAX_FILES) {
+		ntp_error("%d recordings given: between 1 and %d can be joined", n,
+			  NTP_JOIN_MAX_FILES);
+		return NTP_EXIT_USAGE;
+	}
+	memset(&s, 0, sizeof(s));
+	s.interval_ns = llround(len_s * 1e9);
+	s.r.files = calloc(n, sizeof(*s.r.files));
+	s.r.nfiles = n;
+	if (!s.r.files) {
+		ntp_error("%s: out of memory", paths[0]);
+		return NTP_EXIT_FAILURE;
+	}
+	rc = open_outs(&os, o);
+	if (!rc) {
+		rc = scan(&s, &os, paths, n);
+		/* nothing printed yet: the JSON says why, as report's does */
+		if (rc && os.jo.f && !os.json.j) {
+			ntp_report__json_error(os.jo.f, rc, n > 1 ? "the recordings" : paths[0],
+					       "recordings that cannot be joined", 512);
+			os.json_error = true;
+		}
+	}
+	rc = close_outs(&os, rc);
+	for (int i = 0; i < n; i++)
+		ntp_report__free_header(&s.r.files[i].hdr);
+	free(s.r.files);
+	return rc;
+}

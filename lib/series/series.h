@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ntprof series: per interval and group, the commands, their rate, and the
+ * mean and p99 of each stage, of one recording or of joined recordings
+ * (ntprof-series(1)).
+ */
+#ifndef NTP_SERIES_H
+#define NTP_SERIES_H
+
+#include "lib/series/series_opts.h"
+
+/* the series of paths[0..n) as text, JSON and/or CSV; 0 or an NTP_EXIT_* code */
+int ntp_series__run(const char *const *paths, int n, const struct ntp_series_opts *o);
+
+#endif

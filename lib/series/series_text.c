@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * series: the text.  Every line but the rows begins with '#', as in every
+ * report, so `grep -v '^#'` leaves only the rows: the recordings' header
+ * lines as report prints them, the interval, then one row per interval and
+ * group that had commands, in report_table.c's columns (times in us, means
+ * rounded to whole ns first).  The rows are of one shape: a table to read
+ * down, interval after interval; the CSV is the form for scripts.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cli/exit.h"
+#include "lib/core/size.h"
+#include "lib/report/report_table.h"
+#include "lib/report/report_text.h"
+#include "lib/series/series_out.h"
+
+/* the columns before the stages: time, file (joined only), the group, n and the rate */
+enum { C_TIME, C_FILE, C_IO_TYPE, C_SIZE, C_NS, C_N, C_RATE, C_KEYS };
+
+static const struct ntp_col key_cols[C_KEYS] = {
+	[C_TIME]    = { "time_s", 9, "%.3f" },
+	[C_FILE]    = { "file", 4, "%" PRId64 },
+	[C_IO_TYPE] = { "io_type", -7, "%s" },
+	[C_SIZE]    = { "size", 7, "%s" },
+	[C_NS]      = { "namespace", -12, "%s" },
+	[C_N]       = { "n", 7, "%" PRId64 },
+	[C_RATE]    = { "est_cmds/s", 12, "%.1f" },
+};
+
+static bool joined(const struct ntp_series *s)
+{
+	return s->r.kind == NTP_REPORT_JOINED;
+}
+
+/* the key columns, then "<stage>.mean" and "<stage>.p99" of the total and of each stage */
+static int build_cols(struct ntp_series_text *t, const struct ntp_series *s)
+{
+	const struct ntp_view *v = ntp_report__view(&s->r);
+	int n = C_KEYS + 2 * (1 + v->nstages);
+
+	t->cols = calloc(n, sizeof(*t->cols));
+	t->names = calloc(n, sizeof(*t->names));
+	if (!t->cols || !t->names)
+		return NTP_EXIT_FAILURE;
+	for (int c = 0; c < C_KEYS; c++) {
+		if (c == C_FILE && !joined(s))
+			continue;
+		t->cols[t->ncols] = key_cols[c];
+		/* as many decimals as the interval has: ms, us or ns */
+		if (c == C_TIME)
+			t->cols[t->ncols].fmt = s->interval_ns % 1000000 == 0 ? "%.3f" :
+						s->interval_ns % 1000 == 0 ? "%.6f" : "%.9f";
+		/* a target alone's groups are of its backend devices */
+		if (c == C_NS && s->r.kind == NTP_REPORT_TARGET)
+			t->cols[t->ncols].name = "device";
+		t->ncols++;
+	}
+	for (int k = -1; k < v->nstages; k++) {
+		const char *label = k < 0 ? ntp_report__total_label(&s->r) : v->stages[k].text;
+
+		for (int p99 = 0; p99 < 2; p99++) {
+			char *name;
+			int w;
+
+			if (asprintf(&name, "%s.%s", label, p99 ? "p99" : "mean") < 0)
+				return NTP_EXIT_FAILURE;
+			t->names[t->ncols] = name;
+			w = (int)strlen(name) > 9 ? (int)strlen(name) : 9;
+			t->cols[t->ncols++] = (struct ntp_col){ name, w, "%.2f" };
+		}
+	}
+	return 0;
+}
+
+/* the interval in the largest unit that holds it whole: "1 s", "250 ms", "1001 ns" */
+static void print_interval(FILE *f, int64_t ns)
+{
+	static const struct { const char *unit; int64_t ns; } units[] = {
+		{ "s", 1000000000 }, { "ms", 1000000 }, { "us", 1000 }, { "ns", 1 },
+	};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (ns % units[i].ns == 0) {
+			fprintf(f, "%" PRId64 " %s", ns / units[i].ns, units[i].unit);
+			return;
+		}
+	}
+}
+
+static int text_begin(void *ctx, const struct ntp_series *s)
+{
+	struct ntp_series_text *t = ctx;
+	const struct ntp_report *r = &s->r;
+
+	if (build_cols(t, s))
+		return NTP_EXIT_FAILURE;
+	if (joined(s))
+		fprintf(t->f, "# ntprof series: %d recording%s joined\n", r->nfiles,
+			r->nfiles == 1 ? "" : "s");
+	else
+		fprintf(t->f, "# ntprof series\n");
+	for (int i = 0; i < r->nfiles; i++) {
+		if (joined(s))
+			fprintf(t->f, "# file %d:\n", i + 1);
+		ntp_report__print_file_header(&r->files[i].hdr, t->f, joined(s) ? "  " : "");
+	}
+	if (joined(s))
+		fprintf(t->f, "# %-18s %" PRId64 " of the %" PRId64 " host commands (the series "
+			"holds the joined ones only)\n", "commands matched:", r->counts.matched,
+			r->counts.host_rows);
+	fprintf(t->f, "# %-18s ", "interval:");
+	print_interval(t->f, s->interval_ns);
+	fprintf(t->f, ", by each command's start: %s\n", r->kind == NTP_REPORT_TARGET ?
+		"t_recv, on the target's clock" : "h_start, on the host's clock");
+	fprintf(t->f, "#\n# per interval and group, the mean and p99 of each stage (us); "
+		"time_s: the interval's start, from the recording's; est_cmds/s is estimated: "
+		"n x N / the interval's time in the recording\n");
+	ntp_report__print_titles(t->f, t->cols, t->ncols, NULL);
+	return 0;
+}
+
+static int text_point(void *ctx, const struct ntp_series *s, const struct ntp_series_point *p)
+{
+	struct ntp_series_text *t = ctx;
+	const struct ntp_report_group *g = p->g;
+	const struct ntp_view *v = ntp_report__view(&s->r);
+	struct ntp_cell c[C_KEYS + 2 * (1 + NTP_VIEW_MAX_STAGES)];
+	char size[32];
+	int n = 0;
+
+	ntp_size__str(g->bytes, size, sizeof(size));
+	c[n++] = ntp_report__dbl_cell(ntp_series__t_s(s, p));
+	if (joined(s))
+		c[n++] = ntp_report__int_cell(g->host_file);
+	c[n++] = ntp_report__str_cell(g->io_type);
+	c[n++] = ntp_report__str_cell(size);
+	c[n++] = ntp_report__str_cell(g->ns);
+	c[n++] = ntp_report__int_cell((int64_t)g->e2e.n);
+	c[n++] = g->est_rate >= 0 ? ntp_report__dbl_cell(g->est_rate) :
+		 (struct ntp_cell){ NTP_CELL_NONE };
+	for (int k = -1; k < v->nstages; k++) {
+		const struct ntp_summary *sm = k < 0 ? &g->e2e : &g->stage[k];
+
+		c[n++] = ntp_report__us_cell(ntp_report__round_ns(sm->mean));
+		c[n++] = ntp_report__us_cell(sm->p99);
+	}
+	ntp_report__print_row(t->f, t->cols, t->ncols, c, NULL);
+	return 0;
+}
+
+static int text_end(void *ctx, const struct ntp_series *s)
+{
+	struct ntp_series_text *t = ctx;
+
+	if (!s->commands)
+		fprintf(t->f, "# no %s commands in %s\n", joined(s) ? "joined" :
+			s->r.kind == NTP_REPORT_TARGET ? "sampled target" : "sampled host",
+			s->r.nfiles > 1 ? "these recordings" : "this recording");
+	else
+		fprintf(t->f, "# %" PRIu64 " commands in %" PRIu64 " rows\n", s->commands, s->points);
+	return 0;
+}
+
+struct ntp_series_out ntp_series__text_out(struct ntp_series_text *t, FILE *f)
+{
+	memset(t, 0, sizeof(*t));
+	t->f = f;
+	return (struct ntp_series_out){ text_begin, text_point, text_end, t };
+}
+
+void ntp_series__text_free(struct ntp_series_text *t)
+{
+	for (int i = 0; t->names && i < t->ncols; i++)
+		free(t->names[i]);
+	free(t->names);
+	free(t->cols);
+	memset(t, 0, sizeof(*t));
+}
