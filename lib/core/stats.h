@@ -3,7 +3,9 @@
  * Summary statistics of a set of latencies: min, mean, max and percentiles.
  * Percentiles use the nearest-rank definition on the sorted samples
  * (p-th percentile = the smallest value with at least p% of samples at or
- * below it), the one blktrace's btt and fio's completion percentiles use.
+ * below it): one of the measured values, exact, never interpolated.  (fio
+ * reads its percentiles off a log-linear histogram, so within a bucket of
+ * the truth; blktrace's btt prints none.)
  */
 #ifndef NTP_STATS_H
 #define NTP_STATS_H

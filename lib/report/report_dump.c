@@ -21,6 +21,7 @@
 #include "lib/join/join.h"
 #include "lib/ntp/db_read.h"
 #include "lib/report/report_dump.h"
+#include "lib/report/report_meta_check.h"
 #include "lib/report/report_paths.h"
 
 struct dump_col {
@@ -242,10 +243,25 @@ static int open_input(const char *const *paths, int n, sqlite3 **db, struct ntp_
 	*j = NULL;
 	if (n == 1) {
 		rc = ntp_db__open_read(db, paths[0]);
-		if (rc)
+		if (!rc)
+			rc = ntp_report__check_meta(*db, paths[0]);
+		if (rc) {
+			sqlite3_close(*db);
+			*db = NULL;
 			return rc;
+		}
 		role = ntp_db__meta_text(*db, "role");
 		rc = role && !strcmp(role, "both");
+		if (role && !strcmp(role, "target")) {
+			/* its commands are target_io's: a host header and no row would say nothing */
+			free(role);
+			ntp_error("%s: a target recording alone has no host commands to dump: give "
+				  "its host recording too (ntprof dump HOST.ntp %s), or query its "
+				  "target_io table with sqlite3", paths[0], paths[0]);
+			sqlite3_close(*db);
+			*db = NULL;
+			return NTP_EXIT_MISMATCH;
+		}
 		free(role);
 		if (!rc)
 			return 0;
