@@ -77,6 +77,9 @@ int cmd_compare(int argc, const char **argv)
 		NTP_OPT_CHOICE('S', "stages", &o.stages, "VIEW",
 			       "summary: the main stages (default); detail: the finer sub-stages",
 			       stage_views),
+		NTP_OPT_STRING('t', "field-separator", &o.field_separator, "SEP",
+			       "the rows in long form, one per group, stage and statistic, "
+			       "fields separated by SEP (e.g. ',')"),
 		NTP_OPT_END(),
 	};
 	int n;
@@ -96,7 +99,7 @@ int cmd_compare(int argc, const char **argv)
 				  compare_usage[0]);
 		return NTP_EXIT_USAGE;
 	}
-	if (ntp_report__check_output(o.json_path, o.pretty, NULL))
+	if (ntp_report__check_output(o.json_path, o.pretty, o.field_separator))
 		return NTP_EXIT_USAGE;
 	return ntp_compare__run(argv[0], argv[1], &o);
 }

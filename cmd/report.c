@@ -32,7 +32,8 @@ int cmd_report(int argc, const char **argv)
 		  .value = &o.percent_limit, .argh = "PCT", .cb = ntp_opt__percent, .max = 100,
 		  .help = "hide groups holding less than PCT% of the sampled commands" },
 		NTP_OPT_STRING('t', "field-separator", &o.field_separator, "SEP",
-			       "unpadded columns separated by SEP (e.g. ',')"),
+			       "the tables in long form, one row per group, stage and statistic, "
+			       "fields separated by SEP (e.g. ',')"),
 		NTP_OPT_CHOICE('S', "stages", &o.stages, "VIEW",
 			       "summary: the main stages (default); detail: the finer sub-stages",
 			       stage_views),

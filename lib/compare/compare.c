@@ -22,6 +22,7 @@
 #include "lib/compare/compare_json.h"
 #include "lib/compare/compare_model.h"
 #include "lib/compare/compare_text.h"
+#include "lib/compare/compare_tidy.h"
 #include "lib/core/size.h"
 #include "lib/ntp/db_read.h"
 #include "lib/report/report_jsonout.h"
@@ -185,7 +186,11 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 		/* the files' strings reach the terminal made safe (lib/cli/safe_text.h) */
 		FILE *t = ntp_safe__wrap(stdout);
 
-		rc = t ? ntp_compare__print_text(&c, t, o) : NTP_EXIT_FAILURE;
+		if (t && o->field_separator)
+			ntp_compare__warn_tidy(&c);
+		rc = !t ? NTP_EXIT_FAILURE :
+		     o->field_separator ? ntp_compare__print_tidy(&c, t, o) :
+		     ntp_compare__print_text(&c, t, o);
 		if (t && fclose(t) && !rc)
 			rc = NTP_EXIT_FAILURE;
 	}

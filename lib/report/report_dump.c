@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/cli/csv.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/outfile.h"
@@ -140,20 +141,10 @@ static char *build_sql(const struct dump_table *t)
 	return sql;
 }
 
-/* RFC 4180: quote a field holding a separator, a quote or a line break */
+/* RFC 4180: quote a field holding a separator, a quote or a line break (as -t does) */
 static void put_text(FILE *f, const char *s)
 {
-	if (!s[strcspn(s, ",\"\r\n")]) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
+	ntp_csv__text(f, s, ",");
 }
 
 /* integers without printf: ten million rows of 26 columns add up */

@@ -49,7 +49,7 @@ def test_pretty_without_json_is_an_error(run, recs, cmd):
     assert run(cmd, "--pretty", "-j", "-", *files).stdout.startswith("{\n")
 
 
-@pytest.mark.parametrize("cmd", ["report"])
+@pytest.mark.parametrize("cmd", ["report", "compare"])
 @pytest.mark.parametrize("opt", [["-t", ","]])
 def test_text_options_with_json_on_stdout_are_an_error(run, recs, tmp_path, cmd, opt):
     files = [recs / "host.ntp"] * (2 if cmd == "compare" else 1)
