@@ -80,6 +80,8 @@ int cmd_compare(int argc, const char **argv)
 		NTP_OPT_STRING('t', "field-separator", &o.field_separator, "SEP",
 			       "the rows in long form, one per group, stage and statistic, "
 			       "fields separated by SEP (e.g. ',')"),
+		NTP_OPT_BOOL('q', "quiet", &o.quiet,
+			     "no header block (files, differences, notes): the tables only"),
 		NTP_OPT_END(),
 	};
 	int n;
@@ -99,7 +101,7 @@ int cmd_compare(int argc, const char **argv)
 				  compare_usage[0]);
 		return NTP_EXIT_USAGE;
 	}
-	if (ntp_report__check_output(o.json_path, o.pretty, o.field_separator))
+	if (ntp_report__check_output(o.json_path, o.pretty, o.field_separator, o.quiet))
 		return NTP_EXIT_USAGE;
 	return ntp_compare__run(argv[0], argv[1], &o);
 }

@@ -37,6 +37,8 @@ int cmd_report(int argc, const char **argv)
 		NTP_OPT_CHOICE('S', "stages", &o.stages, "VIEW",
 			       "summary: the main stages (default); detail: the finer sub-stages",
 			       stage_views),
+		NTP_OPT_BOOL('q', "quiet", &o.quiet,
+			     "no header block (files, counts, notes): the tables only"),
 		NTP_OPT_END(),
 	};
 	int n;
@@ -51,7 +53,7 @@ int cmd_report(int argc, const char **argv)
 		ntp_error("no recording given: usage: %s", report_usage[0]);
 		return NTP_EXIT_USAGE;
 	}
-	if (ntp_report__check_output(o.json_path, o.pretty, o.field_separator))
+	if (ntp_report__check_output(o.json_path, o.pretty, o.field_separator, o.quiet))
 		return NTP_EXIT_USAGE;
 	return ntp_report__run(argv, n, &o);
 }

@@ -28,6 +28,7 @@ struct ntp_compare_opts {
 	double threshold_pct;         /* fail when an end-to-end mean grows more than this */
 	const char *stages;           /* --stages: "summary" (NULL) or "detail", as report's */
 	const char *field_separator;  /* -t: the rows in long form, fields separated by this */
+	bool quiet;                   /* -q: no header block, the tables only */
 };
 
 #endif

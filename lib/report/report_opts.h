@@ -12,6 +12,7 @@ struct ntp_report_opts {
 	const char *field_separator;  /* unpadded columns separated by this string; NULL = aligned */
 	bool pretty;                  /* indented JSON */
 	const char *stages;           /* --stages: "summary" (NULL) or "detail" */
+	bool quiet;                   /* -q: no header block, the tables only */
 };
 
 #endif

@@ -20,7 +20,7 @@ static int refuse(bool json_stdout)
 	return NTP_EXIT_USAGE;
 }
 
-int ntp_report__check_output(const char *json_path, bool pretty, const char *sep)
+int ntp_report__check_output(const char *json_path, bool pretty, const char *sep, bool quiet)
 {
 	bool json_stdout = json_path && !strcmp(json_path, "-");
 
@@ -28,9 +28,10 @@ int ntp_report__check_output(const char *json_path, bool pretty, const char *sep
 		ntp_error("--pretty indents the JSON, and there is none without -j FILE (or -j -)");
 		return NTP_EXIT_USAGE;
 	}
-	if (json_stdout && sep) {
-		ntp_error("-t shapes the text, and -j - writes the JSON instead of the text: "
-			  "give -j FILE to have both, or leave -t out");
+	if (json_stdout && (sep || quiet)) {
+		ntp_error("%s shapes the text, and -j - writes the JSON instead of the text: "
+			  "give -j FILE to have both, or leave %s out", sep ? "-t" : "-q",
+			  sep ? "-t" : "-q");
 		return refuse(json_stdout);
 	}
 	return 0;

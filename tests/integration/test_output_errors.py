@@ -50,7 +50,7 @@ def test_pretty_without_json_is_an_error(run, recs, cmd):
 
 
 @pytest.mark.parametrize("cmd", ["report", "compare"])
-@pytest.mark.parametrize("opt", [["-t", ","]])
+@pytest.mark.parametrize("opt", [["-t", ","], ["-q"]])
 def test_text_options_with_json_on_stdout_are_an_error(run, recs, tmp_path, cmd, opt):
     files = [recs / "host.ntp"] * (2 if cmd == "compare" else 1)
     r = usage_error(run, cmd, *opt, "-j", "-", *files, says=f"{opt[0]} shapes the text")
