@@ -82,6 +82,8 @@ int cmd_compare(int argc, const char **argv)
 			       "fields separated by SEP (e.g. ',')"),
 		NTP_OPT_BOOL('q', "quiet", &o.quiet,
 			     "no header block (files, differences, notes): the tables only"),
+		NTP_OPT_BOOL(0, "no-pager", &o.no_pager,
+			     "never page the text, even on a terminal (as ntprof --no-pager)"),
 		NTP_OPT_END(),
 	};
 	int n;

@@ -22,6 +22,8 @@ int cmd_dump(int argc, const char **argv)
 	const struct ntp_option opts[] = {
 		NTP_OPT_STRING('o', "output", &o.output, "FILE",
 			       "write the CSV to FILE instead of stdout"),
+		NTP_OPT_BOOL(0, "no-pager", &o.no_pager,
+			     "never page the CSV, even on a terminal (as ntprof --no-pager)"),
 		NTP_OPT_END(),
 	};
 	int n;

@@ -345,6 +345,8 @@ static int record_main(int argc, const char **argv, const char *cmdline)
 	err = ntp_record__run(&o, path);
 	if (!err) {
 		ro.json_path = c.json;
+		/* the report that ends a recording is not paged: record is watched live */
+		ro.no_pager = true;
 		err = ntp_report__run(&path, 1, &ro);
 	}
 	tmp_output_remove(&tmp);

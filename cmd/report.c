@@ -39,6 +39,8 @@ int cmd_report(int argc, const char **argv)
 			       stage_views),
 		NTP_OPT_BOOL('q', "quiet", &o.quiet,
 			     "no header block (files, counts, notes): the tables only"),
+		NTP_OPT_BOOL(0, "no-pager", &o.no_pager,
+			     "never page the text, even on a terminal (as ntprof --no-pager)"),
 		NTP_OPT_END(),
 	};
 	int n;

@@ -29,6 +29,7 @@ struct ntp_compare_opts {
 	const char *stages;           /* --stages: "summary" (NULL) or "detail", as report's */
 	const char *field_separator;  /* -t: the rows in long form, fields separated by this */
 	bool quiet;                   /* -q: no header block, the tables only */
+	bool no_pager;                /* --no-pager: never page the text on a terminal */
 };
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/cli/pager.h"
 #include "lib/cli/safe_text.h"
 #include "lib/report/report.h"
 #include "lib/report/report_json.h"
@@ -51,6 +52,8 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 	if (rc) {
 		json_error(jf, rc, npaths > 1 ? "the recordings" : paths[0]);
 	} else {
+		/* loaded: what is printed now may be paged, the errors before were not */
+		ntp_pager__start(o->no_pager);
 		if (jf != stdout) {
 			/* the file's strings reach the terminal made safe (lib/cli/safe_text.h) */
 			FILE *t = ntp_safe__wrap(stdout);

@@ -19,6 +19,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/outfile.h"
+#include "lib/cli/pager.h"
 #include "lib/join/join.h"
 #include "lib/ntp/db_read.h"
 #include "lib/report/report_dump.h"
@@ -299,6 +300,8 @@ int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_op
 			sqlite3_close(db);
 		return rc;
 	}
+	if (!out)
+		ntp_pager__start(o->no_pager);
 	rc = dump_rows(db, j ? &joined_table : &host_table, paths[0], of.f);
 	if (j)
 		ntp_join__close(j);

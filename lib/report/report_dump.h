@@ -3,9 +3,12 @@
 #ifndef NTP_REPORT_DUMP_H
 #define NTP_REPORT_DUMP_H
 
+#include <stdbool.h>
+
 /* the sampled commands as CSV */
 struct ntp_dump_opts {
 	const char *output;           /* -o FILE; NULL or "-" = stdout */
+	bool no_pager;                /* --no-pager: never page the CSV on a terminal */
 };
 
 /*

@@ -13,6 +13,7 @@ struct ntp_report_opts {
 	bool pretty;                  /* indented JSON */
 	const char *stages;           /* --stages: "summary" (NULL) or "detail" */
 	bool quiet;                   /* -q: no header block, the tables only */
+	bool no_pager;                /* --no-pager: never page the text on a terminal */
 };
 
 #endif
