@@ -75,8 +75,8 @@ all: depcheck $(OUT)/ntprof man
 # ---- dependency checks: name the Debian package that is missing ---------------
 DEBIAN_BUILD_DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
                      libsqlite3-dev sqlite3 pkg-config python3-docutils
-DEBIAN_TEST_DEPS  := libcmocka-dev python3-pytest protobuf-compiler python3-protobuf libclang-rt-14-dev \
-		     chromium fonts-dejavu-core
+DEBIAN_TEST_DEPS  := libcmocka-dev python3-pytest python3-jsonschema protobuf-compiler python3-protobuf \
+		     libclang-rt-14-dev chromium fonts-dejavu-core
 depcheck:
 	@command -v $(CLANG) >/dev/null || { echo "error: clang not found: apt-get install clang (or: make deps)"; exit 1; }
 	@test -x "$(BPFTOOL)" || { echo "error: bpftool not found: apt-get install bpftool (or: make deps)"; exit 1; }

@@ -13,6 +13,7 @@
 #include "lib/cli/opt.h"
 #include "lib/compare/compare.h"
 #include "lib/compare/compare_model.h"
+#include "lib/report/report_outopts.h"
 
 static const char *const compare_usage[] = {
 	"ntprof compare [options] BASELINE NEW",
@@ -85,6 +86,13 @@ int cmd_compare(int argc, const char **argv)
 				 "order the groups by the change (new - baseline) of [STAGE.]STAT, "
 				 "largest growth first; KEY:asc for the largest drop first",
 				 ntp_report_sort__opt),
+		NTP_OPT_STRING('t', "field-separator", &o.field_separator, "SEP",
+			       "the rows in long form, one per group, stage and statistic, "
+			       "fields separated by SEP (e.g. ',')"),
+		NTP_OPT_BOOL('q', "quiet", &o.quiet,
+			     "no header block (files, differences, notes): the tables only"),
+		NTP_OPT_BOOL(0, "no-pager", &o.no_pager,
+			     "never page the text, even on a terminal (as ntprof --no-pager)"),
 		NTP_OPT_END(),
 	};
 	int n;
@@ -104,5 +112,7 @@ int cmd_compare(int argc, const char **argv)
 				  compare_usage[0]);
 		return NTP_EXIT_USAGE;
 	}
+	if (ntp_report__check_output(o.json_path, o.pretty, o.field_separator, o.quiet))
+		return NTP_EXIT_USAGE;
 	return ntp_compare__run(argv[0], argv[1], &o);
 }

@@ -24,6 +24,8 @@ int cmd_dump(int argc, const char **argv)
 			       "write the CSV to FILE instead of stdout"),
 		/* report's read filters, long options only as there */
 		NTP_READ_FILTER_OPTIONS(&o.filter),
+		NTP_OPT_BOOL(0, "no-pager", &o.no_pager,
+			     "never page the CSV, even on a terminal (as ntprof --no-pager)"),
 		NTP_OPT_END(),
 	};
 	int n;

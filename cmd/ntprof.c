@@ -13,6 +13,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
+#include "lib/cli/pager.h"
 
 /*
  * One row per command; the summary is the NAME line of its man page.  Adding
@@ -33,17 +34,20 @@ static const struct cmd_struct commands[] = {
 };
 
 static const char *const main_usage[] = {
-	"ntprof [-v|--verbose]... [--version] [-h|--help] COMMAND [ARGS]",
+	"ntprof [-v|--verbose]... [--no-pager] [--version] [-h|--help] COMMAND [ARGS]",
 	NULL,
 };
 
 /* the process-wide settings the global options change */
 static int verbose;
 static bool show_version;
+static bool no_pager;
 
 static const struct ntp_option main_options[] = {
 	NTP_OPT_INCR('v', "verbose", &verbose, "say more, libbpf's log included; repeatable"),
 	NTP_OPT_BOOL(0, "version", &show_version, "print ntprof's version and exit"),
+	NTP_OPT_BOOL(0, "no-pager", &no_pager,
+		     "never page a command's text on a terminal ($NTPROF_PAGER, $PAGER, less)"),
 	NTP_OPT_END(),
 };
 
@@ -140,6 +144,8 @@ int main(int argc, char **argv)
 		return finish(NTP_EXIT_OK);
 	}
 	ntp_err__set_verbosity(1 + verbose);
+	if (no_pager)
+		ntp_pager__disable();
 	if (show_version) {
 		printf("ntprof version %s\n", ntp_version_string);
 		return finish(NTP_EXIT_OK);

@@ -354,6 +354,8 @@ static int record_main(int argc, const char **argv, const char *cmdline)
 			 " a joined recording instead", path, path);
 	if (!err) {
 		ro.json_path = c.json;
+		/* the report that ends a recording is not paged: record is watched live */
+		ro.no_pager = true;
 		err = ntp_report__run(&path, 1, &ro);
 	}
 	tmp_output_remove(&tmp);

@@ -11,6 +11,7 @@
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
 #include "lib/report/report.h"
+#include "lib/report/report_outopts.h"
 
 static const char *const report_usage[] = {
 	"ntprof report [options] FILE",
@@ -31,7 +32,8 @@ int cmd_report(int argc, const char **argv)
 		  .value = &o.percent_limit, .argh = "PCT", .cb = ntp_opt__percent, .max = 100,
 		  .help = "hide groups holding less than PCT% of the sampled commands" },
 		NTP_OPT_STRING('t', "field-separator", &o.field_separator, "SEP",
-			       "unpadded columns separated by SEP (e.g. ',')"),
+			       "the tables in long form, one row per group, stage and statistic, "
+			       "fields separated by SEP (e.g. ',')"),
 		NTP_OPT_CHOICE('S', "stages", &o.stages, "VIEW",
 			       "summary: the main stages (default); detail: the finer sub-stages",
 			       stage_views),
@@ -48,6 +50,10 @@ int cmd_report(int argc, const char **argv)
 		NTP_OPT_CALLBACK('F', "fields", &o.fields, "FIELD[,FIELD]",
 				 "the table columns: n, rate, min, mean, p50, p90, p99, p99.9, max, "
 				 "share", ntp_report_fields__opt),
+		NTP_OPT_BOOL('q', "quiet", &o.quiet,
+			     "no header block (files, counts, notes): the tables only"),
+		NTP_OPT_BOOL(0, "no-pager", &o.no_pager,
+			     "never page the text, even on a terminal (as ntprof --no-pager)"),
 		NTP_OPT_END(),
 	};
 	int n;
@@ -62,5 +68,7 @@ int cmd_report(int argc, const char **argv)
 		ntp_error("no recording given: usage: %s", report_usage[0]);
 		return NTP_EXIT_USAGE;
 	}
+	if (ntp_report__check_output(o.json_path, o.pretty, o.field_separator, o.quiet))
+		return NTP_EXIT_USAGE;
 	return ntp_report__run(argv, n, &o);
 }

@@ -4,6 +4,7 @@
  * the subcommand so that a line in a script's log says where it came from.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,13 @@ static const char *err_cmd;
 static int err_verbosity = 1;
 /* where messages go: stderr, or what a harness that runs many commands sets */
 static FILE *err_stream;
+/*
+ * The last error's text, without the prefix: a JSON error document carries
+ * the cause stderr gave, not a generic one (ntp_err__last).  Errors may come
+ * from the report's scanning threads, hence the lock.
+ */
+static char err_last[1024];
+static pthread_mutex_t err_last_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void ntp_err__set_cmd(const char *cmd)
 {
@@ -29,6 +37,25 @@ const char *ntp_err__cmd(void)
 void ntp_err__set_stream(FILE *f)
 {
 	err_stream = f;
+}
+
+size_t ntp_err__last(char *buf, size_t len)
+{
+	size_t n;
+
+	pthread_mutex_lock(&err_last_lock);
+	n = strlen(err_last);
+	if (len)
+		snprintf(buf, len, "%s", err_last);
+	pthread_mutex_unlock(&err_last_lock);
+	return n;
+}
+
+void ntp_err__clear_last(void)
+{
+	pthread_mutex_lock(&err_last_lock);
+	err_last[0] = '\0';
+	pthread_mutex_unlock(&err_last_lock);
 }
 
 void ntp_err__set_verbosity(int level)
@@ -64,6 +91,11 @@ static void say(const char *kind, const char *fmt, va_list ap)
 		msg[--len] = '\0';
 	/* messages name what files hold: no control sequence reaches the terminal */
 	ntp_safe__clean(msg);
+	if (!strcmp(kind, "error: ")) {
+		pthread_mutex_lock(&err_last_lock);
+		snprintf(err_last, sizeof(err_last), "%s", msg);
+		pthread_mutex_unlock(&err_last_lock);
+	}
 
 	fprintf(err_stream ? err_stream : stderr, "ntprof%s%s: %s%s\n", err_cmd ? " " : "", err_cmd ? err_cmd : "",
 		kind, msg);

@@ -7,6 +7,7 @@
 #define NTP_ERR_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 
 /* the subcommand named in every message ("record", "report", ...) */
@@ -18,6 +19,14 @@ const char *ntp_err__cmd(void);
 void ntp_err__set_stream(FILE *f);
 void ntp_err__set_verbosity(int level);
 int ntp_err__verbosity(void);
+
+/*
+ * The text of the last ntp_error() (what followed "error: "), copied into
+ * buf (cut to len - 1 bytes); returns its length, 0 when none since the
+ * start or the last clear.  The JSON error document carries it.
+ */
+size_t ntp_err__last(char *buf, size_t len);
+void ntp_err__clear_last(void);
 
 void ntp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ntp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -17,6 +17,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/cli/pager.h"
 #include "lib/cli/safe_text.h"
 #include "lib/cli/outfile.h"
 #include "lib/compare/compare.h"
@@ -25,6 +26,7 @@
 #include "lib/compare/compare_model.h"
 #include "lib/compare/compare_order.h"
 #include "lib/compare/compare_text.h"
+#include "lib/compare/compare_tidy.h"
 #include "lib/core/size.h"
 #include "lib/ntp/db_read.h"
 #include "lib/report/report_jsonout.h"
@@ -201,11 +203,17 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 	if (rc)
 		goto fail;
 
+	/* read and paired: what is printed now may be paged, the errors before were not */
+	ntp_pager__start(o->no_pager);
 	if (jf != stdout && ho.f != stdout) {
 		/* the files' strings reach the terminal made safe (lib/cli/safe_text.h) */
 		FILE *t = ntp_safe__wrap(stdout);
 
-		rc = t ? ntp_compare__print_text(&c, t, o) : NTP_EXIT_FAILURE;
+		if (t && o->field_separator)
+			ntp_compare__warn_tidy(&c);
+		rc = !t ? NTP_EXIT_FAILURE :
+		     o->field_separator ? ntp_compare__print_tidy(&c, t, o) :
+		     ntp_compare__print_text(&c, t, o);
 		if (t && fclose(t) && !rc)
 			rc = NTP_EXIT_FAILURE;
 	}

@@ -33,6 +33,9 @@ struct ntp_compare_opts {
 	const char *html_path;        /* --html FILE ("-" = stdout), NULL = none */
 	struct ntp_read_filter filter;   /* report's read filters, applied to both runs */
 	struct ntp_report_sort sort;     /* --sort: by the change of a statistic */
+	const char *field_separator;  /* -t: the rows in long form, fields separated by this */
+	bool quiet;                   /* -q: no header block, the tables only */
+	bool no_pager;                /* --no-pager: never page the text on a terminal */
 };
 
 #endif

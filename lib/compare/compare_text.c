@@ -31,6 +31,12 @@ static void print_file(const struct ntp_report_header *h, const char *label, FIL
 
 static void print_header(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)
 {
+	/* -q: the warnings only, which qualify the numbers */
+	if (o->quiet) {
+		for (size_t i = 0; i < c->nwarnings; i++)
+			fprintf(f, "# warning: %s\n", c->warnings[i]);
+		return;
+	}
 	fprintf(f, "# ntprof compare\n");
 	for (int r = 0; r < NTP_CMP_RUNS; r++)
 		for (int i = 0; i < c->run[r].nfiles; i++)
@@ -192,6 +198,7 @@ int ntp_compare__print_text(const struct ntp_compare *c, FILE *f, const struct n
 	print_most(c, f);
 	print_threshold(c, f, o);
 	/* in the baseline's words: the runs are of one kind */
-	ntp_report__print_stage_notes(&c->run[NTP_CMP_BASE], f);
+	if (!o->quiet)
+		ntp_report__print_stage_notes(&c->run[NTP_CMP_BASE], f);
 	return NTP_EXIT_OK;
 }

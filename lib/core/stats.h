@@ -3,8 +3,9 @@
  * Summary statistics of a set of latencies: min, mean, max and percentiles.
  * Percentiles use the nearest-rank definition on the sorted samples
  * (p-th percentile = the smallest value with at least p% of samples at or
- * below it), computed on every sample: not estimated from histogram bins
- * as fio's are.
+ * below it): one of the measured values, exact, never interpolated.  (fio
+ * reads its percentiles off a log-linear histogram, so within a bucket of
+ * the truth; blktrace's btt prints none.)
  * The standard deviation is the sample one (n - 1 in the denominator, 0 for
  * one sample), and the histogram lib/core/hist.h's log2 buckets, both exact.
  */

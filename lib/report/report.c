@@ -10,6 +10,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/cli/pager.h"
 #include "lib/cli/safe_text.h"
 #include "lib/cli/outfile.h"
 #include "lib/report/report.h"
@@ -21,6 +22,7 @@
 #include "lib/report/report_model.h"
 #include "lib/report/report_order.h"
 #include "lib/report/report_text.h"
+#include "lib/report/report_tidy.h"
 
 /* the JSON error document; report has always cut its message at 511 bytes */
 static void json_error(FILE *f, int code, const char *path)
@@ -76,11 +78,17 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 	if (rc) {
 		json_error(jf, rc, npaths > 1 ? "the recordings" : paths[0]);
 	} else {
+		/* loaded: what is printed now may be paged, the errors before were not */
+		ntp_pager__start(o->no_pager);
 		if (jf != stdout && ho.f != stdout) {
 			/* the file's strings reach the terminal made safe (lib/cli/safe_text.h) */
 			FILE *t = ntp_safe__wrap(stdout);
 
-			rc = t ? ntp_report__print_text(&r, t, o) : NTP_EXIT_FAILURE;
+			if (t && o->field_separator)
+				ntp_report__warn_tidy(&r);
+			rc = !t ? NTP_EXIT_FAILURE :
+			     o->field_separator ? ntp_report__print_tidy(&r, t, o) :
+			     ntp_report__print_text(&r, t, o);
 			if (t && fclose(t) && !rc)
 				rc = NTP_EXIT_FAILURE;
 		}

@@ -15,14 +15,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/cli/csv.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/outfile.h"
+#include "lib/cli/pager.h"
 #include "lib/join/join.h"
 #include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_read.h"
 #include "lib/report/report_dump.h"
 #include "lib/report/report_filter.h"
+#include "lib/report/report_meta_check.h"
 #include "lib/report/report_paths.h"
 
 struct dump_col {
@@ -148,20 +151,10 @@ static char *build_sql(const struct dump_table *t)
 	return sql;
 }
 
-/* RFC 4180: quote a field holding a separator, a quote or a line break */
+/* RFC 4180: quote a field holding a separator, a quote or a line break (as -t does) */
 static void put_text(FILE *f, const char *s)
 {
-	if (!s[strcspn(s, ",\"\r\n")]) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
+	ntp_csv__text(f, s, ",");
 }
 
 /* integers without printf: ten million rows of 26 columns add up */
@@ -249,10 +242,25 @@ static int open_input(const char *const *paths, int n, sqlite3 **db, struct ntp_
 	*j = NULL;
 	if (n == 1) {
 		rc = ntp_db__open_read(db, paths[0]);
-		if (rc)
+		if (!rc)
+			rc = ntp_report__check_meta(*db, paths[0]);
+		if (rc) {
+			sqlite3_close(*db);
+			*db = NULL;
 			return rc;
+		}
 		role = ntp_db__meta_text(*db, "role");
 		rc = role && (!strcmp(role, "both") || !strcmp(role, "joined"));
+		if (role && !strcmp(role, "target")) {
+			/* its commands are target_io's: a host header and no row would say nothing */
+			free(role);
+			ntp_error("%s: a target recording alone has no host commands to dump: give "
+				  "its host recording too (ntprof dump HOST.ntp %s), or query its "
+				  "target_io table with sqlite3", paths[0], paths[0]);
+			sqlite3_close(*db);
+			*db = NULL;
+			return NTP_EXIT_MISMATCH;
+		}
 		free(role);
 		if (!rc)
 			return 0;
@@ -324,6 +332,8 @@ int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_op
 		return rc;
 	}
 	rc = filter_where(o, db, j ? npaths : 1, j ? &joined_table : &host_table, paths[0], &where);
+	if (!rc && !out)
+		ntp_pager__start(o->no_pager);
 	if (!rc)
 		rc = dump_rows(db, j ? &joined_table : &host_table, &where, paths[0], of.f);
 	if (j)

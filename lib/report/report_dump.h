@@ -4,11 +4,13 @@
 #define NTP_REPORT_DUMP_H
 
 #include "lib/report/report_filter.h"
+#include <stdbool.h>
 
 /* the sampled commands as CSV */
 struct ntp_dump_opts {
 	const char *output;           /* -o FILE; NULL or "-" = stdout */
 	struct ntp_read_filter filter;   /* report's read filters: only the rows that pass */
+	bool no_pager;                /* --no-pager: never page the CSV on a terminal */
 };
 
 /*

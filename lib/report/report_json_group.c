@@ -94,15 +94,13 @@ void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g
 	ntp_json__int_field(j, "stage_sum_ns", stage_sum);
 	ntp_json__int_field(j, "e2e_sum_ns", g->sum_e2e);
 	ntp_json__uint_field(j, "mismatched_commands", g->mismatched);
-	/* only when some were left out: a normal report is as it always was */
-	if (ntp_report__impossible(g)) {
-		ntp_json__uint_field(j, "impossible_commands", ntp_report__impossible(g));
-		ntp_json__name(j, "impossible");
-		ntp_json__start_object(j);
-		for (int i = 0; i < NTP_IMPOSSIBLE_MAX; i++)
-			ntp_json__uint_field(j, ntp_report__impossible_name(i), g->impossible[i]);
-		ntp_json__end_object(j);
-	}
+	/* always, 0 in a normal recording: the document has one shape */
+	ntp_json__uint_field(j, "impossible_commands", ntp_report__impossible(g));
+	ntp_json__name(j, "impossible");
+	ntp_json__start_object(j);
+	for (int i = 0; i < NTP_IMPOSSIBLE_MAX; i++)
+		ntp_json__uint_field(j, ntp_report__impossible_name(i), g->impossible[i]);
+	ntp_json__end_object(j);
 	ntp_json__end_object(j);
 	ntp_json__end_object(j);
 }

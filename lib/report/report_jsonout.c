@@ -23,8 +23,8 @@ int ntp_report__json_open(struct ntp_outfile *o, const char *path, const char *w
 }
 
 /*
- * The cause behind each code, for the JSON error document (stderr has the
- * details); a mismatch is the command's own: joined, or compared.
+ * The cause behind each code, for the JSON error document when no error
+ * line was printed; a mismatch is the command's own: joined, or compared.
  */
 static const char *exit_cause(int code, const char *mismatch)
 {
@@ -51,12 +51,14 @@ static const char *exit_cause(int code, const char *mismatch)
 void ntp_report__json_error(FILE *f, int code, const char *path, const char *mismatch,
 			    size_t cut)
 {
+	size_t len = cut < 1024 ? cut : 1024;
 	char msg[1024];
 
 	if (!f)
 		return;
-	snprintf(msg, cut < sizeof(msg) ? cut : sizeof(msg), "%s: %s", path,
-		 exit_cause(code, mismatch));
+	/* the line stderr got, so that a script reads the same cause a person does */
+	if (!ntp_err__last(msg, len))
+		snprintf(msg, len, "%s: %s", path, exit_cause(code, mismatch));
 	ntp_json__error_document(f, code, msg);
 }
 

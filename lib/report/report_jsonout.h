@@ -15,8 +15,9 @@
  * Where -j's JSON goes, for report and compare: a file made as
  * lib/cli/outfile.h makes every output.  what names the document in errors
  * ("the JSON report"); without -j, o->f is NULL.  The error document's
- * message is "PATH: CAUSE", cut at cut - 1 bytes; mismatch is the cause of
- * NTP_EXIT_MISMATCH.  Close keeps the file even after a failure: it holds
+ * message is the last error line's text (ntp_err__last), the cause stderr
+ * gave; "PATH: CAUSE" when none was printed (mismatch is the cause of
+ * NTP_EXIT_MISMATCH); cut at cut - 1 bytes.  Close keeps the file even after a failure: it holds
  * the error document then.
  */
 int ntp_report__json_open(struct ntp_outfile *o, const char *path, const char *what);

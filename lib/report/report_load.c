@@ -19,6 +19,7 @@
 #include "lib/ntp/db_read.h"
 #include "lib/report/report_header.h"
 #include "lib/report/report_load.h"
+#include "lib/report/report_meta_check.h"
 #include "lib/report/report_model.h"
 #include "lib/report/report_paths.h"
 #include "lib/report/report_scan.h"
@@ -157,8 +158,12 @@ int ntp_report__load_filtered(struct ntp_report *r, const char *const *paths, in
 	r->nfiles = n;
 	if (n == 1) {
 		rc = ntp_db__open_read(&db, paths[0]);
-		if (rc)
+		if (!rc)
+			rc = ntp_report__check_meta(db, paths[0]);
+		if (rc) {
+			sqlite3_close(db);
 			return rc;
+		}
 	}
 	r->kind = kind_of(db, n);
 	r->view = view_of(r->kind, detail);

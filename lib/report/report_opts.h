@@ -21,6 +21,8 @@ struct ntp_report_opts {
 	struct ntp_read_filter filter;   /* --session, --io-type, --size, --qid, --time */
 	struct ntp_report_sort sort;     /* --sort; no keys: the default order */
 	struct ntp_report_fields fields; /* -F/--fields; none: every column */
+	bool quiet;                   /* -q: no header block, the tables only */
+	bool no_pager;                /* --no-pager: never page the text on a terminal */
 };
 
 #endif

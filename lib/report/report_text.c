@@ -326,13 +326,17 @@ int ntp_report__print_text(const struct ntp_report *r, FILE *f, const struct ntp
 {
 	size_t hidden = 0;
 
-	if (r->kind == NTP_REPORT_JOINED)
+	/* -q: the header block and the notes go; warnings stay, they qualify the numbers */
+	if (o->quiet)
+		;
+	else if (r->kind == NTP_REPORT_JOINED)
 		fprintf(f, "# ntprof report: %d recording%s joined\n", r->nfiles,
 			r->nfiles == 1 ? "" : "s");
 	else
 		fprintf(f, "# ntprof report\n");
-	print_files(r, f);
-	if (r->kind == NTP_REPORT_JOINED) {
+	if (!o->quiet)
+		print_files(r, f);
+	if (r->kind == NTP_REPORT_JOINED && !o->quiet) {
 		print_pairs(r, f);
 		print_join_counts(r, f);
 	}
@@ -350,7 +354,8 @@ int ntp_report__print_text(const struct ntp_report *r, FILE *f, const struct ntp
 		else if (ntp_report__stage_tables_shown(&o->fields))
 			print_stages(r, &r->groups[i], f, o);
 	}
-	print_notes(r, f);
+	if (!o->quiet)
+		print_notes(r, f);
 	if (hidden)
 		fprintf(f, "# %zu groups below --percent-limit %g%% not shown\n", hidden,
 			o->percent_limit);

@@ -9,6 +9,8 @@ exit codes.
         assert r.returncode == Exit.OK and r.stderr == ""
 
 Success in these tests means exit status 0 *and* an empty stderr.
+Every JSON document of report -j and compare -j that run() makes ntprof
+write is validated against schema/*.schema.json (json_schema.py).
 The binary is --ntprof PATH, else $NTPROF, else <repo>/build/ntprof.
 """
 
@@ -19,6 +21,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
+import json_schema
 
 REPO = Path(__file__).resolve().parents[2]
 EXIT_H = REPO / "lib" / "cli" / "exit.h"
@@ -82,9 +86,13 @@ def run(ntprof):
         if env is not None:
             full_env = dict(os.environ)
             full_env.update(env)
-        return subprocess.run([str(ntprof), *map(str, args)], input=input, env=full_env,
-                              capture_output=True, text=True, encoding="utf-8",
-                              errors="replace", timeout=timeout)
+        before = json_schema.before_run(args)
+        r = subprocess.run([str(ntprof), *map(str, args)], input=input, env=full_env,
+                           capture_output=True, text=True, encoding="utf-8",
+                           errors="replace", timeout=timeout)
+        # every report -j / compare -j document is held to its schema (json_schema.py)
+        json_schema.check_run(args, r.returncode, r.stdout, before)
+        return r
     return _run
 
 

@@ -11,6 +11,8 @@ import threading
 
 import pytest
 
+import json_schema
+
 import ntpgen
 from conftest import Exit
 
@@ -33,7 +35,10 @@ WRITERS = {
 
 
 def run_writer(ntprof, args, **kw):
-    return subprocess.run([str(ntprof), *map(str, args)], capture_output=True, timeout=120, **kw)
+    before = json_schema.before_run(args)
+    r = subprocess.run([str(ntprof), *map(str, args)], capture_output=True, timeout=120, **kw)
+    json_schema.check_run(args, r.returncode, r.stdout, before)
+    return r
 
 
 def leftovers(d):

@@ -12,6 +12,7 @@ import sqlite3
 import pytest
 
 import ntpgen
+import tidy
 from report_text import parse_tables, size_str
 from conftest import Exit, REPO
 
@@ -163,7 +164,9 @@ def test_json_equals_python_and_text(run, rec, tmp_path):
                                                     if (c.group.report_io_type, c.group.bytes,
                                                         c.group.namespace) ==
                                                     (w["io_type"], w["bytes"], w["namespace"])),
-                                  "mismatched_commands": 0}
+                                  "mismatched_commands": 0, "impossible_commands": 0,
+                                  "impossible": {"backwards": 0, "not_a_number": 0,
+                                                 "overflow": 0}}
         assert g["unattributed_mean_ns"] == 0
         # the text shows exactly the JSON's numbers
         assert tg["n"] == str(g["n"])
@@ -202,18 +205,18 @@ def test_lost_events_give_a_warning(run, tmp_path):
     assert len(doc["warnings"]) == 1
 
 
-def test_field_separator_gives_the_same_rows(run, rec):
-    aligned = parse_tables(ok(run, "report", str(rec.path)).stdout)
+def test_field_separator_gives_the_json_in_long_form(run, rec):
+    """-t: one header row, then one row per group, stage and statistic, each
+    with every key, the values those of -j (ntprof-report(1), Separated fields)."""
     r = ok(run, "report", "-t", ",", str(rec.path))
-    rows = [line for line in r.stdout.splitlines() if not line.startswith("#")]
-    parsed = list(csv.reader(rows))
-    ngroups = len(aligned["groups"])
-    assert [dict(zip(("io_type", "size", "namespace", "n"), p[:4])) for p in parsed[:ngroups]] == \
-        [{k: g[k] for k in ("io_type", "size", "namespace", "n")} for g in aligned["groups"]]
-    assert parsed[:ngroups] == [list(g.values()) for g in aligned["groups"]]
-    assert "#io_type,size,namespace,n,est_cmds/s,min,mean,p50,p90,p99,p99.9,max" in r.stdout
-    # five stage rows per group follow the group rows
-    assert len(parsed) == ngroups * 6
+    assert not [line for line in r.stdout.splitlines() if line.startswith("#")]
+    header, rows = tidy.read(r.stdout)
+    assert header == tidy.REPORT_COLUMNS
+    doc = json.loads(ok(run, "report", "-j", "-", str(rec.path)).stdout)
+    assert tidy.tidy_report_cells(rows) == pytest.approx(tidy.report_cells(doc))
+    # 3 stages x 10 statistics, 2 of unattributed, 12 of e2e, per group
+    assert len(rows) == len(doc["groups"]) * (3 * 10 + 2 + 12)
+    assert {row["bytes"] for row in rows} == {str(g["bytes"]) for g in doc["groups"]}
 
 
 def test_percent_limit_hides_small_groups(run, rec):

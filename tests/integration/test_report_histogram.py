@@ -189,13 +189,16 @@ def test_without_histogram_the_member_is_null_and_no_bars(run, host):
 
 
 def test_histogram_adds_only_comment_lines(run, host):
-    """grep -v '^#' users, aligned and with -t, get the same rows either way."""
-    for extra in ((), ("-t", ","), ("-t", "\t")):
-        plain = ok(run, "report", *extra, host).stdout
-        hist = ok(run, "report", "--histogram", *extra, host).stdout
-        assert data_rows(hist) == data_rows(plain)
-        assert len(hist.splitlines()) > len(plain.splitlines())
-    assert parse_histograms(ok(run, "report", "--histogram", "-t", ",", host).stdout)
+    """grep -v '^#' users get the same rows either way; the long form of -t
+    is the same with or without it (the buckets are the JSON's)."""
+    plain = ok(run, "report", host).stdout
+    hist = ok(run, "report", "--histogram", host).stdout
+    assert data_rows(hist) == data_rows(plain)
+    assert len(hist.splitlines()) > len(plain.splitlines())
+    assert parse_histograms(hist)
+    for sep in (",", "\t"):
+        assert ok(run, "report", "--histogram", "-t", sep, host).stdout == \
+            ok(run, "report", "-t", sep, host).stdout
 
 
 def test_stddev_column_equals_json(run, host):

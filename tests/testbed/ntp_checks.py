@@ -8,6 +8,12 @@ import json
 import re
 import sqlite3
 import statistics
+import sys
+from pathlib import Path
+
+# the JSON Schemas' check, shared with the integration tests
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+import json_schema  # noqa: E402
 
 KEY = "cid, slba, nlb, qid, cntlid, opcode, nsid"
 STAGES = ("block", "driver", "network", "target_driver", "storage")
@@ -23,6 +29,13 @@ def open_db(path):
 
 def meta(db):
     return {r["key"]: r["value"] for r in db.execute("SELECT key, value FROM meta")}
+
+
+def ntprof_doc(cmd, text):
+    """A report -j (or record -j) or compare -j document, held to its schema."""
+    doc = json.loads(text)
+    json_schema.validate(cmd, doc)
+    return doc
 
 
 def fio_jobs(path):

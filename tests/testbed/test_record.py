@@ -14,7 +14,6 @@
   (exit 1) and keeps the rows already committed.
 After each run no program of ntprof's is left in the kernel.
 """
-import json
 import math
 import os
 import shutil
@@ -25,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from conftest import KERNELS, REPO
+from ntp_checks import ntprof_doc
 
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
 
@@ -203,8 +203,8 @@ def check_duration(r):
     db = open_db(r.out / "duration.ntp")
     m, _ = check_common(db, res, "duration", 1000)
     assert 2.0e9 <= int(m["duration_ns"]) < 4.0e9
-    doc = json.loads((r.out / "duration.json").read_text())
-    assert isinstance(doc, dict)
+    doc = ntprof_doc("report", (r.out / "duration.json").read_text())
+    assert doc["command"] == "report" and doc["kind"] == "host"
     assert db.execute("SELECT count(*) FROM intervals").fetchone()[0] >= 2
 
 

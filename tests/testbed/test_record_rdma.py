@@ -24,7 +24,6 @@ kernel, one boot each (guest/record_rdma.sh):
 - a TCP recording joined with an RDMA one is refused (exit 10, MISMATCH),
   naming the transport.
 """
-import json
 import os
 import re
 import subprocess
@@ -33,7 +32,7 @@ from pathlib import Path
 import pytest
 
 from conftest import KERNELS, REPO
-from ntp_checks import (check_flavour, check_live_counts, check_pairs, check_storage_qd1, fio_jobs,
+from ntp_checks import (ntprof_doc, check_flavour, check_live_counts, check_pairs, check_storage_qd1, fio_jobs,
                         job_ios, joined, meta, open_db)
 
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
@@ -121,7 +120,7 @@ def check_rdma(r):
     assert bad == 0, f"{bad} target records with the RDMA READ outside receive..submit"
 
     # the final report as JSON (-j): transport rdma, every command joined, the three groups
-    doc = json.loads((out / "both.json").read_text())
+    doc = ntprof_doc("report", (out / "both.json").read_text())
     assert [(f["role"], f["transport"], f["sample_one_in"]) for f in doc["files"]] == \
         [("both", "rdma", 1)], doc["files"]
     assert doc["kind"] == "joined" and doc["join"]["host_commands"] == doc["join"]["target_commands"] \

@@ -19,7 +19,6 @@ I/Os), recorded at -s 1 on both sides (target started first, stopped last).
   (HOST,TARGET) compared: the five stages, each delta the joined reports'
   own, network the stage that changed most.
 """
-import json
 import re
 import statistics
 import os
@@ -28,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 
 from conftest import REPO
+from ntp_checks import ntprof_doc
 
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
 SKEW_S = -30
@@ -41,7 +41,7 @@ STAGES = ("block", "driver", "network", "target_driver", "storage")
 def ntprof_json(*args):
     p = subprocess.run([str(NTPROF), *args, "-j", "-"], capture_output=True, text=True)
     assert p.returncode == 0, f"ntprof {' '.join(args)}: rc={p.returncode}\n{p.stderr}"
-    return json.loads(p.stdout)
+    return ntprof_doc(args[0], p.stdout)
 
 
 def joined_phase(r, phase):

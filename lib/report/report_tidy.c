@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report -t SEP: the long form.  The text's two tables mixed two row shapes
+ * (a group's row, then its stages' rows without the group), wrote sizes as
+ * "4KiB" and times in rounded us, and did not quote; a tool had to know the
+ * layout to read it.  Here every row has the same columns, the group's keys
+ * repeated, the statistic named as in the JSON (its unit in its name: _ns
+ * integer nanoseconds, _pct percent, n a count, est_cmds_per_s a rate) and
+ * its value exact as the JSON has it.  Fields are quoted as dump quotes
+ * (lib/cli/csv.h), and there is no comment line: the first row names the
+ * columns.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "lib/cli/csv.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/report/report_fields.h"
+#include "lib/report/report_model.h"
+#include "lib/report/report_tidy.h"
+
+static const char *const columns[] = { NTP_REPORT_TIDY_COLUMNS };
+
+struct tidy {
+	FILE *f;
+	const char *sep;
+	const struct ntp_report_group *g;
+	int target;               /* a target alone: the group is its device */
+	const struct ntp_report_fields *fields;   /* -F: the statistics' rows; none: all */
+};
+
+/* -F's fields as the statistics of the rows (lib/report/report_fields.h) */
+static const char *const field_stat[NTP_FIELD_COUNT] = {
+	[NTP_FIELD_N] = "n", [NTP_FIELD_RATE] = "est_cmds_per_s", [NTP_FIELD_MIN] = "min_ns",
+	[NTP_FIELD_MEAN] = "mean_ns", [NTP_FIELD_P50] = "p50_ns", [NTP_FIELD_P90] = "p90_ns",
+	[NTP_FIELD_P99] = "p99_ns", [NTP_FIELD_P999] = "p99_9_ns", [NTP_FIELD_MAX] = "max_ns",
+	[NTP_FIELD_SHARE] = "share_pct", [NTP_FIELD_STDDEV] = "stddev_ns",
+};
+
+/* is a row of this statistic wanted?  Without -F every one; the sum check's count always */
+static bool wanted(const struct tidy *t, const char *stat)
+{
+	if (!t->fields || !t->fields->nfields || !strcmp(stat, "mismatched_commands"))
+		return true;
+	for (int i = 0; i < t->fields->nfields; i++)
+		if (!strcmp(field_stat[t->fields->list[i]], stat))
+			return true;
+	return false;
+}
+
+/* the keys of the row: the group, then the stage and the statistic */
+static void keys(const struct tidy *t, const char *stage, const char *stat)
+{
+	const char *sep = t->sep;
+
+	ntp_csv__int(t->f, t->g->host_file);
+	fputs(sep, t->f);
+	ntp_csv__text(t->f, t->g->io_type, sep);
+	fputs(sep, t->f);
+	ntp_csv__int(t->f, t->g->bytes);
+	fputs(sep, t->f);
+	ntp_csv__text(t->f, t->target ? NULL : t->g->ns, sep);
+	fputs(sep, t->f);
+	ntp_csv__text(t->f, t->target ? t->g->ns : NULL, sep);
+	fputs(sep, t->f);
+	ntp_csv__text(t->f, stage, sep);
+	fputs(sep, t->f);
+	ntp_csv__text(t->f, stat, sep);
+	fputs(sep, t->f);
+}
+
+static void int_row(const struct tidy *t, const char *stage, const char *stat, int64_t v)
+{
+	if (!wanted(t, stat))
+		return;
+	keys(t, stage, stat);
+	ntp_csv__int(t->f, v);
+	fputc('\n', t->f);
+}
+
+/* NaN or a negative rate (unknown) leaves the value empty, as the JSON's null */
+static void dbl_row(const struct tidy *t, const char *stage, const char *stat, double v)
+{
+	if (!wanted(t, stat))
+		return;
+	keys(t, stage, stat);
+	ntp_csv__double(t->f, v);
+	fputc('\n', t->f);
+}
+
+static void summary_rows(const struct tidy *t, const char *stage, const struct ntp_summary *s)
+{
+	int_row(t, stage, "n", (int64_t)s->n);
+	int_row(t, stage, "min_ns", s->min);
+	int_row(t, stage, "mean_ns", ntp_report__round_ns(s->mean));
+	int_row(t, stage, "p50_ns", s->p50);
+	int_row(t, stage, "p90_ns", s->p90);
+	int_row(t, stage, "p99_ns", s->p99);
+	int_row(t, stage, "p99_9_ns", s->p999);
+	int_row(t, stage, "max_ns", s->max);
+	int_row(t, stage, "stddev_ns", ntp_report__round_ns(s->stddev));
+	dbl_row(t, stage, "share_pct", ntp_report__share_pct(t->g, s->mean));
+}
+
+static void group_rows(struct tidy *t, const struct ntp_view *v)
+{
+	const struct ntp_report_group *g = t->g;
+	double un = ntp_report__stages_unattributed_ns(g, v->nstages);
+
+	for (int s = 0; s < v->nstages; s++)
+		summary_rows(t, v->stages[s].json, &g->stage[s]);
+	int_row(t, "unattributed", "mean_ns", ntp_report__round_ns(un));
+	dbl_row(t, "unattributed", "share_pct", ntp_report__share_pct(g, un));
+	/* a target alone: the residence (the JSON's e2e_is) */
+	summary_rows(t, "e2e", &g->e2e);
+	dbl_row(t, "e2e", "est_cmds_per_s", g->est_rate >= 0 ? g->est_rate : NAN);
+	int_row(t, "e2e", "mismatched_commands", (int64_t)g->mismatched);
+}
+
+int ntp_report__print_tidy(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o)
+{
+	struct tidy t = { .f = f, .sep = o->field_separator,
+			  .target = r->kind == NTP_REPORT_TARGET, .fields = &o->fields };
+	const struct ntp_view *v = ntp_report__view(r);
+
+	for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++) {
+		if (i)
+			fputs(t.sep, f);
+		ntp_csv__text(f, columns[i], t.sep);
+	}
+	fputc('\n', f);
+	for (size_t i = 0; i < r->ngroups; i++) {
+		if (!ntp_report__shown(&r->groups[i], r->total, o))
+			continue;
+		t.g = &r->groups[i];
+		group_rows(&t, v);
+	}
+	return ferror(f) ? NTP_EXIT_FAILURE : NTP_EXIT_OK;
+}
+
+void ntp_report__warn_tidy(const struct ntp_report *r)
+{
+	double pct = ntp_report__matched_pct(r);
+
+	if (r->kind == NTP_REPORT_JOINED && (!isfinite(pct) || pct < NTP_REPORT_WARN_PCT))
+		ntp_warn("only %.2f%% of the host's sampled commands were joined (below %.0f%%): "
+			 "the rows describe the joined ones only", isfinite(pct) ? pct : 0.0,
+			 NTP_REPORT_WARN_PCT);
+	for (int i = 0; i < r->nfiles; i++) {
+		const struct ntp_report_file *rf = &r->files[i];
+		uint64_t lost = rf->hdr.lost_ringbuf + rf->hdr.lost_map +
+				rf->t_lost_ringbuf + rf->t_lost_map;
+
+		if (lost)
+			ntp_warn("%s: %llu sampled commands were lost while recording; the rows do "
+				 "not include them", rf->hdr.path, (unsigned long long)lost);
+	}
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * report -t SEP: the report in long ("tidy") form, for pandas, DuckDB and
+ * awk: a header row, then one row per group, stage and statistic, every
+ * key in every row (ntprof-report(1), "Separated fields").
+ */
+#ifndef NTP_REPORT_TIDY_H
+#define NTP_REPORT_TIDY_H
+
+#include <stdio.h>
+
+#include "lib/report/report_model.h"
+
+/* the columns of a row; the statistics are named as the JSON names them */
+#define NTP_REPORT_TIDY_COLUMNS "file", "io_type", "bytes", "namespace", "device", "stage", \
+	"stat", "value"
+
+int ntp_report__print_tidy(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o);
+
+/*
+ * What the text's "# warning:" lines say, to stderr: -t's rows have no
+ * comment lines, and the numbers still need the caveat.
+ */
+void ntp_report__warn_tidy(const struct ntp_report *r);
+
+#endif
