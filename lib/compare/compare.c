@@ -152,8 +152,9 @@ static int load(struct ntp_compare *c, const struct ntp_compare_opts *o, const c
 	for (int r = 0; r < NTP_CMP_RUNS && !rc; r++) {
 		*culprit = c->arg[r];
 		/* one filter for both runs: --time from each run's own start */
-		rc = ntp_report__load_filtered(&c->run[r], c->files[r], c->nfiles[r], detail,
-					       &o->filter);
+		rc = ntp_report__load(&c->run[r], c->files[r], c->nfiles[r],
+				      &(struct ntp_report_load){ .detail = detail,
+								 .filter = &o->filter });
 	}
 	return rc;
 }

@@ -162,10 +162,8 @@ void ntp_samples__summarize(struct ntp_samples *s, struct ntp_summary *out)
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	if (!s->n) {
-		ntp_hist__from_sorted(&out->hist, NULL, 0);
+	if (!s->n)
 		return;
-	}
 	sort(s);
 	for (i = 0; i < s->n; i++)
 		sum += s->v[i];
@@ -185,5 +183,25 @@ void ntp_samples__summarize(struct ntp_samples *s, struct ntp_summary *out)
 		sq += d * d;
 	}
 	out->stddev = s->n > 1 ? (double)sqrtl(sq / (long double)(s->n - 1)) : 0.0;
-	ntp_hist__from_sorted(&out->hist, s->v, s->n);
+}
+
+/*
+ * 512 bytes a summary: kept only when a report shows them, so that a
+ * recording of many groups costs no more than its samples without them.
+ */
+int ntp_samples__histogram(struct ntp_samples *s, struct ntp_summary *out)
+{
+	out->hist = malloc(sizeof(*out->hist));
+	if (!out->hist)
+		return -ENOMEM;
+	if (s->n)
+		sort(s);
+	ntp_hist__from_sorted(out->hist, s->n ? s->v : NULL, s->n);
+	return 0;
+}
+
+void ntp_summary__free(struct ntp_summary *s)
+{
+	free(s->hist);
+	s->hist = NULL;
 }

@@ -30,7 +30,8 @@ struct ntp_summary {
 	double stddev;            /* sample standard deviation, ns */
 	int64_t p50, p90, p99, p999;
 	double sum;
-	struct ntp_hist hist;     /* every sample in its log2 bucket */
+	/* every sample in its log2 bucket, when asked for (ntp_samples__histogram); else NULL */
+	struct ntp_hist *hist;
 };
 
 void ntp_samples__init(struct ntp_samples *s);
@@ -40,5 +41,9 @@ void ntp_samples__free(struct ntp_samples *s);
 /* sorts s in place; p in (0, 100]; 0 when empty */
 int64_t ntp_samples__percentile(struct ntp_samples *s, double p);
 void ntp_samples__summarize(struct ntp_samples *s, struct ntp_summary *out);
+/* s's histogram into out, summarized from s; 0 or -ENOMEM */
+int ntp_samples__histogram(struct ntp_samples *s, struct ntp_summary *out);
+/* frees what a summary holds (its histogram) */
+void ntp_summary__free(struct ntp_summary *s);
 
 #endif

@@ -66,7 +66,10 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 		ntp_report__json_close(&jo);
 		return NTP_EXIT_USAGE;
 	}
-	rc = ntp_report__load_filtered(&r, paths, npaths, detail, &o->filter);
+	/* the page draws each group's distribution: it needs the buckets too */
+	rc = ntp_report__load(&r, paths, npaths, &(struct ntp_report_load){
+		.detail = detail, .filter = &o->filter,
+		.histograms = o->histogram || o->html_path });
 	if (!rc)
 		rc = ntp_report__order(&r, &o->sort);
 	if (!rc && r.filter && !r.total) {

@@ -323,13 +323,18 @@ static int file_group_cmp(const void *a, const void *b)
 	return c ? c : ntp_report__group_cmp(x, y);
 }
 
-void ntp_group_set__finish(struct ntp_group_set *set, struct ntp_report_group **groups,
-			   size_t *ngroups)
+int ntp_group_set__finish(struct ntp_group_set *set, struct ntp_report_group **groups,
+			  size_t *ngroups)
 {
+	int err = 0;
+
 	for (size_t i = 0; i < set->n; i++) {
 		ntp_samples__summarize(&set->acc[i].e2e, &set->g[i].e2e);
 		for (int s = 0; s < set->nstages; s++)
 			ntp_samples__summarize(&set->acc[i].stage[s], &set->g[i].stage[s]);
+		for (int s = -1; s < set->nstages && set->histograms && !err; s++)
+			err = s < 0 ? ntp_samples__histogram(&set->acc[i].e2e, &set->g[i].e2e) :
+			      ntp_samples__histogram(&set->acc[i].stage[s], &set->g[i].stage[s]);
 		/* give the memory back before the next group's sorts want theirs */
 		acc_free(&set->acc[i]);
 	}
@@ -340,4 +345,5 @@ void ntp_group_set__finish(struct ntp_group_set *set, struct ntp_report_group **
 	free(set->acc);
 	free(set->slots);
 	memset(set, 0, sizeof(*set));
+	return err;
 }

@@ -5,6 +5,7 @@
 #ifndef NTP_REPORT_GROUPS_H
 #define NTP_REPORT_GROUPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -29,6 +30,7 @@ struct ntp_group_set {
 	int nstages;
 	/* stages (bits) that may be below 0 in a true command: the two sides' differences */
 	unsigned int may_be_negative;
+	bool histograms;          /* finish gives each summary its log2 buckets */
 	/* the groups by key: open addressing, index + 1 (0: empty), nslots a power of two */
 	size_t *slots, nslots;
 };
@@ -48,8 +50,8 @@ void ntp_group_set__impossible(struct ntp_group_set *set, size_t k, enum ntp_imp
 /* moves src's samples into dst's groups; -ENOMEM */
 int ntp_group_set__merge(struct ntp_group_set *dst, struct ntp_group_set *src);
 /* summarizes and orders the groups, which *groups takes; set is left empty */
-void ntp_group_set__finish(struct ntp_group_set *set, struct ntp_report_group **groups,
-			   size_t *ngroups);
+int ntp_group_set__finish(struct ntp_group_set *set, struct ntp_report_group **groups,
+			  size_t *ngroups);
 void ntp_group_set__free(struct ntp_group_set *set);
 /* the report's order of groups: namespace, reads before writes before others, size */
 int ntp_report__group_cmp(const struct ntp_report_group *x, const struct ntp_report_group *y);

@@ -264,8 +264,8 @@ static void stage_tables(FILE *f, const struct ntp_report *r, const struct ntp_r
 static int distribution(FILE *f, const char *group, const char *stage,
 			const struct ntp_summary *s)
 {
-	const struct ntp_hist *h = &s->hist;
-	int n = h->hi - h->lo + 1, rc = -ENOMEM;
+	const struct ntp_hist *h = s->hist;
+	int n = h ? h->hi - h->lo + 1 : 0, rc = -ENOMEM;
 	const char **labels;
 	char (*buf)[24], title[256];
 	double *v;

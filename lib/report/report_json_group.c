@@ -30,16 +30,16 @@ void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s)
 void ntp_report__json_histogram(struct ntp_json *j, const struct ntp_summary *s, bool histogram)
 {
 	ntp_json__name(j, "histogram");
-	if (!histogram) {
+	if (!histogram || !s->hist) {
 		ntp_json__null(j);
 		return;
 	}
 	ntp_json__start_array(j);
-	for (int k = s->hist.lo; s->n && k <= s->hist.hi; k++) {
+	for (int k = s->hist->lo; s->n && k <= s->hist->hi; k++) {
 		ntp_json__start_object(j);
 		ntp_json__int_field(j, "lo_ns", k == 0 ? s->min : ntp_hist__lo(k));
 		ntp_json__int_field(j, "hi_ns", ntp_hist__hi(k));
-		ntp_json__uint_field(j, "count", s->hist.count[k]);
+		ntp_json__uint_field(j, "count", s->hist->count[k]);
 		ntp_json__end_object(j);
 	}
 	ntp_json__end_array(j);

@@ -131,19 +131,16 @@ static enum ntp_report_kind kind_of(sqlite3 *db, int n)
 	return kind;
 }
 
-int ntp_report__load(struct ntp_report *r, const char *const *paths, int n, bool detail)
+int ntp_report__load(struct ntp_report *r, const char *const *paths, int n,
+		     const struct ntp_report_load *lo)
 {
-	return ntp_report__load_filtered(r, paths, n, detail, NULL);
-}
-
-int ntp_report__load_filtered(struct ntp_report *r, const char *const *paths, int n, bool detail,
-			      const struct ntp_read_filter *f)
-{
+	bool detail = lo && lo->detail;
 	sqlite3 *db = NULL;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	r->filter = ntp_read_filter__any(f) ? f : NULL;
+	r->filter = lo && ntp_read_filter__any(lo->filter) ? lo->filter : NULL;
+	r->histograms = lo && lo->histograms;
 	if (n < 1)
 		return NTP_EXIT_USAGE;
 	/* one file twice is a slip of the command line, not a join */
@@ -193,6 +190,9 @@ void ntp_report__free(struct ntp_report *r)
 	for (size_t i = 0; i < r->ngroups; i++) {
 		free(r->groups[i].io_type);
 		free(r->groups[i].ns);
+		ntp_summary__free(&r->groups[i].e2e);
+		for (int s = 0; s < NTP_VIEW_MAX_STAGES; s++)
+			ntp_summary__free(&r->groups[i].stage[s]);
 	}
 	free(r->groups);
 	memset(r, 0, sizeof(*r));

@@ -10,15 +10,20 @@
 #include "lib/report/report_model.h"
 #include "lib/report/report_filter.h"
 
+/* what a load is asked for; zero-initialised: the summary, every command, no histograms */
+struct ntp_report_load {
+	bool detail;                        /* --stages=detail */
+	const struct ntp_read_filter *filter;   /* only the commands that pass it; NULL: all */
+	bool histograms;                    /* each summary's log2 buckets (lib/core/hist.h) */
+};
+
 /*
- * paths[0..n) into r: joined when n > 1 or the one file is "-r both", else
- * the host's or the target's recording alone; detail: --stages=detail.
- * The paths are kept, not copied.  An NTP_EXIT_* code after one error line.
+ * paths[0..n) into r: joined when n > 1 or the one file is "-r both" or
+ * joined, else the host's or the target's recording alone.  The paths and
+ * the filter are kept, not copied.  An NTP_EXIT_* code after one error line.
  */
-int ntp_report__load(struct ntp_report *r, const char *const *paths, int n, bool detail);
-/* the same, reading only the commands that pass f (report_filter.h; NULL: all), kept in r */
-int ntp_report__load_filtered(struct ntp_report *r, const char *const *paths, int n, bool detail,
-			      const struct ntp_read_filter *f);
+int ntp_report__load(struct ntp_report *r, const char *const *paths, int n,
+		     const struct ntp_report_load *lo);
 void ntp_report__free(struct ntp_report *r);
 
 #endif

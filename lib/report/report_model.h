@@ -157,6 +157,7 @@ struct ntp_report {
 	uint64_t total;                 /* commands over all groups */
 	/* the read filters the rows were read through (report_filter.h); NULL: none */
 	const struct ntp_read_filter *filter;
+	bool histograms;                /* the summaries have their log2 buckets */
 };
 
 /* the version of report's and compare's JSON documents (ntprof-report(1), JSON) */

@@ -177,6 +177,7 @@ int ntp_report__scan_host(struct ntp_report *r, sqlite3 *db, const char *path)
 		w[i].path = path;
 		w[i].where = r->filter ? &where : NULL;
 		w[i].set.nstages = HOST_STAGES;
+		w[i].set.histograms = r->histograms;
 		w[i].lo = lo + span * i / n;
 		w[i].hi = lo + span * (i + 1) / n - 1;
 	}
@@ -204,8 +205,10 @@ int ntp_report__scan_host(struct ntp_report *r, sqlite3 *db, const char *path)
 			ntp_group_set__free(&w[i].set);
 	}
 	/* the model takes the groups; only the samples are freed here */
-	if (!rc)
-		ntp_group_set__finish(&w[0].set, &r->groups, &r->ngroups);
+	if (!rc && ntp_group_set__finish(&w[0].set, &r->groups, &r->ngroups)) {
+		ntp_error("%s: cannot read the commands: %s", path, strerror(ENOMEM));
+		rc = NTP_EXIT_FAILURE;
+	}
 	ntp_group_set__free(&w[0].set);
 	return rc;
 }

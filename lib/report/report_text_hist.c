@@ -33,13 +33,13 @@ static int digits(int64_t v)
 
 void ntp_report__print_histogram(FILE *f, const struct ntp_summary *s, const char *what)
 {
-	const struct ntp_hist *h = &s->hist;
+	const struct ntp_hist *h = s->hist;
 	uint64_t most = 0;
 	int wlo = 4, whi = 2, wn = 5;
 	char bar[NTP_HIST_BAR + 1];
 
 	fprintf(f, "#\n# histogram of %s (n=%zu), ns, log2 buckets\n", what, s->n);
-	if (!s->n || h->lo > h->hi) {
+	if (!s->n || !h || h->lo > h->hi) {
 		fprintf(f, "# (no commands)\n");
 		return;
 	}

@@ -486,6 +486,7 @@ static void set_init(struct ntp_group_set *set, const struct ntp_report *r)
 	const struct ntp_view *v = ntp_report__view(r);
 
 	set->nstages = v->nstages;
+	set->histograms = r->histograms;
 	for (int s = 0; s < v->nstages && r->kind == NTP_REPORT_JOINED; s++)
 		if (!strcmp(v->stages[s].json, "network") || !strcmp(v->stages[s].json, "r2t_wait"))
 			set->may_be_negative |= 1u << s;
@@ -549,7 +550,10 @@ int ntp_report__scan_view(struct ntp_report *r, sqlite3 *db, const char *path)
 		ntp_group_set__free(&set);
 		return err;
 	}
-	ntp_group_set__finish(&set, &r->groups, &r->ngroups);
+	if (ntp_group_set__finish(&set, &r->groups, &r->ngroups)) {
+		ntp_error("%s: cannot read the commands: %s", path, strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
 	return 0;
 }
 
@@ -633,7 +637,10 @@ int ntp_report__scan_join(struct ntp_report *r, struct ntp_join *j, const char *
 		ntp_group_set__free(&set[0]);
 		return err;
 	}
-	ntp_group_set__finish(&set[0], &r->groups, &r->ngroups);
+	if (ntp_group_set__finish(&set[0], &r->groups, &r->ngroups)) {
+		ntp_error("%s: cannot read the commands: %s", path, strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
 	return 0;
 }
 
