@@ -56,6 +56,76 @@ static int parse_stats(const struct ntp_option *opt, const char *arg)
 	return 0;
 }
 
+/*
+ * One rule of --threshold: PCT (the end-to-end mean), STAT=PCT (of the
+ * end-to-end latency) or STAGE.STAT=PCT.  "p99.9=5" is a statistic, not a
+ * stage "p99" with a statistic "9": the statistic is tried first.
+ */
+static int parse_rule(const struct ntp_option *opt, const char *rule,
+		      struct ntp_compare_threshold *t)
+{
+	const char *eq = strchr(rule, '='), *pct = eq ? eq + 1 : rule;
+	char left[64] = "", *dot;
+	struct ntp_option popt = *opt;
+	int stat = NTP_CMP_MEAN;
+
+	snprintf(t->stage, sizeof(t->stage), "e2e");
+	if (eq) {
+		if ((size_t)(eq - rule) >= sizeof(left) || eq == rule)
+			goto bad;
+		memcpy(left, rule, (size_t)(eq - rule));
+		stat = ntp_compare__stat_parse(left);
+		if (stat < 0 && (dot = strchr(left, '.'))) {
+			*dot = '\0';
+			stat = ntp_compare__stat_parse(dot + 1);
+			if (!*left || strlen(left) >= sizeof(t->stage))
+				goto bad;
+			snprintf(t->stage, sizeof(t->stage), "%s", left);
+		}
+		if (stat < 0)
+			goto bad;
+	}
+	t->stat = stat;
+	popt.value = &t->pct;
+	popt.max = 0;
+	return ntp_opt__percent(&popt, pct);
+bad:
+	ntp_error("invalid value '%s' for option '--%s': expected [STAGE.][STAT=]PCT, STAT one of "
+		  "mean, p50, p90, p99, p99.9 (e.g. storage.p99=10)", rule, opt->long_name);
+	return -1;
+}
+
+/* --threshold RULE[,RULE]: each given adds its rules */
+static int parse_thresholds(const struct ntp_option *opt, const char *arg)
+{
+	struct ntp_compare_opts *o = opt->value;
+	char *copy = strdup(arg), *save = NULL, *tok;
+	int rc = 0;
+
+	if (!copy) {
+		ntp_error("invalid value '%s' for option '--%s': %s", arg, opt->long_name,
+			  strerror(ENOMEM));
+		return -1;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		if (o->nthresholds == NTP_CMP_MAX_THRESHOLDS) {
+			ntp_error("invalid value '%s' for option '--%s': more than %d rules", arg,
+				  opt->long_name, NTP_CMP_MAX_THRESHOLDS);
+			rc = -1;
+			break;
+		}
+		rc = parse_rule(opt, tok, &o->threshold[o->nthresholds]);
+		if (!rc)
+			o->nthresholds++;
+	}
+	if (!rc && !o->nthresholds) {
+		ntp_error("invalid value '%s' for option '--%s': no rule", arg, opt->long_name);
+		rc = -1;
+	}
+	free(copy);
+	return rc;
+}
+
 int cmd_compare(int argc, const char **argv)
 {
 	struct ntp_compare_opts o = { 0 };
@@ -69,11 +139,12 @@ int cmd_compare(int argc, const char **argv)
 				 "(default: mean,p99)",
 				 parse_stats),
 		NTP_OPT_BOOL(0, "formula", &o.formula, "show the arithmetic behind every value"),
-		/* NTP_OPT_CALLBACK plus is_set: 0 is a threshold, not "none" */
-		{ .type = NTP_OPT_TYPE_CALLBACK, .long_name = "threshold",
-		  .value = &o.threshold_pct, .argh = "PCT", .cb = ntp_opt__percent,
-		  .is_set = &o.threshold_set,
-		  .help = "exit 11 when an end-to-end mean grew by more than PCT%" },
+		NTP_OPT_CALLBACK(0, "threshold", &o, "[STAGE.][STAT=]PCT[,...]",
+				 "exit 11 when a statistic grew significantly by more than PCT% "
+				 "(default: e2e.mean), e.g. storage.p99=10", parse_thresholds),
+		{ .type = NTP_OPT_TYPE_UINT, .long_name = "min-n", .value = &o.min_n,
+		  .argh = "N", .min = 2, .max = 1000000000, .is_set = &o.min_n_set,
+		  .help = "test a change only with at least N commands in both runs (default 10)" },
 		NTP_OPT_CHOICE('S', "stages", &o.stages, "VIEW",
 			       "summary: the main stages (default); detail: the finer sub-stages",
 			       stage_views),

@@ -72,7 +72,7 @@ static void threshold_error(const struct ntp_compare *c, const struct ntp_compar
 	buf[0] = '\0';
 	for (size_t i = 0; i < c->ngroups && off < sizeof(buf); i++) {
 		const struct ntp_compare_group *g = &c->groups[i];
-		char size[32];
+		char size[32], rule[96];
 		int k;
 
 		if (!g->over_threshold)
@@ -83,14 +83,16 @@ static void threshold_error(const struct ntp_compare *c, const struct ntp_compar
 			break;
 		}
 		ntp_size__str(g->bytes, size, sizeof(size));
-		k = snprintf(buf + off, sizeof(buf) - off, "%s%s %s %s %+.2f%%", shown ? ", " : "",
-			     g->io_type, size, g->ns, g->e2e_growth_pct);
+		ntp_compare__rule_str(g->tripped, rule, sizeof(rule));
+		k = snprintf(buf + off, sizeof(buf) - off, "%s%s %s %s %+.2f%% (%s)",
+			     shown ? ", " : "", g->io_type, size, g->ns, g->tripped_growth_pct, rule);
 		if (k > 0)
 			off += (size_t)k;
 		shown++;
 	}
-	ntp_error("%s: the end-to-end mean grew more than %g%% in %zu group%s: %s", c->arg[1],
-		  o->threshold_pct, c->over_threshold, c->over_threshold == 1 ? "" : "s", buf);
+	(void)o;
+	ntp_error("%s: a --threshold rule was exceeded, significantly, in %zu group%s: %s",
+		  c->arg[1], c->over_threshold, c->over_threshold == 1 ? "" : "s", buf);
 }
 
 /*

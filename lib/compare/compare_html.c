@@ -140,7 +140,8 @@ static void us(FILE *f, bool has, int64_t ns, bool sign)
 static void group_table(FILE *f, const struct ntp_compare *c, const struct ntp_compare_group *g)
 {
 	fputs("<table><tr><th class=\"l\">stage</th><th class=\"l\">stat</th><th>baseline</th>"
-	      "<th>new</th><th>delta</th><th>ratio</th><th class=\"l\">present</th></tr>\n", f);
+	      "<th>new</th><th>delta</th><th>ratio</th><th>95% interval of the delta</th>"
+	      "<th class=\"l\">significant</th><th class=\"l\">present</th></tr>\n", f);
 	for (size_t k = 0; k < g->nstages; k++) {
 		for (int s = 0; s < NTP_CMP_STAT_MAX; s++) {
 			struct ntp_compare_value v;
@@ -158,6 +159,11 @@ static void group_table(FILE *f, const struct ntp_compare *c, const struct ntp_c
 				fprintf(f, "<td>%.4f</td>", v.ratio);
 			else
 				fputs("<td>-</td>", f);
+			if (v.has_ci)
+				fprintf(f, "<td>[%+.3f, %+.3f]</td>", v.ci_lo / 1000.0, v.ci_hi / 1000.0);
+			else
+				fputs("<td>-</td>", f);
+			cell(f, !v.has_delta ? "-" : !v.tested ? "too few" : v.significant ? "yes" : "no");
 			cell(f, ntp_compare__present_str(ntp_compare__present(
 				g->stage[k].s[NTP_CMP_BASE], g->stage[k].s[NTP_CMP_NEW])));
 			fputs("</tr>\n", f);

@@ -63,10 +63,33 @@ static void value_object(struct ntp_json *j, const struct ntp_compare_stage *st,
 	int_or_null(j, "new_ns", v.has[NTP_CMP_NEW], v.v[NTP_CMP_NEW]);
 	int_or_null(j, "delta_ns", v.has_delta, v.delta);
 	ntp_json__double_field(j, "ratio", v.ratio);      /* NaN writes null */
+	/* the delta's 95% interval and the verdict: null when there is none, or too few */
+	ntp_json__double_field(j, "ci95_low_ns", v.has_ci ? v.ci_lo : NAN);
+	ntp_json__double_field(j, "ci95_high_ns", v.has_ci ? v.ci_hi : NAN);
+	ntp_json__name(j, "significant");
+	if (v.tested)
+		ntp_json__bool(j, v.significant);
+	else
+		ntp_json__null(j);
 	if (o->formula) {
 		ntp_compare__formula(st, stat, formula, sizeof(formula));
 		ntp_json__string_field(j, "formula", formula);
 	}
+	ntp_json__end_object(j);
+}
+
+/* a --threshold rule's members: stage, stat, pct */
+static void rule_members(struct ntp_json *j, const struct ntp_compare_threshold *t)
+{
+	ntp_json__string_field(j, "stage", t->stage);
+	ntp_json__string_field(j, "stat", ntp_compare__stat_key(t->stat));
+	ntp_json__double_field(j, "pct", t->pct);
+}
+
+static void rule_object(struct ntp_json *j, const struct ntp_compare_threshold *t)
+{
+	ntp_json__start_object(j);
+	rule_members(j, t);
 	ntp_json__end_object(j);
 }
 
@@ -87,6 +110,15 @@ static void group_object(struct ntp_json *j, const struct ntp_compare *c,
 	int_or_null(j, "n_new", n, n ? (int64_t)n->e2e.n : 0);
 	ntp_json__double_field(j, "e2e_mean_growth_pct", g->e2e_growth_pct);
 	ntp_json__bool_field(j, "over_threshold", g->over_threshold);
+	ntp_json__name(j, "tripped");
+	if (g->tripped) {
+		ntp_json__start_object(j);
+		rule_members(j, g->tripped);
+		ntp_json__double_field(j, "growth_pct", g->tripped_growth_pct);
+		ntp_json__end_object(j);
+	} else {
+		ntp_json__null(j);
+	}
 
 	ntp_json__name(j, "stages");
 	ntp_json__start_array(j);
@@ -175,10 +207,15 @@ int ntp_compare__print_json(const struct ntp_compare *c, FILE *f, const struct n
 		group_object(j, c, &c->groups[i], o);
 	ntp_json__end_array(j);
 
+	ntp_json__uint_field(j, "min_n", c->min_n);
 	ntp_json__name(j, "threshold");
-	if (o->threshold_set) {
+	if (o->nthresholds) {
 		ntp_json__start_object(j);
-		ntp_json__double_field(j, "pct", o->threshold_pct);
+		ntp_json__name(j, "rules");
+		ntp_json__start_array(j);
+		for (int t = 0; t < o->nthresholds; t++)
+			rule_object(j, &o->threshold[t]);
+		ntp_json__end_array(j);
 		ntp_json__bool_field(j, "exceeded", c->over_threshold > 0);
 		ntp_json__uint_field(j, "groups_over", c->over_threshold);
 		ntp_json__end_object(j);

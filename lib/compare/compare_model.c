@@ -19,6 +19,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/compare/compare_model.h"
+#include "lib/core/interval.h"
 #include "lib/report/report_groups.h"
 #include "lib/report/report_load.h"
 
@@ -87,6 +88,43 @@ static int64_t stat_of(const struct ntp_summary *s, enum ntp_compare_stat stat)
 	}
 }
 
+/*
+ * The delta's 95% interval: Welch's for the mean, the two runs'
+ * order-statistic intervals combined for a percentile (lib/core/interval.h);
+ * and whether the change is tested (--min-n) and significant.
+ */
+static void interval(const struct ntp_compare_stage *st, enum ntp_compare_stat stat,
+		     struct ntp_compare_value *out)
+{
+	const struct ntp_summary *b = st->s[NTP_CMP_BASE], *n = st->s[NTP_CMP_NEW];
+	int q = stat - NTP_CMP_P50;       /* the percentile's index in p_lo[], p_hi[] */
+
+	if (!out->has_delta || b->n < 2 || n->n < 2)
+		return;
+	/*
+	 * A percentile's order-statistic interval needs some commands on each
+	 * side of it (5, the binomial's normal rule): a p99 needs 500 in each
+	 * run, a p99.9 5000.  With fewer the tail is not estimated well enough
+	 * to tell a change, and no interval is given.
+	 */
+	if (stat != NTP_CMP_MEAN) {
+		double frac = (double)stat_names[stat].millionths / 1e8;
+		double need = ceil(5.0 / (frac < 0.5 ? frac : 1.0 - frac) - 1e-9);
+
+		if ((double)b->n < need || (double)n->n < need)
+			return;
+	}
+	if (stat == NTP_CMP_MEAN)
+		out->has_ci = ntp_interval__mean_diff(b->n, b->mean, b->stddev, n->n, n->mean,
+						      n->stddev, &out->ci_lo, &out->ci_hi);
+	else
+		out->has_ci = ntp_interval__quantile_diff(stat_of(b, stat), b->p_lo[q], b->p_hi[q],
+							  stat_of(n, stat), n->p_lo[q], n->p_hi[q],
+							  &out->ci_lo, &out->ci_hi);
+	out->tested = out->has_ci && b->n >= st->min_n && n->n >= st->min_n;
+	out->significant = out->tested && (out->ci_lo > 0 || out->ci_hi < 0);
+}
+
 void ntp_compare__value(const struct ntp_compare_stage *st, enum ntp_compare_stat stat,
 			struct ntp_compare_value *out)
 {
@@ -103,6 +141,7 @@ void ntp_compare__value(const struct ntp_compare_stage *st, enum ntp_compare_sta
 	out->delta = out->v[NTP_CMP_NEW] - out->v[NTP_CMP_BASE];
 	if (out->v[NTP_CMP_BASE])
 		out->ratio = (double)out->v[NTP_CMP_NEW] / (double)out->v[NTP_CMP_BASE];
+	interval(st, stat, out);
 }
 
 /* the nearest rank of stats.c, in integers: ceil(p/100 * n) */
@@ -281,9 +320,12 @@ static int pair_groups(struct ntp_compare *c)
 		cg->g[all[i].run] = all[i].g;
 	}
 	free(all);
-	for (size_t i = 0; i < c->ngroups; i++)
+	for (size_t i = 0; i < c->ngroups; i++) {
 		if (pair_stages(c, &c->groups[i]))
 			return -ENOMEM;
+		for (size_t s = 0; s < c->groups[i].nstages; s++)
+			c->groups[i].stage[s].min_n = c->min_n;
+	}
 	return 0;
 }
 
@@ -482,6 +524,33 @@ static void find_most(struct ntp_compare *c)
 }
 
 /* growth of the end-to-end mean, in percent of the baseline's */
+/* growth of a value, in percent of the baseline's (NaN unless in both runs) */
+static double growth_pct(const struct ntp_compare_value *v)
+{
+	if (!v->has_delta)
+		return NAN;
+	if (v->v[NTP_CMP_BASE])
+		return (double)v->delta * 100.0 / (double)v->v[NTP_CMP_BASE];
+	return v->delta > 0 ? INFINITY : 0;
+}
+
+/* the stage a rule names in group cg: its JSON or text name, "e2e" the total; -1 if none */
+static ssize_t rule_stage(const struct ntp_compare_group *cg, const char *name)
+{
+	if (!strcmp(name, "e2e") || !strcmp(name, "end-to-end") || !strcmp(name, "residence"))
+		return (ssize_t)cg->nstages - 1;
+	for (size_t k = 0; k + 1 < cg->nstages; k++)
+		if (!strcmp(cg->stage[k].json, name) || !strcmp(cg->stage[k].text, name))
+			return (ssize_t)k;
+	return -1;
+}
+
+/*
+ * Each group against each --threshold rule: over when the rule's statistic
+ * grew by more than its percent and the change is significant (its 95%
+ * interval excludes 0, with enough commands in both runs), so that noise
+ * never fails a CI job.
+ */
 static void check_threshold(struct ntp_compare *c, const struct ntp_compare_opts *o)
 {
 	for (size_t i = 0; i < c->ngroups; i++) {
@@ -489,25 +558,68 @@ static void check_threshold(struct ntp_compare *c, const struct ntp_compare_opts
 		struct ntp_compare_value v;
 
 		ntp_compare__value(&cg->stage[cg->nstages - 1], NTP_CMP_MEAN, &v);
-		cg->e2e_growth_pct = NAN;
-		if (!v.has_delta)
-			continue;
-		if (v.v[NTP_CMP_BASE])
-			cg->e2e_growth_pct = (double)v.delta * 100.0 / (double)v.v[NTP_CMP_BASE];
-		else if (v.delta > 0)
-			cg->e2e_growth_pct = INFINITY;
-		else
-			cg->e2e_growth_pct = 0;
-		if (o->threshold_set && cg->e2e_growth_pct > o->threshold_pct) {
+		cg->e2e_growth_pct = growth_pct(&v);
+		for (int t = 0; t < o->nthresholds && !cg->tripped; t++) {
+			const struct ntp_compare_threshold *rule = &o->threshold[t];
+			ssize_t k = rule_stage(cg, rule->stage);
+			double g;
+
+			if (k < 0)
+				continue;
+			ntp_compare__value(&cg->stage[k], rule->stat, &v);
+			g = growth_pct(&v);
+			if (v.significant && g > rule->pct) {
+				cg->tripped = rule;
+				cg->tripped_growth_pct = g;
+			}
+		}
+		if (cg->tripped) {
 			cg->over_threshold = true;
 			c->over_threshold++;
 		}
 	}
 }
 
+void ntp_compare__rule_str(const struct ntp_compare_threshold *t, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s.%s=%g", t->stage, ntp_compare__stat_name(t->stat), t->pct);
+}
+
+/* a rule's stage that no run's view has is a mistake of the command line */
+static int check_rules(const struct ntp_compare *c, const struct ntp_compare_opts *o)
+{
+	const struct ntp_view *v = ntp_report__view(&c->run[NTP_CMP_BASE]);
+
+	for (int t = 0; t < o->nthresholds; t++) {
+		const char *name = o->threshold[t].stage;
+		bool found = !strcmp(name, "e2e") || !strcmp(name, "end-to-end") ||
+			     !strcmp(name, "residence");
+		char list[256] = "";
+		size_t off = 0;
+
+		for (int s = 0; s < v->nstages && !found; s++)
+			found = !strcmp(v->stages[s].json, name) || !strcmp(v->stages[s].text, name);
+		if (found)
+			continue;
+		for (int s = 0; s < v->nstages && off < sizeof(list); s++)
+			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s, ",
+						v->stages[s].json);
+		ntp_error("invalid value '%s' for option '--threshold': no stage '%s' in these "
+			  "recordings (stages: %se2e)", name, name, list);
+		return NTP_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int ntp_compare__build(struct ntp_compare *c, const struct ntp_compare_opts *o)
 {
+	int rc;
+
 	c->stats = o->stats ? o->stats : NTP_CMP_DEFAULT_STATS;
+	c->min_n = o->min_n_set ? o->min_n : NTP_CMP_DEFAULT_MIN_N;
+	rc = check_rules(c, o);
+	if (rc)
+		return rc;
 	if (pair_groups(c) || header_notes(c)) {
 		ntp_error("%s, %s: cannot compare: %s", c->arg[0], c->arg[1], strerror(ENOMEM));
 		return NTP_EXIT_FAILURE;

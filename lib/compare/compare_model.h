@@ -35,6 +35,7 @@ struct ntp_compare_stage {
 	const char *json;                         /* "network_star", "e2e" */
 	const struct ntp_summary *s[NTP_CMP_RUNS];  /* NULL: not in that run */
 	int64_t sum[NTP_CMP_RUNS];                /* exact sum of the latencies, ns */
+	uint64_t min_n;                           /* --min-n: the least n of a tested change */
 };
 
 struct ntp_compare_group {
@@ -43,8 +44,10 @@ struct ntp_compare_group {
 	const struct ntp_report_group *g[NTP_CMP_RUNS];  /* NULL: not in that run */
 	struct ntp_compare_stage *stage;          /* the stages, the end-to-end last */
 	size_t nstages;
-	bool over_threshold;                      /* its end-to-end mean grew too much */
-	double e2e_growth_pct;                    /* NaN unless in both runs */
+	bool over_threshold;                      /* a --threshold rule tripped */
+	const struct ntp_compare_threshold *tripped;  /* the first that did; NULL: none */
+	double tripped_growth_pct;                /* its statistic's growth, % of the baseline */
+	double e2e_growth_pct;                    /* of the end-to-end mean; NaN unless in both runs */
 };
 
 /* one statistic of one stage, both runs and the change */
@@ -54,6 +57,11 @@ struct ntp_compare_value {
 	bool has_delta;                           /* in both runs */
 	int64_t delta;                            /* new - baseline, ns */
 	double ratio;                             /* new / baseline; NaN: not both, or baseline 0 */
+	/* the delta's 95% interval (lib/core/interval.h), ns: both runs with 2 commands or more */
+	bool has_ci;
+	double ci_lo, ci_hi;
+	bool tested;                              /* has_ci, and n >= --min-n in both runs */
+	bool significant;                         /* tested, and the interval excludes 0 */
 };
 
 /* the most recordings one run of a comparison joins */
@@ -80,8 +88,12 @@ struct ntp_compare {
 	size_t nwarnings;
 	unsigned int stats;                       /* never 0 here */
 	size_t over_threshold;                    /* groups over --threshold */
+	uint64_t min_n;                           /* --min-n, or its default */
 	struct ntp_compare_most most;             /* the stage that changed most */
 };
+
+/* a --threshold rule as it is written: "storage.p99=10" */
+void ntp_compare__rule_str(const struct ntp_compare_threshold *t, char *buf, size_t len);
 
 /* "host recordings", "target recordings", "joined recordings" */
 const char *ntp_compare__kind_words(enum ntp_report_kind kind);

@@ -4,6 +4,8 @@
 #define NTP_COMPARE_OPTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "lib/report/report_filter.h"
 #include "lib/report/report_sort.h"
@@ -21,14 +23,30 @@ enum ntp_compare_stat {
 /* mean and p99: the typical command and the tail, in two rows per stage */
 #define NTP_CMP_DEFAULT_STATS ((1u << NTP_CMP_MEAN) | (1u << NTP_CMP_P99))
 
+/*
+ * One --threshold: the run fails when a group's STAGE's STAT grew by more
+ * than pct percent of its baseline, and the change is significant.
+ */
+struct ntp_compare_threshold {
+	char stage[32];               /* the stage's JSON name; "e2e" for the total */
+	enum ntp_compare_stat stat;
+	double pct;
+};
+
+#define NTP_CMP_MAX_THRESHOLDS 16
+/* below this many commands in either run a change is not tested */
+#define NTP_CMP_DEFAULT_MIN_N 10
+
 /* zero-initialised means the defaults */
 struct ntp_compare_opts {
 	const char *json_path;        /* -j FILE ("-" = stdout), NULL = none */
 	bool pretty;                  /* indented JSON */
 	bool formula;                 /* --formula: show the arithmetic of every value */
 	unsigned int stats;           /* 1 << enum ntp_compare_stat; 0 = NTP_CMP_DEFAULT_STATS */
-	bool threshold_set;           /* --threshold given */
-	double threshold_pct;         /* fail when an end-to-end mean grows more than this */
+	struct ntp_compare_threshold threshold[NTP_CMP_MAX_THRESHOLDS];
+	int nthresholds;              /* --threshold SPEC[,SPEC]: 0 = none */
+	bool min_n_set;
+	uint64_t min_n;               /* --min-n N, else NTP_CMP_DEFAULT_MIN_N */
 	const char *stages;           /* --stages: "summary" (NULL) or "detail", as report's */
 	const char *html_path;        /* --html FILE ("-" = stdout), NULL = none */
 	struct ntp_read_filter filter;   /* report's read filters, applied to both runs */

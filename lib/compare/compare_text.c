@@ -54,9 +54,15 @@ static void print_header(const struct ntp_compare *c, FILE *f, const struct ntp_
 		if (c->stats & (1u << s))
 			fprintf(f, " %s", ntp_compare__stat_name(s));
 	fprintf(f, " (us); rows found in one recording only are marked in 'present'\n");
-	if (o->threshold_set)
-		fprintf(f, "# threshold: an end-to-end mean may grow by at most %g%%\n",
-			o->threshold_pct);
+	fprintf(f, "# ci95: the delta's 95%% interval; sig: whether it excludes 0 (\"few\": fewer "
+		"than %" PRIu64 " commands in a run, not tested)\n", c->min_n);
+	for (int t = 0; t < o->nthresholds; t++) {
+		char rule[96];
+
+		ntp_compare__rule_str(&o->threshold[t], rule, sizeof(rule));
+		fprintf(f, "# threshold: %s: may grow by at most %g%% (of significant changes)\n",
+			rule, o->threshold[t].pct);
+	}
 }
 
 static void count_cell(char *buf, size_t len, const struct ntp_report_group *g)
@@ -105,11 +111,25 @@ static void us_cell(char *buf, size_t len, bool has, int64_t ns, bool sign)
 		 a / 1000, a % 1000);
 }
 
+/* the delta's interval in us, "[-0.512,+1.203]"; "-" without one */
+static void ci_cell(char *buf, size_t len, const struct ntp_compare_value *v)
+{
+	char lo[32], hi[32];
+
+	if (!v->has_ci) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	us_cell(lo, sizeof(lo), true, (int64_t)llround(v->ci_lo), true);
+	us_cell(hi, sizeof(hi), true, (int64_t)llround(v->ci_hi), true);
+	snprintf(buf, len, "[%s,%s]", lo, hi);
+}
+
 static void print_value(const struct ntp_compare_group *g, const struct ntp_compare_stage *st,
 			enum ntp_compare_stat stat, FILE *f, const struct ntp_compare_opts *o)
 {
 	struct ntp_compare_value v;
-	char size[32], b[40], n[40], d[40], ratio[40], formula[512];
+	char size[32], b[40], n[40], d[40], ratio[40], ci[96], formula[512];
 
 	ntp_compare__value(st, stat, &v);
 	ntp_size__str(g->bytes, size, sizeof(size));
@@ -120,8 +140,10 @@ static void print_value(const struct ntp_compare_group *g, const struct ntp_comp
 		snprintf(ratio, sizeof(ratio), "%.4f", v.ratio);
 	else
 		snprintf(ratio, sizeof(ratio), "-");
-	fprintf(f, "  %-7s %7s %-12s %-12s %-5s %11s %11s %11s %8s  %s\n", g->io_type, size, g->ns,
-		st->text, ntp_compare__stat_name(stat), b, n, d, ratio,
+	ci_cell(ci, sizeof(ci), &v);
+	fprintf(f, "  %-7s %7s %-12s %-12s %-5s %11s %11s %11s %8s %23s %-4s  %s\n", g->io_type,
+		size, g->ns, st->text, ntp_compare__stat_name(stat), b, n, d, ratio, ci,
+		!v.has_delta ? "-" : !v.tested ? "few" : v.significant ? "yes" : "no",
 		ntp_compare__present_str(ntp_compare__present(st->s[NTP_CMP_BASE],
 							      st->s[NTP_CMP_NEW])));
 	if (o->formula) {
@@ -133,8 +155,9 @@ static void print_value(const struct ntp_compare_group *g, const struct ntp_comp
 static void print_stages(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)
 {
 	fprintf(f, "#\n# stages (us)\n");
-	fprintf(f, "# %-7s %7s %-12s %-12s %-5s %11s %11s %11s %8s  %s\n", "io_type", "size",
-		ns_title(c), "stage", "stat", "baseline", "new", "delta", "ratio", "present");
+	fprintf(f, "# %-7s %7s %-12s %-12s %-5s %11s %11s %11s %8s %23s %-4s  %s\n", "io_type",
+		"size", ns_title(c), "stage", "stat", "baseline", "new", "delta", "ratio", "ci95",
+		"sig", "present");
 	for (size_t i = 0; i < c->ngroups; i++) {
 		const struct ntp_compare_group *g = &c->groups[i];
 
@@ -147,20 +170,24 @@ static void print_stages(const struct ntp_compare *c, FILE *f, const struct ntp_
 
 static void print_threshold(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)
 {
-	if (!o->threshold_set)
+	if (!o->nthresholds)
 		return;
-	fprintf(f, "#\n# threshold %g%%: %s (%zu group%s over)\n", o->threshold_pct,
+	fprintf(f, "#\n# threshold: %s (%zu group%s over)\n",
 		c->over_threshold ? "EXCEEDED" : "ok", c->over_threshold,
 		c->over_threshold == 1 ? "" : "s");
 	for (size_t i = 0; i < c->ngroups; i++) {
 		const struct ntp_compare_group *g = &c->groups[i];
 		char size[32];
 
+		char rule[96];
+
 		if (!g->over_threshold)
 			continue;
 		ntp_size__str(g->bytes, size, sizeof(size));
-		fprintf(f, "#   %s %s %s: end-to-end mean %+.2f%%\n", g->io_type, size, g->ns,
-			g->e2e_growth_pct);
+		ntp_compare__rule_str(g->tripped, rule, sizeof(rule));
+		fprintf(f, "#   %s %s %s: %s %s %+.2f%% (%s)\n", g->io_type, size, g->ns,
+			g->tripped->stage, ntp_compare__stat_name(g->tripped->stat),
+			g->tripped_growth_pct, rule);
 	}
 }
 

@@ -56,6 +56,14 @@ static void values(const struct tidy *t, const struct ntp_compare_value *v, cons
 		ntp_csv__int(t->f, v->delta);
 	fputs(sep, t->f);
 	ntp_csv__double(t->f, v->ratio);
+	/* the delta's interval, ns, and the verdict as the JSON has them: empty for null */
+	fputs(sep, t->f);
+	ntp_csv__double(t->f, v->has_ci ? v->ci_lo : NAN);
+	fputs(sep, t->f);
+	ntp_csv__double(t->f, v->has_ci ? v->ci_hi : NAN);
+	fputs(sep, t->f);
+	if (v->tested)
+		fputs(v->significant ? "true" : "false", t->f);
 	fputs(sep, t->f);
 	ntp_csv__text(t->f, present, sep);
 	fputc('\n', t->f);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/core/interval.h"
 #include "lib/core/stats.h"
 
 /* below this, qsort beats the radix sort's fixed cost */
@@ -176,6 +177,14 @@ void ntp_samples__summarize(struct ntp_samples *s, struct ntp_summary *out)
 	out->p90 = s->v[rank(90, s->n) - 1];
 	out->p99 = s->v[rank(99, s->n) - 1];
 	out->p999 = s->v[rank(99.9, s->n) - 1];
+	for (i = 0; i < 4; i++) {
+		static const double p[4] = { 50, 90, 99, 99.9 };
+		size_t lo, hi;
+
+		ntp_interval__quantile_ranks(p[i], s->n, &lo, &hi);
+		out->p_lo[i] = s->v[lo - 1];
+		out->p_hi[i] = s->v[hi - 1];
+	}
 	m = (long double)sum / (long double)s->n;
 	for (i = 0; i < s->n; i++) {
 		long double d = (long double)s->v[i] - m;

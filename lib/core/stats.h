@@ -29,6 +29,8 @@ struct ntp_summary {
 	double mean;
 	double stddev;            /* sample standard deviation, ns */
 	int64_t p50, p90, p99, p999;
+	/* each percentile's 95% interval (lib/core/interval.h), in the order above */
+	int64_t p_lo[4], p_hi[4];
 	double sum;
 	/* every sample in its log2 bucket, when asked for (ntp_samples__histogram); else NULL */
 	struct ntp_hist *hist;

@@ -18,11 +18,14 @@ import enum
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-import json_schema
+# this file is also loaded by path (tests/bpf/conftest.py): its neighbours may not be on sys.path
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import json_schema  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 EXIT_H = REPO / "lib" / "cli" / "exit.h"

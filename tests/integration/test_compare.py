@@ -127,10 +127,10 @@ def parse(text):
             out["groups"][tuple(cells[:3])] = dict(zip(("n_baseline", "n_new", "present"),
                                                        cells[3:]))
         else:
-            assert len(cells) == 10, line
+            assert len(cells) == 12, line
             last = tuple(cells[:5])
-            out["values"][last] = dict(zip(("baseline", "new", "delta", "ratio", "present"),
-                                           cells[5:]))
+            out["values"][last] = dict(zip(("baseline", "new", "delta", "ratio", "ci95", "sig",
+                                            "present"), cells[5:]))
     return out
 
 
@@ -410,17 +410,22 @@ def test_threshold(run, pair):
 
     # above every growth: success, and the text says so
     r = ok(run, "compare", "--threshold", f"{hi + 0.01:.2f}", base.path, new.path)
-    assert re.search(r"^# threshold [\d.]+%: ok \(0 groups over\)$", r.stdout, re.M)
+    assert re.search(r"^# threshold: ok \(0 groups over\)$", r.stdout, re.M)
 
-    # between the smallest and the largest: exactly the groups above fail
+    # between the smallest and the largest: exactly the groups above fail whose
+    # change is significant (a group of 7 commands moving 10% is noise)
     pct = (lo + hi) / 2
-    over = sorted(k for k, g in growth.items() if g > pct)
+    sig = {(g["io_type"], g["bytes"], g["namespace"]): g["stages"][-1]["mean"]["significant"]
+           for g in json.loads(ok(run, "compare", "-j", "-", base.path, new.path).stdout)["groups"]}
+    over = sorted(k for k, g in growth.items() if g > pct and sig[k])
+    assert over
     r = run("compare", "--threshold", f"{pct}", "-j", "-", base.path, new.path)
     assert r.returncode == Exit.THRESHOLD
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"ntprof compare: error: {new.path}: "
-                                                   "the end-to-end mean grew more than")
+                                                   "a --threshold rule was exceeded")
     doc = json.loads(r.stdout)
+    assert doc["threshold"]["rules"] == [{"stage": "e2e", "stat": "mean", "pct": pct}]
     assert doc["threshold"]["exceeded"] is True
     assert doc["threshold"]["groups_over"] == len(over)
     got = sorted((g["io_type"], g["bytes"], g["namespace"]) for g in doc["groups"]
@@ -437,7 +442,7 @@ def test_threshold(run, pair):
     # the text is still printed in full
     r = run("compare", "--threshold", "0", base.path, new.path)
     assert r.returncode == Exit.THRESHOLD
-    assert "# threshold 0%: EXCEEDED" in r.stdout
+    assert "# threshold: EXCEEDED" in r.stdout
     assert len(parse(r.stdout)["values"]) == (len(ntpgen.DEFAULT_GROUPS) + 2) * 4 * 2
 
 

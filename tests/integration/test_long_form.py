@@ -123,13 +123,15 @@ def compare_cells(doc):
         nb, nn = g["n_baseline"], g["n_new"]
         both = nb is not None and nn is not None
         out[key + ("e2e", "n")] = (nb, nn, nn - nb if both else None,
-                                   nn / nb if both and nb else None, g["present"])
+                                   nn / nb if both and nb else None, None, None, None,
+                                   g["present"])
         for s in g["stages"]:
             for stat in doc["statistics"]:
                 v = s[stat]
                 out[key + (s["stage"], stat + "_ns")] = (v["baseline_ns"], v["new_ns"],
                                                           v["delta_ns"], v["ratio"],
-                                                          s["present"])
+                                                          v["ci95_low_ns"], v["ci95_high_ns"],
+                                                          v["significant"], s["present"])
     return out
 
 
@@ -149,7 +151,10 @@ def test_compare_long_form_is_its_json(run, recs, args):
     doc = json.loads(ok(run, "compare", "-j", "-", *paths))
     got = {(r["io_type"], int(r["bytes"]), r["namespace"] or None, r["device"] or None,
             r["stage"], r["stat"]): (tidy.num(r["baseline"]), tidy.num(r["new"]),
-                                     tidy.num(r["delta"]), tidy.num(r["ratio"]), r["present"])
+                                     tidy.num(r["delta"]), tidy.num(r["ratio"]),
+                                     tidy.num(r["ci95_low"]), tidy.num(r["ci95_high"]),
+                                     {"true": True, "false": False, "": None}[r["significant"]],
+                                     r["present"])
            for r in rows}
     assert len(got) == len(rows)
     assert got == pytest.approx(compare_cells(doc))
