@@ -34,18 +34,6 @@
 #include "lib/join/join.h"
 #include "lib/join/join_priv.h"
 
-int ntp_join__sql_fail(sqlite3 *db, const char *what)
-{
-	ntp_error("join: %s: %s", what, sqlite3_errmsg(db));
-	return NTP_EXIT_FAILURE;
-}
-
-int ntp_join__nomem(void)
-{
-	ntp_error("join: %s", strerror(ENOMEM));
-	return NTP_EXIT_FAILURE;
-}
-
 #define sql_fail ntp_join__sql_fail
 
 static int exec(sqlite3 *db, const char *sql, const char *what)
@@ -167,7 +155,7 @@ int ntp_join__attach(sqlite3 *db, const char *path, const char *schema)
 		return NTP_EXIT_FAILURE;
 	}
 	/* ntprof's stage views over it, schema_host_stages (lib/ntp/db_guard.h) */
-	return ntp_db__own_views(db, schema, path);
+	return ntp_db__guard_file(db, schema, path);
 }
 
 int ntp_join__role_sides(const char *role)

@@ -9,7 +9,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/ntp/db_guard.h"
+#include "lib/ntp/db_fail.h"
 
 int ntp_db__error_code(sqlite3 *db)
 {
@@ -33,6 +33,21 @@ int ntp_db__error_code(sqlite3 *db)
 	default:
 		return NTP_EXIT_FAILURE;
 	}
+}
+
+/* the file attached as schema, from the guard's registry of the connection (db_guard.c) */
+static char *schema_path(sqlite3 *db, const char *schema)
+{
+	sqlite3_stmt *st;
+	char *path = NULL;
+
+	if (sqlite3_prepare_v2(db, "SELECT ntp_guard_path(?1)", -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, schema, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		path = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return path;
 }
 
 /*
@@ -62,7 +77,7 @@ static char *damaged_file(sqlite3 *db)
 		      strcmp((const char *)sqlite3_column_text(chk, 0), "ok");
 		sqlite3_finalize(chk);
 		if (bad)
-			path = ntp_db__schema_path(db, schema);
+			path = schema_path(db, schema);
 	}
 	sqlite3_finalize(st);
 	return path;

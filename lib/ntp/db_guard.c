@@ -198,18 +198,11 @@ int ntp_db__budget_add(sqlite3 *db, const char *schema, const char *path)
 	return rc == SQLITE_ROW ? 0 : ntp_db__fail(db, path, "guarding the connection");
 }
 
-char *ntp_db__schema_path(sqlite3 *db, const char *schema)
+int ntp_db__guard_file(sqlite3 *db, const char *schema, const char *path)
 {
-	sqlite3_stmt *st;
-	char *path = NULL;
+	int err = ntp_db__budget_add(db, schema, path);
 
-	if (sqlite3_prepare_v2(db, "SELECT ntp_guard_path(?1)", -1, &st, NULL) != SQLITE_OK)
-		return NULL;
-	sqlite3_bind_text(st, 1, schema, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		path = strdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return path;
+	return err ? err : ntp_db__own_views(db, schema, path);
 }
 
 int ntp_db__open_again(sqlite3 **dbp, const char *path)
@@ -228,7 +221,7 @@ int ntp_db__open_again(sqlite3 **dbp, const char *path)
 	sqlite3_extended_result_codes(db, 1);
 	err = ntp_db__guard(db);
 	if (!err)
-		err = ntp_db__own_views(db, "main", path);
+		err = ntp_db__guard_file(db, "main", path);
 	if (!err && sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL) != SQLITE_OK)
 		err = ntp_db__fail(db, path, "opening");
 	if (err) {

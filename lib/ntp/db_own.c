@@ -14,7 +14,8 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/ntp/db_guard.h"
+#include "lib/ntp/db_fail.h"
+#include "lib/ntp/db_own.h"
 #include "lib/ntp/db_schema.h"
 
 /* ---- what the embedded schema defines ------------------------------------- */
@@ -295,7 +296,7 @@ int ntp_db__own_views(sqlite3 *db, const char *schema, const char *path)
 		ntp_error("%s: the embedded schema cannot be read (a build error)", path);
 		return NTP_EXIT_FAILURE;
 	}
-	err = ntp_db__budget_add(db, schema, path);
+	err = 0;
 	for (int i = 0; i < own.ntables && !err; i++)
 		err = check_table(db, schema, path, &own.tables[i]);
 	for (int i = 0; i < own.nviews && !err; i++) {

@@ -275,7 +275,7 @@ int ntp_db__open_read(sqlite3 **dbp, const char *path)
 	if (!err)
 		err = check_db(db, path);
 	if (!err)
-		err = ntp_db__own_views(db, "main", path);
+		err = ntp_db__guard_file(db, "main", path);
 	/* a second guard besides READONLY: no statement may write (TEMP views made) */
 	if (!err && sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL) != SQLITE_OK)
 		err = sqlite_failure(db, path, sqlite3_errcode(db), "opening");
