@@ -33,6 +33,9 @@ int cmd_series(int argc, const char **argv)
 		NTP_OPT_BOOL(0, "pretty", &o.pretty, "indent the JSON"),
 		NTP_OPT_STRING(0, "csv", &o.csv_path, "FILE",
 			       "also write the series as CSV to FILE ('-': stdout, instead of the text)"),
+		NTP_OPT_STRING(0, "html", &o.html_path, "FILE",
+			       "also write the series as a page of line charts to FILE "
+			       "('-': stdout, instead of the text)"),
 		NTP_OPT_END(),
 	};
 	int n;

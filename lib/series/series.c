@@ -8,7 +8,7 @@
  * Everything that can refuse the input (the files, the join) runs before
  * the first byte of output, so that a refusal leaves the JSON error
  * document, as report's does; a failure while the rows stream (a damaged
- * page) stops the output there, and a file named by -j or --csv is then
+ * page) stops the output there, and a file named by -j, --csv or --html is then
  * not kept, as dump keeps no half-written CSV.
  */
 #include <math.h>
@@ -67,13 +67,14 @@ static int load_file(struct ntp_series *s, int i, sqlite3 *db, const char *path)
 }
 
 struct outs {
-	struct ntp_outfile jo, co;
+	struct ntp_outfile jo, co, ho;
 	struct ntp_series_text text;
 	struct ntp_series_json json;
 	struct ntp_series_csv csv;
+	struct ntp_series_html html;
 	FILE *t;                      /* the text's stream, made safe; NULL without text */
 	bool json_error;              /* the JSON file holds the error document: keep it */
-	struct ntp_series_out out[3];
+	struct ntp_series_out out[4];
 	int n;
 };
 
@@ -160,21 +161,26 @@ static int scan(struct ntp_series *s, struct outs *os, const char *const *paths,
 	return rc;
 }
 
-/* -j and --csv: not both on stdout, and neither over a recording being read */
+/* -j, --csv and --html: one at most on stdout, and none over a recording being read */
 static int check_outputs(const char *const *paths, int n, const struct ntp_series_opts *o)
 {
-	const char *outs[2] = { o->json_path, o->csv_path };
+	static const char *const opt[3] = { "-j", "--csv", "--html" };
+	const char *outs[3] = { o->json_path, o->csv_path, o->html_path };
+	int on_stdout = 0;
 
-	if (o->json_path && o->csv_path && !strcmp(o->json_path, "-") && !strcmp(o->csv_path, "-")) {
-		ntp_error("-j - and --csv - both write to stdout: give one of them a FILE");
+	for (int k = 0; k < 3; k++)
+		on_stdout += outs[k] && !strcmp(outs[k], "-");
+	if (on_stdout > 1) {
+		ntp_error("-j -, --csv - and --html -: only one can write to stdout: give the others "
+			  "a FILE");
 		return NTP_EXIT_USAGE;
 	}
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 3; k++) {
 		for (int i = 0; outs[k] && strcmp(outs[k], "-") && i < n; i++) {
 			/* writing over the recording being read would destroy it */
 			if (ntp_report__same_file(outs[k], paths[i])) {
 				ntp_error("%s: the output is the recording itself: choose another %s FILE",
-					  outs[k], k ? "--csv" : "-j");
+					  outs[k], opt[k]);
 				return NTP_EXIT_USAGE;
 			}
 		}
@@ -185,13 +191,16 @@ static int check_outputs(const char *const *paths, int n, const struct ntp_serie
 static int open_outs(struct outs *os, const struct ntp_series_opts *o)
 {
 	bool text = !(o->json_path && !strcmp(o->json_path, "-")) &&
-		    !(o->csv_path && !strcmp(o->csv_path, "-"));
+		    !(o->csv_path && !strcmp(o->csv_path, "-")) &&
+		    !(o->html_path && !strcmp(o->html_path, "-"));
 	int rc;
 
 	memset(os, 0, sizeof(*os));
 	rc = ntp_report__json_open(&os->jo, o->json_path, "the JSON series");
 	if (!rc && o->csv_path)
 		rc = ntp_outfile__open(&os->co, o->csv_path, "the CSV file");
+	if (!rc && o->html_path)
+		rc = ntp_outfile__open(&os->ho, o->html_path, "the HTML series");
 	if (rc)
 		return rc;
 	if (text) {
@@ -205,6 +214,8 @@ static int open_outs(struct outs *os, const struct ntp_series_opts *o)
 		os->out[os->n++] = ntp_series__json_out(&os->json, os->jo.f, o->pretty);
 	if (os->co.f)
 		os->out[os->n++] = ntp_series__csv_out(&os->csv, os->co.f);
+	if (os->ho.f)
+		os->out[os->n++] = ntp_series__html_out(&os->html, os->ho.f);
 	return 0;
 }
 
@@ -220,6 +231,9 @@ static int close_outs(struct outs *os, int rc)
 	if (os->jo.f && ntp_outfile__close(&os->jo, !rc || os->json_error))
 		crc = NTP_EXIT_FAILURE;
 	if (os->co.f && ntp_outfile__close(&os->co, !rc))
+		crc = NTP_EXIT_FAILURE;
+	ntp_series__html_free(&os->html);
+	if (os->ho.f && ntp_outfile__close(&os->ho, !rc))
 		crc = NTP_EXIT_FAILURE;
 	return rc ? rc : crc;
 }

@@ -10,6 +10,7 @@ struct ntp_series_opts {
 	double interval_s;            /* -i: the interval, in s; 0 = NTP_SERIES_DEFAULT_S */
 	const char *json_path;        /* -j FILE ("-" = stdout, instead of the text), NULL = none */
 	const char *csv_path;         /* --csv FILE ("-" = stdout, instead of the text), NULL = none */
+	const char *html_path;        /* --html FILE ("-" = stdout, instead of the text), NULL = none */
 	bool pretty;                  /* indented JSON */
 };
 

@@ -278,3 +278,64 @@ def test_browser_renders_the_charts(run, recs, tmp_path, cmd):
     for rgb in RAMP_ENDS:
         # a bar is hundreds of pixels of one colour: the charts were painted
         assert colour_count(rows, bpp, rgb) > 500, (rgb, cmd)
+
+
+# ---- series --html ------------------------------------------------------------
+
+def polylines(text):
+    """Each chart's title and the number of points of each of its lines."""
+    out, title = [], None
+    for m in re.finditer(r'<svg [^>]*class="chart"[^>]*>\n<title>([^<]*)</title>|'
+                         r'<polyline [^>]*points="([^"]*)"', text):
+        if m[1] is not None:
+            title = m[1]
+            out.append((title, []))
+        else:
+            out[-1][1].append(len(m[2].split()))
+    return out
+
+
+def test_series_page__two_charts_a_group__a_point_per_interval(run, recs, tmp_path):
+    out = tmp_path / "s.html"
+    ok(run, "series", "--html", out, recs / "host.ntp")
+    doc = json.loads(ok(run, "series", "-j", "-", recs / "host.ntp").stdout)
+    body = out.read_text()
+    Page(body)
+    charts_ = polylines(body)
+    groups = {}
+    for r in doc["rows"]:
+        groups.setdefault((r["io_type"], r["bytes"], r["namespace"]), []).append(r)
+    assert len(charts_) == 2 * len(groups)
+    for (io, nbytes, ns), rows in groups.items():
+        label = f"{io} {ntpgen_size(nbytes)} {ns}:"
+        mean, p99 = [c for c in charts_ if c[0].startswith(label)]
+        # every interval of the group has commands here: one unbroken line a series
+        assert mean[1] == [len(rows)] * 3 and p99[1] == [len(rows)] * 4, (label, mean, p99)
+
+
+def test_series_page__only_one_output_on_stdout(run, recs):
+    r = run("series", "--html", "-", "--csv", "-", str(recs / "host.ntp"))
+    assert r.returncode == Exit.USAGE and "stdout" in r.stderr
+    r = ok(run, "series", "--html", "-", recs / "host.ntp")
+    assert r.stdout.startswith("<!DOCTYPE html>")
+
+
+def test_series_page__rendered(run, recs, tmp_path):
+    if not CHROMIUM:
+        msg = "chromium is not installed (make deps installs it): the page was not rendered"
+        if os.environ.get("CI"):
+            pytest.fail(msg)
+        pytest.skip(msg)
+    out = tmp_path / "s.html"
+    ok(run, "series", "--html", out, recs / "host.ntp")
+    shot = tmp_path / "s.png"
+    p = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                        "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
+                        "--window-size=1000,900", f"--screenshot={shot}", out.as_uri()],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert not re.search(r"CONSOLE|Uncaught|SyntaxError", p.stderr), p.stderr[-2000:]
+    w, h, bpp, rows = png_pixels(shot)
+    # lines are thin: fewer pixels than bars, but many of the ramp's ends
+    for rgb in RAMP_ENDS:
+        assert colour_count(rows, bpp, rgb) > 200, rgb
