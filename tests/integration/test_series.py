@@ -342,7 +342,7 @@ def test_bad_interval(run, host, value):
 def test_usage_errors(run, host, tmp_path):
     p = str(host.path)
     for args, cause in [((), "no recording given"),
-                        (("-j", "-", "--csv", "-", p), "both write to stdout"),
+                        (("-j", "-", "--csv", "-", p), "only one can write to stdout"),
                         (("--csv", p, p), "the output is the recording itself"),
                         (("-j", p, p), "the output is the recording itself"),
                         ((p, p), "")]:
