@@ -45,15 +45,8 @@ void ntp_report__json_histogram(struct ntp_json *j, const struct ntp_summary *s,
 	ntp_json__end_array(j);
 }
 
-void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g,
-			    const struct ntp_view_stage *stages, int nstages, bool target,
-			    bool histogram)
+void ntp_report__json_group_keys(struct ntp_json *j, const struct ntp_report_group *g, bool target)
 {
-	double un = ntp_report__stages_unattributed_ns(g, nstages);
-	int64_t stage_sum = 0;
-
-	ntp_json__start_object(j);
-	ntp_json__int_field(j, "file", g->host_file);
 	ntp_json__string_field(j, "io_type", g->io_type);
 	ntp_json__int_field(j, "bytes", g->bytes);
 	/* a host's groups are of its namespace disks, a target alone's of its backend devices */
@@ -65,6 +58,18 @@ void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g
 		ntp_json__double(j, g->est_rate);
 	else
 		ntp_json__null(j);
+}
+
+void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g,
+			    const struct ntp_view_stage *stages, int nstages, bool target,
+			    bool histogram)
+{
+	double un = ntp_report__stages_unattributed_ns(g, nstages);
+	int64_t stage_sum = 0;
+
+	ntp_json__start_object(j);
+	ntp_json__int_field(j, "file", g->host_file);
+	ntp_report__json_group_keys(j, g, target);
 
 	/* a target alone: its residence (the document's "e2e_is") */
 	ntp_json__name(j, "e2e");

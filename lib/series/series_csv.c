@@ -8,25 +8,11 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "lib/cli/csv.h"
 #include "lib/cli/exit.h"
 #include "lib/series/series_out.h"
 
 /* RFC 4180: quote a field holding a separator, a quote or a line break */
-static void put_text(FILE *f, const char *s)
-{
-	if (!s[strcspn(s, ",\"\r\n")]) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static int csv_begin(void *ctx, const struct ntp_series *s)
 {
 	struct ntp_series_csv *t = ctx;
@@ -48,9 +34,9 @@ static int csv_point(void *ctx, const struct ntp_series *s, const struct ntp_ser
 
 	fprintf(t->f, "%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",", g->host_file, p->interval,
 		p->start_ns, p->covered_ns);
-	put_text(t->f, g->io_type);
+	ntp_csv__text(t->f, g->io_type, ",");
 	fprintf(t->f, ",%" PRId64 ",", g->bytes);
-	put_text(t->f, g->ns);
+	ntp_csv__text(t->f, g->ns, ",");
 	fprintf(t->f, ",%zu,", g->e2e.n);
 	if (g->est_rate >= 0)
 		fprintf(t->f, "%.3f", g->est_rate);

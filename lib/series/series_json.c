@@ -54,16 +54,7 @@ static int json_point(void *ctx, const struct ntp_series *s, const struct ntp_se
 	ntp_json__int_field(j, "interval", p->interval);
 	ntp_json__int_field(j, "start_ns", p->start_ns);
 	ntp_json__int_field(j, "covered_ns", p->covered_ns);
-	ntp_json__string_field(j, "io_type", g->io_type);
-	ntp_json__int_field(j, "bytes", g->bytes);
-	ntp_json__string_field(j, "namespace", target ? NULL : g->ns);
-	ntp_json__string_field(j, "device", target ? g->ns : NULL);
-	ntp_json__uint_field(j, "n", g->e2e.n);
-	ntp_json__name(j, "est_cmds_per_s");
-	if (g->est_rate >= 0)
-		ntp_json__double(j, g->est_rate);
-	else
-		ntp_json__null(j);
+	ntp_report__json_group_keys(j, g, target);
 	ntp_json__name(j, "e2e");
 	ntp_json__start_object(j);
 	ntp_report__json_summary(j, &g->e2e);
