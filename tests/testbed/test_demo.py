@@ -39,11 +39,14 @@ def console_lines(r):
 
 
 def section(lines, start, end):
-    """The lines after the first one starting with `start`, up to one starting with `end`."""
-    i = next((n for n, line in enumerate(lines) if line.startswith(start)), None)
-    assert i is not None, f"no {start!r} on the console"
+    """The lines after the first one starting with `start`, up to one starting with `end`.
+    The console is shared with the kernel: a message it prints while ntprof writes a
+    line can land in front of that line, so the first line is found where `start`
+    begins, anywhere in it, and taken from there."""
+    i = next((n for n, line in enumerate(lines) if start in line), None)
+    assert i is not None, f"no {start!r} on the console:\n" + "\n".join(lines[-60:])
     j = next((n for n in range(i + 1, len(lines)) if lines[n].startswith(end)), len(lines))
-    return lines[i:j]
+    return [lines[i][lines[i].index(start):]] + lines[i + 1:j]
 
 
 def check_report(lines, transport):
