@@ -28,6 +28,11 @@ struct own_table {
 	char *name;
 	char *cols[MAX_COLS];
 	int notnull[MAX_COLS];
+	/*
+	 * A column with a DEFAULT is an addition (schema/CHANGES: additions keep
+	 * the version): files of earlier writers lack it, and may.
+	 */
+	int added[MAX_COLS];
 	int ncols;
 	int strict;
 };
@@ -115,13 +120,15 @@ static void load_own(void)
 		char sql[256];
 
 		snprintf(sql, sizeof(sql), "SELECT name, \"notnull\", (SELECT strict FROM"
-			 " pragma_table_list WHERE schema = 'main' AND name = '%s')"
-			 " FROM pragma_table_info('%s') ORDER BY cid", t->name, t->name);
+			 " pragma_table_list WHERE schema = 'main' AND name = '%s'),"
+			 " dflt_value IS NOT NULL FROM pragma_table_info('%s') ORDER BY cid",
+			 t->name, t->name);
 		if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 			goto out;
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW && t->ncols < MAX_COLS) {
 			t->notnull[t->ncols] = sqlite3_column_int(st, 1);
 			t->strict = sqlite3_column_int(st, 2);
+			t->added[t->ncols] = sqlite3_column_int(st, 3);
 			if (!(t->cols[t->ncols++] = dup_col(st, 0)))
 				goto out;
 		}
@@ -245,7 +252,7 @@ static int check_table(sqlite3 *db, const char *schema, const char *path,
 	}
 	sqlite3_finalize(st);
 	for (int i = 0; i < t->ncols; i++) {
-		if (!found[i]) {
+		if (!found[i] && !t->added[i]) {
 			ntp_error("%s: corrupt: table %s has no column %s", path, t->name, t->cols[i]);
 			return NTP_EXIT_CORRUPT;
 		}
