@@ -3,12 +3,11 @@
 carry the report's own numbers (each bar's tooltip is checked against the
 JSON of the same run), whose strings from a recording cannot become markup,
 and which a real browser renders: headless Chromium (Debian's, installed by
-`make deps`) takes a screenshot, and the charts' colours must be among its
+`make deps`; without it these tests fail) takes a screenshot, and the charts' colours must be among its
 pixels, with no console message."""
 
 import html.parser
 import json
-import os
 import re
 import shutil
 import sqlite3
@@ -256,25 +255,27 @@ def colour_count(rows, bpp, rgb):
     return n
 
 
-@pytest.mark.parametrize("cmd", ["report", "compare"])
-def test_browser_renders_the_charts(run, recs, tmp_path, cmd):
-    if not CHROMIUM:
-        msg = "chromium is not installed (make deps installs it): the page was not rendered"
-        if os.environ.get("CI"):
-            pytest.fail(msg)
-        pytest.skip(msg)
-    out = tmp_path / "p.html"
-    files = [recs / "host.ntp"] + ([recs / "host2.ntp"] if cmd == "compare" else [])
-    ok(run, cmd, "--html", out, *files)
-    shot = tmp_path / "p.png"
+def screenshot(page, shot, width, height):
+    """page rendered by headless Chromium into shot; its pixels.  Chromium is a
+    test dependency (make deps installs it): without it the test fails, never skips."""
+    assert CHROMIUM, "chromium is not installed (make deps installs it): the page cannot be rendered"
     p = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
                         "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
-                        "--window-size=1000,1200", f"--screenshot={shot}", out.as_uri()],
+                        f"--window-size={width},{height}", f"--screenshot={shot}", page.as_uri()],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr[-2000:]
     assert not re.search(r"CONSOLE|Uncaught|SyntaxError", p.stderr), p.stderr[-2000:]
     w, h, bpp, rows = png_pixels(shot)
-    assert (w, h) == (1000, 1200)
+    assert (w, h) == (width, height)
+    return bpp, rows
+
+
+@pytest.mark.parametrize("cmd", ["report", "compare"])
+def test_browser_renders_the_charts(run, recs, tmp_path, cmd):
+    out = tmp_path / "p.html"
+    files = [recs / "host.ntp"] + ([recs / "host2.ntp"] if cmd == "compare" else [])
+    ok(run, cmd, "--html", out, *files)
+    bpp, rows = screenshot(out, tmp_path / "p.png", 1000, 1200)
     for rgb in RAMP_ENDS:
         # a bar is hundreds of pixels of one colour: the charts were painted
         assert colour_count(rows, bpp, rgb) > 500, (rgb, cmd)
@@ -321,21 +322,9 @@ def test_series_page__only_one_output_on_stdout(run, recs):
 
 
 def test_series_page__rendered(run, recs, tmp_path):
-    if not CHROMIUM:
-        msg = "chromium is not installed (make deps installs it): the page was not rendered"
-        if os.environ.get("CI"):
-            pytest.fail(msg)
-        pytest.skip(msg)
     out = tmp_path / "s.html"
     ok(run, "series", "--html", out, recs / "host.ntp")
-    shot = tmp_path / "s.png"
-    p = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-                        "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
-                        "--window-size=1000,900", f"--screenshot={shot}", out.as_uri()],
-                       capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0, p.stderr[-2000:]
-    assert not re.search(r"CONSOLE|Uncaught|SyntaxError", p.stderr), p.stderr[-2000:]
-    w, h, bpp, rows = png_pixels(shot)
+    bpp, rows = screenshot(out, tmp_path / "s.png", 1000, 900)
     # lines are thin: fewer pixels than bars, but many of the ramp's ends
     for rgb in RAMP_ENDS:
         assert colour_count(rows, bpp, rgb) > 200, rgb
