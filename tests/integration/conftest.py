@@ -103,3 +103,25 @@ def assert_ok(r):
     """Success as these tests define it: exit 0 and nothing on stderr."""
     assert r.returncode == Exit.OK, f"exit {r.returncode}, stderr: {r.stderr}"
     assert r.stderr == "", f"unexpected stderr: {r.stderr}"
+
+
+@pytest.fixture(scope="session")
+def every_kind(tmp_path_factory):
+    """A recording of each kind, for the tests of the output forms: two host
+    recordings, a host and target pair, and a "-r both" file."""
+    import ntpgen
+    d = tmp_path_factory.mktemp("kinds")
+    ntpgen.generate(d / "host.ntp")
+    ntpgen.generate(d / "new.ntp", seed=2)
+    ntpgen.generate_pair(d / "ph.ntp", d / "pt.ntp", lose_host=0, lose_target=0)
+    ntpgen.generate_both(d / "both.ntp", lose_host=0, lose_target=0)
+    return d
+
+
+def usage_error(run, *args, says):
+    """A bad command line: exit 2 and one line on stderr that says `says`."""
+    r = run(*args)
+    assert r.returncode == Exit.USAGE, (r.returncode, r.stderr)
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and says in lines[0], r.stderr
+    return r

@@ -13,17 +13,7 @@ import pytest
 
 import ntpgen
 import tidy
-from conftest import Exit, assert_ok
-
-
-@pytest.fixture(scope="module")
-def recs(tmp_path_factory):
-    d = tmp_path_factory.mktemp("machine")
-    ntpgen.generate(d / "host.ntp")
-    ntpgen.generate(d / "new.ntp", seed=2)
-    ntpgen.generate_pair(d / "ph.ntp", d / "pt.ntp", lose_host=0, lose_target=0)
-    ntpgen.generate_both(d / "both.ntp", lose_host=0, lose_target=0)
-    return d
+from conftest import Exit, assert_ok, usage_error
 
 
 def ok(run, *args):
@@ -36,14 +26,6 @@ def report_doc(run, *args):
     return json.loads(ok(run, "report", "-j", "-", *args))
 
 
-def usage_error(run, *args, says):
-    r = run(*args)
-    assert r.returncode == Exit.USAGE, (r.returncode, r.stderr)
-    lines = r.stderr.splitlines()
-    assert len(lines) == 1 and says in lines[0], r.stderr
-    return r
-
-
 @pytest.mark.parametrize("args,stages", [
     (["host.ntp"], {"block", "driver", "network_star"}),
     (["-S", "detail", "host.ntp"], {"block", "host_tx", "r2t_host", "network_star", "host_rx"}),
@@ -54,8 +36,8 @@ def usage_error(run, *args, says):
 ])
 
 
-def test_long_form_is_the_json_of_every_kind(run, recs, args, stages):
-    paths = [str(recs / a) if a.endswith(".ntp") else a for a in args]
+def test_long_form_is_the_json_of_every_kind(run, every_kind, args, stages):
+    paths = [str(every_kind / a) if a.endswith(".ntp") else a for a in args]
     header, rows = tidy.read(ok(run, "report", "-t", ",", *paths))
     assert header == tidy.REPORT_COLUMNS
     doc = report_doc(run, *paths)
@@ -67,17 +49,17 @@ def test_long_form_is_the_json_of_every_kind(run, recs, args, stages):
     assert all(r["io_type"] and r["bytes"].isdigit() and r["file"].isdigit() for r in rows)
 
 
-def test_long_form_with_a_tab_and_a_word_as_separator(run, recs):
-    comma = ok(run, "report", "-t", ",", recs / "host.ntp")
-    tab = ok(run, "report", "-t", "\t", recs / "host.ntp")
+def test_long_form_with_a_tab_and_a_word_as_separator(run, every_kind):
+    comma = ok(run, "report", "-t", ",", every_kind / "host.ntp")
+    tab = ok(run, "report", "-t", "\t", every_kind / "host.ntp")
     assert tab == comma.replace(",", "\t")
     assert tidy.read(tab, "\t")[1] == tidy.read(comma)[1]
-    word = ok(run, "report", "-t", " | ", recs / "host.ntp")
+    word = ok(run, "report", "-t", " | ", every_kind / "host.ntp")
     assert word == comma.replace(",", " | ")
-    assert ok(run, "report", "--field-separator", ",", recs / "host.ntp") == comma
-    assert ok(run, "report", "--field-separator=;", recs / "host.ntp") == comma.replace(",", ";")
-    assert ok(run, "compare", "--field-separator", ";", recs / "host.ntp", recs / "new.ntp") == \
-        ok(run, "compare", "-t", ",", recs / "host.ntp", recs / "new.ntp").replace(",", ";")
+    assert ok(run, "report", "--field-separator", ",", every_kind / "host.ntp") == comma
+    assert ok(run, "report", "--field-separator=;", every_kind / "host.ntp") == comma.replace(",", ";")
+    assert ok(run, "compare", "--field-separator", ";", every_kind / "host.ntp", every_kind / "new.ntp") == \
+        ok(run, "compare", "-t", ",", every_kind / "host.ntp", every_kind / "new.ntp").replace(",", ";")
 
 
 def test_long_form_quotes_as_dump_quotes(run, tmp_path):
@@ -143,8 +125,8 @@ def compare_cells(doc):
 ])
 
 
-def test_compare_long_form_is_its_json(run, recs, args):
-    paths = [",".join(str(recs / p) for p in a.split(",")) if a.endswith(".ntp") else a
+def test_compare_long_form_is_its_json(run, every_kind, args):
+    paths = [",".join(str(every_kind / p) for p in a.split(",")) if a.endswith(".ntp") else a
              for a in args]
     header, rows = tidy.read(ok(run, "compare", "-t", ",", *paths))
     assert header == tidy.COMPARE_COLUMNS
@@ -172,6 +154,6 @@ def test_compare_long_form_marks_groups_of_one_run(run, tmp_path):
 
 
 @pytest.mark.parametrize("cmd", ["report", "compare"])
-def test_empty_separator_is_an_error(run, recs, cmd):
-    files = [recs / "host.ntp"] * (2 if cmd == "compare" else 1)
+def test_empty_separator_is_an_error(run, every_kind, cmd):
+    files = [every_kind / "host.ntp"] * (2 if cmd == "compare" else 1)
     usage_error(run, cmd, "-t", "", *files, says="'-t' requires a non-empty value")

@@ -9,18 +9,7 @@ import sqlite3
 
 import pytest
 
-import ntpgen
-from conftest import Exit, assert_ok
-
-
-@pytest.fixture(scope="module")
-def recs(tmp_path_factory):
-    d = tmp_path_factory.mktemp("machine")
-    ntpgen.generate(d / "host.ntp")
-    ntpgen.generate(d / "new.ntp", seed=2)
-    ntpgen.generate_pair(d / "ph.ntp", d / "pt.ntp", lose_host=0, lose_target=0)
-    ntpgen.generate_both(d / "both.ntp", lose_host=0, lose_target=0)
-    return d
+from conftest import Exit, assert_ok, usage_error
 
 
 def ok(run, *args):
@@ -33,17 +22,9 @@ def report_doc(run, *args):
     return json.loads(ok(run, "report", "-j", "-", *args))
 
 
-def usage_error(run, *args, says):
-    r = run(*args)
-    assert r.returncode == Exit.USAGE, (r.returncode, r.stderr)
-    lines = r.stderr.splitlines()
-    assert len(lines) == 1 and says in lines[0], r.stderr
-    return r
-
-
 @pytest.mark.parametrize("cmd", ["report", "compare"])
-def test_pretty_without_json_is_an_error(run, recs, cmd):
-    files = [recs / "host.ntp"] * (2 if cmd == "compare" else 1)
+def test_pretty_without_json_is_an_error(run, every_kind, cmd):
+    files = [every_kind / "host.ntp"] * (2 if cmd == "compare" else 1)
     r = usage_error(run, cmd, "--pretty", *files, says="--pretty")
     assert r.stdout == ""
     assert run(cmd, "--pretty", "-j", "-", *files).stdout.startswith("{\n")
@@ -51,8 +32,8 @@ def test_pretty_without_json_is_an_error(run, recs, cmd):
 
 @pytest.mark.parametrize("cmd", ["report", "compare"])
 @pytest.mark.parametrize("opt", [["-t", ","], ["-q"]])
-def test_text_options_with_json_on_stdout_are_an_error(run, recs, tmp_path, cmd, opt):
-    files = [recs / "host.ntp"] * (2 if cmd == "compare" else 1)
+def test_text_options_with_json_on_stdout_are_an_error(run, every_kind, tmp_path, cmd, opt):
+    files = [every_kind / "host.ntp"] * (2 if cmd == "compare" else 1)
     r = usage_error(run, cmd, *opt, "-j", "-", *files, says=f"{opt[0]} shapes the text")
     # stdout is the JSON document, an error's too
     doc = json.loads(r.stdout)
@@ -63,23 +44,23 @@ def test_text_options_with_json_on_stdout_are_an_error(run, recs, tmp_path, cmd,
     assert r.stdout and json.loads((tmp_path / "out.json").read_text())["command"] == cmd
 
 
-def test_dump_of_a_target_alone_is_refused(run, recs, tmp_path):
-    r = run("dump", recs / "pt.ntp")
+def test_dump_of_a_target_alone_is_refused(run, every_kind, tmp_path):
+    r = run("dump", every_kind / "pt.ntp")
     assert r.returncode == Exit.MISMATCH and r.stdout == ""
     assert len(r.stderr.splitlines()) == 1
     assert "a target recording alone has no host commands to dump" in r.stderr
-    r = run("dump", "-o", tmp_path / "t.csv", recs / "pt.ntp")
+    r = run("dump", "-o", tmp_path / "t.csv", every_kind / "pt.ntp")
     assert r.returncode == Exit.MISMATCH and not (tmp_path / "t.csv").exists()
     # joined with its host, and a -r both file, it has rows
-    for args in ([recs / "ph.ntp", recs / "pt.ntp"], [recs / "both.ntp"]):
+    for args in ([every_kind / "ph.ntp", every_kind / "pt.ntp"], [every_kind / "both.ntp"]):
         rows = ok(run, "dump", *args).splitlines()
         assert rows[0].startswith("host_file,target_file") and len(rows) > 1
 
 
 @pytest.fixture
-def nometa(recs, tmp_path):
+def nometa(every_kind, tmp_path):
     path = tmp_path / "nometa.ntp"
-    path.write_bytes((recs / "host.ntp").read_bytes())
+    path.write_bytes((every_kind / "host.ntp").read_bytes())
     with sqlite3.connect(path) as db:
         db.execute("DELETE FROM meta")
     db.close()
@@ -87,18 +68,18 @@ def nometa(recs, tmp_path):
 
 
 @pytest.mark.parametrize("cmd", ["report", "dump", "compare", "compare-new"])
-def test_a_recording_without_meta_is_refused(run, recs, nometa, cmd):
+def test_a_recording_without_meta_is_refused(run, every_kind, nometa, cmd):
     args = {"report": ["report", nometa], "dump": ["dump", nometa],
-            "compare": ["compare", nometa, recs / "host.ntp"],
-            "compare-new": ["compare", recs / "host.ntp", nometa]}[cmd]
+            "compare": ["compare", nometa, every_kind / "host.ntp"],
+            "compare-new": ["compare", every_kind / "host.ntp", nometa]}[cmd]
     r = run(*args)
     assert r.returncode == Exit.CORRUPT, r.stderr
     assert r.stdout == "" and len(r.stderr.splitlines()) == 1
     assert f"{nometa}: corrupt: the recording has no meta rows" in r.stderr
 
 
-def test_joining_a_recording_without_meta_is_refused(run, recs, nometa):
-    r = run("report", nometa, recs / "pt.ntp")
+def test_joining_a_recording_without_meta_is_refused(run, every_kind, nometa):
+    r = run("report", nometa, every_kind / "pt.ntp")
     assert r.returncode == Exit.MISMATCH and "its meta has no role" in r.stderr
 
 
@@ -106,16 +87,16 @@ def test_joining_a_recording_without_meta_is_refused(run, recs, nometa):
                                   "compare kinds", "twice"])
 
 
-def test_json_error_carries_the_cause_stderr_gives(run, recs, nometa, tmp_path, case):
+def test_json_error_carries_the_cause_stderr_gives(run, every_kind, nometa, tmp_path, case):
     text = tmp_path / "text.ntp"
     text.write_text("hello\n")
     args = {
         "missing": ["report", tmp_path / "none.ntp"],
         "not sqlite": ["report", text],
         "no meta": ["report", nometa],
-        "mismatch": ["report", recs / "host.ntp", recs / "host.ntp"],
-        "compare kinds": ["compare", recs / "host.ntp", recs / "pt.ntp"],
-        "twice": ["report", recs / "ph.ntp", recs / "pt.ntp", recs / "ph.ntp"],
+        "mismatch": ["report", every_kind / "host.ntp", every_kind / "host.ntp"],
+        "compare kinds": ["compare", every_kind / "host.ntp", every_kind / "pt.ntp"],
+        "twice": ["report", every_kind / "ph.ntp", every_kind / "pt.ntp", every_kind / "ph.ntp"],
     }[case]
     r = run(args[0], "-j", "-", *args[1:])
     assert r.returncode != Exit.OK

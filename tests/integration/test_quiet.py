@@ -8,16 +8,6 @@ import ntpgen
 from conftest import assert_ok
 
 
-@pytest.fixture(scope="module")
-def recs(tmp_path_factory):
-    d = tmp_path_factory.mktemp("machine")
-    ntpgen.generate(d / "host.ntp")
-    ntpgen.generate(d / "new.ntp", seed=2)
-    ntpgen.generate_pair(d / "ph.ntp", d / "pt.ntp", lose_host=0, lose_target=0)
-    ntpgen.generate_both(d / "both.ntp", lose_host=0, lose_target=0)
-    return d
-
-
 def ok(run, *args):
     r = run(*args)
     assert_ok(r)
@@ -25,8 +15,8 @@ def ok(run, *args):
 
 
 @pytest.mark.parametrize("args", [["host.ntp"], ["ph.ntp", "pt.ntp"], ["pt.ntp"]])
-def test_quiet_report_is_the_tables_alone(run, recs, args):
-    paths = [recs / a for a in args]
+def test_quiet_report_is_the_tables_alone(run, every_kind, args):
+    paths = [every_kind / a for a in args]
     full = ok(run, "report", *paths)
     quiet = ok(run, "report", "-q", *paths)
     assert "file:" in full and "# ntprof report" in full and "# stages (summary):" in full
@@ -49,8 +39,8 @@ def test_quiet_keeps_the_warnings(run, tmp_path):
 
 
 @pytest.mark.parametrize("opt", ["-q", "--quiet"])
-def test_quiet_compare_keeps_rows_and_verdict(run, recs, opt):
-    args = ["--threshold", "1000", recs / "host.ntp", recs / "new.ntp"]
+def test_quiet_compare_keeps_rows_and_verdict(run, every_kind, opt):
+    args = ["--threshold", "1000", every_kind / "host.ntp", every_kind / "new.ntp"]
     full = ok(run, "compare", *args)
     quiet = ok(run, "compare", opt, *args)
     for gone in ("# ntprof compare", "# baseline:", "# new:", "# statistics:",
