@@ -47,10 +47,6 @@ def job_ios(job):
     return job["read"]["total_ios"] + job["write"]["total_ios"]
 
 
-def job_iops(job):
-    return job["read"]["iops"] + job["write"]["iops"]
-
-
 def joined(host_db, target_schema="main"):
     """Host and target records of one command, on one clock: the same key, and
     the target received it while the host had it in flight."""

@@ -28,7 +28,6 @@ import re
 import sqlite3
 from pathlib import Path
 
-import pytest
 
 from conftest import REPO
 
