@@ -92,7 +92,13 @@ static void title(FILE *f, const char *t)
  * The series' names in rows under the title, from y; returns the top of its
  * last row.  Without f it only measures, for the chart's height.
  */
-static int legend(FILE *f, const char *const *names, int n, int y)
+/* the ramp a chart's series take their colours from */
+static int palette(int ncolours, int nseries)
+{
+	return ncolours > nseries ? ncolours : nseries;
+}
+
+static int legend(FILE *f, const char *const *names, int n, int ncolours, int y)
 {
 	double x = 10;
 
@@ -108,7 +114,8 @@ static int legend(FILE *f, const char *const *names, int n, int y)
 			continue;
 		}
 		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\" "
-			"stroke=\"#333\" stroke-width=\"0.5\"/>\n", x, y, ntp_svg__colour(s, n));
+			"stroke=\"#333\" stroke-width=\"0.5\"/>\n", x, y,
+			ntp_svg__colour(s, palette(ncolours, n)));
 		text(f, x + 16, y + 10, "start", NULL, names[s]);
 		x += w + 12;
 	}
@@ -144,6 +151,7 @@ void ntp_svg__hbars(FILE *f, const struct ntp_hbar_chart *c)
 	const double left = 250, right = 30;
 	double plot_w = WIDTH - left - right, max = 0, top, step;
 	int row_h = c->stacked ? 24 : 6 + 10 * c->nseries;
+	int colours = palette(c->ncolours, c->nseries);
 	int legend_end, y0, h;
 
 	for (int r = 0; r < c->nrows; r++) {
@@ -159,11 +167,11 @@ void ntp_svg__hbars(FILE *f, const struct ntp_hbar_chart *c)
 	}
 	step = nice_step(max, 6);
 	top = axis_max(max, step);
-	legend_end = legend(NULL, c->series, c->nseries, TITLE_H + 8);
+	legend_end = legend(NULL, c->series, c->nseries, c->ncolours, TITLE_H + 8);
 	y0 = legend_end + LEGEND_H;
 	h = y0 + c->nrows * row_h + AXIS_H;
 	svg_open(f, WIDTH, h, c->title);
-	legend(f, c->series, c->nseries, TITLE_H + 8);
+	legend(f, c->series, c->nseries, c->ncolours, TITLE_H + 8);
 	x_axis(f, left, plot_w, y0 - 4, y0 + c->nrows * row_h, top, step, c->unit);
 	for (int r = 0; r < c->nrows; r++) {
 		double y = y0 + r * row_h, x = left;
@@ -177,11 +185,11 @@ void ntp_svg__hbars(FILE *f, const struct ntp_hbar_chart *c)
 			if (c->stacked)
 				fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
 					"fill=\"%s\" stroke=\"#fff\" stroke-width=\"0.5\">", x, y + 3, w,
-					row_h - 6, ntp_svg__colour(s, c->nseries));
+					row_h - 6, ntp_svg__colour(s, colours));
 			else
 				fprintf(f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"9\" "
 					"fill=\"%s\">", left, (int)y + 3 + 10 * s, w,
-					ntp_svg__colour(s, c->nseries));
+					ntp_svg__colour(s, colours));
 			fputs("<title>", f);
 			ntp_xml__text(f, c->rows[r]);
 			fputs(": ", f);
@@ -193,7 +201,7 @@ void ntp_svg__hbars(FILE *f, const struct ntp_hbar_chart *c)
 				char fill[24];
 
 				snprintf(buf, sizeof(buf), "%.1f", v);
-				snprintf(fill, sizeof(fill), "fill=\"%s\"", ntp_svg__ink(s, c->nseries));
+				snprintf(fill, sizeof(fill), "fill=\"%s\"", ntp_svg__ink(s, colours));
 				text(f, x + w / 2, y + row_h / 2.0 + 4, "middle", fill, buf);
 			}
 			x += c->stacked ? w : 0;
@@ -255,7 +263,7 @@ void ntp_svg__lines(FILE *f, const struct ntp_line_chart *c)
 {
 	const double left = 70, right = 20, plot_h = 220;
 	double plot_w = WIDTH - left - right, xmax = 0, ymax = 0, ytop, ystep, xtop, xstep;
-	int legend_end = legend(NULL, c->series, c->nseries, TITLE_H + 8), h;
+	int legend_end = legend(NULL, c->series, c->nseries, c->ncolours, TITLE_H + 8), h;
 	double y0, y1;
 
 	y0 = legend_end + LEGEND_H + 6;
@@ -271,7 +279,7 @@ void ntp_svg__lines(FILE *f, const struct ntp_line_chart *c)
 	ystep = nice_step(ymax, 5);
 	ytop = axis_max(ymax, ystep);
 	svg_open(f, WIDTH, h, c->title);
-	legend(f, c->series, c->nseries, TITLE_H + 8);
+	legend(f, c->series, c->nseries, c->ncolours, TITLE_H + 8);
 	for (double v = 0; v <= ytop * (1 + 1e-9); v += ystep) {
 		double y = y1 - plot_h * v / ytop;
 
@@ -300,7 +308,8 @@ void ntp_svg__lines(FILE *f, const struct ntp_line_chart *c)
 			}
 			if (!open)
 				fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
-					"points=\"", ntp_svg__colour(s, c->nseries));
+					"points=\"",
+					ntp_svg__colour(s, palette(c->ncolours, c->nseries)));
 			open = true;
 			fprintf(f, "%.1f,%.1f ", left + plot_w * c->x[i] / xtop,
 				y1 - plot_h * v / ytop);

@@ -27,6 +27,7 @@ struct ntp_hbar_chart {
 	const char *const *series;        /* nseries legend names */
 	const double *v;
 	bool stacked;
+	int ncolours;                     /* the palette's size (NTP_SVG_PALETTE); 0: nseries */
 };
 
 /*
@@ -49,7 +50,15 @@ struct ntp_line_chart {
 	const double *x;
 	const char *const *series;
 	const double *v;
+	int ncolours;                     /* the palette's size (NTP_SVG_PALETTE); 0: nseries */
 };
+
+/*
+ * Series s of a chart is colour s of a ramp of ncolours: the charts of one
+ * page that show the stages with and without the end-to-end give both the
+ * same ncolours (the stages and the end-to-end), so that a stage keeps its
+ * colour from chart to chart.
+ */
 
 void ntp_svg__hbars(FILE *f, const struct ntp_hbar_chart *c);
 void ntp_svg__columns(FILE *f, const struct ntp_column_chart *c);

@@ -171,11 +171,11 @@ static int charts(FILE *f, const struct ntp_report *r, const struct ntp_report_g
 	snprintf(title, sizeof(title), "Where the time goes: mean of each stage per group, "
 		 "adding up to the %s mean", names[ns]);
 	ntp_svg__hbars(f, &(struct ntp_hbar_chart){ title, "\u00b5s", (int)n, ns, rows, names,
-						   mean, true });
+						   mean, true, ns + 1 });
 	snprintf(title, sizeof(title), "Tails: p99 of each stage and of the %s per group",
 		 names[ns]);
 	ntp_svg__hbars(f, &(struct ntp_hbar_chart){ title, "\u00b5s", (int)n, ns + 1, rows, names,
-						   p99, false });
+						   p99, false, ns + 1 });
 	rc = 0;
 out:
 	for (size_t i = 0; rows && i < n; i++)

@@ -156,7 +156,7 @@ static int charts(FILE *f, const struct ntp_series *s, const struct line_group *
 {
 	const struct ntp_view *v = ntp_report__view(&s->r);
 	const char *names[NTP_VIEW_MAX_STAGES + 1];
-	double *m = packed(g, g->mean, nst + 1, 0, nst), *q = packed(g, g->p99, nst + 1, 0, nst + 1);
+	double *m = packed(g, g->mean, nst + 1, 0, nst + 1), *q = packed(g, g->p99, nst + 1, 0, nst + 1);
 	char size[32], title[256];
 	int rc = 0;
 
@@ -168,14 +168,14 @@ static int charts(FILE *f, const struct ntp_series *s, const struct line_group *
 		names[k] = v->stages[k].text;
 	names[nst] = ntp_report__total_label(&s->r);
 	ntp_size__str(g->bytes, size, sizeof(size));
-	snprintf(title, sizeof(title), "%s %s %s: mean of each stage per %g s", g->io_type, size,
-		 g->ns, (double)s->interval_ns / 1e9);
+	snprintf(title, sizeof(title), "%s %s %s: mean of each stage and of the %s per %g s",
+		 g->io_type, size, g->ns, names[nst], (double)s->interval_ns / 1e9);
 	ntp_svg__lines(f, &(struct ntp_line_chart){ title, "s since the start", "\u00b5s", (int)g->n,
-						   nst, g->t, names, m });
+						   nst + 1, g->t, names, m, nst + 1 });
 	snprintf(title, sizeof(title), "%s %s %s: p99 of each stage and of the %s per %g s",
 		 g->io_type, size, g->ns, names[nst], (double)s->interval_ns / 1e9);
 	ntp_svg__lines(f, &(struct ntp_line_chart){ title, "s since the start", "\u00b5s", (int)g->n,
-						   nst + 1, g->t, names, q });
+						   nst + 1, g->t, names, q, nst + 1 });
 out:
 	free(m);
 	free(q);

@@ -311,7 +311,7 @@ def test_series_page__two_charts_a_group__a_point_per_interval(run, recs, tmp_pa
         label = f"{io} {ntpgen_size(nbytes)} {ns}:"
         mean, p99 = [c for c in charts_ if c[0].startswith(label)]
         # every interval of the group has commands here: one unbroken line a series
-        assert mean[1] == [len(rows)] * 3 and p99[1] == [len(rows)] * 4, (label, mean, p99)
+        assert mean[1] == [len(rows)] * 4 and p99[1] == [len(rows)] * 4, (label, mean, p99)
 
 
 def test_series_page__only_one_output_on_stdout(run, recs):
@@ -328,3 +328,25 @@ def test_series_page__rendered(run, recs, tmp_path):
     # lines are thin: fewer pixels than bars, but many of the ramp's ends
     for rgb in RAMP_ENDS:
         assert colour_count(rows, bpp, rgb) > 200, rgb
+
+
+LEGEND = re.compile(r'<rect [^>]*width="12" height="12" fill="(#[0-9a-f]{6})"[^>]*/>\s*'
+                    r'<text[^>]*>([^<]*)</text>')
+
+
+@pytest.mark.parametrize("cmd,args", [
+    ("report", ("--histogram", "h.ntp", "t.ntp")),
+    ("report", ("host.ntp",)),
+    ("series", ("host.ntp",)),
+])
+def test_a_stage_keeps_its_colour_from_chart_to_chart(run, recs, tmp_path, cmd, args):
+    """The stacked means leave out the end-to-end that the tails show: the
+    stages still take the same colours in both (and in series' two charts)."""
+    out = tmp_path / "p.html"
+    ok(run, cmd, "--html", out, *(a if a.startswith("-") else recs / a for a in args))
+    colours = {}
+    for fill, name in LEGEND.findall(out.read_text()):
+        colours.setdefault(name, set()).add(fill)
+    assert len(colours) >= 4, colours
+    assert all(len(c) == 1 for c in colours.values()), colours
+    assert len({c.pop() for c in colours.values()}) == len(colours), "two series share a colour"
