@@ -160,6 +160,11 @@ static void most_member(struct ntp_json *j, const struct ntp_compare *c)
 	ntp_json__int_field(j, "new_mean_ns", m->mean.v[NTP_CMP_NEW]);
 	ntp_json__int_field(j, "delta_ns", m->mean.delta);
 	ntp_json__double_field(j, "ratio", m->mean.ratio);
+	ntp_json__name(j, "significant");
+	if (m->mean.tested)
+		ntp_json__bool(j, m->mean.significant);
+	else
+		ntp_json__null(j);
 	ntp_json__end_object(j);
 }
 

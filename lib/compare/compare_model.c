@@ -496,11 +496,20 @@ const char *ntp_compare__kind_words(enum ntp_report_kind kind)
 
 /*
  * The stage whose mean moved the most (in ns, either way) in a group found
- * in both runs: the one line a reader looks for first.
+ * in both runs: the one line a reader looks for first.  A significant
+ * change comes before any that is not, and one tested (enough commands in
+ * both runs, --min-n) before one that is too few to tell: else the line
+ * would point at the noise of a group of seven commands.
  */
+static int most_rank(const struct ntp_compare_value *v)
+{
+	return v->significant ? 2 : v->tested ? 1 : 0;
+}
+
 static void find_most(struct ntp_compare *c)
 {
 	int64_t best = -1;
+	int best_rank = -1;
 
 	memset(&c->most, 0, sizeof(c->most));
 	for (size_t i = 0; i < c->ngroups; i++) {
@@ -510,13 +519,16 @@ static void find_most(struct ntp_compare *c)
 		for (size_t k = 0; k + 1 < g->nstages; k++) {
 			struct ntp_compare_value v;
 			int64_t d;
+			int rank;
 
 			ntp_compare__value(&g->stage[k], NTP_CMP_MEAN, &v);
 			if (!v.has_delta)
 				continue;
 			d = v.delta < 0 ? -v.delta : v.delta;
-			if (d > best) {
+			rank = most_rank(&v);
+			if (rank > best_rank || (rank == best_rank && d > best)) {
 				best = d;
+				best_rank = rank;
 				c->most = (struct ntp_compare_most){ g, &g->stage[k], v };
 			}
 		}

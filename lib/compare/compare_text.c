@@ -205,8 +205,10 @@ static void print_most(const struct ntp_compare *c, FILE *f)
 	us_cell(d, sizeof(d), true, m->mean.delta, true);
 	if (isfinite(m->mean.ratio))
 		snprintf(pct, sizeof(pct), " (%+.2f%%)", (m->mean.ratio - 1.0) * 100.0);
-	fprintf(f, "#\n# changed most: %s of %s %s %s: mean %s us%s\n", m->stage->text,
-		m->g->io_type, size, m->g->ns, d, pct);
+	fprintf(f, "#\n# changed most: %s of %s %s %s: mean %s us%s%s\n", m->stage->text,
+		m->g->io_type, size, m->g->ns, d, pct,
+		m->mean.significant ? "" : m->mean.tested ? ", not significant (no stage changed significantly)"
+		: ", too few commands to tell (no stage changed significantly)");
 }
 
 int ntp_compare__print_text(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)

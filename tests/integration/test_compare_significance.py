@@ -175,3 +175,35 @@ def test_min_n__too_few_are_not_tested(run, runs):
     for bad in ("1", "x", "0"):
         r = run("compare", "--min-n", bad, runs["a"], runs["b"])
         assert r.returncode == Exit.USAGE and "--min-n" in r.stderr
+
+
+def test_changed_most_names_a_significant_change_before_a_bigger_one_of_too_few(run, tmp_path):
+    """A group of 6 commands whose storage grew by 500 us, and groups of 60 to
+    300 whose storage grew by 50 us: the line names one of the latter, whose
+    change is tested and significant, not the noise of 6 commands."""
+    small = ntpgen.JGroup("read", 8192, "nvme0n1", 6)
+    base = ntpgen.DEFAULT_JGROUPS + (small,)
+    new = slower_storage(ntpgen.DEFAULT_JGROUPS, SHIFT) + slower_storage((small,), 10 * SHIFT)
+    ntpgen.generate_pair(tmp_path / "a-h.ntp", tmp_path / "a-t.ntp", seed=41, drift=0.0, groups=base)
+    ntpgen.generate_pair(tmp_path / "b-h.ntp", tmp_path / "b-t.ntp", seed=41, drift=0.0, groups=new)
+    a, b = (f"{tmp_path / (k + '-h.ntp')},{tmp_path / (k + '-t.ntp')}" for k in "ab")
+    doc = compare(run, a, b)
+    most = doc["changed_most"]
+    assert (most["stage"], most["significant"]) == ("storage", True), most
+    assert most["bytes"] != 8192 and most["delta_ns"] == SHIFT, most
+    small_row = next(g for g in doc["groups"] if g["bytes"] == 8192)
+    storage = next(s for s in small_row["stages"] if s["stage"] == "storage")
+    assert storage["mean"]["delta_ns"] == 10 * SHIFT and storage["mean"]["significant"] is None
+    text = run("compare", a, b).stdout
+    line = next(x for x in text.splitlines() if x.startswith("# changed most:"))
+    assert line.startswith("# changed most: storage of ") and "8KiB" not in line
+    assert "significant" not in line, line
+
+
+def test_changed_most_says_when_nothing_changed_significantly(run, runs):
+    # a run against itself: every delta 0, tested, none significant
+    most = compare(run, runs["a"], runs["a"])["changed_most"]
+    assert most["significant"] is False and most["delta_ns"] == 0, most
+    text = run("compare", runs["a"], runs["a"]).stdout
+    line = next(x for x in text.splitlines() if x.startswith("# changed most:"))
+    assert line.endswith(", not significant (no stage changed significantly)"), line
