@@ -14,8 +14,9 @@ I/Os), recorded at -s 1 on both sides (target started first, stopped last).
   itself did not add 10 ms +- 20% (netem's timers fire late under TCG on a
   loaded machine: busybox ping's median round trip, measured just before each
   phase, is the oracle), the stage must match what ping measured, within 2 ms;
-- compare A (baseline) vs B: network* (the host-only stage) changed by about
-  +10 ms (20%), block and driver by at most 1 ms; and the joined runs
+- compare A (baseline) vs B: network* (the host-only stage) changed by the
+  host reports' own difference, at least 8 ms, block and driver by at most
+  1 ms; and the joined runs
   (HOST,TARGET) compared: the five stages, each delta the joined reports'
   own, network the stage that changed most.
 """
@@ -135,9 +136,19 @@ def test_two_guest_record(testbed):
     delta = {s["stage"]: s["p50"]["delta_ns"] for s in g["stages"]}
     assert set(delta) == {"block", "driver", "network_star", "e2e"}, delta
     print("compare p50 deltas (ns):", delta)
-    assert abs(delta["network_star"] - want) <= ADDED_TOL * ADDED_NS, \
-        f"compare: network* p50 changed by {delta['network_star'] / 1e6:.3f} ms, expected " \
-        f"{want / 1e6:.3f} ms (ping's median round trip grew by {ping / 1e6:.3f} ms)"
+    # the host-only reports' own p50s, exactly; the size of the change is
+    # checked above on the joined network stage: network* holds the target's
+    # time too, and its median is not the medians' sum (seen: +12.2 ms when
+    # the joined network grew by 10.0 ms and ping's median by 10.7 ms), so
+    # here only a bound below: netem's delay can come late, never early
+    star = {p: next(g for g in ntprof_json("report", str(r.host.out / f"host-{p}.ntp"))["groups"]
+                    if (g["io_type"], g["bytes"]) == ("read", 4096)) for p in "AB"}
+    star_p50 = {p: next(st["p50_ns"] for st in star[p]["stages"] if st["stage"] == "network_star")
+                for p in "AB"}
+    assert delta["network_star"] == star_p50["B"] - star_p50["A"], (delta, star_p50)
+    assert delta["network_star"] >= (1 - ADDED_TOL) * want, \
+        f"compare: network* p50 changed by {delta['network_star'] / 1e6:.3f} ms, expected at least " \
+        f"{(1 - ADDED_TOL) * want / 1e6:.3f} ms (ping's median round trip grew by {ping / 1e6:.3f} ms)"
     for s in ("block", "driver"):
         assert abs(delta[s]) <= OTHER_TOL_NS, f"compare: {s} p50 changed by {delta[s] / 1e6:.3f} ms"
     # network is the stage that changed
