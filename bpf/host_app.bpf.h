@@ -9,9 +9,13 @@
  * The sampling decision is taken at nvme_setup_cmd, after the submission,
  * so the submission's time must already be kept when a command is sampled:
  * the entry of the I/O system calls (io_submit, io_uring_enter, pread64,
- * pwrite64) stamps the thread in `app_sys`, their exit removes the stamp.
- * That costs a map update and a delete per such system call, not per
- * command; nvme_setup_cmd reads the stamp for sampled commands only.
+ * pwrite64) writes (thread, system call, time) into its CPU's slot of
+ * `app_sys`, an array: a store, no hash, per such system call, not per
+ * command.  nvme_setup_cmd, for sampled commands only, takes the slot when
+ * it holds this thread and the thread is still in that system call (the
+ * number in its saved user registers, orig_ax): no exit hook is needed to
+ * retire it.  A thread that moved to another CPU in between (waiting for a
+ * tag, say) finds another thread's slot, or its own stale one: no time.
  *
  * The completion: nvme_complete_rq ends the request, and the bio's end_io
  * runs inside it.  For a block device's direct I/O that is
@@ -32,8 +36,16 @@
  * id: the event's slot is ctx->tail - 1 right after aio_complete() posted
  * it, and io_getevents(ctx_id, ...) returning n hands over the n slots
  * before the ring's head, read there from user memory.  An io_uring CQE is
- * reaped from the CQ ring in user space, without a system call: no
- * h_app_reap.
+ * reaped from the CQ ring in user space, without a system call: its slot is
+ * the ring's cached CQ tail at the tracepoint less one (on 6.1 and 6.12 the
+ * tail has moved past the CQE by then: read as the CQE's own slot, every
+ * reap came one CQE late, twice fio's lat at queue depth 1, in the test
+ * bed).  h_app_reap is the first
+ * of: the thread's return from an io_uring_enter that waited for
+ * completions (IORING_ENTER_GETEVENTS, min_complete > 0) with the CQE
+ * posted (the CQ tail past it), since an application that waits takes what
+ * it waited for; or its io_uring_enter entry that finds the CQ head (which
+ * user space advances) past the CQE: a bound, taken by then at the latest.
  */
 #ifndef NTP_HOST_APP_BPF_H
 #define NTP_HOST_APP_BPF_H
@@ -49,13 +61,27 @@ const volatile __u64 ksym_aio_complete_rw = 0;
 const volatile __u64 ksym_io_complete_rw = 0;
 const volatile __u64 ksym_io_complete_rw_iopoll = 0;
 
-/* the thread in an I/O system call -> when it entered it */
+/* per CPU: the last thread to enter an I/O system call there, which, and when */
+struct app_sys_slot {
+	__u32 tid;
+	__u32 nr;               /* the x86-64 system call number */
+	__u64 entered;
+};
+
+#define NTP_APP_MAX_CPUS 4096
+
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);     /* thread id */
-	__type(value, __u64);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NTP_APP_MAX_CPUS);
+	__type(key, __u32);     /* CPU */
+	__type(value, struct app_sys_slot);
 } app_sys SEC(".maps");
+
+/* x86-64 system call numbers (arch/x86/entry/syscalls/syscall_64.tbl, an ABI) */
+#define NTP_NR_PREAD64 17
+#define NTP_NR_PWRITE64 18
+#define NTP_NR_IO_SUBMIT 209
+#define NTP_NR_IO_URING_ENTER 426
 
 /* io_uring commands completed to the block layer, until their CQE: kiocb -> record */
 struct {
@@ -67,6 +93,45 @@ struct {
 
 /* entries app_cqe may hold: the CQE hook returns at once while it is 0 */
 __u32 app_cqe_live;
+
+/* io_uring CQEs posted, until the application is seen past them: (ring ctx, slot) -> record */
+struct app_uring_key {
+	__u64 ctx;              /* struct io_ring_ctx * */
+	__u32 slot;             /* the CQE's index, before masking */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct app_uring_key);
+	__type(value, struct ntp_host_event);
+} app_uring SEC(".maps");
+
+/* the ring a thread's parked CQEs are on: thread id -> struct io_ring_ctx * */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u64);
+} app_uring_ring SEC(".maps");
+
+/* entries app_uring may hold: io_uring_enter's entry looks only while it is not 0 */
+__u32 app_uring_live;
+
+struct io_uring___ntp {
+	u32 head;
+	u32 tail;
+} __attribute__((preserve_access_index));
+
+struct io_rings___ntp {
+	struct io_uring___ntp cq;
+} __attribute__((preserve_access_index));
+
+struct io_ring_ctx___ntp {
+	struct io_rings___ntp *rings;
+	unsigned int cached_cq_tail;
+} __attribute__((preserve_access_index));
 
 /* synchronous commands completed, until their thread returns: thread id -> record */
 struct {
@@ -119,22 +184,78 @@ struct blkdev_dio___ntp {
 	struct bio bio;
 } __attribute__((preserve_access_index));
 
-static __always_inline void app_sys_enter(void)
+/*
+ * The CQEs of this thread's ring handed over by now, among the 64 slots
+ * before `end`: at io_uring_enter's entry, those before the CQ head (user
+ * space advances it); at its return, those before the CQ tail.
+ */
+static __always_inline void app_uring_reaped(__u32 tid, __u64 now, const bool at_exit)
 {
+	struct app_uring_key key = {};
+	struct io_ring_ctx___ntp *ctx;
+	struct ntp_host_event *ev;
+	__u64 *ring;
+	__u32 end;
+	int i;
+
+	ring = bpf_map_lookup_elem(&app_uring_ring, &tid);
+	if (!ring)
+		return;
+	ctx = (void *)*ring;
+	end = at_exit ? BPF_CORE_READ(ctx, rings, cq.tail) : BPF_CORE_READ(ctx, rings, cq.head);
+	key.ctx = (__u64)ctx;
+	for (i = 1; i <= 64; i++) {
+		key.slot = end - i;
+		ev = bpf_map_lookup_elem(&app_uring, &key);
+		if (!ev)
+			continue;
+		ev->h_app_reap = now;
+		emit_record(ev, sizeof(*ev));
+		if (!bpf_map_delete_elem(&app_uring, &key))
+			__sync_fetch_and_add(&app_uring_live, -1);
+	}
+}
+
+static __always_inline void app_sys_enter(__u32 nr, const bool uring)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct app_sys_slot *slot = bpf_map_lookup_elem(&app_sys, &cpu);
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	__u64 now = bpf_ktime_get_ns();
 
-	bpf_map_update_elem(&app_sys, &tid, &now, BPF_ANY);
+	if (slot) {
+		slot->tid = tid;
+		slot->nr = nr;
+		slot->entered = now;
+	}
+	if (uring && app_uring_live)
+		app_uring_reaped(tid, now, false);
 }
 
+#define NTP_IORING_ENTER_GETEVENTS 1
+
+/* io_uring_enter(fd, to_submit, min_complete, flags, ...) waits for completions */
+static __always_inline bool app_uring_waits(struct pt_regs *regs)
+{
+	return (BPF_CORE_READ(regs, r10) & NTP_IORING_ENTER_GETEVENTS) && (__u32)BPF_CORE_READ(regs, dx);
+}
+
+/* io_uring_enter returned from waiting: the CQEs posted by now go to user space with it */
+static __always_inline void app_uring_exit(bool waited)
+{
+	if (waited)
+		app_uring_reaped((__u32)bpf_get_current_pid_tgid(), bpf_ktime_get_ns(), true);
+}
+
+/* pread64/pwrite64 returned: a sync record of this thread waiting for it, if any */
 static __always_inline void app_sys_exit(void)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct ntp_host_event *ev;
+	__u32 tid;
 
-	bpf_map_delete_elem(&app_sys, &tid);
 	if (!app_reap_live)
 		return;
+	tid = (__u32)bpf_get_current_pid_tgid();
 	ev = bpf_map_lookup_elem(&app_reap, &tid);
 	if (!ev)
 		return;
@@ -166,8 +287,9 @@ static __always_inline void app_at_setup(struct request *rq, struct ntp_host_eve
 {
 	struct task_struct *task = (void *)bpf_get_current_task();
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
-	__u64 *entered;
+	__u32 tid = (__u32)id, cpu = bpf_get_smp_processor_id();
+	struct app_sys_slot *slot;
+	struct pt_regs *regs;
 
 	ev->cgroup_id = BPF_CORE_READ(rq, bio, bi_blkg, blkcg, css.cgroup, kn, id);
 	if (BPF_CORE_READ(task, flags) & NTP_PF_KTHREAD)
@@ -177,11 +299,15 @@ static __always_inline void app_at_setup(struct request *rq, struct ntp_host_eve
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 	if (!ev->cgroup_id)
 		ev->cgroup_id = bpf_get_current_cgroup_id();
-	entered = bpf_map_lookup_elem(&app_sys, &tid);
-	if (entered && *entered <= ev->h_start) {
-		ev->h_app_submit = *entered;
-		ev->flags |= NTP_HF_APP_SYSCALL;
-	}
+	slot = bpf_map_lookup_elem(&app_sys, &cpu);
+	if (!slot || slot->tid != tid || slot->entered > ev->h_start)
+		return;
+	/* still in that system call: the one its user registers were saved for */
+	regs = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (BPF_CORE_READ(regs, orig_ax) != slot->nr)
+		return;
+	ev->h_app_submit = slot->entered;
+	ev->flags |= NTP_HF_APP_SYSCALL;
 }
 
 /*
@@ -254,9 +380,13 @@ static __always_inline bool app_at_complete_exit(struct ntp_host_event *ev, __u6
 }
 
 /* the CQE of any io_uring request on the machine: one load while none waits */
-static __always_inline void app_cqe_posted(__u64 req)
+static __always_inline void app_cqe_posted(__u64 ring, __u64 req)
 {
+	struct io_ring_ctx___ntp *ctx = (void *)ring;
+	struct app_uring_key key = {};
 	struct ntp_host_event *ev;
+	__u32 tid = 0;
+	bool kept = false;
 
 	if (!app_cqe_live)
 		return;
@@ -264,7 +394,16 @@ static __always_inline void app_cqe_posted(__u64 req)
 	if (!ev)
 		return;
 	ev->h_app_done = bpf_ktime_get_ns();
-	emit_record(ev, sizeof(*ev));
+	/* parked for the reap, under the submitting thread's ring */
+	if (ctx && ev->tid) {
+		tid = ev->tid;
+		key.ctx = ring;
+		key.slot = BPF_CORE_READ(ctx, cached_cq_tail) - 1;
+		bpf_map_update_elem(&app_uring_ring, &tid, &ring, BPF_ANY);
+		kept = app_keep(&app_uring, &key, ev, &app_uring_live);
+	}
+	if (!kept)
+		emit_record(ev, sizeof(*ev));
 	if (!bpf_map_delete_elem(&app_cqe, &req))
 		__sync_fetch_and_add(&app_cqe_live, -1);
 }
@@ -305,7 +444,8 @@ static __always_inline __u64 sys_arg0(struct pt_regs *regs)
 SEC("fexit/__x64_sys_io_getevents")
 int BPF_PROG(app_getevents_exit_fx, struct pt_regs *regs, long ret)
 {
-	if (runs(NTP_RUN_FENTRY))
+	/* the test first: the registers cost a read */
+	if (runs(NTP_RUN_FENTRY) && app_aio_live)
 		app_getevents_exit(sys_arg0((void *)ptr_value(regs)), ret);
 	return 0;
 }
@@ -328,46 +468,71 @@ int BPF_KRETPROBE(app_getevents_exit_kp, long ret)
 
 /* ---- the I/O system calls: fentry/fexit, kprobe/kretprobe twins ---- */
 
-#define NTP_APP_SYSCALL(name)							\
+#define NTP_APP_SYSCALL_ENTRY(name, nr, uring)					\
 SEC("fentry/__x64_sys_" #name)							\
 int BPF_PROG(app_ent_##name)							\
 {										\
 	if (runs(NTP_RUN_FENTRY))						\
-		app_sys_enter();						\
+		app_sys_enter(nr, uring);					\
 	return 0;								\
 }										\
+SEC("kprobe/__x64_sys_" #name)							\
+int BPF_KPROBE(app_ent_kp_##name, struct pt_regs *regs)				\
+{										\
+	if (!runs(NTP_RUN_KPROBE))						\
+		return 0;							\
+	app_sys_enter(nr, uring);						\
+	if (uring && app_uring_waits(regs))					\
+		stash_put(1);							\
+	return 0;								\
+}
+
+/* the return: a record waiting for it (the reap) */
+#define NTP_APP_SYSCALL_EXIT(name, body)					\
 SEC("fexit/__x64_sys_" #name)							\
 int BPF_PROG(app_exit_##name)							\
 {										\
 	if (runs(NTP_RUN_FENTRY))						\
-		app_sys_exit();							\
-	return 0;								\
-}										\
-SEC("kprobe/__x64_sys_" #name)							\
-int BPF_KPROBE(app_ent_kp_##name)						\
-{										\
-	if (runs(NTP_RUN_KPROBE))						\
-		app_sys_enter();						\
+		body();								\
 	return 0;								\
 }										\
 SEC("kretprobe/__x64_sys_" #name)						\
 int BPF_KRETPROBE(app_exit_kp_##name)						\
 {										\
 	if (runs(NTP_RUN_KPROBE))						\
-		app_sys_exit();							\
+		body();								\
 	return 0;								\
 }
 
-NTP_APP_SYSCALL(io_submit)
-NTP_APP_SYSCALL(io_uring_enter)
-NTP_APP_SYSCALL(pread64)
-NTP_APP_SYSCALL(pwrite64)
+NTP_APP_SYSCALL_ENTRY(io_submit, NTP_NR_IO_SUBMIT, false)
+NTP_APP_SYSCALL_ENTRY(io_uring_enter, NTP_NR_IO_URING_ENTER, true)
+NTP_APP_SYSCALL_ENTRY(pread64, NTP_NR_PREAD64, false)
+NTP_APP_SYSCALL_ENTRY(pwrite64, NTP_NR_PWRITE64, false)
+SEC("fexit/__x64_sys_io_uring_enter")
+int BPF_PROG(app_exit_io_uring_enter, struct pt_regs *regs)
+{
+	/* the test first: the registers cost reads */
+	if (runs(NTP_RUN_FENTRY) && app_uring_live)
+		app_uring_exit(app_uring_waits((void *)ptr_value(regs)));
+	return 0;
+}
+
+/* kprobe mode: whether the call waits is stashed at its entry (app_ent_kp_io_uring_enter) */
+SEC("kretprobe/__x64_sys_io_uring_enter")
+int BPF_KRETPROBE(app_exit_kp_io_uring_enter)
+{
+	if (runs(NTP_RUN_KPROBE) && stash_take() && app_uring_live)
+		app_uring_exit(true);
+	return 0;
+}
+NTP_APP_SYSCALL_EXIT(pread64, app_sys_exit)
+NTP_APP_SYSCALL_EXIT(pwrite64, app_sys_exit)
 
 /* io_uring's CQE: (ctx, req, ...) on 6.1 and 6.12 alike */
 SEC("raw_tp/io_uring_complete")
 int BPF_PROG(app_cqe_raw, void *ring, void *req)
 {
-	app_cqe_posted((__u64)req);
+	app_cqe_posted((__u64)ring, (__u64)req);
 	return 0;
 }
 

@@ -63,7 +63,8 @@ struct ntp_host_event {
 	/* the application's side (bpf/host_app.bpf.h); 0 = not told */
 	__u64 h_app_submit;     /* the submitting thread entered its I/O system call */
 	__u64 h_app_done;       /* the completion posted to the application (app_kind says how) */
-	__u64 h_app_reap;       /* sync: the waiting thread back out of its system call */
+	__u64 h_app_reap;       /* the application took it: its system call returned (sync, libaio), or
+				 * its next io_uring_enter found the CQE consumed */
 	__u64 cgroup_id;        /* the bio's cgroup (v2 id), else the submitter's */
 	__u32 pid;              /* the submitting process (tgid), 0 from a kernel thread */
 	__u32 tid;              /* its thread */

@@ -54,7 +54,7 @@ CREATE TABLE host_io (
     -- NULL where not told, and in recordings made before these columns.
     h_app_submit_ns INTEGER DEFAULT NULL,  -- the submitting thread entered its I/O system call
     h_app_done_ns   INTEGER DEFAULT NULL,  -- the completion posted to the application
-    h_app_reap_ns   INTEGER DEFAULT NULL,  -- sync: the waiting thread back out of its system call
+    h_app_reap_ns   INTEGER DEFAULT NULL,  -- the application took it (ntprof-ntp(5) per interface)
     app_kind        TEXT DEFAULT NULL,     -- what posted it: libaio | io_uring | sync
     pid             INTEGER DEFAULT NULL,  -- the submitting process (NULL: a kernel thread)
     tid             INTEGER DEFAULT NULL,  -- its thread
@@ -123,7 +123,7 @@ FROM (
 -- The application's stages around host_stages' window (ntprof-design(7),
 -- "The application's side"): 'submit_ns' from the submitting system call's
 -- entry to h_start, 'complete_ns' from h_done to the completion posted to
--- the application, 'reap_ns' from there to a synchronous caller's return,
+-- the application, 'reap_ns' from there to the application taking it,
 -- and 'app_e2e_ns' the sum of those known with e2e_ns (NULL without
 -- submit_ns or complete_ns).  host_stages is left as it is, for its readers.
 CREATE VIEW host_app_stages AS

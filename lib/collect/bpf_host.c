@@ -204,9 +204,9 @@ static void choose_app(struct ntp_host_collector *c, const struct ntp_kbtf *k)
 	size_t i, n = 0;
 	bool uring;
 
+	/* io_submit: the entry only (bpf/host_app.bpf.h says why); io_uring_enter's return reaps */
 	ntp_collector__fhook(core, FH_SYS_IO_SUBMIT, app_syscalls[0], s->progs.app_ent_io_submit,
-			     s->progs.app_exit_io_submit, s->progs.app_ent_kp_io_submit,
-			     s->progs.app_exit_kp_io_submit);
+			     NULL, s->progs.app_ent_kp_io_submit, NULL);
 	ntp_collector__fhook(core, FH_SYS_IO_URING_ENTER, app_syscalls[1],
 			     s->progs.app_ent_io_uring_enter, s->progs.app_exit_io_uring_enter,
 			     s->progs.app_ent_kp_io_uring_enter, s->progs.app_exit_kp_io_uring_enter);
@@ -225,6 +225,7 @@ static void choose_app(struct ntp_host_collector *c, const struct ntp_kbtf *k)
 			     NULL, s->progs.complete_rq_exit_kp, NULL);
 	core->fh[FH_COMPLETE_EXIT].want = true;
 	core->point_fh[P_APP_DONE] = FH_COMPLETE_EXIT;
+	/* h_app_submit's row names the entry: io_submit's hook has no return program */
 	for (i = 0; i < sizeof(app_syscalls) / sizeof(app_syscalls[0]); i++) {
 		if (ntp_probe__btf_func_params(k->vmlinux, app_syscalls[i]) < 0)
 			continue;
@@ -261,12 +262,13 @@ static void choose_app(struct ntp_host_collector *c, const struct ntp_kbtf *k)
 	if (core->fh[FH_SYS_GETEVENTS].want)
 		ntp_hook__set(&h[P_APP_REAP], "h_app_reap", "__x64_sys_io_getevents", "fexit",
 			      "libaio: the io_getevents that handed the event over returned (its ring "
-			      "slot); sync: the pread64/pwrite64 returned; io_uring: none (reaped in "
-			      "user space)");
+			      "slot); sync: the pread64/pwrite64 returned; io_uring: the first "
+			      "io_uring_enter entry finding the CQ head past the CQE, or return "
+			      "from waiting with the CQ tail past it");
 	else
 		ntp_hook__set(&h[P_APP_REAP], "h_app_reap", "__x64_sys_pread64", "fexit",
 			      "sync: the pread64/pwrite64 returned; libaio: none (io_getevents not in "
-			      "BTF); io_uring: none (reaped in user space)");
+			      "BTF); io_uring: the first io_uring_enter past the CQE");
 	if (!core->fh[FH_SYS_GETEVENTS].want)
 		core->point_fh[P_APP_REAP] = FH_SYS_PREAD;
 }
