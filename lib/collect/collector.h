@@ -40,7 +40,7 @@ struct ntp_hook {
 	char reason[320];
 };
 
-#define NTP_COLLECTOR_MAX_HOOKS 8       /* rows of a hooks table */
+#define NTP_COLLECTOR_MAX_HOOKS 12      /* rows of a hooks table */
 #define NTP_COLLECTOR_MAX_FH 16         /* function hooks (ntp_attach__plan's limit) */
 #define NTP_COLLECTOR_MAX_TPS 8         /* tracepoint programs */
 
