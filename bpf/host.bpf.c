@@ -49,7 +49,8 @@ const volatile bool h2c_setup_is_r2t = false;
 struct inflight {
 	struct ntp_host_event ev;
 	__u64 alloc_ns;         /* rq->start_time_ns at setup: tells a reused request from this one */
-	__u64 iocb;             /* io_uring: the kiocb whose CQE ends the record (host_app.bpf.h) */
+	__u64 iocb;             /* io_uring: the kiocb whose CQE ends the record; libaio: its ring */
+	__u64 aux;              /* libaio: the event's obj (host_app.bpf.h) */
 };
 
 struct {
@@ -86,20 +87,12 @@ static __always_inline void live_add(__u64 rq, int d)
 	__sync_fetch_and_add(&live_total, d);
 }
 
-/*
- * The sampled command of request rq, or NULL: unsampled ones stop at the
- * slot.  A command completed to the block layer (h_done) waits only for
- * nvme_complete_rq's return (host_app.bpf.h), by which time its request may
- * already serve another command: the other hooks must not see it.
- */
+/* the sampled command of request rq, or NULL: unsampled ones stop at the slot */
 static __always_inline struct inflight *lookup_rq(__u64 rq)
 {
-	struct inflight *v;
-
 	if (!live[live_slot(rq)])
 		return NULL;
-	v = bpf_map_lookup_elem(&inflight, &rq);
-	return v && !v->ev.h_done ? v : NULL;
+	return bpf_map_lookup_elem(&inflight, &rq);
 }
 
 /*
@@ -672,6 +665,22 @@ int BPF_KPROBE(complete_rem_kp, struct request *rq)
 /* ---- completed to the block layer (both transports) ---- */
 
 /*
+ * libaio and sync commands completed to the block layer, until
+ * nvme_complete_rq returns and stamps h_app_done in their kept record
+ * (host_app.bpf.h).  Out of `inflight`: by the return the request may
+ * already carry a new command, sampled too at -s 1.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);     /* struct request * */
+	__type(value, struct inflight);
+} completing SEC(".maps");
+
+/* entries `completing` may hold: the return hook returns at once while it is 0 */
+__u32 completing_live;
+
+/*
  * With the application hooks (and a return hook: not in tracepoints-only
  * mode, `defer`), the record waits for nvme_complete_rq's return, which
  * tells when the completion reached the application; true then.
@@ -695,8 +704,17 @@ static __always_inline bool complete_rq_body(struct request *rq, const bool defe
 	if (v->ev.status)
 		v->ev.flags |= NTP_HF_ERROR;
 	if (defer && app_track) {
-		app_at_complete(rq, &v->ev, &v->iocb);
-		return true;
+		app_at_complete(rq, &v->ev, &v->iocb, &v->aux);
+		if (app_park(&v->ev, v->iocb, v->aux)) {
+			/* libaio, sync: the return stamps h_app_done */
+			if (v->ev.app_kind != NTP_APP_IO_URING) {
+				__sync_fetch_and_add(&completing_live, 1);
+				if (bpf_map_update_elem(&completing, &key, v, BPF_ANY))
+					__sync_fetch_and_add(&completing_live, -1);
+			}
+			forget_rq(key);
+			return true;
+		}
 	}
 	emit_record(&v->ev, sizeof(v->ev));
 	forget_rq(key);
@@ -708,15 +726,14 @@ static __always_inline void complete_rq_exit_body(__u64 key)
 {
 	struct inflight *v;
 
-	if (!live[live_slot(key)])
+	if (!completing_live)
 		return;
-	v = bpf_map_lookup_elem(&inflight, &key);
-	/* h_done 0: not ours (a new command of the same request replaced it) */
-	if (!v || !v->ev.h_done)
+	v = bpf_map_lookup_elem(&completing, &key);
+	if (!v)
 		return;
-	if (!app_at_complete_exit(&v->ev, v->iocb, bpf_ktime_get_ns()))
-		emit_record(&v->ev, sizeof(v->ev));
-	forget_rq(key);
+	app_done_at_return(v->ev.app_kind, v->ev.tid, v->iocb, v->aux, bpf_ktime_get_ns());
+	if (!bpf_map_delete_elem(&completing, &key))
+		__sync_fetch_and_add(&completing_live, -1);
 }
 
 SEC("fentry/nvme_complete_rq")

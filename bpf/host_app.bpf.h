@@ -33,9 +33,10 @@
  * synchronous reader's record waits for its thread's return from the system
  * call: the thread woken, scheduled, and out.  A libaio event waits in the
  * context's ring, which user space maps at the address that is the context's
- * id: the event's slot is ctx->tail - 1 right after aio_complete() posted
- * it, and io_getevents(ctx_id, ...) returning n hands over the n slots
- * before the ring's head, read there from user memory.  An io_uring CQE is
+ * id, until io_getevents(ctx_id, ...) returns n: it handed over the n events
+ * before the ring's head, read there from user memory, and each is told by
+ * its obj (the user iocb's address, the aio_kiocb's ki_res.obj), not by
+ * its slot, which another CPU's completion may take first.  An io_uring CQE is
  * reaped from the CQ ring in user space, without a system call: its slot is
  * the ring's cached CQ tail at the tracepoint less one (on 6.1 and 6.12 the
  * tail has moved past the CQE by then: read as the CQE's own slot, every
@@ -144,11 +145,10 @@ struct {
 /* entries app_reap may hold: the system calls' exit looks only while it is not 0 */
 __u32 app_reap_live;
 
-/* libaio events posted, until io_getevents hands them over: (ring, slot) -> record */
+/* libaio events posted, until io_getevents hands them over: (ring, obj) -> record */
 struct app_aio_key {
 	__u64 ring;             /* ctx->user_id: the ring's user address, the aio_context_t */
-	__u32 slot;
-	__u32 pad;
+	__u64 obj;              /* the event's obj: the user's struct iocb address */
 };
 
 struct {
@@ -164,19 +164,27 @@ __u32 app_aio_live;
 /* fs/aio.c's private structs, the fields read */
 struct kioctx___ntp {
 	unsigned long user_id;
-	unsigned int nr_events;
-	unsigned int tail;
+} __attribute__((preserve_access_index));
+
+struct io_event___ntp {
+	__u64 data;
+	__u64 obj;
 } __attribute__((preserve_access_index));
 
 struct aio_kiocb___ntp {
 	struct kiocb rw;
 	struct kioctx___ntp *ki_ctx;
+	struct io_event___ntp ki_res;
 } __attribute__((preserve_access_index));
 
-/* the user-mapped ring's header (fs/aio.c struct aio_ring, a user ABI) */
+/* the user-mapped ring (fs/aio.c struct aio_ring, a user ABI): a 32-byte header, then events */
 struct app_aio_ring_head {
 	__u32 id, nr, head, tail;
 };
+
+#define NTP_AIO_RING_HEADER 32
+#define NTP_AIO_EVENT_SIZE 32   /* struct io_event: data, obj, res, res2 */
+#define NTP_AIO_EVENT_OBJ 8
 
 /* block/fops.c's private container of an async direct-I/O bio */
 struct blkdev_dio___ntp {
@@ -260,6 +268,8 @@ static __always_inline void app_sys_exit(void)
 	if (!ev)
 		return;
 	ev->h_app_reap = bpf_ktime_get_ns();
+	if (!ev->h_app_done)    /* taken before nvme_complete_rq returned */
+		ev->h_app_done = ev->h_app_reap;
 	emit_record(ev, sizeof(*ev));
 	if (!bpf_map_delete_elem(&app_reap, &tid))
 		__sync_fetch_and_add(&app_reap_live, -1);
@@ -315,14 +325,14 @@ static __always_inline void app_at_setup(struct request *rq, struct ntp_host_eve
  * completion to the application, and the kiocb for io_uring.
  */
 static __always_inline void app_at_complete(struct request *rq, struct ntp_host_event *ev,
-					    __u64 *iocb)
+					    __u64 *iocb, __u64 *aux)
 {
 	struct bio *bio = BPF_CORE_READ(rq, bio);
 	__u64 end_io = (__u64)BPF_CORE_READ(bio, bi_end_io), kc;
 	struct blkdev_dio___ntp *dio;
 	struct kiocb *k;
 
-	*iocb = 0;
+	*iocb = *aux = 0;
 	if (!end_io)
 		return;
 	if (end_io == ksym_submit_bio_wait_endio) {
@@ -336,8 +346,9 @@ static __always_inline void app_at_complete(struct request *rq, struct ntp_host_
 	kc = (__u64)BPF_CORE_READ(k, ki_complete);
 	if (kc && kc == ksym_aio_complete_rw) {
 		ev->app_kind = NTP_APP_AIO;
-		/* the context, read before the completion frees the aio_kiocb */
-		*iocb = (__u64)BPF_CORE_READ((struct aio_kiocb___ntp *)k, ki_ctx);
+		/* the ring and the event's obj, read before the completion frees the aio_kiocb */
+		*iocb = BPF_CORE_READ((struct aio_kiocb___ntp *)k, ki_ctx, user_id);
+		*aux = BPF_CORE_READ((struct aio_kiocb___ntp *)k, ki_res.obj);
 	} else if (kc && (kc == ksym_io_complete_rw || kc == ksym_io_complete_rw_iopoll)) {
 		ev->app_kind = NTP_APP_IO_URING;
 		*iocb = (__u64)k;
@@ -345,38 +356,46 @@ static __always_inline void app_at_complete(struct request *rq, struct ntp_host_
 }
 
 /*
- * At nvme_complete_rq's return: the aio event is posted and a synchronous
- * reader woken by now; an io_uring command waits for its CQE.  True when
- * the record is kept for later (not to be emitted now).
+ * Still at nvme_complete_rq's entry: keep the record where the hook that
+ * ends it will look (the aio event's reap, the synchronous caller's
+ * return, the CQE).  Before the completion, not at the return: the
+ * application on another CPU may take it before nvme_complete_rq returns.
+ * True when kept.
  */
-static __always_inline bool app_at_complete_exit(struct ntp_host_event *ev, __u64 iocb, __u64 now)
+static __always_inline bool app_park(struct ntp_host_event *ev, __u64 iocb, __u64 aux)
 {
 	__u32 tid = ev->tid;
 
 	if (ev->app_kind == NTP_APP_AIO) {
-		struct kioctx___ntp *ctx = (void *)iocb;
-		struct app_aio_key key = {};
-		__u32 tail, nr;
+		struct app_aio_key key = { .ring = iocb, .obj = aux };
 
-		ev->h_app_done = now;
-		if (!ctx)
-			return false;
-		key.ring = BPF_CORE_READ(ctx, user_id);
-		tail = BPF_CORE_READ(ctx, tail);
-		nr = BPF_CORE_READ(ctx, nr_events);
-		if (!key.ring || !nr)
-			return false;
-		key.slot = (tail + nr - 1) % nr;
-		return app_keep(&app_aio, &key, ev, &app_aio_live);
+		return key.ring && app_keep(&app_aio, &key, ev, &app_aio_live);
 	}
-	if (ev->app_kind == NTP_APP_SYNC) {
-		ev->h_app_done = now;
+	if (ev->app_kind == NTP_APP_SYNC)
 		/* only a thread seen in its system call at submission returns from it */
 		return ev->h_app_submit && tid && app_keep(&app_reap, &tid, ev, &app_reap_live);
-	}
-	if (ev->app_kind != NTP_APP_IO_URING || !iocb)
-		return false;
-	return app_keep(&app_cqe, &iocb, ev, &app_cqe_live);
+	if (ev->app_kind == NTP_APP_IO_URING && iocb)
+		return app_keep(&app_cqe, &iocb, ev, &app_cqe_live);
+	return false;
+}
+
+/*
+ * nvme_complete_rq returned: the aio event is posted and a synchronous
+ * caller woken by now, unless the application took it already (its hook
+ * then stamped h_app_done too, and the record is gone).
+ */
+static __always_inline void app_done_at_return(__u8 kind, __u32 tid, __u64 iocb, __u64 aux,
+					       __u64 now)
+{
+	struct app_aio_key key = { .ring = iocb, .obj = aux };
+	struct ntp_host_event *ev = NULL;
+
+	if (kind == NTP_APP_AIO)
+		ev = bpf_map_lookup_elem(&app_aio, &key);
+	else if (kind == NTP_APP_SYNC)
+		ev = bpf_map_lookup_elem(&app_reap, &tid);
+	if (ev && !ev->h_app_done)
+		ev->h_app_done = now;
 }
 
 /* the CQE of any io_uring request on the machine: one load while none waits */
@@ -424,11 +443,17 @@ static __always_inline void app_getevents_exit(__u64 ring, long n)
 	now = bpf_ktime_get_ns();
 	key.ring = ring;
 	for (i = 0; i < 64 && i < n; i++) {
-		key.slot = (h.head + h.nr - 1 - i) % h.nr;
+		__u32 slot = (h.head + h.nr - 1 - i) % h.nr;
+
+		if (bpf_probe_read_user(&key.obj, sizeof(key.obj), (void *)(ring + NTP_AIO_RING_HEADER +
+					(__u64)slot * NTP_AIO_EVENT_SIZE + NTP_AIO_EVENT_OBJ)))
+			continue;
 		ev = bpf_map_lookup_elem(&app_aio, &key);
 		if (!ev)
 			continue;
 		ev->h_app_reap = now;
+		if (!ev->h_app_done)    /* taken before nvme_complete_rq returned */
+			ev->h_app_done = now;
 		emit_record(ev, sizeof(*ev));
 		if (!bpf_map_delete_elem(&app_aio, &key))
 			__sync_fetch_and_add(&app_aio_live, -1);
