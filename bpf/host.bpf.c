@@ -671,7 +671,7 @@ int BPF_KPROBE(complete_rem_kp, struct request *rq)
  * already carry a new command, sampled too at -s 1.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u64);     /* struct request * */
 	__type(value, struct inflight);

@@ -86,7 +86,7 @@ struct {
 
 /* io_uring commands completed to the block layer, until their CQE: kiocb -> record */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u64);     /* struct kiocb * == struct io_kiocb * */
 	__type(value, struct ntp_host_event);
@@ -103,7 +103,7 @@ struct app_uring_key {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
 	__type(key, struct app_uring_key);
 	__type(value, struct ntp_host_event);
@@ -136,7 +136,7 @@ struct io_ring_ctx___ntp {
 
 /* synchronous commands completed, until their thread returns: thread id -> record */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
 	__type(value, struct ntp_host_event);
@@ -152,7 +152,7 @@ struct app_aio_key {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
 	__type(key, struct app_aio_key);
 	__type(value, struct ntp_host_event);
@@ -193,6 +193,35 @@ struct blkdev_dio___ntp {
 } __attribute__((preserve_access_index));
 
 /*
+ * Emit the record kept in m under key, and drop it, once: whoever deletes
+ * the entry owns the record.  User space deletes too: its sweep writes the
+ * records kept too long, and at the stop every one still kept, without the
+ * stamps they waited for (lib/collect/collector.c, "parked"), so that a
+ * hook that never came (a missed return, an application that never reaps)
+ * costs those stamps, never the command.  The copy goes into the ring
+ * first, and is discarded when the delete finds the entry gone.
+ */
+static __always_inline void app_take(void *m, void *key, struct ntp_host_event *ev, __u32 *live)
+{
+	struct ntp_host_event *out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
+
+	if (!out) {
+		if (!bpf_map_delete_elem(m, key)) {
+			__sync_fetch_and_add(live, -1);
+			count(NTP_CNT_LOST_RINGBUF);
+		}
+		return;
+	}
+	__builtin_memcpy(out, ev, sizeof(*out));
+	if (bpf_map_delete_elem(m, key)) {
+		bpf_ringbuf_discard(out, 0);
+		return;
+	}
+	__sync_fetch_and_add(live, -1);
+	bpf_ringbuf_submit(out, wakeup_flags());
+}
+
+/*
  * The CQEs of this thread's ring handed over by now, among the 64 slots
  * before `end`: at io_uring_enter's entry, those before the CQ head (user
  * space advances it); at its return, those before the CQ tail.
@@ -218,9 +247,7 @@ static __always_inline void app_uring_reaped(__u32 tid, __u64 now, const bool at
 		if (!ev)
 			continue;
 		ev->h_app_reap = now;
-		emit_record(ev, sizeof(*ev));
-		if (!bpf_map_delete_elem(&app_uring, &key))
-			__sync_fetch_and_add(&app_uring_live, -1);
+		app_take(&app_uring, &key, ev, &app_uring_live);
 	}
 }
 
@@ -270,9 +297,7 @@ static __always_inline void app_sys_exit(void)
 	ev->h_app_reap = bpf_ktime_get_ns();
 	if (!ev->h_app_done)    /* taken before nvme_complete_rq returned */
 		ev->h_app_done = ev->h_app_reap;
-	emit_record(ev, sizeof(*ev));
-	if (!bpf_map_delete_elem(&app_reap, &tid))
-		__sync_fetch_and_add(&app_reap_live, -1);
+	app_take(&app_reap, &tid, ev, &app_reap_live);
 }
 
 /* keep ev in m under key until a later hook emits it; false when it cannot be kept */
@@ -421,10 +446,15 @@ static __always_inline void app_cqe_posted(__u64 ring, __u64 req)
 		bpf_map_update_elem(&app_uring_ring, &tid, &ring, BPF_ANY);
 		kept = app_keep(&app_uring, &key, ev, &app_uring_live);
 	}
-	if (!kept)
-		emit_record(ev, sizeof(*ev));
+	if (!kept) {
+		app_take(&app_cqe, &req, ev, &app_cqe_live);
+		return;
+	}
+	/* moved; unless user space took the record from app_cqe meanwhile: then not twice */
 	if (!bpf_map_delete_elem(&app_cqe, &req))
 		__sync_fetch_and_add(&app_cqe_live, -1);
+	else if (!bpf_map_delete_elem(&app_uring, &key))
+		__sync_fetch_and_add(&app_uring_live, -1);
 }
 
 /* io_getevents(ctx_id, ...) returned n events: the n slots before the ring's head */
@@ -454,9 +484,7 @@ static __always_inline void app_getevents_exit(__u64 ring, long n)
 		ev->h_app_reap = now;
 		if (!ev->h_app_done)    /* taken before nvme_complete_rq returned */
 			ev->h_app_done = now;
-		emit_record(ev, sizeof(*ev));
-		if (!bpf_map_delete_elem(&app_aio, &key))
-			__sync_fetch_and_add(&app_aio_live, -1);
+		app_take(&app_aio, &key, ev, &app_aio_live);
 	}
 }
 

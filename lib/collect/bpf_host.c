@@ -77,6 +77,7 @@ struct ntp_host_collector {
 	ntp_host_event_fn fn;
 	void *ctx;
 	enum send_mode send;
+	bool no_app;                    /* record --no-app */
 };
 
 static struct ntp_host_collector *host_of(struct ntp_collector *c)
@@ -194,6 +195,38 @@ static int choose_rdma(struct ntp_host_collector *c, const struct ntp_kbtf *k)
  * kernel has in BTF, nvme_complete_rq's return, and the addresses that tell
  * what completes a bio, from /proc/kallsyms.
  */
+/* the maps where the application's side keeps records past their completion */
+static void park_app(struct ntp_host_collector *c)
+{
+	static const size_t done = offsetof(struct ntp_host_event, h_done);
+	struct ntp_host *s = c->skel;
+	struct ntp_collector *core = &c->core;
+	const struct ntp_parked parked[] = {
+		/* the CQE's map first: a record moves from it to app_uring */
+		{ s->maps.app_cqe, done, true, &s->bss->app_cqe_live },
+		{ s->maps.app_uring, done, true, &s->bss->app_uring_live },
+		{ s->maps.app_aio, done, true, &s->bss->app_aio_live },
+		{ s->maps.app_reap, done, true, &s->bss->app_reap_live },
+		/* struct inflight begins with the record; its record is in one of the above too */
+		{ s->maps.completing, done, false, &s->bss->completing_live },
+	};
+
+	memcpy(core->parked, parked, sizeof(parked));
+	core->nparked = sizeof(parked) / sizeof(parked[0]);
+}
+
+/* record --no-app: none of the application's hooks, and rows that say so */
+static void no_app(struct ntp_host_collector *c)
+{
+	struct ntp_hook *h = c->core.hooks;
+	static const char why[] = "record --no-app";
+
+	bpf_program__set_autoload(c->skel->progs.app_cqe_raw, false);
+	ntp_hook__set(&h[P_APP_SUBMIT], "h_app_submit", "none", "none", why);
+	ntp_hook__set(&h[P_APP_DONE], "h_app_done", "none", "none", why);
+	ntp_hook__set(&h[P_APP_REAP], "h_app_reap", "none", "none", why);
+}
+
 static void choose_app(struct ntp_host_collector *c, const struct ntp_kbtf *k)
 {
 	struct ntp_host *s = c->skel;
@@ -203,6 +236,7 @@ static void choose_app(struct ntp_host_collector *c, const struct ntp_kbtf *k)
 	char calls[160] = "";
 	size_t i, n = 0;
 	bool uring;
+
 
 	/* io_submit: the entry only (bpf/host_app.bpf.h says why); io_uring_enter's return reaps */
 	ntp_collector__fhook(core, FH_SYS_IO_SUBMIT, app_syscalls[0], s->progs.app_ent_io_submit,
@@ -219,10 +253,14 @@ static void choose_app(struct ntp_host_collector *c, const struct ntp_kbtf *k)
 	ntp_collector__fhook(core, FH_SYS_GETEVENTS, "__x64_sys_io_getevents",
 			     s->progs.app_getevents_exit_fx, NULL, s->progs.app_getevents_ent_kp,
 			     s->progs.app_getevents_exit_kp);
-	core->fh[FH_SYS_GETEVENTS].want =
-		ntp_probe__btf_func_params(k->vmlinux, "__x64_sys_io_getevents") >= 0;
 	ntp_collector__fhook(core, FH_COMPLETE_EXIT, "nvme_complete_rq", s->progs.complete_rq_exit,
 			     NULL, s->progs.complete_rq_exit_kp, NULL);
+	/* described, for the plan to leave them unloaded, and none wanted */
+	if (c->no_app)
+		return no_app(c);
+	park_app(c);
+	core->fh[FH_SYS_GETEVENTS].want =
+		ntp_probe__btf_func_params(k->vmlinux, "__x64_sys_io_getevents") >= 0;
 	core->fh[FH_COMPLETE_EXIT].want = true;
 	core->point_fh[P_APP_DONE] = FH_COMPLETE_EXIT;
 	/* h_app_submit's row names the entry: io_submit's hook has no return program */
@@ -399,6 +437,7 @@ int ntp_host__prepare(struct ntp_collector **cp, const struct ntp_collector_opts
 		return NTP_EXIT_FAILURE;
 	c->fn = fn;
 	c->ctx = ctx;
+	c->no_app = o->no_app;
 	s = c->skel = ntp_host__open();
 	if (!s) {
 		ntp_error("opening the host BPF object: %s", strerror(errno));

@@ -4,7 +4,8 @@ boot each (guest/record_app.sh).
 
 fio runs 4k random reads with io_uring and libaio at queue depth 1 and 16, and
 psync at 1, each under its own `ntprof record -s 1` (every command sampled);
-three runs again under `record --kprobes`, for the kprobe/kretprobe twins.
+three runs again under `record --kprobes`, for the kprobe/kretprobe twins, and
+one under `record --no-app`, which records the same commands without them.
 The test checks, per run, that the sampled commands carry the application's
 columns (h_app_submit_ns, h_app_done_ns, h_app_reap_ns, app_kind, pid, comm,
 cgroup_id), that they are ordered around the block-layer window
@@ -43,6 +44,7 @@ RUNS = {
     "libaio_kp_qd16": "libaio",
     "psync_kp_qd1": "sync",
 }
+NOAPP_RUN = "libaio_noapp_qd16"
 
 
 def fio_lat_ns(path):
@@ -56,7 +58,7 @@ def test_record_app(testbed, kernel):
                     env={"NTPROF": str(NTPROF)}).assert_ok()
     res = r.result
     assert res["kernel"].startswith(kernel + "."), res["kernel"]
-    assert res["runs"].split() == list(RUNS)
+    assert res["runs"].split() == list(RUNS) + [NOAPP_RUN]
     lines, bad, pids = [], [], set()
     for run, kind in RUNS.items():
         assert res[f"{run}_rc"] == "0", (r.out / f"{run}.err").read_text()
@@ -71,8 +73,9 @@ def test_record_app(testbed, kernel):
             """SELECT count(*), count(h_app_submit_ns), count(h_app_done_ns),
                       count(h_app_reap_ns), sum(app_kind = ?), sum((flags & ?) != 0)
                FROM host_io""", (kind, NTP_HF_APP_SYSCALL)).fetchone()
-        # every command sampled: all but those in flight at the start and the stop
-        assert n >= 0.95 * ios, f"{run}: {n} commands recorded, fio issued {ios}"
+        # every command sampled, fio run inside the recording: each one, even
+        # one whose application stamps never came (written without them)
+        assert n == ios, f"{run}: {n} commands recorded, fio completed {ios}"
         assert n_kind == n, f"{run}: {n - n_kind} of {n} commands not {kind}"
         assert n_sub >= 0.95 * n and n_flag == n_sub, f"{run}: {n_sub} of {n} with h_app_submit"
         assert n_done >= 0.95 * n, f"{run}: {n_done} of {n} with h_app_done"
@@ -101,5 +104,24 @@ def test_record_app(testbed, kernel):
                      f"fio lat mean {lat / 1e3:.1f} us, ratio {ratio:.3f} (n={n})")
         if abs(app - lat) > max(TOLERANCE * lat, FLOOR_NS):
             bad.append(lines[-1])
+    check_no_app(r, res)
     print(f"\n[{kernel}] " + f"\n[{kernel}] ".join(lines))
     assert not bad, "ntprof's application end-to-end and fio's lat disagree:\n" + "\n".join(bad)
+
+
+def check_no_app(r, res):
+    """record --no-app: every command, none of the application's columns, and
+    hooks rows that say why."""
+    run = NOAPP_RUN
+    assert res[f"{run}_rc"] == "0", (r.out / f"{run}.err").read_text()
+    db = sqlite3.connect(f"file:{r.out / f'{run}.ntp'}?mode=ro", uri=True)
+    hooks = {p: (f, why) for p, f, why in db.execute(
+        "SELECT point, flavour, reason FROM hooks WHERE side = 'host'")}
+    for point in ("h_app_submit", "h_app_done", "h_app_reap"):
+        assert hooks[point] == ("none", "record --no-app"), hooks
+    _, ios = fio_lat_ns(r.out / f"fio-{run}.json")
+    n, n_app = db.execute(
+        """SELECT count(*), count(h_app_submit_ns) + count(h_app_done_ns) + count(h_app_reap_ns)
+                  + count(app_kind) + count(pid) + count(comm) FROM host_io""").fetchone()
+    assert n == ios, f"{run}: {n} commands recorded, fio completed {ios}"
+    assert n_app == 0, f"{run}: application columns set without the application's side"

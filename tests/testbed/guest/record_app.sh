@@ -7,7 +7,8 @@
 #
 #   record_app.sh [RUN...]   (default: every run below)
 #   RUN: uring_qd1 uring_qd16 libaio_qd1 libaio_qd16 psync_qd1, and the same
-#        with _kp after the engine (libaio_kp_qd16): record --kprobes
+#        with _kp after the engine (libaio_kp_qd16): record --kprobes, or
+#        _noapp (libaio_noapp_qd16): record --no-app
 #   APP_SECONDS  fio run time per run (default 3)
 # Results (result.env): kernel, runs, <run>_rc, <run>_pid (fio's job
 # process, from fio's JSON); $TB_OUT gets <run>.ntp and fio-<run>.json.
@@ -18,7 +19,7 @@ NTPROF=${NTPROF:-$TB_REPO/build/ntprof}
 SECS=${APP_SECONDS:-3}
 RUNS=("$@")
 [ ${#RUNS[@]} -gt 0 ] || RUNS=(uring_qd1 uring_qd16 libaio_qd1 libaio_qd16 psync_qd1
-				uring_kp_qd16 libaio_kp_qd16 psync_kp_qd1)
+				uring_kp_qd16 libaio_kp_qd16 psync_kp_qd1 libaio_noapp_qd16)
 tb_workdir app
 tb_res kernel "$(uname -r)"
 tb_loop_tcp
@@ -32,7 +33,7 @@ for run in "${RUNS[@]}"; do
 	esac
 	qd=${run##*_qd}
 	flavour=()
-	case "$run" in *_kp_*) flavour=(--kprobes) ;; esac
+	case "$run" in *_kp_*) flavour=(--kprobes) ;; *_noapp_*) flavour=(--no-app) ;; esac
 	"$NTPROF" record -r host -s 1 "${flavour[@]}" -o "$TB_WORK/$run.ntp" -- \
 		fio --name="$run" --filename="$TB_DEV" --ioengine="$engine" --iodepth="$qd" \
 		--direct=1 --rw=randread --bs=4k --size=256M --runtime="$SECS" --time_based \
