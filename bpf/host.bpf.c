@@ -49,6 +49,8 @@ const volatile bool h2c_setup_is_r2t = false;
 struct inflight {
 	struct ntp_host_event ev;
 	__u64 alloc_ns;         /* rq->start_time_ns at setup: tells a reused request from this one */
+	__u64 iocb;             /* io_uring: the kiocb whose CQE ends the record; libaio: its ring */
+	__u64 aux;              /* libaio: the event's obj (host_app.bpf.h) */
 };
 
 struct {
@@ -200,6 +202,7 @@ static __always_inline void set_data_sent(struct inflight *v, __u64 now)
 }
 
 #include "host_rdma.bpf.h"
+#include "host_app.bpf.h"
 
 /* when the command entered the block layer, and where that time came from */
 static __always_inline __u64 start_time(struct request *rq, __u64 now, __u32 *flags)
@@ -265,6 +268,8 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 	v.ev.kind = NTP_EV_HOST_IO;
 	v.ev.h_start = start_time(rq, now, &v.ev.flags);
 	v.ev.h_queue = now;
+	if (app_track)
+		app_at_setup(rq, &v.ev);
 	v.ev.slba = slba;
 	v.ev.cid = cid;
 	v.ev.nlb0 = nlb0;
@@ -659,41 +664,110 @@ int BPF_KPROBE(complete_rem_kp, struct request *rq)
 
 /* ---- completed to the block layer (both transports) ---- */
 
-static __always_inline void complete_rq_body(struct request *rq)
+/*
+ * libaio and sync commands completed to the block layer, until
+ * nvme_complete_rq returns and stamps h_app_done in their kept record
+ * (host_app.bpf.h).  Out of `inflight`: by the return the request may
+ * already carry a new command, sampled too at -s 1.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);     /* struct request * */
+	__type(value, struct inflight);
+} completing SEC(".maps");
+
+/* entries `completing` may hold: the return hook returns at once while it is 0 */
+__u32 completing_live;
+
+/*
+ * With the application hooks (and a return hook: not in tracepoints-only
+ * mode, `defer`), the record waits for nvme_complete_rq's return, which
+ * tells when the completion reached the application; true then.
+ */
+static __always_inline bool complete_rq_body(struct request *rq, const bool defer)
 {
 	__u64 key = (__u64)rq;
 	struct inflight *v = lookup_rq(key);
 
 	if (!v || !rq)
-		return;
+		return false;
 	if (transport == NTP_TRANSPORT_RDMA)
 		rdma_forget(rq, v->ev.cid);
 	if (v->alloc_ns != BPF_CORE_READ(rq, start_time_ns)) {
 		/* a stale entry of a command that never completed, met by a reuse of its request */
 		forget_rq(key);
-		return;
+		return false;
 	}
 	v->ev.h_done = bpf_ktime_get_ns();
 	v->ev.status = BPF_CORE_READ(nvme_req(rq), status);
 	if (v->ev.status)
 		v->ev.flags |= NTP_HF_ERROR;
+	if (defer && app_track) {
+		app_at_complete(rq, &v->ev, &v->iocb, &v->aux);
+		if (app_park(&v->ev, v->iocb, v->aux)) {
+			/* libaio, sync: the return stamps h_app_done */
+			if (v->ev.app_kind != NTP_APP_IO_URING) {
+				__sync_fetch_and_add(&completing_live, 1);
+				if (bpf_map_update_elem(&completing, &key, v, BPF_ANY))
+					__sync_fetch_and_add(&completing_live, -1);
+			}
+			forget_rq(key);
+			return true;
+		}
+	}
 	emit_record(&v->ev, sizeof(v->ev));
 	forget_rq(key);
+	return false;
+}
+
+/* nvme_complete_rq returned: the record of a command completed in it, if any */
+static __always_inline void complete_rq_exit_body(__u64 key)
+{
+	struct inflight *v;
+
+	if (!completing_live)
+		return;
+	v = bpf_map_lookup_elem(&completing, &key);
+	if (!v)
+		return;
+	app_done_at_return(v->ev.app_kind, v->ev.tid, v->iocb, v->aux, bpf_ktime_get_ns());
+	if (!bpf_map_delete_elem(&completing, &key))
+		__sync_fetch_and_add(&completing_live, -1);
 }
 
 SEC("fentry/nvme_complete_rq")
 int BPF_PROG(complete_rq, struct request *rq)
 {
 	if (runs(NTP_RUN_FENTRY))
-		complete_rq_body(arg_untyped(ctx, 0));
+		complete_rq_body(arg_untyped(ctx, 0), true);
+	return 0;
+}
+
+SEC("fexit/nvme_complete_rq")
+int BPF_PROG(complete_rq_exit, struct request *rq)
+{
+	if (runs(NTP_RUN_FENTRY))
+		complete_rq_exit_body((__u64)arg_untyped(ctx, 0));
 	return 0;
 }
 
 SEC("kprobe/nvme_complete_rq")
 int BPF_KPROBE(complete_rq_kp, struct request *rq)
 {
-	if (runs(NTP_RUN_KPROBE))
-		complete_rq_body(rq);
+	if (runs(NTP_RUN_KPROBE) && complete_rq_body(rq, true))
+		stash_put((__u64)rq);
+	return 0;
+}
+
+/* kprobe mode's return hook: complete_rq_kp stashed the request, for deferred records only */
+SEC("kretprobe/nvme_complete_rq")
+int BPF_KRETPROBE(complete_rq_exit_kp)
+{
+	__u64 rq;
+
+	if (runs(NTP_RUN_KPROBE) && (rq = stash_take()))
+		complete_rq_exit_body(rq);
 	return 0;
 }
 
@@ -702,7 +776,7 @@ SEC("tp_btf/nvme_complete_rq")
 int BPF_PROG(complete_rq_tp, struct request *rq)
 {
 	if (runs(NTP_RUN_TP))
-		complete_rq_body((void *)ptr_value(rq));
+		complete_rq_body((void *)ptr_value(rq), false);
 	return 0;
 }
 
@@ -710,7 +784,7 @@ SEC("raw_tp/nvme_complete_rq")
 int BPF_PROG(complete_rq_raw, struct request *rq)
 {
 	if (runs(NTP_RUN_TP))
-		complete_rq_body(rq);
+		complete_rq_body(rq, false);
 	return 0;
 }
 

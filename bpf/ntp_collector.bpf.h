@@ -52,13 +52,16 @@ static __always_inline void count(__u32 which)
  */
 #define NTP_RB_WAKEUP_BYTES (1 << 20)
 
+static __always_inline __u64 wakeup_flags(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= NTP_RB_WAKEUP_BYTES ?
+	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 /* one record out to user space; a full ring buffer is counted, not retried */
 static __always_inline void emit_record(void *rec, __u64 size)
 {
-	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= NTP_RB_WAKEUP_BYTES ?
-		      BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-
-	if (bpf_ringbuf_output(&events, rec, size, flags))
+	if (bpf_ringbuf_output(&events, rec, size, wakeup_flags()))
 		count(NTP_CNT_LOST_RINGBUF);
 }
 

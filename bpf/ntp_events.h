@@ -20,7 +20,18 @@ enum ntp_host_flags {
 	NTP_HF_START_RQ_ALLOC = 1 << 1,  /* h_start from rq->start_time_ns */
 	NTP_HF_R2T = 1 << 2,             /* the write waited for an R2T */
 	NTP_HF_ERROR = 1 << 3,           /* completed with a non-zero NVMe status */
+	NTP_HF_APP_SYSCALL = 1 << 4,     /* h_app_submit from the submitting thread's system call */
 };
+
+/* what posted a host command's completion to the application (h_app_done) */
+enum ntp_app_kind {
+	NTP_APP_NONE = 0,               /* not told: no h_app_done */
+	NTP_APP_AIO = 1,                /* libaio: the aio event (aio_complete_rw) */
+	NTP_APP_IO_URING = 2,           /* io_uring: the CQE (io_uring_complete) */
+	NTP_APP_SYNC = 3,               /* pread/pwrite: the waiting thread woken (submit_bio_wait) */
+};
+
+#define NTP_COMM_LEN 16
 
 /*
  * One sampled host command.  Timestamps are bpf_ktime_get_ns() (CLOCK_MONOTONIC)
@@ -49,6 +60,17 @@ struct ntp_host_event {
 	__u32 ctrl_instance;    /* the X of nvmeX */
 	char disk[NTP_DISK_NAME_LEN];   /* namespace (head) disk, e.g. nvme0n1 */
 	char path[NTP_DISK_NAME_LEN];   /* path disk, e.g. nvme0c0n1 (same as disk without multipath) */
+	/* the application's side (bpf/host_app.bpf.h); 0 = not told */
+	__u64 h_app_submit;     /* the submitting thread entered its I/O system call */
+	__u64 h_app_done;       /* the completion posted to the application (app_kind says how) */
+	__u64 h_app_reap;       /* the application took it: its system call returned (sync, libaio), or
+				 * its next io_uring_enter found the CQE consumed */
+	__u64 cgroup_id;        /* the bio's cgroup (v2 id), else the submitter's */
+	__u32 pid;              /* the submitting process (tgid), 0 from a kernel thread */
+	__u32 tid;              /* its thread */
+	char comm[NTP_COMM_LEN];        /* the submitting thread's name */
+	__u8 app_kind;          /* enum ntp_app_kind */
+	__u8 pad1[7];
 };
 
 /* flags of a target record */

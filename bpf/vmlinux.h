@@ -67,9 +67,44 @@ struct blk_mq_hw_ctx {
 	unsigned int queue_num;
 };
 
+/* the cgroup a bio is charged to: bio->bi_blkg->blkcg->css.cgroup->kn->id */
+struct kernfs_node {
+	u64 id;
+};
+
+struct cgroup {
+	struct kernfs_node *kn;
+};
+
+struct cgroup_subsys_state {
+	struct cgroup *cgroup;
+};
+
+struct blkcg {
+	struct cgroup_subsys_state css;
+};
+
+struct blkcg_gq {
+	struct blkcg *blkcg;
+};
+
+struct bio;
+typedef void bio_end_io_t(struct bio *);
+
 /* this machine's (6.18) layout: bi_issue became issue_time_ns, see core_fixes.bpf.h */
 struct bio {
 	u64 issue_time_ns;
+	bio_end_io_t *bi_end_io;
+	struct blkcg_gq *bi_blkg;
+};
+
+/* the application's side (host_app.bpf.h) */
+struct kiocb {
+	void (*ki_complete)(struct kiocb *iocb, long ret);
+};
+
+struct task_struct {
+	unsigned int flags;
 };
 
 struct request {

@@ -49,6 +49,7 @@ struct record_cli {
 	const char *session, *io_type, *sizes;
 	bool offline;
 	bool kprobes, fentry;
+	bool no_app;
 	int verbose;
 };
 
@@ -263,6 +264,8 @@ static int record_main(int argc, const char **argv, const char *cmdline)
 		  .help = "attach kprobes/kretprobes only", .group = GROUP_FLAVOUR },
 		{ .type = NTP_OPT_TYPE_BOOL, .long_name = "fentry", .value = &c.fentry,
 		  .help = "attach fentry/fexit only, however long attaching takes", .group = GROUP_FLAVOUR },
+		NTP_OPT_BOOL(0, "no-app", &c.no_app,
+			     "not the application's side: no h_app_* stamps, pid or comm (host; cheaper)"),
 		NTP_OPT_INCR('v', "verbose", &c.verbose, "say more, libbpf's log included; as ntprof -v"),
 		NTP_OPT_END(),
 	};
@@ -314,6 +317,7 @@ static int record_main(int argc, const char **argv, const char *cmdline)
 	/* JSON on stdout must stay parseable: no live lines in front of it */
 	o.live = !c.offline && !(c.json && !strcmp(c.json, "-"));
 	o.attach = c.kprobes ? NTP_ATTACH_KPROBE : c.fentry ? NTP_ATTACH_FENTRY : NTP_ATTACH_AUTO;
+	o.no_app = c.no_app;
 	o.cmdline = cmdline;
 	o.workload = n > 0 ? argv : NULL;
 

@@ -49,7 +49,17 @@ CREATE TABLE host_io (
     namespace       TEXT NOT NULL,      -- nvmeXnY (the head disk with multipath)
     path            TEXT NOT NULL,      -- nvmeXcYnZ with multipath, else = namespace
     status          INTEGER NOT NULL DEFAULT 0,
-    flags           INTEGER NOT NULL DEFAULT 0
+    flags           INTEGER NOT NULL DEFAULT 0,
+    -- The application's side (ntprof-design(7), "The application's side");
+    -- NULL where not told, and in recordings made before these columns.
+    h_app_submit_ns INTEGER DEFAULT NULL,  -- the submitting thread entered its I/O system call
+    h_app_done_ns   INTEGER DEFAULT NULL,  -- the completion posted to the application
+    h_app_reap_ns   INTEGER DEFAULT NULL,  -- the application took it (ntprof-ntp(5) per interface)
+    app_kind        TEXT DEFAULT NULL,     -- what posted it: libaio | io_uring | sync
+    pid             INTEGER DEFAULT NULL,  -- the submitting process (NULL: a kernel thread)
+    tid             INTEGER DEFAULT NULL,  -- its thread
+    comm            TEXT DEFAULT NULL,     -- the thread's name
+    cgroup_id       INTEGER DEFAULT NULL   -- the bio's cgroup v2 id (else the submitter's)
 ) STRICT;
 
 -- One row per sampled target command, on the target's clock.  Over RDMA t_r2t
@@ -111,6 +121,23 @@ FROM (
            COALESCE(h_recv_ns, h_done_ns) AS recv
     FROM host_io
 );
+
+-- The application's stages around host_stages' window (ntprof-design(7),
+-- "The application's side"): 'submit_ns' from the submitting system call's
+-- entry to h_start, 'complete_ns' from h_done to the completion posted to
+-- the application, 'reap_ns' from there to the application taking it,
+-- and 'app_e2e_ns' the sum of those known with e2e_ns (NULL without
+-- submit_ns or complete_ns).  host_stages is left as it is, for its readers.
+CREATE VIEW host_app_stages AS
+SELECT s.id, s.io_type, s.bytes, s.namespace, h.app_kind, h.pid, h.tid, h.comm, h.cgroup_id,
+       s.h_start_ns - h.h_app_submit_ns AS submit_ns,
+       s.e2e_ns, s.block_ns, s.driver_ns, s.network_star_ns,
+       h.h_app_done_ns - s.h_done_ns AS complete_ns,
+       h.h_app_reap_ns - h.h_app_done_ns AS reap_ns,
+       CASE WHEN h.h_app_done_ns IS NOT NULL
+            THEN COALESCE(h.h_app_reap_ns, h.h_app_done_ns) - h.h_app_submit_ns END AS app_e2e_ns,
+       h.h_app_submit_ns, h.h_app_done_ns, h.h_app_reap_ns
+FROM host_stages s JOIN host_io h ON h.id = s.id;
 
 -- Target stages (ntprof-design(7), STAGES).  'residence_ns' is what the
 -- host sees as target time inside its round trip: the R2T wait (R2T queued,

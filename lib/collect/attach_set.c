@@ -15,7 +15,7 @@
 #include "lib/cli/exit.h"
 #include "lib/collect/attach_set.h"
 
-#define MAX_PROGS 32
+#define MAX_PROGS 48
 #define MSEC_PER_SEC 1000L
 
 enum item_state {

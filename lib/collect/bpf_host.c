@@ -33,6 +33,11 @@ enum send_mode {
  * in attach order reversed (ntp_collector__start attaches the completion first).
  */
 enum {
+	FH_SYS_IO_SUBMIT,       /* the I/O system calls: the application's submission */
+	FH_SYS_IO_URING_ENTER,
+	FH_SYS_PREAD,
+	FH_SYS_PWRITE,
+	FH_SYS_GETEVENTS,       /* io_getevents' return: libaio events handed over */
 	FH_CMD_PDU,     /* nvme_tcp_try_send_cmd_pdu */
 	FH_DATA,        /* nvme_tcp_try_send_data */
 	FH_H2C,         /* nvme_tcp_setup_h2c_data_pdu */
@@ -41,11 +46,27 @@ enum {
 	FH_RDMA_RECV,   /* nvme_rdma_recv_done */
 	FH_REMOTE,      /* blk_mq_complete_request_remote (TCP) */
 	FH_COMPLETE,    /* nvme_complete_rq */
+	FH_COMPLETE_EXIT,       /* its return: the completion posted to the application */
 	FH_N,
 };
 
 /* hooks[] rows, and the function hook each one is on */
-enum { P_START, P_QUEUE, P_CMD_SENT, P_R2T, P_DATA_SENT, P_RECV, P_DONE, P_N };
+enum {
+	P_START, P_QUEUE, P_CMD_SENT, P_R2T, P_DATA_SENT, P_RECV, P_DONE,
+	P_APP_SUBMIT, P_APP_DONE, P_APP_REAP, P_N
+};
+
+/* the system calls whose entry is the application's submission (bpf/host_app.bpf.h) */
+static const char *const app_syscalls[] = {
+	"__x64_sys_io_submit", "__x64_sys_io_uring_enter", "__x64_sys_pread64", "__x64_sys_pwrite64",
+};
+
+/* the functions whose addresses tell what posts a completion (bpf/host_app.bpf.h) */
+enum { KS_END_IO_ASYNC, KS_WAIT_ENDIO, KS_AIO, KS_URING, KS_URING_POLL, KS_N };
+static const char *const app_ksyms[KS_N] = {
+	"blkdev_bio_end_io_async", "submit_bio_wait_endio", "aio_complete_rw", "io_complete_rw",
+	"io_complete_rw_iopoll",
+};
 
 /* the modules whose BTF the collector needs (struct ntp_kbtf) */
 enum { M_DRV, M_CORE };
@@ -56,6 +77,7 @@ struct ntp_host_collector {
 	ntp_host_event_fn fn;
 	void *ctx;
 	enum send_mode send;
+	bool no_app;                    /* record --no-app */
 };
 
 static struct ntp_host_collector *host_of(struct ntp_collector *c)
@@ -168,6 +190,127 @@ static int choose_rdma(struct ntp_host_collector *c, const struct ntp_kbtf *k)
 	return 0;
 }
 
+/*
+ * The application's side (bpf/host_app.bpf.h): the I/O system calls this
+ * kernel has in BTF, nvme_complete_rq's return, and the addresses that tell
+ * what completes a bio, from /proc/kallsyms.
+ */
+/* the maps where the application's side keeps records past their completion */
+static void park_app(struct ntp_host_collector *c)
+{
+	static const size_t done = offsetof(struct ntp_host_event, h_done);
+	struct ntp_host *s = c->skel;
+	struct ntp_collector *core = &c->core;
+	const struct ntp_parked parked[] = {
+		/* the CQE's map first: a record moves from it to app_uring */
+		{ s->maps.app_cqe, done, true, &s->bss->app_cqe_live },
+		{ s->maps.app_uring, done, true, &s->bss->app_uring_live },
+		{ s->maps.app_aio, done, true, &s->bss->app_aio_live },
+		{ s->maps.app_reap, done, true, &s->bss->app_reap_live },
+		/* struct inflight begins with the record; its record is in one of the above too */
+		{ s->maps.completing, done, false, &s->bss->completing_live },
+	};
+
+	memcpy(core->parked, parked, sizeof(parked));
+	core->nparked = sizeof(parked) / sizeof(parked[0]);
+}
+
+/* record --no-app: none of the application's hooks, and rows that say so */
+static void no_app(struct ntp_host_collector *c)
+{
+	struct ntp_hook *h = c->core.hooks;
+	static const char why[] = "record --no-app";
+
+	bpf_program__set_autoload(c->skel->progs.app_cqe_raw, false);
+	ntp_hook__set(&h[P_APP_SUBMIT], "h_app_submit", "none", "none", why);
+	ntp_hook__set(&h[P_APP_DONE], "h_app_done", "none", "none", why);
+	ntp_hook__set(&h[P_APP_REAP], "h_app_reap", "none", "none", why);
+}
+
+static void choose_app(struct ntp_host_collector *c, const struct ntp_kbtf *k)
+{
+	struct ntp_host *s = c->skel;
+	struct ntp_collector *core = &c->core;
+	struct ntp_hook *h = core->hooks;
+	__u64 addr[KS_N] = {};
+	char calls[160] = "";
+	size_t i, n = 0;
+	bool uring;
+
+
+	/* io_submit: the entry only (bpf/host_app.bpf.h says why); io_uring_enter's return reaps */
+	ntp_collector__fhook(core, FH_SYS_IO_SUBMIT, app_syscalls[0], s->progs.app_ent_io_submit,
+			     NULL, s->progs.app_ent_kp_io_submit, NULL);
+	ntp_collector__fhook(core, FH_SYS_IO_URING_ENTER, app_syscalls[1],
+			     s->progs.app_ent_io_uring_enter, s->progs.app_exit_io_uring_enter,
+			     s->progs.app_ent_kp_io_uring_enter, s->progs.app_exit_kp_io_uring_enter);
+	ntp_collector__fhook(core, FH_SYS_PREAD, app_syscalls[2], s->progs.app_ent_pread64,
+			     s->progs.app_exit_pread64, s->progs.app_ent_kp_pread64,
+			     s->progs.app_exit_kp_pread64);
+	ntp_collector__fhook(core, FH_SYS_PWRITE, app_syscalls[3], s->progs.app_ent_pwrite64,
+			     s->progs.app_exit_pwrite64, s->progs.app_ent_kp_pwrite64,
+			     s->progs.app_exit_kp_pwrite64);
+	ntp_collector__fhook(core, FH_SYS_GETEVENTS, "__x64_sys_io_getevents",
+			     s->progs.app_getevents_exit_fx, NULL, s->progs.app_getevents_ent_kp,
+			     s->progs.app_getevents_exit_kp);
+	ntp_collector__fhook(core, FH_COMPLETE_EXIT, "nvme_complete_rq", s->progs.complete_rq_exit,
+			     NULL, s->progs.complete_rq_exit_kp, NULL);
+	/* described, for the plan to leave them unloaded, and none wanted */
+	if (c->no_app)
+		return no_app(c);
+	park_app(c);
+	core->fh[FH_SYS_GETEVENTS].want =
+		ntp_probe__btf_func_params(k->vmlinux, "__x64_sys_io_getevents") >= 0;
+	core->fh[FH_COMPLETE_EXIT].want = true;
+	core->point_fh[P_APP_DONE] = FH_COMPLETE_EXIT;
+	/* h_app_submit's row names the entry: io_submit's hook has no return program */
+	for (i = 0; i < sizeof(app_syscalls) / sizeof(app_syscalls[0]); i++) {
+		if (ntp_probe__btf_func_params(k->vmlinux, app_syscalls[i]) < 0)
+			continue;
+		core->fh[FH_SYS_IO_SUBMIT + i].want = true;
+		if (core->point_fh[P_APP_SUBMIT] < 0)
+			core->point_fh[P_APP_SUBMIT] = FH_SYS_IO_SUBMIT + i;
+		n += snprintf(calls + n, n < sizeof(calls) ? sizeof(calls) - n : 0, "%s%s",
+			      n ? ", " : "", app_syscalls[i] + strlen("__x64_sys_"));
+	}
+	s->rodata->app_track = true;
+	if (ntp_probe__ksym_addrs("/proc/kallsyms", app_ksyms, addr, KS_N))
+		memset(addr, 0, sizeof(addr));
+	s->rodata->ksym_blkdev_end_io_async = addr[KS_END_IO_ASYNC];
+	s->rodata->ksym_submit_bio_wait_endio = addr[KS_WAIT_ENDIO];
+	s->rodata->ksym_aio_complete_rw = addr[KS_AIO];
+	s->rodata->ksym_io_complete_rw = addr[KS_URING];
+	s->rodata->ksym_io_complete_rw_iopoll = addr[KS_URING_POLL];
+	uring = ntp_probe__btf_typedef(k->vmlinux, "btf_trace_io_uring_complete");
+	bpf_program__set_autoload(s->progs.app_cqe_raw, uring);
+
+	if (n)
+		ntp_hook__set(&h[P_APP_SUBMIT], "h_app_submit", "__x64_sys_*", "fentry",
+			      "entry of the submitting thread's %s, read at nvme_setup_cmd", calls);
+	else
+		ntp_hook__set(&h[P_APP_SUBMIT], "h_app_submit", "none", "none",
+			      "none of io_submit, io_uring_enter, pread64, pwrite64 in vmlinux BTF");
+	ntp_hook__set(&h[P_APP_DONE], "h_app_done", "nvme_complete_rq", "fexit",
+		      "the aio event posted, the pread/pwrite waiter woken (libaio %s, sync %s); "
+		      "io_uring: its CQE (io_uring_complete%s)",
+		      addr[KS_AIO] && addr[KS_END_IO_ASYNC] ? "told" : "not told",
+		      addr[KS_WAIT_ENDIO] ? "told" : "not told",
+		      uring && addr[KS_URING] ? "" : ": not on this kernel");
+	core->point_fh[P_APP_REAP] = FH_SYS_GETEVENTS;
+	if (core->fh[FH_SYS_GETEVENTS].want)
+		ntp_hook__set(&h[P_APP_REAP], "h_app_reap", "__x64_sys_io_getevents", "fexit",
+			      "libaio: the io_getevents that handed the event over returned (its ring "
+			      "slot); sync: the pread64/pwrite64 returned; io_uring: the first "
+			      "io_uring_enter entry finding the CQ head past the CQE, or return "
+			      "from waiting with the CQ tail past it");
+	else
+		ntp_hook__set(&h[P_APP_REAP], "h_app_reap", "__x64_sys_pread64", "fexit",
+			      "sync: the pread64/pwrite64 returned; libaio: none (io_getevents not in "
+			      "BTF); io_uring: the first io_uring_enter past the CQE");
+	if (!core->fh[FH_SYS_GETEVENTS].want)
+		core->point_fh[P_APP_REAP] = FH_SYS_PREAD;
+}
+
 /* pick the programs this kernel can run, and say why, per stage boundary */
 static int choose_hooks(struct ntp_collector *core, const struct ntp_kbtf *k)
 {
@@ -205,6 +348,7 @@ static int choose_hooks(struct ntp_collector *core, const struct ntp_kbtf *k)
 			     s->progs.complete_rq, NULL, s->progs.complete_rq_kp, NULL);
 	core->fh[FH_COMPLETE].want = true;
 	core->point_fh[P_DONE] = FH_COMPLETE;
+	choose_app(c, k);
 
 	ntp_hook__set(&h[P_START], "h_start", "bio->bi_issue", "derived",
 		      "read at nvme_setup_cmd; else rq->start_time_ns, else h_queue (flags of each record)");
@@ -270,6 +414,9 @@ static const struct ntp_collector_ops host_ops = {
 /* in tracepoints only, h_done keeps its tracepoint; other hooked rows get none */
 static const struct ntp_tp_row tp_rows[P_N] = {
 	[P_DONE] = { "nvme_complete_rq", "its tracepoint, at the start of nvme_complete_rq" },
+	[P_APP_SUBMIT] = { NULL, NULL },
+	[P_APP_DONE] = { NULL, NULL },
+	[P_APP_REAP] = { NULL, NULL },
 };
 
 /* kprobe mode needs nvme_complete_rq's kprobe */
@@ -290,6 +437,7 @@ int ntp_host__prepare(struct ntp_collector **cp, const struct ntp_collector_opts
 		return NTP_EXIT_FAILURE;
 	c->fn = fn;
 	c->ctx = ctx;
+	c->no_app = o->no_app;
 	s = c->skel = ntp_host__open();
 	if (!s) {
 		ntp_error("opening the host BPF object: %s", strerror(errno));
@@ -326,6 +474,7 @@ int ntp_host__prepare(struct ntp_collector **cp, const struct ntp_collector_opts
 	ntp_collector__add_tp(core, s->progs.complete_rq_raw, NTP_RUN_TP);
 	ntp_collector__add_tp(core, s->progs.setup_cmd, NTP_RUN_SAMPLE);
 	ntp_collector__add_tp(core, s->progs.setup_cmd_raw, NTP_RUN_SAMPLE);
+	ntp_collector__add_tp(core, s->progs.app_cqe_raw, NTP_RUN_SAMPLE);
 
 	err = ntp_collector__prepare(core);
 	if (!err)

@@ -253,12 +253,42 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+static void deliver_parked(const void *value, size_t size, void *arg)
+{
+	struct ntp_collector *c = arg;
+	int err = c->ops->deliver(c, value, size);
+
+	c->parked_written++;
+	if (err && !c->parked_err)
+		c->parked_err = err;
+}
+
+/* the records of c's parked maps older than limit_ns (or all: NTP_INFLIGHT_ALL) out */
+static void take_parked(struct ntp_collector *c, uint64_t now, uint64_t limit_ns)
+{
+	int i;
+
+	for (i = 0; i < c->nparked; i++) {
+		const struct ntp_parked *p = &c->parked[i];
+		long n = ntp_inflight__take(bpf_map__fd(p->map), bpf_map__key_size(p->map),
+					    bpf_map__value_size(p->map), p->ts_off, now, limit_ns,
+					    p->record ? deliver_parked : NULL, c);
+
+		if (n < 0)
+			ntp_debug("%s: sweep of map %s: %s", c->name, bpf_map__name(p->map),
+				  strerror((int)-n));
+		else if (n > 0 && p->live)
+			__atomic_fetch_sub(p->live, (__u32)n, __ATOMIC_SEQ_CST);
+	}
+}
+
 /*
  * Drop the entries of commands that never completed.  rdma_cmds has no
  * timestamp of its own, but its entry lives within the request's inflight
  * entry (added after it, removed before it), so one whose request is no
  * longer in inflight with that command id is stale: that also catches the
  * entries a reuse of the request orphaned, which no age would tell.
+ * And write the parked records that waited too long.
  */
 static void sweep(struct ntp_collector *c)
 {
@@ -274,6 +304,7 @@ static void sweep(struct ntp_collector *c)
 		c->expired += n;
 	else if (n < 0)
 		ntp_debug("%s: in-flight map sweep: %s", c->name, strerror(-n));
+	take_parked(c, now, NTP_PARKED_EXPIRE_NS);
 	if (!c->rdma_cmds)
 		return;
 	n = ntp_inflight__expire_orphans(bpf_map__fd(c->rdma_cmds), bpf_map__fd(c->inflight),
@@ -290,8 +321,28 @@ int ntp_collector__poll(struct ntp_collector *c, int timeout_ms, int *stop_code)
 	int saved = errno;
 
 	sweep(c);
+	if (n >= 0 && c->parked_err) {
+		*stop_code = c->parked_err;
+		n = -1;
+	}
 	errno = saved;
 	return n;
+}
+
+int ntp_collector__flush_parked(struct ntp_collector *c)
+{
+	if (!c)
+		return 0;
+	take_parked(c, monotonic_ns(), NTP_INFLIGHT_ALL);
+	if (c->parked_written)
+		ntp_debug("%s: %llu records written by user space without the application's stamps "
+			  "they waited for", c->name, (unsigned long long)c->parked_written);
+	return c->parked_err;
+}
+
+uint64_t ntp_collector__parked_written(const struct ntp_collector *c)
+{
+	return c ? c->parked_written : 0;
 }
 
 uint64_t ntp_collector__expired(const struct ntp_collector *c)

@@ -40,9 +40,10 @@ struct ntp_hook {
 	char reason[320];
 };
 
-#define NTP_COLLECTOR_MAX_HOOKS 8       /* rows of a hooks table */
+#define NTP_COLLECTOR_MAX_HOOKS 12      /* rows of a hooks table */
 #define NTP_COLLECTOR_MAX_FH 16         /* function hooks (ntp_attach__plan's limit) */
 #define NTP_COLLECTOR_MAX_TPS 8         /* tracepoint programs */
+#define NTP_COLLECTOR_MAX_PARKED 6      /* maps of records kept past their completion */
 
 struct bpf_map;
 struct bpf_program;
@@ -64,6 +65,8 @@ struct ntp_collector_opts {
 	enum ntp_attach_policy attach;
 	/* --session, --io-type, --size, applied in BPF (lib/core/filter.h); NULL: none */
 	const struct ntp_filter *filter;
+	/* host: --no-app, none of the application's hooks (ntprof-record(1)) */
+	bool no_app;
 };
 
 /* the kernel's BTF and two modules', as named in ntp_collector.mods */
@@ -115,6 +118,24 @@ struct ntp_collector {
 	struct bpf_map *inflight;
 	size_t inflight_ts_off, inflight_cid_off;
 	struct bpf_map *rdma_cmds;              /* host, -t rdma: (qp, cid) -> request; or NULL */
+	/*
+	 * Maps where the BPF side keeps a command's record after its
+	 * completion, until a later hook stamps and emits it (the host's
+	 * application side, bpf/host_app.bpf.h).  poll writes the records kept
+	 * longer than NTP_PARKED_EXPIRE_NS, ntp_collector__flush_parked every
+	 * one left, through ops->deliver: a hook that never came costs a
+	 * record its later stamps, not the record.  ts_off: the offset of the
+	 * completion's time in the value; record: the value is a record (else
+	 * a helper entry, only dropped); live: the BPF side's count of the
+	 * map's entries (its hooks look only while it is not 0).
+	 */
+	struct ntp_parked {
+		struct bpf_map *map;
+		size_t ts_off;
+		bool record;
+		volatile __u32 *live;
+	} parked[NTP_COLLECTOR_MAX_PARKED];
+	int nparked;
 
 	/* set by the collector's ops->choose_hooks / choose_tracepoints */
 	struct ntp_fhook fh[NTP_COLLECTOR_MAX_FH];
@@ -140,6 +161,8 @@ struct ntp_collector {
 	int stop_code;
 	uint64_t sweep_next_ns;                 /* CLOCK_MONOTONIC: the next sweep of inflight */
 	uint64_t expired;                       /* inflight entries dropped by the sweeps */
+	uint64_t parked_written;                /* parked records written by user space */
+	int parked_err;                         /* the first error ops->deliver returned for one */
 };
 
 /*
@@ -171,6 +194,13 @@ int ntp_collector__start(struct ntp_collector *c);
  * *stop_code), or -1 with errno on an error.  EINTR is not an error: 0.
  */
 int ntp_collector__poll(struct ntp_collector *c, int timeout_ms, int *stop_code);
+/*
+ * After the stop and the ring's last records: write every parked record
+ * left (struct ntp_collector's parked).  0, or what ops->deliver returned.
+ */
+int ntp_collector__flush_parked(struct ntp_collector *c);
+/* the parked records user space wrote, without the stamps of the hook they waited for */
+uint64_t ntp_collector__parked_written(const struct ntp_collector *c);
 /* sampled commands that never completed, dropped from inflight by poll (after NTP_INFLIGHT_EXPIRE_NS) */
 uint64_t ntp_collector__expired(const struct ntp_collector *c);
 /* the per-CPU counters, summed (enum ntp_counter) */

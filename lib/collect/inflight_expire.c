@@ -20,7 +20,9 @@
 
 typedef bool (*doomed_fn)(const void *key, const void *value, void *arg);
 
-static long sweep(int fd, size_t key_size, size_t value_size, doomed_fn doomed, void *arg)
+/* delete each entry doomed() says must go; taken(), if any, gets the value of each this walk deleted */
+static long sweep(int fd, size_t key_size, size_t value_size, doomed_fn doomed, void *arg,
+		  ntp_taken_fn taken, void *taken_arg)
 {
 	unsigned char key[32], next[32];
 	void *value;
@@ -43,8 +45,11 @@ static long sweep(int fd, size_t key_size, size_t value_size, doomed_fn doomed, 
 		more = !bpf_map_get_next_key(fd, key, next);
 		/* gone meanwhile (completed): nothing to do */
 		if (!bpf_map_lookup_elem(fd, key, value) && doomed(key, value, arg) &&
-		    !bpf_map_delete_elem(fd, key))
+		    !bpf_map_delete_elem(fd, key)) {
 			n++;
+			if (taken)
+				taken(value, value_size, taken_arg);
+		}
 		memcpy(key, next, key_size);
 	}
 out:
@@ -64,7 +69,7 @@ static bool too_old(const void *key, const void *value, void *arg)
 
 	(void)key;
 	memcpy(&ts, (const unsigned char *)value + a->ts_off, sizeof(ts));
-	return ts && ts < a->before;
+	return a->before == UINT64_MAX || (ts && ts < a->before);
 }
 
 long ntp_inflight__expire(int fd, size_t value_size, size_t ts_off, uint64_t now, uint64_t limit_ns)
@@ -75,7 +80,7 @@ long ntp_inflight__expire(int fd, size_t value_size, size_t ts_off, uint64_t now
 		return -EINVAL;
 	if (!a.before)          /* nothing can be that old yet */
 		return 0;
-	return sweep(fd, sizeof(uint64_t), value_size, too_old, &a);
+	return sweep(fd, sizeof(uint64_t), value_size, too_old, &a, NULL, NULL);
 }
 
 struct orphan_arg {
@@ -106,7 +111,23 @@ long ntp_inflight__expire_orphans(int rdma_fd, int inflight_fd, size_t value_siz
 	a.value = malloc(value_size);
 	if (!a.value)
 		return -ENOMEM;
-	n = sweep(rdma_fd, sizeof(struct ntp_rdma_cmd_key), sizeof(uint64_t), orphan, &a);
+	n = sweep(rdma_fd, sizeof(struct ntp_rdma_cmd_key), sizeof(uint64_t), orphan, &a, NULL, NULL);
 	free(a.value);
 	return n;
+}
+
+long ntp_inflight__take(int fd, size_t key_size, size_t value_size, size_t ts_off, uint64_t now,
+			uint64_t limit_ns, ntp_taken_fn taken, void *arg)
+{
+	struct age_arg a = { .ts_off = ts_off };
+
+	if (ts_off + sizeof(uint64_t) > value_size)
+		return -EINVAL;
+	if (limit_ns == NTP_INFLIGHT_ALL)
+		a.before = UINT64_MAX;
+	else if (now > limit_ns)
+		a.before = now - limit_ns;
+	else
+		return 0;       /* nothing can be that old yet */
+	return sweep(fd, key_size, value_size, too_old, &a, taken, arg);
 }

@@ -42,4 +42,29 @@ long ntp_inflight__expire(int fd, size_t value_size, size_t ts_off, uint64_t now
  */
 long ntp_inflight__expire_orphans(int rdma_fd, int inflight_fd, size_t value_size, size_t cid_off);
 
+/*
+ * The records a collector's BPF side keeps after a command's completion,
+ * waiting for a later hook (the host's application reap, bpf/host_app.bpf.h):
+ * how long one may wait before user space writes it without that hook's
+ * stamps.  Far beyond an application's reap (an fio at queue depth 16 under
+ * TCG reaps within tens of ms), short enough that a record whose hook never
+ * comes (a thread that exits first, an SQPOLL ring reaped by another thread)
+ * reaches the file while the recording runs.
+ */
+#define NTP_PARKED_EXPIRE_NS (10ULL * 1000000000ULL)
+/* limit_ns of ntp_inflight__take: every entry, whatever its age */
+#define NTP_INFLIGHT_ALL UINT64_MAX
+
+typedef void (*ntp_taken_fn)(const void *value, size_t size, void *arg);
+
+/*
+ * Delete every entry of the hash map fd (key_size-byte keys, value_size-byte
+ * values) whose __u64 at ts_off is non-zero and older than now - limit_ns,
+ * or every entry for NTP_INFLIGHT_ALL, and hand each value this walk deleted
+ * to taken (if not NULL): the entry's delete decides who has it, when the
+ * BPF side takes entries too.  Returns how many, or -errno.
+ */
+long ntp_inflight__take(int fd, size_t key_size, size_t value_size, size_t ts_off, uint64_t now,
+			uint64_t limit_ns, ntp_taken_fn taken, void *arg);
+
 #endif

@@ -173,6 +173,39 @@ int ntp_probe__ksyms(const char *const *names, bool *found, int n)
 	return 0;
 }
 
+int ntp_probe__ksym_addrs(const char *path, const char *const *names, __u64 *addrs, int n)
+{
+	char line[512], sym[256], type;
+	unsigned long long addr;
+	bool ambiguous[64] = {};
+	FILE *f;
+	int i;
+
+	for (i = 0; i < n; i++)
+		addrs[i] = 0;
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) != 3)
+			continue;
+		if (type != 't' && type != 'T')
+			continue;
+		for (i = 0; i < n && i < 64; i++) {
+			if (strcmp(sym, names[i]))
+				continue;
+			if (addrs[i] && addrs[i] != addr)
+				ambiguous[i] = true;
+			addrs[i] = addr;
+		}
+	}
+	fclose(f);
+	for (i = 0; i < n; i++)
+		if (i >= 64 || ambiguous[i])
+			addrs[i] = 0;
+	return 0;
+}
+
 int ntp_probe__btf_func_params(const struct btf *btf, const char *func)
 {
 	const struct btf_type *t;

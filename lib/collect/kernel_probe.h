@@ -7,6 +7,7 @@
 #define NTP_KERNEL_PROBE_H
 
 #include <stdbool.h>
+#include <linux/types.h>
 
 struct btf;
 
@@ -49,6 +50,15 @@ int ntp_probe__raw_tp(void);
  * attach to: not inlined), into found[]; -errno when it cannot be read.
  */
 int ntp_probe__ksyms(const char *const *names, bool *found, int n);
+
+/*
+ * The addresses of the functions names[0..n-1] in a kallsyms file (path, e.g.
+ * /proc/kallsyms) into addrs[]: 0 for one that is absent, that shows as 0
+ * (kptr_restrict), or that two symbols of different addresses share (a
+ * static function's name in two files: which one a pointer holds is not
+ * told then).  -errno when the file cannot be read.
+ */
+int ntp_probe__ksym_addrs(const char *path, const char *const *names, __u64 *addrs, int n);
 
 /* the number of parameters of FUNC in BTF, or -ENOENT when it is not there (inlined) */
 int ntp_probe__btf_func_params(const struct btf *btf, const char *func);

@@ -47,7 +47,7 @@ static const char *const side_suffixes[] = { "-wal", "-shm", "-journal" };
  * One prepared INSERT.  Columns are listed once; the SQL and the parameter
  * indexes are derived from the list so the two cannot disagree.
  */
-#define MAX_COLS 24
+#define MAX_COLS 32
 /* host_io rows per multi-row INSERT; divides NTP_DB_BATCH_ROWS */
 #define HOST_ROWS_PER_INSERT 16
 
@@ -63,13 +63,15 @@ struct insert {
 enum host_col {
 	HC_START, HC_QUEUE, HC_CMD_SENT, HC_R2T, HC_DATA_SENT, HC_RECV, HC_DONE,
 	HC_OPCODE, HC_CID, HC_SLBA, HC_NLB, HC_BYTES, HC_QID, HC_NSID, HC_CNTLID,
-	HC_CONTROLLER, HC_NAMESPACE, HC_PATH, HC_STATUS, HC_FLAGS, HC_MAX,
+	HC_CONTROLLER, HC_NAMESPACE, HC_PATH, HC_STATUS, HC_FLAGS,
+	HC_APP_SUBMIT, HC_APP_DONE, HC_APP_REAP, HC_APP_KIND, HC_PID, HC_TID, HC_COMM, HC_CGROUP, HC_MAX,
 };
 
 static const char *const host_cols[HC_MAX] = {
 	"h_start_ns", "h_queue_ns", "h_cmd_sent_ns", "h_r2t_ns", "h_data_sent_ns",
 	"h_recv_ns", "h_done_ns", "opcode", "cid", "slba", "nlb", "bytes", "qid",
 	"nsid", "cntlid", "controller", "namespace", "path", "status", "flags",
+	"h_app_submit_ns", "h_app_done_ns", "h_app_reap_ns", "app_kind", "pid", "tid", "comm", "cgroup_id",
 };
 
 enum target_col {
@@ -558,6 +560,33 @@ static void bind_name(struct insert *ins, int p, const char *s, size_t len)
 	sqlite3_bind_text(ins->stmt, ins->idx[p], s, (int)strnlen(s, len), SQLITE_STATIC);
 }
 
+/* host_io.app_kind of enum ntp_app_kind, NULL when not told */
+static void bind_app_kind(struct insert *ins, int p, __u8 kind)
+{
+	static const char *const names[] = {
+		[NTP_APP_AIO] = "libaio", [NTP_APP_IO_URING] = "io_uring", [NTP_APP_SYNC] = "sync",
+	};
+
+	if (kind < sizeof(names) / sizeof(names[0]) && names[kind])
+		sqlite3_bind_text(ins->stmt, ins->idx[p], names[kind], -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(ins->stmt, ins->idx[p]);
+}
+
+/* the submitter: pid 0 is a kernel thread's, which has no process, thread or name here */
+static void bind_app_who(struct insert *ins, int p, const struct ntp_host_event *b)
+{
+	if (b->pid) {
+		bind_u64(ins, p + HC_PID, b->pid);
+		bind_u64(ins, p + HC_TID, b->tid);
+		bind_name(ins, p + HC_COMM, b->comm, sizeof(b->comm));
+	} else {
+		sqlite3_bind_null(ins->stmt, ins->idx[p + HC_PID]);
+		sqlite3_bind_null(ins->stmt, ins->idx[p + HC_TID]);
+		sqlite3_bind_null(ins->stmt, ins->idx[p + HC_COMM]);
+	}
+}
+
 /* "nvme%u" without printf, which costs as much as a few binds */
 static void controller_name(char *buf, __u32 instance)
 {
@@ -604,6 +633,12 @@ static void bind_host(struct ntp_writer *w, struct insert *ins, int row, int r)
 		bind_name(ins, p + HC_PATH, b->disk, sizeof(b->disk));
 	bind_u64(ins, p + HC_STATUS, b->status);
 	bind_u64(ins, p + HC_FLAGS, b->flags);
+	bind_time(ins, p + HC_APP_SUBMIT, b->h_app_submit);
+	bind_time(ins, p + HC_APP_DONE, b->h_app_done);
+	bind_time(ins, p + HC_APP_REAP, b->h_app_reap);
+	bind_app_kind(ins, p + HC_APP_KIND, b->app_kind);
+	bind_app_who(ins, p, b);
+	bind_time(ins, p + HC_CGROUP, b->cgroup_id);
 }
 
 /*
@@ -651,7 +686,18 @@ static void bind_host_delta(struct ntp_writer *w, int r, const struct ntp_host_e
 	REBIND(cntlid, HC_CNTLID, bind_u64);
 	REBIND(status, HC_STATUS, bind_u64);
 	REBIND(flags, HC_FLAGS, bind_u64);
+	REBIND(h_app_submit, HC_APP_SUBMIT, bind_time);
+	REBIND(h_app_done, HC_APP_DONE, bind_time);
+	REBIND(h_app_reap, HC_APP_REAP, bind_time);
+	REBIND(app_kind, HC_APP_KIND, bind_app_kind);
+	REBIND(cgroup_id, HC_CGROUP, bind_time);
 #undef REBIND
+	if (e->pid != b->pid || e->tid != b->tid || memcmp(e->comm, b->comm, sizeof(b->comm))) {
+		b->pid = e->pid;
+		b->tid = e->tid;
+		memcpy(b->comm, e->comm, sizeof(b->comm));
+		bind_app_who(ins, p, b);
+	}
 	if (e->ctrl_instance != b->ctrl_instance) {
 		b->ctrl_instance = e->ctrl_instance;
 		controller_name(w->ctrl[r], e->ctrl_instance);

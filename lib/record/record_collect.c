@@ -26,7 +26,8 @@ int ntp_record__prepare_collectors(struct ntp_record_session *s)
 	const struct ntp_record_opts *o = s->o;
 	const struct ntp_collector_opts co = { .transport = o->transport,
 					       .sample_one_in = o->sample_one_in,
-					       .attach = o->attach, .filter = o->filter };
+					       .attach = o->attach, .filter = o->filter,
+					       .no_app = o->no_app };
 	int err = 0;
 
 	if (o->role & NTP_RECORD_HOST)
@@ -142,6 +143,9 @@ int ntp_record__drain(struct ntp_record_session *s)
 		} while (n > 0);
 		if (n < 0)
 			err = code ? code : -1;
+		/* then what still waits for a hook that will not come now: every command is written */
+		if (!err)
+			err = ntp_collector__flush_parked(cs[i]);
 	}
 	if (err == -1) {
 		ntp_error("reading the ring buffer: %s", strerror(errno));

@@ -25,6 +25,7 @@ struct ntp_record_opts {
 	double interval_s;              /* live line period, > 0 */
 	bool live;                      /* print live lines to stdout */
 	enum ntp_attach_policy attach;
+	bool no_app;                    /* --no-app: not the application's side (host) */
 	const struct ntp_filter *filter;        /* NULL: every command */
 	const char *filter_session;     /* --session as given, for meta filter_session */
 	const char *cmdline;            /* for meta command_line */

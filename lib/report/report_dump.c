@@ -6,10 +6,13 @@
  * the derived ones from the host_stages view; one table below gives both the
  * header row and the SELECT, so the names cannot drift from the values.
  * Column names are a stable interface (ntprof-dump(1)): add, never rename.
+ * The application's columns follow (host_app_stages); a recording made
+ * before them has the same header and empty fields there.
  * Joined recordings have their own table of columns, from temp.joined.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +65,22 @@ static const struct dump_col dump_cols[] = {
 	{ "network_star_ns", "s.network_star_ns" },
 };
 
+/* after dump_cols: from host_app_stages a, or NULL where a recording has no such view */
+static const struct dump_col app_cols[] = {
+	{ "h_app_submit_ns", "a.h_app_submit_ns" },
+	{ "h_app_done_ns", "a.h_app_done_ns" },
+	{ "h_app_reap_ns", "a.h_app_reap_ns" },
+	{ "app_kind", "a.app_kind" },
+	{ "pid", "a.pid" },
+	{ "tid", "a.tid" },
+	{ "comm", "a.comm" },
+	{ "cgroup_id", "a.cgroup_id" },
+	{ "submit_ns", "a.submit_ns" },
+	{ "complete_ns", "a.complete_ns" },
+	{ "reap_ns", "a.reap_ns" },
+	{ "app_e2e_ns", "a.app_e2e_ns" },
+};
+
 /*
  * Joined commands: one row per matched command of temp.joined (lib/join/join.h),
  * the identity as the host saw it, then both sides' raw times, each on its
@@ -111,6 +130,9 @@ static const struct dump_col joined_cols[] = {
 struct dump_table {
 	const struct dump_col *cols;
 	size_t ncols;
+	const struct dump_col *more;    /* then these, or NULL */
+	size_t nmore;
+	bool more_null;                 /* ... as NULL: the recording lacks them */
 	const char *from;     /* FROM ... WHERE ..., to which the read filters are added */
 	const char *order;    /* ORDER BY ... */
 	struct ntp_read_cols filter;   /* where the read filters find their columns */
@@ -118,18 +140,43 @@ struct dump_table {
 
 static const struct dump_table host_table = {
 	dump_cols, sizeof(dump_cols) / sizeof(dump_cols[0]),
+	app_cols, sizeof(app_cols) / sizeof(app_cols[0]), false,
+	" FROM host_io AS h JOIN host_stages AS s ON s.id = h.id"
+	" JOIN host_app_stages AS a ON a.id = h.id WHERE 1", " ORDER BY h.id",
+	{ .io_type = "s.io_type", .bytes = "h.bytes", .qid = "h.qid",
+	  .names = { "h.namespace", "h.path" }, .time = "h.h_start_ns" },
+};
+
+/* a recording made before the application's columns */
+static const struct dump_table host_table_old = {
+	dump_cols, sizeof(dump_cols) / sizeof(dump_cols[0]),
+	app_cols, sizeof(app_cols) / sizeof(app_cols[0]), true,
 	" FROM host_io AS h JOIN host_stages AS s ON s.id = h.id WHERE 1", " ORDER BY h.id",
 	{ .io_type = "s.io_type", .bytes = "h.bytes", .qid = "h.qid",
 	  .names = { "h.namespace", "h.path" }, .time = "h.h_start_ns" },
 };
 
 static const struct dump_table joined_table = {
-	joined_cols, sizeof(joined_cols) / sizeof(joined_cols[0]),
+	joined_cols, sizeof(joined_cols) / sizeof(joined_cols[0]), NULL, 0, false,
 	/* seq is (host_file, h_start_ns, host_id) order, without a sort (lib/join/join_rows.c) */
 	" FROM temp.joined AS j WHERE 1", " ORDER BY j.seq",
 	{ .io_type = "j.io_type", .bytes = "j.bytes", .qid = "j.qid",
 	  .names = { "j.namespace", "j.path" }, .time = "j.h_start_ns", .file = "j.host_file" },
 };
+
+/* the application's columns are the file's (record since they exist), or NULL */
+static bool has_app_view(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	bool yes = false;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_schema WHERE type = 'view'"
+			       " AND name = 'host_app_stages'", -1, &st, NULL))
+		return false;
+	yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
+}
 
 /* SELECT the columns FROM ...: the read filters and the order follow */
 static char *build_sql(const struct dump_table *t)
@@ -143,6 +190,8 @@ static char *build_sql(const struct dump_table *t)
 	fputs("SELECT ", m);
 	for (size_t i = 0; i < t->ncols; i++)
 		fprintf(m, "%s%s AS %s", i ? ", " : "", t->cols[i].expr, t->cols[i].name);
+	for (size_t i = 0; i < t->nmore; i++)
+		fprintf(m, ", %s AS %s", t->more_null ? "NULL" : t->more[i].expr, t->more[i].name);
 	fputs(t->from, m);
 	if (fclose(m)) {
 		free(sql);
@@ -217,9 +266,11 @@ static int dump_rows(sqlite3 *db, const struct dump_table *t, const struct ntp_r
 		return read_fail(db, path);
 	for (size_t i = 0; i < t->ncols; i++)
 		fprintf(f, "%s%s", i ? "," : "", t->cols[i].name);
+	for (size_t i = 0; i < t->nmore; i++)
+		fprintf(f, ",%s", t->more[i].name);
 	fputc('\n', f);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		put_row(f, st, t->ncols);
+		put_row(f, st, t->ncols + t->nmore);
 	if (rc != SQLITE_DONE) {
 		rc = read_fail(db, path);
 		sqlite3_finalize(st);
@@ -335,7 +386,8 @@ int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_op
 	if (!rc && !out)
 		ntp_pager__start(o->no_pager);
 	if (!rc)
-		rc = dump_rows(db, j ? &joined_table : &host_table, &where, paths[0], of.f);
+		rc = dump_rows(db, j ? &joined_table : has_app_view(db) ? &host_table :
+			       &host_table_old, &where, paths[0], of.f);
 	if (j)
 		ntp_join__close(j);
 	else

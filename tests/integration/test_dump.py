@@ -4,6 +4,7 @@ commands ntpgen.py wrote and the stage latencies it built them from."""
 
 import csv
 import io
+import re
 import sqlite3
 
 import pytest
@@ -15,8 +16,10 @@ RAW = ["id", "h_start_ns", "h_queue_ns", "h_cmd_sent_ns", "h_r2t_ns", "h_data_se
        "h_recv_ns", "h_done_ns", "opcode", "io_type", "cid", "slba", "nlb", "bytes", "qid",
        "nsid", "cntlid", "controller", "namespace", "path", "status", "flags"]
 DERIVED = ["e2e_ns", "block_ns", "driver_ns", "network_star_ns"]
+APP = ["h_app_submit_ns", "h_app_done_ns", "h_app_reap_ns", "app_kind", "pid", "tid", "comm",
+       "cgroup_id", "submit_ns", "complete_ns", "reap_ns", "app_e2e_ns"]
 # the column names are an interface: scripts index by them
-COLUMNS = RAW + DERIVED
+COLUMNS = RAW + DERIVED + APP
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +54,72 @@ def test_rows_equal_what_was_recorded(run, rec):
         assert int(row["network_star_ns"]) == c.stages["network_star"]
     # R2T writes are among them, with both round trips' times filled in
     assert any(r["h_r2t_ns"] and r["h_data_sent_ns"] for r in rows)
+
+
+def test_application_columns(run, tmp_path):
+    """The application's side: raw points and the stages around the window."""
+    rec = ntpgen.generate(tmp_path / "a.ntp", groups=(ntpgen.Group("read", 4096, "nvme0n1", 4),))
+    db = sqlite3.connect(rec.path)
+    # row 1 libaio with a reap, 2 io_uring without, 3 from a kworker (no submitter), 4 untold
+    db.execute("""UPDATE host_io SET h_app_submit_ns = h_start_ns - 100,
+                  h_app_done_ns = h_done_ns + 20, h_app_reap_ns = h_done_ns + 520,
+                  app_kind = 'libaio', pid = 7, tid = 8, comm = 'fio', cgroup_id = 9 WHERE id = 1""")
+    db.execute("""UPDATE host_io SET h_app_submit_ns = h_start_ns - 30,
+                  h_app_done_ns = h_done_ns + 40, app_kind = 'io_uring', pid = 7, tid = 7,
+                  comm = 'a,b', cgroup_id = 9 WHERE id = 2""")
+    db.execute("UPDATE host_io SET h_app_done_ns = h_done_ns + 5, app_kind = 'sync', "
+               "cgroup_id = 10 WHERE id = 3")
+    db.commit()
+    db.close()
+    rows = list(csv.DictReader(io.StringIO(dump(run, str(rec.path)))))
+    e2e = [c.e2e for c in rec.commands]
+    r = rows[0]
+    assert (r["app_kind"], r["pid"], r["tid"], r["comm"], r["cgroup_id"]) == \
+        ("libaio", "7", "8", "fio", "9")
+    assert (int(r["submit_ns"]), int(r["complete_ns"]), int(r["reap_ns"])) == (100, 20, 500)
+    assert int(r["app_e2e_ns"]) == 100 + e2e[0] + 520
+    r = rows[1]
+    assert r["comm"] == "a,b" and r["h_app_reap_ns"] == "" and r["reap_ns"] == ""
+    assert int(r["app_e2e_ns"]) == 30 + e2e[1] + 40
+    r = rows[2]
+    assert r["pid"] == r["comm"] == r["submit_ns"] == r["app_e2e_ns"] == ""
+    assert int(r["complete_ns"]) == 5 and r["cgroup_id"] == "10"
+    assert all(rows[3][k] == "" for k in APP)
+
+
+def test_recording_without_application_columns(run, tmp_path):
+    """A file from before the application's columns (host_io as version 1 had it,
+    STRICT and NOT NULL as ever, no host_app_stages): the same header, those
+    fields empty, and report reads it too."""
+    rec = ntpgen.generate(tmp_path / "old.ntp", groups=(ntpgen.Group("read", 4096, "nvme0n1", 2),))
+    db = sqlite3.connect(rec.path)
+    views = dict(db.execute("SELECT name, sql FROM sqlite_schema WHERE type = 'view'"))
+    table = db.execute("SELECT sql FROM sqlite_schema WHERE name = 'host_io'").fetchone()[0]
+    for name in views:
+        db.execute(f"DROP VIEW {name}")
+    # version 1's host_io: the same declaration without the application's columns
+    app = ("h_app_submit_ns", "h_app_done_ns", "h_app_reap_ns", "app_kind", "pid", "tid",
+           "comm", "cgroup_id")
+    lines = [re.sub(r"\s*--.*$", "", line) for line in table.splitlines()]
+    lines = [line for line in lines if line.split()[:1] not in [[c] for c in app]]
+    v1 = re.sub(r",\s*\)", "\n)", "\n".join(lines)).replace("host_io", "host_io_v1", 1)
+    db.execute(v1)
+    keep = [c[1] for c in db.execute("PRAGMA table_info(host_io_v1)")]
+    db.execute(f"INSERT INTO host_io_v1 SELECT {', '.join(keep)} FROM host_io")
+    db.execute("DROP TABLE host_io")
+    db.execute("ALTER TABLE host_io_v1 RENAME TO host_io")
+    for name, sql in views.items():
+        if name != "host_app_stages":
+            db.execute(sql)
+    db.commit()
+    db.close()
+    out = dump(run, str(rec.path))
+    assert out.splitlines()[0] == ",".join(COLUMNS)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == 2 and all(r[k] == "" for r in rows for k in APP)
+    assert [int(r["e2e_ns"]) for r in rows] == [c.e2e for c in rec.commands]
+    r = run("report", str(rec.path))
+    assert r.returncode == Exit.OK and r.stderr == "", r.stderr
 
 
 def test_output_file_equals_stdout(run, rec, tmp_path):

@@ -140,7 +140,7 @@ def generated_column(d, host):
 
 def missing_column(d, host):
     return crafted(host.path, d, "column.ntp",
-                   "DROP VIEW joined_stages; DROP VIEW host_stages;"
+                   "DROP VIEW joined_stages; DROP VIEW host_app_stages; DROP VIEW host_stages;"
                    " ALTER TABLE host_io DROP COLUMN h_queue_ns;")
 
 

@@ -12,7 +12,9 @@ and checks what a newcomer sees on the console:
 - the saved demo.ntp is a finished recording of that transport (role both,
   1 in 1, stopped by fio's exit) whose host records join target records
   (>= 99%, stages adding up: ntp_checks.check_pairs);
-- the sqlite3 query printed rows, and they are the file's own.
+- the sqlite3 query printed rows, and they are the file's own;
+- one line says how fio's lat relates to ntprof's end-to-end, with the file's
+  own means of host_app_stages, its parts adding up.
 """
 import os
 import re
@@ -68,10 +70,27 @@ def check_report(lines, transport):
     return text
 
 
+APP_LINE = "fio's lat is what ntprof calls the application's end-to-end: "
+
+
+def check_app_line(lines, db):
+    """The one line that says how fio's lat and ntprof's end-to-end relate, from the file."""
+    hits = [line for line in lines if line.startswith(APP_LINE)]
+    assert len(hits) == 1, f"{len(hits)} lines starting {APP_LINE!r}"
+    m = re.match(r"(\d+) us mean = submit (\d+) \+ end-to-end \(the NVMe-oF window\) (\d+) "
+                 r"\+ complete (\d+) \+ reap (\d+) ", hits[0][len(APP_LINE):])
+    assert m, hits[0]
+    app, e2e = db.execute("SELECT avg(app_e2e_ns) / 1e3, avg(e2e_ns) / 1e3 FROM host_app_stages "
+                          "WHERE app_e2e_ns IS NOT NULL").fetchone()
+    assert int(m.group(1)) == round(app) and int(m.group(3)) == round(e2e), (hits[0], app, e2e)
+    # the parts add up to the whole, to the rounding of five numbers
+    assert abs(sum(int(m.group(i)) for i in range(2, 6)) - int(m.group(1))) <= 3, hits[0]
+
+
 def check_sqlite(lines, db):
     """sqlite3 -header -column: a header, a rule, then the rows of QUERY on the file."""
     out = section(lines, "==== sqlite3 demo.ntp", "(the recording is saved")[1:]
-    out = [line for line in out if line.strip() and not line.startswith("TB[")]
+    out = [line for line in out if line.strip() and not line.startswith(("TB[", APP_LINE))]
     assert out and out[0].split() == ["io_type", "bytes", "e2e_ns", "block_ns", "driver_ns",
                                       "network_star_ns"], out[:3]
     assert set(out[1].replace(" ", "")) == {"-"}, out[:3]
@@ -108,6 +127,7 @@ def check_demo(r, transport):
     pairs = joined(db)
     check_pairs(pairs, host_rows, f"demo.ntp ({transport})")
     printed = check_sqlite(lines, db)
+    check_app_line(lines, db)
     print(f"\ndemo {transport} {res['kernel']}: host_io {host_rows}, target_io {target_rows}, "
           f"joined {len(pairs)}/{host_rows} ({100 * len(pairs) / host_rows:.2f}%); "
           f"sqlite3 printed {len(printed)} rows; boot {r.wall_s:.0f} s")

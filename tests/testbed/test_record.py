@@ -36,7 +36,8 @@ NTP_HF_START_BI_ISSUE, NTP_HF_START_RQ_ALLOC, NTP_HF_R2T, NTP_HF_ERROR = 1, 2, 4
 META_KEYS = {"role", "transport", "sample_one_in", "hash_version", "kernel_release", "hostname",
              "boot_id", "start_realtime_ns", "start_ns", "stop_ns", "duration_ns",
              "command_line", "ntprof_version", "stop_reason"}
-POINTS = {"h_start", "h_queue", "h_cmd_sent", "h_r2t", "h_data_sent", "h_recv", "h_done"}
+POINTS = {"h_start", "h_queue", "h_cmd_sent", "h_r2t", "h_data_sent", "h_recv", "h_done",
+          "h_app_submit", "h_app_done", "h_app_reap"}
 
 M64 = (1 << 64) - 1
 

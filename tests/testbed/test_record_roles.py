@@ -63,7 +63,7 @@ def check_roles(r, kernel):
     assert "'fio' exited with status 0" in (out / "both.err").read_text()
     assert int(m["duration_ns"]) < (max(j["job_runtime"] for j in jobs.values()) / 1e3 + 15) * 1e9
     sides = dict(db.execute("SELECT side, count(*) FROM hooks GROUP BY side").fetchall())
-    assert sides == {"host": 7, "target": 5}, sides
+    assert sides == {"host": 10, "target": 5}, sides
     iv = {r["side"]: dict(r) for r in db.execute(
         "SELECT side, sum(seen) AS seen, sum(sampled) AS sampled, "
         "sum(lost_ringbuf) + sum(lost_map) AS lost FROM intervals GROUP BY side")}

@@ -318,8 +318,22 @@ static struct ntp_host_event varied_event(uint64_t i)
 	if (i % 2)
 		snprintf(e.path, sizeof(e.path), "nvme%uc%un%u", e.ctrl_instance, (unsigned)i % 4,
 			 e.nsid);
+	/* the application's side: runs of the same submitter, and rows without one */
+	e.h_app_submit = i % 6 ? e.h_start - 50 - i : 0;
+	e.h_app_done = i % 7 ? e.h_done + 60 + i : 0;
+	e.h_app_reap = i % 3 == 1 ? e.h_done + 900 + i : 0;
+	e.app_kind = (__u8)(i % 5);     /* 4: not a kind, stored as NULL */
+	e.cgroup_id = i % 8 ? 1 + i / 40 : 0;
+	e.pid = i % 9 ? 100 + (__u32)(i / 30) : 0;
+	e.tid = e.pid ? e.pid + (__u32)(i % 2) : 0;
+	if (e.pid)
+		snprintf(e.comm, sizeof(e.comm), "fio-%u", e.pid);
+	if (i % 17 == 0)
+		memset(e.comm, 'c', NTP_COMM_LEN);      /* no NUL */
 	return e;
 }
+
+static const char *const app_kind_names[] = { NULL, "libaio", "io_uring", "sync", NULL };
 
 static void expect_time(sqlite3_stmt *st, int col, __u64 t)
 {
@@ -358,9 +372,11 @@ static void writer__many_rows__every_field_round_trips(void **state)
 	assert_int_equal(sqlite3_prepare_v2(db,
 		"SELECT h_start_ns, h_queue_ns, h_cmd_sent_ns, h_r2t_ns, h_data_sent_ns, h_recv_ns,"
 		" h_done_ns, opcode, cid, slba, nlb, bytes, qid, nsid, cntlid, controller, namespace,"
-		" path, status, flags, id FROM host_io ORDER BY id", -1, &st, NULL), SQLITE_OK);
+		" path, status, flags, id, h_app_submit_ns, h_app_done_ns, h_app_reap_ns, app_kind,"
+		" pid, tid, comm, cgroup_id FROM host_io ORDER BY id", -1, &st, NULL), SQLITE_OK);
 	for (i = 0; i < n; i++) {
 		struct ntp_host_event e = varied_event(i);
+		char comm[NTP_COMM_LEN + 1] = "";
 
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 		assert_int_equal(sqlite3_column_int64(st, 20), i + 1);
@@ -385,6 +401,48 @@ static void writer__many_rows__every_field_round_trips(void **state)
 		assert_string_equal(sqlite3_column_text(st, 17), e.path[0] ? e.path : e.disk);
 		assert_int_equal(sqlite3_column_int64(st, 18), e.status);
 		assert_int_equal(sqlite3_column_int64(st, 19), e.flags);
+		expect_time(st, 21, e.h_app_submit);
+		expect_time(st, 22, e.h_app_done);
+		expect_time(st, 23, e.h_app_reap);
+		if (app_kind_names[e.app_kind])
+			assert_string_equal(sqlite3_column_text(st, 24), app_kind_names[e.app_kind]);
+		else
+			assert_int_equal(sqlite3_column_type(st, 24), SQLITE_NULL);
+		if (e.pid) {
+			memcpy(comm, e.comm, NTP_COMM_LEN);
+			assert_int_equal(sqlite3_column_int64(st, 25), e.pid);
+			assert_int_equal(sqlite3_column_int64(st, 26), e.tid);
+			assert_string_equal(sqlite3_column_text(st, 27), comm);
+		} else {
+			/* a kernel thread: no process, thread or name */
+			assert_int_equal(sqlite3_column_type(st, 25), SQLITE_NULL);
+			assert_int_equal(sqlite3_column_type(st, 26), SQLITE_NULL);
+			assert_int_equal(sqlite3_column_type(st, 27), SQLITE_NULL);
+		}
+		expect_time(st, 28, e.cgroup_id);
+	}
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+
+	/* host_app_stages: the stages around host_stages' window add up to app_e2e_ns */
+	assert_int_equal(sqlite3_prepare_v2(db,
+		"SELECT submit_ns, e2e_ns, complete_ns, reap_ns, app_e2e_ns FROM host_app_stages"
+		" ORDER BY id", -1, &st, NULL), SQLITE_OK);
+	for (i = 0; i < n; i++) {
+		struct ntp_host_event e = varied_event(i);
+		__u64 end = e.h_app_reap ? e.h_app_reap : e.h_app_done;
+
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		expect_time(st, 0, e.h_app_submit ? e.h_start - e.h_app_submit : 0);
+		assert_int_equal(sqlite3_column_int64(st, 1), e.h_done - e.h_start);
+		expect_time(st, 2, e.h_app_done ? e.h_app_done - e.h_done : 0);
+		expect_time(st, 3, e.h_app_reap && e.h_app_done ? e.h_app_reap - e.h_app_done : 0);
+		if (e.h_app_submit && e.h_app_done)
+			assert_int_equal(sqlite3_column_int64(st, 4),
+					 (e.h_start - e.h_app_submit) + (e.h_done - e.h_start) +
+					 (end - e.h_done));
+		else
+			assert_int_equal(sqlite3_column_type(st, 4), SQLITE_NULL);
 	}
 	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
 	sqlite3_finalize(st);

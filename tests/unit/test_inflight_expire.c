@@ -4,7 +4,9 @@
  * the collectors' maps are (no program needed): old entries go, new ones
  * and those without a timestamp stay, an empty map is no error, a walk that
  * deletes every entry misses none, and the RDMA sweep keeps exactly the
- * (qp, cid) entries whose request is in flight with that command id.
+ * (qp, cid) entries whose request is in flight with that command id.  The
+ * parked records' take (16-byte keys as app_aio's) hands over each deleted
+ * record once, the old ones on a sweep and all of them at the stop.
  * Creating a map needs root (CAP_BPF): without it each test is skipped,
  * saying why.  CI runs as root.
  */
@@ -193,6 +195,75 @@ static void test_rdma_orphans(void **state)
 	close(in);
 }
 
+/* as bpf/host_app.bpf.h's app_aio key: (ring, obj) */
+struct key16 {
+	uint64_t ring, obj;
+};
+
+struct taken {
+	unsigned int n;
+	uint64_t sum_cid;
+	size_t size;
+};
+
+static void took(const void *value, size_t size, void *arg)
+{
+	const struct ntp_host_event *ev = value;
+	struct taken *t = arg;
+
+	t->n++;
+	t->sum_cid += ev->cid;
+	t->size = size;
+}
+
+static void park(int fd, uint64_t obj, uint64_t h_done)
+{
+	struct key16 k = { .ring = 0x7f00, .obj = obj };
+	struct ntp_host_event ev = { .h_done = h_done, .cid = (uint16_t)obj };
+
+	assert_int_equal(bpf_map_update_elem(fd, &k, &ev, BPF_NOEXIST), 0);
+}
+
+static long take(int fd, uint64_t limit, struct taken *t)
+{
+	return ntp_inflight__take(fd, sizeof(struct key16), sizeof(struct ntp_host_event),
+				  offsetof(struct ntp_host_event, h_done), NOW, limit, took, t);
+}
+
+static void test_parked_take(void **state)
+{
+	int fd = make_map(sizeof(struct key16), sizeof(struct ntp_host_event));
+	struct taken t = { 0 };
+	uint64_t i;
+
+	(void)state;
+	for (i = 1; i <= 300; i++)              /* a third waited too long */
+		park(fd, i, i % 3 ? NOW - S : NOW - NTP_PARKED_EXPIRE_NS - S);
+	assert_int_equal(take(fd, NTP_PARKED_EXPIRE_NS, &t), 100);
+	assert_int_equal(t.n, 100);
+	assert_int_equal(t.sum_cid, 3 * (100 * 101 / 2));       /* 3 + 6 + ... + 300 */
+	assert_int_equal(t.size, sizeof(struct ntp_host_event));
+	assert_int_equal(count(fd, sizeof(struct key16)), 200);
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(take(fd, NTP_PARKED_EXPIRE_NS, &t), 0);        /* none twice */
+	assert_int_equal(t.n, 0);
+	/* the stop: every one left, whatever its age */
+	assert_int_equal(take(fd, NTP_INFLIGHT_ALL, &t), 200);
+	assert_int_equal(t.n, 200);
+	assert_int_equal(t.sum_cid, 300 * 301 / 2 - 3 * (100 * 101 / 2));
+	assert_int_equal(count(fd, sizeof(struct key16)), 0);
+	/* a bad offset; a clock too early for anything to be old */
+	park(fd, 1, 1);
+	assert_int_equal(ntp_inflight__take(fd, sizeof(struct key16), sizeof(struct ntp_host_event),
+					    sizeof(struct ntp_host_event) - 4, NOW, NTP_INFLIGHT_ALL,
+					    took, &t), -EINVAL);
+	assert_int_equal(ntp_inflight__take(fd, sizeof(struct key16), sizeof(struct ntp_host_event),
+					    offsetof(struct ntp_host_event, h_done), S,
+					    NTP_PARKED_EXPIRE_NS, took, &t), 0);
+	assert_int_equal(count(fd, sizeof(struct key16)), 1);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_delete_all_while_walking),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_rdma_orphans),
+		cmocka_unit_test(test_parked_take),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

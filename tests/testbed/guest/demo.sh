@@ -60,6 +60,15 @@ if [ -x "$NTPROF" ] && "$NTPROF" record --help >/dev/null 2>&1; then
 	rc=$?
 	tb_res sqlite_rc "$rc"
 	[ "$rc" = 0 ] || tb_fail "sqlite3 on the recording failed"
+	# fio's lat runs from its system call to its taking the completion;
+	# ntprof's end-to-end is the block layer to nvme_complete_rq inside it
+	echo
+	sqlite3 "$NTP" "SELECT printf('fio''s lat is what ntprof calls the application''s end-to-end: ' ||
+		'%.0f us mean = submit %.0f + end-to-end (the NVMe-oF window) %.0f + complete %.0f' ||
+		' + reap %.0f (ntprof-design(7), \"The application''s side\")',
+		avg(app_e2e_ns) / 1e3, avg(submit_ns) / 1e3, avg(e2e_ns) / 1e3, avg(complete_ns) / 1e3,
+		avg(COALESCE(reap_ns, 0)) / 1e3)
+		FROM host_app_stages WHERE app_e2e_ns IS NOT NULL"
 	echo
 	echo "(the recording is saved as $TB_OUT/demo.ntp: on the build machine, see --out)"
 else
