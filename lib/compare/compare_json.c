@@ -201,9 +201,10 @@ int ntp_compare__print_json(const struct ntp_compare *c, FILE *f, const struct n
 			ntp_json__string(j, ntp_compare__stat_key(s));
 	ntp_json__end_array(j);
 
-	ntp_report__json_stage_notes(j, v->stages, v->nstages,
-				     c->run[NTP_CMP_BASE].kind == NTP_REPORT_TARGET ?
-				     ntp_report__residence(&c->run[NTP_CMP_BASE]) : NULL);
+	ntp_report__json_app_stage_notes(j, v->stages, v->nstages,
+					 c->run[NTP_CMP_BASE].kind == NTP_REPORT_TARGET ?
+					 ntp_report__residence(&c->run[NTP_CMP_BASE]) : NULL,
+					 c->run[NTP_CMP_BASE].app || c->run[NTP_CMP_NEW].app);
 	most_member(j, c);
 
 	ntp_json__name(j, "groups");

@@ -222,26 +222,42 @@ static int side_cmp(const void *a, const void *b)
 	return c ? c : x->run - y->run;
 }
 
-/* the stages of one run's group (its report's view), then its end-to-end latency */
+/* one entry of a run's stages */
+static void put_stage(struct ntp_compare_stage *out, const struct ntp_view_stage *st, int run,
+		      const struct ntp_summary *s, int64_t sum)
+{
+	memset(out, 0, sizeof(*out));
+	out->text = st->text;
+	out->json = st->json;
+	out->s[run] = s;
+	out->sum[run] = sum;
+}
+
+/*
+ * The stages of one run's group (its report's view, and the application's
+ * around them when the run has them: ntprof-report(1)), then its
+ * end-to-end latency.  The application's are of the commands with their
+ * stamps, which is what each run's report says of them too.
+ */
 static size_t run_stages(const struct ntp_report *rep, const struct ntp_report_group *g, int run,
 			 struct ntp_compare_stage *out)
 {
 	const struct ntp_view *v = ntp_report__view(rep);
+	const struct ntp_view_stage *as = ntp_report__app_stages;
+	const struct ntp_view_stage total = { ntp_report__total_label(rep), "e2e", NULL };
 	size_t n = 0;
 
-	for (int s = 0; s < v->nstages; s++, n++) {
-		memset(&out[n], 0, sizeof(out[n]));
-		out[n].text = v->stages[s].text;
-		out[n].json = v->stages[s].json;
-		out[n].s[run] = &g->stage[s];
-		out[n].sum[run] = g->sum_stage[s];
-	}
-	memset(&out[n], 0, sizeof(out[n]));
-	out[n].text = ntp_report__total_label(rep);
-	out[n].json = "e2e";
-	out[n].s[run] = &g->e2e;
-	out[n].sum[run] = g->sum_e2e;
-	return n + 1;
+	if (rep->app)
+		put_stage(&out[n++], &as[NTP_APP_SUBMIT], run, &g->app.stage[NTP_APP_SUBMIT],
+			  g->app.sum_stage[NTP_APP_SUBMIT]);
+	for (int s = 0; s < v->nstages; s++)
+		put_stage(&out[n++], &v->stages[s], run, &g->stage[s], g->sum_stage[s]);
+	for (int s = NTP_APP_COMPLETE; rep->app && s < NTP_APP_STAGES; s++)
+		put_stage(&out[n++], &as[s], run, &g->app.stage[s], g->app.sum_stage[s]);
+	if (rep->app)
+		put_stage(&out[n++], &ntp_report__app_total, run, &g->app.e2e, g->app.sum_e2e);
+	put_stage(&out[n++], &total, run, &g->e2e, g->sum_e2e);
+	return n;
 }
 
 /*
@@ -250,9 +266,9 @@ static size_t run_stages(const struct ntp_report *rep, const struct ntp_report_g
  */
 static int pair_stages(const struct ntp_compare *c, struct ntp_compare_group *cg)
 {
-	struct ntp_compare_stage side[NTP_CMP_RUNS][NTP_VIEW_MAX_STAGES + 1];
+	struct ntp_compare_stage side[NTP_CMP_RUNS][NTP_VIEW_MAX_STAGES + NTP_APP_STAGES + 2];
 	size_t n[NTP_CMP_RUNS] = { 0, 0 }, k = 0;
-	bool used[NTP_VIEW_MAX_STAGES + 1] = { false };
+	bool used[NTP_VIEW_MAX_STAGES + NTP_APP_STAGES + 2] = { false };
 
 	for (int r = 0; r < NTP_CMP_RUNS; r++)
 		if (cg->g[r])

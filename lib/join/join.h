@@ -66,6 +66,8 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
+#include "lib/ntp/db_app.h"
+
 /* SQLite's default limit of attached databases */
 #define NTP_JOIN_MAX_FILES 10
 
@@ -184,6 +186,8 @@ struct ntp_join_stages {
 	int64_t stage[5];	/* block, driver, network, target_driver, storage */
 	/* an impossible command: a time that is no integer, a difference that overflows */
 	bool not_number, overflow;
+	/* the host's application stages (host_app_stages); state NTP_APP_ROW_NONE without */
+	struct ntp_app_row app;
 };
 
 /* called for every matched command; a nonzero return stops the scan and is returned */

@@ -8,7 +8,9 @@
  * reads them this way.  The stages are the schema views' own (host_stages,
  * target_stages, ntprof's definitions whatever the file holds:
  * lib/ntp/db_guard.h); the one thing done here is what temp.joined does too:
- * network = network* - residence (lib/join_rows.c).
+ * network = network* - residence (lib/join_rows.c).  A host file whose
+ * host_io has the application's columns is read from host_app_stages, which
+ * has host_stages' columns and the application's stages (schema/ntp.sql).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -22,6 +24,46 @@
 #include "lib/ntp/db_guard.h"
 
 #define NONE UINT32_MAX
+
+struct tvals;
+static void host_stages(struct ntp_join_stages *s, sqlite3_stmt *st, int e2e_col,
+			const struct tvals *tv);
+
+/* the host columns read, in this order; the application's after them, when the file has them */
+#define HOST_COLS "io_type, bytes, namespace, e2e_ns, block_ns, driver_ns, network_star_ns," \
+	" path, qid, h_start_ns"
+/* the first of the application's columns, after HOST_COLS (and id, first in a range) */
+#define APP_COL 10
+
+/* SELECT [id,] HOST_COLS [, the application's] FROM the host view of schema ... */
+static void host_sql(char *sql, size_t len, const char *schema, bool app, bool range)
+{
+	char view[64];
+
+	snprintf(sql, len, "SELECT %s" HOST_COLS "%s FROM temp.\"%s\"%s ORDER BY id",
+		 range ? "id, " : "", app ? ", " NTP_DB_APP_COLS : "",
+		 ntp_db__view_name(view, sizeof(view), schema,
+				   app ? NTP_DB_HOST_APP_STAGES : NTP_DB_HOST_STAGES),
+		 range ? " WHERE id BETWEEN ?1 AND ?2" : "");
+}
+
+/* columns first.. of st's row (HOST_COLS, then the application's when app) into s */
+static void host_row(struct ntp_join_stages *s, sqlite3_stmt *st, int first, int fi,
+		     const struct tvals *tv, bool app)
+{
+	s->host_file = fi;
+	s->io_type = (const char *)sqlite3_column_text(st, first);
+	s->bytes = sqlite3_column_int64(st, first + 1);
+	s->ns = (const char *)sqlite3_column_text(st, first + 2);
+	host_stages(s, st, first + 3, tv);
+	s->path = (const char *)sqlite3_column_text(st, first + 7);
+	s->qid = sqlite3_column_int64(st, first + 8);
+	s->h_start_ns = sqlite3_column_int64(st, first + 9);
+	if (app)
+		ntp_db__app_row(st, first + APP_COL, &s->app);
+	else
+		s->app = (struct ntp_app_row){ NTP_APP_ROW_NONE };
+}
 
 struct tvals {
 	int64_t residence, target_driver, storage;
@@ -103,20 +145,18 @@ static int read_targets(struct ntp_join *j, const uint32_t *slot, struct tvals *
 
 /* every host row in storage order, counting load indexes: ids that are not dense */
 static int read_hosts(struct ntp_join *j, const uint32_t *slot, const struct tvals *tv,
-		      ntp_join_stages_fn fn, void *ctx)
+		      const bool *app, ntp_join_stages_fn fn, void *ctx)
 {
 	size_t idx = 0;
 
 	for (int fi = 0; fi < j->nfiles; fi++) {
-		char sql[224], view[64];
+		char sql[384];
 		sqlite3_stmt *st;
 		int rc, err = 0;
 
 		if (!(j->files[fi].sides & NTP_JOIN_HOST))
 			continue;
-		snprintf(sql, sizeof(sql), "SELECT io_type, bytes, namespace, e2e_ns, block_ns,"
-			 " driver_ns, network_star_ns, path, qid, h_start_ns FROM temp.\"%s\" ORDER BY id",
-			 ntp_db__view_name(view, sizeof(view), j->files[fi].schema, NTP_DB_HOST_STAGES));
+		host_sql(sql, sizeof(sql), j->files[fi].schema, app[fi], false);
 		if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) != SQLITE_OK)
 			return ntp_db__fail(j->db, j->files[fi].path, "reading the host stages");
 		while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -126,14 +166,7 @@ static int read_hosts(struct ntp_join *j, const uint32_t *slot, const struct tva
 			idx++;
 			if (m == NONE)
 				continue;
-			s.host_file = fi;
-			s.io_type = (const char *)sqlite3_column_text(st, 0);
-			s.bytes = sqlite3_column_int64(st, 1);
-			s.ns = (const char *)sqlite3_column_text(st, 2);
-			host_stages(&s, st, 3, &tv[m]);
-			s.path = (const char *)sqlite3_column_text(st, 7);
-			s.qid = sqlite3_column_int64(st, 8);
-			s.h_start_ns = sqlite3_column_int64(st, 9);
+			host_row(&s, st, 0, fi, &tv[m], app[fi]);
 			err = fn(ctx, &s);
 		}
 		sqlite3_finalize(st);
@@ -150,6 +183,7 @@ struct part {
 	struct ntp_join *j;
 	const uint32_t *slot;
 	const struct tvals *tv;
+	const bool *app;	/* per file: it has the application's columns */
 	ntp_join_stages_fn fn;
 	void *ctx;
 	int k, n;		/* part k of n */
@@ -162,14 +196,11 @@ static int read_range(struct part *pt, sqlite3 *db, const char *schema, int fi, 
 		      int64_t hi)
 {
 	struct ntp_join *j = pt->j;
-	char sql[256], view[64];
+	char sql[384];
 	sqlite3_stmt *st;
 	int rc, err = 0;
 
-	snprintf(sql, sizeof(sql), "SELECT id, io_type, bytes, namespace, e2e_ns, block_ns,"
-		 " driver_ns, network_star_ns, path, qid, h_start_ns FROM temp.\"%s\""
-		 " WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
-		 ntp_db__view_name(view, sizeof(view), schema, NTP_DB_HOST_STAGES));
+	host_sql(sql, sizeof(sql), schema, pt->app[fi], true);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return ntp_db__fail(db, j->files[fi].path, "reading the host stages");
 	sqlite3_bind_int64(st, 1, lo);
@@ -182,14 +213,7 @@ static int read_range(struct part *pt, sqlite3 *db, const char *schema, int fi, 
 
 		if (m == NONE)
 			continue;
-		s.host_file = fi;
-		s.io_type = (const char *)sqlite3_column_text(st, 1);
-		s.bytes = sqlite3_column_int64(st, 2);
-		s.ns = (const char *)sqlite3_column_text(st, 3);
-		host_stages(&s, st, 4, &pt->tv[m]);
-		s.path = (const char *)sqlite3_column_text(st, 8);
-		s.qid = sqlite3_column_int64(st, 9);
-		s.h_start_ns = sqlite3_column_int64(st, 10);
+		host_row(&s, st, 1, fi, &pt->tv[m], pt->app[fi]);
 		err = pt->fn(pt->ctx, &s);
 	}
 	sqlite3_finalize(st);
@@ -232,7 +256,8 @@ int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn,
 	struct part pt[NTP_JOIN_SCAN_PARTS];
 	uint32_t *slot = slots(j, j->target_rows, 0);
 	struct tvals *tv = malloc((j->nmatches ? j->nmatches : 1) * sizeof(*tv));
-	int err;
+	bool app[NTP_JOIN_MAX_FILES] = { false };
+	int err = 0;
 
 	if (nparts < 1 || nparts > NTP_JOIN_SCAN_PARTS)
 		nparts = 1;
@@ -241,7 +266,16 @@ int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn,
 		free(tv);
 		return ntp_join__nomem();
 	}
-	err = read_targets(j, slot, tv);
+	for (int fi = 0; fi < j->nfiles && !err; fi++) {
+		int has = j->files[fi].sides & NTP_JOIN_HOST ?
+			  ntp_db__has_app(j->db, j->files[fi].schema) : 0;
+
+		if (has < 0)
+			err = ntp_db__fail(j->db, j->files[fi].path, "reading the schema");
+		app[fi] = has > 0;
+	}
+	if (!err)
+		err = read_targets(j, slot, tv);
 	free(slot);
 	slot = err ? NULL : slots(j, j->host_rows, 1);
 	if (!err && !slot)
@@ -250,7 +284,7 @@ int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn,
 		nparts = 1;
 	memset(pt, 0, sizeof(pt));
 	for (int k = 0; k < nparts && !err; k++) {
-		pt[k] = (struct part){ j, slot, tv, fn, ctx[k], k, nparts, 0, 0, 0 };
+		pt[k] = (struct part){ j, slot, tv, app, fn, ctx[k], k, nparts, 0, 0, 0 };
 		if (k && j->host_dense)
 			pt[k].started = !pthread_create(&pt[k].thread, NULL, read_part, &pt[k]);
 	}
@@ -258,7 +292,7 @@ int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn,
 		if (j->host_dense)
 			read_part(&pt[0]);
 		else
-			err = read_hosts(j, slot, tv, fn, ctx[0]);
+			err = read_hosts(j, slot, tv, app, fn, ctx[0]);
 	}
 	for (int k = 1; k < nparts; k++) {
 		if (pt[k].started)

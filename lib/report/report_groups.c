@@ -23,6 +23,7 @@ static void acc_init(struct ntp_group_acc *a)
 	ntp_samples__init(&a->e2e);
 	for (int s = 0; s < NTP_VIEW_MAX_STAGES; s++)
 		ntp_samples__init(&a->stage[s]);
+	ntp_app_acc__init(&a->app);
 }
 
 /* frees the samples and leaves them empty, so a second call is harmless */
@@ -31,6 +32,7 @@ static void acc_free(struct ntp_group_acc *a)
 	ntp_samples__free(&a->e2e);
 	for (int s = 0; s < NTP_VIEW_MAX_STAGES; s++)
 		ntp_samples__free(&a->stage[s]);
+	ntp_app_acc__free(&a->app);
 	acc_init(a);
 }
 
@@ -208,6 +210,12 @@ static int impossible_why(const struct ntp_report_group *g, int nstages, unsigne
 
 int ntp_group_set__add(struct ntp_group_set *set, size_t k, int64_t e2e, const int64_t *stage)
 {
+	return ntp_group_set__add_app(set, k, e2e, stage, NULL);
+}
+
+int ntp_group_set__add_app(struct ntp_group_set *set, size_t k, int64_t e2e,
+			   const int64_t *stage, const struct ntp_app_row *app)
+{
 	struct ntp_report_group *g = &set->g[k];
 	struct ntp_group_acc *a = &set->acc[k];
 	int64_t sum = 0, sums[1 + NTP_VIEW_MAX_STAGES];
@@ -229,6 +237,8 @@ int ntp_group_set__add(struct ntp_group_set *set, size_t k, int64_t e2e, const i
 	/* by construction never; counted so that a wrong view or sub-stage shows */
 	if (sum != e2e)
 		g->mismatched++;
+	if (app && app->state != NTP_APP_ROW_NONE)
+		return ntp_app_acc__add(&a->app, &g->app, e2e, app);
 	return 0;
 }
 
@@ -286,6 +296,8 @@ int ntp_group_set__merge(struct ntp_group_set *dst, struct ntp_group_set *src)
 		}
 		d->sum_e2e += s->sum_e2e;
 		d->mismatched += s->mismatched;
+		if (ntp_app_acc__merge(&da->app, &d->app, &sa->app, &s->app))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -335,6 +347,8 @@ int ntp_group_set__finish(struct ntp_group_set *set, struct ntp_report_group **g
 		for (int s = -1; s < set->nstages && set->histograms && !err; s++)
 			err = s < 0 ? ntp_samples__histogram(&set->acc[i].e2e, &set->g[i].e2e) :
 			      ntp_samples__histogram(&set->acc[i].stage[s], &set->g[i].stage[s]);
+		if (!err)
+			err = ntp_app_acc__finish(&set->acc[i].app, &set->g[i].app, set->histograms);
 		/* give the memory back before the next group's sorts want theirs */
 		acc_free(&set->acc[i]);
 	}

@@ -11,6 +11,8 @@
 #include <sys/types.h>
 
 #include "lib/core/stats.h"
+#include "lib/ntp/db_app.h"
+#include "lib/report/report_app.h"
 #include "lib/report/report_model.h"
 
 /*
@@ -21,6 +23,7 @@
  */
 struct ntp_group_acc {
 	struct ntp_samples e2e, stage[NTP_VIEW_MAX_STAGES];
+	struct ntp_app_acc app;       /* the application's stages (report_app.c) */
 };
 
 struct ntp_group_set {
@@ -45,6 +48,13 @@ ssize_t ntp_group_set__find(struct ntp_group_set *set, int file, const char *io_
  * group's impossible[] instead.
  */
 int ntp_group_set__add(struct ntp_group_set *set, size_t k, int64_t e2e, const int64_t *stage);
+/*
+ * The same with the command's application stages (app: NULL or state
+ * NTP_APP_ROW_NONE when it has none), counted in the group's app only when the
+ * command itself is counted.
+ */
+int ntp_group_set__add_app(struct ntp_group_set *set, size_t k, int64_t e2e,
+			   const int64_t *stage, const struct ntp_app_row *app);
 /* one impossible command into group k, left out of its statistics */
 void ntp_group_set__impossible(struct ntp_group_set *set, size_t k, enum ntp_impossible why);
 /* moves src's samples into dst's groups; -ENOMEM */

@@ -225,6 +225,18 @@ static void group_table(FILE *f, const struct ntp_report *r, const struct ntp_re
 	fputs("</table>\n", f);
 }
 
+/* an application stage's row (NTP_APP_STAGES: the app e2e), its share of the app e2e mean */
+static void app_row(FILE *f, const struct ntp_report_group *g, int s)
+{
+	const struct ntp_summary *sum = s == NTP_APP_STAGES ? &g->app.e2e : &g->app.stage[s];
+	double share = ntp_report__app_share_pct(g, sum->mean);
+
+	fputs("<tr>", f);
+	cell(f, s == NTP_APP_STAGES ? ntp_report__app_total.text : ntp_report__app_stages[s].text);
+	summary_cells(f, sum);
+	fprintf(f, "<td>%.1f</td></tr>\n", isfinite(share) ? share : 0.0);
+}
+
 static void stage_tables(FILE *f, const struct ntp_report *r, const struct ntp_report_group **g,
 			 size_t n)
 {
@@ -238,6 +250,12 @@ static void stage_tables(FILE *f, const struct ntp_report *r, const struct ntp_r
 		fprintf(f, " (n=%zu), \u00b5s</h2>\n<table><tr><th class=\"l\">stage</th>%s"
 			"<th>share %%</th></tr>\n", g[i]->e2e.n, stat_heads);
 		free(label);
+		if (r->app)
+			fprintf(f, "<p>The application's side: %zu of the %zu commands have its "
+				"stamps; submit, complete, reap and app e2e are theirs, their share "
+				"of the app e2e mean.</p>\n", g[i]->app.e2e.n, g[i]->e2e.n);
+		if (r->app)
+			app_row(f, g[i], NTP_APP_SUBMIT);
 		for (int s = 0; s < v->nstages; s++) {
 			double share = ntp_report__share_pct(g[i], g[i]->stage[s].mean);
 
@@ -246,13 +264,23 @@ static void stage_tables(FILE *f, const struct ntp_report *r, const struct ntp_r
 			summary_cells(f, &g[i]->stage[s]);
 			fprintf(f, "<td>%.1f</td></tr>\n", isfinite(share) ? share : 0.0);
 		}
+		for (int s = NTP_APP_COMPLETE; r->app && s < NTP_APP_STAGES; s++)
+			app_row(f, g[i], s);
 		fputs("<tr>", f);
 		cell(f, ntp_report__total_label(r));
 		summary_cells(f, &g[i]->e2e);
-		fputs("<td>100.0</td></tr>\n</table>\n", f);
+		fputs("<td>100.0</td></tr>\n", f);
+		if (r->app)
+			app_row(f, g[i], NTP_APP_STAGES);
+		fputs("</table>\n", f);
 		fprintf(f, "<p>Sum check: %s.</p>\n", ntp_report__sum_ok(g[i], v->nstages) ?
 			"ok, the stages add up to the total command by command" :
 			"FAILED, the stages do not add up to the total");
+		if (r->app && g[i]->app.e2e.n)
+			fprintf(f, "<p>App sum check: %s.</p>\n", ntp_report__app_sum_ok(g[i]) ?
+				"ok, submit, the end-to-end latency, complete and reap add up to the "
+				"app e2e command by command" :
+				"FAILED, the application's stages do not add up to the app e2e");
 	}
 }
 

@@ -134,6 +134,12 @@ void ntp_report__json_counts(struct ntp_json *j, const char *name, uint64_t seen
 void ntp_report__json_stage_notes(struct ntp_json *j, const struct ntp_view_stage *stages,
 				  int nstages, const char *residence)
 {
+	ntp_report__json_app_stage_notes(j, stages, nstages, residence, false);
+}
+
+void ntp_report__json_app_stage_notes(struct ntp_json *j, const struct ntp_view_stage *stages,
+				      int nstages, const char *residence, bool app)
+{
 	ntp_json__name(j, "stage_notes");
 	ntp_json__start_object(j);
 	for (int s = 0; s < nstages; s++)
@@ -141,6 +147,10 @@ void ntp_report__json_stage_notes(struct ntp_json *j, const struct ntp_view_stag
 			ntp_json__string_field(j, stages[s].json, stages[s].what);
 	if (residence)
 		ntp_json__string_field(j, "residence", residence);
+	for (int s = 0; app && s < NTP_APP_STAGES; s++)
+		ntp_json__string_field(j, ntp_report__app_stages[s].json, ntp_report__app_stages[s].what);
+	if (app)
+		ntp_json__string_field(j, ntp_report__app_total.json, ntp_report__app_total.what);
 	ntp_json__end_object(j);
 }
 
@@ -350,8 +360,9 @@ int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp
 	clock_pairs_array(j, r);
 	join_member(j, r);
 	warnings_array(j, r);
-	ntp_report__json_stage_notes(j, v->stages, v->nstages,
-				     r->kind == NTP_REPORT_TARGET ? ntp_report__residence(r) : NULL);
+	ntp_report__json_app_stage_notes(j, v->stages, v->nstages,
+					 r->kind == NTP_REPORT_TARGET ? ntp_report__residence(r) : NULL,
+					 r->app);
 	gaps_array(j, r);
 
 	ntp_json__name(j, "groups");
@@ -359,7 +370,7 @@ int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp
 	for (size_t i = 0; i < r->ngroups; i++) {
 		if (ntp_report__shown(&r->groups[i], r->total, o))
 			ntp_report__json_group(j, &r->groups[i], v->stages, v->nstages,
-					       r->kind == NTP_REPORT_TARGET, o->histogram);
+					       r->kind == NTP_REPORT_TARGET, o->histogram, r->app);
 		else
 			hidden++;
 	}

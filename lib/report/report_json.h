@@ -30,6 +30,9 @@ void ntp_report__json_hooks(struct ntp_json *j, const struct ntp_report_header *
 /* "stage_notes": what each stage that has a note holds, and a target's residence */
 void ntp_report__json_stage_notes(struct ntp_json *j, const struct ntp_view_stage *stages,
 				  int nstages, const char *residence);
+/* the same with the application's stages' notes when app (the report has them) */
+void ntp_report__json_app_stage_notes(struct ntp_json *j, const struct ntp_view_stage *stages,
+				      int nstages, const char *residence, bool app);
 /* the commands one side of a file saw, as the object name */
 void ntp_report__json_counts(struct ntp_json *j, const char *name, uint64_t seen,
 			     uint64_t sampled, uint64_t lost_ringbuf, uint64_t lost_map,

@@ -60,9 +60,58 @@ void ntp_report__json_group_keys(struct ntp_json *j, const struct ntp_report_gro
 		ntp_json__null(j);
 }
 
+/*
+ * "app": the application's stages of the group (ntprof-report(1), JSON),
+ * null when the report has none: of the commands with the application's
+ * stamps, their count, the app e2e, submit, complete and reap, and the
+ * wider sum check.
+ */
+static void app_member(struct ntp_json *j, const struct ntp_report_group *g, bool app,
+		       bool histogram)
+{
+	const struct ntp_report_app *a = &g->app;
+	int64_t parts = a->sum_window;
+
+	ntp_json__name(j, "app");
+	if (!app) {
+		ntp_json__null(j);
+		return;
+	}
+	ntp_json__start_object(j);
+	ntp_json__uint_field(j, "n", a->e2e.n);
+	ntp_json__uint_field(j, "reaped", a->reaped);
+	ntp_json__uint_field(j, "impossible_commands", a->impossible);
+	ntp_json__name(j, "e2e");
+	ntp_json__start_object(j);
+	ntp_report__json_summary(j, &a->e2e);
+	ntp_report__json_histogram(j, &a->e2e, histogram);
+	ntp_json__end_object(j);
+	ntp_json__name(j, "stages");
+	ntp_json__start_array(j);
+	for (int s = 0; s < NTP_APP_STAGES; s++) {
+		ntp_json__start_object(j);
+		ntp_json__string_field(j, "stage", ntp_report__app_stages[s].json);
+		ntp_report__json_summary(j, &a->stage[s]);
+		ntp_report__json_histogram(j, &a->stage[s], histogram);
+		ntp_json__double_field(j, "share_pct", ntp_report__app_share_pct(g, a->stage[s].mean));
+		ntp_json__end_object(j);
+		parts += a->sum_stage[s];
+	}
+	ntp_json__end_array(j);
+	ntp_json__name(j, "sum_check");
+	ntp_json__start_object(j);
+	ntp_json__bool_field(j, "ok", ntp_report__app_sum_ok(g));
+	ntp_json__int_field(j, "stage_sum_ns", parts);
+	ntp_json__int_field(j, "e2e_sum_ns", a->sum_window);
+	ntp_json__int_field(j, "app_e2e_sum_ns", a->sum_e2e);
+	ntp_json__uint_field(j, "mismatched_commands", a->mismatched);
+	ntp_json__end_object(j);
+	ntp_json__end_object(j);
+}
+
 void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g,
 			    const struct ntp_view_stage *stages, int nstages, bool target,
-			    bool histogram)
+			    bool histogram, bool app)
 {
 	double un = ntp_report__stages_unattributed_ns(g, nstages);
 	int64_t stage_sum = 0;
@@ -107,5 +156,6 @@ void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g
 		ntp_json__uint_field(j, ntp_report__impossible_name(i), g->impossible[i]);
 	ntp_json__end_object(j);
 	ntp_json__end_object(j);
+	app_member(j, g, app, histogram);
 	ntp_json__end_object(j);
 }

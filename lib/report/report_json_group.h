@@ -26,6 +26,6 @@ void ntp_report__json_group_keys(struct ntp_json *j, const struct ntp_report_gro
  */
 void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g,
 			    const struct ntp_view_stage *stages, int nstages, bool target,
-			    bool histogram);
+			    bool histogram, bool app);
 
 #endif

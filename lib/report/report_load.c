@@ -17,6 +17,7 @@
 #include "lib/cli/exit.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
+#include "lib/report/report_app.h"
 #include "lib/report/report_header.h"
 #include "lib/report/report_load.h"
 #include "lib/report/report_meta_check.h"
@@ -175,6 +176,7 @@ int ntp_report__load(struct ntp_report *r, const char *const *paths, int n,
 		rc = ntp_report__find_gaps(r, i);
 	if (!rc)
 		estimate_rates(r);
+	r->app = !rc && ntp_report__any_app(r);
 	return rc;
 }
 
@@ -193,6 +195,9 @@ void ntp_report__free(struct ntp_report *r)
 		ntp_summary__free(&r->groups[i].e2e);
 		for (int s = 0; s < NTP_VIEW_MAX_STAGES; s++)
 			ntp_summary__free(&r->groups[i].stage[s]);
+		ntp_summary__free(&r->groups[i].app.e2e);
+		for (int s = 0; s < NTP_APP_STAGES; s++)
+			ntp_summary__free(&r->groups[i].app.stage[s]);
 	}
 	free(r->groups);
 	memset(r, 0, sizeof(*r));

@@ -79,6 +79,25 @@ enum ntp_impossible {
 };
 
 /*
+ * The application's stages around the view's (ntprof-report(1), "The
+ * application's stages"): submit before the first, complete and reap after
+ * the last, and the application's end-to-end latency, of the group's
+ * commands that have the application's stamps (h_app_submit and
+ * h_app_done) only.  A command without a reap has reap 0 (its app e2e ends
+ * at h_app_done).  Per command submit + e2e + complete + reap = app e2e.
+ */
+enum ntp_app_stage { NTP_APP_SUBMIT, NTP_APP_COMPLETE, NTP_APP_REAP, NTP_APP_STAGES };
+
+struct ntp_report_app {
+	struct ntp_summary e2e, stage[NTP_APP_STAGES];   /* e2e: the app e2e */
+	/* exact sums; window: the (window's) end-to-end of the same commands */
+	int64_t sum_e2e, sum_window, sum_stage[NTP_APP_STAGES];
+	uint64_t reaped;              /* of e2e.n: with a reap */
+	uint64_t mismatched;          /* commands whose stages do not add up to the app e2e */
+	uint64_t impossible;          /* with stamps that go backwards or are no number: left out */
+};
+
+/*
  * The commands of one group and their stages, in every report: the entries
  * past the view's stages stay 0.
  */
@@ -94,6 +113,7 @@ struct ntp_report_group {
 	uint64_t mismatched;          /* commands whose stages do not add up to e2e */
 	uint64_t impossible[NTP_IMPOSSIBLE_MAX];  /* commands left out, by why */
 	double est_rate;              /* commands/s, estimated: n * N / duration; < 0 unknown */
+	struct ntp_report_app app;    /* all 0 without the application's stamps */
 };
 
 /* what a report is of: decided by the files' roles and their number */
@@ -158,6 +178,11 @@ struct ntp_report {
 	/* the read filters the rows were read through (report_filter.h); NULL: none */
 	const struct ntp_read_filter *filter;
 	bool histograms;                /* the summaries have their log2 buckets */
+	/*
+	 * some command has the application's stamps: the reports show the
+	 * application's stages (ntprof-report(1)); false, they are as before
+	 */
+	bool app;
 };
 
 /* the version of report's and compare's JSON documents (ntprof-report(1), JSON) */
@@ -186,6 +211,13 @@ int64_t ntp_report__round_ns(double ns);          /* means are shown as whole ns
 double ntp_report__stages_unattributed_ns(const struct ntp_report_group *g, int nstages);
 /* do g's first nstages stages add up to its end-to-end latency, command by command? */
 int ntp_report__sum_ok(const struct ntp_report_group *g, int nstages);
+/* the application's stages add up to the app e2e, command by command (g->app.e2e.n > 0) */
+int ntp_report__app_sum_ok(const struct ntp_report_group *g);
+/* a stage of the application's side in the printers' words (report_app.c) */
+extern const struct ntp_view_stage ntp_report__app_stages[NTP_APP_STAGES];
+extern const struct ntp_view_stage ntp_report__app_total;
+/* an app stage's share of the group's app e2e mean, in % (NAN without one) */
+double ntp_report__app_share_pct(const struct ntp_report_group *g, double mean_ns);
 /* g's impossible commands, all reasons */
 uint64_t ntp_report__impossible(const struct ntp_report_group *g);
 /* the name of a reason, as the text report and the JSON give it */

@@ -23,9 +23,21 @@ struct keys {
 	int n;
 };
 
+static const struct ntp_summary *key_summary(const struct ntp_report_group *g,
+					     const struct ntp_order_key *k)
+{
+	if (k->stage < 0)
+		return &g->e2e;
+	if (k->stage == NTP_ORDER_APP + NTP_APP_STAGES)
+		return &g->app.e2e;
+	if (k->stage >= NTP_ORDER_APP)
+		return &g->app.stage[k->stage - NTP_ORDER_APP];
+	return &g->stage[k->stage];
+}
+
 double ntp_report__order_value(const struct ntp_report_group *g, const struct ntp_order_key *k)
 {
-	const struct ntp_summary *s = k->stage < 0 ? &g->e2e : &g->stage[k->stage];
+	const struct ntp_summary *s = key_summary(g, k);
 
 	switch (k->stat) {
 	case NTP_SORT_N:
@@ -45,7 +57,9 @@ double ntp_report__order_value(const struct ntp_report_group *g, const struct nt
 	case NTP_SORT_MAX:
 		return (double)s->max;
 	case NTP_SORT_SHARE:
-		return ntp_report__share_pct(g, s->mean);
+		/* an application stage's share is of the app e2e, as the reports show it */
+		return k->stage >= NTP_ORDER_APP ? ntp_report__app_share_pct(g, s->mean) :
+		       ntp_report__share_pct(g, s->mean);
 	}
 	return 0;
 }
@@ -82,6 +96,12 @@ static int find_stage(const struct ntp_report *r, const char *name)
 	for (int s = 0; s < v->nstages; s++)
 		if (!strcmp(name, v->stages[s].text) || !strcmp(name, v->stages[s].json))
 			return s;
+	for (int s = 0; s < NTP_APP_STAGES && r->app; s++)
+		if (!strcmp(name, ntp_report__app_stages[s].json))
+			return NTP_ORDER_APP + s;
+	if (r->app && (!strcmp(name, ntp_report__app_total.json) ||
+		       !strcmp(name, ntp_report__app_total.text)))
+		return NTP_ORDER_APP + NTP_APP_STAGES;
 	return -2;
 }
 
@@ -95,8 +115,11 @@ static void unknown_stage(const struct ntp_report *r, const struct ntp_report_so
 	list[0] = '\0';
 	for (int i = 0; i < v->nstages && at < sizeof(list); i++)
 		at += (size_t)snprintf(list + at, sizeof(list) - at, "%s, ", v->stages[i].json);
+	for (int i = 0; i < NTP_APP_STAGES && r->app && at < sizeof(list); i++)
+		at += (size_t)snprintf(list + at, sizeof(list) - at, "%s, ",
+				       ntp_report__app_stages[i].json);
 	if (at < sizeof(list))
-		snprintf(list + at, sizeof(list) - at, "e2e");
+		snprintf(list + at, sizeof(list) - at, "e2e%s", r->app ? ", app_e2e" : "");
 	ntp_error("invalid value '%s' for option '--sort': no stage '%s' in this report's %s "
 		  "view (its stages: %s)", s->arg, name, v->name, list);
 }

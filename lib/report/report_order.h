@@ -14,7 +14,12 @@
  */
 int ntp_report__order(struct ntp_report *r, const struct ntp_report_sort *s);
 
-/* a key of s resolved against a report's view: stage -1 for the end-to-end */
+/*
+ * a key of s resolved against a report's view: stage -1 for the end-to-end,
+ * NTP_ORDER_APP + an enum ntp_app_stage for an application stage, and
+ * NTP_ORDER_APP + NTP_APP_STAGES for the app e2e (a report that has them)
+ */
+#define NTP_ORDER_APP 64
 struct ntp_order_key {
 	int stage;
 	enum ntp_sort_stat stat;

@@ -14,6 +14,11 @@
  * Evaluating the view is most of the cost, so large recordings are read by
  * one thread per CPU (at most MAX_WORKERS), each on its own connection and
  * its own range of ids; the groups are merged before they are summarized.
+ *
+ * A file whose host_io has the application's columns is read from
+ * host_app_stages instead, which has host_stages' columns and the
+ * application's stages (schema/ntp.sql) over host_io alone, in the same one
+ * scan: no second view joined row by row.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -24,6 +29,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/ntp/db_app.h"
 #include "lib/ntp/db_guard.h"
 #include "lib/report/report_filter.h"
 #include "lib/report/report_groups.h"
@@ -43,6 +49,7 @@ struct worker {
 	const char *path;
 	int64_t lo, hi;               /* ids lo..hi */
 	const struct ntp_read_where *where;  /* the read filters; NULL: none */
+	bool app;                     /* the file has the application's columns */
 	struct ntp_group_set set;
 	uint64_t rows;
 	int rc;                       /* NTP_EXIT_* */
@@ -79,11 +86,14 @@ static int read_rows(struct worker *w, sqlite3 *db)
 	static const char sql[] =
 		"SELECT io_type, bytes, namespace, e2e_ns, block_ns, driver_ns, network_star_ns "
 		"FROM host_stages WHERE id BETWEEN ?1 AND ?2";
+	static const char app_sql[] =
+		"SELECT io_type, bytes, namespace, e2e_ns, block_ns, driver_ns, network_star_ns, "
+		NTP_DB_APP_COLS " FROM " NTP_DB_HOST_APP_STAGES " WHERE id BETWEEN ?1 AND ?2";
 	sqlite3_stmt *st;
 	int rc;
 
 	/* the range's parameters are bound after the filters' (named :rfN, never ?1 or ?2) */
-	if (ntp_read_filter__prepare(db, sql, w->where, NULL, &st))
+	if (ntp_read_filter__prepare(db, w->app ? app_sql : sql, w->where, NULL, &st))
 		return ntp_report__db_fail(db, w->path, "cannot read the commands");
 	sqlite3_bind_int64(st, 1, w->lo);
 	sqlite3_bind_int64(st, 2, w->hi);
@@ -93,15 +103,18 @@ static int read_rows(struct worker *w, sqlite3 *db)
 		const char *ns = (const char *)sqlite3_column_text(st, 2);
 		int64_t e2e = sqlite3_column_int64(st, 3), v[HOST_STAGES];
 		int why = not_integer(st, 3, 1 + HOST_STAGES);
+		struct ntp_app_row app = { NTP_APP_ROW_NONE };
 		ssize_t k;
 
 		for (int s = 0; s < HOST_STAGES; s++)
 			v[s] = sqlite3_column_int64(st, 4 + s);
+		if (w->app)
+			ntp_db__app_row(st, 4 + HOST_STAGES, &app);
 		/* a recording alone: every group is of its one file */
 		k = ntp_group_set__find(&w->set, 1, io_type ? io_type : "", bytes, ns ? ns : "");
 		if (k >= 0 && why >= 0)
 			ntp_group_set__impossible(&w->set, (size_t)k, why);
-		else if (k < 0 || ntp_group_set__add(&w->set, (size_t)k, e2e, v)) {
+		else if (k < 0 || ntp_group_set__add_app(&w->set, (size_t)k, e2e, v, &app)) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -163,8 +176,11 @@ int ntp_report__scan_host(struct ntp_report *r, sqlite3 *db, const char *path)
 	struct ntp_read_where where = { .f = r->filter, .cols = &host_cols };
 	static const char *const main_schema[] = { "main" };
 	int64_t lo = 1, hi = 0, span;
-	int n, rc;
+	int n, rc, app;
 
+	app = ntp_db__has_app(db, "main");
+	if (app < 0)
+		return ntp_report__db_fail(db, path, "cannot read the schema");
 	rc = id_range(db, path, &lo, &hi);
 	if (!rc)
 		rc = ntp_read_filter__starts(&where, db, main_schema, 1, false, path);
@@ -176,6 +192,7 @@ int ntp_report__scan_host(struct ntp_report *r, sqlite3 *db, const char *path)
 	for (int i = 0; i < n; i++) {
 		w[i].path = path;
 		w[i].where = r->filter ? &where : NULL;
+		w[i].app = app;
 		w[i].set.nstages = HOST_STAGES;
 		w[i].set.histograms = r->histograms;
 		w[i].lo = lo + span * i / n;

@@ -276,8 +276,13 @@ static void print_stages(const struct ntp_report *r, const struct ntp_report_gro
 		snprintf(file, sizeof(file), " of file %d", g->host_file);
 	fprintf(f, "#\n# stages of %s %s %s%s (n=%zu), us; share%% of the %s mean\n",
 		g->io_type, size, g->ns, file, g->e2e.n, total);
-	ntp_report__print_stage_table(f, g, v->stages, v->nstages, total, o->field_separator,
-				      &o->fields);
+	/* the application's stages are of the commands with its stamps alone: say how many */
+	if (r->app)
+		fprintf(f, "# application's side: %zu of the %zu commands (%" PRIu64 " reaped); "
+			"submit, complete, reap and app e2e are theirs, their share%% of the app "
+			"e2e mean\n", g->app.e2e.n, g->e2e.n, g->app.reaped);
+	ntp_report__print_app_stage_table(f, g, v->stages, v->nstages, total, o->field_separator,
+					  &o->fields, r->app);
 	if (o->histogram) {
 		char group[160];
 
@@ -291,8 +296,16 @@ void ntp_report__print_stage_notes(const struct ntp_report *r, FILE *f)
 	const struct ntp_view *v = ntp_report__view(r);
 
 	fprintf(f, "#\n# stages (%s):\n", v->name);
+	if (r->app)
+		fprintf(f, "#   %-12s %s\n", ntp_report__app_stages[NTP_APP_SUBMIT].text,
+			ntp_report__app_stages[NTP_APP_SUBMIT].what);
 	for (int s = 0; s < v->nstages; s++)
 		fprintf(f, "#   %-12s %s\n", v->stages[s].text, v->stages[s].what);
+	for (int s = NTP_APP_COMPLETE; r->app && s < NTP_APP_STAGES; s++)
+		fprintf(f, "#   %-12s %s\n", ntp_report__app_stages[s].text,
+			ntp_report__app_stages[s].what);
+	if (r->app)
+		fprintf(f, "#   %-12s %s\n", ntp_report__app_total.text, ntp_report__app_total.what);
 	if (r->kind == NTP_REPORT_TARGET)
 		fprintf(f, "#   %-12s %s\n", "residence", ntp_report__residence(r));
 }

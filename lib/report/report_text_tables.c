@@ -214,22 +214,80 @@ static void print_impossible(FILE *f, const struct ntp_report_group *g)
 	fputc('\n', f);
 }
 
+/*
+ * One of the application's rows: "-" for a group none of whose commands has
+ * the application's stamps; its share of the app e2e mean.
+ */
+static void app_row(FILE *f, const struct ntp_report_group *g, const char *label,
+		    const struct ntp_summary *s, const int *idx, int n, const char *sep)
+{
+	struct ntp_cell c[S_COLS];
+
+	for (int i = 0; i < S_COLS; i++)
+		c[i] = (struct ntp_cell){ NTP_CELL_NONE };
+	if (g->app.e2e.n)
+		summary_cells(c, s, ntp_report__app_share_pct(g, s->mean));
+	c[S_STAGE] = ntp_report__str_cell(label);
+	print_picked(f, stage_cols, c, idx, n, sep);
+}
+
+/* the wider sum check: submit + end-to-end + complete + reap = app e2e, per command */
+static void print_app_sum_check(FILE *f, const struct ntp_report_group *g, const char *total)
+{
+	const struct ntp_report_app *a = &g->app;
+	int64_t parts = a->sum_window;
+
+	for (int s = 0; s < NTP_APP_STAGES; s++)
+		parts += a->sum_stage[s];
+	if (!a->e2e.n) {
+		fprintf(f, "# app sum check: none: no command of the group has the application's "
+			"stamps\n");
+	} else if (ntp_report__app_sum_ok(g)) {
+		fprintf(f, "# app sum check: ok (of the %zu commands with the application's stamps, "
+			"submit + %s + complete + reap add up to the app e2e; 0 do not add up)\n",
+			a->e2e.n, total);
+	} else {
+		fprintf(f, "# app sum check: FAILED: of the commands with the application's stamps, "
+			"submit + %s + complete + reap add up to %.3f us, the app e2e mean is %.3f us; "
+			"%" PRIu64 " of %zu commands do not add up\n",
+			total, (double)parts / (double)a->e2e.n / 1000.0,
+			(double)a->sum_e2e / (double)a->e2e.n / 1000.0, a->mismatched, a->e2e.n);
+	}
+	if (a->impossible)
+		fprintf(f, "# warning: %" PRIu64 " commands' application stamps excluded from the "
+			"application's stages: a stage that goes backwards, no number or arithmetic "
+			"that overflows\n", a->impossible);
+}
+
 void ntp_report__print_stage_table(FILE *f, const struct ntp_report_group *g,
 				   const struct ntp_view_stage *stages, int nstages,
 				   const char *total, const char *sep,
 				   const struct ntp_report_fields *fl)
 {
+	ntp_report__print_app_stage_table(f, g, stages, nstages, total, sep, fl, false);
+}
+
+void ntp_report__print_app_stage_table(FILE *f, const struct ntp_report_group *g,
+				       const struct ntp_view_stage *stages, int nstages,
+				       const char *total, const char *sep,
+				       const struct ntp_report_fields *fl, bool app)
+{
 	double un = ntp_report__stages_unattributed_ns(g, nstages);
+	const struct ntp_view_stage *as = ntp_report__app_stages;
 	struct ntp_cell c[S_COLS];
 	int idx[S_COLS];
 	int n = pick(S_STAGE, S_MIN, S_COLS, stage_field_col, fl, idx);
 
 	print_picked(f, stage_cols, NULL, idx, n, sep);
+	if (app)
+		app_row(f, g, as[NTP_APP_SUBMIT].text, &g->app.stage[NTP_APP_SUBMIT], idx, n, sep);
 	for (int s = 0; s < nstages; s++) {
 		c[S_STAGE] = ntp_report__str_cell(stages[s].text);
 		summary_cells(c, &g->stage[s], ntp_report__share_pct(g, g->stage[s].mean));
 		print_picked(f, stage_cols, c, idx, n, sep);
 	}
+	for (int s = NTP_APP_COMPLETE; app && s < NTP_APP_STAGES; s++)
+		app_row(f, g, as[s].text, &g->app.stage[s], idx, n, sep);
 	/* what no stage explains: only a mean exists for it */
 	for (int i = 0; i < S_COLS; i++)
 		c[i] = (struct ntp_cell){ NTP_CELL_NONE };
@@ -240,6 +298,10 @@ void ntp_report__print_stage_table(FILE *f, const struct ntp_report_group *g,
 	c[S_STAGE] = ntp_report__str_cell(total);
 	summary_cells(c, &g->e2e, ntp_report__share_pct(g, g->e2e.mean));
 	print_picked(f, stage_cols, c, idx, n, sep);
+	if (app)
+		app_row(f, g, ntp_report__app_total.text, &g->app.e2e, idx, n, sep);
 	print_sum_check(f, g, nstages, total);
+	if (app)
+		print_app_sum_check(f, g, total);
 	print_impossible(f, g);
 }

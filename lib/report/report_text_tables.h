@@ -27,6 +27,15 @@ void ntp_report__print_stage_table(FILE *f, const struct ntp_report_group *g,
 				   const char *total, const char *sep,
 				   const struct ntp_report_fields *fl);
 /*
+ * The same with the application's stages (app: the report has them,
+ * ntprof-report(1)): submit first, complete and reap after the view's
+ * stages, app e2e after the total, and their own sum check.
+ */
+void ntp_report__print_app_stage_table(FILE *f, const struct ntp_report_group *g,
+				       const struct ntp_view_stage *stages, int nstages,
+				       const char *total, const char *sep,
+				       const struct ntp_report_fields *fl, bool app);
+/*
  * fl (report_fields.h; NULL: every column) shows which columns; the stage
  * tables are shown only when fl leaves them one besides the stage.
  */

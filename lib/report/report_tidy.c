@@ -29,6 +29,7 @@ struct tidy {
 	const struct ntp_report_group *g;
 	int target;               /* a target alone: the group is its device */
 	const struct ntp_report_fields *fields;   /* -F: the statistics' rows; none: all */
+	bool app;                 /* the report has the application's stages */
 };
 
 /* -F's fields as the statistics of the rows (lib/report/report_fields.h) */
@@ -90,7 +91,8 @@ static void dbl_row(const struct tidy *t, const char *stage, const char *stat, d
 	fputc('\n', t->f);
 }
 
-static void summary_rows(const struct tidy *t, const char *stage, const struct ntp_summary *s)
+static void summary_rows_share(const struct tidy *t, const char *stage,
+			       const struct ntp_summary *s, double share)
 {
 	int_row(t, stage, "n", (int64_t)s->n);
 	int_row(t, stage, "min_ns", s->min);
@@ -101,7 +103,18 @@ static void summary_rows(const struct tidy *t, const char *stage, const struct n
 	int_row(t, stage, "p99_9_ns", s->p999);
 	int_row(t, stage, "max_ns", s->max);
 	int_row(t, stage, "stddev_ns", ntp_report__round_ns(s->stddev));
-	dbl_row(t, stage, "share_pct", ntp_report__share_pct(t->g, s->mean));
+	dbl_row(t, stage, "share_pct", share);
+}
+
+static void summary_rows(const struct tidy *t, const char *stage, const struct ntp_summary *s)
+{
+	summary_rows_share(t, stage, s, ntp_report__share_pct(t->g, s->mean));
+}
+
+/* an application stage: its share of the app e2e mean, as the JSON's "app" has it */
+static void app_rows(const struct tidy *t, const char *stage, const struct ntp_summary *s)
+{
+	summary_rows_share(t, stage, s, ntp_report__app_share_pct(t->g, s->mean));
 }
 
 static void group_rows(struct tidy *t, const struct ntp_view *v)
@@ -109,20 +122,31 @@ static void group_rows(struct tidy *t, const struct ntp_view *v)
 	const struct ntp_report_group *g = t->g;
 	double un = ntp_report__stages_unattributed_ns(g, v->nstages);
 
+	const struct ntp_view_stage *as = ntp_report__app_stages;
+
+	if (t->app)
+		app_rows(t, as[NTP_APP_SUBMIT].json, &g->app.stage[NTP_APP_SUBMIT]);
 	for (int s = 0; s < v->nstages; s++)
 		summary_rows(t, v->stages[s].json, &g->stage[s]);
+	for (int s = NTP_APP_COMPLETE; t->app && s < NTP_APP_STAGES; s++)
+		app_rows(t, as[s].json, &g->app.stage[s]);
 	int_row(t, "unattributed", "mean_ns", ntp_report__round_ns(un));
 	dbl_row(t, "unattributed", "share_pct", ntp_report__share_pct(g, un));
 	/* a target alone: the residence (the JSON's e2e_is) */
 	summary_rows(t, "e2e", &g->e2e);
 	dbl_row(t, "e2e", "est_cmds_per_s", g->est_rate >= 0 ? g->est_rate : NAN);
 	int_row(t, "e2e", "mismatched_commands", (int64_t)g->mismatched);
+	if (!t->app)
+		return;
+	app_rows(t, ntp_report__app_total.json, &g->app.e2e);
+	int_row(t, ntp_report__app_total.json, "mismatched_commands", (int64_t)g->app.mismatched);
 }
 
 int ntp_report__print_tidy(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o)
 {
 	struct tidy t = { .f = f, .sep = o->field_separator,
-			  .target = r->kind == NTP_REPORT_TARGET, .fields = &o->fields };
+			  .target = r->kind == NTP_REPORT_TARGET, .fields = &o->fields,
+			  .app = r->app };
 	const struct ntp_view *v = ntp_report__view(r);
 
 	for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++) {

@@ -586,7 +586,7 @@ static int add_stages(void *arg, const struct ntp_join_stages *s)
 	if (s->not_number || s->overflow)
 		ntp_group_set__impossible(c->set, (size_t)k, s->not_number ?
 					  NTP_IMPOSSIBLE_NOT_NUMBER : NTP_IMPOSSIBLE_OVERFLOW);
-	else if (ntp_group_set__add(c->set, (size_t)k, s->e2e, s->stage))
+	else if (ntp_group_set__add_app(c->set, (size_t)k, s->e2e, s->stage, &s->app))
 		return -ENOMEM;
 	c->total++;
 	return 0;

@@ -21,8 +21,20 @@ h_data_sent NULL): a write whose data the target pulls with an RDMA READ
 waits for it inside the host's round trip, so that wait is in network*.
 Every generator defaults to "tcp", whose output does not change.
 
+app=App(...) (generate, generate_joined; off by default, and drawn from a
+random generator of its own, so that every other column of a file is the
+same with it or without) adds the application's side to each host command:
+
+    h_app_submit --submit--> h_start ... h_done --complete--> h_app_done
+        --reap--> h_app_reap
+
+with a share of commands whose submission was not seen (h_app_submit NULL:
+not the application's in the report) and a share without a reap (reap 0,
+app_e2e ending at h_app_done).  Each such command's .app holds the stages
+the report must show: submit, complete, reap, app_e2e.
+
 Usable as a module (generate()) or from the shell:
-    ntpgen.py OUT.ntp [--seed S] [--per-group N] [--transport tcp|rdma]
+    ntpgen.py OUT.ntp [--seed S] [--per-group N] [--transport tcp|rdma] [--app]
 """
 
 import argparse
@@ -72,6 +84,52 @@ class Command:
     group: Group
     stages: dict                 # expected stage latencies, ns
     e2e: int
+    app: dict = None             # the application's stages (App), None: not the application's
+
+
+@dataclass
+class App:
+    """The application's side of each host command (host_io's h_app_* columns), ns."""
+    submit: tuple = (2_000, 9_000)
+    complete: tuple = (500, 3_000)
+    reap: tuple = (1_000, 40_000)
+    unseen: float = 0.1          # share whose submission was not seen: h_app_submit NULL
+    unreaped: float = 0.2        # share of the others without a reap: h_app_reap NULL
+    kind: str = "libaio"
+    seed: int = 17
+
+
+APP_STAGES = ("submit", "complete", "reap")
+
+
+def _app_columns(rng, app, row):
+    """The application's columns into a host_io row; its expected stages, or None."""
+    submit, complete, reap = (_draw(rng, getattr(app, k)) for k in APP_STAGES)
+    seen = rng.random() >= app.unseen
+    reaped = rng.random() >= app.unreaped
+    row.update(h_app_submit_ns=row["h_start_ns"] - submit if seen else None,
+               h_app_done_ns=row["h_done_ns"] + complete,
+               h_app_reap_ns=row["h_done_ns"] + complete + reap if reaped else None,
+               app_kind=app.kind, pid=4242, tid=4243, comm="fio", cgroup_id=7)
+    if not seen:
+        return None
+    e2e = row["h_done_ns"] - row["h_start_ns"]
+    out = {"submit": submit, "complete": complete, "reap": reap if reaped else 0,
+           "reaped": reaped}
+    out["app_e2e"] = submit + e2e + complete + out["reap"]
+    return out
+
+
+def expected_app(cmds):
+    """The report's "app" member of a group of commands (Command or JCommand)."""
+    a = [c.app for c in cmds if c.app is not None]
+    if not a:
+        return {"n": 0, "reaped": 0}
+    out = {"n": len(a), "reaped": sum(x["reaped"] for x in a),
+           "e2e": summary([x["app_e2e"] for x in a]), "stages": {}}
+    for st in APP_STAGES:
+        out["stages"][st] = summary([x[st] for x in a])
+    return out
 
 
 @dataclass
@@ -171,7 +229,7 @@ def _command(rng, g, cid, t0, ctrl, rdma=False):
 
 def generate(path, *, seed=1, groups=DEFAULT_GROUPS, sample_one_in=1000, duration_s=10,
              lost_ringbuf=0, lost_map=0, hooks=None, meta=None, drop=(),
-             wal_kill=False, transport="tcp"):
+             wal_kill=False, transport="tcp", app=None):
     """Write a recording to path; return its Recording (with every command).
 
     meta entries override the defaults (None removes one); drop names host_io
@@ -183,9 +241,12 @@ def generate(path, *, seed=1, groups=DEFAULT_GROUPS, sample_one_in=1000, duratio
     With wal_kill the file is left as a recorder killed by SIGKILL leaves it:
     WAL mode, committed rows in FILE-wal, FILE-shm beside it (the writing
     process is a child that kills itself before closing the database).
+
+    app: an App, the application's columns of every command (module doc).
     """
     path = Path(path)
     rdma = _check_transport(transport)
+    arng = random.Random(app.seed) if app else None
     if hooks is None:
         hooks = HOST_HOOKS_RDMA if rdma else DEFAULT_HOOKS
     rng = random.Random(seed)
@@ -210,6 +271,8 @@ def generate(path, *, seed=1, groups=DEFAULT_GROUPS, sample_one_in=1000, duratio
         t0 = start_ns + 1_000 + (span * i) // max(len(order), 1)
         ctrl = "nvme" + g.namespace[4:].split("n")[0]
         rec.commands.append(_command(rng, g, cid, t0, ctrl, rdma))
+        if app:
+            rec.commands[-1].app = _app_columns(arng, app, rec.commands[-1].row)
         for col in drop:
             rec.commands[-1].row[col] = None
         cid += 1
@@ -355,11 +418,13 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--per-group", type=int, default=None, help="commands per group")
     ap.add_argument("--transport", choices=TRANSPORTS, default="tcp")
+    ap.add_argument("--app", action="store_true", help="the application's columns too (App())")
     a = ap.parse_args()
     groups = DEFAULT_GROUPS
     if a.per_group is not None:
         groups = tuple(Group(**{**g.__dict__, "n": a.per_group}) for g in groups)
-    rec = generate(a.out, seed=a.seed, groups=groups, transport=a.transport)
+    rec = generate(a.out, seed=a.seed, groups=groups, transport=a.transport,
+                   app=App() if a.app else None)
     print(f"{a.out}: {len(rec.commands)} commands")
 
 
@@ -464,6 +529,7 @@ class JCommand:
     host: dict                # host_io row
     target: dict              # target_io row
     fate: str = "matched"     # matched | lost_host | lost_target | rejected
+    app: dict = None          # the application's stages (App), None: not the application's
 
     def stages(self):
         return joined_stages(self.host, self.target)
@@ -604,7 +670,7 @@ def generate_joined(host_paths, target_paths, links, *, seed=1, lose_host=0.02,
                     lose_target=0.03, reject=2, duration_s=10, sample_one_in=1000,
                     host_meta=None, target_meta=None, host_hooks=None,
                     target_hooks=None, transport="tcp", same_slbas=False,
-                    nslbas=3):
+                    nslbas=3, app=None):
     """Write host and target recordings of the links' commands; return the JoinedSet.
 
     A path that is both a host and a target path gets one "-r both" file.
@@ -623,8 +689,10 @@ def generate_joined(host_paths, target_paths, links, *, seed=1, lose_host=0.02,
     controller to its target can tell them apart).
     nslbas: the block addresses each link draws its commands' slba from;
     0: every command draws its own, so keys are as rare as in a real run.
+    app: an App, the application's columns of every host command (module doc).
     """
     rdma = _check_transport(transport)
+    arng = random.Random(app.seed) if app else None
     if host_hooks is None:
         host_hooks = HOST_HOOKS_RDMA if rdma else DEFAULT_HOOKS
     if target_hooks is None:
@@ -645,6 +713,8 @@ def generate_joined(host_paths, target_paths, links, *, seed=1, lose_host=0.02,
         for i, g in enumerate(order):
             h_start = start_ns + 1_000 + (span * i) // len(order) + rng.randint(0, 1000)
             lcmds.append(_joined_command(rng, link, g, i, h_start, t0, slbas, rdma))
+            if app:
+                lcmds[-1].app = _app_columns(arng, app, lcmds[-1].host)
         idx = list(range(len(lcmds)))
         rng.shuffle(idx)
         nlh, nlt = int(len(idx) * lose_host), int(len(idx) * lose_target)
