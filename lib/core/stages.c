@@ -68,3 +68,11 @@ void ntp_stages__joined(const struct ntp_host_event *h, const struct ntp_target_
 	out->target_driver = ts.target_driver;
 	out->storage = ts.storage;
 }
+
+bool ntp_stages__app_e2e(const struct ntp_host_event *e, int64_t *out)
+{
+	if (!e->h_app_submit || !e->h_app_done)
+		return false;
+	*out = (int64_t)((e->h_app_reap ? e->h_app_reap : e->h_app_done) - e->h_app_submit);
+	return true;
+}

@@ -13,6 +13,7 @@
 #ifndef NTP_STAGES_H
 #define NTP_STAGES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
 
@@ -51,5 +52,11 @@ void ntp_stages__target(const struct ntp_target_event *e, struct ntp_target_stag
  */
 void ntp_stages__joined(const struct ntp_host_event *h, const struct ntp_target_event *t,
 			struct ntp_joined_stages *out);
+/*
+ * The application's end-to-end of a host command, host_app_stages.app_e2e_ns:
+ * h_app_submit to h_app_reap, or to h_app_done without a reap.  false (and
+ * *out untouched) when the record lacks h_app_submit or h_app_done.
+ */
+bool ntp_stages__app_e2e(const struct ntp_host_event *e, int64_t *out);
 
 #endif

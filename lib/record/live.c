@@ -25,7 +25,7 @@
 enum { C_BLOCK, C_DRIVER, C_NETWORK, C_TDRIVER, C_STORAGE, NSTAGES };
 
 /* every column of a line; the widths reproduce ntprof-record(1)'s example */
-enum { F_TIME, F_GROUP, F_N, F_RATE, F_MEAN, F_P99, F_SHARE0, NFIELDS = F_SHARE0 + NSTAGES };
+enum { F_TIME, F_GROUP, F_N, F_RATE, F_MEAN, F_P99, F_SHARE0, F_APP = F_SHARE0 + NSTAGES, NFIELDS };
 static const struct field {
 	const char *name;
 	int width;              /* negative: left-aligned */
@@ -41,6 +41,7 @@ static const struct field {
 	[F_SHARE0 + C_NETWORK] = { "network", 7 },
 	[F_SHARE0 + C_TDRIVER] = { "driver", 7 },
 	[F_SHARE0 + C_STORAGE] = { "storage", 7 },
+	[F_APP] = { "app us", 9 },
 };
 
 struct group {
@@ -51,6 +52,8 @@ struct group {
 	int64_t sum_e2e;                /* target mode: summed residence */
 	int64_t sum[NSTAGES];
 	struct ntp_samples e2e;
+	uint64_t n_app;                 /* host commands with the application's side */
+	int64_t sum_app;                /* their summed app e2e */
 };
 
 struct ntp_live {
@@ -132,12 +135,17 @@ static struct group *find_group(struct ntp_live *l, const char *type, uint32_t b
 }
 
 static int add(struct ntp_live *l, __u8 opcode, uint32_t bytes, const char *name, size_t namelen,
-	       int64_t e2e, const int64_t *stage)
+	       int64_t e2e, const int64_t *stage, const struct ntp_host_event *h)
 {
 	struct group *g = find_group(l, io_type(opcode), bytes, name, namelen);
+	int64_t app;
 
 	if (!g || ntp_samples__add(&g->e2e, e2e))
 		return -ENOMEM;
+	if (h && ntp_stages__app_e2e(h, &app)) {
+		g->n_app++;
+		g->sum_app += app;
+	}
 	g->n++;
 	g->sum_e2e += e2e;
 	for (int c = 0; c < NSTAGES; c++)
@@ -156,7 +164,7 @@ int ntp_live__add_host(struct ntp_live *l, const struct ntp_host_event *e)
 	v[C_BLOCK] = s.block;
 	v[C_DRIVER] = s.driver;
 	v[C_NETWORK] = s.network_star;
-	return add(l, e->opcode, e->bytes, e->disk, sizeof(e->disk), s.e2e, v);
+	return add(l, e->opcode, e->bytes, e->disk, sizeof(e->disk), s.e2e, v, e);
 }
 
 int ntp_live__add_target(struct ntp_live *l, const struct ntp_target_event *e)
@@ -169,7 +177,7 @@ int ntp_live__add_target(struct ntp_live *l, const struct ntp_target_event *e)
 	ntp_stages__target(e, &s);
 	v[C_TDRIVER] = s.target_driver;
 	v[C_STORAGE] = s.storage;
-	return add(l, e->opcode, e->bytes, e->device, sizeof(e->device), s.residence, v);
+	return add(l, e->opcode, e->bytes, e->device, sizeof(e->device), s.residence, v, NULL);
 }
 
 int ntp_live__add_pair(struct ntp_live *l, const struct ntp_host_event *h,
@@ -186,7 +194,7 @@ int ntp_live__add_pair(struct ntp_live *l, const struct ntp_host_event *h,
 	v[C_NETWORK] = s.network;
 	v[C_TDRIVER] = s.target_driver;
 	v[C_STORAGE] = s.storage;
-	return add(l, h->opcode, h->bytes, h->disk, sizeof(h->disk), s.e2e, v);
+	return add(l, h->opcode, h->bytes, h->disk, sizeof(h->disk), s.e2e, v, h);
 }
 
 void ntp_live__on_pair(void *live, const struct ntp_host_event *h, const struct ntp_target_event *t)
@@ -294,8 +302,10 @@ static void print_header(const struct ntp_live *l, FILE *f)
 		memcpy(line + start[F_MEAN] + 5, "residence", 9);
 	print_trimmed(f, line);
 	line[0] = '\0';
+	/* the target sees no application: no column for it */
 	for (int i = 0; i < NFIELDS; i++)
-		put(line, sizeof(line), i, fields[i].name);
+		if (i != F_APP || l->mode != NTP_LIVE_TARGET)
+			put(line, sizeof(line), i, fields[i].name);
 	print_trimmed(f, line);
 }
 
@@ -348,6 +358,12 @@ static void print_group(const struct ntp_live *l, FILE *f, struct group *g, doub
 				 c == C_NETWORK && l->mode == NTP_LIVE_HOST ? "*" : "");
 		put(line, sizeof(line), F_SHARE0 + c, buf);
 	}
+	/* the application's end-to-end, of the commands that have it; none: blank */
+	if (g->n_app) {
+		snprintf(buf, sizeof(buf), "%.2f",
+			 (double)llround((double)g->sum_app / (double)g->n_app) / 1000.0);
+		put(line, sizeof(line), F_APP, buf);
+	}
 	print_trimmed(f, line);
 }
 
@@ -398,6 +414,8 @@ int ntp_live__tick(struct ntp_live *l, FILE *f, double elapsed_s, double interva
 		g->n = 0;
 		g->sum_e2e = 0;
 		memset(g->sum, 0, sizeof(g->sum));
+		g->n_app = 0;
+		g->sum_app = 0;
 		ntp_samples__reset(&g->e2e);
 	}
 	fflush(f);

@@ -88,12 +88,14 @@ def parse_live(text, shares):
         if not m:
             continue
         cols = m.group(9).split()
+        # then the application's end-to-end mean, when the line's commands have it
+        app = float(cols.pop()) if len(cols) == shares + 1 else None
         assert len(cols) == shares, f"expected {shares} share columns: {line!r}"
         pct = [int(c.rstrip("*").rstrip("%")) for c in cols]
         assert sum(pct) == 100, f"shares do not add up to 100: {line!r}"
         groups.setdefault((m.group(2), m.group(3), m.group(4)), []).append(
             {"t": float(m.group(1)), "n": int(m.group(5)), "rate": m.group(6), "cols": cols,
-             "mean": float(m.group(7)), "p99": float(m.group(8))})
+             "mean": float(m.group(7)), "p99": float(m.group(8)), "app": app})
     return groups
 
 

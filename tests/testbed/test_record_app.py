@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from conftest import KERNELS, REPO
+from ntp_checks import parse_live
 
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
 
@@ -99,6 +100,14 @@ def test_record_app(testbed, kernel):
         assert sums == 0, f"{run}: {sums} commands whose stages do not add up"
         app, e2e = db.execute("SELECT avg(app_e2e_ns), avg(e2e_ns) FROM host_app_stages "
                               "WHERE app_e2e_ns IS NOT NULL").fetchone()
+        # record's live lines carry it too: their means, weighted by each
+        # line's commands, are the file's (5%: a line's mean is of the
+        # commands that have the application's side, its n of all)
+        live = [x for lines_ in parse_live((r.out / f"{run}.out").read_text(), 3).values()
+                for x in lines_]
+        assert live and all(x["app"] is not None for x in live), f"{run}: live lines {live[:3]}"
+        live_mean = sum(x["n"] * x["app"] for x in live) / sum(x["n"] for x in live) * 1e3
+        assert abs(live_mean - app) <= 0.05 * app, f"{run}: live app {live_mean:.0f} ns, file {app:.0f}"
         ratio = app / lat
         lines.append(f"{run}: ntprof app_e2e mean {app / 1e3:.1f} us (host e2e {e2e / 1e3:.1f}), "
                      f"fio lat mean {lat / 1e3:.1f} us, ratio {ratio:.3f} (n={n})")
@@ -125,3 +134,5 @@ def check_no_app(r, res):
                   + count(app_kind) + count(pid) + count(comm) FROM host_io""").fetchone()
     assert n == ios, f"{run}: {n} commands recorded, fio completed {ios}"
     assert n_app == 0, f"{run}: application columns set without the application's side"
+    live = [x for lines in parse_live((r.out / f"{run}.out").read_text(), 3).values() for x in lines]
+    assert live and all(x["app"] is None for x in live), live[:3]

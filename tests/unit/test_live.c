@@ -28,6 +28,9 @@ static const char seed_groups[] =
 static const char seed_columns[] =
 	"    time  group                       n   cmds/s   mean us    p99 us   block  driver network  driver storage";
 
+/* host and joined lines: the application's end-to-end after the shares */
+static const char app_header[] = "    app us";
+
 enum { F_TIME, F_GROUP, F_N, F_RATE, F_MEAN, F_P99, F_BLOCK, F_DRIVER, F_NET, F_TDRIVER, F_STORAGE, NF };
 static const char *const seed_names[NF] = {
 	"time", "group", "n", "cmds/s", "mean us", "p99 us", "block", "driver", "network", "driver", "storage",
@@ -341,7 +344,8 @@ static void live__host_mode__lines_match_independent_values(void **state)
 	n = out_lines(&o, lines, 16);
 	assert_int_equal(n, 6);
 	assert_string_equal(lines[0], seed_groups);
-	assert_string_equal(lines[1], seed_columns);
+	assert_true(!strncmp(lines[1], seed_columns, strlen(seed_columns)));
+	assert_string_equal(lines[1] + strlen(seed_columns), app_header);
 	for (int i = 0; i < 4; i++) {
 		struct expect *e = &x[order[i]];
 		struct row r;
@@ -387,7 +391,8 @@ static void live__quiet_interval__prints_nothing_and_header_once(void **state)
 	assert_int_equal(ntp_live__add_host(l, &e), 0);
 	assert_int_equal(ntp_live__tick(l, o.f, 6.25, 2.0), 1);
 	assert_int_equal(out_lines(&o, lines, 16), 6);
-	assert_string_equal(lines[1], seed_columns);
+	assert_true(!strncmp(lines[1], seed_columns, strlen(seed_columns)));
+	assert_string_equal(lines[1] + strlen(seed_columns), app_header);
 	parse_row(lines[2], &r);
 	assert_string_equal(r.f[F_GROUP], "read 4KiB nvme0n1");
 	assert_string_equal(r.f[F_RATE], "1.0");
@@ -804,11 +809,54 @@ static void match__into_live__joined_lines(void **state)
 	ntp_live__free(l);
 }
 
+/*
+ * The application's end-to-end: the mean of the interval's commands that
+ * have it (h_app_submit to h_app_reap, else to h_app_done), right-aligned
+ * under "app us"; a line of commands without it leaves the column blank.
+ */
+static void live__host_mode__app_e2e_of_the_commands_that_have_it(void **state)
+{
+	struct ntp_live *l = ntp_live__new(NTP_LIVE_HOST, 1);
+	struct ntp_host_event e;
+	struct out o;
+	char *lines[8];
+	size_t end = strlen(seed_columns) + strlen(app_header);
+
+	(void)state;
+	assert_non_null(l);
+	/* reads: 10 us before the bio, done 2 us after h_done, reaped 30 us later */
+	host_cmd(&e, 2, 4096, "nvme0n1", 1000, 2000, 7000);
+	e.h_app_submit = e.h_start - 10000;
+	e.h_app_done = e.h_done + 2000;
+	e.h_app_reap = e.h_app_done + 30000;
+	assert_int_equal(ntp_live__add_host(l, &e), 0);     /* 10 + 10 + 2 + 30 = 52 us */
+	host_cmd(&e, 2, 4096, "nvme0n1", 1000, 2000, 7000);
+	e.h_app_submit = e.h_start - 4000;
+	e.h_app_done = e.h_done + 1001;
+	assert_int_equal(ntp_live__add_host(l, &e), 0);     /* no reap: 4 + 10 + 1.001 = 15.001 us */
+	host_cmd(&e, 2, 4096, "nvme0n1", 1000, 2000, 7000);
+	e.h_app_done = e.h_done + 5000;                     /* no submission seen: not counted */
+	assert_int_equal(ntp_live__add_host(l, &e), 0);
+	/* writes without the application's side */
+	host_cmd(&e, 1, 4096, "nvme0n1", 1000, 2000, 7000);
+	assert_int_equal(ntp_live__add_host(l, &e), 0);
+	out_open(&o);
+	assert_int_equal(ntp_live__tick(l, o.f, 1.0, 1.0), 2);
+	assert_int_equal(out_lines(&o, lines, 8), 4);
+	/* (52000 + 15001) / 2 = 33500.5 ns, rounded to whole ns as the mean is */
+	assert_int_equal(strlen(lines[2]), end);
+	assert_string_equal(lines[2] + end - 9, "    33.50");
+	assert_true(strlen(lines[3]) < strlen(seed_columns));      /* trimmed after network* */
+	out_close(&o);
+	ntp_live__free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(live__host_mode__lines_match_independent_values),
 		cmocka_unit_test(live__quiet_interval__prints_nothing_and_header_once),
+		cmocka_unit_test(live__host_mode__app_e2e_of_the_commands_that_have_it),
 		cmocka_unit_test(live__equal_thirds__largest_remainder_sums_to_100),
 		cmocka_unit_test(live__joined_mode__five_shares_even_with_negative_network),
 		cmocka_unit_test(live__target_mode__residence_and_empty_host_columns),

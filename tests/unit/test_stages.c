@@ -113,6 +113,18 @@ static void gen_host(struct ntp_host_event *e, unsigned int i)
 	e->ctrl_instance = 0;
 	strcpy(e->disk, "nvme0n1");
 	strcpy(e->path, "nvme0c0n1");
+	/* the application's side, drawn last (the other fields keep their draws): none, no reap, all */
+	switch (rnd() % 3) {
+	case 2:
+		e->h_app_reap = e->h_done + between(0, 80000);
+		/* fall through */
+	case 1:
+		e->h_app_submit = e->h_queue - between(1, 20000);
+		e->h_app_done = e->h_done + between(0, 5000);
+		if (e->h_app_reap && e->h_app_reap < e->h_app_done)
+			e->h_app_reap = e->h_app_done;
+		break;
+	}
 }
 
 static void gen_target(struct ntp_target_event *e, unsigned int i)
@@ -178,9 +190,10 @@ static void insert_host(sqlite3 *db, int64_t id, const struct ntp_host_event *e)
 	static const char sql[] =
 		"INSERT INTO host_io (id, h_start_ns, h_queue_ns, h_cmd_sent_ns, h_r2t_ns,"
 		" h_data_sent_ns, h_recv_ns, h_done_ns, opcode, cid, slba, nlb, bytes, qid,"
-		" nsid, cntlid, controller, namespace, path)"
+		" nsid, cntlid, controller, namespace, path, h_app_submit_ns, h_app_done_ns,"
+		" h_app_reap_ns)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
-		" 'nvme0', ?17, ?18)";
+		" 'nvme0', ?17, ?18, ?19, ?20, ?21)";
 	sqlite3_stmt *st;
 
 	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
@@ -202,6 +215,9 @@ static void insert_host(sqlite3 *db, int64_t id, const struct ntp_host_event *e)
 	sqlite3_bind_int(st, 16, e->cntlid);
 	sqlite3_bind_text(st, 17, e->disk, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 18, e->path, -1, SQLITE_TRANSIENT);
+	bind_time(st, 19, e->h_app_submit);
+	bind_time(st, 20, e->h_app_done);
+	bind_time(st, 21, e->h_app_reap);
 	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
 	sqlite3_finalize(st);
 }
@@ -308,6 +324,31 @@ static void host__every_command__equals_view(void **state)
 	}
 	sqlite3_finalize(st);
 	assert_int_equal(n, NCMDS);
+}
+
+/* the live lines' app e2e is host_app_stages' */
+static void app_e2e__every_command__equals_view(void **state)
+{
+	struct fixture *fx = *state;
+	sqlite3_stmt *st;
+	unsigned int n = 0, with = 0;
+
+	assert_int_equal(sqlite3_prepare_v2(fx->db,
+		"SELECT id, app_e2e_ns FROM host_app_stages ORDER BY id", -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = col(st, 0), v = -1;
+		bool has = ntp_stages__app_e2e(&fx->h[id - 1], &v);
+
+		assert_int_equal(has, sqlite3_column_type(st, 1) != SQLITE_NULL);
+		if (has) {
+			assert_int_equal(v, col(st, 1));
+			with++;
+		}
+		n++;
+	}
+	sqlite3_finalize(st);
+	assert_int_equal(n, NCMDS);
+	assert_true(with > NCMDS / 2 && with < NCMDS);  /* both kinds were drawn */
 }
 
 static void target__every_command__equals_view(void **state)
@@ -466,6 +507,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(host__every_command__equals_view),
+		cmocka_unit_test(app_e2e__every_command__equals_view),
 		cmocka_unit_test(target__every_command__equals_view),
 		cmocka_unit_test(joined__every_pair__equals_views_and_sums_to_e2e),
 		cmocka_unit_test(joined_stages_view__every_pair__equals_stages_c),
