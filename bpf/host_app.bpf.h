@@ -300,11 +300,23 @@ static __always_inline void app_sys_exit(void)
 	app_take(&app_reap, &tid, ev, &app_reap_live);
 }
 
-/* keep ev in m under key until a later hook emits it; false when it cannot be kept */
+/*
+ * Keep ev in m under key until a later hook emits it; false when it cannot
+ * be kept.  An entry already under that key is an earlier command's whose
+ * reap was not seen (the iocb, the thread, the kiocb are reused): it is
+ * written first, without its reap, never overwritten.
+ */
 static __always_inline bool app_keep(void *m, void *key, struct ntp_host_event *ev, __u32 *live)
 {
+	struct ntp_host_event *old;
+
 	__sync_fetch_and_add(live, 1);
-	if (bpf_map_update_elem(m, key, ev, BPF_ANY)) {
+	if (!bpf_map_update_elem(m, key, ev, BPF_NOEXIST))
+		return true;
+	old = bpf_map_lookup_elem(m, key);
+	if (old)
+		app_take(m, key, old, live);
+	if (bpf_map_update_elem(m, key, ev, BPF_NOEXIST)) {
 		__sync_fetch_and_add(live, -1);
 		return false;
 	}
@@ -503,19 +515,22 @@ int BPF_PROG(app_getevents_exit_fx, struct pt_regs *regs, long ret)
 	return 0;
 }
 
-SEC("kprobe/__x64_sys_io_getevents")
-int BPF_KPROBE(app_getevents_ent_kp, struct pt_regs *regs)
-{
-	if (runs(NTP_RUN_KPROBE) && app_aio_live)
-		stash_put(sys_arg0(regs));
-	return 0;
-}
-
+/*
+ * kprobe mode: the ring from the thread's saved user registers, which the
+ * system call leaves as they came (its first argument in di), read at the
+ * return: a ring stashed at the entry would be missing whenever the entry
+ * came while nothing was kept yet, and the events the call waited for
+ * were then never reaped.
+ */
 SEC("kretprobe/__x64_sys_io_getevents")
 int BPF_KRETPROBE(app_getevents_exit_kp, long ret)
 {
-	if (runs(NTP_RUN_KPROBE))
-		app_getevents_exit(stash_take(), ret);
+	struct pt_regs *user;
+
+	if (!runs(NTP_RUN_KPROBE) || !app_aio_live)
+		return 0;
+	user = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	app_getevents_exit(BPF_CORE_READ(user, di), ret);
 	return 0;
 }
 

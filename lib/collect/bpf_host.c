@@ -251,8 +251,8 @@ static void choose_app(struct ntp_host_collector *c, const struct ntp_kbtf *k)
 			     s->progs.app_exit_pwrite64, s->progs.app_ent_kp_pwrite64,
 			     s->progs.app_exit_kp_pwrite64);
 	ntp_collector__fhook(core, FH_SYS_GETEVENTS, "__x64_sys_io_getevents",
-			     s->progs.app_getevents_exit_fx, NULL, s->progs.app_getevents_ent_kp,
-			     s->progs.app_getevents_exit_kp);
+			     s->progs.app_getevents_exit_fx, NULL, s->progs.app_getevents_exit_kp,
+			     NULL);
 	ntp_collector__fhook(core, FH_COMPLETE_EXIT, "nvme_complete_rq", s->progs.complete_rq_exit,
 			     NULL, s->progs.complete_rq_exit_kp, NULL);
 	/* described, for the plan to leave them unloaded, and none wanted */
