@@ -731,7 +731,8 @@ static __always_inline void complete_rq_exit_body(__u64 key)
 	v = bpf_map_lookup_elem(&completing, &key);
 	if (!v)
 		return;
-	app_done_at_return(v->ev.app_kind, v->ev.tid, v->iocb, v->aux, bpf_ktime_get_ns());
+	app_done_at_return(v->ev.app_kind, v->ev.tid, v->iocb, v->aux, v->ev.h_done,
+			   bpf_ktime_get_ns());
 	if (!bpf_map_delete_elem(&completing, &key))
 		__sync_fetch_and_add(&completing_live, -1);
 }

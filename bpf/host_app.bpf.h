@@ -282,6 +282,23 @@ static __always_inline void app_uring_exit(bool waited)
 		app_uring_reaped((__u32)bpf_get_current_pid_tgid(), bpf_ktime_get_ns(), true);
 }
 
+/*
+ * The application has the completion in hand at `now`: it was posted by
+ * then.  nvme_complete_rq's return (app_done_at_return) may stamp the same
+ * record on another CPU: whichever comes first sets h_app_done (a compare
+ * and swap from 0), and a later return's time never stays past the reap (a
+ * vCPU stalled between the return hook's clock read and its store, seen
+ * under TCG: done 3 ms after the reap).
+ */
+static __always_inline void app_reaped_at(struct ntp_host_event *ev, __u64 now)
+{
+	__u64 done = __sync_val_compare_and_swap(&ev->h_app_done, 0, now);
+
+	if (done > now)
+		ev->h_app_done = now;
+	ev->h_app_reap = now;
+}
+
 /* pread64/pwrite64 returned: a sync record of this thread waiting for it, if any */
 static __always_inline void app_sys_exit(void)
 {
@@ -294,9 +311,7 @@ static __always_inline void app_sys_exit(void)
 	ev = bpf_map_lookup_elem(&app_reap, &tid);
 	if (!ev)
 		return;
-	ev->h_app_reap = bpf_ktime_get_ns();
-	if (!ev->h_app_done)    /* taken before nvme_complete_rq returned */
-		ev->h_app_done = ev->h_app_reap;
+	app_reaped_at(ev, bpf_ktime_get_ns());
 	app_take(&app_reap, &tid, ev, &app_reap_live);
 }
 
@@ -419,10 +434,14 @@ static __always_inline bool app_park(struct ntp_host_event *ev, __u64 iocb, __u6
 /*
  * nvme_complete_rq returned: the aio event is posted and a synchronous
  * caller woken by now, unless the application took it already (its hook
- * then stamped h_app_done too, and the record is gone).
+ * then stamped h_app_done too, and the record is gone).  The record kept
+ * under the key must be this command's (its h_done): the key is the
+ * thread or the iocb, which the next command reuses, and a return hook
+ * that ran late (a vCPU stalled after its clock read, under TCG) would
+ * else stamp the next command's record with a time before its completion.
  */
 static __always_inline void app_done_at_return(__u8 kind, __u32 tid, __u64 iocb, __u64 aux,
-					       __u64 now)
+					       __u64 h_done, __u64 now)
 {
 	struct app_aio_key key = { .ring = iocb, .obj = aux };
 	struct ntp_host_event *ev = NULL;
@@ -431,8 +450,13 @@ static __always_inline void app_done_at_return(__u8 kind, __u32 tid, __u64 iocb,
 		ev = bpf_map_lookup_elem(&app_aio, &key);
 	else if (kind == NTP_APP_SYNC)
 		ev = bpf_map_lookup_elem(&app_reap, &tid);
-	if (ev && !ev->h_app_done)
-		ev->h_app_done = now;
+	/*
+	 * unless the reap came first (app_reaped_at); and never before the
+	 * completion: a late return of the request's previous command finds
+	 * the entry of the next one completed on it
+	 */
+	if (ev && ev->h_done == h_done && now >= h_done)
+		__sync_val_compare_and_swap(&ev->h_app_done, 0, now);
 }
 
 /* the CQE of any io_uring request on the machine: one load while none waits */
@@ -493,9 +517,7 @@ static __always_inline void app_getevents_exit(__u64 ring, long n)
 		ev = bpf_map_lookup_elem(&app_aio, &key);
 		if (!ev)
 			continue;
-		ev->h_app_reap = now;
-		if (!ev->h_app_done)    /* taken before nvme_complete_rq returned */
-			ev->h_app_done = now;
+		app_reaped_at(ev, now);
 		app_take(&app_aio, &key, ev, &app_aio_live);
 	}
 }
