@@ -3,7 +3,7 @@
 boot each (guest/record_app.sh).
 
 fio runs 4k random reads with io_uring and libaio at queue depth 1 and 16, and
-psync at 1, each under its own `ntprof record -s 1` (every command sampled);
+psync at 1 and 16 (16 jobs), each under its own `ntprof record -s 1` (every command sampled);
 three runs again under `record --kprobes`, for the kprobe/kretprobe twins, and
 one under `record --no-app`, which records the same commands without them.
 The test checks, per run, that the sampled commands carry the application's
@@ -12,7 +12,7 @@ cgroup_id), that they are ordered around the block-layer window
 (h_app_submit <= h_start, h_done <= h_app_done <= h_app_reap), that
 host_app_stages adds up, and that ntprof's application-level end-to-end mean
 agrees with fio's mean lat of the same run within 10% or 50 us, whichever is
-larger (issue 17).
+larger (issue 17); psync at 16 jobs within 25% below (PSYNC16_BELOW says why).
 
 No time is asserted by itself, only the ratio of two means of the same I/Os
 of the same run.  Under TCG fio is CPU-bound at queue depth 16, so most of
@@ -33,6 +33,12 @@ NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
 
 TOLERANCE = 0.10
 FLOOR_NS = 50_000
+# psync at 16: 16 processes on the guest's 2 vCPUs.  A process whose pread
+# returned waits in the run queue on its way back to user space before fio
+# reads its clock, and no hook of the I/O path sees that wait: ntprof's app
+# e2e ends at the return (measured 0.82 and 0.89 of fio's lat).  Below fio's
+# lat by at most this much, and above it by no more than the others.
+PSYNC16_BELOW = 0.25
 NTP_HF_APP_SYSCALL = 16
 # run -> app_kind
 RUNS = {
@@ -41,6 +47,7 @@ RUNS = {
     "libaio_qd1": "libaio",
     "libaio_qd16": "libaio",
     "psync_qd1": "sync",
+    "psync_qd16": "sync",       # 16 jobs of one synchronous I/O each
     "uring_kp_qd16": "io_uring",
     "libaio_kp_qd16": "libaio",
     "psync_kp_qd1": "sync",
@@ -86,11 +93,12 @@ def test_record_app(testbed, kernel):
                WHERE h_app_submit_ns > h_start_ns OR h_app_done_ns < h_done_ns
                   OR h_app_reap_ns < h_app_done_ns""").fetchone()[0]
         assert order == 0, f"{run}: {order} commands out of order"
-        # the submitter: fio's job process, one per run, in a cgroup
+        # the submitters: fio's job processes (16 for psync at 16), in a cgroup
         who = db.execute("SELECT DISTINCT pid, comm FROM host_io WHERE pid IS NOT NULL").fetchall()
-        assert len(who) == 1 and who[0][1] == "fio", f"{run}: submitters {who}"
-        assert who[0][0] not in pids
-        pids.add(who[0][0])
+        jobs = 16 if run == "psync_qd16" else 1
+        assert len(who) == jobs and {c for _, c in who} == {"fio"}, f"{run}: submitters {who}"
+        assert not pids & {p for p, _ in who}
+        pids |= {p for p, _ in who}
         assert db.execute("SELECT count(*) FROM host_io WHERE cgroup_id IS NULL").fetchone()[0] == 0
         # the stages add up, for every command with both ends
         sums = db.execute(
@@ -111,7 +119,8 @@ def test_record_app(testbed, kernel):
         ratio = app / lat
         lines.append(f"{run}: ntprof app_e2e mean {app / 1e3:.1f} us (host e2e {e2e / 1e3:.1f}), "
                      f"fio lat mean {lat / 1e3:.1f} us, ratio {ratio:.3f} (n={n})")
-        if abs(app - lat) > max(TOLERANCE * lat, FLOOR_NS):
+        below = PSYNC16_BELOW if run == "psync_qd16" else TOLERANCE
+        if not -max(below * lat, FLOOR_NS) <= app - lat <= max(TOLERANCE * lat, FLOOR_NS):
             bad.append(lines[-1])
     check_no_app(r, res)
     print(f"\n[{kernel}] " + f"\n[{kernel}] ".join(lines))
