@@ -33,11 +33,11 @@ NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
 
 TOLERANCE = 0.10
 FLOOR_NS = 50_000
-# psync at 16: 16 processes on the guest's 2 vCPUs.  A process whose pread
-# returned waits in the run queue on its way back to user space before fio
-# reads its clock, and no hook of the I/O path sees that wait: ntprof's app
-# e2e ends at the return (measured 0.82 and 0.89 of fio's lat).  Below fio's
-# lat by at most this much, and above it by no more than the others.
+# psync at 16: 16 processes on the guest's 2 vCPUs.  ntprof's app e2e ends
+# at pread's return; what fio adds outside the system call (most likely the
+# run-queue wait on the way back to user space, ntprof-design(7)) no I/O
+# hook sees (measured 0.82 and 0.89 of fio's lat).  Below fio's lat by at
+# most this much, and above it by no more than the others.
 PSYNC16_BELOW = 0.25
 NTP_HF_APP_SYSCALL = 16
 # run -> app_kind
