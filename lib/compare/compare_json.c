@@ -108,6 +108,9 @@ static void group_object(struct ntp_json *j, const struct ntp_compare *c,
 	ntp_json__string_field(j, "present", ntp_compare__present_str(ntp_compare__present(b, n)));
 	int_or_null(j, "n_baseline", b, b ? (int64_t)b->e2e.n : 0);
 	int_or_null(j, "n_new", n, n ? (int64_t)n->e2e.n : 0);
+	/* left out of the statistics, as in report (ntprof-report(1), Impossible commands) */
+	int_or_null(j, "impossible_baseline", b, b ? (int64_t)ntp_report__impossible(b) : 0);
+	int_or_null(j, "impossible_new", n, n ? (int64_t)ntp_report__impossible(n) : 0);
 	ntp_json__double_field(j, "e2e_mean_growth_pct", g->e2e_growth_pct);
 	ntp_json__bool_field(j, "over_threshold", g->over_threshold);
 	ntp_json__name(j, "tripped");

@@ -79,6 +79,25 @@ static const char *ns_title(const struct ntp_compare *c)
 	return c->run[NTP_CMP_BASE].kind == NTP_REPORT_TARGET ? "device" : "namespace";
 }
 
+/* impossible commands (ntprof-report(1)): left out of both runs' statistics, said per group */
+static void print_impossible(const struct ntp_compare *c, FILE *f)
+{
+	for (size_t i = 0; i < c->ngroups; i++) {
+		const struct ntp_compare_group *g = &c->groups[i];
+		uint64_t n[NTP_CMP_RUNS];
+		char size[32];
+
+		for (int r = 0; r < NTP_CMP_RUNS; r++)
+			n[r] = g->g[r] ? ntp_report__impossible(g->g[r]) : 0;
+		if (!n[NTP_CMP_BASE] && !n[NTP_CMP_NEW])
+			continue;
+		ntp_size__str(g->bytes, size, sizeof(size));
+		fprintf(f, "# warning: %s %s %s: impossible commands excluded: %" PRIu64
+			" in the baseline, %" PRIu64 " in the new\n", g->io_type, size, g->ns,
+			n[NTP_CMP_BASE], n[NTP_CMP_NEW]);
+	}
+}
+
 static void print_groups(const struct ntp_compare *c, FILE *f)
 {
 	fprintf(f, "#\n# groups: sampled commands in each recording\n");
@@ -95,6 +114,7 @@ static void print_groups(const struct ntp_compare *c, FILE *f)
 			ntp_compare__present_str(ntp_compare__present(g->g[NTP_CMP_BASE],
 								      g->g[NTP_CMP_NEW])));
 	}
+	print_impossible(c, f);
 }
 
 /* nanoseconds as microseconds with every digit: "-" when there is none */

@@ -301,6 +301,26 @@ def test_backwards_commands_excluded_and_counted(run, tmp_path, host, stages):
     assert text.count("# warning: ") == 1
 
 
+def test_compare_says_which_run_left_impossible_commands_out(run, tmp_path, host):
+    """compare reads each run as report does: the 7 impossible reads are left
+    out of the new run's statistics, and the groups table says so."""
+    p = tmp_path / "backwards.ntp"
+    shutil.copy(host.path, p)
+    bad = rows_of(p, "opcode = 2 AND bytes = 4096")[:7]
+    edit(p, f"UPDATE host_io SET h_done_ns = h_start_ns - 5000000 WHERE id IN ({','.join(map(str, bad))})")
+    r = run("compare", "-j", "-", str(host.path), str(p))
+    assert r.returncode == Exit.OK, r.stderr
+    groups = {(g["io_type"], g["bytes"]): g for g in json.loads(r.stdout)["groups"]}
+    read = groups["read", 4096]
+    assert (read["impossible_baseline"], read["impossible_new"]) == (0, 7), read
+    assert read["n_new"] == read["n_baseline"] - 7
+    assert all(g["impossible_new"] == 0 for k, g in groups.items() if k != ("read", 4096))
+    text = run("compare", str(host.path), str(p)).stdout
+    warn = [x for x in text.splitlines() if "impossible" in x]
+    assert warn == ["# warning: read 4KiB nvme0n1: impossible commands excluded: "
+                    "0 in the baseline, 7 in the new"], warn
+
+
 def test_every_command_impossible_never_ok(run, tmp_path, host):
     p = tmp_path / "all.ntp"
     shutil.copy(host.path, p)
