@@ -85,7 +85,7 @@ static void threshold_error(const struct ntp_compare *c, const struct ntp_compar
 		ntp_size__str(g->bytes, size, sizeof(size));
 		ntp_compare__rule_str(g->tripped, rule, sizeof(rule));
 		k = snprintf(buf + off, sizeof(buf) - off, "%s%s %s %s %+.2f%% (%s)",
-			     shown ? ", " : "", g->io_type, size, g->ns, g->tripped_growth_pct, rule);
+			     shown ? ", " : "", g->io_type, size, g->label, g->tripped_growth_pct, rule);
 		if (k > 0)
 			off += (size_t)k;
 		shown++;

@@ -76,7 +76,7 @@ static void group_name(char *buf, size_t len, const struct ntp_compare_group *g)
 	char size[32];
 
 	ntp_size__str(g->bytes, size, sizeof(size));
-	snprintf(buf, len, "%s %s %s", g->io_type, size, g->ns);
+	snprintf(buf, len, "%s %s %s", g->io_type, size, g->label);
 }
 
 static void most(FILE *f, const struct ntp_compare *c)

@@ -105,6 +105,7 @@ static void group_object(struct ntp_json *j, const struct ntp_compare *c,
 	/* as report's groups: a target alone's are of its backend devices */
 	ntp_json__string_field(j, "namespace", target ? NULL : g->ns);
 	ntp_json__string_field(j, "device", target ? g->ns : NULL);
+	ntp_json__int_field(j, "file", g->file);
 	ntp_json__string_field(j, "present", ntp_compare__present_str(ntp_compare__present(b, n)));
 	int_or_null(j, "n_baseline", b, b ? (int64_t)b->e2e.n : 0);
 	int_or_null(j, "n_new", n, n ? (int64_t)n->e2e.n : 0);
@@ -156,6 +157,7 @@ static void most_member(struct ntp_json *j, const struct ntp_compare *c)
 	ntp_json__start_object(j);
 	ntp_json__string_field(j, "io_type", m->g->io_type);
 	ntp_json__int_field(j, "bytes", m->g->bytes);
+	ntp_json__int_field(j, "file", m->g->file);
 	ntp_json__string_field(j, "namespace", target ? NULL : m->g->ns);
 	ntp_json__string_field(j, "device", target ? m->g->ns : NULL);
 	ntp_json__string_field(j, "stage", m->stage->json);

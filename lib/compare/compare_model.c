@@ -212,12 +212,35 @@ void ntp_compare__formula(const struct ntp_compare_stage *st, enum ntp_compare_s
 struct side_group {
 	const struct ntp_report_group *g;
 	int run;
+	int place;              /* host_place() of its file */
 };
+
+/*
+ * A group's host file as its place among the run's files with host
+ * commands, from 1: the files of a run come in any order ("t.ntp,h.ntp"),
+ * and its Nth host file is paired with the other run's Nth.
+ */
+static int host_place(const struct ntp_report *rep, int host_file)
+{
+	int n = 0;
+
+	for (int i = 0; i < rep->nfiles && i < host_file; i++)
+		n += !!(rep->files[i].sides & NTP_JOIN_HOST);
+	return n ? n : host_file;
+}
+
+/* the pairing key: that place, then the group's (namespace, type, size) */
+static int same_group(const struct side_group *x, const struct side_group *y)
+{
+	int c = x->place - y->place;
+
+	return c ? c : ntp_report__group_cmp(x->g, y->g);
+}
 
 static int side_cmp(const void *a, const void *b)
 {
 	const struct side_group *x = a, *y = b;
-	int c = ntp_report__group_cmp(x->g, y->g);
+	int c = same_group(x, y);
 
 	return c ? c : x->run - y->run;
 }
@@ -308,12 +331,18 @@ static int pair_groups(struct ntp_compare *c)
 {
 	size_t total = c->run[0].ngroups + c->run[1].ngroups, k = 0;
 	struct side_group *all = calloc(total ? total : 1, sizeof(*all));
+	bool numbered = false;
 
 	if (!all)
 		return -ENOMEM;
-	for (int r = 0; r < NTP_CMP_RUNS; r++)
-		for (size_t i = 0; i < c->run[r].ngroups; i++)
-			all[k++] = (struct side_group){ &c->run[r].groups[i], r };
+	for (int r = 0; r < NTP_CMP_RUNS; r++) {
+		for (size_t i = 0; i < c->run[r].ngroups; i++) {
+			const struct ntp_report_group *g = &c->run[r].groups[i];
+
+			all[k] = (struct side_group){ g, r, host_place(&c->run[r], g->host_file) };
+			numbered |= all[k++].place > 1;
+		}
+	}
 	qsort(all, total, sizeof(*all), side_cmp);
 	c->groups = calloc(total ? total : 1, sizeof(*c->groups));
 	if (!c->groups) {
@@ -325,7 +354,7 @@ static int pair_groups(struct ntp_compare *c)
 
 		/* the same group in the new run follows its baseline twin */
 		if (i && all[i].run == NTP_CMP_NEW && all[i - 1].run == NTP_CMP_BASE &&
-		    !ntp_report__group_cmp(all[i].g, all[i - 1].g)) {
+		    !same_group(&all[i], &all[i - 1])) {
 			c->groups[c->ngroups - 1].g[NTP_CMP_NEW] = all[i].g;
 			continue;
 		}
@@ -333,6 +362,11 @@ static int pair_groups(struct ntp_compare *c)
 		cg->io_type = all[i].g->io_type;
 		cg->ns = all[i].g->ns;
 		cg->bytes = all[i].g->bytes;
+		cg->file = all[i].place;
+		if (numbered)
+			snprintf(cg->label, sizeof(cg->label), "%d:%s", cg->file, cg->ns);
+		else
+			snprintf(cg->label, sizeof(cg->label), "%s", cg->ns);
 		cg->g[all[i].run] = all[i].g;
 	}
 	free(all);

@@ -41,6 +41,14 @@ struct ntp_compare_stage {
 struct ntp_compare_group {
 	const char *io_type, *ns;
 	int64_t bytes;
+	/*
+	 * The host file of its run the group's commands came from, from 1: in
+	 * a joined run of several host files the groups of the Nth host file of
+	 * each run are paired.  label: ns, or "N:ns" when a run has several
+	 * host files (what the text shows)
+	 */
+	int file;
+	char label[64];
 	const struct ntp_report_group *g[NTP_CMP_RUNS];  /* NULL: not in that run */
 	struct ntp_compare_stage *stage;          /* the stages, the end-to-end last */
 	size_t nstages;

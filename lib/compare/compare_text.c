@@ -93,7 +93,7 @@ static void print_impossible(const struct ntp_compare *c, FILE *f)
 			continue;
 		ntp_size__str(g->bytes, size, sizeof(size));
 		fprintf(f, "# warning: %s %s %s: impossible commands excluded: %" PRIu64
-			" in the baseline, %" PRIu64 " in the new\n", g->io_type, size, g->ns,
+			" in the baseline, %" PRIu64 " in the new\n", g->io_type, size, g->label,
 			n[NTP_CMP_BASE], n[NTP_CMP_NEW]);
 	}
 }
@@ -110,7 +110,7 @@ static void print_groups(const struct ntp_compare *c, FILE *f)
 		ntp_size__str(g->bytes, size, sizeof(size));
 		count_cell(nb, sizeof(nb), g->g[NTP_CMP_BASE]);
 		count_cell(nn, sizeof(nn), g->g[NTP_CMP_NEW]);
-		fprintf(f, "  %-7s %7s %-12s %10s %9s  %s\n", g->io_type, size, g->ns, nb, nn,
+		fprintf(f, "  %-7s %7s %-12s %10s %9s  %s\n", g->io_type, size, g->label, nb, nn,
 			ntp_compare__present_str(ntp_compare__present(g->g[NTP_CMP_BASE],
 								      g->g[NTP_CMP_NEW])));
 	}
@@ -162,7 +162,7 @@ static void print_value(const struct ntp_compare_group *g, const struct ntp_comp
 		snprintf(ratio, sizeof(ratio), "-");
 	ci_cell(ci, sizeof(ci), &v);
 	fprintf(f, "  %-7s %7s %-12s %-12s %-5s %11s %11s %11s %8s %23s %-4s  %s\n", g->io_type,
-		size, g->ns, st->text, ntp_compare__stat_name(stat), b, n, d, ratio, ci,
+		size, g->label, st->text, ntp_compare__stat_name(stat), b, n, d, ratio, ci,
 		!v.has_delta ? "-" : !v.tested ? "few" : v.significant ? "yes" : "no",
 		ntp_compare__present_str(ntp_compare__present(st->s[NTP_CMP_BASE],
 							      st->s[NTP_CMP_NEW])));
@@ -205,7 +205,7 @@ static void print_threshold(const struct ntp_compare *c, FILE *f, const struct n
 			continue;
 		ntp_size__str(g->bytes, size, sizeof(size));
 		ntp_compare__rule_str(g->tripped, rule, sizeof(rule));
-		fprintf(f, "#   %s %s %s: %s %s %+.2f%% (%s)\n", g->io_type, size, g->ns,
+		fprintf(f, "#   %s %s %s: %s %s %+.2f%% (%s)\n", g->io_type, size, g->label,
 			g->tripped->stage, ntp_compare__stat_name(g->tripped->stat),
 			g->tripped_growth_pct, rule);
 	}
@@ -226,7 +226,7 @@ static void print_most(const struct ntp_compare *c, FILE *f)
 	if (isfinite(m->mean.ratio))
 		snprintf(pct, sizeof(pct), " (%+.2f%%)", (m->mean.ratio - 1.0) * 100.0);
 	fprintf(f, "#\n# changed most: %s of %s %s %s: mean %s us%s%s\n", m->stage->text,
-		m->g->io_type, size, m->g->ns, d, pct,
+		m->g->io_type, size, m->g->label, d, pct,
 		m->mean.significant ? "" : m->mean.tested ? ", not significant (no stage changed significantly)"
 		: ", too few commands to tell (no stage changed significantly)");
 }

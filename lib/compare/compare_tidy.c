@@ -29,6 +29,8 @@ static void keys(const struct tidy *t, const char *stage, const char *stat)
 {
 	const char *sep = t->sep;
 
+	ntp_csv__int(t->f, t->g->file);
+	fputs(sep, t->f);
 	ntp_csv__text(t->f, t->g->io_type, sep);
 	fputs(sep, t->f);
 	ntp_csv__int(t->f, t->g->bytes);

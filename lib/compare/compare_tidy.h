@@ -11,7 +11,7 @@
 
 #include "lib/compare/compare_model.h"
 
-#define NTP_COMPARE_TIDY_COLUMNS "io_type", "bytes", "namespace", "device", "stage", "stat", \
+#define NTP_COMPARE_TIDY_COLUMNS "file", "io_type", "bytes", "namespace", "device", "stage", "stat", \
 	"baseline", "new", "delta", "ratio", "ci95_low", "ci95_high", "significant", "present"
 
 int ntp_compare__print_tidy(const struct ntp_compare *c, FILE *f,

@@ -160,3 +160,39 @@ def test_missing_file_in_a_run__named(run, runs):
     r = run("compare", f"{runs['base']['host']},{gone}", runs["new"]["both"])
     assert r.returncode == Exit.NOFILE
     assert r.stderr.startswith(f"ntprof compare: error: {gone}: ")
+
+
+def test_two_hosts_of_one_name_stay_apart__paired_by_their_place(run, tmp_path):
+    """Two hosts whose namespaces are both nvme0n1, one target: the baseline
+    and the new run each join h1, h2 and t (in another order in the new).
+    Only the second host's storage got slower: compare pairs h1 with h1 and
+    h2 with h2 (file 1 and 2), and only file 2's groups moved."""
+    same = ntpgen.DEFAULT_JGROUPS[:2]
+
+    def links(groups2):
+        return [ntpgen.Link(0, 0, "nvme0", 1, offset_ns=3_600_000_123_457, drift=0.0, groups=same),
+                ntpgen.Link(1, 0, "nvme0", 2, offset_ns=-700_000_654_321, drift=0.0,
+                            groups=groups2)]
+    slow = tuple(ntpgen.JGroup(**{**g.__dict__, "storage": (g.storage[0] + DELTA,
+                                                            g.storage[1] + DELTA)}) for g in same)
+    runs = {}
+    for name, g2 in (("a", same), ("b", slow)):
+        paths = [tmp_path / f"{name}-h1.ntp", tmp_path / f"{name}-h2.ntp", tmp_path / f"{name}-t.ntp"]
+        ntpgen.generate_joined(paths[:2], paths[2:], links(g2), seed=13, lose_host=0,
+                               lose_target=0, reject=0)
+        runs[name] = paths
+    base = ",".join(map(str, runs["a"]))
+    new = ",".join(map(str, (runs["b"][2], runs["b"][0], runs["b"][1])))   # t, h1, h2
+    doc = compare_json(run, base, new)
+    files = {}
+    for g in doc["groups"]:
+        assert g["present"] == "both", g
+        files.setdefault(g["file"], []).append(g)
+    assert sorted(files) == [1, 2] and all(len(v) == len(same) for v in files.values())
+    for f, groups in files.items():
+        for g in groups:
+            assert g["namespace"] == "nvme0n1"
+            storage = next(s for s in g["stages"] if s["stage"] == "storage")
+            assert storage["mean"]["delta_ns"] == (DELTA if f == 2 else 0), (f, storage)
+    text = ok(run, "compare", base, new).stdout
+    assert "2:nvme0n1" in text and "1:nvme0n1" in text

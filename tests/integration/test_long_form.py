@@ -101,7 +101,7 @@ def test_long_form_of_a_recording_without_commands_is_the_header(run, tmp_path):
 def compare_cells(doc):
     out = {}
     for g in doc["groups"]:
-        key = (g["io_type"], g["bytes"], g["namespace"], g["device"])
+        key = (g["file"], g["io_type"], g["bytes"], g["namespace"], g["device"])
         nb, nn = g["n_baseline"], g["n_new"]
         both = nb is not None and nn is not None
         out[key + ("e2e", "n")] = (nb, nn, nn - nb if both else None,
@@ -131,8 +131,8 @@ def test_compare_long_form_is_its_json(run, every_kind, args):
     header, rows = tidy.read(ok(run, "compare", "-t", ",", *paths))
     assert header == tidy.COMPARE_COLUMNS
     doc = json.loads(ok(run, "compare", "-j", "-", *paths))
-    got = {(r["io_type"], int(r["bytes"]), r["namespace"] or None, r["device"] or None,
-            r["stage"], r["stat"]): (tidy.num(r["baseline"]), tidy.num(r["new"]),
+    got = {(int(r["file"]), r["io_type"], int(r["bytes"]), r["namespace"] or None,
+            r["device"] or None, r["stage"], r["stat"]): (tidy.num(r["baseline"]), tidy.num(r["new"]),
                                      tidy.num(r["delta"]), tidy.num(r["ratio"]),
                                      tidy.num(r["ci95_low"]), tidy.num(r["ci95_high"]),
                                      {"true": True, "false": False, "": None}[r["significant"]],

@@ -5,7 +5,7 @@ import csv
 import io
 
 REPORT_COLUMNS = ["file", "io_type", "bytes", "namespace", "device", "stage", "stat", "value"]
-COMPARE_COLUMNS = ["io_type", "bytes", "namespace", "device", "stage", "stat", "baseline", "new",
+COMPARE_COLUMNS = ["file", "io_type", "bytes", "namespace", "device", "stage", "stat", "baseline", "new",
                    "delta", "ratio", "ci95_low", "ci95_high", "significant", "present"]
 SUMMARY_KEYS = ("min_ns", "mean_ns", "p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "max_ns", "stddev_ns")
 
