@@ -41,6 +41,7 @@ import argparse
 import math
 import os
 import random
+import re
 import sqlite3
 import sys
 from dataclasses import dataclass, field
@@ -875,3 +876,28 @@ def expected_joined_groups(js, stages=JOIN_STAGES, detail=False):
         out.append(g)
     out.sort(key=lambda g: (g["file"], g["namespace"], rank[g["io_type"]], g["bytes"]))
     return out
+
+
+def without_app_columns(path):
+    """Turn the recording at path into one of an ntprof before the application's
+    columns: host_io as version 1 declared it (STRICT and NOT NULL as ever),
+    without those columns, and no host_app_stages view."""
+    db = sqlite3.connect(path)
+    views = dict(db.execute("SELECT name, sql FROM sqlite_schema WHERE type = 'view'"))
+    table = db.execute("SELECT sql FROM sqlite_schema WHERE name = 'host_io'").fetchone()[0]
+    for name in views:
+        db.execute(f"DROP VIEW {name}")
+    app = ("h_app_submit_ns", "h_app_done_ns", "h_app_reap_ns", "app_kind", "pid", "tid",
+           "comm", "cgroup_id")
+    lines = [re.sub(r"\s*--.*$", "", line) for line in table.splitlines()]
+    lines = [line for line in lines if line.split()[:1] not in [[c] for c in app]]
+    db.execute(re.sub(r",\s*\)", "\n)", "\n".join(lines)).replace("host_io", "host_io_v1", 1))
+    keep = [c[1] for c in db.execute("PRAGMA table_info(host_io_v1)")]
+    db.execute(f"INSERT INTO host_io_v1 SELECT {', '.join(keep)} FROM host_io")
+    db.execute("DROP TABLE host_io")
+    db.execute("ALTER TABLE host_io_v1 RENAME TO host_io")
+    for name, sql in views.items():
+        if name != "host_app_stages":
+            db.execute(sql)
+    db.commit()
+    db.close()

@@ -4,7 +4,6 @@ commands ntpgen.py wrote and the stage latencies it built them from."""
 
 import csv
 import io
-import re
 import sqlite3
 
 import pytest
@@ -92,27 +91,7 @@ def test_recording_without_application_columns(run, tmp_path):
     STRICT and NOT NULL as ever, no host_app_stages): the same header, those
     fields empty, and report reads it too."""
     rec = ntpgen.generate(tmp_path / "old.ntp", groups=(ntpgen.Group("read", 4096, "nvme0n1", 2),))
-    db = sqlite3.connect(rec.path)
-    views = dict(db.execute("SELECT name, sql FROM sqlite_schema WHERE type = 'view'"))
-    table = db.execute("SELECT sql FROM sqlite_schema WHERE name = 'host_io'").fetchone()[0]
-    for name in views:
-        db.execute(f"DROP VIEW {name}")
-    # version 1's host_io: the same declaration without the application's columns
-    app = ("h_app_submit_ns", "h_app_done_ns", "h_app_reap_ns", "app_kind", "pid", "tid",
-           "comm", "cgroup_id")
-    lines = [re.sub(r"\s*--.*$", "", line) for line in table.splitlines()]
-    lines = [line for line in lines if line.split()[:1] not in [[c] for c in app]]
-    v1 = re.sub(r",\s*\)", "\n)", "\n".join(lines)).replace("host_io", "host_io_v1", 1)
-    db.execute(v1)
-    keep = [c[1] for c in db.execute("PRAGMA table_info(host_io_v1)")]
-    db.execute(f"INSERT INTO host_io_v1 SELECT {', '.join(keep)} FROM host_io")
-    db.execute("DROP TABLE host_io")
-    db.execute("ALTER TABLE host_io_v1 RENAME TO host_io")
-    for name, sql in views.items():
-        if name != "host_app_stages":
-            db.execute(sql)
-    db.commit()
-    db.close()
+    ntpgen.without_app_columns(rec.path)
     out = dump(run, str(rec.path))
     assert out.splitlines()[0] == ",".join(COLUMNS)
     rows = list(csv.DictReader(io.StringIO(out)))

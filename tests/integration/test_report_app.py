@@ -188,36 +188,13 @@ def without_paths(text, *paths):
     return text
 
 
-def old_file(path):
-    """host_io as files before the application's columns have it (test_dump.py's way)."""
-    db = sqlite3.connect(path)
-    views = dict(db.execute("SELECT name, sql FROM sqlite_schema WHERE type = 'view'"))
-    table = db.execute("SELECT sql FROM sqlite_schema WHERE name = 'host_io'").fetchone()[0]
-    for name in views:
-        db.execute(f"DROP VIEW {name}")
-    app = ("h_app_submit_ns", "h_app_done_ns", "h_app_reap_ns", "app_kind", "pid", "tid",
-           "comm", "cgroup_id")
-    lines = [re.sub(r"\s*--.*$", "", line) for line in table.splitlines()]
-    lines = [line for line in lines if line.split()[:1] not in [[c] for c in app]]
-    db.execute(re.sub(r",\s*\)", "\n)", "\n".join(lines)).replace("host_io", "host_io_v1", 1))
-    keep = [c[1] for c in db.execute("PRAGMA table_info(host_io_v1)")]
-    db.execute(f"INSERT INTO host_io_v1 SELECT {', '.join(keep)} FROM host_io")
-    db.execute("DROP TABLE host_io")
-    db.execute("ALTER TABLE host_io_v1 RENAME TO host_io")
-    for name, sql in views.items():
-        if name != "host_app_stages":
-            db.execute(sql)
-    db.commit()
-    db.close()
-
-
 @pytest.mark.parametrize("args", [(), ("-j", "-"), ("-t", ","), ("--sort", "driver.p99")])
 def test_without_stamps_reports_as_before(run, plain, tmp_path, args):
     """An older file, and one whose commands have no stamps, report alike:
     no application rows, the JSON's app null."""
     old = tmp_path / "old.ntp"
     old.write_bytes(plain.path.read_bytes())
-    old_file(old)
+    ntpgen.without_app_columns(old)
     a = ok(run, "report", *args, str(plain.path)).stdout
     b = ok(run, "report", *args, str(old)).stdout
     assert without_paths(a, plain.path) == without_paths(b, old)
