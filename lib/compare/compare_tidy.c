@@ -15,6 +15,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/compare/compare_tidy.h"
+#include "lib/report/report_tidy.h"
 
 static const char *const columns[] = { NTP_COMPARE_TIDY_COLUMNS };
 
@@ -25,23 +26,11 @@ struct tidy {
 	int target;
 };
 
+/* report -t's keys; the values follow */
 static void keys(const struct tidy *t, const char *stage, const char *stat)
 {
-	const char *sep = t->sep;
-
-	ntp_csv__int(t->f, t->g->file);
-	fputs(sep, t->f);
-	ntp_csv__text(t->f, t->g->io_type, sep);
-	fputs(sep, t->f);
-	ntp_csv__int(t->f, t->g->bytes);
-	fputs(sep, t->f);
-	ntp_csv__text(t->f, t->target ? NULL : t->g->ns, sep);
-	fputs(sep, t->f);
-	ntp_csv__text(t->f, t->target ? t->g->ns : NULL, sep);
-	fputs(sep, t->f);
-	ntp_csv__text(t->f, stage, sep);
-	fputs(sep, t->f);
-	ntp_csv__text(t->f, stat, sep);
+	ntp_report__tidy_keys(t->f, t->sep, t->g->file, t->g->io_type, t->g->bytes, t->g->ns,
+			      t->target, stage, stat);
 }
 
 static void values(const struct tidy *t, const struct ntp_compare_value *v, const char *present)

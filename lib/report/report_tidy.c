@@ -51,25 +51,28 @@ static bool wanted(const struct tidy *t, const char *stat)
 	return false;
 }
 
+void ntp_report__tidy_keys(FILE *f, const char *sep, int file, const char *io_type, int64_t bytes,
+			   const char *ns, bool target, const char *stage, const char *stat)
+{
+	const char *const text[] = { io_type, NULL, target ? NULL : ns, target ? ns : NULL, stage,
+				     stat };
+
+	ntp_csv__int(f, file);
+	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
+		fputs(sep, f);
+		if (i == 1)
+			ntp_csv__int(f, bytes);
+		else
+			ntp_csv__text(f, text[i], sep);
+	}
+}
+
 /* the keys of the row: the group, then the stage and the statistic */
 static void keys(const struct tidy *t, const char *stage, const char *stat)
 {
-	const char *sep = t->sep;
-
-	ntp_csv__int(t->f, t->g->host_file);
-	fputs(sep, t->f);
-	ntp_csv__text(t->f, t->g->io_type, sep);
-	fputs(sep, t->f);
-	ntp_csv__int(t->f, t->g->bytes);
-	fputs(sep, t->f);
-	ntp_csv__text(t->f, t->target ? NULL : t->g->ns, sep);
-	fputs(sep, t->f);
-	ntp_csv__text(t->f, t->target ? t->g->ns : NULL, sep);
-	fputs(sep, t->f);
-	ntp_csv__text(t->f, stage, sep);
-	fputs(sep, t->f);
-	ntp_csv__text(t->f, stat, sep);
-	fputs(sep, t->f);
+	ntp_report__tidy_keys(t->f, t->sep, t->g->host_file, t->g->io_type, t->g->bytes, t->g->ns,
+			      t->target, stage, stat);
+	fputs(t->sep, t->f);
 }
 
 static void int_row(const struct tidy *t, const char *stage, const char *stat, int64_t v)

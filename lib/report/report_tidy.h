@@ -7,6 +7,8 @@
 #ifndef NTP_REPORT_TIDY_H
 #define NTP_REPORT_TIDY_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "lib/report/report_model.h"
@@ -14,6 +16,14 @@
 /* the columns of a row; the statistics are named as the JSON names them */
 #define NTP_REPORT_TIDY_COLUMNS "file", "io_type", "bytes", "namespace", "device", "stage", \
 	"stat", "value"
+
+/*
+ * A row's keys, separated by sep: the group (the host file, from 1;
+ * its namespace, or its device for a target alone), the stage and the
+ * statistic.  compare -t writes the same keys before its own columns.
+ */
+void ntp_report__tidy_keys(FILE *f, const char *sep, int file, const char *io_type, int64_t bytes,
+			   const char *ns, bool target, const char *stage, const char *stat);
 
 int ntp_report__print_tidy(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o);
 
