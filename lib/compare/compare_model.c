@@ -565,12 +565,14 @@ static void find_most(struct ntp_compare *c)
 	for (size_t i = 0; i < c->ngroups; i++) {
 		const struct ntp_compare_group *g = &c->groups[i];
 
-		/* the last entry is the end-to-end latency: not a stage */
+		/* the last entry is the end-to-end latency: not a stage, nor the app e2e */
 		for (size_t k = 0; k + 1 < g->nstages; k++) {
 			struct ntp_compare_value v;
 			int64_t d;
 			int rank;
 
+			if (!strcmp(g->stage[k].json, ntp_report__app_total.json))
+				continue;
 			ntp_compare__value(&g->stage[k], NTP_CMP_MEAN, &v);
 			if (!v.has_delta)
 				continue;

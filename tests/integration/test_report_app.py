@@ -247,3 +247,21 @@ def test_compare_pairs_the_app_stages(run, host, tmp_path):
     block = next(s for s in g["stages"] if s["stage"] == "block")
     assert reap["mean"]["delta_ns"] > 0 and block["mean"]["delta_ns"] == 0
     assert "reap" in doc["stage_notes"]
+
+
+
+def test_compare_changed_most_is_a_stage_not_the_app_e2e(run, host, tmp_path):
+    """complete grows by 20 us and reap by 30 us: the app e2e by 50 us, more
+    than any stage, but a total; the line names reap."""
+    slow = tmp_path / "slow.ntp"
+    slow.write_bytes(host.path.read_bytes())
+    db = sqlite3.connect(slow)
+    db.execute("UPDATE host_io SET h_app_done_ns = h_app_done_ns + 20000,"
+               " h_app_reap_ns = h_app_reap_ns + 50000 WHERE h_app_reap_ns IS NOT NULL")
+    db.commit()
+    db.close()
+    doc = json.loads(run("compare", "-j", "-", str(host.path), str(slow)).stdout)
+    g = doc["groups"][0]
+    mean = {s["stage"]: s["mean"]["delta_ns"] for s in g["stages"]}
+    assert mean["app_e2e"] > max(v for k, v in mean.items() if k not in ("app_e2e", "e2e")), mean
+    assert doc["changed_most"]["stage"] == "reap", doc["changed_most"]

@@ -30,8 +30,10 @@ NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
 # run.sh stamps each console line: "[tbguest  12.34] "
 STAMP = re.compile(r"^\[\S+\s+\d+\.\d+\] ")
 NAMES = {"tcp": "NVMe/TCP", "rdma": "NVMe/RDMA"}
-# the stage table rows of a -r both report, in order
-STAGE_ROWS = ("block", "driver(h)", "network", "driver(t)", "storage")
+# the stage table rows of a -r both report of fio's commands, in order: the
+# application's side around the fabric's five (ntprof-report(1))
+STAGE_ROWS = ("submit", "block", "driver(h)", "network", "driver(t)", "storage", "complete",
+              "reap")
 QUERY = ("SELECT io_type, bytes, e2e_ns, block_ns, driver_ns, network_star_ns "
          "FROM host_stages LIMIT 5")
 
@@ -63,10 +65,10 @@ def check_report(lines, transport):
         if not line.startswith("# stage "):
             continue
         rows = [r.split()[0] for r in rep[n + 1:n + 1 + len(STAGE_ROWS)]]
-        assert tuple(rows) == STAGE_ROWS, f"stage table rows {rows}:\n" + "\n".join(rep[n:n + 9])
+        assert tuple(rows) == STAGE_ROWS, f"stage table rows {rows}:\n" + "\n".join(rep[n:n + 12])
         tables += 1
     assert tables >= 1, f"no stage table in the report:\n{text[:3000]}"
-    assert "# sum check: ok" in text, text[:3000]
+    assert "# sum check: ok" in text and "# app sum check: ok" in text, text[:3000]
     return text
 
 
