@@ -127,8 +127,12 @@ def test_record_app(testbed, kernel):
         if kind == "sync":
             # what fio sees beyond ntprof lies between the thread's system
             # calls: from a pread's return to the same thread's next pread
+            # (25% of slack: the two means are of other samples, fio's of all its
+            # I/Os, the gap's of each thread's commands but its last; seen 1.09x
+            # at 16 jobs on a loaded machine, 0.5x at one job)
             gap = db.execute(GAP_SQL).fetchone()[0]
-            assert lat - app <= gap, f"{run}: fio lat - app e2e {lat - app:.0f} ns, between calls {gap:.0f}"
+            assert lat - app <= 1.25 * gap, \
+                f"{run}: fio lat - app e2e {lat - app:.0f} ns, between calls {gap:.0f}"
         below = PSYNC16_BELOW if run == "psync_qd16" else TOLERANCE
         if not -max(below * lat, FLOOR_NS) <= app - lat <= max(TOLERANCE * lat, FLOOR_NS):
             bad.append(lines[-1])
