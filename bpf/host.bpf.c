@@ -36,7 +36,6 @@
 #include "core_fixes.bpf.h"
 #include "ntp_attach.bpf.h"
 #include "ntp_collector.bpf.h"
-#include "ntp_hash.h"
 
 /*
  * nvme_tcp_setup_h2c_data_pdu() is only ever called for an R2T when it takes
@@ -311,9 +310,10 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 /*
  * The sampling decision, on every command of the machine.  An unsampled
  * one, and one the filter rejects, costs a few loads, a pointer
- * comparison, the hash and the seen count: no map but the counter.  `btf`
- * (a constant) picks the reads: tp_btf's typed arguments are read with
- * plain loads, raw_tp's through bpf_probe_read_kernel().
+ * comparison, the hash (two multiplies and a comparison) and the seen
+ * count: no map but the counter.  `btf` (a constant) picks the reads:
+ * tp_btf's typed arguments are read with plain loads, raw_tp's through
+ * bpf_probe_read_kernel().
  */
 static __always_inline void setup_body(struct request *rq, struct nvme_command *cmd, const bool btf)
 {
@@ -363,7 +363,7 @@ static __always_inline void setup_body(struct request *rq, struct nvme_command *
 		nlb0 = BPF_CORE_READ(cmd, rw.length);
 	}
 	/* before the counter's call, so that only the verdict is kept across it */
-	sampled = ntp_hash_sampled(ntp_cmd_hash(cid, slba, nlb0), sample_one_in);
+	sampled = ntp_hash_sampled(ntp_cmd_hash(cid, slba, nlb0), sample_limit);
 	count(NTP_CNT_SEEN);
 
 	if (filter.flags) {
