@@ -319,6 +319,7 @@ int ntp_host__prepare(struct ntp_collector **cp, const struct ntp_collector_opts
 	core->tp_rows = tp_rows;
 	core->events = s->maps.events;
 	core->counters = s->maps.counters;
+	core->seen_slots = s->bss->seen_slots;
 	/* struct inflight (bpf/host.bpf.c) begins with the event: its offsets are the event's */
 	core->inflight = s->maps.inflight;
 	core->inflight_ts_off = offsetof(struct ntp_host_event, h_queue);
