@@ -239,17 +239,20 @@ static __always_inline void read_names(struct request *rq, struct ntp_host_event
  * The commands that reached the decision, sampled or not (NTP_CNT_SEEN).
  * This count runs on every command of the machine, so it is no per-CPU
  * map's lookup (a helper call before 6.10, and the values the decision
- * keeps spilled around it) but one locked add to a slot of a global array.
- * The slot is chosen by the command's hardware queue, which nvme-tcp and
- * nvme-rdma give each CPU its own: CPUs seldom share a slot, and no two
- * slots share a cache line.  Exact, as any atomic count is; user space
- * adds the slots up (ntp_collector__read_counters).
+ * keeps saved around it) but one locked add to a slot of a global array,
+ * the slot of the CPU (modulo NTP_SEEN_SLOTS), alone on its cache line.
+ * The CPU's number is a helper that 6.10's verifier inlines into one
+ * load, where reading the command's queue through the request took two
+ * checked loads; it is called last on the unsampled path (in the sampled
+ * path's own function for a sampled command), where no value has to
+ * survive it.  Exact, as any atomic count is; user space adds the slots
+ * up (ntp_collector__read_counters).
  */
 struct ntp_seen_slot seen_slots[NTP_SEEN_SLOTS];
 
-static __always_inline void count_seen(__u32 queue)
+static __always_inline void count_seen(void)
 {
-	__sync_fetch_and_add(&seen_slots[queue & (NTP_SEEN_SLOTS - 1)].n, 1);
+	__sync_fetch_and_add(&seen_slots[bpf_get_smp_processor_id() & (NTP_SEEN_SLOTS - 1)].n, 1);
 }
 
 /*
@@ -272,9 +275,9 @@ __u64 other_mq_ops;
 
 #define NTP_EEXIST 17
 
-/* the three fields the sampling hash reads (bpf/ntp_hash.h) */
+/* the two fields the sampling hash reads (bpf/ntp_hash.h) */
 static __always_inline void read_ident(struct nvme_command *cmd, __u16 *cid, __u64 *slba,
-				       __u16 *nlb0, const bool btf)
+				       const bool btf)
 {
 	if (btf) {
 		*cid = cmd->common.command_id;
@@ -285,11 +288,9 @@ static __always_inline void read_ident(struct nvme_command *cmd, __u16 *cid, __u
 		 */
 		*slba = *(volatile const __u32 *)&cmd->rw.slba |
 			(__u64)*((volatile const __u32 *)&cmd->rw.slba + 1) << 32;
-		*nlb0 = cmd->rw.length;
 	} else {
 		*cid = BPF_CORE_READ(cmd, common.command_id);
 		*slba = BPF_CORE_READ(cmd, rw.slba);
-		*nlb0 = BPF_CORE_READ(cmd, rw.length);
 	}
 }
 
@@ -307,7 +308,8 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 	__u16 cid, nlb0;
 	long err;
 
-	read_ident(cmd, &cid, &slba, &nlb0, btf);
+	read_ident(cmd, &cid, &slba, btf);
+	nlb0 = btf ? cmd->rw.length : BPF_CORE_READ(cmd, rw.length);
 	now = bpf_ktime_get_ns();
 	v.ev.kind = NTP_EV_HOST_IO;
 	v.ev.h_start = start_time(rq, now, &v.ev.flags);
@@ -355,12 +357,13 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 		rdma_track(rq, cid);
 }
 
-/* a command the hash chose: the filter (--session, --io-type, --size), then its record */
+/* a command the hash chose: counted, the filter (--session, --io-type, --size), its record */
 static __always_inline void chosen_body(struct request *rq, struct nvme_command *cmd, const bool btf)
 {
 	__u8 opcode = btf ? cmd->common.opcode : BPF_CORE_READ(cmd, common.opcode);
 	struct nvme_ctrl *ctrl;
 
+	count_seen();
 	if (filter.flags) {
 		ctrl = BPF_CORE_READ(nvme_req(rq), ctrl);
 		if (!ntp_filter__pass(&filter, opcode, BPF_CORE_READ(rq, __data_len),
@@ -389,19 +392,19 @@ static __noinline int chosen_raw(struct request *rq, struct nvme_command *cmd)
 	return 0;
 }
 
-/* a command of ours: counted, hashed, and recorded when the hash says so */
+/* a command of ours: hashed, counted, and recorded when the hash says so */
 static __always_inline void decide(struct request *rq, struct nvme_command *cmd, const bool btf)
 {
 	__u64 slba;
-	__u16 cid, nlb0;
 	bool sampled;
+	__u16 cid;
 
-	/* first, so that few values are live at once: the JIT saves no callee-saved register */
-	count_seen(btf ? rq->mq_hctx->queue_num : BPF_CORE_READ(rq, mq_hctx, queue_num));
-	read_ident(cmd, &cid, &slba, &nlb0, btf);
-	sampled = ntp_hash_sampled(ntp_cmd_hash(cid, slba, nlb0), sample_limit);
-	if (!sampled)
+	read_ident(cmd, &cid, &slba, btf);
+	sampled = ntp_hash_sampled(ntp_cmd_hash(cid, slba), sample_limit);
+	if (!sampled) {
+		count_seen();   /* last: nothing is live across its call */
 		return;
+	}
 	if (btf)
 		chosen_btf(rq, cmd);
 	else

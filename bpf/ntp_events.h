@@ -108,10 +108,10 @@ enum ntp_counter {
 /*
  * The host's NTP_CNT_SEEN, counted on every command of the machine, lives
  * in a plain array of its .bss instead (`seen_slots`, bpf/host.bpf.c),
- * which user space reads through the skeleton:
- * one slot per hardware queue (modulo NTP_SEEN_SLOTS), each alone on its
- * cache line.  The target's decision reads through helpers anyway and
- * keeps the per-CPU counter; user space adds both.
+ * which user space reads through the skeleton: one slot per CPU (modulo
+ * NTP_SEEN_SLOTS), each alone on its cache line.  The target's decision
+ * reads through helpers anyway and keeps the per-CPU counter; user space
+ * adds both.
  */
 #define NTP_SEEN_SLOTS 256
 
