@@ -12,12 +12,12 @@
  * command id, the LBA and the block count, and a modulo, is described in
  * ntprof-design(7) for the recordings made with it): the decision runs on
  * every command of the machine, where each field read through the
- * request's typed pointer is a checked load of 7 or 8 instructions, so it
- * reads two fields and hashes them with two multiplies.  The command id
- * is spread over 64 bits by one multiply and XORed into the LBA; a second
- * multiply carries every bit of that into the high bits of the product,
- * and a command is sampled when the product is at most 2^64 / N: when its
- * high bits are zero.  Only the high bits decide, and they depend on every
+ * request's typed pointer is a load the JIT guards against user addresses
+ * (several instructions), so it reads two fields and hashes them with two
+ * multiplies.  The command id is spread over 64 bits by one multiply and
+ * XORed into the LBA; a second multiply carries every bit of that into the
+ * high bits of the product, and a command is sampled when the product is
+ * at most 2^64 / N: when its high bits are zero.  Only the high bits decide, and they depend on every
  * input bit; the low bits of a product do not, and are not used.  The
  * block count, which version 1 hashed too, adds nothing that the command
  * id (a tag and a generation) and the LBA do not already vary.
