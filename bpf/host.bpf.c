@@ -36,7 +36,6 @@
 #include "core_fixes.bpf.h"
 #include "ntp_attach.bpf.h"
 #include "ntp_collector.bpf.h"
-#include "ntp_hash.h"
 
 /*
  * nvme_tcp_setup_h2c_data_pdu() is only ever called for an R2T when it takes
@@ -240,6 +239,26 @@ static __always_inline void read_names(struct request *rq, struct ntp_host_event
 }
 
 /*
+ * The commands that reached the decision, sampled or not (NTP_CNT_SEEN).
+ * This count runs on every command of the machine, so it is no per-CPU
+ * map's lookup (a helper call before 6.10, and the values the decision
+ * keeps saved around it) but one locked add to a slot of a global array,
+ * the slot of the CPU (modulo NTP_SEEN_SLOTS), alone on its cache line.
+ * The CPU's number is a helper that 6.10's verifier inlines into one
+ * load, where reading the command's queue through the request took two
+ * checked loads; it is called last on the unsampled path (in the sampled
+ * path's own function for a sampled command), where no value has to
+ * survive it.  Exact, as any atomic count is; user space adds the slots
+ * up (ntp_collector__read_counters).
+ */
+struct ntp_seen_slot seen_slots[NTP_SEEN_SLOTS];
+
+static __always_inline void count_seen(void)
+{
+	__sync_fetch_and_add(&seen_slots[bpf_get_smp_processor_id() & (NTP_SEEN_SLOTS - 1)].n, 1);
+}
+
+/*
  * The I/O queues of all the recorded transport's controllers share the
  * driver's one blk_mq_ops (nvme_tcp_mq_ops, nvme_rdma_mq_ops).  So once a
  * command was found ours by its controller's ops name (two reads and a
@@ -248,22 +267,52 @@ static __always_inline void read_names(struct request *rq, struct ntp_host_event
  * nvme-tcp) is checked by name again, and the last one that failed is kept
  * too.  The addresses are a loaded module's; within one recording one could
  * stand for another driver only if its module were unloaded and another's
- * ops loaded at the very same address.
+ * ops loaded at the very same address.  The admin queue has ops of its
+ * own (nvme_tcp_admin_mq_ops), and the connect queue, which shares the I/O
+ * queues' ops, sends only fabrics commands (opcode 0x7f): so a matching
+ * address needs no test of the queue, and only an address not yet learnt
+ * is checked for an I/O queue (queuedata, the namespace) before its name.
  */
 __u64 our_mq_ops;
 __u64 other_mq_ops;
 
 #define NTP_EEXIST 17
 
-/* a sampled command: its identity, read once, into inflight */
+/* the two fields the sampling hash reads (bpf/ntp_hash.h) */
+static __always_inline void read_ident(struct nvme_command *cmd, __u16 *cid, __u64 *slba,
+				       const bool btf)
+{
+	if (btf) {
+		*cid = cmd->common.command_id;
+		/*
+		 * In halves: 6.1's verifier finds the union member common first,
+		 * whose dwords there are 4 bytes (cdw10, cdw11); volatile keeps
+		 * clang from merging the two loads into one
+		 */
+		*slba = *(volatile const __u32 *)&cmd->rw.slba |
+			(__u64)*((volatile const __u32 *)&cmd->rw.slba + 1) << 32;
+	} else {
+		*cid = BPF_CORE_READ(cmd, common.command_id);
+		*slba = BPF_CORE_READ(cmd, rw.slba);
+	}
+}
+
+/*
+ * a sampled command: its identity into inflight.  The SQE is read again
+ * here rather than kept from the decision, which would have to keep it
+ * spilled on the stack for every command.
+ */
 static __always_inline void sample_cmd(struct request *rq, struct nvme_command *cmd, __u8 opcode,
-				       __u16 cid, __u64 slba, __u16 nlb0, const bool btf)
+				       const bool btf)
 {
 	struct nvme_ctrl *ctrl = BPF_CORE_READ(nvme_req(rq), ctrl);
 	struct inflight v = {};
-	__u64 key, now;
+	__u64 key, now, slba;
+	__u16 cid, nlb0;
 	long err;
 
+	read_ident(cmd, &cid, &slba, btf);
+	nlb0 = btf ? cmd->rw.length : BPF_CORE_READ(cmd, rw.length);
 	now = bpf_ktime_get_ns();
 	v.ev.kind = NTP_EV_HOST_IO;
 	v.ev.h_start = start_time(rq, now, &v.ev.flags);
@@ -313,74 +362,121 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 		rdma_track(rq, cid);
 }
 
-/*
- * The sampling decision, on every command of the machine.  An unsampled
- * one, and one the filter rejects, costs a few loads, a pointer
- * comparison, the hash and the seen count: no map but the counter.  `btf`
- * (a constant) picks the reads: tp_btf's typed arguments are read with
- * plain loads, raw_tp's through bpf_probe_read_kernel().
- */
-static __always_inline void setup_body(struct request *rq, struct nvme_command *cmd, const bool btf)
+/* a command the hash chose: counted, the filter (--session, --io-type, --size), its record */
+static __always_inline void chosen_body(struct request *rq, struct nvme_command *cmd, const bool btf)
 {
+	__u8 opcode = btf ? cmd->common.opcode : BPF_CORE_READ(cmd, common.opcode);
 	struct nvme_ctrl *ctrl;
-	__u64 mq_ops, slba;
-	__u16 cid, nlb0;
-	bool io_queue, sampled;
-	__u8 opcode;
 
-	if (btf) {
-		struct request_queue *q = rq->q;
-
-		opcode = cmd->common.opcode;
-		io_queue = q->queuedata != NULL;
-		mq_ops = (__u64)q->mq_ops;
-	} else {
-		opcode = BPF_CORE_READ(cmd, common.opcode);
-		io_queue = BPF_CORE_READ(rq, q, queuedata) != NULL;
-		mq_ops = (__u64)BPF_CORE_READ(rq, q, mq_ops);
-	}
-	if (opcode != NVME_CMD_READ && opcode != NVME_CMD_WRITE)
-		return;
-	if (!io_queue)          /* the admin or connect queue */
-		return;
-	if (mq_ops != our_mq_ops) {
-		if (mq_ops == other_mq_ops)
-			return;
-		if (!is_our_ctrl(BPF_CORE_READ(nvme_req(rq), ctrl))) {
-			other_mq_ops = mq_ops;
-			return;
-		}
-		our_mq_ops = mq_ops;
-	}
-	if (btf) {
-		cid = cmd->common.command_id;
-		/*
-		 * In halves: 6.1's verifier finds the union member common first,
-		 * whose dwords there are 4 bytes (cdw10, cdw11); volatile keeps
-		 * clang from merging the two loads into one
-		 */
-		slba = *(volatile const __u32 *)&cmd->rw.slba |
-		       (__u64)*((volatile const __u32 *)&cmd->rw.slba + 1) << 32;
-		nlb0 = cmd->rw.length;
-	} else {
-		cid = BPF_CORE_READ(cmd, common.command_id);
-		slba = BPF_CORE_READ(cmd, rw.slba);
-		nlb0 = BPF_CORE_READ(cmd, rw.length);
-	}
-	/* before the counter's call, so that only the verdict is kept across it */
-	sampled = ntp_hash_sampled(ntp_cmd_hash(cid, slba, nlb0), sample_one_in);
-	count(NTP_CNT_SEEN);
-
+	count_seen();
 	if (filter.flags) {
 		ctrl = BPF_CORE_READ(nvme_req(rq), ctrl);
 		if (!ntp_filter__pass(&filter, opcode, BPF_CORE_READ(rq, __data_len),
 				      BPF_CORE_READ(ctrl, instance), BPF_CORE_READ(cmd, common.nsid)))
 			return;
 	}
-	if (!sampled)
-		return;
 	count(NTP_CNT_SAMPLED);
-	sample_cmd(rq, cmd, opcode, cid, slba, nlb0, btf);
+	sample_cmd(rq, cmd, opcode, btf);
+}
+
+/*
+ * Out of line (a BPF-to-BPF call), for the JIT compiles each function
+ * apart: the decision, which returns before this for 999 commands in 1000
+ * at -s 1000, then uses no stack and none of the callee-saved registers
+ * that the sampled path needs, and its prologue saves none.
+ */
+static __noinline int chosen_btf(struct request *rq, struct nvme_command *cmd)
+{
+	chosen_body(rq, cmd, true);
+	return 0;
+}
+
+static __noinline int chosen_raw(struct request *rq, struct nvme_command *cmd)
+{
+	chosen_body(rq, cmd, false);
+	return 0;
+}
+
+/* a command of ours: hashed, counted, and recorded when the hash says so */
+static __always_inline void decide(struct request *rq, struct nvme_command *cmd, const bool btf)
+{
+	__u64 slba;
+	bool sampled;
+	__u16 cid;
+
+	read_ident(cmd, &cid, &slba, btf);
+	sampled = ntp_hash_sampled(ntp_cmd_hash(cid, slba), sample_limit);
+	if (!sampled) {
+		count_seen();   /* last: nothing is live across its call */
+		return;
+	}
+	if (btf)
+		chosen_btf(rq, cmd);
+	else
+		chosen_raw(rq, cmd);
+}
+
+/*
+ * A queue whose ops are not the learnt ones: tell whether its commands are
+ * ours (above), and decide on this one if they are.  Out of line, like the
+ * sampled path, for its helper calls would cost the decision's prologue.
+ */
+static __always_inline void learn_body(struct request *rq, struct nvme_command *cmd, __u64 mq_ops,
+				       const bool btf)
+{
+	if (mq_ops == other_mq_ops)
+		return;
+	/* the admin or connect queue (no namespace): never learnt as ours */
+	if (!BPF_CORE_READ(rq, q, queuedata))
+		return;
+	if (!is_our_ctrl(BPF_CORE_READ(nvme_req(rq), ctrl))) {
+		other_mq_ops = mq_ops;
+		return;
+	}
+	our_mq_ops = mq_ops;
+	decide(rq, cmd, btf);
+}
+
+static __noinline int learn_btf(struct request *rq, struct nvme_command *cmd, __u64 mq_ops)
+{
+	learn_body(rq, cmd, mq_ops, true);
+	return 0;
+}
+
+static __noinline int learn_raw(struct request *rq, struct nvme_command *cmd, __u64 mq_ops)
+{
+	learn_body(rq, cmd, mq_ops, false);
+	return 0;
+}
+
+/*
+ * The sampling decision, on every command of the machine.  An unsampled
+ * one of the learnt ops costs a few loads, a pointer comparison, the hash
+ * (two multiplies and a comparison) and the seen count: no map, no helper
+ * call, no stack; whatever needs a call is out of line and reached last.
+ * `btf` (a constant) picks the reads: tp_btf's typed arguments are read
+ * with plain loads, raw_tp's through bpf_probe_read_kernel().
+ */
+static __always_inline void setup_body(struct request *rq, struct nvme_command *cmd, const bool btf)
+{
+	__u64 mq_ops;
+	__u8 opcode;
+
+	if (btf) {
+		opcode = cmd->common.opcode;
+		mq_ops = (__u64)rq->q->mq_ops;
+	} else {
+		opcode = BPF_CORE_READ(cmd, common.opcode);
+		mq_ops = (__u64)BPF_CORE_READ(rq, q, mq_ops);
+	}
+	if (opcode != NVME_CMD_READ && opcode != NVME_CMD_WRITE)
+		return;
+	if (mq_ops == our_mq_ops)
+		decide(rq, cmd, btf);
+	else if (btf)
+		learn_btf(rq, cmd, mq_ops);
+	else
+		learn_raw(rq, cmd, mq_ops);
 }
 
 SEC("tp_btf/nvme_setup_cmd")

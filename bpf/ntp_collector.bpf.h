@@ -10,12 +10,13 @@
 #include "ntp_events.h"
 #include "ntp_transport.h"
 #include "ntp_filter.h"
+#include "ntp_hash.h"
 
 #define NVME_CMD_WRITE 0x01
 #define NVME_CMD_READ 0x02
 
-/* one command in N is recorded */
-const volatile __u32 sample_one_in = 1000;
+/* one command in N is recorded: the largest sampled hash, ntp_hash_limit(N) (-s) */
+const volatile __u64 sample_limit = ~0ULL / 1000;
 /* which driver's commands: enum ntp_transport (-t) */
 const volatile __u32 transport = NTP_TRANSPORT_TCP;
 /* --session, --io-type, --size (ntp_filter.h); all zero: every command */

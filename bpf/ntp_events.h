@@ -120,11 +120,26 @@ struct ntp_rdma_cmd_key {
 
 /* counters each collector keeps per CPU; user space sums and stores deltas per interval */
 enum ntp_counter {
-	NTP_CNT_SEEN = 0,       /* I/O commands that reached the decision hook */
+	NTP_CNT_SEEN = 0,       /* I/O commands that reached the decision hook (host: seen_slots) */
 	NTP_CNT_SAMPLED,        /* of those, chosen by the hash */
 	NTP_CNT_LOST_RINGBUF,   /* sampled, but the ring buffer was full */
 	NTP_CNT_LOST_MAP,       /* sampled, but the in-flight map was full */
 	NTP_CNT_MAX,
+};
+
+/*
+ * The host's NTP_CNT_SEEN, counted on every command of the machine, lives
+ * in a plain array of its .bss instead (`seen_slots`, bpf/host.bpf.c),
+ * which user space reads through the skeleton: one slot per CPU (modulo
+ * NTP_SEEN_SLOTS), each alone on its cache line.  The target's decision
+ * reads through helpers anyway and keeps the per-CPU counter; user space
+ * adds both.
+ */
+#define NTP_SEEN_SLOTS 256
+
+struct ntp_seen_slot {
+	__u64 n;
+	__u64 pad[7];
 };
 
 #endif

@@ -1,12 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The sampling hash (ntprof-design(7), SAMPLING), shared by the BPF
- * collectors and user space.  Host and target both see the same 64-byte submission entry, so
- * hashing its raw command_id, slba and 0-based length makes both machines
- * pick the very same commands without talking to each other.
+ * collectors and user space.  Host and target both see the same 64-byte
+ * submission entry, so hashing its raw command_id and slba makes both
+ * machines pick the very same commands without talking to each other.
  *
  * Changing anything here changes which commands are sampled: bump
  * NTP_HASH_VERSION, since recordings with different versions cannot be joined.
+ *
+ * Version 2 (version 1, two rounds of splitmix64's finaliser over the
+ * command id, the LBA and the block count, and a modulo, is described in
+ * ntprof-design(7) for the recordings made with it): the decision runs on
+ * every command of the machine, where each field read through the
+ * request's typed pointer is a load the JIT guards against user addresses
+ * (several instructions), so it reads two fields and hashes them with two
+ * multiplies.  The command id is spread over 64 bits by one multiply and
+ * XORed into the LBA; a second multiply carries every bit of that into the
+ * high bits of the product, and a command is sampled when the product is
+ * at most 2^64 / N: when its high bits are zero.  Only the high bits decide, and they depend on every
+ * input bit; the low bits of a product do not, and are not used.  The
+ * block count, which version 1 hashed too, adds nothing that the command
+ * id (a tag and a generation) and the LBA do not already vary.
  */
 #ifndef NTP_HASH_H
 #define NTP_HASH_H
@@ -15,26 +29,32 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-#define NTP_HASH_VERSION 1
+#define NTP_HASH_VERSION 2
 
-/* splitmix64's finaliser: every input bit reaches every output bit */
-static __always_inline __u64 ntp_mix64(__u64 z)
+/* odd multipliers with their bits spread: the golden ratio's and splitmix64's first */
+#define NTP_HASH_K1 0x9e3779b97f4a7c15ULL
+#define NTP_HASH_K2 0xbf58476d1ce4e5b9ULL
+
+/* cid: wire command_id; slba: starting LBA (both as the SQE holds them) */
+static __always_inline __u64 ntp_cmd_hash(__u16 cid, __u64 slba)
 {
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return (slba ^ (cid * NTP_HASH_K1)) * NTP_HASH_K2;
 }
 
-/* cid: wire command_id; slba: starting LBA; nlb0: 0-based block count (the SQE's length field) */
-static __always_inline __u64 ntp_cmd_hash(__u16 cid, __u64 slba, __u16 nlb0)
+/*
+ * The largest hash sampled at one command in one_in: (2^64 - 1) / one_in,
+ * so that floor((2^64 - 1) / one_in) + 1 of the 2^64 hashes are sampled;
+ * everything at 0 or 1.  User space computes it once (a division) and
+ * hands it to the collectors, whose decision is then one comparison.
+ */
+static __always_inline __u64 ntp_hash_limit(__u32 one_in)
 {
-	/* XOR, not OR, with the constant: OR would drop the bits it has set */
-	return ntp_mix64(slba ^ ntp_mix64((((__u64)cid << 16) | nlb0) ^ 0x9e3779b97f4a7c15ULL));
+	return one_in <= 1 ? ~0ULL : ~0ULL / one_in;
 }
 
-static __always_inline int ntp_hash_sampled(__u64 hash, __u32 one_in)
+static __always_inline int ntp_hash_sampled(__u64 hash, __u64 limit)
 {
-	return one_in <= 1 || hash % one_in == 0;
+	return hash <= limit;
 }
 
 #endif

@@ -38,7 +38,6 @@
 
 #include "ntp_attach.bpf.h"
 #include "ntp_collector.bpf.h"
-#include "ntp_hash.h"
 
 #define NVMF_TRTYPE_RDMA 1
 #define NVMF_TRTYPE_TCP 3
@@ -255,9 +254,9 @@ static __always_inline void req_init_body(struct nvmet_req *req, struct nvmet_sq
 		return;
 	cid = BPF_CORE_READ(cmd, common.command_id);
 	slba = BPF_CORE_READ(cmd, rw.slba);
-	nlb0 = BPF_CORE_READ(cmd, rw.length);
-	if (!ntp_hash_sampled(ntp_cmd_hash(cid, slba, nlb0), sample_one_in))
+	if (!ntp_hash_sampled(ntp_cmd_hash(cid, slba), sample_limit))
 		return;
+	nlb0 = BPF_CORE_READ(cmd, rw.length);
 	if (filter.flags & NTP_FILTER_SIZE)
 		v.size_pending = 1;
 	else

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <linux/types.h>        /* __u64 for bpf/ntp_hash.h */
 
+#include "bpf/ntp_hash.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/collect/bpf_host.h"
@@ -444,7 +446,7 @@ int ntp_host__prepare(struct ntp_collector **cp, const struct ntp_collector_opts
 		free(c);
 		return NTP_EXIT_FAILURE;
 	}
-	s->rodata->sample_one_in = o->sample_one_in;
+	s->rodata->sample_limit = ntp_hash_limit(o->sample_one_in);
 	s->rodata->transport = o->transport;
 	if (o->filter)
 		memcpy((void *)&s->rodata->filter, o->filter, sizeof(*o->filter));
@@ -465,6 +467,7 @@ int ntp_host__prepare(struct ntp_collector **cp, const struct ntp_collector_opts
 	core->tp_rows = tp_rows;
 	core->events = s->maps.events;
 	core->counters = s->maps.counters;
+	core->seen_slots = s->bss->seen_slots;
 	/* struct inflight (bpf/host.bpf.c) begins with the event: its offsets are the event's */
 	core->inflight = s->maps.inflight;
 	core->inflight_ts_off = offsetof(struct ntp_host_event, h_queue);

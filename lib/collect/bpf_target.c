@@ -12,7 +12,9 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <linux/types.h>        /* __u64 for bpf/ntp_hash.h */
 
+#include "bpf/ntp_hash.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/collect/bpf_target.h"
@@ -315,7 +317,7 @@ int ntp_target__prepare(struct ntp_collector **cp, const struct ntp_collector_op
 		free(c);
 		return NTP_EXIT_FAILURE;
 	}
-	s->rodata->sample_one_in = o->sample_one_in;
+	s->rodata->sample_limit = ntp_hash_limit(o->sample_one_in);
 	s->rodata->transport = o->transport;
 	if (o->filter)
 		memcpy((void *)&s->rodata->filter, o->filter, sizeof(*o->filter));

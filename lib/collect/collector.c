@@ -352,7 +352,13 @@ uint64_t ntp_collector__expired(const struct ntp_collector *c)
 
 int ntp_collector__read_counters(struct ntp_collector *c, uint64_t cnt[NTP_CNT_MAX])
 {
-	return ntp_reader__sum_counters(c->counters, cnt, NTP_CNT_MAX);
+	int err = ntp_reader__sum_counters(c->counters, cnt, NTP_CNT_MAX);
+	unsigned int i;
+
+	/* each slot is one aligned 8-byte word the programs add to atomically: a load is exact */
+	for (i = 0; c->seen_slots && i < NTP_SEEN_SLOTS; i++)
+		cnt[NTP_CNT_SEEN] += c->seen_slots[i].n;
+	return err;
 }
 
 void ntp_collector__plan(const struct ntp_collector *c, __u32 mode, const char *why,

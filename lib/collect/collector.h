@@ -108,6 +108,8 @@ struct ntp_collector {
 	bool tp_keep_unhooked;
 	const struct ntp_tp_row *tp_rows;       /* nhooks entries */
 	struct bpf_map *events, *counters;
+	/* the skeleton's .bss: NTP_CNT_SEEN, NTP_SEEN_SLOTS of them (bpf/ntp_events.h) */
+	const volatile struct ntp_seen_slot *seen_slots;
 	volatile __u32 *run_flavours;           /* the skeleton's .bss */
 	/*
 	 * The sampled commands in flight (8-byte keys), swept by poll of those
@@ -203,7 +205,7 @@ int ntp_collector__flush_parked(struct ntp_collector *c);
 uint64_t ntp_collector__parked_written(const struct ntp_collector *c);
 /* sampled commands that never completed, dropped from inflight by poll (after NTP_INFLIGHT_EXPIRE_NS) */
 uint64_t ntp_collector__expired(const struct ntp_collector *c);
-/* the per-CPU counters, summed (enum ntp_counter) */
+/* the counters, summed (enum ntp_counter): the per-CPU ones and the seen slots */
 int ntp_collector__read_counters(struct ntp_collector *c, uint64_t cnt[NTP_CNT_MAX]);
 /*
  * The hooks table (c->nhooks rows) as it would be after an attach in mode

@@ -440,6 +440,19 @@ def test_different_recording_settings_are_refused(run, tmp_path, key, value, wor
     assert json.loads(r.stdout)["error"]["code"] == Exit.MISMATCH
 
 
+@pytest.mark.parametrize("version", [1, 2])
+def test_recordings_of_one_hash_version_join(run, tmp_path, version):
+    """today's hash (2) and the first one (1): a pair of either joins, the
+    version shows in each file's header"""
+    js = ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=5,
+                              lose_host=0, lose_target=0, reject=0,
+                              host_meta=[{"hash_version": version}],
+                              target_meta=[{"hash_version": version}])
+    doc = report_json(run, tmp_path / "h.ntp", tmp_path / "t.ntp")
+    assert doc["join"]["matched"] == len(js.commands) == doc["join"]["host_commands"]
+    assert [f["hash_version"] for f in doc["files"]] == [version, version]
+
+
 def test_two_files_of_one_role_are_refused(run, tmp_path):
     links = [ntpgen.Link(0, 0, groups=ntpgen.DEFAULT_JGROUPS[:1]),
              ntpgen.Link(1, 1, "nvme1", 2, groups=ntpgen.DEFAULT_JGROUPS[:1])]

@@ -1,25 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sampling hash (bpf/ntp_hash.h): host and target must pick the very
- * same commands, on any machine and compiler, so its values are pinned by
- * known answers, and its sampled fraction must be what -s promises.
+ * The sampling hash (bpf/ntp_hash.h, version 2): host and target must pick
+ * the very same commands, on any machine and compiler, so its values are
+ * pinned by known answers, and its sampled fraction must be what -s
+ * promises, for random commands and for the structured streams of a real
+ * queue.
  *
  * Where the known answers come from: an independent Python implementation,
  * written from the definition in bpf/ntp_hash.h (not from this C code), run
  * once with python3:
  *
  *   M = (1 << 64) - 1
- *   def mix(z):
- *       z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M
- *       z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M
- *       return z ^ (z >> 31)
- *   def h(cid, slba, nlb0):
- *       return mix(slba ^ mix(((cid << 16) | nlb0) ^ 0x9e3779b97f4a7c15))
- *   print(hex(h(0x1234, 0x1000, 7)))   # and so on for each row below
+ *   K1, K2 = 0x9e3779b97f4a7c15, 0xbf58476d1ce4e5b9
+ *   def h(cid, slba):
+ *       return ((slba ^ ((cid * K1) & M)) * K2) & M
+ *   def limit(n):
+ *       return M if n <= 1 else M // n
+ *   print(hex(h(0x1234, 0x1000)))   # and so on for each row below
  *
- * ntp_mix64 is also checked against splitmix64's published output for seed
- * 0 (0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4, 0x06c45d188009454f: the
- * finaliser of gamma, 2*gamma and 3*gamma), which owes nothing to either.
+ * The multipliers are published constants: K1 is 2^64 divided by the
+ * golden ratio, K2 splitmix64's first multiplier.
  *
  * A change of any value here is a change of which commands are sampled:
  * bump NTP_HASH_VERSION and regenerate the table with the snippet above.
@@ -38,28 +38,25 @@
 static const struct {
 	__u16 cid;
 	__u64 slba;
-	__u16 nlb0;
 	__u64 hash;
 } kat[] = {
-	{ 0x0000, 0x0000000000000000ULL, 0x0000, 0x48218226ff3cd4bfULL },
-	{ 0x0001, 0x0000000000000000ULL, 0x0000, 0xc47404cb72ac03b0ULL },
-	{ 0x0000, 0x0000000000000001ULL, 0x0000, 0x9e0160293a33aaf7ULL },
-	{ 0x1234, 0x0000000000001000ULL, 0x0007, 0xfcf6e8547438f4e9ULL },
-	{ 0xffff, 0xffffffffffffffffULL, 0xffff, 0x3db69760cb7f0dd2ULL },
-	{ 0x002a, 0x00000000075bcd15ULL, 0x00ff, 0xfe0ead55c96beb0dULL },
-	{ 0x0007, 0x00000000007a1218ULL, 0x001f, 0x9f3874a54562c57fULL },
-	{ 0x8000, 0x0123456789abcdefULL, 0x007f, 0xa0d18cd369e2da53ULL },
-	{ 0x0000, 0x0000000000000000ULL, 0x0001, 0x445018e305810b78ULL },
+	{ 0x0000, 0x0000000000000000ULL, 0x0000000000000000ULL },
+	{ 0x0001, 0x0000000000000000ULL, 0xd67411c46c86742dULL },
+	{ 0x0000, 0x0000000000000001ULL, 0xbf58476d1ce4e5b9ULL },
+	{ 0x1234, 0x0000000000001000ULL, 0x3d4a3d55cdd65324ULL },
+	{ 0xffff, 0xffffffffffffffffULL, 0x05575dd0db748e74ULL },
+	{ 0x002a, 0x00000000075bcd15ULL, 0x95608756123dd36fULL },
+	{ 0x0007, 0x00000000007a1218ULL, 0xaa9de3c547470173ULL },
+	{ 0x8000, 0x0123456789abcdefULL, 0xf2410cec8b241cb7ULL },
+	{ 0x0fff, 0x000000001d1a94a2ULL, 0xcdefd4e3f007d0c1ULL },
 };
 
-static void mix64__splitmix64_seed0__published_outputs(void **state)
+static void hash__version__2(void **state)
 {
-	const __u64 gamma = 0x9e3779b97f4a7c15ULL;
-
-	assert_int_equal(ntp_mix64(gamma), 0xe220a8397b1dcdafULL);
-	assert_int_equal(ntp_mix64(2 * gamma), 0x6e789e6aa1b965f4ULL);
-	assert_int_equal(ntp_mix64(3 * gamma), 0x06c45d188009454fULL);
-	assert_int_equal(ntp_mix64(0), 0);
+	/* the known answers are version 2's; version 1 was splitmix64 twice (and the block count) and a modulo */
+	assert_int_equal(NTP_HASH_VERSION, 2);
+	assert_int_equal(NTP_HASH_K1, 0x9e3779b97f4a7c15ULL);
+	assert_int_equal(NTP_HASH_K2, 0xbf58476d1ce4e5b9ULL);
 }
 
 static void cmd_hash__known_answers__match(void **state)
@@ -67,13 +64,24 @@ static void cmd_hash__known_answers__match(void **state)
 	size_t i;
 
 	for (i = 0; i < sizeof(kat) / sizeof(kat[0]); i++) {
-		__u64 h = ntp_cmd_hash(kat[i].cid, kat[i].slba, kat[i].nlb0);
+		__u64 h = ntp_cmd_hash(kat[i].cid, kat[i].slba);
 
 		if (h != kat[i].hash)
-			fail_msg("ntp_cmd_hash(0x%x, 0x%llx, 0x%x) = 0x%016llx, want 0x%016llx",
-				 kat[i].cid, (unsigned long long)kat[i].slba, kat[i].nlb0,
+			fail_msg("ntp_cmd_hash(0x%x, 0x%llx) = 0x%016llx, want 0x%016llx",
+				 kat[i].cid, (unsigned long long)kat[i].slba,
 				 (unsigned long long)h, (unsigned long long)kat[i].hash);
 	}
+}
+
+static void hash_limit__known_answers__match(void **state)
+{
+	assert_int_equal(ntp_hash_limit(0), ~0ULL);
+	assert_int_equal(ntp_hash_limit(1), ~0ULL);
+	assert_int_equal(ntp_hash_limit(2), 0x7fffffffffffffffULL);
+	assert_int_equal(ntp_hash_limit(100), 0x028f5c28f5c28f5cULL);
+	assert_int_equal(ntp_hash_limit(1000), 0x004189374bc6a7efULL);
+	assert_int_equal(ntp_hash_limit(1024), 0x003fffffffffffffULL);
+	assert_int_equal(ntp_hash_limit(0xffffffffU), 0x0000000100000001ULL);
 }
 
 static void hash_sampled__one_in_0_or_1__everything(void **state)
@@ -81,11 +89,21 @@ static void hash_sampled__one_in_0_or_1__everything(void **state)
 	__u64 h;
 
 	for (h = 0; h < 1000; h++) {
-		assert_true(ntp_hash_sampled(ntp_mix64(h), 0));
-		assert_true(ntp_hash_sampled(ntp_mix64(h), 1));
+		assert_true(ntp_hash_sampled(h * NTP_HASH_K2, ntp_hash_limit(0)));
+		assert_true(ntp_hash_sampled(h * NTP_HASH_K2, ntp_hash_limit(1)));
 	}
-	assert_true(ntp_hash_sampled(2000, 1000));
-	assert_false(ntp_hash_sampled(2001, 1000));
+	assert_true(ntp_hash_sampled(~0ULL, ntp_hash_limit(1)));
+}
+
+/* at 1 in 2^k, exactly the hashes whose top k bits are zero */
+static void hash_sampled__power_of_two__top_bits_zero(void **state)
+{
+	__u64 lim = ntp_hash_limit(1024);
+
+	assert_true(ntp_hash_sampled(0, lim));
+	assert_true(ntp_hash_sampled((1ULL << 54) - 1, lim));
+	assert_false(ntp_hash_sampled(1ULL << 54, lim));
+	assert_false(ntp_hash_sampled(~0ULL, lim));
 }
 
 /* xorshift64*: a fixed-seed source that is not the hash under test */
@@ -112,49 +130,82 @@ static void check_fraction(const char *what, unsigned long sampled, unsigned lon
 			 what, sampled, n, one_in, mean, 5 * sd);
 }
 
-static void hash_sampled__random_commands_at_100__binomial(void **state)
+static int sampled(__u16 cid, __u64 slba, unsigned int one_in)
+{
+	return ntp_hash_sampled(ntp_cmd_hash(cid, slba), ntp_hash_limit(one_in));
+}
+
+static void hash_sampled__random_commands_at_100_and_1000__binomial(void **state)
 {
 	const unsigned long n = 2000000;
-	unsigned long i, sampled = 0;
+	unsigned long i, at100 = 0, at1000 = 0;
 	__u64 s = 0x1234567887654321ULL;
 
 	for (i = 0; i < n; i++) {
-		__u64 r = rnd(&s);
+		__u64 r = rnd(&s), slba = rnd(&s) >> 20;
 
-		sampled += ntp_hash_sampled(ntp_cmd_hash(r >> 48, rnd(&s) >> 20,
-							 r & 0xff), 100);
+		at100 += sampled(r >> 48, slba, 100);
+		at1000 += sampled(r >> 48, slba, 1000);
 	}
-	check_fraction("random commands", sampled, n, 100);
+	check_fraction("random commands", at100, n, 100);
+	check_fraction("random commands", at1000, n, 1000);
 }
 
 /*
  * What a real queue sends: a sequential 4 KiB read stream (slba += 8,
- * nlb0 = 7) with command ids cycling through a 128-deep tag space, and a
- * random 128 KiB write stream.  Structured inputs must sample as evenly.
+ * nlb0 = 7) with command ids cycling through a 128-deep tag space, a
+ * random 128 KiB write stream, and one block read again and again with
+ * Linux's command ids (a 4-bit generation counter above a 12-bit tag).
+ * Structured inputs must sample as evenly.
  */
 static void hash_sampled__sequential_and_random_io_at_100__binomial(void **state)
 {
 	const unsigned long n = 1000000;
-	unsigned long i, seq = 0, rand_w = 0;
+	unsigned long i, seq = 0, rand_w = 0, reread = 0;
 	__u64 s = 42;
 
 	for (i = 0; i < n; i++) {
-		seq += ntp_hash_sampled(ntp_cmd_hash(i % 128, i * 8, 7), 100);
-		rand_w += ntp_hash_sampled(ntp_cmd_hash(rnd(&s) & 0x7f,
-							(rnd(&s) % (1ULL << 31)) & ~255ULL, 255), 100);
+		seq += sampled(i % 128, i * 8, 100);
+		rand_w += sampled(rnd(&s) & 0x7f, (rnd(&s) % (1ULL << 31)) & ~255ULL, 100);
 	}
+	for (i = 0; i < 65536; i++)     /* every generation of every tag, once */
+		reread += sampled(i, 123456, 100);
 	check_fraction("sequential 4k reads", seq, n, 100);
 	check_fraction("random 128k writes", rand_w, n, 100);
+	check_fraction("one block read again", reread, 65536, 100);
+}
+
+/*
+ * A mix of sizes, each size aligned to itself as file systems and
+ * databases align them: each size is sampled at the rate asked, not only
+ * their sum, though the block count is not hashed.
+ */
+static void hash_sampled__each_size_of_a_mix__binomial(void **state)
+{
+	static const unsigned int blocks[] = { 1, 8, 16, 32, 64, 256 };
+	const unsigned long n = 300000;
+	unsigned long i, k, got[6] = {};
+	__u64 s = 7;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < 6; k++)
+			got[k] += sampled(rnd(&s) & 0x3ff, (rnd(&s) % (1ULL << 28)) / blocks[k] * blocks[k],
+					  100);
+	for (k = 0; k < 6; k++)
+		check_fraction("one size of a mix", got[k], n, 100);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(mix64__splitmix64_seed0__published_outputs),
+		cmocka_unit_test(hash__version__2),
 		cmocka_unit_test(cmd_hash__known_answers__match),
+		cmocka_unit_test(hash_limit__known_answers__match),
 		cmocka_unit_test(hash_sampled__one_in_0_or_1__everything),
-		cmocka_unit_test(hash_sampled__random_commands_at_100__binomial),
+		cmocka_unit_test(hash_sampled__power_of_two__top_bits_zero),
+		cmocka_unit_test(hash_sampled__random_commands_at_100_and_1000__binomial),
 		cmocka_unit_test(hash_sampled__sequential_and_random_io_at_100__binomial),
+		cmocka_unit_test(hash_sampled__each_size_of_a_mix__binomial),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
