@@ -45,6 +45,7 @@
 #include <linux/types.h>
 
 #include "bpf/ntp_events.h"
+#include "lib/collect/inflight_expire.h"     /* NTP_PARKED_EXPIRE_NS */
 
 enum ntp_live_mode {
 	NTP_LIVE_HOST,          /* -r host: add host events */
@@ -99,7 +100,16 @@ typedef void (*ntp_live_match_cb)(void *ctx, const struct ntp_host_event *h,
 void ntp_live__on_pair(void *live, const struct ntp_host_event *h, const struct ntp_target_event *t);
 
 #define NTP_LIVE_MATCH_CAPACITY 16384            /* per side: 8 s of 2k sampled cmds/s */
-#define NTP_LIVE_MATCH_HOLD_NS  2000000000ULL    /* keep unmatched events 2 s after completion */
+/*
+ * How long an unmatched event waits after its completion.  A target event
+ * comes when the target sends its response, but its host event only when
+ * the application reaps the command (bpf/host_app.bpf.h), or when the host
+ * collector stops waiting for that, NTP_PARKED_EXPIRE_NS after the
+ * completion: a target event waits that long, plus 2 s for reading the
+ * rings.  (2 s alone lost 3 of 255 pairs on a TCG guest whose fio reaped
+ * 2.4 s after the completion.)
+ */
+#define NTP_LIVE_MATCH_HOLD_NS  (NTP_PARKED_EXPIRE_NS + 2000000000ULL)
 
 struct ntp_live_match_stats {
 	uint64_t matched;                /* pairs handed to the callback */

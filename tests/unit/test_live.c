@@ -699,6 +699,33 @@ static void match__outside_flight__not_paired(void **state)
 	ntp_live_match__free(m);
 }
 
+/*
+ * The host's event of a command comes only when the application reaps it,
+ * or when the collector stops waiting for that (NTP_PARKED_EXPIRE_NS): its
+ * target event, long sent, still waits for it with the default hold.
+ */
+static void match__host_event_held_for_the_reap__still_matches(void **state)
+{
+	static struct pairs p;
+	struct ntp_live_match *m = ntp_live_match__new(64, NTP_LIVE_MATCH_HOLD_NS, on_pair, &p);
+	struct ntp_host_event h[1];
+	struct ntp_target_event t[1];
+	struct ntp_live_match_stats st;
+
+	assert_non_null(m);
+	memset(&p, 0, sizeof(p));
+	gen_flights(h, t, 1, 1, false);
+	assert_int_equal(ntp_live_match__add_target(m, &t[0]), 0);
+	/* the collector writes the host record it kept without the reap's stamps */
+	ntp_live_match__expire(m, h[0].h_done + NTP_PARKED_EXPIRE_NS + 1000000);
+	assert_int_equal(ntp_live_match__add_host(m, &h[0]), 1);
+	ntp_live_match__stats(m, &st);
+	assert_int_equal(st.matched, 1);
+	assert_int_equal(st.target_unmatched, 0);
+	assert_int_equal(p.n, 1);
+	ntp_live_match__free(m);
+}
+
 static void match__unmatched__expire_after_hold_and_counted(void **state)
 {
 	static struct pairs p;
@@ -863,6 +890,7 @@ int main(void)
 		cmocka_unit_test(live__bad_arguments__einval),
 		cmocka_unit_test(match__reused_keys_any_order__pairs_exactly),
 		cmocka_unit_test(match__outside_flight__not_paired),
+		cmocka_unit_test(match__host_event_held_for_the_reap__still_matches),
 		cmocka_unit_test(match__unmatched__expire_after_hold_and_counted),
 		cmocka_unit_test(match__full__evicts_oldest_and_counts),
 		cmocka_unit_test(match__into_live__joined_lines),
