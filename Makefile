@@ -75,7 +75,8 @@ all: depcheck $(OUT)/ntprof man
 # ---- dependency checks: name the Debian package that is missing ---------------
 DEBIAN_BUILD_DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
                      libsqlite3-dev sqlite3 pkg-config python3-docutils
-DEBIAN_TEST_DEPS  := libcmocka-dev python3-pytest python3-jsonschema protobuf-compiler python3-protobuf \
+DEBIAN_TEST_DEPS  := libcmocka-dev python3-pytest python3-pytest-xdist python3-jsonschema protobuf-compiler \
+		     python3-protobuf \
 		     libclang-rt-14-dev chromium fonts-dejavu-core
 depcheck:
 	@command -v $(CLANG) >/dev/null || { echo "error: clang not found: apt-get install clang (or: make deps)"; exit 1; }
@@ -166,8 +167,14 @@ bench: $(OUT)/ntprof $(BENCH_BINS)
 check-unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
+# pytest's workers (pytest-xdist): the integration tests on every CPU, the
+# test bed's guests one a CPU (each is a single-threaded TCG QEMU), at most 4
+# at a time (TB_JOBS=1: one guest after another)
+TEST_JOBS ?= $(shell nproc)
+TB_JOBS   ?= $(shell n=$$(nproc); echo $$((n < 4 ? n : 4)))
+
 check-integration: $(OUT)/ntprof
-	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra tests/integration
+	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra -n $(TEST_JOBS) tests/integration
 
 # the layer order of lib/ is the table at the top of tests/integration/test_layers.py
 check-layers:
@@ -214,7 +221,7 @@ check-bpf: $(OUT)/ntprof
 	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra -m bpf tests/bpf
 
 check-testbed: $(OUT)/ntprof
-	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra --durations=0 tests/testbed
+	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra -n $(TB_JOBS) --durations=0 tests/testbed
 
 test: check check-asan check-fuzz check-bpf check-testbed
 

@@ -10,8 +10,10 @@
 does not boot or runs out of time fails the test with the reason and the
 console tail (never a skip). `testbed.run_two()` boots a target and a host guest
 joined by a QEMU network (run-two.sh). KERNELS lists the guest kernels for
-parametrizing. Runs are serialized per kernel setup but otherwise independent;
-each gets its own output folder under $NTPROF_TB_DIR/out/ (kept for inspection).
+parametrizing. Runs are serialized per kernel setup (setup.sh takes a lock)
+but otherwise independent, so pytest-xdist's workers boot guests side by side
+(make check-testbed: TB_JOBS); each run gets its own output folder under
+$NTPROF_TB_DIR/out/ (kept for inspection).
 """
 import os
 import pathlib
