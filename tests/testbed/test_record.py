@@ -202,7 +202,10 @@ def check_duration(r):
     assert res["duration_rc"] == "0", (r.out / "duration.err").read_text()
     db = open_db(r.out / "duration.ntp")
     m, _ = check_common(db, res, "duration", 1000)
-    assert 2.0e9 <= int(m["duration_ns"]) < 4.0e9
+    # -d 2: not before 2 s; the upper bound only says it stopped then, not
+    # much later: a TCG guest on a loaded machine stalls for seconds (2.4 s
+    # seen), a wall-clock figure that a test must not hold tight
+    assert 2.0e9 <= int(m["duration_ns"]) < 10.0e9, m["duration_ns"]
     doc = ntprof_doc("report", (r.out / "duration.json").read_text())
     assert doc["command"] == "report" and doc["kind"] == "host"
     assert db.execute("SELECT count(*) FROM intervals").fetchone()[0] >= 2
