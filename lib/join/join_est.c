@@ -31,6 +31,7 @@
  * ntp_join__fit_zero() gives the line o(t) = 0 and how many intervals hold it.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
@@ -140,6 +141,67 @@ static int64_t sweep(const struct riv *iv, size_t n, double b, double w,
 		}
 	}
 	return best;
+}
+
+/*
+ * The grid's points are independent sweeps: a level's are shared by two
+ * threads (each with its own buffers) when the sample is large enough to
+ * pay for one, and the best is chosen from them in grid order afterwards,
+ * as one thread would.
+ */
+#define GRID_POINTS (2 * GRID_HALF + 1)
+#define GRID_THREADS 2
+#define GRID_THREAD_IV 8192	/* fewer intervals: one thread */
+
+struct grid_pt {
+	double b, l, r;
+	int64_t c;		/* -1: outside the drift range, not swept */
+};
+
+struct grid_job {
+	const struct riv *wk;
+	size_t nw;
+	double w;
+	struct sweep_buf sb;
+	struct grid_pt *pt;
+	int g0, g1;		/* this job's points */
+	pthread_t thread;
+	int started;
+};
+
+static void *grid_run(void *arg)
+{
+	struct grid_job *gj = arg;
+
+	for (int g = gj->g0; g < gj->g1; g++)
+		if (gj->pt[g].c >= 0)
+			gj->pt[g].c = sweep(gj->wk, gj->nw, gj->pt[g].b, gj->w, &gj->sb, &gj->pt[g].l,
+					    &gj->pt[g].r);
+	return NULL;
+}
+
+/* every point of one level swept, on njobs threads */
+static void grid_level(struct grid_job *jobs, int njobs, const struct riv *wk, size_t nw, double w,
+		       struct grid_pt *pt)
+{
+	if (nw < GRID_THREAD_IV)
+		njobs = 1;
+	for (int k = 0; k < njobs; k++) {
+		jobs[k].wk = wk;
+		jobs[k].nw = nw;
+		jobs[k].w = w;
+		jobs[k].pt = pt;
+		jobs[k].g0 = GRID_POINTS * k / njobs;
+		jobs[k].g1 = GRID_POINTS * (k + 1) / njobs;
+		jobs[k].started = k && !pthread_create(&jobs[k].thread, NULL, grid_run, &jobs[k]);
+	}
+	grid_run(&jobs[0]);
+	for (int k = 1; k < njobs; k++) {
+		if (jobs[k].started)
+			pthread_join(jobs[k].thread, NULL);
+		else
+			grid_run(&jobs[k]);
+	}
 }
 
 /*
@@ -474,7 +536,9 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 {
 	double half = 0, step, centre = 0, w, bbest = 0, L = 0, R = 0, a, b, lo, hi;
 	struct riv *wk = NULL;
-	struct sweep_buf sb = { NULL, NULL, NULL };
+	struct grid_job jobs[GRID_THREADS];
+	struct grid_pt pt[GRID_POINTS];
+	int njobs = 0;
 	struct scratch sc = { 0 };
 	struct ivs v = { src, n, 0, 0 };
 	struct hull h;
@@ -498,10 +562,20 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 	stride = (n + GRID_MAX_IV - 1) / GRID_MAX_IV;
 	m = (n + stride - 1) / stride;
 	wk = malloc(m * sizeof(*wk));
-	sb.starts = malloc(m * sizeof(uint64_t));
-	sb.ends = malloc(m * sizeof(uint64_t));
-	sb.tmp = malloc(m * sizeof(uint64_t));
-	if (!in || !wk || !sb.starts || !sb.ends || !sb.tmp || scratch_alloc(&sc, n))
+	memset(jobs, 0, sizeof(jobs));
+	/* a second thread's buffers only where it would be used */
+	for (; njobs < (m < GRID_THREAD_IV ? 1 : GRID_THREADS); njobs++) {
+		struct sweep_buf *sb = &jobs[njobs].sb;
+
+		sb->starts = malloc(m * sizeof(uint64_t));
+		sb->ends = malloc(m * sizeof(uint64_t));
+		sb->tmp = malloc(m * sizeof(uint64_t));
+		if (!sb->starts || !sb->ends || !sb->tmp) {
+			njobs++;
+			goto out;
+		}
+	}
+	if (!in || !wk || scratch_alloc(&sc, n))
 		goto out;
 	/* the stride sample of the valid intervals: every stride-th of them */
 	for (i = 0, nvalid = 0, nw = 0; i < n; i++) {
@@ -525,18 +599,22 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 
 		/* the grid point nearest the truth misses it by <= step/2 * half */
 		w = step / 2 * half + 1;
-		for (g = -GRID_HALF; g <= GRID_HALF; g++) {
-			double bb = centre + g * step, l, r;
-			int64_t c;
+		for (g = 0; g < GRID_POINTS; g++) {
+			pt[g].b = centre + (g - GRID_HALF) * step;
+			pt[g].c = fabs(pt[g].b) > max_drift * (1 + 1e-9) ? -1 : 0;
+		}
+		grid_level(jobs, njobs, wk, nw, w, pt);
+		for (g = 0; g < GRID_POINTS; g++) {
+			double l = pt[g].l, r = pt[g].r;
+			int64_t c = pt[g].c;
 
-			if (fabs(bb) > max_drift * (1 + 1e-9))
+			if (c < 0)
 				continue;
-			c = sweep(wk, nw, bb, w, &sb, &l, &r);
 			/* most intervals; then the tightest agreement */
 			if (c > best || (c == best && r - l < bw)) {
 				best = c;
 				bw = r - l;
-				bbest = bb;
+				bbest = pt[g].b;
 				L = l;
 				R = r;
 			}
@@ -583,9 +661,11 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 out:
 	free(wk);
 	free(in);
-	free(sb.starts);
-	free(sb.ends);
-	free(sb.tmp);
+	for (int q = 0; q < njobs; q++) {
+		free(jobs[q].sb.starts);
+		free(jobs[q].sb.ends);
+		free(jobs[q].sb.tmp);
+	}
 	scratch_free(&sc);
 	return err;
 }
