@@ -271,6 +271,21 @@ static int cmp_by_t(const void *pa, const void *pb, void *ctx)
 	return (a > b) - (a < b);
 }
 
+/* a bucket this small is sorted in place: no call per comparison (the keys are distinct) */
+#define SMALL_BUCKET 64
+
+static void insertion_sort(uint64_t *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		uint64_t x = a[i];
+		size_t k = i;
+
+		for (; k && a[k - 1] > x; k--)
+			a[k] = a[k - 1];
+		a[k] = x;
+	}
+}
+
 /*
  * S's members in dt order.  dt is an integer time, so a counting sort into
  * buckets of time does most of it in two sequential passes, and each bucket
@@ -317,9 +332,12 @@ static size_t sort_members(const struct ivs *v, const unsigned char *in, struct 
 		sc->keys[cnt[off / width]++] = (off % width) << 32 | (uint64_t)i;
 	}
 	/* cnt[k] is now the end of bucket k */
-	for (uint64_t k = 0, lo = 0; k < nb; lo = cnt[k], k++)
-		if (cnt[k] - lo > 1)
+	for (uint64_t k = 0, lo = 0; k < nb; lo = cnt[k], k++) {
+		if (cnt[k] - lo > SMALL_BUCKET)
 			qsort(sc->keys + lo, cnt[k] - lo, sizeof(*sc->keys), cmp_u64);
+		else
+			insertion_sort(sc->keys + lo, cnt[k] - lo);
+	}
 	return m;
 }
 
@@ -329,39 +347,44 @@ static double cross(double ox, double oy, double ax, double ay, double px, doubl
 	return (ax - ox) * (py - oy) - (ay - oy) * (px - ox);
 }
 
-/* one chain over S in dt order: upper (sign 1) keeps clockwise turns, lower (-1) the others */
-static size_t chain(const struct ivs *v, const uint64_t *order, size_t m, int upper, double *hx,
-		    double *hy)
+/* one step of a chain: (x, y) onto the hull of k vertices; upper keeps clockwise turns */
+static size_t chain_add(double *hx, double *hy, size_t k, int upper, double x, double y)
 {
-	size_t k = 0;
+	while (k >= 2) {
+		double c = cross(hx[k - 2], hy[k - 2], hx[k - 1], hy[k - 1], x, y);
 
-	for (size_t i = 0; i < m; i++) {
-		struct riv r = iv_rel(v, order[i] & 0xffffffffu);
-		double y = upper ? r.lo : r.hi;
-
-		while (k >= 2) {
-			double c = cross(hx[k - 2], hy[k - 2], hx[k - 1], hy[k - 1], r.dt, y);
-
-			if (upper ? c < 0 : c > 0)
-				break;
-			k--;
-		}
-		hx[k] = r.dt;
-		hy[k] = y;
-		k++;
+		if (upper ? c < 0 : c > 0)
+			break;
+		k--;
 	}
-	return k;
+	hx[k] = x;
+	hy[k] = y;
+	return k + 1;
 }
 
+/*
+ * Both chains over S in dt order, in one pass (reading the members is the
+ * cost): the upper hull of (dt, lo) at the start of hx/hy, the lower of
+ * (dt, hi) built from hx/hy + m and then moved to follow it.
+ */
 static void build_hull(const struct ivs *v, const unsigned char *in, struct scratch *sc,
 		       struct hull *h)
 {
-	size_t m = sort_members(v, in, sc);
+	size_t m = sort_members(v, in, sc), ku = 0, kl = 0;
+	double *lx = sc->hx + m, *ly = sc->hy + m;
 
+	for (size_t i = 0; i < m; i++) {
+		struct riv r = iv_rel(v, sc->keys[i] & 0xffffffffu);
+
+		ku = chain_add(sc->hx, sc->hy, ku, 1, r.dt, r.lo);
+		kl = chain_add(lx, ly, kl, 0, r.dt, r.hi);
+	}
+	memmove(sc->hx + ku, lx, kl * sizeof(*lx));
+	memmove(sc->hy + ku, ly, kl * sizeof(*ly));
 	h->x = sc->hx;
 	h->y = sc->hy;
-	h->nup = chain(v, sc->keys, m, 1, sc->hx, sc->hy);
-	h->nlo = chain(v, sc->keys, m, 0, sc->hx + h->nup, sc->hy + h->nup);
+	h->nup = ku;
+	h->nlo = kl;
 }
 
 /* gap(b) over the members of S: max(lo - b dt) - min(hi - b dt) */
