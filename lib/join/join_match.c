@@ -271,37 +271,61 @@ static int cmp_match(const void *pa, const void *pb, void *ctx)
  * ntpgen.py writes them) needs no sort; one written as commands complete
  * gets one.
  */
+/* a host row's match, by load index: the target row and both occurrences */
+struct slot {
+	uint32_t tidx, h_occ, t_occ;	/* tidx NONE: not matched */
+};
+
 static int collect(struct ntp_join *j)
 {
 	const struct ntp_jhost *rows = j->host.rows;
+	struct slot *slot = malloc((j->host.n ? j->host.n : 1) * sizeof(*slot));
 	size_t n = 0;
 
-	for (size_t h = 0; h < j->host.n; h++)
-		n += j->host.order[h].match != NONE;
-	j->matches = malloc((n ? n : 1) * sizeof(*j->matches));
-	if (!j->matches)
+	if (!slot)
 		return -ENOMEM;
+	/*
+	 * Key order first, as the matching left them: both sides' orders are
+	 * read in step (a pair shares its key) and only the slot is written
+	 * out of order, where going by load index would read both at random.
+	 */
+	for (size_t h = 0; h < j->host.n; h++) {
+		const struct ntp_jkey *k = &j->host.order[h];
+		struct slot *sl = &slot[k->idx];
+
+		sl->tidx = NONE;
+		if (k->match == NONE)
+			continue;
+		sl->tidx = j->target.order[k->match].idx;
+		sl->h_occ = k->occ;
+		sl->t_occ = j->target.order[k->match].occ;
+		n++;
+	}
+	j->matches = malloc((n ? n : 1) * sizeof(*j->matches));
+	if (!j->matches) {
+		free(slot);
+		return -ENOMEM;
+	}
 	for (int f = 0; f < j->nfiles; f++) {
 		size_t first = j->nmatches;
 		int sorted = 1;
 
 		for (size_t i = j->host.file_lo[f]; i < j->host.file_lo[f + 1]; i++) {
-			uint32_t h = rows[i].pos, t = j->host.order[h].match;
 			const struct ntp_join_fit *fit;
 			struct ntp_jmatch *m;
 
-			if (t == NONE)
+			if (slot[i].tidx == NONE)
 				continue;
 			m = &j->matches[j->nmatches++];
 			m->pair = j->ctrls[rows[i].ctrl].bound;
 			fit = &j->fits[m->pair];
 			m->hidx = (uint32_t)i;
-			m->tidx = j->target.order[t].idx;
+			m->tidx = slot[i].tidx;
 			/* the offset the final candidates had: the line at h_queue */
 			m->offset_ns = fit->base +
 				       (int64_t)round(fit->a + fit->b * (double)(rows[i].queue - fit->t0));
-			m->h_occ = j->host.order[h].occ;
-			m->t_occ = j->target.order[t].occ;
+			m->h_occ = slot[i].h_occ;
+			m->t_occ = slot[i].t_occ;
 			if (j->nmatches - first > 1 && cmp_match(m - 1, m, (void *)rows) > 0)
 				sorted = 0;
 		}
@@ -309,13 +333,13 @@ static int collect(struct ntp_join *j)
 			qsort_r(j->matches + first, j->nmatches - first, sizeof(*j->matches), cmp_match,
 				(void *)rows);
 	}
+	free(slot);
 	return 0;
 }
 
 int ntp_join__match(struct ntp_join *j)
 {
 	double tols[NTP_JOIN_MAX_FILES * NTP_JOIN_MAX_FILES];
-	struct ntp_jhost *rows = j->host.rows;
 	unsigned char *has = NULL;
 	size_t k = 0;
 	int err;
@@ -354,9 +378,6 @@ int ntp_join__match(struct ntp_join *j)
 		j->counts.rejected += has[h] && j->host.order[h].match == NONE;
 	free(has);
 	has = NULL;
-	/* each row's place in key order, where its h_done was: not needed any more */
-	for (size_t h = 0; h < j->host.n; h++)
-		rows[j->host.order[h].idx].pos = (uint32_t)h;
 	err = collect(j);
 	if (err)
 		goto out;

@@ -45,12 +45,7 @@
 
 /* one host command: what the bound and the output order need */
 struct ntp_jhost {
-	int64_t queue;
-	union {
-		int64_t done;
-		uint32_t pos;	/* once matched: its index in host.order */
-	};
-	int64_t start;
+	int64_t queue, done, start;
 	uint16_t ctrl;		/* index into ntp_join.ctrls */
 } __attribute__((packed));
 
