@@ -104,7 +104,8 @@ static int sampled(const struct run *r, const struct ntp_jkey *hk)
 }
 
 /*
- * Walks the sample; with iv NULL only counts.  stride > 1 keeps every
+ * Walks the sample, putting its first cap intervals in iv (may be NULL)
+ * and counting them all.  stride > 1 keeps every
  * stride-th sampled host occurrence, to bound the sample of a large run.
  * narrow > 0: a hot key's host occurrence meets only the target
  * occurrences near its own place in the run (its occurrence number scaled
@@ -145,11 +146,9 @@ static int walk_sample(const struct ntp_join *j, int p, size_t stride, int narro
 
 				if (late(j, p, tr) - hr->done > tr->recv - hr->queue)
 					continue;
-				if (iv) {
-					if (*n == cap)
-						return 0;
+				/* past cap it only counts: the caller then walks again, sparser */
+				if (iv && *n < cap)
 					ntp_join__interval(j, p, (uint32_t)h, (uint32_t)t, &iv[*n]);
-				}
 				(*n)++;
 			}
 		}
@@ -172,22 +171,23 @@ int ntp_join__sample(struct ntp_join *j, int p, int narrow, struct ntp_join_iv *
 		     size_t *np)
 {
 	size_t n, rows, stride = 1;
-	struct ntp_join_iv *iv;
+	/* room for the most a sample may hold: the walk that fits is the one that fills it */
+	struct ntp_join_iv *iv = malloc(NTP_JOIN_EST_MAX_IV * sizeof(*iv)), *fit;
 
-	walk_sample(j, p, 1, narrow, NULL, 0, &n, &rows);
+	if (!iv)
+		return ntp_join__nomem();
+	walk_sample(j, p, 1, narrow, iv, NTP_JOIN_EST_MAX_IV, &n, &rows);
 	while (n > NTP_JOIN_EST_MAX_IV || rows > NTP_JOIN_EST_MAX_ROWS) {
 		size_t s1 = (n + NTP_JOIN_EST_MAX_IV - 1) / NTP_JOIN_EST_MAX_IV;
 		size_t s2 = (rows + NTP_JOIN_EST_MAX_ROWS - 1) / NTP_JOIN_EST_MAX_ROWS;
 
 		/* the larger of the two ratios, until both fit */
 		stride *= s1 > s2 ? s1 : s2;
-		walk_sample(j, p, stride, narrow, NULL, 0, &n, &rows);
+		walk_sample(j, p, stride, narrow, iv, NTP_JOIN_EST_MAX_IV, &n, &rows);
 	}
-	iv = malloc((n ? n : 1) * sizeof(*iv));
-	if (!iv)
-		return ntp_join__nomem();
-	walk_sample(j, p, stride, narrow, iv, n, &n, &rows);
-	*ivp = iv;
+	/* the sample's own size: the rest of the room is given back */
+	fit = realloc(iv, (n ? n : 1) * sizeof(*iv));
+	*ivp = fit ? fit : iv;
 	*np = n;
 	return 0;
 }
