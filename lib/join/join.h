@@ -235,6 +235,12 @@ int ntp_join__store(const char *path);
 sqlite3 *ntp_join__db(const struct ntp_join *j);
 const struct ntp_join_file *ntp_join__file(const struct ntp_join *j, int i);
 void ntp_join__counts(const struct ntp_join *j, struct ntp_join_counts *c);
+/*
+ * The rows of file i's host_io and target_io the join read (all of them:
+ * a report need not count them again); -1 for a side it did not read.
+ */
+void ntp_join__file_rows(const struct ntp_join *j, int i, int64_t *host_rows,
+			 int64_t *target_rows);
 int ntp_join__npairs(const struct ntp_join *j);
 const struct ntp_join_pair *ntp_join__pair(const struct ntp_join *j, int i);
 void ntp_join__close(struct ntp_join *j);

@@ -653,6 +653,17 @@ void ntp_join__counts(const struct ntp_join *j, struct ntp_join_counts *c)
 	*c = j->counts;
 }
 
+void ntp_join__file_rows(const struct ntp_join *j, int i, int64_t *host_rows,
+			 int64_t *target_rows)
+{
+	int sides = i >= 0 && i < j->nfiles ? j->files[i].sides : 0;
+
+	*host_rows = sides & NTP_JOIN_HOST ?
+		     (int64_t)(j->host.file_lo[i + 1] - j->host.file_lo[i]) : -1;
+	*target_rows = sides & NTP_JOIN_TARGET ?
+		       (int64_t)(j->target.file_lo[i + 1] - j->target.file_lo[i]) : -1;
+}
+
 int ntp_join__npairs(const struct ntp_join *j)
 {
 	return j->npairs;

@@ -78,6 +78,7 @@ static int load_one(struct ntp_report *r, sqlite3 *db, const char *path)
 
 static int load_joined(struct ntp_report *r, const char *const *paths, int n)
 {
+	int64_t hrows[NTP_JOIN_MAX_FILES], trows[NTP_JOIN_MAX_FILES];
 	struct ntp_join *j;
 	int rc;
 
@@ -90,13 +91,16 @@ static int load_joined(struct ntp_report *r, const char *const *paths, int n)
 		rc = copy_join(r, j);
 	if (!rc)
 		rc = ntp_report__scan_join(r, j, paths[0]);
+	for (int i = 0; i < n; i++)
+		ntp_join__file_rows(j, i, &hrows[i], &trows[i]);
 	ntp_join__close(j);
 	for (int i = 0; i < n && !rc; i++) {
 		sqlite3 *db;
 
 		rc = ntp_db__open_read(&db, paths[i]);
 		if (!rc) {
-			rc = ntp_report__load_file(&r->files[i], db, paths[i]);
+			rc = ntp_report__load_file_counted(&r->files[i], db, paths[i], hrows[i],
+							   trows[i]);
 			sqlite3_close(db);
 		}
 	}
