@@ -15,6 +15,8 @@ but otherwise independent, so pytest-xdist's workers boot guests side by side
 (make check-testbed: TB_JOBS); each run gets its own output folder under
 $NTPROF_TB_DIR/out/ (kept for inspection).
 """
+import contextlib
+import fcntl
 import os
 import pathlib
 import shutil
@@ -145,6 +147,35 @@ class _Session:
         self.ready.add(kernel)
 
 
+# Guests side by side (pytest-xdist workers, make check-testbed's TB_JOBS): one
+# QEMU a CPU.  A two-guest run is two QEMUs, and beside another worker's
+# guest it would share the CPUs three ways: its network stage then grew by
+# 13.3 ms for netem's 10 ms (ping's round trip by 11.2 ms).  So a two-guest
+# run takes the guests' lock alone, and one-guest runs share it.  The turn
+# lock first makes a waiting two-guest run a barrier: new one-guest runs wait
+# behind it instead of passing it forever.
+GUESTS_TURN = TB_DIR / ".guests.turn"
+GUESTS_RUN = TB_DIR / ".guests.run"
+
+
+@contextlib.contextmanager
+def _guests_lock(alone):
+    TB_DIR.mkdir(parents=True, exist_ok=True)
+    with open(GUESTS_TURN, "a") as turn, open(GUESTS_RUN, "a") as run:
+        fcntl.flock(turn, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(run, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        finally:
+            if not alone:
+                fcntl.flock(turn, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(run, fcntl.LOCK_UN)
+            if alone:
+                fcntl.flock(turn, fcntl.LOCK_UN)
+
+
 class Testbed:
     def __init__(self, session, name):
         self._session = session
@@ -181,7 +212,8 @@ class Testbed:
         for key, value in (env or {}).items():
             cmd += ["--env", f"{key}={value}"]
         cmd += ["--", str(script), *map(str, args)]
-        rc, err, wall = self._guard(cmd, timeout)
+        with _guests_lock(alone=False):
+            rc, err, wall = self._guard(cmd, timeout)
         res = RunResult(rc, out, wall, err)
         if rc in (RC_TIMEOUT, RC_NO_STATUS):
             what = "timed out" if rc == RC_TIMEOUT else "did not boot or reported no status"
@@ -197,7 +229,8 @@ class Testbed:
         for key, value in (env or {}).items():
             cmd += ["--env", f"{key}={value}"]
         cmd += ["--", str(script), *map(str, args)]
-        rc, err, wall = self._guard(cmd, timeout)
+        with _guests_lock(alone=True):
+            rc, err, wall = self._guard(cmd, timeout)
         res = TwoResult(rc, out, wall, err)
         for role, r in (("target", res.target), ("host", res.host)):
             if r.rc in (RC_TIMEOUT, RC_NO_STATUS) and rc != 0:
