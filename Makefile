@@ -12,6 +12,8 @@
 #   make test         all of the above: what CI runs
 #   make demo         boot the test bed and show ntprof on loopback NVMe/TCP (DEMO_TRANSPORT=rdma: NVMe/RDMA)
 #   V=1               show the commands
+#   TEST_JOBS=N, TB_JOBS=N  pytest workers of the integration tests (default: the CPUs) and of
+#                     the test bed (one guest a CPU, at most 4; 1: one guest after another)
 
 OUT       := build
 ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
