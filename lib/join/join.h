@@ -196,10 +196,10 @@ typedef int (*ntp_join_stages_fn)(void *ctx, const struct ntp_join_stages *s);
 /*
  * After ntp_join__run: the stages of every matched command, in no
  * particular order, read by one scan of each file's stage view instead of
- * by id through temp.joined (several times faster).  The host side is
- * read in nparts ranges at once, on threads: part i calls fn with ctx[i]
- * (one part when the host's ids are not dense).  0, fn's nonzero return,
- * or NTP_EXIT_*.
+ * by id through temp.joined (several times faster).  Each side is read in
+ * nparts ranges at once, on threads, the target's first: host part i calls
+ * fn with ctx[i] (one part for a side whose ids are not dense).  0, fn's
+ * nonzero return, or NTP_EXIT_*.
  */
 #define NTP_JOIN_SCAN_PARTS 4
 int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn, void **ctx);

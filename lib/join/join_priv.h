@@ -142,9 +142,9 @@ struct ntp_join {
 	struct ntp_jmatch *matches;
 	size_t nmatches;
 	size_t host_rows, target_rows;	/* of the sides, kept when the rows go */
-	int host_dense;			/* and where the host's ids are */
-	size_t host_lo[NTP_JOIN_MAX_FILES + 1];
-	int64_t host_id0[NTP_JOIN_MAX_FILES];
+	int host_dense, target_dense;	/* and where each side's ids are */
+	size_t host_lo[NTP_JOIN_MAX_FILES + 1], target_lo[NTP_JOIN_MAX_FILES + 1];
+	int64_t host_id0[NTP_JOIN_MAX_FILES], target_id0[NTP_JOIN_MAX_FILES];
 	struct ntp_jprogress *progress;
 	int stored;			/* one file with its own pairing: read, not made */
 	int joined_role;		/* that file is a joined recording (meta role joined) */

@@ -178,11 +178,17 @@ static int read_hosts(struct ntp_join *j, const uint32_t *slot, const struct tva
 	return 0;
 }
 
-/* one range of every host file's rows, on a connection of its own */
+/*
+ * One range of every file of one side, on a connection of its own: the
+ * target parts first (each fills the tvals of its own matches), then the
+ * host parts, which read them.  Part k of n reads the k-th n-th of each
+ * file's dense ids.
+ */
 struct part {
 	struct ntp_join *j;
+	int host;		/* the side this part reads */
 	const uint32_t *slot;
-	const struct tvals *tv;
+	struct tvals *tv;
 	const bool *app;	/* per file: it has the application's columns */
 	ntp_join_stages_fn fn;
 	void *ctx;
@@ -192,8 +198,8 @@ struct part {
 	int started;
 };
 
-static int read_range(struct part *pt, sqlite3 *db, const char *schema, int fi, int64_t lo,
-		      int64_t hi)
+static int read_host_range(struct part *pt, sqlite3 *db, const char *schema, int fi, int64_t lo,
+			   int64_t hi)
 {
 	struct ntp_join *j = pt->j;
 	char sql[384];
@@ -224,36 +230,104 @@ static int read_range(struct part *pt, sqlite3 *db, const char *schema, int fi, 
 	return 0;
 }
 
-/* part k of every host file; part 0 on the join's connection, the others on their own */
+static int read_target_range(struct part *pt, sqlite3 *db, const char *schema, int fi, int64_t lo,
+			     int64_t hi)
+{
+	struct ntp_join *j = pt->j;
+	char sql[256], view[64];
+	sqlite3_stmt *st;
+	int rc;
+
+	snprintf(sql, sizeof(sql), "SELECT id, residence_ns, target_driver_ns, storage_ns"
+		 " FROM temp.\"%s\" WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
+		 ntp_db__view_name(view, sizeof(view), schema, NTP_DB_TARGET_STAGES));
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return ntp_db__fail(db, j->files[fi].path, "reading the target stages");
+	sqlite3_bind_int64(st, 1, lo);
+	sqlite3_bind_int64(st, 2, hi);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		size_t idx = j->target_lo[fi] +
+			     (size_t)(sqlite3_column_int64(st, 0) - j->target_id0[fi]);
+		uint32_t m = idx < j->target_lo[fi + 1] ? pt->slot[idx] : NONE;
+
+		if (m == NONE)
+			continue;
+		pt->tv[m].residence = sqlite3_column_int64(st, 1);
+		pt->tv[m].target_driver = sqlite3_column_int64(st, 2);
+		pt->tv[m].storage = sqlite3_column_int64(st, 3);
+		pt->tv[m].not_number = !integers(st, 1, 3);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return ntp_db__fail(db, j->files[fi].path, "reading the target stages");
+	return 0;
+}
+
+/* part k of every file of its side; part 0 on the join's connection, the others on their own */
 static void *read_part(void *arg)
 {
 	struct part *pt = arg;
 	struct ntp_join *j = pt->j;
+	const size_t *flo = pt->host ? j->host_lo : j->target_lo;
+	const int64_t *id0 = pt->host ? j->host_id0 : j->target_id0;
+	int side = pt->host ? NTP_JOIN_HOST : NTP_JOIN_TARGET;
 
 	for (int fi = 0; fi < j->nfiles && !pt->err; fi++) {
-		int64_t n = (int64_t)(j->host_lo[fi + 1] - j->host_lo[fi]);
-		int64_t lo = j->host_id0[fi] + n * pt->k / pt->n;
-		int64_t hi = j->host_id0[fi] + n * (pt->k + 1) / pt->n - 1;
-		sqlite3 *db = NULL;
+		int64_t n = (int64_t)(flo[fi + 1] - flo[fi]);
+		int64_t lo = id0[fi] + n * pt->k / pt->n;
+		int64_t hi = id0[fi] + n * (pt->k + 1) / pt->n - 1;
+		const char *schema = j->files[fi].schema;
+		sqlite3 *db = j->db;
 
-		if (!(j->files[fi].sides & NTP_JOIN_HOST) || !n)
+		if (!(j->files[fi].sides & side) || !n)
 			continue;
-		if (!pt->k) {
-			pt->err = read_range(pt, j->db, j->files[fi].schema, fi, lo, hi);
-			continue;
+		/* guarded, with ntprof's stage views (lib/ntp/db_guard.h) */
+		if (pt->k) {
+			pt->err = ntp_db__open_again(&db, j->files[fi].path);
+			schema = "main";
 		}
-		/* guarded, with ntprof's host_stages (lib/ntp/db_guard.h) */
-		pt->err = ntp_db__open_again(&db, j->files[fi].path);
 		if (!pt->err)
-			pt->err = read_range(pt, db, "main", fi, lo, hi);
-		sqlite3_close(db);
+			pt->err = pt->host ? read_host_range(pt, db, schema, fi, lo, hi) :
+					     read_target_range(pt, db, schema, fi, lo, hi);
+		if (pt->k)
+			sqlite3_close(db);
 	}
 	return NULL;
 }
 
-int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn, void **ctx)
+/* pt[0..n) at once, part 0 on this thread; the first error */
+static int run_parts(struct part *pt, int n)
+{
+	int err = 0;
+
+	for (int k = 1; k < n; k++)
+		pt[k].started = !pthread_create(&pt[k].thread, NULL, read_part, &pt[k]);
+	read_part(&pt[0]);
+	for (int k = 1; k < n; k++) {
+		if (pt[k].started)
+			pthread_join(pt[k].thread, NULL);
+		else
+			read_part(&pt[k]);	/* no thread: in turn */
+	}
+	for (int k = 0; k < n && !err; k++)
+		err = pt[k].err;
+	return err;
+}
+
+/* one side in nparts parts, the parts' contexts ctx[k] (the host's) */
+static int read_side(struct ntp_join *j, int host, int nparts, const uint32_t *slot,
+		     struct tvals *tv, const bool *app, ntp_join_stages_fn fn, void **ctx)
 {
 	struct part pt[NTP_JOIN_SCAN_PARTS];
+
+	for (int k = 0; k < nparts; k++)
+		pt[k] = (struct part){ j, host, slot, tv, app, fn, ctx ? ctx[k] : NULL, k, nparts,
+				       0, 0, 0 };
+	return run_parts(pt, nparts);
+}
+
+int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn, void **ctx)
+{
 	uint32_t *slot = slots(j, j->target_rows, 0);
 	struct tvals *tv = malloc((j->nmatches ? j->nmatches : 1) * sizeof(*tv));
 	bool app[NTP_JOIN_MAX_FILES] = { false };
@@ -274,34 +348,17 @@ int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn,
 			err = ntp_db__fail(j->db, j->files[fi].path, "reading the schema");
 		app[fi] = has > 0;
 	}
+	/* ids that are not dense (rows deleted by hand): one scan, counting load indexes */
 	if (!err)
-		err = read_targets(j, slot, tv);
+		err = j->target_dense ? read_side(j, 0, nparts, slot, tv, app, fn, NULL) :
+					read_targets(j, slot, tv);
 	free(slot);
 	slot = err ? NULL : slots(j, j->host_rows, 1);
 	if (!err && !slot)
 		err = ntp_join__nomem();
-	if (!j->host_dense)
-		nparts = 1;
-	memset(pt, 0, sizeof(pt));
-	for (int k = 0; k < nparts && !err; k++) {
-		pt[k] = (struct part){ j, slot, tv, app, fn, ctx[k], k, nparts, 0, 0, 0 };
-		if (k && j->host_dense)
-			pt[k].started = !pthread_create(&pt[k].thread, NULL, read_part, &pt[k]);
-	}
-	if (!err) {
-		if (j->host_dense)
-			read_part(&pt[0]);
-		else
-			err = read_hosts(j, slot, tv, app, fn, ctx[0]);
-	}
-	for (int k = 1; k < nparts; k++) {
-		if (pt[k].started)
-			pthread_join(pt[k].thread, NULL);
-		else if (!err)
-			read_part(&pt[k]);
-	}
-	for (int k = 0; k < nparts && !err; k++)
-		err = pt[k].err;
+	if (!err)
+		err = j->host_dense ? read_side(j, 1, nparts, slot, tv, app, fn, ctx) :
+				      read_hosts(j, slot, tv, app, fn, ctx[0]);
 	free(slot);
 	free(tv);
 	return err;
