@@ -233,33 +233,182 @@ static struct riv iv_rel(const struct ivs *v, size_t i)
 }
 
 /*
+ * Step 2 reads every interval a few times (the marks, the hulls, the
+ * median) and holds nothing as long as them but one byte each (in[]):
+ * at tens of millions of intervals an array of 8 bytes each would be the
+ * join's peak.  Each pass is shared by EST_THREADS threads, over
+ * contiguous ranges of the intervals, and its parts put together in
+ * range order, so the result is the one a single pass gives.
+ */
+#define EST_THREADS 2
+#define EST_THREAD_IV 65536	/* fewer intervals: one thread */
+
+/* fn(job k) for k < n: job 0 on this thread, the others on their own (in turn without) */
+static void run_jobs(void *(*fn)(void *), void *jobs, size_t size, int n)
+{
+	pthread_t th[EST_THREADS];
+	int started[EST_THREADS] = { 0 };
+
+	for (int k = 1; k < n; k++)
+		started[k] = !pthread_create(&th[k], NULL, fn, (char *)jobs + k * size);
+	fn(jobs);
+	for (int k = 1; k < n; k++) {
+		if (started[k])
+			pthread_join(th[k], NULL);
+		else
+			fn((char *)jobs + k * size);
+	}
+}
+
+static int njobs_for(size_t n)
+{
+	return n < EST_THREAD_IV ? 1 : EST_THREADS;
+}
+
+/* job k of n's share of n_iv intervals */
+static void job_range(size_t n_iv, int k, int n, size_t *i0, size_t *i1)
+{
+	*i0 = n_iv * k / n;
+	*i1 = n_iv * (k + 1) / n;
+}
+
+/* ---- marking S ---- */
+
+struct mark_job {
+	const struct ivs *v;
+	double a, b, tol;
+	unsigned char *in;
+	size_t i0, i1;
+	int64_t k;
+};
+
+static void *mark_run(void *arg)
+{
+	struct mark_job *mj = arg;
+
+	mj->k = 0;
+	for (size_t i = mj->i0; i < mj->i1; i++) {
+		struct riv r = iv_rel(mj->v, i);
+		double o = mj->a + mj->b * r.dt;
+
+		mj->in[i] = iv_valid(mj->v, i) && r.lo - mj->tol <= o && o <= r.hi + mj->tol;
+		mj->k += mj->in[i];
+	}
+	return NULL;
+}
+
+/* mark the intervals the line a + b dt misses by at most tol; returns how many */
+static int64_t mark(const struct ivs *v, double a, double b, double tol, unsigned char *in)
+{
+	struct mark_job mj[EST_THREADS];
+	int n = njobs_for(v->n);
+	int64_t k = 0;
+
+	for (int q = 0; q < n; q++) {
+		mj[q] = (struct mark_job){ v, a, b, tol, in, 0, 0, 0 };
+		job_range(v->n, q, n, &mj[q].i0, &mj[q].i1);
+	}
+	run_jobs(mark_run, mj, sizeof(*mj), n);
+	for (int q = 0; q < n; q++)
+		k += mj[q].k;
+	return k;
+}
+
+/* ---- the hulls of S ---- */
+
+/*
  * gap(b) = max(lo - b dt) - min(hi - b dt) over S is a maximum of linear
  * functions of b: only the points (dt, lo) on the upper convex hull and
  * (dt, hi) on the lower one can attain it.  The hulls of S are built once
- * (S sorted by dt, Andrew's monotone chain), and the two hundred or so
- * evaluations of the searches below cost their vertices, not |S|.
+ * (Andrew's monotone chain over S in (t, index) order), and the two
+ * hundred or so evaluations of the searches below cost their vertices,
+ * not |S|.
+ *
+ * They are built in chunks of HULL_CHUNK intervals as stored: a chunk's
+ * members are sorted by (t, index) and chained, and only the vertices of
+ * the chunks' hulls are chained again, in the same order, for S's.  A
+ * point inside a chunk's hull is inside S's, so the result is the hull a
+ * single chain over all of S gives, with a chunk's worth of memory.
  */
+#define HULL_CHUNK 65536
+
 struct hull {
 	double *x, *y;		/* upper hull of (dt, lo) then lower hull of (dt, hi) */
 	size_t nup, nlo;
 };
 
-struct scratch {
-	uint64_t *keys;		/* S in dt order: (t - bucket start) << 32 | index */
-	double *w;		/* widths for the median (aliases keys) */
-	double *hx, *hy;	/* hull vertices, at most 2 |S| */
-	size_t *cnt;		/* bucket starts, nbuckets + 1 */
-	size_t nbuckets;
+/* a chain under construction: its vertices and their intervals */
+struct chain {
+	double *x, *y;
+	uint64_t *id;
+	size_t k;
 };
 
-static int cmp_u64(const void *pa, const void *pb)
+/* (o, a, p) turn: > 0 counter-clockwise */
+static double cross(double ox, double oy, double ax, double ay, double px, double py)
 {
-	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-
-	return (a > b) - (a < b);
+	return (ax - ox) * (py - oy) - (ay - oy) * (px - ox);
 }
 
-/* the fallback's order: (t, index), the keys being plain indexes */
+/* one step of a chain: interval id's point (x, y) onto it; upper keeps clockwise turns */
+static void chain_add(struct chain *c, int upper, double x, double y, uint64_t id)
+{
+	while (c->k >= 2) {
+		double t = cross(c->x[c->k - 2], c->y[c->k - 2], c->x[c->k - 1], c->y[c->k - 1], x, y);
+
+		if (upper ? t < 0 : t > 0)
+			break;
+		c->k--;
+	}
+	c->x[c->k] = x;
+	c->y[c->k] = y;
+	c->id[c->k] = id;
+	c->k++;
+}
+
+static int chain_alloc(struct chain *c, size_t n)
+{
+	n = n ? n : 1;
+	c->x = malloc(n * sizeof(*c->x));
+	c->y = malloc(n * sizeof(*c->y));
+	c->id = malloc(n * sizeof(*c->id));
+	c->k = 0;
+	return c->x && c->y && c->id ? 0 : -ENOMEM;
+}
+
+static void chain_free(struct chain *c)
+{
+	free(c->x);
+	free(c->y);
+	free(c->id);
+}
+
+/* a growing list of interval indexes: the vertices of the chunks' hulls */
+struct ids {
+	uint64_t *id;
+	size_t n, cap;
+};
+
+static int ids_add(struct ids *l, const uint64_t *id, size_t n)
+{
+	if (l->n + n > l->cap) {
+		size_t ncap = l->cap ? 2 * l->cap : 4096;
+		uint64_t *q;
+
+		while (ncap < l->n + n)
+			ncap *= 2;
+		q = realloc(l->id, ncap * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		l->id = q;
+		l->cap = ncap;
+	}
+	memcpy(l->id + l->n, id, n * sizeof(*id));
+	l->n += n;
+	return 0;
+}
+
+/* the order the chains take: (t, index); the keys being plain indexes */
 static int cmp_by_t(const void *pa, const void *pb, void *ctx)
 {
 	const struct ivs *v = ctx;
@@ -271,35 +420,19 @@ static int cmp_by_t(const void *pa, const void *pb, void *ctx)
 	return (a > b) - (a < b);
 }
 
-/* a bucket this small is sorted in place: no call per comparison (the keys are distinct) */
-#define SMALL_BUCKET 64
-
-static void insertion_sort(uint64_t *a, size_t n)
-{
-	for (size_t i = 1; i < n; i++) {
-		uint64_t x = a[i];
-		size_t k = i;
-
-		for (; k && a[k - 1] > x; k--)
-			a[k] = a[k - 1];
-		a[k] = x;
-	}
-}
-
 /*
- * S's members in dt order.  dt is an integer time, so a counting sort into
- * buckets of time does most of it in two sequential passes, and each bucket
- * (a few dozen members) is sorted by its 32-bit offset alone: no pass reads
- * the intervals out of order, which at tens of millions of them is what a
- * sort would cost.
+ * The members among intervals [i0, i1) (at most HULL_CHUNK of them) in
+ * (t, index) order, as indexes into ord: a radix sort of (t - tmin) << 16
+ * | (i - i0) where the chunk's times span less than 2^48 ns (three days),
+ * else a comparison sort.
  */
-static size_t sort_members(const struct ivs *v, const unsigned char *in, struct scratch *sc)
+static size_t chunk_order(const struct ivs *v, const unsigned char *in, size_t i0, size_t i1,
+			  uint64_t *ord, uint64_t *tmp)
 {
 	int64_t tmin = INT64_MAX, tmax = INT64_MIN;
-	uint64_t width, nb = sc->nbuckets;
-	size_t *cnt = sc->cnt, m = 0, i;
+	size_t m = 0;
 
-	for (i = 0; i < v->n; i++) {
+	for (size_t i = i0; i < i1; i++) {
 		if (!in[i])
 			continue;
 		tmin = v->src[i].t < tmin ? v->src[i].t : tmin;
@@ -308,83 +441,137 @@ static size_t sort_members(const struct ivs *v, const unsigned char *in, struct 
 	}
 	if (!m)
 		return 0;
-	width = ntp_checked__span(tmin, tmax) / nb + 1;
-	if (width > UINT32_MAX || v->n > UINT32_MAX) {
-		/* too few buckets for the span (a handful of intervals over hours): sort them all */
-		for (i = 0, m = 0; i < v->n; i++)
+	if (ntp_checked__span(tmin, tmax) >= (uint64_t)1 << 48) {
+		m = 0;
+		for (size_t i = i0; i < i1; i++)
 			if (in[i])
-				sc->keys[m++] = i;
-		qsort_r(sc->keys, m, sizeof(*sc->keys), cmp_by_t, (void *)v);
+				ord[m++] = i;
+		qsort_r(ord, m, sizeof(*ord), cmp_by_t, (void *)v);
 		return m;
 	}
-	memset(cnt, 0, (nb + 1) * sizeof(*cnt));
-	for (i = 0; i < v->n; i++)
+	m = 0;
+	for (size_t i = i0; i < i1; i++)
 		if (in[i])
-			cnt[ntp_checked__span(tmin, v->src[i].t) / width + 1]++;
-	for (uint64_t k = 1; k <= nb; k++)
-		cnt[k] += cnt[k - 1];
-	for (i = 0; i < v->n; i++) {
-		uint64_t off;
-
-		if (!in[i])
-			continue;
-		off = ntp_checked__span(tmin, v->src[i].t);
-		sc->keys[cnt[off / width]++] = (off % width) << 32 | (uint64_t)i;
-	}
-	/* cnt[k] is now the end of bucket k */
-	for (uint64_t k = 0, lo = 0; k < nb; lo = cnt[k], k++) {
-		if (cnt[k] - lo > SMALL_BUCKET)
-			qsort(sc->keys + lo, cnt[k] - lo, sizeof(*sc->keys), cmp_u64);
-		else
-			insertion_sort(sc->keys + lo, cnt[k] - lo);
-	}
+			ord[m++] = ntp_checked__span(tmin, v->src[i].t) << 16 | (uint64_t)(i - i0);
+	radix_sort(ord, tmp, m);
+	for (size_t q = 0; q < m; q++)
+		ord[q] = i0 + (ord[q] & 0xffff);
 	return m;
 }
 
-/* (o, a, p) turn: > 0 counter-clockwise */
-static double cross(double ox, double oy, double ax, double ay, double px, double py)
+/* both chains over the intervals ord[0..m), in that order */
+static void chain_both(const struct ivs *v, const uint64_t *ord, size_t m, struct chain *up,
+		       struct chain *lo)
 {
-	return (ax - ox) * (py - oy) - (ay - oy) * (px - ox);
+	up->k = lo->k = 0;
+	for (size_t q = 0; q < m; q++) {
+		struct riv r = iv_rel(v, ord[q]);
+
+		chain_add(up, 1, r.dt, r.lo, ord[q]);
+		chain_add(lo, 0, r.dt, r.hi, ord[q]);
+	}
 }
 
-/* one step of a chain: (x, y) onto the hull of k vertices; upper keeps clockwise turns */
-static size_t chain_add(double *hx, double *hy, size_t k, int upper, double x, double y)
-{
-	while (k >= 2) {
-		double c = cross(hx[k - 2], hy[k - 2], hx[k - 1], hy[k - 1], x, y);
+struct hull_job {
+	const struct ivs *v;
+	const unsigned char *in;
+	size_t i0, i1;
+	struct ids up, lo;	/* this job's chunks' hull vertices, in chunk order */
+	int err;
+};
 
-		if (upper ? c < 0 : c > 0)
-			break;
-		k--;
+static void *hull_run(void *arg)
+{
+	struct hull_job *hj = arg;
+	uint64_t *ord = malloc(HULL_CHUNK * sizeof(*ord)), *tmp = malloc(HULL_CHUNK * sizeof(*tmp));
+	struct chain up = { 0 }, lo = { 0 };
+
+	hj->err = !ord || !tmp || chain_alloc(&up, HULL_CHUNK) || chain_alloc(&lo, HULL_CHUNK);
+	for (size_t c = hj->i0; c < hj->i1 && !hj->err; c += HULL_CHUNK) {
+		size_t end = c + HULL_CHUNK < hj->i1 ? c + HULL_CHUNK : hj->i1;
+		size_t m = chunk_order(hj->v, hj->in, c, end, ord, tmp);
+
+		chain_both(hj->v, ord, m, &up, &lo);
+		hj->err = ids_add(&hj->up, up.id, up.k) || ids_add(&hj->lo, lo.id, lo.k);
 	}
-	hx[k] = x;
-	hy[k] = y;
-	return k + 1;
+	free(ord);
+	free(tmp);
+	chain_free(&up);
+	chain_free(&lo);
+	return NULL;
 }
 
-/*
- * Both chains over S in dt order, in one pass (reading the members is the
- * cost): the upper hull of (dt, lo) at the start of hx/hy, the lower of
- * (dt, hi) built from hx/hy + m and then moved to follow it.
- */
-static void build_hull(const struct ivs *v, const unsigned char *in, struct scratch *sc,
-		       struct hull *h)
+/* one chain over the candidate vertices l (sorted here) into c */
+static void chain_final(const struct ivs *v, struct ids *l, int upper, struct chain *c)
 {
-	size_t m = sort_members(v, in, sc), ku = 0, kl = 0;
-	double *lx = sc->hx + m, *ly = sc->hy + m;
+	qsort_r(l->id, l->n, sizeof(*l->id), cmp_by_t, (void *)v);
+	c->k = 0;
+	for (size_t q = 0; q < l->n; q++) {
+		struct riv r = iv_rel(v, l->id[q]);
 
-	for (size_t i = 0; i < m; i++) {
-		struct riv r = iv_rel(v, sc->keys[i] & 0xffffffffu);
-
-		ku = chain_add(sc->hx, sc->hy, ku, 1, r.dt, r.lo);
-		kl = chain_add(lx, ly, kl, 0, r.dt, r.hi);
+		chain_add(c, upper, r.dt, upper ? r.lo : r.hi, l->id[q]);
 	}
-	memmove(sc->hx + ku, lx, kl * sizeof(*lx));
-	memmove(sc->hy + ku, ly, kl * sizeof(*ly));
-	h->x = sc->hx;
-	h->y = sc->hy;
-	h->nup = ku;
-	h->nlo = kl;
+}
+
+static void hull_free(struct hull *h)
+{
+	free(h->x);
+	free(h->y);
+	memset(h, 0, sizeof(*h));
+}
+
+/* both hulls of S (the intervals marked in in[]) into h; -ENOMEM */
+static int build_hull(const struct ivs *v, const unsigned char *in, struct hull *h)
+{
+	struct hull_job hj[EST_THREADS];
+	struct ids up = { 0 }, lo = { 0 };
+	struct chain cu = { 0 }, cl = { 0 };
+	int n = njobs_for(v->n), err = 0;
+	/* whole chunks to each job, so that the chunks are those of one pass */
+	size_t chunks = (v->n + HULL_CHUNK - 1) / HULL_CHUNK;
+
+	hull_free(h);
+	memset(hj, 0, sizeof(hj));
+	for (int q = 0; q < n; q++) {
+		size_t c0, c1;
+
+		job_range(chunks, q, n, &c0, &c1);
+		hj[q].v = v;
+		hj[q].in = in;
+		hj[q].i0 = c0 * HULL_CHUNK;
+		hj[q].i1 = c1 * HULL_CHUNK < v->n ? c1 * HULL_CHUNK : v->n;
+	}
+	run_jobs(hull_run, hj, sizeof(*hj), n);
+	for (int q = 0; q < n; q++) {
+		err = err || hj[q].err || ids_add(&up, hj[q].up.id, hj[q].up.n) ||
+		      ids_add(&lo, hj[q].lo.id, hj[q].lo.n);
+		free(hj[q].up.id);
+		free(hj[q].lo.id);
+	}
+	if (!err)
+		err = chain_alloc(&cu, up.n) || chain_alloc(&cl, lo.n);
+	if (!err) {
+		chain_final(v, &up, 1, &cu);
+		chain_final(v, &lo, 0, &cl);
+		h->x = malloc((cu.k + cl.k + 1) * sizeof(*h->x));
+		h->y = malloc((cu.k + cl.k + 1) * sizeof(*h->y));
+		err = !h->x || !h->y;
+	}
+	if (!err) {
+		memcpy(h->x, cu.x, cu.k * sizeof(*h->x));
+		memcpy(h->y, cu.y, cu.k * sizeof(*h->y));
+		memcpy(h->x + cu.k, cl.x, cl.k * sizeof(*h->x));
+		memcpy(h->y + cu.k, cl.y, cl.k * sizeof(*h->y));
+		h->nup = cu.k;
+		h->nlo = cl.k;
+	}
+	free(up.id);
+	free(lo.id);
+	chain_free(&cu);
+	chain_free(&cl);
+	if (err)
+		hull_free(h);
+	return err ? -ENOMEM : 0;
 }
 
 /* gap(b) over the members of S: max(lo - b dt) - min(hi - b dt) */
@@ -454,22 +641,6 @@ static double least_drift(const struct hull *h, double b)
 	return hi;
 }
 
-/* mark the intervals the line a + b dt misses by at most tol; returns how many */
-static int64_t mark(const struct ivs *v, double a, double b, double tol, unsigned char *in)
-{
-	int64_t k = 0;
-	size_t i;
-
-	for (i = 0; i < v->n; i++) {
-		struct riv r = iv_rel(v, i);
-		double o = a + b * r.dt;
-
-		in[i] = iv_valid(v, i) && r.lo - tol <= o && o <= r.hi + tol;
-		k += in[i];
-	}
-	return k;
-}
-
 /* the k-th smallest of w[0..n) (Hoare's selection): what w[k] would be sorted */
 static double select_kth(double *w, size_t n, size_t k)
 {
@@ -505,38 +676,118 @@ static double select_kth(double *w, size_t n, size_t k)
 	return w[k];
 }
 
-/* median hi - lo over the members of S; w holds n doubles */
-static double median_width(const struct ivs *v, const unsigned char *in, double *w)
-{
-	size_t i, m = 0;
+/* ---- the median width of S ---- */
 
-	for (i = 0; i < v->n; i++)
-		if (in[i])
-			w[m++] = ntp_checked__diff_d(v->src[i].hi, v->base) -
-				 ntp_checked__diff_d(v->src[i].lo, v->base);
+/*
+ * The median is the k-th smallest width, k = |S| / 2, found 16 bits of
+ * its order key (dkey) at a time: a count of the members by the next 16
+ * bits under the prefix found so far tells which value of them holds the
+ * k-th, until few enough members share the prefix to be selected among.
+ * Exactly select_kth's result over all of S, in passes over in[] rather
+ * than an array of |S| widths.
+ */
+#define MEDIAN_GATHER 65536	/* members sharing a prefix: few enough to select among */
+
+static double width(const struct ivs *v, size_t i)
+{
+	return ntp_checked__diff_d(v->src[i].hi, v->base) - ntp_checked__diff_d(v->src[i].lo, v->base);
+}
+
+/* has the members' order key these top bits */
+static int under(uint64_t u, uint64_t prefix, int bits)
+{
+	return !bits || u >> (64 - bits) == prefix;
+}
+
+struct count_job {
+	const struct ivs *v;
+	const unsigned char *in;
+	size_t i0, i1;
+	uint64_t prefix;
+	int bits;
+	size_t *cnt;		/* 65536 */
+};
+
+static void *count_run(void *arg)
+{
+	struct count_job *cj = arg;
+
+	memset(cj->cnt, 0, 65536 * sizeof(*cj->cnt));
+	for (size_t i = cj->i0; i < cj->i1; i++) {
+		uint64_t u;
+
+		if (!cj->in[i])
+			continue;
+		u = dkey(width(cj->v, i));
+		if (under(u, cj->prefix, cj->bits))
+			cj->cnt[(u >> (48 - cj->bits)) & 0xffff]++;
+	}
+	return NULL;
+}
+
+/* median hi - lo over the m members of S; 0 without any, -1 without memory (*err) */
+static double median_width(const struct ivs *v, const unsigned char *in, size_t m, int *err)
+{
+	struct count_job cj[EST_THREADS];
+	int n = njobs_for(v->n), bits = 0;
+	size_t k = m / 2, have = m;
+	uint64_t prefix = 0;
+	double *w = NULL, med = 0;
+
+	*err = 0;
 	if (!m)
 		return 0;
-	return select_kth(w, m, m / 2);
-}
+	memset(cj, 0, sizeof(cj));
+	for (int q = 0; q < n; q++) {
+		cj[q].cnt = malloc(65536 * sizeof(*cj[q].cnt));
+		*err |= !cj[q].cnt;
+	}
+	while (!*err && have > MEDIAN_GATHER && bits < 64) {
+		size_t d, below = 0;
 
-static int scratch_alloc(struct scratch *sc, size_t n)
-{
-	/* buckets of a few dozen members; each at most 2^32 ns wide */
-	sc->nbuckets = n / 32 + 1;
-	sc->keys = malloc((n ? n : 1) * sizeof(*sc->keys));
-	sc->w = (double *)sc->keys;
-	sc->hx = malloc((n ? n : 1) * 2 * sizeof(double));
-	sc->hy = malloc((n ? n : 1) * 2 * sizeof(double));
-	sc->cnt = malloc((sc->nbuckets + 1) * sizeof(*sc->cnt));
-	return sc->keys && sc->hx && sc->hy && sc->cnt ? 0 : -ENOMEM;
-}
+		for (int q = 0; q < n; q++) {
+			cj[q] = (struct count_job){ v, in, 0, 0, prefix, bits, cj[q].cnt };
+			job_range(v->n, q, n, &cj[q].i0, &cj[q].i1);
+		}
+		run_jobs(count_run, cj, sizeof(*cj), n);
+		for (d = 0; d < 65536; d++) {
+			size_t c = 0;
 
-static void scratch_free(struct scratch *sc)
-{
-	free(sc->keys);
-	free(sc->hx);
-	free(sc->hy);
-	free(sc->cnt);
+			for (int q = 0; q < n; q++)
+				c += cj[q].cnt[d];
+			if (below + c > k) {
+				have = c;
+				break;
+			}
+			below += c;
+		}
+		k -= below;
+		prefix = prefix << 16 | d;
+		bits += 16;
+	}
+	if (!*err && bits == 64) {
+		med = dval(prefix);	/* all of them the same width */
+	} else if (!*err) {
+		size_t g = 0;
+
+		w = malloc(have * sizeof(*w));
+		*err = !w;
+		for (size_t i = 0; !*err && i < v->n; i++) {
+			double x;
+
+			if (!in[i])
+				continue;
+			x = width(v, i);
+			if (under(dkey(x), prefix, bits))
+				w[g++] = x;
+		}
+		if (!*err)
+			med = select_kth(w, g, k);
+	}
+	free(w);
+	for (int q = 0; q < n; q++)
+		free(cj[q].cnt);
+	return med;
 }
 
 /* the centre of n > 0 intervals' host times: the fits' t0, which keeps b's products small */
@@ -562,9 +813,8 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 	struct grid_job jobs[GRID_THREADS];
 	struct grid_pt pt[GRID_POINTS];
 	int njobs = 0;
-	struct scratch sc = { 0 };
 	struct ivs v = { src, n, 0, 0 };
-	struct hull h;
+	struct hull h = { 0 };
 	unsigned char *in = NULL;
 	int64_t k, prev;
 	size_t i, m, nw, stride, nvalid;
@@ -598,7 +848,7 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 			goto out;
 		}
 	}
-	if (!in || !wk || scratch_alloc(&sc, n))
+	if (!in || !wk)
 		goto out;
 	/* the stride sample of the valid intervals: every stride-th of them */
 	for (i = 0, nvalid = 0, nw = 0; i < n; i++) {
@@ -667,7 +917,8 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 	for (pass = 0; pass < 2 && k != prev; pass++) {
 		double span = fmax(step * GRID_SHRINK, 1e-12);
 
-		build_hull(&v, in, &sc, &h);
+		if (build_hull(&v, in, &h))
+			goto out;
 		b = best_drift(&h, fmax(-max_drift, b - span), fmin(max_drift, b + span));
 		b = least_drift(&h, b);
 		gap(&h, b, &lo, &hi);
@@ -679,8 +930,8 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 	fit->a = a;
 	fit->b = b;
 	fit->support = k;
-	fit->spread = median_width(&v, in, sc.w);
-	err = 0;
+	fit->spread = median_width(&v, in, (size_t)k, &err);
+	err = err ? -ENOMEM : 0;
 out:
 	free(wk);
 	free(in);
@@ -689,7 +940,7 @@ out:
 		free(jobs[q].sb.ends);
 		free(jobs[q].sb.tmp);
 	}
-	scratch_free(&sc);
+	hull_free(&h);
 	return err;
 }
 
@@ -698,7 +949,6 @@ int ntp_join__fit_zero(const struct ntp_join_iv *src, size_t n, int64_t slack_ns
 {
 	struct ivs v = { src, n, 0, 0 };
 	unsigned char *in = NULL;
-	double *w = NULL;
 	int err = -ENOMEM;
 
 	memset(fit, 0, sizeof(*fit));
@@ -709,14 +959,12 @@ int ntp_join__fit_zero(const struct ntp_join_iv *src, size_t n, int64_t slack_ns
 	/* base 0: on one clock the offsets are the small gaps between the two sides' times */
 	v.t0 = fit->t0;
 	in = malloc(n);
-	w = malloc(n * sizeof(*w));
-	if (!in || !w)
+	if (!in)
 		goto out;
 	fit->support = mark(&v, 0, 0, fit->tol, in);
-	fit->spread = median_width(&v, in, w);
-	err = 0;
+	fit->spread = median_width(&v, in, (size_t)fit->support, &err);
+	err = err ? -ENOMEM : 0;
 out:
 	free(in);
-	free(w);
 	return err;
 }

@@ -880,6 +880,69 @@ static void estimate__many_outliers__consensus_line(void **state)
 	free(iv);
 }
 
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/*
+ * Step 2 over more intervals than one hull chunk, one median gather and
+ * one thread's share (lib/join/join_est.c): the line, the tolerance and
+ * the median are those of one pass over all of them.  Times repeat (a
+ * short span), so the chains' (t, index) order is tested too.
+ */
+static void check_step2_exact(int64_t span, int64_t wlo, int64_t whi, bool distinct)
+{
+	enum { N = 300000 };
+	struct gen_rng r = { 11 };
+	const double a = 2.5e9, b = -12e-6;
+	struct ntp_join_iv *iv = calloc(N, sizeof(*iv));
+	double *w = calloc(N, sizeof(*w)), L = -INFINITY, R = INFINITY;
+	struct ntp_join_fit fit;
+	int i;
+
+	assert_non_null(iv);
+	assert_non_null(w);
+	for (i = 0; i < N; i++) {
+		int64_t t = 5000000000ll + gen_range(&r, 0, span);
+		int64_t o = (int64_t)(a + b * (double)(t - 5000000000ll));
+
+		iv[i].t = t;
+		iv[i].lo = o - gen_range(&r, wlo, whi);
+		iv[i].hi = o + gen_range(&r, wlo, whi);
+		if (distinct)	/* every width its own: the median is one interval's */
+			iv[i].hi = iv[i].lo + 2 * wlo + i;
+	}
+	assert_int_equal(ntp_join__estimate(iv, N, 500e-6, 1000, &fit), 0);
+	assert_int_equal(fit.support, N);
+	/* the gap at the fit's drift over every interval, as the hulls must give it */
+	for (i = 0; i < N; i++) {
+		double dt = (double)(iv[i].t - fit.t0);
+		double lo = (double)(iv[i].lo - fit.base) - fit.b * dt;
+		double hi = (double)(iv[i].hi - fit.base) - fit.b * dt;
+
+		L = lo > L ? lo : L;
+		R = hi < R ? hi : R;
+		w[i] = (double)(iv[i].hi - fit.base) - (double)(iv[i].lo - fit.base);
+	}
+	assert_true(fit.a == (L + R) / 2);
+	assert_true(fit.tol == 1000 + fmax(0, (L - R) / 2));
+	qsort(w, N, sizeof(*w), cmp_double);
+	assert_true(fit.spread == w[N / 2]);
+	free(iv);
+	free(w);
+}
+
+static void estimate__chunks_and_threads__one_pass_result(void **state)
+{
+	check_step2_exact(600000000000ll, 2000, 50000, false);	/* ten minutes, widths repeat */
+	check_step2_exact(600000000000ll, 2000, 2000, true);	/* every width its own */
+	check_step2_exact(100000, 2000, 50000, false);		/* times repeat: ties in t */
+	check_step2_exact(600000000000ll, 7000, 7000, false);	/* one width: the median's last digit */
+}
+
 /* ---- refusals ------------------------------------------------------------ */
 
 static void refuse(const struct meta *m1, const struct meta *m2, int code)
@@ -990,6 +1053,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(estimate__many_outliers__consensus_line),
+		cmocka_unit_test(estimate__chunks_and_threads__one_pass_result),
 		cmocka_unit_test(join__random_recordings__exact_pairs_and_stages),
 		cmocka_unit_test(join__two_hosts_one_target__each_host_its_own_offset),
 		cmocka_unit_test(join__one_host_two_targets_same_cntlid__no_cross_pairs),
