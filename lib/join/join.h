@@ -198,8 +198,10 @@ typedef int (*ntp_join_stages_fn)(void *ctx, const struct ntp_join_stages *s);
  * particular order, read by one scan of each file's stage view instead of
  * by id through temp.joined (several times faster).  Each side is read in
  * nparts ranges at once, on threads, the target's first: host part i calls
- * fn with ctx[i] (one part for a side whose ids are not dense).  0, fn's
- * nonzero return, or NTP_EXIT_*.
+ * fn with ctx[i] (one part for a side whose ids are not dense).  The scan
+ * is the join's last reader: it frees the matches, and temp.join_matches
+ * (temp.joined) refuses to be read after it.  0, fn's nonzero return, or
+ * NTP_EXIT_*.
  */
 #define NTP_JOIN_SCAN_PARTS 4
 int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn, void **ctx);

@@ -574,6 +574,7 @@ int ntp_join__run(struct ntp_join *j)
 	free(j->matches);
 	j->matches = NULL;
 	j->nmatches = 0;
+	j->matches_gone = 0;
 	j->npairs = 0;
 	j->pairs = calloc(j->nfiles * j->nfiles, sizeof(*j->pairs));
 	j->fits = calloc(j->nfiles * j->nfiles, sizeof(*j->fits));
@@ -675,6 +676,15 @@ int ntp_join__npairs(const struct ntp_join *j)
 const struct ntp_join_pair *ntp_join__pair(const struct ntp_join *j, int i)
 {
 	return i >= 0 && i < j->npairs ? &j->pairs[i] : NULL;
+}
+
+void ntp_join__free_matches(struct ntp_join *j)
+{
+	free(j->matches);
+	j->matches = NULL;
+	j->nmatches = 0;
+	j->matches_gone = 1;
+	ntp_join__free_ids(j);
 }
 
 void ntp_join__close(struct ntp_join *j)

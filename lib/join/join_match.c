@@ -117,14 +117,18 @@ static int add_okiv(void *ctx, int p, uint32_t h, uint32_t t, int ok, double dis
 		if (!q)
 			return -ENOMEM;
 		b->iv = q;
-		r = realloc(b->h, ncap * sizeof(*b->h));
-		if (!r)
-			return -ENOMEM;
-		b->h = r;
+		if (b->h) {
+			r = realloc(b->h, ncap * sizeof(*b->h));
+			if (!r)
+				return -ENOMEM;
+			b->h = r;
+		}
 		b->cap = ncap;
 	}
 	ntp_join__interval(b->j, p, h, t, &b->iv[b->n]);
-	b->h[b->n++] = h;
+	if (b->h)
+		b->h[b->n] = h;
+	b->n++;
 	b->ok[(size_t)hrow(b->j, h)->ctrl * b->j->npairs + p]++;
 	return 0;
 }
@@ -151,9 +155,13 @@ int ntp_join__pass2_intervals(struct ntp_join *j, const struct ntp_join_fit *fit
 		/* about one ok candidate per host command: room for that many at once */
 		b.cap = j->host.file_lo[hf + 1] - j->host.file_lo[hf] + 1;
 		b.iv = malloc(b.cap * sizeof(*b.iv));
-		b.h = malloc(b.cap * sizeof(*b.h));
-		err = b.iv && b.h ? ntp_join__candidates(j, p, &fits[p], tols[p], add_okiv, &b) :
-		      -ENOMEM;
+		/*
+		 * One pair binds every controller with an ok candidate to itself:
+		 * no interval is dropped, and none needs its host occurrence.
+		 */
+		b.h = j->npairs > 1 ? malloc(b.cap * sizeof(*b.h)) : NULL;
+		err = b.iv && (b.h || j->npairs == 1) ?
+		      ntp_join__candidates(j, p, &fits[p], tols[p], add_okiv, &b) : -ENOMEM;
 		iv[p] = b.iv;
 		hs[p] = b.h;
 		n[p] = b.n;
@@ -163,6 +171,8 @@ int ntp_join__pass2_intervals(struct ntp_join *j, const struct ntp_join_fit *fit
 		for (int p = 0; p < j->npairs; p++) {
 			size_t k = 0;
 
+			if (!hs[p])
+				continue;	/* one pair: all of them */
 			for (size_t i = 0; i < n[p]; i++)
 				if (j->ctrls[hrow(j, hs[p][i])->ctrl].bound == p)
 					iv[p][k++] = iv[p][i];

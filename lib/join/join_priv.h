@@ -141,6 +141,7 @@ struct ntp_join {
 	size_t ncands, capcands;
 	struct ntp_jmatch *matches;
 	size_t nmatches;
+	int matches_gone;		/* freed by ntp_join__scan_stages: nothing reads them after */
 	size_t host_rows, target_rows;	/* of the sides, kept when the rows go */
 	int host_dense, target_dense;	/* and where each side's ids are */
 	size_t host_lo[NTP_JOIN_MAX_FILES + 1], target_lo[NTP_JOIN_MAX_FILES + 1];
@@ -155,6 +156,9 @@ int ntp_join__sql_fail(sqlite3 *db, const char *what);
 int ntp_join__nomem(void);
 /* "file:PATH?mode=MODE", escaped; caller frees; NULL without memory */
 char *ntp_join__file_uri(const char *path, const char *mode);
+
+/* the matches freed for good: temp.join_matches refuses to read them after */
+void ntp_join__free_matches(struct ntp_join *j);
 
 /* join_stored.c: a joined recording's join_pairs and join_clock as the join's result */
 int ntp_join__load_stored(struct ntp_join *j);

@@ -127,6 +127,13 @@ static int m_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str, 
 
 	c->i = 0;
 	c->pair = -1;
+	if (c->j->matches_gone) {
+		/* a reader after the scan of the stages: a bug in ntprof, not in the file */
+		sqlite3_free(cur->pVtab->zErrMsg);
+		cur->pVtab->zErrMsg = sqlite3_mprintf("the join's matches were freed by the scan of "
+						      "its stages");
+		return SQLITE_MISUSE;
+	}
 	if (idx_num == 1 && argc == 1) {
 		c->pair = sqlite3_value_int(argv[0]);
 		if (c->pair < 0)	/* no pair has it */

@@ -65,10 +65,11 @@ static void host_row(struct ntp_join_stages *s, sqlite3_stmt *st, int first, int
 		s->app = (struct ntp_app_row){ NTP_APP_ROW_NONE };
 }
 
+/* a matched command's target stages: packed, 25 bytes, 70 MB less at ten million commands */
 struct tvals {
 	int64_t residence, target_driver, storage;
 	bool not_number;
-};
+} __attribute__((packed));
 
 /* columns first .. first + n - 1 of st's row all integers, as every stage is */
 static bool integers(sqlite3_stmt *st, int first, int n)
@@ -328,18 +329,25 @@ static int read_side(struct ntp_join *j, int host, int nparts, const uint32_t *s
 
 int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn, void **ctx)
 {
-	uint32_t *slot = slots(j, j->target_rows, 0);
+	uint32_t *tslot = slots(j, j->target_rows, 0), *hslot = slots(j, j->host_rows, 1);
 	struct tvals *tv = malloc((j->nmatches ? j->nmatches : 1) * sizeof(*tv));
 	bool app[NTP_JOIN_MAX_FILES] = { false };
 	int err = 0;
 
 	if (nparts < 1 || nparts > NTP_JOIN_SCAN_PARTS)
 		nparts = 1;
-	if (!slot || !tv) {
-		free(slot);
+	if (!tslot || !hslot || !tv) {
+		free(tslot);
+		free(hslot);
 		free(tv);
 		return ntp_join__nomem();
 	}
+	/*
+	 * The slots say all the scan needs of the matches, and nothing reads
+	 * them after it (lib/join/join.h): at ten million commands they are
+	 * 250 MB of the scan's peak.
+	 */
+	ntp_join__free_matches(j);
 	for (int fi = 0; fi < j->nfiles && !err; fi++) {
 		int has = j->files[fi].sides & NTP_JOIN_HOST ?
 			  ntp_db__has_app(j->db, j->files[fi].schema) : 0;
@@ -350,16 +358,13 @@ int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn,
 	}
 	/* ids that are not dense (rows deleted by hand): one scan, counting load indexes */
 	if (!err)
-		err = j->target_dense ? read_side(j, 0, nparts, slot, tv, app, fn, NULL) :
-					read_targets(j, slot, tv);
-	free(slot);
-	slot = err ? NULL : slots(j, j->host_rows, 1);
-	if (!err && !slot)
-		err = ntp_join__nomem();
+		err = j->target_dense ? read_side(j, 0, nparts, tslot, tv, app, fn, NULL) :
+					read_targets(j, tslot, tv);
+	free(tslot);
 	if (!err)
-		err = j->host_dense ? read_side(j, 1, nparts, slot, tv, app, fn, ctx) :
-				      read_hosts(j, slot, tv, app, fn, ctx[0]);
-	free(slot);
+		err = j->host_dense ? read_side(j, 1, nparts, hslot, tv, app, fn, ctx) :
+				      read_hosts(j, hslot, tv, app, fn, ctx[0]);
+	free(hslot);
 	free(tv);
 	return err;
 }
