@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
@@ -34,6 +35,8 @@
  * group (lib/report/report_groups.h), never a wrapped number.
  */
 #define TIME_LIMIT ((int64_t)1 << 60)
+
+#define HUGE_PAGE ((uintptr_t)2 << 20)
 
 static int64_t col_time(sqlite3_stmt *st, int col)
 {
@@ -65,6 +68,21 @@ static uint64_t key_hash(sqlite3_stmt *st, int first)
 }
 
 /*
+ * The merges read the rows in key order, which is no order in memory: at
+ * millions of rows nearly every read misses the TLB as well as the cache.
+ * Huge pages, where the kernel gives them on request (transparent huge
+ * pages in "madvise" mode), take the page walks away.
+ */
+void ntp_join__huge_pages(void *p, size_t len)
+{
+	uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	uintptr_t e = ((uintptr_t)p + len) & ~(uintptr_t)(HUGE_PAGE - 1);
+
+	if (e > a)
+		madvise((void *)a, e - a, MADV_HUGEPAGE);	/* advice: refused is fine */
+}
+
+/*
  * Room for more rows: at first for all the file says it has (ids are
  * dense: max - min + 1), so that the arrays are allocated once and not
  * copied while growing; past that, doubling.
@@ -84,6 +102,8 @@ static int grow(struct ntp_jside *s, size_t *cap, size_t rowsz, int64_t expect)
 	if (!o)
 		return -ENOMEM;
 	s->order = o;
+	ntp_join__huge_pages(s->rows, ncap * rowsz);
+	ntp_join__huge_pages(s->order, ncap * sizeof(*s->order));
 	if (s->ids) {
 		i = realloc(s->ids, ncap * sizeof(*s->ids));
 		if (!i)

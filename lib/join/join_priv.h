@@ -168,6 +168,8 @@ const char *ntp_join__clock_key(enum ntp_join_clock c);
 /* join_load.c: both sides of every file into j->host and j->target */
 int ntp_join__load(struct ntp_join *j);
 void ntp_join__free_rows(struct ntp_join *j);
+/* ask for huge pages under an array read out of order (the kernel may refuse) */
+void ntp_join__huge_pages(void *p, size_t len);
 void ntp_join__free_ids(struct ntp_join *j);
 
 /* join_merge.c */

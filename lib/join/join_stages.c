@@ -342,6 +342,8 @@ int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn,
 		free(tv);
 		return ntp_join__nomem();
 	}
+	/* written in the target's order, read in the host's */
+	ntp_join__huge_pages(tv, (j->nmatches ? j->nmatches : 1) * sizeof(*tv));
 	/*
 	 * The slots say all the scan needs of the matches, and nothing reads
 	 * them after it (lib/join/join.h): at ten million commands they are
