@@ -294,6 +294,7 @@ static int collect(struct ntp_join *j)
 
 	if (!slot)
 		return -ENOMEM;
+	ntp_join__huge_pages(slot, (j->host.n ? j->host.n : 1) * sizeof(*slot));
 	/*
 	 * Key order first, as the matching left them: both sides' orders are
 	 * read in step (a pair shares its key) and only the slot is written

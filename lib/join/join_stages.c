@@ -103,6 +103,7 @@ static uint32_t *slots(const struct ntp_join *j, size_t n, int host)
 
 	if (!s)
 		return NULL;
+	ntp_join__huge_pages(s, (n ? n : 1) * sizeof(*s));	/* the target's: written out of order */
 	memset(s, 0xff, (n ? n : 1) * sizeof(*s));
 	for (size_t i = 0; i < j->nmatches; i++)
 		s[host ? j->matches[i].hidx : j->matches[i].tidx] = (uint32_t)i;
