@@ -31,13 +31,13 @@
  * ntp_join__fit_zero() gives the line o(t) = 0 and how many intervals hold it.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/core/checked.h"
+#include "lib/core/jobs.h"
 #include "lib/join/join.h"
 
 #define GRID_HALF 10		/* grid points each side of the centre */
@@ -165,8 +165,6 @@ struct grid_job {
 	struct sweep_buf sb;
 	struct grid_pt *pt;
 	int g0, g1;		/* this job's points */
-	pthread_t thread;
-	int started;
 };
 
 static void *grid_run(void *arg)
@@ -193,15 +191,8 @@ static void grid_level(struct grid_job *jobs, int njobs, const struct riv *wk, s
 		jobs[k].pt = pt;
 		jobs[k].g0 = GRID_POINTS * k / njobs;
 		jobs[k].g1 = GRID_POINTS * (k + 1) / njobs;
-		jobs[k].started = k && !pthread_create(&jobs[k].thread, NULL, grid_run, &jobs[k]);
 	}
-	grid_run(&jobs[0]);
-	for (int k = 1; k < njobs; k++) {
-		if (jobs[k].started)
-			pthread_join(jobs[k].thread, NULL);
-		else
-			grid_run(&jobs[k]);
-	}
+	ntp_jobs__run(grid_run, jobs, sizeof(*jobs), njobs);
 }
 
 /*
@@ -242,23 +233,6 @@ static struct riv iv_rel(const struct ivs *v, size_t i)
  */
 #define EST_THREADS 2
 #define EST_THREAD_IV 65536	/* fewer intervals: one thread */
-
-/* fn(job k) for k < n: job 0 on this thread, the others on their own (in turn without) */
-static void run_jobs(void *(*fn)(void *), void *jobs, size_t size, int n)
-{
-	pthread_t th[EST_THREADS];
-	int started[EST_THREADS] = { 0 };
-
-	for (int k = 1; k < n; k++)
-		started[k] = !pthread_create(&th[k], NULL, fn, (char *)jobs + k * size);
-	fn(jobs);
-	for (int k = 1; k < n; k++) {
-		if (started[k])
-			pthread_join(th[k], NULL);
-		else
-			fn((char *)jobs + k * size);
-	}
-}
 
 static int njobs_for(size_t n)
 {
@@ -308,7 +282,7 @@ static int64_t mark(const struct ivs *v, double a, double b, double tol, unsigne
 		mj[q] = (struct mark_job){ v, a, b, tol, in, 0, 0, 0 };
 		job_range(v->n, q, n, &mj[q].i0, &mj[q].i1);
 	}
-	run_jobs(mark_run, mj, sizeof(*mj), n);
+	ntp_jobs__run(mark_run, mj, sizeof(*mj), n);
 	for (int q = 0; q < n; q++)
 		k += mj[q].k;
 	return k;
@@ -541,7 +515,7 @@ static int build_hull(const struct ivs *v, const unsigned char *in, struct hull 
 		hj[q].i0 = c0 * HULL_CHUNK;
 		hj[q].i1 = c1 * HULL_CHUNK < v->n ? c1 * HULL_CHUNK : v->n;
 	}
-	run_jobs(hull_run, hj, sizeof(*hj), n);
+	ntp_jobs__run(hull_run, hj, sizeof(*hj), n);
 	for (int q = 0; q < n; q++) {
 		err = err || hj[q].err || ids_add(&up, hj[q].up.id, hj[q].up.n) ||
 		      ids_add(&lo, hj[q].lo.id, hj[q].lo.n);
@@ -749,7 +723,7 @@ static double median_width(const struct ivs *v, const unsigned char *in, size_t 
 			cj[q] = (struct count_job){ v, in, 0, 0, prefix, bits, cj[q].cnt };
 			job_range(v->n, q, n, &cj[q].i0, &cj[q].i1);
 		}
-		run_jobs(count_run, cj, sizeof(*cj), n);
+		ntp_jobs__run(count_run, cj, sizeof(*cj), n);
 		for (d = 0; d < 65536; d++) {
 			size_t c = 0;
 

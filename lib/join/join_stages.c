@@ -12,7 +12,6 @@
  * host_io has the application's columns is read from host_app_stages, which
  * has host_stages' columns and the application's stages (schema/ntp.sql).
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/core/checked.h"
+#include "lib/core/jobs.h"
 #include "lib/join/join_priv.h"
 #include "lib/ntp/db_guard.h"
 
@@ -196,8 +196,6 @@ struct part {
 	void *ctx;
 	int k, n;		/* part k of n */
 	int err;
-	pthread_t thread;
-	int started;
 };
 
 static int read_host_range(struct part *pt, sqlite3 *db, const char *schema, int fi, int64_t lo,
@@ -302,15 +300,7 @@ static int run_parts(struct part *pt, int n)
 {
 	int err = 0;
 
-	for (int k = 1; k < n; k++)
-		pt[k].started = !pthread_create(&pt[k].thread, NULL, read_part, &pt[k]);
-	read_part(&pt[0]);
-	for (int k = 1; k < n; k++) {
-		if (pt[k].started)
-			pthread_join(pt[k].thread, NULL);
-		else
-			read_part(&pt[k]);	/* no thread: in turn */
-	}
+	ntp_jobs__run(read_part, pt, sizeof(*pt), n);
 	for (int k = 0; k < n && !err; k++)
 		err = pt[k].err;
 	return err;
@@ -323,8 +313,7 @@ static int read_side(struct ntp_join *j, int host, int nparts, const uint32_t *s
 	struct part pt[NTP_JOIN_SCAN_PARTS];
 
 	for (int k = 0; k < nparts; k++)
-		pt[k] = (struct part){ j, host, slot, tv, app, fn, ctx ? ctx[k] : NULL, k, nparts,
-				       0, 0, 0 };
+		pt[k] = (struct part){ j, host, slot, tv, app, fn, ctx ? ctx[k] : NULL, k, nparts, 0 };
 	return run_parts(pt, nparts);
 }
 

@@ -21,7 +21,6 @@
  * scan: no second view joined row by row.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/core/jobs.h"
 #include "lib/ntp/db_app.h"
 #include "lib/ntp/db_guard.h"
 #include "lib/report/report_filter.h"
@@ -44,8 +44,6 @@
 #define ROWS_PER_WORKER 100000
 
 struct worker {
-	pthread_t thread;
-	bool started;
 	const char *path;
 	int64_t lo, hi;               /* ids lo..hi */
 	const struct ntp_read_where *where;  /* the read filters; NULL: none */
@@ -199,15 +197,7 @@ int ntp_report__scan_host(struct ntp_report *r, sqlite3 *db, const char *path)
 		w[i].hi = lo + span * (i + 1) / n - 1;
 	}
 	/* the first share is read on this thread; one whose thread could not start, too */
-	for (int i = 1; i < n; i++)
-		w[i].started = !pthread_create(&w[i].thread, NULL, worker_main, &w[i]);
-	worker_main(&w[0]);
-	for (int i = 1; i < n; i++) {
-		if (w[i].started)
-			pthread_join(w[i].thread, NULL);
-		else
-			worker_main(&w[i]);
-	}
+	ntp_jobs__run(worker_main, w, sizeof(*w), n);
 
 	rc = 0;
 	for (int i = 0; i < n; i++) {

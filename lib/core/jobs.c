@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <pthread.h>
+
+#include "lib/core/jobs.h"
+
+void ntp_jobs__run(void *(*fn)(void *), void *jobs, size_t size, int n)
+{
+	pthread_t th[NTP_JOBS_MAX];
+	int started[NTP_JOBS_MAX] = { 0 };
+
+	if (n > NTP_JOBS_MAX)
+		n = NTP_JOBS_MAX;
+	for (int k = 1; k < n; k++)
+		started[k] = !pthread_create(&th[k], NULL, fn, (char *)jobs + k * size);
+	fn(jobs);
+	for (int k = 1; k < n; k++) {
+		if (started[k])
+			pthread_join(th[k], NULL);
+		else
+			fn((char *)jobs + k * size);	/* no thread: in turn */
+	}
+}
