@@ -8,13 +8,13 @@ void ntp_jobs__run(void *(*fn)(void *), void *jobs, size_t size, int n)
 	pthread_t th[NTP_JOBS_MAX];
 	int started[NTP_JOBS_MAX] = { 0 };
 
-	if (n > NTP_JOBS_MAX)
-		n = NTP_JOBS_MAX;
-	for (int k = 1; k < n; k++)
+	if (n < 1)
+		return;
+	for (int k = 1; k < n && k < NTP_JOBS_MAX; k++)
 		started[k] = !pthread_create(&th[k], NULL, fn, (char *)jobs + k * size);
 	fn(jobs);
 	for (int k = 1; k < n; k++) {
-		if (started[k])
+		if (k < NTP_JOBS_MAX && started[k])
 			pthread_join(th[k], NULL);
 		else
 			fn((char *)jobs + k * size);	/* no thread: in turn */

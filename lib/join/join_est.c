@@ -301,8 +301,11 @@ static int64_t mark(const struct ivs *v, double a, double b, double tol, unsigne
  * They are built in chunks of HULL_CHUNK intervals as stored: a chunk's
  * members are sorted by (t, index) and chained, and only the vertices of
  * the chunks' hulls are chained again, in the same order, for S's.  A
- * point inside a chunk's hull is inside S's, so the result is the hull a
- * single chain over all of S gives, with a chunk's worth of memory.
+ * point inside a chunk's hull is inside S's, so in exact arithmetic the
+ * result is the hull a single chain over all of S gives (cross() rounds:
+ * of nearly collinear points, the two chains may keep different ones,
+ * which moves gap() by a rounding error at most), with a chunk's worth of
+ * memory.
  */
 #define HULL_CHUNK 65536
 
@@ -365,6 +368,8 @@ struct ids {
 
 static int ids_add(struct ids *l, const uint64_t *id, size_t n)
 {
+	if (!n)
+		return 0;	/* and no memcpy from or to a list not yet allocated */
 	if (l->n + n > l->cap) {
 		size_t ncap = l->cap ? 2 * l->cap : 4096;
 		uint64_t *q;
@@ -478,8 +483,10 @@ static void *hull_run(void *arg)
 /* one chain over the candidate vertices l (sorted here) into c */
 static void chain_final(const struct ivs *v, struct ids *l, int upper, struct chain *c)
 {
-	qsort_r(l->id, l->n, sizeof(*l->id), cmp_by_t, (void *)v);
 	c->k = 0;
+	if (!l->n)
+		return;		/* S is empty: no hull, and no list to sort */
+	qsort_r(l->id, l->n, sizeof(*l->id), cmp_by_t, (void *)v);
 	for (size_t q = 0; q < l->n; q++) {
 		struct riv r = iv_rel(v, l->id[q]);
 

@@ -893,19 +893,18 @@ static int cmp_double(const void *pa, const void *pb)
  * the median are those of one pass over all of them.  Times repeat (a
  * short span), so the chains' (t, index) order is tested too.
  */
-static void check_step2_exact(int64_t span, int64_t wlo, int64_t whi, bool distinct)
+static void check_step2_exact(int n, int64_t span, int64_t wlo, int64_t whi, bool distinct)
 {
-	enum { N = 300000 };
 	struct gen_rng r = { 11 };
 	const double a = 2.5e9, b = -12e-6;
-	struct ntp_join_iv *iv = calloc(N, sizeof(*iv));
-	double *w = calloc(N, sizeof(*w)), L = -INFINITY, R = INFINITY;
+	struct ntp_join_iv *iv = calloc(n, sizeof(*iv));
+	double *w = calloc(n, sizeof(*w)), L = -INFINITY, R = INFINITY;
 	struct ntp_join_fit fit;
 	int i;
 
 	assert_non_null(iv);
 	assert_non_null(w);
-	for (i = 0; i < N; i++) {
+	for (i = 0; i < n; i++) {
 		int64_t t = 5000000000ll + gen_range(&r, 0, span);
 		int64_t o = (int64_t)(a + b * (double)(t - 5000000000ll));
 
@@ -915,10 +914,10 @@ static void check_step2_exact(int64_t span, int64_t wlo, int64_t whi, bool disti
 		if (distinct)	/* every width its own: the median is one interval's */
 			iv[i].hi = iv[i].lo + 2 * wlo + i;
 	}
-	assert_int_equal(ntp_join__estimate(iv, N, 500e-6, 1000, &fit), 0);
-	assert_int_equal(fit.support, N);
+	assert_int_equal(ntp_join__estimate(iv, n, 500e-6, 1000, &fit), 0);
+	assert_int_equal(fit.support, n);
 	/* the gap at the fit's drift over every interval, as the hulls must give it */
-	for (i = 0; i < N; i++) {
+	for (i = 0; i < n; i++) {
 		double dt = (double)(iv[i].t - fit.t0);
 		double lo = (double)(iv[i].lo - fit.base) - fit.b * dt;
 		double hi = (double)(iv[i].hi - fit.base) - fit.b * dt;
@@ -929,18 +928,24 @@ static void check_step2_exact(int64_t span, int64_t wlo, int64_t whi, bool disti
 	}
 	assert_true(fit.a == (L + R) / 2);
 	assert_true(fit.tol == 1000 + fmax(0, (L - R) / 2));
-	qsort(w, N, sizeof(*w), cmp_double);
-	assert_true(fit.spread == w[N / 2]);
+	qsort(w, n, sizeof(*w), cmp_double);
+	assert_true(fit.spread == w[n / 2]);
 	free(iv);
 	free(w);
 }
 
 static void estimate__chunks_and_threads__one_pass_result(void **state)
 {
-	check_step2_exact(600000000000ll, 2000, 50000, false);	/* ten minutes, widths repeat */
-	check_step2_exact(600000000000ll, 2000, 2000, true);	/* every width its own */
-	check_step2_exact(100000, 2000, 50000, false);		/* times repeat: ties in t */
-	check_step2_exact(600000000000ll, 7000, 7000, false);	/* one width: the median's last digit */
+	/* ten minutes, widths repeat */
+	check_step2_exact(300000, 600000000000ll, 2000, 50000, false);
+	/* every width its own */
+	check_step2_exact(300000, 600000000000ll, 2000, 2000, true);
+	/* times repeat: ties in t */
+	check_step2_exact(300000, 100000, 2000, 50000, false);
+	/* one width: the median's last digit */
+	check_step2_exact(300000, 600000000000ll, 7000, 7000, false);
+	/* one chunk, two threads: the first thread has no chunk of its own */
+	check_step2_exact(65536, 600000000000ll, 2000, 50000, false);
 }
 
 /* ---- refusals ------------------------------------------------------------ */
