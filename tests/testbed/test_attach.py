@@ -26,6 +26,7 @@ import json
 import os
 import re
 import sqlite3
+import warnings as py_warnings
 from pathlib import Path
 
 
@@ -33,7 +34,8 @@ from conftest import REPO
 
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
 SCRIPT = "tests/testbed/guest/attach_busy.sh"
-FALLBACK_BOUND_S = 25           # NTP_ATTACH_FENTRY_TIMEOUT_S (10) plus TCG slack
+ATTACH_TIMEOUT_S = 10           # NTP_ATTACH_FENTRY_TIMEOUT_S
+FALLBACK_BOUND_S = 25           # that plus TCG slack
 IN_FLIGHT = 16 + 8              # iodepth of the busy job + of the 8 KiB job
 HOST_FUNC_POINTS = {"h_cmd_sent", "h_r2t", "h_data_sent", "h_recv", "h_done"}
 TARGET_FUNC_POINTS = {"t_recv", "t_r2t", "t_submit", "t_cmpl", "t_sent"}
@@ -123,12 +125,24 @@ def check_doc(r, kernel):
 
 
 def test_attach__busy_sqpoll__auto_falls_back_kprobes_works_6_1(testbed):
-    r = testbed.run(SCRIPT, args=("auto", "kprobes"), kernel="6.1", timeout=420,
-                    env={"NTPROF": str(NTPROF)})
-    r.assert_ok()
+    def run():
+        return testbed.run(SCRIPT, args=("auto", "kprobes"), kernel="6.1", timeout=420,
+                           env={"NTPROF": str(NTPROF)}).assert_ok()
+
+    r = run()
+    err = (r.out / "auto.err").read_text()
+    if not warnings(err) and attach_s(err) < ATTACH_TIMEOUT_S:
+        # The busy job's polling thread let the grace period end before the timeout (once
+        # in 30 boots here): then keeping fentry is right, and is checked, but the
+        # fallback this test is for did not happen.  One more boot.
+        assert_flavours(hooks(check_recording(r, "auto"), "host"), HOST_FUNC_POINTS,
+                        {"fentry", "fexit"})
+        py_warnings.warn(f"6.1: the SQPOLL thread did not hold up the attach ("
+                         f"{attach_s(err)} s, in {r.out}): booting again for the fallback")
+        r = run()
+        err = (r.out / "auto.err").read_text()
 
     # AUTO: one warning that says why, within the bound, and the hooks table says it too
-    err = (r.out / "auto.err").read_text()
     w = warnings(err)
     assert len(w) == 1 and "using kprobes" in w[0] and "did not return within 10 s" in w[0], err
     assert attach_s(err) < FALLBACK_BOUND_S, err

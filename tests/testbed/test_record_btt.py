@@ -8,14 +8,20 @@ and 8), each on its own region of the namespace, while `ntprof record -s 1`
 records every command and blktrace traces the namespace's disk (once per
 phase). Here, on the build machine, blkparse + btt summarise each phase's
 trace, and the test checks that ntprof's mean end-to-end latency over the
-phase's commands agrees with btt's mean Q2C over the same I/Os within 10%.
+phase's commands agrees with btt's mean Q2C over the same I/Os: at most 2%
+above it and at most 15% below.
 
 Why the two measure the same interval: ntprof's h_start is the bio's issue
 time (bio->bi_issue, stamped in submit_bio_noacct next to the block_bio_queue
 tracepoint: btt's Q) and its h_done is fentry nvme_complete_rq, which calls
 blk_mq_end_request and so the block_rq_complete tracepoint (btt's C). The
 guest turns native multipath off so that Q and C happen on one disk
-(guest/record_btt.sh says why). No time is asserted by itself: only the ratio
+(guest/record_btt.sh says why).  ntprof's end, nvme_complete_rq's entry,
+comes before C, and its start is stamped next to Q: its mean is at most
+Q2C's but for the order of the two stamps, and below it by what runs
+between ntprof's end and C: 1 to 5% here, in a loaded test bed up to 11.5%
+(write4k_qd8 on 6.1; over 49 boots, 294 phases, the ratio was 0.885 to
+1.006). No time is asserted by itself: only the ratio
 of the two tools' means over the same commands of the same run (under TCG the
 absolute latencies mean little).
 """
@@ -31,7 +37,8 @@ from conftest import KERNELS, REPO
 
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
 
-TOLERANCE = 0.10
+# ntprof e2e / btt Q2C: ntprof's interval is the inner one (see above)
+RATIO_LOW, RATIO_HIGH = 0.85, 1.02
 NTP_HF_START_BI_ISSUE = 1
 # guest/record_btt.sh's default phases: label -> (io_type, bytes, queue depth, I/Os)
 PHASES = {
@@ -104,7 +111,8 @@ def test_record_btt(testbed, kernel):
         ratio = e2e / q2c
         lines.append(f"{label}: ntprof e2e mean {e2e * 1e6:.1f} us, btt Q2C mean "
                      f"{q2c * 1e6:.1f} us, ratio {ratio:.3f} (n={n})")
-        if abs(ratio - 1) > TOLERANCE:
+        if not RATIO_LOW <= ratio <= RATIO_HIGH:
             bad.append(lines[-1])
     print(f"\n[{kernel}] " + f"\n[{kernel}] ".join(lines))
-    assert not bad, "ntprof and btt disagree by more than 10%:\n" + "\n".join(bad)
+    assert not bad, (f"ntprof's e2e / btt's Q2C outside [{RATIO_LOW}, {RATIO_HIGH}]:\n" +
+                     "\n".join(bad))
