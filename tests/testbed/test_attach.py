@@ -29,6 +29,7 @@ import sqlite3
 import warnings as py_warnings
 from pathlib import Path
 
+import pytest
 
 from conftest import REPO
 
@@ -129,18 +130,28 @@ def test_attach__busy_sqpoll__auto_falls_back_kprobes_works_6_1(testbed):
         return testbed.run(SCRIPT, args=("auto", "kprobes"), kernel="6.1", timeout=420,
                            env={"NTPROF": str(NTPROF)}).assert_ok()
 
-    r = run()
-    err = (r.out / "auto.err").read_text()
-    if not warnings(err) and attach_s(err) < ATTACH_TIMEOUT_S:
-        # The busy job's polling thread let the grace period end before the timeout (once
-        # in 30 boots here): then keeping fentry is right, and is checked, but the
-        # fallback this test is for did not happen.  One more boot.
+    def held_up(r, err):
+        if warnings(err) or attach_s(err) >= ATTACH_TIMEOUT_S:
+            return True
+        # The busy job's polling thread let the grace period end before the timeout (the
+        # guest script starts record 2 s after fio, polling or not): keeping fentry is then
+        # right, and is checked, but the fallback this test is for did not happen.
+        assert warnings(err) == [], err
         assert_flavours(hooks(check_recording(r, "auto"), "host"), HOST_FUNC_POINTS,
                         {"fentry", "fexit"})
         py_warnings.warn(f"6.1: the SQPOLL thread did not hold up the attach ("
-                         f"{attach_s(err)} s, in {r.out}): booting again for the fallback")
+                         f"{attach_s(err)} s, in {r.out}): the fallback was not exercised")
+        return False
+
+    for boot in range(2):
         r = run()
         err = (r.out / "auto.err").read_text()
+        if held_up(r, err):
+            break
+    else:
+        # not a pass: what this test is for did not happen here (fentry kept, and checked)
+        pytest.skip("6.1: in two boots the busy SQPOLL thread did not hold up the fentry "
+                    "attach past 10 s, so the kprobes fallback was not exercised")
 
     # AUTO: one warning that says why, within the bound, and the hooks table says it too
     w = warnings(err)
