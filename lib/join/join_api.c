@@ -408,7 +408,7 @@ int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
  * which needs no agreement.  *ok = 0 when too few agreed.  Frees iv.
  */
 static int fit_from(struct ntp_join *j, const struct ntp_join_pair *p, struct ntp_join_iv *iv,
-		    size_t n, struct ntp_join_fit *fit, int *ok)
+		    size_t n, size_t grid_iv, struct ntp_join_fit *fit, int *ok)
 {
 	int rc;
 
@@ -416,7 +416,7 @@ static int fit_from(struct ntp_join *j, const struct ntp_join_pair *p, struct nt
 	if (p->clock != NTP_JOIN_CLOCK_TWO)
 		rc = ntp_join__fit_zero(iv, n, j->opts.slack_ns, fit);
 	else if (n)
-		rc = ntp_join__estimate(iv, n, j->opts.max_drift, j->opts.slack_ns, fit);
+		rc = ntp_join__estimate(iv, n, j->opts.max_drift, j->opts.slack_ns, grid_iv, fit);
 	else
 		rc = -ENOENT;
 	free(iv);
@@ -515,7 +515,7 @@ static int estimate_pass1(struct ntp_join *j, int pair, double *admit)
 		if (err)
 			return err;
 		p->candidates = (int64_t)n;
-		err = fit_from(j, p, iv, n, fit, &ok);
+		err = fit_from(j, p, iv, n, NTP_JOIN_GRID_IV_MANY_FALSE, fit, &ok);
 	}
 	set_pair(p, fit, ok);
 	/* one clock's line is exact: nothing to admit beyond the slack */
@@ -537,7 +537,7 @@ static int estimate_pass2(struct ntp_join *j, int pair, struct ntp_join_iv *iv, 
 	struct ntp_join_fit fit2;
 	int ok, err;
 
-	err = fit_from(j, p, iv, n, &fit2, &ok);
+	err = fit_from(j, p, iv, n, NTP_JOIN_GRID_IV_FEW_FALSE, &fit2, &ok);
 	if (!err && ok) {	/* else pass 1 stands */
 		j->fits[pair] = fit2;
 		set_pair(p, &fit2, 1);

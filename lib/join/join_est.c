@@ -15,7 +15,7 @@
  *    the most intervals share.  The best b seeds a grid 5 times finer,
  *    until the widening is below GRID_FINE_NS; intervals too far from the
  *    consensus to reach it on the finer grid are dropped on the way, and
- *    the first grid looks at a stride sample of at most GRID_MAX_IV.
+ *    the first grid looks at a stride sample of at most grid_iv.
  * 2. The agreeing set S (intervals containing the consensus point) then
  *    fixes the line exactly: gap(b) = max(lo - b dt) - min(hi - b dt) over S
  *    is convex in b; a ternary search minimises it, the drift nearest 0
@@ -43,7 +43,6 @@
 #define GRID_HALF 10		/* grid points each side of the centre */
 #define GRID_SHRINK 5.0		/* each level's step is the last one's / 5 */
 #define GRID_FINE_NS 50.0	/* stop when the grid's error is below this */
-#define GRID_MAX_IV 65536	/* intervals the grid looks at (a stride sample) */
 #define TERNARY_ROUNDS 100
 #define PRUNE_W 5		/* keep intervals this many widenings from the consensus */
 
@@ -787,7 +786,7 @@ static int64_t centre_time(const struct ntp_join_iv *src, size_t n)
 }
 
 int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift,
-		       int64_t slack_ns, struct ntp_join_fit *fit)
+		       int64_t slack_ns, size_t grid_iv, struct ntp_join_fit *fit)
 {
 	double half = 0, step, centre = 0, w, bbest = 0, L = 0, R = 0, a, b, lo, hi;
 	struct riv *wk = NULL;
@@ -813,7 +812,9 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 	v.base = fit->base;
 
 	in = malloc(n);
-	stride = (n + GRID_MAX_IV - 1) / GRID_MAX_IV;
+	if (grid_iv < 1)
+		grid_iv = 1;
+	stride = (n + grid_iv - 1) / grid_iv;
 	m = (n + stride - 1) / stride;
 	wk = malloc(m * sizeof(*wk));
 	memset(jobs, 0, sizeof(jobs));

@@ -867,7 +867,8 @@ static void estimate__many_outliers__consensus_line(void **state)
 			iv[i].hi = (int64_t)o + off + gen_range(&r, 2000, 50000);
 		}
 	}
-	assert_int_equal(ntp_join__estimate(iv, 6000, 500e-6, 1000, &fit), 0);
+	assert_int_equal(ntp_join__estimate(iv, 6000, 500e-6, 1000, NTP_JOIN_GRID_IV_MANY_FALSE,
+					    &fit), 0);
 	assert_int_equal(fit.support, 1000);
 	for (i = 0; i < 6000; i += 6) {
 		double o = (double)fit.base + fit.a + fit.b * (double)(iv[i].t - fit.t0);
@@ -876,7 +877,8 @@ static void estimate__many_outliers__consensus_line(void **state)
 	}
 	assert_int_equal(bad, 0);
 	assert_true(fabs(fit.b - b) < 0.1e-6);
-	assert_int_equal(ntp_join__estimate(iv, 0, 500e-6, 1000, &fit), -ENOENT);
+	assert_int_equal(ntp_join__estimate(iv, 0, 500e-6, 1000, NTP_JOIN_GRID_IV_MANY_FALSE, &fit),
+			 -ENOENT);
 	free(iv);
 }
 
@@ -914,7 +916,8 @@ static void check_step2_exact(int n, int64_t span, int64_t wlo, int64_t whi, boo
 		if (distinct)	/* every width its own: the median is one interval's */
 			iv[i].hi = iv[i].lo + 2 * wlo + i;
 	}
-	assert_int_equal(ntp_join__estimate(iv, n, 500e-6, 1000, &fit), 0);
+	/* all true pairs, as pass 2's: its smaller grid sample */
+	assert_int_equal(ntp_join__estimate(iv, n, 500e-6, 1000, NTP_JOIN_GRID_IV_FEW_FALSE, &fit), 0);
 	assert_int_equal(fit.support, n);
 	/* the gap at the fit's drift over every interval, as the hulls must give it */
 	for (i = 0; i < n; i++) {
