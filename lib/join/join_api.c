@@ -622,9 +622,6 @@ save:
 	j->host_dense = !j->host.ids;
 	memcpy(j->host_lo, j->host.file_lo, sizeof(j->host_lo));
 	memcpy(j->host_id0, j->host.id0, sizeof(j->host_id0));
-	j->target_dense = !j->target.ids;
-	memcpy(j->target_lo, j->target.file_lo, sizeof(j->target_lo));
-	memcpy(j->target_id0, j->target.id0, sizeof(j->target_id0));
 	ntp_join__free_rows(j);
 	return err;
 }
@@ -691,6 +688,7 @@ void ntp_join__close(struct ntp_join *j)
 {
 	if (!j)
 		return;
+	ntp_join__ahead_end(j);
 	sqlite3_close(j->db);
 	ntp_join__free_rows(j);
 	ntp_join__free_ids(j);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The five stages of every matched command, without temp.joined
- * (lib/join/join.h): each target file's target_stages and each host file's
- * host_stages read once, in storage order, and put together by the
- * matches' load indexes.  Reading a row by id costs several times reading
+ * (lib/join/join.h): each target file's target_stages (read while the join
+ * ran: join_ahead.c) and each host file's host_stages read once, in storage
+ * order, and put together by the matches' load indexes.  Reading a row by id costs several times reading
  * it in a scan; the summary report needs nothing but the stages, so it
  * reads them this way.  The stages are the schema views' own (host_stages,
  * target_stages, ntprof's definitions whatever the file holds:
@@ -25,9 +25,9 @@
 
 #define NONE UINT32_MAX
 
-struct tvals;
+struct ntp_jtstages;
 static void host_stages(struct ntp_join_stages *s, sqlite3_stmt *st, int e2e_col,
-			const struct tvals *tv);
+			const struct ntp_jtstages *tv);
 
 /* the host columns read, in this order; the application's after them, when the file has them */
 #define HOST_COLS "io_type, bytes, namespace, e2e_ns, block_ns, driver_ns, network_star_ns," \
@@ -49,7 +49,7 @@ static void host_sql(char *sql, size_t len, const char *schema, bool app, bool r
 
 /* columns first.. of st's row (HOST_COLS, then the application's when app) into s */
 static void host_row(struct ntp_join_stages *s, sqlite3_stmt *st, int first, int fi,
-		     const struct tvals *tv, bool app)
+		     const struct ntp_jtstages *tv, bool app)
 {
 	s->host_file = fi;
 	s->io_type = (const char *)sqlite3_column_text(st, first);
@@ -65,12 +65,6 @@ static void host_row(struct ntp_join_stages *s, sqlite3_stmt *st, int first, int
 		s->app = (struct ntp_app_row){ NTP_APP_ROW_NONE };
 }
 
-/* a matched command's target stages: packed, 25 bytes, 70 MB less at ten million commands */
-struct tvals {
-	int64_t residence, target_driver, storage;
-	bool not_number;
-} __attribute__((packed));
-
 /* columns first .. first + n - 1 of st's row all integers, as every stage is */
 static bool integers(sqlite3_stmt *st, int first, int n)
 {
@@ -82,7 +76,7 @@ static bool integers(sqlite3_stmt *st, int first, int n)
 
 /* the host's columns from e2e on, and the target's: network = network* - residence */
 static void host_stages(struct ntp_join_stages *s, sqlite3_stmt *st, int e2e_col,
-			const struct tvals *tv)
+			const struct ntp_jtstages *tv)
 {
 	s->not_number = tv->not_number || !integers(st, e2e_col, 4);
 	s->overflow = false;
@@ -110,43 +104,8 @@ static uint32_t *slots(const struct ntp_join *j, size_t n, int host)
 	return s;
 }
 
-static int read_targets(struct ntp_join *j, const uint32_t *slot, struct tvals *tv)
-{
-	size_t idx = 0;
-
-	for (int fi = 0; fi < j->nfiles; fi++) {
-		char sql[192], view[64];
-		sqlite3_stmt *st;
-		int rc;
-
-		if (!(j->files[fi].sides & NTP_JOIN_TARGET))
-			continue;
-		snprintf(sql, sizeof(sql), "SELECT residence_ns, target_driver_ns, storage_ns"
-			 " FROM temp.\"%s\" ORDER BY id",
-			 ntp_db__view_name(view, sizeof(view), j->files[fi].schema, NTP_DB_TARGET_STAGES));
-		if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) != SQLITE_OK)
-			return ntp_db__fail(j->db, j->files[fi].path, "reading the target stages");
-		/* the rows in the order the join loaded them: its indexes */
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			uint32_t m = idx < j->target_rows ? slot[idx] : NONE;
-
-			idx++;
-			if (m == NONE)
-				continue;
-			tv[m].residence = sqlite3_column_int64(st, 0);
-			tv[m].target_driver = sqlite3_column_int64(st, 1);
-			tv[m].storage = sqlite3_column_int64(st, 2);
-			tv[m].not_number = !integers(st, 0, 3);
-		}
-		sqlite3_finalize(st);
-		if (rc != SQLITE_DONE)
-			return ntp_db__fail(j->db, j->files[fi].path, "reading the target stages");
-	}
-	return 0;
-}
-
 /* every host row in storage order, counting load indexes: ids that are not dense */
-static int read_hosts(struct ntp_join *j, const uint32_t *slot, const struct tvals *tv,
+static int read_hosts(struct ntp_join *j, const uint32_t *slot, const struct ntp_jtstages *tv,
 		      const bool *app, ntp_join_stages_fn fn, void *ctx)
 {
 	size_t idx = 0;
@@ -181,16 +140,14 @@ static int read_hosts(struct ntp_join *j, const uint32_t *slot, const struct tva
 }
 
 /*
- * One range of every file of one side, on a connection of its own: the
- * target parts first (each fills the tvals of its own matches), then the
- * host parts, which read them.  Part k of n reads the k-th n-th of each
+ * One range of every host file, on a connection of its own, once the
+ * target's stages are in tv.  Part k of n reads the k-th n-th of each
  * file's dense ids.
  */
 struct part {
 	struct ntp_join *j;
-	int host;		/* the side this part reads */
 	const uint32_t *slot;
-	struct tvals *tv;
+	struct ntp_jtstages *tv;
 	const bool *app;	/* per file: it has the application's columns */
 	ntp_join_stages_fn fn;
 	void *ctx;
@@ -230,56 +187,20 @@ static int read_host_range(struct part *pt, sqlite3 *db, const char *schema, int
 	return 0;
 }
 
-static int read_target_range(struct part *pt, sqlite3 *db, const char *schema, int fi, int64_t lo,
-			     int64_t hi)
-{
-	struct ntp_join *j = pt->j;
-	char sql[256], view[64];
-	sqlite3_stmt *st;
-	int rc;
-
-	snprintf(sql, sizeof(sql), "SELECT id, residence_ns, target_driver_ns, storage_ns"
-		 " FROM temp.\"%s\" WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
-		 ntp_db__view_name(view, sizeof(view), schema, NTP_DB_TARGET_STAGES));
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return ntp_db__fail(db, j->files[fi].path, "reading the target stages");
-	sqlite3_bind_int64(st, 1, lo);
-	sqlite3_bind_int64(st, 2, hi);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		size_t idx = j->target_lo[fi] +
-			     (size_t)(sqlite3_column_int64(st, 0) - j->target_id0[fi]);
-		uint32_t m = idx < j->target_lo[fi + 1] ? pt->slot[idx] : NONE;
-
-		if (m == NONE)
-			continue;
-		pt->tv[m].residence = sqlite3_column_int64(st, 1);
-		pt->tv[m].target_driver = sqlite3_column_int64(st, 2);
-		pt->tv[m].storage = sqlite3_column_int64(st, 3);
-		pt->tv[m].not_number = !integers(st, 1, 3);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return ntp_db__fail(db, j->files[fi].path, "reading the target stages");
-	return 0;
-}
-
-/* part k of every file of its side; part 0 on the join's connection, the others on their own */
+/* part k of every host file; part 0 on the join's connection, the others on their own */
 static void *read_part(void *arg)
 {
 	struct part *pt = arg;
 	struct ntp_join *j = pt->j;
-	const size_t *flo = pt->host ? j->host_lo : j->target_lo;
-	const int64_t *id0 = pt->host ? j->host_id0 : j->target_id0;
-	int side = pt->host ? NTP_JOIN_HOST : NTP_JOIN_TARGET;
 
 	for (int fi = 0; fi < j->nfiles && !pt->err; fi++) {
-		int64_t n = (int64_t)(flo[fi + 1] - flo[fi]);
-		int64_t lo = id0[fi] + n * pt->k / pt->n;
-		int64_t hi = id0[fi] + n * (pt->k + 1) / pt->n - 1;
+		int64_t n = (int64_t)(j->host_lo[fi + 1] - j->host_lo[fi]);
+		int64_t lo = j->host_id0[fi] + n * pt->k / pt->n;
+		int64_t hi = j->host_id0[fi] + n * (pt->k + 1) / pt->n - 1;
 		const char *schema = j->files[fi].schema;
 		sqlite3 *db = j->db;
 
-		if (!(j->files[fi].sides & side) || !n)
+		if (!(j->files[fi].sides & NTP_JOIN_HOST) || !n)
 			continue;
 		/* guarded, with ntprof's stage views (lib/ntp/db_guard.h) */
 		if (pt->k) {
@@ -287,8 +208,7 @@ static void *read_part(void *arg)
 			schema = "main";
 		}
 		if (!pt->err)
-			pt->err = pt->host ? read_host_range(pt, db, schema, fi, lo, hi) :
-					     read_target_range(pt, db, schema, fi, lo, hi);
+			pt->err = read_host_range(pt, db, schema, fi, lo, hi);
 		if (pt->k)
 			sqlite3_close(db);
 	}
@@ -306,21 +226,21 @@ static int run_parts(struct part *pt, int n)
 	return err;
 }
 
-/* one side in nparts parts, the parts' contexts ctx[k] (the host's) */
-static int read_side(struct ntp_join *j, int host, int nparts, const uint32_t *slot,
-		     struct tvals *tv, const bool *app, ntp_join_stages_fn fn, void **ctx)
+/* the host side in nparts parts, part k with ctx[k] */
+static int read_host_parts(struct ntp_join *j, int nparts, const uint32_t *slot,
+			   struct ntp_jtstages *tv, const bool *app, ntp_join_stages_fn fn, void **ctx)
 {
 	struct part pt[NTP_JOIN_SCAN_PARTS];
 
 	for (int k = 0; k < nparts; k++)
-		pt[k] = (struct part){ j, host, slot, tv, app, fn, ctx ? ctx[k] : NULL, k, nparts, 0 };
+		pt[k] = (struct part){ j, slot, tv, app, fn, ctx[k], k, nparts, 0 };
 	return run_parts(pt, nparts);
 }
 
 int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn, void **ctx)
 {
 	uint32_t *tslot = slots(j, j->target_rows, 0), *hslot = slots(j, j->host_rows, 1);
-	struct tvals *tv = malloc((j->nmatches ? j->nmatches : 1) * sizeof(*tv));
+	struct ntp_jtstages *tv = malloc((j->nmatches ? j->nmatches : 1) * sizeof(*tv));
 	bool app[NTP_JOIN_MAX_FILES] = { false };
 	int err = 0;
 
@@ -348,13 +268,12 @@ int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn,
 			err = ntp_db__fail(j->db, j->files[fi].path, "reading the schema");
 		app[fi] = has > 0;
 	}
+	if (!err)
+		err = ntp_join__ahead_targets(j, tslot, tv);
+	free(tslot);
 	/* ids that are not dense (rows deleted by hand): one scan, counting load indexes */
 	if (!err)
-		err = j->target_dense ? read_side(j, 0, nparts, tslot, tv, app, fn, NULL) :
-					read_targets(j, tslot, tv);
-	free(tslot);
-	if (!err)
-		err = j->host_dense ? read_side(j, 1, nparts, hslot, tv, app, fn, ctx) :
+		err = j->host_dense ? read_host_parts(j, nparts, hslot, tv, app, fn, ctx) :
 				      read_hosts(j, hslot, tv, app, fn, ctx[0]);
 	free(hslot);
 	free(tv);

@@ -86,7 +86,11 @@ static int load_joined(struct ntp_report *r, const char *const *paths, int n)
 	rc = ntp_join__open(&j, paths, n, NULL);
 	if (rc)
 		return rc;
-	rc = ntp_join__run(j);
+	/* the summary's target stages are read while the join runs */
+	if (r->view == NTP_VIEW_JOINED)
+		rc = ntp_join__read_ahead(j);
+	if (!rc)
+		rc = ntp_join__run(j);
 	if (!rc)
 		rc = copy_join(r, j);
 	if (!rc)

@@ -480,3 +480,28 @@ def test_join_never_modifies_the_recordings(run, pair):
     before = [p.read_bytes() for p in (pair.host_paths[0], pair.target_paths[0])]
     ok(run, "report", "-S", "detail", pair.host_paths[0], pair.target_paths[0])
     assert [p.read_bytes() for p in (pair.host_paths[0], pair.target_paths[0])] == before
+
+
+# ---- the scratch file of the target's stages (TMPDIR) ---------------------------------
+
+def test_scratch_file_in_tmpdir_leaves_nothing(run, pair, tmp_path):
+    """the summary's target stages go through a scratch file in $TMPDIR:
+    the same report as with the default /tmp, and nothing is left there"""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    args = ("report", pair.host_paths[0], pair.target_paths[0])
+    want = ok(run, *args).stdout
+    got = ok(run, *args, env={"TMPDIR": str(scratch)}).stdout
+    assert got == want
+    assert list(scratch.iterdir()) == []
+
+
+def test_scratch_dir_missing_is_one_error(run, pair, tmp_path):
+    missing = tmp_path / "no-such-dir"
+    r = run("report", pair.host_paths[0], pair.target_paths[0], env={"TMPDIR": str(missing)})
+    line = one_error_line(r, Exit.FAILURE)
+    assert "scratch file" in line and str(missing) in line and "No such file" in line, line
+    assert r.stdout == ""
+    # the detailed view reads the pairs through temp.joined: no scratch file
+    ok(run, "report", "-S", "detail", pair.host_paths[0], pair.target_paths[0],
+       env={"TMPDIR": str(missing)})

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lib/core/spill.c: records of an odd size (25 bytes, the join's target
+ * stages) come back in order and whole across the buffer's edges, the end
+ * is NULL, the file is unlinked at once, and a missing $TMPDIR is an error
+ * that names it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <dirent.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "lib/core/spill.h"
+
+#define RECSZ 25
+/* several buffers' worth, the last one partly full */
+#define NREC (3 * (1u << 20) / RECSZ + 7)
+
+static void fill(unsigned char *r, uint32_t i)
+{
+	for (int k = 0; k < RECSZ; k++)
+		r[k] = (unsigned char)(i * 31u + (uint32_t)k * 7u + (i >> 8));
+}
+
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+static void records__back_in_order_across_buffers(void **state)
+{
+	char dir[] = "/tmp/ntprof-test-spill-XXXXXX";
+	unsigned char want[RECSZ];
+	struct ntp_spill s;
+	const unsigned char *r;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	setenv("TMPDIR", dir, 1);
+	assert_int_equal(ntp_spill__open(&s, RECSZ), 0);
+	/* unlinked at once: nothing to leave behind */
+	assert_int_equal(entries(dir), 0);
+	for (uint32_t i = 0; i < NREC; i++) {
+		fill(want, i);
+		assert_int_equal(ntp_spill__put(&s, want), 0);
+	}
+	assert_int_equal(s.nrec, NREC);
+	assert_int_equal(ntp_spill__rewind(&s), 0);
+	for (uint32_t i = 0; i < NREC; i++) {
+		r = ntp_spill__next(&s);
+		assert_non_null(r);
+		fill(want, i);
+		assert_memory_equal(r, want, RECSZ);
+	}
+	assert_null(ntp_spill__next(&s));
+	assert_int_equal(s.err, 0);
+	ntp_spill__close(&s);
+	unsetenv("TMPDIR");
+	assert_int_equal(rmdir(dir), 0);
+}
+
+static void empty__ends_at_once(void **state)
+{
+	struct ntp_spill s;
+
+	(void)state;
+	unsetenv("TMPDIR");
+	assert_int_equal(ntp_spill__open(&s, 8), 0);
+	assert_string_equal(s.dir, "/tmp");
+	assert_int_equal(ntp_spill__rewind(&s), 0);
+	assert_null(ntp_spill__next(&s));
+	assert_int_equal(s.err, 0);
+	ntp_spill__close(&s);
+}
+
+static void missing_tmpdir__error_names_it(void **state)
+{
+	struct ntp_spill s;
+
+	(void)state;
+	setenv("TMPDIR", "/nonexistent/ntprof-test", 1);
+	assert_int_equal(ntp_spill__open(&s, RECSZ), -ENOENT);
+	assert_int_equal(s.err, ENOENT);
+	assert_string_equal(s.dir, "/nonexistent/ntprof-test");
+	/* nothing is written after an error */
+	assert_int_equal(ntp_spill__put(&s, "0123456789012345678901234"), -ENOENT);
+	assert_null(ntp_spill__next(&s));
+	ntp_spill__close(&s);
+	unsetenv("TMPDIR");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(records__back_in_order_across_buffers),
+		cmocka_unit_test(empty__ends_at_once),
+		cmocka_unit_test(missing_tmpdir__error_names_it),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
