@@ -87,7 +87,7 @@ void ntp_join__huge_pages(void *p, size_t len)
  * dense: max - min + 1), so that the arrays are allocated once and not
  * copied while growing; past that, doubling.
  */
-static int grow(struct ntp_jside *s, size_t *cap, size_t rowsz, int64_t expect)
+static int grow(struct ntp_jside *s, size_t *cap, size_t rowsz, int64_t expect, int host)
 {
 	size_t ncap = *cap ? 2 * *cap : 65536;
 	void *r, *o, *i;
@@ -109,6 +109,16 @@ static int grow(struct ntp_jside *s, size_t *cap, size_t rowsz, int64_t expect)
 		if (!i)
 			return -ENOMEM;
 		s->ids = i;
+	}
+	if (host) {
+		i = realloc(s->ctrl, ncap * sizeof(*s->ctrl));
+		if (!i)
+			return -ENOMEM;
+		s->ctrl = i;
+		i = realloc(s->start, ncap * sizeof(*s->start));
+		if (!i)
+			return -ENOMEM;
+		s->start = i;
 	}
 	*cap = ncap;
 	return 0;
@@ -195,7 +205,7 @@ static int load_host(struct ntp_join *j, int fi, size_t *cap, sqlite3 *db, const
 		const char *name = (const char *)sqlite3_column_text(st, 11);
 		struct ntp_jhost *h;
 
-		if (s->n == *cap && grow(s, cap, sizeof(*h), total - (int64_t)(s->n - first))) {
+		if (s->n == *cap && grow(s, cap, sizeof(*h), total - (int64_t)(s->n - first), 1)) {
 			rc = SQLITE_NOMEM;
 			break;
 		}
@@ -216,8 +226,8 @@ static int load_host(struct ntp_join *j, int fi, size_t *cap, sqlite3 *db, const
 		}
 		h->queue = col_time(st, 1);
 		h->done = col_time(st, 2);
-		h->start = col_time(st, 3);
-		h->ctrl = (uint16_t)ctrl;
+		s->start[s->n] = col_time(st, 3);
+		s->ctrl[s->n] = (uint16_t)ctrl;
 		s->order[s->n].hash = key_hash(st, 4);
 		s->order[s->n].idx = (uint32_t)s->n;
 		s->n++;
@@ -250,7 +260,7 @@ static int load_target(struct ntp_join *j, int fi, size_t *cap)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct ntp_jtarget *t;
 
-		if (s->n == *cap && grow(s, cap, sizeof(*t), total - (int64_t)(s->n - first))) {
+		if (s->n == *cap && grow(s, cap, sizeof(*t), total - (int64_t)(s->n - first), 0)) {
 			rc = SQLITE_NOMEM;
 			break;
 		}
@@ -277,21 +287,17 @@ static int load_target(struct ntp_join *j, int fi, size_t *cap)
 	return 0;
 }
 
-/* stable LSD radix sort by hash, 16-bit digits: four passes end in a */
-static int sort_hash(struct ntp_jkey *a, size_t n)
+/* stable LSD radix sort by hash, 16-bit digits, tmp as large as a: four passes end in a */
+static int sort_hash(struct ntp_jkey *a, struct ntp_jkey *tmp, size_t n)
 {
-	struct ntp_jkey *tmp, *src = a, *dst;
+	struct ntp_jkey *src = a, *dst;
 	size_t *cnt;
 
 	if (n < 2)
 		return 0;
-	tmp = malloc(n * sizeof(*tmp));
 	cnt = malloc(65536 * sizeof(*cnt));
-	if (!tmp || !cnt) {
-		free(tmp);
-		free(cnt);
+	if (!cnt)
 		return -ENOMEM;
-	}
 	dst = tmp;
 	for (unsigned int shift = 0; shift < 64; shift += 16) {
 		size_t sum = 0;
@@ -312,7 +318,6 @@ static int sort_hash(struct ntp_jkey *a, size_t n)
 		src = dst;
 		dst = t;
 	}
-	free(tmp);
 	free(cnt);
 	return 0;
 }
@@ -341,24 +346,66 @@ static int cmp_time(const void *pa, const void *pb, void *ctx)
 }
 
 /*
- * (file, key, time, id) order.  The radix sort keeps load order within a
- * key, which is time order in recordings written as commands complete,
- * nearly: a run found out of order is sorted by itself.
+ * The rows, and the host's controllers, put in key order: rows[k] = the row
+ * order[k] names.  The rows go into the sort's buffer, of their size (a
+ * gather: its reads are independent, so many are in flight at once).
+ */
+_Static_assert(sizeof(struct ntp_jhost) == sizeof(struct ntp_jkey) &&
+	       sizeof(struct ntp_jtarget) == sizeof(struct ntp_jkey),
+	       "a side's rows fit in its sort buffer");
+
+static int rows_in_key_order(struct ntp_jside *s, void *buf, int host)
+{
+	const unsigned char *src = s->rows;
+	unsigned char *dst = buf;
+	const size_t sz = sizeof(struct ntp_jkey);
+
+	for (size_t k = 0; k < s->n; k++)
+		memcpy(dst + k * sz, src + (size_t)s->order[k].idx * sz, sz);
+	free(s->rows);
+	s->rows = buf;
+	if (host) {
+		uint16_t *c = malloc((s->n ? s->n : 1) * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		for (size_t k = 0; k < s->n; k++)
+			c[k] = s->ctrl[s->order[k].idx];
+		free(s->ctrl);
+		s->ctrl = c;
+	}
+	return 0;
+}
+
+/*
+ * (file, key, time, id) order, of the keys and then of the rows.  The radix
+ * sort keeps load order within a key, which is time order in recordings
+ * written as commands complete, nearly: a run found out of order is sorted
+ * by itself.
  */
 static int order_side(struct ntp_jside *s, int host)
 {
 	struct side_ctx ctx = { s->rows, host };
+	struct ntp_jkey *tmp;
 
+	/* a side without rows has no arrays: nothing to order */
+	if (!s->n)
+		return 0;
+	tmp = malloc(s->n * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	ntp_join__huge_pages(tmp, s->n * sizeof(*tmp));
 	for (int f = 0; f < NTP_JOIN_MAX_FILES; f++) {
 		size_t n = s->file_lo[f + 1] - s->file_lo[f], i, k;
 		struct ntp_jkey *o;
 
-		/* a side without rows has no array: no pointer arithmetic on NULL */
 		if (!n)
 			continue;
 		o = s->order + s->file_lo[f];
-		if (sort_hash(o, n))
+		if (sort_hash(o, tmp + s->file_lo[f], n)) {
+			free(tmp);
 			return -ENOMEM;
+		}
 		for (i = 0; i < n; i = k) {
 			int sorted = 1;
 
@@ -371,7 +418,7 @@ static int order_side(struct ntp_jside *s, int host)
 				o[m].occ = (uint32_t)(m - i + 1);
 		}
 	}
-	return 0;
+	return rows_in_key_order(s, tmp, host);
 }
 
 /*
@@ -460,9 +507,13 @@ void ntp_join__free_rows(struct ntp_join *j)
 {
 	free(j->host.rows);
 	free(j->host.order);
+	free(j->host.ctrl);
+	free(j->host.start);
 	free(j->target.rows);
 	free(j->target.order);
 	j->host.rows = j->host.order = j->target.rows = j->target.order = NULL;
+	j->host.ctrl = NULL;
+	j->host.start = NULL;
 }
 
 void ntp_join__free_ids(struct ntp_join *j)

@@ -14,9 +14,10 @@
 #include "lib/cli/exit.h"
 #include "lib/join/join_priv.h"
 
-static const struct ntp_jhost *hrow(const struct ntp_join *j, uint32_t h)
+/* the controller of host row h (key order) */
+static uint16_t hctrl(const struct ntp_join *j, uint32_t h)
 {
-	return (const struct ntp_jhost *)j->host.rows + j->host.order[h].idx;
+	return j->host.ctrl[h];
 }
 
 /* ---- the candidates of every pair, and the binding ------------------------ */
@@ -89,7 +90,7 @@ int ntp_join__gather(struct ntp_join *j, const struct ntp_join_fit *fits, const 
 	}
 	for (size_t i = 0; i < j->ncands; i++)
 		if (j->cands[i].ok)
-			ok[(size_t)hrow(j, j->cands[i].h)->ctrl * j->npairs + j->cands[i].pair]++;
+			ok[(size_t)hctrl(j, j->cands[i].h) * j->npairs + j->cands[i].pair]++;
 	bind(j, ok);
 	free(ok);
 	return 0;
@@ -129,7 +130,7 @@ static int add_okiv(void *ctx, int p, uint32_t h, uint32_t t, int ok, double dis
 	if (b->h)
 		b->h[b->n] = h;
 	b->n++;
-	b->ok[(size_t)hrow(b->j, h)->ctrl * b->j->npairs + p]++;
+	b->ok[(size_t)hctrl(b->j, h) * b->j->npairs + p]++;
 	return 0;
 }
 
@@ -174,7 +175,7 @@ int ntp_join__pass2_intervals(struct ntp_join *j, const struct ntp_join_fit *fit
 			if (!hs[p])
 				continue;	/* one pair: all of them */
 			for (size_t i = 0; i < n[p]; i++)
-				if (j->ctrls[hrow(j, hs[p][i])->ctrl].bound == p)
+				if (j->ctrls[hctrl(j, hs[p][i])].bound == p)
 					iv[p][k++] = iv[p][i];
 			n[p] = k;
 		}
@@ -261,14 +262,14 @@ static int match_rounds(struct ntp_join *j)
 }
 
 /*
- * (h_start, host_id) of two matches of one host file, h_start from the host
- * rows; rows are loaded in id order, so the load index orders the ids.
+ * (h_start, host_id) of two matches of one host file, h_start by load index
+ * (ctx); rows are loaded in id order, so the load index orders the ids.
  */
 static int cmp_match(const void *pa, const void *pb, void *ctx)
 {
 	const struct ntp_jmatch *a = pa, *b = pb;
-	const struct ntp_jhost *rows = ctx;
-	int64_t x = rows[a->hidx].start, y = rows[b->hidx].start;
+	const int64_t *start = ctx;
+	int64_t x = start[a->hidx], y = start[b->hidx];
 
 	if (x != y)
 		return (x > y) - (x < y);
@@ -281,10 +282,12 @@ static int cmp_match(const void *pa, const void *pb, void *ctx)
  * ntpgen.py writes them) needs no sort; one written as commands complete
  * gets one.
  */
-/* a host row's match, by load index: the target row and both occurrences */
+/* a host row's match, by load index: the target row, both occurrences, the pair, the offset */
 struct slot {
+	int64_t offset_ns;
 	uint32_t tidx, h_occ, t_occ;	/* tidx NONE: not matched */
-};
+	uint16_t pair;
+} __attribute__((packed));
 
 static int collect(struct ntp_join *j)
 {
@@ -307,11 +310,22 @@ static int collect(struct ntp_join *j)
 		sl->tidx = NONE;
 		if (k->match == NONE)
 			continue;
+		const struct ntp_join_fit *fit;
+
 		sl->tidx = j->target.order[k->match].idx;
 		sl->h_occ = k->occ;
 		sl->t_occ = j->target.order[k->match].occ;
+		sl->pair = (uint16_t)j->ctrls[hctrl(j, (uint32_t)h)].bound;
+		fit = &j->fits[sl->pair];
+		/* the offset the final candidates had: the line at h_queue */
+		sl->offset_ns = fit->base +
+				(int64_t)round(fit->a + fit->b * (double)(rows[h].queue - fit->t0));
 		n++;
 	}
+	/* nothing reads the orders after this: 320 MB at ten million commands a side */
+	free(j->host.order);
+	free(j->target.order);
+	j->host.order = j->target.order = NULL;
 	j->matches = malloc((n ? n : 1) * sizeof(*j->matches));
 	if (!j->matches) {
 		free(slot);
@@ -322,27 +336,23 @@ static int collect(struct ntp_join *j)
 		int sorted = 1;
 
 		for (size_t i = j->host.file_lo[f]; i < j->host.file_lo[f + 1]; i++) {
-			const struct ntp_join_fit *fit;
 			struct ntp_jmatch *m;
 
 			if (slot[i].tidx == NONE)
 				continue;
 			m = &j->matches[j->nmatches++];
-			m->pair = j->ctrls[rows[i].ctrl].bound;
-			fit = &j->fits[m->pair];
+			m->pair = slot[i].pair;
 			m->hidx = (uint32_t)i;
 			m->tidx = slot[i].tidx;
-			/* the offset the final candidates had: the line at h_queue */
-			m->offset_ns = fit->base +
-				       (int64_t)round(fit->a + fit->b * (double)(rows[i].queue - fit->t0));
+			m->offset_ns = slot[i].offset_ns;
 			m->h_occ = slot[i].h_occ;
 			m->t_occ = slot[i].t_occ;
-			if (j->nmatches - first > 1 && cmp_match(m - 1, m, (void *)rows) > 0)
+			if (j->nmatches - first > 1 && cmp_match(m - 1, m, j->host.start) > 0)
 				sorted = 0;
 		}
 		if (!sorted)
 			qsort_r(j->matches + first, j->nmatches - first, sizeof(*j->matches), cmp_match,
-				(void *)rows);
+				j->host.start);
 	}
 	free(slot);
 	return 0;
@@ -373,7 +383,7 @@ int ntp_join__match(struct ntp_join *j)
 	for (size_t i = 0; i < j->ncands; i++) {
 		const struct ntp_jcand *c = &j->cands[i];
 
-		if (j->ctrls[hrow(j, c->h)->ctrl].bound != c->pair)
+		if (j->ctrls[hctrl(j, c->h)].bound != c->pair)
 			continue;
 		has[c->h] = 1;
 		if (c->ok)

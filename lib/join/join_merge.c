@@ -20,12 +20,12 @@
 
 static const struct ntp_jhost *hrow(const struct ntp_join *j, uint32_t h)
 {
-	return (const struct ntp_jhost *)j->host.rows + j->host.order[h].idx;
+	return (const struct ntp_jhost *)j->host.rows + h;
 }
 
 static const struct ntp_jtarget *trow(const struct ntp_join *j, uint32_t t)
 {
-	return (const struct ntp_jtarget *)j->target.rows + j->target.order[t].idx;
+	return (const struct ntp_jtarget *)j->target.rows + t;
 }
 
 /*

@@ -45,11 +45,10 @@
 /* pass 1 admits misses of its tolerance plus this many median interval widths */
 #define NTP_JOIN_PASS1_SPREADS 3
 
-/* one host command: what the bound and the output order need */
+/* one host command: what the bound needs (its start and controller are kept apart) */
 struct ntp_jhost {
-	int64_t queue, done, start;
-	uint16_t ctrl;		/* index into ntp_join.ctrls */
-} __attribute__((packed));
+	int64_t queue, done;
+};
 
 /* one target command */
 struct ntp_jtarget {
@@ -71,11 +70,20 @@ struct ntp_jkey {
 	uint32_t occ;		/* 1-based, in time order within (file, key) */
 };
 
-/* the rows of one side, and their order by (file, key, time, id) */
+/*
+ * The rows of one side in (file, key, time, id) order: rows[k] is the row
+ * order[k] names, whose place in load order (storage order) is
+ * order[k].idx.  Every pass after the load walks the rows in that order,
+ * so it reads them in order in memory too.
+ */
 struct ntp_jside {
 	size_t n;
-	void *rows;		/* struct ntp_jhost or ntp_jtarget, in load order */
+	void *rows;		/* struct ntp_jhost or ntp_jtarget, in key order */
 	struct ntp_jkey *order;	/* n entries */
+	/* the host's: each row's controller (index into ntp_join.ctrls) in key order */
+	uint16_t *ctrl;
+	/* and its h_start, in load order: the output order's */
+	int64_t *start;
 	size_t file_lo[NTP_JOIN_MAX_FILES + 1];	/* file f is order[file_lo[f] .. file_lo[f + 1]) */
 	/*
 	 * Ids: a file's are dense as record writes them (id0[f] + the index

@@ -69,8 +69,8 @@ static int64_t index_of(const struct ntp_jside *s, int f, int64_t id)
 static int cmp_stored(const void *pa, const void *pb, void *ctx)
 {
 	const struct ntp_jmatch *a = pa, *b = pb;
-	const struct ntp_jhost *rows = ctx;
-	int64_t x = rows[a->hidx].start, y = rows[b->hidx].start;
+	const int64_t *start = ctx;	/* h_start by load index */
+	int64_t x = start[a->hidx], y = start[b->hidx];
 
 	if (x != y)
 		return (x > y) - (x < y);
@@ -218,7 +218,7 @@ int ntp_join__load_stored(struct ntp_join *j)
 	if (err)
 		return err;
 	if (j->nmatches > 1)
-		qsort_r(j->matches, j->nmatches, sizeof(*j->matches), cmp_stored, j->host.rows);
+		qsort_r(j->matches, j->nmatches, sizeof(*j->matches), cmp_stored, j->host.start);
 	j->pairs[0].matched = (int64_t)j->nmatches;
 	unmatched = (int64_t)j->host.n - (int64_t)j->nmatches - rejected;
 	if (rejected < 0 || unmatched < 0)
