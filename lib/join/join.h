@@ -278,9 +278,9 @@ struct ntp_join_fit {
  * stride sample of at most this many intervals.  Pass 1's candidates may be
  * mostly false pairs (hot keys), so it keeps many true ones among them; pass
  * 2's are the pairs pass 1 admitted, nearly all true, and its grid only
- * seeds the exact fit over all of them that follows, so a smaller sample
- * finds the same line (at 1M commands, the same but for the drift's 11th
- * digit) in an eighth of the time.
+ * seeds the exact fit over all of them that follows (which searches every
+ * drift, not only the grid's neighbourhood), so a smaller sample finds the
+ * same line in an eighth of the time.
  */
 #define NTP_JOIN_GRID_IV_MANY_FALSE 65536
 #define NTP_JOIN_GRID_IV_FEW_FALSE 8192
