@@ -81,6 +81,12 @@ struct ntp_join_opts {
 	int64_t min_support;	/* pairs that must agree on an offset; default 8 */
 	double max_drift;	/* largest |drift| searched; default 500e-6 */
 	int fresh;		/* pair a "-r both" recording anew, not by its stored pairing */
+	/*
+	 * The caller will call ntp_join__scan_stages: the target files' stages
+	 * are read from the end of their load on, on a thread of their own,
+	 * while the host's load and the join run (lib/join/join_ahead.c).
+	 */
+	int read_ahead;
 };
 
 /*
@@ -196,8 +202,8 @@ typedef int (*ntp_join_stages_fn)(void *ctx, const struct ntp_join_stages *s);
 /*
  * After ntp_join__run: the stages of every matched command, in no
  * particular order, read by one scan of each file's stage view instead of
- * by id through temp.joined (several times faster).  The target's come
- * from ntp_join__read_ahead() (started now if it was not); the host's are
+ * by id through temp.joined (several times faster).  The target's were
+ * read ahead (opts.read_ahead; read now if they were not); the host's are
  * read in nparts ranges at once, on threads: host part i calls fn with
  * ctx[i] (one part for a side whose ids are not dense).  The scan is the
  * join's last reader: it frees the matches, and temp.join_matches
@@ -207,14 +213,6 @@ typedef int (*ntp_join_stages_fn)(void *ctx, const struct ntp_join_stages *s);
 #define NTP_JOIN_SCAN_PARTS 4
 int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn, void **ctx);
 
-/*
- * Between ntp_join__open and ntp_join__run, for a caller that will call
- * ntp_join__scan_stages: the target files' stages are read on a thread of
- * their own while the join runs (most of it on one thread), into a scratch
- * file in $TMPDIR (lib/join/join_ahead.c).  0 or NTP_EXIT_*, printed; an
- * error of the reading itself is returned by ntp_join__scan_stages.
- */
-int ntp_join__read_ahead(struct ntp_join *j);
 
 /*
  * After ntp_join__run on one host side and one target side (a host and a

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The target's stages read ahead (lib/join/join_priv.h).  From the clock
- * estimate to the end of the matching the join runs on one thread most of
- * the time, and the summary report then reads every target file's stages
- * again.  So a thread of its own, on connections of its own, reads them
- * while the join runs: each target file's target_stages view (ntprof's
+ * The target's stages read ahead (lib/join/join_priv.h).  Once the target's
+ * rows are loaded the join leaves a core unused most of the time (the
+ * host's load goes on, the sorts and merges run on one thread), and the
+ * summary report then reads every target file's stages again.  So a thread
+ * of its own, on connections of its own, reads them from then on: each target file's target_stages view (ntprof's
  * definitions: lib/ntp/db_guard.h) in id order, which is the order of the
  * join's load indexes, one record per command into a scratch file
  * (lib/core/spill.h).  ntp_join__scan_stages reads it back in that order

@@ -344,6 +344,7 @@ int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
 		if (opts->max_drift > 0)
 			j->opts.max_drift = opts->max_drift;
 		j->opts.fresh = opts->fresh;
+		j->opts.read_ahead = opts->read_ahead;
 	}
 	/*
 	 * Large arrays come and go as the join runs (rows, candidates,

@@ -486,6 +486,9 @@ int ntp_join__load(struct ntp_join *j)
 			err = load_target(j, fi, &tcap);
 	}
 	j->target.file_lo[NTP_JOIN_MAX_FILES] = j->target.n;
+	/* from here on, the core the target's load leaves is the read-ahead's */
+	if (!err && j->opts.read_ahead)
+		err = ntp_join__read_ahead(j);
 	ntp_jprogress__set(j->progress, "sorting commands by key", 0, 0);
 	if (!err && order_side_alone(&j->target, 0))
 		err = ntp_join__nomem();

@@ -223,10 +223,16 @@ int ntp_join__create_view(struct ntp_join *j);
 
 /* join_ahead.c */
 /*
- * The records ntp_join__read_ahead() (lib/join/join.h) read, one per target
- * command in load order: tv[slot[idx]] = command idx's, for every idx
- * whose slot is not UINT32_MAX.  Starts the reading first if nothing did.
- * 0 or NTP_EXIT_*, printed.
+ * Once the target files are loaded: their stages read on a thread of its
+ * own, into a scratch file in $TMPDIR.  0 or NTP_EXIT_*, printed; an error
+ * of the reading itself is ntp_join__ahead_targets' to return.
+ */
+int ntp_join__read_ahead(struct ntp_join *j);
+/*
+ * The records ntp_join__read_ahead() read, one per target command in load
+ * order: tv[slot[idx]] = command idx's, for every idx whose slot is not
+ * UINT32_MAX.  Starts the reading first if nothing did.  0 or NTP_EXIT_*,
+ * printed.
  */
 int ntp_join__ahead_targets(struct ntp_join *j, const uint32_t *slot, struct ntp_jtstages *tv);
 /* the reader stopped and its file gone */

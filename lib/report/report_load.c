@@ -79,18 +79,16 @@ static int load_one(struct ntp_report *r, sqlite3 *db, const char *path)
 static int load_joined(struct ntp_report *r, const char *const *paths, int n)
 {
 	int64_t hrows[NTP_JOIN_MAX_FILES], trows[NTP_JOIN_MAX_FILES];
+	/* the summary (ntp_join__scan_stages) has the target's stages read ahead */
+	struct ntp_join_opts jo = { .read_ahead = r->view == NTP_VIEW_JOINED };
 	struct ntp_join *j;
 	int rc;
 
 	/* the join checks the files first: a refusal is its one line */
-	rc = ntp_join__open(&j, paths, n, NULL);
+	rc = ntp_join__open(&j, paths, n, &jo);
 	if (rc)
 		return rc;
-	/* the summary's target stages are read while the join runs */
-	if (r->view == NTP_VIEW_JOINED)
-		rc = ntp_join__read_ahead(j);
-	if (!rc)
-		rc = ntp_join__run(j);
+	rc = ntp_join__run(j);
 	if (!rc)
 		rc = copy_join(r, j);
 	if (!rc)
