@@ -52,6 +52,7 @@
 #define TERNARY_ROUNDS 100
 #define PRUNE_W 5		/* keep intervals this many widenings from the consensus */
 #define REFITS 8		/* step 2's fits at most, until its set stops growing */
+#define GROW_MAX 8		/* a refit's hulls grow from the last ones by at most 1/8 of n */
 
 /* relative interval: lo/hi - base, t - t0 */
 struct riv {
@@ -254,43 +255,56 @@ static void job_range(size_t n_iv, int k, int n, size_t *i0, size_t *i1)
 
 /* ---- marking S ---- */
 
+/* in[i]: not a member of S, a member the last S had too, a new member */
+enum { OUT = 0, KEPT = 1, NEW = 2 };
+
 struct mark_job {
 	const struct ivs *v;
 	double a, b, tol;
 	unsigned char *in;
 	size_t i0, i1;
-	int64_t k;
+	int64_t k, dropped;
 };
 
 static void *mark_run(void *arg)
 {
 	struct mark_job *mj = arg;
 
-	mj->k = 0;
+	mj->k = mj->dropped = 0;
 	for (size_t i = mj->i0; i < mj->i1; i++) {
 		struct riv r = iv_rel(mj->v, i);
 		double o = mj->a + mj->b * r.dt;
+		int member = iv_valid(mj->v, i) && r.lo - mj->tol <= o && o <= r.hi + mj->tol;
 
-		mj->in[i] = iv_valid(mj->v, i) && r.lo - mj->tol <= o && o <= r.hi + mj->tol;
-		mj->k += mj->in[i];
+		mj->dropped += !member && mj->in[i] != OUT;
+		mj->in[i] = !member ? OUT : mj->in[i] != OUT ? KEPT : NEW;
+		mj->k += member;
 	}
 	return NULL;
 }
 
-/* mark the intervals the line a + b dt misses by at most tol; returns how many */
-static int64_t mark(const struct ivs *v, double a, double b, double tol, unsigned char *in)
+/*
+ * Mark the intervals the line a + b dt misses by at most tol, against the
+ * last marks in in[]; returns how many, and in *dropped how many of the
+ * last S are not members any more.
+ */
+static int64_t mark(const struct ivs *v, double a, double b, double tol, unsigned char *in,
+		    int64_t *dropped)
 {
 	struct mark_job mj[EST_THREADS];
 	int n = njobs_for(v->n);
 	int64_t k = 0;
 
+	*dropped = 0;
 	for (int q = 0; q < n; q++) {
-		mj[q] = (struct mark_job){ v, a, b, tol, in, 0, 0, 0 };
+		mj[q] = (struct mark_job){ v, a, b, tol, in, 0, 0, 0, 0 };
 		job_range(v->n, q, n, &mj[q].i0, &mj[q].i1);
 	}
 	ntp_jobs__run(mark_run, mj, sizeof(*mj), n);
-	for (int q = 0; q < n; q++)
+	for (int q = 0; q < n; q++) {
 		k += mj[q].k;
+		*dropped += mj[q].dropped;
+	}
 	return k;
 }
 
@@ -311,12 +325,15 @@ static int64_t mark(const struct ivs *v, double a, double b, double tol, unsigne
  * result is the hull a single chain over all of S gives (cross() rounds:
  * of nearly collinear points, the two chains may keep different ones,
  * which moves gap() by a rounding error at most), with a chunk's worth of
- * memory.
+ * memory.  A refit's S mostly only grows, by few members: its hulls are
+ * then chained from the last hulls' vertices and the new members alone
+ * (grow_hull), the same hulls in the same way.
  */
 #define HULL_CHUNK 65536
 
 struct hull {
 	double *x, *y;		/* upper hull of (dt, lo) then lower hull of (dt, hi) */
+	uint64_t *id;		/* their intervals */
 	size_t nup, nlo;
 };
 
@@ -504,7 +521,42 @@ static void hull_free(struct hull *h)
 {
 	free(h->x);
 	free(h->y);
+	free(h->id);
 	memset(h, 0, sizeof(*h));
+}
+
+/* the hulls from their candidate vertices up and lo (consumed) into h; -ENOMEM */
+static int hull_from(const struct ivs *v, struct ids *up, struct ids *lo, struct hull *h)
+{
+	struct chain cu = { 0 }, cl = { 0 };
+	int err = chain_alloc(&cu, up->n) || chain_alloc(&cl, lo->n);
+
+	hull_free(h);
+	if (!err) {
+		chain_final(v, up, 1, &cu);
+		chain_final(v, lo, 0, &cl);
+		h->x = malloc((cu.k + cl.k + 1) * sizeof(*h->x));
+		h->y = malloc((cu.k + cl.k + 1) * sizeof(*h->y));
+		h->id = malloc((cu.k + cl.k + 1) * sizeof(*h->id));
+		err = !h->x || !h->y || !h->id;
+	}
+	if (!err) {
+		memcpy(h->x, cu.x, cu.k * sizeof(*h->x));
+		memcpy(h->y, cu.y, cu.k * sizeof(*h->y));
+		memcpy(h->id, cu.id, cu.k * sizeof(*h->id));
+		memcpy(h->x + cu.k, cl.x, cl.k * sizeof(*h->x));
+		memcpy(h->y + cu.k, cl.y, cl.k * sizeof(*h->y));
+		memcpy(h->id + cu.k, cl.id, cl.k * sizeof(*h->id));
+		h->nup = cu.k;
+		h->nlo = cl.k;
+	}
+	free(up->id);
+	free(lo->id);
+	chain_free(&cu);
+	chain_free(&cl);
+	if (err)
+		hull_free(h);
+	return err ? -ENOMEM : 0;
 }
 
 /* both hulls of S (the intervals marked in in[]) into h; -ENOMEM */
@@ -512,7 +564,6 @@ static int build_hull(const struct ivs *v, const unsigned char *in, struct hull 
 {
 	struct hull_job hj[EST_THREADS];
 	struct ids up = { 0 }, lo = { 0 };
-	struct chain cu = { 0 }, cl = { 0 };
 	int n = njobs_for(v->n), err = 0;
 	/* whole chunks to each job, so that the chunks are those of one pass */
 	size_t chunks = (v->n + HULL_CHUNK - 1) / HULL_CHUNK;
@@ -535,30 +586,33 @@ static int build_hull(const struct ivs *v, const unsigned char *in, struct hull 
 		free(hj[q].up.id);
 		free(hj[q].lo.id);
 	}
-	if (!err)
-		err = chain_alloc(&cu, up.n) || chain_alloc(&cl, lo.n);
-	if (!err) {
-		chain_final(v, &up, 1, &cu);
-		chain_final(v, &lo, 0, &cl);
-		h->x = malloc((cu.k + cl.k + 1) * sizeof(*h->x));
-		h->y = malloc((cu.k + cl.k + 1) * sizeof(*h->y));
-		err = !h->x || !h->y;
+	if (err) {
+		free(up.id);
+		free(lo.id);
+		return -ENOMEM;
 	}
-	if (!err) {
-		memcpy(h->x, cu.x, cu.k * sizeof(*h->x));
-		memcpy(h->y, cu.y, cu.k * sizeof(*h->y));
-		memcpy(h->x + cu.k, cl.x, cl.k * sizeof(*h->x));
-		memcpy(h->y + cu.k, cl.y, cl.k * sizeof(*h->y));
-		h->nup = cu.k;
-		h->nlo = cl.k;
+	return hull_from(v, &up, &lo, h);
+}
+
+/*
+ * The hulls of S grown by the members marked new (in[i] == NEW) since h was
+ * built, none having left: the hull of a union is the hull of one part's
+ * hull vertices and the other part, so only those are chained.
+ */
+static int grow_hull(const struct ivs *v, const unsigned char *in, struct hull *h)
+{
+	struct ids up = { 0 }, lo = { 0 };
+	int err = ids_add(&up, h->id, h->nup) || ids_add(&lo, h->id + h->nup, h->nlo);
+
+	for (size_t i = 0; i < v->n && !err; i++)
+		if (in[i] == NEW)
+			err = ids_add(&up, &(uint64_t){ i }, 1) || ids_add(&lo, &(uint64_t){ i }, 1);
+	if (err) {
+		free(up.id);
+		free(lo.id);
+		return -ENOMEM;
 	}
-	free(up.id);
-	free(lo.id);
-	chain_free(&cu);
-	chain_free(&cl);
-	if (err)
-		hull_free(h);
-	return err ? -ENOMEM : 0;
+	return hull_from(v, &up, &lo, h);
 }
 
 /* gap(b) over the members of S: max(lo - b dt) - min(hi - b dt) */
@@ -803,7 +857,7 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 	struct ivs v = { src, n, 0, 0 };
 	struct hull h = { 0 };
 	unsigned char *in = NULL;
-	int64_t k, prev;
+	int64_t k, prev, dropped;
 	size_t i, m, nw, stride, nvalid;
 	int pass, err = -ENOMEM;
 
@@ -818,7 +872,7 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 	v.t0 = fit->t0;
 	v.base = fit->base;
 
-	in = malloc(n);
+	in = calloc(n, 1);	/* no member yet: the first marks are all new */
 	if (grid_iv < 1)
 		grid_iv = 1;
 	stride = (n + grid_iv - 1) / grid_iv;
@@ -898,13 +952,16 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 		step /= GRID_SHRINK;
 	}
 
-	/* 2. the agreeing set fixes the line; refit once with its tolerance */
+	/* 2. the agreeing set fixes the line; refit with its tolerance until S stays */
 	a = (L + R) / 2;
 	b = bbest;
-	k = mark(&v, a, b, w, in);
+	k = mark(&v, a, b, w, in, &dropped);
 	prev = -1;
 	for (pass = 0; pass < REFITS && k != prev; pass++) {
-		if (build_hull(&v, in, &h))
+		/* S only grew, by few: the last hulls and the new members make the new ones */
+		int grow = pass && !dropped && k - prev <= (int64_t)(n / GROW_MAX);
+
+		if (grow ? grow_hull(&v, in, &h) : build_hull(&v, in, &h))
 			goto out;
 		b = best_drift(&h, -max_drift, max_drift);
 		b = least_drift(&h, b);
@@ -912,7 +969,7 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 		a = (lo + hi) / 2;
 		fit->tol = (double)slack_ns + fmax(0, (lo - hi) / 2);
 		prev = k;
-		k = mark(&v, a, b, fit->tol, in);
+		k = mark(&v, a, b, fit->tol, in, &dropped);
 	}
 	fit->a = a;
 	fit->b = b;
@@ -936,6 +993,7 @@ int ntp_join__fit_zero(const struct ntp_join_iv *src, size_t n, int64_t slack_ns
 {
 	struct ivs v = { src, n, 0, 0 };
 	unsigned char *in = NULL;
+	int64_t dropped;
 	int err = -ENOMEM;
 
 	memset(fit, 0, sizeof(*fit));
@@ -945,10 +1003,10 @@ int ntp_join__fit_zero(const struct ntp_join_iv *src, size_t n, int64_t slack_ns
 	fit->t0 = centre_time(src, n);
 	/* base 0: on one clock the offsets are the small gaps between the two sides' times */
 	v.t0 = fit->t0;
-	in = malloc(n);
+	in = calloc(n, 1);
 	if (!in)
 		goto out;
-	fit->support = mark(&v, 0, 0, fit->tol, in);
+	fit->support = mark(&v, 0, 0, fit->tol, in, &dropped);
 	fit->spread = median_width(&v, in, (size_t)fit->support, &err);
 	err = err ? -ENOMEM : 0;
 out:
