@@ -426,7 +426,8 @@ static int order_side(struct ntp_jside *s, int host)
 
 /*
  * One side's sort at a time: each needs a buffer as large as its order
- * (16 bytes a command), and two at once would be the load's peak.
+ * (16 bytes a command, which then holds its rows), and two at once would be
+ * the load's peak.
  */
 static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
 

@@ -15,8 +15,9 @@
  *	join_est.c      the offset and drift estimate
  *
  * The rows the join works on are compact copies of what it needs (key, the
- * times of the offset bound, ids), 40 to 56 bytes a command; everything
- * else is read from the recordings once, by the query over temp.joined.
+ * times of the offset bound, ids): 32 bytes a target command, 42 a host
+ * command; everything else is read from the recordings once, by the query
+ * over temp.joined or by the summary's scan (join_stages.c).
  */
 #ifndef NTP_JOIN_PRIV_H
 #define NTP_JOIN_PRIV_H
