@@ -350,9 +350,23 @@ static double cross(double ox, double oy, double ax, double ay, double px, doubl
 	return (ax - ox) * (py - oy) - (ay - oy) * (px - ox);
 }
 
-/* one step of a chain: interval id's point (x, y) onto it; upper keeps clockwise turns */
+/*
+ * One step of a chain: interval id's point (x, y) onto it; upper keeps
+ * clockwise turns.  The points come in (t, index) order, so several may
+ * share an x in any order of y: of those only the highest (upper) or the
+ * lowest (lower) can be a vertex, and it must stay one whatever came
+ * before it at that x (a collinear vertical run would otherwise keep the
+ * last of them, not the extreme one).
+ */
 static void chain_add(struct chain *c, int upper, double x, double y, uint64_t id)
 {
+	if (c->k && c->x[c->k - 1] == x) {
+		double last = c->y[c->k - 1];
+
+		if (upper ? y <= last : y >= last)
+			return;		/* not beyond the point already there */
+		c->k--;			/* replaced by this one */
+	}
 	while (c->k >= 2) {
 		double t = cross(c->x[c->k - 2], c->y[c->k - 2], c->x[c->k - 1], c->y[c->k - 1], x, y);
 
@@ -875,7 +889,7 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 	in = calloc(n, 1);	/* no member yet: the first marks are all new */
 	if (grid_iv < 1)
 		grid_iv = 1;
-	stride = (n + grid_iv - 1) / grid_iv;
+	stride = n / grid_iv + (n % grid_iv != 0);
 	m = (n + stride - 1) / stride;
 	wk = malloc(m * sizeof(*wk));
 	memset(jobs, 0, sizeof(jobs));
@@ -957,7 +971,8 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 	b = bbest;
 	k = mark(&v, a, b, w, in, &dropped);
 	prev = -1;
-	for (pass = 0; pass < REFITS && k != prev; pass++) {
+	/* until S stays: as many members, none of them another's */
+	for (pass = 0; pass < REFITS && (k != prev || dropped); pass++) {
 		/* S only grew, by few: the last hulls and the new members make the new ones */
 		int grow = pass && !dropped && k - prev <= (int64_t)(n / GROW_MAX);
 

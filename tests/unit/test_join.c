@@ -954,6 +954,29 @@ static void estimate__chunks_and_threads__one_pass_result(void **state)
 	check_step2_exact(65536, 600000000000ll, 2000, 50000, false, NTP_JOIN_GRID_IV_FEW_FALSE);
 }
 
+/*
+ * Three intervals of one host time, the highest low end in the middle of
+ * them (in index order), and one more later: the upper hull keeps the
+ * highest at that time (lib/join/join_est.c, chain_add), so the line sits
+ * in the band all four leave, [50, 60] at that time, with no slack.  A chain
+ * that kept the last of a vertical run put it at 45, outside the second.
+ */
+static void estimate__equal_times__highest_low_end_kept(void **state)
+{
+	struct ntp_join_iv iv[4] = {
+		{ 1000000000, -100, 60 }, { 1000000000, 50, 100 }, { 1000000000, 30, 100 },
+		{ 2000000000, -100, 100 },
+	};
+	struct ntp_join_fit fit;
+	double o;
+
+	(void)state;
+	assert_int_equal(ntp_join__estimate(iv, 4, 500e-6, 0, NTP_JOIN_GRID_IV_FEW_FALSE, &fit), 0);
+	assert_int_equal(fit.support, 4);
+	o = (double)fit.base + fit.a + fit.b * (double)(iv[1].t - fit.t0);
+	assert_true(o >= 50 && o <= 60);
+}
+
 /* xorshift64: the data of the test below, as found (another generator's need not fail) */
 static uint64_t xs_next(uint64_t *s)
 {
@@ -1108,6 +1131,7 @@ int main(void)
 		cmocka_unit_test(estimate__many_outliers__consensus_line),
 		cmocka_unit_test(estimate__chunks_and_threads__one_pass_result),
 		cmocka_unit_test(estimate__small_grid_sample__line_of_every_interval),
+		cmocka_unit_test(estimate__equal_times__highest_low_end_kept),
 		cmocka_unit_test(join__random_recordings__exact_pairs_and_stages),
 		cmocka_unit_test(join__two_hosts_one_target__each_host_its_own_offset),
 		cmocka_unit_test(join__one_host_two_targets_same_cntlid__no_cross_pairs),
