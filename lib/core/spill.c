@@ -29,7 +29,8 @@ int ntp_spill__open(struct ntp_spill *s, size_t recsz)
 	s->recsz = recsz;
 	if (!dir || !*dir)
 		dir = "/tmp";
-	snprintf(s->dir, sizeof(s->dir), "%s", dir);
+	if (snprintf(s->dir, sizeof(s->dir), "%s", dir) >= (int)sizeof(s->dir))
+		return fail(s, ENAMETOOLONG);
 	if (!recsz || recsz > SPILL_BUF)
 		return fail(s, EINVAL);
 	snprintf(path, sizeof(path), "%s/ntprof-XXXXXX", s->dir);
@@ -64,6 +65,8 @@ int ntp_spill__put(struct ntp_spill *s, const void *rec)
 {
 	if (s->err)
 		return -s->err;
+	if (s->reading)
+		return fail(s, EINVAL);
 	if (s->len + s->recsz > SPILL_BUF && flush(s))
 		return -s->err;
 	memcpy(s->buf + s->len, rec, s->recsz);
@@ -74,8 +77,9 @@ int ntp_spill__put(struct ntp_spill *s, const void *rec)
 
 int ntp_spill__rewind(struct ntp_spill *s)
 {
-	if (s->err || flush(s))
+	if (s->err || (!s->reading && flush(s)))
 		return -s->err;
+	s->reading = 1;
 	if (lseek(s->fd, 0, SEEK_SET) < 0)
 		return fail(s, errno);
 	s->len = s->pos = 0;

@@ -19,15 +19,16 @@ struct ntp_spill {
 	unsigned char *buf;
 	size_t len, pos;	/* bytes in buf; the next read's place in buf */
 	uint64_t nrec;		/* records written */
+	int reading;		/* rewound: buf holds what was read, not what is to be written */
 	int err;		/* the first errno; nothing is written or read after it */
-	char dir[256];		/* where the file is, for the error line */
+	char dir[4096];		/* where the file is, for the error line */
 };
 
 /* a new empty scratch file for records of recsz bytes; 0 or -errno (s->err, s->dir set) */
 int ntp_spill__open(struct ntp_spill *s, size_t recsz);
-/* one record appended; 0 or -errno */
+/* one record appended, before the first rewind; 0 or -errno */
 int ntp_spill__put(struct ntp_spill *s, const void *rec);
-/* done writing: reading starts at the first record; 0 or -errno */
+/* done writing (or reading): reading starts at the first record; 0 or -errno */
 int ntp_spill__rewind(struct ntp_spill *s);
 /* the next record (valid until the next call), NULL at the end or on error (s->err) */
 const void *ntp_spill__next(struct ntp_spill *s);

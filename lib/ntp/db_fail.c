@@ -83,7 +83,7 @@ static char *damaged_file(sqlite3 *db)
 	return path;
 }
 
-int ntp_db__fail(sqlite3 *db, const char *path, const char *what)
+int ntp_db__fail_text(sqlite3 *db, const char *path, const char *what, char *buf, size_t len)
 {
 	int code = ntp_db__error_code(db), rc = sqlite3_errcode(db) & 0xff;
 	char *msg = strdup(sqlite3_errmsg(db)), *damaged = NULL;
@@ -94,13 +94,22 @@ int ntp_db__fail(sqlite3 *db, const char *path, const char *what)
 	if (damaged)
 		path = damaged;
 	if (rc == SQLITE_INTERRUPT)
-		ntp_error("%s: corrupt: %s: stopped after more work than a recording of its size needs (a crafted or damaged file)",
-			  path, what);
+		snprintf(buf, len, "%s: corrupt: %s: stopped after more work than a recording of its size needs (a crafted or damaged file)",
+			 path, what);
 	else if (code == NTP_EXIT_CORRUPT)
-		ntp_error("%s: corrupt: %s: %s", path, what, msg ? msg : "?");
+		snprintf(buf, len, "%s: corrupt: %s: %s", path, what, msg ? msg : "?");
 	else
-		ntp_error("%s: %s: %s", path, what, msg ? msg : "?");
+		snprintf(buf, len, "%s: %s: %s", path, what, msg ? msg : "?");
 	free(msg);
 	free(damaged);
+	return code;
+}
+
+int ntp_db__fail(sqlite3 *db, const char *path, const char *what)
+{
+	char line[NTP_DB_FAIL_LINE];
+	int code = ntp_db__fail_text(db, path, what, line, sizeof(line));
+
+	ntp_error("%s", line);
 	return code;
 }

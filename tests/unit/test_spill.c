@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * lib/core/spill.c: records of an odd size (25 bytes, the join's target
- * stages) come back in order and whole across the buffer's edges, the end
- * is NULL, the file is unlinked at once, and a missing $TMPDIR is an error
- * that names it.
+ * stages) come back in order and whole across the buffer's edges, and again
+ * after a second rewind; the end is NULL, the file is unlinked at once, and
+ * a missing or too long $TMPDIR is an error that names it.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,6 +69,17 @@ static void records__back_in_order_across_buffers(void **state)
 	}
 	assert_null(ntp_spill__next(&s));
 	assert_int_equal(s.err, 0);
+	/* read again from the first: the same records, none added by the rewind */
+	assert_int_equal(ntp_spill__rewind(&s), 0);
+	for (uint32_t i = 0; i < NREC; i++) {
+		r = ntp_spill__next(&s);
+		assert_non_null(r);
+		fill(want, i);
+		assert_memory_equal(r, want, RECSZ);
+	}
+	assert_null(ntp_spill__next(&s));
+	/* written once: nothing is appended after a rewind */
+	assert_int_equal(ntp_spill__put(&s, want), -EINVAL);
 	ntp_spill__close(&s);
 	unsetenv("TMPDIR");
 	assert_int_equal(rmdir(dir), 0);
@@ -104,12 +115,28 @@ static void missing_tmpdir__error_names_it(void **state)
 	unsetenv("TMPDIR");
 }
 
+static void long_tmpdir__refused_not_cut(void **state)
+{
+	char dir[5000];
+	struct ntp_spill s;
+
+	(void)state;
+	memset(dir, 'a', sizeof(dir) - 1);
+	dir[0] = '/';
+	dir[sizeof(dir) - 1] = '\0';
+	setenv("TMPDIR", dir, 1);
+	assert_int_equal(ntp_spill__open(&s, RECSZ), -ENAMETOOLONG);
+	ntp_spill__close(&s);
+	unsetenv("TMPDIR");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(records__back_in_order_across_buffers),
 		cmocka_unit_test(empty__ends_at_once),
 		cmocka_unit_test(missing_tmpdir__error_names_it),
+		cmocka_unit_test(long_tmpdir__refused_not_cut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
