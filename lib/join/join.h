@@ -213,7 +213,6 @@ typedef int (*ntp_join_stages_fn)(void *ctx, const struct ntp_join_stages *s);
 #define NTP_JOIN_SCAN_PARTS 4
 int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn, void **ctx);
 
-
 /*
  * After ntp_join__run on one host side and one target side (a host and a
  * target recording, or one "-r both" recording): write them, joined, into
