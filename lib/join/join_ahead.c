@@ -49,15 +49,6 @@ struct ntp_jahead {
 	char msg[NTP_DB_FAIL_LINE];	/* its line, "" when printed already */
 };
 
-/* columns first .. first + n - 1 of st's row all integers, as every stage is */
-static bool integers(sqlite3_stmt *st, int first, int n)
-{
-	for (int c = first; c < first + n; c++)
-		if (sqlite3_column_type(st, c) != SQLITE_INTEGER)
-			return false;
-	return true;
-}
-
 static int spill_fail(struct ntp_jahead *a, const char *doing)
 {
 	snprintf(a->msg, sizeof(a->msg), "join: cannot %s a scratch file in %s (TMPDIR): %s", doing,
@@ -98,7 +89,7 @@ static int read_file(struct ntp_jahead *a, const struct ahead_file *af)
 			.residence = sqlite3_column_int64(st, 0),
 			.target_driver = sqlite3_column_int64(st, 1),
 			.storage = sqlite3_column_int64(st, 2),
-			.not_number = !integers(st, 0, 3),
+			.not_number = !ntp_join__integers(st, 0, 3),
 		};
 
 		if (ntp_spill__put(&a->spill, &tv)) {

@@ -170,6 +170,15 @@ struct ntp_join {
 	int joined_role;		/* that file is a joined recording (meta role joined) */
 };
 
+/* columns first .. first + n - 1 of st's row all integers, as every stage is */
+static inline bool ntp_join__integers(sqlite3_stmt *st, int first, int n)
+{
+	for (int c = first; c < first + n; c++)
+		if (sqlite3_column_type(st, c) != SQLITE_INTEGER)
+			return false;
+	return true;
+}
+
 /* join_api.c */
 int ntp_join__sql_fail(sqlite3 *db, const char *what);
 int ntp_join__nomem(void);

@@ -65,20 +65,11 @@ static void host_row(struct ntp_join_stages *s, sqlite3_stmt *st, int first, int
 		s->app = (struct ntp_app_row){ NTP_APP_ROW_NONE };
 }
 
-/* columns first .. first + n - 1 of st's row all integers, as every stage is */
-static bool integers(sqlite3_stmt *st, int first, int n)
-{
-	for (int c = first; c < first + n; c++)
-		if (sqlite3_column_type(st, c) != SQLITE_INTEGER)
-			return false;
-	return true;
-}
-
 /* the host's columns from e2e on, and the target's: network = network* - residence */
 static void host_stages(struct ntp_join_stages *s, sqlite3_stmt *st, int e2e_col,
 			const struct ntp_jtstages *tv)
 {
-	s->not_number = tv->not_number || !integers(st, e2e_col, 4);
+	s->not_number = tv->not_number || !ntp_join__integers(st, e2e_col, 4);
 	s->overflow = false;
 	s->e2e = sqlite3_column_int64(st, e2e_col);
 	s->stage[0] = sqlite3_column_int64(st, e2e_col + 1);

@@ -42,12 +42,27 @@ static int entries(const char *dir)
 	return n;
 }
 
+/* records 0 .. NREC - 1 read back, then the end */
+static void read_back(struct ntp_spill *s)
+{
+	unsigned char want[RECSZ];
+
+	for (uint32_t i = 0; i < NREC; i++) {
+		const unsigned char *r = ntp_spill__next(s);
+
+		assert_non_null(r);
+		fill(want, i);
+		assert_memory_equal(r, want, RECSZ);
+	}
+	assert_null(ntp_spill__next(s));
+	assert_int_equal(s->err, 0);
+}
+
 static void records__back_in_order_across_buffers(void **state)
 {
 	char dir[] = "/tmp/ntprof-test-spill-XXXXXX";
 	unsigned char want[RECSZ];
 	struct ntp_spill s;
-	const unsigned char *r;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
@@ -61,23 +76,10 @@ static void records__back_in_order_across_buffers(void **state)
 	}
 	assert_int_equal(s.nrec, NREC);
 	assert_int_equal(ntp_spill__rewind(&s), 0);
-	for (uint32_t i = 0; i < NREC; i++) {
-		r = ntp_spill__next(&s);
-		assert_non_null(r);
-		fill(want, i);
-		assert_memory_equal(r, want, RECSZ);
-	}
-	assert_null(ntp_spill__next(&s));
-	assert_int_equal(s.err, 0);
+	read_back(&s);
 	/* read again from the first: the same records, none added by the rewind */
 	assert_int_equal(ntp_spill__rewind(&s), 0);
-	for (uint32_t i = 0; i < NREC; i++) {
-		r = ntp_spill__next(&s);
-		assert_non_null(r);
-		fill(want, i);
-		assert_memory_equal(r, want, RECSZ);
-	}
-	assert_null(ntp_spill__next(&s));
+	read_back(&s);
 	/* written once: nothing is appended after a rewind */
 	assert_int_equal(ntp_spill__put(&s, want), -EINVAL);
 	ntp_spill__close(&s);
