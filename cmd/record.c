@@ -23,6 +23,7 @@
 #include "lib/collect/attach.h"
 #include "lib/collect/kernel_probe.h"
 #include "lib/core/filter.h"
+#include "lib/core/tmpdir.h"
 #include "lib/join/join.h"
 #include "lib/ntp/db_write.h"
 #include "lib/record/record_child.h"
@@ -176,10 +177,8 @@ struct tmp_output {
 
 static int tmp_output_create(struct tmp_output *t)
 {
-	const char *base = getenv("TMPDIR");
+	const char *base = ntp_tmpdir();
 
-	if (!base || !*base)
-		base = "/tmp";
 	snprintf(t->dir, sizeof(t->dir), "%s/ntprof-record-XXXXXX", base);
 	if (!mkdtemp(t->dir)) {
 		ntp_error("creating a temporary directory in %s: %s", base, strerror(errno));

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "lib/core/spill.h"
+#include "lib/core/tmpdir.h"
 
 /* a whole number of records, about a megabyte: few system calls */
 #define SPILL_BUF (1u << 20)
@@ -21,15 +22,12 @@ static int fail(struct ntp_spill *s, int e)
 
 int ntp_spill__open(struct ntp_spill *s, size_t recsz)
 {
-	const char *dir = getenv("TMPDIR");
 	char path[sizeof(s->dir) + 32];
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
 	s->recsz = recsz;
-	if (!dir || !*dir)
-		dir = "/tmp";
-	if (snprintf(s->dir, sizeof(s->dir), "%s", dir) >= (int)sizeof(s->dir))
+	if (snprintf(s->dir, sizeof(s->dir), "%s", ntp_tmpdir()) >= (int)sizeof(s->dir))
 		return fail(s, ENAMETOOLONG);
 	if (!recsz || recsz > SPILL_BUF)
 		return fail(s, EINVAL);

@@ -87,39 +87,30 @@ void ntp_join__huge_pages(void *p, size_t len)
  * dense: max - min + 1), so that the arrays are allocated once and not
  * copied while growing; past that, doubling.
  */
+/* *p resized to n elements of sz bytes; 0 or -ENOMEM (*p left as it was) */
+static int resize(void *p, size_t n, size_t sz)
+{
+	void **pp = p, *q = realloc(*pp, n * sz);
+
+	if (!q)
+		return -ENOMEM;
+	*pp = q;
+	return 0;
+}
+
 static int grow(struct ntp_jside *s, size_t *cap, size_t rowsz, int64_t expect, int host)
 {
 	size_t ncap = *cap ? 2 * *cap : 65536;
-	void *r, *o, *i;
 
 	if (expect > 0 && s->n + (size_t)expect > *cap)
 		ncap = s->n + (size_t)expect;
-	r = realloc(s->rows, ncap * rowsz);
-	if (!r)
+	if (resize(&s->rows, ncap, rowsz) || resize(&s->order, ncap, sizeof(*s->order)) ||
+	    (s->ids && resize(&s->ids, ncap, sizeof(*s->ids))) ||
+	    (host && (resize(&s->ctrl, ncap, sizeof(*s->ctrl)) ||
+		      resize(&s->start, ncap, sizeof(*s->start)))))
 		return -ENOMEM;
-	s->rows = r;
-	o = realloc(s->order, ncap * sizeof(*s->order));
-	if (!o)
-		return -ENOMEM;
-	s->order = o;
 	ntp_join__huge_pages(s->rows, ncap * rowsz);
 	ntp_join__huge_pages(s->order, ncap * sizeof(*s->order));
-	if (s->ids) {
-		i = realloc(s->ids, ncap * sizeof(*s->ids));
-		if (!i)
-			return -ENOMEM;
-		s->ids = i;
-	}
-	if (host) {
-		i = realloc(s->ctrl, ncap * sizeof(*s->ctrl));
-		if (!i)
-			return -ENOMEM;
-		s->ctrl = i;
-		i = realloc(s->start, ncap * sizeof(*s->start));
-		if (!i)
-			return -ENOMEM;
-		s->start = i;
-	}
 	*cap = ncap;
 	return 0;
 }
@@ -290,8 +281,8 @@ static int load_target(struct ntp_join *j, int fi, size_t *cap)
 /*
  * Stable LSD radix sort by hash, tmp as large as a: eight passes of 8-bit
  * digits end in a.  A pass writes to 256 places at once, which the caches
- * hold: at ten million keys it sorts in half the time four passes of 16-bit
- * digits (65536 places) took.  One read counts every digit.
+ * hold: ten million keys, sorted alone, take half the time four passes of
+ * 16-bit digits (65536 places) took.  One read counts every digit.
  */
 static int sort_hash(struct ntp_jkey *a, struct ntp_jkey *tmp, size_t n)
 {

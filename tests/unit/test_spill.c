@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "lib/core/spill.h"
+#include "lib/core/tmpdir.h"
 
 #define RECSZ 25
 /* several buffers' worth, the last one partly full */
@@ -132,6 +133,18 @@ static void long_tmpdir__refused_not_cut(void **state)
 	unsetenv("TMPDIR");
 }
 
+/* the rule record's temporary recording and the spill both follow */
+static void tmpdir__set_unset_empty(void **state)
+{
+	(void)state;
+	setenv("TMPDIR", "/var/tmp/x", 1);
+	assert_string_equal(ntp_tmpdir(), "/var/tmp/x");
+	setenv("TMPDIR", "", 1);
+	assert_string_equal(ntp_tmpdir(), "/tmp");
+	unsetenv("TMPDIR");
+	assert_string_equal(ntp_tmpdir(), "/tmp");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -139,6 +152,7 @@ int main(void)
 		cmocka_unit_test(empty__ends_at_once),
 		cmocka_unit_test(missing_tmpdir__error_names_it),
 		cmocka_unit_test(long_tmpdir__refused_not_cut),
+		cmocka_unit_test(tmpdir__set_unset_empty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
