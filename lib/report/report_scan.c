@@ -144,8 +144,9 @@ static int id_range(sqlite3 *db, const char *path, int64_t *lo, int64_t *hi)
 	sqlite3_stmt *st;
 	int rc;
 
-	rc = ntp_report__one_row(db, path, "SELECT min(id), max(id) FROM host_io",
-				 "cannot read the commands", &st);
+	/* two subqueries: SQLite finds a lone min() or max() in the B-tree, both at once by a scan */
+	rc = ntp_report__one_row(db, path, "SELECT (SELECT min(id) FROM host_io),"
+				 " (SELECT max(id) FROM host_io)", "cannot read the commands", &st);
 	if (rc)
 		return rc;
 	*lo = sqlite3_column_int64(st, 0);
