@@ -108,7 +108,9 @@ SELECT id,
        (recv - sent) - r2t_host AS network_star_ns,
        h_start_ns, h_done_ns,
        -- the points the stages are made of, for the finer stages of readers
-       h_queue_ns, sent AS sent_ns, r2t_host AS r2t_host_ns, recv AS recv_ns
+       h_queue_ns, sent AS sent_ns, r2t_host AS r2t_host_ns, recv AS recv_ns,
+       -- the rest of the join's key (with qid, cid, slba, nlb above)
+       nsid, cntlid, opcode
 FROM (
     SELECT *,
            CASE WHEN h_r2t_ns IS NOT NULL AND h_data_sent_ns IS NOT NULL
@@ -147,7 +149,8 @@ SELECT id, io_type, bytes, namespace, app_kind, pid, tid, comm, cgroup_id,
        h_app_submit_ns, h_app_done_ns, h_app_reap_ns,
        -- host_stages' other columns, as it has them
        path, controller, qid, cid, slba, nlb, status, h_start_ns, h_done_ns,
-       h_queue_ns, sent AS sent_ns, r2t_host AS r2t_host_ns, recv AS recv_ns
+       h_queue_ns, sent AS sent_ns, r2t_host AS r2t_host_ns, recv AS recv_ns,
+       nsid, cntlid, opcode
 FROM (
     SELECT *,
            CASE opcode WHEN 1 THEN 'write' WHEN 2 THEN 'read' ELSE 'other' END AS io_type,
@@ -175,7 +178,9 @@ SELECT id,
        (t_sent_ns - t_recv_ns) - r2t_wait AS residence_ns,
        t_recv_ns, t_sent_ns,
        -- the points the stages are made of, for the finer stages of readers
-       submit AS submit_ns, cmpl AS cmpl_ns, r2t_wait AS r2t_wait_ns
+       submit AS submit_ns, cmpl AS cmpl_ns, r2t_wait AS r2t_wait_ns,
+       -- the rest of the join's key (with qid, cid, slba, nlb above)
+       nsid, cntlid, opcode
 FROM (
     SELECT *,
            COALESCE(t_submit_ns, t_recv_ns) AS submit,

@@ -50,13 +50,17 @@
  * still picks one occurrence of a key, where t_sent is not quite: on
  * loopback the target's exit hook may fire after the host completed.
  *
- * Scale: each side is read once into compact rows (key hash, the bound's
- * times, ids) sorted by key and time, and every step after that - the
- * sample, the candidates, the binding, the matching - is a merge of the two
- * sides key by key, linear in the commands whatever the key reuse
- * (lib/join/join_priv.h).  The stage arithmetic stays in SQL: temp.joined reads
- * each matched pair's two rows from the recordings by id, through the
- * schema's views, as the query runs.
+ * Scale: each side is read once, by several readers at once (one a CPU,
+ * each its share of every file's ids), into compact rows (key hash, the
+ * bound's times, ids) sorted by key and time, and every step after that -
+ * the sample, the candidates, the binding, the matching - is a merge of the
+ * two sides key by key, linear in the commands whatever the key reuse
+ * (lib/join/join_priv.h).  The stage arithmetic stays in SQL: temp.joined
+ * reads each matched pair's two rows from the recordings by id, through the
+ * schema's views, as the query runs; and the summary report, which needs
+ * every matched command's stages and nothing else, has the join read them
+ * through the same views in the one reading of each file, and keep them
+ * until the matching says which go together (opts.tag, join_keep.c).
  */
 #ifndef NTP_JOIN_H
 #define NTP_JOIN_H
@@ -76,17 +80,39 @@ enum ntp_join_side {
 	NTP_JOIN_TARGET = 1 << 1,	/* the file has target_io rows to join */
 };
 
+/* the most readers a join runs at once (one a CPU); a caller of opts.tag gives as many contexts */
+#define NTP_JOIN_READERS 4
+
+/* what a tag function (ntp_join_opts.tag) sees of a host command as the join reads it */
+struct ntp_join_host_row {
+	int host_file;		/* index of ntp_join__file() */
+	const char *io_type, *ns, *path;	/* host_stages' io_type, namespace, path */
+	int64_t bytes, qid, h_start_ns;
+};
+
+/* a host command whose stages are not wanted (a read filter left it out) */
+#define NTP_JOIN_UNTAGGED UINT32_MAX
+
+/* *tag for the command: below NTP_JOIN_UNTAGGED, or that; 0, or -ENOMEM to stop the join */
+typedef int (*ntp_join_tag_fn)(void *ctx, const struct ntp_join_host_row *row, uint32_t *tag);
+
 struct ntp_join_opts {
 	int64_t slack_ns;	/* added to the measured tolerance; default 1000 */
 	int64_t min_support;	/* pairs that must agree on an offset; default 8 */
 	double max_drift;	/* largest |drift| searched; default 500e-6 */
 	int fresh;		/* pair a "-r both" recording anew, not by its stored pairing */
 	/*
-	 * The caller will call ntp_join__scan_stages: the target files' stages
-	 * are read from the end of their load on, on a thread of their own,
-	 * while the host's load and the join run (lib/join/join_ahead.c).
+	 * Set for a caller of ntp_join__scan_stages: every command's stages
+	 * are read with its key, through the stage views, and kept in scratch
+	 * files until the matching (lib/join/join_keep.c), so that each file
+	 * is read once.  Reader w (below NTP_JOIN_READERS, several at once)
+	 * calls tag(tag_ctx[w], ...) for every host command it reads, and the
+	 * scan gives the command's stages back with the tag, to the same
+	 * tag_ctx[w].  In this mode temp.joined lists the matched commands in
+	 * the host files' storage order.
 	 */
-	int read_ahead;
+	ntp_join_tag_fn tag;
+	void *tag_ctx[NTP_JOIN_READERS];
 };
 
 /*
@@ -170,25 +196,25 @@ int ntp_join__check(sqlite3 *db, const char *const *schemas, const char *const *
  * Open paths[0..n) in any order and any mix (a host and a target, several
  * hosts and one target, one host and several targets, or one "-r both"
  * file): a private in-memory connection ATTACHes each read-only as
- * "ntp<i>", checks them (ntp_join__check) and loads their rows into TEMP
- * tables.  opts may be NULL.  Returns 0 or an NTP_EXIT_* code.
+ * "ntp<i>" and checks them (ntp_join__check).  opts may be NULL; what its
+ * tag contexts point to need only be ready for ntp_join__run.  Returns 0 or
+ * an NTP_EXIT_* code.
  */
 int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
 		   const struct ntp_join_opts *opts);
 
 /*
- * Estimate offsets, pair commands, create temp.joined; 0 or NTP_EXIT_*.
- * Once per ntp_join__open: the compact rows are freed when it returns.
+ * Read the files, estimate offsets, pair commands, create temp.joined; 0
+ * or NTP_EXIT_*.  Once per ntp_join__open: the compact rows are freed when
+ * it returns.
  */
 int ntp_join__run(struct ntp_join *j);
 
 /* one matched command's stages, as temp.joined has them */
 struct ntp_join_stages {
 	int host_file;		/* index of ntp_join__file() */
-	const char *io_type, *ns;	/* host_stages' io_type, namespace */
-	const char *path;	/* host_stages' path (the path disk with multipath) */
-	int64_t bytes, e2e;
-	int64_t qid, h_start_ns;	/* for the readers' filters (lib/report/report_filter.h) */
+	uint32_t tag;		/* what opts.tag gave the host command */
+	int64_t e2e;
 	int64_t stage[5];	/* block, driver, network, target_driver, storage */
 	/* an impossible command: a time that is no integer, a difference that overflows */
 	bool not_number, overflow;
@@ -200,18 +226,14 @@ struct ntp_join_stages {
 typedef int (*ntp_join_stages_fn)(void *ctx, const struct ntp_join_stages *s);
 
 /*
- * After ntp_join__run: the stages of every matched command, in no
- * particular order, read by one scan of each file's stage view instead of
- * by id through temp.joined (several times faster).  The target's were
- * read ahead (opts.read_ahead; read now if they were not); the host's are
- * read in nparts ranges at once, on threads: host part i calls fn with
- * ctx[i] (one part for a side whose ids are not dense).  The scan is the
- * join's last reader: it frees the matches, and temp.join_matches
- * (temp.joined) refuses to be read after it.  0, fn's nonzero return, or
- * NTP_EXIT_*.
+ * After ntp_join__run with opts.tag: the stages of every matched command
+ * whose tag is not NTP_JOIN_UNTAGGED, from the scratch files, in no
+ * particular order: fn(opts.tag_ctx[w], ...) for the commands reader w
+ * read (readers run at once, on threads).  The scan is the join's last
+ * reader: it frees the matches, and temp.join_matches (temp.joined)
+ * refuses to be read after it.  0, fn's nonzero return, or NTP_EXIT_*.
  */
-#define NTP_JOIN_SCAN_PARTS 4
-int ntp_join__scan_stages(struct ntp_join *j, int nparts, ntp_join_stages_fn fn, void **ctx);
+int ntp_join__scan_stages(struct ntp_join *j, ntp_join_stages_fn fn);
 
 /*
  * After ntp_join__run on one host side and one target side (a host and a

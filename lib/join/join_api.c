@@ -22,6 +22,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +56,7 @@ static int step_done(sqlite3 *db, sqlite3_stmt *st, const char *what)
 	return rc == SQLITE_DONE ? 0 : sql_fail(db, what);
 }
 
-static int64_t query_int(sqlite3 *db, const char *sql, int64_t def)
+int64_t ntp_join__query_int(sqlite3 *db, const char *sql, int64_t def)
 {
 	sqlite3_stmt *st;
 	int64_t v = def;
@@ -256,7 +257,7 @@ static int check_target_tables(struct ntp_join *j, int fi)
 		return 0;
 	snprintf(sql, sizeof(sql), "SELECT count(*) FROM \"%s\".sqlite_schema"
 		 " WHERE name IN ('target_io', 'target_stages')", j->files[fi].schema);
-	if (query_int(j->db, sql, 0) != 2) {
+	if (ntp_join__query_int(j->db, sql, 0) != 2) {
 		ntp_error("cannot join %s: a %s recording without the target_io table",
 			  j->files[fi].path, j->files[fi].role);
 		return NTP_EXIT_MISMATCH;
@@ -270,7 +271,7 @@ static int has_pairing(struct ntp_join *j, const char *schema)
 	char sql[96];
 
 	snprintf(sql, sizeof(sql), "SELECT count(*) FROM \"%s\".join_clock", schema);
-	return query_int(j->db, sql, 0) > 0;
+	return ntp_join__query_int(j->db, sql, 0) > 0;
 }
 
 /*
@@ -344,8 +345,10 @@ int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
 		if (opts->max_drift > 0)
 			j->opts.max_drift = opts->max_drift;
 		j->opts.fresh = opts->fresh;
-		j->opts.read_ahead = opts->read_ahead;
+		j->opts.tag = opts->tag;
+		memcpy(j->opts.tag_ctx, opts->tag_ctx, sizeof(j->opts.tag_ctx));
 	}
+	pthread_mutex_init(&j->ctrl_lock, NULL);
 	/*
 	 * Large arrays come and go as the join runs (rows, candidates,
 	 * intervals, matches).  glibc's dynamic mmap threshold would serve the
@@ -392,8 +395,6 @@ int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
 		if (!err)
 			err = check_target_tables(j, i);
 	}
-	if (!err)
-		err = ntp_join__load(j);
 	if (!err)
 		err = ntp_join__register_rows(j);
 	if (err) {
@@ -581,7 +582,9 @@ int ntp_join__run(struct ntp_join *j)
 	j->fits = calloc(j->nfiles * j->nfiles, sizeof(*j->fits));
 	if (!j->pairs || !j->fits)
 		return ntp_join__nomem();
-	err = exec(j->db, "DELETE FROM temp.join_pairs", "starting the join");
+	err = ntp_join__load(j);
+	if (!err)
+		err = exec(j->db, "DELETE FROM temp.join_pairs", "starting the join");
 	if (!err && j->stored) {
 		/* a joined recording: the pairing it holds is the join */
 		err = ntp_join__load_stored(j);
@@ -620,9 +623,6 @@ save:
 	/* what the view reads is in j->matches now: the rows go */
 	j->host_rows = j->host.n;
 	j->target_rows = j->target.n;
-	j->host_dense = !j->host.ids;
-	memcpy(j->host_lo, j->host.file_lo, sizeof(j->host_lo));
-	memcpy(j->host_id0, j->host.id0, sizeof(j->host_id0));
 	ntp_join__free_rows(j);
 	return err;
 }
@@ -689,7 +689,7 @@ void ntp_join__close(struct ntp_join *j)
 {
 	if (!j)
 		return;
-	ntp_join__ahead_end(j);
+	ntp_join__keep_close(j);
 	sqlite3_close(j->db);
 	ntp_join__free_rows(j);
 	ntp_join__free_ids(j);
@@ -702,5 +702,6 @@ void ntp_join__close(struct ntp_join *j)
 	free(j->fits);
 	free(j->matches);
 	free(j->progress);
+	pthread_mutex_destroy(&j->ctrl_lock);
 	free(j);
 }

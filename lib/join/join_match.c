@@ -347,7 +347,9 @@ static int collect(struct ntp_join *j)
 			m->offset_ns = slot[i].offset_ns;
 			m->h_occ = slot[i].h_occ;
 			m->t_occ = slot[i].t_occ;
-			if (j->nmatches - first > 1 && cmp_match(m - 1, m, j->host.start) > 0)
+			/* no starts (opts.tag): nothing reads the order, load order stays */
+			if (j->host.start && j->nmatches - first > 1 &&
+			    cmp_match(m - 1, m, j->host.start) > 0)
 				sorted = 0;
 		}
 		if (!sorted)

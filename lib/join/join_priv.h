@@ -5,29 +5,34 @@
  *	join_api.c      attach and check the files, run the passes in order
  *	join_stored.c   a joined recording's own pairing, read back
  *	join_write.c    a joined recording written (ntprof join)
- *	join_load.c     each side's commands as compact rows, sorted by key and time
+ *	join_read.c     both sides of every file read at once, by several readers
+ *	join_load.c     the rows put in key and time order
+ *	join_keep.c     every command's stages kept until the matching, for the summary
  *	join_merge.c    the merges of one host file with one target file by key
  *	join_match.c    binding controllers, mutual-nearest matching, counts
  *	join_rows.c     the matched commands as SQL: temp.join_matches, temp.joined
- *	join_stages.c   their five stages by two scans, for the summary report
- *	join_ahead.c    the target's stages read while the join runs, for that scan
+ *	join_stages.c   their five stages from what was kept, for the summary report
  *	join_progress.c progress on stderr
  *	join_est.c      the offset and drift estimate
  *
  * The rows the join works on are compact copies of what it needs (key, the
- * times of the offset bound, ids): 32 bytes a target command, 42 a host
- * command; everything else is read from the recordings once, by the query
- * over temp.joined or by the summary's scan (join_stages.c).
+ * times of the offset bound, ids): 32 bytes a target command, 34 a host
+ * command (42 with the start temp.joined is ordered by); everything else is
+ * read from the recordings once, by the query over temp.joined, or kept
+ * for the summary's scan as the rows are read (join_keep.c).
  */
 #ifndef NTP_JOIN_PRIV_H
 #define NTP_JOIN_PRIV_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sqlite3.h>
 
+#include "lib/core/spill.h"
 #include "lib/join/join.h"
+#include "lib/ntp/db_app.h"
 
 /* a key seen at most this many host x target times: every pair is a candidate */
 #define NTP_JOIN_EST_ALL_PAIRS 256
@@ -83,7 +88,7 @@ struct ntp_jside {
 	struct ntp_jkey *order;	/* n entries */
 	/* the host's: each row's controller (index into ntp_join.ctrls) in key order */
 	uint16_t *ctrl;
-	/* and its h_start, in load order: the output order's */
+	/* and its h_start, in load order: temp.joined's order's (NULL with opts.tag) */
 	int64_t *start;
 	size_t file_lo[NTP_JOIN_MAX_FILES + 1];	/* file f is order[file_lo[f] .. file_lo[f + 1]) */
 	/*
@@ -136,8 +141,31 @@ struct ntp_jtstages {
 	bool not_number;
 } __attribute__((packed));
 
+/*
+ * A host command's (host_stages; host_app_stages' application stages where
+ * a file has them, else the record ends before app): 37 bytes, 77 with app.
+ */
+struct ntp_jhstages {
+	int64_t e2e, block, driver, network_star;
+	uint32_t tag;		/* opts.tag's */
+	bool not_number;	/* a stage that is no integer */
+	struct ntp_app_row app;
+} __attribute__((packed));
+
+/* the stages kept (join_keep.c): a scratch file a side, a record a command at its load index */
+struct ntp_jkeep {
+	struct ntp_spill host, target;
+	size_t hrecsz;
+	bool app[NTP_JOIN_MAX_FILES];	/* the file's host rows come from host_app_stages */
+};
+
+/* one reader's share of one side of a file: ids id_lo..id_hi, its n rows at load index idx on */
+struct ntp_jrange {
+	int64_t id_lo, id_hi;
+	size_t idx, n;
+};
+
 struct ntp_jprogress;
-struct ntp_jahead;
 
 struct ntp_join {
 	sqlite3 *db;
@@ -151,9 +179,15 @@ struct ntp_join {
 	struct ntp_join_counts counts;
 
 	struct ntp_jside host, target;
-	int64_t maxres[NTP_JOIN_MAX_FILES];	/* max t_sent - t_recv per target file */
+	int nreaders;
+	/* reader w's shares of file f: hrange[w][f], trange[w][f] */
+	struct ntp_jrange hrange[NTP_JOIN_READERS][NTP_JOIN_MAX_FILES];
+	struct ntp_jrange trange[NTP_JOIN_READERS][NTP_JOIN_MAX_FILES];
+	int counted;			/* the ranges were counted: a file's ids have gaps */
+	struct ntp_jkeep *keep;		/* opts.tag: the stages kept; else NULL */
 	struct ntp_jctrl *ctrls;
 	int nctrls;
+	pthread_mutex_t ctrl_lock;	/* the readers add controllers at once */
 
 	struct ntp_jcand *cands;
 	size_t ncands, capcands;
@@ -161,11 +195,7 @@ struct ntp_join {
 	size_t nmatches;
 	int matches_gone;		/* freed by ntp_join__scan_stages: nothing reads them after */
 	size_t host_rows, target_rows;	/* of the sides, kept when the rows go */
-	int host_dense;			/* and where the host's ids are */
-	size_t host_lo[NTP_JOIN_MAX_FILES + 1];
-	int64_t host_id0[NTP_JOIN_MAX_FILES];
 	struct ntp_jprogress *progress;
-	struct ntp_jahead *ahead;	/* the target's stages read ahead, or NULL */
 	int stored;			/* one file with its own pairing: read, not made */
 	int joined_role;		/* that file is a joined recording (meta role joined) */
 };
@@ -181,6 +211,8 @@ static inline bool ntp_join__integers(sqlite3_stmt *st, int first, int n)
 
 /* join_api.c */
 int ntp_join__sql_fail(sqlite3 *db, const char *what);
+/* the first column of sql's first row, def without one (or a NULL) */
+int64_t ntp_join__query_int(sqlite3 *db, const char *sql, int64_t def);
 int ntp_join__nomem(void);
 /* "file:PATH?mode=MODE", escaped; caller frees; NULL without memory */
 char *ntp_join__file_uri(const char *path, const char *mode);
@@ -193,7 +225,10 @@ int ntp_join__load_stored(struct ntp_join *j);
 /* join_clock.clock of c: "two clocks", "one recording", "one boot" */
 const char *ntp_join__clock_key(enum ntp_join_clock c);
 
-/* join_load.c: both sides of every file into j->host and j->target */
+/* join_read.c: both sides of every file into j->host and j->target, in load order */
+int ntp_join__read(struct ntp_join *j);
+
+/* join_load.c: both sides read (ntp_join__read), then put in key order */
 int ntp_join__load(struct ntp_join *j);
 void ntp_join__free_rows(struct ntp_join *j);
 /* ask for huge pages under an array read out of order (the kernel may refuse) */
@@ -231,22 +266,24 @@ int ntp_join__match(struct ntp_join *j);
 int ntp_join__register_rows(struct ntp_join *j);
 int ntp_join__create_view(struct ntp_join *j);
 
-/* join_ahead.c */
+/* join_keep.c */
+/* j->keep: which files have the application's stages, the scratch files; 0 or NTP_EXIT_* (printed) */
+int ntp_join__keep_open(struct ntp_join *j);
+void ntp_join__keep_close(struct ntp_join *j);
 /*
- * Once the target files are loaded: their stages read on a thread of its
- * own, into a scratch file in $TMPDIR.  0 or NTP_EXIT_*, printed; an error
- * of the reading itself is ntp_join__ahead_targets' to return.
+ * Reader w's host row of file fi in st, whose host_stages columns io_type,
+ * bytes, namespace, path, e2e_ns, block_ns, driver_ns, network_star_ns
+ * (then the application's, where the file has them) start at column first:
+ * tagged by opts.tag and its record put on run.  0, or -errno: run's error
+ * when run->err is set, else the tag's want of memory.
  */
-int ntp_join__read_ahead(struct ntp_join *j);
-/*
- * The records ntp_join__read_ahead() read, one per target command in load
- * order: tv[slot[idx]] = command idx's, for every idx whose slot is not
- * UINT32_MAX.  Starts the reading first if nothing did.  0 or NTP_EXIT_*,
- * printed.
- */
-int ntp_join__ahead_targets(struct ntp_join *j, const uint32_t *slot, struct ntp_jtstages *tv);
-/* the reader stopped and its file gone */
-void ntp_join__ahead_end(struct ntp_join *j);
+int ntp_join__keep_host(struct ntp_join *j, int w, int fi, sqlite3_stmt *st, int first,
+			int64_t qid, int64_t h_start_ns, struct ntp_spill_run *run);
+/* a target row's residence_ns, target_driver_ns, storage_ns from column first on; 0 or -errno */
+int ntp_join__keep_target(sqlite3_stmt *st, int first, struct ntp_spill_run *run);
+/* run's error as the one line (into msg) and the code (*err and returned) */
+int ntp_join__keep_fail(const struct ntp_join *j, const struct ntp_spill_run *run, char *msg,
+			size_t len, int *err);
 
 /* join_progress.c: a line on stderr once a join takes more than a second, on a terminal */
 struct ntp_jprogress *ntp_jprogress__new(void);

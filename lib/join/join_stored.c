@@ -217,7 +217,8 @@ int ntp_join__load_stored(struct ntp_join *j)
 		err = read_pairs(j);
 	if (err)
 		return err;
-	if (j->nmatches > 1)
+	/* no starts (opts.tag): nothing reads the order */
+	if (j->nmatches > 1 && j->host.start)
 		qsort_r(j->matches, j->nmatches, sizeof(*j->matches), cmp_stored, j->host.start);
 	j->pairs[0].matched = (int64_t)j->nmatches;
 	unmatched = (int64_t)j->host.n - (int64_t)j->nmatches - rejected;

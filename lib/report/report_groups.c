@@ -335,11 +335,40 @@ static int file_group_cmp(const void *a, const void *b)
 	return c ? c : ntp_report__group_cmp(x, y);
 }
 
+/* a group found and given no command: nothing to show */
+static bool empty(const struct ntp_report_group *g, const struct ntp_group_acc *a)
+{
+	uint64_t impossible = 0;
+
+	for (int w = 0; w < NTP_IMPOSSIBLE_MAX; w++)
+		impossible += g->impossible[w];
+	return !a->e2e.n && !impossible && !g->mismatched;
+}
+
+/* the groups given no command left out: a joined summary finds its groups as it reads */
+static void drop_empty(struct ntp_group_set *set)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < set->n; i++) {
+		if (empty(&set->g[i], &set->acc[i])) {
+			acc_free(&set->acc[i]);
+			free(set->g[i].io_type);
+			free(set->g[i].ns);
+			continue;
+		}
+		set->g[k] = set->g[i];
+		set->acc[k++] = set->acc[i];
+	}
+	set->n = k;
+}
+
 int ntp_group_set__finish(struct ntp_group_set *set, struct ntp_report_group **groups,
 			  size_t *ngroups)
 {
 	int err = 0;
 
+	drop_empty(set);
 	for (size_t i = 0; i < set->n; i++) {
 		ntp_samples__summarize(&set->acc[i].e2e, &set->g[i].e2e);
 		for (int s = 0; s < set->nstages; s++)

@@ -59,7 +59,7 @@ int ntp_group_set__add_app(struct ntp_group_set *set, size_t k, int64_t e2e,
 void ntp_group_set__impossible(struct ntp_group_set *set, size_t k, enum ntp_impossible why);
 /* moves src's samples into dst's groups; -ENOMEM */
 int ntp_group_set__merge(struct ntp_group_set *dst, struct ntp_group_set *src);
-/* summarizes and orders the groups, which *groups takes; set is left empty */
+/* summarizes and orders the groups (those given no command left out), which *groups takes; set is left empty */
 int ntp_group_set__finish(struct ntp_group_set *set, struct ntp_report_group **groups,
 			  size_t *ngroups);
 void ntp_group_set__free(struct ntp_group_set *set);

@@ -7,7 +7,8 @@
  * target recording alone shows the target's stages and its residence.  Each
  * file's header is read by report_header.c, and the commands are streamed
  * into the groups: a host recording's summary by report_scan.c's parallel
- * scan of host_stages, every other view by report_view.c.
+ * scan of host_stages, a joined one's as the join reads (report_join.c),
+ * every other view by report_view.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "lib/ntp/db_read.h"
 #include "lib/report/report_app.h"
 #include "lib/report/report_header.h"
+#include "lib/report/report_join.h"
 #include "lib/report/report_load.h"
 #include "lib/report/report_meta_check.h"
 #include "lib/report/report_model.h"
@@ -76,26 +78,40 @@ static int load_one(struct ntp_report *r, sqlite3 *db, const char *path)
 	return ntp_report__scan_view(r, db, path);
 }
 
+/*
+ * The summary is made as the join reads the files (report_join.h); every
+ * other view of joined recordings is read through temp.joined.
+ */
 static int load_joined(struct ntp_report *r, const char *const *paths, int n)
 {
 	int64_t hrows[NTP_JOIN_MAX_FILES], trows[NTP_JOIN_MAX_FILES];
-	/* the summary (ntp_join__scan_stages) has the target's stages read ahead */
-	struct ntp_join_opts jo = { .read_ahead = r->view == NTP_VIEW_JOINED };
+	struct ntp_join_opts jo = { 0 };
+	struct ntp_report_join *rj = NULL;
 	struct ntp_join *j;
-	int rc;
+	int rc = 0;
 
+	if (r->view == NTP_VIEW_JOINED)
+		rc = ntp_report_join__new(&rj, r, &jo);
 	/* the join checks the files first: a refusal is its one line */
-	rc = ntp_join__open(&j, paths, n, &jo);
-	if (rc)
+	if (!rc)
+		rc = ntp_join__open(&j, paths, n, &jo);
+	if (rc) {
+		ntp_report_join__free(rj);
 		return rc;
-	rc = ntp_join__run(j);
+	}
+	if (rj)
+		rc = ntp_report_join__prepare(rj, j, paths[0]);
+	if (!rc)
+		rc = ntp_join__run(j);
 	if (!rc)
 		rc = copy_join(r, j);
 	if (!rc)
-		rc = ntp_report__scan_join(r, j, paths[0]);
+		rc = rj ? ntp_report_join__scan(rj, j, paths[0]) :
+		     ntp_report__scan_view(r, ntp_join__db(j), paths[0]);
 	for (int i = 0; i < n; i++)
 		ntp_join__file_rows(j, i, &hrows[i], &trows[i]);
 	ntp_join__close(j);
+	ntp_report_join__free(rj);
 	for (int i = 0; i < n && !rc; i++) {
 		sqlite3 *db;
 

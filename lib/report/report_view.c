@@ -453,7 +453,7 @@ static int add_row(struct ntp_report *r, struct ntp_group_set *set, sqlite3_stmt
  * refused a mix of transports, so its first file (schema "ntp0", lib/join/join.h)
  * speaks for all; a file without the key predates RDMA: NVMe/TCP.
  */
-static int read_transport(struct ntp_report *r, sqlite3 *db, const char *path)
+int ntp_report__read_transport(struct ntp_report *r, sqlite3 *db, const char *path)
 {
 	const char *sql = r->kind == NTP_REPORT_JOINED ? "SELECT value FROM ntp0.meta WHERE key = 'transport'" :
 				      "SELECT value FROM main.meta WHERE key = 'transport'";
@@ -481,7 +481,7 @@ static int read_transport(struct ntp_report *r, sqlite3 *db, const char *path)
  * completed, on loopback, or the clock line's own error.  Every other
  * stage is on one clock, and below 0 it is an impossible command.
  */
-static void set_init(struct ntp_group_set *set, const struct ntp_report *r)
+void ntp_report__set_init(struct ntp_group_set *set, const struct ntp_report *r)
 {
 	const struct ntp_view *v = ntp_report__view(r);
 
@@ -497,8 +497,8 @@ static void set_init(struct ntp_group_set *set, const struct ntp_report *r)
  * join's "ntp<i>" (lib/join/join.h) for joined ones, their starts on the
  * host's clock (a target alone's on its own).
  */
-static int filter_where(const struct ntp_report *r, sqlite3 *db, const char *path,
-			struct ntp_read_where *w)
+int ntp_report__filter_where(const struct ntp_report *r, sqlite3 *db, const char *path,
+			     struct ntp_read_where *w)
 {
 	char names[NTP_JOIN_MAX_FILES][8];
 	const char *schemas[NTP_JOIN_MAX_FILES];
@@ -530,11 +530,11 @@ int ntp_report__scan_view(struct ntp_report *r, sqlite3 *db, const char *path)
 	sqlite3_stmt *st;
 	int rc, err;
 
-	err = read_transport(r, db, path);
+	err = ntp_report__read_transport(r, db, path);
 	if (err)
 		return err;
-	set_init(&set, r);
-	err = filter_where(r, db, path, &where);
+	ntp_report__set_init(&set, r);
+	err = ntp_report__filter_where(r, db, path, &where);
 	if (err)
 		return err;
 	if (ntp_read_filter__prepare(db, sql, r->filter ? &where : NULL, NULL, &st))
@@ -551,93 +551,6 @@ int ntp_report__scan_view(struct ntp_report *r, sqlite3 *db, const char *path)
 		return err;
 	}
 	if (ntp_group_set__finish(&set, &r->groups, &r->ngroups)) {
-		ntp_error("%s: cannot read the commands: %s", path, strerror(ENOMEM));
-		return NTP_EXIT_FAILURE;
-	}
-	return 0;
-}
-
-struct stages_ctx {
-	struct ntp_group_set *set;
-	uint64_t total;
-	const struct ntp_read_where *where;   /* the read filters; NULL: none */
-};
-
-/*
- * One joined command's five stages (ntp_join__scan_stages) into its group;
- * the read filters tested here, as temp.joined's clause would test them.
- */
-static int add_stages(void *arg, const struct ntp_join_stages *s)
-{
-	struct stages_ctx *c = arg;
-	ssize_t k;
-
-	if (c->where) {
-		struct ntp_read_row row = { s->host_file, s->io_type, s->ns, s->path, s->bytes,
-					    s->qid, s->h_start_ns };
-
-		if (!ntp_read_filter__match(c->where, &row))
-			return 0;
-	}
-	k = ntp_group_set__find(c->set, s->host_file + 1, s->io_type ? s->io_type : "",
-				s->bytes, s->ns ? s->ns : "");
-	if (k < 0)
-		return -ENOMEM;
-	if (s->not_number || s->overflow)
-		ntp_group_set__impossible(c->set, (size_t)k, s->not_number ?
-					  NTP_IMPOSSIBLE_NOT_NUMBER : NTP_IMPOSSIBLE_OVERFLOW);
-	else if (ntp_group_set__add_app(c->set, (size_t)k, s->e2e, s->stage, &s->app))
-		return -ENOMEM;
-	c->total++;
-	return 0;
-}
-
-/*
- * Joined recordings: the summary needs the five stages alone, which the
- * join reads by scanning each file's stage views, several times faster than
- * temp.joined reads rows by id; the detail reads temp.joined.
- */
-int ntp_report__scan_join(struct ntp_report *r, struct ntp_join *j, const char *path)
-{
-	struct ntp_group_set set[NTP_JOIN_SCAN_PARTS];
-	struct stages_ctx c[NTP_JOIN_SCAN_PARTS];
-	void *ctx[NTP_JOIN_SCAN_PARTS];
-	struct ntp_read_where where;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int n = cpus < 1 ? 1 : cpus > NTP_JOIN_SCAN_PARTS ? NTP_JOIN_SCAN_PARTS : (int)cpus;
-	int err;
-
-	if (r->view != NTP_VIEW_JOINED)
-		return ntp_report__scan_view(r, ntp_join__db(j), path);
-	err = read_transport(r, ntp_join__db(j), path);
-	if (!err)
-		err = filter_where(r, ntp_join__db(j), path, &where);
-	if (err)
-		return err;
-	/* one set of groups per part (thread), merged at the end as report_scan.c does */
-	memset(set, 0, sizeof(set));
-	for (int i = 0; i < n; i++) {
-		set_init(&set[i], r);
-		c[i] = (struct stages_ctx){ &set[i], 0, r->filter ? &where : NULL };
-		ctx[i] = &c[i];
-	}
-	err = ntp_join__scan_stages(j, n, add_stages, ctx);
-	for (int i = 0; i < n; i++) {
-		r->total += c[i].total;
-		if (!err && i && ntp_group_set__merge(&set[0], &set[i]))
-			err = -ENOMEM;
-	}
-	if (err == -ENOMEM) {
-		ntp_error("%s: cannot read the commands: %s", path, strerror(ENOMEM));
-		err = NTP_EXIT_FAILURE;
-	}
-	for (int i = 1; i < n; i++)
-		ntp_group_set__free(&set[i]);
-	if (err) {
-		ntp_group_set__free(&set[0]);
-		return err;
-	}
-	if (ntp_group_set__finish(&set[0], &r->groups, &r->ngroups)) {
 		ntp_error("%s: cannot read the commands: %s", path, strerror(ENOMEM));
 		return NTP_EXIT_FAILURE;
 	}

@@ -8,12 +8,19 @@
 
 #include <sqlite3.h>
 
+#include "lib/report/report_filter.h"
+#include "lib/report/report_groups.h"
 #include "lib/report/report_model.h"
 
-/* the rows of r->view's query on db (one recording) into r->groups; an NTP_EXIT_* code */
+/* the rows of r->view's query on db (one recording, or a join's) into r->groups; NTP_EXIT_* */
 int ntp_report__scan_view(struct ntp_report *r, sqlite3 *db, const char *path);
-/* the same from a join that has run: its summary by the stage scans of lib/join/join.h */
-int ntp_report__scan_join(struct ntp_report *r, struct ntp_join *j, const char *path);
+/* r->rdma from the transport of db's first file; NTP_EXIT_* */
+int ntp_report__read_transport(struct ntp_report *r, sqlite3 *db, const char *path);
+/* an empty set of groups for r's view: its stages, which may be below 0 */
+void ntp_report__set_init(struct ntp_group_set *set, const struct ntp_report *r);
+/* r's read filters on db's files (their starts, for --time), with the columns of r's view */
+int ntp_report__filter_where(const struct ntp_report *r, sqlite3 *db, const char *path,
+			     struct ntp_read_where *w);
 /* the gaps of file fi (from 0), from its hooks */
 int ntp_report__find_gaps(struct ntp_report *r, int fi);
 

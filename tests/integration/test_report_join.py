@@ -484,11 +484,11 @@ def test_join_never_modifies_the_recordings(run, pair):
     assert [p.read_bytes() for p in (pair.host_paths[0], pair.target_paths[0])] == before
 
 
-# ---- the scratch file of the target's stages (TMPDIR) ---------------------------------
+# ---- the scratch files of the stages (TMPDIR) -------------------------------------------
 
 def test_scratch_file_in_tmpdir_leaves_nothing(run, pair, tmp_path):
-    """the summary's target stages go through a scratch file in $TMPDIR:
-    the same report as with the default /tmp, and nothing is left there"""
+    """the summary's stages go through scratch files in $TMPDIR: the same
+    report as with the default /tmp, and nothing is left there"""
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     args = ("report", pair.host_paths[0], pair.target_paths[0])
@@ -510,10 +510,9 @@ def test_scratch_dir_missing_is_one_error(run, pair, tmp_path):
 
 
 def test_rows_deleted__summary_equals_dump(run, tmp_path):
-    """ids with gaps (rows deleted by hand) on both sides: the summary's scan
-    (the host's stages by load index, the target's read ahead over the ids the
-    join loaded) gives, group by group, the stages dump reads through
-    temp.joined by id"""
+    """ids with gaps (rows deleted by hand) on both sides: the summary (the
+    stages the join kept as it read, by load index, the ranges then counted)
+    gives, group by group, the stages dump reads through temp.joined by id"""
     h, t = tmp_path / "h.ntp", tmp_path / "t.ntp"
     ntpgen.generate_pair(h, t, seed=8, lose_host=0, lose_target=0, reject=0)
     for path, sql in ((h, "DELETE FROM host_io WHERE id % 5 = 0"),
@@ -537,3 +536,20 @@ def test_rows_deleted__summary_equals_dump(run, tmp_path):
             v = [int(r[col]) for r in got]
             assert (s["min_ns"], s["max_ns"]) == (min(v), max(v)), name
             assert abs(s["mean_ns"] - sum(v) / len(v)) <= 1, name
+
+
+def test_group_none_of_whose_commands_matched_has_no_line(run, tmp_path):
+    """the summary finds each host command's group as the join reads the
+    file, before the matching: a group none of whose commands matched (the
+    target recorded no writes) stays empty and is not shown"""
+    h, t = tmp_path / "h.ntp", tmp_path / "t.ntp"
+    ntpgen.generate_pair(h, t, seed=8, lose_host=0, lose_target=0, reject=0)
+    db = sqlite3.connect(t)
+    assert db.execute("DELETE FROM target_io WHERE opcode = 1").rowcount > 0
+    db.commit()
+    db.close()
+    assert {g["io_type"] for g in report_json(run, h)["groups"]} >= {"read", "write"}
+    doc = report_json(run, h, t)
+    assert {g["io_type"] for g in doc["groups"]} == {"read"}
+    assert all(g["n"] > 0 for g in doc["groups"])
+    assert doc["join"]["unmatched_host"] > 0

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/core/spill.c: records of an odd size (25 bytes, the join's target
- * stages) come back in order and whole across the buffer's edges, and again
- * after a second rewind; the end is NULL, the file is unlinked at once, and
- * a missing or too long $TMPDIR is an error that names it.
+ * lib/core/spill.c: records of an odd size (37 bytes, like the join's host
+ * stages) written by several runs at once, each of consecutive indexes and
+ * in no order of the runs, come back whole and at their place across the
+ * buffers' edges, read by runs that start anywhere; a read past what was
+ * written is an error, the file is unlinked at once, and a missing or too
+ * long $TMPDIR is an error that names it.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,15 +16,17 @@
 #include <string.h>
 #include <errno.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "lib/core/spill.h"
 #include "lib/core/tmpdir.h"
 
-#define RECSZ 25
-/* several buffers' worth, the last one partly full */
-#define NREC (3 * (1u << 20) / RECSZ + 7)
+#define RECSZ 37
+/* several buffers' worth in each of the runs, the last buffers partly full */
+#define NREC (5 * (1u << 18) / RECSZ + 11)
+#define RUNS 4
 
 static void fill(unsigned char *r, uint32_t i)
 {
@@ -43,26 +47,55 @@ static int entries(const char *dir)
 	return n;
 }
 
-/* records 0 .. NREC - 1 read back, then the end */
-static void read_back(struct ntp_spill *s)
+/* run k of RUNS: records [NREC k / RUNS, NREC (k + 1) / RUNS) */
+struct writer {
+	const struct ntp_spill *s;
+	int k;
+	int rc;
+};
+
+static void *write_run(void *arg)
 {
-	unsigned char want[RECSZ];
+	struct writer *w = arg;
+	uint32_t lo = NREC * (uint32_t)w->k / RUNS, hi = NREC * (uint32_t)(w->k + 1) / RUNS;
+	unsigned char rec[RECSZ];
+	struct ntp_spill_run r;
 
-	for (uint32_t i = 0; i < NREC; i++) {
-		const unsigned char *r = ntp_spill__next(s);
-
-		assert_non_null(r);
-		fill(want, i);
-		assert_memory_equal(r, want, RECSZ);
+	w->rc = ntp_spill_run__start(&r, w->s, lo, 1);
+	for (uint32_t i = lo; i < hi && !w->rc; i++) {
+		fill(rec, i);
+		w->rc = ntp_spill_run__put(&r, rec);
 	}
-	assert_null(ntp_spill__next(s));
-	assert_int_equal(s->err, 0);
+	if (ntp_spill_run__end(&r) && !w->rc)
+		w->rc = -r.err;
+	return NULL;
 }
 
-static void records__back_in_order_across_buffers(void **state)
+/* records first .. NREC - 1 read back by one run */
+static void read_from(const struct ntp_spill *s, uint32_t first)
+{
+	unsigned char want[RECSZ];
+	struct ntp_spill_run r;
+
+	assert_int_equal(ntp_spill_run__start(&r, s, first, 0), 0);
+	for (uint32_t i = first; i < NREC; i++) {
+		const unsigned char *got = ntp_spill_run__get(&r);
+
+		assert_non_null(got);
+		fill(want, i);
+		assert_memory_equal(got, want, RECSZ);
+	}
+	/* nothing was written past the last record: an error, not a record */
+	assert_null(ntp_spill_run__get(&r));
+	assert_int_equal(r.err, EIO);
+	assert_int_equal(ntp_spill_run__end(&r), -EIO);
+}
+
+static void runs__written_at_once_read_back_at_their_place(void **state)
 {
 	char dir[] = "/tmp/ntprof-test-spill-XXXXXX";
-	unsigned char want[RECSZ];
+	struct writer w[RUNS];
+	pthread_t t[RUNS];
 	struct ntp_spill s;
 
 	(void)state;
@@ -71,39 +104,59 @@ static void records__back_in_order_across_buffers(void **state)
 	assert_int_equal(ntp_spill__open(&s, RECSZ), 0);
 	/* unlinked at once: nothing to leave behind */
 	assert_int_equal(entries(dir), 0);
-	for (uint32_t i = 0; i < NREC; i++) {
-		fill(want, i);
-		assert_int_equal(ntp_spill__put(&s, want), 0);
+	/* the last run first, the others at once: each writes only its own places */
+	w[RUNS - 1] = (struct writer){ &s, RUNS - 1, 0 };
+	write_run(&w[RUNS - 1]);
+	assert_int_equal(w[RUNS - 1].rc, 0);
+	for (int k = 0; k < RUNS - 1; k++) {
+		w[k] = (struct writer){ &s, k, 0 };
+		assert_int_equal(pthread_create(&t[k], NULL, write_run, &w[k]), 0);
 	}
-	assert_int_equal(s.nrec, NREC);
-	assert_int_equal(ntp_spill__rewind(&s), 0);
-	read_back(&s);
-	/* read again from the first: the same records, none added by the rewind */
-	assert_int_equal(ntp_spill__rewind(&s), 0);
-	read_back(&s);
-	/* written once: nothing is appended after a rewind */
-	assert_int_equal(ntp_spill__put(&s, want), -EINVAL);
+	for (int k = 0; k < RUNS - 1; k++) {
+		pthread_join(t[k], NULL);
+		assert_int_equal(w[k].rc, 0);
+	}
+	read_from(&s, 0);
+	/* a run may start anywhere, inside a buffer's worth of another */
+	read_from(&s, NREC / 3 + 1);
+	read_from(&s, NREC - 1);
 	ntp_spill__close(&s);
 	unsetenv("TMPDIR");
 	assert_int_equal(rmdir(dir), 0);
 }
 
-static void empty__ends_at_once(void **state)
+static void misuse__refused(void **state)
 {
+	unsigned char rec[RECSZ] = { 0 };
+	struct ntp_spill_run r;
 	struct ntp_spill s;
 
 	(void)state;
 	unsetenv("TMPDIR");
-	assert_int_equal(ntp_spill__open(&s, 8), 0);
+	assert_int_equal(ntp_spill__open(&s, RECSZ), 0);
 	assert_string_equal(s.dir, "/tmp");
-	assert_int_equal(ntp_spill__rewind(&s), 0);
-	assert_null(ntp_spill__next(&s));
-	assert_int_equal(s.err, 0);
+	/* a reader writes nothing, a writer reads nothing */
+	assert_int_equal(ntp_spill_run__start(&r, &s, 0, 0), 0);
+	assert_int_equal(ntp_spill_run__put(&r, rec), -EINVAL);
+	assert_null(ntp_spill_run__get(&r));
+	assert_int_equal(ntp_spill_run__end(&r), -EINVAL);
+	assert_int_equal(ntp_spill_run__start(&r, &s, 0, 1), 0);
+	assert_null(ntp_spill_run__get(&r));
+	assert_int_equal(ntp_spill_run__end(&r), -EINVAL);
+	/* an empty file has no first record */
+	assert_int_equal(ntp_spill_run__start(&r, &s, 0, 0), 0);
+	assert_null(ntp_spill_run__get(&r));
+	assert_int_equal(r.err, EIO);
+	ntp_spill_run__end(&r);
 	ntp_spill__close(&s);
+	/* closed: a run cannot start */
+	assert_int_equal(ntp_spill_run__start(&r, &s, 0, 1), -EBADF);
+	ntp_spill_run__end(&r);
 }
 
 static void missing_tmpdir__error_names_it(void **state)
 {
+	struct ntp_spill_run r;
 	struct ntp_spill s;
 
 	(void)state;
@@ -111,9 +164,10 @@ static void missing_tmpdir__error_names_it(void **state)
 	assert_int_equal(ntp_spill__open(&s, RECSZ), -ENOENT);
 	assert_int_equal(s.err, ENOENT);
 	assert_string_equal(s.dir, "/nonexistent/ntprof-test");
-	/* nothing is written after an error */
-	assert_int_equal(ntp_spill__put(&s, "0123456789012345678901234"), -ENOENT);
-	assert_null(ntp_spill__next(&s));
+	/* nothing is written to a file that is not there */
+	assert_int_equal(ntp_spill_run__start(&r, &s, 0, 1), -ENOENT);
+	assert_int_equal(ntp_spill_run__put(&r, "0123456789012345678901234567890123456"), -ENOENT);
+	ntp_spill_run__end(&r);
 	ntp_spill__close(&s);
 	unsetenv("TMPDIR");
 }
@@ -148,8 +202,8 @@ static void tmpdir__set_unset_empty(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(records__back_in_order_across_buffers),
-		cmocka_unit_test(empty__ends_at_once),
+		cmocka_unit_test(runs__written_at_once_read_back_at_their_place),
+		cmocka_unit_test(misuse__refused),
 		cmocka_unit_test(missing_tmpdir__error_names_it),
 		cmocka_unit_test(long_tmpdir__refused_not_cut),
 		cmocka_unit_test(tmpdir__set_unset_empty),

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every command's stages kept from the reading of the files to the scan
+ * that follows the matching (lib/join/join_priv.h), for the summary report
+ * (opts.tag): the join reads each file once, through ntprof's stage views
+ * (lib/ntp/db_guard.h), and which host command goes with which target
+ * command is known only at the end.  One record per command, at its load
+ * index, in a scratch file a side (lib/core/spill.h): at ten million
+ * commands a side they are about a gigabyte, which in memory would be the
+ * join's peak.
+ *
+ * A record is what the views say, nothing computed here: the host's
+ * e2e_ns, block_ns, driver_ns and network_star_ns (and the application's
+ * stages where the file has them), the tag the caller gave the command;
+ * the target's residence_ns, target_driver_ns and storage_ns.  Whether each
+ * is an integer is kept too: anything else makes an impossible command.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/join/join_priv.h"
+#include "lib/ntp/db_app.h"
+#include "lib/ntp/db_guard.h"
+
+/* the record of a file without the application's columns ends before them */
+#define HOST_REC_NO_APP offsetof(struct ntp_jhstages, app)
+
+int ntp_join__keep_open(struct ntp_join *j)
+{
+	struct ntp_jkeep *k = calloc(1, sizeof(*k));
+	int any_app = 0;
+
+	if (!k)
+		return ntp_join__nomem();
+	k->host.fd = k->target.fd = -1;
+	j->keep = k;
+	for (int fi = 0; fi < j->nfiles; fi++) {
+		int has = j->files[fi].sides & NTP_JOIN_HOST ? ntp_db__has_app(j->db, j->files[fi].schema) :
+			  0;
+
+		if (has < 0)
+			return ntp_db__fail(j->db, j->files[fi].path, "reading the schema");
+		k->app[fi] = has > 0;
+		any_app |= has > 0;
+	}
+	k->hrecsz = any_app ? sizeof(struct ntp_jhstages) : HOST_REC_NO_APP;
+	if (ntp_spill__open(&k->host, k->hrecsz) ||
+	    ntp_spill__open(&k->target, sizeof(struct ntp_jtstages))) {
+		int e = k->host.err ? k->host.err : k->target.err;
+
+		if (e == ENOMEM)
+			return ntp_join__nomem();
+		ntp_error("join: cannot create a scratch file in %s (TMPDIR): %s", k->host.dir,
+			  strerror(e));
+		return NTP_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+void ntp_join__keep_close(struct ntp_join *j)
+{
+	if (!j->keep)
+		return;
+	ntp_spill__close(&j->keep->host);
+	ntp_spill__close(&j->keep->target);
+	free(j->keep);
+	j->keep = NULL;
+}
+
+int ntp_join__keep_fail(const struct ntp_join *j, const struct ntp_spill_run *run, char *msg,
+			size_t len, int *err)
+{
+	const char *doing = run->writing ? "write" : "read back";
+
+	if (run->err == ENOMEM)
+		snprintf(msg, len, "join: %s", strerror(ENOMEM));
+	else
+		snprintf(msg, len, "join: cannot %s a scratch file in %s (TMPDIR): %s", doing,
+			 j->keep->host.dir, strerror(run->err));
+	*err = NTP_EXIT_FAILURE;
+	return *err;
+}
+
+int ntp_join__keep_host(struct ntp_join *j, int w, int fi, sqlite3_stmt *st, int first,
+			int64_t qid, int64_t h_start_ns, struct ntp_spill_run *run)
+{
+	const int io_type = first, bytes = first + 1, ns = first + 2, path = first + 3;
+	const int e2e = first + 4;
+	struct ntp_join_host_row row = {
+		.host_file = fi,
+		.io_type = (const char *)sqlite3_column_text(st, io_type),
+		.bytes = sqlite3_column_int64(st, bytes),
+		.ns = (const char *)sqlite3_column_text(st, ns),
+		.path = (const char *)sqlite3_column_text(st, path),
+		.qid = qid,
+		.h_start_ns = h_start_ns,
+	};
+	struct ntp_jhstages rec = {
+		.e2e = sqlite3_column_int64(st, e2e),
+		.block = sqlite3_column_int64(st, e2e + 1),
+		.driver = sqlite3_column_int64(st, e2e + 2),
+		.network_star = sqlite3_column_int64(st, e2e + 3),
+		.not_number = !ntp_join__integers(st, e2e, 4),
+	};
+	struct ntp_app_row app = { NTP_APP_ROW_NONE };
+	uint32_t tag = NTP_JOIN_UNTAGGED;
+
+	if (j->opts.tag(j->opts.tag_ctx[w], &row, &tag))
+		return -ENOMEM;
+	rec.tag = tag;
+	if (j->keep->app[fi])
+		ntp_db__app_row(st, e2e + 4, &app);
+	memcpy((char *)&rec + HOST_REC_NO_APP, &app, sizeof(app));
+	return ntp_spill_run__put(run, &rec);
+}
+
+int ntp_join__keep_target(sqlite3_stmt *st, int first, struct ntp_spill_run *run)
+{
+	struct ntp_jtstages rec = {
+		.residence = sqlite3_column_int64(st, first),
+		.target_driver = sqlite3_column_int64(st, first + 1),
+		.storage = sqlite3_column_int64(st, first + 2),
+		.not_number = !ntp_join__integers(st, first, 3),
+	};
+
+	return ntp_spill_run__put(run, &rec);
+}
