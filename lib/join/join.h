@@ -113,6 +113,8 @@ struct ntp_join_opts {
 	 */
 	ntp_join_tag_fn tag;
 	void *tag_ctx[NTP_JOIN_READERS];
+	/* the tag tests read filters: a row's path and h_start_ns are read (else NULL and 0) */
+	int tag_filters;
 };
 
 /*

@@ -346,6 +346,7 @@ int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
 			j->opts.max_drift = opts->max_drift;
 		j->opts.fresh = opts->fresh;
 		j->opts.tag = opts->tag;
+		j->opts.tag_filters = opts->tag_filters;
 		memcpy(j->opts.tag_ctx, opts->tag_ctx, sizeof(j->opts.tag_ctx));
 	}
 	pthread_mutex_init(&j->ctrl_lock, NULL);

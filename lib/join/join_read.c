@@ -34,10 +34,14 @@
 #define ROWS_PER_READER 100000
 
 #define KEY_COLS "cid, slba, nlb, qid, nsid, cntlid, opcode"
-/* the columns of a host row before the stages: the rows' own */
-#define HOST_COLS "id, h_queue_ns, h_done_ns, h_start_ns, " KEY_COLS ", controller"
-/* then the stages' and the tag's, and the application's where the file has them */
-#define HOST_KEEP_COLS ", io_type, bytes, namespace, path, e2e_ns, block_ns, driver_ns, network_star_ns"
+/*
+ * The columns of a host row before the stages: the rows' own, h_start_ns
+ * (%s) for temp.joined's order or a read filter, else NULL (a column less
+ * to decode)
+ */
+#define HOST_COLS "id, h_queue_ns, h_done_ns, %s, " KEY_COLS ", controller"
+/* then the stages' and the tag's (path (%s) for a read filter), and the application's */
+#define HOST_KEEP_COLS ", io_type, bytes, namespace, %s, e2e_ns, block_ns, driver_ns, network_star_ns"
 #define HOST_KEEP_COL 12
 #define TARGET_COLS "id, t_recv_ns, t_sent_ns, " KEY_COLS
 #define TARGET_KEEP_COLS ", residence_ns, target_driver_ns, storage_ns"
@@ -242,7 +246,7 @@ static void side_sql(const struct reader *r, int fi, int host, char *sql, size_t
 {
 	const struct ntp_join *j = r->j;
 	const char *schema = schema_of(r, fi);
-	char from[96], view[64];
+	char from[96], view[64], cols[160], keep[256];
 
 	if (j->keep) {
 		const char *name = host ? (j->keep->app[fi] ? NTP_DB_HOST_APP_STAGES : NTP_DB_HOST_STAGES) :
@@ -253,10 +257,18 @@ static void side_sql(const struct reader *r, int fi, int host, char *sql, size_t
 	} else {
 		snprintf(from, sizeof(from), "\"%s\".%s", schema, host ? "host_io" : "target_io");
 	}
-	snprintf(sql, len, "SELECT %s%s%s FROM %s WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
-		 host ? HOST_COLS : TARGET_COLS,
-		 !j->keep ? "" : host ? HOST_KEEP_COLS : TARGET_KEEP_COLS,
-		 j->keep && host && j->keep->app[fi] ? ", " NTP_DB_APP_COLS : "", from);
+	if (!host) {
+		snprintf(sql, len, "SELECT " TARGET_COLS "%s FROM %s WHERE id BETWEEN ?1 AND ?2"
+			 " ORDER BY id", j->keep ? TARGET_KEEP_COLS : "", from);
+		return;
+	}
+	snprintf(cols, sizeof(cols), HOST_COLS, !j->keep || j->opts.tag_filters ? "h_start_ns" : "NULL");
+	if (j->keep)
+		snprintf(keep, sizeof(keep), HOST_KEEP_COLS "%s", j->opts.tag_filters ? "path" : "NULL",
+			 j->keep->app[fi] ? ", " NTP_DB_APP_COLS : "");
+	if (snprintf(sql, len, "SELECT %s%s FROM %s WHERE id BETWEEN ?1 AND ?2 ORDER BY id", cols,
+		     j->keep ? keep : "", from) >= (int)len)
+		sql[0] = '\0';	/* cannot be: the buffer holds the longest; a prepare error if it were */
 }
 
 /*
@@ -337,7 +349,7 @@ static int read_range(struct reader *r, int fi, int host, const struct ntp_jrang
 	struct ntp_join *j = r->j;
 	struct ntp_spill_run run, *keep = NULL;
 	const char *what = host ? "reading host commands" : "reading target commands";
-	char sql[512];
+	char sql[768];
 	sqlite3_stmt *st;
 	size_t k = 0;
 	int rc = SQLITE_DONE;

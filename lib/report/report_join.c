@@ -82,6 +82,7 @@ int ntp_report_join__new(struct ntp_report_join **rjp, struct ntp_report *r,
 	}
 	rj->r = r;
 	jo->tag = tag_row;
+	jo->tag_filters = r->filter != NULL;
 	for (int w = 0; w < NTP_JOIN_READERS; w++) {
 		ntp_report__set_init(&rj->c[w].set, r);
 		jo->tag_ctx[w] = &rj->c[w];

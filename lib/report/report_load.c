@@ -16,6 +16,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
 #include "lib/report/report_app.h"
@@ -115,7 +116,8 @@ static int load_joined(struct ntp_report *r, const char *const *paths, int n)
 	for (int i = 0; i < n && !rc; i++) {
 		sqlite3 *db;
 
-		rc = ntp_db__open_read(&db, paths[i]);
+		/* checked when the join opened it (ntp_db__open_read): not counted again */
+		rc = ntp_db__open_again(&db, paths[i]);
 		if (!rc) {
 			rc = ntp_report__load_file_counted(&r->files[i], db, paths[i], hrows[i],
 							   trows[i]);
