@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """A host and a target recording of N commands each, for timing the join.
 
-    bench/join_pair.py HOST.ntp TARGET.ntp N [--reuse rare|heavy] [--base B]
+    bench/join_pair.py HOST.ntp TARGET.ntp N [--reuse rare|heavy] [--base B] [--no-key]
 
 ntpgen.py writes a base pair of B commands (two clocks: the target 1.23 s
 ahead, 20 ppm drift; nothing lost, nothing rejected: every command joins),
@@ -14,7 +14,9 @@ then SQL repeats its rows with shifted times until each side holds N:
          copy: each key repeats about N / 50 times.
 
 A copy k is shifted by k x the base's duration on the host and by that
-times (1 + drift) on the target, so the clocks keep one line.
+times (1 + drift) on the target, so the clocks keep one line.  Each row's
+join_key is its own key's, as record writes it; --no-key leaves the column
+out, as in recordings made before it, whose keys the join computes.
 """
 
 import argparse
@@ -40,6 +42,7 @@ def columns(db, table):
 
 def expand(path, table, times, copies, shift_ns, slba_step):
     db = sqlite3.connect(path, isolation_level=None)
+    db.create_function("ntpgen_join_key", 7, ntpgen.join_key, deterministic=True)
     cols = columns(db, table)
     sel = []
     for c in cols:
@@ -47,6 +50,10 @@ def expand(path, table, times, copies, shift_ns, slba_step):
             sel.append(f"{c} + k.k * {shift_ns}")
         elif c == "slba":
             sel.append(f"slba + k.k * {slba_step}")
+        elif c == "join_key" and slba_step:
+            # the copy's own key, as record would have written it
+            sel.append(f"ntpgen_join_key(cid, slba + k.k * {slba_step}, nlb, qid, nsid, cntlid,"
+                       " opcode)")
         else:
             sel.append(c)
     n = db.execute(f"SELECT max(id) FROM {table}").fetchone()[0]
@@ -73,6 +80,8 @@ def main():
     ap.add_argument("n", type=int)
     ap.add_argument("--reuse", choices=("rare", "heavy"), default="rare")
     ap.add_argument("--base", type=int, default=20000)
+    ap.add_argument("--no-key", action="store_true",
+                    help="without the join_key column, as recordings made before it")
     a = ap.parse_args()
     base = min(a.base, a.n)
     copies = (a.n + base - 1) // base
@@ -88,6 +97,9 @@ def main():
         rare = 1 << 41 if a.reuse == "rare" else 0
         expand(a.host, "host_io", HOST_TIMES, copies, shift, rare)
         expand(a.target, "target_io", TARGET_TIMES, copies, round(shift * (1 + DRIFT)), rare)
+    if a.no_key:
+        ntpgen.drop_join_key(a.host)
+        ntpgen.drop_join_key(a.target)
 
 
 if __name__ == "__main__":

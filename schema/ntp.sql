@@ -59,7 +59,11 @@ CREATE TABLE host_io (
     pid             INTEGER DEFAULT NULL,  -- the submitting process (NULL: a kernel thread)
     tid             INTEGER DEFAULT NULL,  -- its thread
     comm            TEXT DEFAULT NULL,     -- the thread's name
-    cgroup_id       INTEGER DEFAULT NULL   -- the bio's cgroup v2 id (else the submitter's)
+    cgroup_id       INTEGER DEFAULT NULL,  -- the bio's cgroup v2 id (else the submitter's)
+    -- The join's key (ntprof-ntp(5), join_key): the 64-bit hash of (cid, slba,
+    -- nlb, qid, nsid, cntlid, opcode), so that a join reads one column, not
+    -- seven.  NULL in recordings made before it: the join computes it.
+    join_key        INTEGER DEFAULT NULL
 ) STRICT;
 
 -- One row per sampled target command, on the target's clock.  Over RDMA t_r2t
@@ -81,7 +85,8 @@ CREATE TABLE target_io (
     cntlid          INTEGER NOT NULL,
     device          TEXT NOT NULL,
     status          INTEGER NOT NULL DEFAULT 0,
-    flags           INTEGER NOT NULL DEFAULT 0
+    flags           INTEGER NOT NULL DEFAULT 0,
+    join_key        INTEGER DEFAULT NULL   -- as host_io's
 ) STRICT;
 
 -- Counters per interval (about one second): every I/O command the decision hook
@@ -109,8 +114,8 @@ SELECT id,
        h_start_ns, h_done_ns,
        -- the points the stages are made of, for the finer stages of readers
        h_queue_ns, sent AS sent_ns, r2t_host AS r2t_host_ns, recv AS recv_ns,
-       -- the rest of the join's key (with qid, cid, slba, nlb above)
-       nsid, cntlid, opcode
+       -- the rest of the join's key (with qid, cid, slba, nlb above), and its hash
+       nsid, cntlid, opcode, join_key
 FROM (
     SELECT *,
            CASE WHEN h_r2t_ns IS NOT NULL AND h_data_sent_ns IS NOT NULL
@@ -150,7 +155,7 @@ SELECT id, io_type, bytes, namespace, app_kind, pid, tid, comm, cgroup_id,
        -- host_stages' other columns, as it has them
        path, controller, qid, cid, slba, nlb, status, h_start_ns, h_done_ns,
        h_queue_ns, sent AS sent_ns, r2t_host AS r2t_host_ns, recv AS recv_ns,
-       nsid, cntlid, opcode
+       nsid, cntlid, opcode, join_key
 FROM (
     SELECT *,
            CASE opcode WHEN 1 THEN 'write' WHEN 2 THEN 'read' ELSE 'other' END AS io_type,
@@ -179,8 +184,8 @@ SELECT id,
        t_recv_ns, t_sent_ns,
        -- the points the stages are made of, for the finer stages of readers
        submit AS submit_ns, cmpl AS cmpl_ns, r2t_wait AS r2t_wait_ns,
-       -- the rest of the join's key (with qid, cid, slba, nlb above)
-       nsid, cntlid, opcode
+       -- the rest of the join's key (with qid, cid, slba, nlb above), and its hash
+       nsid, cntlid, opcode, join_key
 FROM (
     SELECT *,
            COALESCE(t_submit_ns, t_recv_ns) AS submit,

@@ -184,6 +184,7 @@ struct ntp_join {
 	struct ntp_jrange hrange[NTP_JOIN_READERS][NTP_JOIN_MAX_FILES];
 	struct ntp_jrange trange[NTP_JOIN_READERS][NTP_JOIN_MAX_FILES];
 	int counted;			/* the ranges were counted: a file's ids have gaps */
+	int keyed[NTP_JOIN_MAX_FILES][2];	/* [file][host]: its table has join_key */
 	struct ntp_jkeep *keep;		/* opts.tag: the stages kept; else NULL */
 	struct ntp_jctrl *ctrls;
 	int nctrls;

@@ -29,23 +29,27 @@
 #include "lib/join/join_priv.h"
 #include "lib/ntp/db_app.h"
 #include "lib/ntp/db_guard.h"
+#include "lib/ntp/db_key.h"
 
 /* below this many rows in all, a second reader costs more than it saves */
 #define ROWS_PER_READER 100000
 
+/* the key's columns, which a row's join_key stands for (lib/ntp/db_key.h) */
 #define KEY_COLS "cid, slba, nlb, qid, nsid, cntlid, opcode"
+#define NKEY_COLS 7
+
 /*
- * The columns of a host row before the stages: the rows' own, h_start_ns
- * (%s) for temp.joined's order or a read filter, else NULL (a column less
- * to decode)
+ * Where a range's statement has each column (-1: not selected).  Columns 0,
+ * 1 and 2 are the id and the bound's times (h_queue_ns and h_done_ns,
+ * t_recv_ns and t_sent_ns); a column the row does not need is left out, not
+ * decoded.
  */
-#define HOST_COLS "id, h_queue_ns, h_done_ns, %s, " KEY_COLS ", controller"
-/* then the stages' and the tag's (path (%s) for a read filter), and the application's */
-#define HOST_KEEP_COLS ", io_type, bytes, namespace, %s, e2e_ns, block_ns, driver_ns, network_star_ns"
-#define HOST_KEEP_COL 12
-#define TARGET_COLS "id, t_recv_ns, t_sent_ns, " KEY_COLS
-#define TARGET_KEEP_COLS ", residence_ns, target_driver_ns, storage_ns"
-#define TARGET_KEEP_COL 10
+struct cols {
+	int key, nkey;		/* join_key (1), or the seven columns it stands for (7) */
+	int start, qid;		/* host: h_start_ns (temp.joined's order, a filter), qid (a filter) */
+	int ctrl;		/* host: controller */
+	int keep;		/* the first of the stages' columns (lib/join/join_keep.c) */
+};
 
 /*
  * A file's times may be any 64-bit value.  The join's arithmetic (the
@@ -65,32 +69,17 @@ static int64_t col_time(sqlite3_stmt *st, int col)
 	return t < -TIME_LIMIT ? -TIME_LIMIT : t > TIME_LIMIT ? TIME_LIMIT : t;
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	/* splitmix64's finalizer over the running value */
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	h ^= h >> 30;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 27;
-	h *= 0x94d049bb133111ebull;
-	h ^= h >> 31;
-	return h;
-}
-
-/*
- * The key's hash from columns first..first+6 of st.  Two keys of one file
- * with one hash would be walked as one; at the sizes of recordings (tens of
- * millions of keys) that is ~1e-5 for a file, and it costs nothing unless
- * the two commands also lie within the same round trip under the clock
- * line.
- */
+/* the key's hash from columns first..first+6 of st (lib/ntp/db_key.h) */
 static uint64_t key_hash(sqlite3_stmt *st, int first)
 {
-	uint64_t h = 0x5bd1e995u;
+	struct ntp_key k = {
+		sqlite3_column_int64(st, first), sqlite3_column_int64(st, first + 1),
+		sqlite3_column_int64(st, first + 2), sqlite3_column_int64(st, first + 3),
+		sqlite3_column_int64(st, first + 4), sqlite3_column_int64(st, first + 5),
+		sqlite3_column_int64(st, first + 6),
+	};
 
-	for (int c = first; c < first + 7; c++)
-		h = mix(h, (uint64_t)sqlite3_column_int64(st, c));
-	return h;
+	return ntp_key__hash(&k);
 }
 
 struct reader {
@@ -103,6 +92,8 @@ struct reader {
 	int err;		/* NTP_EXIT_* */
 	char msg[NTP_DB_FAIL_LINE];
 	int gap;		/* the ids of a range taken for dense were not */
+	/* a row's key columns by its id, for a row whose join_key is NULL: [file][host] */
+	sqlite3_stmt *lookup[NTP_JOIN_MAX_FILES][2];
 };
 
 static int reader_fail(struct reader *r, int fi, const char *what)
@@ -152,6 +143,16 @@ static void id_bounds(struct ntp_join *j, int fi, const char *table, int64_t *lo
 	*lo = ntp_join__query_int(j->db, sql, 0);
 	snprintf(sql, sizeof(sql), "SELECT max(id) FROM \"%s\".%s", j->files[fi].schema, table);
 	*hi = ntp_join__query_int(j->db, sql, *lo - 1);
+}
+
+/* does file fi's table have join_key (a recording of a writer since it exists)? */
+static int has_join_key(struct ntp_join *j, int fi, const char *table)
+{
+	char sql[160];
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM pragma_table_info('%s', '%s')"
+		 " WHERE name = 'join_key'", table, j->files[fi].schema);
+	return ntp_join__query_int(j->db, sql, 0) > 0;
 }
 
 /* reader w's share of ids lo..hi of n readers: equal spans */
@@ -241,34 +242,110 @@ static int row_ctrl(struct reader *r, int fi, const char *name)
 	return r->last_ctrl;
 }
 
-/* "SELECT cols FROM the table (or view) ... WHERE id BETWEEN ?1 AND ?2" of side host/target */
-static void side_sql(const struct reader *r, int fi, int host, char *sql, size_t len)
+/* a statement being written: its text and its columns so far */
+struct select {
+	char *sql;
+	size_t len, used;
+	int ncols;
+};
+
+/* the n columns of list (comma-separated) appended; the first one's place */
+static int add_cols(struct select *q, const char *list, int n)
+{
+	int n0 = q->ncols;
+
+	if (q->used < q->len)
+		q->used += (size_t)snprintf(q->sql + q->used, q->len - q->used, "%s%s",
+					    q->ncols ? ", " : "SELECT ", list);
+	q->ncols += n;
+	return n0;
+}
+
+/*
+ * "SELECT ... FROM the table (or with opts.tag the stage view) WHERE id
+ * BETWEEN ?1 AND ?2" of one side of file fi, and where its columns are.
+ * The longest fits the buffer of read_range(); one that did not would
+ * fail to prepare.
+ */
+static void side_sql(const struct reader *r, int fi, int host, char *sql, size_t len,
+		     struct cols *c)
 {
 	const struct ntp_join *j = r->j;
 	const char *schema = schema_of(r, fi);
-	char from[96], view[64], cols[160], keep[256];
+	int filters = j->keep && j->opts.tag_filters;
+	struct select q = { sql, len, 0, 0 };
+	char view[64];
 
-	if (j->keep) {
-		const char *name = host ? (j->keep->app[fi] ? NTP_DB_HOST_APP_STAGES : NTP_DB_HOST_STAGES) :
-				   NTP_DB_TARGET_STAGES;
-
-		snprintf(from, sizeof(from), "temp.\"%s\"",
-			 ntp_db__view_name(view, sizeof(view), schema, name));
+	*c = (struct cols){ -1, 0, -1, -1, -1, -1 };
+	add_cols(&q, host ? "id, h_queue_ns, h_done_ns" : "id, t_recv_ns, t_sent_ns", 3);
+	if (j->keyed[fi][host]) {
+		c->key = add_cols(&q, "join_key", 1);
+		c->nkey = 1;
 	} else {
-		snprintf(from, sizeof(from), "\"%s\".%s", schema, host ? "host_io" : "target_io");
+		c->key = add_cols(&q, KEY_COLS, NKEY_COLS);
+		c->nkey = NKEY_COLS;
 	}
-	if (!host) {
-		snprintf(sql, len, "SELECT " TARGET_COLS "%s FROM %s WHERE id BETWEEN ?1 AND ?2"
-			 " ORDER BY id", j->keep ? TARGET_KEEP_COLS : "", from);
-		return;
+	if (host) {
+		c->ctrl = add_cols(&q, "controller", 1);
+		if (!j->keep || filters)
+			c->start = add_cols(&q, "h_start_ns", 1);
+		if (filters)
+			c->qid = c->nkey == 1 ? add_cols(&q, "qid", 1) : c->key + 3;
 	}
-	snprintf(cols, sizeof(cols), HOST_COLS, !j->keep || j->opts.tag_filters ? "h_start_ns" : "NULL");
-	if (j->keep)
-		snprintf(keep, sizeof(keep), HOST_KEEP_COLS "%s", j->opts.tag_filters ? "path" : "NULL",
-			 j->keep->app[fi] ? ", " NTP_DB_APP_COLS : "");
-	if (snprintf(sql, len, "SELECT %s%s FROM %s WHERE id BETWEEN ?1 AND ?2 ORDER BY id", cols,
-		     j->keep ? keep : "", from) >= (int)len)
-		sql[0] = '\0';	/* cannot be: the buffer holds the longest; a prepare error if it were */
+	if (j->keep && host) {
+		c->keep = add_cols(&q, "io_type, bytes, namespace", 3);
+		add_cols(&q, filters ? "path" : "NULL", 1);
+		add_cols(&q, "e2e_ns, block_ns, driver_ns, network_star_ns", 4);
+		if (j->keep->app[fi])
+			add_cols(&q, NTP_DB_APP_COLS, NTP_DB_APP_NCOLS);
+	} else if (j->keep) {
+		c->keep = add_cols(&q, "residence_ns, target_driver_ns, storage_ns", 3);
+	}
+	if (!j->keep)
+		snprintf(view, sizeof(view), "\"%s\".%s", schema, host ? "host_io" : "target_io");
+	else
+		ntp_db__view_name(view, sizeof(view), schema, host ? (j->keep->app[fi] ?
+				  NTP_DB_HOST_APP_STAGES : NTP_DB_HOST_STAGES) : NTP_DB_TARGET_STAGES);
+	if (q.used < len)
+		snprintf(sql + q.used, len - q.used, " FROM %s%s%s WHERE id BETWEEN ?1 AND ?2"
+			 " ORDER BY id", j->keep ? "temp.\"" : "", view, j->keep ? "\"" : "");
+}
+
+/*
+ * The key's hash of a row: its join_key, or computed from the seven columns
+ * it stands for, read with the row or, where a file's join_key is NULL (a
+ * row written by a tool that did not set it), by the row's id.  0 or
+ * NTP_EXIT_* (r->err).
+ */
+static int row_key(struct reader *r, int fi, int host, sqlite3_stmt *st, const struct cols *c,
+		   uint64_t *hash)
+{
+	sqlite3_stmt **lk = &r->lookup[fi][host];
+	char sql[160];
+	int rc;
+
+	if (c->nkey == NKEY_COLS) {
+		*hash = key_hash(st, c->key);
+		return 0;
+	}
+	if (sqlite3_column_type(st, c->key) != SQLITE_NULL) {
+		*hash = (uint64_t)sqlite3_column_int64(st, c->key);
+		return 0;
+	}
+	if (!*lk) {
+		snprintf(sql, sizeof(sql), "SELECT " KEY_COLS " FROM \"%s\".%s WHERE id = ?1",
+			 schema_of(r, fi), host ? "host_io" : "target_io");
+		if (sqlite3_prepare_v2(r->db[fi], sql, -1, lk, NULL) != SQLITE_OK)
+			return reader_fail(r, fi, "reading a command's key");
+	}
+	sqlite3_bind_int64(*lk, 1, sqlite3_column_int64(st, 0));
+	rc = sqlite3_step(*lk);
+	if (rc == SQLITE_ROW)
+		*hash = key_hash(*lk, 0);
+	sqlite3_reset(*lk);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? changed(r, fi) : reader_fail(r, fi, "reading a command's key");
+	return 0;
 }
 
 /*
@@ -297,16 +374,17 @@ static int place(struct reader *r, struct ntp_jside *s, int fi, const struct ntp
 }
 
 static int host_row(struct reader *r, int fi, const struct ntp_jrange *rg, size_t k,
-		    sqlite3_stmt *st, struct ntp_spill_run *keep)
+		    sqlite3_stmt *st, const struct cols *c, struct ntp_spill_run *keep)
 {
 	struct ntp_join *j = r->j;
 	struct ntp_jside *s = &j->host;
 	size_t idx = rg->idx + k;
 	struct ntp_jhost *h = (struct ntp_jhost *)s->rows + idx;
-	const char *name = (const char *)sqlite3_column_text(st, 11);
+	const char *name = (const char *)sqlite3_column_text(st, c->ctrl);
 	int ctrl;
 
-	if (place(r, s, fi, rg, k, sqlite3_column_int64(st, 0)))
+	if (place(r, s, fi, rg, k, sqlite3_column_int64(st, 0)) ||
+	    row_key(r, fi, 1, st, c, &s->order[idx].hash))
 		return r->err;
 	ctrl = row_ctrl(r, fi, name ? name : "");
 	if (ctrl < 0)
@@ -314,31 +392,31 @@ static int host_row(struct reader *r, int fi, const struct ntp_jrange *rg, size_
 	h->queue = col_time(st, 1);
 	h->done = col_time(st, 2);
 	if (s->start)
-		s->start[idx] = col_time(st, 3);
+		s->start[idx] = col_time(st, c->start);
 	s->ctrl[idx] = (uint16_t)ctrl;
-	s->order[idx].hash = key_hash(st, 4);
 	s->order[idx].idx = (uint32_t)idx;
-	if (keep && ntp_join__keep_host(j, r->w, fi, st, HOST_KEEP_COL, sqlite3_column_int64(st, 7),
-					sqlite3_column_int64(st, 3), keep))
+	if (keep && ntp_join__keep_host(j, r->w, fi, st, c->keep,
+					c->qid < 0 ? 0 : sqlite3_column_int64(st, c->qid),
+					c->start < 0 ? 0 : sqlite3_column_int64(st, c->start), keep))
 		return kept_fail(r, keep);
 	return 0;
 }
 
 static int target_row(struct reader *r, int fi, const struct ntp_jrange *rg, size_t k,
-		      sqlite3_stmt *st, struct ntp_spill_run *keep)
+		      sqlite3_stmt *st, const struct cols *c, struct ntp_spill_run *keep)
 {
 	struct ntp_join *j = r->j;
 	struct ntp_jside *s = &j->target;
 	size_t idx = rg->idx + k;
 	struct ntp_jtarget *t = (struct ntp_jtarget *)s->rows + idx;
 
-	if (place(r, s, fi, rg, k, sqlite3_column_int64(st, 0)))
+	if (place(r, s, fi, rg, k, sqlite3_column_int64(st, 0)) ||
+	    row_key(r, fi, 0, st, c, &s->order[idx].hash))
 		return r->err;
 	t->recv = col_time(st, 1);
 	t->sent = col_time(st, 2);
-	s->order[idx].hash = key_hash(st, 3);
 	s->order[idx].idx = (uint32_t)idx;
-	if (keep && ntp_join__keep_target(st, TARGET_KEEP_COL, keep))
+	if (keep && ntp_join__keep_target(st, c->keep, keep))
 		return kept_fail(r, keep);
 	return 0;
 }
@@ -351,6 +429,7 @@ static int read_range(struct reader *r, int fi, int host, const struct ntp_jrang
 	const char *what = host ? "reading host commands" : "reading target commands";
 	char sql[768];
 	sqlite3_stmt *st;
+	struct cols c;
 	size_t k = 0;
 	int rc = SQLITE_DONE;
 
@@ -361,7 +440,7 @@ static int read_range(struct reader *r, int fi, int host, const struct ntp_jrang
 		if (ntp_spill_run__start(keep, host ? &j->keep->host : &j->keep->target, rg->idx, 1))
 			return ntp_join__keep_fail(j, keep, r->msg, sizeof(r->msg), &r->err);
 	}
-	side_sql(r, fi, host, sql, sizeof(sql));
+	side_sql(r, fi, host, sql, sizeof(sql), &c);
 	if (sqlite3_prepare_v2(r->db[fi], sql, -1, &st, NULL) != SQLITE_OK) {
 		reader_fail(r, fi, what);
 		if (keep)
@@ -372,9 +451,9 @@ static int read_range(struct reader *r, int fi, int host, const struct ntp_jrang
 	sqlite3_bind_int64(st, 2, rg->id_hi);
 	while (!r->err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (host)
-			host_row(r, fi, rg, k, st, keep);
+			host_row(r, fi, rg, k, st, &c, keep);
 		else
-			target_row(r, fi, rg, k, st, keep);
+			target_row(r, fi, rg, k, st, &c, keep);
 		if (!(++k & 0xffff) && !r->w)
 			ntp_jprogress__set(j->progress, what, k, rg->n);
 	}
@@ -625,6 +704,8 @@ int ntp_join__read(struct ntp_join *j)
 			id_bounds(j, fi, "host_io", &hlo[fi], &hhi[fi]);
 		if (j->files[fi].sides & NTP_JOIN_TARGET)
 			id_bounds(j, fi, "target_io", &tlo[fi], &thi[fi]);
+		j->keyed[fi][1] = has_join_key(j, fi, "host_io");
+		j->keyed[fi][0] = has_join_key(j, fi, "target_io");
 		if (!plausible(j, fi, hlo[fi], hhi[fi]) || !plausible(j, fi, tlo[fi], thi[fi]))
 			j->counted = 1;
 	}
@@ -667,9 +748,14 @@ int ntp_join__read(struct ntp_join *j)
 		j->counted = 1;
 		err = read_planned(j, rd, hlo, hhi, tlo, thi);
 	}
-	for (int w = 1; w < j->nreaders; w++)
-		for (int fi = 0; fi < j->nfiles; fi++)
-			sqlite3_close(rd[w].db[fi]);
+	for (int w = 0; w < j->nreaders; w++) {
+		for (int fi = 0; fi < j->nfiles; fi++) {
+			sqlite3_finalize(rd[w].lookup[fi][0]);
+			sqlite3_finalize(rd[w].lookup[fi][1]);
+			if (w)
+				sqlite3_close(rd[w].db[fi]);
+		}
+	}
 	free(rd);
 	return err;
 }

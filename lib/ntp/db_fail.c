@@ -54,14 +54,16 @@ static char *schema_path(sqlite3 *db, const char *schema)
  * Which of the files ATTACHed to db is damaged: a statement over several
  * (the join's temp.joined) does not say.  The first whose quick_check
  * fails, by the path it was opened from; NULL when none does or db reads
- * one file.  Only after a failure: the check reads every page.
+ * one file.  With main, main too: its path is main_path.  Only after a
+ * failure: the check reads every page.
  */
-static char *damaged_file(sqlite3 *db)
+static char *damaged_file(sqlite3 *db, const char *main_path)
 {
 	sqlite3_stmt *st, *chk;
 	char *path = NULL, sql[96];
 
-	if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list"
+	if (sqlite3_prepare_v2(db, main_path ? "SELECT name FROM pragma_database_list"
+			       " WHERE name <> 'temp'" : "SELECT name FROM pragma_database_list"
 			       " WHERE name NOT IN ('main', 'temp')", -1, &st, NULL) != SQLITE_OK)
 		return NULL;
 	/* the work limit is spent on what failed: the check has its own, its size */
@@ -77,7 +79,7 @@ static char *damaged_file(sqlite3 *db)
 		      strcmp((const char *)sqlite3_column_text(chk, 0), "ok");
 		sqlite3_finalize(chk);
 		if (bad)
-			path = schema_path(db, schema);
+			path = !strcmp(schema, "main") ? strdup(main_path) : schema_path(db, schema);
 	}
 	sqlite3_finalize(st);
 	return path;
@@ -90,7 +92,20 @@ int ntp_db__fail_text(sqlite3 *db, const char *path, const char *what, char *buf
 
 	/* the message first: what follows runs statements of its own */
 	if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB)
-		damaged = damaged_file(db);
+		damaged = damaged_file(db, NULL);
+	/*
+	 * A damaged record can say it is larger than it is, or that it goes on
+	 * in a page that does not exist: SQLite then runs out of memory
+	 * reading it.  Only a file that fails its check is corrupt.
+	 */
+	if (rc == SQLITE_NOMEM) {
+		damaged = damaged_file(db, path);
+		if (damaged) {
+			code = NTP_EXIT_CORRUPT;
+			free(msg);
+			msg = strdup("database disk image is malformed");
+		}
+	}
 	if (damaged)
 		path = damaged;
 	if (rc == SQLITE_INTERRUPT)

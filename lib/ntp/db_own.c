@@ -33,6 +33,7 @@ struct own_table {
 	 * the version): files of earlier writers lack it, and may.
 	 */
 	int added[MAX_COLS];
+	char *dflt[MAX_COLS];	/* its default's SQL, what a file without it reads */
 	int ncols;
 	int strict;
 };
@@ -121,7 +122,7 @@ static void load_own(void)
 
 		snprintf(sql, sizeof(sql), "SELECT name, \"notnull\", (SELECT strict FROM"
 			 " pragma_table_list WHERE schema = 'main' AND name = '%s'),"
-			 " dflt_value IS NOT NULL FROM pragma_table_info('%s') ORDER BY cid",
+			 " dflt_value IS NOT NULL, dflt_value FROM pragma_table_info('%s') ORDER BY cid",
 			 t->name, t->name);
 		if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 			goto out;
@@ -129,7 +130,8 @@ static void load_own(void)
 			t->notnull[t->ncols] = sqlite3_column_int(st, 1);
 			t->strict = sqlite3_column_int(st, 2);
 			t->added[t->ncols] = sqlite3_column_int(st, 3);
-			if (!(t->cols[t->ncols++] = dup_col(st, 0)))
+			if (!(t->dflt[t->ncols] = dup_col(st, 4)) ||
+			    !(t->cols[t->ncols++] = dup_col(st, 0)))
 				goto out;
 		}
 		if (rc != SQLITE_DONE)
@@ -188,17 +190,21 @@ static int table_in_file(sqlite3 *db, const char *schema, const char *table, cha
  * later version may add some).  0, or the code of what is wrong, printed.
  */
 static int check_table(sqlite3 *db, const char *schema, const char *path,
-		       const struct own_table *t)
+		       const struct own_table *t, int *found)
 {
 	char sql[160], *text;
 	sqlite3_stmt *st;
-	int kind, rc, found[MAX_COLS] = { 0 };
+	int kind, rc;
 
+	memset(found, 0, MAX_COLS * sizeof(*found));
 	kind = table_in_file(db, schema, t->name, &text);
 	if (kind < 0)
 		return ntp_db__fail(db, path, "reading the schema");
-	if (kind == 0)		/* absent: whether it must be is the reader's to say */
+	if (kind == 0) {	/* absent: whether it must be is the reader's to say */
+		for (int i = 0; i < t->ncols; i++)
+			found[i] = 1;	/* and nothing to make up in the views */
 		return 0;
+	}
 	if (kind == 2 || strncasecmp(text, "CREATE TABLE", 12)) {
 		ntp_error("%s: corrupt: %s is not an ordinary table (%.40s...): a file ntprof did not write",
 			  path, t->name, text);
@@ -260,8 +266,32 @@ static int check_table(sqlite3 *db, const char *schema, const char *path,
 	return 0;
 }
 
+/*
+ * "schema".table, or where the file's table lacks columns of later writers
+ * (additions: schema/CHANGES), a subquery that has them at their defaults,
+ * so that the views read every file alike.  SQLite flattens it: no cost.
+ */
+static void qualified_table(FILE *m, const char *schema, const struct own_table *t,
+			    const int *found)
+{
+	int whole = 1;
+
+	for (int i = 0; i < t->ncols; i++)
+		whole &= found[i];
+	if (whole) {
+		fprintf(m, "\"%s\".%s", schema, t->name);
+		return;
+	}
+	fputs("(SELECT *", m);
+	for (int i = 0; i < t->ncols; i++)
+		if (!found[i])
+			fprintf(m, ", %s AS %s", t->dflt[i], t->cols[i]);
+	fprintf(m, " FROM \"%s\".%s)", schema, t->name);
+}
+
 /* view v over schema: its body with each table of the schema qualified */
-static char *temp_view_sql(const struct own_view *v, const char *schema)
+static char *temp_view_sql(const struct own_view *v, const char *schema,
+			   int (*found)[MAX_COLS])
 {
 	char name[96], *sql = NULL;
 	size_t len = 0;
@@ -279,7 +309,8 @@ static char *temp_view_sql(const struct own_view *v, const char *schema)
 
 			if (!strncmp(p, "FROM ", 5) && !strncmp(p + 5, own.tables[i].name, n) &&
 			    (p[5 + n] == '\n' || p[5 + n] == ' ' || p[5 + n] == ')' || !p[5 + n])) {
-				fprintf(m, "FROM \"%s\".%s", schema, own.tables[i].name);
+				fputs("FROM ", m);
+				qualified_table(m, schema, &own.tables[i], found[i]);
 				p += 5 + n;
 				done = 1;
 			}
@@ -296,6 +327,8 @@ static char *temp_view_sql(const struct own_view *v, const char *schema)
 
 int ntp_db__own_views(sqlite3 *db, const char *schema, const char *path)
 {
+	/* found[table][column]: the file's table has the column */
+	int found[MAX_TABLES][MAX_COLS];
 	int err;
 
 	pthread_once(&own_once, load_own);
@@ -305,9 +338,9 @@ int ntp_db__own_views(sqlite3 *db, const char *schema, const char *path)
 	}
 	err = 0;
 	for (int i = 0; i < own.ntables && !err; i++)
-		err = check_table(db, schema, path, &own.tables[i]);
+		err = check_table(db, schema, path, &own.tables[i], found[i]);
 	for (int i = 0; i < own.nviews && !err; i++) {
-		char *sql = temp_view_sql(&own.views[i], schema);
+		char *sql = temp_view_sql(&own.views[i], schema, found);
 
 		if (!sql) {
 			ntp_error("%s: %s", path, strerror(ENOMEM));

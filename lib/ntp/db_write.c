@@ -37,6 +37,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/outfile.h"
+#include "lib/ntp/db_key.h"
 #include "lib/ntp/db_schema.h"
 #include "lib/ntp/db_write.h"
 
@@ -64,7 +65,8 @@ enum host_col {
 	HC_START, HC_QUEUE, HC_CMD_SENT, HC_R2T, HC_DATA_SENT, HC_RECV, HC_DONE,
 	HC_OPCODE, HC_CID, HC_SLBA, HC_NLB, HC_BYTES, HC_QID, HC_NSID, HC_CNTLID,
 	HC_CONTROLLER, HC_NAMESPACE, HC_PATH, HC_STATUS, HC_FLAGS,
-	HC_APP_SUBMIT, HC_APP_DONE, HC_APP_REAP, HC_APP_KIND, HC_PID, HC_TID, HC_COMM, HC_CGROUP, HC_MAX,
+	HC_APP_SUBMIT, HC_APP_DONE, HC_APP_REAP, HC_APP_KIND, HC_PID, HC_TID, HC_COMM, HC_CGROUP,
+	HC_JOIN_KEY, HC_MAX,
 };
 
 static const char *const host_cols[HC_MAX] = {
@@ -72,18 +74,19 @@ static const char *const host_cols[HC_MAX] = {
 	"h_recv_ns", "h_done_ns", "opcode", "cid", "slba", "nlb", "bytes", "qid",
 	"nsid", "cntlid", "controller", "namespace", "path", "status", "flags",
 	"h_app_submit_ns", "h_app_done_ns", "h_app_reap_ns", "app_kind", "pid", "tid", "comm", "cgroup_id",
+	"join_key",
 };
 
 enum target_col {
 	TC_RECV, TC_R2T, TC_SUBMIT, TC_CMPL, TC_SENT, TC_OPCODE, TC_CID, TC_SLBA,
 	TC_NLB, TC_BYTES, TC_QID, TC_NSID, TC_CNTLID, TC_DEVICE, TC_STATUS, TC_FLAGS,
-	TC_MAX,
+	TC_JOIN_KEY, TC_MAX,
 };
 
 static const char *const target_cols[TC_MAX] = {
 	"t_recv_ns", "t_r2t_ns", "t_submit_ns", "t_cmpl_ns", "t_sent_ns", "opcode",
 	"cid", "slba", "nlb", "bytes", "qid", "nsid", "cntlid", "device", "status",
-	"flags",
+	"flags", "join_key",
 };
 
 static const char *const meta_cols[] = { "key", "value" };
@@ -108,6 +111,7 @@ struct ntp_writer {
 	 */
 	struct ntp_host_event bound[HOST_ROWS_PER_INSERT];
 	char ctrl[HOST_ROWS_PER_INSERT][16];
+	uint64_t key[HOST_ROWS_PER_INSERT];	/* bound[r]'s join_key */
 	int npending;		/* rows bound and not yet inserted */
 	int nbound;		/* rows whose every parameter has been bound */
 	int failed;		/* sticky: the first error's exit code */
@@ -603,11 +607,28 @@ static void controller_name(char *buf, __u32 instance)
 	*buf = '\0';
 }
 
+/* the join's key of a command as the row's columns hold it (lib/ntp/db_key.h) */
+static uint64_t join_key(__u16 cid, __u64 slba, __u16 nlb0, __u16 qid, __u32 nsid, __u16 cntlid,
+			 __u8 opcode)
+{
+	struct ntp_key k = { cid, (int64_t)slba, (int64_t)nlb0 + 1, qid, nsid, cntlid, opcode };
+
+	return ntp_key__hash(&k);
+}
+
+static uint64_t host_key(const struct ntp_host_event *e)
+{
+	return join_key(e->cid, e->slba, e->nlb0, e->qid, e->nsid, e->cntlid, e->opcode);
+}
+
 /* bind all of bound[r] as row `row` of ins */
 static void bind_host(struct ntp_writer *w, struct insert *ins, int row, int r)
 {
 	const struct ntp_host_event *b = &w->bound[r];
 	int p = row * HC_MAX;
+
+	w->key[r] = host_key(b);
+	bind_u64(ins, p + HC_JOIN_KEY, w->key[r]);
 
 	/* h_start, h_queue and h_done are NOT NULL: 0 stays 0 there */
 	bind_u64(ins, p + HC_START, b->h_start);
@@ -692,6 +713,10 @@ static void bind_host_delta(struct ntp_writer *w, int r, const struct ntp_host_e
 	REBIND(app_kind, HC_APP_KIND, bind_app_kind);
 	REBIND(cgroup_id, HC_CGROUP, bind_time);
 #undef REBIND
+	if (host_key(e) != w->key[r]) {
+		w->key[r] = host_key(e);
+		bind_u64(ins, p + HC_JOIN_KEY, w->key[r]);
+	}
 	if (e->pid != b->pid || e->tid != b->tid || memcmp(e->comm, b->comm, sizeof(b->comm))) {
 		b->pid = e->pid;
 		b->tid = e->tid;
@@ -777,6 +802,8 @@ int ntp_writer__add_target_io(struct ntp_writer *w, const struct ntp_target_even
 			  (int)strnlen(e->device, sizeof(e->device)), SQLITE_TRANSIENT);
 	bind_u64(ins, TC_STATUS, e->status);
 	bind_u64(ins, TC_FLAGS, e->flags);
+	bind_u64(ins, TC_JOIN_KEY, join_key(e->cid, e->slba, e->nlb0, e->qid, e->nsid, e->cntlid,
+					    e->opcode));
 	w->target_rows++;
 	return step(w, ins);
 }

@@ -51,6 +51,63 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "schema" / "ntp.sql"
 
+_U64 = (1 << 64) - 1
+
+
+def _mix(h, v):
+    """splitmix64's finalizer over the running value and the next field"""
+    h ^= (v + 0x9E3779B97F4A7C15 + ((h << 6) & _U64) + (h >> 2)) & _U64
+    h ^= h >> 30
+    h = (h * 0xBF58476D1CE4E5B9) & _U64
+    h ^= h >> 27
+    h = (h * 0x94D049BB133111EB) & _U64
+    return h ^ (h >> 31)
+
+
+def join_key(cid, slba, nlb, qid, nsid, cntlid, opcode):
+    """host_io.join_key and target_io.join_key as record writes them
+    (lib/ntp/db_key.c): the key's 64-bit hash, as a signed SQLite integer"""
+    h = 0x5BD1E995
+    for v in (cid, slba, nlb, qid, nsid, cntlid, opcode):
+        h = _mix(h, v & _U64)
+    return h - (1 << 64) if h >> 63 else h
+
+
+def drop_join_key(path):
+    """the file as a writer before join_key made it: host_io and target_io,
+    and the views, without the column.  SQLite's DROP COLUMN cannot edit
+    these CREATE TABLEs' text (their comments), so the tables are made again."""
+    db = sqlite3.connect(path, isolation_level=None)
+    views = db.execute("SELECT name, sql FROM sqlite_schema WHERE type = 'view'").fetchall()
+    db.execute("BEGIN")
+    for v, _ in views:
+        db.execute(f"DROP VIEW {v}")
+    for table in ("host_io", "target_io"):
+        sql, = db.execute("SELECT sql FROM sqlite_schema WHERE name = ?", (table,)).fetchone()
+        # from the comma before its line (the last column's, comments between) to its line's end
+        sql, n = re.subn(r",[^\n]*\n(?:\s*--[^\n]*\n)*\s*join_key\s+INTEGER[^\n]*", "", sql,
+                         count=1)
+        assert n == 1, sql
+        cols = ", ".join(r[1] for r in db.execute(f"PRAGMA table_info({table})")
+                         if r[1] != "join_key")
+        db.execute(f"ALTER TABLE {table} RENAME TO {table}_keyed")
+        db.execute(sql)
+        db.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {table}_keyed")
+        db.execute(f"DROP TABLE {table}_keyed")
+    for _, v in views:
+        db.execute(v.replace(", join_key", ""))
+    db.execute("COMMIT")
+    db.execute("VACUUM")
+    db.close()
+
+
+def fill_join_keys(db, tables=("host_io", "target_io")):
+    """every row's join_key where it is NULL, as record would have written it"""
+    db.create_function("ntpgen_join_key", 7, join_key, deterministic=True)
+    for t in tables:
+        db.execute(f"UPDATE {t} SET join_key = ntpgen_join_key(cid, slba, nlb, qid, nsid,"
+                   " cntlid, opcode) WHERE join_key IS NULL")
+
 OPCODE = {"write": 1, "read": 2, "flush": 0}
 STAGES = ("block", "driver", "network_star")
 TRANSPORTS = ("tcp", "rdma")
@@ -322,6 +379,7 @@ def _write(rec, wal):
         db.executemany(f"INSERT INTO host_io({', '.join(cols)}) VALUES "
                        f"({', '.join('?' * len(cols))})",
                        ([c.row[k] for k in cols] for c in rec.commands))
+    fill_join_keys(db, ("host_io",))
     db.execute("COMMIT")
     if not wal:
         db.close()
@@ -355,6 +413,7 @@ def generate_bulk(path, rows, *, sample_one_in=1000, duration_s=10, transport="t
             CASE WHEN i % 3 = 0 THEN 131072 ELSE 4096 END, 1, 1, 1, 'nvme0',
             'nvme0n' || (1 + (i / 3) % 2), 'nvme0n1'
         FROM t""")
+    fill_join_keys(db, ("host_io",))
     db.execute("COMMIT")
     db.close()
     return rec
@@ -789,6 +848,7 @@ def _write_joined(path, meta, hooks, intervals, hrows, trows):
             cols = list(rows[0])
             db.executemany(f"INSERT INTO {table}({', '.join(cols)}) VALUES "
                            f"({', '.join('?' * len(cols))})", ([r[k] for k in cols] for r in rows))
+    fill_join_keys(db)
     db.execute("COMMIT")
     db.close()
 

@@ -26,6 +26,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/ntp/db_guard.h"
+#include "lib/ntp/db_key.h"
 #include "lib/ntp/db_read.h"
 #include "lib/ntp/db_schema.h"
 #include "lib/ntp/db_write.h"
@@ -523,6 +524,83 @@ static void writer__target_rows__every_field_round_trips(void **state)
 	}
 	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
 	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+/* the join's key: these values are tests/integration/test_join_key.py's too (ntpgen.py's hash) */
+static void key__hash__known_values(void **state)
+{
+	static const struct {
+		struct ntp_key k;
+		uint64_t hash;
+	} v[] = {
+		{ { 0, 0, 0, 0, 0, 0, 0 }, 0xc68e6b69c081ca97ull },
+		{ { 1, 2, 8, 1, 1, 1, 2 }, 0x3e91a28ff7b43a21ull },
+		{ { 65535, -1, 65536, 128, 4294967295, 65535, 255 }, 0x64cbd5fc0cb813c6ull },
+		{ { 42, 1ll << 40, 256, 3, 2, 7, 1 }, 0xdaaab785481d930aull },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		assert_int_equal(ntp_key__hash(&v[i].k), v[i].hash);
+}
+
+/* every row's join_key is the hash of its key columns, as the writer rebinds them */
+static void expect_join_keys(sqlite3 *db, const char *table, uint64_t n)
+{
+	char sql[160];
+	sqlite3_stmt *st;
+	uint64_t rows = 0;
+
+	snprintf(sql, sizeof(sql), "SELECT cid, slba, nlb, qid, nsid, cntlid, opcode, join_key"
+		 " FROM %s ORDER BY id", table);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct ntp_key k = {
+			sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+			sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
+			sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5),
+			sqlite3_column_int64(st, 6),
+		};
+
+		assert_int_equal(sqlite3_column_type(st, 7), SQLITE_INTEGER);
+		assert_int_equal((uint64_t)sqlite3_column_int64(st, 7), ntp_key__hash(&k));
+		rows++;
+	}
+	sqlite3_finalize(st);
+	assert_int_equal(rows, n);
+}
+
+static void writer__join_key__hash_of_each_rows_key(void **state)
+{
+	const char *path = tpath("keys.ntp");
+	struct ntp_writer *w;
+	sqlite3 *db;
+	/* past a multi-row INSERT's rows, so that the rebinding of changed keys is met */
+	uint64_t n = 100;
+
+	(void)state;
+	assert_int_equal(ntp_writer__open(&w, path), 0);
+	for (uint64_t i = 0; i < n; i++) {
+		/* runs of one key, as a hot block's commands repeat, and changes of every field */
+		struct ntp_host_event h = varied_event(i / 3 * 3 + (i % 7 == 0));
+		struct ntp_target_event t = {
+			.kind = NTP_EV_TARGET_IO, .t_recv = 1000 + i, .t_sent = 1400 + i,
+			.slba = h.slba, .nsid = h.nsid, .cid = h.cid, .nlb0 = h.nlb0, .qid = h.qid,
+			.cntlid = h.cntlid, .opcode = h.opcode, .bytes = 4096,
+		};
+
+		snprintf(t.device, sizeof(t.device), "nullb0");
+		assert_int_equal(ntp_writer__add_host_io(w, &h), 0);
+		assert_int_equal(ntp_writer__add_target_io(w, &t), 0);
+	}
+	assert_int_equal(ntp_writer__close(w), 0);
+	assert_int_equal(ntp_db__open_read(&db, path), 0);
+	expect_join_keys(db, "host_io", n);
+	expect_join_keys(db, "target_io", n);
+	/* a host row and the target's record of the same command: one key */
+	assert_int_equal(query1(db, "SELECT count(*) FROM host_io h JOIN target_io t USING (id)"
+				" WHERE h.join_key = t.join_key"), n);
 	sqlite3_close(db);
 }
 
@@ -1175,6 +1253,8 @@ int main(void)
 		cmocka_unit_test(writer__full_recording__reads_back_as_written),
 		cmocka_unit_test(writer__many_rows__every_field_round_trips),
 		cmocka_unit_test(writer__target_rows__every_field_round_trips),
+		cmocka_unit_test(key__hash__known_values),
+		cmocka_unit_test(writer__join_key__hash_of_each_rows_key),
 		cmocka_unit_test(writer__empty_path_name__path_is_disk),
 		cmocka_unit_test(writer__existing_file__moved_to_old),
 		cmocka_unit_test(writer__directory_path__error),
