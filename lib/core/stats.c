@@ -11,10 +11,13 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/core/interval.h"
+#include "lib/core/jobs.h"
 #include "lib/core/stats.h"
 
 /* below this, qsort beats the radix sort's fixed cost */
@@ -213,4 +216,64 @@ void ntp_summary__free(struct ntp_summary *s)
 {
 	free(s->hist);
 	s->hist = NULL;
+}
+
+/* below this many samples in all, a second thread costs more than it saves */
+#define SAMPLES_PER_THREAD 200000
+
+struct summary_worker {
+	struct ntp_summary_job *jobs;
+	size_t n;
+	atomic_size_t *next;
+	bool histograms;
+	int err;
+};
+
+static void *summary_run(void *arg)
+{
+	struct summary_worker *w = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(w->next, 1)) < w->n) {
+		ntp_samples__summarize(w->jobs[i].s, w->jobs[i].out);
+		if (w->histograms && ntp_samples__histogram(w->jobs[i].s, w->jobs[i].out))
+			w->err = -ENOMEM;
+	}
+	return NULL;
+}
+
+static int larger_first(const void *a, const void *b)
+{
+	size_t x = ((const struct ntp_summary_job *)a)->s->n;
+	size_t y = ((const struct ntp_summary_job *)b)->s->n;
+
+	return (x < y) - (x > y);
+}
+
+int ntp_samples__summarize_all(struct ntp_summary_job *jobs, size_t n, bool histograms)
+{
+	struct summary_worker w[NTP_JOBS_MAX];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	atomic_size_t next = 0;
+	size_t total = 0;
+	int nw, err = 0;
+
+	for (size_t i = 0; i < n; i++)
+		total += jobs[i].s->n;
+	nw = (int)(total / SAMPLES_PER_THREAD);
+	if (cpus > 0 && nw > cpus)
+		nw = (int)cpus;
+	if (nw > NTP_JOBS_MAX)
+		nw = NTP_JOBS_MAX;
+	if (nw < 1)
+		nw = 1;
+	/* the largest first: the last to start are the quick ones */
+	if (n > 1)
+		qsort(jobs, n, sizeof(*jobs), larger_first);
+	for (int k = 0; k < nw; k++)
+		w[k] = (struct summary_worker){ jobs, n, &next, histograms, 0 };
+	ntp_jobs__run(summary_run, w, sizeof(*w), nw);
+	for (int k = 0; k < nw; k++)
+		err = err ? err : w[k].err;
+	return err;
 }

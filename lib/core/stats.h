@@ -12,6 +12,7 @@
 #ifndef NTP_STATS_H
 #define NTP_STATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,5 +48,19 @@ void ntp_samples__summarize(struct ntp_samples *s, struct ntp_summary *out);
 int ntp_samples__histogram(struct ntp_samples *s, struct ntp_summary *out);
 /* frees what a summary holds (its histogram) */
 void ntp_summary__free(struct ntp_summary *s);
+
+/* one summary to make: s summarized into out */
+struct ntp_summary_job {
+	struct ntp_samples *s;
+	struct ntp_summary *out;
+};
+
+/*
+ * Every job's summary (and with histograms its histogram), the largest
+ * first, shared by one thread a CPU: a report's groups and stages are
+ * independent, and sorting their samples is most of a summary's cost.
+ * Reorders jobs.  0 or -ENOMEM.
+ */
+int ntp_samples__summarize_all(struct ntp_summary_job *jobs, size_t n, bool histograms);
 
 #endif

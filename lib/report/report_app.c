@@ -128,18 +128,13 @@ int ntp_app_acc__merge(struct ntp_app_acc *dst, struct ntp_report_app *dg,
 	return 0;
 }
 
-int ntp_app_acc__finish(struct ntp_app_acc *a, struct ntp_report_app *g, bool histograms)
+size_t ntp_app_acc__jobs(struct ntp_app_acc *a, struct ntp_report_app *g,
+			 struct ntp_summary_job *jobs)
 {
-	int err = 0;
-
-	ntp_samples__summarize(&a->e2e, &g->e2e);
+	jobs[0] = (struct ntp_summary_job){ &a->e2e, &g->e2e };
 	for (int s = 0; s < NTP_APP_STAGES; s++)
-		ntp_samples__summarize(&a->stage[s], &g->stage[s]);
-	for (int s = -1; s < NTP_APP_STAGES && histograms && !err; s++)
-		err = ntp_samples__histogram(s < 0 ? &a->e2e : &a->stage[s],
-					     s < 0 ? &g->e2e : &g->stage[s]);
-	ntp_app_acc__free(a);
-	return err;
+		jobs[1 + s] = (struct ntp_summary_job){ &a->stage[s], &g->stage[s] };
+	return NTP_APP_JOBS;
 }
 
 bool ntp_report__any_app(const struct ntp_report *r)

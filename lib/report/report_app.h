@@ -31,8 +31,10 @@ int ntp_app_acc__add(struct ntp_app_acc *a, struct ntp_report_app *g, int64_t wi
 /* src's samples and counts into dst's, src freed; 0 or -ENOMEM */
 int ntp_app_acc__merge(struct ntp_app_acc *dst, struct ntp_report_app *dg,
 		       struct ntp_app_acc *src, const struct ntp_report_app *sg);
-/* the summaries (with their log2 buckets when histograms), the samples freed; 0 or -ENOMEM */
-int ntp_app_acc__finish(struct ntp_app_acc *a, struct ntp_report_app *g, bool histograms);
+/* the summaries of a's samples into g (ntp_samples__summarize_all): NTP_APP_JOBS of them */
+#define NTP_APP_JOBS (1 + NTP_APP_STAGES)
+size_t ntp_app_acc__jobs(struct ntp_app_acc *a, struct ntp_report_app *g,
+			 struct ntp_summary_job *jobs);
 
 /* does any group of r have the application's stamps? (r->app) */
 bool ntp_report__any_app(const struct ntp_report *r);

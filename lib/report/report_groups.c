@@ -363,24 +363,36 @@ static void drop_empty(struct ntp_group_set *set)
 	set->n = k;
 }
 
+/* groups summarized at once: a bound on the jobs' memory, and samples freed as they go */
+#define FINISH_GROUPS 1024
+
 int ntp_group_set__finish(struct ntp_group_set *set, struct ntp_report_group **groups,
 			  size_t *ngroups)
 {
-	int err = 0;
+	/* a group's summaries: end-to-end, its stages, the application's */
+	const size_t per = 1 + (size_t)set->nstages + NTP_APP_JOBS;
+	struct ntp_summary_job *jobs = malloc(FINISH_GROUPS * per * sizeof(*jobs));
+	int err = jobs ? 0 : -ENOMEM;
 
 	drop_empty(set);
-	for (size_t i = 0; i < set->n; i++) {
-		ntp_samples__summarize(&set->acc[i].e2e, &set->g[i].e2e);
-		for (int s = 0; s < set->nstages; s++)
-			ntp_samples__summarize(&set->acc[i].stage[s], &set->g[i].stage[s]);
-		for (int s = -1; s < set->nstages && set->histograms && !err; s++)
-			err = s < 0 ? ntp_samples__histogram(&set->acc[i].e2e, &set->g[i].e2e) :
-			      ntp_samples__histogram(&set->acc[i].stage[s], &set->g[i].stage[s]);
-		if (!err)
-			err = ntp_app_acc__finish(&set->acc[i].app, &set->g[i].app, set->histograms);
-		/* give the memory back before the next group's sorts want theirs */
-		acc_free(&set->acc[i]);
+	for (size_t g0 = 0; g0 < set->n && !err; g0 += FINISH_GROUPS) {
+		size_t g1 = g0 + FINISH_GROUPS < set->n ? g0 + FINISH_GROUPS : set->n, n = 0;
+
+		for (size_t i = g0; i < g1; i++) {
+			jobs[n++] = (struct ntp_summary_job){ &set->acc[i].e2e, &set->g[i].e2e };
+			for (int s = 0; s < set->nstages; s++)
+				jobs[n++] = (struct ntp_summary_job){ &set->acc[i].stage[s],
+								      &set->g[i].stage[s] };
+			n += ntp_app_acc__jobs(&set->acc[i].app, &set->g[i].app, &jobs[n]);
+		}
+		/* these groups' summaries at once, on threads; then their samples go */
+		err = ntp_samples__summarize_all(jobs, n, set->histograms);
+		for (size_t i = g0; i < g1; i++)
+			acc_free(&set->acc[i]);
 	}
+	free(jobs);
+	if (err)
+		return err;
 	if (set->n)	/* qsort(NULL, 0, ...) is undefined */
 		qsort(set->g, set->n, sizeof(*set->g), file_group_cmp);
 	*groups = set->g;
@@ -388,5 +400,5 @@ int ntp_group_set__finish(struct ntp_group_set *set, struct ntp_report_group **g
 	free(set->acc);
 	free(set->slots);
 	memset(set, 0, sizeof(*set));
-	return err;
+	return 0;
 }

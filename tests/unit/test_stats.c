@@ -254,6 +254,47 @@ static void add__after_percentile__resorts(void **state)
 	assert_int_equal(s.n, 0);
 }
 
+/*
+ * Summaries made at once on threads, largest first, are the ones made one
+ * by one: sets of sizes from empty to past the radix sort's and the
+ * threads' thresholds, histograms included, each back in its own summary.
+ */
+static void summarize_all__threads__same_as_one_by_one(void **state)
+{
+	enum { SETS = 13 };
+	static const size_t sizes[SETS] = { 0, 1, 7, 511, 512, 4096, 100000, 250000, 3, 600000,
+					    99999, 2, 300001 };
+	struct ntp_samples a[SETS], b[SETS];
+	struct ntp_summary sa[SETS], sb[SETS];
+	struct ntp_summary_job jobs[SETS];
+	unsigned int seed = 7;
+
+	(void)state;
+	for (int k = 0; k < SETS; k++) {
+		ntp_samples__init(&a[k]);
+		ntp_samples__init(&b[k]);
+		for (size_t i = 0; i < sizes[k]; i++) {
+			int64_t v = (int64_t)(rand_r(&seed) % 1000000) - (k == 4 ? 500000 : 0);
+
+			assert_int_equal(ntp_samples__add(&a[k], v), 0);
+			assert_int_equal(ntp_samples__add(&b[k], v), 0);
+		}
+		ntp_samples__summarize(&a[k], &sa[k]);
+		assert_int_equal(ntp_samples__histogram(&a[k], &sa[k]), 0);
+		jobs[k] = (struct ntp_summary_job){ &b[k], &sb[k] };
+	}
+	assert_int_equal(ntp_samples__summarize_all(jobs, SETS, true), 0);
+	for (int k = 0; k < SETS; k++) {
+		assert_int_equal(sb[k].n, sizes[k]);
+		assert_memory_equal(sb[k].hist, sa[k].hist, sizeof(*sa[k].hist));
+		ntp_summary__free(&sa[k]);
+		ntp_summary__free(&sb[k]);
+		assert_memory_equal(&sb[k], &sa[k], sizeof(sa[k]));
+		ntp_samples__free(&a[k]);
+		ntp_samples__free(&b[k]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +304,7 @@ int main(void)
 		cmocka_unit_test(summarize__random_sets__match_brute_force),
 		cmocka_unit_test(percentile__five_million__rank_by_counting),
 		cmocka_unit_test(add__after_percentile__resorts),
+		cmocka_unit_test(summarize_all__threads__same_as_one_by_one),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
