@@ -50,6 +50,39 @@ int ntp_samples__add(struct ntp_samples *s, int64_t v)
 	return 0;
 }
 
+int ntp_samples__append(struct ntp_samples *dst, struct ntp_samples *src)
+{
+	struct ntp_samples t;
+	int64_t *nv;
+	int sorted;
+
+	/* the smaller into the larger: their order is not a statistic */
+	if (src->n > dst->n) {
+		t = *dst;
+		*dst = *src;
+		*src = t;
+	}
+	if (!src->n) {
+		ntp_samples__free(src);
+		return 0;
+	}
+	sorted = dst->sorted && src->sorted && (!dst->n || dst->v[dst->n - 1] <= src->v[0]);
+	if (dst->n + src->n > dst->cap) {
+		if (dst->n + src->n > SIZE_MAX / sizeof(*nv))
+			return -ENOMEM;
+		nv = realloc(dst->v, (dst->n + src->n) * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		dst->v = nv;
+		dst->cap = dst->n + src->n;
+	}
+	memcpy(dst->v + dst->n, src->v, src->n * sizeof(*nv));
+	dst->n += src->n;
+	dst->sorted = sorted;
+	ntp_samples__free(src);
+	return 0;
+}
+
 void ntp_samples__reset(struct ntp_samples *s)
 {
 	s->n = 0;

@@ -39,6 +39,11 @@ struct ntp_summary {
 
 void ntp_samples__init(struct ntp_samples *s);
 int ntp_samples__add(struct ntp_samples *s, int64_t v);    /* 0 or -ENOMEM */
+/*
+ * src's samples into dst (in no order: none of a summary depends on it), src
+ * left empty; a copy of the smaller set at most.  0 or -ENOMEM (both kept).
+ */
+int ntp_samples__append(struct ntp_samples *dst, struct ntp_samples *src);
 void ntp_samples__reset(struct ntp_samples *s);            /* keep the memory */
 void ntp_samples__free(struct ntp_samples *s);
 /* sorts s in place; p in (0, 100]; 0 when empty */

@@ -88,15 +88,6 @@ int ntp_app_acc__add(struct ntp_app_acc *a, struct ntp_report_app *g, int64_t wi
 	return 0;
 }
 
-static int move(struct ntp_samples *dst, struct ntp_samples *src)
-{
-	for (size_t j = 0; j < src->n; j++)
-		if (ntp_samples__add(dst, src->v[j]))
-			return -ENOMEM;
-	ntp_samples__free(src);
-	return 0;
-}
-
 int ntp_app_acc__merge(struct ntp_app_acc *dst, struct ntp_report_app *dg,
 		       struct ntp_app_acc *src, const struct ntp_report_app *sg)
 {
@@ -114,10 +105,10 @@ int ntp_app_acc__merge(struct ntp_app_acc *dst, struct ntp_report_app *dg,
 		ntp_app_acc__free(src);
 		return 0;
 	}
-	if (move(&dst->e2e, &src->e2e))
+	if (ntp_samples__append(&dst->e2e, &src->e2e))
 		return -ENOMEM;
 	for (int s = 0; s < NTP_APP_STAGES; s++) {
-		if (move(&dst->stage[s], &src->stage[s]))
+		if (ntp_samples__append(&dst->stage[s], &src->stage[s]))
 			return -ENOMEM;
 		dg->sum_stage[s] += sg->sum_stage[s];
 	}

@@ -242,19 +242,6 @@ int ntp_group_set__add_app(struct ntp_group_set *set, size_t k, int64_t e2e,
 	return 0;
 }
 
-/*
- * Appends src to dst and frees src at once, so that the peak memory of a
- * merge is one array more than the samples themselves.
- */
-static int move_samples(struct ntp_samples *dst, struct ntp_samples *src)
-{
-	for (size_t j = 0; j < src->n; j++)
-		if (ntp_samples__add(dst, src->v[j]))
-			return -ENOMEM;
-	ntp_samples__free(src);
-	return 0;
-}
-
 /* would d's sums overflow with s's added? */
 static bool merge_overflows(const struct ntp_report_group *d, const struct ntp_report_group *s,
 			    int nstages)
@@ -287,10 +274,10 @@ int ntp_group_set__merge(struct ntp_group_set *dst, struct ntp_group_set *src)
 			acc_free(sa);
 			continue;
 		}
-		if (move_samples(&da->e2e, &sa->e2e))
+		if (ntp_samples__append(&da->e2e, &sa->e2e))
 			return -ENOMEM;
 		for (int st = 0; st < dst->nstages; st++) {
-			if (move_samples(&da->stage[st], &sa->stage[st]))
+			if (ntp_samples__append(&da->stage[st], &sa->stage[st]))
 				return -ENOMEM;
 			d->sum_stage[st] += s->sum_stage[st];
 		}

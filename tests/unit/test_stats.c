@@ -295,6 +295,42 @@ static void summarize_all__threads__same_as_one_by_one(void **state)
 	}
 }
 
+/* a merge of two readers' samples: every sample once, in either direction, sorted or not */
+static void append__either_way__the_union(void **state)
+{
+	static const size_t sizes[][2] = { { 0, 0 }, { 0, 5 }, { 5, 0 }, { 3, 700 }, { 700, 3 },
+					   { 1000, 1000 } };
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(sizes) / sizeof(sizes[0]); c++) {
+		struct ntp_samples a, b, all;
+		struct ntp_summary sa, sall;
+		unsigned int seed = (unsigned int)c;
+
+		ntp_samples__init(&a);
+		ntp_samples__init(&b);
+		ntp_samples__init(&all);
+		for (int side = 0; side < 2; side++) {
+			for (size_t i = 0; i < sizes[c][side]; i++) {
+				/* one side ascending (sorted), the other random */
+				int64_t v = side ? (int64_t)(rand_r(&seed) % 5000) : (int64_t)i * 3;
+
+				assert_int_equal(ntp_samples__add(side ? &b : &a, v), 0);
+				assert_int_equal(ntp_samples__add(&all, v), 0);
+			}
+		}
+		assert_int_equal(ntp_samples__append(&a, &b), 0);
+		assert_int_equal(b.n, 0);
+		assert_null(b.v);
+		assert_int_equal(a.n, sizes[c][0] + sizes[c][1]);
+		ntp_samples__summarize(&a, &sa);
+		ntp_samples__summarize(&all, &sall);
+		assert_memory_equal(&sa, &sall, sizeof(sa));
+		ntp_samples__free(&a);
+		ntp_samples__free(&all);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +341,7 @@ int main(void)
 		cmocka_unit_test(percentile__five_million__rank_by_counting),
 		cmocka_unit_test(add__after_percentile__resorts),
 		cmocka_unit_test(summarize_all__threads__same_as_one_by_one),
+		cmocka_unit_test(append__either_way__the_union),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
