@@ -45,6 +45,7 @@
 #include "lib/core/checked.h"
 #include "lib/core/jobs.h"
 #include "lib/join/join.h"
+#include "lib/join/join_sweep.h"
 
 #define GRID_HALF 10		/* grid points each side of the centre */
 #define GRID_SHRINK 5.0		/* each level's step is the last one's / 5 */
@@ -113,40 +114,26 @@ static void radix_sort(uint64_t *a, uint64_t *tmp, size_t n)
 		memcpy(a, src, n * sizeof(*a));
 }
 
-struct sweep_buf {
-	uint64_t *starts, *ends, *tmp;
-};
-
 /*
  * The offset most of iv[0..n) share at drift b, each interval widened by w:
  * returns that count, and the region [*L, *R] where it holds.  Closed
  * intervals: an end equal to a start still overlaps it.
  */
-static int64_t sweep(const struct riv *iv, size_t n, double b, double w,
-		     const struct sweep_buf *sb, double *L, double *R)
+static int64_t sweep(const struct riv *iv, size_t n, double b, double w, struct ntp_jsweep *sw,
+		     double *L, double *R)
 {
-	size_t i, j = 0;
-	int64_t best = 0;
+	uint64_t l, r;
+	int64_t best;
 
-	for (i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		double s = b * iv[i].dt;
 
-		sb->starts[i] = dkey(iv[i].lo - s - w);
-		sb->ends[i] = dkey(iv[i].hi - s + w);
+		sw->starts[i] = dkey(iv[i].lo - s - w);
+		sw->ends[i] = dkey(iv[i].hi - s + w);
 	}
-	radix_sort(sb->starts, sb->tmp, n);
-	radix_sort(sb->ends, sb->tmp, n);
-	*L = *R = 0;
-	for (i = 0; i < n; i++) {
-		while (j < n && sb->ends[j] < sb->starts[i])
-			j++;
-		/* starts[0..i] began, ends[0..j) are over */
-		if ((int64_t)(i + 1 - j) > best) {
-			best = i + 1 - j;
-			*L = dval(sb->starts[i]);
-			*R = dval(sb->ends[j]);	/* this interval's own end is >= its start */
-		}
-	}
+	best = ntp_jsweep__max_overlap(sw, n, &l, &r);
+	*L = best ? dval(l) : 0;
+	*R = best ? dval(r) : 0;
 	return best;
 }
 
@@ -169,7 +156,7 @@ struct grid_job {
 	const struct riv *wk;
 	size_t nw;
 	double w;
-	struct sweep_buf sb;
+	struct ntp_jsweep sb;
 	struct grid_pt *pt;
 	int g0, g1;		/* this job's points */
 };
@@ -895,12 +882,7 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 	memset(jobs, 0, sizeof(jobs));
 	/* a second thread's buffers only where it would be used */
 	for (; njobs < (m < GRID_THREAD_IV ? 1 : GRID_THREADS); njobs++) {
-		struct sweep_buf *sb = &jobs[njobs].sb;
-
-		sb->starts = malloc(m * sizeof(uint64_t));
-		sb->ends = malloc(m * sizeof(uint64_t));
-		sb->tmp = malloc(m * sizeof(uint64_t));
-		if (!sb->starts || !sb->ends || !sb->tmp) {
+		if (ntp_jsweep__init(&jobs[njobs].sb, m)) {
 			njobs++;
 			goto out;
 		}
@@ -995,9 +977,7 @@ out:
 	free(wk);
 	free(in);
 	for (int q = 0; q < njobs; q++) {
-		free(jobs[q].sb.starts);
-		free(jobs[q].sb.ends);
-		free(jobs[q].sb.tmp);
+		ntp_jsweep__free(&jobs[q].sb);
 	}
 	hull_free(&h);
 	return err;

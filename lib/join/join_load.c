@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "lib/core/jobs.h"
 #include "lib/join/join_priv.h"
 
 #define HUGE_PAGE ((uintptr_t)2 << 20)
@@ -167,19 +168,41 @@ static int order_side(struct ntp_jside *s, int host)
 	return rows_in_key_order(s, tmp, host);
 }
 
+/* one side's sort, on a thread of the load */
+struct sorter {
+	struct ntp_jside *s;
+	int host;
+	int err;
+};
+
+static void *sort_job(void *arg)
+{
+	struct sorter *so = arg;
+
+	so->err = order_side(so->s, so->host);
+	return NULL;
+}
+
 /*
- * One side's sort at a time: each needs a buffer as large as its order
- * (16 bytes a command, which then holds its rows), and two at once would be
- * the join's peak.
+ * The two sides sorted at once, when the readers ran on several threads:
+ * each needs a buffer as large as its order (16 bytes a command, which then
+ * holds its rows), both together no more than the matching needs later.
  */
 int ntp_join__load(struct ntp_join *j)
 {
+	struct sorter so[2] = { { &j->target, 0, 0 }, { &j->host, 1, 0 } };
 	int err = ntp_join__read(j);
 
+	if (err)
+		return err;
 	ntp_jprogress__set(j->progress, "sorting commands by key", 0, 0);
-	if (!err && (order_side(&j->target, 0) || order_side(&j->host, 1)))
-		err = ntp_join__nomem();
-	return err;
+	if (j->nreaders > 1) {
+		ntp_jobs__run(sort_job, so, sizeof(*so), 2);
+	} else {
+		sort_job(&so[0]);
+		sort_job(&so[1]);
+	}
+	return so[0].err || so[1].err ? ntp_join__nomem() : 0;
 }
 
 /* the rows and their order; the ids (temp.join_matches reads them) stay */

@@ -14,6 +14,7 @@
  *	join_stages.c   their five stages from what was kept, for the summary report
  *	join_progress.c progress on stderr
  *	join_est.c      the offset and drift estimate
+ *	join_sweep.c    its inner loop: the point most intervals share
  *
  * The rows the join works on are compact copies of what it needs (key, the
  * times of the offset bound, ids): 32 bytes a target command, 34 a host
