@@ -18,4 +18,11 @@
  */
 void ntp_jobs__run(void *(*fn)(void *), void *jobs, size_t size, int n);
 
+/*
+ * The threads a reader may share its work among: $NTPROF_THREADS when it is
+ * a number from 1 (ntprof(1), ENVIRONMENT), else the CPUs online; at most
+ * NTP_JOBS_MAX.  Each reader takes fewer where its work is small.
+ */
+int ntp_jobs__threads(void);
+
 #endif

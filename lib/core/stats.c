@@ -14,7 +14,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "lib/core/interval.h"
 #include "lib/core/jobs.h"
@@ -286,7 +285,7 @@ static int larger_first(const void *a, const void *b)
 int ntp_samples__summarize_all(struct ntp_summary_job *jobs, size_t n, bool histograms)
 {
 	struct summary_worker w[NTP_JOBS_MAX];
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long cpus = ntp_jobs__threads();
 	atomic_size_t next = 0;
 	size_t total = 0;
 	int nw, err = 0;

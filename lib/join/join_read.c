@@ -566,7 +566,7 @@ static uint64_t span(int64_t lo, int64_t hi)
 static int nreaders(const int64_t *hlo, const int64_t *hhi, const int64_t *tlo,
 		    const int64_t *thi, int nfiles)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long cpus = ntp_jobs__threads();
 	uint64_t rows = 0, n;
 
 	for (int fi = 0; fi < nfiles; fi++)

@@ -157,7 +157,7 @@ static int id_range(sqlite3 *db, const char *path, int64_t *lo, int64_t *hi)
 
 static int nworkers(int64_t rows)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long cpus = ntp_jobs__threads();
 	int64_t n = rows / ROWS_PER_WORKER;
 
 	if (!sqlite3_threadsafe())
