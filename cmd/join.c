@@ -96,7 +96,7 @@ static int join_write(const char *const *paths, int n, const struct join_opts *o
 	rc = ntp_join__run(j);
 	/* the new file is made beside FILE and takes its place only when whole */
 	if (!rc)
-		rc = ntp_outfile__open(&of, o->output, "the joined recording");
+		rc = ntp_outfile__open_recording(&of, o->output, "the joined recording");
 	if (!rc) {
 		/* SQLite writes the file by its name; the stream is not used */
 		rc = of.tmp ? ntp_join__write(j, of.tmp) : NTP_EXIT_FAILURE;

@@ -2,6 +2,7 @@
 /* The files the readers write (lib/cli/outfile.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,37 @@ int ntp_outfile__dir(const char *path, char *dir, size_t len)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-int ntp_outfile__open(struct ntp_outfile *o, const char *path, const char *what)
+/* does the regular file at path (or the one a link names) begin as an SQLite database does? */
+static bool is_database(const char *path)
+{
+	static const char magic[16] = "SQLite format 3";	/* and its '\0': 16 bytes */
+	char head[sizeof(magic)];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	n = pread(fd, head, sizeof(head), 0);
+	close(fd);
+	return n == (ssize_t)sizeof(head) && !memcmp(head, magic, sizeof(magic));
+}
+
+int ntp_outfile__check(const char *path, const char *what)
+{
+	/* a recording named where a report goes (-j FILE's FILE taken for an input) is kept */
+	if (strcmp(path, "-") && is_database(path)) {
+		ntp_error("%s: not replaced by %s: it is an SQLite database (a recording?); name"
+			  " another file, or - for standard output", path, what);
+		return NTP_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int open_out(struct ntp_outfile *o, const char *path, const char *what, bool database)
 {
 	struct stat st;
 	char dir[4096];
@@ -39,6 +70,8 @@ int ntp_outfile__open(struct ntp_outfile *o, const char *path, const char *what)
 		o->f = stdout;
 		return 0;
 	}
+	if (!database && ntp_outfile__check(path, what))
+		return NTP_EXIT_USAGE;
 	if (!lstat(path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
 		if (S_ISDIR(st.st_mode)) {
 			ntp_error("%s: cannot create %s: it is a directory", path, what);
@@ -71,6 +104,16 @@ int ntp_outfile__open(struct ntp_outfile *o, const char *path, const char *what)
 		return NTP_EXIT_FAILURE;
 	}
 	return 0;
+}
+
+int ntp_outfile__open(struct ntp_outfile *o, const char *path, const char *what)
+{
+	return open_out(o, path, what, false);
+}
+
+int ntp_outfile__open_recording(struct ntp_outfile *o, const char *path, const char *what)
+{
+	return open_out(o, path, what, true);
 }
 
 /* path (file or link) becomes path.old, then the new file becomes path */

@@ -10,7 +10,9 @@
  *    the new file to PATH.  Nothing is ever written through a link, and no
  *    half-written or empty PATH is left by a failure;
  *  - anything else (a device such as /dev/null, a FIFO) is written in place,
- *    and never removed.
+ *    and never removed;
+ *  - an SQLite database (a recording) is not replaced by a report, a CSV
+ *    file or a trace: given where one goes, it is taken for a mistake.
  */
 #ifndef NTP_OUTFILE_H
 #define NTP_OUTFILE_H
@@ -29,8 +31,16 @@ struct ntp_outfile {
 /* the directory a file at path is made in ("." or "/" for short paths); 0 or -ENAMETOOLONG */
 int ntp_outfile__dir(const char *path, char *dir, size_t len);
 
-/* 0, or NTP_EXIT_FAILURE after one line naming path, what and why */
+/*
+ * 0, or NTP_EXIT_FAILURE after one line naming path, what and why.  An
+ * SQLite database at path (a recording named where the output goes, as in
+ * "report -j host.ntp target.ntp") is not replaced: NTP_EXIT_USAGE.
+ */
 int ntp_outfile__open(struct ntp_outfile *o, const char *path, const char *what);
+/* that refusal alone, for a command that checks its output before it reads: 0 or NTP_EXIT_USAGE */
+int ntp_outfile__check(const char *path, const char *what);
+/* the same for an output that is a recording itself (ntprof join -o): one may be replaced */
+int ntp_outfile__open_recording(struct ntp_outfile *o, const char *path, const char *what);
 
 /*
  * Close o: with keep, the new file takes path's place (0, or

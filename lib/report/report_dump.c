@@ -370,6 +370,9 @@ int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_op
 		}
 	}
 	rc = ntp_report__check_twice(paths, npaths);
+	/* before the join: a recording taken for -o's FILE is kept, and nothing is read */
+	if (!rc && out)
+		rc = ntp_outfile__check(out, "the CSV file");
 	if (rc)
 		return rc;
 	rc = open_input(paths, npaths, &db, &j);

@@ -105,3 +105,27 @@ def test_json_error_carries_the_cause_stderr_gives(run, every_kind, nometa, tmp_
     (line,) = r.stderr.splitlines()
     assert line.startswith(prefix)
     assert doc["error"] == {"code": r.returncode, "message": line[len(prefix):]}
+
+
+@pytest.mark.parametrize("args", [("report", "-j"), ("dump", "-o"), ("export", "-o"),
+                                  ("report", "--html")], ids=" ".join)
+def test_a_recording_where_the_output_goes_is_kept(run, every_kind, tmp_path, args):
+    """report -j host.ntp target.ntp: the host recording taken for -j's FILE
+    is not replaced (it was moved to host.ntp.old), and nothing is reported"""
+    h = tmp_path / "ph.ntp"
+    h.write_bytes((every_kind / "ph.ntp").read_bytes())
+    before = h.read_bytes()
+    r = usage_error(run, *args, h, every_kind / "pt.ntp", says="it is an SQLite database")
+    assert str(h) in r.stderr and r.stdout == ""
+    assert h.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ph.ntp"]
+
+
+def test_a_joined_recording_replaces_a_recording(run, every_kind, tmp_path):
+    """join -o writes a recording: one already there (a joined one made
+    before) becomes FILE.old as any file there does"""
+    out = tmp_path / "j.ntp"
+    assert_ok(run("join", "-o", out, every_kind / "ph.ntp", every_kind / "pt.ntp"))
+    first = out.read_bytes()
+    assert_ok(run("join", "-o", out, every_kind / "ph.ntp", every_kind / "pt.ntp"))
+    assert (tmp_path / "j.ntp.old").read_bytes() == first
