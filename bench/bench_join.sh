@@ -13,6 +13,8 @@
 #   bench/bench_join.sh [BUILD_DIR]
 #   SIZES="1000000 10000000"  commands per side of the rare-key pairs (default 1000000)
 #   HEAVY="1000000"           the same with ntpgen's heavily reused keys ("" for none)
+#   NOKEY="1000000"           rare keys, recordings without join_key (as made before it:
+#                             the join computes the keys from seven columns; "" for none)
 #   ROUNDS=3                  runs of each command
 #   OLD=path/to/ntprof        also time another build's joined report (one run, TIMEOUT s)
 #   KEEP=1                    keep the pairs (in $TMPDIR/ntprof-bench-join.*)
@@ -23,6 +25,7 @@ BUILD=${1:-build}
 NTPROF=${NTPROF:-$BUILD/ntprof}
 SIZES=${SIZES:-1000000}
 HEAVY=${HEAVY-1000000}
+NOKEY=${NOKEY-1000000}
 ROUNDS=${ROUNDS:-3}
 TIMEOUT=${TIMEOUT:-600}
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-bench-join.XXXXXX")
@@ -85,10 +88,10 @@ row() {
 }
 
 pair() {
-	local n=$1 reuse=$2 h="$DIR/h-$2-$1.ntp" t="$DIR/t-$2-$1.ntp"
+	local n=$1 reuse=$2 key=$3 h="$DIR/h-$2-$1$3.ntp" t="$DIR/t-$2-$1$3.ntp"
 
-	python3 bench/join_pair.py "$h" "$t" "$n" --reuse "$reuse" >&2
-	row "$n $reuse keys" "$h" "$t"
+	python3 bench/join_pair.py "$h" "$t" "$n" --reuse "$reuse" $key >&2
+	row "$n $reuse${key:+ no key}" "$h" "$t"
 	[ -n "${KEEP:-}" ] || rm -f "$h" "$t"
 }
 
@@ -97,4 +100,7 @@ for n in $SIZES; do
 done
 for n in $HEAVY; do
 	pair "$n" heavy
+done
+for n in $NOKEY; do
+	pair "$n" rare --no-key
 done

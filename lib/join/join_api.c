@@ -56,19 +56,6 @@ static int step_done(sqlite3 *db, sqlite3_stmt *st, const char *what)
 	return rc == SQLITE_DONE ? 0 : sql_fail(db, what);
 }
 
-int64_t ntp_join__query_int(sqlite3 *db, const char *sql, int64_t def)
-{
-	sqlite3_stmt *st;
-	int64_t v = def;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return def;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
 /* schema names are interpolated into SQL: letters, digits, '_' only */
 static int valid_schema(const char *s)
 {

@@ -9,27 +9,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "lib/core/jobs.h"
 #include "lib/join/join_priv.h"
-
-#define HUGE_PAGE ((uintptr_t)2 << 20)
-
-/*
- * The merges read the rows in key order, which is no order in memory: at
- * millions of rows nearly every read misses the TLB as well as the cache.
- * Huge pages, where the kernel gives them on request (transparent huge
- * pages in "madvise" mode), take the page walks away.
- */
-void ntp_join__huge_pages(void *p, size_t len)
-{
-	uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-	uintptr_t e = ((uintptr_t)p + len) & ~(uintptr_t)(HUGE_PAGE - 1);
-
-	if (e > a)
-		madvise((void *)a, e - a, MADV_HUGEPAGE);	/* advice: refused is fine */
-}
 
 /*
  * Stable LSD radix sort by hash, tmp as large as a: eight passes of 8-bit

@@ -3,6 +3,7 @@
  * The join's insides (lib/join.h says what it does), shared by its files:
  *
  *	join_api.c      attach and check the files, run the passes in order
+ *	join_base.c     what every part uses: failures, an integer of SQL, huge pages
  *	join_stored.c   a joined recording's own pairing, read back
  *	join_write.c    a joined recording written (ntprof join)
  *	join_read.c     both sides of every file read at once, by several readers
@@ -226,11 +227,15 @@ static inline bool ntp_join__integers(sqlite3_stmt *st, int first, int n)
 	return true;
 }
 
-/* join_api.c */
+/* join_base.c */
 int ntp_join__sql_fail(sqlite3 *db, const char *what);
+int ntp_join__nomem(void);
 /* the first column of sql's first row, def without one (or a NULL) */
 int64_t ntp_join__query_int(sqlite3 *db, const char *sql, int64_t def);
-int ntp_join__nomem(void);
+/* ask for huge pages under an array read out of order (the kernel may refuse) */
+void ntp_join__huge_pages(void *p, size_t len);
+
+/* join_api.c */
 /* "file:PATH?mode=MODE", escaped; caller frees; NULL without memory */
 char *ntp_join__file_uri(const char *path, const char *mode);
 
@@ -248,8 +253,6 @@ int ntp_join__read(struct ntp_join *j);
 /* join_load.c: both sides read (ntp_join__read), then put in key order */
 int ntp_join__load(struct ntp_join *j);
 void ntp_join__free_rows(struct ntp_join *j);
-/* ask for huge pages under an array read out of order (the kernel may refuse) */
-void ntp_join__huge_pages(void *p, size_t len);
 void ntp_join__free_ids(struct ntp_join *j);
 
 /* join_merge.c */

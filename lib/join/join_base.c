@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * join: what every part of the join uses, in a file of its own at the
+ * bottom of the folder, so that the parts that use it need not call each
+ * other: the two failures reported the same way (an SQL error, no memory),
+ * an integer asked of SQL, huge pages asked for under an array.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/join/join_priv.h"
+
+int ntp_join__sql_fail(sqlite3 *db, const char *what)
+{
+	ntp_error("join: %s: %s", what, sqlite3_errmsg(db));
+	return NTP_EXIT_FAILURE;
+}
+
+int ntp_join__nomem(void)
+{
+	ntp_error("join: %s", strerror(ENOMEM));
+	return NTP_EXIT_FAILURE;
+}
+
+int64_t ntp_join__query_int(sqlite3 *db, const char *sql, int64_t def)
+{
+	sqlite3_stmt *st;
+	int64_t v = def;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return def;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+/*
+ * The merges read the rows in key order, which is no order in memory: at
+ * millions of rows nearly every read misses the TLB as well as the cache.
+ * Huge pages, where the kernel gives them on request (transparent huge
+ * pages in "madvise" mode), take the page walks away.
+ */
+void ntp_join__huge_pages(void *p, size_t len)
+{
+	uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	uintptr_t e = ((uintptr_t)p + len) & ~(uintptr_t)(HUGE_PAGE - 1);
+
+	if (e > a)
+		madvise((void *)a, e - a, MADV_HUGEPAGE);	/* advice: refused is fine */
+}
