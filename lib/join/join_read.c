@@ -46,6 +46,7 @@
  */
 struct cols {
 	int key, nkey;		/* join_key (1), or the seven columns it stands for (7) */
+	int key7;		/* with join_key: the seven too, once a row had it NULL; else -1 */
 	int start, qid;		/* host: h_start_ns (temp.joined's order, a filter), qid (a filter) */
 	int ctrl;		/* host: controller */
 	int keep;		/* the first of the stages' columns (lib/join/join_keep.c) */
@@ -92,8 +93,6 @@ struct reader {
 	int err;		/* NTP_EXIT_* */
 	char msg[NTP_DB_FAIL_LINE];
 	int gap;		/* the ids of a range taken for dense were not */
-	/* a row's key columns by its id, for a row whose join_key is NULL: [file][host] */
-	sqlite3_stmt *lookup[NTP_JOIN_MAX_FILES][2];
 };
 
 static int reader_fail(struct reader *r, int fi, const char *what)
@@ -267,7 +266,7 @@ static int add_cols(struct select *q, const char *list, int n)
  * The longest fits the buffer of read_range(); one that did not would
  * fail to prepare.
  */
-static void side_sql(const struct reader *r, int fi, int host, char *sql, size_t len,
+static void side_sql(const struct reader *r, int fi, int host, int key7, char *sql, size_t len,
 		     struct cols *c)
 {
 	const struct ntp_join *j = r->j;
@@ -276,11 +275,13 @@ static void side_sql(const struct reader *r, int fi, int host, char *sql, size_t
 	struct select q = { sql, len, 0, 0 };
 	char view[64];
 
-	*c = (struct cols){ -1, 0, -1, -1, -1, -1 };
+	*c = (struct cols){ -1, 0, -1, -1, -1, -1, -1 };
 	add_cols(&q, host ? "id, h_queue_ns, h_done_ns" : "id, t_recv_ns, t_sent_ns", 3);
 	if (j->keyed[fi][host]) {
 		c->key = add_cols(&q, "join_key", 1);
 		c->nkey = 1;
+		if (key7)
+			c->key7 = add_cols(&q, KEY_COLS, NKEY_COLS);
 	} else {
 		c->key = add_cols(&q, KEY_COLS, NKEY_COLS);
 		c->nkey = NKEY_COLS;
@@ -311,40 +312,25 @@ static void side_sql(const struct reader *r, int fi, int host, char *sql, size_t
 			 " ORDER BY id", j->keep ? "temp.\"" : "", view, j->keep ? "\"" : "");
 }
 
+/* a row's join_key was NULL and the statement has not the seven columns it stands for */
+#define NEED_KEY_COLS (-2)
+
 /*
  * The key's hash of a row: its join_key, or computed from the seven columns
- * it stands for, read with the row or, where a file's join_key is NULL (a
- * row written by a tool that did not set it), by the row's id.  0 or
- * NTP_EXIT_* (r->err).
+ * it stands for (a file without the column; a row whose join_key is NULL,
+ * written by a tool that did not set it: NEED_KEY_COLS until the statement
+ * reads them too).
  */
-static int row_key(struct reader *r, int fi, int host, sqlite3_stmt *st, const struct cols *c,
-		   uint64_t *hash)
+static int row_key(sqlite3_stmt *st, const struct cols *c, uint64_t *hash)
 {
-	sqlite3_stmt **lk = &r->lookup[fi][host];
-	char sql[160];
-	int rc;
-
-	if (c->nkey == NKEY_COLS) {
+	if (c->nkey == NKEY_COLS)
 		*hash = key_hash(st, c->key);
-		return 0;
-	}
-	if (sqlite3_column_type(st, c->key) != SQLITE_NULL) {
+	else if (sqlite3_column_type(st, c->key) != SQLITE_NULL)
 		*hash = (uint64_t)sqlite3_column_int64(st, c->key);
-		return 0;
-	}
-	if (!*lk) {
-		snprintf(sql, sizeof(sql), "SELECT " KEY_COLS " FROM \"%s\".%s WHERE id = ?1",
-			 schema_of(r, fi), host ? "host_io" : "target_io");
-		if (sqlite3_prepare_v2(r->db[fi], sql, -1, lk, NULL) != SQLITE_OK)
-			return reader_fail(r, fi, "reading a command's key");
-	}
-	sqlite3_bind_int64(*lk, 1, sqlite3_column_int64(st, 0));
-	rc = sqlite3_step(*lk);
-	if (rc == SQLITE_ROW)
-		*hash = key_hash(*lk, 0);
-	sqlite3_reset(*lk);
-	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? changed(r, fi) : reader_fail(r, fi, "reading a command's key");
+	else if (c->key7 >= 0)
+		*hash = key_hash(st, c->key7);
+	else
+		return NEED_KEY_COLS;
 	return 0;
 }
 
@@ -383,8 +369,9 @@ static int host_row(struct reader *r, int fi, const struct ntp_jrange *rg, size_
 	const char *name = (const char *)sqlite3_column_text(st, c->ctrl);
 	int ctrl;
 
-	if (place(r, s, fi, rg, k, sqlite3_column_int64(st, 0)) ||
-	    row_key(r, fi, 1, st, c, &s->order[idx].hash))
+	if (row_key(st, c, &s->order[idx].hash))
+		return NEED_KEY_COLS;
+	if (place(r, s, fi, rg, k, sqlite3_column_int64(st, 0)))
 		return r->err;
 	ctrl = row_ctrl(r, fi, name ? name : "");
 	if (ctrl < 0)
@@ -410,8 +397,9 @@ static int target_row(struct reader *r, int fi, const struct ntp_jrange *rg, siz
 	size_t idx = rg->idx + k;
 	struct ntp_jtarget *t = (struct ntp_jtarget *)s->rows + idx;
 
-	if (place(r, s, fi, rg, k, sqlite3_column_int64(st, 0)) ||
-	    row_key(r, fi, 0, st, c, &s->order[idx].hash))
+	if (row_key(st, c, &s->order[idx].hash))
+		return NEED_KEY_COLS;
+	if (place(r, s, fi, rg, k, sqlite3_column_int64(st, 0)))
 		return r->err;
 	t->recv = col_time(st, 1);
 	t->sent = col_time(st, 2);
@@ -427,11 +415,12 @@ static int read_range(struct reader *r, int fi, int host, const struct ntp_jrang
 	struct ntp_join *j = r->j;
 	struct ntp_spill_run run, *keep = NULL;
 	const char *what = host ? "reading host commands" : "reading target commands";
+	int64_t from = rg->id_lo;
 	char sql[768];
 	sqlite3_stmt *st;
 	struct cols c;
 	size_t k = 0;
-	int rc = SQLITE_DONE;
+	int rc = SQLITE_DONE, key7 = 0;
 
 	if (!rg->n)
 		return 0;
@@ -440,20 +429,30 @@ static int read_range(struct reader *r, int fi, int host, const struct ntp_jrang
 		if (ntp_spill_run__start(keep, host ? &j->keep->host : &j->keep->target, rg->idx, 1))
 			return ntp_join__keep_fail(j, keep, r->msg, sizeof(r->msg), &r->err);
 	}
-	side_sql(r, fi, host, sql, sizeof(sql), &c);
+	/*
+	 * Again from a row whose join_key is NULL, the seven columns it stands
+	 * for read too: once a range at most.
+	 */
+again:
+	side_sql(r, fi, host, key7, sql, sizeof(sql), &c);
 	if (sqlite3_prepare_v2(r->db[fi], sql, -1, &st, NULL) != SQLITE_OK) {
 		reader_fail(r, fi, what);
 		if (keep)
 			ntp_spill_run__end(keep);
 		return r->err;
 	}
-	sqlite3_bind_int64(st, 1, rg->id_lo);
+	sqlite3_bind_int64(st, 1, from);
 	sqlite3_bind_int64(st, 2, rg->id_hi);
 	while (!r->err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (host)
-			host_row(r, fi, rg, k, st, &c, keep);
-		else
+		int e = host ? host_row(r, fi, rg, k, st, &c, keep) :
 			target_row(r, fi, rg, k, st, &c, keep);
+
+		if (e == NEED_KEY_COLS) {
+			from = sqlite3_column_int64(st, 0);
+			sqlite3_finalize(st);
+			key7 = 1;
+			goto again;
+		}
 		if (!(++k & 0xffff) && !r->w)
 			ntp_jprogress__set(j->progress, what, k, rg->n);
 	}
@@ -689,8 +688,9 @@ static int read_planned(struct ntp_join *j, struct reader *rd, const int64_t *hl
 
 int ntp_join__read(struct ntp_join *j)
 {
-	int64_t hlo[NTP_JOIN_MAX_FILES], hhi[NTP_JOIN_MAX_FILES];
-	int64_t tlo[NTP_JOIN_MAX_FILES], thi[NTP_JOIN_MAX_FILES];
+	/* every file's, the ones not given too: place_ranges() walks them all */
+	int64_t hlo[NTP_JOIN_MAX_FILES] = { 0 }, hhi[NTP_JOIN_MAX_FILES] = { 0 };
+	int64_t tlo[NTP_JOIN_MAX_FILES] = { 0 }, thi[NTP_JOIN_MAX_FILES] = { 0 };
 	struct reader *rd;
 	int err = 0;
 
@@ -748,14 +748,9 @@ int ntp_join__read(struct ntp_join *j)
 		j->counted = 1;
 		err = read_planned(j, rd, hlo, hhi, tlo, thi);
 	}
-	for (int w = 0; w < j->nreaders; w++) {
-		for (int fi = 0; fi < j->nfiles; fi++) {
-			sqlite3_finalize(rd[w].lookup[fi][0]);
-			sqlite3_finalize(rd[w].lookup[fi][1]);
-			if (w)
-				sqlite3_close(rd[w].db[fi]);
-		}
-	}
+	for (int w = 1; w < j->nreaders; w++)
+		for (int fi = 0; fi < j->nfiles; fi++)
+			sqlite3_close(rd[w].db[fi]);
 	free(rd);
 	return err;
 }

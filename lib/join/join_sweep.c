@@ -139,7 +139,8 @@ static void sweep_bucket(struct ntp_jsweep *sw, size_t kb, int64_t *best, size_t
 			jj++;
 		/* starts [0, ii] began, ends [0, jj) are over */
 		c = (int64_t)(ii + 1 - jj);
-		if (c < *best || (c == *best && ii > *best_i))
+		/* c < 1 only where ends come before their starts, which an interval's do not */
+		if (c < 1 || c < *best || (c == *best && ii > *best_i))
 			continue;
 		*best = c;
 		*best_i = ii;
@@ -150,7 +151,7 @@ static void sweep_bucket(struct ntp_jsweep *sw, size_t kb, int64_t *best, size_t
 			/* the smallest end of the next bucket with ends: one is, bs[ii]'s own */
 			size_t k2 = kb + 1;
 
-			while (ce[k2 + 1] == ce[k2])
+			while (k2 < BUCKETS - 1 && ce[k2 + 1] == ce[k2])
 				k2++;
 			*r = be[ce[k2]];
 			for (size_t e = ce[k2] + 1; e < ce[k2 + 1]; e++)

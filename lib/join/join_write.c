@@ -17,6 +17,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/join/join_priv.h"
+#include "lib/ntp/db_key.h"
 #include "lib/ntp/db_schema.h"
 
 #define OUT "ntp_out"
@@ -48,16 +49,50 @@ static int create_schema(const char *path)
 	return err;
 }
 
+/* ntp_join_key(cid, slba, nlb, qid, nsid, cntlid, opcode): join_key as record writes it */
+static void key_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct ntp_key k = {
+		sqlite3_value_int64(argv[0]), sqlite3_value_int64(argv[1]),
+		sqlite3_value_int64(argv[2]), sqlite3_value_int64(argv[3]),
+		sqlite3_value_int64(argv[4]), sqlite3_value_int64(argv[5]),
+		sqlite3_value_int64(argv[6]),
+	};
+
+	(void)argc;
+	sqlite3_result_int64(ctx, (sqlite3_int64)ntp_key__hash(&k));
+}
+
+/*
+ * The joined recording's rows have their join_key, whether the recording
+ * they come from has the column or not, so that reading it again (a join
+ * of a "-r both" file made from it, say) need not compute them: the key of
+ * a row without one, made as record makes it.
+ */
+static const char *key_expr(sqlite3 *db, const char *from, const char *table)
+{
+	char sql[160];
+
+	if (strcmp(table, "host_io") && strcmp(table, "target_io"))
+		return NULL;
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM pragma_table_info('%s', '%s')"
+		 " WHERE name = 'join_key'", table, from);
+	return ntp_join__query_int(db, sql, 0) ?
+	       "coalesce(join_key, ntp_join_key(cid, slba, nlb, qid, nsid, cntlid, opcode))" :
+	       "ntp_join_key(cid, slba, nlb, qid, nsid, cntlid, opcode)";
+}
+
 /*
  * INSERT INTO out.table SELECT ... FROM from.table [WHERE where]: the
  * columns both have, so that a recording of an older writer (fewer
- * columns, their defaults) copies too.
+ * columns, their defaults) copies too; join_key made where it is missing.
  */
 static int copy_rows(sqlite3 *db, const char *from, const char *table, const char *where)
 {
 	static const char cols_sql[] =
 		"SELECT group_concat('\"' || o.name || '\"', ', ') FROM pragma_table_info(?1, '" OUT "') o"
-		" WHERE o.name IN (SELECT name FROM pragma_table_info(?1, ?2))";
+		" WHERE o.name IN (SELECT name FROM pragma_table_info(?1, ?2)) AND o.name <> 'join_key'";
+	const char *key = key_expr(db, from, table);
 	sqlite3_stmt *st;
 	char *cols = NULL, *sql;
 	int err = 0;
@@ -71,8 +106,9 @@ static int copy_rows(sqlite3 *db, const char *from, const char *table, const cha
 	sqlite3_finalize(st);
 	if (!cols)
 		return 0;	/* the recording has no such table: nothing to copy */
-	if (asprintf(&sql, "INSERT INTO " OUT ".\"%s\" (%s) SELECT %s FROM \"%s\".\"%s\"%s%s",
-		     table, cols, cols, from, table, where ? " WHERE " : "", where ? where : "") < 0) {
+	if (asprintf(&sql, "INSERT INTO " OUT ".\"%s\" (%s%s) SELECT %s%s%s FROM \"%s\".\"%s\"%s%s",
+		     table, cols, key ? ", join_key" : "", cols, key ? ", " : "", key ? key : "", from,
+		     table, where ? " WHERE " : "", where ? where : "") < 0) {
 		free(cols);
 		return ntp_join__nomem();
 	}
@@ -228,6 +264,10 @@ static int attach_out(struct ntp_join *j, const char *path)
 int ntp_join__write(struct ntp_join *j, const char *path)
 {
 	int err;
+
+	if (sqlite3_create_function_v2(j->db, "ntp_join_key", 7, SQLITE_UTF8 | SQLITE_DETERMINISTIC |
+				       SQLITE_DIRECTONLY, NULL, key_fn, NULL, NULL, NULL) != SQLITE_OK)
+		return ntp_join__sql_fail(j->db, "writing the joined recording");
 
 	err = check_writable(j);
 	if (!err)

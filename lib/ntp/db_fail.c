@@ -70,13 +70,15 @@ static char *damaged_file(sqlite3 *db, const char *main_path)
 	sqlite3_progress_handler(db, 0, NULL, NULL);
 	while (!path && sqlite3_step(st) == SQLITE_ROW) {
 		const char *schema = (const char *)sqlite3_column_text(st, 0);
-		int bad;
+		int bad, rc;
 
 		snprintf(sql, sizeof(sql), "PRAGMA \"%s\".quick_check(1)", schema ? schema : "");
 		if (!schema || sqlite3_prepare_v2(db, sql, -1, &chk, NULL) != SQLITE_OK)
 			continue;
-		bad = sqlite3_step(chk) != SQLITE_ROW ||
-		      strcmp((const char *)sqlite3_column_text(chk, 0), "ok");
+		rc = sqlite3_step(chk);
+		/* a check that cannot run says nothing of the file where memory ran out */
+		bad = rc == SQLITE_ROW ? strcmp((const char *)sqlite3_column_text(chk, 0), "ok") != 0 :
+		      !main_path;
 		sqlite3_finalize(chk);
 		if (bad)
 			path = !strcmp(schema, "main") ? strdup(main_path) : schema_path(db, schema);

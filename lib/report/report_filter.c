@@ -540,7 +540,8 @@ bool ntp_read_filter__match(const struct ntp_read_where *wh, const struct ntp_re
 	}
 	if (has_time(f)) {
 		int64_t start = r->file >= 0 && r->file < wh->nfiles ? wh->starts[r->file] : 0;
-		int64_t t = r->time_ns - start;
+		/* exact for any two times a file holds, as SQL's (which goes to a real past 64 bits) */
+		__int128 t = (__int128)r->time_ns - start;
 
 		if (f->has_start && t < f->start_ns)
 			return false;

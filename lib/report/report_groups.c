@@ -378,8 +378,9 @@ int ntp_group_set__finish(struct ntp_group_set *set, struct ntp_report_group **g
 			acc_free(&set->acc[i]);
 	}
 	free(jobs);
-	if (err)
-		return err;
+	/* on an error too the groups go to *groups, whose owner frees them and their summaries */
+	for (size_t i = 0; i < set->n; i++)
+		acc_free(&set->acc[i]);
 	if (set->n)	/* qsort(NULL, 0, ...) is undefined */
 		qsort(set->g, set->n, sizeof(*set->g), file_group_cmp);
 	*groups = set->g;
@@ -387,5 +388,5 @@ int ntp_group_set__finish(struct ntp_group_set *set, struct ntp_report_group **g
 	free(set->acc);
 	free(set->slots);
 	memset(set, 0, sizeof(*set));
-	return 0;
+	return err;
 }

@@ -112,3 +112,21 @@ def test_stored_key__what_the_join_goes_by(run, pair, tmp_path):
     assert got["matched"] < want["matched"]
     assert want["matched"] - got["matched"] <= changed
     assert got["matched"] + got["unmatched_host"] + got["rejected"] == got["host_commands"]
+
+
+def test_joined_recording_of_files_without_the_column__has_the_keys(run, pair, tmp_path):
+    """ntprof join of recordings made before join_key writes every row's key,
+    as record would have: reading the joined recording computes none"""
+    h = copy(pair[0], tmp_path / "h.ntp", drop=True)
+    t = copy(pair[1], tmp_path / "t.ntp", drop=True)
+    out = tmp_path / "j.ntp"
+    r = run("join", "-q", "-o", out, h, t)
+    assert r.returncode == Exit.OK, r.stderr
+    db = sqlite3.connect(out)
+    db.create_function("jk", 7, ntpgen.join_key)
+    for table in ("host_io", "target_io"):
+        n, bad = db.execute(f"SELECT count(*), sum(join_key IS NOT jk(cid, slba, nlb, qid, nsid,"
+                            f" cntlid, opcode)) FROM {table}").fetchone()
+        assert n > 0 and bad == 0, table
+    db.close()
+    assert report(run, out)["groups"] == report(run, *pair)["groups"]
