@@ -88,7 +88,7 @@ row() {
 }
 
 pair() {
-	local n=$1 reuse=$2 key=$3 h="$DIR/h-$2-$1$3.ntp" t="$DIR/t-$2-$1$3.ntp"
+	local n=$1 reuse=$2 key=${3-} h="$DIR/h-$2-$1${3-}.ntp" t="$DIR/t-$2-$1${3-}.ntp"
 
 	python3 bench/join_pair.py "$h" "$t" "$n" --reuse "$reuse" $key >&2
 	row "$n $reuse${key:+ no key}" "$h" "$t"
