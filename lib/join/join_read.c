@@ -369,10 +369,11 @@ static int host_row(struct reader *r, int fi, const struct ntp_jrange *rg, size_
 	const char *name = (const char *)sqlite3_column_text(st, c->ctrl);
 	int ctrl;
 
-	if (row_key(st, c, &s->order[idx].hash))
-		return NEED_KEY_COLS;
+	/* placed first: a row beyond the planned ones has no place to write to */
 	if (place(r, s, fi, rg, k, sqlite3_column_int64(st, 0)))
 		return r->err;
+	if (row_key(st, c, &s->order[idx].hash))
+		return NEED_KEY_COLS;
 	ctrl = row_ctrl(r, fi, name ? name : "");
 	if (ctrl < 0)
 		return reader_nomem(r);
@@ -397,10 +398,11 @@ static int target_row(struct reader *r, int fi, const struct ntp_jrange *rg, siz
 	size_t idx = rg->idx + k;
 	struct ntp_jtarget *t = (struct ntp_jtarget *)s->rows + idx;
 
-	if (row_key(st, c, &s->order[idx].hash))
-		return NEED_KEY_COLS;
+	/* placed first: a row beyond the planned ones has no place to write to */
 	if (place(r, s, fi, rg, k, sqlite3_column_int64(st, 0)))
 		return r->err;
+	if (row_key(st, c, &s->order[idx].hash))
+		return NEED_KEY_COLS;
 	t->recv = col_time(st, 1);
 	t->sent = col_time(st, 2);
 	s->order[idx].idx = (uint32_t)idx;
