@@ -185,12 +185,44 @@ static int table_in_file(sqlite3 *db, const char *schema, const char *table, cha
 }
 
 /*
+ * Which of ntprof's tables the file has as STRICT (bit i: own.tables[i]),
+ * in one pragma: PRAGMA table_list prepares every view of every schema
+ * whose columns it has not counted yet, whatever it is asked for, and a
+ * pragma a table cost as much as the rest of opening a file.  0, or the
+ * code of the error, printed.
+ */
+static int strict_tables(sqlite3 *db, const char *schema, const char *path, unsigned *bits)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*bits = 0;
+	if (sqlite3_prepare_v2(db, "SELECT name, strict FROM pragma_table_list WHERE schema = ?1"
+			       " AND type = 'table'", -1, &st, NULL) != SQLITE_OK)
+		return ntp_db__fail(db, path, "reading the schema");
+	sqlite3_bind_text(st, 1, schema, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+
+		for (int i = 0; i < own.ntables && name; i++)
+			if (!strcasecmp(name, own.tables[i].name) && sqlite3_column_int(st, 1))
+				*bits |= 1u << i;
+	}
+	if (rc != SQLITE_DONE)
+		rc = ntp_db__fail(db, path, "reading the schema");
+	else
+		rc = 0;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
  * Table t of the file as ntprof wrote it: an ordinary table with every
  * column of the schema and none generated.  Extra columns are allowed (a
  * later version may add some).  0, or the code of what is wrong, printed.
  */
 static int check_table(sqlite3 *db, const char *schema, const char *path,
-		       const struct own_table *t, int *found)
+		       const struct own_table *t, int strict, int *found)
 {
 	char sql[160], *text;
 	sqlite3_stmt *st;
@@ -213,14 +245,7 @@ static int check_table(sqlite3 *db, const char *schema, const char *path,
 	}
 	free(text);
 	/* STRICT and NOT NULL as ntprof's: no text, no NULL where a time belongs */
-	snprintf(sql, sizeof(sql), "SELECT strict FROM pragma_table_list WHERE schema = ?2 AND name = ?1");
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return ntp_db__fail(db, path, "reading the schema");
-	sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) < t->strict;
-	sqlite3_finalize(st);
-	if (rc) {
+	if (!strict && t->strict) {
 		ntp_error("%s: corrupt: table %s is not STRICT: a file ntprof did not write", path,
 			  t->name);
 		return NTP_EXIT_CORRUPT;
@@ -329,6 +354,7 @@ int ntp_db__own_views(sqlite3 *db, const char *schema, const char *path)
 {
 	/* found[table][column]: the file's table has the column */
 	int found[MAX_TABLES][MAX_COLS];
+	unsigned strict;
 	int err;
 
 	pthread_once(&own_once, load_own);
@@ -336,9 +362,9 @@ int ntp_db__own_views(sqlite3 *db, const char *schema, const char *path)
 		ntp_error("%s: the embedded schema cannot be read (a build error)", path);
 		return NTP_EXIT_FAILURE;
 	}
-	err = 0;
+	err = strict_tables(db, schema, path, &strict);
 	for (int i = 0; i < own.ntables && !err; i++)
-		err = check_table(db, schema, path, &own.tables[i], found[i]);
+		err = check_table(db, schema, path, &own.tables[i], !!(strict & (1u << i)), found[i]);
 	for (int i = 0; i < own.nviews && !err; i++) {
 		char *sql = temp_view_sql(&own.views[i], schema, found);
 
