@@ -6,7 +6,11 @@
 # ppm of drift; every command joins) and times, side by side and in turn
 # (host-only, joined, host-only, joined, ...), `ntprof report HOST` and
 # `ntprof report HOST TARGET` with /usr/bin/time: median wall clock, CPU
-# time and peak RSS of ROUNDS runs each, and the ratios joined / host-only.
+# time and peak RSS of ROUNDS runs each, and the ratios joined / host-only:
+# the wall clock's of each round's two runs, paired (their median, and the
+# smallest and largest: this machine's speed moves between rounds, and a
+# ratio of two medians taken minutes apart moves with it), the memory's of
+# the medians.
 # Also checks that the joined report matched every command.  Asserts
 # nothing about time: the figures depend on the machine (bench/README.md).
 #
@@ -15,7 +19,7 @@
 #   HEAVY="1000000"           the same with ntpgen's heavily reused keys ("" for none)
 #   NOKEY="1000000"           rare keys, recordings without join_key (as made before it:
 #                             the join computes the keys from seven columns; "" for none)
-#   ROUNDS=3                  runs of each command
+#   ROUNDS=5                  runs of each command
 #   OLD=path/to/ntprof        also time another build's joined report (one run, TIMEOUT s)
 #   KEEP=1                    keep the pairs (in $TMPDIR/ntprof-bench-join.*)
 set -euo pipefail
@@ -26,7 +30,7 @@ NTPROF=${NTPROF:-$BUILD/ntprof}
 SIZES=${SIZES:-1000000}
 HEAVY=${HEAVY-1000000}
 NOKEY=${NOKEY-1000000}
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-5}
 TIMEOUT=${TIMEOUT:-600}
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-bench-join.XXXXXX")
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$DIR"' EXIT
@@ -57,25 +61,30 @@ matched_pct() {
 		'import json, sys; print("%.2f" % json.load(sys.stdin)["join"]["matched_pct"])'
 }
 
-printf '%-22s %10s %8s %8s | %10s %8s %8s | %6s %6s %8s\n' pair "host wall" cpu MB \
-	"join wall" cpu MB wall× mem× matched
+printf '%-22s %10s %8s %8s | %10s %8s %8s | %-19s %6s %8s\n' pair "host wall" cpu MB \
+	"join wall" cpu MB "wall× [min, max]" mem× matched
 row() {
-	local name=$1 host=$2 target=$3 hw=() hc=() hm=() jw=() jc=() jm=() r w c m
+	local name=$1 host=$2 target=$3 hw=() hc=() hm=() jw=() jc=() jm=() rw=() r w c m h
 
 	for ((r = 0; r < ROUNDS; r++)); do
 		read -r w c m < <(timed "$NTPROF" report "$host")
-		hw+=("$w"); hc+=("$c"); hm+=("$m")
+		hw+=("$w"); hc+=("$c"); hm+=("$m"); h=$w
 		read -r w c m < <(timed "$NTPROF" report "$host" "$target")
 		jw+=("$w"); jc+=("$c"); jm+=("$m")
+		rw+=("$(awk -v j="$w" -v h="$h" 'BEGIN { printf "%.4f", (h > 0 ? j / h : 0) }')")
 	done
-	local HW HC HM JW JC JM
+	local HW HC HM JW JC JM RW RLO RHI
 	HW=$(printf '%s\n' "${hw[@]}" | median); HC=$(printf '%s\n' "${hc[@]}" | median)
 	HM=$(printf '%s\n' "${hm[@]}" | median); JW=$(printf '%s\n' "${jw[@]}" | median)
 	JC=$(printf '%s\n' "${jc[@]}" | median); JM=$(printf '%s\n' "${jm[@]}" | median)
+	RW=$(printf '%s\n' "${rw[@]}" | median)
+	RLO=$(printf '%s\n' "${rw[@]}" | sort -n | head -1)
+	RHI=$(printf '%s\n' "${rw[@]}" | sort -n | tail -1)
 	awk -v n="$name" -v hw="$HW" -v hc="$HC" -v hm="$HM" -v jw="$JW" -v jc="$JC" -v jm="$JM" \
+		-v rw="$RW" -v rlo="$RLO" -v rhi="$RHI" \
 		-v pct="$(matched_pct "$host" "$target")%" 'BEGIN {
-		printf "%-22s %9.2fs %7.2fs %8.0f | %9.2fs %7.2fs %8.0f | %5.2fx %5.2fx %8s\n",
-			n, hw, hc, hm / 1024, jw, jc, jm / 1024, jw / hw, jm / hm, pct }'
+		printf "%-22s %9.2fs %7.2fs %8.0f | %9.2fs %7.2fs %8.0f | %5.2fx [%4.2f, %4.2f] %5.2fx %8s\n",
+			n, hw, hc, hm / 1024, jw, jc, jm / 1024, rw, rlo, rhi, jm / hm, pct }'
 	if [ -n "${OLD:-}" ]; then
 		if read -r w c m < <(timed "$OLD" report "$host" "$target"); then
 			awk -v n="$name" -v w="$w" -v c="$c" -v m="$m" 'BEGIN {
