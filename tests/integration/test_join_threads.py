@@ -50,8 +50,8 @@ def test_one_thread_and_four__the_same_host_report(run, pair):
     assert out(run, 4, "report", "-j", "-", pair[0]) == out(run, 1, "report", "-j", "-", pair[0])
 
 
-@pytest.mark.parametrize("value", ("0", "-2", "x", ""))
-def test_not_a_number_from_1__as_unset(run, pair, value):
+@pytest.mark.parametrize("value", ("0", "-2", "x", "", "16"))
+def test_not_a_number_from_1__as_unset__more_than_8__as_8(run, pair, value):
     r = run("report", "-j", "-", str(pair[0]), env={"NTPROF_THREADS": value})
     assert r.returncode == Exit.OK, r.stderr
     assert r.stdout == out(run, 1, "report", "-j", "-", pair[0])
