@@ -100,12 +100,11 @@ int ntp_join__keep_host(struct ntp_join *j, int w, int fi, sqlite3_stmt *st, int
 		.qid = qid,
 		.h_start_ns = h_start_ns,
 	};
+	int64_t v[4];
+	bool ints = ntp_join__int_cols(st, e2e, 4, v);
 	struct ntp_jhstages rec = {
-		.e2e = sqlite3_column_int64(st, e2e),
-		.block = sqlite3_column_int64(st, e2e + 1),
-		.driver = sqlite3_column_int64(st, e2e + 2),
-		.network_star = sqlite3_column_int64(st, e2e + 3),
-		.not_number = !ntp_join__integers(st, e2e, 4),
+		.e2e = v[0], .block = v[1], .driver = v[2], .network_star = v[3],
+		.not_number = !ints,
 	};
 	struct ntp_app_row app = { NTP_APP_ROW_NONE };
 	uint32_t tag = NTP_JOIN_UNTAGGED;
@@ -121,11 +120,11 @@ int ntp_join__keep_host(struct ntp_join *j, int w, int fi, sqlite3_stmt *st, int
 
 int ntp_join__keep_target(sqlite3_stmt *st, int first, struct ntp_spill_run *run)
 {
+	int64_t v[3];
+	bool ints = ntp_join__int_cols(st, first, 3, v);
 	struct ntp_jtstages rec = {
-		.residence = sqlite3_column_int64(st, first),
-		.target_driver = sqlite3_column_int64(st, first + 1),
-		.storage = sqlite3_column_int64(st, first + 2),
-		.not_number = !ntp_join__integers(st, first, 3),
+		.residence = v[0], .target_driver = v[1], .storage = v[2],
+		.not_number = !ints,
 	};
 
 	return ntp_spill_run__put(run, &rec);

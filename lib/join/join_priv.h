@@ -218,13 +218,26 @@ struct ntp_join {
 	int joined_role;		/* that file is a joined recording (meta role joined) */
 };
 
-/* columns first .. first + n - 1 of st's row all integers, as every stage is */
-static inline bool ntp_join__integers(sqlite3_stmt *st, int first, int n)
+/*
+ * Columns first .. first + n - 1 of st's row into v, as sqlite3_column_int64
+ * gives them; whether all are integers, as every stage is.  One call into
+ * the statement a column (sqlite3_column_value), not two (a column's type,
+ * then its value): at ten million commands a side, the reading's calls are
+ * seconds.  The values are read on the thread that steps st, and its
+ * connection is no other thread's (lib/join/join_read.c): what SQLite asks
+ * of a value it calls unprotected.
+ */
+static inline bool ntp_join__int_cols(sqlite3_stmt *st, int first, int n, int64_t *v)
 {
-	for (int c = first; c < first + n; c++)
-		if (sqlite3_column_type(st, c) != SQLITE_INTEGER)
-			return false;
-	return true;
+	bool all = true;
+
+	for (int c = 0; c < n; c++) {
+		sqlite3_value *x = sqlite3_column_value(st, first + c);
+
+		all &= sqlite3_value_type(x) == SQLITE_INTEGER;
+		v[c] = sqlite3_value_int64(x);
+	}
+	return all;
 }
 
 /* join_base.c */

@@ -323,10 +323,16 @@ static void side_sql(const struct reader *r, int fi, int host, int key7, char *s
  */
 static int row_key(sqlite3_stmt *st, const struct cols *c, uint64_t *hash)
 {
-	if (c->nkey == NKEY_COLS)
+	sqlite3_value *v;
+
+	if (c->nkey == NKEY_COLS) {
 		*hash = key_hash(st, c->key);
-	else if (sqlite3_column_type(st, c->key) != SQLITE_NULL)
-		*hash = (uint64_t)sqlite3_column_int64(st, c->key);
+		return 0;
+	}
+	/* one call into the statement, not two (lib/join/join_priv.h: ntp_join__int_cols) */
+	v = sqlite3_column_value(st, c->key);
+	if (sqlite3_value_type(v) != SQLITE_NULL)
+		*hash = (uint64_t)sqlite3_value_int64(v);
 	else if (c->key7 >= 0)
 		*hash = key_hash(st, c->key7);
 	else
