@@ -486,26 +486,49 @@ static enum ntp_join_clock pair_clock(struct ntp_join *j, int h, int t)
  * NTP_JOIN_EST_MAX_IV intervals).  Its line is exact for the pairs it saw
  * but may miss unseen true pairs, most near the ends of the run, by up to a
  * few interval widths: *admit is that much.
+ *
+ * A sample whose line a quarter of its host commands do not agree with is
+ * taken only when no other sample has one: a hot key's occurrences each
+ * have one true pair among as many false ones as the window holds, and a
+ * window too wide for the run (a tenth of a million occurrences of a key,
+ * 1/128 of them on each side) leaves a few hundred true pairs among
+ * hundreds of thousands, where a line of chance may agree with more of
+ * them than min_support.  Narrower windows come first (1/1024 of a run,
+ * then 1/128, 1/16): they hold more host commands, and fewer false pairs
+ * each, but need the two recordings to have covered about the same span.
  */
 static int estimate_pass1(struct ntp_join *j, int pair, double *admit)
 {
 	/* every hot key occurrence against all of its key's targets, then nearer ones */
-	static const int narrow[] = { 0, 128, 16 };
+	static const int narrow[] = { 0, 1024, 128, 16 };
 	struct ntp_join_pair *p = &j->pairs[pair];
-	struct ntp_join_fit *fit = &j->fits[pair];
+	struct ntp_join_fit *fit = &j->fits[pair], first = { 0 };
 	struct ntp_join_iv *iv;
-	size_t n;
-	int ok = 0, err = 0;
+	int64_t first_cands = 0;
+	size_t n, rows;
+	int ok = 0, agreed = 0, err = 0, have_first = 0;
 
-	for (size_t k = 0; k < sizeof(narrow) / sizeof(narrow[0]) && !err && !ok; k++) {
+	for (size_t k = 0; k < sizeof(narrow) / sizeof(narrow[0]) && !err && !agreed; k++) {
 		if (k && p->clock != NTP_JOIN_CLOCK_TWO)
 			break;	/* one clock's line needs no agreement */
 		memset(fit, 0, sizeof(*fit));
-		err = ntp_join__sample(j, pair, narrow[k], &iv, &n);
+		err = ntp_join__sample(j, pair, narrow[k], &iv, &n, &rows);
 		if (err)
 			return err;
 		p->candidates = (int64_t)n;
 		err = fit_from(j, p, iv, n, NTP_JOIN_GRID_IV_MANY_FALSE, fit, &ok);
+		agreed = ok && (p->clock != NTP_JOIN_CLOCK_TWO || (size_t)fit->support * 4 >= rows);
+		if (ok && !have_first) {
+			first = *fit;
+			first_cands = p->candidates;
+			have_first = 1;
+		}
+	}
+	/* no sample's line agreed with a quarter of its host commands: the first that had support */
+	if (!agreed && have_first && !err) {
+		*fit = first;
+		p->candidates = first_cands;
+		ok = 1;
 	}
 	set_pair(p, fit, ok);
 	/* one clock's line is exact: nothing to admit beyond the slack */

@@ -221,7 +221,7 @@ static int walk_sample(const struct ntp_join *j, int p, size_t stride, int narro
  * same span: many more occurrences fit, and their true pairs with them.
  */
 int ntp_join__sample(struct ntp_join *j, int p, int narrow, struct ntp_join_iv **ivp,
-		     size_t *np)
+		     size_t *np, size_t *rowsp)
 {
 	size_t n, rows, stride = 1;
 	/* room for the most a sample may hold: the walk that fits is the one that fills it */
@@ -242,6 +242,7 @@ int ntp_join__sample(struct ntp_join *j, int p, int narrow, struct ntp_join_iv *
 	fit = realloc(iv, (n ? n : 1) * sizeof(*iv));
 	*ivp = fit ? fit : iv;
 	*np = n;
+	*rowsp = rows;
 	return 0;
 }
 

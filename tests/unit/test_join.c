@@ -882,6 +882,53 @@ static void estimate__many_outliers__consensus_line(void **state)
 	free(iv);
 }
 
+/*
+ * A hot key over a long run: each host command's true pair among its key's
+ * occurrences a few milliseconds apart on either side (a key repeating
+ * every 4 ms over 1000 s).  The first grid widens every interval by 12 ms,
+ * over three occurrences each side, so false pairs cover every offset near
+ * the line; the true pairs still stand out of that floor, all of them.
+ */
+static void estimate__hot_key_over_long_run__true_line(void **state)
+{
+	enum { ROWS = 400, FALSE_EACH = 60, N = ROWS * (1 + FALSE_EACH) };
+	struct gen_rng r = { 11 };
+	const double a = 1.23e9, b = 20e-6;
+	struct ntp_join_iv *iv = calloc(N, sizeof(*iv));
+	struct ntp_join_fit fit;
+	int i, k, n = 0, bad = 0;
+
+	assert_non_null(iv);
+	for (i = 0; i < ROWS; i++) {
+		int64_t t = 1000000000000ll + gen_range(&r, 0, 1000000000000ll);
+		int64_t o = (int64_t)(a + b * (double)(t - 1000000000000ll));
+		int64_t before = 0, after = 0;
+
+		iv[n++] = (struct ntp_join_iv){ t, o - gen_range(&r, 10000, 40000),
+						o + gen_range(&r, 10000, 40000) };
+		for (k = 0; k < FALSE_EACH; k++) {
+			/* the key's other occurrences, 1 to 7 ms apart */
+			int64_t *at = k % 2 ? &before : &after, w = gen_range(&r, 10000, 40000);
+			int64_t off;
+
+			*at += gen_range(&r, 1000000, 7000000);
+			off = k % 2 ? -*at : *at;
+			iv[n++] = (struct ntp_join_iv){ t, o + off - w, o + off + w };
+		}
+	}
+	assert_int_equal(ntp_join__estimate(iv, n, 500e-6, 1000, NTP_JOIN_GRID_IV_MANY_FALSE,
+					    &fit), 0);
+	for (i = 0; i < n; i += 1 + FALSE_EACH) {
+		double o = (double)fit.base + fit.a + fit.b * (double)(iv[i].t - fit.t0);
+
+		bad += o < iv[i].lo - fit.tol || o > iv[i].hi + fit.tol;
+	}
+	assert_int_equal(bad, 0);
+	assert_true(fit.support >= ROWS);
+	assert_true(fabs(fit.b - b) < 0.1e-6);
+	free(iv);
+}
+
 static int cmp_double(const void *pa, const void *pb)
 {
 	double a = *(const double *)pa, b = *(const double *)pb;
@@ -1129,6 +1176,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(estimate__many_outliers__consensus_line),
+		cmocka_unit_test(estimate__hot_key_over_long_run__true_line),
 		cmocka_unit_test(estimate__chunks_and_threads__one_pass_result),
 		cmocka_unit_test(estimate__small_grid_sample__line_of_every_interval),
 		cmocka_unit_test(estimate__equal_times__highest_low_end_kept),
