@@ -14,7 +14,11 @@ then SQL repeats its rows with shifted times until each side holds N:
          copy: each key repeats about N / 50 times.
 
 A copy k is shifted by k x the base's duration on the host and by that
-times (1 + drift) on the target, so the clocks keep one line.  Each row's
+times (1 + drift) on the target, so the clocks keep one line.  With heavy
+reuse each copy's commands of one key are moved by a jitter of their own
+(up to 10 ms, the same on both sides, much more than a command's flight):
+exact copies would make the line one copy off agree with all but one
+copy's pairs (99.8% at 10 M), which no real recording does.  Each row's
 join_key is its own key's, as record writes it; --no-key leaves the column
 out, as in recordings made before it, whose keys the join computes.
 """
@@ -40,14 +44,22 @@ def columns(db, table):
     return [r[1] for r in db.execute(f"PRAGMA table_info({table})") if r[1] != "id"]
 
 
-def expand(path, table, times, copies, shift_ns, slba_step):
+# a copy's jitter of a key's commands: the same on both sides, and a square modulo a prime,
+# so that two copies' jitters differ by no one amount; every product within 64 bits (beyond,
+# SQLite's arithmetic turns to doubles)
+JITTER_NS = 10_000_000
+_X = "((k.k * 1000003 + cid * 7919 + (slba % 1000003) * 104729 + nlb * 31 + opcode) % 2147483647)"
+JITTER = f"({_X} * {_X} % 2147483647 % {JITTER_NS})"
+
+
+def expand(path, table, times, copies, shift_ns, slba_step, jitter):
     db = sqlite3.connect(path, isolation_level=None)
     db.create_function("ntpgen_join_key", 7, ntpgen.join_key, deterministic=True)
     cols = columns(db, table)
     sel = []
     for c in cols:
         if c in times:
-            sel.append(f"{c} + k.k * {shift_ns}")
+            sel.append(f"{c} + k.k * {shift_ns}" + (f" + {JITTER}" if jitter else ""))
         elif c == "slba":
             sel.append(f"slba + k.k * {slba_step}")
         elif c == "join_key" and slba_step:
@@ -68,7 +80,7 @@ def expand(path, table, times, copies, shift_ns, slba_step):
                f" WHERE k < {copies - 1}) SELECT k FROM k) AS k, intervals WHERE side = ?2"
                " ORDER BY k.k", (shift_ns, side))
     db.execute("UPDATE meta SET value = value + ?1 WHERE key = 'stop_ns'",
-               ((copies - 1) * shift_ns,))
+               ((copies - 1) * shift_ns + (JITTER_NS if jitter else 0),))
     db.execute("COMMIT")
     db.close()
 
@@ -95,8 +107,10 @@ def main():
     if copies > 1:
         shift = BASE_S * 10**9
         rare = 1 << 41 if a.reuse == "rare" else 0
-        expand(a.host, "host_io", HOST_TIMES, copies, shift, rare)
-        expand(a.target, "target_io", TARGET_TIMES, copies, round(shift * (1 + DRIFT)), rare)
+        heavy = a.reuse == "heavy"
+        expand(a.host, "host_io", HOST_TIMES, copies, shift, rare, heavy)
+        expand(a.target, "target_io", TARGET_TIMES, copies, round(shift * (1 + DRIFT)), rare,
+               heavy)
     if a.no_key:
         ntpgen.drop_join_key(a.host)
         ntpgen.drop_join_key(a.target)
