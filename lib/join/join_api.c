@@ -505,14 +505,16 @@ static int estimate_pass1(struct ntp_join *j, int pair, double *admit)
 	struct ntp_join_fit *fit = &j->fits[pair], first = { 0 };
 	struct ntp_join_iv *iv;
 	int64_t first_cands = 0;
-	size_t n, rows;
+	size_t n, rows, hot = 1;
 	int ok = 0, agreed = 0, err = 0, have_first = 0;
 
 	for (size_t k = 0; k < sizeof(narrow) / sizeof(narrow[0]) && !err && !agreed; k++) {
 		if (k && p->clock != NTP_JOIN_CLOCK_TWO)
 			break;	/* one clock's line needs no agreement */
+		if (k && !hot)
+			break;	/* no hot key: a narrower window would give the same sample */
 		memset(fit, 0, sizeof(*fit));
-		err = ntp_join__sample(j, pair, narrow[k], &iv, &n, &rows);
+		err = ntp_join__sample(j, pair, narrow[k], &iv, &n, &rows, &hot);
 		if (err)
 			return err;
 		p->candidates = (int64_t)n;

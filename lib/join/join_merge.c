@@ -162,7 +162,7 @@ static int sampled(const struct run *r, const struct ntp_jkey *hk)
  * to the target's count, +- count / narrow): see ntp_join__sample.
  */
 static int walk_sample(const struct ntp_join *j, int p, size_t stride, int narrow,
-		       struct ntp_join_iv *iv, size_t cap, size_t *n, size_t *rows)
+		       struct ntp_join_iv *iv, size_t cap, size_t *n, size_t *rows, size_t *hot)
 {
 	size_t hi, ti, k = 0;
 	struct run r;
@@ -171,6 +171,7 @@ static int walk_sample(const struct ntp_join *j, int p, size_t stride, int narro
 
 	*n = 0;
 	*rows = 0;
+	*hot = 0;
 	hi = c.h0;
 	ti = c.t0;
 	while (next_run(j, &c, &hi, &ti, &r)) {
@@ -183,6 +184,7 @@ static int walk_sample(const struct ntp_join *j, int p, size_t stride, int narro
 			if (k++ % stride)
 				continue;
 			(*rows)++;
+			*hot += !all_pairs(&r);
 			hr = hrow(j, (uint32_t)h);
 			t0 = r.t0;
 			t1 = r.t1;
@@ -221,28 +223,29 @@ static int walk_sample(const struct ntp_join *j, int p, size_t stride, int narro
  * same span: many more occurrences fit, and their true pairs with them.
  */
 int ntp_join__sample(struct ntp_join *j, int p, int narrow, struct ntp_join_iv **ivp,
-		     size_t *np, size_t *rowsp)
+		     size_t *np, size_t *rowsp, size_t *hotp)
 {
-	size_t n, rows, stride = 1;
+	size_t n, rows, hot, stride = 1;
 	/* room for the most a sample may hold: the walk that fits is the one that fills it */
 	struct ntp_join_iv *iv = malloc(NTP_JOIN_EST_MAX_IV * sizeof(*iv)), *fit;
 
 	if (!iv)
 		return ntp_join__nomem();
-	walk_sample(j, p, 1, narrow, iv, NTP_JOIN_EST_MAX_IV, &n, &rows);
+	walk_sample(j, p, 1, narrow, iv, NTP_JOIN_EST_MAX_IV, &n, &rows, &hot);
 	while (n > NTP_JOIN_EST_MAX_IV || rows > NTP_JOIN_EST_MAX_ROWS) {
 		size_t s1 = (n + NTP_JOIN_EST_MAX_IV - 1) / NTP_JOIN_EST_MAX_IV;
 		size_t s2 = (rows + NTP_JOIN_EST_MAX_ROWS - 1) / NTP_JOIN_EST_MAX_ROWS;
 
 		/* the larger of the two ratios, until both fit */
 		stride *= s1 > s2 ? s1 : s2;
-		walk_sample(j, p, stride, narrow, iv, NTP_JOIN_EST_MAX_IV, &n, &rows);
+		walk_sample(j, p, stride, narrow, iv, NTP_JOIN_EST_MAX_IV, &n, &rows, &hot);
 	}
 	/* the sample's own size: the rest of the room is given back */
 	fit = realloc(iv, (n ? n : 1) * sizeof(*iv));
 	*ivp = fit ? fit : iv;
 	*np = n;
 	*rowsp = rows;
+	*hotp = hot;
 	return 0;
 }
 

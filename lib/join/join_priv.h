@@ -269,9 +269,12 @@ void ntp_join__free_rows(struct ntp_join *j);
 void ntp_join__free_ids(struct ntp_join *j);
 
 /* join_merge.c */
-/* pass 1's sample of pair p into *iv (caller frees), of *rows host commands; 0 or NTP_EXIT_* */
+/*
+ * pass 1's sample of pair p into *iv (caller frees), of *rows host commands,
+ * *hot of them occurrences of hot keys (the ones narrow changes); 0 or NTP_EXIT_*
+ */
 int ntp_join__sample(struct ntp_join *j, int p, int narrow, struct ntp_join_iv **iv, size_t *n,
-		     size_t *rows);
+		     size_t *rows, size_t *hot);
 
 /* pair p's keys in at most n shares of about equal host rows, in key order; how many */
 int ntp_join__chunks(const struct ntp_join *j, int p, struct ntp_jchunk *c, int n);
