@@ -107,17 +107,33 @@ static inline uint64_t key(int64_t v)
 	return (uint64_t)v ^ (1ULL << 63);
 }
 
+/*
+ * A second buffer for the sorts of one thread, kept from one sort to the
+ * next: a new one each time is pages the kernel must clear first, which
+ * cost more than the sort's passes over memory already touched (ten
+ * million samples a stage: 80 MB a sort).
+ */
+struct scratch {
+	int64_t *v;
+	size_t n;
+};
+
 /* returns 0, or -ENOMEM when there is no memory for the second buffer */
-static int radix_sort(int64_t *v, size_t n)
+static int radix_sort(int64_t *v, size_t n, struct scratch *sc)
 {
 	size_t count[8][256];	/* 16 KiB: one histogram per byte */
 	int64_t *tmp, *src = v, *dst, *swap;
 	size_t i, b, sum;
 	int pass;
 
-	tmp = malloc(n * sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
+	if (sc->n < n) {
+		free(sc->v);
+		sc->v = malloc(n * sizeof(*sc->v));
+		sc->n = sc->v ? n : 0;
+		if (!sc->v)
+			return -ENOMEM;
+	}
+	tmp = sc->v;
 	memset(count, 0, sizeof(count));
 	for (i = 0; i < n; i++) {
 		uint64_t k = key(v[i]);
@@ -148,17 +164,25 @@ static int radix_sort(int64_t *v, size_t n)
 	}
 	if (src != v)
 		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
 	return 0;
 }
 
-static void sort(struct ntp_samples *s)
+static void sort_with(struct ntp_samples *s, struct scratch *sc)
 {
 	if (s->sorted)
 		return;
-	if (s->n < RADIX_MIN || radix_sort(s->v, s->n))
+	if (s->n < RADIX_MIN || radix_sort(s->v, s->n, sc))
 		qsort(s->v, s->n, sizeof(*s->v), cmp_i64);
 	s->sorted = 1;
+}
+
+/* one sort with a buffer of its own */
+static void sort(struct ntp_samples *s)
+{
+	struct scratch sc = { NULL, 0 };
+
+	sort_with(s, &sc);
+	free(sc.v);
 }
 
 /*
@@ -191,7 +215,7 @@ int64_t ntp_samples__percentile(struct ntp_samples *s, double p)
 	return s->v[rank(p, s->n) - 1];
 }
 
-void ntp_samples__summarize(struct ntp_samples *s, struct ntp_summary *out)
+static void summarize(struct ntp_samples *s, struct ntp_summary *out, struct scratch *sc)
 {
 	__int128 sum = 0;
 	long double sq = 0, m;
@@ -200,7 +224,7 @@ void ntp_samples__summarize(struct ntp_samples *s, struct ntp_summary *out)
 	memset(out, 0, sizeof(*out));
 	if (!s->n)
 		return;
-	sort(s);
+	sort_with(s, sc);
 	for (i = 0; i < s->n; i++)
 		sum += s->v[i];
 	out->n = s->n;
@@ -227,6 +251,14 @@ void ntp_samples__summarize(struct ntp_samples *s, struct ntp_summary *out)
 		sq += d * d;
 	}
 	out->stddev = s->n > 1 ? (double)sqrtl(sq / (long double)(s->n - 1)) : 0.0;
+}
+
+void ntp_samples__summarize(struct ntp_samples *s, struct ntp_summary *out)
+{
+	struct scratch sc = { NULL, 0 };
+
+	summarize(s, out, &sc);
+	free(sc.v);
 }
 
 /*
@@ -261,16 +293,19 @@ struct summary_worker {
 	int err;
 };
 
+/* the jobs come largest first: a worker's first sort makes its buffer as large as any it needs */
 static void *summary_run(void *arg)
 {
 	struct summary_worker *w = arg;
+	struct scratch sc = { NULL, 0 };
 	size_t i;
 
 	while ((i = atomic_fetch_add(w->next, 1)) < w->n) {
-		ntp_samples__summarize(w->jobs[i].s, w->jobs[i].out);
+		summarize(w->jobs[i].s, w->jobs[i].out, &sc);
 		if (w->histograms && ntp_samples__histogram(w->jobs[i].s, w->jobs[i].out))
 			w->err = -ENOMEM;
 	}
+	free(sc.v);
 	return NULL;
 }
 
