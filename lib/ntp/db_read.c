@@ -196,7 +196,8 @@ static int table_exists(sqlite3 *db, const char *name, int *exists)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-static int check_db(sqlite3 *db, const char *path)
+/* *host_rows: host_io's count, which the check makes anyway */
+static int check_db(sqlite3 *db, const char *path, int64_t *host_rows)
 {
 	int64_t app_id, version, count;
 	char sql[128];
@@ -248,16 +249,26 @@ static int check_db(sqlite3 *db, const char *path)
 		err = query_int(db, path, sql, &count);
 		if (err)
 			return err;
+		if (!strcmp(required_tables[i], "host_io"))
+			*host_rows = count;
 	}
 	return 0;
 }
 
 int ntp_db__open_read(sqlite3 **dbp, const char *path)
 {
+	int64_t host_rows;
+
+	return ntp_db__open_read_counted(dbp, path, &host_rows);
+}
+
+int ntp_db__open_read_counted(sqlite3 **dbp, const char *path, int64_t *host_rows)
+{
 	sqlite3 *db = NULL;
 	int err, rc;
 
 	*dbp = NULL;
+	*host_rows = -1;
 	err = check_file(path);
 	if (err)
 		return err;
@@ -273,7 +284,7 @@ int ntp_db__open_read(sqlite3 **dbp, const char *path)
 	/* no view, trigger or unbounded statement of the file's (db_guard.c) */
 	err = ntp_db__guard(db);
 	if (!err)
-		err = check_db(db, path);
+		err = check_db(db, path, host_rows);
 	if (!err)
 		err = ntp_db__guard_file(db, "main", path);
 	/* a second guard besides READONLY: no statement may write (TEMP views made) */

@@ -16,6 +16,12 @@
  * _NOTNTP, _TOONEW or _CORRUPT.  On success *db is open read-only.
  */
 int ntp_db__open_read(sqlite3 **db, const char *path);
+/*
+ * The same, and *host_rows the count of host_io that the opening's check
+ * makes (a walk of the whole table: a reader that needs the count takes
+ * this one, not a second walk); -1 on failure.
+ */
+int ntp_db__open_read_counted(sqlite3 **db, const char *path, int64_t *host_rows);
 
 /* meta value as text (caller frees), or NULL when absent */
 char *ntp_db__meta_text(sqlite3 *db, const char *key);

@@ -65,13 +65,16 @@ static void estimate_rates(struct ntp_report *r)
 	}
 }
 
-/* one recording, no join: its header and its commands on one connection */
-static int load_one(struct ntp_report *r, sqlite3 *db, const char *path)
+/*
+ * one recording, no join: its header and its commands on one connection;
+ * host_rows as the opening counted them (ntp_db__open_read_counted)
+ */
+static int load_one(struct ntp_report *r, sqlite3 *db, const char *path, int64_t host_rows)
 {
 	int rc;
 
 	r->files[0].sides = r->kind == NTP_REPORT_TARGET ? NTP_JOIN_TARGET : NTP_JOIN_HOST;
-	rc = ntp_report__load_file(&r->files[0], db, path);
+	rc = ntp_report__load_file_counted(&r->files[0], db, path, host_rows, -1);
 	if (rc)
 		return rc;
 	if (r->view == NTP_VIEW_HOST)
@@ -160,6 +163,7 @@ int ntp_report__load(struct ntp_report *r, const char *const *paths, int n,
 		     const struct ntp_report_load *lo)
 {
 	bool detail = lo && lo->detail;
+	int64_t host_rows = -1;
 	sqlite3 *db = NULL;
 	int rc;
 
@@ -179,7 +183,7 @@ int ntp_report__load(struct ntp_report *r, const char *const *paths, int n,
 	}
 	r->nfiles = n;
 	if (n == 1) {
-		rc = ntp_db__open_read(&db, paths[0]);
+		rc = ntp_db__open_read_counted(&db, paths[0], &host_rows);
 		if (!rc)
 			rc = ntp_report__check_meta(db, paths[0]);
 		if (rc) {
@@ -190,7 +194,7 @@ int ntp_report__load(struct ntp_report *r, const char *const *paths, int n,
 	r->kind = kind_of(db, n);
 	r->view = view_of(r->kind, detail);
 	if (r->kind != NTP_REPORT_JOINED)
-		rc = load_one(r, db, paths[0]);
+		rc = load_one(r, db, paths[0], host_rows);
 	sqlite3_close(db);
 	if (!rc && r->kind == NTP_REPORT_JOINED)
 		rc = load_joined(r, paths, n);
