@@ -44,12 +44,16 @@ static enum ntp_report_kind kind_of(sqlite3 *db, int n)
 	return kind;
 }
 
-/* file i's header, its interval origin (meta start_ns) and its end on its clock */
-static int load_file(struct ntp_series *s, int i, sqlite3 *db, const char *path)
+/*
+ * file i's header, its interval origin (meta start_ns) and its end on its
+ * clock; host_rows as its opening counted them (ntp_db__open_read_counted)
+ */
+static int load_file(struct ntp_series *s, int i, sqlite3 *db, const char *path,
+		     int64_t host_rows)
 {
 	struct ntp_report_file *f = &s->r.files[i];
 	int64_t start = ntp_meta__int(db, NTP_META_START_NS, -1);
-	int rc = ntp_report__load_file(f, db, path);
+	int rc = ntp_report__load_file_counted(f, db, path, host_rows, -1);
 
 	if (rc)
 		return rc;
@@ -102,10 +106,11 @@ static int scan(struct ntp_series *s, struct outs *os, const char *const *paths,
 	struct ntp_series_acc acc;
 	struct ntp_join *j = NULL;
 	sqlite3 *db = NULL;
+	int64_t host_rows = -1;
 	int rc;
 
 	if (n == 1) {
-		rc = ntp_db__open_read(&db, paths[0]);
+		rc = ntp_db__open_read_counted(&db, paths[0], &host_rows);
 		if (rc)
 			return rc;
 	}
@@ -125,9 +130,9 @@ static int scan(struct ntp_series *s, struct outs *os, const char *const *paths,
 			sqlite3 *fdb;
 
 			s->r.files[i].sides = ntp_join__file(j, i)->sides;
-			rc = ntp_db__open_read(&fdb, paths[i]);
+			rc = ntp_db__open_read_counted(&fdb, paths[i], &host_rows);
 			if (!rc) {
-				rc = load_file(s, i, fdb, paths[i]);
+				rc = load_file(s, i, fdb, paths[i], host_rows);
 				sqlite3_close(fdb);
 			}
 		}
@@ -136,7 +141,7 @@ static int scan(struct ntp_series *s, struct outs *os, const char *const *paths,
 
 		s->r.view = target ? NTP_VIEW_TARGET : NTP_VIEW_HOST;
 		s->r.files[0].sides = target ? NTP_JOIN_TARGET : NTP_JOIN_HOST;
-		rc = load_file(s, 0, db, paths[0]);
+		rc = load_file(s, 0, db, paths[0], host_rows);
 	}
 	s->r.rdma = !rc && s->r.files[0].hdr.transport &&
 		    !strcmp(s->r.files[0].hdr.transport, "rdma");
