@@ -12,6 +12,8 @@ import json
 import math
 import re
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
@@ -553,3 +555,25 @@ def test_group_none_of_whose_commands_matched_has_no_line(run, tmp_path):
     assert {g["io_type"] for g in doc["groups"]} == {"read"}
     assert all(g["n"] > 0 for g in doc["groups"])
     assert doc["join"]["unmatched_host"] > 0
+
+
+def test_hot_keys_most_targets_lost__every_target_joined(run, tmp_path):
+    """keys repeated hundreds of times, four target records of five lost: no
+    sample's line agrees with a quarter of its host commands, so pass 1
+    takes the first line with support (lib/join/join_api.c), and every
+    target record left joins its own command on the true line"""
+    h, t = tmp_path / "h.ntp", tmp_path / "t.ntp"
+    subprocess.run([sys.executable, str(REPO / "bench" / "join_pair.py"), str(h), str(t),
+                    "40000", "--reuse", "heavy"], check=True)
+    db = sqlite3.connect(t)
+    db.execute("DELETE FROM target_io WHERE id % 5 != 0")
+    db.commit()
+    left = db.execute("SELECT count(*) FROM target_io").fetchone()[0]
+    db.close()
+    r = run("report", "-j", "-", str(h), str(t))
+    assert r.returncode == Exit.OK, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["join"]["matched"] == left == 8000
+    assert doc["join"]["rejected"] == doc["join"]["unmatched_target"] == 0
+    (p,) = doc["clock_pairs"]
+    assert p["estimated"] and abs(p["offset_ns"] - 1_230_000_000) < 1_000_000
