@@ -9,11 +9,13 @@ guests, 5 ms each way.  Each phase is the same fio job (4k randread, QD1, IOS
 I/Os), recorded at -s 1 on both sides (target started first, stopped last).
 
 - each phase: at least 99% of the host's commands join a target record;
-- phase B's network median is phase A's + 10 ms (within 20%, 2 ms), and no
-  other stage's median moves by more than 1 ms.  When the emulated network
-  itself did not add 10 ms +- 20% (netem's timers fire late under TCG on a
-  loaded machine: busybox ping's median round trip, measured just before each
-  phase, is the oracle), the stage must match what ping measured, within 2 ms;
+- phase B's network median is phase A's + what the emulated network really
+  added, within 2 ms, and at least 8 ms (netem was asked for 10 ms and comes
+  late, never early); no other stage's median moves by more than 1 ms.  What
+  the network added is the growth of busybox ping's median round trip, 40
+  replies just before and 40 just after each phase: under TCG netem's timers
+  fire late, by 0-3 ms depending on the machine's load (seen in CI: ping +11.6
+  ms, the stage +12.5 ms), so 10 ms itself is not the oracle;
 - compare A (baseline) vs B: network* (the host-only stage) changed by the
   host reports' own difference, at least 8 ms, block and driver by at most
   1 ms; and the joined runs
@@ -80,26 +82,18 @@ def joined_phase(r, phase):
 
 def ping_added_ns(r):
     """What the emulated network itself added in phase B: the growth of the
-    median round trip of busybox ping (40 replies just before each phase)."""
+    median round trip of busybox ping (40 replies just before each phase and
+    40 just after it, so the oracle spans the phase's load)."""
     med = {}
     for p in "AB":
-        text = (r.host.out / f"ping-{p}.txt").read_text()
-        times = [float(m) for m in re.findall(r"time=([0-9.]+) ms", text)]
-        assert len(times) >= 30, text
+        times = []
+        for name in (f"ping-{p}.txt", f"ping-{p}-after.txt"):
+            text = (r.host.out / name).read_text()
+            got = [float(m) for m in re.findall(r"time=([0-9.]+) ms", text)]
+            assert len(got) >= 30, f"{name}: {text}"
+            times += got
         med[p] = statistics.median(times) * 1e6
     return med["B"] - med["A"]
-
-
-def expected_added(ping):
-    """10 ms, what netem was asked for, when the network delivered that (20%).
-    Under TCG on a loaded machine netem's timers fire late: its packets wait
-    1-3 ms more than asked (ping's minimum round trip with 2 x 5 ms was 12.4-12.6
-    ms).  Then the stage must show what the network really added, ping's
-    measure of it, within the same 2 ms: ntprof is right to report it."""
-    if abs(ping - ADDED_NS) <= ADDED_TOL * ADDED_NS:
-        return ADDED_NS
-    print(f"netem added {ping / 1e6:.3f} ms by ping's median, not 10 ms: checked against that")
-    return ping
 
 
 def test_two_guest_record(testbed):
@@ -129,11 +123,12 @@ def test_two_guest_record(testbed):
     a, b = joined_phase(r, "A"), joined_phase(r, "B")
     ping = ping_added_ns(r)
     print("p50 ns A:", a, "\np50 ns B:", b, f"\nping median added {ping / 1e6:.3f} ms")
-    want = expected_added(ping)
     grew = b["network"] - a["network"]
-    assert abs(grew - want) <= ADDED_TOL * ADDED_NS, \
-        f"network median grew by {grew / 1e6:.3f} ms, expected {want / 1e6:.3f} ms " \
-        f"(2 x 5 ms netem; ping's median round trip grew by {ping / 1e6:.3f} ms)"
+    assert abs(grew - ping) <= ADDED_TOL * ADDED_NS, \
+        f"network median grew by {grew / 1e6:.3f} ms, ping's median round trip by " \
+        f"{ping / 1e6:.3f} ms (2 x 5 ms netem)"
+    assert grew >= (1 - ADDED_TOL) * ADDED_NS, \
+        f"network median grew by {grew / 1e6:.3f} ms with 2 x 5 ms netem (ping: {ping / 1e6:.3f} ms)"
     for s in STAGES:
         if s != "network":
             assert abs(b[s] - a[s]) <= OTHER_TOL_NS, \
@@ -164,9 +159,9 @@ def test_two_guest_record(testbed):
     star_p50 = {p: next(st["p50_ns"] for st in star[p]["stages"] if st["stage"] == "network_star")
                 for p in "AB"}
     assert delta["network_star"] == star_p50["B"] - star_p50["A"], (delta, star_p50)
-    assert delta["network_star"] >= (1 - ADDED_TOL) * want, \
+    assert delta["network_star"] >= (1 - ADDED_TOL) * ping, \
         f"compare: network* p50 changed by {delta['network_star'] / 1e6:.3f} ms, expected at least " \
-        f"{(1 - ADDED_TOL) * want / 1e6:.3f} ms (ping's median round trip grew by {ping / 1e6:.3f} ms)"
+        f"{(1 - ADDED_TOL) * ping / 1e6:.3f} ms (ping's median round trip grew by {ping / 1e6:.3f} ms)"
     for s in ("block", "driver"):
         assert abs(delta[s]) <= OTHER_TOL_NS, f"compare: {s} p50 changed by {delta[s] / 1e6:.3f} ms"
     # network is the stage that changed

@@ -12,7 +12,8 @@
 # host: host-A.ntp, host-B.ntp, host-P.out/.err, fio-P.json.
 # Results: <role>_kernel, tgt_P_rc / host_P_rc (record's status), host_P_fio_ios,
 # <role>_P_qdisc (the qdisc on eth0 during the phase), host_P_ping (busybox
-# ping's summary; its replies in ping-P.txt, just before the phase).
+# ping's summary; its replies in ping-P.txt, just before the phase, and in
+# ping-P-after.txt, just after it while the target still records).
 . "${TB_LIB:-tests/testbed/guest/lib.sh}"
 
 NQN=nqn.2024-01.io.ntprof:two-record
@@ -88,8 +89,9 @@ host() {
 		[ "$p" = B ] && tb_netem 5ms
 		qdisc "$p"
 		tb_sync_wait "tgt-ready-$p" 240
-		# the emulated network's own round trips (the test's oracle for what
-		# netem really added: under TCG its timers fire late)
+		# the emulated network's own round trips, before the phase and after
+		# it (the test's oracle for what netem really added: under TCG its
+		# timers fire late, by how much depends on the machine's load then)
 		busybox ping -A -c 40 "$TB_PEER_ADDR" > "$TB_OUT/ping-$p.txt" 2>&1
 		tb_res "host_${p}_ping" "$(tail -n 1 "$TB_OUT/ping-$p.txt")"
 		# every block of the region once (fio's random map): exactly $IOS reads
@@ -100,6 +102,7 @@ host() {
 			> "$TB_OUT/host-$p.out" 2> "$TB_OUT/host-$p.err"
 		tb_res "host_${p}_rc" $?
 		cat "$TB_OUT/host-$p.err" >&2
+		busybox ping -A -c 40 "$TB_PEER_ADDR" > "$TB_OUT/ping-$p-after.txt" 2>&1
 		tb_sync_signal "host-done-$p"
 		collect "host-$p"
 		ios=$(jq '[.jobs[] | .read.total_ios + .write.total_ios] | add' "$TB_OUT/fio-$p.json")
