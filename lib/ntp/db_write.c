@@ -103,6 +103,8 @@ struct ntp_writer {
 	unsigned int batch;	/* rows in the open transaction, pending included */
 	uint64_t rows;		/* host_io rows taken */
 	uint64_t target_rows;	/* target_io rows taken */
+	uint64_t rows_kept;	/* host_io rows taken up to the last commit */
+	uint64_t target_kept;	/* target_io rows likewise */
 	/*
 	 * Row r of the multi-row INSERT holds bound[r]: rows are bound as they
 	 * come, only the fields that differ from what is bound there, and go in
@@ -238,6 +240,10 @@ static int commit(struct ntp_writer *w)
 	err = insert_pending(w);
 	if (!err)
 		err = exec(w, "COMMIT");
+	if (!err) {
+		w->rows_kept = w->rows;
+		w->target_kept = w->target_rows;
+	}
 	/* a failed COMMIT may leave the transaction open: end it, keep the error */
 	if (err && !sqlite3_get_autocommit(w->db))
 		sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
@@ -831,14 +837,14 @@ int ntp_writer__flush(struct ntp_writer *w)
 	return commit(w);
 }
 
-uint64_t ntp_writer__rows(const struct ntp_writer *w)
+void ntp_writer__count(const struct ntp_writer *w, struct ntp_writer_rows *r)
 {
-	return w->rows;
-}
-
-uint64_t ntp_writer__target_rows(const struct ntp_writer *w)
-{
-	return w->target_rows;
+	if (!w->failed) {
+		*r = (struct ntp_writer_rows){ w->rows, w->target_rows, 0, 0 };
+		return;
+	}
+	*r = (struct ntp_writer_rows){ w->rows_kept, w->target_kept, w->rows - w->rows_kept,
+				       w->target_rows - w->target_kept };
 }
 
 /*

@@ -42,8 +42,16 @@ int ntp_writer__add_host_io(struct ntp_writer *w, const struct ntp_host_event *e
 int ntp_writer__add_target_io(struct ntp_writer *w, const struct ntp_target_event *e);
 int ntp_writer__add_interval(struct ntp_writer *w, const struct ntp_interval *iv);
 int ntp_writer__flush(struct ntp_writer *w);          /* commit the current batch */
-uint64_t ntp_writer__rows(const struct ntp_writer *w); /* sampled host rows written so far */
-uint64_t ntp_writer__target_rows(const struct ntp_writer *w); /* sampled target rows so far */
+/*
+ * The rows of each table the recording holds, or will at close: every row
+ * taken while the writes succeed; after a failed one, the rows committed
+ * before it, the rest being lost (they were in the transaction it ended).
+ */
+struct ntp_writer_rows {
+	uint64_t host, target;
+	uint64_t host_lost, target_lost;
+};
+void ntp_writer__count(const struct ntp_writer *w, struct ntp_writer_rows *r);
 /* commit, checkpoint, leave one self-contained file; frees w even on error */
 int ntp_writer__close(struct ntp_writer *w);
 

@@ -16,6 +16,7 @@ After each run no program of ntprof's is left in the kernel.
 """
 import math
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -228,6 +229,10 @@ def check_diskfull(r):
     db = sqlite3.connect(tmp / "diskfull.ntp")
     rows = db.execute("SELECT count(*) FROM host_io").fetchone()[0]
     assert 0 < rows < int(res["diskfull_fio_ios"]), rows
+    # the summary counts what the file holds, and says what the failed write lost
+    said = re.search(r"host: (\d+) commands recorded", err)
+    assert said and int(said[1]) == rows, (rows, err)
+    assert re.search(r"host: [1-9]\d* more commands lost: writing failed", err), err
     assert db.execute("SELECT value FROM meta WHERE key = 'role'").fetchone()[0] == "host"
 
 

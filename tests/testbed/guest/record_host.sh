@@ -86,7 +86,10 @@ for mode in "$@"; do
 			tb_fail "cannot mount a small tmpfs"
 		# attached before fio starts, or a slow start records nothing
 		record_start diskfull -s 1 -o "$WORK/full/diskfull.ntp"
-		add_fio randread4k-full --rw=randread --bs=4k --size=32M --iodepth=8
+		# at most 600 commands a second: each commit (about one a second)
+		# fits in the tmpfs, which holds about 2300 rows; unthrottled, the
+		# first commit could hold more, and nothing would be committed
+		add_fio randread4k-full --rw=randread --bs=4k --size=16M --iodepth=8 --rate_iops=600
 		for i in $(seq 1 100); do kill -0 "$REC_PID" 2>/dev/null || break; sleep 0.1; done
 		kill -INT "$REC_PID" 2>/dev/null && tb_log "diskfull: record still running after fio"
 		wait "$REC_PID"
