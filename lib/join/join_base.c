@@ -3,12 +3,13 @@
  * join: what every part of the join uses, in a file of its own at the
  * bottom of the folder, so that the parts that use it need not call each
  * other: the two failures reported the same way (an SQL error, no memory),
- * an integer asked of SQL, huge pages asked for under an array.
+ * an integer asked of SQL, a big array's pages asked for.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
@@ -41,17 +42,32 @@ int64_t ntp_join__query_int(sqlite3 *db, const char *sql, int64_t def)
 
 #define HUGE_PAGE ((uintptr_t)2 << 20)
 
+/* Linux 5.14; an older kernel refuses it (EINVAL) and the pages come one fault at a time */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
 /*
  * The merges read the rows in key order, which is no order in memory: at
  * millions of rows nearly every read misses the TLB as well as the cache.
  * Huge pages, where the kernel gives them on request (transparent huge
  * pages in "madvise" mode), take the page walks away.
+ *
+ * Every such array is written whole soon after, so its pages are made at
+ * once: one call instead of a fault a page, which in a virtual machine is
+ * a trap each (512 MiB made by faults in 0.6-0.8 s here, at once in 0.2-0.3
+ * s, with huge pages 0.07-0.09 s).  The memory is the same: it would be
+ * touched anyway.
  */
-void ntp_join__huge_pages(void *p, size_t len)
+void ntp_join__big_array(void *p, size_t len)
 {
 	uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
 	uintptr_t e = ((uintptr_t)p + len) & ~(uintptr_t)(HUGE_PAGE - 1);
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t pa = ((uintptr_t)p + pg - 1) & ~(pg - 1), pe = ((uintptr_t)p + len) & ~(pg - 1);
 
 	if (e > a)
 		madvise((void *)a, e - a, MADV_HUGEPAGE);	/* advice: refused is fine */
+	if (pe > pa)
+		madvise((void *)pa, pe - pa, MADV_POPULATE_WRITE);	/* likewise */
 }

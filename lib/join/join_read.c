@@ -553,8 +553,8 @@ static int side_alloc(struct ntp_jside *s, size_t n, size_t rowsz, int host, int
 	s->order = malloc(m * sizeof(*s->order));
 	if (!s->rows || !s->order)
 		return -ENOMEM;
-	ntp_join__huge_pages(s->rows, m * rowsz);
-	ntp_join__huge_pages(s->order, m * sizeof(*s->order));
+	ntp_join__big_array(s->rows, m * rowsz);
+	ntp_join__big_array(s->order, m * sizeof(*s->order));
 	if (host && (!(s->ctrl = malloc(m * sizeof(*s->ctrl))) ||
 		     (starts && !(s->start = malloc(m * sizeof(*s->start))))))
 		return -ENOMEM;

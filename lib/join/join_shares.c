@@ -34,6 +34,9 @@ int ntp_jshares__open(struct ntp_jshares *sh, void **array, size_t *n, size_t el
 	if (!a)
 		return -ENOMEM;
 	*array = a;
+	/* the regions: written nearly whole, in key order, which is no order in the array */
+	if (room > *n)
+		ntp_join__big_array((unsigned char *)a + *n * elsz, (room - *n) * elsz);
 	for (size_t k = 0, at = 0; k < (size_t)nshares; k++) {
 		struct ntp_jshare *s = &sh->share[k];
 
