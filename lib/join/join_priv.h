@@ -245,10 +245,11 @@ int ntp_join__sql_fail(sqlite3 *db, const char *what);
 int ntp_join__nomem(void);
 /* the first column of sql's first row, def without one (or a NULL) */
 int64_t ntp_join__query_int(sqlite3 *db, const char *sql, int64_t def);
-/*
- * A big array about to be written whole and read out of order: huge pages
- * asked for under it and its pages made now (the kernel may refuse either)
- */
+/* huge pages asked for under an array read out of order (the kernel may refuse) */
+void ntp_join__huge_pages(void *p, size_t len);
+/* the pages of an array about to be written whole made now (likewise) */
+void ntp_join__populate(void *p, size_t len);
+/* both: a big array about to be written whole and read out of order */
 void ntp_join__big_array(void *p, size_t len);
 
 /* join_api.c */

@@ -474,11 +474,24 @@ again:
 	return r->err;
 }
 
+/* the pages of a range's rows and keys, made by the reader that writes them, beside the others */
+static void populate(const struct ntp_jside *s, const struct ntp_jrange *rg, size_t rowsz)
+{
+	if (!rg->n)
+		return;
+	ntp_join__populate((unsigned char *)s->rows + rg->idx * rowsz, rg->n * rowsz);
+	ntp_join__populate(s->order + rg->idx, rg->n * sizeof(*s->order));
+}
+
 static void *read_job(void *arg)
 {
 	struct reader *r = arg;
 	struct ntp_join *j = r->j;
 
+	for (int fi = 0; fi < j->nfiles; fi++) {
+		populate(&j->target, &j->trange[r->w][fi], sizeof(struct ntp_jtarget));
+		populate(&j->host, &j->hrange[r->w][fi], sizeof(struct ntp_jhost));
+	}
 	for (int fi = 0; fi < j->nfiles && !r->err; fi++) {
 		if (j->files[fi].sides & NTP_JOIN_TARGET)
 			read_range(r, fi, 0, &j->trange[r->w][fi]);
@@ -553,8 +566,9 @@ static int side_alloc(struct ntp_jside *s, size_t n, size_t rowsz, int host, int
 	s->order = malloc(m * sizeof(*s->order));
 	if (!s->rows || !s->order)
 		return -ENOMEM;
-	ntp_join__big_array(s->rows, m * rowsz);
-	ntp_join__big_array(s->order, m * sizeof(*s->order));
+	/* each reader makes the pages of its own rows (read_job) */
+	ntp_join__huge_pages(s->rows, m * rowsz);
+	ntp_join__huge_pages(s->order, m * sizeof(*s->order));
 	if (host && (!(s->ctrl = malloc(m * sizeof(*s->ctrl))) ||
 		     (starts && !(s->start = malloc(m * sizeof(*s->start))))))
 		return -ENOMEM;
