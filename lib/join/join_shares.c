@@ -34,9 +34,9 @@ int ntp_jshares__open(struct ntp_jshares *sh, void **array, size_t *n, size_t el
 	if (!a)
 		return -ENOMEM;
 	*array = a;
-	/* the regions: written nearly whole, in key order, which is no order in the array */
+	/* the regions are written nearly whole: huge pages under them, each made by its share */
 	if (room > *n)
-		ntp_join__big_array((unsigned char *)a + *n * elsz, (room - *n) * elsz);
+		ntp_join__huge_pages((unsigned char *)a + *n * elsz, (room - *n) * elsz);
 	for (size_t k = 0, at = 0; k < (size_t)nshares; k++) {
 		struct ntp_jshare *s = &sh->share[k];
 
@@ -51,6 +51,9 @@ void *ntp_jshares__put(struct ntp_jshares *sh, int k)
 {
 	struct ntp_jshare *s = &sh->share[k];
 
+	/* the first element: the region's pages made by this share's thread (join_base.c) */
+	if (!s->n && !s->on)
+		ntp_join__populate((unsigned char *)*sh->array + s->at * sh->elsz, s->cap * sh->elsz);
 	if (s->n < s->cap)
 		return (unsigned char *)*sh->array + (s->at + s->n++) * sh->elsz;
 	if (s->on == s->ocap) {
