@@ -40,16 +40,11 @@ void ntp_record__print_summary(const struct ntp_record_session *s, uint64_t stop
 	const struct ntp_record_side *sides[2] = { s->host.c ? &s->host : NULL,
 						    s->target.c ? &s->target : NULL };
 	struct ntp_writer_rows wr;
-	uint64_t rows[2], lost[2];
 	int i;
 
 	ntp_writer__count(s->w, &wr);
-	rows[0] = wr.host;
-	rows[1] = wr.target;
-	lost[0] = wr.host_lost;
-	lost[1] = wr.target_lost;
-
 	for (i = 0; i < 2; i++) {
+		const uint64_t rows = i ? wr.target : wr.host, lost = i ? wr.target_lost : wr.host_lost;
 		const uint64_t *c;
 		uint64_t expired;
 
@@ -57,13 +52,13 @@ void ntp_record__print_summary(const struct ntp_record_session *s, uint64_t stop
 			continue;
 		c = sides[i]->prev;
 		ntp_info("%s: %llu commands recorded; %llu sampled of %llu seen (lost: %llu ring buffer, "
-			 "%llu map) in %.1f s", sides[i]->name, (unsigned long long)rows[i],
+			 "%llu map) in %.1f s", sides[i]->name, (unsigned long long)rows,
 			 (unsigned long long)c[NTP_CNT_SAMPLED], (unsigned long long)c[NTP_CNT_SEEN],
 			 (unsigned long long)c[NTP_CNT_LOST_RINGBUF], (unsigned long long)c[NTP_CNT_LOST_MAP],
 			 (double)(stop_ns - s->start_ns) / NTP_NSEC_PER_SEC);
-		if (lost[i])
+		if (lost)
 			ntp_info("%s: %llu more commands lost: writing failed before they were committed",
-				 sides[i]->name, (unsigned long long)lost[i]);
+				 sides[i]->name, (unsigned long long)lost);
 		expired = ntp_collector__expired(sides[i]->c);
 		if (expired)
 			ntp_info("%s: %llu sampled commands never completed (dropped from the in-flight "
