@@ -40,34 +40,23 @@ int64_t ntp_join__query_int(sqlite3 *db, const char *sql, int64_t def)
 	return v;
 }
 
-#define HUGE_PAGE ((uintptr_t)2 << 20)
-
 /* Linux 5.14; an older kernel refuses it (EINVAL) and the pages come one fault at a time */
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
 
 /*
- * The merges read the rows in key order, which is no order in memory: at
- * millions of rows nearly every read misses the TLB as well as the cache.
- * Huge pages, where the kernel gives them on request (transparent huge
- * pages in "madvise" mode), take the page walks away.
- */
-void ntp_join__huge_pages(void *p, size_t len)
-{
-	uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-	uintptr_t e = ((uintptr_t)p + len) & ~(uintptr_t)(HUGE_PAGE - 1);
-
-	if (e > a)
-		madvise((void *)a, e - a, MADV_HUGEPAGE);	/* advice: refused is fine */
-}
-
-/*
  * An array written whole soon after gets its pages at once: one call
  * instead of a fault a page, which in a virtual machine is a trap each
- * (512 MiB made by faults in 0.6-0.8 s here, at once in 0.2-0.3 s, with
- * huge pages 0.07-0.09 s).  The memory is the same: it would be touched
- * anyway.
+ * (1 GiB made by faults in 0.55-0.67 s here, at once in 0.36-0.63 s).  The
+ * memory is the same: it would be touched anyway.
+ *
+ * No huge pages are asked for: a virtual machine that reports its free
+ * memory to its host (virtio-balloon's free page reporting, which works on
+ * blocks of 2 MiB and more) hands a huge page out of memory its host has
+ * taken back, and making it again costs the host's faults: 1 GiB of huge
+ * pages took 5.1-6.7 s here after a few idle seconds (0.14 s when the
+ * pages had just been freed), against 0.4-0.7 s in small pages.
  */
 void ntp_join__populate(void *p, size_t len)
 {
@@ -76,10 +65,4 @@ void ntp_join__populate(void *p, size_t len)
 
 	if (e > a)
 		madvise((void *)a, e - a, MADV_POPULATE_WRITE);	/* refused is fine too */
-}
-
-void ntp_join__big_array(void *p, size_t len)
-{
-	ntp_join__huge_pages(p, len);
-	ntp_join__populate(p, len);
 }

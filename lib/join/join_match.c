@@ -454,7 +454,7 @@ static int collect(struct ntp_join *j)
 
 	if (!slot)
 		return -ENOMEM;
-	ntp_join__big_array(slot, (j->host.n ? j->host.n : 1) * sizeof(*slot));
+	ntp_join__populate(slot, (j->host.n ? j->host.n : 1) * sizeof(*slot));
 	for (int k = 0; k < ns; k++)
 		sj[k] = (struct slot_job){ j, j->host.n * (size_t)k / (size_t)ns,
 					   j->host.n * (size_t)(k + 1) / (size_t)ns, slot, 0 };
@@ -470,7 +470,7 @@ static int collect(struct ntp_join *j)
 		free(slot);
 		return -ENOMEM;
 	}
-	ntp_join__big_array(j->matches, (n ? n : 1) * sizeof(*j->matches));
+	ntp_join__populate(j->matches, (n ? n : 1) * sizeof(*j->matches));
 	for (int f = 0; f < j->nfiles; f++) {
 		size_t first = j->nmatches;
 		int sorted = 1;

@@ -3,7 +3,7 @@
  * The join's insides (lib/join.h says what it does), shared by its files:
  *
  *	join_api.c      attach and check the files, run the passes in order
- *	join_base.c     what every part uses: failures, an integer of SQL, huge pages
+ *	join_base.c     what every part uses: failures, an integer of SQL, pages made at once
  *	join_stored.c   a joined recording's own pairing, read back
  *	join_write.c    a joined recording written (ntprof join)
  *	join_read.c     both sides of every file read at once, by several readers
@@ -245,12 +245,8 @@ int ntp_join__sql_fail(sqlite3 *db, const char *what);
 int ntp_join__nomem(void);
 /* the first column of sql's first row, def without one (or a NULL) */
 int64_t ntp_join__query_int(sqlite3 *db, const char *sql, int64_t def);
-/* huge pages asked for under an array read out of order (the kernel may refuse) */
-void ntp_join__huge_pages(void *p, size_t len);
-/* the pages of an array about to be written whole made now (likewise) */
+/* the pages of an array about to be written whole made now (the kernel may refuse) */
 void ntp_join__populate(void *p, size_t len);
-/* both: a big array about to be written whole and read out of order */
-void ntp_join__big_array(void *p, size_t len);
 
 /* join_api.c */
 /* "file:PATH?mode=MODE", escaped; caller frees; NULL without memory */

@@ -566,9 +566,6 @@ static int side_alloc(struct ntp_jside *s, size_t n, size_t rowsz, int host, int
 	s->order = malloc(m * sizeof(*s->order));
 	if (!s->rows || !s->order)
 		return -ENOMEM;
-	/* each reader makes the pages of its own rows (read_job) */
-	ntp_join__huge_pages(s->rows, m * rowsz);
-	ntp_join__huge_pages(s->order, m * sizeof(*s->order));
 	if (host && (!(s->ctrl = malloc(m * sizeof(*s->ctrl))) ||
 		     (starts && !(s->start = malloc(m * sizeof(*s->start))))))
 		return -ENOMEM;

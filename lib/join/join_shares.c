@@ -34,9 +34,6 @@ int ntp_jshares__open(struct ntp_jshares *sh, void **array, size_t *n, size_t el
 	if (!a)
 		return -ENOMEM;
 	*array = a;
-	/* the regions are written nearly whole: huge pages under them, each made by its share */
-	if (room > *n)
-		ntp_join__huge_pages((unsigned char *)a + *n * elsz, (room - *n) * elsz);
 	for (size_t k = 0, at = 0; k < (size_t)nshares; k++) {
 		struct ntp_jshare *s = &sh->share[k];
 

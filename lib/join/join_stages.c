@@ -35,7 +35,7 @@ static uint32_t *slots(const struct ntp_join *j, size_t n, int host)
 
 	if (!s)
 		return NULL;
-	ntp_join__big_array(s, (n ? n : 1) * sizeof(*s));	/* the target's: written out of order */
+	ntp_join__populate(s, (n ? n : 1) * sizeof(*s));	/* the target's: written out of order */
 	memset(s, 0xff, (n ? n : 1) * sizeof(*s));
 	for (size_t i = 0; i < j->nmatches; i++)
 		s[host ? j->matches[i].hidx : j->matches[i].tidx] = (uint32_t)i;
@@ -155,7 +155,7 @@ int ntp_join__scan_stages(struct ntp_join *j, ntp_join_stages_fn fn)
 		return ntp_join__nomem();
 	}
 	/* written in the target's order, read in the host's */
-	ntp_join__big_array(tv, (j->nmatches ? j->nmatches : 1) * sizeof(*tv));
+	ntp_join__populate(tv, (j->nmatches ? j->nmatches : 1) * sizeof(*tv));
 	for (int w = 0; w < j->nreaders; w++)
 		pt[w] = (struct part){ j, w, slot, tv, NULL, 0, "" };
 	err = run_parts(pt, j->nreaders, target_part);
