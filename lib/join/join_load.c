@@ -106,7 +106,7 @@ _Static_assert(sizeof(struct ntp_jhost) == sizeof(struct ntp_jkey) &&
 	       sizeof(struct ntp_jtarget) == sizeof(struct ntp_jkey),
 	       "a side's rows fit in its sort buffer");
 
-static int rows_in_key_order(struct ntp_jside *s, void *buf, int host)
+static int rows_in_key_order(struct ntp_jside *s, void *buf, int host, struct ntp_jspares *sp)
 {
 	const unsigned char *src = s->rows;
 	unsigned char *dst = buf;
@@ -114,7 +114,7 @@ static int rows_in_key_order(struct ntp_jside *s, void *buf, int host)
 
 	for (size_t k = 0; k < s->n; k++)
 		memcpy(dst + k * sz, src + (size_t)s->order[k].idx * sz, sz);
-	free(s->rows);
+	ntp_jspares__give(sp, s->rows);
 	s->rows = buf;
 	if (host) {
 		uint16_t *c = malloc((s->n ? s->n : 1) * sizeof(*c));
@@ -135,7 +135,7 @@ static int rows_in_key_order(struct ntp_jside *s, void *buf, int host)
  * written as commands complete, nearly: a run found out of order is sorted
  * by itself.
  */
-static int order_side(struct ntp_jside *s, int host)
+static int order_side(struct ntp_jside *s, int host, struct ntp_jspares *sp)
 {
 	struct side_ctx ctx = { s->rows, host };
 	struct ntp_jkey *tmp;
@@ -143,7 +143,7 @@ static int order_side(struct ntp_jside *s, int host)
 	/* a side without rows has no arrays: nothing to order */
 	if (!s->n)
 		return 0;
-	tmp = malloc(s->n * sizeof(*tmp));
+	tmp = ntp_jspares__take(sp, s->n * sizeof(*tmp));
 	if (!tmp)
 		return -ENOMEM;
 	ntp_join__populate(tmp, s->n * sizeof(*tmp));
@@ -170,11 +170,12 @@ static int order_side(struct ntp_jside *s, int host)
 				o[m].occ = (uint32_t)(m - i + 1);
 		}
 	}
-	return rows_in_key_order(s, tmp, host);
+	return rows_in_key_order(s, tmp, host, sp);
 }
 
 /* one side's sort, on a thread of the load */
 struct sorter {
+	struct ntp_jspares *sp;
 	struct ntp_jside *s;
 	int host;
 	int err;
@@ -184,7 +185,7 @@ static void *sort_job(void *arg)
 {
 	struct sorter *so = arg;
 
-	so->err = order_side(so->s, so->host);
+	so->err = order_side(so->s, so->host, so->sp);
 	return NULL;
 }
 
@@ -195,7 +196,7 @@ static void *sort_job(void *arg)
  */
 int ntp_join__load(struct ntp_join *j)
 {
-	struct sorter so[2] = { { &j->target, 0, 0 }, { &j->host, 1, 0 } };
+	struct sorter so[2] = { { &j->spares, &j->target, 0, 0 }, { &j->spares, &j->host, 1, 0 } };
 	int err = ntp_join__read(j);
 
 	if (err)
@@ -213,12 +214,12 @@ int ntp_join__load(struct ntp_join *j)
 /* the rows and their order; the ids (temp.join_matches reads them) stay */
 void ntp_join__free_rows(struct ntp_join *j)
 {
-	free(j->host.rows);
-	free(j->host.order);
+	ntp_jspares__give(&j->spares, j->host.rows);
+	ntp_jspares__give(&j->spares, j->host.order);
 	free(j->host.ctrl);
 	free(j->host.start);
-	free(j->target.rows);
-	free(j->target.order);
+	ntp_jspares__give(&j->spares, j->target.rows);
+	ntp_jspares__give(&j->spares, j->target.order);
 	j->host.rows = j->host.order = j->target.rows = j->target.order = NULL;
 	j->host.ctrl = NULL;
 	j->host.start = NULL;

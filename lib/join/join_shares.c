@@ -17,8 +17,8 @@
 /* a region's room beyond one element a host row */
 #define SLACK 64
 
-int ntp_jshares__open(struct ntp_jshares *sh, void **array, size_t *n, size_t elsz,
-		      const struct ntp_jchunk *c, int nshares)
+int ntp_jshares__open(struct ntp_jshares *sh, struct ntp_jspares *sp, void **array, size_t *n,
+		      size_t elsz, const struct ntp_jchunk *c, int nshares)
 {
 	size_t room = *n;
 	void *a;
@@ -30,7 +30,8 @@ int ntp_jshares__open(struct ntp_jshares *sh, void **array, size_t *n, size_t el
 	sh->nshares = nshares;
 	for (int k = 0; k < nshares; k++)
 		room += c[k].h1 - c[k].h0 + SLACK;
-	a = realloc(*array, (room ? room : 1) * elsz);
+	a = *array ? realloc(*array, (room ? room : 1) * elsz) :
+		     ntp_jspares__take(sp, (room ? room : 1) * elsz);
 	if (!a)
 		return -ENOMEM;
 	*array = a;

@@ -147,7 +147,7 @@ int ntp_join__scan_stages(struct ntp_join *j, ntp_join_stages_fn fn)
 		ntp_error("join: internal error: the stages were not kept (opts.tag)");
 		return NTP_EXIT_FAILURE;
 	}
-	tv = malloc((j->nmatches ? j->nmatches : 1) * sizeof(*tv));
+	tv = ntp_jspares__take(&j->spares, (j->nmatches ? j->nmatches : 1) * sizeof(*tv));
 	slot = slots(j, j->target_rows, 0);
 	if (!tv || !slot) {
 		free(tv);
@@ -175,6 +175,8 @@ int ntp_join__scan_stages(struct ntp_join *j, ntp_join_stages_fn fn)
 		err = run_parts(pt, j->nreaders, host_part);
 	free(slot);
 	free(tv);
+	/* the summaries that follow allocate their own */
+	ntp_jspares__drop(&j->spares);
 	/* nothing reads the records again: the files and their pages go now */
 	ntp_join__keep_close(j);
 	return err;
