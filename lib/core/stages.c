@@ -5,6 +5,7 @@
  * in step: a change to a view must be made here too, and test_stages fails
  * until it is.
  */
+#include "lib/core/checked.h"
 #include "lib/core/stages.h"
 
 /* COALESCE over a nullable column: 0 is NULL */
@@ -33,11 +34,26 @@ void ntp_stages__host(const struct ntp_host_event *e, struct ntp_host_stages *ou
 		sent = cmd_sent > data_sent ? cmd_sent : data_sent;
 	}
 	recv = or(e->h_recv, done);
+	ntp_stages__host_points(&(struct ntp_host_points){ start, queue, sent, r2t_host, recv, done },
+				out);
+}
 
-	out->e2e = done - start;
-	out->block = queue - start;
-	out->driver = (sent - queue) + r2t_host + (done - recv);
-	out->network_star = (recv - sent) - r2t_host;
+/* each operation in the views' order, so that any one that overflows is seen */
+bool ntp_stages__host_points(const struct ntp_host_points *p, struct ntp_host_stages *out)
+{
+	bool over = false;
+	struct ntp_host_stages s = {
+		.e2e = ntp_checked__sub(p->done, p->start, &over),
+		.block = ntp_checked__sub(p->queue, p->start, &over),
+		.driver = ntp_checked__add(ntp_checked__add(ntp_checked__sub(p->sent, p->queue, &over),
+							    p->r2t_host, &over),
+					   ntp_checked__sub(p->done, p->recv, &over), &over),
+		.network_star = ntp_checked__sub(ntp_checked__sub(p->recv, p->sent, &over),
+						 p->r2t_host, &over),
+	};
+
+	*out = over ? (struct ntp_host_stages){ 0 } : s;
+	return !over;
 }
 
 void ntp_stages__target(const struct ntp_target_event *e, struct ntp_target_stages *out)
@@ -48,9 +64,24 @@ void ntp_stages__target(const struct ntp_target_event *e, struct ntp_target_stag
 	/* the R2T wait (R2T queued to all write data in) is network time */
 	int64_t r2t_wait = e->t_r2t && e->t_submit ? (int64_t)e->t_submit - (int64_t)e->t_r2t : 0;
 
-	out->target_driver = (submit - recv) - r2t_wait + (sent - cmpl);
-	out->storage = cmpl - submit;
-	out->residence = (sent - recv) - r2t_wait;
+	ntp_stages__target_points(&(struct ntp_target_points){ recv, submit, cmpl, r2t_wait, sent },
+				  out);
+}
+
+bool ntp_stages__target_points(const struct ntp_target_points *p, struct ntp_target_stages *out)
+{
+	bool over = false;
+	struct ntp_target_stages s = {
+		.target_driver = ntp_checked__add(
+			ntp_checked__sub(ntp_checked__sub(p->submit, p->recv, &over), p->r2t_wait, &over),
+			ntp_checked__sub(p->sent, p->cmpl, &over), &over),
+		.storage = ntp_checked__sub(p->cmpl, p->submit, &over),
+		.residence = ntp_checked__sub(ntp_checked__sub(p->sent, p->recv, &over), p->r2t_wait,
+					      &over),
+	};
+
+	*out = over ? (struct ntp_target_stages){ 0 } : s;
+	return !over;
 }
 
 void ntp_stages__joined(const struct ntp_host_event *h, const struct ntp_target_event *t,

@@ -9,11 +9,15 @@
  * commands a side they are about a gigabyte, which in memory would be the
  * join's peak.
  *
- * A record is what the views say, nothing computed here: the host's
- * e2e_ns, block_ns, driver_ns and network_star_ns (and the application's
- * stages where the file has them), the tag the caller gave the command;
- * the target's residence_ns, target_driver_ns and storage_ns.  Whether each
- * is an integer is kept too: anything else makes an impossible command.
+ * A record holds the stages of the views: the host's e2e_ns, block_ns,
+ * driver_ns and network_star_ns (and the application's stages where the
+ * file has them), the tag the caller gave the command; the target's
+ * residence_ns, target_driver_ns and storage_ns.  They are read as the
+ * views' points and differenced by lib/core/stages.c, which is what the
+ * views do (tests/unit/test_stages.c holds the two to the same numbers),
+ * for a third of the scan's time.  A point that is no integer, or a
+ * difference that overflows (where the view's stage is a real), makes the
+ * record not_number: an impossible command.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -23,6 +27,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/core/stages.h"
 #include "lib/join/join_priv.h"
 #include "lib/ntp/db_app.h"
 #include "lib/ntp/db_guard.h"
@@ -90,7 +95,7 @@ int ntp_join__keep_host(struct ntp_join *j, int w, int fi, sqlite3_stmt *st, int
 			int64_t qid, int64_t h_start_ns, struct ntp_spill_run *run)
 {
 	const int io_type = first, bytes = first + 1, ns = first + 2, path = first + 3;
-	const int e2e = first + 4;
+	const int points = first + 4;	/* h_start_ns .. h_done_ns (join_read.c) */
 	struct ntp_join_host_row row = {
 		.host_file = fi,
 		.io_type = (const char *)sqlite3_column_text(st, io_type),
@@ -100,11 +105,14 @@ int ntp_join__keep_host(struct ntp_join *j, int w, int fi, sqlite3_stmt *st, int
 		.qid = qid,
 		.h_start_ns = h_start_ns,
 	};
-	int64_t v[4];
-	bool ints = ntp_join__int_cols(st, e2e, 4, v);
+	int64_t v[6];
+	struct ntp_host_stages hs = { 0 };
+	bool ok = ntp_join__int_cols(st, points, 6, v) &&
+		  ntp_stages__host_points(&(struct ntp_host_points){ v[0], v[1], v[2], v[3], v[4], v[5] },
+					  &hs);
 	struct ntp_jhstages rec = {
-		.e2e = v[0], .block = v[1], .driver = v[2], .network_star = v[3],
-		.not_number = !ints,
+		.e2e = hs.e2e, .block = hs.block, .driver = hs.driver,
+		.network_star = hs.network_star, .not_number = !ok,
 	};
 	struct ntp_app_row app = { NTP_APP_ROW_NONE };
 	uint32_t tag = NTP_JOIN_UNTAGGED;
@@ -113,18 +121,21 @@ int ntp_join__keep_host(struct ntp_join *j, int w, int fi, sqlite3_stmt *st, int
 		return -ENOMEM;
 	rec.tag = tag;
 	if (j->keep->app[fi])
-		ntp_db__app_row(st, e2e + 4, &app);
+		ntp_db__app_row(st, points + 6, &app);
 	memcpy((char *)&rec + HOST_REC_NO_APP, &app, sizeof(app));
 	return ntp_spill_run__put(run, &rec);
 }
 
 int ntp_join__keep_target(sqlite3_stmt *st, int first, struct ntp_spill_run *run)
 {
-	int64_t v[3];
-	bool ints = ntp_join__int_cols(st, first, 3, v);
+	int64_t v[5];
+	struct ntp_target_stages ts = { 0 };
+	bool ok = ntp_join__int_cols(st, first, 5, v) &&
+		  ntp_stages__target_points(&(struct ntp_target_points){ v[0], v[1], v[2], v[3], v[4] },
+					    &ts);
 	struct ntp_jtstages rec = {
-		.residence = v[0], .target_driver = v[1], .storage = v[2],
-		.not_number = !ints,
+		.residence = ts.residence, .target_driver = ts.target_driver, .storage = ts.storage,
+		.not_number = !ok,
 	};
 
 	return ntp_spill_run__put(run, &rec);

@@ -358,14 +358,15 @@ int ntp_join__keep_open(struct ntp_join *j);
 void ntp_join__keep_close(struct ntp_join *j);
 /*
  * Reader w's host row of file fi in st, whose host_stages columns io_type,
- * bytes, namespace, path, e2e_ns, block_ns, driver_ns, network_star_ns
- * (then the application's, where the file has them) start at column first:
+ * bytes, namespace, path, h_start_ns, h_queue_ns, sent_ns, r2t_host_ns,
+ * recv_ns, h_done_ns (then the application's stages, where the file has
+ * them) start at column first:
  * tagged by opts.tag and its record put on run.  0, or -errno: run's error
  * when run->err is set, else the tag's want of memory.
  */
 int ntp_join__keep_host(struct ntp_join *j, int w, int fi, sqlite3_stmt *st, int first,
 			int64_t qid, int64_t h_start_ns, struct ntp_spill_run *run);
-/* a target row's residence_ns, target_driver_ns, storage_ns from column first on; 0 or -errno */
+/* a target row's t_recv_ns, submit_ns, cmpl_ns, r2t_wait_ns, t_sent_ns from column first on; 0 or -errno */
 int ntp_join__keep_target(sqlite3_stmt *st, int first, struct ntp_spill_run *run);
 /* run's error as the one line (into msg) and the code (*err and returned) */
 int ntp_join__keep_fail(const struct ntp_join *j, const struct ntp_spill_run *run, char *msg,
