@@ -9,6 +9,7 @@
  * stages adding up to the end-to-end latency exactly.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -503,6 +504,153 @@ static void target__r2t_wait__is_not_residence(void **state)
 	assert_int_equal(s.residence, 80);
 }
 
+/*
+ * What the join does (lib/join/join_keep.c): the views' points read, the
+ * differences taken here.  Every generated command, plus commands whose
+ * times sit at the ends of 64 bits: the stages equal the views' where the
+ * views' are integers, and the points function refuses exactly where a
+ * view's stage is a real (SQLite's overflow).
+ */
+#define TOP INT64_MAX
+#define BOTTOM (INT64_MIN + 1)
+
+static const int64_t extreme_host[][7] = {
+	/* start, queue, cmd_sent, r2t, data_sent, recv, done (0: NULL) */
+	{ BOTTOM, TOP, 0, 0, 0, 0, TOP },
+	{ 10, 20, 30, 0, 0, 40, TOP },	/* near the top, but every difference fits */
+	{ BOTTOM, 5, 6, 0, 0, 7, 8 },
+	{ 1, 2, 3, BOTTOM, TOP, 4, 5 },
+	{ 1, 2, 3, 4, TOP, BOTTOM, TOP },
+	{ -5, -4, -3, 0, 0, -2, -1 },
+};
+
+static const int64_t extreme_target[][5] = {
+	/* recv, r2t, submit, cmpl, sent (0: NULL) */
+	{ BOTTOM, 0, 0, 0, TOP },
+	{ 1, BOTTOM, TOP, 3, 4 },
+	{ 1, 0, TOP, BOTTOM, 2 },
+	{ -9, 0, -8, -7, -6 },
+};
+
+static void bind_or_null(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v)
+		sqlite3_bind_int64(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static bool all_int(sqlite3_stmt *st, int first, int n)
+{
+	for (int c = first; c < first + n; c++)
+		if (sqlite3_column_type(st, c) != SQLITE_INTEGER)
+			return false;
+	return true;
+}
+
+static void points__from_views__equal_views_real_where_they_overflow(void **state)
+{
+	struct fixture *fx = *state;
+	sqlite3_stmt *st;
+	unsigned int n = 0, refused = 0;
+
+	assert_int_equal(sqlite3_exec(fx->db, "SAVEPOINT extreme", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(fx->db,
+		"INSERT INTO host_io (id, h_start_ns, h_queue_ns, h_cmd_sent_ns, h_r2t_ns,"
+		" h_data_sent_ns, h_recv_ns, h_done_ns, opcode, cid, slba, nlb, bytes, qid, nsid,"
+		" cntlid, controller, namespace, path)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1, 0, 0, 1, 4096, 1, 1, 1, 'c', 'n', 'n')",
+		-1, &st, NULL), SQLITE_OK);
+	for (size_t i = 0; i < sizeof(extreme_host) / sizeof(extreme_host[0]); i++) {
+		sqlite3_bind_int64(st, 1, NCMDS + 1 + (int64_t)i);
+		for (int c = 0; c < 7; c++)
+			bind_or_null(st, 2 + c, extreme_host[i][c]);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_prepare_v2(fx->db,
+		"INSERT INTO target_io (id, t_recv_ns, t_r2t_ns, t_submit_ns, t_cmpl_ns, t_sent_ns,"
+		" opcode, cid, slba, nlb, bytes, qid, nsid, cntlid, device)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, 0, 0, 1, 4096, 1, 1, 1, 'd')", -1, &st, NULL),
+		SQLITE_OK);
+	for (size_t i = 0; i < sizeof(extreme_target) / sizeof(extreme_target[0]); i++) {
+		sqlite3_bind_int64(st, 1, NCMDS + 1 + (int64_t)i);
+		for (int c = 0; c < 5; c++)
+			bind_or_null(st, 2 + c, extreme_target[i][c]);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+
+	assert_int_equal(sqlite3_prepare_v2(fx->db,
+		"SELECT h_start_ns, h_queue_ns, sent_ns, r2t_host_ns, recv_ns, h_done_ns,"
+		" e2e_ns, block_ns, driver_ns, network_star_ns FROM host_stages", -1, &st, NULL),
+		SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct ntp_host_points p;
+		struct ntp_host_stages s;
+		bool ok;
+
+		n++;
+		if (!all_int(st, 0, 6)) {
+			/* a point that is a real already: so is a stage made of it */
+			assert_false(all_int(st, 6, 4));
+			refused++;
+			continue;
+		}
+		p = (struct ntp_host_points){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+					      sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
+					      sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5) };
+		ok = ntp_stages__host_points(&p, &s);
+		assert_int_equal(ok, all_int(st, 6, 4));
+		if (!ok) {
+			refused++;
+			continue;
+		}
+		assert_int_equal(s.e2e, col(st, 6));
+		assert_int_equal(s.block, col(st, 7));
+		assert_int_equal(s.driver, col(st, 8));
+		assert_int_equal(s.network_star, col(st, 9));
+	}
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_prepare_v2(fx->db,
+		"SELECT t_recv_ns, submit_ns, cmpl_ns, r2t_wait_ns, t_sent_ns,"
+		" target_driver_ns, storage_ns, residence_ns FROM target_stages", -1, &st, NULL),
+		SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct ntp_target_points p;
+		struct ntp_target_stages s;
+		bool ok;
+
+		n++;
+		if (!all_int(st, 0, 5)) {
+			assert_false(all_int(st, 5, 3));
+			refused++;
+			continue;
+		}
+		p = (struct ntp_target_points){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+						sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
+						sqlite3_column_int64(st, 4) };
+		ok = ntp_stages__target_points(&p, &s);
+		assert_int_equal(ok, all_int(st, 5, 3));
+		if (!ok) {
+			refused++;
+			continue;
+		}
+		assert_int_equal(s.target_driver, col(st, 5));
+		assert_int_equal(s.storage, col(st, 6));
+		assert_int_equal(s.residence, col(st, 7));
+	}
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_exec(fx->db, "ROLLBACK TO extreme; RELEASE extreme", NULL, NULL,
+				      NULL), SQLITE_OK);
+	assert_int_equal(n, 2 * NCMDS + sizeof(extreme_host) / sizeof(extreme_host[0]) +
+			    sizeof(extreme_target) / sizeof(extreme_target[0]));
+	/* host rows 1, 3, 4 and 5 overflow somewhere, target rows 1 to 3 */
+	assert_int_equal(refused, 4 + 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -514,6 +662,7 @@ int main(void)
 		cmocka_unit_test(host__r2t_write__host_work_between_trips_is_driver),
 		cmocka_unit_test(host__missing_hooks__fall_back),
 		cmocka_unit_test(target__r2t_wait__is_not_residence),
+		cmocka_unit_test(points__from_views__equal_views_real_where_they_overflow),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
