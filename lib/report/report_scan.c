@@ -4,8 +4,12 @@
  * command's stages, from the host_stages view, into one set of samples per
  * group, then each group's summary.
  *
- * The stage columns come from host_stages, the single definition of the
- * stages (schema/ntp.sql); nothing here recomputes them from raw timestamps.
+ * The stages are host_stages' (schema/ntp.sql), the single definition of
+ * them: read as the view's points (h_start_ns, h_queue_ns, sent_ns,
+ * r2t_host_ns, recv_ns, h_done_ns, each with the view's fallbacks) and
+ * differenced by lib/core/stages.c, which tests/unit/test_stages.c holds to
+ * the view's own stage columns.  SQLite computes each stage column anew with
+ * the fallbacks under it; the points are a fifth of the scan's time less.
  * The view is read in storage order, without ORDER BY: sorting ten million
  * rows by group inside SQLite costs more than the whole report, and every
  * group's samples must be held for its percentiles anyway, so the peak memory
@@ -29,6 +33,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/core/jobs.h"
+#include "lib/core/stages.h"
 #include "lib/ntp/db_app.h"
 #include "lib/ntp/db_guard.h"
 #include "lib/report/report_filter.h"
@@ -37,8 +42,11 @@
 #include "lib/report/report_scan.h"
 #include "lib/report/report_sql.h"
 
-/* the columns of host_stages read, after e2e_ns: the host view's stages */
+/* the host view's stages after e2e: block, driver, network* */
 #define HOST_STAGES 3
+/* the view's points they are differences of (lib/core/stages.h), from column 3 on */
+#define POINTS "h_start_ns, h_queue_ns, sent_ns, r2t_host_ns, recv_ns, h_done_ns"
+#define NPOINTS 6
 #define MAX_WORKERS 4
 /* below this many commands a second thread costs more than it saves */
 #define ROWS_PER_WORKER 100000
@@ -82,10 +90,10 @@ static int not_integer(sqlite3_stmt *st, int first, int n)
 static int read_rows(struct worker *w, sqlite3 *db)
 {
 	static const char sql[] =
-		"SELECT io_type, bytes, namespace, e2e_ns, block_ns, driver_ns, network_star_ns "
+		"SELECT io_type, bytes, namespace, " POINTS " "
 		"FROM host_stages WHERE id BETWEEN ?1 AND ?2";
 	static const char app_sql[] =
-		"SELECT io_type, bytes, namespace, e2e_ns, block_ns, driver_ns, network_star_ns, "
+		"SELECT io_type, bytes, namespace, " POINTS ", "
 		NTP_DB_APP_COLS " FROM " NTP_DB_HOST_APP_STAGES " WHERE id BETWEEN ?1 AND ?2";
 	sqlite3_stmt *st;
 	int rc;
@@ -99,20 +107,27 @@ static int read_rows(struct worker *w, sqlite3 *db)
 		const char *io_type = (const char *)sqlite3_column_text(st, 0);
 		int64_t bytes = sqlite3_column_int64(st, 1);
 		const char *ns = (const char *)sqlite3_column_text(st, 2);
-		int64_t e2e = sqlite3_column_int64(st, 3), v[HOST_STAGES];
-		int why = not_integer(st, 3, 1 + HOST_STAGES);
+		int why = not_integer(st, 3, NPOINTS);
+		struct ntp_host_stages hs = { 0 };
 		struct ntp_app_row app = { NTP_APP_ROW_NONE };
+		int64_t v[HOST_STAGES];
 		ssize_t k;
 
-		for (int s = 0; s < HOST_STAGES; s++)
-			v[s] = sqlite3_column_int64(st, 4 + s);
+		if (why < 0 && !ntp_stages__host_points(&(struct ntp_host_points){
+				sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4),
+				sqlite3_column_int64(st, 5), sqlite3_column_int64(st, 6),
+				sqlite3_column_int64(st, 7), sqlite3_column_int64(st, 8) }, &hs))
+			why = NTP_IMPOSSIBLE_OVERFLOW;
+		v[0] = hs.block;
+		v[1] = hs.driver;
+		v[2] = hs.network_star;
 		if (w->app)
-			ntp_db__app_row(st, 4 + HOST_STAGES, &app);
+			ntp_db__app_row(st, 3 + NPOINTS, &app);
 		/* a recording alone: every group is of its one file */
 		k = ntp_group_set__find(&w->set, 1, io_type ? io_type : "", bytes, ns ? ns : "");
 		if (k >= 0 && why >= 0)
 			ntp_group_set__impossible(&w->set, (size_t)k, why);
-		else if (k < 0 || ntp_group_set__add_app(&w->set, (size_t)k, e2e, v, &app)) {
+		else if (k < 0 || ntp_group_set__add_app(&w->set, (size_t)k, hs.e2e, v, &app)) {
 			rc = -ENOMEM;
 			break;
 		}
