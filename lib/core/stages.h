@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The stages of one command (ntprof-design(7), STAGES), computed in C from
- * the raw events, for the live lines of `record`.  The definition is the views
+ * The stages of one command (ntprof-design(7), STAGES), computed in C: from
+ * the raw events for the live lines of `record`, and from the views' points
+ * for the summaries of `report`.  The definition is the views
  * host_stages and target_stages of schema/ntp.sql: these functions give the
  * very same numbers, fallbacks included (tests/unit/test_stages.c checks it
  * against the views).  A timestamp of 0 in an event is the NULL of the
