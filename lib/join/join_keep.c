@@ -105,9 +105,9 @@ int ntp_join__keep_host(struct ntp_join *j, int w, int fi, sqlite3_stmt *st, int
 		.qid = qid,
 		.h_start_ns = h_start_ns,
 	};
-	int64_t v[6];
+	int64_t v[NTP_DB_HOST_NPOINTS];
 	struct ntp_host_stages hs = { 0 };
-	bool ok = ntp_join__int_cols(st, points, 6, v) &&
+	bool ok = ntp_join__int_cols(st, points, NTP_DB_HOST_NPOINTS, v) &&
 		  ntp_stages__host_points(&(struct ntp_host_points){ v[0], v[1], v[2], v[3], v[4], v[5] },
 					  &hs);
 	struct ntp_jhstages rec = {
@@ -121,16 +121,16 @@ int ntp_join__keep_host(struct ntp_join *j, int w, int fi, sqlite3_stmt *st, int
 		return -ENOMEM;
 	rec.tag = tag;
 	if (j->keep->app[fi])
-		ntp_db__app_row(st, points + 6, &app);
+		ntp_db__app_row(st, points + NTP_DB_HOST_NPOINTS, &app);
 	memcpy((char *)&rec + HOST_REC_NO_APP, &app, sizeof(app));
 	return ntp_spill_run__put(run, &rec);
 }
 
 int ntp_join__keep_target(sqlite3_stmt *st, int first, struct ntp_spill_run *run)
 {
-	int64_t v[5];
+	int64_t v[NTP_DB_TARGET_NPOINTS];
 	struct ntp_target_stages ts = { 0 };
-	bool ok = ntp_join__int_cols(st, first, 5, v) &&
+	bool ok = ntp_join__int_cols(st, first, NTP_DB_TARGET_NPOINTS, v) &&
 		  ntp_stages__target_points(&(struct ntp_target_points){ v[0], v[1], v[2], v[3], v[4] },
 					    &ts);
 	struct ntp_jtstages rec = {

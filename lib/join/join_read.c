@@ -296,11 +296,11 @@ static void side_sql(const struct reader *r, int fi, int host, int key7, char *s
 	if (j->keep && host) {
 		c->keep = add_cols(&q, "io_type, bytes, namespace", 3);
 		add_cols(&q, filters ? "path" : "NULL", 1);
-		add_cols(&q, "h_start_ns, h_queue_ns, sent_ns, r2t_host_ns, recv_ns, h_done_ns", 6);
+		add_cols(&q, NTP_DB_HOST_POINT_COLS, NTP_DB_HOST_NPOINTS);
 		if (j->keep->app[fi])
 			add_cols(&q, NTP_DB_APP_COLS, NTP_DB_APP_NCOLS);
 	} else if (j->keep) {
-		c->keep = add_cols(&q, "t_recv_ns, submit_ns, cmpl_ns, r2t_wait_ns, t_sent_ns", 5);
+		c->keep = add_cols(&q, NTP_DB_TARGET_POINT_COLS, NTP_DB_TARGET_NPOINTS);
 	}
 	if (!j->keep)
 		snprintf(view, sizeof(view), "\"%s\".%s", schema, host ? "host_io" : "target_io");

@@ -9,6 +9,15 @@
 /* the stage views of schema/ntp.sql that readers query */
 #define NTP_DB_HOST_STAGES "host_stages"
 #define NTP_DB_TARGET_STAGES "target_stages"
+/*
+ * The points the stage views' stages are differences of, in the order of
+ * struct ntp_host_points and struct ntp_target_points (lib/core/stages.h),
+ * for readers that difference them there.
+ */
+#define NTP_DB_HOST_POINT_COLS "h_start_ns, h_queue_ns, sent_ns, r2t_host_ns, recv_ns, h_done_ns"
+#define NTP_DB_HOST_NPOINTS 6
+#define NTP_DB_TARGET_POINT_COLS "t_recv_ns, submit_ns, cmpl_ns, r2t_wait_ns, t_sent_ns"
+#define NTP_DB_TARGET_NPOINTS 5
 
 /*
  * ntprof's own definitions of the stage views over the recording path,

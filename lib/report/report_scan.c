@@ -44,9 +44,9 @@
 
 /* the host view's stages after e2e: block, driver, network* */
 #define HOST_STAGES 3
-/* the view's points they are differences of (lib/core/stages.h), from column 3 on */
-#define POINTS "h_start_ns, h_queue_ns, sent_ns, r2t_host_ns, recv_ns, h_done_ns"
-#define NPOINTS 6
+/* the view's points they are differences of (lib/ntp/db_own.h), from column 3 on */
+#define POINTS NTP_DB_HOST_POINT_COLS
+#define NPOINTS NTP_DB_HOST_NPOINTS
 #define MAX_WORKERS 4
 /* below this many commands a second thread costs more than it saves */
 #define ROWS_PER_WORKER 100000
