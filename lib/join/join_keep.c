@@ -10,9 +10,10 @@
  * join's peak.
  *
  * A record holds the stages of the views: the host's e2e_ns, block_ns,
- * driver_ns and network_star_ns (and the application's stages where the
- * file has them), the tag the caller gave the command; the target's
- * residence_ns, target_driver_ns and storage_ns.  They are read as the
+ * driver_ns and network_star_ns, the tag the caller gave the command; the
+ * target's residence_ns, target_driver_ns and storage_ns.  The commands
+ * that have the application's stages have them in a third file
+ * (join_priv.h: struct ntp_jkeep).  They are read as the
  * views' points and differenced by lib/core/stages.c, which is what the
  * views do (tests/unit/test_stages.c holds the two to the same numbers),
  * for a third of the scan's time.  A point that is no integer, or a
@@ -32,9 +33,6 @@
 #include "lib/ntp/db_app.h"
 #include "lib/ntp/db_guard.h"
 
-/* the record of a file without the application's columns ends before them */
-#define HOST_REC_NO_APP offsetof(struct ntp_jhstages, app)
-
 int ntp_join__keep_open(struct ntp_join *j)
 {
 	struct ntp_jkeep *k = calloc(1, sizeof(*k));
@@ -42,7 +40,7 @@ int ntp_join__keep_open(struct ntp_join *j)
 
 	if (!k)
 		return ntp_join__nomem();
-	k->host.fd = k->target.fd = -1;
+	k->host.fd = k->target.fd = k->apps.fd = -1;
 	j->keep = k;
 	for (int fi = 0; fi < j->nfiles; fi++) {
 		int has = j->files[fi].sides & NTP_JOIN_HOST ? ntp_db__has_app(j->db, j->files[fi].schema) :
@@ -53,10 +51,10 @@ int ntp_join__keep_open(struct ntp_join *j)
 		k->app[fi] = has > 0;
 		any_app |= has > 0;
 	}
-	k->hrecsz = any_app ? sizeof(struct ntp_jhstages) : HOST_REC_NO_APP;
-	if (ntp_spill__open(&k->host, k->hrecsz) ||
-	    ntp_spill__open(&k->target, sizeof(struct ntp_jtstages))) {
-		int e = k->host.err ? k->host.err : k->target.err;
+	if (ntp_spill__open(&k->host, sizeof(struct ntp_jhstages)) ||
+	    ntp_spill__open(&k->target, sizeof(struct ntp_jtstages)) ||
+	    (any_app && ntp_spill__open(&k->apps, sizeof(struct ntp_app_row)))) {
+		int e = k->host.err ? k->host.err : k->target.err ? k->target.err : k->apps.err;
 
 		if (e == ENOMEM)
 			return ntp_join__nomem();
@@ -73,6 +71,7 @@ void ntp_join__keep_close(struct ntp_join *j)
 		return;
 	ntp_spill__close(&j->keep->host);
 	ntp_spill__close(&j->keep->target);
+	ntp_spill__close(&j->keep->apps);
 	free(j->keep);
 	j->keep = NULL;
 }
@@ -92,7 +91,8 @@ int ntp_join__keep_fail(const struct ntp_join *j, const struct ntp_spill_run *ru
 }
 
 int ntp_join__keep_host(struct ntp_join *j, int w, int fi, sqlite3_stmt *st, int first,
-			int64_t qid, int64_t h_start_ns, struct ntp_spill_run *run)
+			int64_t qid, int64_t h_start_ns, struct ntp_spill_run *run,
+			struct ntp_spill_run *apps)
 {
 	const int io_type = first, bytes = first + 1, ns = first + 2, path = first + 3;
 	const int points = first + 4;	/* h_start_ns .. h_done_ns (join_read.c) */
@@ -120,9 +120,11 @@ int ntp_join__keep_host(struct ntp_join *j, int w, int fi, sqlite3_stmt *st, int
 	if (j->opts.tag(j->opts.tag_ctx[w], &row, &tag))
 		return -ENOMEM;
 	rec.tag = tag;
-	if (j->keep->app[fi])
+	if (apps)
 		ntp_db__app_row(st, points + NTP_DB_HOST_NPOINTS, &app);
-	memcpy((char *)&rec + HOST_REC_NO_APP, &app, sizeof(app));
+	rec.app = app.state != NTP_APP_ROW_NONE;
+	if (rec.app && ntp_spill_run__put(apps, &app))
+		return -apps->err;
 	return ntp_spill_run__put(run, &rec);
 }
 

@@ -146,20 +146,29 @@ struct ntp_jtstages {
 } __attribute__((packed));
 
 /*
- * A host command's (host_stages; host_app_stages' application stages where
- * a file has them, else the record ends before app): 37 bytes, 77 with app.
+ * A host command's (host_stages), packed: 38 bytes.  Its application's
+ * stages (host_app_stages), where it has them, are the next record of its
+ * range's run in the application's scratch file (struct ntp_jkeep).
  */
 struct ntp_jhstages {
 	int64_t e2e, block, driver, network_star;
 	uint32_t tag;		/* opts.tag's */
 	bool not_number;	/* a stage that is no integer */
-	struct ntp_app_row app;
+	bool app;		/* an application's record follows in apps */
 } __attribute__((packed));
 
-/* the stages kept (join_keep.c): a scratch file a side, a record a command at its load index */
+/*
+ * The stages kept (join_keep.c): a scratch file a side, a record a command
+ * at its load index.  The application's stages are in a third file, and
+ * only the commands that have them: most recordings have none, and 40
+ * bytes a command would double the host's file for nothing.  Reader w's
+ * range rg of a file writes them one after another from record rg->idx
+ * on (a range of n commands has at most n), and the scan of that range
+ * reads them back in the same order, one for each host record whose app
+ * is set.
+ */
 struct ntp_jkeep {
-	struct ntp_spill host, target;
-	size_t hrecsz;
+	struct ntp_spill host, target, apps;
 	bool app[NTP_JOIN_MAX_FILES];	/* the file's host rows come from host_app_stages */
 };
 
@@ -361,11 +370,13 @@ void ntp_join__keep_close(struct ntp_join *j);
  * bytes, namespace, path, h_start_ns, h_queue_ns, sent_ns, r2t_host_ns,
  * recv_ns, h_done_ns (then the application's stages, where the file has
  * them) start at column first:
- * tagged by opts.tag and its record put on run.  0, or -errno: run's error
- * when run->err is set, else the tag's want of memory.
+ * tagged by opts.tag and its record put on run, its application's stages
+ * (if any) on apps (NULL: the file has none).  0, or -errno: run's or
+ * apps' error when its err is set, else the tag's want of memory.
  */
 int ntp_join__keep_host(struct ntp_join *j, int w, int fi, sqlite3_stmt *st, int first,
-			int64_t qid, int64_t h_start_ns, struct ntp_spill_run *run);
+			int64_t qid, int64_t h_start_ns, struct ntp_spill_run *run,
+			struct ntp_spill_run *apps);
 /* a target row's t_recv_ns, submit_ns, cmpl_ns, r2t_wait_ns, t_sent_ns from column first on; 0 or -errno */
 int ntp_join__keep_target(sqlite3_stmt *st, int first, struct ntp_spill_run *run);
 /* run's error as the one line (into msg) and the code (*err and returned) */

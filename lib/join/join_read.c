@@ -108,9 +108,12 @@ static int reader_nomem(struct reader *r)
 	return r->err;
 }
 
-/* a record not kept: the scratch file's error, or the tag's want of memory */
-static int kept_fail(struct reader *r, const struct ntp_spill_run *keep)
+/* a record not kept: a scratch file's error, or the tag's want of memory */
+static int kept_fail(struct reader *r, const struct ntp_spill_run *keep,
+		     const struct ntp_spill_run *apps)
 {
+	if (apps && apps->err)
+		keep = apps;
 	if (!keep->err)
 		return reader_nomem(r);
 	return ntp_join__keep_fail(r->j, keep, r->msg, sizeof(r->msg), &r->err);
@@ -366,7 +369,8 @@ static int place(struct reader *r, struct ntp_jside *s, int fi, const struct ntp
 }
 
 static int host_row(struct reader *r, int fi, const struct ntp_jrange *rg, size_t k,
-		    sqlite3_stmt *st, const struct cols *c, struct ntp_spill_run *keep)
+		    sqlite3_stmt *st, const struct cols *c, struct ntp_spill_run *keep,
+		    struct ntp_spill_run *apps)
 {
 	struct ntp_join *j = r->j;
 	struct ntp_jside *s = &j->host;
@@ -391,8 +395,9 @@ static int host_row(struct reader *r, int fi, const struct ntp_jrange *rg, size_
 	s->order[idx].idx = (uint32_t)idx;
 	if (keep && ntp_join__keep_host(j, r->w, fi, st, c->keep,
 					c->qid < 0 ? 0 : sqlite3_column_int64(st, c->qid),
-					c->start < 0 ? 0 : sqlite3_column_int64(st, c->start), keep))
-		return kept_fail(r, keep);
+					c->start < 0 ? 0 : sqlite3_column_int64(st, c->start), keep,
+					apps))
+		return kept_fail(r, keep, apps);
 	return 0;
 }
 
@@ -413,15 +418,42 @@ static int target_row(struct reader *r, int fi, const struct ntp_jrange *rg, siz
 	t->sent = col_time(st, 2);
 	s->order[idx].idx = (uint32_t)idx;
 	if (keep && ntp_join__keep_target(st, c->keep, keep))
-		return kept_fail(r, keep);
+		return kept_fail(r, keep, NULL);
 	return 0;
+}
+
+/* a range's runs on the scratch files (the host's, and its application's where the file has them) */
+static int keep_start(struct reader *r, int fi, int host, const struct ntp_jrange *rg,
+		      struct ntp_spill_run *keep, struct ntp_spill_run *apps)
+{
+	struct ntp_jkeep *k = r->j->keep;
+
+	if (ntp_spill_run__start(keep, host ? &k->host : &k->target, rg->idx, 1))
+		return ntp_join__keep_fail(r->j, keep, r->msg, sizeof(r->msg), &r->err);
+	if (apps && ntp_spill_run__start(apps, &k->apps, rg->idx, 1)) {
+		ntp_spill_run__end(keep);
+		return ntp_join__keep_fail(r->j, apps, r->msg, sizeof(r->msg), &r->err);
+	}
+	return 0;
+}
+
+/* the runs ended: the records whole on their files, or the first error */
+static int keep_end(struct reader *r, struct ntp_spill_run *keep, struct ntp_spill_run *apps)
+{
+	const struct ntp_spill_run *bad = ntp_spill_run__end(keep) ? keep : NULL;
+
+	if (apps && ntp_spill_run__end(apps) && !bad)
+		bad = apps;
+	if (bad && !r->err)
+		ntp_join__keep_fail(r->j, bad, r->msg, sizeof(r->msg), &r->err);
+	return r->err;
 }
 
 /* range rg of one side of file fi, its stages onto the side's scratch file with opts.tag */
 static int read_range(struct reader *r, int fi, int host, const struct ntp_jrange *rg)
 {
 	struct ntp_join *j = r->j;
-	struct ntp_spill_run run, *keep = NULL;
+	struct ntp_spill_run run, arun, *keep = NULL, *apps = NULL;
 	const char *what = host ? "reading host commands" : "reading target commands";
 	int64_t from = rg->id_lo;
 	char sql[768];
@@ -434,8 +466,9 @@ static int read_range(struct reader *r, int fi, int host, const struct ntp_jrang
 		return 0;
 	if (j->keep) {
 		keep = &run;
-		if (ntp_spill_run__start(keep, host ? &j->keep->host : &j->keep->target, rg->idx, 1))
-			return ntp_join__keep_fail(j, keep, r->msg, sizeof(r->msg), &r->err);
+		apps = host && j->keep->app[fi] ? &arun : NULL;
+		if (keep_start(r, fi, host, rg, keep, apps))
+			return r->err;
 	}
 	/*
 	 * Again from a row whose join_key is NULL, the seven columns it stands
@@ -446,13 +479,13 @@ again:
 	if (sqlite3_prepare_v2(r->db[fi], sql, -1, &st, NULL) != SQLITE_OK) {
 		reader_fail(r, fi, what);
 		if (keep)
-			ntp_spill_run__end(keep);
+			keep_end(r, keep, apps);
 		return r->err;
 	}
 	sqlite3_bind_int64(st, 1, from);
 	sqlite3_bind_int64(st, 2, rg->id_hi);
 	while (!r->err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int e = host ? host_row(r, fi, rg, k, st, &c, keep) :
+		int e = host ? host_row(r, fi, rg, k, st, &c, keep, apps) :
 			target_row(r, fi, rg, k, st, &c, keep);
 
 		if (e == NEED_KEY_COLS) {
@@ -469,8 +502,8 @@ again:
 	else if (!r->err && k != rg->n)
 		place(r, host ? &j->host : &j->target, fi, rg, rg->n, 0);	/* fewer than planned */
 	sqlite3_finalize(st);
-	if (keep && ntp_spill_run__end(keep) && !r->err)
-		ntp_join__keep_fail(j, keep, r->msg, sizeof(r->msg), &r->err);
+	if (keep)
+		keep_end(r, keep, apps);
 	return r->err;
 }
 

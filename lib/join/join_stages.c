@@ -25,9 +25,6 @@
 
 #define NONE UINT32_MAX
 
-/* the record of a file without the application's columns ends before them */
-#define HOST_REC_NO_APP offsetof(struct ntp_jhstages, app)
-
 /* slot[load index] = the match of that row, for the rows of one side */
 static uint32_t *slots(const struct ntp_join *j, size_t n, int host)
 {
@@ -53,17 +50,48 @@ struct part {
 	char msg[256];
 };
 
+/* a host record's application's stages: the next of its range's run on apps (join_priv.h) */
+static int app_of(struct part *pt, const struct ntp_jhstages *h, struct ntp_spill_run *apps,
+		  struct ntp_app_row *app)
+{
+	const void *rec;
+
+	*app = (struct ntp_app_row){ NTP_APP_ROW_NONE };
+	if (!h->app)
+		return 0;
+	if (!apps) {	/* only a file with the application's columns sets app */
+		snprintf(pt->msg, sizeof(pt->msg), "join: internal error: an application's record"
+			 " of a file without them");
+		pt->err = NTP_EXIT_FAILURE;
+		return pt->err;
+	}
+	rec = ntp_spill_run__get(apps);
+	if (!rec)
+		return ntp_join__keep_fail(pt->j, apps, pt->msg, sizeof(pt->msg), &pt->err);
+	memcpy(app, rec, sizeof(*app));
+	return 0;
+}
+
 /* the records of range rg of a side, each matched one to fn (NULL: the target's, into tv) */
 static int scan_range(struct part *pt, const struct ntp_spill *sp, const struct ntp_jrange *rg,
 		      int fi)
 {
 	struct ntp_join *j = pt->j;
-	struct ntp_spill_run run;
+	struct ntp_spill_run run, arun, *apps = NULL;
 
 	if (!rg->n)
 		return 0;
 	if (ntp_spill_run__start(&run, sp, rg->idx, 0))
 		return ntp_join__keep_fail(j, &run, pt->msg, sizeof(pt->msg), &pt->err);
+	if (pt->fn && j->keep->app[fi]) {
+		apps = &arun;
+		if (ntp_spill_run__start(apps, &j->keep->apps, rg->idx, 0)) {
+			ntp_join__keep_fail(j, apps, pt->msg, sizeof(pt->msg), &pt->err);
+			ntp_spill_run__end(apps);
+			ntp_spill_run__end(&run);
+			return pt->err;
+		}
+	}
 	for (size_t k = 0; k < rg->n && !pt->err; k++) {
 		const void *rec = ntp_spill_run__get(&run);
 		uint32_t m = pt->slot[rg->idx + k];
@@ -72,18 +100,21 @@ static int scan_range(struct part *pt, const struct ntp_spill *sp, const struct 
 			ntp_join__keep_fail(j, &run, pt->msg, sizeof(pt->msg), &pt->err);
 			break;
 		}
-		if (m == NONE)
-			continue;
 		if (!pt->fn) {
-			memcpy(&pt->tv[m], rec, sizeof(pt->tv[m]));
+			if (m != NONE)
+				memcpy(&pt->tv[m], rec, sizeof(pt->tv[m]));
 		} else {
 			struct ntp_jhstages h;
-			const struct ntp_jtstages *t = &pt->tv[m];
+			const struct ntp_jtstages *t;
 			struct ntp_join_stages s = { .host_file = fi };
 
-			memcpy(&h, rec, j->keep->hrecsz);
-			if (h.tag == NTP_JOIN_UNTAGGED)
+			memcpy(&h, rec, sizeof(h));
+			/* taken whether or not the command is matched: the run is in record order */
+			if (app_of(pt, &h, apps, &s.app))
+				break;
+			if (m == NONE || h.tag == NTP_JOIN_UNTAGGED)
 				continue;
+			t = &pt->tv[m];
 			s.tag = h.tag;
 			s.not_number = h.not_number || t->not_number;
 			s.e2e = h.e2e;
@@ -93,14 +124,12 @@ static int scan_range(struct part *pt, const struct ntp_spill *sp, const struct 
 			s.stage[2] = ntp_checked__sub(h.network_star, t->residence, &s.overflow);
 			s.stage[3] = t->target_driver;
 			s.stage[4] = t->storage;
-			if (j->keep->app[fi])
-				memcpy(&s.app, (const char *)rec + HOST_REC_NO_APP, sizeof(s.app));
-			else
-				s.app = (struct ntp_app_row){ NTP_APP_ROW_NONE };
 			pt->err = pt->fn(j->opts.tag_ctx[pt->w], &s);
 		}
 	}
 	ntp_spill_run__end(&run);
+	if (apps)
+		ntp_spill_run__end(apps);
 	return pt->err;
 }
 

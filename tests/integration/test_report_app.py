@@ -90,6 +90,34 @@ def test_joined_app_stages_equal_the_generated(run, pair):
         check_app(g["app"], cmds)
 
 
+@pytest.fixture(scope="module")
+def big_pair(tmp_path_factory):
+    """Enough commands that two readers share the join (100,000 rows a reader), and
+    their application's stages in a scratch file of their own (lib/join/join_priv.h)."""
+    d = tmp_path_factory.mktemp("app_big")
+    groups = (ntpgen.JGroup("read", 4096, "nvme0n1", 60_000),
+              ntpgen.JGroup("write", 131072, "nvme0n1", 45_000, r2t_share=0.6))
+    return ntpgen.generate_pair(d / "h.ntp", d / "t.ntp", seed=7, groups=groups,
+                                app=ntpgen.App(seed=11, unseen=0.3))
+
+
+def test_joined_app_stages__two_readers_as_one(run, big_pair):
+    files = [str(p) for p in big_pair.host_paths + big_pair.target_paths]
+    one = run("report", "-j", "-", *files, env={"NTPROF_THREADS": "1"})
+    two = run("report", "-j", "-", *files, env={"NTPROF_THREADS": "2"})
+    assert one.returncode == two.returncode == Exit.OK, one.stderr + two.stderr
+    assert one.stdout == two.stdout
+    doc = json.loads(two.stdout)
+    groups = big_pair.by_group()
+    assert len(doc["groups"]) == len(groups) == 2
+    for g in doc["groups"]:
+        cmds = groups[(g["file"], g["io_type"], g["bytes"], g["namespace"])]
+        assert g["n"] == len(cmds) and g["sum_check"]["ok"]
+        # the unseen submissions: commands without the application's record among those with
+        assert 0 < g["app"]["n"] < g["n"]
+        check_app(g["app"], cmds)
+
+
 def stage_rows(text):
     """{group title: [(stage, cells)]} of the text's stage tables, and the sum check lines."""
     out, cur = {}, None
