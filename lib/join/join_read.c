@@ -39,12 +39,13 @@
 #define NKEY_COLS 7
 
 /*
- * Where a range's statement has each column (-1: not selected).  Columns 0,
- * 1 and 2 are the id and the bound's times (h_queue_ns and h_done_ns,
- * t_recv_ns and t_sent_ns); a column the row does not need is left out, not
- * decoded.
+ * Where a range's statement has each column (-1: not selected).  Column 0
+ * is the id.  A column the row does not need is left out, not decoded, and
+ * none is read twice: with the stages, the bound's times and h_start_ns
+ * are those among the stages' points.
  */
 struct cols {
+	int t0, t1;		/* the bound's times: h_queue_ns, h_done_ns; t_recv_ns, t_sent_ns */
 	int key, nkey;		/* join_key (1), or the seven columns it stands for (7) */
 	int key7;		/* with join_key: the seven too, once a row had it NULL; else -1 */
 	int start, qid;		/* host: h_start_ns (temp.joined's order, a filter), qid (a filter) */
@@ -278,8 +279,12 @@ static void side_sql(const struct reader *r, int fi, int host, int key7, char *s
 	struct select q = { sql, len, 0, 0 };
 	char view[64];
 
-	*c = (struct cols){ -1, 0, -1, -1, -1, -1, -1 };
-	add_cols(&q, host ? "id, h_queue_ns, h_done_ns" : "id, t_recv_ns, t_sent_ns", 3);
+	*c = (struct cols){ .key = -1, .key7 = -1, .start = -1, .qid = -1, .ctrl = -1, .keep = -1 };
+	add_cols(&q, "id", 1);
+	if (!j->keep) {
+		c->t0 = add_cols(&q, host ? "h_queue_ns, h_done_ns" : "t_recv_ns, t_sent_ns", 2);
+		c->t1 = c->t0 + 1;
+	}
 	if (j->keyed[fi][host]) {
 		c->key = add_cols(&q, "join_key", 1);
 		c->nkey = 1;
@@ -291,19 +296,27 @@ static void side_sql(const struct reader *r, int fi, int host, int key7, char *s
 	}
 	if (host) {
 		c->ctrl = add_cols(&q, "controller", 1);
-		if (!j->keep || filters)
+		if (!j->keep)
 			c->start = add_cols(&q, "h_start_ns", 1);
 		if (filters)
 			c->qid = c->nkey == 1 ? add_cols(&q, "qid", 1) : c->key + 3;
 	}
 	if (j->keep && host) {
+		int p;
+
 		c->keep = add_cols(&q, "io_type, bytes, namespace", 3);
 		add_cols(&q, filters ? "path" : "NULL", 1);
-		add_cols(&q, NTP_DB_HOST_POINT_COLS, NTP_DB_HOST_NPOINTS);
+		p = add_cols(&q, NTP_DB_HOST_POINT_COLS, NTP_DB_HOST_NPOINTS);
+		c->t0 = p + NTP_DB_HOST_POINT_QUEUE;
+		c->t1 = p + NTP_DB_HOST_POINT_DONE;
+		if (filters)
+			c->start = p + NTP_DB_HOST_POINT_START;
 		if (j->keep->app[fi])
 			add_cols(&q, NTP_DB_APP_COLS, NTP_DB_APP_NCOLS);
 	} else if (j->keep) {
 		c->keep = add_cols(&q, NTP_DB_TARGET_POINT_COLS, NTP_DB_TARGET_NPOINTS);
+		c->t0 = c->keep + NTP_DB_TARGET_POINT_RECV;
+		c->t1 = c->keep + NTP_DB_TARGET_POINT_SENT;
 	}
 	if (!j->keep)
 		snprintf(view, sizeof(view), "\"%s\".%s", schema, host ? "host_io" : "target_io");
@@ -387,8 +400,8 @@ static int host_row(struct reader *r, int fi, const struct ntp_jrange *rg, size_
 	ctrl = row_ctrl(r, fi, name ? name : "");
 	if (ctrl < 0)
 		return reader_nomem(r);
-	h->queue = col_time(st, 1);
-	h->done = col_time(st, 2);
+	h->queue = col_time(st, c->t0);
+	h->done = col_time(st, c->t1);
 	if (s->start)
 		s->start[idx] = col_time(st, c->start);
 	s->ctrl[idx] = (uint16_t)ctrl;
@@ -414,8 +427,8 @@ static int target_row(struct reader *r, int fi, const struct ntp_jrange *rg, siz
 		return r->err;
 	if (row_key(st, c, &s->order[idx].hash))
 		return NEED_KEY_COLS;
-	t->recv = col_time(st, 1);
-	t->sent = col_time(st, 2);
+	t->recv = col_time(st, c->t0);
+	t->sent = col_time(st, c->t1);
 	s->order[idx].idx = (uint32_t)idx;
 	if (keep && ntp_join__keep_target(st, c->keep, keep))
 		return kept_fail(r, keep, NULL);

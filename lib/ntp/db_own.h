@@ -18,6 +18,12 @@
 #define NTP_DB_HOST_NPOINTS 6
 #define NTP_DB_TARGET_POINT_COLS "t_recv_ns, submit_ns, cmpl_ns, r2t_wait_ns, t_sent_ns"
 #define NTP_DB_TARGET_NPOINTS 5
+/* where the recorded stamps the join bounds a command by are among them */
+#define NTP_DB_HOST_POINT_START 0	/* h_start_ns */
+#define NTP_DB_HOST_POINT_QUEUE 1	/* h_queue_ns */
+#define NTP_DB_HOST_POINT_DONE 5	/* h_done_ns */
+#define NTP_DB_TARGET_POINT_RECV 0	/* t_recv_ns */
+#define NTP_DB_TARGET_POINT_SENT 4	/* t_sent_ns */
 
 /*
  * ntprof's own definitions of the stage views over the recording path,
