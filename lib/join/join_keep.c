@@ -16,9 +16,10 @@
  * (join_priv.h: struct ntp_jkeep).  They are read as the
  * views' points and differenced by lib/core/stages.c, which is what the
  * views do (tests/unit/test_stages.c holds the two to the same numbers),
- * for a third of the scan's time.  A point that is no integer, or a
- * difference that overflows (where the view's stage is a real), makes the
- * record not_number: an impossible command.
+ * for a third of the scan's time.  A point that is no number, a real (what
+ * SQLite makes of a sum that overflows), or a difference that overflows
+ * (where the view's stage is a real) makes the record's why say so: an
+ * impossible command, classed as the host-only report classes it.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -90,6 +91,21 @@ int ntp_join__keep_fail(const struct ntp_join *j, const struct ntp_spill_run *ru
 	return *err;
 }
 
+/*
+ * Why points of kind k make no stages (NTP_JKEPT_OK when they do):
+ * as report_scan.c classes a host recording's commands, a real is an
+ * overflow, other values not a number, and so is a difference that
+ * overflowed (differenced false).
+ */
+static uint8_t kept_why(enum ntp_db_points k, bool differenced)
+{
+	if (k == NTP_DB_POINTS_REAL)
+		return NTP_JKEPT_OVERFLOW;
+	if (k == NTP_DB_POINTS_OTHER)
+		return NTP_JKEPT_NOT_NUMBER;
+	return differenced ? NTP_JKEPT_OK : NTP_JKEPT_OVERFLOW;
+}
+
 int ntp_join__keep_host(struct ntp_join *j, int w, int fi, sqlite3_stmt *st, int first,
 			int64_t qid, int64_t h_start_ns, struct ntp_spill_run *run,
 			struct ntp_spill_run *apps)
@@ -107,12 +123,13 @@ int ntp_join__keep_host(struct ntp_join *j, int w, int fi, sqlite3_stmt *st, int
 	};
 	int64_t v[NTP_DB_HOST_NPOINTS];
 	struct ntp_host_stages hs = { 0 };
-	bool ok = ntp_join__int_cols(st, points, NTP_DB_HOST_NPOINTS, v) &&
+	enum ntp_db_points k = ntp_db__points(st, points, NTP_DB_HOST_NPOINTS, v);
+	bool ok = k == NTP_DB_POINTS_INT &&
 		  ntp_stages__host_points(&(struct ntp_host_points){ v[0], v[1], v[2], v[3], v[4], v[5] },
 					  &hs);
 	struct ntp_jhstages rec = {
 		.e2e = hs.e2e, .block = hs.block, .driver = hs.driver,
-		.network_star = hs.network_star, .not_number = !ok,
+		.network_star = hs.network_star, .why = kept_why(k, ok),
 	};
 	struct ntp_app_row app = { NTP_APP_ROW_NONE };
 	uint32_t tag = NTP_JOIN_UNTAGGED;
@@ -132,12 +149,13 @@ int ntp_join__keep_target(sqlite3_stmt *st, int first, struct ntp_spill_run *run
 {
 	int64_t v[NTP_DB_TARGET_NPOINTS];
 	struct ntp_target_stages ts = { 0 };
-	bool ok = ntp_join__int_cols(st, first, NTP_DB_TARGET_NPOINTS, v) &&
+	enum ntp_db_points k = ntp_db__points(st, first, NTP_DB_TARGET_NPOINTS, v);
+	bool ok = k == NTP_DB_POINTS_INT &&
 		  ntp_stages__target_points(&(struct ntp_target_points){ v[0], v[1], v[2], v[3], v[4] },
 					    &ts);
 	struct ntp_jtstages rec = {
 		.residence = ts.residence, .target_driver = ts.target_driver, .storage = ts.storage,
-		.not_number = !ok,
+		.why = kept_why(k, ok),
 	};
 
 	return ntp_spill_run__put(run, &rec);

@@ -139,10 +139,17 @@ struct ntp_jmatch {
 	uint16_t pair;
 } __attribute__((packed));
 
+/* why a kept command's stages are no numbers to sum (struct ntp_join_stages) */
+enum ntp_jkept_why {
+	NTP_JKEPT_OK,
+	NTP_JKEPT_NOT_NUMBER,	/* a point that is no number */
+	NTP_JKEPT_OVERFLOW,	/* a point or a difference beyond 64 bits */
+};
+
 /* a target command's stages (target_stages), packed: 25 bytes, 70 MB less at ten million */
 struct ntp_jtstages {
 	int64_t residence, target_driver, storage;
-	bool not_number;
+	uint8_t why;		/* enum ntp_jkept_why */
 } __attribute__((packed));
 
 /*
@@ -153,7 +160,7 @@ struct ntp_jtstages {
 struct ntp_jhstages {
 	int64_t e2e, block, driver, network_star;
 	uint32_t tag;		/* opts.tag's */
-	bool not_number;	/* a stage that is no integer */
+	uint8_t why;		/* enum ntp_jkept_why */
 	bool app;		/* an application's record follows in apps */
 } __attribute__((packed));
 
@@ -248,27 +255,6 @@ struct ntp_join {
 	int joined_role;		/* that file is a joined recording (meta role joined) */
 };
 
-/*
- * Columns first .. first + n - 1 of st's row into v, as sqlite3_column_int64
- * gives them; whether all are integers, as every stage is.  One call into
- * the statement a column (sqlite3_column_value), not two (a column's type,
- * then its value): those calls are about an eighth of a joined report's
- * CPU time (perf, a million commands a side).  The values are read on the
- * thread that steps st, and its connection is no other thread's
- * (lib/join/join_read.c): what SQLite asks of a value it calls unprotected.
- */
-static inline bool ntp_join__int_cols(sqlite3_stmt *st, int first, int n, int64_t *v)
-{
-	bool all = true;
-
-	for (int c = 0; c < n; c++) {
-		sqlite3_value *x = sqlite3_column_value(st, first + c);
-
-		all &= sqlite3_value_type(x) == SQLITE_INTEGER;
-		v[c] = sqlite3_value_int64(x);
-	}
-	return all;
-}
 
 /* join_base.c */
 int ntp_join__sql_fail(sqlite3 *db, const char *what);

@@ -345,7 +345,7 @@ static int row_key(sqlite3_stmt *st, const struct cols *c, uint64_t *hash)
 		*hash = key_hash(st, c->key);
 		return 0;
 	}
-	/* one call into the statement, not two (lib/join/join_priv.h: ntp_join__int_cols) */
+	/* one call into the statement, not two (lib/ntp/db_own.h: ntp_db__points) */
 	v = sqlite3_column_value(st, c->key);
 	if (sqlite3_value_type(v) != SQLITE_NULL)
 		*hash = (uint64_t)sqlite3_value_int64(v);

@@ -116,7 +116,9 @@ static int scan_range(struct part *pt, const struct ntp_spill *sp, const struct 
 				continue;
 			t = &pt->tv[m];
 			s.tag = h.tag;
-			s.not_number = h.not_number || t->not_number;
+			/* not a number before an overflow, as report_join.c classes the two */
+			s.not_number = h.why == NTP_JKEPT_NOT_NUMBER || t->why == NTP_JKEPT_NOT_NUMBER;
+			s.overflow = h.why == NTP_JKEPT_OVERFLOW || t->why == NTP_JKEPT_OVERFLOW;
 			s.e2e = h.e2e;
 			s.stage[0] = h.block;
 			s.stage[1] = h.driver;

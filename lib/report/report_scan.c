@@ -67,24 +67,18 @@ static const struct ntp_read_cols host_cols = {
 	.names = { "namespace", "path" }, .time = "h_start_ns",
 };
 
-/*
- * -1 when columns first..first+n-1 of the row are integers, else why its
- * command is impossible (report_model.h)
- */
-static int not_integer(sqlite3_stmt *st, int first, int n)
+/* -1 when a row's points are integers, else why its command is impossible (report_model.h) */
+static int points_why(enum ntp_db_points kind)
 {
-	for (int c = first; c < first + n; c++) {
-		switch (sqlite3_column_type(st, c)) {
-		case SQLITE_INTEGER:
-			break;
-		case SQLITE_FLOAT:
-			/* what SQLite makes of an integer difference that overflows */
-			return NTP_IMPOSSIBLE_OVERFLOW;
-		default:
-			return NTP_IMPOSSIBLE_NOT_NUMBER;
-		}
+	switch (kind) {
+	case NTP_DB_POINTS_INT:
+		return -1;
+	case NTP_DB_POINTS_REAL:
+		return NTP_IMPOSSIBLE_OVERFLOW;
+	case NTP_DB_POINTS_OTHER:
+		break;
 	}
-	return -1;
+	return NTP_IMPOSSIBLE_NOT_NUMBER;
 }
 
 static int read_rows(struct worker *w, sqlite3 *db)
@@ -107,16 +101,15 @@ static int read_rows(struct worker *w, sqlite3 *db)
 		const char *io_type = (const char *)sqlite3_column_text(st, 0);
 		int64_t bytes = sqlite3_column_int64(st, 1);
 		const char *ns = (const char *)sqlite3_column_text(st, 2);
-		int why = not_integer(st, 3, NPOINTS);
+		int64_t p[NPOINTS];
+		int why = points_why(ntp_db__points(st, 3, NPOINTS, p));
 		struct ntp_host_stages hs = { 0 };
 		struct ntp_app_row app = { NTP_APP_ROW_NONE };
 		int64_t v[HOST_STAGES];
 		ssize_t k;
 
 		if (why < 0 && !ntp_stages__host_points(&(struct ntp_host_points){
-				sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4),
-				sqlite3_column_int64(st, 5), sqlite3_column_int64(st, 6),
-				sqlite3_column_int64(st, 7), sqlite3_column_int64(st, 8) }, &hs))
+				p[0], p[1], p[2], p[3], p[4], p[5] }, &hs))
 			why = NTP_IMPOSSIBLE_OVERFLOW;
 		v[0] = hs.block;
 		v[1] = hs.driver;

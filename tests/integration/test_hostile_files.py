@@ -351,6 +351,32 @@ def test_overflowing_times_counted_as_overflow(run, tmp_path, host, stages):
     assert got["sum_check"]["ok"] is True
 
 
+def test_overflowing_times_in_a_join_counted_as_overflow(run, tmp_path, pair):
+    """A joined report classes them as the host-only report does: a host's
+    difference beyond 64 bits (its block stage) and a target's point that
+    SQLite computed into a real (its R2T wait) are overflows, not "no
+    number"; the commands still join, their times of the bound untouched."""
+    h, t = tmp_path / "h.ntp", tmp_path / "t.ntp"
+    shutil.copy(pair[0], h)
+    shutil.copy(pair[1], t)
+    low = "-9223372036854775807"
+    hb = rows_of(h, "1")[:3]
+    edit(h, f"UPDATE host_io SET h_start_ns = {low} WHERE id IN ({','.join(map(str, hb))})")
+    db = sqlite3.connect(t)
+    tb = [i for i, in db.execute("SELECT id FROM target_io WHERE t_r2t_ns IS NOT NULL"
+                                 " AND t_submit_ns IS NOT NULL ORDER BY id LIMIT 2")]
+    db.close()
+    assert len(tb) == 2
+    edit(t, f"UPDATE target_io SET t_r2t_ns = {low} WHERE id IN ({','.join(map(str, tb))})")
+    for f in ((h,), (h, t)):
+        r = run("report", "-j", "-", *map(str, f))
+        assert r.returncode == Exit.OK and r.stderr == "", r.stderr
+        doc = json.loads(r.stdout)
+        got = {k: sum(g["sum_check"]["impossible"][k] for g in doc["groups"])
+               for k in ("backwards", "not_a_number", "overflow")}
+        assert got == {"backwards": 0, "not_a_number": 0, "overflow": 3 if len(f) == 1 else 5}, f
+
+
 def test_null_where_a_time_belongs_not_a_number(run, tmp_path, host):
     """A NULL in a NOT NULL column (a damaged page can hold one): no number."""
     p = tmp_path / "null.ntp"
