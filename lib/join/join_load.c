@@ -135,14 +135,18 @@ static int rows_in_key_order(struct ntp_jside *s, void *buf, int host, struct nt
  * written as commands complete, nearly: a run found out of order is sorted
  * by itself.
  */
-static int order_side(struct ntp_jside *s, int host, struct ntp_jkey *tmp,
-		      struct ntp_jspares *sp)
+static int order_side(struct ntp_jside *s, int host, struct ntp_jspares *sp)
 {
 	struct side_ctx ctx = { s->rows, host };
+	struct ntp_jkey *tmp;
 
 	/* a side without rows has no arrays: nothing to order */
 	if (!s->n)
 		return 0;
+	tmp = ntp_jspares__take(sp, s->n * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	ntp_join__populate(tmp, s->n * sizeof(*tmp));
 	for (int f = 0; f < NTP_JOIN_MAX_FILES; f++) {
 		size_t n = s->file_lo[f + 1] - s->file_lo[f], i, k;
 		struct ntp_jkey *o;
@@ -174,33 +178,14 @@ struct sorter {
 	struct ntp_jspares *sp;
 	struct ntp_jside *s;
 	int host;
-	struct ntp_jkey *tmp;	/* the sort's buffer: s->n keys */
 	int err;
-	/* both sorters' buffers, for the pages this thread makes (sorters[0] has them) */
-	struct sorter *all;
-	int w;
 };
-
-/* this thread's half of both buffers' pages */
-static void *populate_job(void *arg)
-{
-	struct sorter *so = arg;
-
-	for (int i = 0; i < 2; i++) {
-		size_t len = so->all[i].s->n * sizeof(struct ntp_jkey), half = len / 2;
-
-		if (so->all[i].tmp)
-			ntp_join__populate((char *)so->all[i].tmp + (so->w ? half : 0),
-					   so->w ? len - half : half);
-	}
-	return NULL;
-}
 
 static void *sort_job(void *arg)
 {
 	struct sorter *so = arg;
 
-	so->err = order_side(so->s, so->host, so->tmp, so->sp);
+	so->err = order_side(so->s, so->host, so->sp);
 	return NULL;
 }
 
@@ -208,35 +193,18 @@ static void *sort_job(void *arg)
  * The two sides sorted at once, when the readers ran on several threads:
  * each needs a buffer as large as its order (16 bytes a command, which then
  * holds its rows), both together no more than the matching needs later.
- * Their pages are made first, half of each by each thread: a page the
- * kernel has to get back from the machine's host costs ten times one it
- * has at hand, and a side whose buffer was all such pages kept the other
- * thread waiting for a second at ten million commands.
  */
 int ntp_join__load(struct ntp_join *j)
 {
-	struct sorter so[2] = { { &j->spares, &j->target, 0, NULL, 0, so, 0 },
-				{ &j->spares, &j->host, 1, NULL, 0, so, 1 } };
+	struct sorter so[2] = { { &j->spares, &j->target, 0, 0 }, { &j->spares, &j->host, 1, 0 } };
 	int err = ntp_join__read(j);
 
 	if (err)
 		return err;
 	ntp_jprogress__set(j->progress, "sorting commands by key", 0, 0);
-	for (int i = 0; i < 2; i++) {
-		if (!so[i].s->n)
-			continue;
-		so[i].tmp = ntp_jspares__take(&j->spares, so[i].s->n * sizeof(struct ntp_jkey));
-		if (!so[i].tmp) {
-			free(so[0].tmp);
-			return ntp_join__nomem();
-		}
-	}
 	if (j->nreaders > 1) {
-		ntp_jobs__run(populate_job, so, sizeof(*so), 2);
 		ntp_jobs__run(sort_job, so, sizeof(*so), 2);
 	} else {
-		populate_job(&so[0]);
-		populate_job(&so[1]);
 		sort_job(&so[0]);
 		sort_job(&so[1]);
 	}
