@@ -22,7 +22,6 @@
  * impossible command, classed as the host-only report classes it.
  */
 #include <errno.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

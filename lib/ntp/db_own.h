@@ -47,7 +47,6 @@ static inline enum ntp_db_points ntp_db__points(sqlite3_stmt *st, int first, int
 	enum ntp_db_points kind = NTP_DB_POINTS_INT;
 
 	for (int c = 0; c < n; c++) {
-		/* one call into the statement, not two */
 		sqlite3_value *x = sqlite3_column_value(st, first + c);
 		int type = sqlite3_value_type(x);
 
