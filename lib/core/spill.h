@@ -2,8 +2,8 @@
 /*
  * A scratch file of fixed-size records, each at the place its index says.
  * It holds what would otherwise stay in memory for a while (the join's
- * stages of every command, from the reading of the files to the matching:
- * lib/join/join_keep.c), in the page cache the kernel may write out, as
+ * stages of every host command, from the reading of the files to the
+ * matching: lib/join/join_keep.c), in the page cache the kernel may write out, as
  * sort(1) does with its runs.  Several threads write it at once, each a run
  * of consecutive records through a buffer of its own, and read it back the
  * same way.  The file is in $TMPDIR (/tmp when unset) and unlinked at once,

@@ -103,9 +103,9 @@ struct ntp_join_opts {
 	int fresh;		/* pair a "-r both" recording anew, not by its stored pairing */
 	/*
 	 * Set for a caller of ntp_join__scan_stages: every command's stages
-	 * are read with its key, through the stage views, and kept in scratch
-	 * files until the matching (lib/join/join_keep.c), so that each file
-	 * is read once.  Reader w (below NTP_JOIN_READERS, several at once)
+	 * are read with its key, through the stage views, and kept (the
+	 * host's in scratch files, the target's in memory) until the matching
+	 * (lib/join/join_keep.c), so that each file is read once.  Reader w (below NTP_JOIN_READERS, several at once)
 	 * calls tag(tag_ctx[w], ...) for every host command it reads, and the
 	 * scan gives the command's stages back with the tag, to the same
 	 * tag_ctx[w].  In this mode temp.joined lists the matched commands in
@@ -229,7 +229,7 @@ typedef int (*ntp_join_stages_fn)(void *ctx, const struct ntp_join_stages *s);
 
 /*
  * After ntp_join__run with opts.tag: the stages of every matched command
- * whose tag is not NTP_JOIN_UNTAGGED, from the scratch files, in no
+ * whose tag is not NTP_JOIN_UNTAGGED, from where they were kept, in no
  * particular order: fn(opts.tag_ctx[w], ...) for the commands reader w
  * read (readers run at once, on threads).  The scan is the join's last
  * reader: it frees the matches, and temp.join_matches (temp.joined)

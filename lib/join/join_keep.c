@@ -5,9 +5,9 @@
  * (opts.tag): the join reads each file once, through ntprof's stage views
  * (lib/ntp/db_guard.h), and which host command goes with which target
  * command is known only at the end.  One record per command, at its load
- * index, in a scratch file a side (lib/core/spill.h): at ten million
- * commands a side they are about a gigabyte, which in memory would be the
- * join's peak.
+ * index: the host's in a scratch file (lib/core/spill.h), at ten million
+ * commands 380 MB, which in memory would be the join's peak; the target's
+ * in memory, 13 bytes a command (join_priv.h: struct ntp_jtstages).
  *
  * A record holds the stages of the views: the host's e2e_ns, block_ns,
  * driver_ns and network_star_ns, the tag the caller gave the command; the
@@ -40,7 +40,7 @@ int ntp_join__keep_open(struct ntp_join *j)
 
 	if (!k)
 		return ntp_join__nomem();
-	k->host.fd = k->target.fd = k->apps.fd = -1;
+	k->host.fd = k->apps.fd = -1;
 	j->keep = k;
 	for (int fi = 0; fi < j->nfiles; fi++) {
 		int has = j->files[fi].sides & NTP_JOIN_HOST ? ntp_db__has_app(j->db, j->files[fi].schema) :
@@ -52,9 +52,8 @@ int ntp_join__keep_open(struct ntp_join *j)
 		any_app |= has > 0;
 	}
 	if (ntp_spill__open(&k->host, sizeof(struct ntp_jhstages)) ||
-	    ntp_spill__open(&k->target, sizeof(struct ntp_jtstages)) ||
 	    (any_app && ntp_spill__open(&k->apps, sizeof(struct ntp_app_row)))) {
-		int e = k->host.err ? k->host.err : k->target.err ? k->target.err : k->apps.err;
+		int e = k->host.err ? k->host.err : k->apps.err;
 
 		if (e == ENOMEM)
 			return ntp_join__nomem();
@@ -70,8 +69,10 @@ void ntp_join__keep_close(struct ntp_join *j)
 	if (!j->keep)
 		return;
 	ntp_spill__close(&j->keep->host);
-	ntp_spill__close(&j->keep->target);
 	ntp_spill__close(&j->keep->apps);
+	free(j->keep->target);
+	for (int w = 0; w < NTP_JOIN_READERS; w++)
+		free(j->keep->wide[w].v);
 	free(j->keep);
 	j->keep = NULL;
 }
@@ -144,7 +145,24 @@ int ntp_join__keep_host(struct ntp_join *j, int w, int fi, sqlite3_stmt *st, int
 	return ntp_spill_run__put(run, &rec);
 }
 
-int ntp_join__keep_target(sqlite3_stmt *st, int first, struct ntp_spill_run *run)
+int ntp_join__keep_targets(struct ntp_join *j, size_t n)
+{
+	struct ntp_jkeep *k = j->keep;
+
+	free(k->target);
+	k->target = malloc((n ? n : 1) * sizeof(*k->target));
+	for (int w = 0; w < NTP_JOIN_READERS; w++)
+		k->wide[w].n = 0;
+	return k->target ? 0 : ntp_join__nomem();
+}
+
+/* a stage in the 32 bits of a kept record, or not */
+static bool narrow(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+int ntp_join__keep_target(struct ntp_join *j, int w, size_t idx, sqlite3_stmt *st, int first)
 {
 	int64_t v[NTP_DB_TARGET_NPOINTS];
 	struct ntp_target_stages ts = { 0 };
@@ -152,10 +170,89 @@ int ntp_join__keep_target(sqlite3_stmt *st, int first, struct ntp_spill_run *run
 	bool ok = k == NTP_DB_POINTS_INT &&
 		  ntp_stages__target_points(&(struct ntp_target_points){ v[0], v[1], v[2], v[3], v[4] },
 					    &ts);
-	struct ntp_jtstages rec = {
-		.residence = ts.residence, .target_driver = ts.target_driver, .storage = ts.storage,
-		.why = kept_why(k, ok),
-	};
+	struct ntp_jtstages *rec = &j->keep->target[idx];
+	struct ntp_jwides *l = &j->keep->wide[w];
 
-	return ntp_spill_run__put(run, &rec);
+	rec->why = kept_why(k, ok);
+	if (narrow(ts.residence) && narrow(ts.target_driver) && narrow(ts.storage)) {
+		rec->residence = (int32_t)ts.residence;
+		rec->target_driver = (int32_t)ts.target_driver;
+		rec->storage = (int32_t)ts.storage;
+		return 0;
+	}
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct ntp_jtwide *p = realloc(l->v, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		l->v = p;
+		l->cap = cap;
+	}
+	l->v[l->n++] = (struct ntp_jtwide){ (uint32_t)idx, ts.residence, ts.target_driver,
+					    ts.storage };
+	rec->why |= NTP_JKEPT_WIDE;
+	return 0;
+}
+
+static int cmp_wide(const void *pa, const void *pb)
+{
+	const struct ntp_jtwide *a = pa, *b = pb;
+
+	return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+int ntp_join__keep_wides(struct ntp_join *j)
+{
+	struct ntp_jwides *all = &j->keep->wide[0];
+
+	for (int w = 1; w < NTP_JOIN_READERS; w++) {
+		struct ntp_jwides *l = &j->keep->wide[w];
+
+		if (!l->n)
+			continue;
+		if (all->n + l->n > all->cap) {
+			struct ntp_jtwide *p = realloc(all->v, (all->n + l->n) * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			all->v = p;
+			all->cap = all->n + l->n;
+		}
+		memcpy(all->v + all->n, l->v, l->n * sizeof(*l->v));
+		all->n += l->n;
+		l->n = 0;
+	}
+	/* a reader's ranges of several files are not one run of indexes: sorted whole */
+	if (all->n > 1)
+		qsort(all->v, all->n, sizeof(*all->v), cmp_wide);
+	return 0;
+}
+
+uint8_t ntp_join__kept_target(const struct ntp_join *j, uint32_t idx, int64_t *residence,
+			      int64_t *target_driver, int64_t *storage)
+{
+	const struct ntp_jtstages *rec = &j->keep->target[idx];
+	const struct ntp_jwides *all = &j->keep->wide[0];
+	size_t lo = 0, hi = all->n;
+
+	if (!(rec->why & NTP_JKEPT_WIDE)) {
+		*residence = rec->residence;
+		*target_driver = rec->target_driver;
+		*storage = rec->storage;
+		return rec->why;
+	}
+	/* ntp_join__keep_wides() sorted them: every wide record is there */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (all->v[mid].idx <= idx)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*residence = all->v[lo].residence;
+	*target_driver = all->v[lo].target_driver;
+	*storage = all->v[lo].storage;
+	return rec->why & ~NTP_JKEPT_WIDE;
 }

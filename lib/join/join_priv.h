@@ -146,11 +146,30 @@ enum ntp_jkept_why {
 	NTP_JKEPT_OVERFLOW,	/* a point or a difference beyond 64 bits */
 };
 
-/* a target command's stages (target_stages), packed: 25 bytes, 70 MB less at ten million */
+/*
+ * A target command's stages (target_stages), in memory at its load index:
+ * 13 bytes, each stage in 32 bits, which hold 2.1 s.  A command with a
+ * stage beyond has NTP_JKEPT_WIDE set in why, and its stages whole in the
+ * keep's wide list (struct ntp_jkeep).
+ */
 struct ntp_jtstages {
-	int64_t residence, target_driver, storage;
-	uint8_t why;		/* enum ntp_jkept_why */
+	int32_t residence, target_driver, storage;
+	uint8_t why;		/* enum ntp_jkept_why, | NTP_JKEPT_WIDE */
 } __attribute__((packed));
+
+#define NTP_JKEPT_WIDE 0x80
+
+/* a target command whose stages do not fit 32 bits: its load index and stages */
+struct ntp_jtwide {
+	uint32_t idx;
+	int64_t residence, target_driver, storage;
+};
+
+/* the wide commands one reader found, in its order; after the reading, all of them by idx */
+struct ntp_jwides {
+	struct ntp_jtwide *v;
+	size_t n, cap;
+};
 
 /*
  * A host command's (host_stages), packed: 38 bytes.  Its application's
@@ -165,17 +184,21 @@ struct ntp_jhstages {
 } __attribute__((packed));
 
 /*
- * The stages kept (join_keep.c): a scratch file a side, a record a command
- * at its load index.  The application's stages are in a third file, and
- * only the commands that have them: most recordings have none, and 40
- * bytes a command would double the host's file for nothing.  Reader w's
- * range rg of a file writes them one after another from record rg->idx
- * on (a range of n commands has at most n), and the scan of that range
- * reads them back in the same order, one for each host record whose app
- * is set.
+ * The stages kept (join_keep.c).  The host's: a scratch file, a record a
+ * command at its load index.  The application's stages are in a second
+ * file, and only the commands that have them: most recordings have none,
+ * and 40 bytes a command would double the host's file for nothing.
+ * Reader w's range rg of a file writes them one after another from record
+ * rg->idx on (a range of n commands has at most n), and the scan of that
+ * range reads them back in the same order, one for each host record whose
+ * app is set.  The target's: in memory, by load index (13 bytes a command,
+ * where the file's 25 were written, read back and copied into place by
+ * the matches), which the host's scan reads by each match's target.
  */
 struct ntp_jkeep {
-	struct ntp_spill host, target, apps;
+	struct ntp_spill host, apps;
+	struct ntp_jtstages *target;	/* target.n of them */
+	struct ntp_jwides wide[NTP_JOIN_READERS];	/* reader w's; wide[0] all of them after */
 	bool app[NTP_JOIN_MAX_FILES];	/* the file's host rows come from host_app_stages */
 };
 
@@ -363,8 +386,18 @@ void ntp_join__keep_close(struct ntp_join *j);
 int ntp_join__keep_host(struct ntp_join *j, int w, int fi, sqlite3_stmt *st, int first,
 			int64_t qid, int64_t h_start_ns, struct ntp_spill_run *run,
 			struct ntp_spill_run *apps);
-/* a target row's t_recv_ns, submit_ns, cmpl_ns, r2t_wait_ns, t_sent_ns from column first on; 0 or -errno */
-int ntp_join__keep_target(sqlite3_stmt *st, int first, struct ntp_spill_run *run);
+/* the target's array for n commands (anew), no wide ones; 0 or NTP_EXIT_* (printed) */
+int ntp_join__keep_targets(struct ntp_join *j, size_t n);
+/*
+ * Reader w's target row of load index idx: its t_recv_ns, submit_ns,
+ * cmpl_ns, r2t_wait_ns, t_sent_ns from column first on.  0 or -ENOMEM.
+ */
+int ntp_join__keep_target(struct ntp_join *j, int w, size_t idx, sqlite3_stmt *st, int first);
+/* the readers' wide lists as one, by idx, in wide[0]; 0 or -ENOMEM */
+int ntp_join__keep_wides(struct ntp_join *j);
+/* target command idx's stages, whole; its why (enum ntp_jkept_why) */
+uint8_t ntp_join__kept_target(const struct ntp_join *j, uint32_t idx, int64_t *residence,
+			      int64_t *target_driver, int64_t *storage);
 /* run's error as the one line (into msg) and the code (*err and returned) */
 int ntp_join__keep_fail(const struct ntp_join *j, const struct ntp_spill_run *run, char *msg,
 			size_t len, int *err);

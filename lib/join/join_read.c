@@ -9,8 +9,8 @@
  * reader read it.
  *
  * For the summary (opts.tag) the rows come from ntprof's stage views, whose
- * columns include the key, so that each file is read once: the stages go to
- * the scratch files of join_keep.c beside the rows.  Otherwise they come
+ * columns include the key, so that each file is read once: the stages are
+ * kept by join_keep.c beside the rows.  Otherwise they come
  * from the tables, which is cheaper for readers that want the pairs only.
  *
  * A reader keeps its error line, and the first reader's line in reader order
@@ -415,7 +415,7 @@ static int host_row(struct reader *r, int fi, const struct ntp_jrange *rg, size_
 }
 
 static int target_row(struct reader *r, int fi, const struct ntp_jrange *rg, size_t k,
-		      sqlite3_stmt *st, const struct cols *c, struct ntp_spill_run *keep)
+		      sqlite3_stmt *st, const struct cols *c)
 {
 	struct ntp_join *j = r->j;
 	struct ntp_jside *s = &j->target;
@@ -430,18 +430,18 @@ static int target_row(struct reader *r, int fi, const struct ntp_jrange *rg, siz
 	t->recv = col_time(st, c->t0);
 	t->sent = col_time(st, c->t1);
 	s->order[idx].idx = (uint32_t)idx;
-	if (keep && ntp_join__keep_target(st, c->keep, keep))
-		return kept_fail(r, keep, NULL);
+	if (j->keep && ntp_join__keep_target(j, r->w, idx, st, c->keep))
+		return reader_nomem(r);
 	return 0;
 }
 
-/* a range's runs on the scratch files (the host's, and its application's where the file has them) */
-static int keep_start(struct reader *r, int fi, int host, const struct ntp_jrange *rg,
-		      struct ntp_spill_run *keep, struct ntp_spill_run *apps)
+/* a host range's runs on the scratch files (and its application's where the file has them) */
+static int keep_start(struct reader *r, const struct ntp_jrange *rg, struct ntp_spill_run *keep,
+		      struct ntp_spill_run *apps)
 {
 	struct ntp_jkeep *k = r->j->keep;
 
-	if (ntp_spill_run__start(keep, host ? &k->host : &k->target, rg->idx, 1))
+	if (ntp_spill_run__start(keep, &k->host, rg->idx, 1))
 		return ntp_join__keep_fail(r->j, keep, r->msg, sizeof(r->msg), &r->err);
 	if (apps && ntp_spill_run__start(apps, &k->apps, rg->idx, 1)) {
 		ntp_spill_run__end(keep);
@@ -462,7 +462,7 @@ static int keep_end(struct reader *r, struct ntp_spill_run *keep, struct ntp_spi
 	return r->err;
 }
 
-/* range rg of one side of file fi, its stages onto the side's scratch file with opts.tag */
+/* range rg of one side of file fi, its stages kept with opts.tag (join_keep.c) */
 static int read_range(struct reader *r, int fi, int host, const struct ntp_jrange *rg)
 {
 	struct ntp_join *j = r->j;
@@ -477,10 +477,10 @@ static int read_range(struct reader *r, int fi, int host, const struct ntp_jrang
 
 	if (!rg->n)
 		return 0;
-	if (j->keep) {
+	if (j->keep && host) {
 		keep = &run;
-		apps = host && j->keep->app[fi] ? &arun : NULL;
-		if (keep_start(r, fi, host, rg, keep, apps))
+		apps = j->keep->app[fi] ? &arun : NULL;
+		if (keep_start(r, rg, keep, apps))
 			return r->err;
 	}
 	/*
@@ -499,7 +499,7 @@ again:
 	sqlite3_bind_int64(st, 2, rg->id_hi);
 	while (!r->err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int e = host ? host_row(r, fi, rg, k, st, &c, keep, apps) :
-			target_row(r, fi, rg, k, st, &c, keep);
+			target_row(r, fi, rg, k, st, &c);
 
 		if (e == NEED_KEY_COLS) {
 			from = sqlite3_column_int64(st, 0);
@@ -520,13 +520,16 @@ again:
 	return r->err;
 }
 
-/* the pages of a range's rows and keys, made by the reader that writes them, beside the others */
-static void populate(const struct ntp_jside *s, const struct ntp_jrange *rg, size_t rowsz)
+/* the pages of a range's rows and keys (and kept stages), made by the reader that writes them */
+static void populate(const struct ntp_jside *s, const struct ntp_jrange *rg, size_t rowsz,
+		     void *kept, size_t keptsz)
 {
 	if (!rg->n)
 		return;
 	ntp_join__populate((unsigned char *)s->rows + rg->idx * rowsz, rg->n * rowsz);
 	ntp_join__populate(s->order + rg->idx, rg->n * sizeof(*s->order));
+	if (kept)
+		ntp_join__populate((unsigned char *)kept + rg->idx * keptsz, rg->n * keptsz);
 }
 
 static void *read_job(void *arg)
@@ -535,8 +538,9 @@ static void *read_job(void *arg)
 	struct ntp_join *j = r->j;
 
 	for (int fi = 0; fi < j->nfiles; fi++) {
-		populate(&j->target, &j->trange[r->w][fi], sizeof(struct ntp_jtarget));
-		populate(&j->host, &j->hrange[r->w][fi], sizeof(struct ntp_jhost));
+		populate(&j->target, &j->trange[r->w][fi], sizeof(struct ntp_jtarget),
+			 j->keep ? j->keep->target : NULL, sizeof(struct ntp_jtstages));
+		populate(&j->host, &j->hrange[r->w][fi], sizeof(struct ntp_jhost), NULL, 0);
 	}
 	for (int fi = 0; fi < j->nfiles && !r->err; fi++) {
 		if (j->files[fi].sides & NTP_JOIN_TARGET)
@@ -744,10 +748,14 @@ static int read_planned(struct ntp_join *j, struct reader *rd, const int64_t *hl
 		return j->counted ? ntp_join__nomem() : READ_GAP;
 	if (j->opts.tag && !j->keep)
 		err = ntp_join__keep_open(j);
+	if (!err && j->keep)
+		err = ntp_join__keep_targets(j, nt);
 	if (!err) {
 		ntp_jobs__run(read_job, rd, sizeof(*rd), j->nreaders);
 		err = readers_err(rd, j->nreaders);
 	}
+	if (!err && j->keep && ntp_join__keep_wides(j))
+		err = ntp_join__nomem();
 	return err;
 }
 

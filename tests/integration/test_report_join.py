@@ -340,6 +340,49 @@ def test_one_host_two_targets(run, tmp_path):
     assert_groups_equal(doc, ntpgen.expected_joined_groups(js), ntpgen.JOIN_STAGES)
 
 
+def test_target_stages_beyond_32_bits__exact_with_one_or_two_readers(run, tmp_path):
+    """The join keeps a target command's stages in 32 bits each, and those
+    beyond (over 2.1 s) whole in a list of their own (lib/join/join_priv.h):
+    storage and target driver stages of 2.2 to 4 s come out as the joined
+    recording's joined_stages view has them, and two readers (100,000 rows
+    a reader: more than 200,000 in all), each with a list, give what one
+    gives.  (The generator
+    reuses command ids while such long commands are in flight, which real
+    queues do not: some of them are rejected, so the pairing compared is
+    the join's own, as ntprof join stores it.)"""
+    groups = (ntpgen.JGroup("read", 4096, "nvme0n1", 104_000),
+              ntpgen.JGroup("read", 131072, "nvme0n2", 300,
+                            storage=(2_200_000_000, 4_000_000_000)),
+              ntpgen.JGroup("write", 8192, "nvme0n1", 300,
+                            target_rx=(2_200_000_000, 3_000_000_000)))
+    h, t, j = tmp_path / "h.ntp", tmp_path / "t.ntp", tmp_path / "j.ntp"
+    ntpgen.generate_pair(h, t, seed=31, groups=groups)
+    one = run("report", "-j", "-", str(h), str(t), env={"NTPROF_THREADS": "1"})
+    two = run("report", "-j", "-", str(h), str(t), env={"NTPROF_THREADS": "2"})
+    assert one.returncode == two.returncode == Exit.OK, one.stderr + two.stderr
+    assert one.stdout == two.stdout
+    ok(run, "join", "-o", str(j), str(h), str(t))
+    db = sqlite3.connect(j)
+    cols = ("e2e_ns",) + tuple(f"{st}_ns" for st in ntpgen.JOIN_STAGES)
+    want = {}
+    for row in db.execute(f"SELECT io_type, bytes, namespace, {', '.join(cols)} FROM joined_stages"):
+        want.setdefault(row[:3], []).append(row[3:])
+    db.close()
+    doc = json.loads(two.stdout)
+    assert len(doc["groups"]) == len(want) == 3
+    for g in doc["groups"]:
+        rows = want[(g["io_type"], g["bytes"], g["namespace"])]
+        assert g["n"] == len(rows)
+        for k, name in enumerate(("e2e",) + ntpgen.JOIN_STAGES):
+            got = g["e2e"] if name == "e2e" else next(s for s in g["stages"] if s["stage"] == name)
+            exp = ntpgen.summary([r[k] for r in rows])
+            for key in SUMMARY:
+                assert abs(got[key] - exp[key]) <= (1 if key == "mean_ns" else 0), (name, key)
+    by = {(g["io_type"], g["bytes"]): {s["stage"]: s for s in g["stages"]} for g in doc["groups"]}
+    assert by[("read", 131072)]["storage"]["min_ns"] > 2**31
+    assert by[("write", 8192)]["target_driver"]["min_ns"] > 2**31
+
+
 # ---- --stages=detail ---------------------------------------------------------------
 
 def test_detail_substages_equal_python_and_sum_to_e2e(run, pair):
