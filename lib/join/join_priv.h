@@ -35,6 +35,7 @@
 #include <sqlite3.h>
 
 #include "lib/core/spill.h"
+#include "lib/core/stages.h"
 #include "lib/join/join.h"
 #include "lib/ntp/db_app.h"
 
@@ -147,41 +148,45 @@ enum ntp_jkept_why {
 };
 
 /*
- * A target command's stages (target_stages), in memory at its load index:
- * 13 bytes, each stage in 32 bits, which hold 2.1 s.  A command with a
- * stage beyond has NTP_JKEPT_WIDE set in why, and its stages whole in the
- * keep's wide list (struct ntp_jkeep).
+ * A command's stages are kept as the views have them, less what their sum
+ * gives: a host command's e2e is block + driver + network*, a target
+ * command's residence target driver + storage (lib/core/stages.c computes
+ * them so, in 64 bits; a command whose parts overflowed is not summed).
+ * Each stage in 32 bits, which hold 2.1 s: a command with a stage beyond
+ * has NTP_JKEPT_WIDE set in why, and its stages whole in its side's wide
+ * list (struct ntp_jkeep).
  */
+#define NTP_JKEPT_WIDE 0x80
+
+/* a target command's (target_stages), in memory at its load index: 9 bytes */
 struct ntp_jtstages {
-	int32_t residence, target_driver, storage;
+	int32_t target_driver, storage;
 	uint8_t why;		/* enum ntp_jkept_why, | NTP_JKEPT_WIDE */
 } __attribute__((packed));
 
-#define NTP_JKEPT_WIDE 0x80
-
-/* a target command whose stages do not fit 32 bits: its load index and stages */
-struct ntp_jtwide {
-	uint32_t idx;
-	int64_t residence, target_driver, storage;
-};
-
-/* the wide commands one reader found, in its order; after the reading, all of them by idx */
-struct ntp_jwides {
-	struct ntp_jtwide *v;
-	size_t n, cap;
-};
-
 /*
- * A host command's (host_stages), packed: 38 bytes.  Its application's
- * stages (host_app_stages), where it has them, are the next record of its
+ * A host command's (host_stages): 18 bytes.  Its application's stages
+ * (host_app_stages), where it has them, are the next record of its
  * range's run in the application's scratch file (struct ntp_jkeep).
  */
 struct ntp_jhstages {
-	int64_t e2e, block, driver, network_star;
+	int32_t block, driver, network_star;
 	uint32_t tag;		/* opts.tag's */
-	uint8_t why;		/* enum ntp_jkept_why */
+	uint8_t why;		/* enum ntp_jkept_why, | NTP_JKEPT_WIDE */
 	bool app;		/* an application's record follows in apps */
 } __attribute__((packed));
+
+/* a command with a stage beyond 32 bits: its load index and stages (the host's three, the target's two) */
+struct ntp_jwide {
+	uint32_t idx;
+	int64_t v[3];
+};
+
+/* the wide commands of one side one reader found, in its order; after the reading, all by idx */
+struct ntp_jwides {
+	struct ntp_jwide *v;
+	size_t n, cap;
+};
 
 /*
  * The stages kept (join_keep.c).  The host's: a scratch file, a record a
@@ -191,14 +196,15 @@ struct ntp_jhstages {
  * Reader w's range rg of a file writes them one after another from record
  * rg->idx on (a range of n commands has at most n), and the scan of that
  * range reads them back in the same order, one for each host record whose
- * app is set.  The target's: in memory, by load index (13 bytes a command,
- * where the file's 25 were written, read back and copied into place by
- * the matches), which the host's scan reads by each match's target.
+ * app is set.  The target's: in memory, by load index (9 bytes a command,
+ * where a scratch file's 25 were written, read back and copied into place
+ * by the matches), which the host's scan reads by each match's target.
  */
 struct ntp_jkeep {
 	struct ntp_spill host, apps;
 	struct ntp_jtstages *target;	/* target.n of them */
-	struct ntp_jwides wide[NTP_JOIN_READERS];	/* reader w's; wide[0] all of them after */
+	/* reader w's wide commands of each side; [0] all of them once read */
+	struct ntp_jwides hwide[NTP_JOIN_READERS], twide[NTP_JOIN_READERS];
 	bool app[NTP_JOIN_MAX_FILES];	/* the file's host rows come from host_app_stages */
 };
 
@@ -383,8 +389,8 @@ void ntp_join__keep_close(struct ntp_join *j);
  * (if any) on apps (NULL: the file has none).  0, or -errno: run's or
  * apps' error when its err is set, else the tag's want of memory.
  */
-int ntp_join__keep_host(struct ntp_join *j, int w, int fi, sqlite3_stmt *st, int first,
-			int64_t qid, int64_t h_start_ns, struct ntp_spill_run *run,
+int ntp_join__keep_host(struct ntp_join *j, int w, int fi, size_t idx, sqlite3_stmt *st,
+			int first, int64_t qid, int64_t h_start_ns, struct ntp_spill_run *run,
 			struct ntp_spill_run *apps);
 /* the target's array for n commands (anew), no wide ones; 0 or NTP_EXIT_* (printed) */
 int ntp_join__keep_targets(struct ntp_join *j, size_t n);
@@ -393,11 +399,14 @@ int ntp_join__keep_targets(struct ntp_join *j, size_t n);
  * cmpl_ns, r2t_wait_ns, t_sent_ns from column first on.  0 or -ENOMEM.
  */
 int ntp_join__keep_target(struct ntp_join *j, int w, size_t idx, sqlite3_stmt *st, int first);
-/* the readers' wide lists as one, by idx, in wide[0]; 0 or -ENOMEM */
+/* each side's readers' wide lists as one, by idx, in [0]; 0 or -ENOMEM */
 int ntp_join__keep_wides(struct ntp_join *j);
 /* target command idx's stages, whole; its why (enum ntp_jkept_why) */
-uint8_t ntp_join__kept_target(const struct ntp_join *j, uint32_t idx, int64_t *residence,
-			      int64_t *target_driver, int64_t *storage);
+uint8_t ntp_join__kept_target(const struct ntp_join *j, uint32_t idx,
+			      struct ntp_target_stages *ts);
+/* the stages of host record rec, of load index idx, whole; its why (enum ntp_jkept_why) */
+uint8_t ntp_join__kept_host(const struct ntp_join *j, const struct ntp_jhstages *rec, uint32_t idx,
+			    struct ntp_host_stages *hs);
 /* run's error as the one line (into msg) and the code (*err and returned) */
 int ntp_join__keep_fail(const struct ntp_join *j, const struct ntp_spill_run *run, char *msg,
 			size_t len, int *err);

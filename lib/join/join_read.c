@@ -406,7 +406,7 @@ static int host_row(struct reader *r, int fi, const struct ntp_jrange *rg, size_
 		s->start[idx] = col_time(st, c->start);
 	s->ctrl[idx] = (uint16_t)ctrl;
 	s->order[idx].idx = (uint32_t)idx;
-	if (keep && ntp_join__keep_host(j, r->w, fi, st, c->keep,
+	if (keep && ntp_join__keep_host(j, r->w, fi, idx, st, c->keep,
 					c->qid < 0 ? 0 : sqlite3_column_int64(st, c->qid),
 					c->start < 0 ? 0 : sqlite3_column_int64(st, c->start), keep,
 					apps))

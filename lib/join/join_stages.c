@@ -94,16 +94,16 @@ static int scan_range(struct part *pt, const struct ntp_jrange *rg, int fi)
 	}
 	for (size_t k = 0; k < rg->n && !pt->err; k++) {
 		const void *rec = ntp_spill_run__get(&run);
+		uint32_t t = pt->slot[rg->idx + k];
+		struct ntp_jhstages h;
+		struct ntp_join_stages s = { .host_file = fi };
+		struct ntp_host_stages hs;
+		struct ntp_target_stages ts;
+		uint8_t hwhy, twhy;
 
 		/* the target's stages are read at random: those of a later command asked for now */
 		if (k + PREFETCH < rg->n && pt->slot[rg->idx + k + PREFETCH] != NONE)
 			__builtin_prefetch(&j->keep->target[pt->slot[rg->idx + k + PREFETCH]]);
-		uint32_t t = pt->slot[rg->idx + k];
-		struct ntp_jhstages h;
-		struct ntp_join_stages s = { .host_file = fi };
-		int64_t residence;
-		uint8_t twhy;
-
 		if (!rec) {
 			ntp_join__keep_fail(j, &run, pt->msg, sizeof(pt->msg), &pt->err);
 			break;
@@ -114,16 +114,19 @@ static int scan_range(struct part *pt, const struct ntp_jrange *rg, int fi)
 			break;
 		if (t == NONE || h.tag == NTP_JOIN_UNTAGGED)
 			continue;
-		twhy = ntp_join__kept_target(j, t, &residence, &s.stage[3], &s.stage[4]);
+		hwhy = ntp_join__kept_host(j, &h, (uint32_t)(rg->idx + k), &hs);
+		twhy = ntp_join__kept_target(j, t, &ts);
 		s.tag = h.tag;
 		/* not a number before an overflow, as report_join.c classes the two */
-		s.not_number = h.why == NTP_JKEPT_NOT_NUMBER || twhy == NTP_JKEPT_NOT_NUMBER;
-		s.overflow = h.why == NTP_JKEPT_OVERFLOW || twhy == NTP_JKEPT_OVERFLOW;
-		s.e2e = h.e2e;
-		s.stage[0] = h.block;
-		s.stage[1] = h.driver;
+		s.not_number = hwhy == NTP_JKEPT_NOT_NUMBER || twhy == NTP_JKEPT_NOT_NUMBER;
+		s.overflow = hwhy == NTP_JKEPT_OVERFLOW || twhy == NTP_JKEPT_OVERFLOW;
+		s.e2e = hs.e2e;
+		s.stage[0] = hs.block;
+		s.stage[1] = hs.driver;
 		/* as temp.joined's network_ns */
-		s.stage[2] = ntp_checked__sub(h.network_star, residence, &s.overflow);
+		s.stage[2] = ntp_checked__sub(hs.network_star, ts.residence, &s.overflow);
+		s.stage[3] = ts.target_driver;
+		s.stage[4] = ts.storage;
 		pt->err = pt->fn(j->opts.tag_ctx[pt->w], &s);
 	}
 	ntp_spill_run__end(&run);

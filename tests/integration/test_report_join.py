@@ -340,11 +340,11 @@ def test_one_host_two_targets(run, tmp_path):
     assert_groups_equal(doc, ntpgen.expected_joined_groups(js), ntpgen.JOIN_STAGES)
 
 
-def test_target_stages_beyond_32_bits__exact_with_one_or_two_readers(run, tmp_path):
-    """The join keeps a target command's stages in 32 bits each, and those
-    beyond (over 2.1 s) whole in a list of their own (lib/join/join_priv.h):
-    storage and target driver stages of 2.2 to 4 s come out as the joined
-    recording's joined_stages view has them, and two readers (100,000 rows
+def test_stages_beyond_32_bits__exact_with_one_or_two_readers(run, tmp_path):
+    """The join keeps a command's stages in 32 bits each, and those beyond
+    (over 2.1 s) whole in a list of their own (lib/join/join_priv.h):
+    storage, target driver and block stages of 2.2 to 4 s come out as the
+    joined recording's joined_stages view has them, and two readers (100,000 rows
     a reader: more than 200,000 in all), each with a list, give what one
     gives.  (The generator
     reuses command ids while such long commands are in flight, which real
@@ -354,7 +354,9 @@ def test_target_stages_beyond_32_bits__exact_with_one_or_two_readers(run, tmp_pa
               ntpgen.JGroup("read", 131072, "nvme0n2", 300,
                             storage=(2_200_000_000, 4_000_000_000)),
               ntpgen.JGroup("write", 8192, "nvme0n1", 300,
-                            target_rx=(2_200_000_000, 3_000_000_000)))
+                            target_rx=(2_200_000_000, 3_000_000_000)),
+              ntpgen.JGroup("write", 65536, "nvme0n2", 300,
+                            block=(2_200_000_000, 3_000_000_000)))
     h, t, j = tmp_path / "h.ntp", tmp_path / "t.ntp", tmp_path / "j.ntp"
     ntpgen.generate_pair(h, t, seed=31, groups=groups)
     one = run("report", "-j", "-", str(h), str(t), env={"NTPROF_THREADS": "1"})
@@ -369,7 +371,7 @@ def test_target_stages_beyond_32_bits__exact_with_one_or_two_readers(run, tmp_pa
         want.setdefault(row[:3], []).append(row[3:])
     db.close()
     doc = json.loads(two.stdout)
-    assert len(doc["groups"]) == len(want) == 3
+    assert len(doc["groups"]) == len(want) == 4
     for g in doc["groups"]:
         rows = want[(g["io_type"], g["bytes"], g["namespace"])]
         assert g["n"] == len(rows)
@@ -381,6 +383,7 @@ def test_target_stages_beyond_32_bits__exact_with_one_or_two_readers(run, tmp_pa
     by = {(g["io_type"], g["bytes"]): {s["stage"]: s for s in g["stages"]} for g in doc["groups"]}
     assert by[("read", 131072)]["storage"]["min_ns"] > 2**31
     assert by[("write", 8192)]["target_driver"]["min_ns"] > 2**31
+    assert by[("write", 65536)]["block"]["min_ns"] > 2**31
 
 
 # ---- --stages=detail ---------------------------------------------------------------
