@@ -256,17 +256,24 @@ struct mark_job {
 static void *mark_run(void *arg)
 {
 	struct mark_job *mj = arg;
+	/*
+	 * Counted in locals: a store to in[] (bytes) may be to anything, so
+	 * counts in *mj would be stored at every interval, in the cache line
+	 * the other thread's job shares with it.
+	 */
+	int64_t k = 0, dropped = 0;
 
-	mj->k = mj->dropped = 0;
 	for (size_t i = mj->i0; i < mj->i1; i++) {
 		struct riv r = iv_rel(mj->v, i);
 		double o = mj->a + mj->b * r.dt;
 		int member = iv_valid(mj->v, i) && r.lo - mj->tol <= o && o <= r.hi + mj->tol;
 
-		mj->dropped += !member && mj->in[i] != OUT;
+		dropped += !member && mj->in[i] != OUT;
 		mj->in[i] = !member ? OUT : mj->in[i] != OUT ? KEPT : NEW;
-		mj->k += member;
+		k += member;
 	}
+	mj->k = k;
+	mj->dropped = dropped;
 	return NULL;
 }
 

@@ -53,10 +53,23 @@ static int shares_of(const struct ntp_join *j, int p, struct ntp_jchunk *c)
 	return ntp_join__chunks(j, p, c, n < 1 ? 1 : n);
 }
 
+/*
+ * A share's ok counts, counted at every ok candidate: in cache lines of
+ * their own, not beside the other thread's (two small blocks of the heap
+ * are often in one line, which both threads' counting would then pass
+ * back and forth).
+ */
+#define LINE 64
+
 static int64_t *ok_counts(const struct ntp_join *j)
 {
-	return calloc((size_t)(j->nctrls ? j->nctrls : 1) * (j->npairs ? j->npairs : 1),
-		      sizeof(int64_t));
+	size_t len = (size_t)(j->nctrls ? j->nctrls : 1) * (j->npairs ? j->npairs : 1) *
+		     sizeof(int64_t);
+	int64_t *ok = aligned_alloc(LINE, (len + LINE - 1) / LINE * LINE);
+
+	if (ok)
+		memset(ok, 0, len);
+	return ok;
 }
 
 /* the shares' ok counts into ok, theirs freed */
@@ -357,6 +370,7 @@ static void *match_share_run(void *arg)
 	struct match_share *m = arg;
 	struct ntp_join *j = m->j;
 	size_t k = m->c0;
+	int64_t rejected = 0;	/* in a local: m shares a cache line with the other thread's */
 
 	for (size_t i = m->c0; i < m->c1; i++) {
 		const struct ntp_jcand *c = &j->cands[i];
@@ -371,9 +385,9 @@ static void *match_share_run(void *arg)
 	for (size_t h = m->c.h0; h < m->c.h1; h++)
 		j->host.order[h].match = NONE;
 	match_rounds(m);
-	m->rejected = 0;
 	for (size_t h = m->c.h0; h < m->c.h1; h++)
-		m->rejected += m->has[h] && j->host.order[h].match == NONE;
+		rejected += m->has[h] && j->host.order[h].match == NONE;
+	m->rejected = rejected;
 	return NULL;
 }
 
@@ -418,6 +432,7 @@ static void *slot_run(void *arg)
 	struct slot_job *sj = arg;
 	struct ntp_join *j = sj->j;
 	const struct ntp_jhost *rows = j->host.rows;
+	size_t n = 0;	/* in a local: sj shares a cache line with the other thread's */
 
 	/*
 	 * Key order first, as the matching left them: both sides' orders are
@@ -441,8 +456,9 @@ static void *slot_run(void *arg)
 		/* the offset the final candidates had: the line at h_queue */
 		sl->offset_ns = fit->base +
 				(int64_t)round(fit->a + fit->b * (double)(rows[h].queue - fit->t0));
-		sj->n++;
+		n++;
 	}
+	sj->n = n;
 	return NULL;
 }
 

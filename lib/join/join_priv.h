@@ -325,12 +325,13 @@ int ntp_join__sample(struct ntp_join *j, int p, int narrow, struct ntp_join_iv *
 int ntp_join__chunks(const struct ntp_join *j, int p, struct ntp_jchunk *c, int n);
 
 /* join_shares.c: the elements the shares of a merge find at once, end to end */
+/* a cache line each: every element put counts in its share's n */
 struct ntp_jshare {
 	size_t at, cap, n;	/* its region of the array, elements in it */
 	void *over;		/* past the region */
 	size_t ocap, on;
 	size_t first, count;	/* after closing: where its elements are, how many */
-};
+} __attribute__((aligned(64)));
 
 struct ntp_jshares {
 	void **array;		/* the array appended to, and its length */
