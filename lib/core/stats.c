@@ -17,6 +17,7 @@
 
 #include "lib/core/interval.h"
 #include "lib/core/jobs.h"
+#include "lib/core/mem.h"
 #include "lib/core/stats.h"
 
 /* below this, qsort beats the radix sort's fixed cost */
@@ -37,7 +38,7 @@ int ntp_samples__add(struct ntp_samples *s, int64_t v)
 
 		if (cap < s->cap || cap > SIZE_MAX / sizeof(*nv))
 			return -ENOMEM;
-		nv = realloc(s->v, cap * sizeof(*nv));
+		nv = ntp_mem__realloc(s->v, cap * sizeof(*nv));
 		if (!nv)
 			return -ENOMEM;
 		s->v = nv;
@@ -69,7 +70,7 @@ int ntp_samples__append(struct ntp_samples *dst, struct ntp_samples *src)
 	if (dst->n + src->n > dst->cap) {
 		if (dst->n + src->n > SIZE_MAX / sizeof(*nv))
 			return -ENOMEM;
-		nv = realloc(dst->v, (dst->n + src->n) * sizeof(*nv));
+		nv = ntp_mem__realloc(dst->v, (dst->n + src->n) * sizeof(*nv));
 		if (!nv)
 			return -ENOMEM;
 		dst->v = nv;
@@ -128,7 +129,7 @@ static int radix_sort(int64_t *v, size_t n, struct scratch *sc)
 
 	if (sc->n < n) {
 		free(sc->v);
-		sc->v = malloc(n * sizeof(*sc->v));
+		sc->v = ntp_mem__alloc(n * sizeof(*sc->v));
 		sc->n = sc->v ? n : 0;
 		if (!sc->v)
 			return -ENOMEM;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lib/core/jobs.h"
+#include "lib/core/mem.h"
 #include "lib/join/join_priv.h"
 
 /* a run of keys alike in their top half: by hash, then load order, as a stable sort leaves them */
@@ -117,7 +118,7 @@ static int rows_in_key_order(struct ntp_jside *s, void *buf, int host, struct nt
 	ntp_jspares__give(sp, s->rows);
 	s->rows = buf;
 	if (host) {
-		uint16_t *c = malloc((s->n ? s->n : 1) * sizeof(*c));
+		uint16_t *c = ntp_mem__alloc((s->n ? s->n : 1) * sizeof(*c));
 
 		if (!c)
 			return -ENOMEM;

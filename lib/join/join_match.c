@@ -13,6 +13,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/core/jobs.h"
+#include "lib/core/mem.h"
 #include "lib/join/join_priv.h"
 
 /* the controller of host row h (key order) */
@@ -522,9 +523,9 @@ static int match_all(struct ntp_join *j)
 {
 	size_t nh = j->host.n, nt = j->target.n;
 	struct match_share ms[NTP_JOIN_READERS];
-	uint32_t *bh = malloc((nh ? nh : 1) * sizeof(*bh));
-	uint32_t *bt = malloc((nt ? nt : 1) * sizeof(*bt));
-	unsigned char *tused = calloc(nt ? nt : 1, 1), *has = calloc(nh ? nh : 1, 1);
+	uint32_t *bh = ntp_mem__alloc((nh ? nh : 1) * sizeof(*bh));
+	uint32_t *bt = ntp_mem__alloc((nt ? nt : 1) * sizeof(*bt));
+	unsigned char *tused = ntp_mem__calloc(nt ? nt : 1, 1), *has = ntp_mem__calloc(nh ? nh : 1, 1);
 	int n = j->nshares ? j->nshares : 1, err = 0;
 
 	if (!bh || !bt || !tused || !has) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lib/core/jobs.h"
+#include "lib/core/mem.h"
 #include "lib/join/join_priv.h"
 
 /* a region's room beyond one element a host row */
@@ -30,7 +31,7 @@ int ntp_jshares__open(struct ntp_jshares *sh, struct ntp_jspares *sp, void **arr
 	sh->nshares = nshares;
 	for (int k = 0; k < nshares; k++)
 		room += c[k].h1 - c[k].h0 + SLACK;
-	a = *array ? realloc(*array, (room ? room : 1) * elsz) :
+	a = *array ? ntp_mem__realloc(*array, (room ? room : 1) * elsz) :
 		     ntp_jspares__take(sp, (room ? room : 1) * elsz);
 	if (!a)
 		return -ENOMEM;
@@ -85,7 +86,7 @@ int ntp_jshares__close(struct ntp_jshares *sh)
 			sh->share[k].first = to;
 			to += s->n;
 		}
-	} else if (!(b = malloc((total ? total : 1) * sh->elsz))) {
+	} else if (!(b = ntp_mem__alloc((total ? total : 1) * sh->elsz))) {
 		err = -ENOMEM;
 	} else {
 		memcpy(b, a, *sh->n * sh->elsz);

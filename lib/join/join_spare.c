@@ -22,6 +22,7 @@
 #include <malloc.h>
 #include <stdlib.h>
 
+#include "lib/core/mem.h"
 #include "lib/join/join_priv.h"
 
 /* below this, blocks come from the C library's heap, which keeps them anyway */
@@ -66,8 +67,8 @@ void *ntp_jspares__take(struct ntp_jspares *sp, size_t len)
 	p = big >= 0 ? unkeep(sp, big) : NULL;
 	pthread_mutex_unlock(&sp->lock);
 	if (!p)
-		return malloc(len);
-	q = realloc(p, len);
+		return ntp_mem__alloc(len);
+	q = ntp_mem__realloc(p, len);
 	if (!q)
 		free(p);
 	return q;

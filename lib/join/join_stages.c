@@ -21,6 +21,7 @@
 #include "lib/cli/exit.h"
 #include "lib/core/checked.h"
 #include "lib/core/jobs.h"
+#include "lib/core/mem.h"
 #include "lib/join/join_priv.h"
 
 #define NONE UINT32_MAX
@@ -31,7 +32,7 @@
 static uint32_t *slots(const struct ntp_join *j)
 {
 	size_t n = j->host_rows ? j->host_rows : 1;
-	uint32_t *s = malloc(n * sizeof(*s));
+	uint32_t *s = ntp_mem__alloc(n * sizeof(*s));
 
 	if (!s)
 		return NULL;

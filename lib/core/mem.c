@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A sort scatters keys over an array of hundreds of megabytes, and a join
+ * looks rows up by index all over another: with 4 KiB pages nearly every
+ * such access misses the TLB, and every new page is a fault (which in a
+ * virtual machine traps to the hypervisor).  A 2 MiB page covers 512 of
+ * them.  Measured side by side on a 2-core VM, ten million commands a
+ * side, each run after 20 idle seconds: the joined report 9.90-9.94 ->
+ * 8.33-8.42 s (CPU 17.4 -> 14.7-15.0 s), the host-only report 4.26-4.84 ->
+ * 3.93-4.29 s (bench/README.md; new pages in a VM: join_base.c).
+ *
+ * The advice covers the block's whole pages; below 2 MiB it cannot help
+ * and is not given.  It is advice: a kernel without transparent huge pages
+ * refuses it, one set to "never" ignores it, and the array works as before.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "lib/core/mem.h"
+
+#define HUGE_MIN ((size_t)2 << 20)
+
+static void *advise(void *p, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+
+	if (!p || len < HUGE_MIN)
+		return p;
+	lo = (uintptr_t)p & ~(page - 1);
+	hi = ((uintptr_t)p + len + page - 1) & ~(page - 1);
+	(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+	return p;
+}
+
+void *ntp_mem__alloc(size_t len)
+{
+	return advise(malloc(len ? len : 1), len);
+}
+
+void *ntp_mem__calloc(size_t n, size_t size)
+{
+	return advise(calloc(n ? n : 1, size ? size : 1), n * size);
+}
+
+void *ntp_mem__realloc(void *p, size_t len)
+{
+	return advise(realloc(p, len ? len : 1), len);
+}
