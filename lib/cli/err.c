@@ -23,6 +23,17 @@ static FILE *err_stream;
  */
 static char err_last[1024];
 static pthread_mutex_t err_last_lock = PTHREAD_MUTEX_INITIALIZER;
+/* this thread's errors kept here instead of printed (ntp_err__hold) */
+static __thread char *err_held;
+static __thread size_t err_held_len;
+
+void ntp_err__hold(char *buf, size_t len)
+{
+	err_held = len ? buf : NULL;
+	err_held_len = len;
+	if (err_held)
+		buf[0] = '\0';
+}
 
 void ntp_err__set_cmd(const char *cmd)
 {
@@ -91,6 +102,13 @@ static void say(const char *kind, const char *fmt, va_list ap)
 		msg[--len] = '\0';
 	/* messages name what files hold: no control sequence reaches the terminal */
 	ntp_safe__clean(msg);
+	if (err_held && !strcmp(kind, "error: ")) {
+		if (!err_held[0])
+			snprintf(err_held, err_held_len, "%s", msg);
+		free(msg);
+		errno = saved_errno;
+		return;
+	}
 	if (!strcmp(kind, "error: ")) {
 		pthread_mutex_lock(&err_last_lock);
 		snprintf(err_last, sizeof(err_last), "%s", msg);

@@ -28,6 +28,16 @@ int ntp_err__verbosity(void);
 size_t ntp_err__last(char *buf, size_t len);
 void ntp_err__clear_last(void);
 
+/*
+ * On the calling thread, errors are held instead of printed: the first
+ * one's text (what followed "error: ") goes into buf, which is emptied
+ * now; the others are dropped, and none becomes ntp_err__last.  For checks
+ * run at once on several threads whose failures must be told as a run one
+ * after another would tell them: the caller prints the first failing
+ * check's held text with ntp_error("%s", buf).  len 0 prints them again.
+ */
+void ntp_err__hold(char *buf, size_t len);
+
 void ntp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ntp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ntp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));   /* "ntprof <cmd>: ..." at verbosity >= 1 */

@@ -150,3 +150,31 @@ def test_no_file_and_two_files(run, good, cmd):
     assert r.returncode == Exit.USAGE and len(r.stderr.splitlines()) == 1
     r = run(cmd, str(good.path), str(good.path))
     assert r.returncode == Exit.USAGE and len(r.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_join_of_bad_files_names_the_first(run, tmp_path, threads):
+    """A join checks its files at once (one a thread), yet tells the first
+    bad one in the order given, one line, as checks one after another
+    would; a good file before it changes nothing."""
+    host, target = tmp_path / "host.ntp", tmp_path / "target.ntp"
+    ntpgen.generate_pair(host, target)
+    pair = ntpgen.generate(tmp_path / "g.ntp", seed=2)
+    bad_text = text(tmp_path, pair)
+    bad_cut = truncated(tmp_path, pair)
+    env = {"NTPROF_THREADS": threads}
+    for files, first, code, cause in (
+            ((bad_text, bad_cut), bad_text, Exit.NOTSQLITE, "not an SQLite database"),
+            ((bad_cut, bad_text), bad_cut, Exit.CORRUPT, "truncated"),
+            ((host, bad_cut, bad_text), bad_cut, Exit.CORRUPT, "truncated")):
+        r = run("report", *files, env=env)
+        assert r.returncode == code, (files, r.returncode, r.stderr)
+        assert r.stdout == ""
+        one_error_line(r, "report", first, cause)
+        others = [f for f in files if f != first]
+        assert not any(str(f) in r.stderr for f in others if f not in (host, target)), r.stderr
+        r = run("report", "-j", "-", *files, env=env)
+        assert r.returncode == code
+        assert str(first) in json.loads(r.stdout)["error"]["message"]
+    r = run("report", host, target, env=env)
+    assert r.returncode == 0, r.stderr

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of lib/cli/err.c: the one-line message format and verbosity levels. */
+/*
+ * Unit tests of lib/cli/err.c: the one-line message format, verbosity
+ * levels, and errors held on one thread (ntp_err__hold).
+ */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -105,6 +109,58 @@ static void unit__message__preserves_errno(void **state)
 	assert_int_equal(errno, EACCES);
 }
 
+static void unit__held__first_error_kept_none_printed(void **state)
+{
+	char held[64], last[64];
+
+	ntp_err__clear_last();
+	ntp_error("before");
+	ntp_err__hold(held, sizeof(held));
+	ntp_error("%s: corrupt", "a.ntp");
+	ntp_error("second");
+	ntp_warn("a warning still shows");
+	ntp_err__hold(NULL, 0);
+	assert_string_equal(held, "a.ntp: corrupt");
+	/* the last error told is still the one printed */
+	ntp_err__last(last, sizeof(last));
+	assert_string_equal(last, "before");
+	ntp_error("after");
+	assert_string_equal(captured(), "ntprof record: error: before\n"
+			    "ntprof record: warning: a warning still shows\n"
+			    "ntprof record: error: after\n");
+}
+
+static void unit__held__cut_to_its_buffer(void **state)
+{
+	char held[8];
+
+	ntp_err__hold(held, sizeof(held));
+	ntp_error("0123456789");
+	ntp_err__hold(NULL, 0);
+	assert_string_equal(held, "0123456");
+	assert_string_equal(captured(), "");
+}
+
+static void *error_job(void *arg)
+{
+	(void)arg;
+	ntp_error("from another thread");
+	return NULL;
+}
+
+static void unit__held__other_threads_still_print(void **state)
+{
+	char held[64];
+	pthread_t t;
+
+	ntp_err__hold(held, sizeof(held));
+	assert_int_equal(pthread_create(&t, NULL, error_job, NULL), 0);
+	pthread_join(t, NULL);
+	ntp_err__hold(NULL, 0);
+	assert_string_equal(held, "");
+	assert_string_equal(captured(), "ntprof record: error: from another thread\n");
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, capture, restore)
 
 int main(void)
@@ -118,6 +174,9 @@ int main(void)
 		T(unit__verbosity_quiet__only_errors),
 		T(unit__negative_verbosity__clamped_to_quiet),
 		T(unit__message__preserves_errno),
+		T(unit__held__first_error_kept_none_printed),
+		T(unit__held__cut_to_its_buffer),
+		T(unit__held__other_threads_still_print),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
