@@ -25,29 +25,59 @@ static int cmp_hash_idx(const void *pa, const void *pb)
 }
 
 /*
- * Stable LSD radix sort by hash, tmp as large as a.  Four passes of 8-bit
- * digits over the hash's top 32 bits, which end in a: a pass writes to 256
- * places at once, which the caches hold (ten million keys sorted alone took
- * half the time of four passes of 16-bit digits).  Among n keys only about
- * n^2 / 2^33 pairs share their top 32 bits (11,600 at ten million), so a
- * run of them is put in full order by itself, where the four passes of the
- * low half would read and write every key again.  One read counts every
- * digit.
+ * A stable sort by the hash's top 32 bits, then each run alike in them put
+ * in full order by itself: among n keys only about n^2 / 2^33 pairs share
+ * their top 32 bits (11,600 at ten million), where four more radix passes
+ * over the low half would read and write every key again.
+ *
+ * The radix sort takes the top byte first (MSD), into tmp: one pass that
+ * writes to 256 places at once, each thread its share of the keys, in
+ * order, so the pass is stable.  Each of the 256 buckets is then sorted by
+ * its three other bytes (LSD, 8 bits a pass, tmp -> a -> tmp -> a), by one
+ * thread; a bucket is n / 256 keys (640 KB at ten million), so these passes
+ * run in the caches, where four passes over the whole array went to memory
+ * each time.  One read counts a bucket's three digits.
  */
-static int sort_hash(struct ntp_jkey *a, struct ntp_jkey *tmp, size_t n)
-{
-	struct ntp_jkey *src = a, *dst = tmp, *t;
-	size_t (*cnt)[256], i, k;
+#define DIGIT(h, d) ((size_t)((h) >> (32 + 8 * (d))) & 0xff)
 
-	if (n < 2)
-		return 0;
-	cnt = calloc(4, sizeof(*cnt));
-	if (!cnt)
-		return -ENOMEM;
+struct rsort {
+	struct ntp_jkey *a, *tmp;
+	size_t lo, hi;			/* this thread's keys (top byte) */
+	size_t cnt[256];		/* their count of each top byte, then where they go */
+	const size_t *start;		/* where each bucket starts, start[256] = n */
+	int b0, b1;			/* this thread's buckets */
+};
+
+static void *count_top(void *arg)
+{
+	struct rsort *r = arg;
+
+	memset(r->cnt, 0, sizeof(r->cnt));
+	for (size_t i = r->lo; i < r->hi; i++)
+		r->cnt[DIGIT(r->a[i].hash, 3)]++;
+	return NULL;
+}
+
+static void *scatter_top(void *arg)
+{
+	struct rsort *r = arg;
+
+	for (size_t i = r->lo; i < r->hi; i++)
+		r->tmp[r->cnt[DIGIT(r->a[i].hash, 3)]++] = r->a[i];
+	return NULL;
+}
+
+/* bucket [lo, hi) of tmp sorted by bytes 0-2 of the top half into a, then its runs */
+static void sort_bucket(struct ntp_jkey *a, struct ntp_jkey *tmp, size_t lo, size_t hi)
+{
+	size_t cnt[3][256] = { { 0 } }, i, k;
+	struct ntp_jkey *src = tmp + lo, *dst = a + lo, *t;
+	size_t n = hi - lo;
+
 	for (i = 0; i < n; i++)
-		for (int d = 0; d < 4; d++)
-			cnt[d][(a[i].hash >> (32 + 8 * d)) & 0xff]++;
-	for (int d = 0; d < 4; d++) {
+		for (int d = 0; d < 3; d++)
+			cnt[d][DIGIT(src[i].hash, d)]++;
+	for (int d = 0; d < 3; d++) {
 		size_t sum = 0, *c = cnt[d];
 
 		for (int b = 0; b < 256; b++) {
@@ -57,22 +87,64 @@ static int sort_hash(struct ntp_jkey *a, struct ntp_jkey *tmp, size_t n)
 			sum += m;
 		}
 		for (i = 0; i < n; i++)
-			dst[c[(src[i].hash >> (32 + 8 * d)) & 0xff]++] = src[i];
+			dst[c[DIGIT(src[i].hash, d)]++] = src[i];
 		t = src;
 		src = dst;
 		dst = t;
 	}
-	free(cnt);
-	for (i = 0; i < n; i = k) {
+	/* three passes: the bucket is in a */
+	for (i = lo; i < hi; i = k) {
 		int sorted = 1;
 
-		for (k = i + 1; k < n && a[k].hash >> 32 == a[i].hash >> 32; k++)
+		for (k = i + 1; k < hi && a[k].hash >> 32 == a[i].hash >> 32; k++)
 			if (a[k].hash < a[k - 1].hash)
 				sorted = 0;
 		if (!sorted)
 			qsort(a + i, k - i, sizeof(*a), cmp_hash_idx);
 	}
-	return 0;
+}
+
+static void *sort_buckets(void *arg)
+{
+	struct rsort *r = arg;
+
+	for (int b = r->b0; b < r->b1; b++)
+		sort_bucket(r->a, r->tmp, r->start[b], r->start[b + 1]);
+	return NULL;
+}
+
+void ntp_join__sort_keys(struct ntp_jkey *a, struct ntp_jkey *tmp, size_t n, int nt)
+{
+	struct rsort r[NTP_JOIN_READERS];
+	size_t start[257], at = 0;
+	int b = 0;
+
+	if (n < 2)
+		return;
+	for (int t = 0; t < nt; t++)
+		r[t] = (struct rsort){ .a = a, .tmp = tmp, .lo = n * (size_t)t / (size_t)nt,
+				       .hi = n * (size_t)(t + 1) / (size_t)nt, .start = start };
+	ntp_jobs__run(count_top, r, sizeof(*r), nt);
+	/* a bucket's keys: thread 0's, then thread 1's, ... */
+	for (int d = 0; d < 256; d++) {
+		start[d] = at;
+		for (int t = 0; t < nt; t++) {
+			size_t m = r[t].cnt[d];
+
+			r[t].cnt[d] = at;
+			at += m;
+		}
+	}
+	start[256] = n;
+	ntp_jobs__run(scatter_top, r, sizeof(*r), nt);
+	/* the buckets shared out by their keys, about n / nt each */
+	for (int t = 0; t < nt; t++) {
+		r[t].b0 = b;
+		while (b < 256 && (t == nt - 1 || start[b + 1] <= n * (size_t)(t + 1) / (size_t)nt))
+			b++;
+		r[t].b1 = b;
+	}
+	ntp_jobs__run(sort_buckets, r, sizeof(*r), nt);
 }
 
 /* the time that orders a side's occurrences of one key */
@@ -101,29 +173,51 @@ static int cmp_time(const void *pa, const void *pb, void *ctx)
 /*
  * The rows, and the host's controllers, put in key order: rows[k] = the row
  * order[k] names.  The rows go into the sort's buffer, of their size (a
- * gather: its reads are independent, so many are in flight at once).
+ * gather: its reads are independent, so many are in flight at once), each
+ * thread its share of k.
  */
 _Static_assert(sizeof(struct ntp_jhost) == sizeof(struct ntp_jkey) &&
 	       sizeof(struct ntp_jtarget) == sizeof(struct ntp_jkey),
 	       "a side's rows fit in its sort buffer");
 
-static int rows_in_key_order(struct ntp_jside *s, void *buf, int host, struct ntp_jspares *sp)
+struct gather {
+	const struct ntp_jside *s;
+	void *rows;			/* into: the rows in key order */
+	uint16_t *ctrl;			/* into: the host's controllers in key order, or NULL */
+	size_t lo, hi;
+};
+
+static void *gather_job(void *arg)
 {
-	const unsigned char *src = s->rows;
-	unsigned char *dst = buf;
+	const struct gather *g = arg;
+	const struct ntp_jkey *o = g->s->order;
+	const unsigned char *src = g->s->rows;
+	unsigned char *dst = g->rows;
 	const size_t sz = sizeof(struct ntp_jkey);
 
-	for (size_t k = 0; k < s->n; k++)
-		memcpy(dst + k * sz, src + (size_t)s->order[k].idx * sz, sz);
+	for (size_t k = g->lo; k < g->hi; k++)
+		memcpy(dst + k * sz, src + (size_t)o[k].idx * sz, sz);
+	if (g->ctrl)
+		for (size_t k = g->lo; k < g->hi; k++)
+			g->ctrl[k] = g->s->ctrl[o[k].idx];
+	return NULL;
+}
+
+static int rows_in_key_order(struct ntp_jside *s, void *buf, int host, struct ntp_jspares *sp,
+			     int nt)
+{
+	struct gather g[NTP_JOIN_READERS];
+	uint16_t *c = NULL;
+
+	if (host && !(c = ntp_mem__alloc((s->n ? s->n : 1) * sizeof(*c))))
+		return -ENOMEM;
+	for (int t = 0; t < nt; t++)
+		g[t] = (struct gather){ s, buf, c, s->n * (size_t)t / (size_t)nt,
+					s->n * (size_t)(t + 1) / (size_t)nt };
+	ntp_jobs__run(gather_job, g, sizeof(*g), nt);
 	ntp_jspares__give(sp, s->rows);
 	s->rows = buf;
 	if (host) {
-		uint16_t *c = ntp_mem__alloc((s->n ? s->n : 1) * sizeof(*c));
-
-		if (!c)
-			return -ENOMEM;
-		for (size_t k = 0; k < s->n; k++)
-			c[k] = s->ctrl[s->order[k].idx];
 		free(s->ctrl);
 		s->ctrl = c;
 	}
@@ -131,12 +225,12 @@ static int rows_in_key_order(struct ntp_jside *s, void *buf, int host, struct nt
 }
 
 /*
- * (file, key, time, id) order, of the keys and then of the rows.  The radix
- * sort keeps load order within a key, which is time order in recordings
- * written as commands complete, nearly: a run found out of order is sorted
- * by itself.
+ * (file, key, time, id) order, of the keys and then of the rows, on nt
+ * threads.  The radix sort keeps load order within a key, which is time
+ * order in recordings written as commands complete, nearly: a run found
+ * out of order is sorted by itself.
  */
-static int order_side(struct ntp_jside *s, int host, struct ntp_jspares *sp)
+static int order_side(struct ntp_jside *s, int host, struct ntp_jspares *sp, int nt)
 {
 	struct side_ctx ctx = { s->rows, host };
 	struct ntp_jkey *tmp;
@@ -155,10 +249,7 @@ static int order_side(struct ntp_jside *s, int host, struct ntp_jspares *sp)
 		if (!n)
 			continue;
 		o = s->order + s->file_lo[f];
-		if (sort_hash(o, tmp + s->file_lo[f], n)) {
-			free(tmp);
-			return -ENOMEM;
-		}
+		ntp_join__sort_keys(o, tmp + s->file_lo[f], n, nt);
 		for (i = 0; i < n; i = k) {
 			int sorted = 1;
 
@@ -171,45 +262,26 @@ static int order_side(struct ntp_jside *s, int host, struct ntp_jspares *sp)
 				o[m].occ = (uint32_t)(m - i + 1);
 		}
 	}
-	return rows_in_key_order(s, tmp, host, sp);
-}
-
-/* one side's sort, on a thread of the load */
-struct sorter {
-	struct ntp_jspares *sp;
-	struct ntp_jside *s;
-	int host;
-	int err;
-};
-
-static void *sort_job(void *arg)
-{
-	struct sorter *so = arg;
-
-	so->err = order_side(so->s, so->host, so->sp);
-	return NULL;
+	return rows_in_key_order(s, tmp, host, sp, nt);
 }
 
 /*
- * The two sides sorted at once, when the readers ran on several threads:
- * each needs a buffer as large as its order (16 bytes a command, which then
- * holds its rows), both together no more than the matching needs later.
+ * The target's side, then the host's, each on the readers' threads: the
+ * host's sort buffer is then the target's rows, freed by its gather (the
+ * sort buffers are 16 bytes a command: at ten million a side, two new ones
+ * at once took 0.45-0.7 s of new pages in a VM; join_base.c).
  */
 int ntp_join__load(struct ntp_join *j)
 {
-	struct sorter so[2] = { { &j->spares, &j->target, 0, 0 }, { &j->spares, &j->host, 1, 0 } };
-	int err = ntp_join__read(j);
+	int err = ntp_join__read(j), nt;
 
 	if (err)
 		return err;
 	ntp_jprogress__set(j->progress, "sorting commands by key", 0, 0);
-	if (j->nreaders > 1) {
-		ntp_jobs__run(sort_job, so, sizeof(*so), 2);
-	} else {
-		sort_job(&so[0]);
-		sort_job(&so[1]);
-	}
-	return so[0].err || so[1].err ? ntp_join__nomem() : 0;
+	nt = j->nreaders < 1 ? 1 : j->nreaders < NTP_JOIN_READERS ? j->nreaders : NTP_JOIN_READERS;
+	if (order_side(&j->target, 0, &j->spares, nt) || order_side(&j->host, 1, &j->spares, nt))
+		return ntp_join__nomem();
+	return 0;
 }
 
 /* the rows and their order; the ids (temp.join_matches reads them) stay */
