@@ -2,9 +2,9 @@
 /*
  * The join's rows (lib/join/join_priv.h), read by join_read.c in storage
  * order, put in (file, key, time, id) order so that the merges of
- * join_merge.c walk both sides key by key.  Sorting the keys' hashes (an
- * LSD radix sort over 16 bytes a row) is what makes the join linear: no SQL
- * sort, no index, no temp table.
+ * join_merge.c walk both sides key by key.  Sorting the keys' hashes (a
+ * radix sort over 16 bytes a row, below) is what makes the join linear: no
+ * SQL sort, no index, no temp table.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -43,7 +43,8 @@ static int cmp_hash_idx(const void *pa, const void *pb)
 struct rsort {
 	struct ntp_jkey *a, *tmp;
 	size_t lo, hi;			/* this thread's keys (top byte) */
-	size_t cnt[256];		/* their count of each top byte, then where they go */
+	/* their count of each top byte, then where they go; off the other threads' lines */
+	_Alignas(64) size_t cnt[256];
 	const size_t *start;		/* where each bucket starts, start[256] = n */
 	int b0, b1;			/* this thread's buckets */
 };
