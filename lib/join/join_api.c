@@ -104,17 +104,13 @@ static int check_file(const char *path)
 	return err;
 }
 
-/* path, checked, attached as schema */
+/* path, checked (check_file), attached as schema, a valid name */
 static int attach_checked(sqlite3 *db, const char *path, const char *schema)
 {
 	sqlite3_stmt *st;
 	char *uri;
 	int err, rc;
 
-	if (!valid_schema(schema)) {
-		ntp_error("join: invalid schema name '%s'", schema);
-		return NTP_EXIT_FAILURE;
-	}
 	/* the connection reads untrusted files: guarded once, before the first */
 	err = ntp_db__guard(db);
 	if (err)

@@ -210,8 +210,10 @@ static int rows_in_key_order(struct ntp_jside *s, void *buf, int host, struct nt
 	struct gather g[NTP_JOIN_READERS];
 	uint16_t *c = NULL;
 
-	if (host && !(c = ntp_mem__alloc((s->n ? s->n : 1) * sizeof(*c))))
+	if (host && !(c = ntp_mem__alloc((s->n ? s->n : 1) * sizeof(*c)))) {
+		ntp_jspares__give(sp, buf);
 		return -ENOMEM;
+	}
 	for (int t = 0; t < nt; t++)
 		g[t] = (struct gather){ s, buf, c, s->n * (size_t)t / (size_t)nt,
 					s->n * (size_t)(t + 1) / (size_t)nt };
