@@ -14,16 +14,9 @@
 #include <cmocka.h>
 
 #include "lib/join/join_priv.h"
+#include "tests/unit/xorshift.h"
 
-static uint64_t rnd_state = 88172645463325252ULL;
-
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
+static uint64_t rnd_state = XORSHIFT_SEED;
 
 static int cmp_ref(const void *pa, const void *pb)
 {
@@ -70,13 +63,13 @@ static void check(size_t n, uint64_t (*hash)(size_t i))
 static uint64_t random_hash(size_t i)
 {
 	(void)i;
-	return rnd();
+	return xorshift64(&rnd_state);
 }
 
 /* 64 keys a top byte, all 256 bytes */
 static uint64_t top_byte_shared(size_t i)
 {
-	return (uint64_t)(i % 256) << 56 | (rnd() >> 8);
+	return (uint64_t)(i % 256) << 56 | (xorshift64(&rnd_state) >> 8);
 }
 
 /* runs alike in the top 32 bits, their low halves in reverse order: the runs' own sort */
@@ -97,7 +90,7 @@ static uint64_t heavy_reuse(size_t i)
 /* nearly every key in one bucket (one top byte): the threads' shares of buckets uneven */
 static uint64_t one_bucket(size_t i)
 {
-	return i % 1000 ? (0x42ULL << 56 | (rnd() >> 8)) : rnd();
+	return i % 1000 ? (0x42ULL << 56 | (xorshift64(&rnd_state) >> 8)) : xorshift64(&rnd_state);
 }
 
 static void sort__random_hashes__hash_order(void **state)

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "lib/record/live.h"
+#include "tests/unit/xorshift.h"
 
 /* the two header lines of ntprof-record(1), "Output while recording" */
 static const char seed_groups[] =
@@ -36,19 +37,11 @@ static const char *const seed_names[NF] = {
 	"time", "group", "n", "cmds/s", "mean us", "p99 us", "block", "driver", "network", "driver", "storage",
 };
 
-static uint64_t rng_state = 88172645463325252ULL;
-
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
+static uint64_t rng_state = XORSHIFT_SEED;
 
 static int64_t between(int64_t lo, int64_t hi)
 {
-	return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
+	return lo + (int64_t)(xorshift64(&rng_state) % (uint64_t)(hi - lo + 1));
 }
 
 /* ---- parsing the printed lines --------------------------------------------- */
@@ -640,7 +633,7 @@ static void match__reused_keys_any_order__pairs_exactly(void **state)
 		} else {
 			/* any order at all */
 			for (int i = 2 * n - 1; i > 0; i--) {
-				int j = (int)(rnd() % (uint64_t)(i + 1)), tmp = order[i];
+				int j = (int)(xorshift64(&rng_state) % (uint64_t)(i + 1)), tmp = order[i];
 
 				order[i] = order[j];
 				order[j] = tmp;

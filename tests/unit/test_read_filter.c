@@ -20,6 +20,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/report/report_filter.h"
+#include "tests/unit/xorshift.h"
 
 #define NROWS 3000
 #define S 1000000000LL
@@ -37,15 +38,7 @@ struct row {
 
 static struct row rows[NROWS];
 
-static uint64_t rng = 88172645463325252ULL;
-
-static uint64_t next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
+static uint64_t rng = XORSHIFT_SEED;
 
 static sqlite3 *make_db(void)
 {
@@ -59,15 +52,15 @@ static sqlite3 *make_db(void)
 					    NULL), SQLITE_OK);
 	for (int i = 0; i < NROWS; i++) {
 		struct row *r = &rows[i];
-		int p = (int)(next() % 4);
+		int p = (int)(xorshift64(&rng) % 4);
 
-		r->file = (int)(next() % 2);
-		r->io_type = types[next() % 3];
-		r->bytes = sizes[next() % 4];
+		r->file = (int)(xorshift64(&rng) % 2);
+		r->io_type = types[xorshift64(&rng) % 3];
+		r->bytes = sizes[xorshift64(&rng) % 4];
 		r->path = paths[p];
 		r->ns = p < 2 ? "nvme0n1" : paths[p];
-		r->qid = (int64_t)(next() % 9);
-		r->t = starts[r->file] + (int64_t)(next() % (uint64_t)(12 * S));
+		r->qid = (int64_t)(xorshift64(&rng) % 9);
+		r->t = starts[r->file] + (int64_t)(xorshift64(&rng) % (uint64_t)(12 * S));
 		sqlite3_bind_int(st, 1, r->file);
 		sqlite3_bind_text(st, 2, r->io_type, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 3, r->bytes);
