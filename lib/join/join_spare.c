@@ -11,8 +11,13 @@
  * by the host too.
  *
  * So a block freed between phases is kept here, and the next array of
- * about its size takes it, pages and all; a bigger one grows it (realloc
- * of a mapped block moves its pages, it does not copy them).  One block is
+ * about its size takes it, pages and all.  A bigger array gets a new block,
+ * and the smaller one is freed, not grown: what it holds is not wanted,
+ * and growing it is no saving.  realloc asks the kernel to move a mapped
+ * block's pages, but the grown part is then faulted a small page at a
+ * time, and a block that starts on a 2 MiB boundary (lib/core/mem.c) the
+ * kernel would not move at all (6.18: EFAULT), so glibc copied the whole
+ * of it into new pages.  One block is
  * kept, and one more than twice the size asked for is not handed out, so
  * that what the pool holds stays near what the phases had in use; it is
  * freed before the summaries, which allocate their own.  At ten million
@@ -47,7 +52,7 @@ static void *unkeep(struct ntp_jspares *sp, int i)
 void *ntp_jspares__take(struct ntp_jspares *sp, size_t len)
 {
 	int fit = -1, big = -1;
-	void *p, *q;
+	void *p;
 
 	if (len < SPARE_MIN)
 		return malloc(len ? len : 1);
@@ -66,12 +71,9 @@ void *ntp_jspares__take(struct ntp_jspares *sp, size_t len)
 	}
 	p = big >= 0 ? unkeep(sp, big) : NULL;
 	pthread_mutex_unlock(&sp->lock);
-	if (!p)
-		return ntp_mem__alloc(len);
-	q = ntp_mem__realloc(p, len);
-	if (!q)
-		free(p);
-	return q;
+	/* what the smaller block held is not wanted: freed, not grown (see above) */
+	free(p);
+	return ntp_mem__alloc(len);
 }
 
 void ntp_jspares__give(struct ntp_jspares *sp, void *p)
