@@ -34,9 +34,21 @@ static void *advise(void *p, size_t len)
 	return p;
 }
 
+/*
+ * A block of 2 MiB or more starts on a 2 MiB boundary: the kernel makes a
+ * huge page only of a whole aligned 2 MiB of the mapping, and glibc's own
+ * mapping starts a header past a small page's boundary, so that an 8 MiB
+ * array allocated at once got three huge pages and 512 small ones.
+ */
 void *ntp_mem__alloc(size_t len)
 {
-	return advise(malloc(len ? len : 1), len);
+	void *p;
+
+	if (len < HUGE_MIN)
+		return malloc(len ? len : 1);
+	if (posix_memalign(&p, HUGE_MIN, len))
+		return NULL;
+	return advise(p, len);
 }
 
 void *ntp_mem__calloc(size_t n, size_t size)

@@ -2,7 +2,9 @@
 /*
  * lib/core/mem.c: big arrays come with the kernel's huge-page advice on
  * their mapping (the "hg" of /proc/self/smaps' VmFlags), small ones
- * without it (a kernel without transparent huge pages shows none); calloc still zeroes and realloc still keeps the contents.
+ * without it (a kernel without transparent huge pages shows none), and
+ * start on a 2 MiB boundary; calloc still zeroes and realloc still keeps
+ * the contents.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -70,6 +72,18 @@ static void alloc__big__advised(void **state)
 	free(p);
 }
 
+/* a huge page is made only of an aligned 2 MiB: a big block starts on one */
+static void alloc__big__on_a_two_mib_boundary(void **state)
+{
+	unsigned char *p = ntp_mem__alloc(5 * MIB);
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal((uintptr_t)p % (2 * MIB), 0);
+	memset(p, 1, 5 * MIB);
+	free(p);
+}
+
 static void alloc__below_two_mib__not_advised(void **state)
 {
 	unsigned char *p = ntp_mem__alloc(MIB);
@@ -110,6 +124,22 @@ static void realloc__grown_past_two_mib__contents_kept_and_advised(void **state)
 	free(q);
 }
 
+/* a block on a 2 MiB boundary grown (the kernel may refuse to move it): its contents kept */
+static void realloc__big_block_grown__contents_kept(void **state)
+{
+	unsigned char *p = ntp_mem__alloc(4 * MIB), *q;
+
+	(void)state;
+	assert_non_null(p);
+	memset(p, 0x5a, 4 * MIB);
+	q = ntp_mem__realloc(p, 12 * MIB);
+	assert_non_null(q);
+	assert_int_equal(q[0], 0x5a);
+	assert_int_equal(q[4 * MIB - 1], 0x5a);
+	memset(q + 4 * MIB, 0, 8 * MIB);
+	free(q);
+}
+
 static void zero_length__a_block_to_free(void **state)
 {
 	(void)state;
@@ -125,9 +155,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(alloc__big__advised),
+		cmocka_unit_test(alloc__big__on_a_two_mib_boundary),
 		cmocka_unit_test(alloc__below_two_mib__not_advised),
 		cmocka_unit_test(calloc__big__zeroed_and_advised),
 		cmocka_unit_test(realloc__grown_past_two_mib__contents_kept_and_advised),
+		cmocka_unit_test(realloc__big_block_grown__contents_kept),
 		cmocka_unit_test(zero_length__a_block_to_free),
 	};
 
