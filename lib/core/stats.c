@@ -50,14 +50,42 @@ int ntp_samples__add(struct ntp_samples *s, int64_t v)
 	return 0;
 }
 
+int ntp_samples__reserve(struct ntp_samples *s, size_t n)
+{
+	int64_t *nv;
+
+	if (n <= s->cap)
+		return 0;
+	if (n > SIZE_MAX / sizeof(*nv))
+		return -ENOMEM;
+	/*
+	 * A new block rather than realloc: one allocated whole starts on a
+	 * huge page's boundary (lib/core/mem.c), one grown keeps the small
+	 * pages it had.
+	 */
+	nv = ntp_mem__alloc(n * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	if (s->n)
+		memcpy(nv, s->v, s->n * sizeof(*nv));
+	free(s->v);
+	s->v = nv;
+	s->cap = n;
+	return 0;
+}
+
 int ntp_samples__append(struct ntp_samples *dst, struct ntp_samples *src)
 {
 	struct ntp_samples t;
+	size_t both = dst->n + src->n;
 	int64_t *nv;
 	int sorted;
 
-	/* the smaller into the larger: their order is not a statistic */
-	if (src->n > dst->n) {
+	/*
+	 * Into the one with room for both (reserved for it: no new pages),
+	 * else the smaller into the larger: their order is not a statistic.
+	 */
+	if (dst->cap < both && (src->cap >= both || src->n > dst->n)) {
 		t = *dst;
 		*dst = *src;
 		*src = t;
