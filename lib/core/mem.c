@@ -13,8 +13,10 @@
  * and is not given.  It is advice: a kernel without transparent huge pages
  * refuses it, one set to "never" ignores it, and the array works as before.
  */
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -56,7 +58,23 @@ void *ntp_mem__calloc(size_t n, size_t size)
 	return advise(calloc(n ? n : 1, size ? size : 1), n * size);
 }
 
+/*
+ * glibc does not move an aligned block's pages when it grows (its mremap
+ * failed with EFAULT here, on 6.18): it copies the block into a new one,
+ * unaligned, whose pages come small.  So an aligned block (ntp_mem__alloc's)
+ * that grows is copied into a new aligned block; one that shrinks stays.
+ */
 void *ntp_mem__realloc(void *p, size_t len)
 {
-	return advise(realloc(p, len ? len : 1), len);
+	size_t have;
+	void *q;
+
+	if (!p || (uintptr_t)p % HUGE_MIN || len <= (have = malloc_usable_size(p)))
+		return advise(realloc(p, len ? len : 1), len);
+	q = ntp_mem__alloc(len);
+	if (!q)
+		return NULL;
+	memcpy(q, p, have);
+	free(p);
+	return q;
 }

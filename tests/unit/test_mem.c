@@ -124,8 +124,8 @@ static void realloc__grown_past_two_mib__contents_kept_and_advised(void **state)
 	free(q);
 }
 
-/* a block on a 2 MiB boundary grown (the kernel may refuse to move it): its contents kept */
-static void realloc__big_block_grown__contents_kept(void **state)
+/* a block on a 2 MiB boundary grown: its contents kept, on a boundary still, advised */
+static void realloc__big_block_grown__contents_kept_and_aligned(void **state)
 {
 	unsigned char *p = ntp_mem__alloc(4 * MIB), *q;
 
@@ -134,6 +134,8 @@ static void realloc__big_block_grown__contents_kept(void **state)
 	memset(p, 0x5a, 4 * MIB);
 	q = ntp_mem__realloc(p, 12 * MIB);
 	assert_non_null(q);
+	assert_int_equal((uintptr_t)q % (2 * MIB), 0);
+	assert_int_equal(advised(q + 12 * MIB - 1), thp);
 	assert_int_equal(q[0], 0x5a);
 	assert_int_equal(q[4 * MIB - 1], 0x5a);
 	memset(q + 4 * MIB, 0, 8 * MIB);
@@ -159,7 +161,7 @@ int main(void)
 		cmocka_unit_test(alloc__below_two_mib__not_advised),
 		cmocka_unit_test(calloc__big__zeroed_and_advised),
 		cmocka_unit_test(realloc__grown_past_two_mib__contents_kept_and_advised),
-		cmocka_unit_test(realloc__big_block_grown__contents_kept),
+		cmocka_unit_test(realloc__big_block_grown__contents_kept_and_aligned),
 		cmocka_unit_test(zero_length__a_block_to_free),
 	};
 
