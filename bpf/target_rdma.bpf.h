@@ -140,45 +140,13 @@ int BPF_KPROBE(rdma_resp_kp, struct nvmet_req *req)
 }
 
 /*
- * Kprobe mode's backstop.  A kprobe program does not run while another one
- * runs on the same CPU (the kernel's per-CPU bpf_prog_active), and nvmet
- * completes a command where the backend completes it: in null_blk's timer,
- * a disk's interrupt, which may land in the middle of one of ours running in
- * the CQ's work.  nvmet_req_complete and nvmet_rdma_queue_response then pass
- * unseen, and the record would be lost (5 of 628 commands in the test bed,
- * 6.1).  TCP does not lose its record so: it is emitted from the send, in
- * process context.  A tracepoint program only excludes itself: the
- * nvmet_req_complete tracepoint, right before the response is queued, notes
- * the time; the response SEND's completion, in process context, emits a
- * record still waiting, with t_cmpl and t_sent at that tracepoint, as
- * tracepoint-only mode has them.  Loaded in kprobe mode only (fentry
- * programs exclude only themselves).
+ * Kprobe mode's backstop for the response (bpf/target.bpf.c: cmpl_tp): a
+ * kprobe on nvmet_req_complete and nvmet_rdma_queue_response may both be
+ * skipped, and the record would be lost (5 of 628 commands in the test
+ * bed, 6.1).  The response SEND's completion, in process context, emits a
+ * record still waiting, with t_cmpl and t_sent at the nvmet_req_complete
+ * tracepoint, as tracepoint-only mode has them.
  */
-static __always_inline void rdma_tp_cmpl_body(struct nvmet_req *req)
-{
-	struct inflight *v;
-
-	if (!req || !runs(NTP_RUN_KPROBE))
-		return;
-	v = lookup_live(req);
-	if (v)
-		v->tp_cmpl = bpf_ktime_get_ns();
-}
-
-SEC("tp_btf/nvmet_req_complete")
-int BPF_PROG(rdma_cmpl_tp, struct nvmet_req *req)
-{
-	rdma_tp_cmpl_body(req);
-	return 0;
-}
-
-SEC("raw_tp/nvmet_req_complete")
-int BPF_PROG(rdma_cmpl_raw, struct nvmet_req *req)
-{
-	rdma_tp_cmpl_body(req);
-	return 0;
-}
-
 SEC("kprobe/nvmet_rdma_send_done")
 int BPF_KPROBE(rdma_send_kp, void *cq, struct ib_wc *wc)
 {

@@ -221,7 +221,7 @@ static int choose_hooks(struct ntp_collector *c, const struct ntp_kbtf *k)
 	return c->transport == NTP_TRANSPORT_RDMA ? choose_rdma(c, k) : choose_tcp(c, k);
 }
 
-/* the tracepoint programs: tracepoints-only mode, and RDMA's kprobe backstop */
+/* the tracepoint programs: tracepoints-only mode, and kprobe mode's backstops */
 static void choose_tracepoints(struct ntp_collector *c, const struct ntp_kbtf *k)
 {
 	struct ntp_target *s = target_of(c)->skel;
@@ -240,15 +240,19 @@ static void choose_tracepoints(struct ntp_collector *c, const struct ntp_kbtf *k
 		c->loaded |= NTP_RUN_TP;
 
 	/*
-	 * RDMA with kprobes: the backstop for a response hook the kernel
-	 * skipped (bpf/target_rdma.bpf.h), a kprobe on nvmet_rdma_send_done
-	 * and the nvmet_req_complete tracepoint that times it, or neither
+	 * Kprobe mode's backstops (bpf/target.bpf.c: cmpl_tp): the
+	 * nvmet_req_complete tracepoint times a completion whose kprobe the
+	 * kernel skipped; with RDMA also a kprobe on nvmet_rdma_send_done
+	 * emits a record whose response hook was skipped too
+	 * (bpf/target_rdma.bpf.h).  Attached only with the kprobes.
 	 */
-	bs = c->transport == NTP_TRANSPORT_RDMA && c->fh[FT_RDMA_SEND].ksym &&
-	     ntp_probe__btf_typedef(nvmet, "btf_trace_nvmet_req_complete");
+	tp = ntp_probe__btf_typedef(nvmet, "btf_trace_nvmet_req_complete");
+	bs = c->transport == NTP_TRANSPORT_RDMA && c->fh[FT_RDMA_SEND].ksym && tp;
+	bpf_program__set_autoload(s->progs.cmpl_tp, tp && c->caps.tp_btf);
+	bpf_program__set_autoload(s->progs.cmpl_raw, tp && !c->caps.tp_btf);
 	bpf_program__set_autoload(s->progs.rdma_send_kp, bs);
-	bpf_program__set_autoload(s->progs.rdma_cmpl_tp, bs && c->caps.tp_btf);
-	bpf_program__set_autoload(s->progs.rdma_cmpl_raw, bs && !c->caps.tp_btf);
+	c->kprobe_note[P_CMPL] = tp ? "; where the kernel skipped it (nested kprobes), the "
+				      "nvmet_req_complete tracepoint's time" : NULL;
 	c->kprobe_note[P_SENT] = bs ? "; where the kernel skipped it (nested kprobes), at "
 				      "nvmet_rdma_send_done, timed at the nvmet_req_complete tracepoint"
 				    : NULL;
@@ -346,8 +350,8 @@ int ntp_target__prepare(struct ntp_collector **cp, const struct ntp_collector_op
 	ntp_collector__add_tp(core, s->progs.req_cmpl_raw, NTP_RUN_TP);
 	ntp_collector__add_tp(core, s->progs.req_init_tp, NTP_RUN_TP);
 	ntp_collector__add_tp(core, s->progs.req_init_raw, NTP_RUN_TP);
-	ntp_collector__add_tp(core, s->progs.rdma_cmpl_tp, NTP_RUN_KPROBE);
-	ntp_collector__add_tp(core, s->progs.rdma_cmpl_raw, NTP_RUN_KPROBE);
+	ntp_collector__add_tp(core, s->progs.cmpl_tp, NTP_RUN_KPROBE);
+	ntp_collector__add_tp(core, s->progs.cmpl_raw, NTP_RUN_KPROBE);
 
 	err = ntp_collector__prepare(core);
 	if (!err)

@@ -88,6 +88,11 @@ def check_roles(r, kernel):
     got = {(o, b): n for o, b, n in tdb.execute(
         "SELECT opcode, bytes, count(*) FROM target_io WHERE slba * 4096 < 200 << 20 GROUP BY 1, 2")}
     assert got == mix, f"target.ntp: {got} for fio's {mix}"
+    # every command's backend times, where a completion kprobe the kernel skipped
+    # (nested in one of ours) is timed at its tracepoint (bpf/target.bpf.c: cmpl_tp)
+    no_cmpl = tdb.execute("SELECT count(*) FROM target_io WHERE t_submit_ns IS NULL "
+                          "OR t_cmpl_ns IS NULL OR t_cmpl_ns < t_submit_ns").fetchone()[0]
+    assert no_cmpl == 0, f"target.ntp (--kprobes): {no_cmpl} commands without t_submit <= t_cmpl"
     # joined with the host records of the other recorder (the two-machine way, one clock here)
     db.execute(f"ATTACH 'file:{out / 'target.ntp'}?mode=ro' AS tgt")
     check_pairs(joined(db, "tgt"), host_rows, "both.ntp host x target.ntp")
