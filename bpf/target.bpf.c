@@ -411,9 +411,10 @@ static __always_inline void emit(struct nvmet_req *req, struct inflight *v)
 }
 
 /*
- * Kprobe mode's backstop for t_cmpl.  A kprobe program does not run while
- * another one runs on the same CPU (the kernel's per-CPU bpf_prog_active),
- * and nvmet completes a command where the backend completes it: in
+ * Kprobe mode's backstop for t_cmpl.  The kernel skips a kprobe that fires
+ * while one of ours runs on the same CPU (bpftool shows no BPF recursion
+ * miss for it: the probe itself is skipped), and nvmet completes a command
+ * where the backend completes it: in
  * null_blk's timer, a disk's interrupt, which may land in the middle of one
  * of ours.  The kprobe on nvmet_req_complete then passes unseen (TCP, 6.12
  * test bed, reads at queue depth 16: 9.6% of the commands had no t_cmpl,
