@@ -13,7 +13,7 @@
 #include "cmd/cmd.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/cli/json.h"
+#include "lib/fmt/json.h"
 #include "lib/cli/opt.h"
 #include "lib/ntp/db_schema.h"
 

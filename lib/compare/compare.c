@@ -18,7 +18,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/pager.h"
-#include "lib/cli/safe_text.h"
+#include "lib/fmt/safe_text.h"
 #include "lib/cli/outfile.h"
 #include "lib/compare/compare.h"
 #include "lib/compare/compare_html.h"
@@ -209,7 +209,7 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 	/* read and paired: what is printed now may be paged, the errors before were not */
 	ntp_pager__start(o->no_pager);
 	if (jf != stdout && ho.f != stdout) {
-		/* the files' strings reach the terminal made safe (lib/cli/safe_text.h) */
+		/* the files' strings reach the terminal made safe (lib/fmt/safe_text.h) */
 		FILE *t = ntp_safe__wrap(stdout);
 
 		if (t && o->field_separator)

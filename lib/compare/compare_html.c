@@ -4,8 +4,8 @@
  * same pairing as the text and the JSON: the runs, the stage that changed
  * most, and for each group a chart of each stage's mean in the baseline
  * and the new run side by side, with the table of every statistic
- * compared.  Inline SVG (lib/cli/svg_chart.h), no script; every string from
- * a recording goes through lib/cli/xml.h.
+ * compared.  Inline SVG (lib/fmt/svg_chart.h), no script; every string from
+ * a recording goes through lib/fmt/xml.h.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,9 +15,9 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/cli/svg_chart.h"
+#include "lib/fmt/svg_chart.h"
 #include "lib/cli/version.h"
-#include "lib/cli/xml.h"
+#include "lib/fmt/xml.h"
 #include "lib/compare/compare_html.h"
 #include "lib/compare/compare_model.h"
 #include "lib/core/size.h"

@@ -6,7 +6,7 @@
 #include <math.h>
 
 #include "lib/cli/exit.h"
-#include "lib/cli/json.h"
+#include "lib/fmt/json.h"
 #include "lib/cli/version.h"
 #include "lib/compare/compare_json.h"
 #include "lib/compare/compare_model.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/cli/csv.h"
+#include "lib/fmt/csv.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/compare/compare_tidy.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/cli/pb.h"
+#include "lib/fmt/pb.h"
 #include "lib/export/export_perfetto.h"
 
 enum {

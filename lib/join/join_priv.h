@@ -2,7 +2,7 @@
 /*
  * The join's insides (lib/join.h says what it does), shared by its files:
  *
- *	join_api.c      attach and check the files, run the passes in order
+ *	join.c          attach and check the files, run the passes in order
  *	join_base.c     what every part uses: failures, an integer of SQL, pages made at once
  *	join_spare.c    big arrays handed from one phase to the next, pages and all
  *	join_stored.c   a joined recording's own pairing, read back
@@ -36,7 +36,8 @@
 
 #include "lib/core/spill.h"
 #include "lib/core/stages.h"
-#include "lib/join/join.h"
+#include "lib/join/join_est.h"
+#include "lib/join/join_types.h"
 #include "lib/ntp/db_app.h"
 
 /* a key seen at most this many host x target times: every pair is a candidate */
@@ -293,7 +294,7 @@ int64_t ntp_join__query_int(sqlite3 *db, const char *sql, int64_t def);
 /* the pages of an array about to be written whole made now (the kernel may refuse) */
 void ntp_join__populate(void *p, size_t len);
 
-/* join_api.c */
+/* join.c */
 /* "file:PATH?mode=MODE", escaped; caller frees; NULL without memory */
 char *ntp_join__file_uri(const char *path, const char *mode);
 

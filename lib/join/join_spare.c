@@ -5,7 +5,7 @@
  * each live for a phase or two, and most of the next phase's arrays are
  * about the size of one just freed.  Given back to the C library, a block
  * that big goes back to the kernel (the join has glibc map every block of
- * 1 MiB and more on its own: join_api.c), and the next one is new memory,
+ * 1 MiB and more on its own: join.c), and the next one is new memory,
  * every page of it zeroed again by the kernel, and in a virtual machine
  * whose host took the freed memory back (free page reporting) made again
  * by the host too.

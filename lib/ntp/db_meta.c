@@ -2,7 +2,7 @@
 /* The meta keys of a recording, and their typed accessors (lib/ntp/db_meta.h). */
 #include <assert.h>
 
-#include "lib/cli/safe_text.h"
+#include "lib/fmt/safe_text.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
 #include "lib/ntp/db_write.h"

@@ -11,7 +11,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/pager.h"
-#include "lib/cli/safe_text.h"
+#include "lib/fmt/safe_text.h"
 #include "lib/cli/outfile.h"
 #include "lib/report/report.h"
 #include "lib/report/report_html.h"
@@ -84,7 +84,7 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 		/* loaded: what is printed now may be paged, the errors before were not */
 		ntp_pager__start(o->no_pager);
 		if (jf != stdout && ho.f != stdout) {
-			/* the file's strings reach the terminal made safe (lib/cli/safe_text.h) */
+			/* the file's strings reach the terminal made safe (lib/fmt/safe_text.h) */
 			FILE *t = ntp_safe__wrap(stdout);
 
 			if (t && o->field_separator)

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/cli/csv.h"
+#include "lib/fmt/csv.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/outfile.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "lib/cli/err.h"
-#include "lib/cli/json.h"
+#include "lib/fmt/json.h"
 #include "lib/core/filter.h"
 #include "lib/report/report_filter.h"
 #include "lib/report/report_sql.h"

@@ -12,14 +12,14 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/cli/safe_text.h"
+#include "lib/fmt/safe_text.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
 #include "lib/report/report_model.h"
 #include "lib/report/report_header.h"
 #include "lib/report/report_sql.h"
 
-/* a hooks field: one field of one line, whatever the file holds (lib/cli/safe_text.h) */
+/* a hooks field: one field of one line, whatever the file holds (lib/fmt/safe_text.h) */
 static char *xstrdup_col(sqlite3_stmt *st, int col)
 {
 	const unsigned char *s = sqlite3_column_text(st, col);

@@ -5,9 +5,9 @@
  * group's time goes (the stage means end to end), a chart of each stage's
  * tail (p99), each group's latency distribution (with --histogram each
  * stage's too), and the report's tables.  The charts are inline SVG
- * (lib/cli/svg_chart.h); the page has no script and loads nothing, so it
+ * (lib/fmt/svg_chart.h); the page has no script and loads nothing, so it
  * opens the same from a file, a mail or a CI artifact.  Every string from a
- * recording goes through lib/cli/xml.h.
+ * recording goes through lib/fmt/xml.h.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,9 +18,9 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/cli/svg_chart.h"
+#include "lib/fmt/svg_chart.h"
 #include "lib/cli/version.h"
-#include "lib/cli/xml.h"
+#include "lib/fmt/xml.h"
 #include "lib/core/hist.h"
 #include "lib/core/size.h"
 #include "lib/report/report_header.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "lib/cli/exit.h"
-#include "lib/cli/json.h"
+#include "lib/fmt/json.h"
 #include "lib/cli/version.h"
 #include "lib/report/report_filter.h"
 #include "lib/report/report_json.h"

@@ -4,7 +4,7 @@
  * report's document (report_json.c) and in compare's, as the text's tables
  * are (report_text_tables.c).
  */
-#include "lib/cli/json.h"
+#include "lib/fmt/json.h"
 #include "lib/core/hist.h"
 #include "lib/report/report_json_group.h"
 #include "lib/report/report_model.h"

@@ -10,7 +10,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/cli/json.h"
+#include "lib/fmt/json.h"
 #include "lib/cli/outfile.h"
 #include "lib/report/report_jsonout.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "lib/cli/err.h"
-#include "lib/cli/json.h"
+#include "lib/fmt/json.h"
 #include "lib/report/report_sort.h"
 
 /* the statistics by name; p99_9 is the JSON's spelling */

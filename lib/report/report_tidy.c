@@ -7,14 +7,14 @@
  * repeated, the statistic named as in the JSON (its unit in its name: _ns
  * integer nanoseconds, _pct percent, n a count, est_cmds_per_s a rate) and
  * its value exact as the JSON has it.  Fields are quoted as dump quotes
- * (lib/cli/csv.h), and there is no comment line: the first row names the
+ * (lib/fmt/csv.h), and there is no comment line: the first row names the
  * columns.
  */
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
-#include "lib/cli/csv.h"
+#include "lib/fmt/csv.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/report/report_fields.h"

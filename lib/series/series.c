@@ -19,7 +19,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/outfile.h"
-#include "lib/cli/safe_text.h"
+#include "lib/fmt/safe_text.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
 #include "lib/report/report_header.h"
@@ -209,7 +209,7 @@ static int open_outs(struct outs *os, const struct ntp_series_opts *o)
 	if (rc)
 		return rc;
 	if (text) {
-		/* the files' strings reach the terminal made safe (lib/cli/safe_text.h) */
+		/* the files' strings reach the terminal made safe (lib/fmt/safe_text.h) */
 		os->t = ntp_safe__wrap(stdout);
 		if (!os->t)
 			return NTP_EXIT_FAILURE;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * series --html FILE: the series as one page, for each group two line
- * charts over the recording's time (inline SVG, lib/cli/svg_chart.h): the
+ * charts over the recording's time (inline SVG, lib/fmt/svg_chart.h): the
  * mean of each stage, and the p99 of each stage and of the total, per
  * interval.  Unlike the text, JSON and CSV, a chart needs every point before
  * its axes are known, so this printer keeps them: a few numbers per group
@@ -14,9 +14,9 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/cli/svg_chart.h"
+#include "lib/fmt/svg_chart.h"
 #include "lib/cli/version.h"
-#include "lib/cli/xml.h"
+#include "lib/fmt/xml.h"
 #include "lib/core/size.h"
 #include "lib/series/series_out.h"
 

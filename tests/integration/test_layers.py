@@ -18,17 +18,18 @@ from conftest import REPO
 
 # layer: the layers it may include, besides itself and bpf/ (lowest first)
 LAYERS = {
-    "lib/cli": set(),
-    "lib/core": {"lib/cli"},
-    "lib/collect": {"lib/cli", "lib/core"},
-    "lib/ntp": {"lib/cli", "lib/core"},
-    "lib/record": {"lib/cli", "lib/core", "lib/collect", "lib/ntp"},
-    "lib/join": {"lib/cli", "lib/core", "lib/ntp"},
-    "lib/report": {"lib/cli", "lib/core", "lib/ntp", "lib/join"},
-    "lib/compare": {"lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/report"},
-    "lib/export": {"lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/report"},
-    "lib/series": {"lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/report"},
-    "cmd": {"lib/cli", "lib/core", "lib/collect", "lib/ntp", "lib/record", "lib/join",
+    "lib/fmt": set(),
+    "lib/cli": {"lib/fmt"},
+    "lib/core": {"lib/fmt", "lib/cli"},
+    "lib/collect": {"lib/fmt", "lib/cli", "lib/core"},
+    "lib/ntp": {"lib/fmt", "lib/cli", "lib/core"},
+    "lib/record": {"lib/fmt", "lib/cli", "lib/core", "lib/collect", "lib/ntp"},
+    "lib/join": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp"},
+    "lib/report": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join"},
+    "lib/compare": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/report"},
+    "lib/export": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/report"},
+    "lib/series": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/report"},
+    "cmd": {"lib/fmt", "lib/cli", "lib/core", "lib/collect", "lib/ntp", "lib/record", "lib/join",
             "lib/report", "lib/compare", "lib/export", "lib/series"},
 }
 

@@ -606,7 +606,7 @@ def test_group_none_of_whose_commands_matched_has_no_line(run, tmp_path):
 def test_hot_keys_most_targets_lost__every_target_joined(run, tmp_path):
     """keys repeated hundreds of times, four target records of five lost: no
     sample's line agrees with a quarter of its host commands, so pass 1
-    takes the first line with support (lib/join/join_api.c), and every
+    takes the first line with support (lib/join/join.c), and every
     target record left joins its own command on the true line"""
     h, t = tmp_path / "h.ntp", tmp_path / "t.ntp"
     subprocess.run([sys.executable, str(REPO / "bench" / "join_pair.py"), str(h), str(t),

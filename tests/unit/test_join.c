@@ -24,6 +24,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/join/join.h"
+#include "lib/join/join_est.h"
 #include "lib/ntp/db_schema.h"
 #include "tests/unit/joingen.h"
 

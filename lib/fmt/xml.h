@@ -2,7 +2,7 @@
 /*
  * Text inside HTML and SVG: the five characters markup gives a meaning
  * escaped, and the control characters a recording could carry (its host
- * name, namespaces, hook reasons) replaced as lib/cli/safe_text.h replaces
+ * name, namespaces, hook reasons) replaced as lib/fmt/safe_text.h replaces
  * them, so a file cannot add markup, script or escapes to a page.
  */
 #ifndef NTP_XML_H

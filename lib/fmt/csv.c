@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Fields of separated text (lib/cli/csv.h). */
+/* Fields of separated text (lib/fmt/csv.h). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/cli/csv.h"
+#include "lib/fmt/csv.h"
 
 /* does s hold what would split or end the field? */
 static int needs_quotes(const char *s, const char *sep)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Text inside HTML and SVG (lib/cli/xml.h). */
-#include "lib/cli/xml.h"
+/* Text inside HTML and SVG (lib/fmt/xml.h). */
+#include "lib/fmt/xml.h"
 
 void ntp_xml__text(FILE *f, const char *s)
 {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Charts as inline SVG (lib/cli/svg_chart.h). */
+/* Charts as inline SVG (lib/fmt/svg_chart.h). */
 #include <math.h>
 #include <string.h>
 
-#include "lib/cli/svg_chart.h"
-#include "lib/cli/xml.h"
+#include "lib/fmt/svg_chart.h"
+#include "lib/fmt/xml.h"
 
 #define WIDTH     900
 #define MIN_WIDTH 420       /* a narrow chart: room for its title */

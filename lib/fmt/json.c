@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/cli/json.h"
+#include "lib/fmt/json.h"
 
 struct ntp_json {
 	FILE *f;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Text from a recording made safe for a terminal (lib/cli/safe_text.h). */
+/* Text from a recording made safe for a terminal (lib/fmt/safe_text.h). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/cli/safe_text.h"
+#include "lib/fmt/safe_text.h"
 
 struct safe {
 	FILE *out;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/cli/pb.h"
+#include "lib/fmt/pb.h"
 
 enum wire_type {
 	WIRE_VARINT = 0,
