@@ -17,7 +17,7 @@
 #include "lib/cli/opt.h"
 #include "lib/cli/outfile.h"
 #include "lib/join/join.h"
-#include "lib/report/report_paths.h"
+#include "lib/model/model_paths.h"
 
 static const char *const join_usage[] = {
 	"ntprof join [options] -o FILE HOST.ntp TARGET.ntp",

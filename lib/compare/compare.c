@@ -30,7 +30,7 @@
 #include "lib/core/size.h"
 #include "lib/ntp/db_read.h"
 #include "lib/report/report_jsonout.h"
-#include "lib/report/report_load.h"
+#include "lib/model/model_load.h"
 
 /* the JSON error document; compare has always cut its message at 1023 bytes */
 static void json_error(FILE *f, int code, const char *path)

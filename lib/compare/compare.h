@@ -4,7 +4,7 @@
  * stages of two runs side by side, with the change of each statistic.  A run
  * is a recording or the comma-separated recordings of one joined run.
  *
- * Each run is loaded into the report's own model (lib/report/report_load.h:
+ * Each run is loaded into the report's own model (lib/model/model_load.h:
  * ntp_report__load), so a group's numbers here are exactly the numbers
  * `ntprof report` prints for it.  compare_model.h pairs them: one row per
  * group found in either run, and in it one entry per stage of the run's

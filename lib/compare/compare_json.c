@@ -11,10 +11,10 @@
 #include "lib/compare/compare_json.h"
 #include "lib/compare/compare_model.h"
 #include "lib/ntp/db_schema.h"
-#include "lib/report/report_filter.h"
+#include "lib/model/model_filter.h"
 #include "lib/report/report_json.h"
-#include "lib/report/report_model.h"
-#include "lib/report/report_sort.h"
+#include "lib/model/model.h"
+#include "lib/model/model_sort.h"
 
 static void file_object(struct ntp_json *j, const struct ntp_report_header *h, bool baseline,
 			int file)

@@ -20,8 +20,8 @@
 #include "lib/cli/exit.h"
 #include "lib/compare/compare_model.h"
 #include "lib/core/interval.h"
-#include "lib/report/report_groups.h"
-#include "lib/report/report_load.h"
+#include "lib/model/model_groups.h"
+#include "lib/model/model_load.h"
 
 static const struct {
 	const char *name, *key;

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "lib/compare/compare_opts.h"
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 
 /* "mean", "p50", ... "p99.9"; and the JSON keys "mean" ... "p99_9" */
 const char *ntp_compare__stat_name(enum ntp_compare_stat s);

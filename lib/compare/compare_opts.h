@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/report/report_filter.h"
-#include "lib/report/report_sort.h"
+#include "lib/model/model_filter.h"
+#include "lib/model/model_sort.h"
 
 /* the statistics compare can show, in the order it shows them */
 enum ntp_compare_stat {

@@ -14,9 +14,9 @@
 #include "lib/compare/compare_model.h"
 #include "lib/compare/compare_text.h"
 #include "lib/core/size.h"
-#include "lib/report/report_filter.h"
-#include "lib/report/report_model.h"
-#include "lib/report/report_sort.h"
+#include "lib/model/model_filter.h"
+#include "lib/model/model.h"
+#include "lib/model/model_sort.h"
 #include "lib/report/report_text.h"
 
 static const char *const run_label[NTP_CMP_RUNS] = { "baseline:", "new:" };

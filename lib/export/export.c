@@ -33,7 +33,7 @@
 #include "lib/join/join.h"
 #include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_read.h"
-#include "lib/report/report_paths.h"
+#include "lib/model/model_paths.h"
 
 enum { SIDE_HOST, SIDE_TARGET, NSIDES };
 

@@ -96,7 +96,7 @@ int ntp_join__keep_fail(const struct ntp_join *j, const struct ntp_spill_run *ru
 
 /*
  * Why points of kind k make no stages (NTP_JKEPT_OK when they do):
- * as report_scan.c classes a host recording's commands, a real is an
+ * as model_scan.c classes a host recording's commands, a real is an
  * overflow, other values not a number, and so is a difference that
  * overflowed (differenced false).
  */

@@ -61,7 +61,7 @@ struct cols {
  * no CLOCK_MONOTONIC reading is beyond).  A row's time beyond is clamped
  * there: at worst its key still matches, and its stages, which the report
  * takes from the stage views, are then an impossible command (overflow) of
- * its group (lib/report/report_groups.h), never a wrapped number.
+ * its group (lib/model/model_groups.h), never a wrapped number.
  */
 #define TIME_LIMIT ((int64_t)1 << 60)
 

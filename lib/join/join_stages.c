@@ -118,7 +118,7 @@ static int scan_range(struct part *pt, const struct ntp_jrange *rg, int fi)
 		hwhy = ntp_join__kept_host(j, &h, (uint32_t)(rg->idx + k), &hs);
 		twhy = ntp_join__kept_target(j, t, &ts);
 		s.tag = h.tag;
-		/* not a number before an overflow, as report_join.c classes the two */
+		/* not a number before an overflow, as model_join.c classes the two */
 		s.not_number = hwhy == NTP_JKEPT_NOT_NUMBER || twhy == NTP_JKEPT_NOT_NUMBER;
 		s.overflow = hwhy == NTP_JKEPT_OVERFLOW || twhy == NTP_JKEPT_OVERFLOW;
 		s.e2e = hs.e2e;

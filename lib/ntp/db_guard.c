@@ -22,7 +22,7 @@
  *                columns, NOT NULL where they are and none generated, else
  *                the file is corrupt.  (What a damaged page still holds
  *                against its declaration, the readers count as impossible
- *                commands: lib/report/report_groups.h.)
+ *                commands: lib/model/model_groups.h.)
  *   triggers     fire on writes only; the connection is read-only and
  *                query_only, and SQLITE_DBCONFIG_ENABLE_TRIGGER is off.
  *   CHECK, DEFAULT, partial and expression indexes

@@ -15,12 +15,12 @@
 #include "lib/cli/outfile.h"
 #include "lib/report/report.h"
 #include "lib/report/report_html.h"
-#include "lib/report/report_filter.h"
+#include "lib/model/model_filter.h"
 #include "lib/report/report_json.h"
 #include "lib/report/report_jsonout.h"
-#include "lib/report/report_load.h"
-#include "lib/report/report_model.h"
-#include "lib/report/report_order.h"
+#include "lib/model/model_load.h"
+#include "lib/model/model.h"
+#include "lib/model/model_order.h"
 #include "lib/report/report_text.h"
 #include "lib/report/report_tidy.h"
 
@@ -31,7 +31,7 @@ static void json_error(FILE *f, int code, const char *path)
 }
 
 /*
- * Whatever the recordings (report_load.c decides what they are): the one
+ * Whatever the recordings (model_load.c decides what they are): the one
  * model, printed as text and/or JSON.
  */
 int ntp_report__run(const char *const *paths, int npaths, const struct ntp_report_opts *o)
@@ -69,9 +69,8 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 	/* the page draws each group's distribution: it needs the buckets too */
 	rc = ntp_report__load(&r, paths, npaths, &(struct ntp_report_load){
 		.detail = detail, .filter = &o->filter,
-		.histograms = o->histogram || o->html_path });
-	if (!rc)
-		rc = ntp_report__order(&r, &o->sort);
+		.histograms = o->histogram || o->html_path, .sort = &o->sort,
+		.percent_limit = o->percent_limit });
 	if (!rc && r.filter && !r.total) {
 		char what[1024];
 

@@ -23,10 +23,10 @@
 #include "lib/fmt/xml.h"
 #include "lib/core/hist.h"
 #include "lib/core/size.h"
-#include "lib/report/report_header.h"
+#include "lib/model/model_header.h"
 #include "lib/report/report_html.h"
 #include "lib/report/report_json.h"
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 
 static const char style[] =
 	"body{font-family:'DejaVu Sans',Arial,sans-serif;margin:24px;color:#222;max-width:960px}"
@@ -125,16 +125,12 @@ static void join_lines(FILE *f, const struct ntp_report *r)
 			"the stages describe the joined ones only.</p>\n", NTP_REPORT_WARN_PCT);
 }
 
-/* the shown groups, in the report's order */
-static size_t shown_groups(const struct ntp_report *r, const struct ntp_report_opts *o,
-			   const struct ntp_report_group **out)
+/* the groups, in the report's order */
+static size_t shown_groups(const struct ntp_report *r, const struct ntp_report_group **out)
 {
-	size_t n = 0;
-
 	for (size_t i = 0; i < r->ngroups; i++)
-		if (ntp_report__shown(&r->groups[i], r->total, o))
-			out[n++] = &r->groups[i];
-	return n;
+		out[i] = &r->groups[i];
+	return r->ngroups;
 }
 
 /*
@@ -377,7 +373,7 @@ int ntp_report__print_html(const struct ntp_report *r, FILE *f, const struct ntp
 		ntp_error("the HTML report: %s", strerror(ENOMEM));
 		return NTP_EXIT_FAILURE;
 	}
-	n = shown_groups(r, o, g);
+	n = shown_groups(r, g);
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		"<title>ntprof report</title><style>%s</style></head><body>\n", style);
 	fprintf(f, "<h1>ntprof report: %s</h1>\n", r->kind == NTP_REPORT_JOINED ?
@@ -397,9 +393,9 @@ int ntp_report__print_html(const struct ntp_report *r, FILE *f, const struct ntp
 		stage_tables(f, r, g, n);
 	}
 	notes(f, r);
-	if (n < r->ngroups)
+	if (r->nhidden)
 		fprintf(f, "<p>%zu groups below --percent-limit %g%% not shown.</p>\n",
-			r->ngroups - n, o->percent_limit);
+			r->nhidden, r->percent_limit);
 	fputs("<p style=\"color:#777;font-size:12px\">Written by ntprof ", f);
 	ntp_xml__text(f, ntp_version_string);
 	fputs(" (ntprof-report(1)).</p>\n</body></html>\n", f);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * report: the JSON form of every report, the same model as the text
- * (report_model.h), in one shape whatever the recordings: the members that
+ * (model.h), in one shape whatever the recordings: the members that
  * do not apply are null or empty, never missing (ntprof-report(1), JSON,
  * format_version).  Keys are snake_case, times integer nanoseconds with an
  * _ns suffix; means are rounded to whole nanoseconds exactly as the text
@@ -14,13 +14,13 @@
 #include "lib/cli/exit.h"
 #include "lib/fmt/json.h"
 #include "lib/cli/version.h"
-#include "lib/report/report_filter.h"
+#include "lib/model/model_filter.h"
 #include "lib/report/report_json.h"
-#include "lib/report/report_header.h"
-#include "lib/report/report_view.h"
+#include "lib/model/model_header.h"
+#include "lib/model/model_view.h"
 #include "lib/report/report_json_group.h"
-#include "lib/report/report_model.h"
-#include "lib/report/report_sort.h"
+#include "lib/model/model.h"
+#include "lib/model/model_sort.h"
 
 
 /* record's "4096,131072": byte counts (at most 10 digits), one comma between */
@@ -342,7 +342,6 @@ int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp
 {
 	const struct ntp_view *v = ntp_report__view(r);
 	struct ntp_json *j = ntp_json__new(f, o->pretty);
-	size_t hidden = 0;
 
 	if (!j)
 		return NTP_EXIT_FAILURE;
@@ -367,15 +366,11 @@ int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp
 
 	ntp_json__name(j, "groups");
 	ntp_json__start_array(j);
-	for (size_t i = 0; i < r->ngroups; i++) {
-		if (ntp_report__shown(&r->groups[i], r->total, o))
-			ntp_report__json_group(j, &r->groups[i], v->stages, v->nstages,
-					       r->kind == NTP_REPORT_TARGET, o->histogram, r->app);
-		else
-			hidden++;
-	}
+	for (size_t i = 0; i < r->ngroups; i++)
+		ntp_report__json_group(j, &r->groups[i], v->stages, v->nstages,
+				       r->kind == NTP_REPORT_TARGET, o->histogram, r->app);
 	ntp_json__end_array(j);
-	ntp_json__uint_field(j, "hidden_groups", hidden);
+	ntp_json__uint_field(j, "hidden_groups", r->nhidden);
 	ntp_json__end_object(j);
 	ntp_json__delete(j);
 	return NTP_EXIT_OK;

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 #include "lib/report/report_opts.h"
 
 /* "host", "target", "joined" */

@@ -7,7 +7,7 @@
 #include "lib/fmt/json.h"
 #include "lib/core/hist.h"
 #include "lib/report/report_json_group.h"
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 
 void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s)
 {

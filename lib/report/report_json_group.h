@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "lib/core/stats.h"
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 
 struct ntp_json;
 /* a summary's eight _ns members */

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "lib/core/stats.h"
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 
 /* the width of a full bar, in characters */
 #define NTP_HIST_BAR 40

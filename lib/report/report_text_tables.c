@@ -13,7 +13,7 @@
 
 #include "lib/core/size.h"
 #include "lib/report/report_fields.h"
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 #include "lib/report/report_table.h"
 #include "lib/report/report_text_tables.h"
 

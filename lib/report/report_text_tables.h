@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "lib/report/report_fields.h"
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 
 /*
  * The tables of groups of every text report.  The

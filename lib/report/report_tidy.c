@@ -18,7 +18,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/report/report_fields.h"
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 #include "lib/report/report_tidy.h"
 
 static const char *const columns[] = { NTP_REPORT_TIDY_COLUMNS };
@@ -159,8 +159,6 @@ int ntp_report__print_tidy(const struct ntp_report *r, FILE *f, const struct ntp
 	}
 	fputc('\n', f);
 	for (size_t i = 0; i < r->ngroups; i++) {
-		if (!ntp_report__shown(&r->groups[i], r->total, o))
-			continue;
 		t.g = &r->groups[i];
 		group_rows(&t, v);
 	}

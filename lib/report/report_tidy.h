@@ -11,7 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
+#include "lib/report/report_opts.h"
 
 /* the columns of a row; the statistics are named as the JSON names them */
 #define NTP_REPORT_TIDY_COLUMNS "file", "io_type", "bytes", "namespace", "device", "stage", \

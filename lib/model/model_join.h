@@ -5,13 +5,13 @@
  * given its group (or left out by the read filters) as it is read, and the
  * matched commands' five stages are added to their groups after the
  * matching.  One set of groups a reader of the join, merged at the end as
- * report_scan.c merges its parts.
+ * model_scan.c merges its parts.
  */
 #ifndef NTP_REPORT_JOIN_H
 #define NTP_REPORT_JOIN_H
 
 #include "lib/join/join.h"
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 
 struct ntp_report_join;
 

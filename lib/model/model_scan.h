@@ -8,7 +8,7 @@
 
 #include <sqlite3.h>
 
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 
 /*
  * Every command of host_stages in db (the recording at path) into

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The read filters (report_filter.h): the options parsed and checked, the
+ * The read filters (model_filter.h): the options parsed and checked, the
  * WHERE clause written and bound by one walk, the same test in C for the
  * join's stage scan, and the filters as the report's header shows them.
  */
@@ -12,8 +12,8 @@
 #include "lib/cli/err.h"
 #include "lib/fmt/json.h"
 #include "lib/core/filter.h"
-#include "lib/report/report_filter.h"
-#include "lib/report/report_sql.h"
+#include "lib/model/model_filter.h"
+#include "lib/model/model_sql.h"
 
 /* longer than any disk or device name (a sysfs name is at most 255 bytes) */
 #define NAME_MAX_LEN 255

@@ -10,7 +10,7 @@
  */
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/report/report_meta_check.h"
+#include "lib/model/model_meta_check.h"
 
 int ntp_report__check_meta(sqlite3 *db, const char *path)
 {

@@ -8,9 +8,9 @@
 
 #include <sqlite3.h>
 
-#include "lib/report/report_filter.h"
-#include "lib/report/report_groups.h"
-#include "lib/report/report_model.h"
+#include "lib/model/model_filter.h"
+#include "lib/model/model_groups.h"
+#include "lib/model/model.h"
 
 /* the rows of r->view's query on db (one recording, or a join's) into r->groups; NTP_EXIT_* */
 int ntp_report__scan_view(struct ntp_report *r, sqlite3 *db, const char *path);

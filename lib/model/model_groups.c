@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "lib/core/checked.h"
-#include "lib/report/report_groups.h"
-#include "lib/report/report_model.h"
+#include "lib/model/model_groups.h"
+#include "lib/model/model.h"
 
 static void acc_init(struct ntp_group_acc *a)
 {

@@ -4,7 +4,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/report/report_paths.h"
+#include "lib/model/model_paths.h"
 
 int ntp_report__same_file(const char *a, const char *b)
 {

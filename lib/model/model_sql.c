@@ -10,7 +10,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/ntp/db_guard.h"
-#include "lib/report/report_sql.h"
+#include "lib/model/model_sql.h"
 
 /* damage, the work limit, a missing table or column: corrupt; else a runtime failure */
 int ntp_report__db_fail(sqlite3 *db, const char *path, const char *what)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report: the stages of every view (report_model.h, enum ntp_view_kind),
+ * report: the stages of every view (model.h, enum ntp_view_kind),
  * and the scan that streams rows into one set of samples per group for
- * every view but a host recording's summary (report_scan.c reads that
+ * every view but a host recording's summary (model_scan.c reads that
  * faster, in parallel).
  *
  * The stages come from the views host_stages and target_stages (through
@@ -61,11 +61,11 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/core/checked.h"
-#include "lib/report/report_filter.h"
-#include "lib/report/report_groups.h"
-#include "lib/report/report_model.h"
-#include "lib/report/report_sql.h"
-#include "lib/report/report_view.h"
+#include "lib/model/model_filter.h"
+#include "lib/model/model_groups.h"
+#include "lib/model/model.h"
+#include "lib/model/model_sql.h"
+#include "lib/model/model_view.h"
 
 /* ---- NVMe/TCP ------------------------------------------------------------- */
 
@@ -260,7 +260,7 @@ static const char target_sql[] =
 	" NULL, NULL, NULL, NULL, NULL,"
 	" t_recv_ns, submit_ns, cmpl_ns, r2t_wait_ns, t_sent_ns FROM target_stages s WHERE 1";
 
-/* where each query's rows have what the read filters test (report_filter.h) */
+/* where each query's rows have what the read filters test (model_filter.h) */
 static const struct ntp_read_cols joined_cols = {
 	.io_type = "io_type", .bytes = "bytes", .qid = "qid",
 	.names = { "namespace", "path" }, .time = "h_start_ns", .file = "host_file",
@@ -520,7 +520,7 @@ int ntp_report__filter_where(const struct ntp_report *r, sqlite3 *db, const char
 	return ntp_read_filter__starts(w, db, schemas, n, r->kind == NTP_REPORT_TARGET, path);
 }
 
-/* streams the rows into the groups (report_groups.c) */
+/* streams the rows into the groups (model_groups.c) */
 int ntp_report__scan_view(struct ntp_report *r, sqlite3 *db, const char *path)
 {
 	const char *sql = r->kind == NTP_REPORT_JOINED ? joined_sql :

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * report: read a recording's header (meta, hooks, intervals) and its
- * counts into the model of report_model.h, the same for every kind of report.
+ * counts into the model of model.h, the same for every kind of report.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,9 +15,9 @@
 #include "lib/fmt/safe_text.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
-#include "lib/report/report_model.h"
-#include "lib/report/report_header.h"
-#include "lib/report/report_sql.h"
+#include "lib/model/model.h"
+#include "lib/model/model_header.h"
+#include "lib/model/model_sql.h"
 
 /* a hooks field: one field of one line, whatever the file holds (lib/fmt/safe_text.h) */
 static char *xstrdup_col(sqlite3_stmt *st, int col)

@@ -3,7 +3,7 @@
 #ifndef NTP_REPORT_DUMP_H
 #define NTP_REPORT_DUMP_H
 
-#include "lib/report/report_filter.h"
+#include "lib/model/model_filter.h"
 #include <stdbool.h>
 
 /* the sampled commands as CSV */

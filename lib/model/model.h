@@ -2,11 +2,11 @@
 /*
  * The one model of a report, for every kind of recording: a host recording
  * alone, a target alone, host and target joined (a pair, several files, one
- * "-r both" file).  report_load.c reads the files' headers (report_header.c)
- * and streams their commands into the groups (report_scan.c for a host
- * recording's summary, report_view.c for every other view);
+ * "-r both" file).  model_load.c reads the files' headers (model_header.c)
+ * and streams their commands into the groups (model_scan.c for a host
+ * recording's summary, model_view.c for every other view);
  * report_text.c and report_json.c print it, and compare pairs two of them.
- * report_model.c has the computations on a group every printer shares.
+ * model.c has the computations on a group every printer shares.
  */
 #ifndef NTP_REPORT_MODEL_H
 #define NTP_REPORT_MODEL_H
@@ -16,7 +16,6 @@
 
 #include "lib/core/stats.h"
 #include "lib/join/join.h"
-#include "lib/report/report_opts.h"
 
 struct ntp_read_filter;
 
@@ -64,7 +63,7 @@ struct ntp_report_cost {
 	double cpu_percent;           /* ns_per_command x commands_per_s, in % of one CPU */
 };
 
-/* the most stages a view of a group has (report_view.c's joined detail) */
+/* the most stages a view of a group has (model_view.c's joined detail) */
 #define NTP_VIEW_MAX_STAGES 9
 
 /*
@@ -124,7 +123,7 @@ enum ntp_report_kind {
 };
 
 /*
- * The stages a report shows (report_view.c has each view's stages, in the
+ * The stages a report shows (model_view.c has each view's stages, in the
  * words of NVMe/TCP and of NVMe/RDMA).
  */
 enum ntp_view_kind {
@@ -155,7 +154,7 @@ struct ntp_stage_gap {
 };
 
 /*
- * The one model of a report, whatever the recordings: report_load.c fills
+ * The one model of a report, whatever the recordings: model_load.c fills
  * it, report_text.c and report_json.c print it, compare pairs two of them.
  * A host recording alone is the same model with the host's stages
  * (network* standing for the network and the target).
@@ -174,8 +173,11 @@ struct ntp_report {
 	size_t ngaps;
 	struct ntp_report_group *groups;   /* ordered: host file, namespace, I/O type, size */
 	size_t ngroups;
-	uint64_t total;                 /* commands over all groups */
-	/* the read filters the rows were read through (report_filter.h); NULL: none */
+	uint64_t total;                 /* commands over all groups, hidden ones included */
+	/* groups left out by --percent-limit (ntp_report_load.percent_limit): not in groups */
+	size_t nhidden;
+	double percent_limit;
+	/* the read filters the rows were read through (model_filter.h); NULL: none */
 	const struct ntp_read_filter *filter;
 	bool histograms;                /* the summaries have their log2 buckets */
 	/*
@@ -205,7 +207,7 @@ static inline const char *ntp_report__or_unknown(const char *s)
 	return s && *s ? s : "unknown";
 }
 
-/* report_model.c: the small computations every printer shares */
+/* model.c: the small computations every printer shares */
 int64_t ntp_report__round_ns(double ns);          /* means are shown as whole ns */
 /* the end-to-end mean minus the means of g's first nstages stages, in ns: time no stage explains */
 double ntp_report__stages_unattributed_ns(const struct ntp_report_group *g, int nstages);
@@ -213,7 +215,7 @@ double ntp_report__stages_unattributed_ns(const struct ntp_report_group *g, int 
 int ntp_report__sum_ok(const struct ntp_report_group *g, int nstages);
 /* the application's stages add up to the app e2e, command by command (g->app.e2e.n > 0) */
 int ntp_report__app_sum_ok(const struct ntp_report_group *g);
-/* a stage of the application's side in the printers' words (report_app.c) */
+/* a stage of the application's side in the printers' words (model_app.c) */
 extern const struct ntp_view_stage ntp_report__app_stages[NTP_APP_STAGES];
 extern const struct ntp_view_stage ntp_report__app_total;
 /* an app stage's share of the group's app e2e mean, in % (NAN without one) */
@@ -223,11 +225,8 @@ uint64_t ntp_report__impossible(const struct ntp_report_group *g);
 /* the name of a reason, as the text report and the JSON give it */
 const char *ntp_report__impossible_name(enum ntp_impossible why);
 double ntp_report__share_pct(const struct ntp_report_group *g, double mean_ns);
-/* is group g, of total sampled commands, shown under o's --percent-limit? */
-int ntp_report__shown(const struct ntp_report_group *g, uint64_t total,
-		      const struct ntp_report_opts *o);
 
-/* report_view.c: the stages of r's view, in the words of r's transport */
+/* model_view.c: the stages of r's view, in the words of r's transport */
 const struct ntp_view *ntp_report__view(const struct ntp_report *r);
 /* what a target's residence is, over r's transport */
 const char *ntp_report__residence(const struct ntp_report *r);

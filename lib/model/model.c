@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 
 int64_t ntp_report__round_ns(double ns)
 {
@@ -32,7 +32,7 @@ int ntp_report__sum_ok(const struct ntp_report_group *g, int nstages)
 
 	if (!g->e2e.n && ntp_report__impossible(g))
 		return 0;
-	/* the sums were checked as they grew (report_groups.c): these cannot overflow */
+	/* the sums were checked as they grew (model_groups.c): these cannot overflow */
 	for (int s = 0; s < nstages; s++)
 		sum += g->sum_stage[s];
 	return sum == g->sum_e2e && !g->mismatched;
@@ -67,12 +67,4 @@ double ntp_report__share_pct(const struct ntp_report_group *g, double mean_ns)
 	if (g->e2e.n == 0 || g->e2e.mean == 0)
 		return NAN;
 	return mean_ns / g->e2e.mean * 100.0;
-}
-
-int ntp_report__shown(const struct ntp_report_group *g, uint64_t total,
-		      const struct ntp_report_opts *o)
-{
-	if (o->percent_limit <= 0 || total == 0)
-		return 1;
-	return (double)g->e2e.n * 100.0 / (double)total >= o->percent_limit;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report: a joined report's summary (report_join.h).  The join reads each
+ * report: a joined report's summary (model_join.h).  The join reads each
  * file once, through its stage views, and keeps every command's stages until
  * the matching (lib/join/join_keep.c); what it needs from the report is a
  * tag a host command: its group, or none when the read filters leave it
@@ -16,10 +16,10 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/report/report_filter.h"
-#include "lib/report/report_groups.h"
-#include "lib/report/report_join.h"
-#include "lib/report/report_view.h"
+#include "lib/model/model_filter.h"
+#include "lib/model/model_groups.h"
+#include "lib/model/model_join.h"
+#include "lib/model/model_view.h"
 
 /*
  * What one reader of the join fills, at every command: apart from the next

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The groups of a report in --sort's order (report_sort.h). */
+/* The groups of a report in --sort's order (model_sort.h). */
 #ifndef NTP_REPORT_ORDER_H
 #define NTP_REPORT_ORDER_H
 
 #include <stdbool.h>
 
-#include "lib/report/report_model.h"
-#include "lib/report/report_sort.h"
+#include "lib/model/model.h"
+#include "lib/model/model_sort.h"
 
 /*
  * Orders r->groups by s (nothing without keys).  NTP_EXIT_USAGE after one

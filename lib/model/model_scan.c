@@ -36,11 +36,11 @@
 #include "lib/core/stages.h"
 #include "lib/ntp/db_app.h"
 #include "lib/ntp/db_guard.h"
-#include "lib/report/report_filter.h"
-#include "lib/report/report_groups.h"
-#include "lib/report/report_model.h"
-#include "lib/report/report_scan.h"
-#include "lib/report/report_sql.h"
+#include "lib/model/model_filter.h"
+#include "lib/model/model_groups.h"
+#include "lib/model/model.h"
+#include "lib/model/model_scan.h"
+#include "lib/model/model_sql.h"
 
 /* the host view's stages after e2e: block, driver, network* */
 #define HOST_STAGES 3
@@ -61,13 +61,13 @@ struct worker {
 	int rc;                       /* NTP_EXIT_* */
 };
 
-/* the read filters' columns in host_stages (report_filter.h) */
+/* the read filters' columns in host_stages (model_filter.h) */
 static const struct ntp_read_cols host_cols = {
 	.io_type = "io_type", .bytes = "bytes", .qid = "qid",
 	.names = { "namespace", "path" }, .time = "h_start_ns",
 };
 
-/* -1 when a row's points are integers, else why its command is impossible (report_model.h) */
+/* -1 when a row's points are integers, else why its command is impossible (model.h) */
 static int points_why(enum ntp_db_points kind)
 {
 	switch (kind) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The application's stages of a group (report_model.h, struct
+ * The application's stages of a group (model.h, struct
  * ntp_report_app) as a scan fills them: the samples of the commands that
  * have the application's stamps, their exact sums, then their summaries.
  */
@@ -12,7 +12,7 @@
 
 #include "lib/core/stats.h"
 #include "lib/ntp/db_app.h"
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 
 struct ntp_app_acc {
 	struct ntp_samples e2e, stage[NTP_APP_STAGES];

@@ -12,8 +12,8 @@
 
 #include "lib/core/stats.h"
 #include "lib/ntp/db_app.h"
-#include "lib/report/report_app.h"
-#include "lib/report/report_model.h"
+#include "lib/model/model_app.h"
+#include "lib/model/model.h"
 
 /*
  * The groups a scan fills, row by row, with the samples of
@@ -23,7 +23,7 @@
  */
 struct ntp_group_acc {
 	struct ntp_samples e2e, stage[NTP_VIEW_MAX_STAGES];
-	struct ntp_app_acc app;       /* the application's stages (report_app.c) */
+	struct ntp_app_acc app;       /* the application's stages (model_app.c) */
 };
 
 struct ntp_group_set {
@@ -59,7 +59,7 @@ int ntp_group_set__add_app(struct ntp_group_set *set, size_t k, int64_t e2e,
 void ntp_group_set__impossible(struct ntp_group_set *set, size_t k, enum ntp_impossible why);
 /*
  * Room for n commands in group k's samples, allocated at once, for a scan
- * that knows about how many it will add (report_join.c); -ENOMEM.
+ * that knows about how many it will add (model_join.c); -ENOMEM.
  */
 int ntp_group_set__reserve(struct ntp_group_set *set, size_t k, size_t n);
 /* moves src's samples into dst's groups (into those with room for both: ntp_samples__append); -ENOMEM */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report --sort: the groups ordered by the keys of report_sort.h, the
+ * report --sort: the groups ordered by the keys of model_sort.h, the
  * default order (namespace, I/O type, size) breaking the ties they leave.
  */
 #include <errno.h>
@@ -10,8 +10,8 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/report/report_model.h"
-#include "lib/report/report_order.h"
+#include "lib/model/model.h"
+#include "lib/model/model_order.h"
 
 struct item {
 	struct ntp_report_group g;

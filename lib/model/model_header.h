@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <sqlite3.h>
 
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 
 /*
  * f's header, and the counts of the sides f->sides names, from db (open,

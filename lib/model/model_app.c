@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * report: the application's stages of each group (ntprof-report(1), "The
- * application's stages"), beside the view's stages that report_groups.c
+ * application's stages"), beside the view's stages that model_groups.c
  * fills.  They are of the commands that have the application's stamps
  * only, so they have their own count, samples and sums; the sum check is
  * on the wider end-to-end: submit + e2e + complete + reap = app e2e, with
@@ -11,7 +11,7 @@
 #include <math.h>
 
 #include "lib/core/checked.h"
-#include "lib/report/report_app.h"
+#include "lib/model/model_app.h"
 
 const struct ntp_view_stage ntp_report__app_stages[NTP_APP_STAGES] = {
 	[NTP_APP_SUBMIT] = { "submit", "submit",

@@ -26,10 +26,10 @@
 #include "lib/join/join.h"
 #include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_read.h"
-#include "lib/report/report_dump.h"
-#include "lib/report/report_filter.h"
-#include "lib/report/report_meta_check.h"
-#include "lib/report/report_paths.h"
+#include "lib/dump/dump.h"
+#include "lib/model/model_filter.h"
+#include "lib/model/model_meta_check.h"
+#include "lib/model/model_paths.h"
 
 struct dump_col {
 	const char *name;     /* header, and the SQL expression's alias */

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report --sort (report_sort.h): the keys parsed, and said in the header;
- * report_order.c orders the groups by them.
+ * report --sort (model_sort.h): the keys parsed, and said in the header;
+ * model_order.c orders the groups by them.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/cli/err.h"
 #include "lib/fmt/json.h"
-#include "lib/report/report_sort.h"
+#include "lib/model/model_sort.h"
 
 /* the statistics by name; p99_9 is the JSON's spelling */
 static const struct {

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report: the one model (report_model.h) of whatever recordings were given.
+ * report: the one model (model.h) of whatever recordings were given.
  * The files decide its kind: several files, or one "-r both" file, are
  * joined (lib/join/join.h pairs the commands and estimates the clocks); one
  * host recording is reported alone, its network and target as network*; one
  * target recording alone shows the target's stages and its residence.  Each
- * file's header is read by report_header.c, and the commands are streamed
- * into the groups: a host recording's summary by report_scan.c's parallel
- * scan of host_stages, a joined one's as the join reads (report_join.c),
- * every other view by report_view.c.
+ * file's header is read by model_header.c, and the commands are streamed
+ * into the groups: a host recording's summary by model_scan.c's parallel
+ * scan of host_stages, a joined one's as the join reads (model_join.c),
+ * every other view by model_view.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,15 +19,16 @@
 #include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
-#include "lib/report/report_app.h"
-#include "lib/report/report_header.h"
-#include "lib/report/report_join.h"
-#include "lib/report/report_load.h"
-#include "lib/report/report_meta_check.h"
-#include "lib/report/report_model.h"
-#include "lib/report/report_paths.h"
-#include "lib/report/report_scan.h"
-#include "lib/report/report_view.h"
+#include "lib/model/model_app.h"
+#include "lib/model/model_header.h"
+#include "lib/model/model_join.h"
+#include "lib/model/model_load.h"
+#include "lib/model/model_meta_check.h"
+#include "lib/model/model_order.h"
+#include "lib/model/model.h"
+#include "lib/model/model_paths.h"
+#include "lib/model/model_scan.h"
+#include "lib/model/model_view.h"
 
 static int copy_join(struct ntp_report *r, struct ntp_join *j)
 {
@@ -83,7 +84,7 @@ static int load_one(struct ntp_report *r, sqlite3 *db, const char *path, int64_t
 }
 
 /*
- * The summary is made as the join reads the files (report_join.h); every
+ * The summary is made as the join reads the files (model_join.h); every
  * other view of joined recordings is read through temp.joined.
  */
 static int load_joined(struct ntp_report *r, const char *const *paths, int n)
@@ -128,6 +129,36 @@ static int load_joined(struct ntp_report *r, const char *const *paths, int n)
 		}
 	}
 	return rc;
+}
+
+static void free_group(struct ntp_report_group *g)
+{
+	free(g->io_type);
+	free(g->ns);
+	ntp_summary__free(&g->e2e);
+	for (int s = 0; s < NTP_VIEW_MAX_STAGES; s++)
+		ntp_summary__free(&g->stage[s]);
+	ntp_summary__free(&g->app.e2e);
+	for (int s = 0; s < NTP_APP_STAGES; s++)
+		ntp_summary__free(&g->app.stage[s]);
+}
+
+void ntp_report__limit(struct ntp_report *r, double limit)
+{
+	size_t kept = 0;
+
+	if (limit <= 0 || !r->total)
+		return;
+	r->percent_limit = limit;
+	for (size_t i = 0; i < r->ngroups; i++) {
+		if ((double)r->groups[i].e2e.n * 100.0 / (double)r->total >= limit) {
+			r->groups[kept++] = r->groups[i];
+		} else {
+			free_group(&r->groups[i]);
+			r->nhidden++;
+		}
+	}
+	r->ngroups = kept;
 }
 
 static enum ntp_view_kind view_of(enum ntp_report_kind kind, bool detail)
@@ -198,13 +229,17 @@ int ntp_report__load(struct ntp_report *r, const char *const *paths, int n,
 	sqlite3_close(db);
 	if (!rc && r->kind == NTP_REPORT_JOINED)
 		rc = load_joined(r, paths, n);
-	/* the scans of report_view.c read it too, for their sub-stages; the join refused a mix */
+	/* the scans of model_view.c read it too, for their sub-stages; the join refused a mix */
 	r->rdma = !rc && r->files[0].hdr.transport && !strcmp(r->files[0].hdr.transport, "rdma");
 	for (int i = 0; i < n && !rc && detail; i++)
 		rc = ntp_report__find_gaps(r, i);
 	if (!rc)
 		estimate_rates(r);
 	r->app = !rc && ntp_report__any_app(r);
+	if (!rc)
+		rc = ntp_report__order(r, lo ? lo->sort : NULL);
+	if (!rc && lo)
+		ntp_report__limit(r, lo->percent_limit);
 	return rc;
 }
 
@@ -217,16 +252,8 @@ void ntp_report__free(struct ntp_report *r)
 	for (size_t i = 0; i < r->ngaps; i++)
 		free(r->gaps[i].hook);
 	free(r->gaps);
-	for (size_t i = 0; i < r->ngroups; i++) {
-		free(r->groups[i].io_type);
-		free(r->groups[i].ns);
-		ntp_summary__free(&r->groups[i].e2e);
-		for (int s = 0; s < NTP_VIEW_MAX_STAGES; s++)
-			ntp_summary__free(&r->groups[i].stage[s]);
-		ntp_summary__free(&r->groups[i].app.e2e);
-		for (int s = 0; s < NTP_APP_STAGES; s++)
-			ntp_summary__free(&r->groups[i].app.stage[s]);
-	}
+	for (size_t i = 0; i < r->ngroups; i++)
+		free_group(&r->groups[i]);
 	free(r->groups);
 	memset(r, 0, sizeof(*r));
 }
