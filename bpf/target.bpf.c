@@ -414,15 +414,15 @@ static __always_inline void emit(struct nvmet_req *req, struct inflight *v)
  * Kprobe mode's backstop for t_cmpl.  The kernel skips a kprobe that fires
  * while one of ours runs on the same CPU (bpftool shows no BPF recursion
  * miss for it: the probe itself is skipped), and nvmet completes a command
- * where the backend completes it: in
- * null_blk's timer, a disk's interrupt, which may land in the middle of one
- * of ours.  The kprobe on nvmet_req_complete then passes unseen (TCP, 6.12
- * test bed, reads at queue depth 16: 9.6% of the commands had no t_cmpl,
- * and their storage showed as 0).  A tracepoint program only excludes
- * itself: the nvmet_req_complete tracepoint, in __nvmet_req_complete right
- * after it, notes the time; where the kprobe did not run, the response's
- * hook takes it (response_out; RDMA: bpf/target_rdma.bpf.h).  Loaded in
- * kprobe mode only: fentry programs exclude only themselves.
+ * where the backend completes it: in null_blk's timer, a disk's interrupt,
+ * which may land in the middle of one of ours.  The kprobe on
+ * nvmet_req_complete then passes unseen, and the command would have no
+ * t_cmpl and a storage time of 0 (up to a tenth of the commands at queue
+ * depth 16: bench/README.md).  A tracepoint program only excludes itself:
+ * the nvmet_req_complete tracepoint, in __nvmet_req_complete right after
+ * it, notes the time; where the kprobe did not run, the response's hook
+ * takes it (response_out; RDMA: bpf/target_rdma.bpf.h).  Loaded in kprobe
+ * mode only: fentry programs exclude only themselves.
  */
 static __always_inline void cmpl_tp_body(struct nvmet_req *req)
 {

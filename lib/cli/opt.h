@@ -96,7 +96,7 @@ int ntp_opt__parse_seconds(const char *s, double *seconds);    /* 10, 2.5, 500ms
  * A callback (NTP_OPT_TYPE_CALLBACK, double *value): a percentage from 0 to
  * the entry's max, or 0 or more when max is 0; decimals allowed, and the
  * whole argument must be the number.  An empty argument is refused by it,
- * not by the parser, as it always was.
+ * not by the parser.
  */
 int ntp_opt__percent(const struct ntp_option *opt, const char *arg);
 

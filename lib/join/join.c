@@ -164,10 +164,9 @@ int ntp_join__attach(sqlite3 *db, const char *path, const char *schema)
 /*
  * The files' checks at once, a file a thread (up to NTPROF_THREADS; one
  * after another with 1): counting every table walks each table's pages,
- * and a host and a target recording of ten million commands each took
- * 1.2 s counted one after the other.  A check's failure is held, and
- * ntp_join__open tells the first in file order, as checks one after
- * another would have.
+ * which takes as long as the file is large.  A check's failure is held, and
+ * ntp_join__open tells the first in file order, as checks one after another
+ * would.
  */
 struct file_check {
 	const char *path;

@@ -272,7 +272,7 @@ static int order_side(struct ntp_jside *s, int host, struct ntp_jspares *sp, int
  * The target's side, then the host's, each on the readers' threads: the
  * host's sort buffer is then the target's rows, freed by its gather (the
  * sort buffers are 16 bytes a command: at ten million a side, two new ones
- * at once took 0.45-0.7 s of new pages in a VM; join_base.c).
+ * at once would be 320 MB of new pages, dear in a VM; join_base.c).
  */
 int ntp_join__load(struct ntp_join *j)
 {

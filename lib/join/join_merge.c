@@ -235,7 +235,7 @@ int ntp_join__sample(struct ntp_join *j, int p, int narrow, struct ntp_join_iv *
 	/*
 	 * The first walk only counts: a large pair's sample does not fit whole,
 	 * and the intervals made for its first cap would be made for nothing
-	 * (at a million commands a side, half a million of them, 0.03 s).
+	 * (at a million commands a side, half a million of them).
 	 * A sample that fits is then made by a second walk, of a small pair.
 	 */
 	walk_sample(j, p, 1, narrow, NULL, 0, &n, &rows, &hot);

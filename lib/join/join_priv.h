@@ -198,8 +198,8 @@ struct ntp_jwides {
  * rg->idx on (a range of n commands has at most n), and the scan of that
  * range reads them back in the same order, one for each host record whose
  * app is set.  The target's: in memory, by load index (9 bytes a command,
- * where a scratch file's 25 were written, read back and copied into place
- * by the matches), which the host's scan reads by each match's target.
+ * written once by the readers, nothing copied by the matches), which the
+ * host's scan reads by each match's target.
  */
 struct ntp_jkeep {
 	struct ntp_spill host, apps;

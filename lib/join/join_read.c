@@ -5,8 +5,8 @@
  * its own (SQLite serializes the calls on one).  The shares are counted
  * before they are read, so that every reader knows the load indexes of its
  * rows and writes them in place: no reader waits for another, and nothing
- * is copied after.  A file's load order is its id order, as it was when one
- * reader read it.
+ * is copied after.  A file's load order is its id order, whatever the
+ * number of readers.
  *
  * For the summary (opts.tag) the rows come from ntprof's stage views, whose
  * columns include the key, so that each file is read once: the stages are

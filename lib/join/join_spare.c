@@ -16,13 +16,14 @@
  * and growing it is no saving.  realloc asks the kernel to move a mapped
  * block's pages, but the grown part is then faulted a small page at a
  * time, and a block that starts on a 2 MiB boundary (lib/core/mem.c) the
- * kernel would not move at all (6.18: EFAULT), so glibc copied the whole
+ * kernel does not move at all (6.18: EFAULT), so glibc copies the whole
  * of it into new pages.  One block is
  * kept, and one more than twice the size asked for is not handed out, so
  * that what the pool holds stays near what the phases had in use; it is
- * freed before the summaries, which allocate their own.  At ten million
- * commands a side the report's new pages went from 4.1-4.7 GB to 3.2 GB
- * and its peak from 967 to 987 MB (two blocks kept: 3.1-3.2 GB, 1143 MB).
+ * freed before the summaries, which allocate their own.  One block kept
+ * saves about a quarter of a large join's new pages for a few percent of
+ * its peak; a second saves few more pages for a much higher peak
+ * (bench/README.md).
  */
 #include <malloc.h>
 #include <stdlib.h>

@@ -88,9 +88,9 @@ static int tag_row(void *arg, const struct ntp_join_host_row *row, uint32_t *tag
  * get room for the commands it tagged (at most that many match), and
  * reader 0's for every reader's, since the others' are merged into them
  * (ntp_group_set__merge finds its groups in this order too).  Grown as
- * they filled, doubling, the arrays took their pages a small page at a
- * time, and the merge grew reader 0's again: at a million commands a side
- * about 0.15 s of the joined report, half of its scan.
+ * they fill, doubling, the arrays would take their pages a small page at a
+ * time, and the merge would grow reader 0's again: at a million commands a
+ * side that is half of the joined scan's time.
  */
 static int reserve(struct ntp_report_join *rj)
 {

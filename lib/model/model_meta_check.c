@@ -2,8 +2,8 @@
 /*
  * record writes the meta rows (role, transport, sample rate, ...) before its
  * first command, so a recording without any is damaged or was not written
- * by ntprof record: its report used to say "unknown" for every field and
- * estimate rates from a sample rate of 0.  It is refused instead (the
+ * by ntprof record: a report of it could only say "unknown" for every field
+ * and estimate rates from a sample rate of 0.  It is refused instead (the
  * reader itself, lib/ntp, still opens it: the writer's own tests and a
  * live recording's first moments have no meta yet).  A join refuses such a
  * file already, for its unknown role.

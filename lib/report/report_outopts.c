@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * report, compare: the output options that mean nothing together.  Each
- * used to be accepted and ignored, so a script that asked for indented JSON
- * or separated columns silently got something else.
+ * such combination is refused: accepted and ignored, it would give a script
+ * that asked for indented JSON or separated columns something else in
+ * silence.
  */
 #include <stdio.h>
 #include <string.h>

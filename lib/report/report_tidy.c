@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report -t SEP: the long form.  The text's two tables mixed two row shapes
- * (a group's row, then its stages' rows without the group), wrote sizes as
- * "4KiB" and times in rounded us, and did not quote; a tool had to know the
- * layout to read it.  Here every row has the same columns, the group's keys
- * repeated, the statistic named as in the JSON (its unit in its name: _ns
- * integer nanoseconds, _pct percent, n a count, est_cmds_per_s a rate) and
- * its value exact as the JSON has it.  Fields are quoted as dump quotes
- * (lib/fmt/csv.h), and there is no comment line: the first row names the
- * columns.
+ * report -t SEP: the long form.  The text's two tables mix two row shapes
+ * (a group's row, then its stages' rows without the group), write sizes as
+ * "4KiB" and times in rounded us, and do not quote: a tool would have to
+ * know the layout to read them.  Here every row has the same columns, the
+ * group's keys repeated, the statistic named as in the JSON (its unit in
+ * its name: _ns integer nanoseconds, _pct percent, n a count,
+ * est_cmds_per_s a rate) and its value exact as the JSON has it.  Fields
+ * are quoted as dump quotes (lib/fmt/csv.h), and there is no comment line:
+ * the first row names the columns.
  */
 #include <math.h>
 #include <stdbool.h>

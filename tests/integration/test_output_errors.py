@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The mistakes that used to be accepted in silence (issue 14), each now one
-line on stderr and its exit code: --pretty without -j, a text option (-t,
+"""Mistakes refused rather than accepted in silence, each with one line on
+stderr and its exit code: --pretty without -j, a text option (-t,
 -q) with -j -, dump of a target recording alone, a recording without meta;
 and the JSON error document carries the cause stderr gives."""
 
