@@ -24,7 +24,7 @@
 #include "lib/collect/kernel_probe.h"
 #include "lib/core/filter.h"
 #include "lib/core/tmpdir.h"
-#include "lib/join/join.h"
+#include "lib/model/model_files.h"
 #include "lib/ntp/db_write.h"
 #include "lib/record/record_child.h"
 #include "lib/record/record_session.h"
@@ -352,7 +352,7 @@ static int record_main(int argc, const char **argv, const char *cmdline)
 	 * joined_stages view answers plain SQL (ntprof-ntp(5)).  The recording
 	 * is whole without it: a failure is a warning.
 	 */
-	if (!err && o.role == NTP_RECORD_BOTH && c.output && ntp_join__store(path))
+	if (!err && o.role == NTP_RECORD_BOTH && c.output && ntp_source__store_pairing(path))
 		ntp_warn("%s: its joined_stages view stays empty; 'ntprof join -o FILE %s' writes"
 			 " a joined recording instead", path, path);
 	if (!err) {

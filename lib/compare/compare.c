@@ -30,6 +30,7 @@
 #include "lib/core/size.h"
 #include "lib/ntp/db_read.h"
 #include "lib/report/report_jsonout.h"
+#include "lib/model/model_files.h"
 #include "lib/model/model_load.h"
 
 /* the JSON error document; compare has always cut its message at 1023 bytes */
@@ -143,18 +144,13 @@ static int load(struct ntp_compare *c, const struct ntp_compare_opts *o, const c
 	int rc = 0;
 
 	for (int r = 0; r < NTP_CMP_RUNS && !rc; r++) {
-		for (int i = 0; i < c->nfiles[r] && !rc; i++) {
-			sqlite3 *db;
-
-			*culprit = c->files[r][i];
-			rc = ntp_db__open_read(&db, c->files[r][i]);
-			sqlite3_close(db);
-		}
+		*culprit = c->arg[r];
+		rc = ntp_source__open_files(&c->src[r], c->files[r], c->nfiles[r], false);
 	}
 	for (int r = 0; r < NTP_CMP_RUNS && !rc; r++) {
 		*culprit = c->arg[r];
 		/* one filter for both runs: --time from each run's own start */
-		rc = ntp_report__load(&c->run[r], c->files[r], c->nfiles[r],
+		rc = ntp_report__load(&c->run[r], c->src[r],
 				      &(struct ntp_report_load){ .detail = detail,
 								 .filter = &o->filter });
 	}

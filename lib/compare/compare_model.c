@@ -225,7 +225,7 @@ static int host_place(const struct ntp_report *rep, int host_file)
 	int n = 0;
 
 	for (int i = 0; i < rep->nfiles && i < host_file; i++)
-		n += !!(rep->files[i].sides & NTP_JOIN_HOST);
+		n += !!(rep->files[i].sides & NTP_SIDE_HOST);
 	return n ? n : host_file;
 }
 
@@ -706,6 +706,7 @@ void ntp_compare__free(struct ntp_compare *c)
 	free(c->warnings);
 	for (int r = 0; r < NTP_CMP_RUNS; r++) {
 		ntp_report__free(&c->run[r]);
+		ntp_source__close(c->src[r]);
 		free(c->names[r]);
 		c->names[r] = NULL;
 	}

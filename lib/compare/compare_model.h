@@ -13,6 +13,7 @@
 
 #include "lib/compare/compare_opts.h"
 #include "lib/model/model.h"
+#include "lib/model/model_source.h"
 
 /* "mean", "p50", ... "p99.9"; and the JSON keys "mean" ... "p99_9" */
 const char *ntp_compare__stat_name(enum ntp_compare_stat s);
@@ -87,6 +88,7 @@ struct ntp_compare {
 	char *names[NTP_CMP_RUNS];                /* the copy files[] point into */
 	const char *files[NTP_CMP_RUNS][NTP_CMP_MAX_FILES];
 	int nfiles[NTP_CMP_RUNS];
+	struct ntp_source *src[NTP_CMP_RUNS];     /* each run's recordings */
 	struct ntp_report run[NTP_CMP_RUNS];      /* each run, as report sees it */
 	struct ntp_compare_group *groups;         /* ordered: namespace, I/O type, size */
 	size_t ngroups;

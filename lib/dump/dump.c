@@ -28,8 +28,8 @@
 #include "lib/ntp/db_read.h"
 #include "lib/dump/dump.h"
 #include "lib/model/model_filter.h"
-#include "lib/model/model_meta_check.h"
-#include "lib/model/model_paths.h"
+#include "lib/model/model_check.h"
+#include "lib/model/model_files.h"
 
 struct dump_col {
 	const char *name;     /* header, and the SQL expression's alias */
@@ -281,44 +281,26 @@ static int dump_rows(sqlite3 *db, const struct dump_table *t, const struct ntp_r
 }
 
 /*
- * Opens what is dumped: one host recording as it is, or the join of several
- * (or of one "-r both" recording).  *j is set when joined; 0 or NTP_EXIT_*.
+ * What is dumped: one host recording as it is, or the join of several (or
+ * of one "-r both" or joined recording).  *j is set when joined; 0 or
+ * NTP_EXIT_*.
  */
-static int open_input(const char *const *paths, int n, sqlite3 **db, struct ntp_join **j)
+static int open_input(struct ntp_source *s, sqlite3 **db, struct ntp_join **j)
 {
-	char *role;
 	int rc;
 
-	*db = NULL;
+	*db = s->db;
 	*j = NULL;
-	if (n == 1) {
-		rc = ntp_db__open_read(db, paths[0]);
-		if (!rc)
-			rc = ntp_report__check_meta(*db, paths[0]);
-		if (rc) {
-			sqlite3_close(*db);
-			*db = NULL;
-			return rc;
-		}
-		role = ntp_db__meta_text(*db, "role");
-		rc = role && (!strcmp(role, "both") || !strcmp(role, "joined"));
-		if (role && !strcmp(role, "target")) {
-			/* its commands are target_io's: a host header and no row would say nothing */
-			free(role);
-			ntp_error("%s: a target recording alone has no host commands to dump: give "
-				  "its host recording too (ntprof dump HOST.ntp %s), or query its "
-				  "target_io table with sqlite3", paths[0], paths[0]);
-			sqlite3_close(*db);
-			*db = NULL;
-			return NTP_EXIT_MISMATCH;
-		}
-		free(role);
-		if (!rc)
-			return 0;
-		sqlite3_close(*db);
-		*db = NULL;
+	if (s->kind == NTP_KIND_TARGET) {
+		/* its commands are target_io's: a host header and no row would say nothing */
+		ntp_error("%s: a target recording alone has no host commands to dump: give "
+			  "its host recording too (ntprof dump HOST.ntp %s), or query its "
+			  "target_io table with sqlite3", s->files[0].path, s->files[0].path);
+		return NTP_EXIT_MISMATCH;
 	}
-	rc = ntp_join__open(j, paths, n, NULL);
+	if (!ntp_kind__joined(s->kind))
+		return 0;
+	rc = ntp_source__open_join(s, NULL, j);
 	if (!rc)
 		rc = ntp_join__run(*j);
 	if (rc) {
@@ -356,33 +338,30 @@ static int filter_where(const struct ntp_dump_opts *o, sqlite3 *db, int nfiles,
 int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_opts *o)
 {
 	const char *out = o->output && strcmp(o->output, "-") ? o->output : NULL;
-	struct ntp_join *j;
+	struct ntp_source *s = NULL;
+	struct ntp_join *j = NULL;
 	sqlite3 *db;
 	struct ntp_outfile of = { .f = stdout };
 	struct ntp_read_where where;
 	int rc;
 
-	for (int i = 0; out && i < npaths; i++) {
-		/* writing over the recording being read would destroy it */
-		if (ntp_report__same_file(out, paths[i])) {
-			ntp_error("%s: the output is the recording itself: choose another -o FILE", out);
-			return NTP_EXIT_USAGE;
-		}
-	}
-	rc = ntp_report__check_twice(paths, npaths);
+	/* writing over the recording being read would destroy it */
+	rc = ntp_outfile__check_not_input(out, paths, npaths, "-o");
+	if (!rc)
+		rc = ntp_model__check_twice(paths, npaths);
 	/* before the join: a recording taken for -o's FILE is kept, and nothing is read */
 	if (!rc && out)
 		rc = ntp_outfile__check(out, "the CSV file");
 	if (rc)
 		return rc;
-	rc = open_input(paths, npaths, &db, &j);
-	if (rc)
-		return rc;
-	if (out && (rc = ntp_outfile__open(&of, out, "the CSV file"))) {
-		if (j)
-			ntp_join__close(j);
-		else
-			sqlite3_close(db);
+	rc = ntp_source__open_files(&s, paths, npaths, false);
+	if (!rc)
+		rc = open_input(s, &db, &j);
+	if (!rc && out)
+		rc = ntp_outfile__open(&of, out, "the CSV file");
+	if (rc) {
+		ntp_join__close(j);
+		ntp_source__close(s);
 		return rc;
 	}
 	rc = filter_where(o, db, j ? npaths : 1, j ? &joined_table : &host_table, paths[0], &where);
@@ -391,10 +370,8 @@ int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_op
 	if (!rc)
 		rc = dump_rows(db, j ? &joined_table : has_app_view(db) ? &host_table :
 			       &host_table_old, &where, paths[0], of.f);
-	if (j)
-		ntp_join__close(j);
-	else
-		sqlite3_close(db);
+	ntp_join__close(j);
+	ntp_source__close(s);
 	if (!out)
 		return rc;
 	/* a failed dump leaves no half-written CSV to be mistaken for a whole one */

@@ -28,8 +28,6 @@
 #include <string.h>
 
 #include "lib/ntp/db_meta.h"
-#include "lib/ntp/db_guard.h"
-#include "lib/ntp/db_read.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/core/jobs.h"
@@ -57,261 +55,11 @@ static int step_done(sqlite3 *db, sqlite3_stmt *st, const char *what)
 	return rc == SQLITE_DONE ? 0 : sql_fail(db, what);
 }
 
-/* schema names are interpolated into SQL: letters, digits, '_' only */
-static int valid_schema(const char *s)
-{
-	if (!*s || strlen(s) > 64 || isdigit((unsigned char)*s))
-		return 0;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '_')
-			return 0;
-	return 1;
-}
-
-/* "file:" URI of a path: everything but unreserved characters and '/' escaped */
-char *ntp_join__file_uri(const char *path, const char *mode)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t n = strlen(path);
-	char *u = malloc(3 * n + strlen(mode) + 16), *p;
-
-	if (!u)
-		return NULL;
-	p = stpcpy(u, "file:");
-	for (; *path; path++) {
-		unsigned char c = *path;
-
-		if (isalnum(c) || strchr("/-._~", c)) {
-			*p++ = c;
-		} else {
-			*p++ = '%';
-			*p++ = hex[c >> 4];
-			*p++ = hex[c & 15];
-		}
-	}
-	sprintf(p, "?mode=%s", mode);
-	return u;
-}
-
-/* the reader's checks and messages: missing, not SQLite, not ntprof, too new, cut off */
-static int check_file(const char *path)
-{
-	sqlite3 *chk;
-	int err = ntp_db__open_read(&chk, path);
-
-	if (!err)
-		sqlite3_close(chk);
-	return err;
-}
-
-/* path, checked (check_file), attached as schema, a valid name */
-static int attach_checked(sqlite3 *db, const char *path, const char *schema)
-{
-	sqlite3_stmt *st;
-	char *uri;
-	int err, rc;
-
-	/* the connection reads untrusted files: guarded once, before the first */
-	err = ntp_db__guard(db);
-	if (err)
-		return err;
-
-	uri = ntp_join__file_uri(path, "ro");
-	if (!uri) {
-		ntp_error("%s: %s", path, strerror(ENOMEM));
-		return NTP_EXIT_FAILURE;
-	}
-	err = prepare(db, "ATTACH ?1 AS ?2", &st, "attach");
-	if (!err) {
-		sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC);
-		rc = sqlite3_step(st);
-		sqlite3_finalize(st);
-		if (rc != SQLITE_DONE) {
-			ntp_error("%s: cannot attach: %s", path, sqlite3_errmsg(db));
-			err = NTP_EXIT_NOFILE;
-		}
-	}
-	free(uri);
-	if (err)
-		return err;
-	/* a connection without URI support would have opened "file:..." read-write */
-	if (sqlite3_db_readonly(db, schema) != 1) {
-		char sql[96];
-
-		snprintf(sql, sizeof(sql), "DETACH \"%s\"", schema);
-		sqlite3_exec(db, sql, NULL, NULL, NULL);
-		ntp_error("%s: cannot attach read-only: the connection was not opened with SQLITE_OPEN_URI",
-			  path);
-		return NTP_EXIT_FAILURE;
-	}
-	/* ntprof's stage views over it, schema_host_stages (lib/ntp/db_guard.h) */
-	return ntp_db__guard_file(db, schema, path);
-}
-
-int ntp_join__attach(sqlite3 *db, const char *path, const char *schema)
-{
-	int err;
-
-	if (!valid_schema(schema)) {
-		ntp_error("join: invalid schema name '%s'", schema);
-		return NTP_EXIT_FAILURE;
-	}
-	err = check_file(path);
-	return err ? err : attach_checked(db, path, schema);
-}
-
-/*
- * The files' checks at once, a file a thread (up to NTPROF_THREADS; one
- * after another with 1): counting every table walks each table's pages,
- * which takes as long as the file is large.  A check's failure is held, and
- * ntp_join__open tells the first in file order, as checks one after another
- * would.
- */
-struct file_check {
-	const char *path;
-	int err;
-	char msg[1024];
-};
-
-/* one thread's files: w, w + nw, w + 2 nw, ... */
-struct checker {
-	struct file_check *c;
-	int n, w, nw;
-};
-
-static void *check_job(void *arg)
-{
-	const struct checker *k = arg;
-
-	for (int i = k->w; i < k->n; i += k->nw) {
-		struct file_check *c = &k->c[i];
-
-		ntp_err__hold(c->msg, sizeof(c->msg));
-		c->err = check_file(c->path);
-		ntp_err__hold(NULL, 0);
-	}
-	return NULL;
-}
-
-static void check_files(struct file_check *c, const char *const *paths, int n)
-{
-	struct checker k[NTP_JOIN_MAX_FILES];
-	int nw = ntp_jobs__threads();
-
-	nw = nw < n ? nw : n;
-	for (int i = 0; i < n; i++)
-		c[i].path = paths[i];
-	for (int w = 0; w < nw; w++)
-		k[w] = (struct checker){ c, n, w, nw };
-	ntp_jobs__run(check_job, k, sizeof(*k), nw);
-}
-
-int ntp_join__role_sides(const char *role)
-{
-	if (!role)
-		return 0;
-	if (!strcmp(role, "host"))
-		return NTP_JOIN_HOST;
-	if (!strcmp(role, "target"))
-		return NTP_JOIN_TARGET;
-	/* a joined recording (ntprof join) holds both sides too, on their own clocks */
-	if (!strcmp(role, "both") || !strcmp(role, "joined"))
-		return NTP_JOIN_HOST | NTP_JOIN_TARGET;
-	return 0;
-}
-
-static int strcmp_null(const char *a, const char *b)
-{
-	return strcmp(a ? a : "", b ? b : "");
-}
-
-int ntp_join__check(sqlite3 *db, const char *const *schemas, const char *const *paths,
-		    int n, int *sides)
-{
-	int i, k, all = 0, err = 0;
-
-	for (i = 0; i < n && !err; i++) {
-		char *role = ntp_db__meta_text_in(db, schemas[i], ntp_meta[NTP_META_ROLE].key);
-		int s = ntp_join__role_sides(role);
-
-		if (!s) {
-			if (role)
-				ntp_error("cannot join %s: unknown role '%s' in its meta", paths[i], role);
-			else
-				ntp_error("cannot join %s: its meta has no role", paths[i]);
-			err = NTP_EXIT_MISMATCH;
-		}
-		if (sides)
-			sides[i] = s;
-		all |= s;
-		free(role);
-	}
-	/* the keys the meta table (lib/ntp/db_meta.c) says joined recordings must agree on */
-	for (k = 0; k < NTP_META_MAX && !err; k++) {
-		const struct ntp_meta_desc *d = &ntp_meta[k];
-		char *v0;
-
-		if (!d->agree)
-			continue;
-		v0 = ntp_db__meta_text_in(db, schemas[0], d->key);
-		for (i = 1; i < n && !err; i++) {
-			char *v = ntp_db__meta_text_in(db, schemas[i], d->key);
-
-			if (strcmp_null(v0, v)) {
-				ntp_error("cannot join %s and %s: %s %s and %s (%s)", paths[0], paths[i],
-					  d->agree, v0 ? v0 : "(none)", v ? v : "(none)",
-					  d->agree_hint);
-				err = NTP_EXIT_MISMATCH;
-			}
-			free(v);
-		}
-		free(v0);
-	}
-	if (!err && !(all & NTP_JOIN_HOST)) {
-		if (n == 1)
-			ntp_error("cannot join %s alone: it is a target recording; give the host recording too",
-				  paths[0]);
-		else
-			ntp_error("cannot join %s and the others: all are target recordings; a host recording is needed",
-				  paths[0]);
-		err = NTP_EXIT_MISMATCH;
-	}
-	if (!err && !(all & NTP_JOIN_TARGET)) {
-		if (n == 1)
-			ntp_error("cannot join %s alone: it is a host recording; give the target recording (-r target) too",
-				  paths[0]);
-		else
-			ntp_error("cannot join %s and the others: all are host recordings; a target recording (-r target) is needed",
-				  paths[0]);
-		err = NTP_EXIT_MISMATCH;
-	}
-	return err;
-}
-
-
 static const char create_sql[] =
 	"CREATE TEMP TABLE join_files (fi INTEGER PRIMARY KEY, path TEXT, schema TEXT, role TEXT);"
 	"CREATE TEMP TABLE join_pairs (pair INTEGER PRIMARY KEY, hf INTEGER, tf INTEGER,"
 	" estimated INTEGER, t0_ns INTEGER, base_ns INTEGER, a_ns REAL, drift REAL, tol_ns REAL,"
 	" candidates INTEGER, support INTEGER, matched INTEGER);";
-
-/* a target side needs its tables: a "both" file of an old host-only writer has none */
-static int check_target_tables(struct ntp_join *j, int fi)
-{
-	char sql[160];
-
-	if (!(j->files[fi].sides & NTP_JOIN_TARGET))
-		return 0;
-	snprintf(sql, sizeof(sql), "SELECT count(*) FROM \"%s\".sqlite_schema"
-		 " WHERE name IN ('target_io', 'target_stages')", j->files[fi].schema);
-	if (ntp_join__query_int(j->db, sql, 0) != 2) {
-		ntp_error("cannot join %s: a %s recording without the target_io table",
-			  j->files[fi].path, j->files[fi].role);
-		return NTP_EXIT_MISMATCH;
-	}
-	return 0;
-}
 
 /* whether the recording attached as schema holds a pairing (join_clock's row) */
 static int has_pairing(struct ntp_join *j, const char *schema)
@@ -324,27 +72,21 @@ static int has_pairing(struct ntp_join *j, const char *schema)
 
 /*
  * A joined recording (ntprof join) brings its own pairing, made on two
- * clocks that its file no longer tells apart: it is read alone, never
- * joined again.  So is a "-r both" recording that record paired when it
- * closed it, unless opts.fresh asks for the join to be made again; one
- * without a pairing (older, or killed before the end) is joined as always.
+ * clocks that its file no longer tells apart: it is read, never joined
+ * again.  So is a "-r both" recording that record paired when it closed
+ * it, unless opts.fresh asks for the join to be made again; one without a
+ * pairing (older, or killed before the end) is joined as always.
  */
-static int check_joined(struct ntp_join *j, int fi, int n)
+static void find_stored(struct ntp_join *j)
 {
-	char *role = ntp_db__meta_text_in(j->db, j->files[fi].schema, "role");
-	int joined = role && !strcmp(role, "joined");
-	int both = role && !strcmp(role, "both");
+	const char *role = j->files[0].role;
 
-	free(role);
-	if (joined && n > 1) {
-		ntp_error("cannot join %s with other recordings: it is a joined recording"
-			  " (ntprof join) already; give it alone", j->files[fi].path);
-		return NTP_EXIT_MISMATCH;
-	}
-	j->joined_role = joined;
-	if (joined || (both && n == 1 && !j->opts.fresh && has_pairing(j, j->files[fi].schema)))
+	if (j->nfiles != 1 || !role)
+		return;
+	if (!strcmp(role, ntp_roles[NTP_ROLE_JOINED].name) ||
+	    (!strcmp(role, ntp_roles[NTP_ROLE_BOTH].name) && !j->opts.fresh &&
+	     has_pairing(j, j->files[0].schema)))
 		j->stored = 1;
-	return 0;
 }
 
 static int add_file_row(struct ntp_join *j, int fi)
@@ -365,24 +107,19 @@ static int add_file_row(struct ntp_join *j, int fi)
 	return err;
 }
 
-int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
+int ntp_join__open(struct ntp_join **jp, const struct ntp_join_input *in,
 		   const struct ntp_join_opts *opts)
 {
-	struct file_check checks[NTP_JOIN_MAX_FILES] = { { 0 } };
-	const char *schemas[NTP_JOIN_MAX_FILES];
-	int sides[NTP_JOIN_MAX_FILES];
 	struct ntp_join *j;
 	int i, err;
 
 	*jp = NULL;
-	if (n < 1 || n > NTP_JOIN_MAX_FILES) {
-		ntp_error("join: %d recordings given: between 1 and %d can be joined", n,
-			  NTP_JOIN_MAX_FILES);
-		return NTP_EXIT_USAGE;
-	}
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return ntp_join__nomem();
+	j->db = in->db;
+	j->reopen = in->reopen;
+	j->reopen_ctx = in->ctx;
 	j->opts.slack_ns = 1000;
 	j->opts.min_support = 8;
 	j->opts.max_drift = 500e-6;
@@ -409,49 +146,13 @@ int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
 	 */
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	j->progress = ntp_jprogress__new();
-	if (sqlite3_open_v2(":memory:", &j->db,
-			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI |
-			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		ntp_error("join: cannot open an in-memory database: %s",
-			  j->db ? sqlite3_errmsg(j->db) : strerror(ENOMEM));
-		ntp_join__close(j);
-		return NTP_EXIT_FAILURE;
-	}
-	/*
-	 * NOMUTEX: one thread uses the connection (the join reads the host side
-	 * on connections of its own).  TEMP tables in memory: the recordings
-	 * stay untouched, /tmp unused.
-	 */
-	err = exec(j->db, "PRAGMA temp_store = MEMORY", "configuring");
-	if (!err)
-		check_files(checks, paths, n);
-	for (i = 0; i < n && !err; i++) {
-		snprintf(j->schemas[i], sizeof(j->schemas[i]), "ntp%d", i);
-		schemas[i] = j->schemas[i];
-		j->files[i].path = paths[i];
-		j->files[i].schema = j->schemas[i];
-		err = checks[i].err;
-		if (err && checks[i].msg[0])
-			ntp_error("%s", checks[i].msg);
-		if (!err)
-			err = attach_checked(j->db, paths[i], j->schemas[i]);
-		if (!err)
-			j->nfiles = i + 1;
-	}
-	if (!err)
-		err = ntp_join__check(j->db, schemas, paths, n, sides);
-	if (!err)
-		err = exec(j->db, create_sql, "creating the join tables");
-	for (i = 0; i < n && !err; i++)
-		err = check_joined(j, i, n);
-	for (i = 0; i < n && !err; i++) {
-		j->files[i].sides = sides[i];
-		j->files[i].role = j->joined_role ? "joined" : (sides[i] == NTP_JOIN_HOST) ? "host" :
-				   (sides[i] == NTP_JOIN_TARGET) ? "target" : "both";
+	j->nfiles = in->nfiles;
+	for (i = 0; i < in->nfiles; i++)
+		j->files[i] = in->files[i];
+	find_stored(j);
+	err = exec(j->db, create_sql, "creating the join tables");
+	for (i = 0; i < j->nfiles && !err; i++)
 		err = add_file_row(j, i);
-		if (!err)
-			err = check_target_tables(j, i);
-	}
 	if (!err)
 		err = ntp_join__register_rows(j);
 	if (err) {
@@ -540,8 +241,8 @@ static enum ntp_join_clock pair_clock(struct ntp_join *j, int h, int t)
 
 	if (h == t)
 		return NTP_JOIN_CLOCK_ONE_FILE;
-	bh = ntp_db__meta_text_in(j->db, j->files[h].schema, "boot_id");
-	bt = ntp_db__meta_text_in(j->db, j->files[t].schema, "boot_id");
+	bh = ntp_meta__text_in(j->db, j->files[h].schema, NTP_META_BOOT_ID);
+	bt = ntp_meta__text_in(j->db, j->files[t].schema, NTP_META_BOOT_ID);
 	if (known_boot(bh) && bt && !strcmp(bh, bt))
 		c = NTP_JOIN_CLOCK_ONE_BOOT;
 	free(bh);
@@ -674,12 +375,12 @@ int ntp_join__run(struct ntp_join *j)
 	}
 	ntp_jprogress__set(j->progress, "estimating the clocks", 0, 0);
 	for (h = 0; h < j->nfiles && !err; h++) {
-		if (!(j->files[h].sides & NTP_JOIN_HOST))
+		if (!(j->files[h].sides & NTP_SIDE_HOST))
 			continue;
 		for (t = 0; t < j->nfiles && !err; t++) {
 			struct ntp_join_pair *p;
 
-			if (!(j->files[t].sides & NTP_JOIN_TARGET))
+			if (!(j->files[t].sides & NTP_SIDE_TARGET))
 				continue;
 			p = &j->pairs[j->npairs];
 			p->host_file = h;
@@ -745,9 +446,9 @@ void ntp_join__file_rows(const struct ntp_join *j, int i, int64_t *host_rows,
 {
 	int sides = i >= 0 && i < j->nfiles ? j->files[i].sides : 0;
 
-	*host_rows = sides & NTP_JOIN_HOST ?
+	*host_rows = sides & NTP_SIDE_HOST ?
 		     (int64_t)(j->host.file_lo[i + 1] - j->host.file_lo[i]) : -1;
-	*target_rows = sides & NTP_JOIN_TARGET ?
+	*target_rows = sides & NTP_SIDE_TARGET ?
 		       (int64_t)(j->target.file_lo[i + 1] - j->target.file_lo[i]) : -1;
 }
 
@@ -775,7 +476,6 @@ void ntp_join__close(struct ntp_join *j)
 	if (!j)
 		return;
 	ntp_join__keep_close(j);
-	sqlite3_close(j->db);
 	ntp_join__free_rows(j);
 	ntp_join__free_ids(j);
 	ntp_join__free_cands(j);

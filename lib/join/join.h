@@ -75,37 +75,31 @@ const char *ntp_join__clock_name(enum ntp_join_clock c);
 
 struct ntp_join;
 
-/* the sides a recording of meta role ROLE has (enum ntp_join_side); 0 for none */
-int ntp_join__role_sides(const char *role);
+/*
+ * The recordings a join reads, opened, checked and classified by the
+ * model (lib/model/model_files.h), which is the one way in to recordings:
+ * a host and a target, several hosts and one target, one host and several
+ * targets, or one "-r both" or joined recording, already known joinable.
+ */
+struct ntp_join_input {
+	/*
+	 * every file ATTACHed read-only as files[i].schema, with ntprof's own
+	 * views (lib/ntp/db_own.h); private to the join while it is open,
+	 * which makes its TEMP tables there, in memory (temp_store MEMORY)
+	 */
+	sqlite3 *db;
+	const struct ntp_join_file *files;	/* path, schema, role, sides; copied */
+	int nfiles;
+	/* file i on a connection of its own, for a reader thread; 0 or NTP_EXIT_* (printed) */
+	int (*reopen)(void *ctx, int i, sqlite3 **db);
+	void *ctx;
+};
 
 /*
- * ATTACH the recording at PATH read-only (file: URI, mode=ro) as SCHEMA.
- * db must have been opened with SQLITE_OPEN_URI and must allow TEMP writes
- * (ntp_join__open makes such a connection).  The file is first checked as
- * ntp_db__open_read checks it.  Returns 0 or an NTP_EXIT_* code after one
- * error line.
+ * A join of in's files; opts may be NULL, and what its tag contexts point
+ * to need only be ready for ntp_join__run.  0 or an NTP_EXIT_* code.
  */
-int ntp_join__attach(sqlite3 *db, const char *path, const char *schema);
-
-/*
- * Refuse (NTP_EXIT_MISMATCH, one line) unless the attached recordings in
- * schemas[0..n) can be joined: equal sample_one_in, hash_version and
- * transport, known roles, and at least one host side and one target side.
- * paths[] name the files in the message.  *sides (may be NULL) gets each
- * file's enum ntp_join_side.
- */
-int ntp_join__check(sqlite3 *db, const char *const *schemas, const char *const *paths,
-		    int n, int *sides);
-
-/*
- * Open paths[0..n) in any order and any mix (a host and a target, several
- * hosts and one target, one host and several targets, or one "-r both"
- * file): a private in-memory connection ATTACHes each read-only as
- * "ntp<i>" and checks them (ntp_join__check).  opts may be NULL; what its
- * tag contexts point to need only be ready for ntp_join__run.  Returns 0 or
- * an NTP_EXIT_* code.
- */
-int ntp_join__open(struct ntp_join **jp, const char *const *paths, int n,
+int ntp_join__open(struct ntp_join **jp, const struct ntp_join_input *in,
 		   const struct ntp_join_opts *opts);
 
 /*
@@ -134,7 +128,7 @@ int ntp_join__scan_stages(struct ntp_join *j, ntp_join_stages_fn fn);
  * combinations, a joined recording, and a join that matched nothing.
  * 0 or NTP_EXIT_*.
  *
- * A joined recording given to ntp_join__open alone is not joined again:
+ * A joined recording given alone to ntp_join__open is not joined again:
  * ntp_join__run reads its join_pairs and join_clock, and everything after
  * (temp.joined, ntp_join__scan_stages, the pairs and counts) is what the
  * join of the recordings it was made of gave.  The same holds for a "-r
@@ -144,13 +138,13 @@ int ntp_join__scan_stages(struct ntp_join *j, ntp_join_stages_fn fn);
 int ntp_join__write(struct ntp_join *j, const char *path);
 
 /*
- * A "-r both" recording at path joined, and its pairing written into it:
- * join_pairs and join_clock replaced, so that its joined_stages view holds
- * the join's stages (record -r both calls it when the recording is
- * closed).  Nothing else in the file changes.  0 or NTP_EXIT_* after one
- * line.
+ * After ntp_join__run of one "-r both" recording with opts.fresh: the
+ * pairing written into the recording itself, join_pairs and join_clock
+ * replaced, so that its joined_stages view holds the join's stages (record
+ * -r both does it when it closes the file).  Nothing else in the file
+ * changes.  0 or NTP_EXIT_* after one line.
  */
-int ntp_join__store(const char *path);
+int ntp_join__store(struct ntp_join *j);
 
 /* the connection: query temp.joined (and ntp<i>.* tables) with it */
 sqlite3 *ntp_join__db(const struct ntp_join *j);

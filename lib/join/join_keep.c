@@ -44,7 +44,7 @@ int ntp_join__keep_open(struct ntp_join *j)
 	k->host.fd = k->apps.fd = -1;
 	j->keep = k;
 	for (int fi = 0; fi < j->nfiles; fi++) {
-		int has = j->files[fi].sides & NTP_JOIN_HOST ? ntp_db__has_app(j->db, j->files[fi].schema) :
+		int has = j->files[fi].sides & NTP_SIDE_HOST ? ntp_db__has_app(j->db, j->files[fi].schema) :
 			  0;
 
 		if (has < 0)

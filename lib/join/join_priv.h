@@ -247,7 +247,9 @@ void ntp_jspares__drop(struct ntp_jspares *sp);
 void ntp_jspares__fini(struct ntp_jspares *sp);
 
 struct ntp_join {
-	sqlite3 *db;
+	sqlite3 *db;			/* the input's: the files ATTACHed, the join's TEMP tables */
+	int (*reopen)(void *ctx, int i, sqlite3 **db);	/* the input's */
+	void *reopen_ctx;
 	struct ntp_join_opts opts;
 	int nfiles;
 	struct ntp_join_file files[NTP_JOIN_MAX_FILES];
@@ -282,7 +284,6 @@ struct ntp_join {
 	size_t host_rows, target_rows;	/* of the sides, kept when the rows go */
 	struct ntp_jprogress *progress;
 	int stored;			/* one file with its own pairing: read, not made */
-	int joined_role;		/* that file is a joined recording (meta role joined) */
 };
 
 
@@ -295,8 +296,6 @@ int64_t ntp_join__query_int(sqlite3 *db, const char *sql, int64_t def);
 void ntp_join__populate(void *p, size_t len);
 
 /* join.c */
-/* "file:PATH?mode=MODE", escaped; caller frees; NULL without memory */
-char *ntp_join__file_uri(const char *path, const char *mode);
 
 /* the matches freed for good: temp.join_matches refuses to read them after */
 void ntp_join__free_matches(struct ntp_join *j);

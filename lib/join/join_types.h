@@ -10,14 +10,10 @@
 #include <stdint.h>
 
 #include "lib/ntp/db_app.h"
+#include "lib/ntp/db_role.h"
 
 /* SQLite's default limit of attached databases */
 #define NTP_JOIN_MAX_FILES 10
-
-enum ntp_join_side {
-	NTP_JOIN_HOST = 1 << 0,		/* the file has host_io rows to join */
-	NTP_JOIN_TARGET = 1 << 1,	/* the file has target_io rows to join */
-};
 
 /* the most readers a join runs at once (one a CPU); a caller of opts.tag gives as many contexts */
 #define NTP_JOIN_READERS 4
@@ -103,7 +99,7 @@ struct ntp_join_file {
 	const char *path;
 	const char *schema;	/* "ntp0", "ntp1", ... */
 	const char *role;	/* meta role: host | target | both */
-	int sides;		/* enum ntp_join_side */
+	int sides;		/* enum ntp_side */
 };
 
 /* one matched command's stages, as temp.joined has them */

@@ -68,3 +68,9 @@ double ntp_report__share_pct(const struct ntp_report_group *g, double mean_ns)
 		return NAN;
 	return mean_ns / g->e2e.mean * 100.0;
 }
+
+enum ntp_report_kind ntp_report__kind(enum ntp_kind k)
+{
+	return k == NTP_KIND_HOST ? NTP_REPORT_HOST : k == NTP_KIND_TARGET ? NTP_REPORT_TARGET :
+	       NTP_REPORT_JOINED;
+}

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "lib/core/stats.h"
+#include "lib/model/model_source.h"
 #include "lib/join/join.h"
 
 struct ntp_read_filter;
@@ -139,7 +140,7 @@ enum ntp_view_kind {
 /* one recording of a report: its header, and which sides it holds */
 struct ntp_report_file {
 	struct ntp_report_header hdr;   /* seen..lost_map, rows: the host side */
-	int sides;                      /* enum ntp_join_side */
+	int sides;                      /* enum ntp_side */
 	/* the target side's intervals and target_io rows */
 	uint64_t t_seen, t_sampled, t_lost_ringbuf, t_lost_map, t_rows;
 };
@@ -225,6 +226,9 @@ uint64_t ntp_report__impossible(const struct ntp_report_group *g);
 /* the name of a reason, as the text report and the JSON give it */
 const char *ntp_report__impossible_name(enum ntp_impossible why);
 double ntp_report__share_pct(const struct ntp_report_group *g, double mean_ns);
+
+/* what a report of a source of this kind is: a host or a target alone, or joined */
+enum ntp_report_kind ntp_report__kind(enum ntp_kind k);
 
 /* model_view.c: the stages of r's view, in the words of r's transport */
 const struct ntp_view *ntp_report__view(const struct ntp_report *r);

@@ -33,10 +33,10 @@ static char *xstrdup_col(sqlite3_stmt *st, int col)
  * The wall-clock start: record stores start_realtime_ns (CLOCK_REALTIME),
  * shown as ISO 8601 UTC; a start_time text, if a file has one, as it is.
  */
-static char *start_time_str(sqlite3 *db)
+static char *start_time_str(sqlite3 *db, const char *schema)
 {
-	int64_t ns = ntp_meta__int(db, NTP_META_START_REALTIME_NS, -1);
-	char *s = ntp_meta__text(db, NTP_META_START_TIME);
+	int64_t ns = ntp_meta__int_in(db, schema, NTP_META_START_REALTIME_NS, -1);
+	char *s = ntp_meta__text_in(db, schema, NTP_META_START_TIME);
 	char buf[64];
 	struct tm tm;
 	time_t t;
@@ -49,14 +49,15 @@ static char *start_time_str(sqlite3 *db)
 	return strdup(buf);
 }
 
-static int load_hooks(struct ntp_report_header *h, sqlite3 *db)
+static int load_hooks(struct ntp_report_header *h, sqlite3 *db, const char *schema)
 {
-	static const char sql[] =
-		"SELECT side, point, hook, flavour, reason FROM hooks ORDER BY side, rowid";
+	char sql[128];
 	sqlite3_stmt *st;
 	size_t cap = 0;
 	int rc;
 
+	snprintf(sql, sizeof(sql), "SELECT side, point, hook, flavour, reason FROM \"%s\".hooks"
+		 " ORDER BY side, rowid", schema);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
 		return ntp_report__db_fail(db, h->path, "cannot read the hooks");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -91,16 +92,17 @@ static int load_hooks(struct ntp_report_header *h, sqlite3 *db)
  * The commands one side saw, sampled and lost, summed over its intervals,
  * and the time of its last interval (-1: none).
  */
-static int side_counts(sqlite3 *db, const char *path, const char *side, uint64_t *seen,
+static int side_counts(sqlite3 *db, const char *schema, const char *path, const char *side,
+		       uint64_t *seen,
 		       uint64_t *sampled, uint64_t *lost_ringbuf, uint64_t *lost_map,
 		       int64_t *last_t_ns)
 {
-	static const char sql[] =
-		"SELECT total(seen), total(sampled), total(lost_ringbuf), total(lost_map), max(t_ns) "
-		"FROM intervals WHERE side = ?1";
 	sqlite3_stmt *st;
+	char sql[192];
 	int rc;
 
+	snprintf(sql, sizeof(sql), "SELECT total(seen), total(sampled), total(lost_ringbuf),"
+		 " total(lost_map), max(t_ns) FROM \"%s\".intervals WHERE side = ?1", schema);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
 		return ntp_report__db_fail(db, path, "cannot read the intervals");
 	sqlite3_bind_text(st, 1, side, -1, SQLITE_STATIC);
@@ -132,13 +134,14 @@ static int count_rows(sqlite3 *db, const char *path, const char *sql, const char
 	return 0;
 }
 
-static int user_version(sqlite3 *db, const char *path, int64_t *v)
+static int user_version(sqlite3 *db, const char *schema, const char *path, int64_t *v)
 {
 	sqlite3_stmt *st;
+	char sql[64];
 	int rc;
 
-	rc = ntp_report__one_row(db, path, "PRAGMA user_version", "cannot read the schema version",
-				 &st);
+	snprintf(sql, sizeof(sql), "PRAGMA \"%s\".user_version", schema);
+	rc = ntp_report__one_row(db, path, sql, "cannot read the schema version", &st);
 	if (rc)
 		return rc;
 	*v = sqlite3_column_int64(st, 0);
@@ -146,43 +149,44 @@ static int user_version(sqlite3 *db, const char *path, int64_t *v)
 	return 0;
 }
 
-static int load_header(struct ntp_report_header *h, sqlite3 *db, int64_t *last_t_ns)
+static int load_header(struct ntp_report_header *h, sqlite3 *db, const char *schema,
+		       int64_t *last_t_ns)
 {
 	int64_t start_ns, stop_ns;
 	int rc;
 
-	rc = user_version(db, h->path, &h->schema_version);
+	rc = user_version(db, schema, h->path, &h->schema_version);
 	if (rc)
 		return rc;
-	h->role = ntp_meta__text(db, NTP_META_ROLE);
-	h->transport = ntp_meta__text(db, NTP_META_TRANSPORT);
-	h->kernel_release = ntp_meta__text(db, NTP_META_KERNEL_RELEASE);
-	h->hostname = ntp_meta__text(db, NTP_META_HOSTNAME);
-	h->recorded_by = ntp_meta__text(db, NTP_META_NTPROF_VERSION);
-	h->start_time = start_time_str(db);
-	h->sample_one_in = ntp_meta__int(db, NTP_META_SAMPLE_ONE_IN, 0);
+	h->role = ntp_meta__text_in(db, schema, NTP_META_ROLE);
+	h->transport = ntp_meta__text_in(db, schema, NTP_META_TRANSPORT);
+	h->kernel_release = ntp_meta__text_in(db, schema, NTP_META_KERNEL_RELEASE);
+	h->hostname = ntp_meta__text_in(db, schema, NTP_META_HOSTNAME);
+	h->recorded_by = ntp_meta__text_in(db, schema, NTP_META_NTPROF_VERSION);
+	h->start_time = start_time_str(db, schema);
+	h->sample_one_in = ntp_meta__int_in(db, schema, NTP_META_SAMPLE_ONE_IN, 0);
 	/* written by record only for the filters given: a filtered file is partial */
-	h->filter_session = ntp_meta__text(db, NTP_META_FILTER_SESSION);
-	h->filter_io_type = ntp_meta__text(db, NTP_META_FILTER_IO_TYPE);
-	h->filter_sizes = ntp_meta__text(db, NTP_META_FILTER_SIZES);
-	h->hash_version = ntp_meta__int(db, NTP_META_HASH_VERSION, 0);
-	h->bpf_runs = ntp_meta__int(db, NTP_META_BPF_RUNS, -1);
-	h->bpf_run_ns = ntp_meta__int(db, NTP_META_BPF_RUN_NS, -1);
-	h->bpf_commands = ntp_meta__int(db, NTP_META_BPF_COMMANDS, -1);
-	h->bpf_window_ns = ntp_meta__int(db, NTP_META_BPF_WINDOW_NS, -1);
+	h->filter_session = ntp_meta__text_in(db, schema, NTP_META_FILTER_SESSION);
+	h->filter_io_type = ntp_meta__text_in(db, schema, NTP_META_FILTER_IO_TYPE);
+	h->filter_sizes = ntp_meta__text_in(db, schema, NTP_META_FILTER_SIZES);
+	h->hash_version = ntp_meta__int_in(db, schema, NTP_META_HASH_VERSION, 0);
+	h->bpf_runs = ntp_meta__int_in(db, schema, NTP_META_BPF_RUNS, -1);
+	h->bpf_run_ns = ntp_meta__int_in(db, schema, NTP_META_BPF_RUN_NS, -1);
+	h->bpf_commands = ntp_meta__int_in(db, schema, NTP_META_BPF_COMMANDS, -1);
+	h->bpf_window_ns = ntp_meta__int_in(db, schema, NTP_META_BPF_WINDOW_NS, -1);
 
 	/* the recording's own start and stop (CLOCK_MONOTONIC) give the duration */
-	start_ns = ntp_meta__int(db, NTP_META_START_NS, -1);
-	stop_ns = ntp_meta__int(db, NTP_META_STOP_NS, -1);
+	start_ns = ntp_meta__int_in(db, schema, NTP_META_START_NS, -1);
+	stop_ns = ntp_meta__int_in(db, schema, NTP_META_STOP_NS, -1);
 	if (start_ns >= 0 && stop_ns > start_ns) {
 		h->duration_ns = stop_ns - start_ns;
 		h->duration_source = "start_ns to stop_ns";
 	}
 
-	rc = load_hooks(h, db);
+	rc = load_hooks(h, db, schema);
 	if (rc)
 		return rc;
-	rc = side_counts(db, h->path, "host", &h->seen, &h->sampled, &h->lost_ringbuf,
+	rc = side_counts(db, schema, h->path, "host", &h->seen, &h->sampled, &h->lost_ringbuf,
 			 &h->lost_map, last_t_ns);
 	if (rc)
 		return rc;
@@ -208,13 +212,15 @@ bool ntp_report__cost(const struct ntp_report_header *h, struct ntp_report_cost 
 }
 
 /* no recorded start or stop: the span of the sampled commands (one more scan) */
-static int command_span(struct ntp_report_header *h, sqlite3 *db)
+static int command_span(struct ntp_report_header *h, sqlite3 *db, const char *schema)
 {
 	sqlite3_stmt *st;
+	char sql[128];
 	int rc;
 
-	rc = ntp_report__one_row(db, h->path, "SELECT min(h_start_ns), max(h_done_ns) FROM host_io",
-				 "cannot read the commands", &st);
+	snprintf(sql, sizeof(sql), "SELECT min(h_start_ns), max(h_done_ns) FROM \"%s\".host_io",
+		 schema);
+	rc = ntp_report__one_row(db, h->path, sql, "cannot read the commands", &st);
 	if (rc)
 		return rc;
 	if (sqlite3_column_int64(st, 1) > sqlite3_column_int64(st, 0)) {
@@ -229,38 +235,36 @@ static int command_span(struct ntp_report_header *h, sqlite3 *db)
  * One file of a report: its header, each side's counts and rows.  No
  * recorded start or stop: the span of its sampled host commands.
  */
-int ntp_report__load_file(struct ntp_report_file *f, sqlite3 *db, const char *path)
-{
-	return ntp_report__load_file_counted(f, db, path, -1, -1);
-}
-
-int ntp_report__load_file_counted(struct ntp_report_file *f, sqlite3 *db, const char *path,
-				  int64_t host_rows, int64_t target_rows)
+int ntp_report__load_file(struct ntp_report_file *f, sqlite3 *db, const char *schema,
+			  const char *path, int64_t host_rows, int64_t target_rows)
 {
 	struct ntp_report_header *h = &f->hdr;
+	char sql[96];
 	int64_t last_t_ns;
 	int rc;
 
 	memset(h, 0, sizeof(*h));
 	h->path = path;
-	rc = load_header(h, db, &last_t_ns);
-	/* a count(*) walks the whole table: the join's count, when there is one */
-	if (!rc && host_rows >= 0)
+	rc = load_header(h, db, schema, &last_t_ns);
+	/* a count(*) walks the whole table: the check's or the join's count, when there is one */
+	if (!rc && host_rows >= 0) {
 		h->rows = (uint64_t)host_rows;
-	else if (!rc)
-		rc = count_rows(db, path, "SELECT count(*) FROM host_io", "cannot read the commands",
-				&h->rows);
+	} else if (!rc) {
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM \"%s\".host_io", schema);
+		rc = count_rows(db, path, sql, "cannot read the commands", &h->rows);
+	}
 	if (!rc && !h->duration_ns && h->rows)
-		rc = command_span(h, db);
-	if (rc || !(f->sides & NTP_JOIN_TARGET))
+		rc = command_span(h, db, schema);
+	if (rc || !(f->sides & NTP_SIDE_TARGET))
 		return rc;
-	rc = side_counts(db, path, "target", &f->t_seen, &f->t_sampled, &f->t_lost_ringbuf,
+	rc = side_counts(db, schema, path, "target", &f->t_seen, &f->t_sampled, &f->t_lost_ringbuf,
 			 &f->t_lost_map, &last_t_ns);
-	if (!rc && target_rows >= 0)
+	if (!rc && target_rows >= 0) {
 		f->t_rows = (uint64_t)target_rows;
-	else if (!rc)
-		rc = count_rows(db, path, "SELECT count(*) FROM target_io",
-				"cannot read the target commands", &f->t_rows);
+	} else if (!rc) {
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM \"%s\".target_io", schema);
+		rc = count_rows(db, path, sql, "cannot read the target commands", &f->t_rows);
+	}
 	return rc;
 }
 

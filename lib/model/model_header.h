@@ -12,13 +12,14 @@
 #include "lib/model/model.h"
 
 /*
- * f's header, and the counts of the sides f->sides names, from db (open,
- * checked); path is kept, not copied.  An NTP_EXIT_* code.
+ * f's header, and the counts of the sides f->sides names, from the
+ * recording open in db as schema ("main", or an ATTACHed name); path names
+ * it in messages and is kept, not copied.  host_rows and target_rows: the
+ * rows of host_io and target_io already counted (-1: count them).  An
+ * NTP_EXIT_* code.
  */
-int ntp_report__load_file(struct ntp_report_file *f, sqlite3 *db, const char *path);
-/* the same, with the rows of host_io and target_io already counted (-1: not, count them) */
-int ntp_report__load_file_counted(struct ntp_report_file *f, sqlite3 *db, const char *path,
-				  int64_t host_rows, int64_t target_rows);
+int ntp_report__load_file(struct ntp_report_file *f, sqlite3 *db, const char *schema,
+			  const char *path, int64_t host_rows, int64_t target_rows);
 void ntp_report__free_header(struct ntp_report_header *h);
 
 /* ntprof's own cost of the recording: false when the file holds none (or no command was seen meanwhile) */

@@ -151,10 +151,7 @@ int ntp_report_join__new(struct ntp_report_join **rjp, struct ntp_report *r,
 
 int ntp_report_join__prepare(struct ntp_report_join *rj, struct ntp_join *j, const char *path)
 {
-	int err = ntp_report__read_transport(rj->r, ntp_join__db(j), path);
-
-	if (!err)
-		err = ntp_report__filter_where(rj->r, ntp_join__db(j), path, &rj->where);
+	int err = ntp_report__filter_where(rj->r, ntp_join__db(j), path, &rj->where);
 	for (int w = 0; w < NTP_JOIN_READERS && !err; w++)
 		rj->c[w].where = rj->r->filter ? &rj->where : NULL;
 	return err;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The one model of a report (model.h) from the recordings given.
+ * The one model of a report (model.h) from a source of recordings.
  */
 #ifndef NTP_REPORT_LOAD_H
 #define NTP_REPORT_LOAD_H
@@ -10,6 +10,7 @@
 #include "lib/model/model.h"
 #include "lib/model/model_filter.h"
 #include "lib/model/model_sort.h"
+#include "lib/model/model_source.h"
 
 /*
  * what a load is asked for; zero-initialised: the summary, every command,
@@ -25,12 +26,13 @@ struct ntp_report_load {
 };
 
 /*
- * paths[0..n) into r: joined when n > 1 or the one file is "-r both" or
- * joined, else the host's or the target's recording alone; ordered by
- * lo->sort and limited by lo->percent_limit.  The paths and the filter are
- * kept, not copied.  An NTP_EXIT_* code after one error line.
+ * The model of source s into r: joined for a joined kind of source, else
+ * the host's or the target's recording alone; ordered by lo->sort and
+ * limited by lo->percent_limit.  The source's paths and lo's filter are
+ * kept, not copied: s stays open while r is used.  An NTP_EXIT_* code
+ * after one error line.
  */
-int ntp_report__load(struct ntp_report *r, const char *const *paths, int n,
+int ntp_report__load(struct ntp_report *r, struct ntp_source *s,
 		     const struct ntp_report_load *lo);
 /*
  * --percent-limit: the groups with fewer than limit % of r's commands leave

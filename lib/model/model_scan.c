@@ -53,6 +53,8 @@
 
 struct worker {
 	const char *path;
+	ntp_reopen_fn reopen;         /* the file again, on the worker's own connection */
+	void *reopen_ctx;
 	int64_t lo, hi;               /* ids lo..hi */
 	const struct ntp_read_where *where;  /* the read filters; NULL: none */
 	bool app;                     /* the file has the application's columns */
@@ -131,7 +133,8 @@ static int read_rows(struct worker *w, sqlite3 *db)
 
 /*
  * Each worker has its own connection: SQLite serializes the calls on one.
- * NOMUTEX because only this thread ever uses it (ntp_db__open_again).
+ * NOMUTEX because only this thread ever uses it (lib/ntp/db_guard.h,
+ * ntp_db__open_again).
  */
 static void *worker_main(void *arg)
 {
@@ -139,7 +142,7 @@ static void *worker_main(void *arg)
 	sqlite3 *db = NULL;
 
 	/* guarded, with ntprof's host_stages: never the file's (lib/ntp/db_guard.h) */
-	w->rc = ntp_db__open_again(&db, w->path);
+	w->rc = w->reopen(w->reopen_ctx, 0, &db);
 	if (w->rc)
 		return NULL;
 	w->rc = read_rows(w, db);
@@ -177,7 +180,8 @@ static int nworkers(int64_t rows)
 	return n < 1 ? 1 : (int)n;
 }
 
-int ntp_report__scan_host(struct ntp_report *r, sqlite3 *db, const char *path)
+int ntp_report__scan_host(struct ntp_report *r, sqlite3 *db, const char *path,
+			  ntp_reopen_fn reopen, void *reopen_ctx)
 {
 	struct worker w[MAX_WORKERS];
 	struct ntp_read_where where = { .f = r->filter, .cols = &host_cols };
@@ -198,6 +202,8 @@ int ntp_report__scan_host(struct ntp_report *r, sqlite3 *db, const char *path)
 	memset(w, 0, sizeof(w));
 	for (int i = 0; i < n; i++) {
 		w[i].path = path;
+		w[i].reopen = reopen;
+		w[i].reopen_ctx = reopen_ctx;
 		w[i].where = r->filter ? &where : NULL;
 		w[i].app = app;
 		w[i].set.nstages = HOST_STAGES;

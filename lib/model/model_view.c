@@ -449,32 +449,6 @@ static int add_row(struct ntp_report *r, struct ntp_group_set *set, sqlite3_stmt
 }
 
 /*
- * Whether the recordings are NVMe/RDMA, for the RDMA views.  The join
- * refused a mix of transports, so its first file (schema "ntp0", lib/join/join.h)
- * speaks for all; a file without the key predates RDMA: NVMe/TCP.
- */
-int ntp_report__read_transport(struct ntp_report *r, sqlite3 *db, const char *path)
-{
-	const char *sql = r->kind == NTP_REPORT_JOINED ? "SELECT value FROM ntp0.meta WHERE key = 'transport'" :
-				      "SELECT value FROM main.meta WHERE key = 'transport'";
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
-		return ntp_report__db_fail(db, path, "cannot read the meta");
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const char *v = (const char *)sqlite3_column_text(st, 0);
-
-		r->rdma = v && !strcmp(v, "rdma");
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return ntp_report__db_fail(db, path, "cannot read the meta");
-	return 0;
-}
-
-/*
  * A set for r's view.  The stages of joined recordings that are a
  * difference of the two sides (the network, an R2T's wire time) may be
  * below 0 in a true command: a target's exit hook that fires after the host
@@ -530,9 +504,6 @@ int ntp_report__scan_view(struct ntp_report *r, sqlite3 *db, const char *path)
 	sqlite3_stmt *st;
 	int rc, err;
 
-	err = ntp_report__read_transport(r, db, path);
-	if (err)
-		return err;
 	ntp_report__set_init(&set, r);
 	err = ntp_report__filter_where(r, db, path, &where);
 	if (err)
@@ -561,44 +532,44 @@ int ntp_report__scan_view(struct ntp_report *r, sqlite3 *db, const char *path)
 
 struct point {
 	const char *point;
-	int side;               /* enum ntp_join_side */
+	int side;               /* enum ntp_side */
 	const char *direct;     /* the hook at the point itself; NULL: any hook is */
 	const char *stages;     /* the sub-stages it bounds */
 	const char *none;       /* where their time goes without a hook */
 };
 
 static const struct point tcp_points[] = {
-	{ "h_cmd_sent", NTP_JOIN_HOST, "nvme_tcp_try_send_cmd_pdu", "host-tx",
+	{ "h_cmd_sent", NTP_SIDE_HOST, "nvme_tcp_try_send_cmd_pdu", "host-tx",
 	  "host-tx is 0: sending the command is in the network stage" },
-	{ "h_data_sent", NTP_JOIN_HOST, "nvme_tcp_try_send_data", "host-tx, r2t-host",
+	{ "h_data_sent", NTP_SIDE_HOST, "nvme_tcp_try_send_data", "host-tx, r2t-host",
 	  "sending write data and the host's R2T work are in the network stage" },
-	{ "h_r2t", NTP_JOIN_HOST, NULL, "r2t-host, r2t-wait",
+	{ "h_r2t", NTP_SIDE_HOST, NULL, "r2t-host, r2t-wait",
 	  "the host's R2T work and the R2T wait are in the network stage" },
-	{ "h_recv", NTP_JOIN_HOST, NULL, "host-rx",
+	{ "h_recv", NTP_SIDE_HOST, NULL, "host-rx",
 	  "host-rx is 0: parsing the response is in the network stage" },
-	{ "t_r2t", NTP_JOIN_TARGET, NULL, "target-rx, r2t-wait",
+	{ "t_r2t", NTP_SIDE_TARGET, NULL, "target-rx, r2t-wait",
 	  "the R2T wait is in target-rx" },
-	{ "t_submit", NTP_JOIN_TARGET, NULL, "target-rx, storage",
+	{ "t_submit", NTP_SIDE_TARGET, NULL, "target-rx, storage",
 	  "target-rx is 0: its time is in storage" },
-	{ "t_cmpl", NTP_JOIN_TARGET, NULL, "storage, target-tx",
+	{ "t_cmpl", NTP_SIDE_TARGET, NULL, "storage, target-tx",
 	  "storage is 0: its time is in target-tx" },
-	{ "t_sent", NTP_JOIN_TARGET, "nvmet_try_send_response", "target-tx",
+	{ "t_sent", NTP_SIDE_TARGET, "nvmet_try_send_response", "target-tx",
 	  "target-tx is 0: sending the response is in the network stage" },
 };
 
 /* no R2T on an RDMA host: h_r2t and h_data_sent bound nothing there */
 static const struct point rdma_points[] = {
-	{ "h_cmd_sent", NTP_JOIN_HOST, "nvme_rdma_post_send", "host-tx",
+	{ "h_cmd_sent", NTP_SIDE_HOST, "nvme_rdma_post_send", "host-tx",
 	  "host-tx is 0: posting the command is in the network stage" },
-	{ "h_recv", NTP_JOIN_HOST, NULL, "host-rx",
+	{ "h_recv", NTP_SIDE_HOST, NULL, "host-rx",
 	  "host-rx is 0: receiving the response is in the network stage" },
-	{ "t_r2t", NTP_JOIN_TARGET, NULL, "target-rx, read-wait",
+	{ "t_r2t", NTP_SIDE_TARGET, NULL, "target-rx, read-wait",
 	  "the RDMA READ wait is in target-rx" },
-	{ "t_submit", NTP_JOIN_TARGET, NULL, "target-rx, read-wait, storage",
+	{ "t_submit", NTP_SIDE_TARGET, NULL, "target-rx, read-wait, storage",
 	  "target-rx and read-wait are 0: their time is in storage" },
-	{ "t_cmpl", NTP_JOIN_TARGET, NULL, "storage, target-tx",
+	{ "t_cmpl", NTP_SIDE_TARGET, NULL, "storage, target-tx",
 	  "storage is 0: its time is in target-tx" },
-	{ "t_sent", NTP_JOIN_TARGET, "nvmet_rdma_queue_response", "target-tx",
+	{ "t_sent", NTP_SIDE_TARGET, "nvmet_rdma_queue_response", "target-tx",
 	  "target-tx is 0: posting the response is in the network stage" },
 };
 

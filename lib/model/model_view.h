@@ -14,8 +14,6 @@
 
 /* the rows of r->view's query on db (one recording, or a join's) into r->groups; NTP_EXIT_* */
 int ntp_report__scan_view(struct ntp_report *r, sqlite3 *db, const char *path);
-/* r->rdma from the transport of db's first file; NTP_EXIT_* */
-int ntp_report__read_transport(struct ntp_report *r, sqlite3 *db, const char *path);
 /* an empty set of groups for r's view: its stages, which may be below 0 */
 void ntp_report__set_init(struct ntp_group_set *set, const struct ntp_report *r);
 /* r's read filters on db's files (their starts, for --time), with the columns of r's view */

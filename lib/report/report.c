@@ -18,6 +18,7 @@
 #include "lib/model/model_filter.h"
 #include "lib/report/report_json.h"
 #include "lib/report/report_jsonout.h"
+#include "lib/model/model_files.h"
 #include "lib/model/model_load.h"
 #include "lib/model/model.h"
 #include "lib/model/model_order.h"
@@ -37,6 +38,7 @@ static void json_error(FILE *f, int code, const char *path)
 int ntp_report__run(const char *const *paths, int npaths, const struct ntp_report_opts *o)
 {
 	bool detail = o->stages && !strcmp(o->stages, "detail");
+	struct ntp_source *s = NULL;
 	struct ntp_outfile jo, ho;
 	struct ntp_report r;
 	FILE *jf;
@@ -67,7 +69,10 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 		return NTP_EXIT_USAGE;
 	}
 	/* the page draws each group's distribution: it needs the buckets too */
-	rc = ntp_report__load(&r, paths, npaths, &(struct ntp_report_load){
+	memset(&r, 0, sizeof(r));
+	rc = ntp_source__open_files(&s, paths, npaths, false);
+	if (!rc)
+		rc = ntp_report__load(&r, s, &(struct ntp_report_load){
 		.detail = detail, .filter = &o->filter,
 		.histograms = o->histogram || o->html_path, .sort = &o->sort,
 		.percent_limit = o->percent_limit });
@@ -100,6 +105,7 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 			rc = ntp_report__print_html(&r, ho.f, o);
 	}
 	ntp_report__free(&r);
+	ntp_source__close(s);
 	crc = ntp_report__json_close(&jo);
 	/* a page is kept only when it is whole */
 	hrc = ntp_outfile__close(&ho, !rc);

@@ -202,13 +202,13 @@ static void files_array(struct ntp_json *j, const struct ntp_report *r)
 		ntp_report__json_file(j, &f->hdr);
 		ntp_json__name(j, "sides");
 		ntp_json__start_array(j);
-		if (f->sides & NTP_JOIN_HOST)
+		if (f->sides & NTP_SIDE_HOST)
 			ntp_json__string(j, "host");
-		if (f->sides & NTP_JOIN_TARGET)
+		if (f->sides & NTP_SIDE_TARGET)
 			ntp_json__string(j, "target");
 		ntp_json__end_array(j);
 		/* "commands" is the host side's, "target_commands" the target's or null */
-		if (f->sides & NTP_JOIN_TARGET) {
+		if (f->sides & NTP_SIDE_TARGET) {
 			ntp_report__json_counts(j, "target_commands", f->t_seen, f->t_sampled,
 						f->t_lost_ringbuf, f->t_lost_map, f->t_rows);
 		} else {

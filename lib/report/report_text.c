@@ -151,10 +151,10 @@ static void print_file(const struct ntp_report_file *rf, FILE *f, bool joined)
 	const char *in = joined ? "  " : "";
 
 	ntp_report__print_file_header(h, f, in);
-	if (rf->sides & NTP_JOIN_HOST)
+	if (rf->sides & NTP_SIDE_HOST)
 		print_counts(f, in, joined ? "host" : "commands", h->seen, h->sampled,
 			     h->lost_ringbuf, h->lost_map, h->rows);
-	if (rf->sides & NTP_JOIN_TARGET)
+	if (rf->sides & NTP_SIDE_TARGET)
 		print_counts(f, in, joined ? "target" : "commands", rf->t_seen, rf->t_sampled,
 			     rf->t_lost_ringbuf, rf->t_lost_map, rf->t_rows);
 	print_cost(h, f, in);

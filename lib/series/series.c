@@ -21,45 +21,32 @@
 #include "lib/cli/outfile.h"
 #include "lib/fmt/safe_text.h"
 #include "lib/ntp/db_meta.h"
-#include "lib/ntp/db_read.h"
 #include "lib/model/model_header.h"
 #include "lib/report/report_jsonout.h"
-#include "lib/model/model_paths.h"
+#include "lib/model/model_check.h"
+#include "lib/model/model_files.h"
 #include "lib/series/series.h"
 #include "lib/series/series_acc.h"
 #include "lib/series/series_out.h"
 #include "lib/series/series_scan.h"
 
-/* what a series' input is, as report decides it: several files, or one "-r both", are joined */
-static enum ntp_report_kind kind_of(sqlite3 *db, int n)
-{
-	char *role = n > 1 ? NULL : ntp_meta__text(db, NTP_META_ROLE);
-	enum ntp_report_kind kind = NTP_REPORT_HOST;
-
-	if (n > 1 || (role && !strcmp(role, "both")))
-		kind = NTP_REPORT_JOINED;
-	else if (role && !strcmp(role, "target"))
-		kind = NTP_REPORT_TARGET;
-	free(role);
-	return kind;
-}
-
 /*
  * file i's header, its interval origin (meta start_ns) and its end on its
- * clock; host_rows as its opening counted them (ntp_db__open_read_counted)
+ * clock; host_rows and target_rows as the check or the join counted them
  */
-static int load_file(struct ntp_series *s, int i, sqlite3 *db, const char *path,
-		     int64_t host_rows)
+static int load_file(struct ntp_series *s, int i, const struct ntp_source *src,
+		     int64_t host_rows, int64_t target_rows)
 {
 	struct ntp_report_file *f = &s->r.files[i];
-	int64_t start = ntp_meta__int(db, NTP_META_START_NS, -1);
-	int rc = ntp_report__load_file_counted(f, db, path, host_rows, -1);
+	int64_t start = ntp_source__meta_int(src, i, NTP_META_START_NS, -1);
+	int rc = ntp_report__load_file(f, src->db, src->files[i].schema, src->files[i].path,
+				       host_rows, target_rows);
 
 	if (rc)
 		return rc;
 	s->end_ns[i] = -1;
 	/* in a join only the host side's clock sets intervals */
-	if (s->r.kind == NTP_REPORT_JOINED && !(f->sides & NTP_JOIN_HOST))
+	if (s->r.kind == NTP_REPORT_JOINED && !(f->sides & NTP_SIDE_HOST))
 		return 0;
 	if (start >= 0) {
 		s->origin_ns[i] = start;
@@ -100,69 +87,51 @@ static int end(struct outs *os, struct ntp_series *s)
 	return rc;
 }
 
-static int scan(struct ntp_series *s, struct outs *os, const char *const *paths, int n)
+static int scan(struct ntp_series *s, struct outs *os, struct ntp_source *src)
 {
+	const char *path = src->files[0].path;
 	const struct ntp_view *v;
 	struct ntp_series_acc acc;
 	struct ntp_join *j = NULL;
-	sqlite3 *db = NULL;
-	int64_t host_rows = -1;
-	int rc;
+	int rc = 0;
 
-	if (n == 1) {
-		rc = ntp_db__open_read_counted(&db, paths[0], &host_rows);
-		if (rc)
-			return rc;
-	}
-	s->r.kind = kind_of(db, n);
+	s->r.kind = ntp_report__kind(src->kind);
+	for (int i = 0; i < src->n; i++)
+		s->r.files[i].sides = src->files[i].sides;
 	if (s->r.kind == NTP_REPORT_JOINED) {
-		sqlite3_close(db);
-		db = NULL;
 		s->r.view = NTP_VIEW_JOINED;
-		/* the join checks the files first: a refusal is its one line */
-		rc = ntp_join__open(&j, paths, n, NULL);
-		if (rc)
-			return rc;
-		rc = ntp_join__run(j);
+		rc = ntp_source__open_join(src, NULL, &j);
+		if (!rc)
+			rc = ntp_join__run(j);
 		if (!rc)
 			ntp_join__counts(j, &s->r.counts);
-		for (int i = 0; i < n && !rc; i++) {
-			sqlite3 *fdb;
+		for (int i = 0; i < src->n && !rc; i++) {
+			int64_t hrows, trows;
 
-			s->r.files[i].sides = ntp_join__file(j, i)->sides;
-			rc = ntp_db__open_read_counted(&fdb, paths[i], &host_rows);
-			if (!rc) {
-				rc = load_file(s, i, fdb, paths[i], host_rows);
-				sqlite3_close(fdb);
-			}
+			ntp_join__file_rows(j, i, &hrows, &trows);
+			rc = load_file(s, i, src, hrows, trows);
 		}
 	} else {
-		bool target = s->r.kind == NTP_REPORT_TARGET;
-
-		s->r.view = target ? NTP_VIEW_TARGET : NTP_VIEW_HOST;
-		s->r.files[0].sides = target ? NTP_JOIN_TARGET : NTP_JOIN_HOST;
-		rc = load_file(s, 0, db, paths[0], host_rows);
+		s->r.view = s->r.kind == NTP_REPORT_TARGET ? NTP_VIEW_TARGET : NTP_VIEW_HOST;
+		rc = load_file(s, 0, src, src->host_rows[0], -1);
 	}
-	s->r.rdma = !rc && s->r.files[0].hdr.transport &&
-		    !strcmp(s->r.files[0].hdr.transport, "rdma");
+	s->r.rdma = src->rdma;
 	if (!rc)
 		rc = begin(os, s);
 	if (!rc) {
 		v = ntp_report__view(&s->r);
 		ntp_series_acc__init(&acc, s, os->out, os->n, v->nstages);
 		if (j)
-			rc = ntp_series__scan_joined(&acc, j, paths[0]);
+			rc = ntp_series__scan_joined(&acc, j, path);
 		else
-			rc = ntp_series__scan_one(&acc, db, paths[0], s->r.kind == NTP_REPORT_TARGET);
+			rc = ntp_series__scan_one(&acc, src->db, path, s->r.kind == NTP_REPORT_TARGET);
 		if (!rc)
 			rc = ntp_series_acc__flush(&acc);
 		ntp_series_acc__free(&acc);
 		if (!rc)
 			rc = end(os, s);
 	}
-	if (j)
-		ntp_join__close(j);
-	sqlite3_close(db);
+	ntp_join__close(j);
 	return rc;
 }
 
@@ -180,15 +149,12 @@ static int check_outputs(const char *const *paths, int n, const struct ntp_serie
 			  "a FILE");
 		return NTP_EXIT_USAGE;
 	}
+	/* writing over the recording being read would destroy it */
 	for (int k = 0; k < 3; k++) {
-		for (int i = 0; outs[k] && strcmp(outs[k], "-") && i < n; i++) {
-			/* writing over the recording being read would destroy it */
-			if (ntp_report__same_file(outs[k], paths[i])) {
-				ntp_error("%s: the output is the recording itself: choose another %s FILE",
-					  outs[k], opt[k]);
-				return NTP_EXIT_USAGE;
-			}
-		}
+		int rc = ntp_outfile__check_not_input(outs[k], paths, n, opt[k]);
+
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -246,17 +212,18 @@ static int close_outs(struct outs *os, int rc)
 int ntp_series__run(const char *const *paths, int n, const struct ntp_series_opts *o)
 {
 	double len_s = o->interval_s > 0 ? o->interval_s : NTP_SERIES_DEFAULT_S;
+	struct ntp_source *src = NULL;
 	struct ntp_series s;
 	struct outs os;
 	int rc;
 
 	rc = check_outputs(paths, n, o);
 	if (!rc)
-		rc = ntp_report__check_twice(paths, n);
+		rc = ntp_model__check_twice(paths, n);
 	if (rc)
 		return rc;
 	if (n > NTP_JOIN_MAX_FILES) {
-		ntp_error("%d recordings given: between 1 and %d can be joined", n,
+		ntp_error("%d recordings given: between 1 and %d can be read together", n,
 			  NTP_JOIN_MAX_FILES);
 		return NTP_EXIT_USAGE;
 	}
@@ -270,7 +237,9 @@ int ntp_series__run(const char *const *paths, int n, const struct ntp_series_opt
 	}
 	rc = open_outs(&os, o);
 	if (!rc) {
-		rc = scan(&s, &os, paths, n);
+		rc = ntp_source__open_files(&src, paths, n, false);
+		if (!rc)
+			rc = scan(&s, &os, src);
 		/* nothing printed yet: the JSON says why, as report's does */
 		if (rc && os.jo.f && !os.json.j) {
 			ntp_report__json_error(os.jo.f, rc, n > 1 ? "the recordings" : paths[0],
@@ -279,6 +248,7 @@ int ntp_series__run(const char *const *paths, int n, const struct ntp_series_opt
 		}
 	}
 	rc = close_outs(&os, rc);
+	ntp_source__close(src);
 	for (int i = 0; i < n; i++)
 		ntp_report__free_header(&s.r.files[i].hdr);
 	free(s.r.files);

@@ -120,3 +120,20 @@ def test_readme_layout_names_every_layer():
     readme = (REPO / "README.md").read_text()
     missing = [d for d in LAYERS if d.startswith("lib/") and f"`{d}/`" not in readme]
     assert not missing, f"README.md's layout table lacks {missing}"
+
+
+# the functions that open a recording for reading, and a read-only ATTACH of one
+OPENERS = re.compile(r'\b(ntp_db__open_read\w*|ntp_db__open_again)\s*\(|ntp_db__file_uri\([^;]*"ro"')
+
+
+def test_only_the_model_opens_recordings():
+    """lib/model is the one way in: nothing else opens a recording to read it
+    (lib/ntp defines the openers; the model calls them)."""
+    bad = []
+    for p in sources():
+        if p.parts[:2] in (("lib", "model"), ("lib", "ntp")):
+            continue
+        for n, line in enumerate((REPO / p).read_text().splitlines(), 1):
+            if OPENERS.search(line):
+                bad.append(f"{p}:{n}: {line.strip()}")
+    assert not bad, "recordings opened outside lib/model:\n" + "\n".join(bad)

@@ -34,7 +34,7 @@ static void model(struct ntp_report *r, struct ntp_report_group *g)
 	memset(&file, 0, sizeof(file));
 	file.hdr.path = "x.ntp";
 	file.hdr.bpf_run_ns = -1;
-	file.sides = NTP_JOIN_HOST;
+	file.sides = NTP_SIDE_HOST;
 	r->kind = NTP_REPORT_HOST;
 	r->view = NTP_VIEW_HOST;
 	r->files = &file;
