@@ -66,7 +66,7 @@ struct ntp_source {
 	bool fresh;               /* pair a "-r both" recording anew (ntp_join_opts.fresh) */
 	/* a files source (model_files.h): "main" alone, or every file ATTACHed */
 	sqlite3 *db;
-	char schemas[NTP_JOIN_MAX_FILES][8];
+	char schemas[NTP_JOIN_MAX_FILES][16];
 };
 
 /* NULL does nothing */
