@@ -36,11 +36,14 @@ static int parse_stats(const struct ntp_option *opt, const char *arg)
 		return -1;
 	}
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int s = ntp_compare__stat_parse(tok);
+		int s = ntp_stat__find(tok, strlen(tok), NTP_STAT_CHANGE);
 
 		if (s < 0) {
-			ntp_error("invalid value '%s' for option '--%s': expected mean, p50, p90, "
-				  "p99 or p99.9, comma-separated", tok, opt->long_name);
+			char all[128];
+
+			ntp_stat__list(NTP_STAT_CHANGE, all, sizeof(all));
+			ntp_error("invalid value '%s' for option '--%s': expected %s, comma-separated",
+				  tok, opt->long_name, all);
 			free(copy);
 			return -1;
 		}
@@ -67,17 +70,17 @@ static int parse_rule(const struct ntp_option *opt, const char *rule,
 	const char *eq = strchr(rule, '='), *pct = eq ? eq + 1 : rule;
 	char left[64] = "", *dot;
 	struct ntp_option popt = *opt;
-	int stat = NTP_CMP_MEAN;
+	int stat = NTP_STAT_MEAN;
 
 	snprintf(t->stage, sizeof(t->stage), "e2e");
 	if (eq) {
 		if ((size_t)(eq - rule) >= sizeof(left) || eq == rule)
 			goto bad;
 		memcpy(left, rule, (size_t)(eq - rule));
-		stat = ntp_compare__stat_parse(left);
+		stat = ntp_stat__find(left, strlen(left), NTP_STAT_CHANGE);
 		if (stat < 0 && (dot = strchr(left, '.'))) {
 			*dot = '\0';
-			stat = ntp_compare__stat_parse(dot + 1);
+			stat = ntp_stat__find(dot + 1, strlen(dot + 1), NTP_STAT_CHANGE);
 			if (!*left || strlen(left) >= sizeof(t->stage))
 				goto bad;
 			snprintf(t->stage, sizeof(t->stage), "%s", left);
@@ -89,10 +92,14 @@ static int parse_rule(const struct ntp_option *opt, const char *rule,
 	popt.value = &t->pct;
 	popt.max = 0;
 	return ntp_opt__percent(&popt, pct);
-bad:
-	ntp_error("invalid value '%s' for option '--%s': expected [STAGE.][STAT=]PCT, STAT one of "
-		  "mean, p50, p90, p99, p99.9 (e.g. storage.p99=10)", rule, opt->long_name);
-	return -1;
+bad: {
+		char all[128];
+
+		ntp_stat__list(NTP_STAT_CHANGE, all, sizeof(all));
+		ntp_error("invalid value '%s' for option '--%s': expected [STAGE.][STAT=]PCT, STAT "
+			  "one of %s (e.g. storage.p99=10)", rule, opt->long_name, all);
+		return -1;
+	}
 }
 
 /* --threshold RULE[,RULE]: each given adds its rules */

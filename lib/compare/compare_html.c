@@ -115,7 +115,7 @@ static int group_chart(FILE *f, const struct ntp_compare_group *g)
 	for (size_t k = 0; k < g->nstages; k++) {
 		struct ntp_compare_value val;
 
-		ntp_compare__value(&g->stage[k], NTP_CMP_MEAN, &val);
+		ntp_compare__value(&g->stage[k], NTP_STAT_MEAN, &val);
 		rows[k] = g->stage[k].text;
 		for (int r = 0; r < NTP_CMP_RUNS; r++)
 			v[k * NTP_CMP_RUNS + r] = val.has[r] ? (double)val.v[r] / 1000.0 : NAN;
@@ -143,7 +143,7 @@ static void group_table(FILE *f, const struct ntp_compare *c, const struct ntp_c
 	      "<th>new</th><th>delta</th><th>ratio</th><th>95% interval of the delta</th>"
 	      "<th class=\"l\">significant</th><th class=\"l\">present</th></tr>\n", f);
 	for (size_t k = 0; k < g->nstages; k++) {
-		for (int s = 0; s < NTP_CMP_STAT_MAX; s++) {
+		for (int s = 0; s < NTP_NSTATS; s++) {
 			struct ntp_compare_value v;
 
 			if (!(c->stats & (1u << s)))
@@ -151,7 +151,7 @@ static void group_table(FILE *f, const struct ntp_compare *c, const struct ntp_c
 			ntp_compare__value(&g->stage[k], s, &v);
 			fputs("<tr>", f);
 			cell(f, g->stage[k].text);
-			cell(f, ntp_compare__stat_name(s));
+			cell(f, ntp_stats[s].name);
 			us(f, v.has[NTP_CMP_BASE], v.v[NTP_CMP_BASE], false);
 			us(f, v.has[NTP_CMP_NEW], v.v[NTP_CMP_NEW], false);
 			us(f, v.has_delta, v.delta, true);

@@ -51,13 +51,13 @@ static void int_or_null(struct ntp_json *j, const char *name, bool has, int64_t 
 }
 
 static void value_object(struct ntp_json *j, const struct ntp_compare_stage *st,
-			 enum ntp_compare_stat stat, const struct ntp_compare_opts *o)
+			 enum ntp_stat stat, const struct ntp_compare_opts *o)
 {
 	struct ntp_compare_value v;
 	char formula[512];
 
 	ntp_compare__value(st, stat, &v);
-	ntp_json__name(j, ntp_compare__stat_key(stat));
+	ntp_json__name(j, ntp_stats[stat].key);
 	ntp_json__start_object(j);
 	int_or_null(j, "baseline_ns", v.has[NTP_CMP_BASE], v.v[NTP_CMP_BASE]);
 	int_or_null(j, "new_ns", v.has[NTP_CMP_NEW], v.v[NTP_CMP_NEW]);
@@ -82,7 +82,7 @@ static void value_object(struct ntp_json *j, const struct ntp_compare_stage *st,
 static void rule_members(struct ntp_json *j, const struct ntp_compare_threshold *t)
 {
 	ntp_json__string_field(j, "stage", t->stage);
-	ntp_json__string_field(j, "stat", ntp_compare__stat_key(t->stat));
+	ntp_json__string_field(j, "stat", ntp_stats[t->stat].key);
 	ntp_json__double_field(j, "pct", t->pct);
 }
 
@@ -134,7 +134,7 @@ static void group_object(struct ntp_json *j, const struct ntp_compare *c,
 		ntp_json__string_field(j, "present",
 				       ntp_compare__present_str(ntp_compare__present(
 					       st->s[NTP_CMP_BASE], st->s[NTP_CMP_NEW])));
-		for (int s = 0; s < NTP_CMP_STAT_MAX; s++)
+		for (int s = 0; s < NTP_NSTATS; s++)
 			if (c->stats & (1u << s))
 				value_object(j, st, s, o);
 		ntp_json__end_object(j);
@@ -201,9 +201,9 @@ int ntp_compare__print_json(const struct ntp_compare *c, FILE *f, const struct n
 
 	ntp_json__name(j, "statistics");
 	ntp_json__start_array(j);
-	for (int s = 0; s < NTP_CMP_STAT_MAX; s++)
+	for (int s = 0; s < NTP_NSTATS; s++)
 		if (c->stats & (1u << s))
-			ntp_json__string(j, ntp_compare__stat_key(s));
+			ntp_json__string(j, ntp_stats[s].key);
 	ntp_json__end_array(j);
 
 	ntp_report__json_app_stage_notes(j, v->stages, v->nstages,

@@ -23,35 +23,6 @@
 #include "lib/model/model_groups.h"
 #include "lib/model/model_load.h"
 
-static const struct {
-	const char *name, *key;
-	int64_t millionths;           /* the percentile in millionths of a percent */
-} stat_names[NTP_CMP_STAT_MAX] = {
-	[NTP_CMP_MEAN] = { "mean", "mean", 0 },
-	[NTP_CMP_P50]  = { "p50", "p50", 50000000 },
-	[NTP_CMP_P90]  = { "p90", "p90", 90000000 },
-	[NTP_CMP_P99]  = { "p99", "p99", 99000000 },
-	[NTP_CMP_P999] = { "p99.9", "p99_9", 99900000 },
-};
-
-const char *ntp_compare__stat_name(enum ntp_compare_stat s)
-{
-	return stat_names[s].name;
-}
-
-const char *ntp_compare__stat_key(enum ntp_compare_stat s)
-{
-	return stat_names[s].key;
-}
-
-int ntp_compare__stat_parse(const char *name)
-{
-	for (int s = 0; s < NTP_CMP_STAT_MAX; s++)
-		if (!strcmp(name, stat_names[s].name) || !strcmp(name, stat_names[s].key))
-			return s;
-	return -1;
-}
-
 enum ntp_compare_present ntp_compare__present(const void *base, const void *new_side)
 {
 	if (base && new_side)
@@ -71,21 +42,10 @@ const char *ntp_compare__present_str(enum ntp_compare_present p)
 	}
 }
 
-static int64_t stat_of(const struct ntp_summary *s, enum ntp_compare_stat stat)
+/* the statistic as report shows it: the mean rounded to the ns */
+static int64_t stat_of(const struct ntp_summary *s, enum ntp_stat stat)
 {
-	switch (stat) {
-	case NTP_CMP_P50:
-		return s->p50;
-	case NTP_CMP_P90:
-		return s->p90;
-	case NTP_CMP_P99:
-		return s->p99;
-	case NTP_CMP_P999:
-		return s->p999;
-	default:
-		/* rounded exactly as report shows it */
-		return ntp_report__round_ns(s->mean);
-	}
+	return ntp_stat__of(s, stat);
 }
 
 /*
@@ -93,28 +53,23 @@ static int64_t stat_of(const struct ntp_summary *s, enum ntp_compare_stat stat)
  * order-statistic intervals combined for a percentile (lib/core/interval.h);
  * and whether the change is tested (--min-n) and significant.
  */
-static void interval(const struct ntp_compare_stage *st, enum ntp_compare_stat stat,
+static void interval(const struct ntp_compare_stage *st, enum ntp_stat stat,
 		     struct ntp_compare_value *out)
 {
 	const struct ntp_summary *b = st->s[NTP_CMP_BASE], *n = st->s[NTP_CMP_NEW];
-	int q = stat - NTP_CMP_P50;       /* the percentile's index in p_lo[], p_hi[] */
+	int q = stat - NTP_STAT_P50;       /* the percentile's index in p_lo[], p_hi[] */
 
 	if (!out->has_delta || b->n < 2 || n->n < 2)
 		return;
 	/*
 	 * A percentile's order-statistic interval needs some commands on each
-	 * side of it (5, the binomial's normal rule): a p99 needs 500 in each
-	 * run, a p99.9 5000.  With fewer the tail is not estimated well enough
-	 * to tell a change, and no interval is given.
+	 * side of it (lib/core/stat_table.h: a p99 needs 500 in each run, a
+	 * p99.9 5000).  With fewer the tail is not estimated well enough to
+	 * tell a change, and no interval is given.
 	 */
-	if (stat != NTP_CMP_MEAN) {
-		double frac = (double)stat_names[stat].millionths / 1e8;
-		double need = ceil(5.0 / (frac < 0.5 ? frac : 1.0 - frac) - 1e-9);
-
-		if ((double)b->n < need || (double)n->n < need)
-			return;
-	}
-	if (stat == NTP_CMP_MEAN)
+	if (b->n < ntp_stats[stat].min_n || n->n < ntp_stats[stat].min_n)
+		return;
+	if (stat == NTP_STAT_MEAN)
 		out->has_ci = ntp_interval__mean_diff(b->n, b->mean, b->stddev, n->n, n->mean,
 						      n->stddev, &out->ci_lo, &out->ci_hi);
 	else
@@ -125,7 +80,7 @@ static void interval(const struct ntp_compare_stage *st, enum ntp_compare_stat s
 	out->significant = out->tested && (out->ci_lo > 0 || out->ci_hi < 0);
 }
 
-void ntp_compare__value(const struct ntp_compare_stage *st, enum ntp_compare_stat stat,
+void ntp_compare__value(const struct ntp_compare_stage *st, enum ntp_stat stat,
 			struct ntp_compare_value *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -170,7 +125,7 @@ static void put(char *buf, size_t len, size_t *off, const char *fmt, ...)
 		*off += (size_t)k < len - *off ? (size_t)k : len - *off;
 }
 
-void ntp_compare__formula(const struct ntp_compare_stage *st, enum ntp_compare_stat stat,
+void ntp_compare__formula(const struct ntp_compare_stage *st, enum ntp_stat stat,
 			  char *buf, size_t len)
 {
 	static const char *const run_name[NTP_CMP_RUNS] = { "baseline", "new" };
@@ -179,18 +134,18 @@ void ntp_compare__formula(const struct ntp_compare_stage *st, enum ntp_compare_s
 
 	ntp_compare__value(st, stat, &v);
 	buf[0] = '\0';
-	put(buf, len, &off, "%s, ns: ", stat_names[stat].name);
+	put(buf, len, &off, "%s, ns: ", ntp_stats[stat].name);
 	for (int r = 0; r < NTP_CMP_RUNS; r++) {
 		const struct ntp_summary *s = st->s[r];
 
 		if (!v.has[r])
 			put(buf, len, &off, "%s = none (not in that recording)", run_name[r]);
-		else if (stat == NTP_CMP_MEAN)
+		else if (stat == NTP_STAT_MEAN)
 			put(buf, len, &off, "%s = round(%" PRId64 " / %zu) = %" PRId64,
 			    run_name[r], st->sum[r], s->n, v.v[r]);
 		else
 			put(buf, len, &off, "%s = sorted[%" PRIu64 " of %zu] = %" PRId64,
-			    run_name[r], nearest_rank(stat_names[stat].millionths, s->n), s->n,
+			    run_name[r], nearest_rank(llround(ntp_stats[stat].pct * 1e6), s->n), s->n,
 			    v.v[r]);
 		put(buf, len, &off, "; ");
 	}
@@ -573,7 +528,7 @@ static void find_most(struct ntp_compare *c)
 
 			if (!strcmp(g->stage[k].json, ntp_report__app_total.json))
 				continue;
-			ntp_compare__value(&g->stage[k], NTP_CMP_MEAN, &v);
+			ntp_compare__value(&g->stage[k], NTP_STAT_MEAN, &v);
 			if (!v.has_delta)
 				continue;
 			d = v.delta < 0 ? -v.delta : v.delta;
@@ -621,7 +576,7 @@ static void check_threshold(struct ntp_compare *c, const struct ntp_compare_opts
 		struct ntp_compare_group *cg = &c->groups[i];
 		struct ntp_compare_value v;
 
-		ntp_compare__value(&cg->stage[cg->nstages - 1], NTP_CMP_MEAN, &v);
+		ntp_compare__value(&cg->stage[cg->nstages - 1], NTP_STAT_MEAN, &v);
 		cg->e2e_growth_pct = growth_pct(&v);
 		for (int t = 0; t < o->nthresholds && !cg->tripped; t++) {
 			const struct ntp_compare_threshold *rule = &o->threshold[t];
@@ -646,7 +601,7 @@ static void check_threshold(struct ntp_compare *c, const struct ntp_compare_opts
 
 void ntp_compare__rule_str(const struct ntp_compare_threshold *t, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s.%s=%g", t->stage, ntp_compare__stat_name(t->stat), t->pct);
+	snprintf(buf, len, "%s.%s=%g", t->stage, ntp_stats[t->stat].name, t->pct);
 }
 
 /* a rule's stage that no run's view has is a mistake of the command line */

@@ -15,12 +15,6 @@
 #include "lib/model/model.h"
 #include "lib/model/model_source.h"
 
-/* "mean", "p50", ... "p99.9"; and the JSON keys "mean" ... "p99_9" */
-const char *ntp_compare__stat_name(enum ntp_compare_stat s);
-const char *ntp_compare__stat_key(enum ntp_compare_stat s);
-/* the stat named name (text or JSON spelling), or -1 */
-int ntp_compare__stat_parse(const char *name);
-
 enum { NTP_CMP_BASE, NTP_CMP_NEW, NTP_CMP_RUNS };
 
 /* in which recordings a group or a stage was found */
@@ -113,10 +107,10 @@ int ntp_compare__build(struct ntp_compare *c, const struct ntp_compare_opts *o);
 void ntp_compare__free(struct ntp_compare *c);
 enum ntp_compare_present ntp_compare__present(const void *base, const void *new_side);
 const char *ntp_compare__present_str(enum ntp_compare_present p);
-void ntp_compare__value(const struct ntp_compare_stage *st, enum ntp_compare_stat stat,
+void ntp_compare__value(const struct ntp_compare_stage *st, enum ntp_stat stat,
 			struct ntp_compare_value *out);
 /* the arithmetic behind a value, one line in ns (--formula) */
-void ntp_compare__formula(const struct ntp_compare_stage *st, enum ntp_compare_stat stat,
+void ntp_compare__formula(const struct ntp_compare_stage *st, enum ntp_stat stat,
 			  char *buf, size_t len);
 
 #endif

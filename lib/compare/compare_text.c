@@ -50,9 +50,9 @@ static void print_header(const struct ntp_compare *c, FILE *f, const struct ntp_
 	fprintf(f, "#\n# the first file is the baseline; delta = new - baseline, "
 		"ratio = new / baseline\n");
 	fprintf(f, "# statistics:");
-	for (int s = 0; s < NTP_CMP_STAT_MAX; s++)
+	for (int s = 0; s < NTP_NSTATS; s++)
 		if (c->stats & (1u << s))
-			fprintf(f, " %s", ntp_compare__stat_name(s));
+			fprintf(f, " %s", ntp_stats[s].name);
 	fprintf(f, " (us); rows found in one recording only are marked in 'present'\n");
 	fprintf(f, "# ci95: the delta's 95%% interval; sig: whether it excludes 0 (\"few\": fewer "
 		"than %" PRIu64 " commands in a run, not tested)\n", c->min_n);
@@ -146,7 +146,7 @@ static void ci_cell(char *buf, size_t len, const struct ntp_compare_value *v)
 }
 
 static void print_value(const struct ntp_compare_group *g, const struct ntp_compare_stage *st,
-			enum ntp_compare_stat stat, FILE *f, const struct ntp_compare_opts *o)
+			enum ntp_stat stat, FILE *f, const struct ntp_compare_opts *o)
 {
 	struct ntp_compare_value v;
 	char size[32], b[40], n[40], d[40], ratio[40], ci[96], formula[512];
@@ -162,7 +162,7 @@ static void print_value(const struct ntp_compare_group *g, const struct ntp_comp
 		snprintf(ratio, sizeof(ratio), "-");
 	ci_cell(ci, sizeof(ci), &v);
 	fprintf(f, "  %-7s %7s %-12s %-12s %-5s %11s %11s %11s %8s %23s %-4s  %s\n", g->io_type,
-		size, g->label, st->text, ntp_compare__stat_name(stat), b, n, d, ratio, ci,
+		size, g->label, st->text, ntp_stats[stat].name, b, n, d, ratio, ci,
 		!v.has_delta ? "-" : !v.tested ? "few" : v.significant ? "yes" : "no",
 		ntp_compare__present_str(ntp_compare__present(st->s[NTP_CMP_BASE],
 							      st->s[NTP_CMP_NEW])));
@@ -182,7 +182,7 @@ static void print_stages(const struct ntp_compare *c, FILE *f, const struct ntp_
 		const struct ntp_compare_group *g = &c->groups[i];
 
 		for (size_t k = 0; k < g->nstages; k++)
-			for (int s = 0; s < NTP_CMP_STAT_MAX; s++)
+			for (int s = 0; s < NTP_NSTATS; s++)
 				if (c->stats & (1u << s))
 					print_value(g, &g->stage[k], s, f, o);
 	}
@@ -206,7 +206,7 @@ static void print_threshold(const struct ntp_compare *c, FILE *f, const struct n
 		ntp_size__str(g->bytes, size, sizeof(size));
 		ntp_compare__rule_str(g->tripped, rule, sizeof(rule));
 		fprintf(f, "#   %s %s %s: %s %s %+.2f%% (%s)\n", g->io_type, size, g->label,
-			g->tripped->stage, ntp_compare__stat_name(g->tripped->stat),
+			g->tripped->stage, ntp_stats[g->tripped->stat].name,
 			g->tripped_growth_pct, rule);
 	}
 }

@@ -100,13 +100,13 @@ int ntp_compare__print_tidy(const struct ntp_compare *c, FILE *f,
 		for (size_t k = 0; k < t.g->nstages; k++) {
 			const struct ntp_compare_stage *st = &t.g->stage[k];
 
-			for (int s = 0; s < NTP_CMP_STAT_MAX; s++) {
+			for (int s = 0; s < NTP_NSTATS; s++) {
 				struct ntp_compare_value v;
 
 				if (!(c->stats & (1u << s)))
 					continue;
 				ntp_compare__value(st, s, &v);
-				snprintf(stat, sizeof(stat), "%s_ns", ntp_compare__stat_key(s));
+				snprintf(stat, sizeof(stat), "%s_ns", ntp_stats[s].key);
 				keys(&t, st->json, stat);
 				values(&t, &v, ntp_compare__present_str(
 					       ntp_compare__present(st->s[NTP_CMP_BASE],

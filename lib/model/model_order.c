@@ -40,28 +40,17 @@ double ntp_report__order_value(const struct ntp_report_group *g, const struct nt
 	const struct ntp_summary *s = key_summary(g, k);
 
 	switch (k->stat) {
-	case NTP_SORT_N:
-		return (double)s->n;
-	case NTP_SORT_MIN:
-		return (double)s->min;
-	case NTP_SORT_MEAN:
+	case NTP_STAT_MEAN:
 		return s->mean;
-	case NTP_SORT_P50:
-		return (double)s->p50;
-	case NTP_SORT_P90:
-		return (double)s->p90;
-	case NTP_SORT_P99:
-		return (double)s->p99;
-	case NTP_SORT_P999:
-		return (double)s->p999;
-	case NTP_SORT_MAX:
-		return (double)s->max;
-	case NTP_SORT_SHARE:
+	case NTP_STAT_STDDEV:
+		return s->stddev;
+	case NTP_STAT_SHARE:
 		/* an application stage's share is of the app e2e, as the reports show it */
 		return k->stage >= NTP_ORDER_APP ? ntp_report__app_share_pct(g, s->mean) :
 		       ntp_report__share_pct(g, s->mean);
+	default:
+		return (double)ntp_stat__of(s, k->stat);
 	}
-	return 0;
 }
 
 static int cmp(const void *pa, const void *pb, void *arg)

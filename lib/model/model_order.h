@@ -22,7 +22,7 @@ int ntp_report__order(struct ntp_report *r, const struct ntp_report_sort *s);
 #define NTP_ORDER_APP 64
 struct ntp_order_key {
 	int stage;
-	enum ntp_sort_stat stat;
+	enum ntp_stat stat;
 	bool ascending;
 };
 

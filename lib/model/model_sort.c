@@ -10,31 +10,6 @@
 #include "lib/fmt/json.h"
 #include "lib/model/model_sort.h"
 
-/* the statistics by name; p99_9 is the JSON's spelling */
-static const struct {
-	const char *name;
-	enum ntp_sort_stat stat;
-} stats[] = {
-	{ "n", NTP_SORT_N }, { "min", NTP_SORT_MIN }, { "mean", NTP_SORT_MEAN },
-	{ "p50", NTP_SORT_P50 }, { "p90", NTP_SORT_P90 }, { "p99", NTP_SORT_P99 },
-	{ "p99.9", NTP_SORT_P999 }, { "p99_9", NTP_SORT_P999 }, { "max", NTP_SORT_MAX },
-	{ "share", NTP_SORT_SHARE },
-};
-
-#define NSTATS (sizeof(stats) / sizeof(stats[0]))
-
-static const char *const stat_names[] = {
-	"n", "min", "mean", "p50", "p90", "p99", "p99.9", "p99_9", "max", "share", NULL,
-};
-
-static int stat_of(const char *s, size_t len)
-{
-	for (size_t i = 0; i < NSTATS; i++)
-		if (strlen(stats[i].name) == len && !strncmp(stats[i].name, s, len))
-			return (int)stats[i].stat;
-	return -1;
-}
-
 static int bad(const char *arg, const char *fmt, const char *item, int len, const char *hint)
 {
 	char why[256];
@@ -63,7 +38,7 @@ static int parse_key(const char *arg, const char *item, size_t len, struct ntp_s
 				   (int)len, NULL);
 	}
 	/* a statistic alone, dots and all (p99.9), is the end-to-end's */
-	s = stat_of(item, klen);
+	s = ntp_stat__find(item, klen, NTP_STAT_SORT);
 	if (s < 0) {
 		dot = memchr(item, '.', klen);
 		if (!dot)
@@ -75,20 +50,21 @@ static int parse_key(const char *arg, const char *item, size_t len, struct ntp_s
 		memcpy(k->stage, item, slen);
 		k->stage[slen] = '\0';
 		stat = dot + 1;
-		s = stat_of(stat, klen - slen - 1);
+		s = ntp_stat__find(stat, klen - slen - 1, NTP_STAT_SORT);
 		if (s < 0)
 			goto unknown;
 	}
-	k->stat = (enum ntp_sort_stat)s;
+	k->stat = (enum ntp_stat)s;
 	return 0;
 unknown: {
-		char word[32];
+		char word[32], all[128], why[256];
 		size_t off = (size_t)(stat - item), n = klen - off;
 
 		snprintf(word, sizeof(word), "%.*s", (int)(n < 31 ? n : 31), stat);
-		return bad(arg, "'%.*s' is not a statistic: expected n, min, mean, p50, p90, p99, "
-			   "p99.9, max or share, after a stage and a dot or alone", stat, (int)n,
-			   ntp_opt__suggest(word, stat_names));
+		ntp_stat__list(NTP_STAT_SORT, all, sizeof(all));
+		snprintf(why, sizeof(why), "'%%.*s' is not a statistic: expected %s, after a stage "
+			 "and a dot or alone", all);
+		return bad(arg, why, stat, (int)n, ntp_stat__suggest(word, NTP_STAT_SORT));
 	}
 }
 
@@ -115,15 +91,6 @@ int ntp_report_sort__opt(const struct ntp_option *opt, const char *arg)
 	return 0;
 }
 
-/* the statistic's own name: p99.9, not p99_9 */
-static const char *stat_name(enum ntp_sort_stat st)
-{
-	for (size_t i = 0; i < NSTATS; i++)
-		if (stats[i].stat == st)
-			return stats[i].name;
-	return "?";
-}
-
 void ntp_report_sort__print_text(FILE *f, const struct ntp_report_sort *s, bool change)
 {
 	const char *up = change ? "largest growth first" : "largest first";
@@ -136,7 +103,7 @@ void ntp_report_sort__print_text(FILE *f, const struct ntp_report_sort *s, bool 
 		const struct ntp_sort_key *k = &s->keys[i];
 
 		fprintf(f, "%s%s%s%s%s (%s)", i ? ", then " : "", k->stage, *k->stage ? "." : "",
-			stat_name(k->stat), change ? " change" : "", k->ascending ? down : up);
+			ntp_stats[k->stat].name, change ? " change" : "", k->ascending ? down : up);
 	}
 	fputc('\n', f);
 }
@@ -154,7 +121,7 @@ void ntp_report_sort__json(struct ntp_json *j, const struct ntp_report_sort *s)
 
 		ntp_json__start_object(j);
 		ntp_json__string_field(j, "stage", *k->stage ? k->stage : "e2e");
-		ntp_json__string_field(j, "stat", stat_name(k->stat));
+		ntp_json__string_field(j, "stat", ntp_stats[k->stat].name);
 		ntp_json__string_field(j, "order", k->ascending ? "ascending" : "descending");
 		ntp_json__end_object(j);
 	}

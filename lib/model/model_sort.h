@@ -21,25 +21,14 @@
 #include <stdio.h>
 
 #include "lib/cli/opt.h"
+#include "lib/core/stat_table.h"
 
 #define NTP_SORT_MAX_KEYS 4
 #define NTP_SORT_STAGE_LEN 32
 
-enum ntp_sort_stat {
-	NTP_SORT_N,
-	NTP_SORT_MIN,
-	NTP_SORT_MEAN,
-	NTP_SORT_P50,
-	NTP_SORT_P90,
-	NTP_SORT_P99,
-	NTP_SORT_P999,
-	NTP_SORT_MAX,
-	NTP_SORT_SHARE,
-};
-
 struct ntp_sort_key {
 	char stage[NTP_SORT_STAGE_LEN];   /* as given; "" for the end-to-end */
-	enum ntp_sort_stat stat;
+	enum ntp_stat stat;
 	bool ascending;
 };
 

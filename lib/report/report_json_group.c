@@ -4,21 +4,29 @@
  * report's document (report_json.c) and in compare's, as the text's tables
  * are (report_text_tables.c).
  */
+#include <stdio.h>
+
+#include "lib/core/stat_table.h"
 #include "lib/fmt/json.h"
 #include "lib/core/hist.h"
 #include "lib/report/report_json_group.h"
 #include "lib/model/model.h"
 
+/* a summary's latencies, in the documents' order (schema/report.schema.json) */
+static const enum ntp_stat summary_stats[] = {
+	NTP_STAT_MIN, NTP_STAT_MEAN, NTP_STAT_STDDEV, NTP_STAT_P50, NTP_STAT_P90, NTP_STAT_P99,
+	NTP_STAT_P999, NTP_STAT_MAX,
+};
+
 void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s)
 {
-	ntp_json__int_field(j, "min_ns", s->min);
-	ntp_json__int_field(j, "mean_ns", ntp_report__round_ns(s->mean));
-	ntp_json__int_field(j, "stddev_ns", ntp_report__round_ns(s->stddev));
-	ntp_json__int_field(j, "p50_ns", s->p50);
-	ntp_json__int_field(j, "p90_ns", s->p90);
-	ntp_json__int_field(j, "p99_ns", s->p99);
-	ntp_json__int_field(j, "p99_9_ns", s->p999);
-	ntp_json__int_field(j, "max_ns", s->max);
+	for (size_t i = 0; i < sizeof(summary_stats) / sizeof(summary_stats[0]); i++) {
+		const struct ntp_stat_desc *d = &ntp_stats[summary_stats[i]];
+		char key[32];
+
+		snprintf(key, sizeof(key), "%s_%s", d->key, d->unit);
+		ntp_json__int_field(j, key, ntp_stat__of(s, summary_stats[i]));
+	}
 }
 
 /*

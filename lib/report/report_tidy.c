@@ -33,11 +33,11 @@ struct tidy {
 };
 
 /* -F's fields as the statistics of the rows (lib/report/report_fields.h) */
-static const char *const field_stat[NTP_FIELD_COUNT] = {
-	[NTP_FIELD_N] = "n", [NTP_FIELD_RATE] = "est_cmds_per_s", [NTP_FIELD_MIN] = "min_ns",
-	[NTP_FIELD_MEAN] = "mean_ns", [NTP_FIELD_P50] = "p50_ns", [NTP_FIELD_P90] = "p90_ns",
-	[NTP_FIELD_P99] = "p99_ns", [NTP_FIELD_P999] = "p99_9_ns", [NTP_FIELD_MAX] = "max_ns",
-	[NTP_FIELD_SHARE] = "share_pct", [NTP_FIELD_STDDEV] = "stddev_ns",
+static const char *const field_stat[NTP_NSTATS] = {
+	[NTP_STAT_N] = "n", [NTP_STAT_RATE] = "est_cmds_per_s", [NTP_STAT_MIN] = "min_ns",
+	[NTP_STAT_MEAN] = "mean_ns", [NTP_STAT_P50] = "p50_ns", [NTP_STAT_P90] = "p90_ns",
+	[NTP_STAT_P99] = "p99_ns", [NTP_STAT_P999] = "p99_9_ns", [NTP_STAT_MAX] = "max_ns",
+	[NTP_STAT_SHARE] = "share_pct", [NTP_STAT_STDDEV] = "stddev_ns",
 };
 
 /* is a row of this statistic wanted?  Without -F every one; the sum check's count always */
