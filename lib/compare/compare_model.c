@@ -222,7 +222,8 @@ static size_t run_stages(const struct ntp_report *rep, const struct ntp_report_g
 {
 	const struct ntp_view *v = ntp_report__view(rep);
 	const struct ntp_view_stage *as = ntp_report__app_stages;
-	const struct ntp_view_stage total = { ntp_report__total_label(rep), "e2e", NULL };
+	const struct ntp_view_stage total = { ntp_report__total_label(rep),
+					      ntp_stages[NTP_STAGE_E2E].key, NULL, NTP_STAGE_E2E };
 	size_t n = 0;
 
 	if (rep->app)

@@ -27,6 +27,7 @@
 #include "lib/cli/outfile.h"
 #include "lib/core/checked.h"
 #include "lib/core/size.h"
+#include "lib/core/stage_table.h"
 #include "lib/export/export.h"
 #include "lib/export/export_perfetto.h"
 #include "lib/export/export_queues.h"
@@ -283,7 +284,11 @@ static int host_row(struct xport *x, const struct xfile *f, sqlite3_stmt *st, bo
 	int64_t recv = null(st, H_RECV) ? done : I64(H_RECV);
 	bool r2t = !null(st, H_R2T) && !null(st, H_DATA_SENT);
 	bool matched = joined && !null(st, H_TID);
-	const char *rtt = matched ? "network + target" : "network*";
+	/* the stages' labels (lib/core/stage_table.h): the host's driver beside a target's */
+	const char *block = ntp_stages[NTP_STAGE_BLOCK].label;
+	const char *driver = joined ? ntp_stages[NTP_STAGE_DRIVER].label :
+			     ntp_stages[NTP_STAGE_DRIVER].label_alone;
+	const char *rtt = ntp_stages[NTP_STAGE_NETWORK_STAR].label;
 	bool overflow = false;
 	char qname[160], name[64], size[32], ns[64], path[64];
 	struct cut cuts[6];
@@ -291,18 +296,18 @@ static int host_row(struct xport *x, const struct xfile *f, sqlite3_stmt *st, bo
 	struct ntp_xqueue *q;
 
 	/* the points of schema/ntp.sql's host_stages view */
-	cuts[n++] = (struct cut){ "block", queue };
+	cuts[n++] = (struct cut){ block, queue };
 	if (r2t) {
-		cuts[n++] = (struct cut){ "driver", cmd_sent };
+		cuts[n++] = (struct cut){ driver, cmd_sent };
 		cuts[n++] = (struct cut){ rtt, I64(H_R2T) };
-		cuts[n++] = (struct cut){ "driver", I64(H_DATA_SENT) };
+		cuts[n++] = (struct cut){ driver, I64(H_DATA_SENT) };
 	} else {
 		int64_t data = null(st, H_DATA_SENT) ? cmd_sent : I64(H_DATA_SENT);
 
-		cuts[n++] = (struct cut){ "driver", cmd_sent > data ? cmd_sent : data };
+		cuts[n++] = (struct cut){ driver, cmd_sent > data ? cmd_sent : data };
 	}
 	cuts[n++] = (struct cut){ rtt, recv };
-	cuts[n++] = (struct cut){ "driver", done };
+	cuts[n++] = (struct cut){ driver, done };
 
 	snprintf(qname, sizeof(qname), "%s q%" PRId64, TXT(H_CONTROLLER), I64(H_QID));
 	clean(qname);
@@ -357,6 +362,9 @@ static int target_row(struct xport *x, int fi, sqlite3_stmt *st, bool joined)
 	int64_t submit = null(st, T_SUBMIT) ? recv : I64(T_SUBMIT);
 	int64_t cmpl = null(st, T_CMPL) ? submit : I64(T_CMPL);
 	bool matched = joined && !null(st, T_MATCHED);
+	/* the stages' labels (lib/core/stage_table.h) */
+	const char *driver = ntp_stages[NTP_STAGE_TARGET_DRIVER].label;
+	const char *wait = ntp_stages[x->rdma ? NTP_STAGE_READ_WAIT : NTP_STAGE_R2T_WAIT].label;
 	bool overflow = false;
 	char qname[64], name[64], size[32], dev[64];
 	struct cut cuts[5];
@@ -365,13 +373,13 @@ static int target_row(struct xport *x, int fi, sqlite3_stmt *st, bool joined)
 
 	/* the points of schema/ntp.sql's target_stages view */
 	if (!null(st, T_R2T) && !null(st, T_SUBMIT)) {
-		cuts[n++] = (struct cut){ "target driver", I64(T_R2T) };
-		cuts[n++] = (struct cut){ x->rdma ? "rdma read wait" : "r2t wait", submit };
+		cuts[n++] = (struct cut){ driver, I64(T_R2T) };
+		cuts[n++] = (struct cut){ wait, submit };
 	} else {
-		cuts[n++] = (struct cut){ "target driver", submit };
+		cuts[n++] = (struct cut){ driver, submit };
 	}
-	cuts[n++] = (struct cut){ "storage", cmpl };
-	cuts[n++] = (struct cut){ "target driver", sent };
+	cuts[n++] = (struct cut){ ntp_stages[NTP_STAGE_STORAGE].label, cmpl };
+	cuts[n++] = (struct cut){ driver, sent };
 
 	snprintf(qname, sizeof(qname), "ctrl %" PRId64 " q%" PRId64, I64(T_CNTLID), I64(T_QID));
 	q = ntp_xqueues__get(x->qs, f->machine[SIDE_TARGET], qname);

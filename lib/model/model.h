@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/core/stage_table.h"
 #include "lib/core/stats.h"
 #include "lib/model/model_source.h"
 #include "lib/join/join.h"
@@ -21,10 +22,15 @@
 struct ntp_read_filter;
 
 /* a stage as the reports name it; a view is the stages of one kind of report */
+/*
+ * a stage as a view shows it: its names from the table of stages
+ * (lib/core/stage_table.h), and what it holds in this view's words
+ */
 struct ntp_view_stage {
-	const char *text;         /* row label in the text report (one word) */
-	const char *json;         /* "stage" value in the JSON */
+	const char *text;         /* its label: the row in the text report (one word) */
+	const char *json;         /* its key: "stage" in the JSON, the CSV's columns */
 	const char *what;         /* what it holds, for the notes */
+	enum ntp_stage id;
 };
 
 struct ntp_view {

@@ -13,19 +13,21 @@
 #include "lib/core/checked.h"
 #include "lib/model/model_app.h"
 
+/* its names from the table of stages (lib/core/stage_table.h) */
+#define STAGE(s, what) \
+	{ ntp_stages[NTP_STAGE_##s].label, ntp_stages[NTP_STAGE_##s].key, what, NTP_STAGE_##s }
+
 const struct ntp_view_stage ntp_report__app_stages[NTP_APP_STAGES] = {
-	[NTP_APP_SUBMIT] = { "submit", "submit",
-			     "the application's I/O system call entered to the bio issued" },
-	[NTP_APP_COMPLETE] = { "complete", "complete",
-			       "nvme_complete_rq to the completion posted to the application" },
-	[NTP_APP_REAP] = { "reap", "reap",
-			   "the completion posted to the application taking it (0 without a reap)" },
+	[NTP_APP_SUBMIT] = STAGE(APP_SUBMIT,
+				 "the application's I/O system call entered to the bio issued"),
+	[NTP_APP_COMPLETE] = STAGE(APP_COMPLETE,
+				   "nvme_complete_rq to the completion posted to the application"),
+	[NTP_APP_REAP] = STAGE(APP_REAP,
+			       "the completion posted to the application taking it (0 without a reap)"),
 };
 
-const struct ntp_view_stage ntp_report__app_total = {
-	"app e2e", "app_e2e",
-	"the application's end-to-end: its system call entered to the completion taken",
-};
+const struct ntp_view_stage ntp_report__app_total = STAGE(APP_E2E,
+	"the application's end-to-end: its system call entered to the completion taken");
 
 void ntp_app_acc__init(struct ntp_app_acc *a)
 {

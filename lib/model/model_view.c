@@ -67,124 +67,134 @@
 #include "lib/model/model_sql.h"
 #include "lib/model/model_view.h"
 
+/*
+ * A stage of a view: its names from the table of stages
+ * (lib/core/stage_table.h), its words in this view.  ALONE: in a host
+ * recording alone, where no target stage stands beside it.
+ */
+#define STAGE(s, what) \
+	{ ntp_stages[NTP_STAGE_##s].label, ntp_stages[NTP_STAGE_##s].key, what, NTP_STAGE_##s }
+#define ALONE(s, what) \
+	{ ntp_stages[NTP_STAGE_##s].label_alone, ntp_stages[NTP_STAGE_##s].key, what, NTP_STAGE_##s }
+
 /* ---- NVMe/TCP ------------------------------------------------------------- */
 
 /* a host recording alone: host_stages' three stages */
 static const struct ntp_view_stage host_stages[] = {
-	{ "block", "block", "host block layer: queued to the NVMe driver" },
-	{ "driver", "driver", "host NVMe driver, both ways" },
-	{ "network*", "network_star",
-	  "the network and the target together (a host-only recording cannot tell them apart)" },
+	STAGE(BLOCK, "host block layer: queued to the NVMe driver"),
+	ALONE(DRIVER, "host NVMe driver, both ways"),
+	STAGE(NETWORK_STAR,
+	  "the network and the target together (a host-only recording cannot tell them apart)"),
 };
 
 static const struct ntp_view_stage joined_stages[] = {
-	{ "block", "block", "host block layer: queued to the NVMe driver" },
-	{ "driver(h)", "driver", "host NVMe driver, both ways" },
-	{ "network", "network", "the network, both ways (R2T round trips included)" },
-	{ "driver(t)", "target_driver", "target NVMe driver, both ways" },
-	{ "storage", "storage", "the target's backend and device" },
+	STAGE(BLOCK, "host block layer: queued to the NVMe driver"),
+	STAGE(DRIVER, "host NVMe driver, both ways"),
+	STAGE(NETWORK, "the network, both ways (R2T round trips included)"),
+	STAGE(TARGET_DRIVER, "target NVMe driver, both ways"),
+	STAGE(STORAGE, "the target's backend and device"),
 };
 
 static const struct ntp_view_stage joined_detail[] = {
-	{ "block", "block", "host block layer (prior art: blk_submission)" },
-	{ "host-tx", "host_tx", "host driver, command to the socket (nvme_tcp_submission)" },
-	{ "network", "network", "command and response on the wire (network_transmission, nstack_*)" },
-	{ "target-rx", "target_rx",
-	  "target driver, capsule parsed to the backend (nvmet_tcp_submission)" },
-	{ "r2t-wait", "r2t_wait", "an R2T write's R2T and data on the wire" },
-	{ "r2t-host", "r2t_host", "the host's work between an R2T and its data" },
-	{ "storage", "storage", "the target's backend and device (target_subsystem)" },
-	{ "target-tx", "target_tx", "target driver, completion to the socket (nvmet_tcp_completion)" },
-	{ "host-rx", "host_rx",
-	  "host driver, response parsed to completion (nvme_tcp_completion, blk_completion)" },
+	STAGE(BLOCK, "host block layer (prior art: blk_submission)"),
+	STAGE(HOST_TX, "host driver, command to the socket (nvme_tcp_submission)"),
+	STAGE(NETWORK, "command and response on the wire (network_transmission, nstack_*)"),
+	STAGE(TARGET_RX,
+	  "target driver, capsule parsed to the backend (nvmet_tcp_submission)"),
+	STAGE(R2T_WAIT, "an R2T write's R2T and data on the wire"),
+	STAGE(R2T_HOST, "the host's work between an R2T and its data"),
+	STAGE(STORAGE, "the target's backend and device (target_subsystem)"),
+	STAGE(TARGET_TX, "target driver, completion to the socket (nvmet_tcp_completion)"),
+	STAGE(HOST_RX,
+	  "host driver, response parsed to completion (nvme_tcp_completion, blk_completion)"),
 };
 
 static const struct ntp_view_stage host_detail[] = {
-	{ "block", "block", "host block layer (prior art: blk_submission)" },
-	{ "host-tx", "host_tx", "host driver, command to the socket (nvme_tcp_submission)" },
-	{ "r2t-host", "r2t_host", "the host's work between an R2T and its data" },
-	{ "network*", "network_star", "the network and the target together" },
-	{ "host-rx", "host_rx",
-	  "host driver, response parsed to completion (nvme_tcp_completion, blk_completion)" },
+	STAGE(BLOCK, "host block layer (prior art: blk_submission)"),
+	STAGE(HOST_TX, "host driver, command to the socket (nvme_tcp_submission)"),
+	STAGE(R2T_HOST, "the host's work between an R2T and its data"),
+	STAGE(NETWORK_STAR, "the network and the target together"),
+	STAGE(HOST_RX,
+	  "host driver, response parsed to completion (nvme_tcp_completion, blk_completion)"),
 };
 
 /* a target alone: the stages of target_stages; residence_ns is their total */
 static const struct ntp_view_stage target_stages[] = {
-	{ "driver(t)", "target_driver",
-	  "target NVMe driver: command received to the backend, completion to the response sent" },
-	{ "storage", "storage", "the target's backend and device" },
+	STAGE(TARGET_DRIVER,
+	  "target NVMe driver: command received to the backend, completion to the response sent"),
+	STAGE(STORAGE, "the target's backend and device"),
 };
 
 static const struct ntp_view_stage target_detail[] = {
-	{ "target-rx", "target_rx",
-	  "target driver, capsule parsed to the backend (nvmet_tcp_submission)" },
-	{ "storage", "storage", "the target's backend and device (target_subsystem)" },
-	{ "target-tx", "target_tx", "target driver, completion to the socket (nvmet_tcp_completion)" },
+	STAGE(TARGET_RX,
+	  "target driver, capsule parsed to the backend (nvmet_tcp_submission)"),
+	STAGE(STORAGE, "the target's backend and device (target_subsystem)"),
+	STAGE(TARGET_TX, "target driver, completion to the socket (nvmet_tcp_completion)"),
 };
 
 /* ---- NVMe/RDMA: no R2T; the target pulls a large write's data ------------ */
 
 static const struct ntp_view_stage rdma_joined_stages[] = {
-	{ "block", "block", "host block layer: queued to the NVMe driver" },
-	{ "driver(h)", "driver", "host NVMe driver, both ways" },
-	{ "network", "network",
-	  "the network, both ways (the RDMA READ of a write's data included)" },
-	{ "driver(t)", "target_driver", "target NVMe driver, both ways" },
-	{ "storage", "storage", "the target's backend and device" },
+	STAGE(BLOCK, "host block layer: queued to the NVMe driver"),
+	STAGE(DRIVER, "host NVMe driver, both ways"),
+	STAGE(NETWORK,
+	  "the network, both ways (the RDMA READ of a write's data included)"),
+	STAGE(TARGET_DRIVER, "target NVMe driver, both ways"),
+	STAGE(STORAGE, "the target's backend and device"),
 };
 
 #define RDMA_HOST_TX \
-	{ "host-tx", "host_tx", \
-	  "host driver, command to the HCA (nvme_setup_cmd to nvme_rdma_post_send)" }
+	STAGE(HOST_TX, \
+	  "host driver, command to the HCA (nvme_setup_cmd to nvme_rdma_post_send)")
 #define RDMA_HOST_RX \
-	{ "host-rx", "host_rx", \
-	  "host driver, response received to completion (nvme_rdma_recv_done to nvme_complete_rq)" }
+	STAGE(HOST_RX, \
+	  "host driver, response received to completion (nvme_rdma_recv_done to nvme_complete_rq)")
 #define RDMA_TARGET_RX \
-	{ "target-rx", "target_rx", \
+	STAGE(TARGET_RX, \
 	  "target driver, capsule received to the backend, or to a write's RDMA READ posted " \
-	  "(nvmet_req_init to nvmet_rdma_execute_command)" }
+	  "(nvmet_req_init to nvmet_rdma_execute_command)")
 #define RDMA_TARGET_TX \
-	{ "target-tx", "target_tx", \
+	STAGE(TARGET_TX, \
 	  "target driver, completion to the response posted " \
-	  "(nvmet_req_complete to nvmet_rdma_queue_response)" }
+	  "(nvmet_req_complete to nvmet_rdma_queue_response)")
 
 static const struct ntp_view_stage rdma_joined_detail[] = {
-	{ "block", "block", "host block layer (prior art: blk_submission)" },
+	STAGE(BLOCK, "host block layer (prior art: blk_submission)"),
 	RDMA_HOST_TX,
-	{ "network", "network", "capsule and response on the wire "
-	  "(nvme_rdma_post_send to nvme_rdma_recv_done, less the target's time)" },
+	STAGE(NETWORK, "capsule and response on the wire "
+	  "(nvme_rdma_post_send to nvme_rdma_recv_done, less the target's time)"),
 	RDMA_TARGET_RX,
-	{ "read-wait", "read_wait", "a write's data pulled with RDMA READ, request and data on "
-	  "the wire (nvmet_rdma_execute_command to nvmet_rdma_read_data_done)" },
-	{ "storage", "storage", "the target's backend and device (target_subsystem)" },
+	STAGE(READ_WAIT, "a write's data pulled with RDMA READ, request and data on "
+	  "the wire (nvmet_rdma_execute_command to nvmet_rdma_read_data_done)"),
+	STAGE(STORAGE, "the target's backend and device (target_subsystem)"),
 	RDMA_TARGET_TX,
 	RDMA_HOST_RX,
 };
 
 static const struct ntp_view_stage rdma_host_stages[] = {
-	{ "block", "block", "host block layer: queued to the NVMe driver" },
-	{ "driver", "driver", "host NVMe driver, both ways" },
-	{ "network*", "network_star", "the network and the target together, any RDMA READ of "
-	  "a write's data included (a host-only recording cannot tell them apart)" },
+	STAGE(BLOCK, "host block layer: queued to the NVMe driver"),
+	ALONE(DRIVER, "host NVMe driver, both ways"),
+	STAGE(NETWORK_STAR, "the network and the target together, any RDMA READ of "
+	  "a write's data included (a host-only recording cannot tell them apart)"),
 };
 
 static const struct ntp_view_stage rdma_host_detail[] = {
-	{ "block", "block", "host block layer (prior art: blk_submission)" },
+	STAGE(BLOCK, "host block layer (prior art: blk_submission)"),
 	RDMA_HOST_TX,
-	{ "network*", "network_star", "the network and the target together, any RDMA READ of "
-	  "a write's data included (nvme_rdma_post_send to nvme_rdma_recv_done)" },
+	STAGE(NETWORK_STAR, "the network and the target together, any RDMA READ of "
+	  "a write's data included (nvme_rdma_post_send to nvme_rdma_recv_done)"),
 	RDMA_HOST_RX,
 };
 
 static const struct ntp_view_stage rdma_target_stages[] = {
-	{ "driver(t)", "target_driver", "target NVMe driver: command received to the backend, "
-	  "completion to the response posted" },
-	{ "storage", "storage", "the target's backend and device" },
+	STAGE(TARGET_DRIVER, "target NVMe driver: command received to the backend, "
+	  "completion to the response posted"),
+	STAGE(STORAGE, "the target's backend and device"),
 };
 
 static const struct ntp_view_stage rdma_target_detail[] = {
 	RDMA_TARGET_RX,
-	{ "storage", "storage", "the target's backend and device (target_subsystem)" },
+	STAGE(STORAGE, "the target's backend and device (target_subsystem)"),
 	RDMA_TARGET_TX,
 };
 
@@ -223,7 +233,7 @@ const char *ntp_report__residence(const struct ntp_report *r)
 
 const char *ntp_report__total_label(const struct ntp_report *r)
 {
-	return r->kind == NTP_REPORT_TARGET ? "residence" : "end-to-end";
+	return ntp_stages[r->kind == NTP_REPORT_TARGET ? NTP_STAGE_RESIDENCE : NTP_STAGE_E2E].label;
 }
 
 /* the columns every query of the scan returns, in this order */
@@ -462,7 +472,7 @@ void ntp_report__set_init(struct ntp_group_set *set, const struct ntp_report *r)
 	set->nstages = v->nstages;
 	set->histograms = r->histograms;
 	for (int s = 0; s < v->nstages && r->kind == NTP_REPORT_JOINED; s++)
-		if (!strcmp(v->stages[s].json, "network") || !strcmp(v->stages[s].json, "r2t_wait"))
+		if (ntp_stages[v->stages[s].id].side == NTP_STAGE_JOINED_SIDE)
 			set->may_be_negative |= 1u << s;
 }
 
