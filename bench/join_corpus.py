@@ -126,6 +126,8 @@ def _run_all(ntprof, cd, out, prefix, files, tmp):
 
 
 def run(d, ntprof, out):
+    # the commands run in each case's folder: the files are named whole
+    d = Path(d).resolve()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     # one scratch folder, whatever OUT: its paths appear in the outputs
