@@ -13,7 +13,6 @@
 #include "lib/cli/opt.h"
 #include "lib/compare/compare.h"
 #include "lib/compare/compare_model.h"
-#include "lib/report/report_outopts.h"
 
 static const char *const compare_usage[] = {
 	"ntprof compare [options] BASELINE NEW",
@@ -190,7 +189,5 @@ int cmd_compare(int argc, const char **argv)
 				  compare_usage[0]);
 		return NTP_EXIT_USAGE;
 	}
-	if (ntp_report__check_output(o.json_path, o.pretty, o.field_separator, o.quiet))
-		return NTP_EXIT_USAGE;
 	return ntp_compare__run(argv[0], argv[1], &o);
 }

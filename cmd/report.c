@@ -11,7 +11,6 @@
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
 #include "lib/report/report.h"
-#include "lib/report/report_outopts.h"
 
 static const char *const report_usage[] = {
 	"ntprof report [options] FILE",
@@ -68,7 +67,5 @@ int cmd_report(int argc, const char **argv)
 		ntp_error("no recording given: usage: %s", report_usage[0]);
 		return NTP_EXIT_USAGE;
 	}
-	if (ntp_report__check_output(o.json_path, o.pretty, o.field_separator, o.quiet))
-		return NTP_EXIT_USAGE;
 	return ntp_report__run(argv, n, &o);
 }

@@ -18,11 +18,9 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/cli/outfile.h"
-#include "lib/fmt/safe_text.h"
+#include "lib/cli/output.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/model/model_header.h"
-#include "lib/report/report_jsonout.h"
 #include "lib/model/model_check.h"
 #include "lib/model/model_files.h"
 #include "lib/series/series.h"
@@ -57,14 +55,13 @@ static int load_file(struct ntp_series *s, int i, const struct ntp_source *src,
 	return 0;
 }
 
+/* the printers of the forms asked for, over the output's streams (lib/cli/output.h) */
 struct outs {
-	struct ntp_outfile jo, co, ho;
+	struct ntp_output o;
 	struct ntp_series_text text;
 	struct ntp_series_json json;
 	struct ntp_series_csv csv;
 	struct ntp_series_html html;
-	FILE *t;                      /* the text's stream, made safe; NULL without text */
-	bool json_error;              /* the JSON file holds the error document: keep it */
 	struct ntp_series_out out[4];
 	int n;
 };
@@ -135,78 +132,47 @@ static int scan(struct ntp_series *s, struct outs *os, struct ntp_source *src)
 	return rc;
 }
 
-/* -j, --csv and --html: one at most on stdout, and none over a recording being read */
-static int check_outputs(const char *const *paths, int n, const struct ntp_series_opts *o)
+static int open_outs(struct outs *os, const struct ntp_series_opts *o, const char *const *paths,
+		     int n)
 {
-	static const char *const opt[3] = { "-j", "--csv", "--html" };
-	const char *outs[3] = { o->json_path, o->csv_path, o->html_path };
-	int on_stdout = 0;
-
-	for (int k = 0; k < 3; k++)
-		on_stdout += outs[k] && !strcmp(outs[k], "-");
-	if (on_stdout > 1) {
-		ntp_error("-j -, --csv - and --html -: only one can write to stdout: give the others "
-			  "a FILE");
-		return NTP_EXIT_USAGE;
-	}
-	/* writing over the recording being read would destroy it */
-	for (int k = 0; k < 3; k++) {
-		int rc = ntp_outfile__check_not_input(outs[k], paths, n, opt[k]);
-
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-static int open_outs(struct outs *os, const struct ntp_series_opts *o)
-{
-	bool text = !(o->json_path && !strcmp(o->json_path, "-")) &&
-		    !(o->csv_path && !strcmp(o->csv_path, "-")) &&
-		    !(o->html_path && !strcmp(o->html_path, "-"));
+	FILE *t;
 	int rc;
 
 	memset(os, 0, sizeof(*os));
-	rc = ntp_report__json_open(&os->jo, o->json_path, "the JSON series");
-	if (!rc && o->csv_path)
-		rc = ntp_outfile__open(&os->co, o->csv_path, "the CSV file");
-	if (!rc && o->html_path)
-		rc = ntp_outfile__open(&os->ho, o->html_path, "the HTML series");
+	os->o = (struct ntp_output){
+		.path = { [NTP_FORM_JSON] = o->json_path, [NTP_FORM_CSV] = o->csv_path,
+			  [NTP_FORM_HTML] = o->html_path },
+		.pretty = o->pretty, .what = "series",
+		.mismatch = "recordings that cannot be joined", .cut = 512,
+	};
+	rc = ntp_output__check(&os->o, paths, n);
+	if (!rc)
+		rc = ntp_output__open(&os->o);
 	if (rc)
 		return rc;
-	if (text) {
-		/* the files' strings reach the terminal made safe (lib/fmt/safe_text.h) */
-		os->t = ntp_safe__wrap(stdout);
-		if (!os->t)
-			return NTP_EXIT_FAILURE;
-		os->out[os->n++] = ntp_series__text_out(&os->text, os->t);
-	}
-	if (os->jo.f)
-		os->out[os->n++] = ntp_series__json_out(&os->json, os->jo.f, o->pretty);
-	if (os->co.f)
-		os->out[os->n++] = ntp_series__csv_out(&os->csv, os->co.f);
-	if (os->ho.f)
-		os->out[os->n++] = ntp_series__html_out(&os->html, os->ho.f);
-	return 0;
+	t = ntp_output__text(&os->o, &rc);
+	if (t)
+		os->out[os->n++] = ntp_series__text_out(&os->text, t);
+	if (ntp_output__file(&os->o, NTP_FORM_JSON))
+		os->out[os->n++] = ntp_series__json_out(&os->json,
+							ntp_output__file(&os->o, NTP_FORM_JSON),
+							o->pretty);
+	if (ntp_output__file(&os->o, NTP_FORM_CSV))
+		os->out[os->n++] = ntp_series__csv_out(&os->csv,
+						       ntp_output__file(&os->o, NTP_FORM_CSV));
+	if (ntp_output__file(&os->o, NTP_FORM_HTML))
+		os->out[os->n++] = ntp_series__html_out(&os->html,
+							ntp_output__file(&os->o, NTP_FORM_HTML));
+	return rc;
 }
 
+/* a series cut short is not kept as if it were whole: only the JSON's error document is */
 static int close_outs(struct outs *os, int rc)
 {
-	int crc = 0;
-
 	ntp_series__text_free(&os->text);
 	ntp_series__json_free(&os->json);
-	if (os->t && fclose(os->t))
-		crc = NTP_EXIT_FAILURE;
-	/* a series cut short is not kept as if it were whole */
-	if (os->jo.f && ntp_outfile__close(&os->jo, !rc || os->json_error))
-		crc = NTP_EXIT_FAILURE;
-	if (os->co.f && ntp_outfile__close(&os->co, !rc))
-		crc = NTP_EXIT_FAILURE;
 	ntp_series__html_free(&os->html);
-	if (os->ho.f && ntp_outfile__close(&os->ho, !rc))
-		crc = NTP_EXIT_FAILURE;
-	return rc ? rc : crc;
+	return ntp_output__close(&os->o, rc);
 }
 
 int ntp_series__run(const char *const *paths, int n, const struct ntp_series_opts *o)
@@ -217,9 +183,7 @@ int ntp_series__run(const char *const *paths, int n, const struct ntp_series_opt
 	struct outs os;
 	int rc;
 
-	rc = check_outputs(paths, n, o);
-	if (!rc)
-		rc = ntp_model__check_twice(paths, n);
+	rc = ntp_model__check_twice(paths, n);
 	if (rc)
 		return rc;
 	if (n > NTP_JOIN_MAX_FILES) {
@@ -235,19 +199,16 @@ int ntp_series__run(const char *const *paths, int n, const struct ntp_series_opt
 		ntp_error("%s: out of memory", paths[0]);
 		return NTP_EXIT_FAILURE;
 	}
-	rc = open_outs(&os, o);
+	rc = open_outs(&os, o, paths, n);
 	if (!rc) {
 		rc = ntp_source__open_files(&src, paths, n, false);
 		if (!rc)
 			rc = scan(&s, &os, src);
 		/* nothing printed yet: the JSON says why, as report's does */
-		if (rc && os.jo.f && !os.json.j) {
-			ntp_report__json_error(os.jo.f, rc, n > 1 ? "the recordings" : paths[0],
-					       "recordings that cannot be joined", 512);
-			os.json_error = true;
-		}
+		if (rc && !os.json.j)
+			ntp_output__fail(&os.o, rc, n > 1 ? "the recordings" : paths[0]);
+		rc = close_outs(&os, rc);
 	}
-	rc = close_outs(&os, rc);
 	ntp_source__close(src);
 	for (int i = 0; i < n; i++)
 		ntp_report__free_header(&s.r.files[i].hdr);
