@@ -24,7 +24,17 @@ RST2MAN   ?= rst2man
 PYTHON    ?= /usr/bin/python3
 PREFIX    ?= /usr/local
 
-VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
+# the release version (semantic): the file VERSION is its one source, read here
+# and by the Debian package (debian/rules).  GIT_DESCRIBE is what git describe
+# says of a checkout, shown beside it; empty outside a checkout (a source
+# tarball, the Debian package's build tree, which gets it from make deb).
+VERSION      := $(shell cat VERSION)
+ifeq ($(origin GIT_DESCRIBE),undefined)
+GIT_DESCRIBE := $(shell test -e .git && git describe --tags --always --long --dirty 2>/dev/null)
+endif
+ifeq ($(shell echo '$(VERSION)' | grep -Ex '[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?'),)
+$(error VERSION: '$(VERSION)' is not a semantic version such as 1.2.3)
+endif
 
 ifeq ($(V),1)
 Q =
@@ -119,7 +129,9 @@ $(OUT)/lib/ntp/db_schema.c: schema/ntp.sql
 
 $(OUT)/lib/cli/version.c: FORCE
 	@mkdir -p $(dir $@)
-	$(Q)echo 'const char ntp_version_string[] = "$(VERSION)";' > $@.tmp; \
+	$(Q){ echo '/* generated from VERSION and git describe */'; \
+	      echo 'const char ntp_version_string[] = "$(VERSION)";'; \
+	      echo 'const char ntp_version_git[] = "$(GIT_DESCRIBE)";'; } > $@.tmp; \
 	cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 $(OUT)/%.o: %.c | $(SKELS)

@@ -40,4 +40,7 @@ void ntp_cmd__usage(FILE *f);
 
 #include "lib/cli/version.h"
 
+/* "ntprof version 0.9.0 (git ...)": the first line of `ntprof version` and --version */
+void ntp_version__print(FILE *f);
+
 #endif

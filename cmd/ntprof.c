@@ -147,7 +147,7 @@ int main(int argc, char **argv)
 	if (no_pager)
 		ntp_pager__disable();
 	if (show_version) {
-		printf("ntprof version %s\n", ntp_version_string);
+		ntp_version__print(stdout);
 		return finish(NTP_EXIT_OK);
 	}
 	if (n == 0) {
