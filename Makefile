@@ -22,7 +22,12 @@ CLANG     ?= clang
 BPFTOOL   ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 RST2MAN   ?= rst2man
 PYTHON    ?= /usr/bin/python3
+# where make install puts things (DESTDIR before each: a staging root)
 PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+MANDIR    ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 
 # the release version (semantic): the file VERSION is its one source, read here
 # and by the Debian package (debian/rules).  GIT_DESCRIBE is what git describe
@@ -80,16 +85,16 @@ MANS      := $(foreach f,$(MAN_SRCS),$(OUT)/man/$(basename $(notdir $(f))).$(cal
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 .PHONY: all deps check check-unit check-integration check-layers check-asan check-bpf check-testbed test demo \
         fuzz check-fuzz fuzz-run \
-        bench install clean depcheck man
+        bench install uninstall clean depcheck man completion
 
-all: depcheck $(OUT)/ntprof man
+all: depcheck $(OUT)/ntprof man completion
 
 # ---- dependency checks: name the Debian package that is missing ---------------
 DEBIAN_BUILD_DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
                      libsqlite3-dev sqlite3 pkg-config python3-docutils
 DEBIAN_TEST_DEPS  := libcmocka-dev python3-pytest python3-pytest-xdist python3-jsonschema protobuf-compiler \
 		     python3-protobuf \
-		     libclang-rt-14-dev chromium fonts-dejavu-core
+		     libclang-rt-14-dev chromium fonts-dejavu-core shellcheck
 depcheck:
 	@command -v $(CLANG) >/dev/null || { echo "error: clang not found: apt-get install clang (or: make deps)"; exit 1; }
 	@test -x "$(BPFTOOL)" || { echo "error: bpftool not found: apt-get install bpftool (or: make deps)"; exit 1; }
@@ -137,11 +142,11 @@ $(OUT)/lib/cli/version.c: FORCE
 $(OUT)/%.o: %.c | $(SKELS)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(OUT)/%.o: $(OUT)/%.c
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(OUT)/libntprof.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
@@ -149,7 +154,7 @@ $(OUT)/libntprof.a: $(LIB_OBJS)
 
 $(OUT)/ntprof: $(CMD_OBJS) $(OUT)/libntprof.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # ---- man pages -----------------------------------------------------------------
 man: $(MANS)
@@ -163,16 +168,26 @@ $(OUT)/man/%.7: Documentation/%.rst | $(OUT)/man
 	$(call msg,MAN,$@)
 	$(Q)$(RST2MAN) --halt=warning $< $@
 
+# ---- shell completion ------------------------------------------------------------
+# contrib/completion/ntprof.bash's functions, then the option tables the built
+# binary prints from its own (so the build runs it: no cross-building)
+COMPLETION := $(OUT)/completion/ntprof.bash
+completion: $(COMPLETION)
+$(COMPLETION): contrib/completion/ntprof.bash $(OUT)/ntprof
+	@mkdir -p $(dir $@)
+	$(call msg,GEN,$@)
+	$(Q){ cat $<; $(OUT)/ntprof help --completion-tables bash; } > $@.tmp && mv $@.tmp $@
+
 # ---- tests ----------------------------------------------------------------------
 $(OUT)/tests/%: tests/unit/%.c $(OUT)/libntprof.a
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< $(OUT)/libntprof.a $(LDLIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(OUT)/libntprof.a $(LDLIBS) -lcmocka -o $@
 
 $(OUT)/bench/%: bench/%.c $(OUT)/libntprof.a
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< $(OUT)/libntprof.a $(LDLIBS) -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(OUT)/libntprof.a $(LDLIBS) -o $@
 
 # benchmarks print figures; they assert nothing about time (bench/README.md)
 bench: $(OUT)/ntprof $(BENCH_BINS)
@@ -187,7 +202,7 @@ check-unit: $(UNIT_BINS)
 TEST_JOBS ?= $(shell nproc)
 TB_JOBS   ?= $(shell n=$$(nproc); echo $$((n < 4 ? n : 4)))
 
-check-integration: $(OUT)/ntprof
+check-integration: $(OUT)/ntprof $(COMPLETION)
 	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra -n $(TEST_JOBS) tests/integration
 
 # the layer order of lib/ is the table at the top of tests/integration/test_layers.py
@@ -220,7 +235,7 @@ fuzz-run: fuzz
 $(OUT)/fuzz/%: tests/fuzz/%.c $(OUT)/libntprof.a
 	@mkdir -p $(dir $@)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer $< $(OUT)/libntprof.a $(LDLIBS) -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -fsanitize=fuzzer $< $(OUT)/libntprof.a $(LDLIBS) -o $@
 
 $(OUT)/seeds/.done: tests/fuzz/make_seeds.py tests/integration/ntpgen.py schema/ntp.sql
 	$(Q)$(PYTHON) tests/fuzz/make_seeds.py $(dir $@)
@@ -242,13 +257,26 @@ test: check check-asan check-fuzz check-bpf check-testbed
 demo: all
 	NTPROF=$(abspath $(OUT)/ntprof) tests/testbed/demo.sh
 
+# systemd units, when the tree has some (contrib/systemd/): installed, never enabled
+UNITS := $(wildcard contrib/systemd/*.service contrib/systemd/*.socket contrib/systemd/*.timer)
+
 install: all
-	install -D -m 0755 $(OUT)/ntprof $(DESTDIR)$(PREFIX)/bin/ntprof
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
-		$(DESTDIR)$(PREFIX)/share/man/man7
-	install -m 0644 $(filter %.1,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 0644 $(filter %.5,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man5/
-	install -m 0644 $(filter %.7,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man7/
+	install -D -m 0755 $(OUT)/ntprof $(DESTDIR)$(BINDIR)/ntprof
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
+	install -m 0644 $(filter %.1,$(MANS)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(filter %.5,$(MANS)) $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 $(filter %.7,$(MANS)) $(DESTDIR)$(MANDIR)/man7/
+	install -D -m 0644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/ntprof
+ifneq ($(UNITS),)
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	install -m 0644 $(UNITS) $(DESTDIR)$(SYSTEMDUNITDIR)/
+endif
+
+# what install put there, and nothing else (the directories stay: others share them)
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ntprof $(DESTDIR)$(BASHCOMPDIR)/ntprof \
+		$(foreach m,$(MANS),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
+		$(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(notdir $(UNITS)))
 
 $(OUT) $(OUT)/bpf $(OUT)/man:
 	@mkdir -p $@
