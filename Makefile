@@ -85,7 +85,7 @@ MANS      := $(foreach f,$(MAN_SRCS),$(OUT)/man/$(basename $(notdir $(f))).$(cal
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 .PHONY: all deps check check-unit check-integration check-layers check-asan check-bpf check-testbed test demo \
         fuzz check-fuzz fuzz-run \
-        bench install uninstall clean depcheck man completion
+        bench install uninstall clean depcheck man completion deb
 
 all: depcheck $(OUT)/ntprof man completion
 
@@ -177,6 +177,26 @@ $(COMPLETION): contrib/completion/ntprof.bash $(OUT)/ntprof
 	@mkdir -p $(dir $@)
 	$(call msg,GEN,$@)
 	$(Q){ cat $<; $(OUT)/ntprof help --completion-tables bash; } > $@.tmp && mv $@.tmp $@
+
+# ---- the Debian package -----------------------------------------------------------
+# dpkg-buildpackage -b on a copy of the tree (its files as they are now) in
+# build/deb/ntprof-VERSION/, so that debhelper's clean and build touch
+# nothing here; the .deb, .changes and .buildinfo go to build/deb/.  The copy
+# is no checkout: GIT_DESCRIBE is handed to its make.
+DEB_DIR := $(OUT)/deb
+DEB_SRC := $(DEB_DIR)/ntprof-$(VERSION)
+deb:
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_SRC)
+	if [ -e .git ]; then \
+		git ls-files -z --cached --others --exclude-standard | \
+			tar --null --no-recursion -T - -cf - | tar -xf - -C $(DEB_SRC); \
+	else \
+		tar --exclude='./build*' -cf - . | tar -xf - -C $(DEB_SRC); \
+	fi
+	cd $(DEB_SRC) && GIT_DESCRIBE='$(GIT_DESCRIBE)' dpkg-buildpackage -us -uc -b
+	rm -rf $(DEB_SRC)
+	@ls -1 $(DEB_DIR)
 
 # ---- tests ----------------------------------------------------------------------
 $(OUT)/tests/%: tests/unit/%.c $(OUT)/libntprof.a
