@@ -8,8 +8,11 @@
 #   make check-asan   unit + integration tests on an ASan + UBSan build (build-asan/)
 #   make check-fuzz   the readers' fuzzer (libFuzzer, build-fuzz/) over its corpus; fuzz-run mutates
 #   make check-bpf    BPF tests on a loop device (root)
+#   make deb          the Debian package, in build/deb/ (dpkg-buildpackage)
+#   make check-package  the package: lintian, and installed in a fresh Debian root (root)
 #   make check-testbed  the NVMe-oF test bed tests (root, QEMU)
 #   make test         all of the above: what CI runs
+#   make install      ntprof, man pages, bash completion (PREFIX=/usr/local, DESTDIR); uninstall
 #   make demo         boot the test bed and show ntprof on loopback NVMe/TCP (DEMO_TRANSPORT=rdma: NVMe/RDMA)
 #   V=1               show the commands
 #   TEST_JOBS=N, TB_JOBS=N  pytest workers of the integration tests (default: the CPUs) and of
@@ -84,6 +87,7 @@ MANS      := $(foreach f,$(MAN_SRCS),$(OUT)/man/$(basename $(notdir $(f))).$(cal
 # keep the BPF objects and skeletons: they are intermediates of pattern chains
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 .PHONY: all deps check check-unit check-integration check-layers check-asan check-bpf check-testbed test demo \
+        check-package \
         fuzz check-fuzz fuzz-run \
         bench install uninstall clean depcheck man completion deb
 
@@ -94,7 +98,8 @@ DEBIAN_BUILD_DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-de
                      libsqlite3-dev sqlite3 pkg-config python3-docutils
 DEBIAN_TEST_DEPS  := libcmocka-dev python3-pytest python3-pytest-xdist python3-jsonschema protobuf-compiler \
 		     python3-protobuf \
-		     libclang-rt-14-dev chromium fonts-dejavu-core shellcheck
+		     libclang-rt-14-dev chromium fonts-dejavu-core shellcheck \
+		     debhelper lintian mmdebstrap
 depcheck:
 	@command -v $(CLANG) >/dev/null || { echo "error: clang not found: apt-get install clang (or: make deps)"; exit 1; }
 	@test -x "$(BPFTOOL)" || { echo "error: bpftool not found: apt-get install bpftool (or: make deps)"; exit 1; }
@@ -194,7 +199,7 @@ deb:
 	else \
 		tar --exclude='./build*' -cf - . | tar -xf - -C $(DEB_SRC); \
 	fi
-	cd $(DEB_SRC) && GIT_DESCRIBE='$(GIT_DESCRIBE)' dpkg-buildpackage -us -uc -b
+	cd $(DEB_SRC) && GIT_DESCRIBE='$(GIT_DESCRIBE)' dpkg-buildpackage -us -uc -b -J
 	rm -rf $(DEB_SRC)
 	@ls -1 $(DEB_DIR)
 
@@ -266,13 +271,19 @@ $(OUT)/seeds/.done: tests/fuzz/make_seeds.py tests/integration/ntpgen.py schema/
 check-asan:
 	$(MAKE) OUT=build-asan SAN="$(SAN_FLAGS)" check-unit check-integration
 
+# the package (make deb): lintian, make install against it, and installed into a
+# fresh Debian root (mmdebstrap; cached in /var/tmp/ntprof-pkgtest) where ntprof
+# runs: root and the network (tests/package/conftest.py)
+check-package: deb all
+	NTPROF_DEB_DIR=$(abspath $(DEB_DIR)) $(PYTHON) -m pytest -ra --durations=0 tests/package
+
 check-bpf: $(OUT)/ntprof
 	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra -m bpf tests/bpf
 
 check-testbed: $(OUT)/ntprof
 	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra -n $(TB_JOBS) --durations=0 tests/testbed
 
-test: check check-asan check-fuzz check-bpf check-testbed
+test: check check-package check-asan check-fuzz check-bpf check-testbed
 
 demo: all
 	NTPROF=$(abspath $(OUT)/ntprof) tests/testbed/demo.sh
