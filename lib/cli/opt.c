@@ -207,7 +207,7 @@ static void unknown_long(const struct parser *p, const char *body, size_t len)
 
 	if (names && word) {
 		for (k = 0; k < p->nopts; k++)
-			if (p->opts[k].long_name)
+			if (p->opts[k].long_name && !p->opts[k].hidden)
 				names[n++] = p->opts[k].long_name;
 		if (!has_long(p->opts, "help"))
 			names[n++] = "help";

@@ -542,6 +542,24 @@ static void unit__hidden_option__parsed_but_not_in_usage(void **state)
 	free(buf);
 }
 
+static void unit__hidden_option__never_suggested(void **state)
+{
+	const char *s = NULL;
+	const struct ntp_option table[] = {
+		NTP_OPT_STRING(0, "secret", &s, "X", "not shown", .hidden = true),
+		NTP_OPT_END(),
+	};
+	const char *args[] = { "t", "--secre", "x", NULL };
+	struct capture err;
+	int rc;
+
+	capture_start(&err, 2);
+	rc = ntp_opt__parse(table, 3, args, usage, 0);
+	capture_end(&err);
+	assert_int_equal(rc, NTP_OPT_ERROR);
+	assert_string_equal(err.text, "ntprof test: error: unknown option '--secre'\n");
+}
+
 struct seen_table {
 	const struct ntp_option *opts;
 	unsigned int flags;
@@ -795,6 +813,7 @@ int main(void)
 		T(unit__usage_long_spec__help_on_next_line),
 		T(unit__usage_values_without_argh__listed_as_choices),
 		T(unit__hidden_option__parsed_but_not_in_usage),
+		T(unit__hidden_option__never_suggested),
 		T(unit__table_hook__table_handed_over_nothing_parsed),
 		T(unit__takes_value__by_type),
 		T(unit__parse_uint_valid__value),
