@@ -10,6 +10,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
+#include "lib/core/stat_table.h"
 #include "lib/report/report.h"
 #include "lib/report/report_outopts.h"
 
@@ -20,13 +21,6 @@ static const char *const report_usage[] = {
 };
 
 static const char *const stage_views[] = { "summary", "detail", NULL };
-/* the words of --sort's STAT and of --fields, for completion (the parsers: lib/report) */
-static const char *const sort_stats[] = {
-	"n", "min", "mean", "p50", "p90", "p99", "p99.9", "max", "share", NULL,
-};
-static const char *const fields[] = {
-	"n", "rate", "min", "mean", "p50", "p90", "p99", "p99.9", "max", "share", "stddev", NULL,
-};
 
 int cmd_report(int argc, const char **argv)
 {
@@ -54,10 +48,11 @@ int cmd_report(int argc, const char **argv)
 		NTP_OPT_CALLBACK(0, "sort", &o.sort, "KEY[,KEY]",
 				 "order the groups by [STAGE.]STAT (e.g. storage.p99), largest "
 				 "first; KEY:asc for smallest first", ntp_report_sort__opt,
-				 .values = sort_stats),
+				 .values = ntp_stat__names(NTP_STAT_SORT)),
 		NTP_OPT_CALLBACK('F', "fields", &o.fields, "FIELD[,FIELD]",
 				 "the table columns: n, rate, min, mean, p50, p90, p99, p99.9, max, "
-				 "share", ntp_report_fields__opt, .values = fields),
+				 "share", ntp_report_fields__opt,
+				 .values = ntp_stat__names(NTP_STAT_FIELD)),
 		NTP_OPT_BOOL('q', "quiet", &o.quiet,
 			     "no header block (files, counts, notes): the tables only"),
 		NTP_OPT_BOOL(0, "no-pager", &o.no_pager,
