@@ -264,6 +264,12 @@ int cmd_check(int argc, const char **argv)
 		ntp_error("needs root (or CAP_BPF and CAP_PERFMON): it loads the BPF programs");
 		return NTP_EXIT_NOPERM;
 	}
+	/* without the kernel's BTF no collector loads: that one fact, not a table of noes */
+	if (!ntp_probe__vmlinux_btf()) {
+		ntp_error("kernel lacks BTF: /sys/kernel/btf/vmlinux is missing "
+			  "(needs CONFIG_DEBUG_INFO_BTF)");
+		return NTP_EXIT_UNSUPPORTED;
+	}
 
 	check_kernel(&k);
 	memset(roles, 0, sizeof(roles));

@@ -8,6 +8,8 @@
 
 #include <stdio.h>
 
+struct ntp_option;
+
 int cmd_record(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
@@ -29,6 +31,10 @@ struct cmd_struct {
 
 enum cmd_flags {
 	CMD_NEEDS_ROOT = 1 << 0,        /* needs root, or CAP_BPF + CAP_PERFMON */
+	/* what its operands are, for shell completion (none of these: it takes none) */
+	CMD_ARGS_RECORDINGS = 1 << 1,   /* .ntp files (compare: also pairs joined by a comma) */
+	CMD_ARGS_WORKLOAD = 1 << 2,     /* a command line to run (record) */
+	CMD_ARGS_COMMAND = 1 << 3,      /* the name of an ntprof command (help) */
 };
 
 /* exact match only, NULL if none */
@@ -37,7 +43,13 @@ const struct cmd_struct *ntp_cmd__find(const char *name);
 int ntp_cmd__unknown(const char *name);
 /* the top-level usage, global options and the list of commands (ntprof --help) */
 void ntp_cmd__usage(FILE *f);
+/* the commands[] table, ended by a row with a NULL name, and ntprof's own options */
+const struct cmd_struct *ntp_cmd__table(void);
+const struct ntp_option *ntp_cmd__main_options(void);
 
 #include "lib/cli/version.h"
+
+/* "ntprof version 0.9.0 (git ...)": the first line of `ntprof version` and --version */
+void ntp_version__print(FILE *f);
 
 #endif

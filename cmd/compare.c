@@ -13,6 +13,7 @@
 #include "lib/cli/opt.h"
 #include "lib/compare/compare.h"
 #include "lib/compare/compare_model.h"
+#include "lib/core/stat_table.h"
 
 static const char *const compare_usage[] = {
 	"ntprof compare [options] BASELINE NEW",
@@ -143,7 +144,7 @@ int cmd_compare(int argc, const char **argv)
 		NTP_OPT_CALLBACK(0, "stat", &o.stats, "STAT[,STAT]",
 				 "statistics to compare: mean, p50, p90, p99, p99.9 "
 				 "(default: mean,p99)",
-				 parse_stats),
+				 parse_stats, .values = ntp_stat__names(NTP_STAT_CHANGE)),
 		NTP_OPT_BOOL(0, "formula", &o.formula, "show the arithmetic behind every value"),
 		NTP_OPT_CALLBACK(0, "threshold", &o, "[STAGE.][STAT=]PCT[,...]",
 				 "exit 11 when a statistic grew significantly by more than PCT% "
@@ -162,7 +163,7 @@ int cmd_compare(int argc, const char **argv)
 		NTP_OPT_CALLBACK(0, "sort", &o.sort, "KEY[,KEY]",
 				 "order the groups by the change (new - baseline) of [STAGE.]STAT, "
 				 "largest growth first; KEY:asc for the largest drop first",
-				 ntp_report_sort__opt),
+				 ntp_report_sort__opt, .values = ntp_stat__names(NTP_STAT_SORT)),
 		NTP_OPT_STRING('t', "field-separator", &o.field_separator, "SEP",
 			       "the rows in long form, one per group, stage and statistic, "
 			       "fields separated by SEP (e.g. ',')"),

@@ -20,16 +20,20 @@
  * a command is one row here, its cmd/<name>.c and Documentation/ntprof-<name>.rst.
  */
 static const struct cmd_struct commands[] = {
-	{ "record",  cmd_record,  "record NVMe-oF command latencies, stage by stage", CMD_NEEDS_ROOT },
-	{ "report",  cmd_report,  "report per-stage latencies from ntprof recordings", 0 },
-	{ "compare", cmd_compare, "compare the per-stage latencies of two ntprof recordings", 0 },
-	{ "series",  cmd_series,  "per-interval latencies of each stage from ntprof recordings", 0 },
-	{ "dump",    cmd_dump,    "print the contents of an ntprof recording", 0 },
-	{ "export",  cmd_export,  "write ntprof recordings as a Perfetto trace", 0 },
-	{ "join",    cmd_join,    "write a host and a target recording as one joined recording", 0 },
+	{ "record",  cmd_record,  "record NVMe-oF command latencies, stage by stage",
+	  CMD_NEEDS_ROOT | CMD_ARGS_WORKLOAD },
+	{ "report",  cmd_report,  "report per-stage latencies from ntprof recordings", CMD_ARGS_RECORDINGS },
+	{ "compare", cmd_compare, "compare the per-stage latencies of two ntprof recordings",
+	  CMD_ARGS_RECORDINGS },
+	{ "series",  cmd_series,  "per-interval latencies of each stage from ntprof recordings",
+	  CMD_ARGS_RECORDINGS },
+	{ "dump",    cmd_dump,    "print the contents of an ntprof recording", CMD_ARGS_RECORDINGS },
+	{ "export",  cmd_export,  "write ntprof recordings as a Perfetto trace", CMD_ARGS_RECORDINGS },
+	{ "join",    cmd_join,    "write a host and a target recording as one joined recording",
+	  CMD_ARGS_RECORDINGS },
 	{ "check",   cmd_check,   "show what this kernel lets ntprof record", CMD_NEEDS_ROOT },
 	{ "version", cmd_version, "show the versions of ntprof and its formats", 0 },
-	{ "help",    cmd_help,    "show help for ntprof and its commands", 0 },
+	{ "help",    cmd_help,    "show help for ntprof and its commands", CMD_ARGS_COMMAND },
 	{ NULL },
 };
 
@@ -50,6 +54,16 @@ static const struct ntp_option main_options[] = {
 		     "never page a command's text on a terminal ($NTPROF_PAGER, $PAGER, less)"),
 	NTP_OPT_END(),
 };
+
+const struct cmd_struct *ntp_cmd__table(void)
+{
+	return commands;
+}
+
+const struct ntp_option *ntp_cmd__main_options(void)
+{
+	return main_options;
+}
 
 const struct cmd_struct *ntp_cmd__find(const char *name)
 {
@@ -147,7 +161,7 @@ int main(int argc, char **argv)
 	if (no_pager)
 		ntp_pager__disable();
 	if (show_version) {
-		printf("ntprof version %s\n", ntp_version_string);
+		ntp_version__print(stdout);
 		return finish(NTP_EXIT_OK);
 	}
 	if (n == 0) {

@@ -74,6 +74,22 @@ const char *ntp_stat__suggest(const char *word, unsigned int use)
 	return ntp_opt__suggest(word, names);
 }
 
+const char *const *ntp_stat__names(unsigned int use)
+{
+	static const char *names[(F | S | C) + 1][NTP_NSTATS + 1];
+	const char **out;
+	int n = 0;
+
+	if (use >= sizeof(names) / sizeof(names[0]))
+		return NULL;
+	out = names[use];
+	for (int st = 0; st < NTP_NSTATS; st++)
+		if (ntp_stats[st].uses & use)
+			out[n++] = ntp_stats[st].name;
+	out[n] = NULL;
+	return out;
+}
+
 int64_t ntp_stat__of(const struct ntp_summary *s, enum ntp_stat st)
 {
 	switch (st) {

@@ -62,6 +62,8 @@ int ntp_stat__find(const char *s, size_t len, unsigned int use);
 void ntp_stat__list(unsigned int use, char *buf, size_t len);
 /* the name use allows nearest to word, for "did you mean"; NULL when none is near */
 const char *ntp_stat__suggest(const char *word, unsigned int use);
+/* the names use allows, NULL-terminated, in the table's order: an option's .values */
+const char *const *ntp_stat__names(unsigned int use);
 /* a latency statistic of s (min, mean rounded to the ns, a percentile, max, stddev); n as is */
 int64_t ntp_stat__of(const struct ntp_summary *s, enum ntp_stat st);
 

@@ -80,7 +80,8 @@ int ntp_read_filter__opt_time(const struct ntp_option *opt, const char *arg);
 			 "only commands of these namespaces or paths (a target alone: devices)", \
 			 ntp_read_filter__opt_session), \
 	NTP_OPT_CALLBACK(0, "io-type", (f), "TYPE[,TYPE]", \
-			 "only these I/O types: read, write, other", ntp_read_filter__opt_io_type), \
+			 "only these I/O types: read, write, other", ntp_read_filter__opt_io_type, \
+			 .values = (const char *const[]){ "read", "write", "other", NULL }), \
 	NTP_OPT_CALLBACK(0, "size", (f), "SIZES", \
 			 "only these I/O sizes, comma-separated (e.g. 4K,128K)", \
 			 ntp_read_filter__opt_size), \

@@ -67,6 +67,28 @@ static void stat_table__list__names_in_order_with_or(void **state)
 	assert_string_equal(ntp_stat__suggest("p99.8", NTP_STAT_CHANGE), "p99.9");
 }
 
+/* an option's .values: the names of its use, in the table's order */
+static void stat_table__names__those_of_the_use_in_order(void **state)
+{
+	const char *const *sort = ntp_stat__names(NTP_STAT_SORT);
+	const char *const *change = ntp_stat__names(NTP_STAT_CHANGE);
+	const char *const *field = ntp_stat__names(NTP_STAT_FIELD);
+	int k = 0;
+
+	(void)state;
+	assert_string_equal(change[0], "mean");
+	assert_string_equal(change[4], "p99.9");
+	assert_null(change[5]);
+	for (int st = 0; st < NTP_NSTATS; st++)
+		if (ntp_stats[st].uses & NTP_STAT_SORT)
+			assert_string_equal(sort[k++], ntp_stats[st].name);
+	assert_null(sort[k]);
+	for (k = 0; field[k]; k++)
+		;
+	assert_int_equal(k, NTP_NSTATS);
+	assert_null(ntp_stat__names(1u << 3));
+}
+
 static void stat_table__of_summary__each_statistic(void **state)
 {
 	const struct ntp_summary s = { .n = 7, .min = 1, .max = 9, .mean = 4.5, .stddev = 2.49,
@@ -86,6 +108,7 @@ int main(void)
 		cmocka_unit_test(stat_table__percentile_min_n__binomial_rule),
 		cmocka_unit_test(stat_table__names_and_keys__unique_and_found),
 		cmocka_unit_test(stat_table__list__names_in_order_with_or),
+		cmocka_unit_test(stat_table__names__those_of_the_use_in_order),
 		cmocka_unit_test(stat_table__of_summary__each_statistic),
 	};
 
