@@ -54,11 +54,3 @@ const struct ntp_stage_desc ntp_stages[NTP_NSTAGES] = {
 		"COALESCE(h_app_reap_ns, h_app_done_ns) - h_app_submit_ns END" },
 };
 
-enum ntp_stage ntp_stage__find(const char *name)
-{
-	for (int s = 0; s < NTP_NSTAGES; s++)
-		if (!strcmp(ntp_stages[s].key, name) || !strcmp(ntp_stages[s].label, name) ||
-		    (*ntp_stages[s].label_alone && !strcmp(ntp_stages[s].label_alone, name)))
-			return s;
-	return NTP_NSTAGES;
-}

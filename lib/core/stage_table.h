@@ -70,7 +70,4 @@ struct ntp_stage_desc {
 
 extern const struct ntp_stage_desc ntp_stages[NTP_NSTAGES];
 
-/* the stage named name, by key or label; NTP_NSTAGES when none */
-enum ntp_stage ntp_stage__find(const char *name);
-
 #endif

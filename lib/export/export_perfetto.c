@@ -164,11 +164,6 @@ static void put_interned(struct ntp_pftrace *t)
 	ntp_pb__end(&t->pb);
 }
 
-uint64_t ntp_pftrace__packets(const struct ntp_pftrace *t)
-{
-	return t->packets;
-}
-
 /* flags: enum sequence_flags; the first packet also starts the interning state */
 static struct ntp_pb *packet_begin(struct ntp_pftrace *t, unsigned int flags)
 {

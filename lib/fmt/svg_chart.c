@@ -32,12 +32,13 @@ static int ramp_index(int i, int n)
 	return i * (NRAMP - 1) / (n - 1);
 }
 
-const char *ntp_svg__colour(int i, int n)
+/* series i of n's colour, "#rrggbb", and the text colour that reads on it */
+static const char *colour(int i, int n)
 {
 	return ramp[ramp_index(i, n)];
 }
 
-const char *ntp_svg__ink(int i, int n)
+static const char *ink(int i, int n)
 {
 	/* white on the dark half of the ramp, black on the light */
 	return ramp_index(i, n) < NRAMP / 2 + 1 ? "#ffffff" : "#000000";
@@ -115,7 +116,7 @@ static int legend(FILE *f, const char *const *names, int n, int ncolours, int y)
 		}
 		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\" "
 			"stroke=\"#333\" stroke-width=\"0.5\"/>\n", x, y,
-			ntp_svg__colour(s, palette(ncolours, n)));
+			colour(s, palette(ncolours, n)));
 		text(f, x + 16, y + 10, "start", NULL, names[s]);
 		x += w + 12;
 	}
@@ -185,11 +186,11 @@ void ntp_svg__hbars(FILE *f, const struct ntp_hbar_chart *c)
 			if (c->stacked)
 				fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
 					"fill=\"%s\" stroke=\"#fff\" stroke-width=\"0.5\">", x, y + 3, w,
-					row_h - 6, ntp_svg__colour(s, colours));
+					row_h - 6, colour(s, colours));
 			else
 				fprintf(f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"9\" "
 					"fill=\"%s\">", left, (int)y + 3 + 10 * s, w,
-					ntp_svg__colour(s, colours));
+					colour(s, colours));
 			fputs("<title>", f);
 			ntp_xml__text(f, c->rows[r]);
 			fputs(": ", f);
@@ -201,7 +202,7 @@ void ntp_svg__hbars(FILE *f, const struct ntp_hbar_chart *c)
 				char fill[24];
 
 				snprintf(buf, sizeof(buf), "%.1f", v);
-				snprintf(fill, sizeof(fill), "fill=\"%s\"", ntp_svg__ink(s, colours));
+				snprintf(fill, sizeof(fill), "fill=\"%s\"", ink(s, colours));
 				text(f, x + w / 2, y + row_h / 2.0 + 4, "middle", fill, buf);
 			}
 			x += c->stacked ? w : 0;
@@ -247,7 +248,7 @@ void ntp_svg__columns(FILE *f, const struct ntp_column_chart *c)
 		char rot[64];
 
 		fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\">"
-			"<title>", x + 1, y1 - hgt, bw > 3 ? bw - 2 : bw, hgt, ntp_svg__colour(2, 9));
+			"<title>", x + 1, y1 - hgt, bw > 3 ? bw - 2 : bw, hgt, colour(2, 9));
 		ntp_xml__text(f, c->labels[i]);
 		fprintf(f, " %s: %.0f %s</title></rect>\n", c->x_unit, c->v[i], c->y_unit);
 		snprintf(rot, sizeof(rot), "transform=\"rotate(-45 %.1f %.1f)\"", x + bw / 2, y1 + 12);
@@ -309,7 +310,7 @@ void ntp_svg__lines(FILE *f, const struct ntp_line_chart *c)
 			if (!open)
 				fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
 					"points=\"",
-					ntp_svg__colour(s, palette(c->ncolours, c->nseries)));
+					colour(s, palette(c->ncolours, c->nseries)));
 			open = true;
 			fprintf(f, "%.1f,%.1f ", left + plot_w * c->x[i] / xtop,
 				y1 - plot_h * v / ytop);

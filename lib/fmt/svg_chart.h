@@ -64,8 +64,4 @@ void ntp_svg__hbars(FILE *f, const struct ntp_hbar_chart *c);
 void ntp_svg__columns(FILE *f, const struct ntp_column_chart *c);
 void ntp_svg__lines(FILE *f, const struct ntp_line_chart *c);
 
-/* series i of n's colour, "#rrggbb", and the text colour that reads on it */
-const char *ntp_svg__colour(int i, int n);
-const char *ntp_svg__ink(int i, int n);
-
 #endif

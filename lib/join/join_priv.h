@@ -286,7 +286,6 @@ struct ntp_join {
 	int stored;			/* one file with its own pairing: read, not made */
 };
 
-
 /* join_base.c */
 int ntp_join__sql_fail(sqlite3 *db, const char *what);
 int ntp_join__nomem(void);
@@ -369,8 +368,6 @@ void ntp_join__interval(const struct ntp_join *j, int p, uint32_t h, uint32_t t,
 			struct ntp_join_iv *iv);
 
 /* join_match.c */
-/* every estimated pair's candidates into j->cands, and the controllers bound */
-int ntp_join__gather(struct ntp_join *j, const struct ntp_join_fit *fits, const double *tols);
 void ntp_join__free_cands(struct ntp_join *j);
 /* pass 2's intervals of every pair (iv[p], n[p]), and the controllers bound */
 int ntp_join__pass2_intervals(struct ntp_join *j, const struct ntp_join_fit *fits,

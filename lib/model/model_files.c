@@ -24,6 +24,22 @@
 #include "lib/ntp/db_read.h"
 #include "lib/ntp/db_role.h"
 
+/*
+ * File i again, read-only, on a connection of its own (schema "main"),
+ * for a reader working on a thread of its own.  0 or an NTP_EXIT_* code,
+ * printed.  As a callback (ntp_join_input.reopen): ctx is the source.
+ */
+static int reopen(const struct ntp_source *s, int i, sqlite3 **db)
+{
+	/* guarded, with ntprof's views: never the file's (lib/ntp/db_guard.h) */
+	return ntp_db__open_again(db, s->files[i].path);
+}
+
+static int reopen_cb(void *ctx, int i, sqlite3 **db)
+{
+	return reopen(ctx, i, db);
+}
+
 /* ---- the report model from the files ---------------------------------------- */
 
 static int copy_join(struct ntp_report *r, struct ntp_join *j)
@@ -50,7 +66,7 @@ static int load_one(struct ntp_source *s, struct ntp_report *r)
 	if (rc)
 		return rc;
 	if (r->view == NTP_VIEW_HOST)
-		return ntp_report__scan_host(r, s->db, path, ntp_source__reopen_cb, s);
+		return ntp_report__scan_host(r, s->db, path, reopen_cb, s);
 	return ntp_report__scan_view(r, s->db, path);
 }
 
@@ -280,22 +296,11 @@ int64_t ntp_source__meta_int(const struct ntp_source *s, int i, enum ntp_meta_ke
 	return ntp_meta__int_in(s->db, s->files[i].schema, k, def);
 }
 
-int ntp_source__reopen(const struct ntp_source *s, int i, sqlite3 **db)
-{
-	/* guarded, with ntprof's views: never the file's (lib/ntp/db_guard.h) */
-	return ntp_db__open_again(db, s->files[i].path);
-}
-
-int ntp_source__reopen_cb(void *ctx, int i, sqlite3 **db)
-{
-	return ntp_source__reopen(ctx, i, db);
-}
-
 int ntp_source__open_join(struct ntp_source *s, const struct ntp_join_opts *o,
 			  struct ntp_join **j)
 {
 	struct ntp_join_input in = { .db = s->db, .files = s->files, .nfiles = s->n,
-				     .reopen = ntp_source__reopen_cb, .ctx = s };
+				     .reopen = reopen_cb, .ctx = s };
 	struct ntp_join_opts jo = { 0 };
 
 	*j = NULL;

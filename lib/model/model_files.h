@@ -7,7 +7,7 @@
  * (lib/join/join.h) pairs their commands.  Each file's meta, hooks and
  * intervals are read on that connection: a file is opened once, checked
  * once, and opened again only by readers that work on threads of their own
- * (ntp_source__reopen).
+ * (their reopen callbacks).
  */
 #ifndef NTP_MODEL_FILES_H
 #define NTP_MODEL_FILES_H
@@ -44,13 +44,6 @@ int64_t ntp_source__meta_int(const struct ntp_source *s, int i, enum ntp_meta_ke
  */
 int ntp_source__open_join(struct ntp_source *s, const struct ntp_join_opts *o,
 			  struct ntp_join **j);
-/*
- * File i again, read-only, on a connection of its own (schema "main"),
- * for a reader working on a thread of its own.  0 or an NTP_EXIT_* code,
- * printed.  As a callback (ntp_join_input.reopen): ctx is the source.
- */
-int ntp_source__reopen(const struct ntp_source *s, int i, sqlite3 **db);
-int ntp_source__reopen_cb(void *ctx, int i, sqlite3 **db);
 
 /*
  * The "-r both" recording at path paired anew and its pairing written

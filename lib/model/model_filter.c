@@ -442,14 +442,20 @@ static void walk(const struct ntp_read_where *wh, struct walk *w)
 	}
 }
 
-void ntp_read_filter__sql(const struct ntp_read_where *w, FILE *m)
+/*
+ * " AND (...)" for each filter given, appended to m (nothing without
+ * filters); its parameters are named :rf1, :rf2, ... so they never clash
+ * with the query's own.  w may be NULL.
+ */
+static void where_sql(const struct ntp_read_where *w, FILE *m)
 {
 	struct walk wk = { .m = m };
 
 	walk(w, &wk);
 }
 
-int ntp_read_filter__bind(const struct ntp_read_where *w, sqlite3_stmt *st)
+/* binds what where_sql wrote into st's parameters; SQLite's code */
+static int where_bind(const struct ntp_read_where *w, sqlite3_stmt *st)
 {
 	struct walk wk = { .st = st };
 
@@ -469,7 +475,7 @@ int ntp_read_filter__prepare(sqlite3 *db, const char *head, const struct ntp_rea
 	if (!m)
 		return SQLITE_NOMEM;
 	fputs(head, m);
-	ntp_read_filter__sql(w, m);
+	where_sql(w, m);
 	if (tail)
 		fputs(tail, m);
 	if (fclose(m)) {
@@ -479,7 +485,7 @@ int ntp_read_filter__prepare(sqlite3 *db, const char *head, const struct ntp_rea
 	rc = sqlite3_prepare_v2(db, sql, -1, st, NULL);
 	free(sql);
 	if (rc == SQLITE_OK)
-		rc = ntp_read_filter__bind(w, *st);
+		rc = where_bind(w, *st);
 	if (rc != SQLITE_OK) {
 		sqlite3_finalize(*st);
 		*st = NULL;

@@ -20,8 +20,8 @@
  * a file's counts and the join's stay those of the whole recording.
  *
  * Applied where the rows are read: a WHERE clause of bound parameters
- * (ntp_read_filter__sql / __bind: one walk of the filter writes the clause
- * and binds it, so the two cannot drift; no user text is pasted into SQL),
+ * (ntp_read_filter__prepare: one walk of the filter writes the clause and
+ * binds it, so the two cannot drift; no user text is pasted into SQL),
  * or, for rows that do not come from SQL (the join's stage scan),
  * ntp_read_filter__match, which tests/unit/test_read_filter.c holds to the
  * clause's answers row by row (tests/integration/test_read_filters.py checks
@@ -129,15 +129,6 @@ struct ntp_read_where {
  */
 int ntp_read_filter__starts(struct ntp_read_where *w, sqlite3 *db, const char *const *schemas,
 			    int n, bool target, const char *path);
-
-/*
- * " AND (...)" for each filter given, appended to m (nothing without
- * filters); its parameters are named :rf1, :rf2, ... so they never clash
- * with the query's own.  w may be NULL.
- */
-void ntp_read_filter__sql(const struct ntp_read_where *w, FILE *m);
-/* binds what ntp_read_filter__sql wrote into st's parameters; SQLite's code */
-int ntp_read_filter__bind(const struct ntp_read_where *w, sqlite3_stmt *st);
 
 /*
  * head, w's clause, tail (may be NULL) prepared on db and the clause bound:

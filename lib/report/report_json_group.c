@@ -35,7 +35,7 @@ void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s)
  * inclusive; the first bucket (below 1 ns) starts at the smallest sample.
  * Without --histogram the member is null: every document has it.
  */
-void ntp_report__json_histogram(struct ntp_json *j, const struct ntp_summary *s, bool histogram)
+static void histogram_member(struct ntp_json *j, const struct ntp_summary *s, bool histogram)
 {
 	ntp_json__name(j, "histogram");
 	if (!histogram || !s->hist) {
@@ -92,7 +92,7 @@ static void app_member(struct ntp_json *j, const struct ntp_report_group *g, boo
 	ntp_json__name(j, "e2e");
 	ntp_json__start_object(j);
 	ntp_report__json_summary(j, &a->e2e);
-	ntp_report__json_histogram(j, &a->e2e, histogram);
+	histogram_member(j, &a->e2e, histogram);
 	ntp_json__end_object(j);
 	ntp_json__name(j, "stages");
 	ntp_json__start_array(j);
@@ -100,7 +100,7 @@ static void app_member(struct ntp_json *j, const struct ntp_report_group *g, boo
 		ntp_json__start_object(j);
 		ntp_json__string_field(j, "stage", ntp_report__app_stages[s].json);
 		ntp_report__json_summary(j, &a->stage[s]);
-		ntp_report__json_histogram(j, &a->stage[s], histogram);
+		histogram_member(j, &a->stage[s], histogram);
 		ntp_json__double_field(j, "share_pct", ntp_report__app_share_pct(g, a->stage[s].mean));
 		ntp_json__end_object(j);
 		parts += a->sum_stage[s];
@@ -132,7 +132,7 @@ void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g
 	ntp_json__name(j, "e2e");
 	ntp_json__start_object(j);
 	ntp_report__json_summary(j, &g->e2e);
-	ntp_report__json_histogram(j, &g->e2e, histogram);
+	histogram_member(j, &g->e2e, histogram);
 	ntp_json__end_object(j);
 
 	ntp_json__name(j, "stages");
@@ -141,7 +141,7 @@ void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g
 		ntp_json__start_object(j);
 		ntp_json__string_field(j, "stage", stages[s].json);
 		ntp_report__json_summary(j, &g->stage[s]);
-		ntp_report__json_histogram(j, &g->stage[s], histogram);
+		histogram_member(j, &g->stage[s], histogram);
 		ntp_json__double_field(j, "share_pct", ntp_report__share_pct(g, g->stage[s].mean));
 		ntp_json__end_object(j);
 		stage_sum += g->sum_stage[s];

@@ -259,14 +259,6 @@ static void print_app_sum_check(FILE *f, const struct ntp_report_group *g, const
 			"that overflows\n", a->impossible);
 }
 
-void ntp_report__print_stage_table(FILE *f, const struct ntp_report_group *g,
-				   const struct ntp_view_stage *stages, int nstages,
-				   const char *total, const char *sep,
-				   const struct ntp_report_fields *fl)
-{
-	ntp_report__print_app_stage_table(f, g, stages, nstages, total, sep, fl, false);
-}
-
 void ntp_report__print_app_stage_table(FILE *f, const struct ntp_report_group *g,
 				       const struct ntp_view_stage *stages, int nstages,
 				       const char *total, const char *sep,
