@@ -260,10 +260,9 @@ int cmd_check(int argc, const char **argv)
 		ntp_error("unexpected argument '%s': usage: %s", argv[0], usage[0]);
 		return NTP_EXIT_USAGE;
 	}
-	if (!ntp_probe__bpf_privileged()) {
-		ntp_error("needs root (or CAP_BPF and CAP_PERFMON): it loads the BPF programs");
-		return NTP_EXIT_NOPERM;
-	}
+	rc = ntp_cmd__check_privileges("check");
+	if (rc)
+		return rc;
 	/* without the kernel's BTF no collector loads: that one fact, not a table of noes */
 	if (!ntp_probe__vmlinux_btf()) {
 		ntp_error("kernel lacks BTF: /sys/kernel/btf/vmlinux is missing "

@@ -37,6 +37,12 @@ enum cmd_flags {
 	CMD_ARGS_COMMAND = 1 << 3,      /* the name of an ntprof command (help) */
 };
 
+/*
+ * A command of CMD_NEEDS_ROOT, once its options are parsed (its --help
+ * needs nothing): NTP_EXIT_NOPERM after one line when the process lacks
+ * root or CAP_BPF and CAP_PERFMON, else 0.
+ */
+int ntp_cmd__check_privileges(const char *name);
 /* exact match only, NULL if none */
 const struct cmd_struct *ntp_cmd__find(const char *name);
 /* "ntprof: error: unknown command 'x'; did you mean 'y'?" (returns NTP_EXIT_USAGE) */

@@ -14,6 +14,8 @@
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
 #include "lib/cli/pager.h"
+#include "lib/collect/kernel_probe.h"
+#include "lib/collect/kernel_probe.h"
 
 /*
  * One row per command; the summary is the NAME line of its man page.  Adding
@@ -73,6 +75,16 @@ const struct cmd_struct *ntp_cmd__find(const char *name)
 		if (!strcmp(c->name, name))
 			return c;
 	return NULL;
+}
+
+int ntp_cmd__check_privileges(const char *name)
+{
+	const struct cmd_struct *c = ntp_cmd__find(name);
+
+	if (!c || !(c->flags & CMD_NEEDS_ROOT) || ntp_probe__bpf_privileged())
+		return 0;
+	ntp_error("needs root (or CAP_BPF and CAP_PERFMON)");
+	return NTP_EXIT_NOPERM;
 }
 
 int ntp_cmd__unknown(const char *name)

@@ -116,10 +116,9 @@ static int probe_kernel(unsigned int role, enum ntp_transport t, enum ntp_attach
 	bool rdma = t == NTP_TRANSPORT_RDMA;
 	int err;
 
-	if (!ntp_probe__bpf_privileged()) {
-		ntp_error("needs root (or CAP_BPF and CAP_PERFMON)");
-		return NTP_EXIT_NOPERM;
-	}
+	err = ntp_cmd__check_privileges("record");
+	if (err)
+		return err;
 	if (!ntp_probe__vmlinux_btf()) {
 		ntp_error("kernel lacks /sys/kernel/btf/vmlinux: needs a kernel built with CONFIG_DEBUG_INFO_BTF");
 		return NTP_EXIT_UNSUPPORTED;
