@@ -11,6 +11,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
+#include "lib/model/model_filter_opt.h"
 #include "lib/compare/compare.h"
 #include "lib/compare/compare_model.h"
 #include "lib/core/stat_table.h"

@@ -8,6 +8,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
+#include "lib/model/model_filter_opt.h"
 #include "lib/dump/dump.h"
 
 static const char *const dump_usage[] = {

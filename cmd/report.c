@@ -10,6 +10,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
+#include "lib/model/model_filter_opt.h"
 #include "lib/core/stat_table.h"
 #include "lib/report/report.h"
 

@@ -25,7 +25,7 @@
 #include "lib/compare/compare_model.h"
 #include "lib/compare/compare_order.h"
 #include "lib/compare/compare_text.h"
-#include "lib/compare/compare_tidy.h"
+#include "lib/compare/compare_separated.h"
 #include "lib/core/size.h"
 #include "lib/model/model_files.h"
 #include "lib/model/model_load.h"
@@ -201,9 +201,9 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 	ntp_pager__start(o->no_pager);
 	t = ntp_output__text(&out, &rc);
 	if (t && o->field_separator)
-		ntp_compare__warn_tidy(&c);
+		ntp_compare__warn_separated(&c);
 	if (t)
-		rc = o->field_separator ? ntp_compare__print_tidy(&c, t, o) :
+		rc = o->field_separator ? ntp_compare__print_separated(&c, t, o) :
 		     ntp_compare__print_text(&c, t, o);
 	if (!rc && ntp_output__file(&out, NTP_FORM_JSON))
 		rc = ntp_compare__print_json(&c, ntp_output__file(&out, NTP_FORM_JSON), o);

@@ -14,6 +14,7 @@
 #include "lib/model/model_filter.h"
 #include "lib/report/report_json.h"
 #include "lib/model/model.h"
+#include "lib/report/report_filter_text.h"
 #include "lib/model/model_sort.h"
 
 static void file_object(struct ntp_json *j, const struct ntp_report_header *h, bool baseline,

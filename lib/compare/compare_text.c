@@ -16,6 +16,7 @@
 #include "lib/core/size.h"
 #include "lib/model/model_filter.h"
 #include "lib/model/model.h"
+#include "lib/report/report_filter_text.h"
 #include "lib/model/model_sort.h"
 #include "lib/report/report_text.h"
 

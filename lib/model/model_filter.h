@@ -27,8 +27,8 @@
  * clause's answers row by row (tests/integration/test_read_filters.py checks
  * the reports against Python).
  */
-#ifndef NTP_REPORT_FILTER_H
-#define NTP_REPORT_FILTER_H
+#ifndef NTP_MODEL_FILTER_H
+#define NTP_MODEL_FILTER_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -36,11 +36,12 @@
 #include <sqlite3.h>
 
 #include "bpf/ntp_filter.h"
-#include "lib/cli/opt.h"
 #include "lib/join/join.h"
 
 #define NTP_READ_MAX_QIDS 16
 #define NTP_READ_MAX_NAMES 16
+/* longer than any disk or device name (a sysfs name is at most 255 bytes) */
+#define NTP_READ_NAME_MAX 255
 
 enum ntp_read_io {
 	NTP_READ_IO_READ = 1 << 0,
@@ -63,33 +64,11 @@ struct ntp_read_filter {
 	int64_t start_ns, end_ns;     /* from the recording's start */
 };
 
-/* the option callbacks; opt->value is the struct ntp_read_filter */
-int ntp_read_filter__opt_session(const struct ntp_option *opt, const char *arg);
-int ntp_read_filter__opt_io_type(const struct ntp_option *opt, const char *arg);
-int ntp_read_filter__opt_size(const struct ntp_option *opt, const char *arg);
-int ntp_read_filter__opt_qid(const struct ntp_option *opt, const char *arg);
-int ntp_read_filter__opt_time(const struct ntp_option *opt, const char *arg);
+/* the I/O types by name, in the order of enum ntp_read_io, NULL-ended */
+extern const char *const ntp_read_io_names[];
 
-/*
- * The five entries of report's, compare's and dump's option tables, one
- * definition: long options only, as record's (-s, -t, -q... mean other
- * things in other commands).
- */
-#define NTP_READ_FILTER_OPTIONS(f) \
-	NTP_OPT_CALLBACK(0, "session", (f), "NAME[,NAME]", \
-			 "only commands of these namespaces or paths (a target alone: devices)", \
-			 ntp_read_filter__opt_session), \
-	NTP_OPT_CALLBACK(0, "io-type", (f), "TYPE[,TYPE]", \
-			 "only these I/O types: read, write, other", ntp_read_filter__opt_io_type, \
-			 .values = (const char *const[]){ "read", "write", "other", NULL }), \
-	NTP_OPT_CALLBACK(0, "size", (f), "SIZES", \
-			 "only these I/O sizes, comma-separated (e.g. 4K,128K)", \
-			 ntp_read_filter__opt_size), \
-	NTP_OPT_CALLBACK(0, "qid", (f), "QID[,QID]", \
-			 "only these queues: ids or ranges, e.g. 1-4,7", ntp_read_filter__opt_qid), \
-	NTP_OPT_CALLBACK(0, "time", (f), "START,END", \
-			 "only commands started in [START, END) s from the recording's start " \
-			 "(either may be empty)", ntp_read_filter__opt_time)
+/* the next comma-separated item of *p: its length; *p moves past it and its comma */
+size_t ntp_read_filter__next_item(const char **p, const char **item);
 
 /* is any filter given? (f may be NULL) */
 bool ntp_read_filter__any(const struct ntp_read_filter *f);
@@ -147,14 +126,5 @@ struct ntp_read_row {
 
 /* does the row pass w's filters? (as the SQL clause decides) */
 bool ntp_read_filter__match(const struct ntp_read_where *w, const struct ntp_read_row *r);
-
-/* the filters as their options ("--session nvme0n1 --size 4096"), into buf */
-void ntp_read_filter__describe(const struct ntp_read_filter *f, char *buf, size_t len);
-
-struct ntp_json;
-/* "read_filters": null, or each filter (null when not given) as numbers and arrays */
-void ntp_read_filter__json(struct ntp_json *j, const struct ntp_read_filter *f);
-/* "# read filters: ..." under the header, when any is given */
-void ntp_read_filter__print_text(FILE *out, const struct ntp_read_filter *f);
 
 #endif

@@ -13,6 +13,7 @@
 #include "lib/cli/pager.h"
 #include "lib/cli/output.h"
 #include "lib/report/report.h"
+#include "lib/report/report_filter_text.h"
 #include "lib/report/report_html.h"
 #include "lib/model/model_filter.h"
 #include "lib/report/report_json.h"
@@ -21,7 +22,7 @@
 #include "lib/model/model.h"
 #include "lib/model/model_order.h"
 #include "lib/report/report_text.h"
-#include "lib/report/report_tidy.h"
+#include "lib/report/report_separated.h"
 
 /*
  * Whatever the recordings (lib/model decides what they are): the one
@@ -72,9 +73,9 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 		ntp_pager__start(o->no_pager);
 		t = ntp_output__text(&out, &rc);
 		if (t && o->field_separator)
-			ntp_report__warn_tidy(&r);
+			ntp_report__warn_separated(&r);
 		if (t)
-			rc = o->field_separator ? ntp_report__print_tidy(&r, t, o) :
+			rc = o->field_separator ? ntp_report__print_separated(&r, t, o) :
 			     ntp_report__print_text(&r, t, o);
 		if (!rc && ntp_output__file(&out, NTP_FORM_JSON))
 			rc = ntp_report__print_json(&r, ntp_output__file(&out, NTP_FORM_JSON), o);

@@ -20,6 +20,7 @@
 #include "lib/model/model_view.h"
 #include "lib/report/report_json_group.h"
 #include "lib/model/model.h"
+#include "lib/report/report_filter_text.h"
 #include "lib/model/model_sort.h"
 
 /* record's "4096,131072": byte counts (at most 10 digits), one comma between */

@@ -14,6 +14,7 @@
 #include "lib/cli/exit.h"
 #include "lib/core/size.h"
 #include "lib/model/model.h"
+#include "lib/report/report_filter_text.h"
 #include "lib/model/model_header.h"
 #include "lib/model/model_view.h"
 #include "lib/report/report_text.h"

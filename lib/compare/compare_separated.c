@@ -14,12 +14,12 @@
 #include "lib/fmt/csv.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/compare/compare_tidy.h"
-#include "lib/report/report_tidy.h"
+#include "lib/compare/compare_separated.h"
+#include "lib/report/report_separated.h"
 
 static const char *const columns[] = { NTP_COMPARE_TIDY_COLUMNS };
 
-struct tidy {
+struct rows {
 	FILE *f;
 	const char *sep;
 	const struct ntp_compare_group *g;
@@ -27,13 +27,13 @@ struct tidy {
 };
 
 /* report -t's keys; the values follow */
-static void keys(const struct tidy *t, const char *stage, const char *stat)
+static void keys(const struct rows *t, const char *stage, const char *stat)
 {
-	ntp_report__tidy_keys(t->f, t->sep, t->g->file, t->g->io_type, t->g->bytes, t->g->ns,
+	ntp_report__separated_keys(t->f, t->sep, t->g->file, t->g->io_type, t->g->bytes, t->g->ns,
 			      t->target, stage, stat);
 }
 
-static void values(const struct tidy *t, const struct ntp_compare_value *v, const char *present)
+static void values(const struct rows *t, const struct ntp_compare_value *v, const char *present)
 {
 	const char *sep = t->sep;
 
@@ -61,7 +61,7 @@ static void values(const struct tidy *t, const struct ntp_compare_value *v, cons
 }
 
 /* the group's sampled commands in each run, as a row of the e2e stage */
-static void count_row(const struct tidy *t)
+static void count_row(const struct rows *t)
 {
 	const struct ntp_compare_group *g = t->g;
 	struct ntp_compare_value v = { .ratio = NAN };
@@ -81,10 +81,10 @@ static void count_row(const struct tidy *t)
 								    g->g[NTP_CMP_NEW])));
 }
 
-int ntp_compare__print_tidy(const struct ntp_compare *c, FILE *f,
+int ntp_compare__print_separated(const struct ntp_compare *c, FILE *f,
 			    const struct ntp_compare_opts *o)
 {
-	struct tidy t = { .f = f, .sep = o->field_separator,
+	struct rows t = { .f = f, .sep = o->field_separator,
 			  .target = c->run[NTP_CMP_BASE].kind == NTP_REPORT_TARGET };
 	char stat[32];
 
@@ -117,7 +117,7 @@ int ntp_compare__print_tidy(const struct ntp_compare *c, FILE *f,
 	return ferror(f) ? NTP_EXIT_FAILURE : NTP_EXIT_OK;
 }
 
-void ntp_compare__warn_tidy(const struct ntp_compare *c)
+void ntp_compare__warn_separated(const struct ntp_compare *c)
 {
 	for (size_t i = 0; i < c->nwarnings; i++)
 		ntp_warn("%s", c->warnings[i]);

@@ -4,8 +4,8 @@
  * per group, stage and statistic with both runs' values (ntprof-compare(1),
  * "Separated fields").
  */
-#ifndef NTP_COMPARE_TIDY_H
-#define NTP_COMPARE_TIDY_H
+#ifndef NTP_COMPARE_SEPARATED_H
+#define NTP_COMPARE_SEPARATED_H
 
 #include <stdio.h>
 
@@ -14,9 +14,9 @@
 #define NTP_COMPARE_TIDY_COLUMNS "file", "io_type", "bytes", "namespace", "device", "stage", "stat", \
 	"baseline", "new", "delta", "ratio", "ci95_low", "ci95_high", "significant", "present"
 
-int ntp_compare__print_tidy(const struct ntp_compare *c, FILE *f,
+int ntp_compare__print_separated(const struct ntp_compare *c, FILE *f,
 			    const struct ntp_compare_opts *o);
 /* the text's "# warning:" lines, to stderr */
-void ntp_compare__warn_tidy(const struct ntp_compare *c);
+void ntp_compare__warn_separated(const struct ntp_compare *c);
 
 #endif

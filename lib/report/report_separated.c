@@ -19,11 +19,11 @@
 #include "lib/cli/exit.h"
 #include "lib/report/report_fields.h"
 #include "lib/model/model.h"
-#include "lib/report/report_tidy.h"
+#include "lib/report/report_separated.h"
 
 static const char *const columns[] = { NTP_REPORT_TIDY_COLUMNS };
 
-struct tidy {
+struct rows {
 	FILE *f;
 	const char *sep;
 	const struct ntp_report_group *g;
@@ -41,7 +41,7 @@ static const char *const field_stat[NTP_NSTATS] = {
 };
 
 /* is a row of this statistic wanted?  Without -F every one; the sum check's count always */
-static bool wanted(const struct tidy *t, const char *stat)
+static bool wanted(const struct rows *t, const char *stat)
 {
 	if (!t->fields || !t->fields->nfields || !strcmp(stat, "mismatched_commands"))
 		return true;
@@ -51,7 +51,7 @@ static bool wanted(const struct tidy *t, const char *stat)
 	return false;
 }
 
-void ntp_report__tidy_keys(FILE *f, const char *sep, int file, const char *io_type, int64_t bytes,
+void ntp_report__separated_keys(FILE *f, const char *sep, int file, const char *io_type, int64_t bytes,
 			   const char *ns, bool target, const char *stage, const char *stat)
 {
 	const char *const text[] = { io_type, NULL, target ? NULL : ns, target ? ns : NULL, stage,
@@ -68,14 +68,14 @@ void ntp_report__tidy_keys(FILE *f, const char *sep, int file, const char *io_ty
 }
 
 /* the keys of the row: the group, then the stage and the statistic */
-static void keys(const struct tidy *t, const char *stage, const char *stat)
+static void keys(const struct rows *t, const char *stage, const char *stat)
 {
-	ntp_report__tidy_keys(t->f, t->sep, t->g->host_file, t->g->io_type, t->g->bytes, t->g->ns,
+	ntp_report__separated_keys(t->f, t->sep, t->g->host_file, t->g->io_type, t->g->bytes, t->g->ns,
 			      t->target, stage, stat);
 	fputs(t->sep, t->f);
 }
 
-static void int_row(const struct tidy *t, const char *stage, const char *stat, int64_t v)
+static void int_row(const struct rows *t, const char *stage, const char *stat, int64_t v)
 {
 	if (!wanted(t, stat))
 		return;
@@ -85,7 +85,7 @@ static void int_row(const struct tidy *t, const char *stage, const char *stat, i
 }
 
 /* NaN or a negative rate (unknown) leaves the value empty, as the JSON's null */
-static void dbl_row(const struct tidy *t, const char *stage, const char *stat, double v)
+static void dbl_row(const struct rows *t, const char *stage, const char *stat, double v)
 {
 	if (!wanted(t, stat))
 		return;
@@ -94,7 +94,7 @@ static void dbl_row(const struct tidy *t, const char *stage, const char *stat, d
 	fputc('\n', t->f);
 }
 
-static void summary_rows_share(const struct tidy *t, const char *stage,
+static void summary_rows_share(const struct rows *t, const char *stage,
 			       const struct ntp_summary *s, double share)
 {
 	int_row(t, stage, "n", (int64_t)s->n);
@@ -109,18 +109,18 @@ static void summary_rows_share(const struct tidy *t, const char *stage,
 	dbl_row(t, stage, "share_pct", share);
 }
 
-static void summary_rows(const struct tidy *t, const char *stage, const struct ntp_summary *s)
+static void summary_rows(const struct rows *t, const char *stage, const struct ntp_summary *s)
 {
 	summary_rows_share(t, stage, s, ntp_report__share_pct(t->g, s->mean));
 }
 
 /* an application stage: its share of the app e2e mean, as the JSON's "app" has it */
-static void app_rows(const struct tidy *t, const char *stage, const struct ntp_summary *s)
+static void app_rows(const struct rows *t, const char *stage, const struct ntp_summary *s)
 {
 	summary_rows_share(t, stage, s, ntp_report__app_share_pct(t->g, s->mean));
 }
 
-static void group_rows(struct tidy *t, const struct ntp_view *v)
+static void group_rows(struct rows *t, const struct ntp_view *v)
 {
 	const struct ntp_report_group *g = t->g;
 	double un = ntp_report__stages_unattributed_ns(g, v->nstages);
@@ -145,9 +145,9 @@ static void group_rows(struct tidy *t, const struct ntp_view *v)
 	int_row(t, ntp_report__app_total.json, "mismatched_commands", (int64_t)g->app.mismatched);
 }
 
-int ntp_report__print_tidy(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o)
+int ntp_report__print_separated(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o)
 {
-	struct tidy t = { .f = f, .sep = o->field_separator,
+	struct rows t = { .f = f, .sep = o->field_separator,
 			  .target = r->kind == NTP_REPORT_TARGET, .fields = &o->fields,
 			  .app = r->app };
 	const struct ntp_view *v = ntp_report__view(r);
@@ -165,7 +165,7 @@ int ntp_report__print_tidy(const struct ntp_report *r, FILE *f, const struct ntp
 	return ferror(f) ? NTP_EXIT_FAILURE : NTP_EXIT_OK;
 }
 
-void ntp_report__warn_tidy(const struct ntp_report *r)
+void ntp_report__warn_separated(const struct ntp_report *r)
 {
 	double pct = ntp_report__matched_pct(r);
 
