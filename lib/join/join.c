@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Joining host and target recordings: the entry points that
- * lib/join/join.h declares (it says what and why; lib/join/join_priv.h says
+ * lib/join/join.h declares (it says what and why; lib/join/join_base.h says
  * how the work is split).
  *
- * The recordings are ATTACHed read-only to a private in-memory connection.
+ * The model (lib/model/model_files.c) opens and checks the recordings and
+ * ATTACHes them read-only to a private in-memory connection, which it
+ * lends the join.
  * Each side's commands are read once into compact rows in (key, time)
  * order; the estimate, the binding of controllers and the matching are
  * merges of those rows, linear in the commands whatever the key reuse.
@@ -32,7 +34,7 @@
 #include "lib/cli/exit.h"
 #include "lib/core/jobs.h"
 #include "lib/join/join.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 
 #define sql_fail ntp_join__sql_fail
 

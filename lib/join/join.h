@@ -55,7 +55,7 @@
  * bound's times, ids) sorted by key and time, and every step after that -
  * the sample, the candidates, the binding, the matching - is a merge of the
  * two sides key by key, linear in the commands whatever the key reuse
- * (lib/join/join_priv.h).  The stage arithmetic stays in SQL: temp.joined
+ * (lib/join/join_base.h).  The stage arithmetic stays in SQL: temp.joined
  * reads each matched pair's two rows from the recordings by id, through the
  * schema's views, as the query runs; and the summary report, which needs
  * every matched command's stages and nothing else, has the join read them

@@ -13,7 +13,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 
 int ntp_join__sql_fail(sqlite3 *db, const char *what)
 {

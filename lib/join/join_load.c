@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The join's rows (lib/join/join_priv.h), read by join_read.c in storage
+ * The join's rows (lib/join/join_base.h), read by join_read.c in storage
  * order, put in (file, key, time, id) order so that the merges of
  * join_merge.c walk both sides key by key.  Sorting the keys' hashes (a
  * radix sort over 16 bytes a row, below) is what makes the join linear: no
@@ -12,7 +12,7 @@
 
 #include "lib/core/jobs.h"
 #include "lib/core/mem.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 
 /* a run of keys alike in their top half: by hash, then load order, as a stable sort leaves them */
 static int cmp_hash_idx(const void *pa, const void *pb)

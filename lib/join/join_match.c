@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * From candidates to pairs (lib/join/join_priv.h): each host controller bound to
+ * From candidates to pairs (lib/join/join_base.h): each host controller bound to
  * the combination that agrees with most of its commands, the intervals of
  * pass 2, and the mutual-nearest matching of the final candidates, with the
  * counts and the matched commands in the output order.
@@ -14,7 +14,7 @@
 #include "lib/cli/exit.h"
 #include "lib/core/jobs.h"
 #include "lib/core/mem.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 
 /* the controller of host row h (key order) */
 static uint16_t hctrl(const struct ntp_join *j, uint32_t h)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Both sides of every file read at once (lib/join/join_priv.h): one reader a
+ * Both sides of every file read at once (lib/join/join_base.h): one reader a
  * CPU, each its share of every file's ids on each side, on a connection of
  * its own (SQLite serializes the calls on one).  The shares are counted
  * before they are read, so that every reader knows the load indexes of its
@@ -27,7 +27,7 @@
 #include "lib/core/jobs.h"
 #include "lib/core/mem.h"
 #include "lib/core/spill.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 #include "lib/ntp/db_app.h"
 #include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_key.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The join's big arrays handed from one phase to the next (join_priv.h):
+ * The join's big arrays handed from one phase to the next (join_base.h):
  * the rows read, the sort's buffer, the candidates, the slots and matches
  * each live for a phase or two, and most of the next phase's arrays are
  * about the size of one just freed.  Given back to the C library, a block
@@ -29,7 +29,7 @@
 #include <stdlib.h>
 
 #include "lib/core/mem.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 
 /* below this, blocks come from the C library's heap, which keeps them anyway */
 #define SPARE_MIN ((size_t)1 << 20)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The join's insides (lib/join.h says what it does), shared by its files:
+ * The join's insides (lib/join/join.h says what it does), shared by its
+ * files, and what every part uses (join_base.c):
  *
- *	join.c          attach and check the files, run the passes in order
+ *	join.c          the entry points: a join of the model's files, its passes in order
  *	join_base.c     what every part uses: failures, an integer of SQL, pages made at once
  *	join_spare.c    big arrays handed from one phase to the next, pages and all
  *	join_stored.c   a joined recording's own pairing, read back
