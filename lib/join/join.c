@@ -21,7 +21,6 @@
  *                 the five stages, read from the recordings through
  *                 join_matches
  */
-#include <ctype.h>
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
