@@ -131,6 +131,7 @@ static void group_table(FILE *f, const struct ntp_compare *c, const struct ntp_c
 	for (size_t k = 0; k < g->nstages; k++) {
 		for (int s = 0; s < NTP_NSTATS; s++) {
 			struct ntp_compare_value v;
+			char sig[32];
 
 			if (!(c->stats & (1u << s)))
 				continue;
@@ -149,7 +150,8 @@ static void group_table(FILE *f, const struct ntp_compare *c, const struct ntp_c
 				fprintf(f, "<td>[%+.3f, %+.3f]</td>", v.ci_lo / 1000.0, v.ci_hi / 1000.0);
 			else
 				fputs("<td>-</td>", f);
-			ntp_html__cell(f, !v.has_delta ? "-" : !v.tested ? "too few" : v.significant ? "yes" : "no");
+			ntp_compare__verdict_str(&v, sig, sizeof(sig));
+			ntp_html__cell(f, sig);
 			ntp_html__cell(f, ntp_compare__present_str(ntp_compare__present(
 				g->stage[k].s[NTP_CMP_BASE], g->stage[k].s[NTP_CMP_NEW])));
 			fputs("</tr>\n", f);

@@ -72,6 +72,14 @@ static void value_object(struct ntp_json *j, const struct ntp_compare_stage *st,
 		ntp_json__bool(j, v.significant);
 	else
 		ntp_json__null(j);
+	/* the verdict, its test, and why a row was not tested */
+	ntp_json__string_field(j, "verdict", ntp_compare__verdict_key(v.verdict));
+	ntp_json__double_field(j, "p_value", v.tested ? v.p : NAN);
+	ntp_json__name(j, "needs_n");
+	if (v.verdict == NTP_CMP_NOT_TESTED)
+		ntp_json__uint(j, v.need_n);
+	else
+		ntp_json__null(j);
 	if (o->formula) {
 		ntp_compare__formula(st, stat, formula, sizeof(formula));
 		ntp_json__string_field(j, "formula", formula);
@@ -124,6 +132,16 @@ static void group_object(struct ntp_json *j, const struct ntp_compare *c,
 	} else {
 		ntp_json__null(j);
 	}
+	/* the first rule its statistic could not test in the group (too few commands) */
+	ntp_json__name(j, "not_tested");
+	if (g->untested && !g->tripped) {
+		ntp_json__start_object(j);
+		rule_members(j, g->untested);
+		ntp_json__uint_field(j, "needs_n", g->untested_need);
+		ntp_json__end_object(j);
+	} else {
+		ntp_json__null(j);
+	}
 
 	ntp_json__name(j, "stages");
 	ntp_json__start_array(j);
@@ -171,6 +189,7 @@ static void most_member(struct ntp_json *j, const struct ntp_compare *c)
 		ntp_json__bool(j, m->mean.significant);
 	else
 		ntp_json__null(j);
+	ntp_json__string_field(j, "verdict", ntp_compare__verdict_key(m->mean.verdict));
 	ntp_json__end_object(j);
 }
 
@@ -220,6 +239,9 @@ int ntp_compare__print_json(const struct ntp_compare *c, FILE *f, const struct n
 	ntp_json__end_array(j);
 
 	ntp_json__uint_field(j, "min_n", c->min_n);
+	ntp_json__double_field(j, "min_change_pct", c->floor_pct);
+	ntp_json__double_field(j, "min_change_ns", c->floor_ns);
+	ntp_json__uint_field(j, "rows_tested", c->ntests);
 	ntp_json__name(j, "threshold");
 	if (o->nthresholds) {
 		ntp_json__start_object(j);
@@ -230,6 +252,9 @@ int ntp_compare__print_json(const struct ntp_compare *c, FILE *f, const struct n
 		ntp_json__end_array(j);
 		ntp_json__bool_field(j, "exceeded", c->over_threshold > 0);
 		ntp_json__uint_field(j, "groups_over", c->over_threshold);
+		ntp_json__uint_field(j, "groups_not_tested", c->untested_threshold);
+		ntp_json__string_field(j, "verdict", c->over_threshold ? "exceeded" :
+				       c->untested_threshold ? "not_tested" : "ok");
 		ntp_json__end_object(j);
 	} else {
 		ntp_json__null(j);

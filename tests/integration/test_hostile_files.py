@@ -15,16 +15,10 @@ import time
 import pytest
 
 import ntpgen
-from conftest import Exit
+from conftest import Exit, sanitized
 
 # a crafted file must not make a reader take longer than this (it takes well under a second)
 QUICK_S = 5
-
-
-def sanitized(ntprof):
-    """An ASan build: slower, and its allocator keeps freed memory in quarantine."""
-    with open(ntprof, "rb") as f:
-        return b"__asan_init" in f.read()
 
 
 def timed(run, *args):
