@@ -17,9 +17,21 @@
 #include "lib/report/report_filter_text.h"
 #include "lib/model/model_sort.h"
 
-static void file_object(struct ntp_json *j, const struct ntp_report_header *h, bool baseline,
+static void int_or_null(struct ntp_json *j, const char *name, bool has, int64_t v)
+{
+	ntp_json__name(j, name);
+	if (has)
+		ntp_json__int(j, v);
+	else
+		ntp_json__null(j);
+}
+
+static void file_object(struct ntp_json *j, const struct ntp_report_file *rf, bool baseline,
 			int file)
 {
+	const struct ntp_report_header *h = &rf->hdr;
+	bool host = rf->sides & NTP_SIDE_HOST, target = rf->sides & NTP_SIDE_TARGET;
+
 	ntp_json__start_object(j);
 	ntp_json__bool_field(j, "baseline", baseline);
 	ntp_json__int_field(j, "file", file);
@@ -27,8 +39,14 @@ static void file_object(struct ntp_json *j, const struct ntp_report_header *h, b
 	ntp_json__int_field(j, "sample_one_in", h->sample_one_in);
 	ntp_json__int_field(j, "hash_version", h->hash_version);
 	ntp_json__string_field(j, "recorded_by", h->recorded_by);
-	ntp_json__uint_field(j, "commands_in_file", h->rows);
-	ntp_json__uint_field(j, "commands_lost", h->lost_ringbuf + h->lost_map);
+	/* the host's commands, or a target recording alone's */
+	ntp_json__uint_field(j, "commands_in_file", host ? h->rows : rf->t_rows);
+	ntp_json__uint_field(j, "commands_lost", host ? h->lost_ringbuf + h->lost_map :
+			     rf->t_lost_ringbuf + rf->t_lost_map);
+	/* a file of both sides: its target's too */
+	int_or_null(j, "target_commands_in_file", host && target, (int64_t)rf->t_rows);
+	int_or_null(j, "target_commands_lost", host && target,
+		    (int64_t)(rf->t_lost_ringbuf + rf->t_lost_map));
 	ntp_report__json_hooks(j, h);
 	ntp_json__end_object(j);
 }
@@ -42,14 +60,6 @@ static void strings(struct ntp_json *j, const char *name, char *const *s, size_t
 	ntp_json__end_array(j);
 }
 
-static void int_or_null(struct ntp_json *j, const char *name, bool has, int64_t v)
-{
-	ntp_json__name(j, name);
-	if (has)
-		ntp_json__int(j, v);
-	else
-		ntp_json__null(j);
-}
 
 static void value_object(struct ntp_json *j, const struct ntp_compare_stage *st,
 			 enum ntp_stat stat, const struct ntp_compare_opts *o)
@@ -212,7 +222,7 @@ int ntp_compare__print_json(const struct ntp_compare *c, FILE *f, const struct n
 	ntp_json__start_array(j);
 	for (int r = 0; r < NTP_CMP_RUNS; r++)
 		for (int i = 0; i < c->run[r].nfiles; i++)
-			file_object(j, &c->run[r].files[i].hdr, r == NTP_CMP_BASE, i + 1);
+			file_object(j, &c->run[r].files[i], r == NTP_CMP_BASE, i + 1);
 	ntp_json__end_array(j);
 	ntp_read_filter__json(j, c->run[NTP_CMP_BASE].filter);
 	ntp_report_sort__json(j, &o->sort);

@@ -22,12 +22,20 @@
 
 static const char *const run_label[NTP_CMP_RUNS] = { "baseline:", "new:" };
 
-static void print_file(const struct ntp_report_header *h, const char *label, FILE *f)
+/* the commands of each side the file has: a target recording's are target_io's */
+static void print_file(const struct ntp_report_file *rf, const char *label, FILE *f)
 {
-	const struct ntp_header_style st = { .label = label, .indent = "", .sub = "  ",
-					     .counts = true };
+	const struct ntp_header_style st = { .label = label, .indent = "", .sub = "  " };
+	const struct ntp_report_header *h = &rf->hdr;
+	bool both = (rf->sides & NTP_SIDE_HOST) && (rf->sides & NTP_SIDE_TARGET);
 
 	ntp_report__print_header_lines(h, f, &st);
+	if (rf->sides & NTP_SIDE_HOST)
+		fprintf(f, "#   %-16s %" PRIu64 " in file, %" PRIu64 " lost%s\n", "commands:",
+			h->rows, h->lost_ringbuf + h->lost_map, both ? " (host)" : "");
+	if (rf->sides & NTP_SIDE_TARGET)
+		fprintf(f, "#   %-16s %" PRIu64 " in file, %" PRIu64 " lost%s\n", "commands:",
+			rf->t_rows, rf->t_lost_ringbuf + rf->t_lost_map, both ? " (target)" : "");
 }
 
 static void print_header(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)
@@ -41,7 +49,7 @@ static void print_header(const struct ntp_compare *c, FILE *f, const struct ntp_
 	fprintf(f, "# ntprof compare\n");
 	for (int r = 0; r < NTP_CMP_RUNS; r++)
 		for (int i = 0; i < c->run[r].nfiles; i++)
-			print_file(&c->run[r].files[i].hdr, run_label[r], f);
+			print_file(&c->run[r].files[i], run_label[r], f);
 	ntp_read_filter__print_text(f, c->run[NTP_CMP_BASE].filter);
 	ntp_report_sort__print_text(f, &o->sort, true);
 	for (size_t i = 0; i < c->ndifferences; i++)
