@@ -16,6 +16,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/fmt/html.h"
+#include "lib/fmt/number.h"
 #include "lib/fmt/svg_chart.h"
 #include "lib/cli/version.h"
 #include "lib/fmt/xml.h"
@@ -115,12 +116,17 @@ static int group_chart(FILE *f, const struct ntp_compare_group *g)
 	return 0;
 }
 
+/* ns in us with three decimals, exactly (lib/fmt/number.h), as the text shows them */
 static void us(FILE *f, bool has, int64_t ns, bool sign)
 {
-	if (has)
-		fprintf(f, sign ? "<td>%+.3f</td>" : "<td>%.3f</td>", (double)ns / 1000.0);
-	else
+	char buf[40];
+
+	if (!has) {
 		fputs("<td>-</td>", f);
+		return;
+	}
+	ntp_num__us(buf, sizeof(buf), ns, 3);
+	fprintf(f, "<td>%s%s</td>", sign && ns >= 0 ? "+" : "", buf);
 }
 
 static void group_table(FILE *f, const struct ntp_compare *c, const struct ntp_compare_group *g)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The kit of ntprof's pages (lib/fmt/html.h). */
 #include "lib/fmt/html.h"
+#include "lib/fmt/number.h"
 #include "lib/fmt/xml.h"
 
 /* one style sheet for every page: readable printed in grey, no web font */
@@ -38,7 +39,15 @@ void ntp_html__cell(FILE *f, const char *s)
 	fputs("</td>", f);
 }
 
-void ntp_html__us_cell(FILE *f, double ns)
+void ntp_html__us_cell(FILE *f, int64_t ns)
 {
-	fprintf(f, "<td>%.2f</td>", ns / 1000.0);
+	char buf[40];
+
+	ntp_num__us(buf, sizeof(buf), ns, 2);
+	fprintf(f, "<td>%s</td>", buf);
+}
+
+void ntp_html__none_cell(FILE *f)
+{
+	fputs("<td>-</td>", f);
 }

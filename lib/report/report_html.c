@@ -162,15 +162,18 @@ out:
 	return rc;
 }
 
+/* min, mean, p50, p90, p99, p99.9, max in us; "-" of a summary without a command */
 static void summary_cells(FILE *f, const struct ntp_summary *s)
 {
-	ntp_html__us_cell(f, (double)s->min);
-	ntp_html__us_cell(f, s->mean);
-	ntp_html__us_cell(f, (double)s->p50);
-	ntp_html__us_cell(f, (double)s->p90);
-	ntp_html__us_cell(f, (double)s->p99);
-	ntp_html__us_cell(f, (double)s->p999);
-	ntp_html__us_cell(f, (double)s->max);
+	const int64_t v[] = { s->min, ntp_report__round_ns(s->mean), s->p50, s->p90, s->p99,
+			      s->p999, s->max };
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		if (s->n)
+			ntp_html__us_cell(f, v[i]);
+		else
+			ntp_html__none_cell(f);
+	}
 }
 
 static const char stat_heads[] =

@@ -25,7 +25,11 @@ void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s)
 		char key[32];
 
 		snprintf(key, sizeof(key), "%s_%s", d->key, d->unit);
-		ntp_json__int_field(j, key, ntp_stat__of(s, summary_stats[i]));
+		/* no command, no latency: null, never a 0 that looks like one */
+		if (s->n)
+			ntp_json__int_field(j, key, ntp_stat__of(s, summary_stats[i]));
+		else
+			ntp_json__name(j, key), ntp_json__null(j);
 	}
 }
 

@@ -17,6 +17,12 @@
 #include "lib/report/report_table.h"
 #include "lib/report/report_text_tables.h"
 
+/* a statistic of s in us; "-" when s has no command: no 0.00 that looks like data */
+static struct ntp_cell us_of(const struct ntp_summary *s, int64_t ns)
+{
+	return s->n ? ntp_report__us_cell(ns) : ntp_report__none_cell();
+}
+
 /* the end-to-end table: one row per group; the file column only over several files */
 enum { G_FILE, G_IO_TYPE, G_SIZE, G_NS, G_N, G_RATE, G_MIN, G_MEAN, G_P50, G_P90, G_P99, G_P999,
 	G_MAX, G_STDDEV, G_COLS };
@@ -144,28 +150,28 @@ void ntp_report__print_group_row(FILE *f, const struct ntp_report_group *g, bool
 	c[G_N] = ntp_report__int_cell((int64_t)g->e2e.n);
 	c[G_RATE] = g->est_rate >= 0 ? ntp_report__dbl_cell(g->est_rate) :
 		    (struct ntp_cell){ NTP_CELL_NONE };
-	c[G_MIN] = ntp_report__us_cell(g->e2e.min);
-	c[G_MEAN] = ntp_report__us_cell(ntp_report__round_ns(g->e2e.mean));
-	c[G_P50] = ntp_report__us_cell(g->e2e.p50);
-	c[G_P90] = ntp_report__us_cell(g->e2e.p90);
-	c[G_P99] = ntp_report__us_cell(g->e2e.p99);
-	c[G_P999] = ntp_report__us_cell(g->e2e.p999);
-	c[G_MAX] = ntp_report__us_cell(g->e2e.max);
-	c[G_STDDEV] = ntp_report__us_cell(ntp_report__round_ns(g->e2e.stddev));
+	c[G_MIN] = us_of(&g->e2e, g->e2e.min);
+	c[G_MEAN] = us_of(&g->e2e, ntp_report__round_ns(g->e2e.mean));
+	c[G_P50] = us_of(&g->e2e, g->e2e.p50);
+	c[G_P90] = us_of(&g->e2e, g->e2e.p90);
+	c[G_P99] = us_of(&g->e2e, g->e2e.p99);
+	c[G_P999] = us_of(&g->e2e, g->e2e.p999);
+	c[G_MAX] = us_of(&g->e2e, g->e2e.max);
+	c[G_STDDEV] = us_of(&g->e2e, ntp_report__round_ns(g->e2e.stddev));
 	print_picked(f, group_cols, c, idx, n, sep);
 }
 
 static void summary_cells(struct ntp_cell *c, const struct ntp_summary *s, double share)
 {
-	c[S_MIN] = ntp_report__us_cell(s->min);
-	c[S_MEAN] = ntp_report__us_cell(ntp_report__round_ns(s->mean));
-	c[S_P50] = ntp_report__us_cell(s->p50);
-	c[S_P90] = ntp_report__us_cell(s->p90);
-	c[S_P99] = ntp_report__us_cell(s->p99);
-	c[S_P999] = ntp_report__us_cell(s->p999);
-	c[S_MAX] = ntp_report__us_cell(s->max);
-	c[S_SHARE] = ntp_report__dbl_cell(share);
-	c[S_STDDEV] = ntp_report__us_cell(ntp_report__round_ns(s->stddev));
+	c[S_MIN] = us_of(s, s->min);
+	c[S_MEAN] = us_of(s, ntp_report__round_ns(s->mean));
+	c[S_P50] = us_of(s, s->p50);
+	c[S_P90] = us_of(s, s->p90);
+	c[S_P99] = us_of(s, s->p99);
+	c[S_P999] = us_of(s, s->p999);
+	c[S_MAX] = us_of(s, s->max);
+	c[S_SHARE] = s->n ? ntp_report__dbl_cell(share) : ntp_report__none_cell();
+	c[S_STDDEV] = us_of(s, ntp_report__round_ns(s->stddev));
 }
 
 static void print_sum_check(FILE *f, const struct ntp_report_group *g, int nstages,

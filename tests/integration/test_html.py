@@ -19,6 +19,7 @@ import pytest
 
 import ntpgen
 from conftest import Exit
+from report_text import us
 
 CHROMIUM = shutil.which("chromium")
 # the darkest and the lightest colour of the charts' ramp (lib/fmt/svg_chart.c)
@@ -107,9 +108,9 @@ def test_report_page__charts_carry_the_reports_means(run, recs, tmp_path):
     for g in doc["groups"]:
         label = f"{g['io_type']} {ntpgen_size(g['bytes'])} {g['namespace']}"
         for s, name in zip(g["stages"], ("block", "driver", "network*")):
-            want.add(f"{label}: {name} {s['mean_ns'] / 1000:.2f} \u00b5s")
-            want.add(f"{label}: {name} {s['p99_ns'] / 1000:.2f} \u00b5s")
-        want.add(f"{label}: end-to-end {g['e2e']['p99_ns'] / 1000:.2f} \u00b5s")
+            want.add(f"{label}: {name} {us(s['mean_ns'])} \u00b5s")
+            want.add(f"{label}: {name} {us(s['p99_ns'])} \u00b5s")
+        want.add(f"{label}: end-to-end {us(g['e2e']['p99_ns'])} \u00b5s")
     assert want <= set(p.titles), sorted(want - set(p.titles))[:5]
     assert "<script" not in out.read_text()
 
@@ -200,7 +201,7 @@ def test_compare_page__baseline_and_new_side_by_side(run, recs, tmp_path):
         for s in g["stages"]:
             for run_name, key in (("baseline", "baseline_ns"), ("new", "new_ns")):
                 if s["mean"][key] is not None:
-                    assert f": {run_name} {s['mean'][key] / 1000:.2f} \u00b5s" in " ".join(
+                    assert f": {run_name} {us(s['mean'][key])} \u00b5s" in " ".join(
                         t for t in p.titles if t.startswith(names[s["stage"]])), (g, s)
 
 

@@ -13,7 +13,7 @@ import pytest
 
 import ntpgen
 import tidy
-from report_text import parse_tables, size_str
+from report_text import parse_tables, size_str, us
 from conftest import Exit, REPO
 
 US = 1000.0
@@ -174,11 +174,11 @@ def test_json_equals_python_and_text(run, rec, tmp_path):
         for col, k in (("min", "min_ns"), ("mean", "mean_ns"), ("p50", "p50_ns"),
                        ("p90", "p90_ns"), ("p99", "p99_ns"), ("p99.9", "p99_9_ns"),
                        ("max", "max_ns")):
-            assert tg[col] == f"{g['e2e'][k] / US:.2f}"
+            assert tg[col] == us(g['e2e'][k])
         rows = text["stages"][(g["io_type"], size_str(g["bytes"]), g["namespace"])]
         for s, label in zip(g["stages"], ("block", "driver", "network*")):
-            assert rows[label]["mean"] == f"{s['mean_ns'] / US:.2f}"
-            assert rows[label]["p99.9"] == f"{s['p99_9_ns'] / US:.2f}"
+            assert rows[label]["mean"] == us(s['mean_ns'])
+            assert rows[label]["p99.9"] == us(s['p99_9_ns'])
             assert rows[label]["share%"] == f"{s['share_pct']:.1f}"
 
 

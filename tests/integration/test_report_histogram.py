@@ -18,7 +18,7 @@ import sqlite3
 import pytest
 
 import ntpgen
-from report_text import parse_tables, size_str
+from report_text import parse_tables, size_str, us
 from conftest import Exit
 
 HIST_TITLE = re.compile(r"# histogram of ([^,]+), (\S+) (\S+) (\S+)(?: of file (\d+))? "
@@ -207,13 +207,13 @@ def test_stddev_column_equals_json(run, host):
     t = parse_tables(ok(run, "report", host).stdout)
     for tg, g in zip(t["groups"], doc["groups"]):
         assert list(tg)[-1] == "stddev"
-        assert tg["stddev"] == f"{g['e2e']['stddev_ns'] / 1000:.2f}"
+        assert tg["stddev"] == us(g['e2e']['stddev_ns'])
         rows = t["stages"][(g["io_type"], size_str(g["bytes"]), g["namespace"])]
         for s in g["stages"]:
             row = rows[HOST_LABELS[s["stage"]]]
             assert list(row)[-1] == "stddev"
-            assert row["stddev"] == f"{s['stddev_ns'] / 1000:.2f}"
-        assert rows["end-to-end"]["stddev"] == f"{g['e2e']['stddev_ns'] / 1000:.2f}"
+            assert row["stddev"] == us(s['stddev_ns'])
+        assert rows["end-to-end"]["stddev"] == us(g['e2e']['stddev_ns'])
         assert rows["unattributed"]["stddev"] == "-"
 
 

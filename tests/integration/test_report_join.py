@@ -18,7 +18,7 @@ import sys
 import pytest
 
 import ntpgen
-from report_text import parse_tables, size_str
+from report_text import parse_tables, size_str, us
 from conftest import Exit, REPO
 
 US = 1000.0
@@ -75,12 +75,12 @@ def assert_text_equals_json(text, doc, labels):
             (g["file"], g["io_type"], size_str(g["bytes"]), g["namespace"], g["n"])
         assert tg["est_cmds/s"] == f"{g['est_cmds_per_s']:.1f}"
         for col, k in TEXT_COLS:
-            assert tg[col] == f"{g['e2e'][k] / US:.2f}", col
+            assert tg[col] == us(g['e2e'][k]), col
         rows = t["stages"][(g["file"], g["io_type"], size_str(g["bytes"]), g["namespace"])]
         assert list(rows) == list(labels) + ["unattributed", "end-to-end"]
         for s, label in zip(g["stages"], labels):
             for col, k in TEXT_COLS:
-                assert rows[label][col] == f"{s[k] / US:.2f}", (label, col)
+                assert rows[label][col] == us(s[k]), (label, col)
             assert rows[label]["share%"] == f"{s['share_pct']:.1f}"
         assert rows["unattributed"]["mean"] == "0.00"
         assert t["checks"][(g["file"], g["io_type"], size_str(g["bytes"]), g["namespace"])] \

@@ -18,7 +18,7 @@ import sqlite3
 import pytest
 
 import ntpgen
-from report_text import size_str
+from report_text import size_str, us
 from conftest import Exit
 
 S = 1_000_000_000
@@ -171,11 +171,11 @@ def test_csv_and_text_say_what_the_json_says(run, host, tmp_path):
         assert (row["io_type"], row["size"], row["namespace"], int(row["n"])) == \
             (j["io_type"], size_str(j["bytes"]), j["namespace"], j["n"])
         assert row["est_cmds/s"] == f"{j['est_cmds_per_s']:.1f}"
-        assert row["end-to-end.mean"] == f"{j['e2e']['mean_ns'] / 1000:.2f}"
-        assert row["end-to-end.p99"] == f"{j['e2e']['p99_ns'] / 1000:.2f}"
+        assert row["end-to-end.mean"] == us(j['e2e']['mean_ns'])
+        assert row["end-to-end.p99"] == us(j['e2e']['p99_ns'])
         for s in j["stages"]:
-            assert row[labels[s["stage"]] + ".mean"] == f"{s['mean_ns'] / 1000:.2f}"
-            assert row[labels[s["stage"]] + ".p99"] == f"{s['p99_ns'] / 1000:.2f}"
+            assert row[labels[s["stage"]] + ".mean"] == us(s['mean_ns'])
+            assert row[labels[s["stage"]] + ".p99"] == us(s['p99_ns'])
     assert lines[-1] == f"# {doc['commands']} commands in {len(doc['rows'])} rows"
     assert "# interval:          1 s, by each command's start: h_start, on the host's clock" \
         in lines
