@@ -143,9 +143,10 @@ int cmd_compare(int argc, const char **argv)
 			       "('-': stdout, instead of the text)"),
 		NTP_OPT_BOOL(0, "pretty", &o.pretty, "indent the JSON"),
 		NTP_OPT_CALLBACK(0, "stat", &o.stats, "STAT[,STAT]",
-				 "statistics to compare: mean, p50, p90, p99, p99.9 "
-				 "(default: mean,p99)",
+				 "statistics to compare: mean or a listed percentile (p50, p90, p99, "
+				 "p99.9 unless --percentiles; default: mean,p99)",
 				 parse_stats, .values = ntp_stat__names(NTP_STAT_CHANGE)),
+		NTP_OPT_PERCENTILES(&o.percentiles),
 		NTP_OPT_BOOL(0, "formula", &o.formula, "show the arithmetic behind every value"),
 		NTP_OPT_CALLBACK(0, "threshold", &o, "[STAGE.][STAT=]PCT[,...]",
 				 "exit 11 when a statistic grew significantly by more than PCT% "

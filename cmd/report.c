@@ -50,9 +50,11 @@ int cmd_report(int argc, const char **argv)
 				 "first; KEY:asc for smallest first", ntp_report_sort__opt,
 				 .values = ntp_stat__names(NTP_STAT_SORT)),
 		NTP_OPT_CALLBACK('F', "fields", &o.fields, "FIELD[,FIELD]",
-				 "the table columns: n, rate, min, mean, p50, p90, p99, p99.9, max, "
-				 "share", ntp_report_fields__opt,
+				 "the table columns: n, rate, min, mean, a listed percentile (p50, p90, "
+				 "p99, p99.9 unless --percentiles), max, share, stddev",
+				 ntp_report_fields__opt,
 				 .values = ntp_stat__names(NTP_STAT_FIELD)),
+		NTP_OPT_PERCENTILES(&o.percentiles),
 		NTP_OPT_BOOL('q', "quiet", &o.quiet,
 			     "no header block (files, counts, notes): the tables only"),
 		NTP_OPT_BOOL(0, "no-pager", &o.no_pager,

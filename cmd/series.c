@@ -9,6 +9,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
+#include "lib/core/stat_table.h"
 #include "lib/series/series.h"
 
 static const char *const series_usage[] = {
@@ -36,6 +37,7 @@ int cmd_series(int argc, const char **argv)
 		NTP_OPT_STRING(0, "html", &o.html_path, "FILE",
 			       "also write the series as a page of line charts to FILE "
 			       "('-': stdout, instead of the text)"),
+		NTP_OPT_PERCENTILES(&o.percentiles),
 		NTP_OPT_END(),
 	};
 	int n;

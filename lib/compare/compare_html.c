@@ -110,7 +110,7 @@ static int group_chart(FILE *f, const struct ntp_compare_group *g)
 	group_name(name, sizeof(name), g);
 	snprintf(title, sizeof(title), "%s: mean of each stage, baseline and new", name);
 	ntp_svg__hbars(f, &(struct ntp_hbar_chart){ title, "\u00b5s", (int)g->nstages,
-						   NTP_CMP_RUNS, rows, series, v, false, 0 });
+						   NTP_CMP_RUNS, rows, series, v, false, 0, NULL });
 	free(rows);
 	free(v);
 	return 0;

@@ -13,6 +13,7 @@
 #include "lib/ntp/db_schema.h"
 #include "lib/model/model_filter.h"
 #include "lib/report/report_json.h"
+#include "lib/report/report_json_group.h"
 #include "lib/model/model.h"
 #include "lib/report/report_filter_text.h"
 #include "lib/model/model_sort.h"
@@ -216,6 +217,7 @@ int ntp_compare__print_json(const struct ntp_compare *c, FILE *f, const struct n
 	ntp_json__int_field(j, "schema_version", NTP_DB_SCHEMA_VERSION);
 	ntp_json__string_field(j, "command", "compare");
 	ntp_report__json_kind(j, &c->run[NTP_CMP_BASE]);
+	ntp_report__json_percentiles(j);
 
 	/* the baseline's files, then the new run's; "file" counts within a run */
 	ntp_json__name(j, "files");

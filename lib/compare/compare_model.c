@@ -61,10 +61,13 @@ static void interval(const struct ntp_compare_stage *st, enum ntp_stat stat,
 		     struct ntp_compare_value *out)
 {
 	const struct ntp_summary *b = st->s[NTP_CMP_BASE], *n = st->s[NTP_CMP_NEW];
-	int q = stat - NTP_STAT_P50;       /* the percentile's index in p_lo[], p_hi[] */
+	int q = stat - NTP_STAT_PCT;       /* the percentile's index in p_lo[], p_hi[] */
 
 	out->p = NAN;
 	out->need_n = ntp_stats[stat].min_n > st->min_n ? ntp_stats[stat].min_n : st->min_n;
+	/* in both runs, but too few commands in one to show the statistic at all */
+	if (!out->has_delta && b && b->n && n && n->n)
+		out->verdict = NTP_CMP_NOT_TESTED;
 	if (!out->has_delta)
 		return;
 	out->verdict = NTP_CMP_NOT_TESTED;
@@ -93,7 +96,8 @@ static void make_value(const struct ntp_compare_stage *st, enum ntp_stat stat,
 {
 	memset(out, 0, sizeof(*out));
 	for (int r = 0; r < NTP_CMP_RUNS; r++) {
-		out->has[r] = st->s[r] && st->s[r]->n;
+		/* "-" for a run with too few commands to show it (lib/core/stat_table.h) */
+		out->has[r] = st->s[r] && ntp_stat__shown(st->s[r], stat);
 		if (out->has[r])
 			out->v[r] = stat_of(st->s[r], stat);
 	}
@@ -790,7 +794,7 @@ int ntp_compare__build(struct ntp_compare *c, const struct ntp_compare_opts *o)
 {
 	int rc;
 
-	c->stats = o->stats ? o->stats : NTP_CMP_DEFAULT_STATS;
+	c->stats = o->stats ? o->stats : NTP_CMP_DEFAULT_STATS(ntp_stat__tail());
 	c->min_n = o->min_n_set ? o->min_n : NTP_CMP_DEFAULT_MIN_N;
 	c->floor_pct = o->floor_pct_set ? o->floor_pct : NTP_CMP_DEFAULT_FLOOR_PCT;
 	c->floor_ns = o->floor_ns_set ? (double)o->floor_ns : NTP_CMP_DEFAULT_FLOOR_NS;

@@ -11,8 +11,8 @@
 #include "lib/model/model_filter.h"
 #include "lib/model/model_sort.h"
 
-/* mean and p99: the typical command and the tail, in two rows per stage */
-#define NTP_CMP_DEFAULT_STATS ((1u << NTP_STAT_MEAN) | (1u << NTP_STAT_P99))
+/* mean and the tail (p99, or the highest listed): the typical command and the tail */
+#define NTP_CMP_DEFAULT_STATS(tail) ((1u << NTP_STAT_MEAN) | (1u << (tail)))
 
 /*
  * One --threshold: the run fails when a group's STAGE's STAT grew by more
@@ -53,6 +53,7 @@ struct ntp_compare_opts {
 	const char *field_separator;  /* -t: the rows in long form, fields separated by this */
 	bool quiet;                   /* -q: no header block, the tables only */
 	bool no_pager;                /* --no-pager: never page the text on a terminal */
+	bool percentiles;             /* --percentiles was given (lib/core/stat_table.h has them) */
 };
 
 #endif

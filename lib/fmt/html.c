@@ -11,7 +11,7 @@ static const char style[] =
 	"table{border-collapse:collapse;font-size:13px;margin:8px 0}"
 	"td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}"
 	"th{background:#f2f2f2}td.l,th.l{text-align:left}"
-	".chart{display:block;margin:10px 0}.warn{color:#a00000}"
+	".chart{display:block;margin:10px 0}.warn{color:#a00000}.note{color:#555;font-style:italic}"
 	".dist .chart{display:inline-block;margin:4px 8px 4px 0;vertical-align:top}"
 	"dt{font-weight:bold}dd{margin:0 0 6px 18px}"
 	".foot{color:#777;font-size:12px}";

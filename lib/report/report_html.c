@@ -115,8 +115,15 @@ static size_t shown_groups(const struct ntp_report *r, const struct ntp_report_g
 /*
  * Chart one: where the time of a group's command goes, the stage means end
  * to end (they add up to the end-to-end mean).  Chart two: each stage's
- * p99 beside the end-to-end p99, side by side (tails do not add up).
+ * tail (p99, or the highest percentile listed) beside the end-to-end one,
+ * side by side (tails do not add up); a tail not shown (too few commands)
+ * has no bar.
  */
+static double tail_us(const struct ntp_summary *s, enum ntp_stat tail)
+{
+	return ntp_stat__shown(s, tail) ? (double)ntp_stat__of(s, tail) / 1000.0 : NAN;
+}
+
 static int charts(FILE *f, const struct ntp_report *r, const struct ntp_report_group **g,
 		  size_t n)
 {
@@ -126,7 +133,8 @@ static int charts(FILE *f, const struct ntp_report *r, const struct ntp_report_g
 	const char **names = calloc(ns + 1, sizeof(*names));
 	double *mean = calloc(n * ns + 1, sizeof(*mean));
 	double *p99 = calloc(n * (ns + 1) + 1, sizeof(*p99));
-	char title[160];
+	enum ntp_stat tail = ntp_stat__tail();
+	char title[160], none[64];
 
 	if (!rows || !names || !mean || !p99)
 		goto out;
@@ -139,18 +147,20 @@ static int charts(FILE *f, const struct ntp_report *r, const struct ntp_report_g
 			goto out;
 		for (int s = 0; s < ns; s++) {
 			mean[i * ns + s] = g[i]->stage[s].mean / 1000.0;
-			p99[i * (ns + 1) + s] = (double)g[i]->stage[s].p99 / 1000.0;
+			p99[i * (ns + 1) + s] = tail_us(&g[i]->stage[s], tail);
 		}
-		p99[i * (ns + 1) + ns] = (double)g[i]->e2e.p99 / 1000.0;
+		p99[i * (ns + 1) + ns] = tail_us(&g[i]->e2e, tail);
 	}
 	snprintf(title, sizeof(title), "Where the time goes: mean of each stage per group, "
 		 "adding up to the %s mean", names[ns]);
 	ntp_svg__hbars(f, &(struct ntp_hbar_chart){ title, "\u00b5s", (int)n, ns, rows, names,
-						   mean, true, ns + 1 });
-	snprintf(title, sizeof(title), "Tails: p99 of each stage and of the %s per group",
-		 names[ns]);
+						   mean, true, ns + 1, NULL });
+	snprintf(title, sizeof(title), "Tails: %s of each stage and of the %s per group",
+		 ntp_stats[tail].name, names[ns]);
+	snprintf(none, sizeof(none), "too few commands for a %s (%" PRIu64 ")",
+		 ntp_stats[tail].name, ntp_stats[tail].min_shown);
 	ntp_svg__hbars(f, &(struct ntp_hbar_chart){ title, "\u00b5s", (int)n, ns + 1, rows, names,
-						   p99, false, ns + 1 });
+						   p99, false, ns + 1, none });
 	rc = 0;
 out:
 	for (size_t i = 0; rows && i < n; i++)
@@ -162,31 +172,42 @@ out:
 	return rc;
 }
 
-/* min, mean, p50, p90, p99, p99.9, max in us; "-" of a summary without a command */
+/* min, mean, the percentiles and max in us; "-" for each the summary has too few commands for */
 static void summary_cells(FILE *f, const struct ntp_summary *s)
 {
-	const int64_t v[] = { s->min, ntp_report__round_ns(s->mean), s->p50, s->p90, s->p99,
-			      s->p999, s->max };
+	enum ntp_stat st[NTP_NSTATS];
+	int n = ntp_stat__latencies(st);
 
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		if (s->n)
-			ntp_html__us_cell(f, v[i]);
+	for (int i = 0; i < n; i++) {
+		if (ntp_stat__shown(s, st[i]))
+			ntp_html__us_cell(f, ntp_stat__of(s, st[i]));
 		else
 			ntp_html__none_cell(f);
 	}
 }
 
-static const char stat_heads[] =
-	"<th>min</th><th>mean</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th>";
+static void stat_heads(FILE *f)
+{
+	enum ntp_stat st[NTP_NSTATS];
+	int n = ntp_stat__latencies(st);
+
+	for (int i = 0; i < n; i++) {
+		fputs("<th>", f);
+		ntp_xml__text(f, ntp_stats[st[i]].title);
+		fputs("</th>", f);
+	}
+}
 
 static void group_table(FILE *f, const struct ntp_report *r, const struct ntp_report_group **g,
 			size_t n)
 {
 	fprintf(f, "<h2>%s latency per group (\u00b5s)</h2>\n<table><tr><th>file</th>"
 		"<th class=\"l\">io_type</th><th>bytes</th><th class=\"l\">%s</th><th>n</th>"
-		"<th>est cmds/s</th>%s</tr>\n",
+		"<th>est cmds/s</th>",
 		r->kind == NTP_REPORT_TARGET ? "Residence" : "End-to-end",
-		r->kind == NTP_REPORT_TARGET ? "device" : "namespace", stat_heads);
+		r->kind == NTP_REPORT_TARGET ? "device" : "namespace");
+	stat_heads(f);
+	fputs("</tr>\n", f);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "<tr><td>%d</td>", g[i]->host_file);
 		ntp_html__cell(f, g[i]->io_type);
@@ -225,8 +246,10 @@ static void stage_tables(FILE *f, const struct ntp_report *r, const struct ntp_r
 
 		fputs("<h2>Stages of ", f);
 		ntp_xml__text(f, label ? label : "?");
-		fprintf(f, " (n=%zu), \u00b5s</h2>\n<table><tr><th class=\"l\">stage</th>%s"
-			"<th>share %%</th></tr>\n", g[i]->e2e.n, stat_heads);
+		fprintf(f, " (n=%zu), \u00b5s</h2>\n<table><tr><th class=\"l\">stage</th>",
+			g[i]->e2e.n);
+		stat_heads(f);
+		fputs("<th>share %</th></tr>\n", f);
 		free(label);
 		if (r->app)
 			fprintf(f, "<p>The application's side: %zu of the %zu commands have its "

@@ -346,6 +346,7 @@ int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp
 	ntp_json__int_field(j, "schema_version", r->nfiles ? r->files[0].hdr.schema_version : 0);
 	ntp_json__string_field(j, "command", "report");
 	ntp_report__json_kind(j, r);
+	ntp_report__json_percentiles(j);
 	ntp_json__string_field(j, "note", r->kind == NTP_REPORT_TARGET ? NTP_REPORT_TARGET_NOTE :
 			       NULL);
 	files_array(j, r);

@@ -12,22 +12,45 @@
 #include "lib/report/report_json_group.h"
 #include "lib/model/model.h"
 
-/* a summary's latencies, in the documents' order (schema/report.schema.json) */
-static const enum ntp_stat summary_stats[] = {
-	NTP_STAT_MIN, NTP_STAT_MEAN, NTP_STAT_STDDEV, NTP_STAT_P50, NTP_STAT_P90, NTP_STAT_P99,
-	NTP_STAT_P999, NTP_STAT_MAX,
-};
+void ntp_report__json_percentiles(struct ntp_json *j)
+{
+	ntp_json__name(j, "percentiles");
+	ntp_json__start_array(j);
+	for (int i = 0; i < ntp_summary__npercentiles(); i++) {
+		const struct ntp_stat_desc *d = &ntp_stats[NTP_STAT_PCT + i];
 
+		ntp_json__start_object(j);
+		ntp_json__string_field(j, "name", d->name);
+		ntp_json__string_field(j, "key", d->key);
+		ntp_json__double_field(j, "p", d->pct);
+		ntp_json__int_field(j, "min_n_shown", (int64_t)d->min_shown);
+		ntp_json__int_field(j, "min_n_tested", (int64_t)d->min_n);
+		ntp_json__end_object(j);
+	}
+	ntp_json__end_array(j);
+}
+
+/*
+ * A summary's latencies, in the documents' order (schema/report.schema.json):
+ * min, mean, stddev, the listed percentiles, max; null where the summary
+ * has too few commands for one (no command: none), never a 0 or a
+ * maximum that reads as that statistic.
+ */
 void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s)
 {
-	for (size_t i = 0; i < sizeof(summary_stats) / sizeof(summary_stats[0]); i++) {
-		const struct ntp_stat_desc *d = &ntp_stats[summary_stats[i]];
-		char key[32];
+	enum ntp_stat st[NTP_NSTATS + 1];
+	int n = ntp_stat__latencies(st);
+
+	for (int i = n; i > 2; i--)
+		st[i] = st[i - 1];
+	st[2] = NTP_STAT_STDDEV;
+	for (int i = 0; i <= n; i++) {
+		const struct ntp_stat_desc *d = &ntp_stats[st[i]];
+		char key[40];
 
 		snprintf(key, sizeof(key), "%s_%s", d->key, d->unit);
-		/* no command, no latency: null, never a 0 that looks like one */
-		if (s->n)
-			ntp_json__int_field(j, key, ntp_stat__of(s, summary_stats[i]));
+		if (ntp_stat__shown(s, st[i]))
+			ntp_json__int_field(j, key, ntp_stat__of(s, st[i]));
 		else
 			ntp_json__name(j, key), ntp_json__null(j);
 	}

@@ -12,6 +12,12 @@
 
 struct ntp_json;
 /* a summary's eight _ns members */
+/*
+ * "percentiles": the run's list, each with its name, its key in the
+ * summaries ("p99_9": p99_9_ns), p, and the commands it needs before it is
+ * shown (else null) and before its change is tested (lib/core/stat_table.h)
+ */
+void ntp_report__json_percentiles(struct ntp_json *j);
 void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s);
 /* a group's keys, its n and its rate: io_type, bytes, namespace, device, n, est_cmds_per_s */
 void ntp_report__json_group_keys(struct ntp_json *j, const struct ntp_report_group *g,

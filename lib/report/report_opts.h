@@ -23,6 +23,7 @@ struct ntp_report_opts {
 	struct ntp_report_fields fields; /* -F/--fields; none: every column */
 	bool quiet;                   /* -q: no header block, the tables only */
 	bool no_pager;                /* --no-pager: never page the text on a terminal */
+	bool percentiles;             /* --percentiles was given (lib/core/stat_table.h has them) */
 };
 
 #endif

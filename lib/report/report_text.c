@@ -258,6 +258,7 @@ static void print_groups(const struct ntp_report *r, FILE *f, const struct ntp_r
 	else
 		fprintf(f, "#\n# end-to-end latency per group (us); est_cmds/s is estimated: "
 			"n x %" PRId64 " / duration\n", r->files[0].hdr.sample_one_in);
+	ntp_report__print_percentile_note(f);
 	ntp_report__print_group_titles(f, joined, ns_title, o->field_separator, &o->fields);
 	for (size_t i = 0; i < r->ngroups; i++)
 		ntp_report__print_group_row(f, &r->groups[i], joined, o->field_separator,

@@ -193,6 +193,11 @@ int ntp_series__run(const char *const *paths, int n, const struct ntp_series_opt
 	}
 	memset(&s, 0, sizeof(s));
 	s.interval_ns = llround(len_s * 1e9);
+	if (o->percentiles)
+		for (int i = 0; i < ntp_summary__npercentiles(); i++)
+			s.pct[s.npct++] = (enum ntp_stat)(NTP_STAT_PCT + i);
+	else
+		s.pct[s.npct++] = ntp_stat__tail();
 	s.r.files = calloc(n, sizeof(*s.r.files));
 	s.r.nfiles = n;
 	if (!s.r.files) {

@@ -65,16 +65,8 @@ static ssize_t find(struct ntp_series_acc *a, const struct ntp_series_row *row)
 		a->cap = cap;
 	}
 	g = &a->g[a->n];
-	memset(g, 0, sizeof(*g));
-	g->host_file = row->file;
-	g->bytes = row->bytes;
-	g->io_type = strdup(io);
-	g->ns = strdup(ns);
-	if (!g->io_type || !g->ns) {
-		free(g->io_type);
-		free(g->ns);
+	if (ntp_report_group__init(g, row->file, io, row->bytes, ns, a->nstages))
 		return -1;
-	}
 	ntp_samples__init(&a->smp[a->n].e2e);
 	for (int s = 0; s < NTP_VIEW_MAX_STAGES; s++)
 		ntp_samples__init(&a->smp[a->n].stage[s]);
@@ -186,8 +178,7 @@ nomem:
 void ntp_series_acc__free(struct ntp_series_acc *a)
 {
 	for (size_t i = 0; i < a->n; i++) {
-		free(a->g[i].io_type);
-		free(a->g[i].ns);
+		ntp_report_group__free(&a->g[i]);
 		ntp_samples__free(&a->smp[i].e2e);
 		for (int s = 0; s < NTP_VIEW_MAX_STAGES; s++)
 			ntp_samples__free(&a->smp[i].stage[s]);

@@ -8,6 +8,7 @@
  * and interval, not the commands.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,7 @@ static int point(void *ctx, const struct ntp_series *s, const struct ntp_series_
 	struct ntp_series_html *h = ctx;
 	struct line_group *g = find(h, p->g);
 	int ns = h->nstages + 1;
+	enum ntp_stat tail = ntp_stat__tail();
 
 	if (!g || (g->n == g->cap && grow(g, ns))) {
 		ntp_error("the HTML series: %s", strerror(ENOMEM));
@@ -133,7 +135,8 @@ static int point(void *ctx, const struct ntp_series *s, const struct ntp_series_
 
 		/* an interval without commands of the group leaves a gap */
 		g->mean[k * g->cap + g->n] = sm->n ? sm->mean / 1000.0 : NAN;
-		g->p99[k * g->cap + g->n] = sm->n ? (double)sm->p99 / 1000.0 : NAN;
+		g->p99[k * g->cap + g->n] = ntp_stat__shown(sm, tail) ?
+					    (double)ntp_stat__of(sm, tail) / 1000.0 : NAN;
 	}
 	g->n++;
 	return 0;
@@ -153,8 +156,17 @@ static double *packed(const struct line_group *g, const double *v, int ns, int f
 	return out;
 }
 
+static bool any_value(const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(v[i]))
+			return true;
+	return false;
+}
+
 static int charts(FILE *f, const struct ntp_series *s, const struct line_group *g, int nst)
 {
+	enum ntp_stat tail = ntp_stat__tail();
 	const struct ntp_view *v = ntp_report__view(&s->r);
 	const char *names[NTP_VIEW_MAX_STAGES + 1];
 	double *m = packed(g, g->mean, nst + 1, 0, nst + 1), *q = packed(g, g->p99, nst + 1, 0, nst + 1);
@@ -173,8 +185,17 @@ static int charts(FILE *f, const struct ntp_series *s, const struct line_group *
 		 g->io_type, size, g->ns, names[nst], (double)s->interval_ns / 1e9);
 	ntp_svg__lines(f, &(struct ntp_line_chart){ title, "s since the start", "\u00b5s", (int)g->n,
 						   nst + 1, g->t, names, m, nst + 1 });
-	snprintf(title, sizeof(title), "%s %s %s: p99 of each stage and of the %s per %g s",
-		 g->io_type, size, g->ns, names[nst], (double)s->interval_ns / 1e9);
+	if (!any_value(q, g->n * (nst + 1))) {
+		/* a chart of no point would say nothing: say why there is none */
+		fprintf(f, "<p class=\"note\">%s %s %s: no interval has the %" PRIu64 " commands a "
+			"%s needs (fewer would make it their maximum); a longer --interval "
+			"holds more.</p>\n", g->io_type, size, g->ns, ntp_stats[tail].min_shown,
+			ntp_stats[tail].name);
+		goto out;
+	}
+	snprintf(title, sizeof(title), "%s %s %s: %s of each stage and of the %s per %g s",
+		 g->io_type, size, g->ns, ntp_stats[tail].name, names[nst],
+		 (double)s->interval_ns / 1e9);
 	ntp_svg__lines(f, &(struct ntp_line_chart){ title, "s since the start", "\u00b5s", (int)g->n,
 						   nst + 1, g->t, names, q, nst + 1 });
 out:

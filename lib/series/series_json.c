@@ -30,6 +30,7 @@ static int json_begin(void *ctx, const struct ntp_series *s)
 	ntp_json__int_field(j, "schema_version", s->r.files[0].hdr.schema_version);
 	ntp_json__string_field(j, "command", "series");
 	ntp_report__json_kind(j, &s->r);
+	ntp_report__json_percentiles(j);
 	ntp_json__int_field(j, "interval_ns", s->interval_ns);
 	ntp_json__string_field(j, "clock", ntp_series__clock(s));
 	ntp_json__name(j, "stages");

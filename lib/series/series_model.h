@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/core/stat_table.h"
 #include "lib/join/join.h"
 #include "lib/model/model.h"
 
@@ -29,6 +30,9 @@ struct ntp_series {
 	int64_t origin_ns[NTP_JOIN_MAX_FILES], end_ns[NTP_JOIN_MAX_FILES];
 	bool origin_known[NTP_JOIN_MAX_FILES];
 	uint64_t commands, points;    /* so far */
+	/* the percentiles the text and the CSV show: those listed, else the tail (p99) alone */
+	enum ntp_stat pct[NTP_PCT_MAX];
+	int npct;
 };
 
 /* one group in one interval */

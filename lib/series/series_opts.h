@@ -12,6 +12,7 @@ struct ntp_series_opts {
 	const char *csv_path;         /* --csv FILE ("-" = stdout, instead of the text), NULL = none */
 	const char *html_path;        /* --html FILE ("-" = stdout, instead of the text), NULL = none */
 	bool pretty;                  /* indented JSON */
+	bool percentiles;             /* --percentiles was given: the text and CSV show them all */
 };
 
 #define NTP_SERIES_DEFAULT_S 1.0

@@ -449,12 +449,36 @@ def stddev_ns(values):
     return (math.isqrt(4 * num // (n * n * (n - 1))) + 1) // 2
 
 
-def summary(values):
-    """{min, mean, stddev, p50, p90, p99, p99.9, max} in ns, as the report's JSON has them."""
-    return {"min_ns": min(values), "mean_ns": mean_ns(values), "stddev_ns": stddev_ns(values),
-            "p50_ns": percentile(values, 50), "p90_ns": percentile(values, 90),
-            "p99_ns": percentile(values, 99), "p99_9_ns": percentile(values, 99.9),
-            "max_ns": max(values)}
+DEFAULT_PERCENTILES = (50, 90, 99, 99.9)
+
+
+def pct_key(p):
+    """A percentile's key in the JSON: 99.9 -> 'p99_9_ns'."""
+    return "p" + str(Fraction(str(p)).__float__()).rstrip("0").rstrip(".").replace(".", "_") + "_ns"
+
+
+def min_shown(p):
+    """The commands a percentile needs before it is shown: its nearest rank
+    below the last, n >= 1 / (1 - p)."""
+    return math.ceil(100 / (100 - Fraction(str(p))))
+
+
+def near(got, want, key):
+    """A statistic of the JSON against summary()'s: exact, but for a mean's
+    double within 1 ns; one not shown (too few commands) is None in both."""
+    if got is None or want is None:
+        return got is None and want is None
+    return abs(got - want) <= (1 if key == "mean_ns" else 0)
+
+
+def summary(values, percentiles=DEFAULT_PERCENTILES):
+    """{min, mean, stddev, the percentiles, max} in ns, as the report's JSON has
+    them: a percentile of fewer commands than it needs is None."""
+    out = {"min_ns": min(values), "mean_ns": mean_ns(values), "stddev_ns": stddev_ns(values)}
+    for p in percentiles:
+        out[pct_key(p)] = percentile(values, p) if len(values) >= min_shown(p) else None
+    out["max_ns"] = max(values)
+    return out
 
 
 def expected_groups(rec):

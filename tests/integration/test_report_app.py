@@ -197,7 +197,9 @@ def test_sort_and_fields_take_the_new_stages(run, host):
         doc = report_json(run, "--sort", key, str(host.path))
         got = [(g["io_type"], g["bytes"], g["namespace"]) for g in doc["groups"]]
         vals = [pick(ntpgen.expected_app(groups[k])) for k in got]
-        assert vals == sorted(vals, reverse=True), key
+        # a statistic a group has too few commands for (a p99 of 80) sorts last
+        shown = [v for v in vals if v is not None]
+        assert vals == sorted(shown, reverse=True) + [None] * (len(vals) - len(shown)), key
         assert doc["sort"][0]["stage"] == key.split(".")[0]
     text = ok(run, "report", "-F", "mean,p99", str(host.path)).stdout
     for t in stage_rows(text).values():
