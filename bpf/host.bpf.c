@@ -44,6 +44,14 @@
  */
 const volatile bool h2c_setup_is_r2t = false;
 
+/*
+ * Where nvme_complete_rq itself cannot be hooked on this kernel (its
+ * prototype is not the one the program reads, or the kernel refused the
+ * program), its tracepoint ends the records in every mode, as in
+ * tracepoints-only mode; set by user space.
+ */
+const volatile bool done_at_tp = false;
+
 /* a sampled command between nvme_setup_cmd and nvme_complete_rq */
 struct inflight {
 	struct ntp_host_event ev;
@@ -833,11 +841,51 @@ static __always_inline void complete_rq_exit_body(__u64 key)
 		__sync_fetch_and_add(&completing_live, -1);
 }
 
+/*
+ * The cross-check's own count (NTP_CNT_FABRIC, lib/collect/collector.h):
+ * the commands of the recorded transport's I/O queues completed, counted at
+ * nvme_complete_rq apart from the decision, one slot per CPU as seen_slots.
+ * It tells the transport by the queue's ops as the decision does, but learns
+ * them itself, so that a decision that never runs cannot make it agree.
+ */
+struct ntp_seen_slot fabric_slots[NTP_SEEN_SLOTS];
+__u64 fabric_mq_ops, fabric_other_mq_ops;
+
+static __noinline int learn_fabric(struct request *rq, __u64 mq_ops)
+{
+	/* the admin or connect queue (no namespace): never learnt as ours */
+	if (!rq || !BPF_CORE_READ(rq, q, queuedata))
+		return 0;
+	if (!is_our_ctrl(BPF_CORE_READ(nvme_req(rq), ctrl))) {
+		fabric_other_mq_ops = mq_ops;
+		return 0;
+	}
+	fabric_mq_ops = mq_ops;
+	return 1;
+}
+
+static __always_inline void count_fabric(struct request *rq)
+{
+	__u64 mq_ops;
+
+	if (!rq || !runs(NTP_RUN_SAMPLE))
+		return;
+	mq_ops = (__u64)BPF_CORE_READ(rq, q, mq_ops);
+	if (mq_ops != fabric_mq_ops && (mq_ops == fabric_other_mq_ops || !learn_fabric(rq, mq_ops)))
+		return;
+	__sync_fetch_and_add(&fabric_slots[bpf_get_smp_processor_id() & (NTP_SEEN_SLOTS - 1)].n, 1);
+}
+
 SEC("fentry/nvme_complete_rq")
 int BPF_PROG(complete_rq, struct request *rq)
 {
-	if (runs(NTP_RUN_FENTRY))
-		complete_rq_body(arg_untyped(ctx, 0), true);
+	struct request *r;
+
+	if (runs(NTP_RUN_FENTRY)) {
+		r = arg_untyped(ctx, 0);
+		count_fabric(r);
+		complete_rq_body(r, true);
+	}
 	return 0;
 }
 
@@ -852,7 +900,10 @@ int BPF_PROG(complete_rq_exit, struct request *rq)
 SEC("kprobe/nvme_complete_rq")
 int BPF_KPROBE(complete_rq_kp, struct request *rq)
 {
-	if (runs(NTP_RUN_KPROBE) && complete_rq_body(rq, true))
+	if (!runs(NTP_RUN_KPROBE))
+		return 0;
+	count_fabric(rq);
+	if (complete_rq_body(rq, true))
 		stash_put((__u64)rq);
 	return 0;
 }
@@ -868,20 +919,30 @@ int BPF_KRETPROBE(complete_rq_exit_kp)
 	return 0;
 }
 
-/* tracepoint-only mode: trace_nvme_complete_rq() is the first thing nvme_complete_rq() does */
+/*
+ * tracepoint-only mode, and done_at_tp: trace_nvme_complete_rq() is the
+ * first thing nvme_complete_rq() does
+ */
 SEC("tp_btf/nvme_complete_rq")
 int BPF_PROG(complete_rq_tp, struct request *rq)
 {
-	if (runs(NTP_RUN_TP))
-		complete_rq_body((void *)ptr_value(rq), false);
+	struct request *r;
+
+	if (runs(NTP_RUN_TP) || done_at_tp) {
+		r = (void *)ptr_value(rq);
+		count_fabric(r);
+		complete_rq_body(r, false);
+	}
 	return 0;
 }
 
 SEC("raw_tp/nvme_complete_rq")
 int BPF_PROG(complete_rq_raw, struct request *rq)
 {
-	if (runs(NTP_RUN_TP))
+	if (runs(NTP_RUN_TP) || done_at_tp) {
+		count_fabric(rq);
 		complete_rq_body(rq, false);
+	}
 	return 0;
 }
 

@@ -124,6 +124,14 @@ enum ntp_counter {
 	NTP_CNT_SAMPLED,        /* of those, chosen by the hash */
 	NTP_CNT_LOST_RINGBUF,   /* sampled, but the ring buffer was full */
 	NTP_CNT_LOST_MAP,       /* sampled, but the in-flight map was full */
+	/*
+	 * I/O commands of the transport counted apart from the decision, at
+	 * another hook, for the cross-check of a collector that sees nothing
+	 * while commands flow (lib/collect/collector.h): the target's
+	 * nvmet_req_complete tracepoint, the host's nvme_complete_rq hook
+	 * (fabric_slots, like seen_slots)
+	 */
+	NTP_CNT_FABRIC,
 	NTP_CNT_MAX,
 };
 

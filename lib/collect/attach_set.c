@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "lib/cli/err.h"
@@ -377,6 +378,57 @@ int ntp_attach_set__attach(struct ntp_attach_set *s, enum ntp_attach_policy poli
 		*run_flavours = res->mode | NTP_RUN_SAMPLE;
 	res->seconds = now_s() - t0;
 	return err;
+}
+
+/*
+ * struct bpf_link_info up to its perf_event.kprobe member (linux/bpf.h of
+ * 6.7 and later; the headers of the build machine may be older): the
+ * kernel copies what fits.
+ */
+struct link_info_kprobe {
+	__u32 type;             /* BPF_LINK_TYPE_* */
+	__u32 id;
+	__u32 prog_id;
+	__u32 pad0;
+	__u32 perf_type;        /* enum bpf_perf_event_type */
+	__u32 pad1;
+	__u64 func_name;        /* in: a buffer for the name, none here */
+	__u32 name_len;
+	__u32 offset;
+	__u64 addr;
+	__u64 missed;
+};
+
+#define LINK_TYPE_PERF_EVENT 7          /* BPF_LINK_TYPE_PERF_EVENT */
+#define PERF_EVENT_KPROBE 3             /* BPF_PERF_EVENT_KPROBE */
+#define PERF_EVENT_KRETPROBE 4
+
+int ntp_attach_set__kprobe_missed(struct ntp_attach_set *s, __u64 *missed)
+{
+	int i, n = 0, err = 0;
+
+	*missed = 0;
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->n; i++) {
+		struct item *it = &s->items[i];
+		struct link_info_kprobe info;
+		__u32 len = sizeof(info);
+
+		if (it->cls != NTP_RUN_KPROBE || it->state != ST_ATTACHED || !it->link || it->detach)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(bpf_link__fd(it->link), &info, &len)) {
+			err = -errno;
+			continue;
+		}
+		if (info.type != LINK_TYPE_PERF_EVENT ||
+		    (info.perf_type != PERF_EVENT_KPROBE && info.perf_type != PERF_EVENT_KRETPROBE))
+			continue;
+		*missed += info.missed;
+		n++;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return n ? n : err;
 }
 
 int ntp_attach_set__programs(const struct ntp_attach_set *s)

@@ -63,6 +63,15 @@ int ntp_attach_set__attach(struct ntp_attach_set *s, enum ntp_attach_policy poli
 int ntp_attach_set__programs(const struct ntp_attach_set *s);
 
 /*
+ * The kernel's count of hits each attached kprobe or kretprobe skipped (a
+ * kprobe that fires while another runs on the same CPU, as a completion
+ * interrupt inside one of ours), summed into *missed.  Returns the number
+ * of kprobe links read, or -errno.  A kernel before 6.7 leaves the count
+ * at 0: ask ntp_probe__btf_member() whether it tells.
+ */
+int ntp_attach_set__kprobe_missed(struct ntp_attach_set *s, __u64 *missed);
+
+/*
  * Stop sampling at once (clears NTP_RUN_SAMPLE), then detach every program
  * in parallel, waiting up to NTP_ATTACH_FENTRY_TIMEOUT_S seconds in all.
  * Returns the number of programs whose detach (or attach) is still waiting.
