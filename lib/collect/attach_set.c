@@ -414,18 +414,21 @@ int ntp_attach_set__kprobe_missed(struct ntp_attach_set *s, __u64 *missed)
 		struct link_info_kprobe info;
 		__u32 len = sizeof(info);
 
-		if (it->cls != NTP_RUN_KPROBE || it->state != ST_ATTACHED || !it->link || it->detach)
+		const char *sec = bpf_program__section_name(it->prog);
+
+		if (it->cls != NTP_RUN_KPROBE || it->state != ST_ATTACHED || !it->link || it->detach ||
+		    (strncmp(sec, "kprobe/", 7) && strncmp(sec, "kretprobe/", 10)))
 			continue;
 		memset(&info, 0, sizeof(info));
 		if (bpf_obj_get_info_by_fd(bpf_link__fd(it->link), &info, &len)) {
 			err = -errno;
 			continue;
 		}
-		if (info.type != LINK_TYPE_PERF_EVENT ||
-		    (info.perf_type != PERF_EVENT_KPROBE && info.perf_type != PERF_EVENT_KRETPROBE))
-			continue;
-		*missed += info.missed;
 		n++;
+		/* before 6.6 a perf link tells nothing more than its type */
+		if (info.type == LINK_TYPE_PERF_EVENT &&
+		    (info.perf_type == PERF_EVENT_KPROBE || info.perf_type == PERF_EVENT_KRETPROBE))
+			*missed += info.missed;
 	}
 	pthread_mutex_unlock(&s->lock);
 	return n ? n : err;

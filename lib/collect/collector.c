@@ -97,6 +97,8 @@ void ntp_collector__tp_class(struct ntp_collector *c, struct bpf_program *p, __u
 			c->tps[i].cls = cls;
 }
 
+static bool in_list(const char *list, const char *name);
+
 /* why the kernel refused a program of hook before, or NULL */
 static const char *refused_why(const struct ntp_collector *c, const char *hook)
 {
@@ -156,8 +158,17 @@ bool ntp_collector__usable(struct ntp_collector *c, int i, const struct btf *btf
 	const struct ntp_fhook *f = &c->fh[i];
 	char have[256] = "";
 	int err = ntp_probe__btf_func_proto(btf, f->func, have, sizeof(have));
+	const char *wrong = getenv("NTPROF_WRONG_PROTO");
 
 	c->fh_why[i][0] = '\0';
+	/* the testing aid: a program for another prototype than this kernel's, none for its own */
+	if (!err && wrong && in_list(wrong, f->func) && !refused_why(c, f->func)) {
+		if (!f->proto || !ntp_probe__proto_fits(f->proto, have))
+			return true;
+		snprintf(c->fh_why[i], sizeof(c->fh_why[i]), "%s: its program for this kernel's "
+			 "prototype is left out (NTPROF_WRONG_PROTO)", f->func);
+		return false;
+	}
 	return proto_usable(f->func, f->proto, have, err, mod, refused_why(c, f->func), c->fh_why[i],
 			    sizeof(c->fh_why[i]));
 }
@@ -199,10 +210,15 @@ static int kbtf_load(struct ntp_kbtf *k, const struct ntp_collector *c)
 			ntp_error("module %s is not loaded: %s", mod, c->no_module);
 			return NTP_EXIT_UNSUPPORTED;
 		}
+		if (!ntp_probe__module_btf(mod)) {
+			ntp_error("kernel has no BTF for module %s: /sys/kernel/btf/%s is missing "
+				  "(needs CONFIG_DEBUG_INFO_BTF_MODULES: Linux 5.11 and later)", mod, mod);
+			return NTP_EXIT_UNSUPPORTED;
+		}
 		k->mod[i] = btf__load_module_btf(mod, k->vmlinux);
 		if (!k->mod[i]) {
-			ntp_error("kernel has no BTF for module %s: /sys/kernel/btf/%s: %s "
-				  "(needs CONFIG_DEBUG_INFO_BTF_MODULES)", mod, mod, strerror(errno));
+			ntp_error("cannot read the BTF of module %s: /sys/kernel/btf/%s: %s", mod, mod,
+				  strerror(errno));
 			return NTP_EXIT_UNSUPPORTED;
 		}
 	}

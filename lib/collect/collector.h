@@ -226,6 +226,10 @@ void ntp_collector__fhook(struct ntp_collector *c, int i, const char *func, cons
  * (the BTF of module mod, or "vmlinux"), with a prototype that fits the one
  * its programs read, and none of its programs was refused by the kernel
  * before.  When not, c->fh_why[i] says why, for the hooks table.
+ * NTPROF_WRONG_PROTO (a comma-separated list of kernel functions) turns the
+ * prototype check of those hooks around: a program for another prototype
+ * fits, the one for the kernel's does not; a testing aid that makes any
+ * kernel look like one whose prototype changed unnoticed (ntprof-record(1)).
  */
 bool ntp_collector__usable(struct ntp_collector *c, int i, const struct btf *btf, const char *mod);
 /* the same for a tracepoint program's tracepoint tp; why (len bytes) says why not */

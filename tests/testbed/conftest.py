@@ -9,8 +9,10 @@
 `testbed.run()` boots a guest with run.sh and returns a RunResult; a guest that
 does not boot or runs out of time fails the test with the reason and the
 console tail (never a skip). `testbed.run_two()` boots a target and a host guest
-joined by a QEMU network (run-two.sh). KERNELS lists the guest kernels for
-parametrizing. Runs are serialized per kernel setup (setup.sh takes a lock)
+joined by a QEMU network (run-two.sh). The guest kernels are tiered: KERNELS
+(6.1, 6.12, 7.3) parametrize the smoke, hooks, role, RDMA and attach tests;
+FULL (6.12) the rest of the suite. The session's end prints the package
+and version of each kernel booted. Runs are serialized per kernel setup (setup.sh takes a lock)
 but otherwise independent, so pytest-xdist's workers boot guests side by side
 (make check-testbed: TB_JOBS); each run gets its own output folder under
 $NTPROF_TB_DIR/out/ (kept for inspection).
@@ -26,7 +28,12 @@ import time
 
 import pytest
 
-KERNELS = ("6.1", "6.12")
+# every test bed kernel: bookworm's, bookworm-backports', trixie-backports'
+KERNELS = ("6.1", "6.12", "7.3")
+# the kernel the whole suite runs on
+FULL = ("6.12",)
+# the older kernel of the smoke tier's one boot (check and record say what it lacks)
+OLD = "5.10"
 
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -242,6 +249,19 @@ class Testbed:
 @pytest.fixture(scope="session")
 def _testbed_session():
     return _Session()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The exact kernel each series resolved to (setup.sh's kpkg), for the log of every run."""
+    lines = []
+    for series in (*KERNELS, OLD):
+        kpkg = TB_DIR / "kernels" / series / "kpkg"
+        if kpkg.exists():
+            lines.append(f"{series}: {kpkg.read_text().strip()}")
+    if lines:
+        terminalreporter.write_sep("-", "test bed kernels")
+        for line in lines:
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture
