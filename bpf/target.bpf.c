@@ -447,14 +447,14 @@ static __always_inline void emit(struct nvmet_req *req, struct inflight *v)
 	bpf_map_delete_elem(&inflight, &key);
 }
 
-/* t_sent: the response is out (each transport's hook); the record goes */
-static __always_inline void response_out(struct nvmet_req *req)
+/* t_sent: the response is out at t (each transport's hook); the record goes */
+static __always_inline void response_out(struct nvmet_req *req, __u64 t)
 {
 	struct inflight *v = lookup_live(req);
 
 	if (!v)
 		return;
-	v->ev.t_sent = bpf_ktime_get_ns();
+	v->ev.t_sent = t;
 	/*
 	 * Not seen at nvmet_req_complete's hook: in kprobe mode a kprobe the
 	 * kernel skipped, or a kernel whose nvmet_req_complete cannot be
@@ -506,39 +506,53 @@ int BPF_KPROBE(queue_resp_kp, struct nvmet_req *req)
 	return 0;
 }
 
-static __always_inline void response_sent(struct nvmet_tcp_cmd *cmd)
+static __always_inline void response_sent(struct nvmet_tcp_cmd *cmd, __u64 t)
 {
-	response_out(tcp_cmd_to_req(cmd));
+	response_out(tcp_cmd_to_req(cmd), t);
+}
+
+/* its entry: the time, for a sampled command (bpf/ntp_attach.bpf.h: send_enter) */
+SEC("fentry/nvmet_try_send_response")
+int BPF_PROG(send_resp_ent, struct nvmet_tcp_cmd *cmd)
+{
+	if (runs(NTP_RUN_FENTRY) && cmd && lookup_live(tcp_cmd_to_req(cmd)))
+		send_enter((__u64)cmd);
+	return 0;
 }
 
 /* 1: the response PDU is all in the socket; 0 or -EAGAIN: partly sent, retried */
 SEC("fexit/nvmet_try_send_response")
 int BPF_PROG(try_send_response, struct nvmet_tcp_cmd *cmd, bool last_in_batch, int ret)
 {
-	if (runs(NTP_RUN_FENTRY) && ret == 1)
-		response_sent(cmd);
+	__u64 t, noted;
+
+	if (!runs(NTP_RUN_FENTRY) || !cmd)
+		return 0;
+	noted = send_exit(&t);
+	if (noted && ret == 1)
+		response_sent(cmd, t);
 	return 0;
 }
 
-/* its kretprobe twin: the command is stashed at entry, for sampled commands only */
+/* its kretprobe twin: the command is noted at entry, for sampled commands only */
 SEC("kprobe/nvmet_try_send_response")
 int BPF_KPROBE(send_resp_ent_kp, struct nvmet_tcp_cmd *cmd)
 {
 	if (runs(NTP_RUN_KPROBE) && cmd && lookup_live(tcp_cmd_to_req(cmd)))
-		stash_put((__u64)cmd);
+		send_enter((__u64)cmd);
 	return 0;
 }
 
 SEC("kretprobe/nvmet_try_send_response")
 int BPF_KRETPROBE(send_resp_kp, int ret)
 {
-	__u64 cmd;
+	__u64 cmd, t;
 
 	if (!runs(NTP_RUN_KPROBE))
 		return 0;
-	cmd = stash_take();
+	cmd = send_exit(&t);
 	if (cmd && ret == 1)
-		response_sent((void *)cmd);
+		response_sent((void *)cmd, t);
 	return 0;
 }
 
@@ -547,7 +561,7 @@ SEC("fentry/nvmet_setup_response_pdu")
 int BPF_PROG(setup_response_pdu, struct nvmet_tcp_cmd *cmd)
 {
 	if (runs(NTP_RUN_FENTRY))
-		response_sent(cmd);
+		response_sent(cmd, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -555,7 +569,7 @@ SEC("kprobe/nvmet_setup_response_pdu")
 int BPF_KPROBE(setup_resp_kp, struct nvmet_tcp_cmd *cmd)
 {
 	if (runs(NTP_RUN_KPROBE))
-		response_sent(cmd);
+		response_sent(cmd, bpf_ktime_get_ns());
 	return 0;
 }
 

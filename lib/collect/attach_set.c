@@ -274,10 +274,31 @@ static int try_fentry(struct ntp_attach_set *s, bool wait, char *why, size_t len
 	return err;
 }
 
-static int attach_or_fail(struct ntp_attach_set *s, __u32 cls)
+/* whether cls has items not started */
+static bool idle(const struct ntp_attach_set *s, __u32 cls)
 {
-	int err = attach_class(s, cls, false, NTP_ATTACH_FENTRY_TIMEOUT_S * MSEC_PER_SEC);
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->items[i].cls == cls && s->items[i].state == ST_IDLE)
+			return true;
+	return false;
+}
+
+/*
+ * Attach cls, all at once, or one after another in the order they were
+ * added (in_order: a tracepoint's programs run in the order they were
+ * attached); or say why not.
+ */
+static int attach_or_fail(struct ntp_attach_set *s, __u32 cls, bool in_order)
+{
+	long t = NTP_ATTACH_FENTRY_TIMEOUT_S * MSEC_PER_SEC;
 	struct item *it;
+	int err;
+
+	do
+		err = attach_class(s, cls, in_order, t);
+	while (!err && in_order && idle(s, cls));
 
 	if (!err)
 		return 0;
@@ -316,7 +337,7 @@ static int attach_locked(struct ntp_attach_set *s, enum ntp_attach_policy policy
 			ntp_error("%s: --kprobes: %s", s->name, no_kprobe ? no_kprobe : "no kprobe programs");
 			return NTP_EXIT_UNSUPPORTED;
 		}
-		err = attach_or_fail(s, NTP_RUN_KPROBE);
+		err = attach_or_fail(s, NTP_RUN_KPROBE, false);
 		if (!err)
 			res->mode = NTP_RUN_KPROBE;
 		return err;
@@ -336,7 +357,7 @@ static int attach_locked(struct ntp_attach_set *s, enum ntp_attach_policy policy
 	}
 	if (loaded & NTP_RUN_KPROBE) {
 		ntp_warn("%s: %s: using kprobes", s->name, why);
-		err = attach_or_fail(s, NTP_RUN_KPROBE);
+		err = attach_or_fail(s, NTP_RUN_KPROBE, false);
 		if (!err)
 			res->mode = NTP_RUN_KPROBE;
 		snprintf(res->why, sizeof(res->why), "%s", why);
@@ -345,7 +366,7 @@ static int attach_locked(struct ntp_attach_set *s, enum ntp_attach_policy policy
 	if (loaded & NTP_RUN_TP) {
 		ntp_warn("%s: %s, and %s: using tracepoints only, with fewer stages", s->name, why,
 			 no_kprobe ? no_kprobe : "no kprobe programs");
-		err = attach_or_fail(s, NTP_RUN_TP);
+		err = attach_or_fail(s, NTP_RUN_TP, false);
 		if (!err)
 			res->mode = NTP_RUN_TP;
 		snprintf(res->why, sizeof(res->why), "%s; %s", why,
@@ -371,7 +392,7 @@ int ntp_attach_set__attach(struct ntp_attach_set *s, enum ntp_attach_policy poli
 		/* turn the chosen flavour on before the decision hook, so no sample misses its end */
 		*run_flavours = res->mode;
 		__sync_synchronize();
-		err = attach_or_fail(s, NTP_RUN_SAMPLE);
+		err = attach_or_fail(s, NTP_RUN_SAMPLE, true);
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (!err)

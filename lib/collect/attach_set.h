@@ -22,7 +22,9 @@
  *	NTP_RUN_FENTRY   fentry/fexit
  *	NTP_RUN_KPROBE   kprobe/kretprobe twins of the above
  *	NTP_RUN_TP       tracepoint programs used only where neither attaches
- *	NTP_RUN_SAMPLE   the decision hook, a tracepoint, attached in every mode, last
+ *	NTP_RUN_SAMPLE   the decision hook, a tracepoint, attached in every mode, last,
+ *	                 one after another in the order added (a tracepoint's
+ *	                 programs run in the order they were attached)
  */
 #ifndef NTP_ATTACH_SET_H
 #define NTP_ATTACH_SET_H

@@ -341,6 +341,20 @@ static void choose_app(struct ntp_host_collector *c, const struct ntp_kbtf *k)
 		core->point_fh[P_APP_REAP] = FH_SYS_PREAD;
 }
 
+/*
+ * A second decision program where this kernel may preempt the first one
+ * mid-run (bpf/host.bpf.c: decide_backup): its preemption model is full or
+ * lazy, or cannot be read.  Voluntary or none: a program runs to its end.
+ */
+static void choose_backup(struct ntp_host_collector *c)
+{
+	char model[32];
+
+	c->skel->rodata->decide_backup =
+		ntp_probe__preempt_model("/sys/kernel/debug/sched/preempt", model, sizeof(model)) ||
+		(strcmp(model, "voluntary") && strcmp(model, "none"));
+}
+
 /* pick the programs this kernel can run, and say why, per stage boundary */
 static int choose_hooks(struct ntp_collector *core, const struct ntp_kbtf *k)
 {
@@ -355,14 +369,18 @@ static int choose_hooks(struct ntp_collector *core, const struct ntp_kbtf *k)
 		return NTP_EXIT_UNSUPPORTED;
 	}
 	core->decision = "the nvme_setup_cmd tracepoint";
+	choose_backup(c);
 	c->done_tp = ntp_collector__tp_usable(core, "nvme_complete_rq", TP_DONE_PROTO, k->mod[M_CORE],
 					      "nvme_core", c->done_tp_why, sizeof(c->done_tp_why));
 
 	/* every hook unwanted until its transport's chooser wants it */
+	/* fexit and its entry (bpf/ntp_attach.bpf.h: send_enter) */
 	ntp_collector__fhook(core, FH_CMD_PDU, "nvme_tcp_try_send_cmd_pdu", PROTO_TCP_REQ_RET,
-			     s->progs.cmd_pdu_sent, NULL, s->progs.cmd_pdu_ent_kp, s->progs.cmd_pdu_sent_kp);
+			     s->progs.cmd_pdu_sent, s->progs.cmd_pdu_ent, s->progs.cmd_pdu_ent_kp,
+			     s->progs.cmd_pdu_sent_kp);
 	ntp_collector__fhook(core, FH_DATA, "nvme_tcp_try_send_data", PROTO_TCP_REQ_RET,
-			     s->progs.data_sent, NULL, s->progs.data_ent_kp, s->progs.data_sent_kp);
+			     s->progs.data_sent, s->progs.data_ent, s->progs.data_ent_kp,
+			     s->progs.data_sent_kp);
 	ntp_collector__fhook(core, FH_H2C, "nvme_tcp_setup_h2c_data_pdu", "nvme_tcp_request*,...",
 			     s->progs.h2c_setup, NULL, s->progs.h2c_setup_kp, NULL);
 	ntp_collector__fhook(core, FH_TRY_SEND, "nvme_tcp_try_send", "nvme_tcp_queue*->i4",
@@ -370,7 +388,7 @@ static int choose_hooks(struct ntp_collector *core, const struct ntp_kbtf *k)
 			     s->progs.send_entry_kp, s->progs.send_exit_kp);
 	ntp_collector__fhook(core, FH_RDMA_SEND, "nvme_rdma_post_send",
 			     "nvme_rdma_queue*,nvme_rdma_qe*,ib_sge*,i4,ib_send_wr*->i4",
-			     s->progs.rdma_post_send, NULL, s->progs.rdma_post_ent_kp,
+			     s->progs.rdma_post_send, s->progs.rdma_post_ent, s->progs.rdma_post_ent_kp,
 			     s->progs.rdma_post_send_kp);
 	ntp_collector__fhook(core, FH_RDMA_RECV, "nvme_rdma_recv_done", "ib_cq*,ib_wc*,...",
 			     s->progs.rdma_recv_done, NULL, s->progs.rdma_recv_done_kp, NULL);
@@ -417,19 +435,42 @@ static void choose_tracepoints(struct ntp_collector *core, const struct ntp_kbtf
 	(void)k;
 	bpf_program__set_autoload(s->progs.setup_cmd, core->caps.tp_btf);
 	bpf_program__set_autoload(s->progs.setup_cmd_raw, !core->caps.tp_btf);
+	/* tp_btf only (bpf/host.bpf.c: decide_backup) */
+	if (!core->caps.tp_btf)
+		s->rodata->decide_backup = false;
+	bpf_program__set_autoload(s->progs.setup_cmd_backup, s->rodata->decide_backup);
+	/* the first program's skipped runs are the backup's to take: not losses */
+	core->covered[0] = s->rodata->decide_backup ? s->progs.setup_cmd : NULL;
+	if (s->rodata->decide_backup)
+		ntp_hook__set(&core->hooks[P_QUEUE], "h_queue", "nvme_setup_cmd", "tp_btf",
+			      "the sampling decision: the first point with the wire command id; this "
+			      "kernel may preempt it mid-run, so a second program on the tracepoint "
+			      "decides on the commands the first was skipped on");
 	if (!core->caps.tp_btf) {
 		core->hooks[P_QUEUE].flavour = "raw_tp";
 		if (done)
 			core->hooks[P_DONE].flavour = "raw_tp";
 	}
 
-	tp = core->policy == NTP_ATTACH_AUTO && !(core->loaded & NTP_RUN_KPROBE) && c->done_tp;
-	bpf_program__set_autoload(s->progs.complete_rq_tp, (tp || done) && core->caps.tp_btf);
-	bpf_program__set_autoload(s->progs.complete_rq_raw, (tp || done) && !core->caps.tp_btf);
-	ntp_collector__tp_class(core, s->progs.complete_rq_tp, done ? NTP_RUN_SAMPLE : NTP_RUN_TP);
-	ntp_collector__tp_class(core, s->progs.complete_rq_raw, done ? NTP_RUN_SAMPLE : NTP_RUN_TP);
+	/*
+	 * The completion's tracepoint: tracepoints-only mode where kprobes
+	 * cannot stand in, every mode with done_at_tp, and kprobe mode's
+	 * backstop (bpf/host.bpf.c: complete_rq_tp), attached with the kprobes
+	 */
+	const bool kp = core->loaded & NTP_RUN_KPROBE;
+	__u32 cls = done ? NTP_RUN_SAMPLE : kp ? NTP_RUN_KPROBE : NTP_RUN_TP;
+
+	tp = core->policy == NTP_ATTACH_AUTO && !kp && c->done_tp;
+	s->rodata->fabric_at_tp = (tp || done || kp) && c->done_tp;
+	bpf_program__set_autoload(s->progs.complete_rq_tp, s->rodata->fabric_at_tp && core->caps.tp_btf);
+	bpf_program__set_autoload(s->progs.complete_rq_raw, s->rodata->fabric_at_tp && !core->caps.tp_btf);
+	ntp_collector__tp_class(core, s->progs.complete_rq_tp, cls);
+	ntp_collector__tp_class(core, s->progs.complete_rq_raw, cls);
 	if (tp)
 		core->loaded |= NTP_RUN_TP;
+	if (kp && c->done_tp)
+		core->kprobe_note[P_DONE] = "; where the kernel skipped it (another program held its "
+					    "CPU), at the nvme_complete_rq tracepoint";
 }
 
 static int load(struct ntp_collector *core)
@@ -475,8 +516,10 @@ static int open_skel(struct ntp_collector *core)
 	core->nparked = 0;
 	ntp_collector__add_tp(core, s->progs.complete_rq_tp, NTP_RUN_TP);
 	ntp_collector__add_tp(core, s->progs.complete_rq_raw, NTP_RUN_TP);
+	/* in this order: the backup after the first (the class is attached in order) */
 	ntp_collector__add_tp(core, s->progs.setup_cmd, NTP_RUN_SAMPLE);
 	ntp_collector__add_tp(core, s->progs.setup_cmd_raw, NTP_RUN_SAMPLE);
+	ntp_collector__add_tp(core, s->progs.setup_cmd_backup, NTP_RUN_SAMPLE);
 	ntp_collector__add_tp(core, s->progs.app_cqe_raw, NTP_RUN_SAMPLE);
 	return 0;
 }

@@ -281,7 +281,7 @@ static int choose_hooks(struct ntp_collector *c, const struct ntp_kbtf *k)
 			     s->progs.req_complete, NULL, s->progs.req_complete_kp, NULL);
 	/* fexit: the return follows the parameters, whose number must be the same */
 	ntp_collector__fhook(c, FT_RESP_TRY, "nvmet_try_send_response", "nvmet_tcp_cmd*,i1->i4",
-			     s->progs.try_send_response, NULL, s->progs.send_resp_ent_kp,
+			     s->progs.try_send_response, s->progs.send_resp_ent, s->progs.send_resp_ent_kp,
 			     s->progs.send_resp_kp);
 	ntp_collector__fhook(c, FT_RESP_SETUP, "nvmet_setup_response_pdu", PROTO_CMD,
 			     s->progs.setup_response_pdu, NULL, s->progs.setup_resp_kp, NULL);

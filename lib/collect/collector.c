@@ -678,12 +678,39 @@ void ntp_collector__bpf_stats(const struct ntp_collector *c, uint64_t *runs, uin
 		add_prog_stats(c->tps[i].prog, ids, &nids, max, runs, run_ns);
 }
 
+/* the recursion misses of c's attached programs, but the covered ones', into prog_missed */
+static void read_prog_missed(struct ntp_collector *c)
+{
+	__u32 ids[NTP_COLLECTOR_MAX_FH * 4 + NTP_COLLECTOR_MAX_TPS];
+	size_t nids = 0, k;
+	struct bpf_program *p;
+
+	c->prog_missed = 0;
+	bpf_object__for_each_program(p, c->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		if (fd < 0 || p == c->covered[0] || p == c->covered[1] ||
+		    bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		for (k = 0; k < nids && ids[k] != info.id; k++)
+			;
+		if (k < nids)
+			continue;
+		if (nids < sizeof(ids) / sizeof(ids[0]))
+			ids[nids++] = info.id;
+		c->prog_missed += info.recursion_misses;
+	}
+}
+
 void ntp_collector__stop(struct ntp_collector *c)
 {
 	__u64 missed;
 
 	if (!c || !c->set)
 		return;
+	read_prog_missed(c);
 	/* before the links go; once: a second stop finds none */
 	if (ntp_attach_set__kprobe_missed(c->set, &missed) > 0) {
 		c->kprobe_links = true;

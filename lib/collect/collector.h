@@ -191,6 +191,14 @@ struct ntp_collector {
 	struct ntp_failed_hook failed[NTP_COLLECTOR_MAX_FAILED];
 	int nfailed;
 	uint64_t kprobe_missed;                 /* summed over the kprobe links, read at the stop */
+	/*
+	 * Program runs the kernel skipped (each program's recursion_misses:
+	 * it was running already on that CPU, preempted or interrupted), read
+	 * at the stop, without those of `covered` (a program whose skipped
+	 * runs another one takes: the host's decision and its backup).
+	 */
+	uint64_t prog_missed;
+	const struct bpf_program *covered[2];
 	bool kprobe_missed_told;                /* the kernel tells a link's missed count (6.7+) */
 	bool kprobe_links;                      /* kprobe links were attached */
 	struct ntp_attach_caps caps;

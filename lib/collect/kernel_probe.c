@@ -206,6 +206,28 @@ int ntp_probe__ksym_addrs(const char *path, const char *const *names, __u64 *add
 	return 0;
 }
 
+int ntp_probe__preempt_model(const char *path, char *buf, size_t len)
+{
+	char line[128], *open, *close;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -errno;
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	/* "none voluntary (full) lazy" */
+	open = strchr(line, '(');
+	close = open ? strchr(open, ')') : NULL;
+	if (!close || (size_t)(close - open - 1) >= len)
+		return -EINVAL;
+	memcpy(buf, open + 1, close - open - 1);
+	buf[close - open - 1] = '\0';
+	return 0;
+}
+
 int ntp_probe__btf_func_params(const struct btf *btf, const char *func)
 {
 	const struct btf_type *t;

@@ -60,6 +60,14 @@ int ntp_probe__ksyms(const char *const *names, bool *found, int n);
  */
 int ntp_probe__ksym_addrs(const char *path, const char *const *names, __u64 *addrs, int n);
 
+/*
+ * The kernel's preemption model, the one in parentheses in
+ * /sys/kernel/debug/sched/preempt ("none", "voluntary", "full", "lazy"),
+ * into buf: 0, or -errno when the file cannot be read (debugfs not mounted,
+ * a kernel without dynamic preemption).  path: that file, or another for tests.
+ */
+int ntp_probe__preempt_model(const char *path, char *buf, size_t len);
+
 /* the number of parameters of FUNC in BTF, or -ENOENT when it is not there (inlined) */
 int ntp_probe__btf_func_params(const struct btf *btf, const char *func);
 

@@ -45,6 +45,9 @@ const struct ntp_meta_desc ntp_meta[NTP_META_MAX] = {
 	[NTP_META_TARGET_FABRIC_COMMANDS] = { "target_fabric_commands", NTP_META_INT, NTP_META_AT_STOP },
 	[NTP_META_HOST_KPROBE_MISSED] = { "host_kprobe_missed", NTP_META_INT, NTP_META_AT_STOP },
 	[NTP_META_TARGET_KPROBE_MISSED] = { "target_kprobe_missed", NTP_META_INT, NTP_META_AT_STOP },
+	/* the runs of the side's programs the kernel skipped (their recursion misses) */
+	[NTP_META_HOST_PROG_MISSED] = { "host_prog_missed", NTP_META_INT, NTP_META_AT_STOP },
+	[NTP_META_TARGET_PROG_MISSED] = { "target_prog_missed", NTP_META_INT, NTP_META_AT_STOP },
 };
 
 /* a key used with the other type's accessor is a bug of the caller, not of the file */

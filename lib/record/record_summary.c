@@ -67,6 +67,10 @@ void ntp_record__print_summary(const struct ntp_record_session *s, uint64_t stop
 		else if (sides[i]->c->kprobe_links)
 			ntp_info("%s: kprobe hits skipped by the kernel: not told by this kernel (before 6.7)",
 				 sides[i]->name);
+		if (sides[i]->c->prog_missed)
+			ntp_info("%s: %llu program runs skipped by the kernel (the program was running "
+				 "already on that CPU, preempted or interrupted)", sides[i]->name,
+				 (unsigned long long)sides[i]->c->prog_missed);
 		expired = ntp_collector__expired(sides[i]->c);
 		if (expired)
 			ntp_info("%s: %llu sampled commands never completed (dropped from the in-flight "

@@ -11,7 +11,8 @@ the newest (7.3) runs every step:
   each role names its cross-check.  With NTPROF_FAIL_LOAD=nvmet_req_init,
   check lists the refused hook and t_recv's tracepoint, as record gets them.
 - -r target -s 1 in AUTO, --fentry and --kprobes mode: every command fio
-  sent is recorded (within 1%; exactly, in practice), with that mode's
+  sent is recorded (exactly; within 1% where the recording says the kernel
+  skipped runs of its programs: 7.3 preempts them), with that mode's
   flavours; the cross-check's count is fio's; with kprobes the kernel's
   missed count is in the summary and the meta where the kernel tells it
   (6.7 and later), and said to be untold where it does not.
@@ -37,7 +38,7 @@ from pathlib import Path
 import pytest
 
 from conftest import KERNELS, REPO
-from ntp_checks import meta, open_db
+from ntp_checks import count_fits, lossy, meta, open_db
 
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
 EXIT = {m[0]: int(m[1]) for m in re.findall(r"NTP_EXIT_(\w+) = (\d+)",
@@ -69,7 +70,7 @@ def check_mode_run(r, kernel, name, flavours):
     assert ios == 512, res
     db = open_db(out / f"{name}.ntp")
     n = rows(db, "target_io")
-    assert ios * 0.99 <= n <= ios, f"{name}: {n} of {ios} commands"
+    assert count_fits(n, ios, lossy(db)), f"{name}: {n} of {ios} commands"
     m = meta(db)
     assert int(m["target_fabric_commands"]) == ios, m
     h = hooks(db, "target")
@@ -129,7 +130,7 @@ def test_hooks(testbed, kernel):
         "Invalid argument (NTPROF_FAIL_LOAD); loading the target programs again without it",
         "ntprof record: warning: target: t_recv now: nvmet_req_init (tp_btf)"]
     db = open_db(out / "failinit.ntp")
-    assert rows(db, "target_io") == int(res["failinit_ios"]) == 512
+    assert int(res["failinit_ios"]) == 512 and count_fits(rows(db, "target_io"), 512, lossy(db))
     h = hooks(db, "target")
     assert (h["t_recv"]["hook"], h["t_recv"]["flavour"]) == ("nvmet_req_init", "tp_btf")
     assert "failed to load: Invalid argument (NTPROF_FAIL_LOAD)" in h["t_recv"]["reason"]
@@ -171,7 +172,7 @@ def check_every(r, kernel, blind):
     # the host's completion refused: its tracepoint ends the records
     assert res["faildone_rc"] == "0", (out / "faildone.err").read_text()
     db = open_db(out / "faildone.ntp")
-    assert rows(db, "host_io") == int(res["faildone_ios"]) == 512
+    assert int(res["faildone_ios"]) == 512 and count_fits(rows(db, "host_io"), 512, lossy(db))
     h = hooks(db, "host")
     assert (h["h_done"]["hook"], h["h_done"]["flavour"]) == ("nvme_complete_rq", "tp_btf")
     assert "h_done now: nvme_complete_rq (tp_btf)" in (out / "faildone.err").read_text()
@@ -182,7 +183,8 @@ def check_every(r, kernel, blind):
         w = err_lines(out, "wrongfe", "warning")
         assert w[0].startswith("ntprof record: warning: target: nvmet_req_init: its fentry program "
                                "failed to load: Permission denied;"), w
-        assert rows(open_db(out / "wrongfe.ntp"), "target_io") == 512
+        db = open_db(out / "wrongfe.ntp")
+        assert count_fits(rows(db, "target_io"), 512, lossy(db))
     else:
         assert res["wrongfe_rc"] == str(EXIT["BLIND"]), (out / "wrongfe.err").read_text()
         assert err_lines(out, "wrongfe", "error") == [blind]
