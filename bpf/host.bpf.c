@@ -66,6 +66,7 @@ struct inflight {
 	__u64 alloc_ns;         /* rq->start_time_ns at setup: tells a reused request from this one */
 	__u64 iocb;             /* io_uring: the kiocb whose CQE ends the record; libaio: its ring */
 	__u64 aux;              /* libaio: the event's obj (host_app.bpf.h) */
+	__u64 queue_task;       /* pid_tgid of the task that handed it to the driver (h_queue) */
 };
 
 struct {
@@ -206,9 +207,17 @@ static __always_inline __u64 bound(__u64 t, __u64 answer)
 	return answer && answer < t ? answer : t;
 }
 
+/*
+ * The command capsule went out at now, from the current task: another than
+ * the one that queued it to the driver means the send was deferred (the
+ * queue's io_work: always with TLS from 6.12.117, or when the submitter is
+ * not on the queue's CPU).
+ */
 static __always_inline void set_cmd_sent(struct inflight *v, __u64 now)
 {
 	v->ev.h_cmd_sent = bound(bound(now, v->ev.h_r2t), v->ev.h_recv);
+	if (bpf_get_current_pid_tgid() != v->queue_task)
+		v->ev.flags |= NTP_HF_SEND_DEFERRED;
 }
 
 static __always_inline void set_data_sent(struct inflight *v, __u64 now)
@@ -333,6 +342,7 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 	v.ev.kind = NTP_EV_HOST_IO;
 	v.ev.h_start = start_time(rq, now, &v.ev.flags);
 	v.ev.h_queue = now;
+	v.queue_task = bpf_get_current_pid_tgid();
 	if (app_track)
 		app_at_setup(rq, &v.ev);
 	v.ev.slba = slba;

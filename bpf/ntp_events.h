@@ -21,6 +21,8 @@ enum ntp_host_flags {
 	NTP_HF_R2T = 1 << 2,             /* the write waited for an R2T */
 	NTP_HF_ERROR = 1 << 3,           /* completed with a non-zero NVMe status */
 	NTP_HF_APP_SYSCALL = 1 << 4,     /* h_app_submit from the submitting thread's system call */
+	NTP_HF_SEND_DEFERRED = 1 << 5,   /* the command capsule was sent by another task than the one
+					  * that queued it to the driver (the queue's io_work) */
 };
 
 /* what posted a host command's completion to the application (h_app_done) */

@@ -34,6 +34,8 @@ KERNELS = ("6.1", "6.12", "7.3")
 FULL = ("6.12",)
 # the older kernel of the smoke tier's one boot (check and record say what it lacks)
 OLD = "5.10"
+# the kernel of the NVMe/TCP with TLS boot (trixie's nvme-cli and tlshd)
+TLS = "7.3"
 
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -136,7 +138,17 @@ class _Session:
     def __init__(self):
         self.ready = set()
         self.probe_built = False
+        self.tls_ready = False
         _prune_old_outputs()
+
+    def prepare_tls(self):
+        """Trixie's nvme-cli and tlshd beside the test bed (setup.sh --tls)."""
+        if self.tls_ready:
+            return
+        p = subprocess.run([str(SETUP_SH), "--tls"], capture_output=True, text=True)
+        if p.returncode != 0:
+            pytest.fail(f"setup.sh --tls failed:\n{p.stdout}{p.stderr}", pytrace=False)
+        self.tls_ready = True
 
     def prepare(self, kernel):
         if os.geteuid() != 0:
@@ -207,9 +219,13 @@ class Testbed:
                 else (e.stderr or "")
         return rc, err, time.monotonic() - t0
 
-    def run(self, script, args=(), kernel="6.1", timeout=240, env=None, smp=None, mem=None):
-        """Boot a guest running `bash script args` (cwd: the repo root)."""
+    def run(self, script, args=(), kernel="6.1", timeout=240, env=None, smp=None, mem=None,
+            tls=False):
+        """Boot a guest running `bash script args` (cwd: the repo root); tls: with the
+        TLS user space ready (setup.sh --tls)."""
         self._session.prepare(kernel)
+        if tls:
+            self._session.prepare_tls()
         out = self._outdir(kernel)
         cmd = [str(RUN_SH), "--kernel", kernel, "--timeout", str(timeout), "--out", str(out)]
         if smp:
@@ -258,6 +274,10 @@ def pytest_terminal_summary(terminalreporter):
         kpkg = TB_DIR / "kernels" / series / "kpkg"
         if kpkg.exists():
             lines.append(f"{series}: {kpkg.read_text().strip()}")
+    versions = TB_DIR / "tls" / "versions"
+    if versions.exists():
+        tls = [x for x in versions.read_text().splitlines() if x.split()[0] in ("nvme-cli", "ktls-utils")]
+        lines.append(f"TLS user space (trixie): {', '.join(tls)}")
     if lines:
         terminalreporter.write_sep("-", "test bed kernels")
         for line in lines:

@@ -3,6 +3,7 @@
 # setup.sh - prepare the NVMe-oF test bed cache for one guest kernel.
 #
 #   tests/testbed/setup.sh [--kernel 6.1|6.12|7.3|5.10] [--refresh]
+#   tests/testbed/setup.sh --tls [--refresh]
 #
 # Idempotent: installs the Debian packages the test bed needs (only the missing
 # ones), fetches the Debian kernel package with `apt-get download` and unpacks
@@ -31,6 +32,15 @@
 #   kpkg              the package it came from and its version (printed by the tests)
 #   initramfs.cpio.gz busybox + the modules needed to mount the 9p root
 #
+# --tls: the user space NVMe/TCP with TLS needs, which Debian 12 lacks (its
+# nvme-cli 2.3 has no --tls; no ktls-utils): trixie's nvme-cli and tlshd
+# (ktls-utils) with the libraries they link, trixie's C library among them,
+# unpacked with `dpkg -x` into tls/root/ and run through trixie's own
+# dynamic loader by the wrappers tls/bin/nvme and tls/bin/tlshd.  Every
+# library the two need must come from tls/root: setup fails naming any that
+# does not.  About 13 MB; nothing is installed.
+#   tls/root/  tls/bin/{nvme,tlshd}  tls/versions (the packages and versions)
+#
 # Env: TB_KPKG pins the kernel package (e.g. linux-image-6.1.0-57-amd64).
 set -euo pipefail
 
@@ -38,6 +48,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 TB_DIR=${NTPROF_TB_DIR:-/var/tmp/ntprof-testbed}
 SERIES=6.1
 REFRESH=0
+TLS=0
+# trixie's user space for TLS, the binaries first; the libraries they link follow
+TLS_PKGS="ktls-utils nvme-cli libnvme1t64"
 
 # Packages the test bed needs on the host; the guest runs the host's user space.
 PKGS="qemu-system-x86 busybox-static kmod cpio nvme-cli fio jq iproute2 rdma-core
@@ -62,12 +75,14 @@ while [ $# -gt 0 ]; do
 	--kernel) SERIES=${2:?}; shift 2 ;;
 	--kernel=*) SERIES=${1#*=}; shift ;;
 	--refresh) REFRESH=1; shift ;;
+	--tls) TLS=1; SERIES=tls; shift ;;
 	-h|--help) usage ;;
 	*) echo "setup.sh: error: unknown argument '$1'" >&2; usage ;;
 	esac
 done
 case "$SERIES" in
 6.1) SUITE= ;;
+tls) SUITE=trixie ;;
 6.12) SUITE=bookworm-backports ;;
 7.3) SUITE=trixie-backports ;;
 5.10) SUITE=bullseye-security ;;
@@ -270,6 +285,74 @@ build_initramfs() {
 	rm -rf "$ir"
 }
 
+# the package and its Depends that are libraries, recursively (libc6 included)
+tls_closure() {
+	local todo="$*" seen=" " p d
+
+	while [ -n "$todo" ]; do
+		set -- $todo
+		p=$1
+		shift
+		todo="$*"
+		case "$seen" in *" $p "*) continue ;; esac
+		seen="$seen$p "
+		for d in $(suite_apt apt-cache depends --no-recommends --no-suggests --no-conflicts \
+				--no-breaks --no-replaces --no-enhances "$p" 2>/dev/null |
+			   awk '$1 == "Depends:" || $1 == "PreDepends:" { print $2 }' |
+			   grep -E '^(lib|zlib)' | grep -v '^<'); do
+			todo="$todo $d"
+		done
+	done
+	echo $seen
+}
+
+tls_wrapper() {
+	local name=$1 bin=$2 dir=$TB_DIR/tls
+
+	cat > "$dir/bin/$name" <<-EOF
+	#!/bin/sh
+	# $name of Debian 13 (trixie) on this machine's user space: its own loader and libraries
+	exec $dir/root/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 \\
+		--library-path $dir/root/usr/lib/x86_64-linux-gnu $dir/root$bin "\$@"
+	EOF
+	chmod +x "$dir/bin/$name"
+}
+
+tls_main() {
+	local t0=$SECONDS dir=$TB_DIR/tls tmp pkgs p lib missing=""
+
+	if [ -x "$dir/bin/tlshd" ] && [ -x "$dir/bin/nvme" ] && [ -f "$dir/versions" ] && [ "$REFRESH" = 0 ]; then
+		log "TLS user space ready in $dir"
+		return 0
+	fi
+	pkgs=$(tls_closure $TLS_PKGS)
+	tmp=$(mktemp -d "$TB_DIR/dl.XXXXXX")
+	log "downloading $pkgs"
+	# shellcheck disable=SC2086 # a list of package names
+	(cd "$tmp" && suite_apt apt-get download -q=2 -o APT::Sandbox::User=root $pkgs) ||
+		die "apt-get download $pkgs failed"
+	rm -rf "$dir"
+	mkdir -p "$dir/root" "$dir/bin"
+	: > "$dir/versions"
+	for p in "$tmp"/*.deb; do
+		dpkg -x "$p" "$dir/root"
+		dpkg-deb -W --showformat='${Package} ${Version}\n' "$p" >> "$dir/versions"
+	done
+	rm -rf "$tmp"
+	tls_wrapper nvme /usr/sbin/nvme
+	tls_wrapper tlshd /usr/sbin/tlshd
+	# every library the two link must be trixie's: a Debian 12 one would not fit its libc
+	for p in usr/sbin/nvme usr/sbin/tlshd; do
+		for lib in $(readelf -d "$dir/root/$p" | awk '/NEEDED/ { gsub(/[][]/, "", $5); print $5 }'); do
+			[ -e "$dir/root/usr/lib/x86_64-linux-gnu/$lib" ] || missing="$missing $lib ($p)"
+		done
+	done
+	[ -z "$missing" ] || die "TLS user space: not in trixie's packages fetched:$missing"
+	"$dir/bin/nvme" version >/dev/null 2>&1 ||
+		die "TLS user space: $dir/bin/nvme does not run: $("$dir/bin/nvme" version 2>&1 | head -n 2)"
+	log "TLS user space ($(grep -E '^(nvme-cli|ktls-utils) ' "$dir/versions" | paste -sd, )) ready in $dir ($((SECONDS - t0)) s)"
+}
+
 main() {
 	local t0=$SECONDS kpkg kver kdir
 
@@ -279,6 +362,10 @@ main() {
 	flock 9
 	install_packages
 	suite_setup
+	if [ "$TLS" = 1 ]; then
+		tls_main
+		return
+	fi
 	kpkg=$(resolve_kpkg)
 	kver=${kpkg#linux-image-}
 	kdir=$TB_DIR/kernels/$SERIES
