@@ -247,9 +247,31 @@ static void btf_member__path__through_anonymous_members(void **state)
 	btf__free(b);
 }
 
+/* /sys/kernel/debug/sched/preempt: the model in parentheses, whatever the others */
+static void preempt_model__the_one_in_parentheses(void **state)
+{
+	char m[16];
+
+	(void)state;
+	assert_int_equal(ntp_probe__preempt_model(write_syms("none voluntary (full) lazy\n"), m,
+						  sizeof(m)), 0);
+	assert_string_equal(m, "full");
+	assert_int_equal(ntp_probe__preempt_model(write_syms("full (lazy)\n"), m, sizeof(m)), 0);
+	assert_string_equal(m, "lazy");
+	assert_int_equal(ntp_probe__preempt_model(write_syms("none (voluntary) full\n"), m, sizeof(m)),
+			 0);
+	assert_string_equal(m, "voluntary");
+	assert_int_equal(ntp_probe__preempt_model(write_syms("voluntary full\n"), m, sizeof(m)),
+			 -EINVAL);
+	assert_int_equal(ntp_probe__preempt_model(write_syms("(a-long-model-name)\n"), m, 8), -EINVAL);
+	unlink(path);
+	assert_int_equal(ntp_probe__preempt_model("/nonexistent/preempt", m, sizeof(m)), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(preempt_model__the_one_in_parentheses),
 		cmocka_unit_test(btf_func_proto__words__both_nvmet_req_init),
 		cmocka_unit_test(btf_tp_proto__words__without_the_context),
 		cmocka_unit_test(proto_fits__changed_prototype__refused),
