@@ -8,8 +8,11 @@
 #   make check-asan   unit + integration tests on an ASan + UBSan build (build-asan/)
 #   make check-fuzz   the readers' fuzzer (libFuzzer, build-fuzz/) over its corpus; fuzz-run mutates
 #   make check-bpf    BPF tests on a loop device (root)
+#   make deb          the Debian package, in build/deb/ (dpkg-buildpackage)
+#   make check-package  the package: lintian, and installed in a fresh Debian root (root)
 #   make check-testbed  the NVMe-oF test bed tests (root, QEMU)
 #   make test         all of the above: what CI runs
+#   make install      ntprof, man pages, bash completion (PREFIX=/usr/local, DESTDIR); uninstall
 #   make demo         boot the test bed and show ntprof on loopback NVMe/TCP (DEMO_TRANSPORT=rdma: NVMe/RDMA)
 #   V=1               show the commands
 #   TEST_JOBS=N, TB_JOBS=N  pytest workers of the integration tests (default: the CPUs) and of
@@ -22,9 +25,24 @@ CLANG     ?= clang
 BPFTOOL   ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 RST2MAN   ?= rst2man
 PYTHON    ?= /usr/bin/python3
+# where make install puts things (DESTDIR before each: a staging root)
 PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+MANDIR    ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 
-VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
+# the release version (semantic): the file VERSION is its one source, read here
+# and by the Debian package (debian/rules).  GIT_DESCRIBE is what git describe
+# says of a checkout, shown beside it; empty outside a checkout (a source
+# tarball, the Debian package's build tree, which gets it from make deb).
+VERSION      := $(shell cat VERSION)
+ifeq ($(origin GIT_DESCRIBE),undefined)
+GIT_DESCRIBE := $(shell test -e .git && git describe --tags --always --long --dirty 2>/dev/null)
+endif
+ifeq ($(shell echo '$(VERSION)' | grep -Ex '[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?'),)
+$(error VERSION: '$(VERSION)' is not a semantic version such as 1.2.3)
+endif
 
 ifeq ($(V),1)
 Q =
@@ -69,17 +87,19 @@ MANS      := $(foreach f,$(MAN_SRCS),$(OUT)/man/$(basename $(notdir $(f))).$(cal
 # keep the BPF objects and skeletons: they are intermediates of pattern chains
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 .PHONY: all deps check check-unit check-integration check-layers check-asan check-bpf check-testbed test demo \
+        check-package \
         fuzz check-fuzz fuzz-run \
-        bench install clean depcheck man
+        bench install uninstall clean depcheck man completion deb
 
-all: depcheck $(OUT)/ntprof man
+all: depcheck $(OUT)/ntprof man completion
 
 # ---- dependency checks: name the Debian package that is missing ---------------
 DEBIAN_BUILD_DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
                      libsqlite3-dev sqlite3 pkg-config python3-docutils
 DEBIAN_TEST_DEPS  := libcmocka-dev python3-pytest python3-pytest-xdist python3-jsonschema protobuf-compiler \
 		     python3-protobuf \
-		     libclang-rt-14-dev chromium fonts-dejavu-core
+		     libclang-rt-14-dev chromium fonts-dejavu-core shellcheck \
+		     debhelper lintian mmdebstrap
 depcheck:
 	@command -v $(CLANG) >/dev/null || { echo "error: clang not found: apt-get install clang (or: make deps)"; exit 1; }
 	@test -x "$(BPFTOOL)" || { echo "error: bpftool not found: apt-get install bpftool (or: make deps)"; exit 1; }
@@ -119,17 +139,19 @@ $(OUT)/lib/ntp/db_schema.c: schema/ntp.sql
 
 $(OUT)/lib/cli/version.c: FORCE
 	@mkdir -p $(dir $@)
-	$(Q)echo 'const char ntp_version_string[] = "$(VERSION)";' > $@.tmp; \
+	$(Q){ echo '/* generated from VERSION and git describe */'; \
+	      echo 'const char ntp_version_string[] = "$(VERSION)";'; \
+	      echo 'const char ntp_version_git[] = "$(GIT_DESCRIBE)";'; } > $@.tmp; \
 	cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 $(OUT)/%.o: %.c | $(SKELS)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(OUT)/%.o: $(OUT)/%.c
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(OUT)/libntprof.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
@@ -137,7 +159,7 @@ $(OUT)/libntprof.a: $(LIB_OBJS)
 
 $(OUT)/ntprof: $(CMD_OBJS) $(OUT)/libntprof.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # ---- man pages -----------------------------------------------------------------
 man: $(MANS)
@@ -151,16 +173,46 @@ $(OUT)/man/%.7: Documentation/%.rst | $(OUT)/man
 	$(call msg,MAN,$@)
 	$(Q)$(RST2MAN) --halt=warning $< $@
 
+# ---- shell completion ------------------------------------------------------------
+# contrib/completion/ntprof.bash's functions, then the option tables the built
+# binary prints from its own (so the build runs it: no cross-building)
+COMPLETION := $(OUT)/completion/ntprof.bash
+completion: $(COMPLETION)
+$(COMPLETION): contrib/completion/ntprof.bash $(OUT)/ntprof
+	@mkdir -p $(dir $@)
+	$(call msg,GEN,$@)
+	$(Q){ cat $<; $(OUT)/ntprof help --completion-tables bash; } > $@.tmp && mv $@.tmp $@
+
+# ---- the Debian package -----------------------------------------------------------
+# dpkg-buildpackage -b on a copy of the tree (its files as they are now) in
+# build/deb/ntprof-VERSION/, so that debhelper's clean and build touch
+# nothing here; the .deb, .changes and .buildinfo go to build/deb/.  The copy
+# is no checkout: GIT_DESCRIBE is handed to its make.
+DEB_DIR := $(OUT)/deb
+DEB_SRC := $(DEB_DIR)/ntprof-$(VERSION)
+deb:
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_SRC)
+	if [ -e .git ]; then \
+		git ls-files -z --cached --others --exclude-standard | \
+			tar --null --no-recursion -T - -cf - | tar -xf - -C $(DEB_SRC); \
+	else \
+		tar --exclude='./build*' -cf - . | tar -xf - -C $(DEB_SRC); \
+	fi
+	cd $(DEB_SRC) && GIT_DESCRIBE='$(GIT_DESCRIBE)' dpkg-buildpackage -us -uc -b -J
+	rm -rf $(DEB_SRC)
+	@ls -1 $(DEB_DIR)
+
 # ---- tests ----------------------------------------------------------------------
 $(OUT)/tests/%: tests/unit/%.c $(OUT)/libntprof.a
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< $(OUT)/libntprof.a $(LDLIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(OUT)/libntprof.a $(LDLIBS) -lcmocka -o $@
 
 $(OUT)/bench/%: bench/%.c $(OUT)/libntprof.a
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< $(OUT)/libntprof.a $(LDLIBS) -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(OUT)/libntprof.a $(LDLIBS) -o $@
 
 # benchmarks print figures; they assert nothing about time (bench/README.md)
 bench: $(OUT)/ntprof $(BENCH_BINS)
@@ -175,7 +227,7 @@ check-unit: $(UNIT_BINS)
 TEST_JOBS ?= $(shell nproc)
 TB_JOBS   ?= $(shell n=$$(nproc); echo $$((n < 4 ? n : 4)))
 
-check-integration: $(OUT)/ntprof
+check-integration: $(OUT)/ntprof $(COMPLETION)
 	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra -n $(TEST_JOBS) tests/integration
 
 # the layer order of lib/ is the table at the top of tests/integration/test_layers.py
@@ -208,7 +260,7 @@ fuzz-run: fuzz
 $(OUT)/fuzz/%: tests/fuzz/%.c $(OUT)/libntprof.a
 	@mkdir -p $(dir $@)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer $< $(OUT)/libntprof.a $(LDLIBS) -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -fsanitize=fuzzer $< $(OUT)/libntprof.a $(LDLIBS) -o $@
 
 $(OUT)/seeds/.done: tests/fuzz/make_seeds.py tests/integration/ntpgen.py schema/ntp.sql
 	$(Q)$(PYTHON) tests/fuzz/make_seeds.py $(dir $@)
@@ -219,24 +271,43 @@ $(OUT)/seeds/.done: tests/fuzz/make_seeds.py tests/integration/ntpgen.py schema/
 check-asan:
 	$(MAKE) OUT=build-asan SAN="$(SAN_FLAGS)" check-unit check-integration
 
+# the package (make deb): lintian, make install against it, and installed into a
+# fresh Debian root (mmdebstrap; cached in /var/tmp/ntprof-pkgtest) where ntprof
+# runs: root and the network (tests/package/conftest.py)
+check-package: deb all
+	NTPROF_DEB_DIR=$(abspath $(DEB_DIR)) $(PYTHON) -m pytest -ra --durations=0 tests/package
+
 check-bpf: $(OUT)/ntprof
 	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra -m bpf tests/bpf
 
 check-testbed: $(OUT)/ntprof
 	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra -n $(TB_JOBS) --durations=0 tests/testbed
 
-test: check check-asan check-fuzz check-bpf check-testbed
+test: check check-package check-asan check-fuzz check-bpf check-testbed
 
 demo: all
 	NTPROF=$(abspath $(OUT)/ntprof) tests/testbed/demo.sh
 
+# systemd units, when the tree has some (contrib/systemd/): installed, never enabled
+UNITS := $(wildcard contrib/systemd/*.service contrib/systemd/*.socket contrib/systemd/*.timer)
+
 install: all
-	install -D -m 0755 $(OUT)/ntprof $(DESTDIR)$(PREFIX)/bin/ntprof
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
-		$(DESTDIR)$(PREFIX)/share/man/man7
-	install -m 0644 $(filter %.1,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 0644 $(filter %.5,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man5/
-	install -m 0644 $(filter %.7,$(MANS)) $(DESTDIR)$(PREFIX)/share/man/man7/
+	install -D -m 0755 $(OUT)/ntprof $(DESTDIR)$(BINDIR)/ntprof
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
+	install -m 0644 $(filter %.1,$(MANS)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(filter %.5,$(MANS)) $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 $(filter %.7,$(MANS)) $(DESTDIR)$(MANDIR)/man7/
+	install -D -m 0644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/ntprof
+ifneq ($(UNITS),)
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	install -m 0644 $(UNITS) $(DESTDIR)$(SYSTEMDUNITDIR)/
+endif
+
+# what install put there, and nothing else (the directories stay: others share them)
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ntprof $(DESTDIR)$(BASHCOMPDIR)/ntprof \
+		$(foreach m,$(MANS),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
+		$(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(notdir $(UNITS)))
 
 $(OUT) $(OUT)/bpf $(OUT)/man:
 	@mkdir -p $@

@@ -8,9 +8,9 @@
 # `ntprof report HOST TARGET` with /usr/bin/time: median wall clock, CPU
 # time and peak RSS of ROUNDS runs each, and the ratios joined / host-only:
 # the wall clock's of each round's two runs, paired (their median, and the
-# smallest and largest: this machine's speed moves between rounds, and a
-# ratio of two medians taken minutes apart moves with it), the memory's of
-# the medians.
+# smallest and largest: a shared machine's speed moves between rounds, and
+# a ratio of two medians taken minutes apart moves with it), the memory's
+# of the medians.
 # Each pair is written back (sync) and reported once each way, untimed,
 # before the rounds.
 # Also checks that the joined report matched every command.  Asserts

@@ -16,7 +16,7 @@
 # ns is one guest instruction, and every figure repeats from run to run
 # whatever else the build machine runs.  ICOUNT=0 boots ordinary TCG (or KVM).
 # Needs root, QEMU and the test bed's cache (tests/testbed/setup.sh, run by
-# run.sh when missing).  Results of a run: bench/testbed-results.md.
+# run.sh when missing).  The latest figures: bench/README.md.
 #
 #   bench/bench_testbed.sh [BUILD_DIR]
 #       KERNELS="6.1 6.12"  guest kernels       PARTS="bpf fio"  what to measure
@@ -79,7 +79,7 @@ for k in $KERNELS; do
 		if [ "$ICOUNT" = 1 ]; then
 			opts+=(--icount)
 			# 6.1 hangs bringing up its second CPU under -icount
-			# (bench/testbed-results.md); one vCPU loses nothing there, as
+			# (bench/README.md); one vCPU loses nothing there, as
 			# all vCPUs share one host thread and one instruction clock
 			[ "$k" = 6.1 ] && opts+=(--smp 1)
 		fi

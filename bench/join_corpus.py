@@ -5,7 +5,10 @@
     bench/join_corpus.py gen DIR            # writes DIR/<case>/*.ntp (ntpgen.py)
     bench/join_corpus.py run DIR NTPROF OUT # OUT/<case>.<output> for every case
 
-Then `diff -r OUT_OLD OUT_NEW` shows every output that changed.  The cases
+Then `diff -r OUT_OLD OUT_NEW` shows every output that changed.  With EVERY=1 the
+run covers every reading command (report in each form, dump, series, export, compare)
+on every kind of recording: each case's files joined, each file alone, and the
+joined recording `ntprof join` writes of them.  The cases
 vary what the join must get right: offsets and drifts, one clock, reused
 keys, several hosts on one target, one host on two targets (with the same
 cntlid and block addresses on both links, so that only the binding of a
@@ -13,8 +16,11 @@ controller to its target tells the keys apart), NVMe/RDMA, lost samples
 and records no offset can pair.
 """
 
+import hashlib
+import os
 import re
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 
@@ -22,6 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "integrat
 import ntpgen  # noqa: E402
 
 G = ntpgen.DEFAULT_JGROUPS
+# EVERY=1: every reading command on every kind of recording (report, dump, series, export,
+# compare; each file alone and as ntprof join writes it), not only the join's four outputs
+EVERY = os.environ.get("EVERY") == "1"
 J = ntpgen.JGroup
 
 
@@ -83,9 +92,48 @@ def gen(d):
                                links, **kw)
 
 
+def _save(out, name, r, extra=b""):
+    # the version differs between any two builds: not an output of the read side
+    stdout = re.sub(rb'"(ntprof_version|recorded_by)": ?"[^"]*"', rb'"\1":"-"', r.stdout)
+    (out / name).write_bytes(b"rc %d\n" % r.returncode + stdout + extra + b"--stderr--\n" +
+                             r.stderr)
+
+
+def _runs(files, tmp):
+    """(output name, arguments) of every reading command on these files"""
+    runs = [("report", ["report"]), ("report_json", ["report", "-j", "-"]),
+            ("detail", ["report", "-S", "detail"]), ("dump", ["dump"])]
+    if EVERY:
+        runs += [("detail_json", ["report", "-S", "detail", "-j", "-"]),
+                 ("tidy", ["report", "-t", ","]), ("hist", ["report", "--histogram"]),
+                 ("sorted", ["report", "--sort", "p99", "-F", "n,mean,p99"]),
+                 ("filtered", ["report", "--io-type", "read", "--time", "1,"]),
+                 ("series", ["series"]), ("series_json", ["series", "-j", "-"]),
+                 ("series_csv", ["series", "--csv", "-"]),
+                 ("export", ["export", "-o", str(tmp / "x.pftrace")])]
+    return [(n, a + files) for n, a in runs]
+
+
+def _run_all(ntprof, cd, out, prefix, files, tmp):
+    for what, args in _runs(files, tmp):
+        trace = tmp / "x.pftrace"
+        trace.unlink(missing_ok=True)
+        r = subprocess.run([ntprof] + args, capture_output=True, cwd=cd)
+        extra = b""
+        if what == "export" and trace.exists():
+            extra = b"trace sha256 " + hashlib.sha256(trace.read_bytes()).hexdigest().encode() + b"\n"
+        _save(out, f"{prefix}.{what}", r, extra)
+
+
 def run(d, ntprof, out):
+    # the commands run in each case's folder: the files are named whole
+    d = Path(d).resolve()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    # one scratch folder, whatever OUT: its paths appear in the outputs
+    tmp = Path(tempfile.gettempdir()) / "ntprof-join-corpus"
+    tmp.mkdir(exist_ok=True)
+    runs = {}
     for name, hs, ts, _, _ in cases():
         cd = Path(d) / name
         files = []
@@ -93,15 +141,30 @@ def run(d, ntprof, out):
             if p not in files:
                 files.append(p)
         files = [str(cd / f"{p}.ntp") for p in files]
-        runs = {"report": ["report"], "report_json": ["report", "-j", "-"],
-                "detail": ["report", "-S", "detail"], "dump": ["dump"]}
-        for what, args in runs.items():
-            r = subprocess.run([ntprof] + args + files, capture_output=True, text=True,
-                               cwd=cd)
-            # the version differs between any two builds: not an output of the join
-            stdout = re.sub(r'"ntprof_version":"[^"]*"', '"ntprof_version":"-"', r.stdout)
-            (out / f"{name}.{what}").write_text(f"rc {r.returncode}\n{stdout}--stderr--\n"
-                                               f"{r.stderr}")
+        runs[name] = files
+        _run_all(ntprof, cd, out, name, files, tmp)
+        if not EVERY:
+            continue
+        # each recording alone: a host, a target or a "-r both" recording
+        for f in files if len(files) > 1 else []:
+            _run_all(ntprof, cd, out, f"{name}.{Path(f).stem}", [f], tmp)
+        # the recording ntprof join makes of one host and one target side
+        if len(hs) == 1 and len(ts) == 1:
+            jf = tmp / f"{name}.joined.ntp"
+            jf.unlink(missing_ok=True)
+            r = subprocess.run([ntprof, "join", "-o", str(jf)] + files, capture_output=True)
+            _save(out, f"{name}.join", r)
+            if jf.exists():
+                _run_all(ntprof, cd, out, f"{name}.joined", [str(jf)], tmp)
+    if EVERY:
+        # compare: two runs of the same kind, joined and each side alone
+        for a, b in (("pair1", "pair2"), ("rdma", "rdma_heavy"), ("both", "both_heavy")):
+            for label, x, y in ((a + "-" + b, ",".join(runs[a]), ",".join(runs[b])),
+                                (a + "-" + b + ".host", runs[a][0], runs[b][0])):
+                for what, args in (("compare", []), ("compare_json", ["-j", "-"]),
+                                   ("compare_tidy", ["-t", ","])):
+                    r = subprocess.run([ntprof, "compare"] + args + [x, y], capture_output=True)
+                    _save(out, f"{label}.{what}", r)
 
 
 if __name__ == "__main__":

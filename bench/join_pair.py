@@ -11,7 +11,7 @@ then SQL repeats its rows with shifted times until each side holds N:
   rare   every command has its own block address, and each copy moves them,
          so a key (cid, slba, nlb, ...) is as rare as in a real recording;
   heavy  ntpgen's own keys (cid = i % 8, three block addresses) in every
-         copy: each key repeats about N / 50 times.
+         copy: each of its 72 keys repeats about N / 72 times.
 
 A copy k is shifted by k x the base's duration on the host and by that
 times (1 + drift) on the target, so the clocks keep one line.  With heavy

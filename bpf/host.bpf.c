@@ -270,7 +270,7 @@ static __always_inline void read_names(struct request *rq, struct ntp_host_event
  * keeps saved around it) but one locked add to a slot of a global array,
  * the slot of the CPU (modulo NTP_SEEN_SLOTS), alone on its cache line.
  * The CPU's number is a helper that 6.10's verifier inlines into one
- * load, where reading the command's queue through the request took two
+ * load, where the command's queue through the request would be two
  * checked loads; it is called last on the unsampled path (in the sampled
  * path's own function for a sampled command), where no value has to
  * survive it.  Exact, as any atomic count is; user space adds the slots

@@ -45,11 +45,11 @@ static __always_inline void count(__u32 which)
 /*
  * When a collector wakes its reader.  A wakeup from the completion path lets
  * the reader preempt the kernel thread before the request completes to the
- * block layer: latency that ntprof itself adds and then does not see
- * (measured in the test bed: nvme_complete_rq to blk_mq_end_request went from
- * 41 us to 363 us per command at -s 1, and ntprof's mean fell ~10% below
- * btt's Q2C).  So the reader is woken only when a lot is waiting; it polls
- * with a timeout and consumes what is there (lib/collect/bpf_reader.c).
+ * block layer: latency that ntprof itself adds and then does not see (at
+ * -s 1, nvme_complete_rq to blk_mq_end_request nine times as long, and
+ * ntprof's mean below btt's Q2C: bench/README.md).  So the reader is woken
+ * only when a lot is waiting; it polls with a timeout and consumes what is
+ * there (lib/collect/bpf_reader.c).
  */
 #define NTP_RB_WAKEUP_BYTES (1 << 20)
 

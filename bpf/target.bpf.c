@@ -631,10 +631,10 @@ static __always_inline void count_fabric(struct nvmet_req *req, const bool btf)
  * recursion miss for it: the probe itself is skipped), and nvmet completes
  * a command where the backend completes it: in null_blk's timer, a disk's
  * interrupt, which may land in the middle of one of ours.  The kprobe on
- * nvmet_req_complete then passes unseen (TCP, 6.12 test bed, reads at
- * queue depth 16: 9.6% of the commands had no t_cmpl, and their storage
- * showed as 0).  A tracepoint program only excludes itself; fentry
- * programs exclude only themselves too.
+ * nvmet_req_complete then passes unseen, and the command would have no
+ * t_cmpl and a storage time of 0 (up to a tenth of the commands at queue
+ * depth 16: bench/README.md).  A tracepoint program only excludes itself;
+ * fentry programs exclude only themselves too.
  */
 static __always_inline void cmpl_tp_body(struct nvmet_req *req, const bool btf)
 {

@@ -16,7 +16,7 @@
 #include "cmd/cmd.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/cli/json.h"
+#include "lib/fmt/json.h"
 #include "lib/cli/opt.h"
 #include "lib/cli/outfile.h"
 #include "lib/collect/attach_plan.h"
@@ -290,9 +290,14 @@ int cmd_check(int argc, const char **argv)
 		ntp_error("unexpected argument '%s': usage: %s", argv[0], usage[0]);
 		return NTP_EXIT_USAGE;
 	}
-	if (!ntp_probe__bpf_privileged()) {
-		ntp_error("needs root (or CAP_BPF and CAP_PERFMON): it loads the BPF programs");
-		return NTP_EXIT_NOPERM;
+	rc = ntp_cmd__check_privileges("check");
+	if (rc)
+		return rc;
+	/* without the kernel's BTF no collector loads: that one fact, not a table of noes */
+	if (!ntp_probe__vmlinux_btf()) {
+		ntp_error("kernel lacks BTF: /sys/kernel/btf/vmlinux is missing "
+			  "(needs CONFIG_DEBUG_INFO_BTF)");
+		return NTP_EXIT_UNSUPPORTED;
 	}
 
 	check_kernel(&k);

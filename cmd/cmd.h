@@ -8,6 +8,8 @@
 
 #include <stdio.h>
 
+struct ntp_option;
+
 int cmd_record(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
@@ -29,15 +31,31 @@ struct cmd_struct {
 
 enum cmd_flags {
 	CMD_NEEDS_ROOT = 1 << 0,        /* needs root, or CAP_BPF + CAP_PERFMON */
+	/* what its operands are, for shell completion (none of these: it takes none) */
+	CMD_ARGS_RECORDINGS = 1 << 1,   /* .ntp files (compare: also pairs joined by a comma) */
+	CMD_ARGS_WORKLOAD = 1 << 2,     /* a command line to run (record) */
+	CMD_ARGS_COMMAND = 1 << 3,      /* the name of an ntprof command (help) */
 };
 
+/*
+ * A command of CMD_NEEDS_ROOT, once its options are parsed (its --help
+ * needs nothing): NTP_EXIT_NOPERM after one line when the process lacks
+ * root or CAP_BPF and CAP_PERFMON, else 0.
+ */
+int ntp_cmd__check_privileges(const char *name);
 /* exact match only, NULL if none */
 const struct cmd_struct *ntp_cmd__find(const char *name);
 /* "ntprof: error: unknown command 'x'; did you mean 'y'?" (returns NTP_EXIT_USAGE) */
 int ntp_cmd__unknown(const char *name);
 /* the top-level usage, global options and the list of commands (ntprof --help) */
 void ntp_cmd__usage(FILE *f);
+/* the commands[] table, ended by a row with a NULL name, and ntprof's own options */
+const struct cmd_struct *ntp_cmd__table(void);
+const struct ntp_option *ntp_cmd__main_options(void);
 
 #include "lib/cli/version.h"
+
+/* "ntprof version 0.9.0 (git ...)": the first line of `ntprof version` and --version */
+void ntp_version__print(FILE *f);
 
 #endif

@@ -11,9 +11,10 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
+#include "lib/model/model_filter_opt.h"
 #include "lib/compare/compare.h"
 #include "lib/compare/compare_model.h"
-#include "lib/report/report_outopts.h"
+#include "lib/core/stat_table.h"
 
 static const char *const compare_usage[] = {
 	"ntprof compare [options] BASELINE NEW",
@@ -36,11 +37,14 @@ static int parse_stats(const struct ntp_option *opt, const char *arg)
 		return -1;
 	}
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int s = ntp_compare__stat_parse(tok);
+		int s = ntp_stat__find(tok, strlen(tok), NTP_STAT_CHANGE);
 
 		if (s < 0) {
-			ntp_error("invalid value '%s' for option '--%s': expected mean, p50, p90, "
-				  "p99 or p99.9, comma-separated", tok, opt->long_name);
+			char all[128];
+
+			ntp_stat__list(NTP_STAT_CHANGE, all, sizeof(all));
+			ntp_error("invalid value '%s' for option '--%s': expected %s, comma-separated",
+				  tok, opt->long_name, all);
 			free(copy);
 			return -1;
 		}
@@ -67,17 +71,17 @@ static int parse_rule(const struct ntp_option *opt, const char *rule,
 	const char *eq = strchr(rule, '='), *pct = eq ? eq + 1 : rule;
 	char left[64] = "", *dot;
 	struct ntp_option popt = *opt;
-	int stat = NTP_CMP_MEAN;
+	int stat = NTP_STAT_MEAN;
 
 	snprintf(t->stage, sizeof(t->stage), "e2e");
 	if (eq) {
 		if ((size_t)(eq - rule) >= sizeof(left) || eq == rule)
 			goto bad;
 		memcpy(left, rule, (size_t)(eq - rule));
-		stat = ntp_compare__stat_parse(left);
+		stat = ntp_stat__find(left, strlen(left), NTP_STAT_CHANGE);
 		if (stat < 0 && (dot = strchr(left, '.'))) {
 			*dot = '\0';
-			stat = ntp_compare__stat_parse(dot + 1);
+			stat = ntp_stat__find(dot + 1, strlen(dot + 1), NTP_STAT_CHANGE);
 			if (!*left || strlen(left) >= sizeof(t->stage))
 				goto bad;
 			snprintf(t->stage, sizeof(t->stage), "%s", left);
@@ -89,10 +93,14 @@ static int parse_rule(const struct ntp_option *opt, const char *rule,
 	popt.value = &t->pct;
 	popt.max = 0;
 	return ntp_opt__percent(&popt, pct);
-bad:
-	ntp_error("invalid value '%s' for option '--%s': expected [STAGE.][STAT=]PCT, STAT one of "
-		  "mean, p50, p90, p99, p99.9 (e.g. storage.p99=10)", rule, opt->long_name);
-	return -1;
+bad: {
+		char all[128];
+
+		ntp_stat__list(NTP_STAT_CHANGE, all, sizeof(all));
+		ntp_error("invalid value '%s' for option '--%s': expected [STAGE.][STAT=]PCT, STAT "
+			  "one of %s (e.g. storage.p99=10)", rule, opt->long_name, all);
+		return -1;
+	}
 }
 
 /* --threshold RULE[,RULE]: each given adds its rules */
@@ -137,7 +145,7 @@ int cmd_compare(int argc, const char **argv)
 		NTP_OPT_CALLBACK(0, "stat", &o.stats, "STAT[,STAT]",
 				 "statistics to compare: mean, p50, p90, p99, p99.9 "
 				 "(default: mean,p99)",
-				 parse_stats),
+				 parse_stats, .values = ntp_stat__names(NTP_STAT_CHANGE)),
 		NTP_OPT_BOOL(0, "formula", &o.formula, "show the arithmetic behind every value"),
 		NTP_OPT_CALLBACK(0, "threshold", &o, "[STAGE.][STAT=]PCT[,...]",
 				 "exit 11 when a statistic grew significantly by more than PCT% "
@@ -145,6 +153,12 @@ int cmd_compare(int argc, const char **argv)
 		{ .type = NTP_OPT_TYPE_UINT, .long_name = "min-n", .value = &o.min_n,
 		  .argh = "N", .min = 2, .max = 1000000000, .is_set = &o.min_n_set,
 		  .help = "test a change only with at least N commands in both runs (default 10)" },
+		{ .type = NTP_OPT_TYPE_CALLBACK, .long_name = "min-change", .value = &o.floor_pct,
+		  .argh = "PCT", .is_set = &o.floor_pct_set, .cb = ntp_opt__percent,
+		  .help = "a change counts only from PCT% of its baseline up (default 5)" },
+		{ .type = NTP_OPT_TYPE_UINT, .long_name = "min-change-ns", .value = &o.floor_ns,
+		  .argh = "NS", .min = 0, .max = 1000000000000, .is_set = &o.floor_ns_set,
+		  .help = "a change counts only from NS nanoseconds up (default 1000)" },
 		NTP_OPT_CHOICE('S', "stages", &o.stages, "VIEW",
 			       "summary: the main stages (default); detail: the finer sub-stages",
 			       stage_views),
@@ -156,7 +170,7 @@ int cmd_compare(int argc, const char **argv)
 		NTP_OPT_CALLBACK(0, "sort", &o.sort, "KEY[,KEY]",
 				 "order the groups by the change (new - baseline) of [STAGE.]STAT, "
 				 "largest growth first; KEY:asc for the largest drop first",
-				 ntp_report_sort__opt),
+				 ntp_report_sort__opt, .values = ntp_stat__names(NTP_STAT_SORT)),
 		NTP_OPT_STRING('t', "field-separator", &o.field_separator, "SEP",
 			       "the rows in long form, one per group, stage and statistic, "
 			       "fields separated by SEP (e.g. ',')"),
@@ -183,7 +197,5 @@ int cmd_compare(int argc, const char **argv)
 				  compare_usage[0]);
 		return NTP_EXIT_USAGE;
 	}
-	if (ntp_report__check_output(o.json_path, o.pretty, o.field_separator, o.quiet))
-		return NTP_EXIT_USAGE;
 	return ntp_compare__run(argv[0], argv[1], &o);
 }

@@ -2,13 +2,14 @@
 /*
  * ntprof dump: the sampled commands of a recording, or the joined commands
  * of host and target recordings, as CSV, for spreadsheets and scripts.
- * Documented in ntprof-dump(1); the work is in lib/report/report_dump.c.
+ * Documented in ntprof-dump(1); the work is in lib/dump/dump.c.
  */
 #include "cmd/cmd.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
-#include "lib/report/report_dump.h"
+#include "lib/model/model_filter_opt.h"
+#include "lib/dump/dump.h"
 
 static const char *const dump_usage[] = {
 	"ntprof dump [options] FILE",

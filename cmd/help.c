@@ -2,13 +2,74 @@
 /*
  * ntprof help [COMMAND]: the command list, or COMMAND's own --help, so that
  * "ntprof help X" and "ntprof X --help" can never print different text.
+ *
+ * Hidden, for the build: ntprof help --completion-tables bash prints every
+ * command's option table for the bash completion (lib/cli/complete.h).
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "cmd/cmd.h"
+#include "lib/cli/complete.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
+
+/* where the table hook writes the table of the command being read */
+struct table_reader {
+	const char *cmd;
+	enum ntp_complete_args args;
+	int tables;
+};
+
+static void read_table(void *ctx, const struct ntp_option *opts, unsigned int flags)
+{
+	struct table_reader *r = ctx;
+
+	ntp_complete__bash_table(stdout, r->cmd, r->args, opts);
+	r->tables++;
+}
+
+static enum ntp_complete_args operands(const struct cmd_struct *c)
+{
+	if (c->flags & CMD_ARGS_RECORDINGS)
+		return NTP_COMPLETE_ARGS_RECORDINGS;
+	if (c->flags & CMD_ARGS_WORKLOAD)
+		return NTP_COMPLETE_ARGS_WORKLOAD;
+	if (c->flags & CMD_ARGS_COMMAND)
+		return NTP_COMPLETE_ARGS_COMMAND;
+	return NTP_COMPLETE_ARGS_NONE;
+}
+
+/* each command run with the table hook set: it hands its table over and returns */
+static int completion_tables(void)
+{
+	const struct cmd_struct *table = ntp_cmd__table(), *c;
+	const char *names[32];
+	size_t n = 0;
+	int rc = NTP_EXIT_OK;
+
+	for (c = table; c->name && n + 1 < sizeof(names) / sizeof(names[0]); c++)
+		names[n++] = c->name;
+	names[n] = NULL;
+	ntp_complete__bash_begin(stdout, names);
+	ntp_complete__bash_table(stdout, NULL, NTP_COMPLETE_ARGS_NONE, ntp_cmd__main_options());
+	for (c = table; c->name; c++) {
+		struct table_reader r = { .cmd = c->name, .args = operands(c) };
+		const char *argv[] = { c->name, NULL };
+
+		ntp_opt__set_table_hook(read_table, &r);
+		c->fn(1, argv);
+		ntp_opt__set_table_hook(NULL, NULL);
+		if (r.tables != 1) {
+			ntp_error("internal error: command '%s' gave %d option tables, not one",
+				  c->name, r.tables);
+			rc = NTP_EXIT_FAILURE;
+		}
+	}
+	ntp_err__set_cmd("help");
+	return rc;
+}
 
 int cmd_help(int argc, const char **argv)
 {
@@ -16,7 +77,12 @@ int cmd_help(int argc, const char **argv)
 		"ntprof help [COMMAND]",
 		NULL,
 	};
+	static const char *const shells[] = { "bash", NULL };
+	const char *tables_for = NULL;
 	const struct ntp_option opts[] = {
+		NTP_OPT_CHOICE(0, "completion-tables", &tables_for, "SHELL",
+			       "the option tables for SHELL's completion script (the build's)", shells,
+			       .hidden = true),
 		NTP_OPT_END(),
 	};
 	const struct cmd_struct *cmd;
@@ -28,6 +94,13 @@ int cmd_help(int argc, const char **argv)
 		return NTP_EXIT_USAGE;
 	if (n == NTP_OPT_HELP)
 		return NTP_EXIT_OK;
+	if (tables_for) {
+		if (n > 0) {
+			ntp_error("unexpected argument '%s' with --completion-tables", argv[0]);
+			return NTP_EXIT_USAGE;
+		}
+		return completion_tables();
+	}
 	if (n == 0) {
 		ntp_cmd__usage(stdout);
 		return NTP_EXIT_OK;

@@ -17,7 +17,8 @@
 #include "lib/cli/opt.h"
 #include "lib/cli/outfile.h"
 #include "lib/join/join.h"
-#include "lib/report/report_paths.h"
+#include "lib/model/model_check.h"
+#include "lib/model/model_files.h"
 
 static const char *const join_usage[] = {
 	"ntprof join [options] -o FILE HOST.ntp TARGET.ntp",
@@ -44,7 +45,7 @@ static int check_output(const char *out, const char *const *paths, int n)
 		return NTP_EXIT_USAGE;
 	}
 	for (int i = 0; i < n; i++) {
-		if (ntp_report__same_file(out, paths[i])) {
+		if (ntp_outfile__same_file(out, paths[i])) {
 			ntp_error("%s: the output is a recording being joined: choose another -o FILE",
 				  out);
 			return NTP_EXIT_USAGE;
@@ -79,20 +80,23 @@ static void summary(const struct ntp_join *j, const char *out)
 
 static int join_write(const char *const *paths, int n, const struct join_opts *o)
 {
-	/* a "-r both" recording is paired anew, whatever pairing it holds */
-	const struct ntp_join_opts jo = { .fresh = 1 };
+	struct ntp_source *s = NULL;
+	struct ntp_join *j = NULL;
 	struct ntp_outfile of;
-	struct ntp_join *j;
 	int rc;
 
-	rc = ntp_report__check_twice(paths, n);
+	rc = ntp_model__check_twice(paths, n);
 	if (!rc)
 		rc = check_output(o->output, paths, n);
-	if (rc)
+	/* a "-r both" recording is paired anew, whatever pairing it holds */
+	if (!rc)
+		rc = ntp_source__open_files(&s, paths, n, true);
+	if (!rc)
+		rc = ntp_source__open_join(s, NULL, &j);
+	if (rc) {
+		ntp_source__close(s);
 		return rc;
-	rc = ntp_join__open(&j, paths, n, &jo);
-	if (rc)
-		return rc;
+	}
 	rc = ntp_join__run(j);
 	/* the new file is made beside FILE and takes its place only when whole */
 	if (!rc)
@@ -105,6 +109,7 @@ static int join_write(const char *const *paths, int n, const struct join_opts *o
 	if (!rc && !o->quiet)
 		summary(j, o->output);
 	ntp_join__close(j);
+	ntp_source__close(s);
 	return rc;
 }
 

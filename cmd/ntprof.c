@@ -14,22 +14,28 @@
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
 #include "lib/cli/pager.h"
+#include "lib/collect/kernel_probe.h"
+#include "lib/collect/kernel_probe.h"
 
 /*
  * One row per command; the summary is the NAME line of its man page.  Adding
  * a command is one row here, its cmd/<name>.c and Documentation/ntprof-<name>.rst.
  */
 static const struct cmd_struct commands[] = {
-	{ "record",  cmd_record,  "record NVMe-oF command latencies, stage by stage", CMD_NEEDS_ROOT },
-	{ "report",  cmd_report,  "report per-stage latencies from ntprof recordings", 0 },
-	{ "compare", cmd_compare, "compare the per-stage latencies of two ntprof recordings", 0 },
-	{ "series",  cmd_series,  "per-interval latencies of each stage from ntprof recordings", 0 },
-	{ "dump",    cmd_dump,    "print the contents of an ntprof recording", 0 },
-	{ "export",  cmd_export,  "write ntprof recordings as a Perfetto trace", 0 },
-	{ "join",    cmd_join,    "write a host and a target recording as one joined recording", 0 },
+	{ "record",  cmd_record,  "record NVMe-oF command latencies, stage by stage",
+	  CMD_NEEDS_ROOT | CMD_ARGS_WORKLOAD },
+	{ "report",  cmd_report,  "report per-stage latencies from ntprof recordings", CMD_ARGS_RECORDINGS },
+	{ "compare", cmd_compare, "compare the per-stage latencies of two ntprof recordings",
+	  CMD_ARGS_RECORDINGS },
+	{ "series",  cmd_series,  "per-interval latencies of each stage from ntprof recordings",
+	  CMD_ARGS_RECORDINGS },
+	{ "dump",    cmd_dump,    "print the contents of an ntprof recording", CMD_ARGS_RECORDINGS },
+	{ "export",  cmd_export,  "write ntprof recordings as a Perfetto trace", CMD_ARGS_RECORDINGS },
+	{ "join",    cmd_join,    "write a host and a target recording as one joined recording",
+	  CMD_ARGS_RECORDINGS },
 	{ "check",   cmd_check,   "show what this kernel lets ntprof record", CMD_NEEDS_ROOT },
 	{ "version", cmd_version, "show the versions of ntprof and its formats", 0 },
-	{ "help",    cmd_help,    "show help for ntprof and its commands", 0 },
+	{ "help",    cmd_help,    "show help for ntprof and its commands", CMD_ARGS_COMMAND },
 	{ NULL },
 };
 
@@ -51,6 +57,16 @@ static const struct ntp_option main_options[] = {
 	NTP_OPT_END(),
 };
 
+const struct cmd_struct *ntp_cmd__table(void)
+{
+	return commands;
+}
+
+const struct ntp_option *ntp_cmd__main_options(void)
+{
+	return main_options;
+}
+
 const struct cmd_struct *ntp_cmd__find(const char *name)
 {
 	const struct cmd_struct *c;
@@ -59,6 +75,16 @@ const struct cmd_struct *ntp_cmd__find(const char *name)
 		if (!strcmp(c->name, name))
 			return c;
 	return NULL;
+}
+
+int ntp_cmd__check_privileges(const char *name)
+{
+	const struct cmd_struct *c = ntp_cmd__find(name);
+
+	if (!c || !(c->flags & CMD_NEEDS_ROOT) || ntp_probe__bpf_privileged())
+		return 0;
+	ntp_error("needs root (or CAP_BPF and CAP_PERFMON)");
+	return NTP_EXIT_NOPERM;
 }
 
 int ntp_cmd__unknown(const char *name)
@@ -147,7 +173,7 @@ int main(int argc, char **argv)
 	if (no_pager)
 		ntp_pager__disable();
 	if (show_version) {
-		printf("ntprof version %s\n", ntp_version_string);
+		ntp_version__print(stdout);
 		return finish(NTP_EXIT_OK);
 	}
 	if (n == 0) {

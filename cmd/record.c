@@ -24,7 +24,7 @@
 #include "lib/collect/kernel_probe.h"
 #include "lib/core/filter.h"
 #include "lib/core/tmpdir.h"
-#include "lib/join/join.h"
+#include "lib/model/model_files.h"
 #include "lib/ntp/db_write.h"
 #include "lib/record/record_child.h"
 #include "lib/record/record_session.h"
@@ -116,10 +116,9 @@ static int probe_kernel(unsigned int role, enum ntp_transport t, enum ntp_attach
 	bool rdma = t == NTP_TRANSPORT_RDMA;
 	int err;
 
-	if (!ntp_probe__bpf_privileged()) {
-		ntp_error("needs root (or CAP_BPF and CAP_PERFMON)");
-		return NTP_EXIT_NOPERM;
-	}
+	err = ntp_cmd__check_privileges("record");
+	if (err)
+		return err;
 	if (!ntp_probe__vmlinux_btf()) {
 		ntp_error("kernel lacks /sys/kernel/btf/vmlinux: needs a kernel built with CONFIG_DEBUG_INFO_BTF");
 		return NTP_EXIT_UNSUPPORTED;
@@ -352,7 +351,7 @@ static int record_main(int argc, const char **argv, const char *cmdline)
 	 * joined_stages view answers plain SQL (ntprof-ntp(5)).  The recording
 	 * is whole without it: a failure is a warning.
 	 */
-	if (!err && o.role == NTP_RECORD_BOTH && c.output && ntp_join__store(path))
+	if (!err && o.role == NTP_RECORD_BOTH && c.output && ntp_source__store_pairing(path))
 		ntp_warn("%s: its joined_stages view stays empty; 'ntprof join -o FILE %s' writes"
 			 " a joined recording instead", path, path);
 	if (!err) {

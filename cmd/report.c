@@ -10,8 +10,9 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
+#include "lib/model/model_filter_opt.h"
+#include "lib/core/stat_table.h"
 #include "lib/report/report.h"
-#include "lib/report/report_outopts.h"
 
 static const char *const report_usage[] = {
 	"ntprof report [options] FILE",
@@ -46,10 +47,12 @@ int cmd_report(int argc, const char **argv)
 		NTP_READ_FILTER_OPTIONS(&o.filter),
 		NTP_OPT_CALLBACK(0, "sort", &o.sort, "KEY[,KEY]",
 				 "order the groups by [STAGE.]STAT (e.g. storage.p99), largest "
-				 "first; KEY:asc for smallest first", ntp_report_sort__opt),
+				 "first; KEY:asc for smallest first", ntp_report_sort__opt,
+				 .values = ntp_stat__names(NTP_STAT_SORT)),
 		NTP_OPT_CALLBACK('F', "fields", &o.fields, "FIELD[,FIELD]",
 				 "the table columns: n, rate, min, mean, p50, p90, p99, p99.9, max, "
-				 "share", ntp_report_fields__opt),
+				 "share", ntp_report_fields__opt,
+				 .values = ntp_stat__names(NTP_STAT_FIELD)),
 		NTP_OPT_BOOL('q', "quiet", &o.quiet,
 			     "no header block (files, counts, notes): the tables only"),
 		NTP_OPT_BOOL(0, "no-pager", &o.no_pager,
@@ -68,7 +71,5 @@ int cmd_report(int argc, const char **argv)
 		ntp_error("no recording given: usage: %s", report_usage[0]);
 		return NTP_EXIT_USAGE;
 	}
-	if (ntp_report__check_output(o.json_path, o.pretty, o.field_separator, o.quiet))
-		return NTP_EXIT_USAGE;
 	return ntp_report__run(argv, n, &o);
 }

@@ -13,9 +13,17 @@
 #include "cmd/cmd.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/cli/json.h"
+#include "lib/fmt/json.h"
 #include "lib/cli/opt.h"
 #include "lib/ntp/db_schema.h"
+
+void ntp_version__print(FILE *f)
+{
+	if (*ntp_version_git)
+		fprintf(f, "ntprof version %s (git %s)\n", ntp_version_string, ntp_version_git);
+	else
+		fprintf(f, "ntprof version %s\n", ntp_version_string);
+}
 
 int cmd_version(int argc, const char **argv)
 {
@@ -46,7 +54,7 @@ int cmd_version(int argc, const char **argv)
 		 libbpf_major_version(), libbpf_minor_version());
 
 	if (!json) {
-		printf("ntprof version %s\n", ntp_version_string);
+		ntp_version__print(stdout);
 		printf("schema version %d\n", NTP_DB_SCHEMA_VERSION);
 		printf("sampling hash version %d\n", NTP_HASH_VERSION);
 		printf("libbpf version %s\n", libbpf_version);
@@ -66,6 +74,7 @@ int cmd_version(int argc, const char **argv)
 	ntp_json__int_field(j, "sampling_hash_version", NTP_HASH_VERSION);
 	ntp_json__string_field(j, "libbpf_version", libbpf_version);
 	ntp_json__string_field(j, "sqlite_version", sqlite3_libversion());
+	ntp_json__string_field(j, "git_describe", *ntp_version_git ? ntp_version_git : NULL);
 	ntp_json__end_object(j);
 	ntp_json__delete(j);
 	return NTP_EXIT_OK;

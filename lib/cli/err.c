@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "lib/cli/err.h"
-#include "lib/cli/safe_text.h"
+#include "lib/fmt/safe_text.h"
 
 static const char *err_cmd;
 static int err_verbosity = 1;

@@ -27,7 +27,16 @@ struct parser {
 	unsigned char *given;           /* enum spelling, per option: for exclusive groups */
 };
 
-static bool takes_value(const struct ntp_option *o)
+static ntp_opt_table_hook table_hook;
+static void *table_hook_ctx;
+
+void ntp_opt__set_table_hook(ntp_opt_table_hook hook, void *ctx)
+{
+	table_hook = hook;
+	table_hook_ctx = ctx;
+}
+
+bool ntp_opt__takes_value(const struct ntp_option *o)
 {
 	switch (o->type) {
 	case NTP_OPT_TYPE_STRING:
@@ -198,7 +207,7 @@ static void unknown_long(const struct parser *p, const char *body, size_t len)
 
 	if (names && word) {
 		for (k = 0; k < p->nopts; k++)
-			if (p->opts[k].long_name)
+			if (p->opts[k].long_name && !p->opts[k].hidden)
 				names[n++] = p->opts[k].long_name;
 		if (!has_long(p->opts, "help"))
 			names[n++] = "help";
@@ -230,7 +239,7 @@ static int parse_long(struct parser *p, const char *body, int argc, const char *
 		return NTP_OPT_ERROR;
 	}
 	spell(name, sizeof(name), o, AS_LONG);
-	if (takes_value(o)) {
+	if (ntp_opt__takes_value(o)) {
 		if (eq) {
 			arg = eq + 1;
 		} else if (*i + 1 < argc) {
@@ -267,7 +276,7 @@ static int parse_short(struct parser *p, const char *cluster, int argc, const ch
 				ntp_error("unknown option '-%c'", *c);
 			return NTP_OPT_ERROR;
 		}
-		if (takes_value(o)) {
+		if (ntp_opt__takes_value(o)) {
 			const char *arg;
 
 			if (c[1]) {
@@ -292,6 +301,10 @@ int ntp_opt__parse(const struct ntp_option *opts, int argc, const char **argv,
 	struct parser p = { .opts = opts, .usage = usage };
 	int i, nop = 0, rc = 0;
 
+	if (table_hook) {
+		table_hook(table_hook_ctx, opts, flags);
+		return NTP_OPT_HELP;
+	}
 	while (opts[p.nopts].type != NTP_OPT_TYPE_END)
 		p.nopts++;
 	p.given = calloc(p.nopts + 1, 1);
@@ -332,20 +345,28 @@ out:
 	return rc;
 }
 
+const char *const *ntp_opt__value_words(const struct ntp_option *o)
+{
+	if (o->type == NTP_OPT_TYPE_CHOICE && o->choices)
+		return o->choices;
+	return ntp_opt__takes_value(o) ? o->values : NULL;
+}
+
 static void format_spec(char *buf, size_t size, const struct ntp_option *o)
 {
+	const char *const *words = ntp_opt__value_words(o);
 	char arg[128] = "";
 
-	if (takes_value(o)) {
+	if (ntp_opt__takes_value(o)) {
 		if (o->argh) {
 			snprintf(arg, sizeof(arg), " %s", o->argh);
-		} else if (o->type == NTP_OPT_TYPE_CHOICE && o->choices) {
+		} else if (words) {
 			size_t k;
 
-			for (k = 0; o->choices[k]; k++) {
+			for (k = 0; words[k]; k++) {
 				size_t used = strlen(arg);
 
-				snprintf(arg + used, sizeof(arg) - used, "%s%s", k ? "|" : " ", o->choices[k]);
+				snprintf(arg + used, sizeof(arg) - used, "%s%s", k ? "|" : " ", words[k]);
 			}
 		} else {
 			snprintf(arg, sizeof(arg), " VALUE");
@@ -388,6 +409,8 @@ void ntp_opt__usage(FILE *f, const char *const usage[], const struct ntp_option 
 	for (o = opts; o->type != NTP_OPT_TYPE_END; o++) {
 		int len;
 
+		if (o->hidden)
+			continue;
 		format_spec(spec, sizeof(spec), o);
 		len = (int)strlen(spec);
 		if (len <= USAGE_SPEC_MAX && len > width)
@@ -400,6 +423,8 @@ void ntp_opt__usage(FILE *f, const char *const usage[], const struct ntp_option 
 	}
 
 	for (o = opts; o->type != NTP_OPT_TYPE_END; o++) {
+		if (o->hidden)
+			continue;
 		format_spec(spec, sizeof(spec), o);
 		print_option(f, spec, o->help, width);
 	}

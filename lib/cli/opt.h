@@ -43,24 +43,42 @@ struct ntp_option {
 	ntp_opt_cb cb;                  /* NTP_OPT_TYPE_CALLBACK */
 	bool *is_set;                   /* optional: set to true when given */
 	int group;                      /* options sharing a non-zero group exclude each other */
+	/*
+	 * The words the value may be, NULL-terminated, for an option whose
+	 * parser (a callback, a string) knows them but which is no CHOICE: the
+	 * usage shows them as a CHOICE's ("a|b|c") when there is no argh, and
+	 * shell completion offers them.  An argh with a comma ("STAT[,STAT]")
+	 * says the value is a comma-separated list of them.
+	 */
+	const char *const *values;
+	bool hidden;                    /* parsed, but shown neither in --help nor by completion */
 };
 
+/*
+ * Each macro takes more designated initializers after its own, for the
+ * fields it does not set:
+ *	NTP_OPT_CALLBACK(0, "stat", &o.stats, "STAT[,STAT]", "...", parse_stats,
+ *			 .values = (const char *const[]){ "mean", "p99", NULL })
+ */
 #define NTP_OPT_END() { .type = NTP_OPT_TYPE_END }
-#define NTP_OPT_BOOL(s, l, v, h) \
-	{ .type = NTP_OPT_TYPE_BOOL, .short_name = (s), .long_name = (l), .value = (v), .help = (h) }
-#define NTP_OPT_INCR(s, l, v, h) \
-	{ .type = NTP_OPT_TYPE_INCR, .short_name = (s), .long_name = (l), .value = (v), .help = (h) }
-#define NTP_OPT_STRING(s, l, v, a, h) \
-	{ .type = NTP_OPT_TYPE_STRING, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), .help = (h) }
-#define NTP_OPT_UINT(s, l, v, a, h, lo, hi) \
+#define NTP_OPT_BOOL(s, l, v, h, ...) \
+	{ .type = NTP_OPT_TYPE_BOOL, .short_name = (s), .long_name = (l), .value = (v), .help = (h), \
+	  __VA_ARGS__ }
+#define NTP_OPT_INCR(s, l, v, h, ...) \
+	{ .type = NTP_OPT_TYPE_INCR, .short_name = (s), .long_name = (l), .value = (v), .help = (h), \
+	  __VA_ARGS__ }
+#define NTP_OPT_STRING(s, l, v, a, h, ...) \
+	{ .type = NTP_OPT_TYPE_STRING, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
+	  .help = (h), __VA_ARGS__ }
+#define NTP_OPT_UINT(s, l, v, a, h, lo, hi, ...) \
 	{ .type = NTP_OPT_TYPE_UINT, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
-	  .help = (h), .min = (lo), .max = (hi) }
-#define NTP_OPT_CHOICE(s, l, v, a, h, c) \
+	  .help = (h), .min = (lo), .max = (hi), __VA_ARGS__ }
+#define NTP_OPT_CHOICE(s, l, v, a, h, c, ...) \
 	{ .type = NTP_OPT_TYPE_CHOICE, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
-	  .help = (h), .choices = (c) }
-#define NTP_OPT_CALLBACK(s, l, v, a, h, f) \
+	  .help = (h), .choices = (c), __VA_ARGS__ }
+#define NTP_OPT_CALLBACK(s, l, v, a, h, f, ...) \
 	{ .type = NTP_OPT_TYPE_CALLBACK, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), \
-	  .help = (h), .cb = (f) }
+	  .help = (h), .cb = (f), __VA_ARGS__ }
 
 enum ntp_opt_flags {
 	/* stop at the first non-option argument (record -- COMMAND, perf style);
@@ -84,6 +102,21 @@ int ntp_opt__parse(const struct ntp_option *opts, int argc, const char **argv,
 /* usage[] lines ("ntprof report [options] FILE...") then one line per option */
 void ntp_opt__usage(FILE *f, const char *const usage[], const struct ntp_option *opts);
 
+/* takes the option a value (a following word, or after '=')? */
+bool ntp_opt__takes_value(const struct ntp_option *o);
+/* the words its value may be: a CHOICE's choices or its values; NULL if not known */
+const char *const *ntp_opt__value_words(const struct ntp_option *o);
+
+/*
+ * How `ntprof help --completion-tables` reads every command's table without
+ * running the command: while a hook is set, ntp_opt__parse parses nothing,
+ * hands its table and flags to the hook, and returns NTP_OPT_HELP (so the
+ * command returns at once).  NULL removes the hook.  The parser's one
+ * process-wide state, which nothing else sets.
+ */
+typedef void (*ntp_opt_table_hook)(void *ctx, const struct ntp_option *opts, unsigned int flags);
+void ntp_opt__set_table_hook(ntp_opt_table_hook hook, void *ctx);
+
 /*
  * Strict parsers for values, shared with callback options: the whole string
  * must be consumed.  Return 0, or -1 with errno = EINVAL or ERANGE.
@@ -96,7 +129,7 @@ int ntp_opt__parse_seconds(const char *s, double *seconds);    /* 10, 2.5, 500ms
  * A callback (NTP_OPT_TYPE_CALLBACK, double *value): a percentage from 0 to
  * the entry's max, or 0 or more when max is 0; decimals allowed, and the
  * whole argument must be the number.  An empty argument is refused by it,
- * not by the parser, as it always was.
+ * not by the parser.
  */
 int ntp_opt__percent(const struct ntp_option *opt, const char *arg);
 

@@ -170,3 +170,23 @@ int ntp_outfile__close(struct ntp_outfile *o, bool keep)
 	}
 	return rc;
 }
+
+bool ntp_outfile__same_file(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+int ntp_outfile__check_not_input(const char *path, const char *const *inputs, int n,
+				 const char *opt)
+{
+	for (int i = 0; path && strcmp(path, "-") && i < n; i++) {
+		if (ntp_outfile__same_file(path, inputs[i])) {
+			ntp_error("%s: the output is the recording itself: choose another %s FILE",
+				  path, opt);
+			return NTP_EXIT_USAGE;
+		}
+	}
+	return 0;
+}

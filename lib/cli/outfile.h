@@ -42,6 +42,17 @@ int ntp_outfile__check(const char *path, const char *what);
 /* the same for an output that is a recording itself (ntprof join -o): one may be replaced */
 int ntp_outfile__open_recording(struct ntp_outfile *o, const char *path, const char *what);
 
+/* do a and b name one file (the same device and inode)? */
+bool ntp_outfile__same_file(const char *a, const char *b);
+/*
+ * An output path ("-" is none) that is one of the recordings being read
+ * would destroy it: NTP_EXIT_USAGE after one line naming the option
+ * ("%s: the output is the recording itself: choose another OPT FILE"),
+ * else 0.
+ */
+int ntp_outfile__check_not_input(const char *path, const char *const *inputs, int n,
+				 const char *opt);
+
 /*
  * Close o: with keep, the new file takes path's place (0, or
  * NTP_EXIT_FAILURE after one line when it could not be written or moved);

@@ -18,25 +18,17 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/pager.h"
-#include "lib/cli/safe_text.h"
-#include "lib/cli/outfile.h"
+#include "lib/cli/output.h"
 #include "lib/compare/compare.h"
 #include "lib/compare/compare_html.h"
 #include "lib/compare/compare_json.h"
 #include "lib/compare/compare_model.h"
 #include "lib/compare/compare_order.h"
 #include "lib/compare/compare_text.h"
-#include "lib/compare/compare_tidy.h"
+#include "lib/compare/compare_separated.h"
 #include "lib/core/size.h"
-#include "lib/ntp/db_read.h"
-#include "lib/report/report_jsonout.h"
-#include "lib/report/report_load.h"
-
-/* the JSON error document; compare has always cut its message at 1023 bytes */
-static void json_error(FILE *f, int code, const char *path)
-{
-	ntp_report__json_error(f, code, path, "recordings that cannot be compared", 1024);
-}
+#include "lib/model/model_files.h"
+#include "lib/model/model_load.h"
 
 /*
  * A host and a target recording, joined against alone, or NVMe/TCP against
@@ -91,8 +83,40 @@ static void threshold_error(const struct ntp_compare *c, const struct ntp_compar
 		shown++;
 	}
 	(void)o;
-	ntp_error("%s: a --threshold rule was exceeded, significantly, in %zu group%s: %s",
+	ntp_error("%s: a --threshold rule was exceeded, beyond the noise, in %zu group%s: %s",
 		  c->arg[1], c->over_threshold, c->over_threshold == 1 ? "" : "s", buf);
+}
+
+/* a rule its statistic could not test, named with the groups: never a silent pass */
+static void untested_error(const struct ntp_compare *c)
+{
+	char buf[1024];
+	size_t off = 0, shown = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < c->ngroups && off < sizeof(buf); i++) {
+		const struct ntp_compare_group *g = &c->groups[i];
+		char size[32], rule[96];
+		int k;
+
+		if (!g->untested || g->over_threshold)
+			continue;
+		if (shown == 3) {
+			snprintf(buf + off, sizeof(buf) - off, ", and %zu more",
+				 c->untested_threshold - 3);
+			break;
+		}
+		ntp_size__str(g->bytes, size, sizeof(size));
+		ntp_compare__rule_str(g->untested, rule, sizeof(rule));
+		k = snprintf(buf + off, sizeof(buf) - off, "%s%s %s %s (%s: %s needs %" PRIu64
+			     " commands a run)", shown ? ", " : "", g->io_type, size, g->label, rule,
+			     ntp_stats[g->untested->stat].name, g->untested_need);
+		if (k > 0)
+			off += (size_t)k;
+		shown++;
+	}
+	ntp_error("%s: a --threshold rule could not be tested in %zu group%s: %s",
+		  c->arg[1], c->untested_threshold, c->untested_threshold == 1 ? "" : "s", buf);
 }
 
 /*
@@ -143,18 +167,13 @@ static int load(struct ntp_compare *c, const struct ntp_compare_opts *o, const c
 	int rc = 0;
 
 	for (int r = 0; r < NTP_CMP_RUNS && !rc; r++) {
-		for (int i = 0; i < c->nfiles[r] && !rc; i++) {
-			sqlite3 *db;
-
-			*culprit = c->files[r][i];
-			rc = ntp_db__open_read(&db, c->files[r][i]);
-			sqlite3_close(db);
-		}
+		*culprit = c->arg[r];
+		rc = ntp_source__open_files(&c->src[r], c->files[r], c->nfiles[r], false);
 	}
 	for (int r = 0; r < NTP_CMP_RUNS && !rc; r++) {
 		*culprit = c->arg[r];
 		/* one filter for both runs: --time from each run's own start */
-		rc = ntp_report__load(&c->run[r], c->files[r], c->nfiles[r],
+		rc = ntp_report__load(&c->run[r], c->src[r],
 				      &(struct ntp_report_load){ .detail = detail,
 								 .filter = &o->filter });
 	}
@@ -163,82 +182,74 @@ static int load(struct ntp_compare *c, const struct ntp_compare_opts *o, const c
 
 int ntp_compare__run(const char *base, const char *new_path, const struct ntp_compare_opts *o)
 {
-	const char *jpath = o->json_path;
+	const char *inputs[2 * NTP_CMP_MAX_FILES];
+	struct ntp_output out = {
+		.path = { [NTP_FORM_JSON] = o->json_path, [NTP_FORM_HTML] = o->html_path },
+		.pretty = o->pretty, .separator = o->field_separator, .quiet = o->quiet,
+		.what = "comparison", .mismatch = "recordings that cannot be compared",
+		.cut = 1024,
+	};
 	struct ntp_compare c;
 	const char *culprit;
-	struct ntp_outfile jo, ho;
-	FILE *jf;
-	int rc, crc, hrc;
+	int rc, ninputs = 0;
+	FILE *t;
 
 	memset(&c, 0, sizeof(c));
-	memset(&ho, 0, sizeof(ho));
-	/* standard output takes one form */
-	if (jpath && o->html_path && !strcmp(jpath, "-") && !strcmp(o->html_path, "-")) {
-		ntp_error("-j - and --html - both write to standard output: give one a FILE");
-		return NTP_EXIT_USAGE;
-	}
-	rc = ntp_report__json_open(&jo, jpath, "the JSON comparison");
-	if (rc)
-		return rc;
-	jf = jo.f;
-	if (o->html_path) {
-		rc = ntp_outfile__open(&ho, o->html_path, "the HTML comparison");
-		if (rc) {
-			ntp_report__json_close(&jo);
-			return rc;
-		}
-	}
 	culprit = base;
+	/* a run that names too many files is told in the JSON too: the outputs come first */
 	rc = split_run(&c, NTP_CMP_BASE, base);
 	if (!rc)
 		rc = split_run(&c, NTP_CMP_NEW, new_path);
+	for (int r = 0; r < NTP_CMP_RUNS && !rc; r++)
+		for (int i = 0; i < c.nfiles[r]; i++)
+			inputs[ninputs++] = c.files[r][i];
+	{
+		int orc = ntp_output__check(&out, inputs, ninputs);
+
+		if (!orc)
+			orc = ntp_output__open(&out);
+		if (orc) {
+			ntp_compare__free(&c);
+			return orc;
+		}
+	}
 	if (!rc)
 		rc = load(&c, o, &culprit);
-	if (rc)
-		goto fail;
-	culprit = new_path;
-	rc = check_comparable(&c);
-	if (rc)
-		goto fail;
-	rc = ntp_compare__build(&c, o);
+	if (!rc) {
+		culprit = new_path;
+		rc = check_comparable(&c);
+	}
+	if (!rc)
+		rc = ntp_compare__build(&c, o);
 	if (!rc)
 		rc = ntp_compare__order(&c, &o->sort);
-	if (rc)
-		goto fail;
+	if (rc) {
+		ntp_output__fail(&out, rc, culprit);
+		ntp_compare__free(&c);
+		return ntp_output__close(&out, rc);
+	}
 
 	/* read and paired: what is printed now may be paged, the errors before were not */
 	ntp_pager__start(o->no_pager);
-	if (jf != stdout && ho.f != stdout) {
-		/* the files' strings reach the terminal made safe (lib/cli/safe_text.h) */
-		FILE *t = ntp_safe__wrap(stdout);
-
-		if (t && o->field_separator)
-			ntp_compare__warn_tidy(&c);
-		rc = !t ? NTP_EXIT_FAILURE :
-		     o->field_separator ? ntp_compare__print_tidy(&c, t, o) :
+	t = ntp_output__text(&out, &rc);
+	if (t && o->field_separator)
+		ntp_compare__warn_separated(&c);
+	if (t)
+		rc = o->field_separator ? ntp_compare__print_separated(&c, t, o) :
 		     ntp_compare__print_text(&c, t, o);
-		if (t && fclose(t) && !rc)
-			rc = NTP_EXIT_FAILURE;
+	if (!rc && ntp_output__file(&out, NTP_FORM_JSON))
+		rc = ntp_compare__print_json(&c, ntp_output__file(&out, NTP_FORM_JSON), o);
+	if (!rc && ntp_output__file(&out, NTP_FORM_HTML))
+		rc = ntp_compare__print_html(&c, ntp_output__file(&out, NTP_FORM_HTML), o);
+	rc = ntp_output__close(&out, rc);
+	if (!rc && !c.over_threshold && c.untested_threshold) {
+		untested_error(&c);
+		rc = NTP_EXIT_UNTESTED;
 	}
-	if (jf && !rc)
-		rc = ntp_compare__print_json(&c, jf, o);
-	if (ho.f && !rc)
-		rc = ntp_compare__print_html(&c, ho.f, o);
-	crc = ntp_report__json_close(&jo);
-	/* a page is kept only when it is whole */
-	hrc = ntp_outfile__close(&ho, !rc);
-	crc = crc ? crc : hrc;
-	if (!rc && !crc && c.over_threshold) {
+	if (!rc && c.over_threshold) {
 		threshold_error(&c, o);
 		rc = NTP_EXIT_THRESHOLD;
 	}
-	ntp_compare__free(&c);
-	return rc ? rc : crc;
-
-fail:
-	json_error(jf, rc, culprit);
-	ntp_report__json_close(&jo);
-	ntp_outfile__close(&ho, false);
 	ntp_compare__free(&c);
 	return rc;
 }

@@ -4,7 +4,7 @@
  * stages of two runs side by side, with the change of each statistic.  A run
  * is a recording or the comma-separated recordings of one joined run.
  *
- * Each run is loaded into the report's own model (lib/report/report_load.h:
+ * Each run is loaded into the report's own model (lib/model/model_load.h:
  * ntp_report__load), so a group's numbers here are exactly the numbers
  * `ntprof report` prints for it.  compare_model.h pairs them: one row per
  * group found in either run, and in it one entry per stage of the run's
@@ -22,7 +22,7 @@
  * Compare two recordings, base first.  Prints the text to stdout unless the
  * JSON goes there.  Returns an NTP_EXIT_* code: _THRESHOLD (after printing
  * everything) when --threshold was exceeded, _MISMATCH when the recordings
- * cannot be compared, the codes of ntp_db__open_read() for bad files.
+ * cannot be compared, a bad file's own code (lib/model/model_files.h).
  */
 /* base and new_path: each a recording, or recordings separated by commas */
 int ntp_compare__run(const char *base, const char *new_path, const struct ntp_compare_opts *o);

@@ -4,8 +4,8 @@
  * same pairing as the text and the JSON: the runs, the stage that changed
  * most, and for each group a chart of each stage's mean in the baseline
  * and the new run side by side, with the table of every statistic
- * compared.  Inline SVG (lib/cli/svg_chart.h), no script; every string from
- * a recording goes through lib/cli/xml.h.
+ * compared.  Inline SVG (lib/fmt/svg_chart.h), no script; every string from
+ * a recording goes through lib/fmt/xml.h.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,27 +15,13 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/cli/svg_chart.h"
+#include "lib/fmt/html.h"
+#include "lib/fmt/svg_chart.h"
 #include "lib/cli/version.h"
-#include "lib/cli/xml.h"
+#include "lib/fmt/xml.h"
 #include "lib/compare/compare_html.h"
 #include "lib/compare/compare_model.h"
 #include "lib/core/size.h"
-
-static const char style[] =
-	"body{font-family:'DejaVu Sans',Arial,sans-serif;margin:24px;color:#222;max-width:960px}"
-	"h1{font-size:22px}h2{font-size:17px;margin-top:28px}"
-	"table{border-collapse:collapse;font-size:13px;margin:8px 0}"
-	"td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}"
-	"th{background:#f2f2f2}td.l,th.l{text-align:left}.chart{display:block;margin:10px 0}"
-	".warn{color:#a00000}";
-
-static void cell(FILE *f, const char *s)
-{
-	fputs("<td class=\"l\">", f);
-	ntp_xml__text(f, s);
-	fputs("</td>", f);
-}
 
 static void files(FILE *f, const struct ntp_compare *c)
 {
@@ -49,12 +35,12 @@ static void files(FILE *f, const struct ntp_compare *c)
 			const struct ntp_report_header *h = &c->run[r].files[i].hdr;
 
 			fputs("<tr>", f);
-			cell(f, run[r]);
-			cell(f, h->path);
-			cell(f, ntp_report__or_unknown(h->role));
-			cell(f, ntp_report__or_unknown(h->kernel_release));
-			cell(f, ntp_report__or_unknown(h->hostname));
-			cell(f, ntp_report__or_unknown(h->start_time));
+			ntp_html__cell(f, run[r]);
+			ntp_html__cell(f, h->path);
+			ntp_html__cell(f, ntp_report__or_unknown(h->role));
+			ntp_html__cell(f, ntp_report__or_unknown(h->kernel_release));
+			ntp_html__cell(f, ntp_report__or_unknown(h->hostname));
+			ntp_html__cell(f, ntp_report__or_unknown(h->start_time));
 			fprintf(f, "<td>1/%" PRId64 "</td></tr>\n", h->sample_one_in);
 		}
 	}
@@ -115,7 +101,7 @@ static int group_chart(FILE *f, const struct ntp_compare_group *g)
 	for (size_t k = 0; k < g->nstages; k++) {
 		struct ntp_compare_value val;
 
-		ntp_compare__value(&g->stage[k], NTP_CMP_MEAN, &val);
+		ntp_compare__value(&g->stage[k], NTP_STAT_MEAN, &val);
 		rows[k] = g->stage[k].text;
 		for (int r = 0; r < NTP_CMP_RUNS; r++)
 			v[k * NTP_CMP_RUNS + r] = val.has[r] ? (double)val.v[r] / 1000.0 : NAN;
@@ -143,15 +129,16 @@ static void group_table(FILE *f, const struct ntp_compare *c, const struct ntp_c
 	      "<th>new</th><th>delta</th><th>ratio</th><th>95% interval of the delta</th>"
 	      "<th class=\"l\">significant</th><th class=\"l\">present</th></tr>\n", f);
 	for (size_t k = 0; k < g->nstages; k++) {
-		for (int s = 0; s < NTP_CMP_STAT_MAX; s++) {
+		for (int s = 0; s < NTP_NSTATS; s++) {
 			struct ntp_compare_value v;
+			char sig[32];
 
 			if (!(c->stats & (1u << s)))
 				continue;
 			ntp_compare__value(&g->stage[k], s, &v);
 			fputs("<tr>", f);
-			cell(f, g->stage[k].text);
-			cell(f, ntp_compare__stat_name(s));
+			ntp_html__cell(f, g->stage[k].text);
+			ntp_html__cell(f, ntp_stats[s].name);
 			us(f, v.has[NTP_CMP_BASE], v.v[NTP_CMP_BASE], false);
 			us(f, v.has[NTP_CMP_NEW], v.v[NTP_CMP_NEW], false);
 			us(f, v.has_delta, v.delta, true);
@@ -163,8 +150,9 @@ static void group_table(FILE *f, const struct ntp_compare *c, const struct ntp_c
 				fprintf(f, "<td>[%+.3f, %+.3f]</td>", v.ci_lo / 1000.0, v.ci_hi / 1000.0);
 			else
 				fputs("<td>-</td>", f);
-			cell(f, !v.has_delta ? "-" : !v.tested ? "too few" : v.significant ? "yes" : "no");
-			cell(f, ntp_compare__present_str(ntp_compare__present(
+			ntp_compare__verdict_str(&v, sig, sizeof(sig));
+			ntp_html__cell(f, sig);
+			ntp_html__cell(f, ntp_compare__present_str(ntp_compare__present(
 				g->stage[k].s[NTP_CMP_BASE], g->stage[k].s[NTP_CMP_NEW])));
 			fputs("</tr>\n", f);
 		}
@@ -175,9 +163,8 @@ static void group_table(FILE *f, const struct ntp_compare *c, const struct ntp_c
 int ntp_compare__print_html(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)
 {
 	(void)o;
-	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		"<title>ntprof compare</title><style>%s</style></head><body>\n"
-		"<h1>ntprof compare: %s</h1>\n", style,
+	ntp_html__begin(f, "ntprof compare");
+	fprintf(f, "<h1>ntprof compare: %s</h1>\n",
 		ntp_compare__kind_words(c->run[NTP_CMP_BASE].kind));
 	files(f, c);
 	most(f, c);
@@ -197,8 +184,6 @@ int ntp_compare__print_html(const struct ntp_compare *c, FILE *f, const struct n
 		}
 		group_table(f, c, &c->groups[i]);
 	}
-	fputs("<p style=\"color:#777;font-size:12px\">Written by ntprof ", f);
-	ntp_xml__text(f, ntp_version_string);
-	fputs(" (ntprof-compare(1)).</p>\n</body></html>\n", f);
+	ntp_html__end(f, ntp_version_string, "ntprof-compare(1)");
 	return NTP_EXIT_OK;
 }

@@ -7,21 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/report/report_filter.h"
-#include "lib/report/report_sort.h"
-
-/* the statistics compare can show, in the order it shows them */
-enum ntp_compare_stat {
-	NTP_CMP_MEAN,
-	NTP_CMP_P50,
-	NTP_CMP_P90,
-	NTP_CMP_P99,
-	NTP_CMP_P999,
-	NTP_CMP_STAT_MAX,
-};
+#include "lib/core/stat_table.h"
+#include "lib/model/model_filter.h"
+#include "lib/model/model_sort.h"
 
 /* mean and p99: the typical command and the tail, in two rows per stage */
-#define NTP_CMP_DEFAULT_STATS ((1u << NTP_CMP_MEAN) | (1u << NTP_CMP_P99))
+#define NTP_CMP_DEFAULT_STATS ((1u << NTP_STAT_MEAN) | (1u << NTP_STAT_P99))
 
 /*
  * One --threshold: the run fails when a group's STAGE's STAT grew by more
@@ -29,11 +20,16 @@ enum ntp_compare_stat {
  */
 struct ntp_compare_threshold {
 	char stage[32];               /* the stage's JSON name; "e2e" for the total */
-	enum ntp_compare_stat stat;
+	enum ntp_stat stat;
 	double pct;
 };
 
 #define NTP_CMP_MAX_THRESHOLDS 16
+/* the least change that counts: both this % of the baseline and this many ns */
+#define NTP_CMP_DEFAULT_FLOOR_PCT 5.0
+#define NTP_CMP_DEFAULT_FLOOR_NS 1000.0
+/* the level of compare's tests, corrected for their number (Benjamini-Hochberg) */
+#define NTP_CMP_ALPHA 0.05
 /* below this many commands in either run a change is not tested */
 #define NTP_CMP_DEFAULT_MIN_N 10
 
@@ -42,11 +38,14 @@ struct ntp_compare_opts {
 	const char *json_path;        /* -j FILE ("-" = stdout), NULL = none */
 	bool pretty;                  /* indented JSON */
 	bool formula;                 /* --formula: show the arithmetic of every value */
-	unsigned int stats;           /* 1 << enum ntp_compare_stat; 0 = NTP_CMP_DEFAULT_STATS */
+	unsigned int stats;           /* 1 << enum ntp_stat (those of NTP_STAT_CHANGE); 0 = NTP_CMP_DEFAULT_STATS */
 	struct ntp_compare_threshold threshold[NTP_CMP_MAX_THRESHOLDS];
 	int nthresholds;              /* --threshold SPEC[,SPEC]: 0 = none */
 	bool min_n_set;
 	uint64_t min_n;               /* --min-n N, else NTP_CMP_DEFAULT_MIN_N */
+	bool floor_pct_set, floor_ns_set;
+	double floor_pct;             /* --min-change PCT, else NTP_CMP_DEFAULT_FLOOR_PCT */
+	uint64_t floor_ns;            /* --min-change-ns NS, else NTP_CMP_DEFAULT_FLOOR_NS */
 	const char *stages;           /* --stages: "summary" (NULL) or "detail", as report's */
 	const char *html_path;        /* --html FILE ("-" = stdout), NULL = none */
 	struct ntp_read_filter filter;   /* report's read filters, applied to both runs */

@@ -12,7 +12,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/compare/compare_order.h"
-#include "lib/report/report_order.h"
+#include "lib/model/model_order.h"
 
 struct item {
 	struct ntp_compare_group g;

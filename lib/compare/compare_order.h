@@ -2,13 +2,13 @@
 /*
  * compare --sort KEY[,KEY]: the groups ordered by how much a statistic
  * changed, new - baseline, largest growth first (report's keys,
- * lib/report/report_sort.h; ntprof-compare(1)).
+ * lib/model/model_sort.h; ntprof-compare(1)).
  */
 #ifndef NTP_COMPARE_ORDER_H
 #define NTP_COMPARE_ORDER_H
 
 #include "lib/compare/compare_model.h"
-#include "lib/report/report_sort.h"
+#include "lib/model/model_sort.h"
 
 /*
  * Orders c->groups by s (nothing without keys); groups of one run only,

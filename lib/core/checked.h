@@ -3,7 +3,7 @@
  * Checked arithmetic on timestamps and latencies: a recording from anywhere
  * may hold any 64-bit value (ntprof-ntp(5), Untrusted recordings), and a
  * signed overflow is undefined in C.  A command whose arithmetic overflows
- * is an impossible command (lib/report/report_groups.h): each helper sets
+ * is an impossible command (lib/model/model_groups.h): each helper sets
  * *overflow instead of wrapping, and its result is then 0.
  */
 #ifndef NTP_CHECKED_H

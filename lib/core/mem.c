@@ -4,10 +4,9 @@
  * looks rows up by index all over another: with 4 KiB pages nearly every
  * such access misses the TLB, and every new page is a fault (which in a
  * virtual machine traps to the hypervisor).  A 2 MiB page covers 512 of
- * them.  Measured side by side on a 2-core VM, ten million commands a
- * side, each run after 20 idle seconds: the joined report 9.90-9.94 ->
- * 8.33-8.42 s (CPU 17.4 -> 14.7-15.0 s), the host-only report 4.26-4.84 ->
- * 3.93-4.29 s (bench/README.md; new pages in a VM: join_base.c).
+ * them: both reports, joined and host-only, run faster with huge pages on
+ * the development VM (bench/README.md, "New pages and huge pages"; new
+ * pages in a VM: join_base.c).
  *
  * The advice covers the block's whole pages; below 2 MiB it cannot help
  * and is not given.  It is advice: a kernel without transparent huge pages

@@ -27,13 +27,13 @@
 #include "lib/cli/outfile.h"
 #include "lib/core/checked.h"
 #include "lib/core/size.h"
+#include "lib/core/stage_table.h"
 #include "lib/export/export.h"
 #include "lib/export/export_perfetto.h"
 #include "lib/export/export_queues.h"
 #include "lib/join/join.h"
 #include "lib/ntp/db_guard.h"
-#include "lib/ntp/db_read.h"
-#include "lib/report/report_paths.h"
+#include "lib/model/model_files.h"
 
 enum { SIDE_HOST, SIDE_TARGET, NSIDES };
 
@@ -43,7 +43,7 @@ struct xfile {
 	const char *path;
 	char schema[16];
 	char *hostname;
-	int sides;			/* enum ntp_join_side */
+	int sides;			/* enum ntp_side */
 	bool placed;			/* on the trace's clock */
 	long double scale, shift;	/* trace time = scale * t + shift */
 	uint64_t machine[NSIDES];	/* process track per side */
@@ -67,46 +67,39 @@ static int read_fail(struct xport *x, const char *path)
 	return ntp_db__fail(x->db, path, "cannot read the commands");
 }
 
-/* one host or one target recording: attached as ntp0 to a private connection */
-static int open_single(struct xport *x, const char *path)
+/*
+ * The source's files: each on its own clock; a joined kind joined, its
+ * pairs indexed for the two passes, which look a command's partner up by
+ * its own side's row.
+ */
+static int open_input(struct xport *x, struct ntp_source *s)
 {
-	int rc;
-
-	/* "": a private database on disk, so large sorts spill to temporary files */
-	if (sqlite3_open_v2("", &x->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI,
-			    NULL)) {
-		ntp_error("cannot open a working database: %s", sqlite3_errmsg(x->db));
-		return NTP_EXIT_FAILURE;
+	if (s->kind == NTP_KIND_JOINED) {
+		/* one file, two clocks: a timeline has one place per file */
+		ntp_error("%s: a joined recording (ntprof join) holds two clocks: export the host"
+			  " and target recordings it was made of", s->files[0].path);
+		return NTP_EXIT_MISMATCH;
 	}
-	rc = ntp_join__attach(x->db, path, "ntp0");
-	if (rc)
-		return rc;
-	x->n = 1;
-	x->f[0].path = path;
-	snprintf(x->f[0].schema, sizeof(x->f[0].schema), "ntp0");
-	return 0;
-}
-
-static int open_joined(struct xport *x, const char *const *paths, int n)
-{
-	int rc = ntp_join__open(&x->j, paths, n, NULL);
-
-	if (!rc)
-		rc = ntp_join__run(x->j);
-	if (rc)
-		return rc;
-	x->db = ntp_join__db(x->j);
-	x->n = n;	/* ntp_join__file(j, i) is paths[i] */
+	x->db = s->db;
+	x->n = s->n;
+	x->rdma = s->rdma;
 	for (int i = 0; i < x->n; i++) {
-		const struct ntp_join_file *jf = ntp_join__file(x->j, i);
-
-		x->f[i].path = jf->path;
-		snprintf(x->f[i].schema, sizeof(x->f[i].schema), "%s", jf->schema);
+		x->f[i].path = s->files[i].path;
+		snprintf(x->f[i].schema, sizeof(x->f[i].schema), "%s", s->files[i].schema);
+		x->f[i].sides = s->files[i].sides;
+		x->f[i].hostname = ntp_source__meta_text(s, i, NTP_META_HOSTNAME);
 	}
-	/*
-	 * The two passes look a command's partner up by its own side's row:
-	 * the join's pairs (lib/join/join_rows.c) copied into an indexed table
-	 */
+	if (!ntp_kind__joined(s->kind))
+		return 0;
+	{
+		int rc = ntp_source__open_join(s, NULL, &x->j);
+
+		if (!rc)
+			rc = ntp_join__run(x->j);
+		if (rc)
+			return rc;
+	}
+	/* the join's pairs (lib/join/join_rows.c) copied into an indexed table */
 	if (sqlite3_exec(x->db,
 			 "CREATE TEMP TABLE export_pairs AS SELECT host_file, host_id, target_file,"
 			 " target_id FROM temp.join_matches;"
@@ -116,48 +109,6 @@ static int open_joined(struct xport *x, const char *const *paths, int n)
 		ntp_error("cannot index the joined commands: %s", sqlite3_errmsg(x->db));
 		return NTP_EXIT_FAILURE;
 	}
-	return 0;
-}
-
-static int open_input(struct xport *x, const char *const *paths, int n)
-{
-	char *role = NULL, *transport;
-	int rc;
-
-	if (n == 1) {
-		rc = open_single(x, paths[0]);
-		if (rc)
-			return rc;
-		role = ntp_db__meta_text_in(x->db, "ntp0", "role");
-		if (role && !strcmp(role, "joined")) {
-			/* one file, two clocks: a timeline has one place per file */
-			ntp_error("%s: a joined recording (ntprof join) holds two clocks: export the host"
-				  " and target recordings it was made of", paths[0]);
-			rc = NTP_EXIT_MISMATCH;
-		} else if (role && !strcmp(role, "both")) {
-			sqlite3_close(x->db);
-			x->db = NULL;
-			rc = open_joined(x, paths, n);
-		} else if (!ntp_join__role_sides(role)) {
-			ntp_error("%s: its meta has no role (host, target or both): not a recording ntprof made?",
-				  paths[0]);
-			rc = NTP_EXIT_NOTNTP;
-		}
-		free(role);
-	} else {
-		rc = open_joined(x, paths, n);
-	}
-	if (rc)
-		return rc;
-	for (int i = 0; i < x->n; i++) {
-		role = ntp_db__meta_text_in(x->db, x->f[i].schema, "role");
-		x->f[i].sides = ntp_join__role_sides(role);
-		free(role);
-		x->f[i].hostname = ntp_db__meta_text_in(x->db, x->f[i].schema, "hostname");
-	}
-	transport = ntp_db__meta_text_in(x->db, x->f[0].schema, "transport");
-	x->rdma = transport && !strcmp(transport, "rdma");
-	free(transport);
 	return 0;
 }
 
@@ -247,7 +198,7 @@ static void machine_tracks(struct xport *x)
 		const char *base = strrchr(f->path, '/');
 
 		for (int s = 0; s < NSIDES; s++) {
-			if (!(f->sides & (s == SIDE_HOST ? NTP_JOIN_HOST : NTP_JOIN_TARGET)))
+			if (!(f->sides & (s == SIDE_HOST ? NTP_SIDE_HOST : NTP_SIDE_TARGET)))
 				continue;
 			snprintf(name, sizeof(name), "%s %s (%s)", side_name[s],
 				 f->hostname ? f->hostname : "?", base ? base + 1 : f->path);
@@ -333,7 +284,11 @@ static int host_row(struct xport *x, const struct xfile *f, sqlite3_stmt *st, bo
 	int64_t recv = null(st, H_RECV) ? done : I64(H_RECV);
 	bool r2t = !null(st, H_R2T) && !null(st, H_DATA_SENT);
 	bool matched = joined && !null(st, H_TID);
-	const char *rtt = matched ? "network + target" : "network*";
+	/* the stages' labels (lib/core/stage_table.h): the host's driver beside a target's */
+	const char *block = ntp_stages[NTP_STAGE_BLOCK].label;
+	const char *driver = joined ? ntp_stages[NTP_STAGE_DRIVER].label :
+			     ntp_stages[NTP_STAGE_DRIVER].label_alone;
+	const char *rtt = ntp_stages[NTP_STAGE_NETWORK_STAR].label;
 	bool overflow = false;
 	char qname[160], name[64], size[32], ns[64], path[64];
 	struct cut cuts[6];
@@ -341,18 +296,18 @@ static int host_row(struct xport *x, const struct xfile *f, sqlite3_stmt *st, bo
 	struct ntp_xqueue *q;
 
 	/* the points of schema/ntp.sql's host_stages view */
-	cuts[n++] = (struct cut){ "block", queue };
+	cuts[n++] = (struct cut){ block, queue };
 	if (r2t) {
-		cuts[n++] = (struct cut){ "driver", cmd_sent };
+		cuts[n++] = (struct cut){ driver, cmd_sent };
 		cuts[n++] = (struct cut){ rtt, I64(H_R2T) };
-		cuts[n++] = (struct cut){ "driver", I64(H_DATA_SENT) };
+		cuts[n++] = (struct cut){ driver, I64(H_DATA_SENT) };
 	} else {
 		int64_t data = null(st, H_DATA_SENT) ? cmd_sent : I64(H_DATA_SENT);
 
-		cuts[n++] = (struct cut){ "driver", cmd_sent > data ? cmd_sent : data };
+		cuts[n++] = (struct cut){ driver, cmd_sent > data ? cmd_sent : data };
 	}
 	cuts[n++] = (struct cut){ rtt, recv };
-	cuts[n++] = (struct cut){ "driver", done };
+	cuts[n++] = (struct cut){ driver, done };
 
 	snprintf(qname, sizeof(qname), "%s q%" PRId64, TXT(H_CONTROLLER), I64(H_QID));
 	clean(qname);
@@ -407,6 +362,9 @@ static int target_row(struct xport *x, int fi, sqlite3_stmt *st, bool joined)
 	int64_t submit = null(st, T_SUBMIT) ? recv : I64(T_SUBMIT);
 	int64_t cmpl = null(st, T_CMPL) ? submit : I64(T_CMPL);
 	bool matched = joined && !null(st, T_MATCHED);
+	/* the stages' labels (lib/core/stage_table.h) */
+	const char *driver = ntp_stages[NTP_STAGE_TARGET_DRIVER].label;
+	const char *wait = ntp_stages[x->rdma ? NTP_STAGE_READ_WAIT : NTP_STAGE_R2T_WAIT].label;
 	bool overflow = false;
 	char qname[64], name[64], size[32], dev[64];
 	struct cut cuts[5];
@@ -415,13 +373,13 @@ static int target_row(struct xport *x, int fi, sqlite3_stmt *st, bool joined)
 
 	/* the points of schema/ntp.sql's target_stages view */
 	if (!null(st, T_R2T) && !null(st, T_SUBMIT)) {
-		cuts[n++] = (struct cut){ "target driver", I64(T_R2T) };
-		cuts[n++] = (struct cut){ x->rdma ? "rdma read wait" : "r2t wait", submit };
+		cuts[n++] = (struct cut){ driver, I64(T_R2T) };
+		cuts[n++] = (struct cut){ wait, submit };
 	} else {
-		cuts[n++] = (struct cut){ "target driver", submit };
+		cuts[n++] = (struct cut){ driver, submit };
 	}
-	cuts[n++] = (struct cut){ "storage", cmpl };
-	cuts[n++] = (struct cut){ "target driver", sent };
+	cuts[n++] = (struct cut){ ntp_stages[NTP_STAGE_STORAGE].label, cmpl };
+	cuts[n++] = (struct cut){ driver, sent };
 
 	snprintf(qname, sizeof(qname), "ctrl %" PRId64 " q%" PRId64, I64(T_CNTLID), I64(T_QID));
 	q = ntp_xqueues__get(x->qs, f->machine[SIDE_TARGET], qname);
@@ -563,12 +521,10 @@ static char *default_output(const char *path)
 	return out;
 }
 
-static void close_input(struct xport *x)
+static void close_input(struct xport *x, struct ntp_source *s)
 {
-	if (x->j)
-		ntp_join__close(x->j);
-	else if (x->db)
-		sqlite3_close(x->db);
+	ntp_join__close(x->j);
+	ntp_source__close(s);
 	for (int i = 0; i < x->n; i++)
 		free(x->f[i].hostname);
 }
@@ -578,6 +534,7 @@ int ntp_export__run(const char *const *paths, int n, const struct ntp_export_opt
 	bool to_stdout = o->output && !strcmp(o->output, "-");
 	char *out = o->output ? strdup(o->output) : default_output(paths[0]);
 	struct xport x = { .next_uuid = 1 };
+	struct ntp_source *s = NULL;
 	struct ntp_outfile of = { 0 };
 	int rc;
 
@@ -585,17 +542,15 @@ int ntp_export__run(const char *const *paths, int n, const struct ntp_export_opt
 		ntp_error("%s", strerror(ENOMEM));
 		return NTP_EXIT_FAILURE;
 	}
-	for (int i = 0; !to_stdout && i < n; i++) {
-		/* writing over the recording being read would destroy it */
-		if (ntp_report__same_file(out, paths[i])) {
-			ntp_error("%s: the output is the recording itself: choose another -o FILE", out);
-			free(out);
-			return NTP_EXIT_USAGE;
-		}
+	/* writing over the recording being read would destroy it */
+	rc = ntp_outfile__check_not_input(out, paths, n, "-o");
+	if (rc) {
+		free(out);
+		return rc;
 	}
-	rc = ntp_report__check_twice(paths, n);
+	rc = ntp_source__open_files(&s, paths, n, false);
 	if (!rc)
-		rc = open_input(&x, paths, n);
+		rc = open_input(&x, s);
 	if (rc)
 		goto done;
 	place_files(&x);
@@ -628,7 +583,7 @@ int ntp_export__run(const char *const *paths, int n, const struct ntp_export_opt
 			" linked by flows (open it in ui.perfetto.dev)\n",
 			to_stdout ? "the trace" : out, x.cmds[SIDE_HOST], x.cmds[SIDE_TARGET], x.flows);
 done:
-	close_input(&x);
+	close_input(&x, s);
 	free(out);
 	return rc;
 }

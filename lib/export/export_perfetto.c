@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/cli/pb.h"
+#include "lib/fmt/pb.h"
 #include "lib/export/export_perfetto.h"
 
 enum {
@@ -162,11 +162,6 @@ static void put_interned(struct ntp_pftrace *t)
 		t->nfresh[k] = 0;
 	}
 	ntp_pb__end(&t->pb);
-}
-
-uint64_t ntp_pftrace__packets(const struct ntp_pftrace *t)
-{
-	return t->packets;
 }
 
 /* flags: enum sequence_flags; the first packet also starts the interning state */

@@ -31,7 +31,6 @@ enum ntp_pf_unit {
 struct ntp_pftrace *ntp_pftrace__new(FILE *f);
 /* frees t; 0, or -errno of the first packet that could not be built or written */
 int ntp_pftrace__delete(struct ntp_pftrace *t);
-uint64_t ntp_pftrace__packets(const struct ntp_pftrace *t);
 
 /* a machine: a process track, shown as a group holding its queues */
 void ntp_pftrace__process(struct ntp_pftrace *t, uint64_t uuid, int32_t pid, const char *name);

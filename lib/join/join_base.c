@@ -13,7 +13,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 
 int ntp_join__sql_fail(sqlite3 *db, const char *what)
 {
@@ -47,18 +47,18 @@ int64_t ntp_join__query_int(sqlite3 *db, const char *sql, int64_t def)
 
 /*
  * An array written whole soon after gets its pages at once: one call
- * instead of a fault a page, which in a virtual machine is a trap each
- * (1 GiB in small pages: 2.45 s by faults, 1.12 s at once, on a 2-core VM
- * of 2026-12-04).  The memory is the same: it would be touched anyway.
+ * instead of a fault a page, which in a virtual machine is a trap each, and
+ * made at once 1 GiB of small pages takes half the time it takes by faults.
+ * The memory is the same: it would be touched anyway.
  *
  * The arrays carry huge-page advice (lib/core/mem.c), so these are mostly
  * huge pages.  In a virtual machine that reports its free memory to its
  * host (virtio-balloon's free page reporting, on blocks of 2 MiB and more)
  * a huge page comes out of memory the host took back, and the host makes
- * it again: 1 GiB took 1.42-1.45 s after 12 idle seconds, 0.09-0.14 s
- * just after it was freed.  An earlier VM of the same kind took 5.1-6.7 s
- * against 0.4-0.7 s in small pages; on the later one the reports gained
- * even after idle seconds (bench/README.md): that trade is the host's.
+ * it again, which after idle seconds costs far more than a huge page just
+ * freed.  Whether the reports still gain depends on the host: on some VMs
+ * they do, on others "never" is the better setting for transparent huge
+ * pages (bench/README.md, "New pages and huge pages"; ntprof-report(1)).
  */
 void ntp_join__populate(void *p, size_t len)
 {

@@ -45,7 +45,7 @@
 #include "lib/core/checked.h"
 #include "lib/core/jobs.h"
 #include "lib/core/mem.h"
-#include "lib/join/join.h"
+#include "lib/join/join_est.h"
 #include "lib/join/join_sweep.h"
 
 #define GRID_HALF 10		/* grid points each side of the centre */

@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Every command's stages kept from the reading of the files to the scan
- * that follows the matching (lib/join/join_priv.h), for the summary report
+ * that follows the matching (lib/join/join_base.h), for the summary report
  * (opts.tag): the join reads each file once, through ntprof's stage views
  * (lib/ntp/db_guard.h), and which host command goes with which target
  * command is known only at the end.  One record per command, at its load
  * index: the host's in a scratch file (lib/core/spill.h), at ten million
  * commands 180 MB, which in memory would add to the join's peak; the
- * target's in memory, 9 bytes a command (join_priv.h: struct ntp_jtstages).
+ * target's in memory, 9 bytes a command (join_base.h: struct ntp_jtstages).
  *
  * A record holds the stages of the views: the host's block_ns, driver_ns
  * and network_star_ns (e2e_ns is their sum), the tag the caller gave the
  * command; the target's target_driver_ns and storage_ns (residence_ns is
  * their sum).  The commands that have the application's stages have them
- * in a second scratch file (join_priv.h: struct ntp_jkeep).  They are read as the
+ * in a second scratch file (join_base.h: struct ntp_jkeep).  They are read as the
  * views' points and differenced by lib/core/stages.c, which is what the
  * views do (tests/unit/test_stages.c holds the two to the same numbers),
  * for a third of the scan's time.  A point that is no number, a real (what
@@ -30,7 +30,7 @@
 #include "lib/cli/exit.h"
 #include "lib/core/mem.h"
 #include "lib/core/stages.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 #include "lib/ntp/db_app.h"
 #include "lib/ntp/db_guard.h"
 
@@ -44,7 +44,7 @@ int ntp_join__keep_open(struct ntp_join *j)
 	k->host.fd = k->apps.fd = -1;
 	j->keep = k;
 	for (int fi = 0; fi < j->nfiles; fi++) {
-		int has = j->files[fi].sides & NTP_JOIN_HOST ? ntp_db__has_app(j->db, j->files[fi].schema) :
+		int has = j->files[fi].sides & NTP_SIDE_HOST ? ntp_db__has_app(j->db, j->files[fi].schema) :
 			  0;
 
 		if (has < 0)
@@ -96,7 +96,7 @@ int ntp_join__keep_fail(const struct ntp_join *j, const struct ntp_spill_run *ru
 
 /*
  * Why points of kind k make no stages (NTP_JKEPT_OK when they do):
- * as report_scan.c classes a host recording's commands, a real is an
+ * as model_scan.c classes a host recording's commands, a real is an
  * overflow, other values not a number, and so is a difference that
  * overflowed (differenced false).
  */
@@ -244,7 +244,7 @@ int ntp_join__keep_wides(struct ntp_join *j)
 }
 
 /*
- * The stage the others add up to (join_priv.h): a host's e2e, a target's
+ * The stage the others add up to (join_base.h): a host's e2e, a target's
  * residence.  Where the parts did not overflow the sum fits 64 bits, but
  * two of them may add up beyond before the third brings it back: added
  * modulo 2^64, which then is the sum.  (Where they did, all are 0.)

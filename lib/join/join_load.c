@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The join's rows (lib/join/join_priv.h), read by join_read.c in storage
+ * The join's rows (lib/join/join_base.h), read by join_read.c in storage
  * order, put in (file, key, time, id) order so that the merges of
  * join_merge.c walk both sides key by key.  Sorting the keys' hashes (a
  * radix sort over 16 bytes a row, below) is what makes the join linear: no
@@ -12,7 +12,7 @@
 
 #include "lib/core/jobs.h"
 #include "lib/core/mem.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 
 /* a run of keys alike in their top half: by hash, then load order, as a stable sort leaves them */
 static int cmp_hash_idx(const void *pa, const void *pb)
@@ -272,7 +272,7 @@ static int order_side(struct ntp_jside *s, int host, struct ntp_jspares *sp, int
  * The target's side, then the host's, each on the readers' threads: the
  * host's sort buffer is then the target's rows, freed by its gather (the
  * sort buffers are 16 bytes a command: at ten million a side, two new ones
- * at once took 0.45-0.7 s of new pages in a VM; join_base.c).
+ * at once would be 320 MB of new pages, dear in a VM; join_base.c).
  */
 int ntp_join__load(struct ntp_join *j)
 {

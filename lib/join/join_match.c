@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * From candidates to pairs (lib/join/join_priv.h): each host controller bound to
+ * From candidates to pairs (lib/join/join_base.h): each host controller bound to
  * the combination that agrees with most of its commands, the intervals of
  * pass 2, and the mutual-nearest matching of the final candidates, with the
  * counts and the matched commands in the output order.
@@ -14,7 +14,7 @@
 #include "lib/cli/exit.h"
 #include "lib/core/jobs.h"
 #include "lib/core/mem.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 
 /* the controller of host row h (key order) */
 static uint16_t hctrl(const struct ntp_join *j, uint32_t h)
@@ -160,7 +160,7 @@ void ntp_join__free_cands(struct ntp_join *j)
  * j->cands, and the controllers bound.  Pairs without an estimate have no
  * candidates.  With one pair, j->share[] says where each share's are.
  */
-int ntp_join__gather(struct ntp_join *j, const struct ntp_join_fit *fits, const double *tols)
+static int gather(struct ntp_join *j, const struct ntp_join_fit *fits, const double *tols)
 {
 	int64_t *ok = ok_counts(j);
 	int err = ok ? 0 : -ENOMEM;
@@ -562,7 +562,7 @@ int ntp_join__match(struct ntp_join *j)
 	for (int p = 0; p < j->npairs; p++)
 		tols[p] = j->fits[p].tol;
 	ntp_jprogress__set(j->progress, "pairing commands", 0, 0);
-	err = ntp_join__gather(j, j->fits, tols);
+	err = gather(j, j->fits, tols);
 	if (err)
 		return err;
 	/* the target's times are not needed any more: its ids and order are */

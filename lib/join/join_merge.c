@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The merges of one host file with one target file (lib/join/join_priv.h): both
+ * The merges of one host file with one target file (lib/join/join_base.h): both
  * sides in (key, time) order, walked key by key.  Within a key the host's
  * occurrences are in time order and so are the target's, and a command's
  * candidates are the target records that overlap its flight mapped through
@@ -17,7 +17,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/core/mem.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 
 static const struct ntp_jhost *hrow(const struct ntp_join *j, uint32_t h)
 {
@@ -235,7 +235,7 @@ int ntp_join__sample(struct ntp_join *j, int p, int narrow, struct ntp_join_iv *
 	/*
 	 * The first walk only counts: a large pair's sample does not fit whole,
 	 * and the intervals made for its first cap would be made for nothing
-	 * (at a million commands a side, half a million of them, 0.03 s).
+	 * (at a million commands a side, half a million of them).
 	 * A sample that fits is then made by a second walk, of a small pair.
 	 */
 	walk_sample(j, p, 1, narrow, NULL, 0, &n, &rows, &hot);

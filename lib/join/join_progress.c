@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "lib/cli/err.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 
 #define QUIET_S 1.0
 #define EVERY_S 0.1

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Both sides of every file read at once (lib/join/join_priv.h): one reader a
+ * Both sides of every file read at once (lib/join/join_base.h): one reader a
  * CPU, each its share of every file's ids on each side, on a connection of
  * its own (SQLite serializes the calls on one).  The shares are counted
  * before they are read, so that every reader knows the load indexes of its
  * rows and writes them in place: no reader waits for another, and nothing
- * is copied after.  A file's load order is its id order, as it was when one
- * reader read it.
+ * is copied after.  A file's load order is its id order, whatever the
+ * number of readers.
  *
  * For the summary (opts.tag) the rows come from ntprof's stage views, whose
  * columns include the key, so that each file is read once: the stages are
@@ -27,7 +27,7 @@
 #include "lib/core/jobs.h"
 #include "lib/core/mem.h"
 #include "lib/core/spill.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 #include "lib/ntp/db_app.h"
 #include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_key.h"
@@ -61,7 +61,7 @@ struct cols {
  * no CLOCK_MONOTONIC reading is beyond).  A row's time beyond is clamped
  * there: at worst its key still matches, and its stages, which the report
  * takes from the stage views, are then an impossible command (overflow) of
- * its group (lib/report/report_groups.h), never a wrapped number.
+ * its group (lib/model/model_groups.h), never a wrapped number.
  */
 #define TIME_LIMIT ((int64_t)1 << 60)
 
@@ -198,9 +198,9 @@ static void *count_job(void *arg)
 	struct ntp_join *j = r->j;
 
 	for (int fi = 0; fi < j->nfiles && !r->err; fi++) {
-		if (j->files[fi].sides & NTP_JOIN_HOST)
+		if (j->files[fi].sides & NTP_SIDE_HOST)
 			count_range(r, fi, "host_io", &j->hrange[r->w][fi]);
-		if (!r->err && (j->files[fi].sides & NTP_JOIN_TARGET))
+		if (!r->err && (j->files[fi].sides & NTP_SIDE_TARGET))
 			count_range(r, fi, "target_io", &j->trange[r->w][fi]);
 	}
 	return NULL;
@@ -544,9 +544,9 @@ static void *read_job(void *arg)
 		populate(&j->host, &j->hrange[r->w][fi], sizeof(struct ntp_jhost), NULL, 0);
 	}
 	for (int fi = 0; fi < j->nfiles && !r->err; fi++) {
-		if (j->files[fi].sides & NTP_JOIN_TARGET)
+		if (j->files[fi].sides & NTP_SIDE_TARGET)
 			read_range(r, fi, 0, &j->trange[r->w][fi]);
-		if (!r->err && (j->files[fi].sides & NTP_JOIN_HOST))
+		if (!r->err && (j->files[fi].sides & NTP_SIDE_HOST))
 			read_range(r, fi, 1, &j->hrange[r->w][fi]);
 	}
 	return NULL;
@@ -728,9 +728,9 @@ static int read_planned(struct ntp_join *j, struct reader *rd, const int64_t *hl
 		ntp_jobs__run(count_job, rd, sizeof(*rd), j->nreaders);
 		err = readers_err(rd, j->nreaders);
 		for (int fi = 0; fi < j->nfiles && !err; fi++) {
-			if (j->files[fi].sides & NTP_JOIN_HOST)
+			if (j->files[fi].sides & NTP_SIDE_HOST)
 				err = check_counts(j, fi, "host_io", j->hrange);
-			if (!err && (j->files[fi].sides & NTP_JOIN_TARGET))
+			if (!err && (j->files[fi].sides & NTP_SIDE_TARGET))
 				err = check_counts(j, fi, "target_io", j->trange);
 		}
 		if (err)
@@ -774,9 +774,9 @@ int ntp_join__read(struct ntp_join *j)
 	for (int fi = 0; fi < j->nfiles; fi++) {
 		hlo[fi] = tlo[fi] = 0;	/* empty */
 		hhi[fi] = thi[fi] = -1;
-		if (j->files[fi].sides & NTP_JOIN_HOST)
+		if (j->files[fi].sides & NTP_SIDE_HOST)
 			id_bounds(j, fi, "host_io", &hlo[fi], &hhi[fi]);
-		if (j->files[fi].sides & NTP_JOIN_TARGET)
+		if (j->files[fi].sides & NTP_SIDE_TARGET)
 			id_bounds(j, fi, "target_io", &tlo[fi], &thi[fi]);
 		j->keyed[fi][1] = has_join_key(j, fi, "host_io");
 		j->keyed[fi][0] = has_join_key(j, fi, "target_io");
@@ -810,7 +810,7 @@ int ntp_join__read(struct ntp_join *j)
 			if (!w)
 				rd[w].db[fi] = j->db;
 			else
-				err = ntp_db__open_again(&rd[w].db[fi], j->files[fi].path);
+				err = j->reopen(j->reopen_ctx, fi, &rd[w].db[fi]);
 		}
 	}
 	if (!err)

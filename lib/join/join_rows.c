@@ -17,7 +17,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 #include "lib/ntp/db_guard.h"
 
 enum {

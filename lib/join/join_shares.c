@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the shares of one pair's keys find at once (lib/join/join_priv.h,
+ * What the shares of one pair's keys find at once (lib/join/join_base.h,
  * ntp_join__chunks): each share writes its elements into a region of one
  * array, sized for about one a host row, and past that into a buffer of
  * its own; put end to end in share order, they are what one merge over all
@@ -13,7 +13,7 @@
 
 #include "lib/core/jobs.h"
 #include "lib/core/mem.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 
 /* a region's room beyond one element a host row */
 #define SLACK 64

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The join's big arrays handed from one phase to the next (join_priv.h):
+ * The join's big arrays handed from one phase to the next (join_base.h):
  * the rows read, the sort's buffer, the candidates, the slots and matches
  * each live for a phase or two, and most of the next phase's arrays are
  * about the size of one just freed.  Given back to the C library, a block
  * that big goes back to the kernel (the join has glibc map every block of
- * 1 MiB and more on its own: join_api.c), and the next one is new memory,
+ * 1 MiB and more on its own: join.c), and the next one is new memory,
  * every page of it zeroed again by the kernel, and in a virtual machine
  * whose host took the freed memory back (free page reporting) made again
  * by the host too.
@@ -16,19 +16,20 @@
  * and growing it is no saving.  realloc asks the kernel to move a mapped
  * block's pages, but the grown part is then faulted a small page at a
  * time, and a block that starts on a 2 MiB boundary (lib/core/mem.c) the
- * kernel would not move at all (6.18: EFAULT), so glibc copied the whole
+ * kernel does not move at all (6.18: EFAULT), so glibc copies the whole
  * of it into new pages.  One block is
  * kept, and one more than twice the size asked for is not handed out, so
  * that what the pool holds stays near what the phases had in use; it is
- * freed before the summaries, which allocate their own.  At ten million
- * commands a side the report's new pages went from 4.1-4.7 GB to 3.2 GB
- * and its peak from 967 to 987 MB (two blocks kept: 3.1-3.2 GB, 1143 MB).
+ * freed before the summaries, which allocate their own.  One block kept
+ * saves about a quarter of a large join's new pages for a few percent of
+ * its peak; a second saves few more pages for a much higher peak
+ * (bench/README.md).
  */
 #include <malloc.h>
 #include <stdlib.h>
 
 #include "lib/core/mem.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 
 /* below this, blocks come from the C library's heap, which keeps them anyway */
 #define SPARE_MIN ((size_t)1 << 20)

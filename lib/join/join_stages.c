@@ -22,7 +22,7 @@
 #include "lib/core/checked.h"
 #include "lib/core/jobs.h"
 #include "lib/core/mem.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 
 #define NONE UINT32_MAX
 /* commands ahead whose target's stages are fetched into the cache */
@@ -52,7 +52,7 @@ struct part {
 	char msg[256];
 };
 
-/* a host record's application's stages: the next of its range's run on apps (join_priv.h) */
+/* a host record's application's stages: the next of its range's run on apps (join_base.h) */
 static int app_of(struct part *pt, const struct ntp_jhstages *h, struct ntp_spill_run *apps,
 		  struct ntp_app_row *app)
 {
@@ -118,7 +118,7 @@ static int scan_range(struct part *pt, const struct ntp_jrange *rg, int fi)
 		hwhy = ntp_join__kept_host(j, &h, (uint32_t)(rg->idx + k), &hs);
 		twhy = ntp_join__kept_target(j, t, &ts);
 		s.tag = h.tag;
-		/* not a number before an overflow, as report_join.c classes the two */
+		/* not a number before an overflow, as model_join.c classes the two */
 		s.not_number = hwhy == NTP_JKEPT_NOT_NUMBER || twhy == NTP_JKEPT_NOT_NUMBER;
 		s.overflow = hwhy == NTP_JKEPT_OVERFLOW || twhy == NTP_JKEPT_OVERFLOW;
 		s.e2e = hs.e2e;

@@ -14,7 +14,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/core/mem.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 
 /* how join_clock.clock says it */
 static const char *const clock_keys[] = {

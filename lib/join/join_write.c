@@ -16,8 +16,10 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join.h"
+#include "lib/join/join_base.h"
 #include "lib/ntp/db_key.h"
+#include "lib/ntp/db_read.h"
 #include "lib/ntp/db_schema.h"
 
 #define OUT "ntp_out"
@@ -205,13 +207,20 @@ static int write_all(struct ntp_join *j, const struct ntp_join_pair *p)
 	return err;
 }
 
+/* one joined recording (ntprof join) given alone */
+static bool is_joined(const struct ntp_join *j)
+{
+	return j->nfiles == 1 && j->files[0].role &&
+	       !strcmp(j->files[0].role, ntp_roles[NTP_ROLE_JOINED].name);
+}
+
 /* what can be written: one host side, one target side, a pairing that found the commands */
 static int check_writable(struct ntp_join *j)
 {
 	const struct ntp_join_pair *p = &j->pairs[0];
 	const char *h, *t;
 
-	if (j->joined_role) {
+	if (is_joined(j)) {
 		ntp_error("%s: a joined recording (ntprof join) already: give the recordings it was"
 			  " made of", j->files[0].path);
 		return NTP_EXIT_MISMATCH;
@@ -245,7 +254,7 @@ static int attach_out(struct ntp_join *j, const char *path)
 	char *uri;
 	int rc;
 
-	uri = ntp_join__file_uri(path, "rw");
+	uri = ntp_db__file_uri(path, "rw");
 	if (!uri)
 		return ntp_join__nomem();
 	if (sqlite3_prepare_v2(j->db, "ATTACH ?1 AS " OUT, -1, &st, NULL) != SQLITE_OK) {
@@ -327,24 +336,16 @@ static int store_into(struct ntp_join *j, const char *path)
 	return err;
 }
 
-int ntp_join__store(const char *path)
+int ntp_join__store(struct ntp_join *j)
 {
-	/* a pairing it may hold already is replaced, not read */
-	const struct ntp_join_opts fresh = { .fresh = 1 };
-	struct ntp_join *j;
-	int err;
+	const char *path = j->files[0].path;
 
-	err = ntp_join__open(&j, &path, 1, &fresh);
-	if (err)
-		return err;
-	if (j->joined_role || j->files[0].sides != (NTP_JOIN_HOST | NTP_JOIN_TARGET)) {
-		ntp_error("%s: not a '-r both' recording: its pairing is not its own to store", path);
-		ntp_join__close(j);
+	/* a pairing it may hold already is replaced, not read */
+	if (j->nfiles != 1 || is_joined(j) || !j->opts.fresh ||
+	    j->files[0].sides != (NTP_SIDE_HOST | NTP_SIDE_TARGET)) {
+		ntp_error("%s: not a '-r both' recording paired anew: its pairing is not its own to"
+			  " store", path);
 		return NTP_EXIT_MISMATCH;
 	}
-	err = ntp_join__run(j);
-	if (!err)
-		err = store_into(j, path);
-	ntp_join__close(j);
-	return err;
+	return store_into(j, path);
 }

@@ -22,7 +22,7 @@
  *                columns, NOT NULL where they are and none generated, else
  *                the file is corrupt.  (What a damaged page still holds
  *                against its declaration, the readers count as impossible
- *                commands: lib/report/report_groups.h.)
+ *                commands: lib/model/model_groups.h.)
  *   triggers     fire on writes only; the connection is read-only and
  *                query_only, and SQLITE_DBCONFIG_ENABLE_TRIGGER is off.
  *   CHECK, DEFAULT, partial and expression indexes
@@ -183,7 +183,12 @@ static long long file_bytes(const char *path, const char *suffix)
 	return (long long)st.st_size;
 }
 
-int ntp_db__budget_add(sqlite3 *db, const char *schema, const char *path)
+/*
+ * Add the file at path, open in db as schema, to db's work budget (its size
+ * and its -wal's) and to the files a failure can name.  0 or an NTP_EXIT_*
+ * code, printed.
+ */
+static int add_file_budget(sqlite3 *db, const char *schema, const char *path)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -200,7 +205,7 @@ int ntp_db__budget_add(sqlite3 *db, const char *schema, const char *path)
 
 int ntp_db__guard_file(sqlite3 *db, const char *schema, const char *path)
 {
-	int err = ntp_db__budget_add(db, schema, path);
+	int err = add_file_budget(db, schema, path);
 
 	return err ? err : ntp_db__own_views(db, schema, path);
 }

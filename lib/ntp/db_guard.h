@@ -18,18 +18,12 @@
  * SQLite's defensive settings on db (DEFENSIVE, trusted_schema off, no
  * extension loading, a length limit) and a work limit: every statement on
  * db together may run a budget of virtual machine steps, a fixed part plus
- * one proportional to the bytes of the files ntp_db__budget_add() added.
+ * one proportional to the bytes of the files it reads.
  * Past it a statement fails with SQLITE_INTERRUPT (ntp_db__fail() says
  * why).  A second call on db does nothing.  0 or NTP_EXIT_FAILURE (printed).
  */
 int ntp_db__guard(sqlite3 *db);
 
-/*
- * Add the file at path, open in db as schema, to db's work budget (its size
- * and its -wal's) and to the files a failure can name.  0 or an NTP_EXIT_*
- * code, printed.
- */
-int ntp_db__budget_add(sqlite3 *db, const char *schema, const char *path);
 /*
  * What every reading connection does for each file it reads (main, or an
  * attached schema): its work budget, and ntprof's own views over it

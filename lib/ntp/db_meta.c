@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The meta keys of a recording, and their typed accessors (lib/ntp/db_meta.h). */
 #include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-#include "lib/cli/safe_text.h"
+#include "lib/fmt/safe_text.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
 #include "lib/ntp/db_write.h"
@@ -63,18 +67,87 @@ int ntp_meta__set_int(struct ntp_writer *w, enum ntp_meta_key k, int64_t value)
 	return ntp_writer__set_meta_int(w, ntp_meta[k].key, value);
 }
 
+/* the value of key in schema's meta as text (caller frees), NULL when absent */
+static char *meta_text(sqlite3 *db, const char *schema, const char *key)
+{
+	char sql[128];
+	sqlite3_stmt *st;
+	char *v = NULL;
+
+	snprintf(sql, sizeof(sql), "SELECT value FROM \"%s\".meta WHERE key = ?1", schema);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return NULL;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		const unsigned char *t = sqlite3_column_text(st, 0);
+
+		if (t)
+			v = strdup((const char *)t);
+	}
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* the value of key in schema's meta as an integer, def when absent or not one */
+static int64_t meta_int(sqlite3 *db, const char *schema, const char *key, int64_t def)
+{
+	sqlite3_stmt *st;
+	int64_t v = def;
+	char sql[128];
+
+	snprintf(sql, sizeof(sql), "SELECT value FROM \"%s\".meta WHERE key = ?1", schema);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return def;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		switch (sqlite3_column_type(st, 0)) {
+		case SQLITE_INTEGER:
+			v = sqlite3_column_int64(st, 0);
+			break;
+		case SQLITE_TEXT: {
+			/* a number written as text still counts, but only all of it */
+			const char *t = (const char *)sqlite3_column_text(st, 0);
+			char *end;
+			long long x;
+
+			if (!t)
+				break;
+			errno = 0;
+			x = strtoll(t, &end, 10);
+			if (end != t && !*end && !errno)
+				v = x;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	return v;
+}
+
 char *ntp_meta__text(sqlite3 *db, enum ntp_meta_key k)
 {
-	char *v;
-
-	assert(k < NTP_META_MAX && ntp_meta[k].type == NTP_META_TEXT);
-	v = ntp_db__meta_text(db, ntp_meta[k].key);
-	/* a field of one line in every report: a file cannot forge lines or escapes */
-	return v ? ntp_safe__clean_line(v) : NULL;
+	return ntp_meta__text_in(db, "main", k);
 }
 
 int64_t ntp_meta__int(sqlite3 *db, enum ntp_meta_key k, int64_t def)
 {
+	return ntp_meta__int_in(db, "main", k, def);
+}
+
+char *ntp_meta__text_in(sqlite3 *db, const char *schema, enum ntp_meta_key k)
+{
+	char *v;
+
+	assert(k < NTP_META_MAX && ntp_meta[k].type == NTP_META_TEXT);
+	v = meta_text(db, schema, ntp_meta[k].key);
+	/* a field of one line in every report: a file cannot forge lines or escapes */
+	return v ? ntp_safe__clean_line(v) : NULL;
+}
+
+int64_t ntp_meta__int_in(sqlite3 *db, const char *schema, enum ntp_meta_key k, int64_t def)
+{
 	assert(k < NTP_META_MAX && ntp_meta[k].type == NTP_META_INT);
-	return ntp_db__meta_int(db, ntp_meta[k].key, def);
+	return meta_int(db, schema, ntp_meta[k].key, def);
 }

@@ -79,5 +79,8 @@ int ntp_meta__set_int(struct ntp_writer *w, enum ntp_meta_key k, int64_t value);
 /* the reader's getters (lib/ntp/db_read.h): the value (text: caller frees), NULL or def when absent */
 char *ntp_meta__text(sqlite3 *db, enum ntp_meta_key k);
 int64_t ntp_meta__int(sqlite3 *db, enum ntp_meta_key k, int64_t def);
+/* the same of the recording open in db as schema ("main", or an ATTACHed name) */
+char *ntp_meta__text_in(sqlite3 *db, const char *schema, enum ntp_meta_key k);
+int64_t ntp_meta__int_in(sqlite3 *db, const char *schema, enum ntp_meta_key k, int64_t def);
 
 #endif

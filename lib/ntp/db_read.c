@@ -9,6 +9,7 @@
  * A recording killed mid-run still has its FILE-wal: SQLite reads it (and may
  * create FILE-shm beside it), but the database file is left as it is.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -298,62 +299,27 @@ int ntp_db__open_read_counted(sqlite3 **dbp, const char *path, int64_t *host_row
 	return 0;
 }
 
-char *ntp_db__meta_text(sqlite3 *db, const char *key)
+/* "file:" URI of a path: everything but unreserved characters and '/' escaped */
+char *ntp_db__file_uri(const char *path, const char *mode)
 {
-	return ntp_db__meta_text_in(db, "main", key);
-}
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(path);
+	char *u = malloc(3 * n + strlen(mode) + 16), *p;
 
-char *ntp_db__meta_text_in(sqlite3 *db, const char *schema, const char *key)
-{
-	char sql[128];
-	sqlite3_stmt *st;
-	char *v = NULL;
-
-	snprintf(sql, sizeof(sql), "SELECT value FROM \"%s\".meta WHERE key = ?1", schema);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+	if (!u)
 		return NULL;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		const unsigned char *t = sqlite3_column_text(st, 0);
+	p = stpcpy(u, "file:");
+	for (; *path; path++) {
+		unsigned char c = *path;
 
-		if (t)
-			v = strdup((const char *)t);
-	}
-	sqlite3_finalize(st);
-	return v;
-}
-
-int64_t ntp_db__meta_int(sqlite3 *db, const char *key, int64_t def)
-{
-	sqlite3_stmt *st;
-	int64_t v = def;
-
-	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?1", -1, &st, NULL))
-		return def;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		switch (sqlite3_column_type(st, 0)) {
-		case SQLITE_INTEGER:
-			v = sqlite3_column_int64(st, 0);
-			break;
-		case SQLITE_TEXT: {
-			/* a number written as text still counts, but only all of it */
-			const char *t = (const char *)sqlite3_column_text(st, 0);
-			char *end;
-			long long x;
-
-			if (!t)
-				break;
-			errno = 0;
-			x = strtoll(t, &end, 10);
-			if (end != t && !*end && !errno)
-				v = x;
-			break;
-		}
-		default:
-			break;
+		if (isalnum(c) || strchr("/-._~", c)) {
+			*p++ = c;
+		} else {
+			*p++ = '%';
+			*p++ = hex[c >> 4];
+			*p++ = hex[c & 15];
 		}
 	}
-	sqlite3_finalize(st);
-	return v;
+	sprintf(p, "?mode=%s", mode);
+	return u;
 }

@@ -23,11 +23,7 @@ int ntp_db__open_read(sqlite3 **db, const char *path);
  */
 int ntp_db__open_read_counted(sqlite3 **db, const char *path, int64_t *host_rows);
 
-/* meta value as text (caller frees), or NULL when absent */
-char *ntp_db__meta_text(sqlite3 *db, const char *key);
-/* the same from the recording ATTACHed as schema */
-char *ntp_db__meta_text_in(sqlite3 *db, const char *schema, const char *key);
-/* meta value as integer, or def when absent */
-int64_t ntp_db__meta_int(sqlite3 *db, const char *key, int64_t def);
+/* "file:PATH?mode=MODE" for ATTACH, every byte but unreserved ones and '/' escaped; caller frees; NULL without memory */
+char *ntp_db__file_uri(const char *path, const char *mode);
 
 #endif

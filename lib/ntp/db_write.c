@@ -440,8 +440,8 @@ static int open_db(struct ntp_writer *w)
 
 	/*
 	 * 16 KiB pages: a batch of host_io rows is a few pages, and each page
-	 * costs two write() calls in the WAL and two more at the checkpoint;
-	 * measured 10-15% less CPU per row than 4 KiB (bench/README.md).  The
+	 * costs two write() calls in the WAL and two more at the checkpoint, so
+	 * fewer, larger pages take less CPU per row (bench/README.md).  The
 	 * page size must be set before WAL; WAL before the schema so that even
 	 * the schema is committed through it.  The default page cache is
 	 * enough: rows are appended, only the right edge of the B-tree is hot.

@@ -11,67 +11,55 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/pager.h"
-#include "lib/cli/safe_text.h"
-#include "lib/cli/outfile.h"
+#include "lib/cli/output.h"
 #include "lib/report/report.h"
+#include "lib/report/report_filter_text.h"
 #include "lib/report/report_html.h"
-#include "lib/report/report_filter.h"
+#include "lib/model/model_filter.h"
 #include "lib/report/report_json.h"
-#include "lib/report/report_jsonout.h"
-#include "lib/report/report_load.h"
-#include "lib/report/report_model.h"
-#include "lib/report/report_order.h"
+#include "lib/model/model_files.h"
+#include "lib/model/model_load.h"
+#include "lib/model/model.h"
+#include "lib/model/model_order.h"
 #include "lib/report/report_text.h"
-#include "lib/report/report_tidy.h"
-
-/* the JSON error document; report has always cut its message at 511 bytes */
-static void json_error(FILE *f, int code, const char *path)
-{
-	ntp_report__json_error(f, code, path, "recordings that cannot be joined", 512);
-}
+#include "lib/report/report_separated.h"
 
 /*
- * Whatever the recordings (report_load.c decides what they are): the one
- * model, printed as text and/or JSON.
+ * Whatever the recordings (lib/model decides what they are): the one
+ * model, printed as text, separated fields, JSON and HTML.
  */
 int ntp_report__run(const char *const *paths, int npaths, const struct ntp_report_opts *o)
 {
 	bool detail = o->stages && !strcmp(o->stages, "detail");
-	struct ntp_outfile jo, ho;
+	struct ntp_output out = {
+		.path = { [NTP_FORM_JSON] = o->json_path, [NTP_FORM_HTML] = o->html_path },
+		.pretty = o->pretty, .separator = o->field_separator, .quiet = o->quiet,
+		.what = "report", .mismatch = "recordings that cannot be joined", .cut = 512,
+	};
+	struct ntp_source *s = NULL;
 	struct ntp_report r;
-	FILE *jf;
-	int rc, crc, hrc;
+	FILE *t;
+	int rc;
 
-	/* standard output takes one form */
-	if (o->json_path && o->html_path && !strcmp(o->json_path, "-") &&
-	    !strcmp(o->html_path, "-")) {
-		ntp_error("-j - and --html - both write to standard output: give one a FILE");
-		return NTP_EXIT_USAGE;
-	}
-	rc = ntp_report__json_open(&jo, o->json_path, "the JSON report");
+	memset(&r, 0, sizeof(r));
+	rc = ntp_output__check(&out, paths, npaths);
 	if (rc)
 		return rc;
-	jf = jo.f;
-	memset(&ho, 0, sizeof(ho));
-	if (o->html_path) {
-		rc = ntp_outfile__open(&ho, o->html_path, "the HTML report");
-		if (rc) {
-			ntp_report__json_close(&jo);
-			return rc;
-		}
-	}
+	rc = ntp_output__open(&out);
+	if (rc)
+		return rc;
 	if (npaths < 1) {
 		ntp_error("no recording given: ntprof report FILE...");
-		json_error(jf, NTP_EXIT_USAGE, "-");
-		ntp_report__json_close(&jo);
-		return NTP_EXIT_USAGE;
+		ntp_output__fail(&out, NTP_EXIT_USAGE, "-");
+		return ntp_output__close(&out, NTP_EXIT_USAGE);
 	}
+	rc = ntp_source__open_files(&s, paths, npaths, false);
 	/* the page draws each group's distribution: it needs the buckets too */
-	rc = ntp_report__load(&r, paths, npaths, &(struct ntp_report_load){
-		.detail = detail, .filter = &o->filter,
-		.histograms = o->histogram || o->html_path });
 	if (!rc)
-		rc = ntp_report__order(&r, &o->sort);
+		rc = ntp_report__load(&r, s, &(struct ntp_report_load){
+			.detail = detail, .filter = &o->filter,
+			.histograms = o->histogram || o->html_path, .sort = &o->sort,
+			.percent_limit = o->percent_limit });
 	if (!rc && r.filter && !r.total) {
 		char what[1024];
 
@@ -79,30 +67,22 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 		ntp_warn("no commands pass the read filters (%s)", what);
 	}
 	if (rc) {
-		json_error(jf, rc, npaths > 1 ? "the recordings" : paths[0]);
+		ntp_output__fail(&out, rc, npaths > 1 ? "the recordings" : paths[0]);
 	} else {
 		/* loaded: what is printed now may be paged, the errors before were not */
 		ntp_pager__start(o->no_pager);
-		if (jf != stdout && ho.f != stdout) {
-			/* the file's strings reach the terminal made safe (lib/cli/safe_text.h) */
-			FILE *t = ntp_safe__wrap(stdout);
-
-			if (t && o->field_separator)
-				ntp_report__warn_tidy(&r);
-			rc = !t ? NTP_EXIT_FAILURE :
-			     o->field_separator ? ntp_report__print_tidy(&r, t, o) :
+		t = ntp_output__text(&out, &rc);
+		if (t && o->field_separator)
+			ntp_report__warn_separated(&r);
+		if (t)
+			rc = o->field_separator ? ntp_report__print_separated(&r, t, o) :
 			     ntp_report__print_text(&r, t, o);
-			if (t && fclose(t) && !rc)
-				rc = NTP_EXIT_FAILURE;
-		}
-		if (jf && !rc)
-			rc = ntp_report__print_json(&r, jf, o);
-		if (ho.f && !rc)
-			rc = ntp_report__print_html(&r, ho.f, o);
+		if (!rc && ntp_output__file(&out, NTP_FORM_JSON))
+			rc = ntp_report__print_json(&r, ntp_output__file(&out, NTP_FORM_JSON), o);
+		if (!rc && ntp_output__file(&out, NTP_FORM_HTML))
+			rc = ntp_report__print_html(&r, ntp_output__file(&out, NTP_FORM_HTML), o);
 	}
 	ntp_report__free(&r);
-	crc = ntp_report__json_close(&jo);
-	/* a page is kept only when it is whole */
-	hrc = ntp_outfile__close(&ho, !rc);
-	return rc ? rc : crc ? crc : hrc;
+	ntp_source__close(s);
+	return ntp_output__close(&out, rc);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The report on a recording: `ntprof report`, and the end of `ntprof record`
- * (ntprof-report(1)).  Its raw form, `ntprof dump`, is report_dump.h.
+ * (ntprof-report(1)).  Its raw form, `ntprof dump`, is dump.h.
  */
 #ifndef NTP_REPORT_H
 #define NTP_REPORT_H

@@ -15,25 +15,11 @@
 #include <stdbool.h>
 
 #include "lib/cli/opt.h"
-
-enum ntp_field {
-	NTP_FIELD_N,
-	NTP_FIELD_RATE,
-	NTP_FIELD_MIN,
-	NTP_FIELD_MEAN,
-	NTP_FIELD_P50,
-	NTP_FIELD_P90,
-	NTP_FIELD_P99,
-	NTP_FIELD_P999,
-	NTP_FIELD_MAX,
-	NTP_FIELD_SHARE,
-	NTP_FIELD_STDDEV,
-	NTP_FIELD_COUNT,
-};
+#include "lib/core/stat_table.h"
 
 /* zero-initialised: every column (nfields 0) */
 struct ntp_report_fields {
-	enum ntp_field list[NTP_FIELD_COUNT];
+	enum ntp_stat list[NTP_NSTATS];
 	int nfields;
 };
 

@@ -5,9 +5,9 @@
  * group's time goes (the stage means end to end), a chart of each stage's
  * tail (p99), each group's latency distribution (with --histogram each
  * stage's too), and the report's tables.  The charts are inline SVG
- * (lib/cli/svg_chart.h); the page has no script and loads nothing, so it
+ * (lib/fmt/svg_chart.h); the page has no script and loads nothing, so it
  * opens the same from a file, a mail or a CI artifact.  Every string from a
- * recording goes through lib/cli/xml.h.
+ * recording goes through lib/fmt/xml.h.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,37 +18,16 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/cli/svg_chart.h"
+#include "lib/fmt/html.h"
+#include "lib/fmt/svg_chart.h"
 #include "lib/cli/version.h"
-#include "lib/cli/xml.h"
+#include "lib/fmt/xml.h"
 #include "lib/core/hist.h"
 #include "lib/core/size.h"
-#include "lib/report/report_header.h"
+#include "lib/model/model_header.h"
 #include "lib/report/report_html.h"
 #include "lib/report/report_json.h"
-#include "lib/report/report_model.h"
-
-static const char style[] =
-	"body{font-family:'DejaVu Sans',Arial,sans-serif;margin:24px;color:#222;max-width:960px}"
-	"h1{font-size:22px}h2{font-size:17px;margin-top:28px}"
-	"table{border-collapse:collapse;font-size:13px;margin:8px 0}"
-	"td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}"
-	"th{background:#f2f2f2}td.l,th.l{text-align:left}"
-	".chart{display:block;margin:10px 0}.warn{color:#a00000}"
-	".dist .chart{display:inline-block;margin:4px 8px 4px 0;vertical-align:top}"
-	"dt{font-weight:bold}dd{margin:0 0 6px 18px}";
-
-static void cell(FILE *f, const char *s)
-{
-	fputs("<td class=\"l\">", f);
-	ntp_xml__text(f, s);
-	fputs("</td>", f);
-}
-
-static void us_cell(FILE *f, double ns)
-{
-	fprintf(f, "<td>%.2f</td>", ns / 1000.0);
-}
+#include "lib/model/model.h"
 
 /* are the groups of more than one file (several host recordings joined)? */
 static bool several_files(const struct ntp_report *r)
@@ -85,12 +64,12 @@ static void file_rows(FILE *f, const struct ntp_report *r)
 		struct ntp_report_cost c;
 
 		fprintf(f, "<tr><td>%d</td>", i + 1);
-		cell(f, h->path);
-		cell(f, ntp_report__or_unknown(h->role));
-		cell(f, ntp_report__or_unknown(h->transport));
-		cell(f, ntp_report__or_unknown(h->kernel_release));
-		cell(f, ntp_report__or_unknown(h->hostname));
-		cell(f, ntp_report__or_unknown(h->start_time));
+		ntp_html__cell(f, h->path);
+		ntp_html__cell(f, ntp_report__or_unknown(h->role));
+		ntp_html__cell(f, ntp_report__or_unknown(h->transport));
+		ntp_html__cell(f, ntp_report__or_unknown(h->kernel_release));
+		ntp_html__cell(f, ntp_report__or_unknown(h->hostname));
+		ntp_html__cell(f, ntp_report__or_unknown(h->start_time));
 		if (h->duration_ns > 0)
 			fprintf(f, "<td>%.3f</td>", (double)h->duration_ns / 1e9);
 		else
@@ -125,16 +104,12 @@ static void join_lines(FILE *f, const struct ntp_report *r)
 			"the stages describe the joined ones only.</p>\n", NTP_REPORT_WARN_PCT);
 }
 
-/* the shown groups, in the report's order */
-static size_t shown_groups(const struct ntp_report *r, const struct ntp_report_opts *o,
-			   const struct ntp_report_group **out)
+/* the groups, in the report's order */
+static size_t shown_groups(const struct ntp_report *r, const struct ntp_report_group **out)
 {
-	size_t n = 0;
-
 	for (size_t i = 0; i < r->ngroups; i++)
-		if (ntp_report__shown(&r->groups[i], r->total, o))
-			out[n++] = &r->groups[i];
-	return n;
+		out[i] = &r->groups[i];
+	return r->ngroups;
 }
 
 /*
@@ -189,13 +164,13 @@ out:
 
 static void summary_cells(FILE *f, const struct ntp_summary *s)
 {
-	us_cell(f, (double)s->min);
-	us_cell(f, s->mean);
-	us_cell(f, (double)s->p50);
-	us_cell(f, (double)s->p90);
-	us_cell(f, (double)s->p99);
-	us_cell(f, (double)s->p999);
-	us_cell(f, (double)s->max);
+	ntp_html__us_cell(f, (double)s->min);
+	ntp_html__us_cell(f, s->mean);
+	ntp_html__us_cell(f, (double)s->p50);
+	ntp_html__us_cell(f, (double)s->p90);
+	ntp_html__us_cell(f, (double)s->p99);
+	ntp_html__us_cell(f, (double)s->p999);
+	ntp_html__us_cell(f, (double)s->max);
 }
 
 static const char stat_heads[] =
@@ -211,9 +186,9 @@ static void group_table(FILE *f, const struct ntp_report *r, const struct ntp_re
 		r->kind == NTP_REPORT_TARGET ? "device" : "namespace", stat_heads);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "<tr><td>%d</td>", g[i]->host_file);
-		cell(f, g[i]->io_type);
+		ntp_html__cell(f, g[i]->io_type);
 		fprintf(f, "<td>%" PRId64 "</td>", g[i]->bytes);
-		cell(f, g[i]->ns);
+		ntp_html__cell(f, g[i]->ns);
 		fprintf(f, "<td>%zu</td>", g[i]->e2e.n);
 		if (g[i]->est_rate >= 0)
 			fprintf(f, "<td>%.1f</td>", g[i]->est_rate);
@@ -232,7 +207,7 @@ static void app_row(FILE *f, const struct ntp_report_group *g, int s)
 	double share = ntp_report__app_share_pct(g, sum->mean);
 
 	fputs("<tr>", f);
-	cell(f, s == NTP_APP_STAGES ? ntp_report__app_total.text : ntp_report__app_stages[s].text);
+	ntp_html__cell(f, s == NTP_APP_STAGES ? ntp_report__app_total.text : ntp_report__app_stages[s].text);
 	summary_cells(f, sum);
 	fprintf(f, "<td>%.1f</td></tr>\n", isfinite(share) ? share : 0.0);
 }
@@ -260,14 +235,14 @@ static void stage_tables(FILE *f, const struct ntp_report *r, const struct ntp_r
 			double share = ntp_report__share_pct(g[i], g[i]->stage[s].mean);
 
 			fputs("<tr>", f);
-			cell(f, v->stages[s].text);
+			ntp_html__cell(f, v->stages[s].text);
 			summary_cells(f, &g[i]->stage[s]);
 			fprintf(f, "<td>%.1f</td></tr>\n", isfinite(share) ? share : 0.0);
 		}
 		for (int s = NTP_APP_COMPLETE; r->app && s < NTP_APP_STAGES; s++)
 			app_row(f, g[i], s);
 		fputs("<tr>", f);
-		cell(f, ntp_report__total_label(r));
+		ntp_html__cell(f, ntp_report__total_label(r));
 		summary_cells(f, &g[i]->e2e);
 		fputs("<td>100.0</td></tr>\n", f);
 		if (r->app)
@@ -377,9 +352,8 @@ int ntp_report__print_html(const struct ntp_report *r, FILE *f, const struct ntp
 		ntp_error("the HTML report: %s", strerror(ENOMEM));
 		return NTP_EXIT_FAILURE;
 	}
-	n = shown_groups(r, o, g);
-	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		"<title>ntprof report</title><style>%s</style></head><body>\n", style);
+	n = shown_groups(r, g);
+	ntp_html__begin(f, "ntprof report");
 	fprintf(f, "<h1>ntprof report: %s</h1>\n", r->kind == NTP_REPORT_JOINED ?
 		"host and target joined" : r->kind == NTP_REPORT_TARGET ?
 		"a target recording alone" : "a host recording alone");
@@ -397,12 +371,10 @@ int ntp_report__print_html(const struct ntp_report *r, FILE *f, const struct ntp
 		stage_tables(f, r, g, n);
 	}
 	notes(f, r);
-	if (n < r->ngroups)
+	if (r->nhidden)
 		fprintf(f, "<p>%zu groups below --percent-limit %g%% not shown.</p>\n",
-			r->ngroups - n, o->percent_limit);
-	fputs("<p style=\"color:#777;font-size:12px\">Written by ntprof ", f);
-	ntp_xml__text(f, ntp_version_string);
-	fputs(" (ntprof-report(1)).</p>\n</body></html>\n", f);
+			r->nhidden, r->percent_limit);
+	ntp_html__end(f, ntp_version_string, "ntprof-report(1)");
 	free(g);
 	if (rc) {
 		ntp_error("the HTML report: %s", strerror(ENOMEM));

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 #include "lib/report/report_opts.h"
 
 /* 0 or an NTP_EXIT_* code */

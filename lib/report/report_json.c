@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * report: the JSON form of every report, the same model as the text
- * (report_model.h), in one shape whatever the recordings: the members that
+ * (model.h), in one shape whatever the recordings: the members that
  * do not apply are null or empty, never missing (ntprof-report(1), JSON,
  * format_version).  Keys are snake_case, times integer nanoseconds with an
  * _ns suffix; means are rounded to whole nanoseconds exactly as the text
@@ -12,16 +12,16 @@
 #include <string.h>
 
 #include "lib/cli/exit.h"
-#include "lib/cli/json.h"
+#include "lib/fmt/json.h"
 #include "lib/cli/version.h"
-#include "lib/report/report_filter.h"
+#include "lib/model/model_filter.h"
 #include "lib/report/report_json.h"
-#include "lib/report/report_header.h"
-#include "lib/report/report_view.h"
+#include "lib/model/model_header.h"
+#include "lib/model/model_view.h"
 #include "lib/report/report_json_group.h"
-#include "lib/report/report_model.h"
-#include "lib/report/report_sort.h"
-
+#include "lib/model/model.h"
+#include "lib/report/report_filter_text.h"
+#include "lib/model/model_sort.h"
 
 /* record's "4096,131072": byte counts (at most 10 digits), one comma between */
 static int size_list_ok(const char *p)
@@ -116,9 +116,10 @@ void ntp_report__json_hooks(struct ntp_json *j, const struct ntp_report_header *
 	ntp_json__end_array(j);
 }
 
-void ntp_report__json_counts(struct ntp_json *j, const char *name, uint64_t seen,
-			     uint64_t sampled, uint64_t lost_ringbuf, uint64_t lost_map,
-			     uint64_t rows)
+/* the commands one side of a file saw, as the object name */
+static void counts_member(struct ntp_json *j, const char *name, uint64_t seen,
+			  uint64_t sampled, uint64_t lost_ringbuf, uint64_t lost_map,
+			  uint64_t rows)
 {
 	ntp_json__name(j, name);
 	ntp_json__start_object(j);
@@ -129,12 +130,6 @@ void ntp_report__json_counts(struct ntp_json *j, const char *name, uint64_t seen
 	ntp_json__uint_field(j, "lost_map", lost_map);
 	ntp_json__uint_field(j, "in_file", rows);
 	ntp_json__end_object(j);
-}
-
-void ntp_report__json_stage_notes(struct ntp_json *j, const struct ntp_view_stage *stages,
-				  int nstages, const char *residence)
-{
-	ntp_report__json_app_stage_notes(j, stages, nstages, residence, false);
 }
 
 void ntp_report__json_app_stage_notes(struct ntp_json *j, const struct ntp_view_stage *stages,
@@ -176,7 +171,7 @@ static void own_cost_member(struct ntp_json *j, const struct ntp_report_header *
 }
 
 /* the members of one file's object; the caller opens and closes it */
-void ntp_report__json_file(struct ntp_json *j, const struct ntp_report_header *h)
+static void file_members(struct ntp_json *j, const struct ntp_report_header *h)
 {
 	ntp_report__json_file_id(j, h);
 	ntp_json__string_field(j, "duration_source", h->duration_source);
@@ -185,8 +180,7 @@ void ntp_report__json_file(struct ntp_json *j, const struct ntp_report_header *h
 	ntp_json__int_field(j, "hash_version", h->hash_version);
 	ntp_json__string_field(j, "recorded_by", h->recorded_by);
 	ntp_report__json_hooks(j, h);
-	ntp_report__json_counts(j, "commands", h->seen, h->sampled, h->lost_ringbuf, h->lost_map,
-				h->rows);
+	counts_member(j, "commands", h->seen, h->sampled, h->lost_ringbuf, h->lost_map, h->rows);
 	own_cost_member(j, h);
 }
 
@@ -199,18 +193,18 @@ static void files_array(struct ntp_json *j, const struct ntp_report *r)
 
 		ntp_json__start_object(j);
 		ntp_json__int_field(j, "file", i + 1);
-		ntp_report__json_file(j, &f->hdr);
+		file_members(j, &f->hdr);
 		ntp_json__name(j, "sides");
 		ntp_json__start_array(j);
-		if (f->sides & NTP_JOIN_HOST)
+		if (f->sides & NTP_SIDE_HOST)
 			ntp_json__string(j, "host");
-		if (f->sides & NTP_JOIN_TARGET)
+		if (f->sides & NTP_SIDE_TARGET)
 			ntp_json__string(j, "target");
 		ntp_json__end_array(j);
 		/* "commands" is the host side's, "target_commands" the target's or null */
-		if (f->sides & NTP_JOIN_TARGET) {
-			ntp_report__json_counts(j, "target_commands", f->t_seen, f->t_sampled,
-						f->t_lost_ringbuf, f->t_lost_map, f->t_rows);
+		if (f->sides & NTP_SIDE_TARGET) {
+			counts_member(j, "target_commands", f->t_seen, f->t_sampled,
+				      f->t_lost_ringbuf, f->t_lost_map, f->t_rows);
 		} else {
 			ntp_json__name(j, "target_commands");
 			ntp_json__null(j);
@@ -315,7 +309,8 @@ static void gaps_array(struct ntp_json *j, const struct ntp_report *r)
 	ntp_json__end_array(j);
 }
 
-const char *ntp_report__kind_name(enum ntp_report_kind kind)
+/* "host", "target", "joined" */
+static const char *kind_name(enum ntp_report_kind kind)
 {
 	switch (kind) {
 	case NTP_REPORT_JOINED:
@@ -332,7 +327,7 @@ void ntp_report__json_kind(struct ntp_json *j, const struct ntp_report *r)
 {
 	const struct ntp_view *v = ntp_report__view(r);
 
-	ntp_json__string_field(j, "kind", ntp_report__kind_name(r->kind));
+	ntp_json__string_field(j, "kind", kind_name(r->kind));
 	ntp_json__string_field(j, "stage_view", v->name);
 	/* what a group's "e2e" measures: a target alone sees its residence only */
 	ntp_json__string_field(j, "e2e_is", ntp_report__total_label(r));
@@ -342,7 +337,6 @@ int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp
 {
 	const struct ntp_view *v = ntp_report__view(r);
 	struct ntp_json *j = ntp_json__new(f, o->pretty);
-	size_t hidden = 0;
 
 	if (!j)
 		return NTP_EXIT_FAILURE;
@@ -367,15 +361,11 @@ int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp
 
 	ntp_json__name(j, "groups");
 	ntp_json__start_array(j);
-	for (size_t i = 0; i < r->ngroups; i++) {
-		if (ntp_report__shown(&r->groups[i], r->total, o))
-			ntp_report__json_group(j, &r->groups[i], v->stages, v->nstages,
-					       r->kind == NTP_REPORT_TARGET, o->histogram, r->app);
-		else
-			hidden++;
-	}
+	for (size_t i = 0; i < r->ngroups; i++)
+		ntp_report__json_group(j, &r->groups[i], v->stages, v->nstages,
+				       r->kind == NTP_REPORT_TARGET, o->histogram, r->app);
 	ntp_json__end_array(j);
-	ntp_json__uint_field(j, "hidden_groups", hidden);
+	ntp_json__uint_field(j, "hidden_groups", r->nhidden);
 	ntp_json__end_object(j);
 	ntp_json__delete(j);
 	return NTP_EXIT_OK;

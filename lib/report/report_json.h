@@ -9,11 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 #include "lib/report/report_opts.h"
 
-/* "host", "target", "joined" */
-const char *ntp_report__kind_name(enum ntp_report_kind kind);
 /* kind, stage_view and e2e_is: what a report's or a comparison's document is of */
 struct ntp_json;
 void ntp_report__json_kind(struct ntp_json *j, const struct ntp_report *r);
@@ -22,20 +20,11 @@ void ntp_report__json_kind(struct ntp_json *j, const struct ntp_report *r);
 int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o);
 
 struct ntp_json;
-/* one file's members (commands: the host side) */
-void ntp_report__json_file(struct ntp_json *j, const struct ntp_report_header *h);
 /* parts of a file's members: which file, path to duration_ns; its hooks array */
 void ntp_report__json_file_id(struct ntp_json *j, const struct ntp_report_header *h);
 void ntp_report__json_hooks(struct ntp_json *j, const struct ntp_report_header *h);
-/* "stage_notes": what each stage that has a note holds, and a target's residence */
-void ntp_report__json_stage_notes(struct ntp_json *j, const struct ntp_view_stage *stages,
-				  int nstages, const char *residence);
 /* the same with the application's stages' notes when app (the report has them) */
 void ntp_report__json_app_stage_notes(struct ntp_json *j, const struct ntp_view_stage *stages,
 				      int nstages, const char *residence, bool app);
-/* the commands one side of a file saw, as the object name */
-void ntp_report__json_counts(struct ntp_json *j, const char *name, uint64_t seen,
-			     uint64_t sampled, uint64_t lost_ringbuf, uint64_t lost_map,
-			     uint64_t rows);
 
 #endif

@@ -4,21 +4,29 @@
  * report's document (report_json.c) and in compare's, as the text's tables
  * are (report_text_tables.c).
  */
-#include "lib/cli/json.h"
+#include <stdio.h>
+
+#include "lib/core/stat_table.h"
+#include "lib/fmt/json.h"
 #include "lib/core/hist.h"
 #include "lib/report/report_json_group.h"
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
+
+/* a summary's latencies, in the documents' order (schema/report.schema.json) */
+static const enum ntp_stat summary_stats[] = {
+	NTP_STAT_MIN, NTP_STAT_MEAN, NTP_STAT_STDDEV, NTP_STAT_P50, NTP_STAT_P90, NTP_STAT_P99,
+	NTP_STAT_P999, NTP_STAT_MAX,
+};
 
 void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s)
 {
-	ntp_json__int_field(j, "min_ns", s->min);
-	ntp_json__int_field(j, "mean_ns", ntp_report__round_ns(s->mean));
-	ntp_json__int_field(j, "stddev_ns", ntp_report__round_ns(s->stddev));
-	ntp_json__int_field(j, "p50_ns", s->p50);
-	ntp_json__int_field(j, "p90_ns", s->p90);
-	ntp_json__int_field(j, "p99_ns", s->p99);
-	ntp_json__int_field(j, "p99_9_ns", s->p999);
-	ntp_json__int_field(j, "max_ns", s->max);
+	for (size_t i = 0; i < sizeof(summary_stats) / sizeof(summary_stats[0]); i++) {
+		const struct ntp_stat_desc *d = &ntp_stats[summary_stats[i]];
+		char key[32];
+
+		snprintf(key, sizeof(key), "%s_%s", d->key, d->unit);
+		ntp_json__int_field(j, key, ntp_stat__of(s, summary_stats[i]));
+	}
 }
 
 /*
@@ -27,7 +35,7 @@ void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s)
  * inclusive; the first bucket (below 1 ns) starts at the smallest sample.
  * Without --histogram the member is null: every document has it.
  */
-void ntp_report__json_histogram(struct ntp_json *j, const struct ntp_summary *s, bool histogram)
+static void histogram_member(struct ntp_json *j, const struct ntp_summary *s, bool histogram)
 {
 	ntp_json__name(j, "histogram");
 	if (!histogram || !s->hist) {
@@ -84,7 +92,7 @@ static void app_member(struct ntp_json *j, const struct ntp_report_group *g, boo
 	ntp_json__name(j, "e2e");
 	ntp_json__start_object(j);
 	ntp_report__json_summary(j, &a->e2e);
-	ntp_report__json_histogram(j, &a->e2e, histogram);
+	histogram_member(j, &a->e2e, histogram);
 	ntp_json__end_object(j);
 	ntp_json__name(j, "stages");
 	ntp_json__start_array(j);
@@ -92,7 +100,7 @@ static void app_member(struct ntp_json *j, const struct ntp_report_group *g, boo
 		ntp_json__start_object(j);
 		ntp_json__string_field(j, "stage", ntp_report__app_stages[s].json);
 		ntp_report__json_summary(j, &a->stage[s]);
-		ntp_report__json_histogram(j, &a->stage[s], histogram);
+		histogram_member(j, &a->stage[s], histogram);
 		ntp_json__double_field(j, "share_pct", ntp_report__app_share_pct(g, a->stage[s].mean));
 		ntp_json__end_object(j);
 		parts += a->sum_stage[s];
@@ -124,7 +132,7 @@ void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g
 	ntp_json__name(j, "e2e");
 	ntp_json__start_object(j);
 	ntp_report__json_summary(j, &g->e2e);
-	ntp_report__json_histogram(j, &g->e2e, histogram);
+	histogram_member(j, &g->e2e, histogram);
 	ntp_json__end_object(j);
 
 	ntp_json__name(j, "stages");
@@ -133,7 +141,7 @@ void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g
 		ntp_json__start_object(j);
 		ntp_json__string_field(j, "stage", stages[s].json);
 		ntp_report__json_summary(j, &g->stage[s]);
-		ntp_report__json_histogram(j, &g->stage[s], histogram);
+		histogram_member(j, &g->stage[s], histogram);
 		ntp_json__double_field(j, "share_pct", ntp_report__share_pct(g, g->stage[s].mean));
 		ntp_json__end_object(j);
 		stage_sum += g->sum_stage[s];

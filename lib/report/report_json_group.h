@@ -8,13 +8,11 @@
 #include <stdbool.h>
 
 #include "lib/core/stats.h"
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 
 struct ntp_json;
 /* a summary's eight _ns members */
 void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s);
-/* a summary's "histogram": its log2 buckets, or null unless histogram */
-void ntp_report__json_histogram(struct ntp_json *j, const struct ntp_summary *s, bool histogram);
 /* a group's keys, its n and its rate: io_type, bytes, namespace, device, n, est_cmds_per_s */
 void ntp_report__json_group_keys(struct ntp_json *j, const struct ntp_report_group *g,
 				 bool target);

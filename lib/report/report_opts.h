@@ -6,8 +6,8 @@
 #include <stdbool.h>
 
 #include "lib/report/report_fields.h"
-#include "lib/report/report_filter.h"
-#include "lib/report/report_sort.h"
+#include "lib/model/model_filter.h"
+#include "lib/model/model_sort.h"
 
 /* zero-initialised means the defaults */
 struct ntp_report_opts {

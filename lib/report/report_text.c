@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report: the text form of every report (one model, report_model.h).
+ * report: the text form of every report (one model, model.h).
  * Every line that is not a table row begins with '#', as in perf report, so
  * `grep -v '^#'` leaves only the rows; the tables of groups are
  * report_text_tables.c's.  A recording alone gets its header as it is;
@@ -13,9 +13,10 @@
 
 #include "lib/cli/exit.h"
 #include "lib/core/size.h"
-#include "lib/report/report_model.h"
-#include "lib/report/report_header.h"
-#include "lib/report/report_view.h"
+#include "lib/model/model.h"
+#include "lib/report/report_filter_text.h"
+#include "lib/model/model_header.h"
+#include "lib/model/model_view.h"
 #include "lib/report/report_text.h"
 #include "lib/report/report_text_hist.h"
 #include "lib/report/report_text_tables.h"
@@ -168,11 +169,11 @@ static void print_file(const struct ntp_report_file *rf, FILE *f, bool joined)
 	const char *in = joined ? "  " : "";
 
 	ntp_report__print_file_header(h, f, in);
-	if (rf->sides & NTP_JOIN_HOST)
+	if (rf->sides & NTP_SIDE_HOST)
 		print_counts(f, in, joined ? "host" : "commands", h->seen, h->sampled,
 			     h->lost_ringbuf, h->lost_map, h->rows, side_kprobes(h, "host"),
 			     h->kprobe_missed);
-	if (rf->sides & NTP_JOIN_TARGET)
+	if (rf->sides & NTP_SIDE_TARGET)
 		print_counts(f, in, joined ? "target" : "commands", rf->t_seen, rf->t_sampled,
 			     rf->t_lost_ringbuf, rf->t_lost_map, rf->t_rows, side_kprobes(h, "target"),
 			     h->t_kprobe_missed);
@@ -278,9 +279,8 @@ static void print_groups(const struct ntp_report *r, FILE *f, const struct ntp_r
 			"n x %" PRId64 " / duration\n", r->files[0].hdr.sample_one_in);
 	ntp_report__print_group_titles(f, joined, ns_title, o->field_separator, &o->fields);
 	for (size_t i = 0; i < r->ngroups; i++)
-		if (ntp_report__shown(&r->groups[i], r->total, o))
-			ntp_report__print_group_row(f, &r->groups[i], joined, o->field_separator,
-						    &o->fields);
+		ntp_report__print_group_row(f, &r->groups[i], joined, o->field_separator,
+					    &o->fields);
 }
 
 static void print_stages(const struct ntp_report *r, const struct ntp_report_group *g, FILE *f,
@@ -356,8 +356,6 @@ static const char *none_line(const struct ntp_report *r)
 
 int ntp_report__print_text(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o)
 {
-	size_t hidden = 0;
-
 	/* -q: the header block and the notes go; warnings stay, they qualify the numbers */
 	if (o->quiet)
 		;
@@ -375,21 +373,17 @@ int ntp_report__print_text(const struct ntp_report *r, FILE *f, const struct ntp
 	ntp_read_filter__print_text(f, r->filter);
 	ntp_report_sort__print_text(f, &o->sort, false);
 	print_warnings(r, f);
-	if (!r->ngroups) {
+	if (!r->ngroups && !r->nhidden) {
 		fprintf(f, "#\n# %s\n", none_line(r));
 		return NTP_EXIT_OK;
 	}
 	print_groups(r, f, o);
-	for (size_t i = 0; i < r->ngroups; i++) {
-		if (!ntp_report__shown(&r->groups[i], r->total, o))
-			hidden++;
-		else if (ntp_report__stage_tables_shown(&o->fields))
-			print_stages(r, &r->groups[i], f, o);
-	}
+	for (size_t i = 0; i < r->ngroups && ntp_report__stage_tables_shown(&o->fields); i++)
+		print_stages(r, &r->groups[i], f, o);
 	if (!o->quiet)
 		print_notes(r, f);
-	if (hidden)
-		fprintf(f, "# %zu groups below --percent-limit %g%% not shown\n", hidden,
-			o->percent_limit);
+	if (r->nhidden)
+		fprintf(f, "# %zu groups below --percent-limit %g%% not shown\n", r->nhidden,
+			r->percent_limit);
 	return NTP_EXIT_OK;
 }

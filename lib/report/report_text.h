@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 #include "lib/report/report_opts.h"
 
 /* "# stages (VIEW):" and what each of r's stages holds, as every text report ends */

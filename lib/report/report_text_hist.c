@@ -31,7 +31,8 @@ static int digits(int64_t v)
 	return snprintf(buf, sizeof(buf), "%" PRId64, v);
 }
 
-void ntp_report__print_histogram(FILE *f, const struct ntp_summary *s, const char *what)
+/* one summary's histogram under a title line naming what it is of */
+static void print_histogram(FILE *f, const struct ntp_summary *s, const char *what)
 {
 	const struct ntp_hist *h = s->hist;
 	uint64_t most = 0;
@@ -81,8 +82,8 @@ void ntp_report__print_group_histograms(FILE *f, const struct ntp_report_group *
 
 	for (int s = 0; s < nstages; s++) {
 		snprintf(what, sizeof(what), "%s, %s", stages[s].text, group);
-		ntp_report__print_histogram(f, &g->stage[s], what);
+		print_histogram(f, &g->stage[s], what);
 	}
 	snprintf(what, sizeof(what), "%s, %s", total, group);
-	ntp_report__print_histogram(f, &g->e2e, what);
+	print_histogram(f, &g->e2e, what);
 }

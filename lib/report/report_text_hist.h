@@ -9,13 +9,11 @@
 #include <stdio.h>
 
 #include "lib/core/stats.h"
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 
 /* the width of a full bar, in characters */
 #define NTP_HIST_BAR 40
 
-/* one summary's histogram under a title line naming what it is of */
-void ntp_report__print_histogram(FILE *f, const struct ntp_summary *s, const char *what);
 /* the histograms of g's first nstages stages and of its total, labelled total */
 void ntp_report__print_group_histograms(FILE *f, const struct ntp_report_group *g,
 					const struct ntp_view_stage *stages, int nstages,

@@ -13,7 +13,7 @@
 
 #include "lib/core/size.h"
 #include "lib/report/report_fields.h"
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 #include "lib/report/report_table.h"
 #include "lib/report/report_text_tables.h"
 
@@ -53,17 +53,17 @@ static const struct ntp_col stage_cols[S_COLS] = {
 };
 
 /* each field's column (report_fields.h) in the two tables; -1: not in that table */
-static const int group_field_col[NTP_FIELD_COUNT] = {
-	[NTP_FIELD_N] = G_N, [NTP_FIELD_RATE] = G_RATE, [NTP_FIELD_MIN] = G_MIN,
-	[NTP_FIELD_MEAN] = G_MEAN, [NTP_FIELD_P50] = G_P50, [NTP_FIELD_P90] = G_P90,
-	[NTP_FIELD_P99] = G_P99, [NTP_FIELD_P999] = G_P999, [NTP_FIELD_MAX] = G_MAX,
-	[NTP_FIELD_SHARE] = -1, [NTP_FIELD_STDDEV] = G_STDDEV,
+static const int group_field_col[NTP_NSTATS] = {
+	[NTP_STAT_N] = G_N, [NTP_STAT_RATE] = G_RATE, [NTP_STAT_MIN] = G_MIN,
+	[NTP_STAT_MEAN] = G_MEAN, [NTP_STAT_P50] = G_P50, [NTP_STAT_P90] = G_P90,
+	[NTP_STAT_P99] = G_P99, [NTP_STAT_P999] = G_P999, [NTP_STAT_MAX] = G_MAX,
+	[NTP_STAT_SHARE] = -1, [NTP_STAT_STDDEV] = G_STDDEV,
 };
-static const int stage_field_col[NTP_FIELD_COUNT] = {
-	[NTP_FIELD_N] = -1, [NTP_FIELD_RATE] = -1, [NTP_FIELD_MIN] = S_MIN,
-	[NTP_FIELD_MEAN] = S_MEAN, [NTP_FIELD_P50] = S_P50, [NTP_FIELD_P90] = S_P90,
-	[NTP_FIELD_P99] = S_P99, [NTP_FIELD_P999] = S_P999, [NTP_FIELD_MAX] = S_MAX,
-	[NTP_FIELD_SHARE] = S_SHARE, [NTP_FIELD_STDDEV] = S_STDDEV,
+static const int stage_field_col[NTP_NSTATS] = {
+	[NTP_STAT_N] = -1, [NTP_STAT_RATE] = -1, [NTP_STAT_MIN] = S_MIN,
+	[NTP_STAT_MEAN] = S_MEAN, [NTP_STAT_P50] = S_P50, [NTP_STAT_P90] = S_P90,
+	[NTP_STAT_P99] = S_P99, [NTP_STAT_P999] = S_P999, [NTP_STAT_MAX] = S_MAX,
+	[NTP_STAT_SHARE] = S_SHARE, [NTP_STAT_STDDEV] = S_STDDEV,
 };
 
 /*
@@ -257,14 +257,6 @@ static void print_app_sum_check(FILE *f, const struct ntp_report_group *g, const
 		fprintf(f, "# warning: %" PRIu64 " commands' application stamps excluded from the "
 			"application's stages: a stage that goes backwards, no number or arithmetic "
 			"that overflows\n", a->impossible);
-}
-
-void ntp_report__print_stage_table(FILE *f, const struct ntp_report_group *g,
-				   const struct ntp_view_stage *stages, int nstages,
-				   const char *total, const char *sep,
-				   const struct ntp_report_fields *fl)
-{
-	ntp_report__print_app_stage_table(f, g, stages, nstages, total, sep, fl, false);
 }
 
 void ntp_report__print_app_stage_table(FILE *f, const struct ntp_report_group *g,

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "lib/report/report_fields.h"
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 
 /*
  * The tables of groups of every text report.  The
@@ -22,10 +22,6 @@ void ntp_report__print_group_titles(FILE *f, bool file_col, const char *ns_title
 				    const struct ntp_report_fields *fl);
 void ntp_report__print_group_row(FILE *f, const struct ntp_report_group *g, bool file_col,
 				 const char *sep, const struct ntp_report_fields *fl);
-void ntp_report__print_stage_table(FILE *f, const struct ntp_report_group *g,
-				   const struct ntp_view_stage *stages, int nstages,
-				   const char *total, const char *sep,
-				   const struct ntp_report_fields *fl);
 /*
  * The same with the application's stages (app: the report has them,
  * ntprof-report(1)): submit first, complete and reap after the view's

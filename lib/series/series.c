@@ -18,48 +18,33 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/cli/outfile.h"
-#include "lib/cli/safe_text.h"
+#include "lib/cli/output.h"
 #include "lib/ntp/db_meta.h"
-#include "lib/ntp/db_read.h"
-#include "lib/report/report_header.h"
-#include "lib/report/report_jsonout.h"
-#include "lib/report/report_paths.h"
+#include "lib/model/model_header.h"
+#include "lib/model/model_check.h"
+#include "lib/model/model_files.h"
 #include "lib/series/series.h"
 #include "lib/series/series_acc.h"
 #include "lib/series/series_out.h"
 #include "lib/series/series_scan.h"
 
-/* what a series' input is, as report decides it: several files, or one "-r both", are joined */
-static enum ntp_report_kind kind_of(sqlite3 *db, int n)
-{
-	char *role = n > 1 ? NULL : ntp_meta__text(db, NTP_META_ROLE);
-	enum ntp_report_kind kind = NTP_REPORT_HOST;
-
-	if (n > 1 || (role && !strcmp(role, "both")))
-		kind = NTP_REPORT_JOINED;
-	else if (role && !strcmp(role, "target"))
-		kind = NTP_REPORT_TARGET;
-	free(role);
-	return kind;
-}
-
 /*
  * file i's header, its interval origin (meta start_ns) and its end on its
- * clock; host_rows as its opening counted them (ntp_db__open_read_counted)
+ * clock; host_rows and target_rows as the check or the join counted them
  */
-static int load_file(struct ntp_series *s, int i, sqlite3 *db, const char *path,
-		     int64_t host_rows)
+static int load_file(struct ntp_series *s, int i, const struct ntp_source *src,
+		     int64_t host_rows, int64_t target_rows)
 {
 	struct ntp_report_file *f = &s->r.files[i];
-	int64_t start = ntp_meta__int(db, NTP_META_START_NS, -1);
-	int rc = ntp_report__load_file_counted(f, db, path, host_rows, -1);
+	int64_t start = ntp_source__meta_int(src, i, NTP_META_START_NS, -1);
+	int rc = ntp_report__load_file(f, src->db, src->files[i].schema, src->files[i].path,
+				       host_rows, target_rows);
 
 	if (rc)
 		return rc;
 	s->end_ns[i] = -1;
 	/* in a join only the host side's clock sets intervals */
-	if (s->r.kind == NTP_REPORT_JOINED && !(f->sides & NTP_JOIN_HOST))
+	if (s->r.kind == NTP_REPORT_JOINED && !(f->sides & NTP_SIDE_HOST))
 		return 0;
 	if (start >= 0) {
 		s->origin_ns[i] = start;
@@ -70,14 +55,13 @@ static int load_file(struct ntp_series *s, int i, sqlite3 *db, const char *path,
 	return 0;
 }
 
+/* the printers of the forms asked for, over the output's streams (lib/cli/output.h) */
 struct outs {
-	struct ntp_outfile jo, co, ho;
+	struct ntp_output o;
 	struct ntp_series_text text;
 	struct ntp_series_json json;
 	struct ntp_series_csv csv;
 	struct ntp_series_html html;
-	FILE *t;                      /* the text's stream, made safe; NULL without text */
-	bool json_error;              /* the JSON file holds the error document: keep it */
 	struct ntp_series_out out[4];
 	int n;
 };
@@ -100,163 +84,110 @@ static int end(struct outs *os, struct ntp_series *s)
 	return rc;
 }
 
-static int scan(struct ntp_series *s, struct outs *os, const char *const *paths, int n)
+static int scan(struct ntp_series *s, struct outs *os, struct ntp_source *src)
 {
+	const char *path = src->files[0].path;
 	const struct ntp_view *v;
 	struct ntp_series_acc acc;
 	struct ntp_join *j = NULL;
-	sqlite3 *db = NULL;
-	int64_t host_rows = -1;
-	int rc;
+	int rc = 0;
 
-	if (n == 1) {
-		rc = ntp_db__open_read_counted(&db, paths[0], &host_rows);
-		if (rc)
-			return rc;
-	}
-	s->r.kind = kind_of(db, n);
+	s->r.kind = ntp_report__kind(src->kind);
+	for (int i = 0; i < src->n; i++)
+		s->r.files[i].sides = src->files[i].sides;
 	if (s->r.kind == NTP_REPORT_JOINED) {
-		sqlite3_close(db);
-		db = NULL;
 		s->r.view = NTP_VIEW_JOINED;
-		/* the join checks the files first: a refusal is its one line */
-		rc = ntp_join__open(&j, paths, n, NULL);
-		if (rc)
-			return rc;
-		rc = ntp_join__run(j);
+		rc = ntp_source__open_join(src, NULL, &j);
+		if (!rc)
+			rc = ntp_join__run(j);
 		if (!rc)
 			ntp_join__counts(j, &s->r.counts);
-		for (int i = 0; i < n && !rc; i++) {
-			sqlite3 *fdb;
+		for (int i = 0; i < src->n && !rc; i++) {
+			int64_t hrows, trows;
 
-			s->r.files[i].sides = ntp_join__file(j, i)->sides;
-			rc = ntp_db__open_read_counted(&fdb, paths[i], &host_rows);
-			if (!rc) {
-				rc = load_file(s, i, fdb, paths[i], host_rows);
-				sqlite3_close(fdb);
-			}
+			ntp_join__file_rows(j, i, &hrows, &trows);
+			rc = load_file(s, i, src, hrows, trows);
 		}
 	} else {
-		bool target = s->r.kind == NTP_REPORT_TARGET;
-
-		s->r.view = target ? NTP_VIEW_TARGET : NTP_VIEW_HOST;
-		s->r.files[0].sides = target ? NTP_JOIN_TARGET : NTP_JOIN_HOST;
-		rc = load_file(s, 0, db, paths[0], host_rows);
+		s->r.view = s->r.kind == NTP_REPORT_TARGET ? NTP_VIEW_TARGET : NTP_VIEW_HOST;
+		rc = load_file(s, 0, src, src->host_rows[0], -1);
 	}
-	s->r.rdma = !rc && s->r.files[0].hdr.transport &&
-		    !strcmp(s->r.files[0].hdr.transport, "rdma");
+	s->r.rdma = src->rdma;
 	if (!rc)
 		rc = begin(os, s);
 	if (!rc) {
 		v = ntp_report__view(&s->r);
 		ntp_series_acc__init(&acc, s, os->out, os->n, v->nstages);
 		if (j)
-			rc = ntp_series__scan_joined(&acc, j, paths[0]);
+			rc = ntp_series__scan_joined(&acc, j, path);
 		else
-			rc = ntp_series__scan_one(&acc, db, paths[0], s->r.kind == NTP_REPORT_TARGET);
+			rc = ntp_series__scan_one(&acc, src->db, path, s->r.kind == NTP_REPORT_TARGET);
 		if (!rc)
 			rc = ntp_series_acc__flush(&acc);
 		ntp_series_acc__free(&acc);
 		if (!rc)
 			rc = end(os, s);
 	}
-	if (j)
-		ntp_join__close(j);
-	sqlite3_close(db);
+	ntp_join__close(j);
 	return rc;
 }
 
-/* -j, --csv and --html: one at most on stdout, and none over a recording being read */
-static int check_outputs(const char *const *paths, int n, const struct ntp_series_opts *o)
+static int open_outs(struct outs *os, const struct ntp_series_opts *o, const char *const *paths,
+		     int n)
 {
-	static const char *const opt[3] = { "-j", "--csv", "--html" };
-	const char *outs[3] = { o->json_path, o->csv_path, o->html_path };
-	int on_stdout = 0;
-
-	for (int k = 0; k < 3; k++)
-		on_stdout += outs[k] && !strcmp(outs[k], "-");
-	if (on_stdout > 1) {
-		ntp_error("-j -, --csv - and --html -: only one can write to stdout: give the others "
-			  "a FILE");
-		return NTP_EXIT_USAGE;
-	}
-	for (int k = 0; k < 3; k++) {
-		for (int i = 0; outs[k] && strcmp(outs[k], "-") && i < n; i++) {
-			/* writing over the recording being read would destroy it */
-			if (ntp_report__same_file(outs[k], paths[i])) {
-				ntp_error("%s: the output is the recording itself: choose another %s FILE",
-					  outs[k], opt[k]);
-				return NTP_EXIT_USAGE;
-			}
-		}
-	}
-	return 0;
-}
-
-static int open_outs(struct outs *os, const struct ntp_series_opts *o)
-{
-	bool text = !(o->json_path && !strcmp(o->json_path, "-")) &&
-		    !(o->csv_path && !strcmp(o->csv_path, "-")) &&
-		    !(o->html_path && !strcmp(o->html_path, "-"));
+	FILE *t;
 	int rc;
 
 	memset(os, 0, sizeof(*os));
-	rc = ntp_report__json_open(&os->jo, o->json_path, "the JSON series");
-	if (!rc && o->csv_path)
-		rc = ntp_outfile__open(&os->co, o->csv_path, "the CSV file");
-	if (!rc && o->html_path)
-		rc = ntp_outfile__open(&os->ho, o->html_path, "the HTML series");
+	os->o = (struct ntp_output){
+		.path = { [NTP_FORM_JSON] = o->json_path, [NTP_FORM_CSV] = o->csv_path,
+			  [NTP_FORM_HTML] = o->html_path },
+		.pretty = o->pretty, .what = "series",
+		.mismatch = "recordings that cannot be joined", .cut = 512,
+	};
+	rc = ntp_output__check(&os->o, paths, n);
+	if (!rc)
+		rc = ntp_output__open(&os->o);
 	if (rc)
 		return rc;
-	if (text) {
-		/* the files' strings reach the terminal made safe (lib/cli/safe_text.h) */
-		os->t = ntp_safe__wrap(stdout);
-		if (!os->t)
-			return NTP_EXIT_FAILURE;
-		os->out[os->n++] = ntp_series__text_out(&os->text, os->t);
-	}
-	if (os->jo.f)
-		os->out[os->n++] = ntp_series__json_out(&os->json, os->jo.f, o->pretty);
-	if (os->co.f)
-		os->out[os->n++] = ntp_series__csv_out(&os->csv, os->co.f);
-	if (os->ho.f)
-		os->out[os->n++] = ntp_series__html_out(&os->html, os->ho.f);
-	return 0;
+	t = ntp_output__text(&os->o, &rc);
+	if (t)
+		os->out[os->n++] = ntp_series__text_out(&os->text, t);
+	if (ntp_output__file(&os->o, NTP_FORM_JSON))
+		os->out[os->n++] = ntp_series__json_out(&os->json,
+							ntp_output__file(&os->o, NTP_FORM_JSON),
+							o->pretty);
+	if (ntp_output__file(&os->o, NTP_FORM_CSV))
+		os->out[os->n++] = ntp_series__csv_out(&os->csv,
+						       ntp_output__file(&os->o, NTP_FORM_CSV));
+	if (ntp_output__file(&os->o, NTP_FORM_HTML))
+		os->out[os->n++] = ntp_series__html_out(&os->html,
+							ntp_output__file(&os->o, NTP_FORM_HTML));
+	return rc;
 }
 
+/* a series cut short is not kept as if it were whole: only the JSON's error document is */
 static int close_outs(struct outs *os, int rc)
 {
-	int crc = 0;
-
 	ntp_series__text_free(&os->text);
 	ntp_series__json_free(&os->json);
-	if (os->t && fclose(os->t))
-		crc = NTP_EXIT_FAILURE;
-	/* a series cut short is not kept as if it were whole */
-	if (os->jo.f && ntp_outfile__close(&os->jo, !rc || os->json_error))
-		crc = NTP_EXIT_FAILURE;
-	if (os->co.f && ntp_outfile__close(&os->co, !rc))
-		crc = NTP_EXIT_FAILURE;
 	ntp_series__html_free(&os->html);
-	if (os->ho.f && ntp_outfile__close(&os->ho, !rc))
-		crc = NTP_EXIT_FAILURE;
-	return rc ? rc : crc;
+	return ntp_output__close(&os->o, rc);
 }
 
 int ntp_series__run(const char *const *paths, int n, const struct ntp_series_opts *o)
 {
 	double len_s = o->interval_s > 0 ? o->interval_s : NTP_SERIES_DEFAULT_S;
+	struct ntp_source *src = NULL;
 	struct ntp_series s;
 	struct outs os;
 	int rc;
 
-	rc = check_outputs(paths, n, o);
-	if (!rc)
-		rc = ntp_report__check_twice(paths, n);
+	rc = ntp_model__check_twice(paths, n);
 	if (rc)
 		return rc;
 	if (n > NTP_JOIN_MAX_FILES) {
-		ntp_error("%d recordings given: between 1 and %d can be joined", n,
+		ntp_error("%d recordings given: between 1 and %d can be read together", n,
 			  NTP_JOIN_MAX_FILES);
 		return NTP_EXIT_USAGE;
 	}
@@ -268,17 +199,17 @@ int ntp_series__run(const char *const *paths, int n, const struct ntp_series_opt
 		ntp_error("%s: out of memory", paths[0]);
 		return NTP_EXIT_FAILURE;
 	}
-	rc = open_outs(&os, o);
+	rc = open_outs(&os, o, paths, n);
 	if (!rc) {
-		rc = scan(&s, &os, paths, n);
+		rc = ntp_source__open_files(&src, paths, n, false);
+		if (!rc)
+			rc = scan(&s, &os, src);
 		/* nothing printed yet: the JSON says why, as report's does */
-		if (rc && os.jo.f && !os.json.j) {
-			ntp_report__json_error(os.jo.f, rc, n > 1 ? "the recordings" : paths[0],
-					       "recordings that cannot be joined", 512);
-			os.json_error = true;
-		}
+		if (rc && !os.json.j)
+			ntp_output__fail(&os.o, rc, n > 1 ? "the recordings" : paths[0]);
+		rc = close_outs(&os, rc);
 	}
-	rc = close_outs(&os, rc);
+	ntp_source__close(src);
 	for (int i = 0; i < n; i++)
 		ntp_report__free_header(&s.r.files[i].hdr);
 	free(s.r.files);

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/report/report_groups.h"
+#include "lib/model/model_groups.h"
 #include "lib/series/series_model.h"
 
 /* one command as a scan reads it, in the order of its start */

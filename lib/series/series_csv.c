@@ -8,7 +8,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "lib/cli/csv.h"
+#include "lib/fmt/csv.h"
 #include "lib/cli/exit.h"
 #include "lib/series/series_out.h"
 

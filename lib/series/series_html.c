@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * series --html FILE: the series as one page, for each group two line
- * charts over the recording's time (inline SVG, lib/cli/svg_chart.h): the
+ * charts over the recording's time (inline SVG, lib/fmt/svg_chart.h): the
  * mean of each stage, and the p99 of each stage and of the total, per
  * interval.  Unlike the text, JSON and CSV, a chart needs every point before
  * its axes are known, so this printer keeps them: a few numbers per group
@@ -14,9 +14,10 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/cli/svg_chart.h"
+#include "lib/fmt/html.h"
+#include "lib/fmt/svg_chart.h"
 #include "lib/cli/version.h"
-#include "lib/cli/xml.h"
+#include "lib/fmt/xml.h"
 #include "lib/core/size.h"
 #include "lib/series/series_out.h"
 
@@ -187,11 +188,8 @@ static int end(void *ctx, const struct ntp_series *s)
 	struct ntp_series_html *h = ctx;
 	FILE *f = h->f;
 
-	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		"<title>ntprof series</title><style>body{font-family:'DejaVu Sans',Arial,"
-		"sans-serif;margin:24px;color:#222;max-width:960px}h1{font-size:22px}"
-		"h2{font-size:17px;margin-top:28px}.chart{display:block;margin:10px 0}</style>"
-		"</head><body>\n<h1>ntprof series: ");
+	ntp_html__begin(f, "ntprof series");
+	fputs("<h1>ntprof series: ", f);
 	for (int i = 0; i < s->r.nfiles; i++) {
 		if (i)
 			fputs(", ", f);
@@ -219,9 +217,7 @@ static int end(void *ctx, const struct ntp_series *s)
 			return NTP_EXIT_FAILURE;
 		}
 	}
-	fputs("<p style=\"color:#777;font-size:12px\">Written by ntprof ", f);
-	ntp_xml__text(f, ntp_version_string);
-	fputs(" (ntprof-series(1)).</p>\n</body></html>\n", f);
+	ntp_html__end(f, ntp_version_string, "ntprof-series(1)");
 	return ferror(f) ? NTP_EXIT_FAILURE : 0;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * series: the JSON document, written as the points come (the one JSON
- * writer, lib/cli/json.c): the members that say what it is of, "rows" (one
+ * writer, lib/fmt/json.c): the members that say what it is of, "rows" (one
  * object per interval and group, with each stage's whole summary, as
  * report's groups have them), then the members known only at the end: each
  * file's interval origin, the join's counts, the totals.
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "lib/cli/exit.h"
-#include "lib/cli/json.h"
+#include "lib/fmt/json.h"
 #include "lib/cli/version.h"
 #include "lib/report/report_json.h"
 #include "lib/report/report_json_group.h"

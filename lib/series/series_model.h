@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "lib/join/join.h"
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 
 /* the version of the series JSON document (ntprof-series(1), JSON) */
 #define NTP_SERIES_FORMAT_VERSION 1

@@ -7,7 +7,7 @@
 #include <errno.h>
 
 #include "lib/cli/exit.h"
-#include "lib/report/report_sql.h"
+#include "lib/model/model_sql.h"
 #include "lib/series/series_scan.h"
 
 /* column 0 the file (from 0), 1..3 the key, 4 the start, 5 e2e, then the stages */

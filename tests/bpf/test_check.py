@@ -184,3 +184,20 @@ def test_check__bad_command_line(run, args, code):
     assert r.returncode == Exit[code], r.stderr
     assert r.stdout == ""
     assert len(r.stderr.splitlines()) == 1, r.stderr
+
+
+@pytest.mark.parametrize("cmd", ["record", "check"])
+def test_commands_needing_root__help_and_bad_options_need_none(ntprof, tmp_path, cmd):
+    """The commands the table marks as needing root refuse once their options
+    are parsed: --help works without, and a bad option is a usage error first."""
+    pre = [] if os.geteuid() != 0 else [*NOBODY]
+    p = subprocess.run([*pre, str(ntprof), cmd, "--help"], capture_output=True, text=True,
+                       timeout=60, cwd=tmp_path)
+    assert p.returncode == Exit.OK and p.stdout.startswith("usage:"), p.stderr
+    p = subprocess.run([*pre, str(ntprof), cmd, "--no-such-option"], capture_output=True,
+                       text=True, timeout=60, cwd=tmp_path)
+    assert p.returncode == Exit.USAGE, p.stderr
+    p = subprocess.run([*pre, str(ntprof), cmd], capture_output=True, text=True, timeout=60,
+                       cwd=tmp_path)
+    assert p.returncode == Exit.NOPERM
+    assert p.stderr == f"ntprof {cmd}: error: needs root (or CAP_BPF and CAP_PERFMON)\n"

@@ -24,7 +24,7 @@
 #include "lib/cli/err.h"
 #include "lib/export/export.h"
 #include "lib/report/report.h"
-#include "lib/report/report_dump.h"
+#include "lib/dump/dump.h"
 #include "lib/report/report_opts.h"
 
 static char path[64];

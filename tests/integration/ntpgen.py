@@ -364,6 +364,10 @@ def generate(path, *, seed=1, groups=DEFAULT_GROUPS, sample_one_in=1000, duratio
 
 def _write(rec, wal):
     db = sqlite3.connect(rec.path, isolation_level=None)
+    # a test's file need not survive a power cut: no waiting for the disk
+    db.execute("PRAGMA synchronous=OFF")
+    if not wal:
+        db.execute("PRAGMA journal_mode=MEMORY")
     if wal:
         db.execute("PRAGMA journal_mode=WAL")
         # keep every page in the WAL, as a killed recorder that had not checkpointed

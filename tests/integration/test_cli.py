@@ -221,7 +221,7 @@ def header_int(path, name):
 
 
 VERSION_LINES = [
-    ("ntprof_version", r"ntprof version (\S+)"),
+    ("ntprof_version", r"ntprof version (\S+)(?: \(git \S+\))?"),
     ("schema_version", r"schema version (\d+)"),
     ("sampling_hash_version", r"sampling hash version (\d+)"),
     ("libbpf_version", r"libbpf version (\d+\.\d+)"),
@@ -251,6 +251,21 @@ def test_version_text__versions_from_the_headers(run):
     assert m and int(m.group(1)) == int(v["schema_version"])
 
 
+def release_version():
+    text = (REPO / "VERSION").read_text()
+    assert re.fullmatch(r"\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?\n", text), f"VERSION: {text!r}"
+    return text.strip()
+
+
+def test_version_text__release_version_from_the_file_then_git(run):
+    first = run("version").stdout.splitlines()[0]
+    m = re.fullmatch(r"ntprof version (\S+)(?: \(git (\S+)\))?", first)
+    assert m and m.group(1) == release_version(), first
+    # built from a checkout (the tests run in one): git describe's hash beside it
+    if (REPO / ".git").exists():
+        assert m.group(2) and re.search(r"(^|-g)[0-9a-f]{7,}(-dirty)?$", m.group(2)), first
+
+
 @pytest.mark.parametrize("flag", ["--json", "-j"])
 def test_version_json__one_document_matching_the_text(run, flag):
     r = run("version", flag)
@@ -264,6 +279,10 @@ def test_version_json__one_document_matching_the_text(run, flag):
     assert doc["sampling_hash_version"] == int(text["sampling_hash_version"])
     assert doc["libbpf_version"] == text["libbpf_version"]
     assert doc["sqlite_version"] == text["sqlite_version"]
+    assert doc["ntprof_version"] == release_version()
+    first = run("version").stdout.splitlines()[0]
+    assert first == (f"ntprof version {release_version()} (git {doc['git_describe']})"
+                     if doc["git_describe"] else f"ntprof version {release_version()}")
 
 
 def test_version_operand__usage_error(run):

@@ -408,18 +408,30 @@ def test_threshold(run, pair):
     lo, hi = min(growth.values()), max(growth.values())
     assert 0 < lo < hi
 
-    # above every growth: success, and the text says so
-    r = ok(run, "compare", "--threshold", f"{hi + 0.01:.2f}", base.path, new.path)
-    assert re.search(r"^# threshold: ok \(0 groups over\)$", r.stdout, re.M)
+    # above every growth: success, and the text says so; every group is tested: the
+    # flushes are 7 commands, below the default --min-n, and the mean needs 2
+    r = ok(run, "compare", "--min-n", "2", "--threshold", f"{hi + 0.01:.2f}", base.path,
+           new.path)
+    assert re.search(r"^# threshold: ok \(0 groups over, 0 not tested\)$", r.stdout, re.M)
+    # without: the flushes' rule is not tested, and that is said, exit 12
+    r = run("compare", "--threshold", f"{hi + 0.01:.2f}", base.path, new.path)
+    assert r.returncode == Exit.UNTESTED
+    assert re.search(r"^# threshold: NOT TESTED \(0 groups over, 1 not tested\)$", r.stdout,
+                     re.M)
+    assert re.search(r"^#   other +0B nvme1n1: e2e\.mean=[0-9.]+ not tested: mean needs 10 "
+                     r"commands in each run$", r.stdout, re.M), r.stdout
 
     # between the smallest and the largest: exactly the groups above fail whose
     # change is significant (a group of 7 commands moving 10% is noise)
     pct = (lo + hi) / 2
-    sig = {(g["io_type"], g["bytes"], g["namespace"]): g["stages"][-1]["mean"]["significant"]
-           for g in json.loads(ok(run, "compare", "-j", "-", base.path, new.path).stdout)["groups"]}
+    # beyond the noise trips, within the floor or not (the rule's percent is the floor)
+    sig = {(g["io_type"], g["bytes"], g["namespace"]):
+           g["stages"][-1]["mean"]["verdict"] in ("changed", "small")
+           for g in json.loads(ok(run, "compare", "--min-n", "2", "-j", "-", base.path,
+                                  new.path).stdout)["groups"]}
     over = sorted(k for k, g in growth.items() if g > pct and sig[k])
     assert over
-    r = run("compare", "--threshold", f"{pct}", "-j", "-", base.path, new.path)
+    r = run("compare", "--min-n", "2", "--threshold", f"{pct}", "-j", "-", base.path, new.path)
     assert r.returncode == Exit.THRESHOLD
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"ntprof compare: error: {new.path}: "
@@ -448,7 +460,7 @@ def test_threshold(run, pair):
 
 def test_a_run_against_itself__zero_deltas_and_no_threshold(run, pair):
     base, _ = pair
-    r = ok(run, "compare", "--threshold", "0", base.path, base.path)
+    r = ok(run, "compare", "--min-n", "2", "--threshold", "0", base.path, base.path)
     t = parse(r.stdout)
     assert t["differs"] == [] and t["warnings"] == []
     for row in t["values"].values():

@@ -43,7 +43,7 @@ def runs(tmp_path_factory):
 
 def compare(run, *args):
     r = run("compare", "-j", "-", "--stat", STATS, *map(str, args))
-    assert r.returncode in (Exit.OK, Exit.THRESHOLD), r.stderr
+    assert r.returncode in (Exit.OK, Exit.THRESHOLD, Exit.UNTESTED), r.stderr
     return json.loads(r.stdout)
 
 
@@ -125,11 +125,18 @@ def test_threshold_rules__only_significant_growth_trips(run, runs):
     over = [g for g in doc["groups"] if g["over_threshold"]]
     assert over and all(g["tripped"]["stage"] == "storage" for g in over)
     assert "(storage.p90=5)" in r.stderr and len(r.stderr.splitlines()) == 1
-    # a p99 of a few hundred commands is not a tail to test (500 needed): it cannot trip
-    assert run("compare", "--threshold", "storage.p99=5", runs["a"],
-               runs["same"]).returncode == Exit.OK
+    # a p99 of a few hundred commands is not a tail to test (500 needed): it cannot
+    # trip, and it never passes in silence either: exit 12, each group named
+    r = run("compare", "--threshold", "storage.p99=5", "-j", "-", runs["a"], runs["same"])
+    assert r.returncode == Exit.UNTESTED, r.stderr
+    assert "could not be tested" in r.stderr and "p99 needs 500 commands a run" in r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["threshold"]["verdict"] == "not_tested" and not doc["threshold"]["exceeded"]
+    assert doc["threshold"]["groups_not_tested"] == 4
+    assert all(g["not_tested"] == {"stage": "storage", "stat": "p99", "pct": 5, "needs_n": 500}
+               for g in doc["groups"] if g["present"] == "both")
     # block did not move: its rule never trips, whatever its percent
-    assert run("compare", "--threshold", "block.mean=0,driver.p99=0", runs["a"],
+    assert run("compare", "--threshold", "block.mean=0,driver.p90=0", runs["a"],
                runs["same"]).returncode == Exit.OK
     # no true change: a loose rule on noise stays quiet
     assert run("compare", "--threshold", "20", runs["a"], runs["b"]).returncode == Exit.OK
@@ -165,12 +172,14 @@ def test_min_n__too_few_are_not_tested(run, runs):
     doc = compare(run, "--min-n", "1000", "--threshold", "storage.mean=1", runs["a"],
                   runs["same"])
     assert doc["min_n"] == 1000
-    assert all(v["significant"] is None for _, _, _, v in values(doc))
+    assert all(v["significant"] is None and v["verdict"] == "not_tested" and v["needs_n"] >= 1000
+               for _, _, _, v in values(doc))
     # the interval is still given where it can be
     assert all(v["ci95_low_ns"] is not None for _, _, stat, v in values(doc) if stat == "mean")
-    assert doc["threshold"]["exceeded"] is False
+    # the rule could be tested nowhere: not exceeded, not passed either
+    assert doc["threshold"]["exceeded"] is False and doc["threshold"]["verdict"] == "not_tested"
     text = run("compare", "--min-n", "1000", runs["a"], runs["same"]).stdout
-    assert " few " in text and " yes " not in text
+    assert " n<1000 " in text and " yes " not in text
     assert compare(run, runs["a"], runs["b"])["min_n"] == 10
     for bad in ("1", "x", "0"):
         r = run("compare", "--min-n", bad, runs["a"], runs["b"])
@@ -204,6 +213,8 @@ def test_changed_most_says_when_nothing_changed_significantly(run, runs):
     # a run against itself: every delta 0, tested, none significant
     most = compare(run, runs["a"], runs["a"])["changed_most"]
     assert most["significant"] is False and most["delta_ns"] == 0, most
+    assert most["verdict"] == "noise"
     text = run("compare", runs["a"], runs["a"]).stdout
     line = next(x for x in text.splitlines() if x.startswith("# changed most:"))
-    assert line.endswith(", not significant (no stage changed significantly)"), line
+    assert line.startswith("# changed most: no meaningful change (the largest: "), line
+    assert line.endswith(", within the noise)"), line

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Strings from a recording reach a terminal made safe (lib/cli/safe_text.h).
+"""Strings from a recording reach a terminal made safe (lib/fmt/safe_text.h).
 
 A .ntp file can come from anywhere: a host name that sets the terminal's
 title, a hook reason that clears the screen, a kernel release that forges a

@@ -21,7 +21,7 @@ import ntpgen
 from conftest import Exit
 
 CHROMIUM = shutil.which("chromium")
-# the darkest and the lightest colour of the charts' ramp (lib/cli/svg_chart.c)
+# the darkest and the lightest colour of the charts' ramp (lib/fmt/svg_chart.c)
 RAMP_ENDS = ((0x44, 0x01, 0x54), (0xfd, 0xe7, 0x25))
 
 

@@ -18,18 +18,23 @@ from conftest import REPO
 
 # layer: the layers it may include, besides itself and bpf/ (lowest first)
 LAYERS = {
-    "lib/cli": set(),
-    "lib/core": {"lib/cli"},
-    "lib/collect": {"lib/cli", "lib/core"},
-    "lib/ntp": {"lib/cli", "lib/core"},
-    "lib/record": {"lib/cli", "lib/core", "lib/collect", "lib/ntp"},
-    "lib/join": {"lib/cli", "lib/core", "lib/ntp"},
-    "lib/report": {"lib/cli", "lib/core", "lib/ntp", "lib/join"},
-    "lib/compare": {"lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/report"},
-    "lib/export": {"lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/report"},
-    "lib/series": {"lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/report"},
-    "cmd": {"lib/cli", "lib/core", "lib/collect", "lib/ntp", "lib/record", "lib/join",
-            "lib/report", "lib/compare", "lib/export", "lib/series"},
+    "lib/fmt": set(),
+    "lib/cli": {"lib/fmt"},
+    "lib/core": {"lib/fmt", "lib/cli"},
+    "lib/collect": {"lib/fmt", "lib/cli", "lib/core"},
+    "lib/ntp": {"lib/fmt", "lib/cli", "lib/core"},
+    "lib/record": {"lib/fmt", "lib/cli", "lib/core", "lib/collect", "lib/ntp"},
+    "lib/join": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp"},
+    "lib/model": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join"},
+    "lib/report": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model"},
+    "lib/dump": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model"},
+    "lib/compare": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model",
+                    "lib/report"},
+    "lib/export": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model"},
+    "lib/series": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model",
+                   "lib/report"},
+    "cmd": {"lib/fmt", "lib/cli", "lib/core", "lib/collect", "lib/ntp", "lib/record", "lib/join",
+            "lib/model", "lib/report", "lib/dump", "lib/compare", "lib/export", "lib/series"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -115,3 +120,20 @@ def test_readme_layout_names_every_layer():
     readme = (REPO / "README.md").read_text()
     missing = [d for d in LAYERS if d.startswith("lib/") and f"`{d}/`" not in readme]
     assert not missing, f"README.md's layout table lacks {missing}"
+
+
+# the functions that open a recording for reading, and a read-only ATTACH of one
+OPENERS = re.compile(r'\b(ntp_db__open_read\w*|ntp_db__open_again)\s*\(|ntp_db__file_uri\([^;]*"ro"')
+
+
+def test_only_the_model_opens_recordings():
+    """lib/model is the one way in: nothing else opens a recording to read it
+    (lib/ntp defines the openers; the model calls them)."""
+    bad = []
+    for p in sources():
+        if p.parts[:2] in (("lib", "model"), ("lib", "ntp")):
+            continue
+        for n, line in enumerate((REPO / p).read_text().splitlines(), 1):
+            if OPENERS.search(line):
+                bad.append(f"{p}:{n}: {line.strip()}")
+    assert not bad, "recordings opened outside lib/model:\n" + "\n".join(bad)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The mistakes that used to be accepted in silence (issue 14), each now one
-line on stderr and its exit code: --pretty without -j, a text option (-t,
+"""Mistakes refused rather than accepted in silence, each with one line on
+stderr and its exit code: --pretty without -j, a text option (-t,
 -q) with -j -, dump of a target recording alone, a recording without meta;
 and the JSON error document carries the cause stderr gives."""
 
@@ -129,3 +129,18 @@ def test_a_joined_recording_replaces_a_recording(run, every_kind, tmp_path):
     first = out.read_bytes()
     assert_ok(run("join", "-o", out, every_kind / "ph.ntp", every_kind / "pt.ntp"))
     assert (tmp_path / "j.ntp.old").read_bytes() == first
+
+
+@pytest.mark.parametrize("args", [("report", "-j"), ("report", "--html"), ("compare", "-j"),
+                                  ("series", "-j"), ("series", "--csv"), ("series", "--html"),
+                                  ("dump", "-o"), ("export", "-o")], ids=" ".join)
+def test_an_output_that_is_an_input_is_refused(run, every_kind, tmp_path, args):
+    """Every reading command, one check: an output over a recording being read."""
+    h = tmp_path / "host.ntp"
+    h.write_bytes((every_kind / "host.ntp").read_bytes())
+    before = h.read_bytes()
+    files = [f"{h},{every_kind / 'new.ntp'}", every_kind / "new.ntp"] if args[0] == "compare" \
+        else [h]
+    r = usage_error(run, *args, h, *files, says="the output is the recording itself")
+    assert f"choose another {args[1]} FILE" in r.stderr
+    assert h.read_bytes() == before

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """The read filters of report, compare and dump (--session, --io-type, --size,
---qid, --time; lib/report/report_filter.h), report's --sort and -F/--fields.
+--qid, --time; lib/model/model_filter.h), report's --sort and -F/--fields.
 
 Every filtered number is checked against Python over the rows that pass the
 same filters, decided here from the rows themselves: a host recording's
-host_stages (the parallel scan of report_scan.c, and report_view.c's detail
+host_stages (the parallel scan of model_scan.c, and model_view.c's detail
 scan), a target alone's target_stages, and joined recordings' commands as
 ntpgen.py built them (the join's stage scan, filtered in C, and temp.joined,
 filtered in SQL).  Bad values are one line naming the option, exit 2."""
@@ -188,7 +188,7 @@ HOST_FILTERS = [
 @pytest.mark.parametrize("f", HOST_FILTERS, ids=lambda f: " ".join(args_of(f)))
 @pytest.mark.parametrize("stages", ["summary", "detail"])
 def test_host_recording_filters_equal_python(run, host, f, stages):
-    """The summary is report_scan.c's parallel scan, the detail report_view.c's."""
+    """The summary is model_scan.c's parallel scan, the detail model_view.c's."""
     rows = [r for r in host_rows(host) if passes(r, f)]
     assert rows, "a filter that passes nothing tests nothing"
     doc = report_json(run, f"--stages={stages}", *args_of(f), host)
@@ -197,7 +197,7 @@ def test_host_recording_filters_equal_python(run, host, f, stages):
 
 
 def test_host_recording_read_by_several_threads_is_filtered_alike(run, tmp_path):
-    """Enough rows for report_scan.c's workers: each applies the same clause."""
+    """Enough rows for model_scan.c's workers: each applies the same clause."""
     path = tmp_path / "bulk.ntp"
     ntpgen.generate_bulk(path, 250_000)
     f = {"session": ["nvme0n2"], "sizes": [131072], "time": (S, 2 * S)}

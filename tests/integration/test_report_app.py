@@ -93,7 +93,7 @@ def test_joined_app_stages_equal_the_generated(run, pair):
 @pytest.fixture(scope="module")
 def big_pair(tmp_path_factory):
     """Enough commands that two readers share the join (100,000 rows a reader), and
-    their application's stages in a scratch file of their own (lib/join/join_priv.h)."""
+    their application's stages in a scratch file of their own (lib/join/join_base.h)."""
     d = tmp_path_factory.mktemp("app_big")
     groups = (ntpgen.JGroup("read", 4096, "nvme0n1", 60_000),
               ntpgen.JGroup("write", 131072, "nvme0n1", 45_000, r2t_share=0.6))

@@ -342,7 +342,7 @@ def test_one_host_two_targets(run, tmp_path):
 
 def test_stages_beyond_32_bits__exact_with_one_or_two_readers(run, tmp_path):
     """The join keeps a command's stages in 32 bits each, and those beyond
-    (over 2.1 s) whole in a list of their own (lib/join/join_priv.h):
+    (over 2.1 s) whole in a list of their own (lib/join/join_base.h):
     storage, target driver and block stages of 2.2 to 4 s come out as the
     joined recording's joined_stages view has them, and two readers (100,000 rows
     a reader: more than 200,000 in all), each with a list, give what one
@@ -606,7 +606,7 @@ def test_group_none_of_whose_commands_matched_has_no_line(run, tmp_path):
 def test_hot_keys_most_targets_lost__every_target_joined(run, tmp_path):
     """keys repeated hundreds of times, four target records of five lost: no
     sample's line agrees with a quarter of its host commands, so pass 1
-    takes the first line with support (lib/join/join_api.c), and every
+    takes the first line with support (lib/join/join.c), and every
     target record left joins its own command on the true line"""
     h, t = tmp_path / "h.ntp", tmp_path / "t.ntp"
     subprocess.run([sys.executable, str(REPO / "bench" / "join_pair.py"), str(h), str(t),

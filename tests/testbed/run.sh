@@ -25,7 +25,7 @@
 #              -icount shift=0,sleep=off makes the guest clock advance one ns
 #              per guest instruction and skip idle time, so timings and the
 #              kernel's BPF run-time statistics in the guest count work done,
-#              not the build machine's load (bench/testbed-results.md). TCG
+#              not the build machine's load (bench/README.md). TCG
 #              only; slower in wall time. The script sees TB_ICOUNT=1.
 #   --env      export NAME=VALUE to the script (repeatable)
 #   --append   extra guest kernel command line arguments

@@ -79,6 +79,7 @@ def check_common(db, res, mode, sample):
     m = meta(db)
     assert META_KEYS <= set(m), f"missing meta keys: {META_KEYS - set(m)}"
     assert m["role"] == "host" and m["transport"] == "tcp"
+    assert m["ntprof_version"] == (REPO / "VERSION").read_text().strip()
     assert int(m["sample_one_in"]) == sample
     assert m["kernel_release"] == res["kernel"]
     assert int(m["stop_ns"]) - int(m["start_ns"]) == int(m["duration_ns"]) > 0

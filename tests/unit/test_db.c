@@ -27,6 +27,7 @@
 #include "lib/cli/exit.h"
 #include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_key.h"
+#include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
 #include "lib/ntp/db_schema.h"
 #include "lib/ntp/db_write.h"
@@ -235,16 +236,17 @@ static void writer__full_recording__reads_back_as_written(void **state)
 	assert_int_equal(ntp_db__open_read(&db, path), 0);
 	assert_int_equal(query1(db, "PRAGMA application_id"), NTP_DB_APPLICATION_ID);
 	assert_int_equal(query1(db, "PRAGMA user_version"), NTP_DB_SCHEMA_VERSION);
-	s = ntp_db__meta_text(db, "role");
+	s = ntp_meta__text(db, NTP_META_ROLE);
 	assert_string_equal(s, "host");
 	free(s);
-	s = ntp_db__meta_text(db, "sample_one_in");	/* integers read as text too */
-	assert_string_equal(s, "100");
+	s = ntp_meta__text_in(db, "main", NTP_META_ROLE);
+	assert_string_equal(s, "host");
 	free(s);
-	assert_int_equal(ntp_db__meta_int(db, "sample_one_in", -1), 100);
-	assert_int_equal(ntp_db__meta_int(db, "role", -1), -1);		/* not a number */
-	assert_int_equal(ntp_db__meta_int(db, "absent", -7), -7);
-	assert_null(ntp_db__meta_text(db, "absent"));
+	assert_int_equal(ntp_meta__int(db, NTP_META_SAMPLE_ONE_IN, -1), 100);
+	assert_int_equal(ntp_meta__int_in(db, "main", NTP_META_SAMPLE_ONE_IN, -1), 100);
+	/* never written by record: absent */
+	assert_int_equal(ntp_meta__int(db, NTP_META_BPF_RUNS, -7), -7);
+	assert_null(ntp_meta__text(db, NTP_META_START_TIME));
 	assert_int_equal(query1(db, "SELECT typeof(value) = 'integer' FROM meta WHERE key = 'sample_one_in'"), 1);
 	assert_int_equal(query1(db, "SELECT count(*) FROM hooks WHERE point = 'h_start' AND flavour = 'raw_tp'"), 1);
 	assert_int_equal(query1(db, "SELECT count(*) FROM intervals WHERE t_ns = 2000000000 AND side = 'host'"

@@ -24,6 +24,8 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/join/join.h"
+#include "lib/join/join_est.h"
+#include "lib/model/model_files.h"
 #include "lib/ntp/db_schema.h"
 #include "tests/unit/joingen.h"
 
@@ -53,6 +55,54 @@ static int group_teardown(void **state)
 }
 
 /* a fresh file name in the test directory (static storage, a few at a time) */
+/*
+ * A join of paths as every reader makes one: the model's source of the
+ * files (lib/model/model_files.h), then its join; close_join closes both.
+ */
+#define MAX_OPEN 8
+static struct {
+	struct ntp_join *j;
+	struct ntp_source *s;
+} opened[MAX_OPEN];
+
+static int open_join(struct ntp_join **j, const char *const *paths, int n,
+		     const struct ntp_join_opts *o)
+{
+	struct ntp_source *s;
+	int err;
+
+	*j = NULL;
+	err = ntp_source__open_files(&s, paths, n, o && o->fresh);
+	if (err)
+		return err;
+	err = ntp_source__open_join(s, o, j);
+	if (err) {
+		ntp_source__close(s);
+		return err;
+	}
+	for (int i = 0; i < MAX_OPEN; i++) {
+		if (!opened[i].j) {
+			opened[i].j = *j;
+			opened[i].s = s;
+			return 0;
+		}
+	}
+	fail_msg("more than %d joins open at once", MAX_OPEN);
+	return NTP_EXIT_FAILURE;
+}
+
+static void close_join(struct ntp_join *j)
+{
+	ntp_join__close(j);
+	for (int i = 0; i < MAX_OPEN; i++) {
+		if (opened[i].j == j) {
+			ntp_source__close(opened[i].s);
+			opened[i].j = NULL;
+			opened[i].s = NULL;
+		}
+	}
+}
+
 static const char *fresh(const char *what)
 {
 	static char names[8][128];
@@ -418,7 +468,7 @@ static void join__random_recordings__exact_pairs_and_stages(void **state)
 		/* any order */
 		paths[seed & 1] = hp;
 		paths[!(seed & 1)] = tp;
-		assert_int_equal(ntp_join__open(&j, paths, 2, NULL), 0);
+		assert_int_equal(open_join(&j, paths, 2, NULL), 0);
 		assert_string_equal(ntp_join__file(j, seed & 1)->role, "host");
 		assert_string_equal(ntp_join__file(j, !(seed & 1))->role, "target");
 		assert_int_equal(ntp_join__run(j), 0);
@@ -438,7 +488,7 @@ static void join__random_recordings__exact_pairs_and_stages(void **state)
 		assert_int_equal(ntp_join__npairs(j), 1);
 		check_estimate(j, ntp_join__pair(j, 0), &p.clk, seed);
 		assert_int_equal(ntp_join__pair(j, 0)->matched, e.matched);
-		ntp_join__close(j);
+		close_join(j);
 		unlink(hp);
 		unlink(tp);
 		free(s.c);
@@ -467,7 +517,7 @@ static void join__two_hosts_one_target__each_host_its_own_offset(void **state)
 		write_rec(ha, &host_meta, &s, 1, 0);
 		write_rec(hb, &host_meta, &s, 2, 0);
 		write_rec(tp, &target_meta, &s, 0, 3);
-		assert_int_equal(ntp_join__open(&j, paths, 3, NULL), 0);
+		assert_int_equal(open_join(&j, paths, 3, NULL), 0);
 		assert_int_equal(ntp_join__run(j), 0);
 
 		e = expected(&s, 3, 3);
@@ -484,7 +534,7 @@ static void join__two_hosts_one_target__each_host_its_own_offset(void **state)
 			check_estimate(j, p, p->host_file == 1 ? &a.clk : &b.clk, seed);
 			assert_int_equal(p->matched, expected(&s, p->host_file == 1 ? 1 : 2, 3).matched);
 		}
-		ntp_join__close(j);
+		close_join(j);
 		free(s.c);
 	}
 }
@@ -517,7 +567,7 @@ static void join__one_host_two_targets_same_cntlid__no_cross_pairs(void **state)
 		write_rec(hp, &host_meta, &s, 3, 0);
 		write_rec(t1, &target_meta, &s, 0, 1);
 		write_rec(t2, &target_meta, &s, 0, 2);
-		assert_int_equal(ntp_join__open(&j, paths, 3, NULL), 0);
+		assert_int_equal(open_join(&j, paths, 3, NULL), 0);
 		assert_int_equal(ntp_join__run(j), 0);
 
 		e = expected(&s, 3, 3);
@@ -534,7 +584,7 @@ static void join__one_host_two_targets_same_cntlid__no_cross_pairs(void **state)
 			assert_int_equal(p->host_file, 1);
 			check_estimate(j, p, p->target_file == 0 ? &a.clk : &b.clk, seed);
 		}
-		ntp_join__close(j);
+		close_join(j);
 		free(s.c);
 	}
 }
@@ -554,7 +604,7 @@ static void join__both_in_one_file__joins_itself(void **state)
 	p.clk.d = 0;
 	gen_stream(&s, &r, &p, 0);
 	write_rec(bp, &both, &s, 1, 1);
-	assert_int_equal(ntp_join__open(&j, &bp, 1, NULL), 0);
+	assert_int_equal(open_join(&j, &bp, 1, NULL), 0);
 	assert_int_equal(ntp_join__run(j), 0);
 	assert_int_equal(check_joined_on(j, &s, 1, 1, 42, 1), expected_on(&s, 1, 1, 1).matched);
 	ntp_join__counts(j, &cnt);
@@ -562,7 +612,7 @@ static void join__both_in_one_file__joins_itself(void **state)
 	assert_true(expected(&s, 1, 1).rejected > 0);	/* late exit hooks, joined on one clock */
 	check_estimate(j, ntp_join__pair(j, 0), &p.clk, 42);
 	check_one_clock(j, ntp_join__pair(j, 0), NTP_JOIN_CLOCK_ONE_FILE);
-	ntp_join__close(j);
+	close_join(j);
 	free(s.c);
 }
 
@@ -633,7 +683,7 @@ static void join__joined_recording__reads_back_the_same_join(void **state)
 	gen_stream(&s, &r, &p, 0);
 	write_rec(hp, &host_meta, &s, 1, 0);
 	write_rec(tp, &target_meta, &s, 0, 1);
-	assert_int_equal(ntp_join__open(&j, paths, 2, NULL), 0);
+	assert_int_equal(open_join(&j, paths, 2, NULL), 0);
 	assert_int_equal(ntp_join__run(j), 0);
 	ntp_join__counts(j, &c1);
 	p1 = *ntp_join__pair(j, 0);
@@ -642,9 +692,9 @@ static void join__joined_recording__reads_back_the_same_join(void **state)
 	assert_non_null(f);
 	fclose(f);
 	assert_int_equal(ntp_join__write(j, jp), 0);
-	ntp_join__close(j);
+	close_join(j);
 
-	assert_int_equal(ntp_join__open(&j, &jp, 1, NULL), 0);
+	assert_int_equal(open_join(&j, &jp, 1, NULL), 0);
 	assert_string_equal(ntp_join__file(j, 0)->role, "joined");
 	assert_int_equal(ntp_join__run(j), 0);
 	assert_int_equal(check_joined(j, &s, 1, 1, 44), c1.matched);
@@ -667,11 +717,11 @@ static void join__joined_recording__reads_back_the_same_join(void **state)
 	}
 	/* a joined recording is not written again */
 	assert_int_equal(ntp_join__write(j, fresh("again")), NTP_EXIT_MISMATCH);
-	ntp_join__close(j);
+	close_join(j);
 	/* nor joined with anything else */
 	two[0] = jp;
 	two[1] = tp;
-	assert_int_equal(ntp_join__open(&j, two, 2, NULL), NTP_EXIT_MISMATCH);
+	assert_int_equal(open_join(&j, two, 2, NULL), NTP_EXIT_MISMATCH);
 	unlink(hp);
 	unlink(tp);
 	unlink(jp);
@@ -703,11 +753,11 @@ static void join__store_into_both__view_equals_join(void **state)
 	write_rec(bp, &both, &s, 1, 1);
 	write_rec(hp, &host_meta, &s, 1, 0);
 	for (int round = 0; round < 2; round++)
-		assert_int_equal(ntp_join__store(bp), 0);
-	assert_int_equal(ntp_join__store(hp), NTP_EXIT_MISMATCH);
+		assert_int_equal(ntp_source__store_pairing(bp), 0);
+	assert_int_equal(ntp_source__store_pairing(hp), NTP_EXIT_MISMATCH);
 
 	/* joined anew, against the view */
-	assert_int_equal(ntp_join__open(&j, &bp, 1, &fresh_opts), 0);
+	assert_int_equal(open_join(&j, &bp, 1, &fresh_opts), 0);
 	assert_int_equal(ntp_join__run(j), 0);
 	ntp_join__counts(j, &cnt);
 	assert_true(cnt.matched > 1000);
@@ -717,17 +767,17 @@ static void join__store_into_both__view_equals_join(void **state)
 		assert_int_equal(rows_equal_to_view(j, bp, 0, &nview), cnt.matched);
 		assert_int_equal(nview, cnt.matched);
 	}
-	ntp_join__close(j);
+	close_join(j);
 
 	/* read back as it is stored (report, dump): the same join, the generator's truth */
-	assert_int_equal(ntp_join__open(&j, &bp, 1, NULL), 0);
+	assert_int_equal(open_join(&j, &bp, 1, NULL), 0);
 	assert_int_equal(ntp_join__run(j), 0);
 	ntp_join__counts(j, &c2);
 	assert_memory_equal(&cnt, &c2, sizeof(cnt));
 	assert_int_equal(check_joined_on(j, &s, 1, 1, 45, 1), cnt.matched);
 	check_one_clock(j, ntp_join__pair(j, 0), NTP_JOIN_CLOCK_ONE_FILE);
 	assert_string_equal(ntp_join__file(j, 0)->role, "both");
-	ntp_join__close(j);
+	close_join(j);
 
 	assert_int_equal(sqlite3_open_v2(bp, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, "SELECT clock, matched, rejected, offset_ns"
@@ -766,7 +816,7 @@ static void join__one_boot_two_files__offset_and_drift_zero(void **state)
 	gen_stream(&s, &r, &p, 0);
 	write_rec(hp, &hm, &s, 1, 0);
 	write_rec(tp, &tm, &s, 0, 1);
-	assert_int_equal(ntp_join__open(&j, paths, 2, NULL), 0);
+	assert_int_equal(open_join(&j, paths, 2, NULL), 0);
 	assert_int_equal(ntp_join__run(j), 0);
 	assert_int_equal(check_joined_on(j, &s, 1, 1, 43, 1), expected_on(&s, 1, 1, 1).matched);
 	ntp_join__counts(j, &cnt);
@@ -777,7 +827,7 @@ static void join__one_boot_two_files__offset_and_drift_zero(void **state)
 	assert_int_equal(ntp_join__pair(j, 0)->host_file, 1);
 	assert_int_equal(ntp_join__pair(j, 0)->target_file, 0);
 	check_one_clock(j, ntp_join__pair(j, 0), NTP_JOIN_CLOCK_ONE_BOOT);
-	ntp_join__close(j);
+	close_join(j);
 	free(s.c);
 }
 
@@ -806,14 +856,14 @@ static void join__two_boots__estimated(void **state)
 		gen_stream(&s, &r, &p, 0);
 		write_rec(paths[0], &hm, &s, 1, 0);
 		write_rec(paths[1], &tm, &s, 0, 1);
-		assert_int_equal(ntp_join__open(&j, paths, 2, NULL), 0);
+		assert_int_equal(open_join(&j, paths, 2, NULL), 0);
 		assert_int_equal(ntp_join__run(j), 0);
 		assert_int_equal(check_joined(j, &s, 1, 1, 44 + k), expected(&s, 1, 1).matched);
 		pr = ntp_join__pair(j, 0);
 		assert_int_equal(pr->clock, NTP_JOIN_CLOCK_TWO);
 		assert_null(ntp_join__clock_name(pr->clock));
 		check_estimate(j, pr, &p.clk, 44 + k);
-		ntp_join__close(j);
+		close_join(j);
 		free(s.c);
 	}
 }
@@ -1081,7 +1131,7 @@ static void refuse(const struct meta *m1, const struct meta *m2, int code)
 	gen_stream(&s, &r, &p, 0);
 	write_rec(a, m1, &s, 1, 0);
 	write_rec(b, m2, &s, 0, 1);
-	assert_int_equal(ntp_join__open(&j, paths, 2, NULL), code);
+	assert_int_equal(open_join(&j, paths, 2, NULL), code);
 	assert_null(j);
 	free(s.c);
 }
@@ -1127,7 +1177,7 @@ static void open__host_alone__mismatch(void **state)
 	struct ntp_join *j;
 
 	write_rec(p, &host_meta, &s, 1, 0);
-	assert_int_equal(ntp_join__open(&j, &p, 1, NULL), NTP_EXIT_MISMATCH);
+	assert_int_equal(open_join(&j, &p, 1, NULL), NTP_EXIT_MISMATCH);
 	assert_null(j);
 }
 
@@ -1146,28 +1196,27 @@ static void open__missing_file__nofile(void **state)
 	struct ntp_join *j;
 
 	write_rec(paths[0], &host_meta, &s, 1, 0);
-	assert_int_equal(ntp_join__open(&j, paths, 2, NULL), NTP_EXIT_NOFILE);
+	assert_int_equal(open_join(&j, paths, 2, NULL), NTP_EXIT_NOFILE);
 	assert_null(j);
 }
 
-static void attach__is_read_only(void **state)
+static void source__attaches_read_only(void **state)
 {
 	struct gen_set s = { 0 };
-	const char *p = fresh("target");
+	const char *paths[2] = { fresh("host"), fresh("target") };
 	struct stat before, after;
-	sqlite3 *db;
+	struct ntp_source *src;
 
-	write_rec(p, &target_meta, &s, 0, 1);
-	assert_int_equal(stat(p, &before), 0);
-	assert_int_equal(sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI,
-					 NULL), SQLITE_OK);
-	assert_int_equal(ntp_join__attach(db, p, "tgt"), 0);
-	assert_int_equal(sqlite3_db_readonly(db, "tgt"), 1);
-	assert_int_not_equal(sqlite3_exec(db, "INSERT INTO tgt.meta VALUES ('x', 1)", NULL, NULL,
-					  NULL), SQLITE_OK);
-	assert_int_equal(ntp_join__attach(db, p, "bad name"), NTP_EXIT_FAILURE);
-	sqlite3_close(db);
-	assert_int_equal(stat(p, &after), 0);
+	write_rec(paths[0], &host_meta, &s, 1, 0);
+	write_rec(paths[1], &target_meta, &s, 0, 1);
+	assert_int_equal(stat(paths[1], &before), 0);
+	assert_int_equal(ntp_source__open_files(&src, paths, 2, false), 0);
+	assert_int_equal(src->kind, NTP_KIND_PAIR);
+	assert_int_equal(sqlite3_db_readonly(src->db, "ntp1"), 1);
+	assert_int_not_equal(sqlite3_exec(src->db, "INSERT INTO ntp1.meta VALUES ('x', 1)", NULL,
+					  NULL, NULL), SQLITE_OK);
+	ntp_source__close(src);
+	assert_int_equal(stat(paths[1], &after), 0);
 	assert_int_equal(before.st_mtime, after.st_mtime);
 	assert_int_equal(before.st_size, after.st_size);
 }
@@ -1197,7 +1246,7 @@ int main(void)
 		cmocka_unit_test(open__host_alone__mismatch),
 		cmocka_unit_test(open__no_role__mismatch),
 		cmocka_unit_test(open__missing_file__nofile),
-		cmocka_unit_test(attach__is_read_only),
+		cmocka_unit_test(source__attaches_read_only),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 #include "tests/unit/xorshift.h"
 
 static uint64_t rnd_state = XORSHIFT_SEED;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of lib/cli/json.c: layout, commas, escaping, numbers. */
+/* Unit tests of lib/fmt/json.c: layout, commas, escaping, numbers. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/cli/json.h"
+#include "lib/fmt/json.h"
 
 struct doc {
 	char *buf;

@@ -494,6 +494,132 @@ static void unit__usage_long_spec__help_on_next_line(void **state)
 	free(buf);
 }
 
+static void unit__usage_values_without_argh__listed_as_choices(void **state)
+{
+	const char *s = NULL;
+	const struct ntp_option table[] = {
+		NTP_OPT_STRING(0, "io", &s, NULL, "a type", .values = io_types),
+		NTP_OPT_STRING(0, "kind", &s, "K", "named", .values = io_types),
+		NTP_OPT_END(),
+	};
+	const char *const u[] = { "t", NULL };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ntp_opt__usage(f, u, table);
+	fclose(f);
+	assert_string_equal(buf,
+			    "usage: t\n\n"
+			    "        --io read|write  a type\n"
+			    "        --kind K         named\n"
+			    "    -h, --help           show this help and exit\n");
+	assert_ptr_equal(ntp_opt__value_words(&table[0]), io_types);
+	free(buf);
+}
+
+static void unit__hidden_option__parsed_but_not_in_usage(void **state)
+{
+	const char *s = NULL;
+	bool b = false;
+	const struct ntp_option table[] = {
+		NTP_OPT_BOOL('b', "bee", &b, "shown"),
+		NTP_OPT_STRING(0, "secret", &s, "X", "not shown", .hidden = true),
+		NTP_OPT_END(),
+	};
+	const char *args[] = { "t", "--secret", "yes", NULL };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_int_equal(ntp_opt__parse(table, 3, args, usage, 0), 0);
+	assert_string_equal(s, "yes");
+	f = open_memstream(&buf, &len);
+	ntp_opt__usage(f, usage, table);
+	fclose(f);
+	assert_null(strstr(buf, "secret"));
+	assert_non_null(strstr(buf, "--bee"));
+	free(buf);
+}
+
+static void unit__hidden_option__never_suggested(void **state)
+{
+	const char *s = NULL;
+	const struct ntp_option table[] = {
+		NTP_OPT_STRING(0, "secret", &s, "X", "not shown", .hidden = true),
+		NTP_OPT_END(),
+	};
+	const char *args[] = { "t", "--secre", "x", NULL };
+	struct capture err;
+	int rc;
+
+	capture_start(&err, 2);
+	rc = ntp_opt__parse(table, 3, args, usage, 0);
+	capture_end(&err);
+	assert_int_equal(rc, NTP_OPT_ERROR);
+	assert_string_equal(err.text, "ntprof test: error: unknown option '--secre'\n");
+}
+
+struct seen_table {
+	const struct ntp_option *opts;
+	unsigned int flags;
+	int calls;
+};
+
+static void remember_table(void *ctx, const struct ntp_option *opts, unsigned int flags)
+{
+	struct seen_table *t = ctx;
+
+	t->opts = opts;
+	t->flags = flags;
+	t->calls++;
+}
+
+static void unit__table_hook__table_handed_over_nothing_parsed(void **state)
+{
+	struct seen_table seen = { 0 };
+	bool b = false;
+	const struct ntp_option table[] = {
+		NTP_OPT_BOOL('b', "bee", &b, "a flag"),
+		NTP_OPT_END(),
+	};
+	const char *args[] = { "t", "-b", "--bogus", NULL };
+	struct capture out, err;
+	int rc;
+
+	ntp_opt__set_table_hook(remember_table, &seen);
+	capture_start(&err, 2);
+	capture_start(&out, 1);
+	rc = ntp_opt__parse(table, 3, args, usage, NTP_OPT_STOP_AT_NON_OPTION);
+	capture_end(&out);
+	capture_end(&err);
+	ntp_opt__set_table_hook(NULL, NULL);
+	assert_int_equal(rc, NTP_OPT_HELP);
+	assert_int_equal(seen.calls, 1);
+	assert_ptr_equal(seen.opts, table);
+	assert_int_equal(seen.flags, NTP_OPT_STOP_AT_NON_OPTION);
+	assert_false(b);
+	assert_string_equal(out.text, "");
+	assert_string_equal(err.text, "");
+	/* without the hook, parsing again */
+	assert_int_equal(ntp_opt__parse(table, 2, args, usage, 0), 0);
+	assert_true(b);
+}
+
+static void unit__takes_value__by_type(void **state)
+{
+	const struct ntp_option flag = NTP_OPT_BOOL('b', "bee", NULL, "");
+	const struct ntp_option str = NTP_OPT_STRING('s', "str", NULL, "S", "");
+	const struct ntp_option cb_flag = NTP_OPT_CALLBACK(0, "cb", NULL, NULL, "", parse_size_cb);
+	const struct ntp_option cb_arg = NTP_OPT_CALLBACK(0, "cb", NULL, "N", "", parse_size_cb);
+
+	assert_false(ntp_opt__takes_value(&flag));
+	assert_true(ntp_opt__takes_value(&str));
+	assert_false(ntp_opt__takes_value(&cb_flag));
+	assert_true(ntp_opt__takes_value(&cb_arg));
+	assert_null(ntp_opt__value_words(&str));
+}
+
 /* ---- value parsers ------------------------------------------------------- */
 
 static void unit__parse_uint_valid__value(void **state)
@@ -685,6 +811,11 @@ int main(void)
 		T(unit__help_long_or_short__prints_usage_to_stdout),
 		T(unit__help_defined_by_table__table_wins),
 		T(unit__usage_long_spec__help_on_next_line),
+		T(unit__usage_values_without_argh__listed_as_choices),
+		T(unit__hidden_option__parsed_but_not_in_usage),
+		T(unit__hidden_option__never_suggested),
+		T(unit__table_hook__table_handed_over_nothing_parsed),
+		T(unit__takes_value__by_type),
 		T(unit__parse_uint_valid__value),
 		T(unit__parse_uint_invalid__einval),
 		T(unit__parse_uint_overflow__erange),

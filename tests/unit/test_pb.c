@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of lib/cli/pb.c: the wire format byte for byte, against encodings
+ * Unit tests of lib/fmt/pb.c: the wire format byte for byte, against encodings
  * worked out by hand from the protocol buffers encoding rules (varints of
  * 7-bit groups, low group first; tags of field << 3 | wire type).
  */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/cli/pb.h"
+#include "lib/fmt/pb.h"
 
 static int setup(void **state)
 {

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "lib/cli/err.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 
 /* the progress objects, made before the quiet second passes, and where their stderr goes */
 static struct {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/report/report_filter.c: the SQL clause and the C test decide alike.
+ * lib/model/model_filter.c: the SQL clause and the C test decide alike.
  * Random rows of two files (two clocks) in an in-memory table, filters
  * parsed by the options' own callbacks; for each filter the rows the clause
  * selects are exactly those ntp_read_filter__match() passes, and both are
@@ -19,7 +19,9 @@
 #include <sqlite3.h>
 
 #include "lib/cli/err.h"
-#include "lib/report/report_filter.h"
+#include "lib/model/model_filter.h"
+#include "lib/model/model_filter_opt.h"
+#include "lib/report/report_filter_text.h"
 #include "tests/unit/xorshift.h"
 
 #define NROWS 3000

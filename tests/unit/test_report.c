@@ -15,9 +15,10 @@
 #include <cmocka.h>
 
 #include "lib/core/size.h"
-#include "lib/report/report_groups.h"
+#include "lib/model/model_groups.h"
+#include "lib/model/model_load.h"
 #include "lib/report/report_json.h"
-#include "lib/report/report_model.h"
+#include "lib/model/model.h"
 #include "lib/report/report_text.h"
 
 /* the host view's three stages: block, driver, network* */
@@ -33,7 +34,7 @@ static void model(struct ntp_report *r, struct ntp_report_group *g)
 	memset(&file, 0, sizeof(file));
 	file.hdr.path = "x.ntp";
 	file.hdr.bpf_run_ns = -1;
-	file.sides = NTP_JOIN_HOST;
+	file.sides = NTP_SIDE_HOST;
 	r->kind = NTP_REPORT_HOST;
 	r->view = NTP_VIEW_HOST;
 	r->files = &file;
@@ -159,19 +160,46 @@ static void json__starts_with_the_version_keys__means_whole_ns(void **state)
 	free(t);
 }
 
-static void percent_limit__hides_small_groups_only(void **state)
+/* groups of 3, 4 and 1 commands of 8, under a limit in % */
+static void limited(struct ntp_report *r, double limit)
 {
-	struct ntp_report_opts o = { .percent_limit = 50 };
-	struct ntp_report r;
-	struct ntp_report_group g;
+	static const uint64_t n[] = { 3, 4, 1 };
 
-	model(&r, &g);
-	r.total = 7;            /* 3 of 7 = 43% */
-	assert_false(ntp_report__shown(&g, r.total, &o));
-	o.percent_limit = 40;
-	assert_true(ntp_report__shown(&g, r.total, &o));
-	o.percent_limit = 0;
-	assert_true(ntp_report__shown(&g, r.total, &o));
+	memset(r, 0, sizeof(*r));
+	r->groups = calloc(3, sizeof(*r->groups));
+	assert_non_null(r->groups);
+	for (int i = 0; i < 3; i++) {
+		r->groups[i].io_type = strdup("read");
+		r->groups[i].ns = strdup("nvme0n1");
+		r->groups[i].bytes = 4096 << i;
+		r->groups[i].e2e.n = n[i];
+	}
+	r->ngroups = 3;
+	r->total = 8;
+	ntp_report__limit(r, limit);
+}
+
+static void percent_limit__leaves_out_small_groups_only(void **state)
+{
+	struct ntp_report r;
+
+	limited(&r, 40);        /* 37.5%, 50% and 12.5% */
+	assert_int_equal(r.ngroups, 1);
+	assert_int_equal(r.groups[0].bytes, 8192);
+	assert_int_equal(r.nhidden, 2);
+	assert_true(r.percent_limit == 40);
+	assert_int_equal(r.total, 8);
+	ntp_report__free(&r);
+	limited(&r, 37.5);      /* the order stays, the limit itself is in */
+	assert_int_equal(r.ngroups, 2);
+	assert_int_equal(r.groups[0].bytes, 4096);
+	assert_int_equal(r.groups[1].bytes, 8192);
+	assert_int_equal(r.nhidden, 1);
+	ntp_report__free(&r);
+	limited(&r, 0);
+	assert_int_equal(r.ngroups, 3);
+	assert_int_equal(r.nhidden, 0);
+	ntp_report__free(&r);
 }
 
 /* every key its own group, found again by its hash whatever the order; merged alike */
@@ -258,7 +286,7 @@ int main(void)
 		cmocka_unit_test(text__sum_not_adding_up__failed_with_difference),
 		cmocka_unit_test(text__negative_zero__printed_as_zero),
 		cmocka_unit_test(json__starts_with_the_version_keys__means_whole_ns),
-		cmocka_unit_test(percent_limit__hides_small_groups_only),
+		cmocka_unit_test(percent_limit__leaves_out_small_groups_only),
 		cmocka_unit_test(groups__many_keys__each_found_again),
 		cmocka_unit_test(groups__impossible__counted_not_summed),
 	};

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "lib/core/jobs.h"
-#include "lib/join/join_priv.h"
+#include "lib/join/join_base.h"
 
 #define MIB ((size_t)1 << 20)
 

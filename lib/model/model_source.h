@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one way in to recordings.  A source is a set of recordings opened
+ * for reading, each checked once (lib/ntp/db_read.h: a missing, foreign,
+ * newer or damaged file is refused with its own exit code) and the set
+ * classified once into a kind, by the roles table (lib/ntp/db_role.h) and
+ * the number of files.  report, compare, series, dump, export and join all
+ * read through a source; nothing else opens a recording for reading
+ * (tests/integration/test_layers.py holds the tree to it).
+ *
+ * This header is what every source has: its kind, its runs (a recording
+ * each: its name, role and sides) and the operations that differ between
+ * kinds of source.  The report model is filled through ops->load, so a
+ * second kind of source (a fleet database) plugs in beside the recordings
+ * on disk (model_files.h), whose other functions give the readers that
+ * stream rows of their own (series, dump, export, join) the files'
+ * SQLite connection.
+ */
+#ifndef NTP_MODEL_SOURCE_H
+#define NTP_MODEL_SOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "lib/join/join_types.h"
+
+/* what a set of recordings is, decided once for every reader */
+enum ntp_kind {
+	NTP_KIND_HOST,            /* one host recording */
+	NTP_KIND_TARGET,          /* one target recording */
+	NTP_KIND_BOTH,            /* one "-r both" recording: both sides on one clock */
+	NTP_KIND_JOINED,          /* one joined recording (ntprof join): with its own pairing */
+	NTP_KIND_PAIR,            /* several recordings, host and target sides, joined */
+	NTP_KIND_MAX,
+};
+
+/* "host", "target", "both", "joined", "pair": what -v says and the tests compare */
+const char *ntp_kind__name(enum ntp_kind k);
+/* is a source of this kind joined (both sides, paired by the join)? */
+bool ntp_kind__joined(enum ntp_kind k);
+
+/* file i again, read-only, on a connection of its own: for a reader on a thread of its own */
+typedef int (*ntp_reopen_fn)(void *ctx, int i, sqlite3 **db);
+
+struct ntp_source;
+struct ntp_report;
+struct ntp_report_load;
+
+/* what differs between kinds of source: how the report model is filled */
+struct ntp_source_ops {
+	const char *name;         /* "files" */
+	/* r's headers and groups from the source, as lo asks; an NTP_EXIT_* code */
+	int (*load)(struct ntp_source *s, struct ntp_report *r, const struct ntp_report_load *lo);
+	void (*close)(struct ntp_source *s);
+};
+
+struct ntp_source {
+	const struct ntp_source_ops *ops;
+	enum ntp_kind kind;
+	int n;
+	/* each run's path, schema on db, role (the roles table's name) and sides */
+	struct ntp_join_file files[NTP_JOIN_MAX_FILES];
+	int64_t host_rows[NTP_JOIN_MAX_FILES];   /* host_io's rows as the check counted them */
+	bool rdma;                /* NVMe/RDMA recordings (meta transport of the first) */
+	bool fresh;               /* pair a "-r both" recording anew (ntp_join_opts.fresh) */
+	/* a files source (model_files.h): "main" alone, or every file ATTACHed */
+	sqlite3 *db;
+	char schemas[NTP_JOIN_MAX_FILES][16];
+};
+
+/* NULL does nothing */
+void ntp_source__close(struct ntp_source *s);
+
+#endif

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The read filters (lib/model/model_filter.h) as a report says them: text and JSON. */
+#ifndef NTP_REPORT_FILTER_TEXT_H
+#define NTP_REPORT_FILTER_TEXT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "lib/model/model_filter.h"
+
+/* the filters as their options ("--session nvme0n1 --size 4096"), into buf */
+void ntp_read_filter__describe(const struct ntp_read_filter *f, char *buf, size_t len);
+
+struct ntp_json;
+/* "read_filters": null, or each filter (null when not given) as numbers and arrays */
+void ntp_read_filter__json(struct ntp_json *j, const struct ntp_read_filter *f);
+/* "# read filters: ..." under the header, when any is given */
+void ntp_read_filter__print_text(FILE *out, const struct ntp_read_filter *f);
+
+#endif
