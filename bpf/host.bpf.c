@@ -428,8 +428,8 @@ static __noinline int chosen_raw(struct request *rq, struct nvme_command *cmd)
  * already (its recursion check), and from Linux 7.x (lazy or full
  * preemption, tracepoint callbacks no longer with preemption disabled) a
  * program can be preempted mid-run: another task's command then passes the
- * tracepoint unseen, undecided (7.3 test bed: about 1% of the commands at
- * -s 1, the program's recursion_misses).  Where the kernel preempts
+ * tracepoint unseen, undecided (the program's recursion_misses; figures in
+ * bench/README.md).  Where the kernel preempts
  * (decide_backup, set by user space), a second program on the same
  * tracepoint (tp_btf), attached after the first, decides on the commands
  * the first one did not: the first notes each command it decides on in

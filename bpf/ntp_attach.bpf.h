@@ -59,7 +59,7 @@ static __always_inline __u64 stash_take(void)
  * A send hook's time is its function's return (fexit, kretprobe).  A kernel
  * that preempts (7.x: lazy preemption) may switch the task out between the
  * send and the return: the return's time is then late by as long as it
- * waited (7.3 test bed: milliseconds, and a network stage below zero).  So
+ * waited, and a network stage can come out below zero.  So
  * the entry notes, for sampled commands only, the argument, its time and
  * the task's involuntary switches; the return takes the entry's time when
  * the task was preempted in between (the bytes went between the two).
