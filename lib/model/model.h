@@ -61,6 +61,8 @@ struct ntp_report_header {
 	uint64_t rows;                /* commands in host_io */
 	/* ntprof's own cost, meta bpf_*: -1 when the file has none (ntprof-ntp(5)) */
 	int64_t bpf_runs, bpf_run_ns, bpf_commands, bpf_window_ns;
+	/* kprobe hits the kernel skipped, meta host_/target_kprobe_missed: -1 when absent */
+	int64_t kprobe_missed, t_kprobe_missed;
 };
 
 /* ntprof's own cost, from a header's bpf_* */

@@ -40,6 +40,18 @@ const struct ntp_meta_desc ntp_meta[NTP_META_MAX] = {
 	[NTP_META_BPF_WINDOW_NS] = { "bpf_window_ns", NTP_META_INT, NTP_META_AT_STOP },
 	/* a wall-clock start as text, from writers other than record: shown as it is */
 	[NTP_META_START_TIME] = { "start_time", NTP_META_TEXT, NTP_META_NEVER },
+	/*
+	 * Each side's cross-check, at the stop: the I/O commands counted apart
+	 * from the decision; and the kprobe hits the kernel skipped, where
+	 * kprobes were attached and the kernel tells (6.7+)
+	 */
+	[NTP_META_HOST_FABRIC_COMMANDS] = { "host_fabric_commands", NTP_META_INT, NTP_META_AT_STOP },
+	[NTP_META_TARGET_FABRIC_COMMANDS] = { "target_fabric_commands", NTP_META_INT, NTP_META_AT_STOP },
+	[NTP_META_HOST_KPROBE_MISSED] = { "host_kprobe_missed", NTP_META_INT, NTP_META_AT_STOP },
+	[NTP_META_TARGET_KPROBE_MISSED] = { "target_kprobe_missed", NTP_META_INT, NTP_META_AT_STOP },
+	/* the runs of the side's programs the kernel skipped (their recursion misses) */
+	[NTP_META_HOST_PROG_MISSED] = { "host_prog_missed", NTP_META_INT, NTP_META_AT_STOP },
+	[NTP_META_TARGET_PROG_MISSED] = { "target_prog_missed", NTP_META_INT, NTP_META_AT_STOP },
 };
 
 /* a key used with the other type's accessor is a bug of the caller, not of the file */

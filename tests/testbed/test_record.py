@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import KERNELS, REPO
+from conftest import FULL, REPO
 from ntp_checks import ntprof_doc
 
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
@@ -254,7 +254,7 @@ def check_share(r):
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
 
 
-@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("kernel", FULL)
 def test_record(testbed, kernel):
     if not NTPROF.is_file():
         pytest.fail(f"{NTPROF} missing: build ntprof (make) first", pytrace=False)
