@@ -37,11 +37,4 @@ int ntp_db__budget_add(sqlite3 *db, const char *schema, const char *path);
  */
 int ntp_db__guard_file(sqlite3 *db, const char *schema, const char *path);
 
-/*
- * Open path again for reading on a connection of its own (a reader's
- * worker thread; the file was checked by ntp_db__open_read()): read-only,
- * NOMUTEX, guarded, ntprof's views.  0 or an NTP_EXIT_* code, printed.
- */
-int ntp_db__open_again(sqlite3 **db, const char *path);
-
 #endif

@@ -5,11 +5,11 @@
  * Each way a file can be wrong gets its own exit code and one line, checked
  * from the outside in: the file itself, the SQLite header, application_id,
  * user_version, then a cheap walk of the tables.  The file is opened
- * read-only and with query_only set: a reader never changes a recording.
- * A recording killed mid-run still has its FILE-wal: SQLite reads it (and may
- * create FILE-shm beside it), but the database file is left as it is.
+ * read-only and with query_only set, and how it is opened depends on its
+ * state (db_state.h): a reader never creates, changes or removes anything
+ * beside a recording, whether finished, left in WAL mode by a killed
+ * recorder, or still being written.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,6 +23,7 @@
 #include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_read.h"
 #include "lib/ntp/db_schema.h"
+#include "lib/ntp/db_state.h"
 
 #define SQLITE_HEADER_LEN 100
 static const char sqlite_magic[16] = "SQLite format 3";	/* with its NUL */
@@ -41,22 +42,13 @@ static unsigned int be32(const unsigned char *p)
 	       (unsigned int)p[2] << 8 | p[3];
 }
 
-static long long file_size(const char *path, const char *suffix)
-{
-	char name[4096];
-	struct stat st;
-
-	if (snprintf(name, sizeof(name), "%s%s", path, suffix) >= (int)sizeof(name))
-		return -1;
-	return stat(name, &st) ? -1 : (long long)st.st_size;
-}
-
 /*
  * What can be told from the first 100 bytes and the size without SQLite:
  * not SQLite at all, or truncated (size not a whole number of pages, or
- * fewer pages than the header's valid page count).
+ * fewer pages than the header's valid page count); and the file's state,
+ * which says how it is opened (*f).
  */
-static int check_file(const char *path)
+static int check_file(const char *path, struct ntp_db_file *f)
 {
 	unsigned char h[SQLITE_HEADER_LEN];
 	unsigned int page_size, pages;
@@ -89,15 +81,15 @@ static int check_file(const char *path)
 	}
 	close(fd);
 
+	ntp_db__state(path, h, (size_t)n, f);
 	/*
 	 * A recording killed mid-run (or that ran out of disk) keeps its
-	 * committed pages in FILE-wal: the database file may then be empty or
-	 * end in a short page, and only SQLite, reading both, can judge it.
+	 * committed pages in FILE-wal: the database file may then end in a
+	 * short page, and only SQLite, reading both, can judge it.
 	 */
-	wal = file_size(path, "-wal") > 0;
+	wal = f->state == NTP_DB_WAL ||
+	      (f->state == NTP_DB_LIVE && n > 19 && h[19] == 2);
 	if (n == 0) {
-		if (wal)
-			return 0;
 		ntp_error("%s: empty file, not an SQLite database", path);
 		return NTP_EXIT_NOTSQLITE;
 	}
@@ -148,12 +140,6 @@ static int sqlite_failure(sqlite3 *db, const char *path, int rc, const char *doi
 	case SQLITE_RANGE:
 		ntp_error("%s: corrupt: %s: %s", path, doing, sqlite3_errmsg(db));
 		return NTP_EXIT_CORRUPT;
-	case SQLITE_CANTOPEN:
-	case SQLITE_READONLY:
-		/* e.g. a killed recording whose -wal needs a -shm we may not create */
-		ntp_error("%s: cannot read: %s: %s (a recording left with -wal needs a writable directory or its -shm file)",
-			  path, doing, sqlite3_errmsg(db));
-		return NTP_EXIT_NOFILE;
 	default:
 		ntp_error("%s: cannot read: %s: %s", path, doing, sqlite3_errmsg(db));
 		return NTP_EXIT_NOFILE;
@@ -263,18 +249,20 @@ int ntp_db__open_read(sqlite3 **dbp, const char *path)
 	return ntp_db__open_read_counted(dbp, path, &host_rows);
 }
 
-int ntp_db__open_read_counted(sqlite3 **dbp, const char *path, int64_t *host_rows)
+int ntp_db__connect(sqlite3 **dbp, const char *path, const struct ntp_db_file *f, int flags)
 {
 	sqlite3 *db = NULL;
+	char *uri;
 	int err, rc;
 
 	*dbp = NULL;
-	*host_rows = -1;
-	err = check_file(path);
-	if (err)
-		return err;
-
-	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+	uri = ntp_db__read_uri(path, f->state);
+	if (!uri) {
+		ntp_error("%s: %s", path, strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | flags, NULL);
+	free(uri);
 	if (rc != SQLITE_OK) {
 		err = db ? sqlite_failure(db, path, rc, "opening")
 			 : (ntp_error("%s: %s", path, strerror(ENOMEM)), NTP_EXIT_FAILURE);
@@ -282,6 +270,40 @@ int ntp_db__open_read_counted(sqlite3 **dbp, const char *path, int64_t *host_row
 		return err;
 	}
 	sqlite3_extended_result_codes(db, 1);
+	/* nothing is written when the connection closes: no checkpoint of a FILE-wal */
+	sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	/* before the first read, which opens the log: its index then stays in memory */
+	if (ntp_db__read_exclusive(f->state) &&
+	    sqlite3_exec(db, "PRAGMA locking_mode = EXCLUSIVE", NULL, NULL, NULL) != SQLITE_OK) {
+		err = sqlite_failure(db, path, sqlite3_errcode(db), "opening");
+		sqlite3_close(db);
+		return err;
+	}
+	/* a live file's writer may hold a lock a moment (its commit, its checkpoint) */
+	if (f->state == NTP_DB_LIVE)
+		sqlite3_busy_timeout(db, 10000);
+	*dbp = db;
+	return 0;
+}
+
+int ntp_db__open_read_counted(sqlite3 **dbp, const char *path, int64_t *host_rows)
+{
+	struct ntp_db_file f;
+	sqlite3 *db = NULL;
+	int err;
+
+	*dbp = NULL;
+	*host_rows = -1;
+	err = check_file(path, &f);
+	if (err)
+		return err;
+	ntp_debug("%s: opened %s", path, f.state == NTP_DB_LIVE ? "as a file in use (SQLite's locks)" :
+		  f.state == NTP_DB_WAL ? "with its -wal, its index in memory" :
+		  "immutable");
+
+	err = ntp_db__connect(&db, path, &f, 0);
+	if (err)
+		return err;
 	/* no view, trigger or unbounded statement of the file's (db_guard.c) */
 	err = ntp_db__guard(db);
 	if (!err)
@@ -299,27 +321,86 @@ int ntp_db__open_read_counted(sqlite3 **dbp, const char *path, int64_t *host_row
 	return 0;
 }
 
-/* "file:" URI of a path: everything but unreserved characters and '/' escaped */
-char *ntp_db__file_uri(const char *path, const char *mode)
+int ntp_db__open_state(const char *path, struct ntp_db_file *f)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	size_t n = strlen(path);
-	char *u = malloc(3 * n + strlen(mode) + 16), *p;
+	int e = ntp_db__probe(path, f);
 
-	if (!u)
-		return NULL;
-	p = stpcpy(u, "file:");
-	for (; *path; path++) {
-		unsigned char c = *path;
-
-		if (isalnum(c) || strchr("/-._~", c)) {
-			*p++ = c;
-		} else {
-			*p++ = '%';
-			*p++ = hex[c >> 4];
-			*p++ = hex[c & 15];
-		}
+	if (e) {
+		ntp_error("%s: %s", path, strerror(-e));
+		return NTP_EXIT_NOFILE;
 	}
-	sprintf(p, "?mode=%s", mode);
-	return u;
+	return 0;
+}
+
+int ntp_db__attach_read(sqlite3 *db, const char *path, const char *schema)
+{
+	struct ntp_db_file f;
+	sqlite3_stmt *st;
+	char *uri;
+	int err, rc;
+
+	err = ntp_db__open_state(path, &f);
+	if (err)
+		return err;
+	uri = ntp_db__read_uri(path, f.state);
+	if (!uri) {
+		ntp_error("%s: %s", path, strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	/*
+	 * The locking mode a file attached next gets: exclusive before a WAL
+	 * file's first read keeps its index in memory (db_state.h).  It
+	 * changes none already attached in a way that matters: a WAL file's
+	 * index stays in memory, an immutable file takes no locks.
+	 */
+	if (sqlite3_exec(db, ntp_db__read_exclusive(f.state) ? "PRAGMA locking_mode = EXCLUSIVE" :
+			 "PRAGMA locking_mode = NORMAL", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "ATTACH ?1 AS ?2", -1, &st, NULL) != SQLITE_OK) {
+		ntp_error("%s: cannot attach: %s", path, sqlite3_errmsg(db));
+		free(uri);
+		return NTP_EXIT_FAILURE;
+	}
+	sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	free(uri);
+	if (rc != SQLITE_DONE) {
+		ntp_error("%s: cannot attach: %s", path, sqlite3_errmsg(db));
+		return NTP_EXIT_NOFILE;
+	}
+	/* a connection without URI support would have opened "file:..." read-write */
+	if (sqlite3_db_readonly(db, schema) != 1) {
+		ntp_error("%s: cannot attach read-only: the connection was not opened with "
+			  "SQLITE_OPEN_URI", path);
+		return NTP_EXIT_FAILURE;
+	}
+	if (f.state == NTP_DB_LIVE)
+		sqlite3_busy_timeout(db, 10000);
+	return 0;
+}
+
+int ntp_db__open_again(sqlite3 **dbp, const char *path)
+{
+	struct ntp_db_file f;
+	sqlite3 *db = NULL;
+	int err;
+
+	*dbp = NULL;
+	err = ntp_db__open_state(path, &f);
+	if (!err)
+		err = ntp_db__connect(&db, path, &f, SQLITE_OPEN_NOMUTEX);
+	if (err)
+		return err;
+	err = ntp_db__guard(db);
+	if (!err)
+		err = ntp_db__guard_file(db, "main", path);
+	if (!err && sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL) != SQLITE_OK)
+		err = ntp_db__fail(db, path, "opening");
+	if (err) {
+		sqlite3_close(db);
+		return err;
+	}
+	*dbp = db;
+	return 0;
 }
