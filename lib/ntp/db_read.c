@@ -102,6 +102,23 @@ static int check_file(const char *path, struct ntp_db_file *f)
 		return NTP_EXIT_CORRUPT;
 	}
 
+	switch (f->state) {
+	case NTP_DB_WAL_MISSING:
+		if (!f->ntp_header) {
+			ntp_error("%s: its recording is in %s-wal, which is missing (a recording that"
+				  " did not end keeps its data there: copy %s-wal with it)", path, path,
+				  path);
+			return NTP_EXIT_NOFILE;
+		}
+		break;
+	case NTP_DB_HOT_JOURNAL:
+		ntp_error("%s: a write to it was interrupted and %s-journal holds what undoes it;"
+			  " 'ntprof finish %s' rolls it back", path, path, path);
+		return NTP_EXIT_NOFILE;
+	default:
+		break;
+	}
+
 	page_size = be16(h + 16);
 	if (page_size == 1)
 		page_size = 65536;
@@ -297,6 +314,9 @@ int ntp_db__open_read_counted(sqlite3 **dbp, const char *path, int64_t *host_row
 	err = check_file(path, &f);
 	if (err)
 		return err;
+	if (f.state == NTP_DB_WAL_MISSING)
+		ntp_warn("%s: left in WAL mode without its %s-wal: read as it is, without what was"
+			 " committed to %s-wal since its last checkpoint", path, path, path);
 	ntp_debug("%s: opened %s", path, f.state == NTP_DB_LIVE ? "as a file in use (SQLite's locks)" :
 		  f.state == NTP_DB_WAL ? "with its -wal, its index in memory" :
 		  "immutable");
@@ -327,6 +347,12 @@ int ntp_db__open_state(const char *path, struct ntp_db_file *f)
 
 	if (e) {
 		ntp_error("%s: %s", path, strerror(-e));
+		return NTP_EXIT_NOFILE;
+	}
+	if (f->state == NTP_DB_HOT_JOURNAL || (f->state == NTP_DB_WAL_MISSING && !f->ntp_header)) {
+		ntp_error("%s: no longer as it was when it was checked: %s", path,
+			  f->state == NTP_DB_HOT_JOURNAL ? "a write to it was interrupted" :
+			  "its -wal is gone");
 		return NTP_EXIT_NOFILE;
 	}
 	return 0;

@@ -127,7 +127,6 @@ char *ntp_db__read_uri(const char *path, enum ntp_db_state st)
 {
 	switch (st) {
 	case NTP_DB_LIVE:
-	case NTP_DB_HOT_JOURNAL:
 		return ntp_db__file_uri(path, "ro");
 	case NTP_DB_WAL:
 		/* unix-none: no locks, no FILE-shm; the index is kept by exclusive mode */

@@ -19,10 +19,16 @@
  *                  in the reader's memory instead of in FILE-shm;
  *   WAL, empty     the same with an empty FILE-wal: everything is in FILE,
  *                  read as a finished one;
- *   WAL, missing   no FILE-wal: FILE alone, immutable;
+ *   WAL, missing   no FILE-wal: FILE alone, immutable, with a warning, when
+ *                  its header says it holds a recording; else the recording
+ *                  is in the missing FILE-wal, and that is the error;
  *   hot journal    rollback mode with an interrupted write's FILE-journal
  *                  beside it (a "-r both" recording killed while its pairing
- *                  was written): read as SQLite reads it.
+ *                  was written): the file is not whole until SQLite rolls
+ *                  the write back, which a reader may not do.
+ *
+ * WAL and hot-journal files are finished in place only by "ntprof finish"
+ * (db_finish.c), never by a reader.
  */
 #ifndef NTP_DB_STATE_H
 #define NTP_DB_STATE_H
