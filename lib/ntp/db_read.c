@@ -104,6 +104,18 @@ static int check_file(const char *path, struct ntp_db_file *f)
 	}
 
 	switch (f->state) {
+	case NTP_DB_LIVE:
+		if (f->exclusive && n > 19 && h[19] == 2) {
+			char who[32] = "another process";
+
+			if (f->holder > 0)
+				snprintf(who, sizeof(who), "process %d", (int)f->holder);
+			ntp_error("%s: held exclusively by %s, which writes it (a recording on a file"
+				  " system without shared memory maps): it can be read once that ends",
+				  path, who);
+			return NTP_EXIT_NOFILE;
+		}
+		break;
 	case NTP_DB_WAL_MISSING:
 		if (!f->ntp_header) {
 			ntp_error("%s: its recording is in %s-wal, which is missing (a recording that"

@@ -20,6 +20,8 @@
  */
 #define DB_LOCK_START 0x40000000
 #define DB_LOCK_LEN 512
+#define DB_SHARED_START (DB_LOCK_START + 2)
+#define DB_SHARED_LEN 510
 #define SHM_LOCK_START 120
 #define SHM_LOCK_LEN 9
 
@@ -31,16 +33,24 @@ int ntp_db__side_path(char *buf, size_t len, const char *path, const char *suffi
 	return snprintf(buf, len, "%s%s", path, suffix) >= (int)len ? -ENAMETOOLONG : 0;
 }
 
-/* the pid of another process holding a lock on len bytes at start of fd; 0 when none */
-static pid_t lock_holder(int fd, off_t start, off_t len)
+/*
+ * The pid of another process holding a lock on len bytes at start of fd
+ * (with type F_RDLCK, one holding a write lock there); 0 when none
+ */
+static pid_t lock_holder_of(int fd, off_t start, off_t len, short type)
 {
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = start,
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = start,
 			    .l_len = len };
 
 	if (fcntl(fd, F_GETLK, &fl) || fl.l_type == F_UNLCK)
 		return 0;
 	/* a lock of another machine's process (NFS) or an OFD lock has no pid here */
 	return fl.l_pid > 0 ? fl.l_pid : -1;
+}
+
+static pid_t lock_holder(int fd, off_t start, off_t len)
+{
+	return lock_holder_of(fd, start, len, F_WRLCK);
 }
 
 /* st_size of PATH-suffix, -1 when absent; the first n bytes into buf */
@@ -80,6 +90,8 @@ void ntp_db__state(const char *path, const unsigned char *h, size_t n, struct nt
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd >= 0) {
 		f->holder = lock_holder(fd, DB_LOCK_START, DB_LOCK_LEN);
+		/* SQLite's EXCLUSIVE lock: a write lock on the shared bytes, which no reader passes */
+		f->exclusive = lock_holder_of(fd, DB_SHARED_START, DB_SHARED_LEN, F_RDLCK) != 0;
 		close(fd);
 	}
 	/* a WAL database's connections hold a byte of FILE-shm, whatever their lock on FILE */

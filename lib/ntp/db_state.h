@@ -12,7 +12,10 @@
  *   live           some other process holds an SQLite lock on FILE or on
  *                  FILE-shm (a recording still running, a user's sqlite3):
  *                  read as SQLite readers read a file others use, through
- *                  their locks and their FILE-shm;
+ *                  their locks and their FILE-shm; unless FILE is in WAL
+ *                  mode and held exclusively (record's exclusive locking
+ *                  mode, where there are no shared memory maps), which no
+ *                  reader can read until its writer ends;
  *   WAL            left in WAL mode (byte 19 is 2) by a recorder that was
  *                  killed, with its FILE-wal: read through SQLite's unix-none
  *                  VFS in exclusive locking mode, which keeps the log's index
@@ -50,6 +53,7 @@ struct ntp_db_file {
 	enum ntp_db_state state;
 	bool ntp_header;          /* the header's application_id is ntprof's */
 	pid_t holder;             /* live: a process holding a lock (0: not told) */
+	bool exclusive;           /* live: holding FILE exclusively (SQLite's EXCLUSIVE lock) */
 };
 
 /*

@@ -207,3 +207,38 @@ def test_file_in_use_read_through_its_writer_locks(run, rec, tmp_path):
         os.kill(pid, signal.SIGTERM)
         os.waitpid(pid, 0)
         os.close(ready_r)
+
+
+def test_file_held_exclusively_said(run, rec, tmp_path):
+    """A recording written in exclusive locking mode (record on a file system
+    without shared memory maps) cannot be read until it ends: said, exit 5,
+    rather than waited for ("database is locked")."""
+    p = tmp_path / "held.ntp"
+    shutil.copy(rec / "host.ntp", p)
+    ready_r, ready_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(ready_r)
+            db = sqlite3.connect(p, isolation_level=None)
+            db.execute("PRAGMA locking_mode=EXCLUSIVE")
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(HALF)
+            os.write(ready_w, b"1")
+            signal.pause()
+        finally:
+            os._exit(0)
+    os.close(ready_w)
+    try:
+        assert os.read(ready_r, 1) == b"1"
+        names = sorted(x.name for x in tmp_path.iterdir())
+        r = run("report", p)
+        assert r.returncode == Exit.NOFILE and r.stdout == ""
+        assert r.stderr == (f"ntprof report: error: {p}: held exclusively by process {pid},"
+                            " which writes it (a recording on a file system without shared"
+                            " memory maps): it can be read once that ends\n")
+        assert sorted(x.name for x in tmp_path.iterdir()) == names
+    finally:
+        os.kill(pid, signal.SIGTERM)
+        os.waitpid(pid, 0)
+        os.close(ready_r)
