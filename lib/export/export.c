@@ -570,10 +570,8 @@ int ntp_export__run(const char *const *paths, int n, const struct ntp_export_opt
 	if (x.t) {
 		int werr = ntp_pftrace__delete(x.t);
 
-		if (werr && !rc) {
-			ntp_error("%s: cannot write the trace: %s", out, strerror(-werr));
-			rc = NTP_EXIT_FAILURE;
-		}
+		if (werr && !rc)
+			rc = ntp_outfile__fail(&of, -werr);
 	}
 	/* a failed export leaves no half-written trace to be mistaken for a whole one */
 	rc = ntp_outfile__close(&of, !rc) ?: rc;

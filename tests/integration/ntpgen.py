@@ -389,6 +389,49 @@ def _write(rec, wal):
         db.close()
 
 
+def leave_in_wal(path, sql, *, shm=True):
+    """path as a recorder killed by SIGKILL leaves it: in WAL mode, with what
+    sql changes committed to path-wal only (the writing process kills itself
+    before any checkpoint or close), and path-shm beside it; with shm=False
+    without path-shm, as after a copy or a reboot.  The file alone still
+    holds what it held before sql."""
+    path = Path(path)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            db = sqlite3.connect(path, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA wal_autocheckpoint=0")
+            db.executescript(sql)
+        finally:
+            os.kill(os.getpid(), 9)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == 9, status
+    assert os.path.getsize(f"{path}-wal") > 0
+    if not shm:
+        os.unlink(f"{path}-shm")
+
+
+def interrupt_write(path, sql):
+    """path as a writer killed in the middle of a transaction leaves it in
+    rollback journal mode: part of what sql changes already in path (a
+    page cache of two pages spills), and path-journal beside it holding
+    what undoes it (a hot journal)."""
+    path = Path(path)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            db = sqlite3.connect(path, isolation_level=None)
+            db.execute("PRAGMA cache_size=2")
+            db.execute("BEGIN")
+            db.execute(sql)
+        finally:
+            os.kill(os.getpid(), 9)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == 9, status
+    assert os.path.getsize(f"{path}-journal") > 0
+
+
 def generate_bulk(path, rows, *, sample_one_in=1000, duration_s=10, transport="tcp"):
     """A large recording fast: host_io filled by SQLite itself (a recursive CTE)
     with latencies hashed from the row number; 6 groups, no R2T (so the rows

@@ -376,10 +376,11 @@ def test_missing_file_and_unjoinable_files_leave_the_json_error(run, host, tmp_p
     assert r.stdout == ""
 
 
-def test_damage_found_while_streaming_keeps_no_output_file(run, tmp_path):
+def test_damage_found_before_streaming_makes_no_output_file(run, tmp_path):
     """The file's header reads well, but the records' payloads of some pages
-    are garbage: the failure comes after the output began, so neither the
-    -j nor the --csv FILE is kept, and the exit status says why."""
+    are garbage: the check of the file's structure at opening finds them
+    before the output begins: no --csv FILE is made, the -j FILE is the error
+    document, and the exit status says why."""
     path = tmp_path / "damaged.ntp"
     ntpgen.generate_bulk(path, 20000)
     data = bytearray(path.read_bytes())
@@ -391,7 +392,8 @@ def test_damage_found_while_streaming_keeps_no_output_file(run, tmp_path):
     jpath, cpath = tmp_path / "s.json", tmp_path / "s.csv"
     r = run("series", "-j", str(jpath), "--csv", str(cpath), str(path))
     assert r.returncode == Exit.CORRUPT
-    assert r.stderr.count("\n") == 1 and "malformed" in r.stderr
-    assert "#    time_s " in r.stdout                 # the output had begun
-    assert not jpath.exists() and not cpath.exists()
-    assert not list(tmp_path.glob("s.*"))          # no temporary file left either
+    assert r.stderr.count("\n") == 1 and "SQLite's check of its structure" in r.stderr
+    assert r.stdout == ""
+    assert json.loads(jpath.read_text())["error"]["code"] == Exit.CORRUPT
+    assert not cpath.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["damaged.ntp", "s.json"]
