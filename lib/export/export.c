@@ -44,6 +44,7 @@ struct xfile {
 	char schema[16];
 	char *hostname;
 	int sides;			/* enum ntp_side */
+	int64_t start_ns;		/* meta start_ns, the first interval's start; -1: unknown */
 	bool placed;			/* on the trace's clock */
 	long double scale, shift;	/* trace time = scale * t + shift */
 	uint64_t machine[NSIDES];	/* process track per side */
@@ -88,6 +89,7 @@ static int open_input(struct xport *x, struct ntp_source *s)
 		snprintf(x->f[i].schema, sizeof(x->f[i].schema), "%s", s->files[i].schema);
 		x->f[i].sides = s->files[i].sides;
 		x->f[i].hostname = ntp_source__meta_text(s, i, NTP_META_HOSTNAME);
+		x->f[i].start_ns = ntp_source__meta_int(s, i, NTP_META_START_NS, -1);
 	}
 	if (!ntp_kind__joined(s->kind))
 		return 0;
@@ -458,8 +460,9 @@ static int rate_pass(struct xport *x, int fi, int side)
 	uint64_t seen_track = x->next_uuid++, sampled_track = x->next_uuid++;
 	char sql[160];
 	sqlite3_stmt *st;
-	int64_t prev = 0;
-	bool first = true;
+	/* an interval runs from the previous one's end; the first from the recording's start */
+	int64_t prev = f->start_ns;
+	bool first = prev < 0;
 	int rc;
 
 	ntp_pftrace__counter_track(x->t, seen_track, f->machine[side], "commands/s (all seen)",
@@ -474,7 +477,7 @@ static int rate_pass(struct xport *x, int fi, int side)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t t = I64(0);
 
-		/* a rate needs the interval's start: the previous interval's end */
+		/* a rate needs the interval's start: without meta start_ns the first has none */
 		if (!first && t > prev) {
 			double per_s = 1e9 / (double)(t - prev);
 

@@ -150,16 +150,46 @@ def test_in_flight_counters_follow_the_commands(run, pb2, host_file, tmp_path):
         assert len(lanes) == max(v for _, v in trace.counters[uuid])
 
 
+def rates(path, side="host"):
+    """The rate counters a file's intervals make: each interval's counts over its
+    length, at its start; the first starts at the recording's start (meta start_ns)."""
+    (start,) = (r["value"] for r in rows(path, "SELECT value FROM meta WHERE key = 'start_ns'"))
+    iv = rows(path, f"SELECT * FROM intervals WHERE side = '{side}' ORDER BY t_ns")
+    ends = [start] + [r["t_ns"] for r in iv]
+    return ([(a, r["seen"] * 1e9 / (b - a)) for a, b, r in zip(ends, ends[1:], iv)],
+            [(a, r["sampled"] * 1e9 / (b - a)) for a, b, r in zip(ends, ends[1:], iv)])
+
+
 def test_rate_counters_are_the_intervals(run, pb2, host_file, tmp_path):
     trace = export(run, pb2, tmp_path / "h.pftrace", host_file)
-    iv = rows(host_file, "SELECT * FROM intervals WHERE side = 'host' ORDER BY t_ns")
-    assert len(iv) > 2
-    want_seen = [(a["t_ns"], b["seen"] * 1e9 / (b["t_ns"] - a["t_ns"])) for a, b in zip(iv, iv[1:])]
-    want_sampled = [(a["t_ns"], b["sampled"] * 1e9 / (b["t_ns"] - a["t_ns"])) for a, b in zip(iv, iv[1:])]
+    want_seen, want_sampled = rates(host_file)
+    assert len(want_seen) > 2
     (seen,) = trace.counter_tracks("commands/s (all seen)")
     (sampled,) = trace.counter_tracks("sampled commands/s")
     assert trace.counters[seen] == pytest.approx(want_seen)
     assert trace.counters[sampled] == pytest.approx(want_sampled)
+
+
+def test_one_interval_file_has_its_rate(run, pb2, tmp_path):
+    """The first interval runs from the recording's start: a file of one has one rate."""
+    ntpgen.generate(tmp_path / "one.ntp", duration_s=1)
+    trace = export(run, pb2, tmp_path / "one.pftrace", tmp_path / "one.ntp")
+    want_seen, want_sampled = rates(tmp_path / "one.ntp")
+    assert len(want_seen) == 1
+    (seen,) = trace.counter_tracks("commands/s (all seen)")
+    (sampled,) = trace.counter_tracks("sampled commands/s")
+    assert trace.counters[seen] == pytest.approx(want_seen)
+    assert trace.counters[sampled] == pytest.approx(want_sampled)
+
+
+def test_without_start_the_first_interval_has_no_rate(run, pb2, tmp_path):
+    """No meta start_ns: the first interval's start is unknown, its rate is left out."""
+    ntpgen.generate(tmp_path / "h.ntp", meta={"start_ns": None})
+    trace = export(run, pb2, tmp_path / "h.pftrace", tmp_path / "h.ntp")
+    iv = rows(tmp_path / "h.ntp", "SELECT * FROM intervals WHERE side = 'host' ORDER BY t_ns")
+    want = [(a["t_ns"], b["seen"] * 1e9 / (b["t_ns"] - a["t_ns"])) for a, b in zip(iv, iv[1:])]
+    (seen,) = trace.counter_tracks("commands/s (all seen)")
+    assert trace.counters[seen] == pytest.approx(want)
 
 
 def joined_pairs(run, *files):
