@@ -43,7 +43,7 @@ def said(r):
 
 
 # what each command refuses, by design, after it has classified its input
-REFUSED = {("dump", "target"), ("export", "joined")}
+REFUSED = {("export", "joined")}
 
 
 @pytest.mark.parametrize("kind", ["host", "target", "both", "joined", "pair"])
