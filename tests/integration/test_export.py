@@ -257,6 +257,45 @@ def test_both_recording_one_clock(run, pb2, tmp_path):
     check_joined(trace, pairs, tmp_path / "both.ntp", tmp_path / "both.ntp", exact_clock=True)
 
 
+def shape(trace):
+    """What a trace shows, whatever its files are called: each machine's slices
+    with their stages, flows and queue, and its counters, by side."""
+    def side(uuid):
+        return trace.machine_of(uuid).name.split()[0]
+
+    def one(s):
+        return (side(s.track), trace.track_path(s.track)[1:], s.name, s.ts, s.dur,
+                tuple(sorted(s.args.items())), len(s.flows), len(s.end_flows),
+                tuple((c.name, c.ts, c.dur) for c in s.children))
+    counters = sorted((side(u), trace.tracks[u].name, tuple(v)) for u, v in trace.counters.items())
+    return sorted(one(s) for s in trace.slices), counters
+
+
+def test_joined_recording_is_the_pair_it_was_made_of(run, pb2, tmp_path):
+    """ntprof join's file: each side on its own clock, placed by the pairing it
+    holds; the same trace as of the host and target recordings, but for the
+    file named in the tracks."""
+    ntpgen.generate_pair(tmp_path / "host.ntp", tmp_path / "target.ntp", seed=11,
+                         target_meta=[{"start_ns": 1_000_000_000_000 + 1_000_000_000,
+                                       "hostname": "the-target"}])
+    joined = tmp_path / "joined.ntp"
+    assert_ok(run("join", "-q", "-o", joined, tmp_path / "host.ntp", tmp_path / "target.ntp"))
+    trace = export(run, pb2, tmp_path / "j.pftrace", joined)
+    pair = export(run, pb2, tmp_path / "p.pftrace", tmp_path / "host.ntp", tmp_path / "target.ntp")
+    pairs = joined_pairs(run, joined)
+    assert set(pairs) == set(joined_pairs(run, tmp_path / "host.ntp", tmp_path / "target.ntp"))
+    check_joined(trace, pairs, joined, joined, exact_clock=False)
+    assert shape(trace) == shape(pair)
+    machines = sorted(t.name for t in trace.tracks.values() if t.pid is not None)
+    assert machines == ["host gen-host-0 (joined.ntp)", "target the-target (joined.ntp)"]
+    # the target's rates from its own start (its meta, which join_meta keeps), not the host's
+    (seen,) = [u for u, t in trace.tracks.items() if t.name == "commands/s (all seen)"
+               and trace.machine_of(u).name.startswith("target ")]
+    want, _ = rates(tmp_path / "target.ntp", "target")
+    assert len(want) == 1
+    assert [v for _, v in trace.counters[seen]] == pytest.approx([v for _, v in want])
+
+
 def test_rdma_pair_names_the_read_wait(run, pb2, tmp_path):
     ntpgen.generate_pair(tmp_path / "host.ntp", tmp_path / "target.ntp", seed=13, transport="rdma")
     trace = export(run, pb2, tmp_path / "r.pftrace", tmp_path / "host.ntp", tmp_path / "target.ntp")
