@@ -287,8 +287,9 @@ static int read_fail(sqlite3 *db, const char *path)
 	return ntp_db__fail(db, path, "cannot read the commands");
 }
 
+/* the rows of t that pass w, as CSV into f; *n counts them.  0 or NTP_EXIT_* */
 static int dump_rows(sqlite3 *db, const struct dump_table *t, const struct ntp_read_where *w,
-		     const char *path, FILE *f)
+		     const char *path, FILE *f, uint64_t *n)
 {
 	sqlite3_stmt *st;
 	char *sql = build_sql(t);
@@ -307,8 +308,11 @@ static int dump_rows(sqlite3 *db, const struct dump_table *t, const struct ntp_r
 	for (size_t i = 0; i < t->nmore; i++)
 		fprintf(f, ",%s", t->more[i].name);
 	fputc('\n', f);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+	*n = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		put_row(f, st, t->ncols + t->nmore);
+		(*n)++;
+	}
 	if (rc != SQLITE_DONE) {
 		rc = read_fail(db, path);
 		sqlite3_finalize(st);
@@ -376,6 +380,7 @@ int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_op
 	struct ntp_outfile of = { .f = stdout };
 	const struct dump_table *t;
 	struct ntp_read_where where;
+	uint64_t nrows = 0;
 	int rc;
 
 	/* writing over the recording being read would destroy it */
@@ -403,7 +408,9 @@ int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_op
 	if (!rc && !out)
 		ntp_pager__start(o->no_pager);
 	if (!rc)
-		rc = dump_rows(db, t, &where, paths[0], of.f);
+		rc = dump_rows(db, t, &where, paths[0], of.f, &nrows);
+	if (!rc && !nrows && ntp_read_filter__any(&o->filter))
+		ntp_read_filter__warn_none(s, &o->filter, NULL);
 	ntp_join__close(j);
 	ntp_source__close(s);
 	if (!out)
