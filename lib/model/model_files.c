@@ -270,6 +270,31 @@ int64_t ntp_source__meta_int(const struct ntp_source *s, int i, enum ntp_meta_ke
 	return ntp_meta__int_in(s->db, s->files[i].schema, k, def);
 }
 
+/* a joined recording's target side, which has a meta of its own */
+static bool own_target_meta(const struct ntp_source *s, int side)
+{
+	return s->kind == NTP_KIND_JOINED && side == NTP_SIDE_TARGET;
+}
+
+char *ntp_source__side_meta_text(const struct ntp_source *s, int i, int side,
+				 enum ntp_meta_key k)
+{
+	char *v = own_target_meta(s, side) ?
+		  ntp_meta__target_text_in(s->db, s->files[i].schema, k) : NULL;
+
+	/* one made of a "-r both" recording kept its meta as side 'both': one machine's */
+	return v ? v : ntp_source__meta_text(s, i, k);
+}
+
+int64_t ntp_source__side_meta_int(const struct ntp_source *s, int i, int side,
+				  enum ntp_meta_key k, int64_t def)
+{
+	int64_t v = own_target_meta(s, side) ?
+		    ntp_meta__target_int_in(s->db, s->files[i].schema, k, INT64_MIN) : INT64_MIN;
+
+	return v != INT64_MIN ? v : ntp_source__meta_int(s, i, k, def);
+}
+
 int ntp_source__open_join(struct ntp_source *s, const struct ntp_join_opts *o,
 			  struct ntp_join **j)
 {

@@ -67,14 +67,20 @@ int ntp_meta__set_int(struct ntp_writer *w, enum ntp_meta_key k, int64_t value)
 	return ntp_writer__set_meta_int(w, ntp_meta[k].key, value);
 }
 
-/* the value of key in schema's meta as text (caller frees), NULL when absent */
-static char *meta_text(sqlite3 *db, const char *schema, const char *key)
+/* where a value is: schema's meta, or the meta a joined recording keeps of its target side */
+static const char *const meta_from[] = {
+	"SELECT value FROM \"%s\".meta WHERE key = ?1",
+	"SELECT value FROM \"%s\".join_meta WHERE side = 'target' AND key = ?1",
+};
+
+/* the value of key in schema's meta (from) as text (caller frees), NULL when absent */
+static char *meta_text(sqlite3 *db, const char *schema, int from, const char *key)
 {
 	char sql[128];
 	sqlite3_stmt *st;
 	char *v = NULL;
 
-	snprintf(sql, sizeof(sql), "SELECT value FROM \"%s\".meta WHERE key = ?1", schema);
+	snprintf(sql, sizeof(sql), meta_from[from], schema);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
 		return NULL;
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
@@ -88,14 +94,14 @@ static char *meta_text(sqlite3 *db, const char *schema, const char *key)
 	return v;
 }
 
-/* the value of key in schema's meta as an integer, def when absent or not one */
-static int64_t meta_int(sqlite3 *db, const char *schema, const char *key, int64_t def)
+/* the value of key in schema's meta (from) as an integer, def when absent or not one */
+static int64_t meta_int(sqlite3 *db, const char *schema, int from, const char *key, int64_t def)
 {
 	sqlite3_stmt *st;
 	int64_t v = def;
 	char sql[128];
 
-	snprintf(sql, sizeof(sql), "SELECT value FROM \"%s\".meta WHERE key = ?1", schema);
+	snprintf(sql, sizeof(sql), meta_from[from], schema);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
 		return def;
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
@@ -136,18 +142,40 @@ int64_t ntp_meta__int(sqlite3 *db, enum ntp_meta_key k, int64_t def)
 	return ntp_meta__int_in(db, "main", k, def);
 }
 
-char *ntp_meta__text_in(sqlite3 *db, const char *schema, enum ntp_meta_key k)
+static char *text_in(sqlite3 *db, const char *schema, int from, enum ntp_meta_key k)
 {
 	char *v;
 
 	assert(k < NTP_META_MAX && ntp_meta[k].type == NTP_META_TEXT);
-	v = meta_text(db, schema, ntp_meta[k].key);
+	v = meta_text(db, schema, from, ntp_meta[k].key);
 	/* a field of one line in every report: a file cannot forge lines or escapes */
 	return v ? ntp_safe__clean_line(v) : NULL;
 }
 
-int64_t ntp_meta__int_in(sqlite3 *db, const char *schema, enum ntp_meta_key k, int64_t def)
+static int64_t int_in(sqlite3 *db, const char *schema, int from, enum ntp_meta_key k,
+		      int64_t def)
 {
 	assert(k < NTP_META_MAX && ntp_meta[k].type == NTP_META_INT);
-	return meta_int(db, schema, ntp_meta[k].key, def);
+	return meta_int(db, schema, from, ntp_meta[k].key, def);
+}
+
+char *ntp_meta__text_in(sqlite3 *db, const char *schema, enum ntp_meta_key k)
+{
+	return text_in(db, schema, 0, k);
+}
+
+int64_t ntp_meta__int_in(sqlite3 *db, const char *schema, enum ntp_meta_key k, int64_t def)
+{
+	return int_in(db, schema, 0, k, def);
+}
+
+char *ntp_meta__target_text_in(sqlite3 *db, const char *schema, enum ntp_meta_key k)
+{
+	return text_in(db, schema, 1, k);
+}
+
+int64_t ntp_meta__target_int_in(sqlite3 *db, const char *schema, enum ntp_meta_key k,
+				int64_t def)
+{
+	return int_in(db, schema, 1, k, def);
 }

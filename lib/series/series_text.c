@@ -2,7 +2,8 @@
 /*
  * series: the text.  Every line but the rows begins with '#', as in every
  * report, so `grep -v '^#'` leaves only the rows: the recordings' header
- * lines as report prints them, the interval, then one row per interval and
+ * lines as report prints them, the read filters and --top, the interval
+ * (none of which with -q), then one row per interval and
  * group that had commands, in report_table.c's columns (times in us, means
  * rounded to whole ns first).  The rows are of one shape: a table to read
  * down, interval after interval; the CSV is the form for scripts.
@@ -14,6 +15,7 @@
 
 #include "lib/cli/exit.h"
 #include "lib/core/size.h"
+#include "lib/report/report_filter_text.h"
 #include "lib/report/report_table.h"
 #include "lib/report/report_text.h"
 #include "lib/series/series_out.h"
@@ -99,6 +101,10 @@ static int text_begin(void *ctx, const struct ntp_series *s)
 
 	if (build_cols(t, s))
 		return NTP_EXIT_FAILURE;
+	if (t->quiet) {
+		ntp_report__print_titles(t->f, t->cols, t->ncols, NULL);
+		return 0;
+	}
 	if (joined(s))
 		fprintf(t->f, "# ntprof series: %d recording%s joined\n", r->nfiles,
 			r->nfiles == 1 ? "" : "s");
@@ -113,6 +119,12 @@ static int text_begin(void *ctx, const struct ntp_series *s)
 		fprintf(t->f, "# %-18s %" PRId64 " of the %" PRId64 " host commands (the series "
 			"holds the joined ones only)\n", "commands matched:", r->counts.matched,
 			r->counts.host_rows);
+	ntp_read_filter__print_text(t->f, s->filter);
+	if (s->top)
+		fprintf(t->f, "# %-18s the %" PRIu64 " groups with the most commands, of %" PRIu64
+			"; %" PRIu64 " groups (%" PRIu64 " commands) left out\n", "top:",
+			s->groups - s->groups_hidden, s->groups, s->groups_hidden,
+			s->commands_hidden);
 	fprintf(t->f, "# %-18s ", "interval:");
 	print_interval(t->f, s->interval_ns);
 	fprintf(t->f, ", by each command's start: %s\n", r->kind == NTP_REPORT_TARGET ?
@@ -163,6 +175,8 @@ static int text_end(void *ctx, const struct ntp_series *s)
 {
 	struct ntp_series_text *t = ctx;
 
+	if (t->quiet)
+		return 0;
 	if (!s->commands)
 		fprintf(t->f, "# no %s commands in %s\n", joined(s) ? "joined" :
 			s->r.kind == NTP_REPORT_TARGET ? "sampled target" : "sampled host",
@@ -172,10 +186,11 @@ static int text_end(void *ctx, const struct ntp_series *s)
 	return 0;
 }
 
-struct ntp_series_out ntp_series__text_out(struct ntp_series_text *t, FILE *f)
+struct ntp_series_out ntp_series__text_out(struct ntp_series_text *t, FILE *f, bool quiet)
 {
 	memset(t, 0, sizeof(*t));
 	t->f = f;
+	t->quiet = quiet;
 	return (struct ntp_series_out){ text_begin, text_point, text_end, t };
 }
 
