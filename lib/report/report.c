@@ -12,6 +12,7 @@
 #include "lib/cli/exit.h"
 #include "lib/cli/pager.h"
 #include "lib/cli/output.h"
+#include "lib/diag/diag.h"
 #include "lib/report/report.h"
 #include "lib/report/report_html.h"
 #include "lib/model/model_filter.h"
@@ -37,6 +38,7 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 	};
 	struct ntp_source *s = NULL;
 	struct ntp_report r;
+	struct ntp_diag d = { 0 };
 	FILE *t;
 	int rc;
 
@@ -59,6 +61,8 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 			.detail = detail, .filter = &o->filter,
 			.histograms = o->histogram || o->html_path, .sort = &o->sort,
 			.percent_limit = o->percent_limit });
+	if (!rc)
+		rc = ntp_diag__make(&d, &r, s);
 	if (!rc && r.filter && !r.total)
 		ntp_read_filter__warn_none(s, r.filter, NULL);
 	if (rc) {
@@ -71,12 +75,15 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 			ntp_report__warn_separated(&r);
 		if (t)
 			rc = o->field_separator ? ntp_report__print_separated(&r, t, o) :
-			     ntp_report__print_text(&r, t, o);
+			     ntp_report__print_text(&r, &d, t, o);
 		if (!rc && ntp_output__file(&out, NTP_FORM_JSON))
-			rc = ntp_report__print_json(&r, ntp_output__file(&out, NTP_FORM_JSON), o);
+			rc = ntp_report__print_json(&r, &d, ntp_output__file(&out, NTP_FORM_JSON),
+						    o);
 		if (!rc && ntp_output__file(&out, NTP_FORM_HTML))
-			rc = ntp_report__print_html(&r, ntp_output__file(&out, NTP_FORM_HTML), o);
+			rc = ntp_report__print_html(&r, &d, ntp_output__file(&out, NTP_FORM_HTML),
+						    o);
 	}
+	ntp_diag__free(&d);
 	ntp_report__free(&r);
 	ntp_source__close(s);
 	return ntp_output__close(&out, rc);

@@ -333,7 +333,8 @@ void ntp_report__json_kind(struct ntp_json *j, const struct ntp_report *r)
 	ntp_json__string_field(j, "e2e_is", ntp_report__total_label(r));
 }
 
-int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o)
+int ntp_report__print_json(const struct ntp_report *r, const struct ntp_diag *d, FILE *f,
+			  const struct ntp_report_opts *o)
 {
 	const struct ntp_view *v = ntp_report__view(r);
 	struct ntp_json *j = ntp_json__new(f, o->pretty);
@@ -367,6 +368,8 @@ int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp
 				       r->kind == NTP_REPORT_TARGET, o->histogram, r->app);
 	ntp_json__end_array(j);
 	ntp_json__uint_field(j, "hidden_groups", r->nhidden);
+	ntp_json__name(j, "diagnosis");
+	ntp_diag__json(j, d);
 	ntp_json__end_object(j);
 	ntp_json__delete(j);
 	return NTP_EXIT_OK;

@@ -26,15 +26,18 @@ LAYERS = {
     "lib/record": {"lib/fmt", "lib/cli", "lib/core", "lib/collect", "lib/ntp"},
     "lib/join": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp"},
     "lib/model": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join"},
-    "lib/report": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model"},
+    "lib/diag": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model"},
+    "lib/report": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model",
+                   "lib/diag"},
     "lib/dump": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model"},
     "lib/compare": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model",
-                    "lib/report"},
+                    "lib/diag", "lib/report"},
     "lib/export": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model"},
     "lib/series": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model",
-                   "lib/report"},
+                   "lib/diag", "lib/report"},
     "cmd": {"lib/fmt", "lib/cli", "lib/core", "lib/collect", "lib/ntp", "lib/record", "lib/join",
-            "lib/model", "lib/report", "lib/dump", "lib/compare", "lib/export", "lib/series"},
+            "lib/model", "lib/diag", "lib/report", "lib/dump", "lib/compare", "lib/export",
+            "lib/series"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -1,0 +1,695 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The diagnosis (diag.h): each group's evidence, from the report model
+ * and from one pass of SQL a recording over what the stages leave out,
+ * and the rules (diag_rules.c) applied to it.
+ *
+ * Host side, per file, through the report's read filters:
+ *   per group and queue: commands, errors (status != 0, the first status),
+ *     sends deferred to the queue's io_work (host_io flag 32) and inline,
+ *     and the mean time from h_queue to the send of each;
+ *   per queue (controller, qid): commands, the mean h_queue to h_done and
+ *     the processes submitting to it where the recording has them.
+ *     Little's law: in flight = commands/s (n x N / duration) x mean
+ *     h_queue to h_done, the commands a queue holds from their command
+ *     ids' assignment to their completion.
+ * Storage: the storage stage's own Little's law (the sampled commands'
+ * rate, so a load that ntprof does not see is not in it).
+ *
+ * A group's host queue is the busiest of the queues its commands used; the
+ * recording's, the busiest of all.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/core/size.h"
+#include "lib/core/stat_table.h"
+#include "lib/diag/diag.h"
+#include "lib/model/model_filter.h"
+#include "lib/model/model_files.h"
+#include "lib/model/model_sql.h"
+#include "lib/model/model_view.h"
+#include "lib/ntp/db_meta.h"
+#include "lib/ntp/db_own.h"
+#include "lib/ntp/db_role.h"
+
+/* one queue of one host file */
+struct dq {
+	int file;
+	char ctrl[32];
+	int64_t qid;
+	uint64_t n;
+	double mean_ns;           /* h_queue to h_done */
+	double rate;              /* commands/s, estimated; < 0 unknown */
+	int submitters;           /* processes; 0 when the file does not tell */
+};
+
+/* one group's share of one queue, as the per-group query gives it */
+struct dgq {
+	int file;
+	char *io_type, *ns;
+	int64_t bytes;
+	char ctrl[32];
+	int64_t qid;
+	uint64_t n, errors, deferred, inline_sends;
+	int64_t first_status;
+	double deferred_sum, inline_sum;
+};
+
+struct gather {
+	struct dq *q;
+	size_t nq;
+	struct dgq *gq;
+	size_t ngq;
+	int64_t resets;           /* the host files' controller resets; -1 none tells */
+};
+
+static void gather_free(struct gather *g)
+{
+	for (size_t i = 0; i < g->ngq; i++) {
+		free(g->gq[i].io_type);
+		free(g->gq[i].ns);
+	}
+	free(g->q);
+	free(g->gq);
+}
+
+/* room for element n of *p, whose room doubles at the counts 0, 1, 2, 4, ... */
+static int grow(void **p, size_t n, size_t size)
+{
+	void *q;
+
+	if (n & (n - 1))
+		return 0;
+	q = realloc(*p, (n ? 2 * n : 1) * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	return 0;
+}
+
+/* does schema's table have column col? */
+static bool has_col(sqlite3 *db, const char *schema, const char *table, const char *col)
+{
+	sqlite3_stmt *st;
+	bool yes = false;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1, ?2) WHERE name = ?3", -1,
+			       &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, col, -1, SQLITE_STATIC);
+	yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
+}
+
+static void copy(char *dst, size_t len, const unsigned char *src)
+{
+	snprintf(dst, len, "%s", src ? (const char *)src : "");
+}
+
+/* the columns the read filters test, in the host query's FROM */
+static const struct ntp_read_cols host_cols = {
+	.io_type = "io_type", .bytes = "bytes", .qid = "qid",
+	.names = { "namespace", "path" }, .time = "h_start_ns",
+};
+
+/*
+ * The host rows of file i with the columns of its stage view and of
+ * host_io the queries read: FROM (this) WHERE 1 <filters>.  submitter:
+ * the column that names a command's submitter, or NULL.
+ */
+static void host_from(char *buf, size_t len, const struct ntp_source *s, int i,
+		      const char *submitter)
+{
+	const char *schema = s->files[i].schema;
+	char view[64];
+
+	ntp_db__view_name(view, sizeof(view), schema, NTP_DB_HOST_STAGES);
+	snprintf(buf, len,
+		 "(SELECT v.io_type, v.bytes, v.namespace, v.path, v.controller, v.qid, v.status,"
+		 " v.h_start_ns, v.h_queue_ns, v.sent_ns, v.h_done_ns,"
+		 " (h.flags & 32) != 0 AS deferred, %s AS submitter"
+		 " FROM \"%s\" v JOIN \"%s\".host_io h ON h.id = v.id)",
+		 submitter ? submitter : "NULL", view, schema);
+}
+
+static int host_queries(struct gather *g, struct ntp_diag_sources *has, const struct ntp_report *r,
+			struct ntp_source *s, int i)
+{
+	const char *schema = s->files[i].schema, *path = s->files[i].path;
+	const struct ntp_report_header *h = &r->files[i].hdr;
+	struct ntp_read_where where = { .f = r->filter, .cols = &host_cols };
+	/* the processes, where the application's side was recorded */
+	const char *submitter = has_col(s->db, schema, "host_io", "pid") ? "h.pid" : NULL;
+	int64_t span = ntp_read_filter__window_ns(r->filter, h->duration_ns);
+	char from[1024], sql[2048];
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = ntp_read_filter__starts(&where, s->db, &schema, 1, false, path);
+	if (rc)
+		return rc;
+	host_from(from, sizeof(from), s, i, submitter);
+	snprintf(sql, sizeof(sql),
+		 "SELECT io_type, bytes, namespace, controller, qid, count(*), sum(status != 0),"
+		 " min(CASE WHEN status != 0 THEN status END), sum(deferred), sum(NOT deferred),"
+		 " total(CASE WHEN deferred THEN sent_ns - h_queue_ns END),"
+		 " total(CASE WHEN NOT deferred THEN sent_ns - h_queue_ns END)"
+		 " FROM %s WHERE 1", from);
+	if (ntp_read_filter__prepare(s->db, sql, r->filter ? &where : NULL,
+				     " GROUP BY 1, 2, 3, 4, 5", &st))
+		return ntp_report__db_fail(s->db, path, "cannot read the commands' evidence");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct dgq *q;
+
+		if (grow((void **)&g->gq, g->ngq, sizeof(*g->gq))) {
+			rc = -ENOMEM;
+			break;
+		}
+		q = &g->gq[g->ngq];
+		memset(q, 0, sizeof(*q));
+		q->file = i;
+		q->io_type = strdup(sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "");
+		q->ns = strdup(sqlite3_column_text(st, 2) ? (const char *)sqlite3_column_text(st, 2) : "");
+		if (!q->io_type || !q->ns) {
+			free(q->io_type);
+			free(q->ns);
+			rc = -ENOMEM;
+			break;
+		}
+		g->ngq++;
+		q->bytes = sqlite3_column_int64(st, 1);
+		copy(q->ctrl, sizeof(q->ctrl), sqlite3_column_text(st, 3));
+		q->qid = sqlite3_column_int64(st, 4);
+		q->n = (uint64_t)sqlite3_column_int64(st, 5);
+		q->errors = (uint64_t)sqlite3_column_int64(st, 6);
+		q->first_status = sqlite3_column_int64(st, 7);
+		q->deferred = (uint64_t)sqlite3_column_int64(st, 8);
+		q->inline_sends = (uint64_t)sqlite3_column_int64(st, 9);
+		q->deferred_sum = sqlite3_column_double(st, 10);
+		q->inline_sum = sqlite3_column_double(st, 11);
+	}
+	rc = ntp_report__rows_end(s->db, path, st, rc, "cannot read the commands' evidence");
+	if (rc)
+		return rc;
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT controller, qid, count(*), avg(h_done_ns - h_queue_ns),"
+		 " count(DISTINCT submitter) FROM %s WHERE 1", from);
+	if (ntp_read_filter__prepare(s->db, sql, r->filter ? &where : NULL, " GROUP BY 1, 2", &st))
+		return ntp_report__db_fail(s->db, path, "cannot read the queues' evidence");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct dq *q;
+
+		if (grow((void **)&g->q, g->nq, sizeof(*g->q))) {
+			rc = -ENOMEM;
+			break;
+		}
+		q = &g->q[g->nq++];
+		memset(q, 0, sizeof(*q));
+		q->file = i;
+		copy(q->ctrl, sizeof(q->ctrl), sqlite3_column_text(st, 0));
+		q->qid = sqlite3_column_int64(st, 1);
+		q->n = (uint64_t)sqlite3_column_int64(st, 2);
+		q->mean_ns = sqlite3_column_double(st, 3);
+		q->submitters = submitter ? sqlite3_column_int(st, 4) : 0;
+		has->submitters |= q->submitters > 0;
+		q->rate = span > 0 && h->sample_one_in > 0 ?
+			  (double)q->n * (double)h->sample_one_in / ((double)span / 1e9) : -1;
+	}
+	return ntp_report__rows_end(s->db, path, st, rc, "cannot read the queues' evidence");
+}
+
+/* the queue's commands in flight by Little's law; < 0 unknown */
+static double queue_inflight(const struct dq *q)
+{
+	return q->rate >= 0 ? q->rate * q->mean_ns / 1e9 : -1;
+}
+
+static int64_t ctrl_depth(const struct ntp_source *s, int file, const char *ctrl)
+{
+	char *v = ntp_source__meta_text(s, file, NTP_META_HOST_QUEUE_DEPTH);
+	int64_t depth = -1;
+	size_t n = strlen(ctrl);
+
+	/* "nvme0=128 nvme1=32" */
+	for (const char *p = v; p && *p; ) {
+		const char *end = strchr(p, ' ');
+
+		if (!strncmp(p, ctrl, n) && p[n] == '=')
+			depth = strtoll(p + n + 1, NULL, 10);
+		p = end ? end + 1 : p + strlen(p);
+	}
+	free(v);
+	return depth;
+}
+
+static void set_host_queue(struct ntp_diag_queue *out, const struct dq *q,
+			   const struct ntp_source *s, const struct ntp_diag_sources *has)
+{
+	double l = queue_inflight(q);
+
+	if (l < 0 || (out->known && l <= out->inflight))
+		return;
+	out->known = true;
+	snprintf(out->name, sizeof(out->name), "%s q%" PRId64, q->ctrl, q->qid);
+	out->inflight = l;
+	out->depth = ctrl_depth(s, q->file, q->ctrl);
+	out->submitters = q->submitters;
+	out->submitter = q->submitters && has->submitters ? "processes" : NULL;
+}
+
+static const struct dq *find_queue(const struct gather *g, int file, const char *ctrl, int64_t qid)
+{
+	for (size_t i = 0; i < g->nq; i++)
+		if (g->q[i].file == file && g->q[i].qid == qid && !strcmp(g->q[i].ctrl, ctrl))
+			return &g->q[i];
+	return NULL;
+}
+
+/* the backend: the storage stage's Little's law at rate, its depth not stated by the recording */
+static void set_backend(struct ntp_diag_evidence *e, double rate)
+{
+	int st = -1;
+
+	for (int i = 0; i < e->nstages; i++)
+		if (e->stage[i] == NTP_STAGE_STORAGE)
+			st = i;
+	if (st < 0 || rate < 0)
+		return;
+	e->backend.known = true;
+	snprintf(e->backend.name, sizeof(e->backend.name), "backend");
+	e->backend.inflight = rate * e->mean_ns[st] / 1e9;
+	e->backend.depth = -1;
+}
+
+/* the join's clock for the commands of host file hf (from 0; -1: every file) */
+static void set_clock(struct ntp_diag_evidence *e, const struct ntp_report *r, int hf)
+{
+	const struct ntp_join_pair *best = NULL;
+
+	e->joined = r->kind == NTP_REPORT_JOINED;
+	if (!e->joined)
+		return;
+	for (int i = 0; i < r->npairs; i++) {
+		const struct ntp_join_pair *p = &r->pairs[i];
+
+		if (hf >= 0 && p->host_file != hf)
+			continue;
+		/* the worst of the combinations that joined anything */
+		if (!best || (p->matched && (!best->matched || fabs(p->drift) > fabs(best->drift) ||
+					     p->tol_ns > best->tol_ns)))
+			best = p;
+	}
+	e->clock_estimated = best && best->estimated;
+	if (best) {
+		e->drift = best->drift;
+		e->tol_ns = best->tol_ns;
+	}
+}
+
+/* the evidence the model has of group g */
+static void from_group(struct ntp_diag_evidence *e, const struct ntp_report *r,
+		       const struct ntp_report_group *g)
+{
+	const struct ntp_view *v = ntp_report__view(r);
+	int p50 = ntp_stat__percentile(50);
+
+	e->n = g->e2e.n;
+	e->tail_stat = g->tail.stat;
+	e->tail_n = g->tail.n;
+	e->tail_above_ns = g->tail.above_ns;
+	e->min_n = ntp_stats[NTP_STAT_PCT].min_n;
+	e->nstages = v->nstages < NTP_DIAG_MAX_STAGES ? v->nstages : NTP_DIAG_MAX_STAGES;
+	e->e2e_mean_ns = g->e2e.mean;
+	e->e2e_tail_ns = g->tail.e2e_mean;
+	e->host_alone = r->kind == NTP_REPORT_HOST;
+	e->target_alone = r->kind == NTP_REPORT_TARGET;
+	for (int s = 0; s < e->nstages; s++) {
+		e->stage[s] = v->stages[s].id;
+		e->mean_ns[s] = g->stage[s].mean;
+		e->tail_ns[s] = g->tail.stage_mean[s];
+		e->negative[s] = g->negative[s];
+		if (v->stages[s].id == NTP_STAGE_NETWORK)
+			e->network_p50_ns = p50 >= 0 && ntp_stat__shown(&g->stage[s], p50) ?
+					    g->stage[s].pct[p50 - NTP_STAT_PCT] :
+					    (int64_t)g->stage[s].mean;
+	}
+	e->resets = -1;
+}
+
+/* a group's key matches a host row's */
+static bool same_group(const struct ntp_report_group *g, const struct dgq *q)
+{
+	return g->host_file == q->file + 1 && g->bytes == q->bytes &&
+	       !strcmp(g->io_type, q->io_type) && !strcmp(g->ns, q->ns);
+}
+
+static void host_evidence(struct ntp_diag_evidence *e, const struct gather *g,
+			  const struct ntp_report_group *grp, const struct ntp_source *s,
+			  const struct ntp_diag_sources *has)
+{
+	for (size_t i = 0; i < g->ngq; i++) {
+		const struct dgq *q = &g->gq[i];
+		const struct dq *queue;
+
+		if (grp && !same_group(grp, q))
+			continue;
+		if (q->errors && !e->errors)
+			e->first_status = q->first_status;
+		e->errors += q->errors;
+		e->deferred += q->deferred;
+		e->inline_sends += q->inline_sends;
+		e->deferred_delay_ns += q->deferred_sum;
+		e->inline_delay_ns += q->inline_sum;
+		queue = find_queue(g, q->file, q->ctrl, q->qid);
+		if (queue)
+			set_host_queue(&e->host_queue, queue, s, has);
+	}
+	e->deferred_delay_ns = e->deferred ? e->deferred_delay_ns / (double)e->deferred : 0;
+	e->inline_delay_ns = e->inline_sends ? e->inline_delay_ns / (double)e->inline_sends : 0;
+	e->resets = g->resets;
+}
+
+static bool sends_known(const struct ntp_report *r)
+{
+	if (r->rdma || r->kind == NTP_REPORT_TARGET)
+		return false;
+	for (int f = 0; f < r->nfiles; f++)
+		for (size_t k = 0; k < r->files[f].hdr.nhooks; k++) {
+			const struct ntp_report_hook *h = &r->files[f].hdr.hooks[k];
+
+			if (h->point && !strcmp(h->point, "h_cmd_sent") && h->hook &&
+			    strcmp(h->hook, "none"))
+				return true;
+		}
+	return false;
+}
+
+/* the recording: its groups' evidence together */
+static void add_group(struct ntp_diag_evidence *all, const struct ntp_diag_evidence *e,
+		      const struct ntp_report_group *g)
+{
+	double n = (double)e->n, tn = (double)e->tail_n;
+	double an = (double)all->n, atn = (double)all->tail_n;
+
+	all->nstages = e->nstages;
+	all->host_alone = e->host_alone;
+	all->target_alone = e->target_alone;
+	all->min_n = e->min_n;
+	for (int s = 0; s < e->nstages; s++) {
+		all->stage[s] = e->stage[s];
+		all->mean_ns[s] = an + n > 0 ? (all->mean_ns[s] * an + e->mean_ns[s] * n) / (an + n) : 0;
+		all->tail_ns[s] = atn + tn > 0 ?
+				  (all->tail_ns[s] * atn + e->tail_ns[s] * tn) / (atn + tn) : 0;
+		all->negative[s] += e->negative[s];
+	}
+	all->e2e_mean_ns = an + n > 0 ? (all->e2e_mean_ns * an + e->e2e_mean_ns * n) / (an + n) : 0;
+	all->e2e_tail_ns = atn + tn > 0 ?
+			   (all->e2e_tail_ns * atn + e->e2e_tail_ns * tn) / (atn + tn) : 0;
+	if (e->network_p50_ns > all->network_p50_ns)
+		all->network_p50_ns = e->network_p50_ns;
+	if (e->tail_stat && (!all->tail_stat || e->n > an))
+		all->tail_stat = e->tail_stat;
+	all->n += e->n;
+	all->tail_n += e->tail_n;
+	(void)g;
+}
+
+int ntp_diag__make(struct ntp_diag *d, const struct ntp_report *r, struct ntp_source *s)
+{
+	struct gather g = { .resets = -1 };
+	double rate_all = 0;
+	bool rate_known = false;
+	int rc = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->has.deferral = sends_known(r);
+	for (int i = 0; i < s->n && !rc; i++) {
+		if (s->files[i].sides & NTP_SIDE_HOST && r->kind != NTP_REPORT_TARGET) {
+			d->has.host = true;
+			int64_t resets = ntp_source__meta_int(s, i, NTP_META_HOST_CTRL_RESETS, -1);
+			char *depth = ntp_source__meta_text(s, i, NTP_META_HOST_QUEUE_DEPTH);
+
+			d->has.queue_depth |= depth != NULL;
+			free(depth);
+			if (resets >= 0) {
+				d->has.resets = true;
+				g.resets = (g.resets < 0 ? 0 : g.resets) + resets;
+			}
+			rc = host_queries(&g, &d->has, r, s, i);
+		}
+	}
+	if (rc == -ENOMEM) {
+		ntp_error("cannot make the diagnosis: %s", strerror(ENOMEM));
+		rc = NTP_EXIT_FAILURE;
+	}
+	if (!rc && r->ngroups) {
+		d->groups = calloc(r->ngroups, sizeof(*d->groups));
+		if (!d->groups) {
+			ntp_error("cannot make the diagnosis: %s", strerror(ENOMEM));
+			rc = NTP_EXIT_FAILURE;
+		}
+	}
+	if (rc) {
+		gather_free(&g);
+		return rc;
+	}
+	d->ngroups = r->ngroups;
+	for (size_t k = 0; k < r->ngroups; k++) {
+		const struct ntp_report_group *grp = &r->groups[k];
+		struct ntp_diag_line *l = &d->groups[k];
+
+		l->g = grp;
+		from_group(&l->e, r, grp);
+		host_evidence(&l->e, &g, grp, s, &d->has);
+		l->e.sends_known = d->has.deferral;
+		set_clock(&l->e, r, grp->host_file - 1);
+		set_backend(&l->e, grp->est_rate);
+		ntp_diag__decide(&l->e, &l->v);
+		add_group(&d->all.e, &l->e, grp);
+		if (grp->est_rate >= 0) {
+			rate_all += grp->est_rate;
+			rate_known = true;
+		}
+	}
+	d->all.e.resets = -1;
+	d->all.e.min_n = ntp_stats[NTP_STAT_PCT].min_n;
+	host_evidence(&d->all.e, &g, NULL, s, &d->has);
+	d->all.e.sends_known = d->has.deferral;
+	set_clock(&d->all.e, r, -1);
+	set_backend(&d->all.e, rate_known ? rate_all : -1);
+	ntp_diag__decide(&d->all.e, &d->all.v);
+	gather_free(&g);
+	return 0;
+}
+
+void ntp_diag__free(struct ntp_diag *d)
+{
+	free(d->groups);
+	memset(d, 0, sizeof(*d));
+}
+
+/* ---- the text --------------------------------------------------------------- */
+
+/* a latency as a person reads it: "850ns", "12us", "1.9ms", "2.10s" */
+static void dur(char *buf, size_t len, double ns)
+{
+	if (ns < 1e3)
+		snprintf(buf, len, "%.0fns", ns);
+	else if (ns < 1e4)
+		snprintf(buf, len, "%.1fus", ns / 1e3);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.0fus", ns / 1e3);
+	else if (ns < 1e7)
+		snprintf(buf, len, "%.2fms", ns / 1e6);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.1fms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", ns / 1e9);
+}
+
+const char *ntp_diag__stage_label(const struct ntp_diag_line *l, int i)
+{
+	const struct ntp_stage_desc *d;
+
+	if (i < 0 || i >= l->e.nstages)
+		return "-";
+	d = &ntp_stages[l->e.stage[i]];
+	return l->e.host_alone && d->label_alone[0] ? d->label_alone : d->label;
+}
+
+/* "nvme0 q1 ~30 in flight / 32": "~" Little's law's estimate; no "/" without a depth */
+static void queue_text(char *buf, size_t len, const struct ntp_diag_queue *q)
+{
+	char depth[32] = "";
+
+	if (q->depth > 0)
+		snprintf(depth, sizeof(depth), " / %" PRId64, q->depth);
+	snprintf(buf, len, "%s ~%.*f in flight%s", q->name, q->inflight < 10 ? 1 : 0, q->inflight,
+		 depth);
+}
+
+void ntp_diag__evidence_text(const struct ntp_diag_line *l, char *buf, size_t len)
+{
+	const struct ntp_diag_evidence *e = &l->e;
+	const struct ntp_diag_verdict *v = &l->v;
+	char a[48], b[48], q[96];
+
+	buf[0] = '\0';
+	switch (v->cause) {
+	case NTP_DIAG_INSUFFICIENT:
+		if (l->g)
+			snprintf(buf, len, "n=%" PRIu64 ", %s needs %" PRIu64, e->n,
+				 ntp_stats[NTP_STAT_PCT].name, e->min_n);
+		else	/* the recording's tail is its groups' */
+			snprintf(buf, len, "no group has the %" PRIu64 " commands %s needs",
+				 e->min_n, ntp_stats[NTP_STAT_PCT].name);
+		break;
+	case NTP_DIAG_CLOCK:
+		if (!e->clock_estimated)
+			snprintf(buf, len, "clocks not estimated");
+		else if (fabs(e->drift) >= NTP_DIAG_CLOCK_DRIFT)
+			snprintf(buf, len, "drift %.0f ppm", e->drift * 1e6);
+		else if (!strcmp(v->why, NTP_DIAG_WHY_NEGATIVE)) {
+			int worst = 0;
+
+			for (int s = 1; s < e->nstages; s++)
+				if (e->negative[s] > e->negative[worst])
+					worst = s;
+			snprintf(buf, len, "%s below 0 in %.1f%%", ntp_diag__stage_label(l, worst),
+				 e->n ? 100.0 * (double)e->negative[worst] / (double)e->n : 0);
+		} else {
+			dur(a, sizeof(a), e->tol_ns);
+			snprintf(buf, len, "join tolerance %s", a);
+		}
+		break;
+	case NTP_DIAG_ERRORS:
+		if (e->errors)
+			snprintf(buf, len, "%" PRIu64 " of %" PRIu64 " failed, status 0x%" PRIx64,
+				 e->errors, e->n, (uint64_t)e->first_status);
+		if (e->resets > 0) {
+			size_t n = strlen(buf);
+
+			snprintf(buf + n, len - n, "%s%" PRId64 " controller reset%s", n ? "; " : "",
+				 e->resets, e->resets == 1 ? "" : "s");
+		}
+		break;
+	case NTP_DIAG_SATURATED:
+		queue_text(buf, len, v->part == NTP_DIAG_PART_STORAGE ? &e->backend : &e->host_queue);
+		break;
+	case NTP_DIAG_STARVED:
+		queue_text(q, sizeof(q), &e->host_queue);
+		snprintf(buf, len, "%s, %d %s", q, e->host_queue.submitters,
+			 e->host_queue.submitter ? e->host_queue.submitter : "submitters");
+		break;
+	case NTP_DIAG_DEFERRED:
+		dur(a, sizeof(a), e->deferred_delay_ns);
+		dur(b, sizeof(b), e->inline_delay_ns);
+		if (e->inline_sends)
+			snprintf(buf, len, "%.0f%% deferred, send %s vs %s inline",
+				 100.0 * (double)e->deferred / (double)(e->deferred + e->inline_sends),
+				 a, b);
+		else
+			snprintf(buf, len, "all deferred, send %s", a);
+		break;
+	case NTP_DIAG_NETWORK:
+		dur(a, sizeof(a), (double)e->network_p50_ns);
+		snprintf(buf, len, "network p50 %s", a);
+		break;
+	case NTP_DIAG_BACKEND:
+		if (e->backend.known)
+			queue_text(buf, len, &e->backend);
+		break;
+	default:
+		break;
+	}
+}
+
+const char *ntp_diag__cause_text(const struct ntp_diag_line *l)
+{
+	if (l->v.cause == NTP_DIAG_NETWORK)
+		return l->v.lossy ? "lossy network" : "slow network";
+	return ntp_diag_rules[l->v.cause].text;
+}
+
+/* s cut to width columns with "..." (0: not cut) */
+static void cut(char *s, size_t len, size_t width)
+{
+	if (width >= 4 && width < len && strlen(s) > width)
+		snprintf(s + width - 3, len - (width - 3), "...");
+}
+
+void ntp_diag__text(const struct ntp_diag_line *l, char *buf, size_t len, size_t width)
+{
+	const struct ntp_diag_verdict *v = &l->v;
+	char ev[160], head[96] = "";
+
+	ntp_diag__evidence_text(l, ev, sizeof(ev));
+	if (v->cause != NTP_DIAG_INSUFFICIENT && v->tail_stage >= 0)
+		snprintf(head, sizeof(head), "%s %.0f%% of tail, ",
+			 ntp_diag__stage_label(l, v->tail_stage), v->tail_pct);
+	else if (v->cause != NTP_DIAG_INSUFFICIENT && v->mean_stage >= 0)
+		snprintf(head, sizeof(head), "%s %.0f%% of mean, ",
+			 ntp_diag__stage_label(l, v->mean_stage), v->mean_pct);
+	snprintf(buf, len, "%s%s%s%s%s", head, ntp_diag__cause_text(l), ev[0] ? " (" : "", ev,
+		 ev[0] ? ")" : "");
+	cut(buf, len, width);
+}
+
+const char *ntp_diag__missing(const struct ntp_diag *d, size_t i)
+{
+	const struct {
+		bool has;
+		const char *what;
+	} ev[] = {
+		{ d->has.deferral, "send deferral: not recorded in this file (no deferred send is named)" },
+		{ d->has.submitters, "processes: not recorded in this file (no queue is named starved)" },
+		{ d->has.queue_depth, "queue depth: not recorded in this file (no host queue is saturated)" },
+		{ d->has.resets, "resets: not recorded in this file (errors are the commands' status)" },
+	};
+
+	if (!d->has.host)
+		return NULL;
+	for (size_t k = 0; k < sizeof(ev) / sizeof(ev[0]); k++)
+		if (!ev[k].has && !i--)
+			return ev[k].what;
+	return NULL;
+}
+
+void ntp_diag__label(const struct ntp_diag_line *l, char *buf, size_t len)
+{
+	char size[32], above[32];
+
+	if (!l->g) {
+		snprintf(buf, len, "recording");
+		return;
+	}
+	ntp_size__str(l->g->bytes, size, sizeof(size));
+	if (!l->e.tail_stat) {
+		snprintf(buf, len, "%s %s %s", l->g->io_type, size, l->g->ns);
+		return;
+	}
+	dur(above, sizeof(above), (double)l->e.tail_above_ns);
+	snprintf(buf, len, "%s %s %s %s %s", l->g->io_type, size, l->g->ns,
+		 ntp_stats[l->e.tail_stat].name, above);
+}
+
+void ntp_diag__full_text(const struct ntp_diag_line *l, char *buf, size_t len, size_t width)
+{
+	char label[160], text[256];
+
+	ntp_diag__label(l, label, sizeof(label));
+	ntp_diag__text(l, text, sizeof(text), 0);
+	snprintf(buf, len, "%s: %s", label, text);
+	cut(buf, len, width);
+}

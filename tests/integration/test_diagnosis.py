@@ -1,0 +1,291 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The diagnosis of ntprof report (ntprof-report(1), DIAGNOSIS) on synthetic
+recordings: each cause induced by changing a generated recording with SQL,
+its evidence checked against SQL over the same file, and the text, JSON
+and HTML forms against each other."""
+
+import json
+import re
+import shutil
+import sqlite3
+
+import pytest
+
+import ntpgen
+from conftest import Exit
+
+WIDTH = 100
+
+
+def ok(run, *args):
+    r = run(*args)
+    assert r.returncode == Exit.OK, r.stderr
+    assert r.stderr == ""
+    return r
+
+
+def diag_lines(text):
+    """The diagnosis's lines of a text report, its heading left out."""
+    lines = text.splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith("# diagnosis:"))
+    out = []
+    for line in lines[start + 1:]:
+        if line == "#":
+            break
+        out.append(line)
+    return out
+
+
+def report(run, *paths):
+    """(the text's diagnosis lines, the JSON document)"""
+    text = ok(run, "report", *map(str, paths)).stdout
+    doc = json.loads(ok(run, "report", "-j", "-", *map(str, paths)).stdout)
+    return diag_lines(text), doc
+
+
+def group(doc, io_type, size, ns):
+    return next(g for g in doc["diagnosis"]["groups"]
+                if (g["io_type"], g["bytes"], g["namespace"]) == (io_type, size, ns))
+
+
+@pytest.fixture(scope="module")
+def rec(tmp_path_factory):
+    return ntpgen.generate(tmp_path_factory.mktemp("diag") / "host.ntp", seed=11)
+
+
+@pytest.fixture
+def copy(rec, tmp_path):
+    """A copy of the host recording to change with SQL: (path, connection)."""
+    path = tmp_path / "changed.ntp"
+    shutil.copy(rec.path, path)
+    db = sqlite3.connect(path)
+    yield path, db
+    db.close()
+
+
+def test_lines__recording_then_each_group__within_100_columns(run, rec):
+    lines, doc = report(run, rec.path)
+    groups = doc["groups"]
+    assert lines[0].startswith("# recording: ")
+    body = [l for l in lines if "not recorded in this file" not in l and
+            not l.startswith("# network*")]
+    assert len(body) == 1 + len(groups)
+    for line in lines:
+        assert len(line) <= WIDTH, line
+    # the JSON's lines in the groups' order, their text the text's after the name
+    d = doc["diagnosis"]
+    assert [(g["io_type"], g["bytes"], g["namespace"]) for g in d["groups"]] == \
+        [(g["io_type"], g["bytes"], g["namespace"]) for g in groups]
+    assert body[0] == "# recording: " + d["recording"]["text"]
+    for line, g in zip(body[1:], d["groups"]):
+        assert line.endswith(": " + g["text"]), (line, g["text"])
+        assert g["cause"] == g["holds"][0]
+
+
+def test_tail__above_the_tested_percentile__as_python(run, rec):
+    """Each group's tail: the highest listed percentile whose min_n its n
+    reaches, the commands above it and their mean, from the generator's
+    own commands."""
+    _, doc = report(run, rec.path)
+    min_n = {p["name"]: p["min_n_tested"] for p in doc["percentiles"]}
+    for (io_type, size, ns), cmds in rec.by_group().items():
+        g = group(doc, io_type, size, ns)
+        e2e = sorted(c.e2e for c in cmds)
+        tested = [p for p in doc["percentiles"] if min_n[p["name"]] <= len(e2e)]
+        if not tested:
+            assert g["cause"] == "insufficient_evidence"
+            assert g["tail"] is None and g["tail_stage"] is None
+            assert g["text"] == "insufficient evidence (n=%d, p50 needs %d)" % (
+                len(e2e), min_n["p50"])
+            continue
+        edge = tested[-1]
+        above = ntpgen.percentile(e2e, edge["p"])
+        slow = [v for v in e2e if v > above]
+        assert g["tail"] == {"percentile": edge["name"], "above_ns": above, "n": len(slow)}
+        assert g["evidence"]["n"] == len(e2e)
+        assert g["evidence"]["e2e_tail_mean_ns"] == pytest.approx(sum(slow) / len(slow))
+        # the named stage is the largest of the tail's means
+        stages = g["evidence"]["stages"]
+        top = max(stages, key=lambda s: s["tail_mean_ns"])
+        assert g["tail_stage"]["stage"] == top["stage"]
+        assert g["tail_stage"]["share_pct"] == pytest.approx(
+            100 * top["tail_mean_ns"] / g["evidence"]["e2e_tail_mean_ns"])
+
+
+def test_quiet_baseline__no_cause_and_what_is_not_recorded(run, rec):
+    lines, doc = report(run, rec.path)
+    causes = {g["cause"] for g in doc["diagnosis"]["groups"]}
+    assert causes <= {"none", "insufficient_evidence"}
+    assert "no bottleneck beyond the device's own time" in lines[0]
+    src = doc["diagnosis"]["sources"]
+    assert src == {"send_deferral": True, "processes": False, "queue_depth": False,
+                   "controller_resets": False}
+    assert "# queue depth: not recorded in this file (no host queue is saturated)" in lines
+    assert "# resets: not recorded in this file (errors are the commands' status)" in lines
+    assert "# processes: not recorded in this file (no queue is named starved)" in lines
+    # a host alone: the network* note
+    assert any(l.startswith("# network* holds the network and the target") for l in lines)
+
+
+def test_errors__status_counted_as_sql(run, copy):
+    path, db = copy
+    db.execute("UPDATE host_io SET status = 16388 WHERE id IN (SELECT id FROM host_io"
+               " WHERE opcode = 2 AND bytes = 4096 ORDER BY id LIMIT 5)")
+    db.commit()
+    lines, doc = report(run, path)
+    g = group(doc, "read", 4096, "nvme0n1")
+    n = db.execute("SELECT count(*) FROM host_io WHERE opcode = 2 AND bytes = 4096").fetchone()[0]
+    assert g["cause"] == "errors_or_retries"
+    assert g["evidence"]["errors"] == 5 and g["evidence"]["first_status"] == 16388
+    assert "errors or retries (5 of %d failed, status 0x4004)" % n in g["text"]
+    assert doc["diagnosis"]["recording"]["cause"] == "errors_or_retries"
+    # the other groups are clean
+    assert group(doc, "write", 4096, "nvme0n1")["evidence"]["errors"] == 0
+
+
+def little(db, where=""):
+    """{(controller, qid): commands in flight by Little's law}, as SQL over the file."""
+    meta = dict(db.execute("SELECT key, value FROM meta"))
+    rate_scale = int(meta["sample_one_in"]) / (int(meta["duration_ns"]) / 1e9)
+    rows = db.execute("SELECT controller, qid, count(*), avg(h_done_ns - h_queue_ns)"
+                      " FROM host_io " + where + " GROUP BY 1, 2")
+    return {(c, q): n * rate_scale * mean / 1e9 for c, q, n, mean in rows}
+
+
+def test_saturated__host_queue_depth_from_meta(run, copy):
+    path, db = copy
+    queues = little(db)
+    (ctrl, qid), busiest = max(queues.items(), key=lambda kv: kv[1])
+    _, doc = report(run, path)
+    q = doc["diagnosis"]["recording"]["evidence"]["host_queue"]
+    assert q["name"] == "%s q%d" % (ctrl, qid)
+    assert q["in_flight"] == pytest.approx(busiest)
+    assert q["depth"] is None
+
+    # a depth the busiest queue fills to 90%: saturated; just above that: not
+    ctrls = sorted({c for c, _ in queues})
+    for depth, saturated in ((busiest / 0.9 * 1.01, False), (busiest / 0.9 * 0.99, True)):
+        if int(depth) < 1:
+            pytest.skip("the generated queues hold too few commands")
+        value = " ".join("%s=%d" % (c, int(depth) if saturated else int(depth) + 1)
+                         for c in ctrls)
+        db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('host_queue_depth', ?)",
+                   (value,))
+        db.commit()
+        lines, doc = report(run, path)
+        rec_line = doc["diagnosis"]["recording"]
+        assert doc["diagnosis"]["sources"]["queue_depth"] is True
+        assert ("saturated_queue" in rec_line["holds"]) == saturated, (value, rec_line)
+        if saturated:
+            assert rec_line["cause"] == "saturated_queue"
+            assert "saturated queue (%s q%d ~" % (ctrl, qid) in lines[0]
+            assert lines[0].endswith(" in flight / %d)" % int(depth))
+        assert not any("queue depth" in l for l in lines)
+
+
+def test_deferred_send__flag_32_and_the_send_delay(run, copy):
+    """Three in four 4 KiB reads sent by io_work 400 us late: deferred send,
+    with the counts and delays of SQL over the same file."""
+    path, db = copy
+    late = 400_000
+    db.execute("UPDATE host_io SET flags = flags | 32, h_cmd_sent_ns = h_cmd_sent_ns + ?1,"
+               " h_recv_ns = h_recv_ns + ?1, h_done_ns = h_done_ns + ?1"
+               " WHERE opcode = 2 AND bytes = 4096 AND id % 4 != 0", (late,))
+    db.commit()
+    lines, doc = report(run, path)
+    g = group(doc, "read", 4096, "nvme0n1")
+    sends = g["evidence"]["sends"]
+    want = db.execute(
+        "SELECT sum(flags & 32 != 0), sum(flags & 32 = 0),"
+        " avg(CASE WHEN flags & 32 THEN h_cmd_sent_ns - h_queue_ns END),"
+        " avg(CASE WHEN flags & 32 = 0 THEN h_cmd_sent_ns - h_queue_ns END)"
+        " FROM host_io WHERE opcode = 2 AND bytes = 4096").fetchone()
+    assert (sends["deferred"], sends["inline"]) == want[:2]
+    assert sends["deferred_delay_ns"] == pytest.approx(want[2])
+    assert sends["inline_delay_ns"] == pytest.approx(want[3])
+    assert g["cause"] == "deferred_send"
+    assert g["tail_stage"]["stage"] == "driver"
+    assert re.search(r"driver \d+% of tail, deferred send \(7\d% deferred, send 4\d\dus vs "
+                     r"\d\.\dus inline\)", g["text"]), g["text"]
+    # the groups left alone are not
+    assert group(doc, "write", 4096, "nvme0n1")["cause"] == "none"
+
+
+def test_clock_doubt__drift_beyond_a_real_clock(run, tmp_path):
+    ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", drift=450e-6)
+    lines, doc = report(run, tmp_path / "h.ntp", tmp_path / "t.ntp")
+    d = doc["diagnosis"]["recording"]
+    assert d["cause"] == "clock_doubt"
+    assert d["evidence"]["clock"]["drift"] == pytest.approx(450e-6, rel=0.05)
+    assert "slow_or_lossy_network" not in d["holds"]
+    assert re.search(r"clock doubt \(drift 4[45]\d ppm\)", lines[0]), lines[0]
+    # a real clock's drift: no doubt
+    ntpgen.generate_pair(tmp_path / "h2.ntp", tmp_path / "t2.ntp", drift=20e-6)
+    _, doc = report(run, tmp_path / "h2.ntp", tmp_path / "t2.ntp")
+    assert doc["diagnosis"]["recording"]["cause"] != "clock_doubt"
+    assert doc["diagnosis"]["recording"]["evidence"]["clock"]["estimated"] is True
+
+
+def test_joined__storage_named__never_saturated_without_a_depth(run, tmp_path):
+    path = tmp_path / "both.ntp"
+    ntpgen.generate_both(path)
+    lines, doc = report(run, path)
+    for g in doc["diagnosis"]["groups"]:
+        assert g["cause"] in ("none", "backend_time", "insufficient_evidence")
+        if g["cause"] == "backend_time":
+            assert g["tail_stage"]["stage"] == "storage" or g["mean_stage"]["stage"] == "storage"
+            assert g["evidence"]["backend"]["depth"] is None
+    assert any("backend time (backend ~" in l for l in lines)
+    assert not any(l.startswith("# network* holds") for l in lines)
+
+
+def test_target_alone__device_and_storage(run, tmp_path):
+    ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp")
+    lines, doc = report(run, tmp_path / "t.ntp")
+    for g in doc["diagnosis"]["groups"]:
+        assert g["namespace"] is None and g["device"]
+        assert g["evidence"]["sends"] is None and g["evidence"]["host_queue"] is None
+    # no host side: nothing is said to be missing from it
+    assert not any("not recorded in this file" in l for l in lines)
+    assert doc["diagnosis"]["sources"]["send_deferral"] is False
+
+
+def test_quiet__keeps_the_diagnosis(run, rec):
+    text = ok(run, "report", "-q", str(rec.path)).stdout
+    assert any(l.startswith("# recording: ") for l in text.splitlines())
+
+
+def test_html__a_row_per_line(run, rec):
+    page = ok(run, "report", "--html", "-", str(rec.path)).stdout
+    _, doc = report(run, rec.path)
+    table = page.split("<h2>Diagnosis</h2>", 1)[1].split("</table>", 1)[0]
+    assert table.count("<tr>") == 2 + len(doc["diagnosis"]["groups"])
+    assert "no bottleneck beyond the device&#39;s own time" in table or \
+        "no bottleneck beyond the device's own time" in table
+
+
+def test_starved__one_queue_two_processes(run, copy):
+    """Two processes on one queue holding 8 or more commands by Little's law
+    (the rate raised through the sampling rate): starved; one process: not."""
+    path, db = copy
+    queues = little(db)
+    (ctrl, qid), busiest = max(queues.items(), key=lambda kv: kv[1])
+    scale = 10 * max(1, int(8 / busiest) + 1)
+    db.execute("UPDATE meta SET value = value * ? WHERE key = 'sample_one_in'", (scale,))
+    db.execute("UPDATE host_io SET pid = 100 + id % 2, tid = 100 + id % 2, comm = 'fio'")
+    db.commit()
+    lines, doc = report(run, path)
+    rec_line = doc["diagnosis"]["recording"]
+    q = rec_line["evidence"]["host_queue"]
+    assert q["name"] == "%s q%d" % (ctrl, qid)
+    assert q["in_flight"] == pytest.approx(busiest * scale)
+    assert q["processes"] == 2
+    assert doc["diagnosis"]["sources"]["processes"] is True
+    assert "starved_queue" in rec_line["holds"]
+    assert re.search(r"starved queue \(%s q%d ~\d+ in flight, 2 processes\)" % (ctrl, qid),
+                     lines[0]), lines[0]
+    db.execute("UPDATE host_io SET pid = 100")
+    db.commit()
+    _, doc = report(run, path)
+    assert "starved_queue" not in doc["diagnosis"]["recording"]["holds"]
+    assert doc["diagnosis"]["recording"]["evidence"]["host_queue"]["processes"] == 1
