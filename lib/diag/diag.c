@@ -31,12 +31,12 @@
 #include "lib/core/size.h"
 #include "lib/core/stat_table.h"
 #include "lib/diag/diag.h"
+#include "lib/diag/diag_sql.h"
 #include "lib/model/model_filter.h"
 #include "lib/model/model_files.h"
 #include "lib/model/model_sql.h"
 #include "lib/model/model_view.h"
 #include "lib/ntp/db_meta.h"
-#include "lib/ntp/db_own.h"
 #include "lib/ntp/db_role.h"
 
 /* one queue of one host file */
@@ -94,71 +94,26 @@ static int grow(void **p, size_t n, size_t size)
 	return 0;
 }
 
-/* does schema's table have column col? */
-static bool has_col(sqlite3 *db, const char *schema, const char *table, const char *col)
-{
-	sqlite3_stmt *st;
-	bool yes = false;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1, ?2) WHERE name = ?3", -1,
-			       &st, NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, col, -1, SQLITE_STATIC);
-	yes = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return yes;
-}
-
 static void copy(char *dst, size_t len, const unsigned char *src)
 {
 	snprintf(dst, len, "%s", src ? (const char *)src : "");
 }
 
-/* the columns the read filters test, in the host query's FROM */
-static const struct ntp_read_cols host_cols = {
-	.io_type = "io_type", .bytes = "bytes", .qid = "qid",
-	.names = { "namespace", "path" }, .time = "h_start_ns",
-};
-
-/*
- * The host rows of file i with the columns of its stage view and of
- * host_io the queries read: FROM (this) WHERE 1 <filters>.  submitter:
- * the column that names a command's submitter, or NULL.
- */
-static void host_from(char *buf, size_t len, const struct ntp_source *s, int i,
-		      const char *submitter)
-{
-	const char *schema = s->files[i].schema;
-	char view[64];
-
-	ntp_db__view_name(view, sizeof(view), schema, NTP_DB_HOST_STAGES);
-	snprintf(buf, len,
-		 "(SELECT v.io_type, v.bytes, v.namespace, v.path, v.controller, v.qid, v.status,"
-		 " v.h_start_ns, v.h_queue_ns, v.sent_ns, v.h_done_ns,"
-		 " (h.flags & 32) != 0 AS deferred, %s AS submitter"
-		 " FROM \"%s\" v JOIN \"%s\".host_io h ON h.id = v.id)",
-		 submitter ? submitter : "NULL", view, schema);
-}
-
 static int host_queries(struct gather *g, struct ntp_diag_sources *has, const struct ntp_report *r,
 			struct ntp_source *s, int i)
 {
-	const char *schema = s->files[i].schema, *path = s->files[i].path;
+	const char *path = s->files[i].path;
 	const struct ntp_report_header *h = &r->files[i].hdr;
-	struct ntp_read_where where = { .f = r->filter, .cols = &host_cols };
-	/* the processes, where the application's side was recorded */
-	const char *submitter = has_col(s->db, schema, "host_io", "pid") ? "h.pid" : NULL;
+	struct ntp_read_where where;
+	bool submitter;           /* the file has the processes */
 	int64_t span = ntp_read_filter__window_ns(r->filter, h->duration_ns);
 	char from[1024], sql[2048];
 	sqlite3_stmt *st;
 	int rc;
 
-	rc = ntp_read_filter__starts(&where, s->db, &schema, 1, false, path);
+	rc = ntp_diag__host_from(from, sizeof(from), &where, &submitter, r, s, i);
 	if (rc)
 		return rc;
-	host_from(from, sizeof(from), s, i, submitter);
 	snprintf(sql, sizeof(sql),
 		 "SELECT io_type, bytes, namespace, controller, qid, count(*), sum(status != 0),"
 		 " min(CASE WHEN status != 0 THEN status END), sum(deferred), sum(NOT deferred),"
@@ -204,7 +159,7 @@ static int host_queries(struct gather *g, struct ntp_diag_sources *has, const st
 
 	snprintf(sql, sizeof(sql),
 		 "SELECT controller, qid, count(*), avg(h_done_ns - h_queue_ns),"
-		 " count(DISTINCT submitter) FROM %s WHERE 1", from);
+		 " count(DISTINCT pid) FROM %s WHERE 1", from);
 	if (ntp_read_filter__prepare(s->db, sql, r->filter ? &where : NULL, " GROUP BY 1, 2", &st))
 		return ntp_report__db_fail(s->db, path, "cannot read the queues' evidence");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The host rows the diagnosis reads beside the stages (diag_sql.h). */
+#include <stdio.h>
+
+#include "lib/diag/diag_sql.h"
+#include "lib/ntp/db_own.h"
+
+/* the columns the read filters test, in the host query's FROM */
+static const struct ntp_read_cols host_cols = {
+	.io_type = "io_type", .bytes = "bytes", .qid = "qid",
+	.names = { "namespace", "path" }, .time = "h_start_ns",
+};
+
+/* does schema's table have column col? */
+static bool has_col(sqlite3 *db, const char *schema, const char *table, const char *col)
+{
+	sqlite3_stmt *st;
+	bool yes = false;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1, ?2) WHERE name = ?3", -1,
+			       &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, col, -1, SQLITE_STATIC);
+	yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
+}
+
+int ntp_diag__host_from(char *buf, size_t len, struct ntp_read_where *w, bool *has_pid,
+			const struct ntp_report *r, struct ntp_source *s, int i)
+{
+	const char *schema = s->files[i].schema;
+	char view[64];
+
+	*w = (struct ntp_read_where){ .f = r->filter, .cols = &host_cols };
+	/* the processes, where the file has the application's columns */
+	*has_pid = has_col(s->db, schema, "host_io", "pid") &&
+		   has_col(s->db, schema, "host_io", "comm");
+	ntp_db__view_name(view, sizeof(view), schema, NTP_DB_HOST_STAGES);
+	snprintf(buf, len,
+		 "(SELECT v.io_type, v.bytes, v.namespace, v.path, v.controller, v.qid, v.status,"
+		 " v.h_start_ns, v.h_queue_ns, v.sent_ns, v.h_done_ns, v.e2e_ns,"
+		 " (h.flags & 32) != 0 AS deferred, %s AS pid, %s AS comm"
+		 " FROM \"%s\" v JOIN \"%s\".host_io h ON h.id = v.id)",
+		 *has_pid ? "h.pid" : "NULL", *has_pid ? "h.comm" : "NULL", view, schema);
+	return ntp_read_filter__starts(w, s->db, &schema, 1, false, s->files[i].path);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the diagnosis reads of a host file beside the stages, in one place:
+ * its stage view joined to host_io, under the report's read filters.
+ */
+#ifndef NTP_DIAG_SQL_H
+#define NTP_DIAG_SQL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lib/model/model.h"
+#include "lib/model/model_filter.h"
+#include "lib/model/model_source.h"
+
+/*
+ * The host rows of s's file i, as the FROM of a query that continues
+ * "WHERE 1" and w's clause (ntp_read_filter__prepare): columns io_type,
+ * bytes, namespace, path, controller, qid, status, h_start_ns,
+ * h_queue_ns, sent_ns, h_done_ns, e2e_ns, deferred (flag 32: the send was
+ * io_work's), pid and comm (NULL where the file has no such column).
+ * *has_pid: the file has the column.  0 or an NTP_EXIT_* code.
+ */
+int ntp_diag__host_from(char *buf, size_t len, struct ntp_read_where *w, bool *has_pid,
+			const struct ntp_report *r, struct ntp_source *s, int i);
+
+#endif
