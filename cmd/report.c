@@ -12,6 +12,7 @@
 #include "lib/cli/opt.h"
 #include "lib/model/model_filter_opt.h"
 #include "lib/core/stat_table.h"
+#include "lib/diag/diag_by.h"
 #include "lib/report/report.h"
 
 static const char *const report_usage[] = {
@@ -55,6 +56,10 @@ int cmd_report(int argc, const char **argv)
 				 ntp_report_fields__opt,
 				 .values = ntp_stat__names(NTP_STAT_FIELD)),
 		NTP_OPT_PERCENTILES(&o.percentiles),
+		NTP_OPT_CHOICE(0, "by", &o.by, "KEY",
+			       "the host's commands per queue or per process: in flight against the "
+			       "queue's depth, tail, errors, deferred sends; and the imbalance",
+			       ntp_diag_by_names),
 		NTP_OPT_BOOL('q', "quiet", &o.quiet,
 			     "no header block (files, counts, notes): the tables only"),
 		NTP_OPT_BOOL(0, "no-pager", &o.no_pager,

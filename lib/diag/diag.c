@@ -32,6 +32,7 @@
 #include "lib/core/stat_table.h"
 #include "lib/diag/diag.h"
 #include "lib/diag/diag_sql.h"
+#include "lib/fmt/safe_text.h"
 #include "lib/model/model_filter.h"
 #include "lib/model/model_files.h"
 #include "lib/model/model_sql.h"
@@ -190,24 +191,6 @@ static double queue_inflight(const struct dq *q)
 	return q->rate >= 0 ? q->rate * q->mean_ns / 1e9 : -1;
 }
 
-static int64_t ctrl_depth(const struct ntp_source *s, int file, const char *ctrl)
-{
-	char *v = ntp_source__meta_text(s, file, NTP_META_HOST_QUEUE_DEPTH);
-	int64_t depth = -1;
-	size_t n = strlen(ctrl);
-
-	/* "nvme0=128 nvme1=32" */
-	for (const char *p = v; p && *p; ) {
-		const char *end = strchr(p, ' ');
-
-		if (!strncmp(p, ctrl, n) && p[n] == '=')
-			depth = strtoll(p + n + 1, NULL, 10);
-		p = end ? end + 1 : p + strlen(p);
-	}
-	free(v);
-	return depth;
-}
-
 static void set_host_queue(struct ntp_diag_queue *out, const struct dq *q,
 			   const struct ntp_source *s, const struct ntp_diag_sources *has)
 {
@@ -217,8 +200,9 @@ static void set_host_queue(struct ntp_diag_queue *out, const struct dq *q,
 		return;
 	out->known = true;
 	snprintf(out->name, sizeof(out->name), "%s q%" PRId64, q->ctrl, q->qid);
+	ntp_safe__clean_line(out->name);     /* a name from the file */
 	out->inflight = l;
-	out->depth = ctrl_depth(s, q->file, q->ctrl);
+	out->depth = ntp_diag__ctrl_depth(s, q->file, q->ctrl);
 	out->submitters = q->submitters;
 	out->submitter = q->submitters && has->submitters ? "processes" : NULL;
 }
@@ -450,6 +434,7 @@ int ntp_diag__make(struct ntp_diag *d, const struct ntp_report *r, struct ntp_so
 
 void ntp_diag__free(struct ntp_diag *d)
 {
+	ntp_diag_by__free(&d->by);
 	free(d->groups);
 	memset(d, 0, sizeof(*d));
 }

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/diag/diag_by.h"
 #include "lib/diag/diag_rules.h"
 #include "lib/model/model.h"
 #include "lib/model/model_source.h"
@@ -47,6 +48,7 @@ struct ntp_diag {
 	struct ntp_diag_line *groups;     /* r->groups' diagnoses, in their order */
 	size_t ngroups;
 	struct ntp_diag_sources has;
+	struct ntp_diag_by by;            /* --by: per queue or process; key NONE without */
 };
 
 /*

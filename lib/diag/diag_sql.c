@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The host rows the diagnosis reads beside the stages (diag_sql.h). */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "lib/diag/diag_sql.h"
+#include "lib/model/model_files.h"
+#include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_own.h"
 
 /* the columns the read filters test, in the host query's FROM */
@@ -46,4 +50,22 @@ int ntp_diag__host_from(char *buf, size_t len, struct ntp_read_where *w, bool *h
 		 " FROM \"%s\" v JOIN \"%s\".host_io h ON h.id = v.id)",
 		 *has_pid ? "h.pid" : "NULL", *has_pid ? "h.comm" : "NULL", view, schema);
 	return ntp_read_filter__starts(w, s->db, &schema, 1, false, s->files[i].path);
+}
+
+int64_t ntp_diag__ctrl_depth(const struct ntp_source *s, int file, const char *ctrl)
+{
+	char *v = ntp_source__meta_text(s, file, NTP_META_HOST_QUEUE_DEPTH);
+	int64_t depth = -1;
+	size_t n = strlen(ctrl);
+
+	/* "nvme0=128 nvme1=32" */
+	for (const char *p = v; p && *p; ) {
+		const char *end = strchr(p, ' ');
+
+		if (n && !strncmp(p, ctrl, n) && p[n] == '=')
+			depth = strtoll(p + n + 1, NULL, 10);
+		p = end ? end + 1 : p + strlen(p);
+	}
+	free(v);
+	return depth > 0 ? depth : -1;
 }

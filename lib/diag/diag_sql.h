@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lib/model/model.h"
 #include "lib/model/model_filter.h"
@@ -23,5 +24,8 @@
  */
 int ntp_diag__host_from(char *buf, size_t len, struct ntp_read_where *w, bool *has_pid,
 			const struct ntp_report *r, struct ntp_source *s, int i);
+
+/* ctrl's queue depth in file's meta host_queue_depth ("nvme0=128 nvme1=32"); -1 not stated */
+int64_t ntp_diag__ctrl_depth(const struct ntp_source *s, int file, const char *ctrl);
 
 #endif

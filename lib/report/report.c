@@ -63,6 +63,8 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 			.percent_limit = o->percent_limit });
 	if (!rc)
 		rc = ntp_diag__make(&d, &r, s);
+	if (!rc)
+		rc = ntp_diag_by__make(&d.by, ntp_diag_by__key(o->by), &r, s);
 	if (!rc && r.filter && !r.total)
 		ntp_read_filter__warn_none(s, r.filter, NULL);
 	if (rc) {

@@ -395,6 +395,7 @@ int ntp_report__print_html(const struct ntp_report *r, const struct ntp_diag *d,
 		if (!rc)
 			rc = distributions(f, r, g, n, o);
 		ntp_diag__html(f, d, "Diagnosis");
+		ntp_diag_by__html(f, &d->by);
 		group_table(f, r, g, n);
 		stage_tables(f, r, g, n);
 	}

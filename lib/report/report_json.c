@@ -370,6 +370,8 @@ int ntp_report__print_json(const struct ntp_report *r, const struct ntp_diag *d,
 	ntp_json__uint_field(j, "hidden_groups", r->nhidden);
 	ntp_json__name(j, "diagnosis");
 	ntp_diag__json(j, d);
+	ntp_json__name(j, "by");
+	ntp_diag_by__json(j, &d->by);
 	ntp_json__end_object(j);
 	ntp_json__delete(j);
 	return NTP_EXIT_OK;

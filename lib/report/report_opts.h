@@ -24,6 +24,7 @@ struct ntp_report_opts {
 	bool quiet;                   /* -q: no header block, the tables only */
 	bool no_pager;                /* --no-pager: never page the text on a terminal */
 	bool percentiles;             /* --percentiles was given (lib/core/stat_table.h has them) */
+	const char *by;               /* --by: "queue" or "process" (ntp_diag_by_names); NULL none */
 };
 
 #endif

@@ -407,6 +407,7 @@ int ntp_report__print_text(const struct ntp_report *r, const struct ntp_diag *d,
 	for (size_t i = 0; i < r->ngroups && ntp_report__stage_tables_shown(&o->fields); i++)
 		print_stages(r, &r->groups[i], f, o);
 	ntp_report__print_diagnosis(d, f);
+	ntp_diag_by__text(f, &d->by);
 	if (!o->quiet)
 		print_notes(r, f);
 	if (r->nhidden)

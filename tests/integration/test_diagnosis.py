@@ -289,3 +289,124 @@ def test_starved__one_queue_two_processes(run, copy):
     _, doc = report(run, path)
     assert "starved_queue" not in doc["diagnosis"]["recording"]["holds"]
     assert doc["diagnosis"]["recording"]["evidence"]["host_queue"]["processes"] == 1
+
+
+def sql_by(db, key, where=""):
+    """{key: (n, errors, deferred, mean e2e, mean h_queue..h_done, sorted e2e, others)}
+    of the host rows, as SQL groups them."""
+    cols = "controller || ' q' || qid" if key == "queue" else \
+        "coalesce(comm || ' ' || pid, '(not recorded)')"
+    other = "count(DISTINCT pid)" if key == "queue" else \
+        "count(DISTINCT controller || ' ' || qid)"
+    out = {}
+    for name, n, err, dfr, mean, held, others in db.execute(
+            "SELECT %s, count(*), sum(status != 0), sum((flags & 32) != 0),"
+            " avg(h_done_ns - h_start_ns), avg(h_done_ns - h_queue_ns), %s"
+            " FROM host_io %s GROUP BY 1" % (cols, other, where)):
+        e2e = sorted(v for (v,) in db.execute(
+            "SELECT h_done_ns - h_start_ns FROM host_io WHERE %s = ? %s" %
+            (cols, ("AND " + where[6:]) if where else ""), (name,)))
+        out[name] = (n, err, dfr, mean, held, e2e, others)
+    return out
+
+
+def by_doc(run, path, key, *extra):
+    doc = json.loads(ok(run, "report", "--by", key, "-j", "-", *extra, str(path)).stdout)
+    text = ok(run, "report", "--by", key, *extra, str(path)).stdout
+    return doc["by"], text
+
+
+def check_rows(by, want, meta):
+    scale = int(meta["sample_one_in"]) / (int(meta["duration_ns"]) / 1e9)
+    rows = {r["name"]: r for r in by["rows"]}
+    assert set(rows) == set(want)
+    for name, (n, err, dfr, mean, held, e2e, others) in want.items():
+        r = rows[name]
+        assert (r["n"], r["errors"], r["deferred"]) == (n, err, dfr), name
+        assert r["mean_ns"] == pytest.approx(mean)
+        assert r["est_rate"] == pytest.approx(n * scale)
+        assert r["in_flight"] == pytest.approx(n * scale * held / 1e9)
+        if n >= 100:       # p99 is shown from 100 commands (its min_n_shown)
+            assert r["tail_ns"] == ntpgen.percentile(e2e, 99)
+        else:
+            assert r["tail_ns"] is None
+    total = by["total"]
+    assert total["n"] == sum(w[0] for w in want.values())
+    assert total["est_rate"] == pytest.approx(sum(r["est_rate"] for r in rows.values()))
+    return rows
+
+
+def test_by_queue__rows_total_and_imbalance_as_sql(run, copy):
+    path, db = copy
+    db.execute("UPDATE host_io SET status = 6 WHERE id % 50 = 0")
+    db.execute("UPDATE host_io SET flags = flags | 32 WHERE id % 3 = 0")
+    db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES"
+               " ('host_queue_depth', 'nvme0=128 nvme1=32')")
+    db.commit()
+    by, text = by_doc(run, path, "queue")
+    meta = dict(db.execute("SELECT key, value FROM meta"))
+    rows = check_rows(by, sql_by(db, "queue"), meta)
+    assert by["key"] == "queue" and by["tail_percentile"] == "p99"
+    for name, r in rows.items():
+        assert r["depth"] == (128 if name.startswith("nvme0") else 32)
+        assert r["processes"] is None      # not recorded in this file
+    rates = sorted(r["est_rate"] for r in rows.values())
+    assert by["rate_imbalance"] == pytest.approx(rates[-1] / rates[(len(rates) - 1) // 2])
+    # the text: a row per queue and the total, within 100 columns
+    lines = text.split("# by queue (--by)", 1)[1].splitlines()[1:]
+    data = [l for l in lines if l and not l.startswith("#")]
+    assert [l.split()[0] + " " + l.split()[1] for l in data[:-1]] == [r["name"] for r in by["rows"]]
+    assert data[-1].split()[0] == "total"
+    assert all(len(l) <= WIDTH for l in lines if l and not l.startswith("# stages"))
+    assert any(l.startswith("# imbalance (the largest over the median): est_cmds/s ")
+               for l in lines)
+
+
+def test_by_queue__read_filters_apply(run, copy):
+    path, db = copy
+    by, _ = by_doc(run, path, "queue", "--io-type", "read", "--qid", "1-2")
+    meta = dict(db.execute("SELECT key, value FROM meta"))
+    check_rows(by, sql_by(db, "queue", "WHERE opcode = 2 AND qid BETWEEN 1 AND 2"), meta)
+
+
+def test_by_process__as_sql_and_not_recorded(run, copy):
+    path, db = copy
+    by, text = by_doc(run, path, "process")
+    assert by["processes_recorded"] is False
+    assert [r["name"] for r in by["rows"]] == ["(not recorded)"]
+    assert "# processes: not recorded in this file" in text
+    db.execute("UPDATE host_io SET pid = 200 + id % 3, comm = 'fio'")
+    db.execute("UPDATE host_io SET pid = NULL, comm = NULL WHERE id % 7 = 0")
+    db.commit()
+    by, text = by_doc(run, path, "process")
+    meta = dict(db.execute("SELECT key, value FROM meta"))
+    rows = check_rows(by, sql_by(db, "process"), meta)
+    assert by["processes_recorded"] is True
+    for name, r in rows.items():
+        if name != "(not recorded)":
+            assert r["comm"] == "fio" and r["pid"] == int(name.split()[1])
+    want = sql_by(db, "process")
+    assert {n: r["queues"] for n, r in rows.items()} == {n: w[6] for n, w in want.items()}
+    assert "# processes: not recorded" not in text
+
+
+def test_by__target_alone_and_default(run, rec, tmp_path):
+    _, doc = report(run, rec.path)
+    assert doc["by"] is None
+    ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp")
+    by, text = by_doc(run, tmp_path / "t.ntp", "queue")
+    assert by["rows"] == [] and by["total"] is None
+    assert "# no host commands: a target recording alone has no host queues" in text
+
+
+def test_by__html_table(run, rec):
+    page = ok(run, "report", "--by", "queue", "--html", "-", str(rec.path)).stdout
+    table = page.split("<h2>By queue</h2>", 1)[1].split("</table>", 1)[0]
+    by, _ = by_doc(run, rec.path, "queue")
+    assert table.count("<tr>") == 2 + len(by["rows"])
+
+
+def test_by__bad_key__usage_error(run, rec):
+    r = run("report", "--by", "cpu", str(rec.path))
+    assert r.returncode == Exit.USAGE
+    assert "--by" in r.stderr and len(r.stderr.splitlines()) == 1
