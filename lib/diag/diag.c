@@ -624,6 +624,42 @@ void ntp_diag__label(const struct ntp_diag_line *l, char *buf, size_t len)
 		 ntp_stats[l->e.tail_stat].name, above);
 }
 
+const struct ntp_diag_line *ntp_diag__line_of(const struct ntp_diag *d,
+					      const struct ntp_report_group *g)
+{
+	for (size_t i = 0; g && i < d->ngroups; i++)
+		if (d->groups[i].g == g)
+			return &d->groups[i];
+	return NULL;
+}
+
+void ntp_diag__change_text(const struct ntp_diag_line *base, const struct ntp_diag_line *new_line,
+			   char *buf, size_t len, size_t width)
+{
+	const struct ntp_diag_line *l = new_line ? new_line : base;
+	char size[32], text[256], was[64] = "";
+
+	ntp_size__str(l->g->bytes, size, sizeof(size));
+	if (!new_line)
+		snprintf(text, sizeof(text), "only in the baseline");
+	else if (!base)
+		snprintf(text, sizeof(text), "only in the new run: ");
+	else
+		text[0] = '\0';
+	if (base && new_line && base->v.cause != new_line->v.cause)
+		snprintf(was, sizeof(was), "%s -> ", base->v.cause == NTP_DIAG_NONE ? "none" :
+			 ntp_diag__cause_text(base));
+	else if (base && new_line)
+		snprintf(was, sizeof(was), "as before: ");
+	if (new_line) {
+		size_t n = strlen(text);
+
+		ntp_diag__text(new_line, text + n, sizeof(text) - n, 0);
+	}
+	snprintf(buf, len, "%s %s %s: %s%s", l->g->io_type, size, l->g->ns, was, text);
+	cut(buf, len, width);
+}
+
 void ntp_diag__full_text(const struct ntp_diag_line *l, char *buf, size_t len, size_t width)
 {
 	char label[160], text[256];

@@ -82,6 +82,18 @@ void ntp_diag__label(const struct ntp_diag_line *l, char *buf, size_t len);
  * NULL past the last
  */
 const char *ntp_diag__missing(const struct ntp_diag *d, size_t i);
+/* d's line of group g (a pointer into the report d was made of); NULL: none */
+const struct ntp_diag_line *ntp_diag__line_of(const struct ntp_diag *d,
+					      const struct ntp_report_group *g);
+/*
+ * What changed and why, one line for a group in two runs (either NULL:
+ * not in that run), at most width columns: the group's name, then the
+ * baseline's cause and "->" where the new run's differs, then the new
+ * run's text: "read 4KiB nvme0n1: none -> saturated queue: driver 64% of
+ * tail, saturated queue (nvme0 q1 ~30 in flight / 32)"
+ */
+void ntp_diag__change_text(const struct ntp_diag_line *base, const struct ntp_diag_line *new_line,
+			   char *buf, size_t len, size_t width);
 /* the whole line: label, ": ", text, at most width columns */
 void ntp_diag__full_text(const struct ntp_diag_line *l, char *buf, size_t len, size_t width);
 

@@ -410,3 +410,34 @@ def test_by__bad_key__usage_error(run, rec):
     r = run("report", "--by", "cpu", str(rec.path))
     assert r.returncode == Exit.USAGE
     assert "--by" in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+def test_compare__names_what_report_names_and_what_changed(run, rec, copy):
+    """compare of a baseline and a case names the case's cause as report
+    does, says what the baseline named, and leaves alone what did not change."""
+    path, db = copy
+    db.execute("UPDATE host_io SET flags = flags | 32, h_cmd_sent_ns = h_cmd_sent_ns + ?1,"
+               " h_recv_ns = h_recv_ns + ?1, h_done_ns = h_done_ns + ?1"
+               " WHERE opcode = 2 AND bytes = 4096 AND id % 4 != 0", (400_000,))
+    db.commit()
+    _, base = report(run, rec.path)
+    _, new = report(run, path)
+    args = ["compare", str(rec.path), str(path)]
+    doc = json.loads(ok(run, *args, "-j", "-").stdout)
+    text = ok(run, *args).stdout
+    d = doc["diagnosis"]
+    # each run's diagnosis is report's
+    assert d["baseline"] == base["diagnosis"] and d["new"] == new["diagnosis"]
+    by_key = {(g["io_type"], g["bytes"], g["namespace"]): g for g in d["groups"]}
+    g = by_key[("read", 4096, "nvme0n1")]
+    assert (g["baseline_cause"], g["new_cause"], g["changed"]) == ("none", "deferred_send", True)
+    assert g["text"].startswith("read 4KiB nvme0n1: none -> driver ")
+    assert "deferred send (" in g["text"]
+    assert [k for k, v in by_key.items() if v["changed"]] == [("read", 4096, "nvme0n1")]
+    lines = diag_lines(text)
+    assert lines[0] == "# baseline recording: " + base["diagnosis"]["recording"]["text"]
+    assert "# read 4KiB nvme0n1: none -> driver " in "\n".join(lines)
+    assert any(l.startswith("# write 4KiB nvme0n1: as before: ") for l in lines)
+    assert all(len(l) <= WIDTH for l in lines)
+    page = ok(run, *args, "--html", "-").stdout
+    assert "<h2>Diagnosis: the baseline</h2>" in page and "<h2>Diagnosis: the new run</h2>" in page
