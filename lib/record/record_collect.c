@@ -187,8 +187,6 @@ int ntp_record__write_intervals(struct ntp_record_session *s, uint64_t now)
 		memcpy(sd->prev, cnt, sizeof(cnt));
 		err = ntp_writer__add_interval(s->w, &iv);
 	}
-	/* a controller that left "live" since the last interval: a reset */
-	ntp_ctrls__tick(&s->ctrls);
 	if (!err)
 		err = ntp_writer__flush(s->w);
 	s->last_flush_ns = now;

@@ -43,7 +43,7 @@ int ntp_ctrls__scan(struct ntp_ctrls *c, const char *root, const char *transport
  */
 void ntp_ctrls__queues_text(const struct ntp_ctrls *c, char *buf, size_t len);
 void ntp_ctrls__depth_text(const struct ntp_ctrls *c, char *buf, size_t len);
-/* each controller's state read again: one reset more for each that left "live" */
+/* each controller's state read again (every 100 ms): one reset more for each that left "live" */
 void ntp_ctrls__tick(struct ntp_ctrls *c);
 
 #endif

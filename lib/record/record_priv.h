@@ -64,6 +64,7 @@ struct ntp_record_session {
 	uint64_t bpf_runs, bpf_run_ns, bpf_commands, bpf_window_ns;
 	/* the host's controllers of the transport: their queues, their resets (ctrls.n 0: none) */
 	struct ntp_ctrls ctrls;
+	uint64_t ctrls_ns;              /* when their states were last read */
 };
 
 #define NTP_COST_WINDOW_NS (2 * NTP_NSEC_PER_SEC)
