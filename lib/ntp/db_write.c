@@ -94,11 +94,14 @@ static const char *const hook_cols[] = { "side", "point", "hook", "flavour", "re
 static const char *const interval_cols[] = {
 	"t_ns", "side", "seen", "sampled", "lost_ringbuf", "lost_map",
 };
+static const char *const backend_cols[] = {
+	"t_ns", "interval_ns", "device", "ios", "in_flight", "busy_ms", "queue_ms", "depth",
+};
 
 struct ntp_writer {
 	sqlite3 *db;
 	char *path;
-	struct insert meta, hook, host_io, host_io_n, target_io, interval;
+	struct insert meta, hook, host_io, host_io_n, target_io, interval, backend;
 	int in_txn;
 	unsigned int batch;	/* rows in the open transaction, pending included */
 	uint64_t rows;		/* host_io rows taken */
@@ -492,7 +495,8 @@ int ntp_writer__open(struct ntp_writer **wp, const char *path)
 	    prepare(w, &w->host_io_n, "host_io", host_cols, HC_MAX, "INSERT OR FAIL",
 		    HOST_ROWS_PER_INSERT) ||
 	    prepare(w, &w->target_io, "target_io", target_cols, TC_MAX, "INSERT", 1) ||
-	    prepare(w, &w->interval, "intervals", interval_cols, 6, "INSERT", 1))
+	    prepare(w, &w->interval, "intervals", interval_cols, 6, "INSERT", 1) ||
+	    prepare(w, &w->backend, "backend_stats", backend_cols, 8, "INSERT", 1))
 		goto fail;
 
 	*wp = w;
@@ -830,6 +834,27 @@ int ntp_writer__add_interval(struct ntp_writer *w, const struct ntp_interval *iv
 	return step(w, ins);
 }
 
+int ntp_writer__add_backend_stat(struct ntp_writer *w, const struct ntp_backend_stat *b)
+{
+	struct insert *ins = &w->backend;
+	int err = start_row(w);
+
+	if (err)
+		return err;
+	bind_u64(ins, 0, b->t_ns);
+	bind_u64(ins, 1, b->interval_ns);
+	bind_text(ins, 2, b->device);
+	bind_u64(ins, 3, b->ios);
+	bind_u64(ins, 4, b->in_flight);
+	bind_u64(ins, 5, b->busy_ms);
+	bind_u64(ins, 6, b->queue_ms);
+	if (b->depth >= 0)
+		bind_u64(ins, 7, (uint64_t)b->depth);
+	else
+		sqlite3_bind_null(ins->stmt, ins->idx[7]);
+	return step(w, ins);
+}
+
 int ntp_writer__flush(struct ntp_writer *w)
 {
 	if (w->failed)
@@ -885,7 +910,7 @@ fail:
 
 int ntp_writer__close(struct ntp_writer *w)
 {
-	struct insert *all[6];
+	struct insert *all[7];
 	size_t i;
 	int err;
 
@@ -897,6 +922,7 @@ int ntp_writer__close(struct ntp_writer *w)
 	all[3] = &w->host_io_n;
 	all[4] = &w->interval;
 	all[5] = &w->target_io;
+	all[6] = &w->backend;
 	err = w->failed;
 	/*
 	 * After an error what was committed is already in FILE-wal and stays

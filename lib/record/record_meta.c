@@ -120,6 +120,9 @@ int ntp_record__write_start_meta(struct ntp_record_session *s, uint64_t start_re
 	err = err ?: ntp_meta__set_text(w, NTP_META_COMMAND_LINE, o->cmdline ? o->cmdline : "ntprof record");
 	err = err ?: ntp_meta__set_text(w, NTP_META_NTPROF_VERSION, ntp_version_string);
 	err = err ?: write_queue_meta(s);
+	/* the target's backends, their counters' first read now */
+	if (s->o->role & NTP_RECORD_TARGET)
+		ntp_backends__scan(&s->backends, NTP_BACKENDS_CONFIGFS, NTP_BACKENDS_SYSFS, s->start_ns);
 	return err ?: write_filter_meta(s);
 }
 

@@ -23,6 +23,7 @@
 #include "bpf/ntp_events.h"
 #include "lib/core/filter.h"
 #include "lib/record/record_child.h"
+#include "lib/record/record_backend.h"
 #include "lib/record/record_ctrls.h"
 #include "lib/record/record_opts.h"
 
@@ -65,6 +66,8 @@ struct ntp_record_session {
 	/* the host's controllers of the transport: their queues, their resets (ctrls.n 0: none) */
 	struct ntp_ctrls ctrls;
 	uint64_t ctrls_ns;              /* when their states were last read */
+	/* the target's backend devices: their counters each interval (backends.n 0: none) */
+	struct ntp_backends backends;
 };
 
 #define NTP_COST_WINDOW_NS (2 * NTP_NSEC_PER_SEC)
