@@ -224,9 +224,10 @@ static void diagnosis_member(struct ntp_json *j, const struct ntp_compare *c)
 	for (size_t i = 0; i < c->ngroups; i++) {
 		const struct ntp_compare_group *g = &c->groups[i];
 		const struct ntp_diag_line *l[NTP_CMP_RUNS];
+		struct ntp_diag_line made[NTP_CMP_RUNS];
 
 		for (int r = 0; r < NTP_CMP_RUNS; r++)
-			l[r] = ntp_diag__line_of(&c->diag[r], g->g[r]);
+			l[r] = ntp_diag__line_of(&c->diag[r], g->g[r], &made[r]);
 		ntp_diag__change_text(l[NTP_CMP_BASE], l[NTP_CMP_NEW], text, sizeof(text), 0);
 		ntp_json__start_object(j);
 		ntp_json__string_field(j, "io_type", g->io_type);

@@ -279,9 +279,10 @@ static void print_diagnosis(const struct ntp_compare *c, FILE *f)
 	}
 	for (size_t i = 0; i < c->ngroups; i++) {
 		const struct ntp_compare_group *g = &c->groups[i];
+		struct ntp_diag_line b, n;
 
-		ntp_diag__change_text(ntp_diag__line_of(&c->diag[NTP_CMP_BASE], g->g[NTP_CMP_BASE]),
-				      ntp_diag__line_of(&c->diag[NTP_CMP_NEW], g->g[NTP_CMP_NEW]),
+		ntp_diag__change_text(ntp_diag__line_of(&c->diag[NTP_CMP_BASE], g->g[NTP_CMP_BASE], &b),
+				      ntp_diag__line_of(&c->diag[NTP_CMP_NEW], g->g[NTP_CMP_NEW], &n),
 				      line, sizeof(line), NTP_DIAG_TEXT_WIDTH - 2);
 		fprintf(f, "# %s\n", line);
 	}

@@ -41,44 +41,57 @@
 #include "lib/ntp/db_role.h"
 
 /* one queue of one host file */
+/* a controller's name as kept: a longer one (a hostile file's) is cut alike everywhere */
+#define NTP_DIAG_CTRL_LEN 16
+
 struct dq {
 	int file;
-	char ctrl[32];
+	char ctrl[NTP_DIAG_CTRL_LEN];
 	int64_t qid;
 	uint64_t n;
 	double mean_ns;           /* h_queue to h_done */
 	double rate;              /* commands/s, estimated; < 0 unknown */
 	int submitters;           /* processes; 0 when the file does not tell */
+	int64_t depth;            /* meta host_queue_depth's; -1 not stated */
 };
 
 /* one group's share of one queue, as the per-group query gives it */
 struct dgq {
 	int file;
-	char *io_type, *ns;
+	char io_type[8];          /* the view's: read, write, other */
+	char *ns;
 	int64_t bytes;
-	char ctrl[32];
+	char ctrl[NTP_DIAG_CTRL_LEN];
 	int64_t qid;
-	uint64_t n, errors, deferred, inline_sends;
+	uint64_t errors, deferred, inline_sends;
 	int64_t first_status;
 	double deferred_sum, inline_sum;
 };
 
-struct gather {
+/* one backend device's counters over the recording (backend_stats) */
+struct dbk {
+	char dev[64];
+	double aqu;               /* time-weighted commands in flight: iostat's aqu-sz */
+	int64_t depth;            /* nr_requests; -1 not read */
+};
+
+struct ntp_diag_gather {
 	struct dq *q;
 	size_t nq;
 	struct dgq *gq;
 	size_t ngq;
 	int64_t resets;           /* the host files' controller resets; -1 none tells */
+	struct dbk *bk;           /* the target files' backend devices */
+	size_t nbk;
 };
 
-static void gather_free(struct gather *g)
+static void gather_free(struct ntp_diag_gather *g)
 {
-	for (size_t i = 0; i < g->ngq; i++) {
-		free(g->gq[i].io_type);
+	for (size_t i = 0; i < g->ngq; i++)
 		free(g->gq[i].ns);
-	}
 	free(g->q);
 	free(g->gq);
+	free(g->bk);
 }
 
 /* room for element n of *p, whose room doubles at the counts 0, 1, 2, 4, ... */
@@ -100,19 +113,58 @@ static void copy(char *dst, size_t len, const unsigned char *src)
 	snprintf(dst, len, "%s", src ? (const char *)src : "");
 }
 
-static int host_queries(struct gather *g, struct ntp_diag_sources *has, const struct ntp_report *r,
+/* the target file i's backend devices over the recording, where it has their counters */
+static int backend_query(struct ntp_diag_gather *g, struct ntp_diag_sources *has, struct ntp_source *s,
+			 int i)
+{
+	const char *schema = s->files[i].schema, *path = s->files[i].path;
+	char sql[512];
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!ntp_diag__has_table(s->db, schema, "backend_stats"))
+		return 0;
+	has->backend = true;
+	snprintf(sql, sizeof(sql),
+		 "SELECT device, total(queue_ms) * 1e6 / total(interval_ns), max(depth)"
+		 " FROM \"%s\".backend_stats WHERE interval_ns > 0 GROUP BY 1", schema);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return ntp_report__db_fail(s->db, path, "cannot read the backend's counters");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct dbk *b;
+
+		if (grow((void **)&g->bk, g->nbk, sizeof(*g->bk))) {
+			rc = -ENOMEM;
+			break;
+		}
+		b = &g->bk[g->nbk++];
+		copy(b->dev, sizeof(b->dev), sqlite3_column_text(st, 0));
+		b->aqu = sqlite3_column_double(st, 1);
+		b->depth = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 2);
+	}
+	if (rc == -ENOMEM) {
+		sqlite3_finalize(st);
+		return rc;
+	}
+	return ntp_report__rows_end(s->db, path, st, rc, "cannot read the backend's counters");
+}
+
+static int host_queries(struct ntp_diag_gather *g, struct ntp_diag_sources *has, const struct ntp_report *r,
 			struct ntp_source *s, int i)
 {
 	const char *path = s->files[i].path;
 	const struct ntp_report_header *h = &r->files[i].hdr;
 	struct ntp_read_where where;
 	bool submitter;           /* the file has the processes */
+	char *depths;             /* meta host_queue_depth */
 	int64_t span = ntp_read_filter__window_ns(r->filter, h->duration_ns);
 	char from[1024], sql[2048];
 	sqlite3_stmt *st;
 	int rc;
 
 	rc = ntp_diag__host_from(from, sizeof(from), &where, &submitter, r, s, i);
+	if (!rc)
+		rc = ntp_diag__span_ns(s->db, path, from, &where, r->filter != NULL, span, &span);
 	if (rc)
 		return rc;
 	snprintf(sql, sizeof(sql),
@@ -134,11 +186,9 @@ static int host_queries(struct gather *g, struct ntp_diag_sources *has, const st
 		q = &g->gq[g->ngq];
 		memset(q, 0, sizeof(*q));
 		q->file = i;
-		q->io_type = strdup(sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "");
+		copy(q->io_type, sizeof(q->io_type), sqlite3_column_text(st, 0));
 		q->ns = strdup(sqlite3_column_text(st, 2) ? (const char *)sqlite3_column_text(st, 2) : "");
-		if (!q->io_type || !q->ns) {
-			free(q->io_type);
-			free(q->ns);
+		if (!q->ns) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -146,7 +196,6 @@ static int host_queries(struct gather *g, struct ntp_diag_sources *has, const st
 		q->bytes = sqlite3_column_int64(st, 1);
 		copy(q->ctrl, sizeof(q->ctrl), sqlite3_column_text(st, 3));
 		q->qid = sqlite3_column_int64(st, 4);
-		q->n = (uint64_t)sqlite3_column_int64(st, 5);
 		q->errors = (uint64_t)sqlite3_column_int64(st, 6);
 		q->first_status = sqlite3_column_int64(st, 7);
 		q->deferred = (uint64_t)sqlite3_column_int64(st, 8);
@@ -163,6 +212,7 @@ static int host_queries(struct gather *g, struct ntp_diag_sources *has, const st
 		 " count(DISTINCT pid) FROM %s WHERE 1", from);
 	if (ntp_read_filter__prepare(s->db, sql, r->filter ? &where : NULL, " GROUP BY 1, 2", &st))
 		return ntp_report__db_fail(s->db, path, "cannot read the queues' evidence");
+	depths = ntp_source__meta_text(s, i, NTP_META_HOST_QUEUE_DEPTH);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct dq *q;
 
@@ -181,7 +231,9 @@ static int host_queries(struct gather *g, struct ntp_diag_sources *has, const st
 		has->submitters |= q->submitters > 0;
 		q->rate = span > 0 && h->sample_one_in > 0 ?
 			  (double)q->n * (double)h->sample_one_in / ((double)span / 1e9) : -1;
+		q->depth = ntp_diag__depth_in(depths, q->ctrl);
 	}
+	free(depths);
 	return ntp_report__rows_end(s->db, path, st, rc, "cannot read the queues' evidence");
 }
 
@@ -192,7 +244,7 @@ static double queue_inflight(const struct dq *q)
 }
 
 static void set_host_queue(struct ntp_diag_queue *out, const struct dq *q,
-			   const struct ntp_source *s, const struct ntp_diag_sources *has)
+			   const struct ntp_diag_sources *has)
 {
 	double l = queue_inflight(q);
 
@@ -202,23 +254,100 @@ static void set_host_queue(struct ntp_diag_queue *out, const struct dq *q,
 	snprintf(out->name, sizeof(out->name), "%s q%" PRId64, q->ctrl, q->qid);
 	ntp_safe__clean_line(out->name);     /* a name from the file */
 	out->inflight = l;
-	out->depth = ntp_diag__ctrl_depth(s, q->file, q->ctrl);
+	out->depth = q->depth;
 	out->submitters = q->submitters;
 	out->submitter = q->submitters && has->submitters ? "processes" : NULL;
 }
 
-static const struct dq *find_queue(const struct gather *g, int file, const char *ctrl, int64_t qid)
+/* queues in (file, qid, controller) order, found by bsearch */
+static int cmp_dq(const void *a, const void *b)
 {
-	for (size_t i = 0; i < g->nq; i++)
-		if (g->q[i].file == file && g->q[i].qid == qid && !strcmp(g->q[i].ctrl, ctrl))
-			return &g->q[i];
-	return NULL;
+	const struct dq *x = a, *y = b;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->qid != y->qid)
+		return x->qid < y->qid ? -1 : 1;
+	return strcmp(x->ctrl, y->ctrl);
 }
 
-/* the backend: the storage stage's Little's law at rate, its depth not stated by the recording */
-static void set_backend(struct ntp_diag_evidence *e, double rate)
+static const struct dq *find_queue(const struct ntp_diag_gather *g, int file, const char *ctrl, int64_t qid)
 {
+	struct dq key = { .file = file, .qid = qid };
+
+	snprintf(key.ctrl, sizeof(key.ctrl), "%s", ctrl);
+	return g->nq ? bsearch(&key, g->q, g->nq, sizeof(*g->q), cmp_dq) : NULL;
+}
+
+/* a group's rows: (file, bytes, io_type, namespace) order, its range by binary search */
+static int cmp_key(int fa, int64_t ba, const char *ta, const char *na, int fb, int64_t bb,
+		   const char *tb, const char *nb)
+{
+	int c;
+
+	if (fa != fb)
+		return fa < fb ? -1 : 1;
+	if (ba != bb)
+		return ba < bb ? -1 : 1;
+	c = strcmp(ta, tb);
+	return c ? c : strcmp(na, nb);
+}
+
+static int cmp_dgq(const void *a, const void *b)
+{
+	const struct dgq *x = a, *y = b;
+
+	return cmp_key(x->file, x->bytes, x->io_type, x->ns, y->file, y->bytes, y->io_type, y->ns);
+}
+
+/* the first of g's rows of grp's key (g->ngq when none) */
+static size_t first_row(const struct ntp_diag_gather *g, const struct ntp_report_group *grp)
+{
+	size_t lo = 0, hi = g->ngq;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct dgq *q = &g->gq[mid];
+
+		if (cmp_key(q->file, q->bytes, q->io_type, q->ns, grp->host_file - 1, grp->bytes,
+			    grp->io_type, grp->ns) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* how full b is: in flight over the depth, else in flight */
+static double fullness(const struct dbk *b)
+{
+	return b->depth > 0 ? b->aqu / (double)b->depth : b->aqu;
+}
+
+/*
+ * The backend: dev's counters (NULL: the fullest device's) where the
+ * recording has them, else the storage stage's Little's law at rate, its
+ * depth then not stated
+ */
+static void set_backend(struct ntp_diag_evidence *e, const struct ntp_diag_gather *g, const char *dev,
+			double rate)
+{
+	const struct dbk *best = NULL;
 	int st = -1;
+
+	for (size_t i = 0; i < g->nbk; i++)
+		if ((!dev || !strcmp(g->bk[i].dev, dev)) && (!best || fullness(&g->bk[i]) >
+							     fullness(best)))
+			best = &g->bk[i];
+	if (best) {
+		e->backend.known = true;
+		e->backend.measured = true;
+		snprintf(e->backend.name, sizeof(e->backend.name), "backend %s", best->dev);
+		ntp_safe__clean_line(e->backend.name);
+		e->backend.inflight = best->aqu;
+		e->backend.depth = best->depth;
+		return;
+	}
 
 	for (int i = 0; i < e->nstages; i++)
 		if (e->stage[i] == NTP_STAGE_STORAGE)
@@ -276,8 +405,8 @@ static void from_group(struct ntp_diag_evidence *e, const struct ntp_report *r,
 	for (int s = 0; s < e->nstages; s++) {
 		e->stage[s] = v->stages[s].id;
 		e->mean_ns[s] = g->stage[s].mean;
-		e->tail_ns[s] = g->tail.stage_mean[s];
-		e->negative[s] = g->negative[s];
+		e->tail_ns[s] = g->tail.stage_mean ? g->tail.stage_mean[s] : 0;
+		e->negative[s] = g->negative ? g->negative[s] : 0;
 		if (v->stages[s].id == NTP_STAGE_NETWORK)
 			e->network_p50_ns = p50 >= 0 && ntp_stat__shown(&g->stage[s], p50) ?
 					    g->stage[s].pct[p50 - NTP_STAT_PCT] :
@@ -293,16 +422,15 @@ static bool same_group(const struct ntp_report_group *g, const struct dgq *q)
 	       !strcmp(g->io_type, q->io_type) && !strcmp(g->ns, q->ns);
 }
 
-static void host_evidence(struct ntp_diag_evidence *e, const struct gather *g,
-			  const struct ntp_report_group *grp, const struct ntp_source *s,
-			  const struct ntp_diag_sources *has)
+static void host_evidence(struct ntp_diag_evidence *e, const struct ntp_diag_gather *g,
+			  const struct ntp_report_group *grp, const struct ntp_diag_sources *has)
 {
-	for (size_t i = 0; i < g->ngq; i++) {
+	for (size_t i = grp ? first_row(g, grp) : 0; i < g->ngq; i++) {
 		const struct dgq *q = &g->gq[i];
 		const struct dq *queue;
 
 		if (grp && !same_group(grp, q))
-			continue;
+			break;
 		if (q->errors && !e->errors)
 			e->first_status = q->first_status;
 		e->errors += q->errors;
@@ -312,7 +440,7 @@ static void host_evidence(struct ntp_diag_evidence *e, const struct gather *g,
 		e->inline_delay_ns += q->inline_sum;
 		queue = find_queue(g, q->file, q->ctrl, q->qid);
 		if (queue)
-			set_host_queue(&e->host_queue, queue, s, has);
+			set_host_queue(&e->host_queue, queue, has);
 	}
 	e->deferred_delay_ns = e->deferred ? e->deferred_delay_ns / (double)e->deferred : 0;
 	e->inline_delay_ns = e->inline_sends ? e->inline_delay_ns / (double)e->inline_sends : 0;
@@ -366,7 +494,7 @@ static void add_group(struct ntp_diag_evidence *all, const struct ntp_diag_evide
 
 int ntp_diag__make(struct ntp_diag *d, const struct ntp_report *r, struct ntp_source *s)
 {
-	struct gather g = { .resets = -1 };
+	struct ntp_diag_gather g = { .resets = -1 };
 	double rate_all = 0;
 	bool rate_known = false;
 	int rc = 0;
@@ -387,14 +515,28 @@ int ntp_diag__make(struct ntp_diag *d, const struct ntp_report *r, struct ntp_so
 			}
 			rc = host_queries(&g, &d->has, r, s, i);
 		}
+		if (!rc && s->files[i].sides & NTP_SIDE_TARGET) {
+			d->has.target = true;
+			rc = backend_query(&g, &d->has, s, i);
+		}
 	}
 	if (rc == -ENOMEM) {
 		ntp_error("cannot make the diagnosis: %s", strerror(ENOMEM));
 		rc = NTP_EXIT_FAILURE;
 	}
-	if (!rc && r->ngroups) {
-		d->groups = calloc(r->ngroups, sizeof(*d->groups));
-		if (!d->groups) {
+	/* each group's rows found by binary search: linear in the groups, not quadratic */
+	if (!rc && g.nq)
+		qsort(g.q, g.nq, sizeof(*g.q), cmp_dq);
+	if (!rc && g.ngq) {
+		struct dgq *fit = realloc(g.gq, g.ngq * sizeof(*g.gq));  /* kept while printing */
+
+		if (fit)
+			g.gq = fit;
+		qsort(g.gq, g.ngq, sizeof(*g.gq), cmp_dgq);
+	}
+	if (!rc) {
+		d->gather = malloc(sizeof(*d->gather));
+		if (!d->gather) {
 			ntp_error("cannot make the diagnosis: %s", strerror(ENOMEM));
 			rc = NTP_EXIT_FAILURE;
 		}
@@ -403,19 +545,15 @@ int ntp_diag__make(struct ntp_diag *d, const struct ntp_report *r, struct ntp_so
 		gather_free(&g);
 		return rc;
 	}
+	*d->gather = g;
+	d->r = r;
 	d->ngroups = r->ngroups;
 	for (size_t k = 0; k < r->ngroups; k++) {
 		const struct ntp_report_group *grp = &r->groups[k];
-		struct ntp_diag_line *l = &d->groups[k];
+		struct ntp_diag_line l;
 
-		l->g = grp;
-		from_group(&l->e, r, grp);
-		host_evidence(&l->e, &g, grp, s, &d->has);
-		l->e.sends_known = d->has.deferral;
-		set_clock(&l->e, r, grp->host_file - 1);
-		set_backend(&l->e, grp->est_rate);
-		ntp_diag__decide(&l->e, &l->v);
-		add_group(&d->all.e, &l->e, grp);
+		ntp_diag__group(d, k, &l);
+		add_group(&d->all.e, &l.e, grp);
 		if (grp->est_rate >= 0) {
 			rate_all += grp->est_rate;
 			rate_known = true;
@@ -423,19 +561,35 @@ int ntp_diag__make(struct ntp_diag *d, const struct ntp_report *r, struct ntp_so
 	}
 	d->all.e.resets = -1;
 	d->all.e.min_n = ntp_stats[NTP_STAT_PCT].min_n;
-	host_evidence(&d->all.e, &g, NULL, s, &d->has);
+	host_evidence(&d->all.e, d->gather, NULL, &d->has);
 	d->all.e.sends_known = d->has.deferral;
 	set_clock(&d->all.e, r, -1);
-	set_backend(&d->all.e, rate_known ? rate_all : -1);
+	set_backend(&d->all.e, d->gather, NULL, rate_known ? rate_all : -1);
 	ntp_diag__decide(&d->all.e, &d->all.v);
-	gather_free(&g);
 	return 0;
+}
+
+void ntp_diag__group(const struct ntp_diag *d, size_t k, struct ntp_diag_line *l)
+{
+	const struct ntp_report *r = d->r;
+	const struct ntp_report_group *grp = &r->groups[k];
+
+	memset(l, 0, sizeof(*l));
+	l->g = grp;
+	from_group(&l->e, r, grp);
+	host_evidence(&l->e, d->gather, grp, &d->has);
+	l->e.sends_known = d->has.deferral;
+	set_clock(&l->e, r, grp->host_file - 1);
+	set_backend(&l->e, d->gather, r->kind == NTP_REPORT_TARGET ? grp->ns : NULL, grp->est_rate);
+	ntp_diag__decide(&l->e, &l->v);
 }
 
 void ntp_diag__free(struct ntp_diag *d)
 {
 	ntp_diag_by__free(&d->by);
-	free(d->groups);
+	if (d->gather)
+		gather_free(d->gather);
+	free(d->gather);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -468,15 +622,18 @@ const char *ntp_diag__stage_label(const struct ntp_diag_line *l, int i)
 	return l->e.host_alone && d->label_alone[0] ? d->label_alone : d->label;
 }
 
-/* "nvme0 q1 ~30 in flight / 32": "~" Little's law's estimate; no "/" without a depth */
+/*
+ * "nvme0 q1 ~30 in flight / 32": "~" Little's law's estimate (none: the
+ * device's own counters); no "/" without a depth
+ */
 static void queue_text(char *buf, size_t len, const struct ntp_diag_queue *q)
 {
 	char depth[32] = "";
 
 	if (q->depth > 0)
 		snprintf(depth, sizeof(depth), " / %" PRId64, q->depth);
-	snprintf(buf, len, "%s ~%.*f in flight%s", q->name, q->inflight < 10 ? 1 : 0, q->inflight,
-		 depth);
+	snprintf(buf, len, "%s %s%.*f in flight%s", q->name, q->measured ? "" : "~",
+		 q->inflight < 10 ? 1 : 0, q->inflight, depth);
 }
 
 void ntp_diag__evidence_text(const struct ntp_diag_line *l, char *buf, size_t len)
@@ -596,13 +753,17 @@ const char *ntp_diag__missing(const struct ntp_diag *d, size_t i)
 		{ d->has.submitters, "processes: not recorded in this file (no queue is named starved)" },
 		{ d->has.queue_depth, "queue depth: not recorded in this file (no host queue is saturated)" },
 		{ d->has.resets, "resets: not recorded in this file (errors are the commands' status)" },
+	}, tev[] = {
+		{ d->has.backend, "backend counters: not recorded in this file (storage is not named "
+		  "saturated)" },
 	};
 
-	if (!d->has.host)
-		return NULL;
-	for (size_t k = 0; k < sizeof(ev) / sizeof(ev[0]); k++)
+	for (size_t k = 0; d->has.host && k < sizeof(ev) / sizeof(ev[0]); k++)
 		if (!ev[k].has && !i--)
 			return ev[k].what;
+	for (size_t k = 0; d->has.target && k < sizeof(tev) / sizeof(tev[0]); k++)
+		if (!tev[k].has && !i--)
+			return tev[k].what;
 	return NULL;
 }
 
@@ -625,12 +786,14 @@ void ntp_diag__label(const struct ntp_diag_line *l, char *buf, size_t len)
 }
 
 const struct ntp_diag_line *ntp_diag__line_of(const struct ntp_diag *d,
-					      const struct ntp_report_group *g)
+					      const struct ntp_report_group *g,
+					      struct ntp_diag_line *l)
 {
-	for (size_t i = 0; g && i < d->ngroups; i++)
-		if (d->groups[i].g == g)
-			return &d->groups[i];
-	return NULL;
+	/* line k is of the report's groups[k] */
+	if (!g || !d->ngroups || g < d->r->groups || g >= d->r->groups + d->ngroups)
+		return NULL;
+	ntp_diag__group(d, (size_t)(g - d->r->groups), l);
+	return l;
 }
 
 void ntp_diag__change_text(const struct ntp_diag_line *base, const struct ntp_diag_line *new_line,

@@ -41,12 +41,22 @@ struct ntp_diag_sources {
 	bool submitters;          /* host_io.pid: the processes submitting to a queue */
 	bool queue_depth;         /* meta host_queue_depth */
 	bool resets;              /* meta host_ctrl_resets */
+	bool target;              /* a target side: else backend does not apply */
+	bool backend;             /* the backend_stats table */
 };
 
+struct ntp_diag_gather;
+
+/*
+ * The recording's line, made at once; each group's, from what was
+ * gathered, when it is asked for (ntp_diag__group): lines of every group
+ * at once would cost a report of many groups more than its model
+ */
 struct ntp_diag {
 	struct ntp_diag_line all;         /* the recording */
-	struct ntp_diag_line *groups;     /* r->groups' diagnoses, in their order */
-	size_t ngroups;
+	size_t ngroups;                   /* r's groups: lines 0 .. ngroups - 1 */
+	const struct ntp_report *r;       /* the report made of */
+	struct ntp_diag_gather *gather;   /* what the recordings hold beside the stages */
 	struct ntp_diag_sources has;
 	struct ntp_diag_by by;            /* --by: per queue or process; key NONE without */
 };
@@ -57,6 +67,8 @@ struct ntp_diag {
  */
 int ntp_diag__make(struct ntp_diag *d, const struct ntp_report *r, struct ntp_source *s);
 void ntp_diag__free(struct ntp_diag *d);
+/* group k's line (of r->groups[k]) into l */
+void ntp_diag__group(const struct ntp_diag *d, size_t k, struct ntp_diag_line *l);
 
 /*
  * The text of one line, at most width columns (cut with "..."; 0: not
@@ -82,9 +94,10 @@ void ntp_diag__label(const struct ntp_diag_line *l, char *buf, size_t len);
  * NULL past the last
  */
 const char *ntp_diag__missing(const struct ntp_diag *d, size_t i);
-/* d's line of group g (a pointer into the report d was made of); NULL: none */
+/* d's line of group g (a pointer into the report d was made of) into l: l, or NULL: none */
 const struct ntp_diag_line *ntp_diag__line_of(const struct ntp_diag *d,
-					      const struct ntp_report_group *g);
+					      const struct ntp_report_group *g,
+					      struct ntp_diag_line *l);
 /*
  * What changed and why, one line for a group in two runs (either NULL:
  * not in that run), at most width columns: the group's name, then the

@@ -189,6 +189,8 @@ static int read_file(struct ctx *c, const struct ntp_report *r, struct ntp_sourc
 	int rc;
 
 	rc = ntp_diag__host_from(from, sizeof(from), &where, &has_pid, r, s, c->file);
+	if (!rc)
+		rc = ntp_diag__span_ns(s->db, path, from, &where, r->filter != NULL, span, &span);
 	if (rc)
 		return rc;
 	c->scale = span > 0 && h->sample_one_in > 0 ?

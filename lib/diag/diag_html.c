@@ -41,7 +41,11 @@ void ntp_diag__html(FILE *f, const struct ntp_diag *d, const char *title)
 		"the tail</th><th>share</th><th class=\"l\">stage of the mean</th><th>share</th>"
 		"<th class=\"l\">cause</th><th class=\"l\">evidence</th></tr>\n", title);
 	row(f, &d->all);
-	for (size_t i = 0; i < d->ngroups; i++)
-		row(f, &d->groups[i]);
+	for (size_t i = 0; i < d->ngroups; i++) {
+		struct ntp_diag_line l;
+
+		ntp_diag__group(d, i, &l);
+		row(f, &l);
+	}
 	fputs("</table>\n", f);
 }

@@ -34,6 +34,7 @@ static void queue_member(struct ntp_json *j, const char *name, const struct ntp_
 	ntp_json__start_object(j);
 	ntp_json__string_field(j, "name", q->name);
 	ntp_json__double_field(j, "in_flight", q->inflight);
+	ntp_json__bool_field(j, "measured", q->measured);
 	ntp_json__name(j, "depth");
 	if (q->depth > 0)
 		ntp_json__int(j, q->depth);
@@ -162,14 +163,19 @@ void ntp_diag__json(struct ntp_json *j, const struct ntp_diag *d)
 	ntp_json__bool_field(j, "send_deferral", d->has.deferral);
 	ntp_json__bool_field(j, "processes", d->has.submitters);
 	ntp_json__bool_field(j, "queue_depth", d->has.queue_depth);
+	ntp_json__bool_field(j, "backend_stats", d->has.backend);
 	ntp_json__bool_field(j, "controller_resets", d->has.resets);
 	ntp_json__end_object(j);
 	ntp_json__name(j, "recording");
 	ntp_diag__json_line(j, &d->all);
 	ntp_json__name(j, "groups");
 	ntp_json__start_array(j);
-	for (size_t i = 0; i < d->ngroups; i++)
-		ntp_diag__json_line(j, &d->groups[i]);
+	for (size_t i = 0; i < d->ngroups; i++) {
+		struct ntp_diag_line l;
+
+		ntp_diag__group(d, i, &l);
+		ntp_diag__json_line(j, &l);
+	}
 	ntp_json__end_array(j);
 	ntp_json__end_object(j);
 }

@@ -16,7 +16,8 @@ const struct ntp_diag_rule ntp_diag_rules[NTP_DIAG_NCAUSES] = {
 	[NTP_DIAG_ERRORS] = { NTP_DIAG_ERRORS, "errors_or_retries", "errors or retries",
 		"a command completed with a non-zero status, or a controller reset while recording" },
 	[NTP_DIAG_SATURATED] = { NTP_DIAG_SATURATED, "saturated_queue", "saturated queue",
-		"a host queue's commands in flight >= 90% of its depth; or storage dominates and the "
+		"a host queue's commands in flight >= 90% of its depth, or >= 50% with the host "
+		"block layer dominating (commands wait for a tag); or storage dominates and the "
 		"backend's in flight >= 90% of its depth" },
 	[NTP_DIAG_STARVED] = { NTP_DIAG_STARVED, "starved_queue", "starved queue",
 		">= 8 commands in flight on one host queue, below its depth, submitted from >= 2 "
@@ -98,6 +99,21 @@ static bool full(const struct ntp_diag_queue *q)
 	return q->known && q->depth > 0 && q->inflight >= NTP_DIAG_SATURATED_FULL * (double)q->depth;
 }
 
+/*
+ * The host queue's tags all taken: its commands in flight from queued to
+ * the driver to done undercount the tags held (a tag is taken before the
+ * driver sees the command and freed after), so with the block layer, where
+ * a command waits for a tag, dominating, half the depth is enough
+ */
+static bool host_full(const struct ntp_diag_evidence *e)
+{
+	const struct ntp_diag_queue *q = &e->host_queue;
+
+	return full(q) || (q->known && q->depth > 0 &&
+			   q->inflight >= NTP_DIAG_TAG_WAIT_FULL * (double)q->depth &&
+			   dominates(e, NTP_DIAG_PART_HOST_BLOCK));
+}
+
 /* NULL when the join's clock is above doubt, else which evidence doubts it */
 static const char *clock_doubt(const struct ntp_diag_evidence *e)
 {
@@ -122,7 +138,7 @@ static bool starved(const struct ntp_diag_evidence *e)
 	const struct ntp_diag_queue *q = &e->host_queue;
 
 	return q->known && q->inflight >= NTP_DIAG_STARVED_INFLIGHT &&
-	       q->submitters >= NTP_DIAG_STARVED_SUBMITTERS && !full(q);
+	       q->submitters >= NTP_DIAG_STARVED_SUBMITTERS && !host_full(e);
 }
 
 static bool deferred(const struct ntp_diag_evidence *e)
@@ -197,8 +213,7 @@ void ntp_diag__decide(const struct ntp_diag_evidence *e, struct ntp_diag_verdict
 		v->holds |= 1u << NTP_DIAG_CLOCK;
 	if (e->errors || e->resets > 0)
 		v->holds |= 1u << NTP_DIAG_ERRORS;
-	if (full(&e->host_queue) ||
-	    (full(&e->backend) && dominates(e, NTP_DIAG_PART_STORAGE)))
+	if (host_full(e) || (full(&e->backend) && dominates(e, NTP_DIAG_PART_STORAGE)))
 		v->holds |= 1u << NTP_DIAG_SATURATED;
 	if (starved(e))
 		v->holds |= 1u << NTP_DIAG_STARVED;
@@ -215,7 +230,7 @@ void ntp_diag__decide(const struct ntp_diag_evidence *e, struct ntp_diag_verdict
 		;
 	switch (v->cause) {
 	case NTP_DIAG_SATURATED:
-		v->part = full(&e->host_queue) ? NTP_DIAG_PART_HOST_DRIVER : NTP_DIAG_PART_STORAGE;
+		v->part = host_full(e) ? NTP_DIAG_PART_HOST_DRIVER : NTP_DIAG_PART_STORAGE;
 		break;
 	case NTP_DIAG_STARVED:
 	case NTP_DIAG_DEFERRED:

@@ -39,6 +39,7 @@ enum ntp_diag_cause {
 #define NTP_DIAG_CLOCK_TOL_PCT 25.0     /* the join's tolerance, % of the network mean */
 #define NTP_DIAG_CLOCK_TOL_MIN_NS 10000.0 /* ... and at least this */
 #define NTP_DIAG_SATURATED_FULL 0.9     /* in flight / depth */
+#define NTP_DIAG_TAG_WAIT_FULL 0.5      /* ... with the host block layer dominating: tag waits */
 #define NTP_DIAG_STARVED_INFLIGHT 8.0   /* commands in flight on one queue */
 #define NTP_DIAG_STARVED_SUBMITTERS 2   /* processes submitting to it */
 #define NTP_DIAG_DEFERRED_SHARE_PCT 50.0 /* commands whose send was deferred, % of n */
@@ -63,8 +64,9 @@ int ntp_diag__part(enum ntp_stage st);
 /* a queue's commands in flight against its depth */
 struct ntp_diag_queue {
 	bool known;               /* any evidence of it at all */
-	char name[40];            /* "nvme0 q1" (a host queue), "backend" */
-	double inflight;          /* commands/s x mean time (Little's law) */
+	char name[80];            /* "nvme0 q1" (a host queue), "backend", "backend /dev/nullb0" */
+	double inflight;          /* commands/s x mean time (Little's law), else counted */
+	bool measured;            /* the backend's own counters (iostat's aqu-sz), not Little's */
 	int64_t depth;            /* its capacity as the recording states it; <= 0 unknown */
 	int submitters;           /* processes submitting to it; 0 unknown */
 	const char *submitter;    /* what submitters counts: "processes"; NULL unknown */

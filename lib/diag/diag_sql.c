@@ -6,6 +6,7 @@
 
 #include "lib/diag/diag_sql.h"
 #include "lib/model/model_files.h"
+#include "lib/model/model_sql.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_own.h"
 
@@ -32,6 +33,47 @@ static bool has_col(sqlite3 *db, const char *schema, const char *table, const ch
 	return yes;
 }
 
+int ntp_diag__span_ns(sqlite3 *db, const char *path, const char *from,
+		      const struct ntp_read_where *w, bool filtered, int64_t window,
+		      int64_t *span_ns)
+{
+	char sql[1536];
+	sqlite3_stmt *st;
+	int rc;
+
+	*span_ns = window;
+	snprintf(sql, sizeof(sql), "SELECT count(*), min(h_start_ns), max(h_done_ns) FROM %s WHERE 1",
+		 from);
+	if (ntp_read_filter__prepare(db, sql, filtered ? w : NULL, NULL, &st))
+		return ntp_report__db_fail(db, path, "cannot read the commands' span");
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_int64(st, 0) >= NTP_DIAG_SPAN_MIN_N) {
+		int64_t lo = sqlite3_column_int64(st, 1), hi = sqlite3_column_int64(st, 2);
+
+		if (hi > lo && (window <= 0 || hi - lo < window))
+			*span_ns = hi - lo;
+	}
+	if (rc == SQLITE_ROW)
+		rc = SQLITE_DONE;
+	return ntp_report__rows_end(db, path, st, rc, "cannot read the commands' span");
+}
+
+bool ntp_diag__has_table(sqlite3 *db, const char *schema, const char *table)
+{
+	char sql[160];
+	sqlite3_stmt *st;
+	bool yes;
+
+	snprintf(sql, sizeof(sql), "SELECT 1 FROM \"%s\".sqlite_schema WHERE type = 'table'"
+		 " AND name = ?1", schema);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
+}
+
 int ntp_diag__host_from(char *buf, size_t len, struct ntp_read_where *w, bool *has_pid,
 			const struct ntp_report *r, struct ntp_source *s, int i)
 {
@@ -52,9 +94,8 @@ int ntp_diag__host_from(char *buf, size_t len, struct ntp_read_where *w, bool *h
 	return ntp_read_filter__starts(w, s->db, &schema, 1, false, s->files[i].path);
 }
 
-int64_t ntp_diag__ctrl_depth(const struct ntp_source *s, int file, const char *ctrl)
+int64_t ntp_diag__depth_in(const char *v, const char *ctrl)
 {
-	char *v = ntp_source__meta_text(s, file, NTP_META_HOST_QUEUE_DEPTH);
 	int64_t depth = -1;
 	size_t n = strlen(ctrl);
 
@@ -66,6 +107,14 @@ int64_t ntp_diag__ctrl_depth(const struct ntp_source *s, int file, const char *c
 			depth = strtoll(p + n + 1, NULL, 10);
 		p = end ? end + 1 : p + strlen(p);
 	}
-	free(v);
 	return depth > 0 ? depth : -1;
+}
+
+int64_t ntp_diag__ctrl_depth(const struct ntp_source *s, int file, const char *ctrl)
+{
+	char *v = ntp_source__meta_text(s, file, NTP_META_HOST_QUEUE_DEPTH);
+	int64_t depth = ntp_diag__depth_in(v, ctrl);
+
+	free(v);
+	return depth;
 }

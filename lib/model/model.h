@@ -118,7 +118,7 @@ struct ntp_report_tail {
 	int64_t above_ns;             /* that percentile of the end-to-end latency */
 	uint64_t n;                   /* commands above it */
 	double e2e_mean;              /* their end-to-end mean, ns */
-	double stage_mean[NTP_VIEW_MAX_STAGES];   /* their stages' means, ns */
+	double *stage_mean;           /* their stages' means, ns: the group's nstages */
 };
 
 /*
@@ -140,8 +140,12 @@ struct ntp_report_group {
 	uint64_t impossible[NTP_IMPOSSIBLE_MAX];  /* commands left out, by why */
 	double est_rate;              /* commands/s, estimated: n * N / duration; < 0 unknown */
 	struct ntp_report_tail tail;  /* its slowest commands' stages */
-	/* commands counted with a stage below 0 (a joined stage: clock or pairing), per stage */
-	uint64_t negative[NTP_VIEW_MAX_STAGES];
+	/*
+	 * commands counted with a stage below 0 (a joined stage: clock or
+	 * pairing), per stage: nstages of them.  It and tail.stage_mean live in
+	 * the block of stage[], so that a group costs its view's stages only
+	 */
+	uint64_t *negative;
 	struct ntp_report_app app;    /* all 0 without the application's stamps */
 };
 

@@ -369,9 +369,13 @@ static int tail(struct ntp_report_group *g, const struct ntp_group_acc *a, int n
 {
 	struct ntp_report_tail *t = &g->tail;
 	long double sum[NTP_VIEW_MAX_STAGES] = { 0 }, e2e = 0;
+	double *stage_mean = t->stage_mean;     /* kept: the block of g->stage */
 	int err = 0;
 
 	memset(t, 0, sizeof(*t));
+	t->stage_mean = stage_mean;
+	for (int s = 0; s < nstages; s++)
+		stage_mean[s] = 0;
 	t->stat = ntp_stat__tail_tested(a->e2e.n);
 	if (t->stat == NTP_STAT_N)
 		return 0;

@@ -355,7 +355,10 @@ void ntp_report__print_diagnosis(const struct ntp_diag *d, FILE *f)
 	ntp_diag__full_text(&d->all, line, sizeof(line), NTP_DIAG_TEXT_WIDTH - 2);
 	fprintf(f, "# %s\n", line);
 	for (size_t i = 0; i < d->ngroups; i++) {
-		ntp_diag__full_text(&d->groups[i], line, sizeof(line), NTP_DIAG_TEXT_WIDTH - 2);
+		struct ntp_diag_line l;
+
+		ntp_diag__group(d, i, &l);
+		ntp_diag__full_text(&l, line, sizeof(line), NTP_DIAG_TEXT_WIDTH - 2);
 		fprintf(f, "# %s\n", line);
 	}
 	for (size_t i = 0; ntp_diag__missing(d, i); i++)

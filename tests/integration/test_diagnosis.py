@@ -119,7 +119,7 @@ def test_quiet_baseline__no_cause_and_what_is_not_recorded(run, rec):
     assert "no bottleneck beyond the device's own time" in lines[0]
     src = doc["diagnosis"]["sources"]
     assert src == {"send_deferral": True, "processes": False, "queue_depth": False,
-                   "controller_resets": False}
+                   "controller_resets": False, "backend_stats": False}
     assert "# queue depth: not recorded in this file (no host queue is saturated)" in lines
     assert "# resets: not recorded in this file (errors are the commands' status)" in lines
     assert "# processes: not recorded in this file (no queue is named starved)" in lines
@@ -143,10 +143,21 @@ def test_errors__status_counted_as_sql(run, copy):
     assert group(doc, "write", 4096, "nvme0n1")["evidence"]["errors"] == 0
 
 
+def span_s(db, where=""):
+    """The seconds Little's law takes a rate over: the commands' own span
+    from 100 of them (ntprof-report(1), DIAGNOSIS), else the recording's."""
+    meta = dict(db.execute("SELECT key, value FROM meta"))
+    n, lo, hi = db.execute("SELECT count(*), min(h_start_ns), max(h_done_ns) FROM host_io "
+                           + where).fetchone()
+    if n >= 100 and hi - lo < int(meta["duration_ns"]):
+        return (hi - lo) / 1e9
+    return int(meta["duration_ns"]) / 1e9
+
+
 def little(db, where=""):
     """{(controller, qid): commands in flight by Little's law}, as SQL over the file."""
     meta = dict(db.execute("SELECT key, value FROM meta"))
-    rate_scale = int(meta["sample_one_in"]) / (int(meta["duration_ns"]) / 1e9)
+    rate_scale = int(meta["sample_one_in"]) / span_s(db, where)
     rows = db.execute("SELECT controller, qid, count(*), avg(h_done_ns - h_queue_ns)"
                       " FROM host_io " + where + " GROUP BY 1, 2")
     return {(c, q): n * rate_scale * mean / 1e9 for c, q, n, mean in rows}
@@ -316,8 +327,8 @@ def by_doc(run, path, key, *extra):
     return doc["by"], text
 
 
-def check_rows(by, want, meta):
-    scale = int(meta["sample_one_in"]) / (int(meta["duration_ns"]) / 1e9)
+def check_rows(by, want, meta, span):
+    scale = int(meta["sample_one_in"]) / span
     rows = {r["name"]: r for r in by["rows"]}
     assert set(rows) == set(want)
     for name, (n, err, dfr, mean, held, e2e, others) in want.items():
@@ -345,7 +356,7 @@ def test_by_queue__rows_total_and_imbalance_as_sql(run, copy):
     db.commit()
     by, text = by_doc(run, path, "queue")
     meta = dict(db.execute("SELECT key, value FROM meta"))
-    rows = check_rows(by, sql_by(db, "queue"), meta)
+    rows = check_rows(by, sql_by(db, "queue"), meta, span_s(db))
     assert by["key"] == "queue" and by["tail_percentile"] == "p99"
     for name, r in rows.items():
         assert r["depth"] == (128 if name.startswith("nvme0") else 32)
@@ -366,7 +377,8 @@ def test_by_queue__read_filters_apply(run, copy):
     path, db = copy
     by, _ = by_doc(run, path, "queue", "--io-type", "read", "--qid", "1-2")
     meta = dict(db.execute("SELECT key, value FROM meta"))
-    check_rows(by, sql_by(db, "queue", "WHERE opcode = 2 AND qid BETWEEN 1 AND 2"), meta)
+    where = "WHERE opcode = 2 AND qid BETWEEN 1 AND 2"
+    check_rows(by, sql_by(db, "queue", where), meta, span_s(db, where))
 
 
 def test_by_process__as_sql_and_not_recorded(run, copy):
@@ -380,7 +392,7 @@ def test_by_process__as_sql_and_not_recorded(run, copy):
     db.commit()
     by, text = by_doc(run, path, "process")
     meta = dict(db.execute("SELECT key, value FROM meta"))
-    rows = check_rows(by, sql_by(db, "process"), meta)
+    rows = check_rows(by, sql_by(db, "process"), meta, span_s(db))
     assert by["processes_recorded"] is True
     for name, r in rows.items():
         if name != "(not recorded)":
@@ -441,3 +453,55 @@ def test_compare__names_what_report_names_and_what_changed(run, rec, copy):
     assert all(len(l) <= WIDTH for l in lines)
     page = ok(run, *args, "--html", "-").stdout
     assert "<h2>Diagnosis: the baseline</h2>" in page and "<h2>Diagnosis: the new run</h2>" in page
+
+
+def test_backend_counters__saturated_where_storage_dominates(run, tmp_path):
+    """A target's backend_stats (a local job's load the sampled commands do
+    not show): storage named saturated with the device's own aqu-sz against
+    its depth, where storage dominates; under 90% of the depth: backend time."""
+    path = tmp_path / "both.ntp"
+    ntpgen.generate_both(path)
+    db = sqlite3.connect(path)
+    dev = db.execute("SELECT device FROM target_io LIMIT 1").fetchone()[0]
+    _, doc = report(run, path)
+    assert doc["diagnosis"]["sources"]["backend_stats"] is True   # the table, empty
+    storage = [g for g in doc["diagnosis"]["groups"] if g["cause"] == "backend_time"]
+    assert storage, "the generator has a group where storage dominates"
+    key = (storage[0]["io_type"], storage[0]["bytes"], storage[0]["namespace"])
+    for aqu, saturated in ((57.0, False), (58.0, True)):
+        db.execute("DELETE FROM backend_stats")
+        # two intervals: 1 s at aqu, 1 s at aqu; depth 64
+        for t in (1, 2):
+            db.execute("INSERT INTO backend_stats VALUES (?, 1000000000, ?, 5000, 60, 1000, ?,"
+                       " 64)", (t * 10**9, dev, int(aqu * 1000)))
+        db.commit()
+        lines, doc = report(run, path)
+        g = group(doc, *key)
+        b = g["evidence"]["backend"]
+        assert b["measured"] is True and b["depth"] == 64 and b["in_flight"] == pytest.approx(aqu)
+        assert b["name"] == "backend " + dev
+        if saturated:
+            assert g["cause"] == "saturated_queue", g
+            assert g["text"].endswith("saturated queue (backend %s 58 in flight / 64)" % dev)
+        else:
+            assert g["cause"] == "backend_time", g
+            assert g["text"].endswith("backend time (backend %s 57 in flight / 64)" % dev)
+        # groups where storage does not dominate are not blamed on it
+        for other in doc["diagnosis"]["groups"]:
+            if other["cause"] == "saturated_queue":
+                assert other["tail_stage"]["stage"] == "storage" or \
+                    other["mean_stage"]["stage"] == "storage"
+    db.close()
+
+
+def test_backend_counters__not_recorded_in_an_older_file(run, tmp_path):
+    path = tmp_path / "both.ntp"
+    ntpgen.generate_both(path)
+    db = sqlite3.connect(path)
+    db.execute("DROP TABLE backend_stats")
+    db.commit()
+    db.close()
+    lines, doc = report(run, path)
+    assert doc["diagnosis"]["sources"]["backend_stats"] is False
+    assert "# backend counters: not recorded in this file (storage is not named saturated)" \
+        in lines

@@ -194,6 +194,27 @@ static void saturated__host_queue_at_90_pct_of_depth(void **state)
 	assert_int_equal(cause(&e), NTP_DIAG_NONE);
 }
 
+/* the block layer dominating (tag waits): half the depth is enough */
+static void saturated__tag_waits_at_half_the_depth(void **state)
+{
+	struct ntp_diag_evidence e;
+	const double block_heavy[NST] = { 60, 15, 10, 10, 5 };
+
+	joined(&e, block_heavy);
+	set_queue(&e.host_queue, 7.9, 16, 1);
+	assert_int_equal(cause(&e), NTP_DIAG_NONE);
+	e.host_queue.inflight = 8;
+	assert_int_equal(cause(&e), NTP_DIAG_SATURATED);
+	/* without the block layer dominating, 90% it is */
+	joined(&e, driver_heavy);
+	set_queue(&e.host_queue, 8, 16, 1);
+	assert_int_equal(cause(&e), NTP_DIAG_NONE);
+	/* tag waits: saturated, not starved, however many submit */
+	joined(&e, block_heavy);
+	set_queue(&e.host_queue, 8, 16, 2);
+	assert_int_equal(cause(&e), NTP_DIAG_SATURATED);
+}
+
 static void saturated__backend_only_where_storage_dominates(void **state)
 {
 	struct ntp_diag_evidence e;
@@ -341,6 +362,7 @@ int main(void)
 		cmocka_unit_test(clock__each_evidence_at_its_threshold),
 		cmocka_unit_test(errors__a_status_or_a_reset),
 		cmocka_unit_test(saturated__host_queue_at_90_pct_of_depth),
+		cmocka_unit_test(saturated__tag_waits_at_half_the_depth),
 		cmocka_unit_test(saturated__backend_only_where_storage_dominates),
 		cmocka_unit_test(starved__eight_in_flight_from_two_submitters),
 		cmocka_unit_test(deferred__share_and_delay_at_thresholds),
