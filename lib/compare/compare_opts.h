@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/cli/term.h"
 #include "lib/core/stat_table.h"
 #include "lib/model/model_filter.h"
 #include "lib/model/model_sort.h"
@@ -54,6 +55,10 @@ struct ntp_compare_opts {
 	bool quiet;                   /* -q: no header block, the tables only */
 	bool no_pager;                /* --no-pager: never page the text on a terminal */
 	bool percentiles;             /* --percentiles was given (lib/core/stat_table.h has them) */
+	bool wide;                    /* --wide: the rows never folded to the terminal's width */
+	const char *color;            /* --color: auto (NULL), always or never */
+	/* the text's width and colour, from the two above (ntp_term__open); zero: wide, none */
+	struct ntp_term term;
 };
 
 #endif

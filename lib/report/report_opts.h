@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "lib/cli/term.h"
 #include "lib/report/report_fields.h"
 #include "lib/model/model_filter.h"
 #include "lib/model/model_sort.h"
@@ -24,6 +25,10 @@ struct ntp_report_opts {
 	bool quiet;                   /* -q: no header block, the tables only */
 	bool no_pager;                /* --no-pager: never page the text on a terminal */
 	bool percentiles;             /* --percentiles was given (lib/core/stat_table.h has them) */
+	bool wide;                    /* --wide: the tables never folded to the terminal's width */
+	const char *color;            /* --color: auto (NULL), always or never */
+	/* the text's width and colour, from the two above (ntp_term__open); zero: wide, none */
+	struct ntp_term term;
 };
 
 #endif

@@ -278,10 +278,8 @@ static void print_groups(const struct ntp_report *r, FILE *f, const struct ntp_r
 		fprintf(f, "#\n# end-to-end latency per group (us); est_cmds/s is estimated: "
 			"n x %" PRId64 " / duration\n", r->files[0].hdr.sample_one_in);
 	ntp_report__print_percentile_note(f);
-	ntp_report__print_group_titles(f, joined, ns_title, o->field_separator, &o->fields);
-	for (size_t i = 0; i < r->ngroups; i++)
-		ntp_report__print_group_row(f, &r->groups[i], joined, o->field_separator,
-					    &o->fields);
+	ntp_report__print_group_table(f, r, joined, ns_title, o->field_separator, &o->fields,
+				      &o->term);
 }
 
 static void print_stages(const struct ntp_report *r, const struct ntp_report_group *g, FILE *f,
@@ -302,7 +300,7 @@ static void print_stages(const struct ntp_report *r, const struct ntp_report_gro
 			"submit, complete, reap and app e2e are theirs, their share%% of the app "
 			"e2e mean\n", g->app.e2e.n, g->e2e.n, g->app.reaped);
 	ntp_report__print_app_stage_table(f, g, v->stages, v->nstages, total, o->field_separator,
-					  &o->fields, r->app);
+					  &o->fields, r->app, &o->term);
 	if (o->histogram) {
 		char group[160];
 
