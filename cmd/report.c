@@ -56,6 +56,9 @@ int cmd_report(int argc, const char **argv)
 				 ntp_report_fields__opt,
 				 .values = ntp_stat__names(NTP_STAT_FIELD)),
 		NTP_OPT_PERCENTILES(&o.percentiles),
+		NTP_OPT_BOOL(0, "header", &o.header,
+			     "the full header: every hook, the command counts, host, start time, "
+			     "the clock pairs of a join"),
 		NTP_OPT_BOOL('q', "quiet", &o.quiet,
 			     "no header block (files, counts, notes): the tables only"),
 		NTP_OPT_BOOL(0, "wide", &o.wide,

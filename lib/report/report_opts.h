@@ -23,6 +23,7 @@ struct ntp_report_opts {
 	struct ntp_report_sort sort;     /* --sort; no keys: the default order */
 	struct ntp_report_fields fields; /* -F/--fields; none: every column */
 	bool quiet;                   /* -q: no header block, the tables only */
+	bool header;                  /* --header: every line of the header (hooks, counts, clocks) */
 	bool no_pager;                /* --no-pager: never page the text on a terminal */
 	bool percentiles;             /* --percentiles was given (lib/core/stat_table.h has them) */
 	bool wide;                    /* --wide: the tables never folded to the terminal's width */
