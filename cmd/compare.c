@@ -176,6 +176,8 @@ int cmd_compare(int argc, const char **argv)
 		NTP_OPT_STRING('t', "field-separator", &o.field_separator, "SEP",
 			       "the rows in long form, one per group, stage and statistic, "
 			       "fields separated by SEP (e.g. ',')"),
+		NTP_OPT_BOOL(0, "header", &o.header,
+			     "the full header: each file's host, start time, ntprof version and hooks"),
 		NTP_OPT_BOOL('q', "quiet", &o.quiet,
 			     "no header block (files, differences, notes): the tables only"),
 		NTP_OPT_BOOL(0, "wide", &o.wide,

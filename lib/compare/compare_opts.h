@@ -53,6 +53,7 @@ struct ntp_compare_opts {
 	struct ntp_report_sort sort;     /* --sort: by the change of a statistic */
 	const char *field_separator;  /* -t: the rows in long form, fields separated by this */
 	bool quiet;                   /* -q: no header block, the tables only */
+	bool header;                  /* --header: each file's every header line (hooks...) */
 	bool no_pager;                /* --no-pager: never page the text on a terminal */
 	bool percentiles;             /* --percentiles was given (lib/core/stat_table.h has them) */
 	bool wide;                    /* --wide: the rows never folded to the terminal's width */

@@ -25,9 +25,10 @@
 static const char *const run_label[NTP_CMP_RUNS] = { "baseline:", "new:" };
 
 /* the commands of each side the file has: a target recording's are target_io's */
-static void print_file(const struct ntp_report_file *rf, const char *label, FILE *f)
+static void print_file(const struct ntp_report_file *rf, const char *label, FILE *f, bool brief)
 {
-	const struct ntp_header_style st = { .label = label, .indent = "", .sub = "  " };
+	const struct ntp_header_style st = { .label = label, .indent = "", .sub = "  ",
+					     .brief = brief };
 	const struct ntp_report_header *h = &rf->hdr;
 	bool both = (rf->sides & NTP_SIDE_HOST) && (rf->sides & NTP_SIDE_TARGET);
 
@@ -51,7 +52,7 @@ static void print_header(const struct ntp_compare *c, FILE *f, const struct ntp_
 	fprintf(f, "# ntprof compare\n");
 	for (int r = 0; r < NTP_CMP_RUNS; r++)
 		for (int i = 0; i < c->run[r].nfiles; i++)
-			print_file(&c->run[r].files[i], run_label[r], f);
+			print_file(&c->run[r].files[i], run_label[r], f, !o->header);
 	ntp_read_filter__print_text(f, c->run[NTP_CMP_BASE].filter);
 	ntp_report_sort__print_text(f, &o->sort, true);
 	for (size_t i = 0; i < c->ndifferences; i++)

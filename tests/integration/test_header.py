@@ -81,3 +81,25 @@ def test_short_header__a_joined_report_keeps_its_match_and_warnings(run, recs):
     out = run("report", d / "jh.ntp", d / "jt.ntp").stdout
     assert re.search(r"^# commands matched:\s+\d+", out, re.M)
     assert "# warning: only" in out and "clock pair" not in out
+
+
+def test_compare_short_header__hooks_counted_differences_still_named(run, tmp_path):
+    hooks = list(ntpgen.DEFAULT_HOOKS)
+    hooks[5] = ("host", "h_recv", "nvme_tcp_process_nvme_cqe", "fentry", "")
+    a = ntpgen.generate(tmp_path / "a.ntp", seed=5)
+    b = ntpgen.generate(tmp_path / "b.ntp", seed=6, hooks=hooks, meta={"hostname": "otherhost"})
+    short = run("compare", a.path, b.path)
+    full = run("compare", "--header", a.path, b.path)
+    assert_ok(short)
+    assert_ok(full)
+    lines = short.stdout.splitlines()
+    assert not [l for l in lines if label(l) in ("hook:", "host:", "start time:", "recorded by:")]
+    assert [l for l in lines if label(l) == "hooks:"] == \
+        [f"#   hooks:           {len(hooks)} (listed with --header)"] * 2
+    differs = [l for l in lines if l.startswith("# differs:")]
+    assert differs == [l for l in full.stdout.splitlines() if l.startswith("# differs:")]
+    assert any("host" in l for l in differs) and any("h_recv" in l for l in differs)
+    assert len(re.findall(r"^#\s+hook:", full.stdout, re.M)) == 2 * len(hooks)
+    # the tables are the same
+    assert short.stdout[short.stdout.index("# groups:"):] == \
+        full.stdout[full.stdout.index("# groups:"):]

@@ -33,7 +33,7 @@ def evil(tmp_path_factory):
 
 
 @pytest.mark.parametrize("args", [["report", "--header", "a.ntp"], ["report", "--header", "-S", "detail", "a.ntp"],
-                                  ["compare", "a.ntp", "b.ntp"]])
+                                  ["compare", "--header", "a.ntp", "b.ntp"]])
 def test_no_control_sequence_reaches_the_terminal(run, evil, args):
     r = run(*[evil / a if a.endswith(".ntp") else a for a in args])
     assert r.returncode == Exit.OK, r.stderr
