@@ -6,10 +6,13 @@
  * the end of `ntprof record`.
  */
 
+#include <stdlib.h>
+
 #include "cmd/cmd.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
+#include "lib/cli/term.h"
 #include "lib/model/model_filter_opt.h"
 #include "lib/core/stat_table.h"
 #include "lib/diag/diag_by.h"
@@ -23,9 +26,14 @@ static const char *const report_usage[] = {
 
 static const char *const stage_views[] = { "summary", "detail", NULL };
 
+/* --histogram-buckets: the resolutions lib/core/hist.h reads (2^0 to 2^NTP_HIST_SUB_BITS) */
+static const char *const per_octave_words[] = { "1", "2", "4", "8", NULL };
+static const char *const hist_units[] = { "ns", "us", "ms", NULL };
+
 int cmd_report(int argc, const char **argv)
 {
 	struct ntp_report_opts o = { 0 };
+	const char *per_octave = NULL;
 	const struct ntp_option opts[] = {
 		NTP_OPT_STRING('j', "json", &o.json_path, "FILE",
 			       "also write the report as JSON to FILE ('-': stdout, instead of the text)"),
@@ -43,7 +51,13 @@ int cmd_report(int argc, const char **argv)
 			       "also write the report as a page with charts to FILE "
 			       "('-': stdout, instead of the text)"),
 		NTP_OPT_BOOL(0, "histogram", &o.histogram,
-			     "each stage's latency histogram: log2 buckets (bars; with -j, the buckets)"),
+			     "each stage's latency histogram (bars; with -j, the buckets)"),
+		NTP_OPT_CHOICE(0, "histogram-buckets", &per_octave, "N",
+			       "--histogram with N buckets an octave: 1 (log2), 2, 4 (the default) "
+			       "or 8", per_octave_words, .is_set = &o.histogram),
+		NTP_OPT_CHOICE(0, "histogram-unit", &o.hist.unit, "UNIT",
+			       "--histogram with bounds in ns, us (the default) or ms", hist_units,
+			       .is_set = &o.histogram),
 		/* long options only: -s and -t already mean other things (record's -s, -t) */
 		NTP_READ_FILTER_OPTIONS(&o.filter),
 		NTP_OPT_CALLBACK(0, "sort", &o.sort, "KEY[,KEY]",
@@ -60,8 +74,16 @@ int cmd_report(int argc, const char **argv)
 			       "the host's commands per queue or per process: in flight against the "
 			       "queue's depth, tail, errors, deferred sends; and the imbalance",
 			       ntp_diag_by_names),
+		NTP_OPT_BOOL(0, "header", &o.header,
+			     "the full header: every hook, the command counts, host, start time, "
+			     "the clock pairs of a join"),
 		NTP_OPT_BOOL('q', "quiet", &o.quiet,
 			     "no header block (files, counts, notes): the tables only"),
+		NTP_OPT_BOOL(0, "wide", &o.wide,
+			     "the tables whole, however wide: never folded to the terminal's width"),
+		NTP_OPT_CHOICE(0, "color", &o.color, "WHEN",
+			       "mark the stage that takes the most time in colour: on a "
+			       "terminal (auto, the default; not with NO_COLOR), always or never", ntp_term__color_words),
 		NTP_OPT_BOOL(0, "no-pager", &o.no_pager,
 			     "never page the text, even on a terminal (as ntprof --no-pager)"),
 		NTP_OPT_END(),
@@ -74,6 +96,8 @@ int cmd_report(int argc, const char **argv)
 		return NTP_EXIT_OK;
 	if (n == NTP_OPT_ERROR)
 		return NTP_EXIT_USAGE;
+	if (per_octave)
+		o.hist.per_octave = strtoull(per_octave, NULL, 10);
 	if (n < 1) {
 		ntp_error("no recording given: usage: %s", report_usage[0]);
 		return NTP_EXIT_USAGE;
