@@ -12,19 +12,38 @@
 #include "lib/cli/opt.h"
 #include "lib/model/model_filter_opt.h"
 #include "lib/core/stat_table.h"
+#include "lib/fleet/fleet_opts.h"
+#include "lib/fleet/fleet_source.h"
 #include "lib/report/report.h"
 
 static const char *const report_usage[] = {
 	"ntprof report [options] FILE",
 	"ntprof report [options] HOST.ntp TARGET.ntp...",
+	"ntprof report --url URL [fleet filters] [options]",
 	NULL,
 };
+
+/* the fleet's engine as the report's source */
+struct fleet_ctx {
+	struct ntp_ch_opts ch;
+	struct ntp_fleet_filter ff;
+	const struct ntp_read_filter *rf;
+};
+
+static int open_fleet(void *ctx, struct ntp_source **s)
+{
+	struct fleet_ctx *c = ctx;
+
+	return ntp_source__open_fleet(s, &c->ch, &c->ff, c->rf);
+}
 
 static const char *const stage_views[] = { "summary", "detail", NULL };
 
 int cmd_report(int argc, const char **argv)
 {
 	struct ntp_report_opts o = { 0 };
+	struct ntp_fleet_conn conn = { 0 };
+	struct fleet_ctx fc = { .rf = &o.filter };
 	const struct ntp_option opts[] = {
 		NTP_OPT_STRING('j', "json", &o.json_path, "FILE",
 			       "also write the report as JSON to FILE ('-': stdout, instead of the text)"),
@@ -59,9 +78,11 @@ int cmd_report(int argc, const char **argv)
 			     "no header block (files, counts, notes): the tables only"),
 		NTP_OPT_BOOL(0, "no-pager", &o.no_pager,
 			     "never page the text, even on a terminal (as ntprof --no-pager)"),
+		NTP_FLEET_CONN_OPTIONS(&conn),
+		NTP_FLEET_FILTER_OPTIONS(&fc.ff),
 		NTP_OPT_END(),
 	};
-	int n;
+	int n, err;
 
 	ntp_err__set_cmd("report");
 	n = ntp_opt__parse(opts, argc, argv, report_usage, 0);
@@ -69,9 +90,23 @@ int cmd_report(int argc, const char **argv)
 		return NTP_EXIT_OK;
 	if (n == NTP_OPT_ERROR)
 		return NTP_EXIT_USAGE;
-	if (n < 1) {
-		ntp_error("no recording given: usage: %s", report_usage[0]);
+	if (!conn.url) {
+		err = ntp_fleet_conn__none(&conn, &fc.ff);
+		if (err)
+			return err;
+		if (n < 1) {
+			ntp_error("no recording given: usage: %s", report_usage[0]);
+			return NTP_EXIT_USAGE;
+		}
+		return ntp_report__run(argv, n, &o);
+	}
+	if (n > 0) {
+		ntp_error("--url reads the fleet's engine, not files: '%s' given too", argv[0]);
 		return NTP_EXIT_USAGE;
 	}
-	return ntp_report__run(argv, n, &o);
+	err = ntp_fleet_conn__check(&conn, &fc.ch);
+	if (!err)
+		err = ntp_report__run_from(open_fleet, &fc, conn.url, NULL, 0, &o);
+	ntp_fleet_conn__free(&conn);
+	return err;
 }

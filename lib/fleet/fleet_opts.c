@@ -42,7 +42,7 @@ int ntp_fleet_conn__check(struct ntp_fleet_conn *c, struct ntp_ch_opts *o)
 	memset(o, 0, sizeof(*o));
 	if (!c->url) {
 		if (needs) {
-			ntp_error("'%s' needs --url", needs);
+			ntp_error("'%s' needs --url (the fleet's engine)", needs);
 			return NTP_EXIT_USAGE;
 		}
 		ntp_error("no --url: the fleet's ClickHouse server, e.g. --url http://localhost:8123");
@@ -74,4 +74,23 @@ void ntp_fleet_conn__free(struct ntp_fleet_conn *c)
 		free(c->password);
 		c->password = NULL;
 	}
+}
+
+int ntp_fleet_conn__none(const struct ntp_fleet_conn *c, const struct ntp_fleet_filter *ff)
+{
+	const char *opts[] = { "--user", "--password-file", "--cacert", "--database", "--host",
+			       "--target", "--run", "--subsysnqn", "--controller", "--from",
+			       "--until" };
+	const char *given[] = { c->user, c->password_file, c->cacert, c->database,
+				ff ? ff->hosts : NULL, ff ? ff->targets : NULL, ff ? ff->runs : NULL,
+				ff ? ff->subsysnqn : NULL, ff ? ff->cntlids : NULL,
+				ff ? ff->from : NULL, ff ? ff->until : NULL };
+
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		if (given[i]) {
+			ntp_error("'%s' needs --url (the fleet's engine)", opts[i]);
+			return NTP_EXIT_USAGE;
+		}
+	}
+	return 0;
 }

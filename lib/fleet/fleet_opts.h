@@ -10,6 +10,7 @@
 
 #include "lib/cli/opt.h"
 #include "lib/fleet/ch.h"
+#include "lib/fleet/fleet_source.h"
 
 #define NTP_FLEET_PASSWORD_ENV "NTPROF_FLEET_PASSWORD"
 
@@ -30,6 +31,29 @@ struct ntp_fleet_conn {
 		       "the CA certificates an https:// server's is checked against"), \
 	NTP_OPT_STRING(0, "database", &(c)->database, "NAME", \
 		       "the database of ntprof's tables (default ntprof)")
+
+/* the fleet filters of report (lib/fleet/fleet_source.h), one definition */
+#define NTP_FLEET_FILTER_OPTIONS(ff) \
+	NTP_OPT_STRING(0, "host", &(ff)->hosts, "NAME[,NAME]", \
+		       "--url: the host runs of these host names (and the target runs joined to them)"), \
+	NTP_OPT_STRING(0, "target", &(ff)->targets, "NAME[,NAME]", \
+		       "--url: the target runs of these host names (and the host runs joined to them)"), \
+	NTP_OPT_STRING(0, "run", &(ff)->runs, "ID[,ID]", \
+		       "--url: these runs, by the ids push prints"), \
+	NTP_OPT_STRING(0, "subsysnqn", &(ff)->subsysnqn, "NQN", \
+		       "--url: only commands of this subsystem"), \
+	NTP_OPT_STRING(0, "controller", &(ff)->cntlids, "CNTLID[,CNTLID]", \
+		       "--url: only commands of these controller ids"), \
+	NTP_OPT_STRING(0, "from", &(ff)->from, "TIME", \
+		       "--url: only commands from TIME on (UTC: YYYY-MM-DD[THH:MM[:SS]] or @SECONDS)"), \
+	NTP_OPT_STRING(0, "until", &(ff)->until, "TIME", \
+		       "--url: only commands before TIME (UTC)")
+
+/*
+ * Without --url: 0 when none of c's and ff's options is given, else
+ * NTP_EXIT_USAGE after one line naming the first ("needs --url").
+ */
+int ntp_fleet_conn__none(const struct ntp_fleet_conn *c, const struct ntp_fleet_filter *ff);
 
 /*
  * o from c: the password read (a --password-file that cannot be read is

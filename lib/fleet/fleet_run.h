@@ -14,6 +14,8 @@ struct ntp_fleet_run {
 	int64_t sample_one_in, hash_version;
 	int64_t start_ns, stop_ns, duration_ns, start_utc_ns;
 	int64_t host_rows, target_rows;
+	/* the intervals' sums of each side (host 0, target 1): seen, sampled, lost_ringbuf, lost_map */
+	uint64_t counts[2][4];
 	int sides;                /* enum ntp_side */
 };
 

@@ -30,6 +30,8 @@ static const struct table_def tables[NTP_FLEET_NTABLES] = {
 		"hostname String, boot_id String, role String, transport String, "
 		"sample_one_in UInt64, hash_version UInt32, kernel_release String, "
 		"ntprof_version String, file String, host_rows UInt64, target_rows UInt64, "
+		"h_seen UInt64, h_sampled UInt64, h_lost_ringbuf UInt64, h_lost_map UInt64, "
+		"t_seen UInt64, t_sampled UInt64, t_lost_ringbuf UInt64, t_lost_map UInt64, "
 		"meta String",
 		"PARTITION BY toYYYYMM(day) ORDER BY (run_id, push_id)", "run_id" },
 	[NTP_FLEET_IDS] = { "ids",

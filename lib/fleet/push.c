@@ -132,6 +132,21 @@ static int read_run(struct ntp_source *s, struct ntp_fleet_run *run, const char 
 		h = fnv(h, sums, sizeof(sums));
 	}
 	run->run_id = h;
+	/* the intervals' counters of each side: what the reports' headers say */
+	snprintf(sql, sizeof(sql), "SELECT side, total(seen), total(sampled), total(lost_ringbuf), "
+		 "total(lost_map) FROM \"%s\".intervals GROUP BY side", schema);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(s->db, path, "reading its intervals");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *side = (const char *)sqlite3_column_text(st, 0);
+		int k = side && !strcmp(side, "host") ? 0 : side && !strcmp(side, "target") ? 1 : -1;
+
+		for (int c = 0; c < 4 && k >= 0; c++)
+			run->counts[k][c] = (uint64_t)sqlite3_column_double(st, 1 + c);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_fail(s->db, path, "reading its intervals");
 	return 0;
 nomem:
 	ntp_error("%s: %s", path, strerror(ENOMEM));
@@ -325,7 +340,8 @@ static int send_rows(struct pusher *p, enum ntp_fleet_table t, const char *cols)
 static const char runs_cols[] =
 	"run_id, push_id, complete, pushed, day, start_utc_ns, start_ns, stop_ns, duration_ns, "
 	"hostname, boot_id, role, transport, sample_one_in, hash_version, kernel_release, "
-	"ntprof_version, file, host_rows, target_rows, meta";
+	"ntprof_version, file, host_rows, target_rows, h_seen, h_sampled, h_lost_ringbuf, "
+	"h_lost_map, t_seen, t_sampled, t_lost_ringbuf, t_lost_map, meta";
 
 static int send_run_row(struct pusher *p, bool complete)
 {
@@ -352,6 +368,9 @@ static int send_run_row(struct pusher *p, bool complete)
 	ntp_ch_buf__str(b, p->path);
 	ntp_ch_buf__u64(b, (uint64_t)r->host_rows);
 	ntp_ch_buf__u64(b, (uint64_t)r->target_rows);
+	for (int side = 0; side < 2; side++)
+		for (int k = 0; k < 4; k++)
+			ntp_ch_buf__u64(b, r->counts[side][k]);
 	ntp_ch_buf__str(b, r->meta);
 	p->rows = 1;
 	return send_rows(p, NTP_FLEET_RUNS, runs_cols);
