@@ -16,7 +16,7 @@
 #include "lib/fleet/push.h"
 
 static const char *const push_usage[] = {
-	"ntprof push --url URL [options] FILE...",
+	"ntprof push --url URL [options] [FILE...]",
 	NULL,
 };
 
@@ -45,11 +45,7 @@ int cmd_push(int argc, const char **argv)
 	err = ntp_fleet_conn__check(&c, &o.ch);
 	if (err)
 		return err;
-	if (n < 1) {
-		ntp_error("no recording given: usage: %s", push_usage[0]);
-		ntp_fleet_conn__free(&c);
-		return NTP_EXIT_USAGE;
-	}
+	/* no FILE: the tables only, made or checked */
 	err = ntp_push__run(argv, n, &o);
 	ntp_fleet_conn__free(&c);
 	return err;

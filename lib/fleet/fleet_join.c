@@ -59,18 +59,47 @@ static void sample_cond(const struct ntp_fleet_run *h, const struct ntp_fleet_ru
 	snprintf(buf, len, "cityHash64(join_key) %% 1000000 < %" PRId64, k);
 }
 
+/* a new recording at path: the schema and the meta a join checks */
+static int new_sample(const struct ntp_fleet_run *r, const char *path, const char *role,
+		      const char *boot_id, sqlite3 **db)
+{
+	sqlite3_stmt *st = NULL;
+	char sql[320];
+
+	if (sqlite3_open(path, db) != SQLITE_OK) {
+		ntp_error("%s: %s", path, *db ? sqlite3_errmsg(*db) : strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	if (exec(*db, ntp_schema_sql, path))
+		return NTP_EXIT_FAILURE;
+	snprintf(sql, sizeof(sql), "INSERT INTO meta VALUES ('role', '%s'), ('transport', ?1), "
+		 "('sample_one_in', %" PRId64 "), ('hash_version', %" PRId64 "), ('boot_id', ?2)",
+		 role, r->sample_one_in, r->hash_version);
+	if (sqlite3_prepare_v2(*db, sql, -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(st, 1, r->transport, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, boot_id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	return 0;
+fail:
+	ntp_error("%s: %s", path, sqlite3_errmsg(*db));
+	sqlite3_finalize(st);
+	return NTP_EXIT_FAILURE;
+}
+
 /*
- * A side's sample as a recording of its own at path: the meta a join
- * checks, and each command's key and the points the join bounds it by.
+ * A side's sample into the recording db (at path): each command's key and
+ * the points the join bounds it by.
  */
-static int write_sample(struct ntp_fleet *f, const struct ntp_fleet_run *r, bool target,
-			const char *cond, const char *path, int64_t *rows)
+static int add_sample(struct ntp_fleet *f, const struct ntp_fleet_run *r, bool target,
+		      const char *cond, sqlite3 *db, const char *path, int64_t *rows)
 {
 	struct ntp_ch_reply rep;
-	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	char *line, *fld[16];
-	char sql[256];
+	const char *sql;
 	int n, err;
 
 	*rows = 0;
@@ -84,32 +113,16 @@ static int write_sample(struct ntp_fleet *f, const struct ntp_fleet_run *r, bool
 			     target ? 2 : 1, cond);
 	if (err)
 		return err;
-	if (sqlite3_open(path, &db) != SQLITE_OK) {
-		ntp_error("%s: %s", path, db ? sqlite3_errmsg(db) : strerror(ENOMEM));
-		goto fail;
-	}
-	if (exec(db, ntp_schema_sql, path) || exec(db, "BEGIN", path))
-		goto fail;
-	snprintf(sql, sizeof(sql), "INSERT INTO meta VALUES ('role', '%s'), ('transport', ?1), "
-		 "('sample_one_in', %" PRId64 "), ('hash_version', %" PRId64 ")",
-		 target ? "target" : "host", r->sample_one_in, r->hash_version);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		goto sqlfail;
-	sqlite3_bind_text(st, 1, r->transport, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto sqlfail;
-	sqlite3_finalize(st);
 	if (target)
-		snprintf(sql, sizeof(sql), "INSERT INTO target_io (id, join_key, cntlid, qid, cid, "
-			 "nsid, slba, nlb, opcode, bytes, t_recv_ns, t_submit_ns, t_cmpl_ns, "
-			 "t_sent_ns, device) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,'')");
+		sql = "INSERT INTO target_io (id, join_key, cntlid, qid, cid, nsid, slba, nlb, opcode, "
+		      "bytes, t_recv_ns, t_submit_ns, t_cmpl_ns, t_sent_ns, device) "
+		      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,'')";
 	else
-		snprintf(sql, sizeof(sql), "INSERT INTO host_io (id, join_key, cntlid, qid, cid, "
-			 "nsid, slba, nlb, opcode, bytes, h_start_ns, h_queue_ns, h_cmd_sent_ns, "
-			 "h_recv_ns, h_done_ns, controller, namespace, path) "
-			 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'','','')");
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		goto sqlfail;
+		sql = "INSERT INTO host_io (id, join_key, cntlid, qid, cid, nsid, slba, nlb, opcode, "
+		      "bytes, h_start_ns, h_queue_ns, h_cmd_sent_ns, h_recv_ns, h_done_ns, controller, "
+		      "namespace, path) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'','','')";
+	if (exec(db, "BEGIN", path) || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		goto fail;
 	for (line = rep.body; (n = ntp_ch__tsv_next(&line, fld, 16)) >= 0;) {
 		if (n < 15)
 			continue;
@@ -117,33 +130,36 @@ static int write_sample(struct ntp_fleet *f, const struct ntp_fleet_run *r, bool
 		for (int i = 0; i < (target ? 14 : 15); i++)
 			sqlite3_bind_int64(st, i + 1, strtoll(fld[i], NULL, 10));
 		if (sqlite3_step(st) != SQLITE_DONE)
-			goto sqlfail;
+			goto fail;
 		(*rows)++;
 	}
 	sqlite3_finalize(st);
-	st = NULL;
-	if (exec(db, "COMMIT", path))
-		goto fail;
-	sqlite3_close(db);
 	ntp_ch_reply__free(&rep);
-	return 0;
-sqlfail:
-	ntp_error("%s: %s", path, sqlite3_errmsg(db));
+	return exec(db, "COMMIT", path);
 fail:
+	ntp_error("%s: %s", path, sqlite3_errmsg(db));
 	sqlite3_finalize(st);
-	sqlite3_close(db);
 	ntp_ch_reply__free(&rep);
 	return NTP_EXIT_FAILURE;
 }
 
-/* the line of two clocks: ntprof's join of a sample of both runs */
+/*
+ * The line of (h, t): ntprof's join of a sample of both runs, written as
+ * recordings of their own (one "-r both" recording for one run; two of one
+ * boot id on one clock), so that the estimate, and on one clock the line 0
+ * with its support, are the join's own.
+ */
 static int estimate(struct ntp_fleet *f, const struct ntp_fleet_run *h,
 		    const struct ntp_fleet_run *t, struct line *l)
 {
 	char dir[4096], hp[4200], tp[4200], cond[96];
 	const char *paths[2] = { hp, tp };
+	bool one = h == t;
+	const char *hboot = l->clock == NTP_JOIN_CLOCK_TWO ? "host" : "one";
+	const char *tboot = l->clock == NTP_JOIN_CLOCK_TWO ? "target" : "one";
 	struct ntp_source *s = NULL;
 	struct ntp_join *j = NULL;
+	sqlite3 *hdb = NULL, *tdb = NULL;
 	int64_t hn = 0, tn = 0;
 	int err;
 
@@ -155,13 +171,20 @@ static int estimate(struct ntp_fleet *f, const struct ntp_fleet_run *h,
 	snprintf(hp, sizeof(hp), "%s/host.ntp", dir);
 	snprintf(tp, sizeof(tp), "%s/target.ntp", dir);
 	sample_cond(h, t, cond, sizeof(cond));
-	err = write_sample(f, h, false, cond, hp, &hn);
-	err = err ?: write_sample(f, t, true, cond, tp, &tn);
+	err = new_sample(h, hp, one ? "both" : "host", hboot, &hdb);
+	err = err ?: add_sample(f, h, false, cond, hdb, hp, &hn);
+	if (!err && !one)
+		err = new_sample(t, tp, "target", tboot, &tdb);
+	err = err ?: add_sample(f, t, true, cond, one ? hdb : tdb, one ? hp : tp, &tn);
+	sqlite3_close(hdb);
+	sqlite3_close(tdb);
 	ntp_debug("clock of runs %016" PRIx64 " and %016" PRIx64 ": a sample of %" PRId64
 		  " host and %" PRId64 " target commands (%s)", h->run_id, t->run_id, hn, tn, cond);
 	if (!err && hn && tn) {
-		err = ntp_source__open_files(&s, paths, 2, false);
-		err = err ?: ntp_source__open_join(s, NULL, &j);
+		struct ntp_join_opts jo = { .fresh = 1 };
+
+		err = ntp_source__open_files(&s, paths, one ? 1 : 2, true);
+		err = err ?: ntp_source__open_join(s, &jo, &j);
 		err = err ?: ntp_join__run(j);
 		if (!err && ntp_join__npairs(j) == 1) {
 			const struct ntp_join_pair *p = ntp_join__pair(j, 0);
@@ -411,7 +434,7 @@ static int drop_stale(struct ntp_fleet *f, const struct ntp_fleet_run *h,
 
 	if (err || !n)
 		return err;
-	ntp_info("runs %016" PRIx64 " and %016" PRIx64 ": %" PRId64 " pairs of a join that "
+	ntp_debug("runs %016" PRIx64 " and %016" PRIx64 ": %" PRId64 " pairs of a join that "
 		 "stopped part way: removed", h->run_id, t->run_id, n);
 	return ntp_ch__queryf(f->ch, NULL, 0, "ALTER TABLE %s DELETE WHERE host_run = %" PRIu64
 			      " AND target_run = %" PRIu64,
@@ -431,7 +454,7 @@ static int join_two(struct ntp_fleet *f, const struct ntp_fleet_run *h,
 	if (err || done)
 		return err;
 	err = drop_stale(f, h, t);
-	if (!err && clock == NTP_JOIN_CLOCK_TWO) {
+	if (!err) {
 		l.estimated = 0;
 		err = estimate(f, h, t, &l);
 	}
@@ -458,7 +481,7 @@ static int join_two(struct ntp_fleet *f, const struct ntp_fleet_run *h,
 		t->target_rows - matched,
 		over - matched);
 	if (!err)
-		ntp_info("runs %016" PRIx64 " and %016" PRIx64 " joined in the engine (%s): %" PRId64
+		ntp_debug("runs %016" PRIx64 " and %016" PRIx64 " joined in the engine (%s): %" PRId64
 			 " pairs", h->run_id, t->run_id, clock_word(clock), matched);
 	return err;
 }

@@ -119,7 +119,7 @@ static void print_columns(FILE *out, enum ntp_fleet_table t)
 		if (!ntp_fleet__stage_sql(s, f, sizeof(f)))
 			continue;
 		if (t == NTP_FLEET_CMDS && (!strcmp(v, "host_stages") || !strcmp(v, "target_stages")))
-			fprintf(out, ", %s_ns Int64 MATERIALIZED %s", ntp_stages[s].key, f);
+			fprintf(out, ", %s_ns Int64 DEFAULT %s", ntp_stages[s].key, f);
 		/* the joined view's stages: the host's, the target's and the joined ones */
 		if (t == NTP_FLEET_PAIRS && s != NTP_STAGE_NETWORK_STAR && s != NTP_STAGE_RESIDENCE)
 			fprintf(out, ", %s_ns Int64", ntp_stages[s].key);
@@ -172,7 +172,7 @@ static int create(struct ntp_fleet *f, const char *db)
 		free(sql);
 		return NTP_EXIT_FAILURE;
 	}
-	ntp_info("%s: creating the fleet's tables in database %s%s%s", ntp_ch__url(f->ch), db,
+	ntp_debug("%s: creating the fleet's tables in database %s%s%s", ntp_ch__url(f->ch), db,
 		 *f->cluster ? " over cluster " : "", f->cluster);
 	for (p = sql; !err && (end = strchr(p, ';')); p = end + 2) {
 		*end = '\0';
@@ -272,9 +272,10 @@ int ntp_fleet__open(struct ntp_fleet **fp, const struct ntp_ch_opts *o, const ch
 		if (!f->cluster)
 			err = NTP_EXIT_FAILURE;
 	}
+	/* named with the database: a shard runs a distributed query's parts in its default one */
 	for (int t = 0; t < NTP_FLEET_NTABLES && !err; t++) {
-		snprintf(f->names[t][0], sizeof(f->names[t][0]), "%s", tables[t].name);
-		snprintf(f->names[t][1], sizeof(f->names[t][1]), "%s%s", tables[t].name,
+		snprintf(f->names[t][0], sizeof(f->names[t][0]), "%s.%s", db, tables[t].name);
+		snprintf(f->names[t][1], sizeof(f->names[t][1]), "%s.%s%s", db, tables[t].name,
 			 *f->cluster ? "_local" : "");
 	}
 	free(version);

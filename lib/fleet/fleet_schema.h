@@ -36,7 +36,7 @@ struct ntp_fleet {
 	struct ntp_ch *ch;
 	char *cluster;            /* "" on one server */
 	/* each table's name to read (Distributed on a cluster) and local one */
-	char names[NTP_FLEET_NTABLES][2][64];
+	char names[NTP_FLEET_NTABLES][2][128];
 };
 
 /*

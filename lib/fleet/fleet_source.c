@@ -129,6 +129,8 @@ bad:
 			  item);
 		return -1;
 	}
+	if (!n)
+		ntp_error("%s: an empty list", "--run");
 	return n;
 }
 
@@ -156,6 +158,8 @@ bad:
 		ntp_error("%s '%.*s': not a number up to %lu", opt, (int)len, item, max);
 		return -1;
 	}
+	if (!n)
+		ntp_error("%s: an empty list", opt);
 	return n;
 }
 
@@ -165,12 +169,6 @@ static int runs_where(FILE *m, const struct ntp_fleet_filter *ff)
 	int64_t t;
 
 	fputs("complete = 1", m);
-	if (ff->runs) {
-		fputs(" AND run_id IN (", m);
-		if (id_list(m, ff->runs) < 1)
-			return NTP_EXIT_USAGE;
-		fputc(')', m);
-	}
 	if (ff->from) {
 		if (parse_time("--from", ff->from, &t))
 			return NTP_EXIT_USAGE;
@@ -257,12 +255,12 @@ static int cmds_where(struct fleet_source *fs, const struct ntp_fleet_filter *ff
 	}
 	if (!err && rf && (rf->has_start || rf->has_end)) {
 		/* from each run's own start (meta start_ns) */
-		fprintf(m, " AND (%s - transform(%s, [", start, run);
+		fprintf(m, " AND ((%s - transform(%s, [", start, run);
 		for (int i = 0; i < fs->nruns; i++)
 			fprintf(m, "%s%" PRIu64, i ? ", " : "", fs->runs[i].run_id);
 		fputs("], [", m);
 		for (int i = 0; i < fs->nruns; i++)
-			fprintf(m, "%s%" PRId64, i ? ", " : "", fs->runs[i].start_ns);
+			fprintf(m, "%stoInt64(%" PRId64 ")", i ? ", " : "", fs->runs[i].start_ns);
 		fputs("], toInt64(0))) AS since", m);
 		fputs(") = since", m);
 		if (rf->has_start)
@@ -281,6 +279,27 @@ static int cmds_where(struct fleet_source *fs, const struct ntp_fleet_filter *ff
 	free(fs->where);
 	fs->where = sql;
 	return 0;
+}
+
+/* the fleet filters' values, before anything is asked of the engine: NTP_EXIT_USAGE after one line */
+static int check_filters(const struct ntp_fleet_filter *ff)
+{
+	FILE *null = fopen("/dev/null", "w");
+	int64_t t;
+	int err = 0;
+
+	if (!null)
+		return nomem();
+	if (ff->runs && id_list(null, ff->runs) < 1)
+		err = NTP_EXIT_USAGE;
+	if (!err && ff->cntlids && uint_list(null, "--controller", ff->cntlids, 65535) < 1)
+		err = NTP_EXIT_USAGE;
+	if (!err && ff->from)
+		err = parse_time("--from", ff->from, &t);
+	if (!err && ff->until)
+		err = parse_time("--until", ff->until, &t);
+	fclose(null);
+	return err;
 }
 
 /* ---- the runs --------------------------------------------------------------------- */
@@ -373,6 +392,25 @@ static int run_index(const struct fleet_source *fs, uint64_t id)
 	return -1;
 }
 
+/* is id in --run's list? */
+static bool listed(const char *list, uint64_t id)
+{
+	const char *p = list, *item;
+	size_t len;
+
+	while ((len = ntp_read_filter__next_item(&p, &item))) {
+		char buf[24];
+
+		if (len < sizeof(buf)) {
+			memcpy(buf, item, len);
+			buf[len] = '\0';
+			if (strtoull(buf, NULL, 16) == id)
+				return true;
+		}
+	}
+	return false;
+}
+
 /* is run i chosen by --host / --target (host name in the list)? */
 static bool named(const char *list, const char *hostname)
 {
@@ -393,7 +431,8 @@ static int read_pairs(struct fleet_source *fs, const struct ntp_fleet_filter *ff
 {
 	struct ntp_ch_reply r;
 	char *line, *fld[16];
-	bool *keep;
+	bool *keep, *chosen = NULL;
+	char *copy;
 	int n, err;
 
 	keep = calloc(fs->nruns ? fs->nruns : 1, sizeof(*keep));
@@ -408,11 +447,31 @@ static int read_pairs(struct fleet_source *fs, const struct ntp_fleet_filter *ff
 	for (int i = 0; i < fs->nruns; i++) {
 		const struct ntp_fleet_run *run = &fs->runs[i];
 
-		keep[i] = (!ff->hosts && !ff->targets) ||
+		keep[i] = (!ff->hosts && !ff->targets && !ff->runs) ||
+			  (ff->runs && listed(ff->runs, run->run_id)) ||
 			  (ff->hosts && (run->sides & NTP_SIDE_HOST) && named(ff->hosts, run->hostname)) ||
 			  (ff->targets && (run->sides & NTP_SIDE_TARGET) &&
 			   named(ff->targets, run->hostname));
 	}
+	/* the runs joined to a run chosen come with it (not those joined to them in turn) */
+	chosen = malloc((fs->nruns ? fs->nruns : 1) * sizeof(*chosen));
+	copy = err ? NULL : strdup(r.body);
+	if (!err && (!chosen || !copy))
+		err = nomem();
+	for (int i = 0; !err && i < fs->nruns; i++)
+		chosen[i] = keep[i];
+	/* a walk of a copy (fields are unescaped in place), then the pairs of the runs kept */
+	for (line = err ? NULL : copy; line && (n = ntp_ch__tsv_next(&line, fld, 16)) >= 0;) {
+		int h, t;
+
+		if (n < 15)
+			continue;
+		h = run_index(fs, strtoull(fld[0], NULL, 10));
+		t = run_index(fs, strtoull(fld[1], NULL, 10));
+		if (h >= 0 && t >= 0 && (chosen[h] || chosen[t]))
+			keep[h] = keep[t] = true;
+	}
+	free(copy);
 	for (line = err ? NULL : r.body; line && (n = ntp_ch__tsv_next(&line, fld, 16)) >= 0;) {
 		int h, t;
 		struct ntp_join_pair *p;
@@ -422,9 +481,8 @@ static int read_pairs(struct fleet_source *fs, const struct ntp_fleet_filter *ff
 			continue;
 		h = run_index(fs, strtoull(fld[0], NULL, 10));
 		t = run_index(fs, strtoull(fld[1], NULL, 10));
-		if (h < 0 || t < 0 || !(keep[h] || keep[t]))
+		if (h < 0 || t < 0 || !keep[h] || !keep[t])
 			continue;
-		keep[h] = keep[t] = true;
 		v = realloc(fs->pairs, (size_t)(fs->npairs + 1) * sizeof(*fs->pairs));
 		if (!v) {
 			err = nomem();
@@ -449,6 +507,7 @@ static int read_pairs(struct fleet_source *fs, const struct ntp_fleet_filter *ff
 		fs->counts.rejected += strtoll(fld[14], NULL, 10);
 	}
 	ntp_ch_reply__free(&r);
+	free(chosen);
 	/* the runs kept, in their order; the pairs' indexes follow */
 	if (!err) {
 		int k = 0, *to = calloc(fs->nruns ? fs->nruns : 1, sizeof(*to));
@@ -665,20 +724,34 @@ static char *utc_text(int64_t ns)
 	return strdup(buf);
 }
 
+static char *text_or_null(const char *s, int *err)
+{
+	char *t;
+
+	if (!s || !*s)
+		return NULL;
+	t = strdup(s);
+	if (!t)
+		*err = 1;
+	return t;
+}
+
 static int fill_header(struct fleet_source *fs, int i, struct ntp_report_file *f)
 {
 	const struct ntp_fleet_run *run = &fs->runs[i];
 	struct ntp_report_header *h = &f->hdr;
+	int err = 0;
 
 	memset(f, 0, sizeof(*f));
 	f->sides = run->sides;
 	h->path = fs->names[i];
 	h->schema_version = 1;
-	h->role = strdup(run->role);
-	h->transport = strdup(run->transport);
-	h->kernel_release = strdup(run->kernel_release);
-	h->hostname = strdup(run->hostname);
-	h->recorded_by = strdup(run->ntprof_version);
+	/* a meta key the recording lacks is "" in runs, and NULL in a header */
+	h->role = text_or_null(run->role, &err);
+	h->transport = text_or_null(run->transport, &err);
+	h->kernel_release = text_or_null(run->kernel_release, &err);
+	h->hostname = text_or_null(run->hostname, &err);
+	h->recorded_by = text_or_null(run->ntprof_version, &err);
 	h->start_time = utc_text(run->start_utc_ns);
 	h->sample_one_in = run->sample_one_in;
 	h->hash_version = run->hash_version;
@@ -695,9 +768,7 @@ static int fill_header(struct fleet_source *fs, int i, struct ntp_report_file *f
 	f->t_lost_ringbuf = run->counts[1][2];
 	f->t_lost_map = run->counts[1][3];
 	f->t_rows = run->sides & NTP_SIDE_TARGET ? (uint64_t)run->target_rows : 0;
-	if (!h->role || !h->transport || !h->kernel_release || !h->hostname || !h->recorded_by)
-		return nomem();
-	return 0;
+	return err ? nomem() : 0;
 }
 
 static int fleet_load(struct ntp_source *s, struct ntp_report *r, const struct ntp_report_load *lo)
@@ -780,7 +851,8 @@ int ntp_source__open_fleet(struct ntp_source **sp, const struct ntp_ch_opts *o,
 	fs->s.ops = &fleet_ops;
 	fs->ff = *ff;
 	fs->rf = rf;
-	err = ntp_fleet__open(&fs->f, o, NULL, false);
+	err = check_filters(ff);
+	err = err ?: ntp_fleet__open(&fs->f, o, NULL, false);
 	err = err ?: read_runs(fs, ff);
 	err = err ?: read_pairs(fs, ff);
 	if (!err && !fs->nruns) {
@@ -798,8 +870,8 @@ int ntp_source__open_fleet(struct ntp_source **sp, const struct ntp_ch_opts *o,
 
 		host |= !!(run->sides & NTP_SIDE_HOST);
 		target |= !!(run->sides & NTP_SIDE_TARGET);
-		if (asprintf(&fs->names[i], "%s:%s (run %016" PRIx64 ")", run->hostname, run->meta,
-			     run->run_id) < 0) {
+		if (asprintf(&fs->names[i], "%s%s%s (run %016" PRIx64 ")", run->hostname,
+			     *run->hostname ? ":" : "", run->meta, run->run_id) < 0) {
 			fs->names[i] = NULL;
 			err = nomem();
 		}

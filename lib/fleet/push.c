@@ -174,12 +174,6 @@ static int read_meta(struct ntp_source *s, struct ntp_fleet_run *run, const char
 		ntp_error("%s: %s", path, strerror(ENOMEM));
 		return NTP_EXIT_FAILURE;
 	}
-	if (!*run->transport) {
-		free(run->transport);
-		run->transport = strdup("tcp");
-		if (!run->transport)
-			return NTP_EXIT_FAILURE;
-	}
 	run->sample_one_in = ntp_source__meta_int(s, 0, NTP_META_SAMPLE_ONE_IN, 0);
 	run->hash_version = ntp_source__meta_int(s, 0, NTP_META_HASH_VERSION, 0);
 	run->start_ns = ntp_source__meta_int(s, 0, NTP_META_START_NS, 0);
@@ -559,6 +553,7 @@ static int push_one(struct ntp_fleet *f, const struct ntp_push_opts *o, const ch
 	struct ntp_source *s = NULL;
 	struct names nm = { 0 };
 	struct pusher p = { .f = f, .o = o, .path = path, .run = run };
+	char held[1024] = "";
 	uint64_t have;
 	int64_t n;
 	int err;
@@ -577,7 +572,7 @@ static int push_one(struct ntp_fleet *f, const struct ntp_push_opts *o, const ch
 	err = err ?: committed(f, run->run_id, &have);
 	if (!err && have) {
 		run->push_id = have;
-		ntp_info("%s: in %s already (run %016" PRIx64 "): not sent again", path,
+		ntp_debug("%s: in %s already (run %016" PRIx64 "): not sent again", path,
 			 ntp_ch__url(f->ch), run->run_id);
 		ntp_source__close(s);
 		return 0;
@@ -590,6 +585,9 @@ static int push_one(struct ntp_fleet *f, const struct ntp_push_opts *o, const ch
 	p.total = (run->sides & NTP_SIDE_HOST ? run->host_rows : 0) +
 		  (run->sides & NTP_SIDE_TARGET ? run->target_rows : 0);
 	err = err ?: read_names(s, &nm, path);
+	/* the engine's errors held, to be told in the one line that says what became of the push */
+	if (!err)
+		ntp_err__hold(held, sizeof(held));
 	err = err ?: send_run_row(&p, false);
 	err = err ?: send_names(&p, &nm);
 	if (!err && (run->sides & NTP_SIDE_HOST))
@@ -598,18 +596,22 @@ static int push_one(struct ntp_fleet *f, const struct ntp_push_opts *o, const ch
 		err = send_side(&p, s, &nm, true);
 	err = err ?: count_pushed(&p, &n);
 	if (!err && n != p.total) {
-		ntp_error("%s: the engine holds %" PRId64 " of the push's %" PRId64 " commands", path,
-			  n, p.total);
+		ntp_error("the engine holds %" PRId64 " of the push's %" PRId64 " commands", n,
+			  p.total);
 		err = NTP_EXIT_FLEET_PARTIAL;
 	}
 	err = err ?: send_run_row(&p, true);
+	ntp_err__hold(NULL, 0);
 	if (err && p.started) {
 		ntp_error("%s: the push stopped part way (%" PRId64 " of %" PRId64 " commands sent, "
-			  "not committed: no reader sees them): run it again", path, p.sent, p.total);
+			  "not committed: no reader sees them): %s: run it again", path, p.sent,
+			  p.total, held[0] ? held : "the engine's count differs");
 		err = NTP_EXIT_FLEET_PARTIAL;
+	} else if (err && held[0]) {
+		ntp_error("%s", held);
 	}
 	if (!err)
-		ntp_info("%s: %" PRId64 " commands in %d batches to %s (run %016" PRIx64 ")", path,
+		ntp_debug("%s: %" PRId64 " commands in %d batches to %s (run %016" PRIx64 ")", path,
 			 p.sent, p.batches, ntp_ch__url(f->ch), run->run_id);
 	ntp_ch_buf__free(&p.buf);
 	free_names(&nm);
