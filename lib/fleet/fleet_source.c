@@ -5,6 +5,7 @@
  * (ntp_ch__quote), ids and times parsed into numbers first.
  */
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/core/stage_table.h"
+#include "lib/core/stat_table.h"
 #include "lib/fleet/fleet_run.h"
 #include "lib/fleet/fleet_schema.h"
 #include "lib/fleet/fleet_source.h"
@@ -543,12 +545,38 @@ static const char *stage_col(enum ntp_stage st, char *buf, size_t len)
 	return buf;
 }
 
-/* the aggregates of one latency column x over the commands counted (ok) */
+/* the run's percentiles (lib/core/stat_table.h): their number, and p of each */
+static int percentiles(double *p)
+{
+	int n = 0;
+
+	while (n < NTP_PCT_MAX && ntp_stats[NTP_STAT_PCT + n].pct > 0) {
+		p[n] = ntp_stats[NTP_STAT_PCT + n].pct;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The aggregates of one latency column x over the commands counted (ok).
+ * The p-th nearest-rank percentile is -quantileExact(q)(-x) with q the
+ * double just above 1 - p/100 (ntprof-fleet(7), PERCENTILES): floor(q n)
+ * is then n - ceil(p n / 100) exactly, p having at most 4 decimals.
+ */
 static void aggregates(FILE *m, const char *x, bool hist)
 {
+	double p[NTP_PCT_MAX];
+	int np = percentiles(p);
+
 	fprintf(m, ", countIf(ok), minIf(%s, ok), maxIf(%s, ok), sumIf(%s, ok), "
-		"stddevSampIf(%s, ok), quantilesExactIf(0.5, 0.1, 0.01, 0.001)(-%s, ok)",
-		x, x, x, x, x);
+		"stddevSampIf(%s, ok), quantilesExactIf(", x, x, x, x);
+	for (int i = 0; i < np; i++) {
+		int64_t ppm = llround(p[i] * 1e6);
+		double q = nextafter((double)(100000000 - ppm) / 1e8, 1.0);
+
+		fprintf(m, "%s%.17g", i ? ", " : "", q);
+	}
+	fprintf(m, ")(-%s, ok)", x);
 	if (hist)
 		fprintf(m, ", sumMapIf([arrayCount(b -> b <= %s, arrayMap(k -> bitShiftLeft(toInt64(1), "
 			"k), range(63)))], [toUInt64(1)], ok)", x);
@@ -569,12 +597,12 @@ static int summary(struct ntp_summary *s, char **fld, bool hist, int64_t *sum)
 	s->sum = (double)*sum;
 	s->mean = (double)*sum / (double)s->n;
 	s->stddev = s->n > 1 ? strtod(fld[4], NULL) : 0;
-	/* [-p50,-p90,-p99,-p99.9] */
+	/* [-p1,-p2,...]: the run's percentiles, negated */
 	p = fld[5] + (fld[5][0] == '[');
-	s->p50 = -strtoll(p, &p, 10);
-	s->p90 = -strtoll(p + (*p == ','), &p, 10);
-	s->p99 = -strtoll(p + (*p == ','), &p, 10);
-	s->p999 = -strtoll(p + (*p == ','), &p, 10);
+	for (int i = 0; i < NTP_PCT_MAX && *p && *p != ']'; i++) {
+		s->pct[i] = -strtoll(p, &p, 10);
+		p += *p == ',';
+	}
 	if (hist) {
 		/* ([k,...],[count,...]) */
 		long long ks[64], cs[64];
@@ -685,19 +713,19 @@ static int load_groups(struct fleet_source *fs, struct ntp_report *r, bool hist)
 			break;
 		}
 		r->groups = nv;
-		g = &r->groups[r->ngroups++];
-		memset(g, 0, sizeof(*g));
-		g->host_file = run + 1;
-		g->ns = strdup(fld[1]);
-		g->io_type = strdup(fld[2]);
-		g->bytes = strtoll(fld[3], NULL, 10);
+		g = &r->groups[r->ngroups];
+		if (ntp_report_group__init(g, run + 1, fld[2], strtoll(fld[3], NULL, 10), fld[1],
+					   v->nstages)) {
+			err = nomem();
+			break;
+		}
+		r->ngroups++;
 		r->total += strtoull(fld[4], NULL, 10);
 		g->impossible[NTP_IMPOSSIBLE_BACKWARDS] = strtoull(fld[5], NULL, 10);
 		g->impossible[NTP_IMPOSSIBLE_NOT_NUMBER] = strtoull(fld[6], NULL, 10);
 		g->impossible[NTP_IMPOSSIBLE_OVERFLOW] = strtoull(fld[7], NULL, 10);
 		g->mismatched = strtoull(fld[8], NULL, 10);
-		if (!g->ns || !g->io_type ||
-		    summary(&g->e2e, fld + 9, hist, &g->sum_e2e)) {
+		if (summary(&g->e2e, fld + 9, hist, &g->sum_e2e)) {
 			err = nomem();
 			break;
 		}

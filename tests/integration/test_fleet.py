@@ -18,6 +18,7 @@ fails these tests, loudly.
 """
 
 import json
+import math
 import os
 import re
 import signal
@@ -443,20 +444,36 @@ def test_https__cacert(run, corpus, tmp_path_factory):
 
 # ---- definitions held to their one source --------------------------------------------------
 
+def level(p):
+    """the quantileExact level of the p-th percentile: the double just above 1 - p/100"""
+    ppm = round(p * 1_000_000)
+    return math.nextafter((100_000_000 - ppm) / 1e8, 1.0)
+
+
 def test_quantile_exact__of_negated_values_is_nearest_rank(server):
-    """ntprof-fleet(7), PERCENTILES: for every n to 2000, on values with ties"""
-    levels = {50: "0.5", 90: "0.1", 99: "0.01", 99.9: "0.001"}
+    """ntprof-fleet(7), PERCENTILES: for every n to 2000, on values with ties, for the
+    default percentiles and others (30: a level whose double is below its decimal)"""
+    ps = (50, 90, 99, 99.9, 30, 95, 99.99)
     got = server.rows(
-        "SELECT n, " + ", ".join(f"-quantileExact({q})(-v)" for q in levels.values()) +
+        "SELECT n, " + ", ".join(f"-quantileExact({level(p)!r})(-v)" for p in ps) +
         " FROM (SELECT n, (number * 7919 + n) % 1000 AS v FROM (SELECT number + 1 AS n "
         "FROM numbers(2000)) ARRAY JOIN range(n) AS number) GROUP BY n ORDER BY n")
     assert len(got) == 2000
     for row in got:
         n = int(row[0])
         vals = sorted((i * 7919 + n) % 1000 for i in range(n))
-        for k, p in enumerate(levels):
+        for k, p in enumerate(ps):
             rank = -(-round(p * 1_000_000) * n // 100_000_000)   # ceil, in integers
             assert int(row[1 + k]) == vals[max(rank, 1) - 1], (n, p)
+
+
+def test_percentiles_option__as_on_files(run, server, corpus):
+    files = corpus["pair"]
+    db = "percentiles"
+    push(run, server.url, "--database", db, *files)
+    for args in (("--percentiles", "30,95,99.99"), ("--percentiles", "50:75")):
+        assert report_json(run, "--url", server.url, "--database", db, *args) == \
+            report_json(run, *args, *files), args
 
 
 def stage_rows():
