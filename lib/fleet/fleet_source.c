@@ -15,6 +15,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/core/stage_table.h"
+#include "lib/core/interval.h"
 #include "lib/core/stat_table.h"
 #include "lib/fleet/fleet_run.h"
 #include "lib/fleet/fleet_schema.h"
@@ -561,7 +562,10 @@ static int percentiles(double *p)
  * The aggregates of one latency column x over the commands counted (ok).
  * The p-th nearest-rank percentile is -quantileExact(q)(-x) with q the
  * double just above 1 - p/100 (ntprof-fleet(7), PERCENTILES): floor(q n)
- * is then n - ceil(p n / 100) exactly, p having at most 4 decimals.
+ * is then n - ceil(p n / 100) exactly, p having at most 4 decimals.  The
+ * bounds of each percentile's 95% interval (compare's, lib/core/interval.h)
+ * are the sorted values at the ranks ntp_interval__quantile_ranks gives,
+ * computed by the engine with the same double operations in the same order.
  */
 static void aggregates(FILE *m, const char *x, bool hist)
 {
@@ -576,13 +580,23 @@ static void aggregates(FILE *m, const char *x, bool hist)
 
 		fprintf(m, "%s%.17g", i ? ", " : "", q);
 	}
-	fprintf(m, ")(-%s, ok)", x);
+	fprintf(m, ")(-%s, ok), [", x);
+	for (int i = 0; i < np; i++) {
+		double q = p[i] / 100.0;
+
+		for (int hi = 0; hi < 2; hi++)
+			fprintf(m, "%sarraySort(groupArrayIf(%s, ok))[toUInt64(greatest(1, least("
+				"toFloat64(countIf(ok)), %s(toFloat64(countIf(ok)) * %.17g %c %.17g * "
+				"sqrt(toFloat64(countIf(ok)) * %.17g * %.17g)))))]", i || hi ? ", " : "",
+				x, hi ? "ceil" : "floor", q, hi ? '+' : '-', NTP_Z975, q, 1.0 - q);
+	}
+	fputc(']', m);
 	if (hist)
 		fprintf(m, ", sumMapIf([arrayCount(b -> b <= %s, arrayMap(k -> bitShiftLeft(toInt64(1), "
 			"k), range(63)))], [toUInt64(1)], ok)", x);
 }
 
-/* a summary from the aggregates' fields at fld[0..): 6 of them, 7 with hist */
+/* a summary from the aggregates' fields at fld[0..): 7 of them, 8 with hist */
 static int summary(struct ntp_summary *s, char **fld, bool hist, int64_t *sum)
 {
 	char *p;
@@ -603,6 +617,14 @@ static int summary(struct ntp_summary *s, char **fld, bool hist, int64_t *sum)
 		s->pct[i] = -strtoll(p, &p, 10);
 		p += *p == ',';
 	}
+	/* [lo1,hi1,lo2,hi2,...]: each percentile's interval bounds */
+	p = fld[6] + (fld[6][0] == '[');
+	for (int i = 0; i < NTP_PCT_MAX && *p && *p != ']'; i++) {
+		s->p_lo[i] = strtoll(p, &p, 10);
+		p += *p == ',';
+		s->p_hi[i] = strtoll(p, &p, 10);
+		p += *p == ',';
+	}
 	if (hist) {
 		/* ([k,...],[count,...]) */
 		long long ks[64], cs[64];
@@ -611,7 +633,7 @@ static int summary(struct ntp_summary *s, char **fld, bool hist, int64_t *sum)
 		s->hist = calloc(1, sizeof(*s->hist));
 		if (!s->hist)
 			return -ENOMEM;
-		p = strchr(fld[6], '[');
+		p = strchr(fld[7], '[');
 		while (p && *p != ']' && nk < 64) {
 			ks[nk++] = strtoll(p + 1, &p, 10);
 			if (*p != ',')
@@ -656,7 +678,7 @@ static int load_groups(struct fleet_source *fs, struct ntp_report *r, bool hist)
 	size_t len = 0;
 	FILE *m = open_memstream(&sql, &len);
 	struct ntp_ch_reply rep;
-	int n, err, per = hist ? 7 : 6;
+	int n, err, per = hist ? 8 : 7;
 
 	if (!m)
 		return nomem();
