@@ -493,6 +493,19 @@ static bool joinable(const struct ntp_fleet_run *h, const struct ntp_fleet_run *
 	       h->hash_version == t->hash_version;
 }
 
+/*
+ * were h and t recording at one time?  By their wall-clock spans; a run
+ * whose meta has no start or no duration may have, so it is joined
+ */
+static bool overlap(const struct ntp_fleet_run *h, const struct ntp_fleet_run *t)
+{
+	if (h->start_utc_ns <= 0 || t->start_utc_ns <= 0 || h->duration_ns <= 0 ||
+	    t->duration_ns <= 0)
+		return true;
+	return h->start_utc_ns <= t->start_utc_ns + t->duration_ns &&
+	       t->start_utc_ns <= h->start_utc_ns + h->duration_ns;
+}
+
 int ntp_fleet_join__pushed(struct ntp_fleet *f, const struct ntp_fleet_run *runs, int n)
 {
 	int err = 0;
@@ -506,7 +519,8 @@ int ntp_fleet_join__pushed(struct ntp_fleet *f, const struct ntp_fleet_run *runs
 		for (int k = 0; k < n && !err; k++) {
 			const struct ntp_fleet_run *h = &runs[i], *t = &runs[k];
 
-			if (h->sides != NTP_SIDE_HOST || t->sides != NTP_SIDE_TARGET)
+			if (h->sides != NTP_SIDE_HOST || t->sides != NTP_SIDE_TARGET ||
+			    !overlap(h, t))
 				continue;
 			if (!joinable(h, t)) {
 				ntp_warn("runs %016" PRIx64 " and %016" PRIx64 " are not joined: their "
