@@ -192,6 +192,93 @@ def test_twohosts__pairs_equal_join_of_each_host(run, server, corpus, tmp_path):
         assert sorted(got[name]) == [tuple(p) for p in want], (name, cntlid)
 
 
+def _weeks(tmp_path, storage=((10_000, 40_000), (20_000, 90_000))):
+    """two pairs of one host and one target, a week apart: (h, t, start) each"""
+    out = []
+    tuesday = 1715076000       # 2024-05-07T10:00:00Z
+    for i, st in enumerate(storage):
+        start = tuesday - (1 - i) * 7 * 86400
+        meta = {"start_realtime_ns": start * 10**9}
+        groups = (J("read", 4096, "nvme0n1", 1200, storage=st),
+                  J("write", 8192, "nvme0n1", 300, storage=st))
+        h, t = tmp_path / f"wh{i}.ntp", tmp_path / f"wt{i}.ntp"
+        ntpgen.generate_joined([h], [t], [ntpgen.Link(0, 0, offset_ns=(i + 1) * 7_000_000,
+                                                      drift=10e-6, groups=groups)],
+                               seed=80 + i, host_meta=[dict(meta, hostname="hostw")],
+                               target_meta=[dict(meta, hostname="targetw")])
+        out.append((h, t, start))
+    return out
+
+
+def same(got, want, where="doc"):
+    """got is want: every count, string, integer time and percentile (with its interval) the
+    same; a float that comes of a standard deviation (a mean's interval and p-value) to 1e-9,
+    as the engine sums the squares in another order than ntprof"""
+    if isinstance(want, dict):
+        assert isinstance(got, dict) and set(got) == set(want), (where, got, want)
+        for k in want:
+            same(got[k], want[k], f"{where}.{k}")
+    elif isinstance(want, list):
+        assert isinstance(got, list) and len(got) == len(want), (where, got, want)
+        for i, (g, w) in enumerate(zip(got, want)):
+            same(g, w, f"{where}[{i}]")
+    elif isinstance(want, float) and ".mean." in where + ".":
+        assert got == pytest.approx(want, rel=1e-9, abs=1e-300), where
+    else:
+        assert got == want, (where, got, want)
+
+
+def compare_json(run, *args):
+    r = run("compare", "-j", "-", *args, timeout=300)
+    assert_ok(r)
+    return comparable(json.loads(r.stdout))
+
+
+@pytest.mark.parametrize("where", ["one", "two"])
+def test_compare_url__time_ranges_and_runs__equal_compare_files(run, server, shards, tmp_path,
+                                                                where):
+    """compare --url of two weeks (as time ranges, then as runs) is compare of the files"""
+    (h0, t0, s0), (h1, t1, s1) = _weeks(tmp_path)
+    db = "compare_weeks"
+    if where == "one":
+        url = server.url
+    else:
+        for s in shards:
+            push(run, s.url, "--database", db, "--cluster", fleet_server.CLUSTER)
+        url = shards[1].url
+    push(run, shards[0].url if where == "two" else url, "--database", db, h0, t0, h1, t1)
+    # pushed together, a week apart: each host joined with its own week's target only
+    node = server if where == "one" else shards[0]
+    assert node.query("SELECT count() FROM clocks", db) == "2\n"
+    want = compare_json(run, f"{h0},{t0}", f"{h1},{t1}")
+    assert want["groups"], want
+    ranges = (f"@{s0 - 60}..@{s0 + 3600}", f"@{s1 - 60}..@{s1 + 3600}")
+    same(compare_json(run, "--url", url, "--database", db, *ranges), want)
+    base, new = ("%016x" % int(r[0]) for r in node.rows(
+        "SELECT run_id FROM runs WHERE role = 'host' AND complete = 1 ORDER BY start_utc_ns", db))
+    same(compare_json(run, "--url", url, "--database", db, base, new), want)
+    # the read filters and the fleet filters apply to both runs
+    same(compare_json(run, "--url", url, "--database", db, "--io-type", "read", "--host",
+                      "hostw", *ranges),
+         compare_json(run, "--io-type", "read", f"{h0},{t0}", f"{h1},{t1}"))
+
+
+@pytest.mark.parametrize("args, says", [
+    (("--from", "2024-05-01", "2024-05-01..2024-05-02", "2024-05-08..2024-05-09"), "--from"),
+    (("--run", "00000000000000ab", "00000000000000ab", "00000000000000cd"), "--run"),
+    (("..", "2024-05-08.."), "FROM, UNTIL or both"),
+    (("2024-05-01..",), "no new run"),
+    (("2024-05-01..x", "2024-05-08.."), "--until"),
+])
+def test_compare_url__bad_runs__usage_error(run, server, args, says):
+    one_line(run("compare", "--url", server.url, *args), Exit.USAGE, says)
+
+
+def test_compare_fleet_filter_without_url__usage_error(run, corpus):
+    h, t = corpus["pair"]
+    one_line(run("compare", "--host", "x", h, t), Exit.USAGE, "'--host' needs --url")
+
+
 # ---- the commit protocol ---------------------------------------------------------------
 
 def test_push_twice__stored_once(run, server, corpus):
