@@ -669,6 +669,30 @@ static int cmp_groups(const void *a, const void *b)
 	return ntp_report__group_cmp(x, y);
 }
 
+/* " FROM ... WHERE ...": r's commands, the joined ones of the runs' clock lines or one side's */
+static void from_where(struct fleet_source *fs, const struct ntp_report *r, FILE *m)
+{
+	if (r->kind == NTP_REPORT_JOINED) {
+		fprintf(m, " FROM %s WHERE (host_run, target_run) IN (",
+			ntp_fleet__table(fs->f, NTP_FLEET_PAIRS, false));
+		for (int i = 0, k = 0; i < fs->npairs; i++)
+			if (fs->pairs[i].estimated)
+				fprintf(m, "%s(%" PRIu64 ", %" PRIu64 ")", k++ ? ", " : "",
+					fs->runs[fs->pairs[i].host_file].run_id,
+					fs->runs[fs->pairs[i].target_file].run_id);
+		fputc(')', m);
+	} else {
+		fprintf(m, " FROM %s WHERE side = %d AND (run_id, push_id) IN (",
+			ntp_fleet__table(fs->f, NTP_FLEET_CMDS, false),
+			r->kind == NTP_REPORT_TARGET ? 2 : 1);
+		for (int i = 0; i < fs->nruns; i++)
+			fprintf(m, "%s(%" PRIu64 ", %" PRIu64 ")", i ? ", " : "", fs->runs[i].run_id,
+				fs->runs[i].push_id);
+		fputc(')', m);
+	}
+	fprintf(m, " AND %s", fs->where);
+}
+
 static int load_groups(struct fleet_source *fs, struct ntp_report *r, bool hist)
 {
 	const struct ntp_view *v = ntp_report__view(r);
@@ -696,25 +720,8 @@ static int load_groups(struct fleet_source *fs, struct ntp_report *r, bool hist)
 	aggregates(m, e2e, hist);
 	for (int i = 0; i < v->nstages; i++)
 		aggregates(m, stage_col(v->stages[i].id, col, sizeof(col)), hist);
-	if (joined) {
-		fprintf(m, " FROM %s WHERE (host_run, target_run) IN (",
-			ntp_fleet__table(fs->f, NTP_FLEET_PAIRS, false));
-		for (int i = 0, k = 0; i < fs->npairs; i++)
-			if (fs->pairs[i].estimated)
-				fprintf(m, "%s(%" PRIu64 ", %" PRIu64 ")", k++ ? ", " : "",
-					fs->runs[fs->pairs[i].host_file].run_id,
-					fs->runs[fs->pairs[i].target_file].run_id);
-		fputc(')', m);
-	} else {
-		fprintf(m, " FROM %s WHERE side = %d AND (run_id, push_id) IN (",
-			ntp_fleet__table(fs->f, NTP_FLEET_CMDS, false),
-			r->kind == NTP_REPORT_TARGET ? 2 : 1);
-		for (int i = 0; i < fs->nruns; i++)
-			fprintf(m, "%s(%" PRIu64 ", %" PRIu64 ")", i ? ", " : "", fs->runs[i].run_id,
-				fs->runs[i].push_id);
-		fputc(')', m);
-	}
-	fprintf(m, " AND %s GROUP BY %s, ns, io_type, bytes FORMAT TabSeparated", fs->where,
+	from_where(fs, r, m);
+	fprintf(m, " GROUP BY %s, ns, io_type, bytes FORMAT TabSeparated",
 		joined ? "host_run" : "run_id");
 	if (fclose(m) || !sql) {
 		free(sql);
@@ -865,6 +872,67 @@ static int fleet_load(struct ntp_source *s, struct ntp_report *r, const struct n
 	return err ?: load_groups(fs, r, lo && lo->histograms);
 }
 
+/*
+ * The commands, as series reads them from files (lib/series/series_scan.c):
+ * run by run, in the order of their start, ties by id.  The engine sends
+ * them all in one reply, which is held in memory while they are handed on.
+ */
+static int fleet_rows(struct ntp_source *s, const struct ntp_report *r, ntp_source_row_fn fn,
+		      void *ctx)
+{
+	struct fleet_source *fs = (struct fleet_source *)s;
+	const struct ntp_view *v = ntp_report__view(r);
+	bool joined = r->kind == NTP_REPORT_JOINED, target = r->kind == NTP_REPORT_TARGET;
+	char *sql = NULL, col[32], *line, *fld[8 + NTP_VIEW_MAX_STAGES];
+	size_t len = 0;
+	FILE *m = open_memstream(&sql, &len);
+	struct ntp_ch_reply rep;
+	int n, err;
+
+	if (!m)
+		return nomem();
+	fprintf(m, "SELECT indexOf([");
+	for (int i = 0; i < fs->nruns; i++)
+		fprintf(m, "%stoUInt64(%" PRIu64 ")", i ? ", " : "", fs->runs[i].run_id);
+	fprintf(m, "], %s) AS f, io_type, bytes, ns, %s AS t, %s", joined ? "host_run" : "run_id",
+		target ? "t_recv_ns" : "h_start_ns", target ? "residence_ns" : "e2e_ns");
+	for (int i = 0; i < v->nstages; i++)
+		fprintf(m, ", %s", stage_col(v->stages[i].id, col, sizeof(col)));
+	from_where(fs, r, m);
+	fprintf(m, " ORDER BY f, t, %s FORMAT TabSeparated", joined ? "host_id" : "id");
+	if (fclose(m) || !sql) {
+		free(sql);
+		return nomem();
+	}
+	err = ntp_ch__query(fs->f->ch, sql, NULL, 0, &rep, 0);
+	free(sql);
+	for (line = err ? NULL : rep.body;
+	     !err && line && (n = ntp_ch__tsv_next(&line, fld, 8 + NTP_VIEW_MAX_STAGES)) >= 0;) {
+		struct ntp_source_row row = { 0 };
+
+		if (n < 6 + v->nstages)
+			continue;
+		row.file = atoi(fld[0]);
+		row.io_type = fld[1];
+		row.bytes = strtoll(fld[2], NULL, 10);
+		row.ns = fld[3];
+		row.t_ns = strtoll(fld[4], NULL, 10);
+		row.e2e = strtoll(fld[5], NULL, 10);
+		for (int i = 0; i < v->nstages; i++)
+			row.stage[i] = strtoll(fld[6 + i], NULL, 10);
+		err = fn(ctx, &row);
+	}
+	ntp_ch_reply__free(&rep);
+	return err;
+}
+
+static int64_t fleet_start_ns(struct ntp_source *s, int i)
+{
+	struct fleet_source *fs = (struct fleet_source *)s;
+
+	return i < fs->nruns ? fs->runs[i].start_ns : -1;
+}
+
 static void fleet_close(struct ntp_source *s)
 {
 	struct fleet_source *fs = (struct fleet_source *)s;
@@ -884,6 +952,8 @@ static void fleet_close(struct ntp_source *s)
 static const struct ntp_source_ops fleet_ops = {
 	.name = "fleet",
 	.load = fleet_load,
+	.rows = fleet_rows,
+	.start_ns = fleet_start_ns,
 	.close = fleet_close,
 };
 

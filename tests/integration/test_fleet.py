@@ -279,6 +279,45 @@ def test_compare_fleet_filter_without_url__usage_error(run, corpus):
     one_line(run("compare", "--host", "x", h, t), Exit.USAGE, "'--host' needs --url")
 
 
+def series_json(run, *args):
+    r = run("series", "-j", "-", *args, timeout=300)
+    assert_ok(r)
+    return comparable(json.loads(r.stdout))
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_series_url__equals_series_files(run, server, shards, corpus, case):
+    """series --url: each interval's groups, counts, rates, means and percentiles of series
+    FILES, from one server and from two shards (the same databases report's tests push)"""
+    files = corpus[case]
+    want = series_json(run, "-i", "2", *files)
+    assert want["rows"], want
+    push(run, server.url, "--database", f"one_{case}", *files)
+    assert series_json(run, "--url", server.url, "--database", f"one_{case}", "-i", "2") == want
+    a, b = shards
+    db = f"two_{case}"
+    for s in (a, b):
+        push(run, s.url, "--database", db, "--cluster", fleet_server.CLUSTER)
+    push(run, a.url, "--database", db, *files)
+    assert series_json(run, "--url", b.url, "--database", db, "-i", "2") == want
+
+
+def test_series_url__options_as_on_files(run, server, corpus):
+    """--top, --percentiles, a read filter and a fleet filter; and the CSV"""
+    h0, h1, t = corpus["twohosts"]
+    db = "series_opts"
+    push(run, server.url, "--database", db, h0, h1, t)
+    url = ("--url", server.url, "--database", db)
+    for args in (("--top", "1"), ("--percentiles", "50,99.9"), ("--io-type", "write"),
+                 ("-i", "500ms", "--time", "2,6")):
+        assert series_json(run, *url, *args) == series_json(run, *args, h0, h1, t), args
+    assert series_json(run, *url, "--host", "gen-host-1") == series_json(run, h1, t)
+    csv = [run("series", "--csv", "-", *a) for a in (url, (h0, h1, t))]
+    for r in csv:
+        assert_ok(r)
+    assert csv[0].stdout == csv[1].stdout and csv[0].stdout.count("\n") > 2
+
+
 # ---- the commit protocol ---------------------------------------------------------------
 
 def test_push_twice__stored_once(run, server, corpus):
