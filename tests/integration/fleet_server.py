@@ -104,9 +104,14 @@ class Server:
         self.stop()
         raise RuntimeError(f"clickhouse-server did not answer on {self.url} in {timeout} s")
 
-    def stop(self):
+    def stop(self, kill=True):
+        """killed (its data is the tests' and thrown away, or read again by a restart, as
+        after a crash), or with kill=False shut down as an operator would (about 10 s)"""
         if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
+            if kill:
+                self.proc.kill()
+            else:
+                self.proc.terminate()
             try:
                 self.proc.wait(30)
             except subprocess.TimeoutExpired:

@@ -333,9 +333,11 @@ def test_push_twice__stored_once(run, server, corpus):
     assert server.query("SELECT count() FROM clocks", db) == "1\n"
 
 
-def _big(tmp_path, rows=200_000):
-    path = tmp_path / "big.ntp"
-    ntpgen.generate_bulk(path, rows)
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    """a recording of 200,000 commands: a push of it in batches of 1000 is stopped part way"""
+    path = tmp_path_factory.mktemp("big") / "big.ntp"
+    ntpgen.generate_bulk(path, 200_000)
     return path
 
 
@@ -348,8 +350,7 @@ def _wait(pred, what, timeout=120):
     pytest.fail(f"timed out waiting for {what}")
 
 
-def test_push_killed_half_way__repeated__stored_once(run, ntprof, server, tmp_path):
-    big = _big(tmp_path)
+def test_push_killed_half_way__repeated__stored_once(run, ntprof, server, big):
     db = "killed"
     push(run, server.url, "--database", db)       # the tables, so that count() can be asked
     p = subprocess.Popen([str(ntprof), "push", "--url", server.url, "--database", db,
@@ -371,10 +372,9 @@ def test_push_killed_half_way__repeated__stored_once(run, ntprof, server, tmp_pa
     assert committed == "200000\n"
 
 
-def test_push_stopped_part_way__exit_16__repeated(run, ntprof, tmp_path_factory, tmp_path):
+def test_push_stopped_part_way__exit_16__repeated(run, ntprof, tmp_path_factory, big):
     srv = fleet_server.Server(tmp_path_factory.mktemp("ch_stop"), "stop").start()
     try:
-        big = _big(tmp_path)
         db = "stopped"
         push(run, srv.url, "--database", db)
         p = subprocess.Popen([str(ntprof), "push", "--url", srv.url, "--database", db,
