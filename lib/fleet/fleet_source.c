@@ -591,9 +591,18 @@ static void aggregates(FILE *m, const char *x, bool hist)
 				x, hi ? "ceil" : "floor", q, hi ? '+' : '-', NTP_Z975, q, 1.0 - q);
 	}
 	fputc(']', m);
+	/*
+	 * the fine bucket of bpf/ntp_hist.h (s = NTP_HIST_SUB_BITS): below 2^s
+	 * the value itself (0 below 1); else, with m the highest set bit (the
+	 * powers of two 2^1..2^62 at most x), (m - s + 1) 2^s + the s bits below it
+	 */
 	if (hist)
-		fprintf(m, ", sumMapIf([arrayCount(b -> b <= %s, arrayMap(k -> bitShiftLeft(toInt64(1), "
-			"k), range(63)))], [toUInt64(1)], ok)", x);
+		fprintf(m, ", sumMapIf([if(%s < %d, if(%s < 1, toInt64(0), toInt64(%s)), "
+			"toInt64((arrayCount(b -> b <= %s, arrayMap(k -> bitShiftLeft(toInt64(1), k + 1), "
+			"range(62))) - %d + 1) * %d + bitAnd(bitShiftRight(%s, arrayCount(b -> b <= "
+			"%s, arrayMap(k -> bitShiftLeft(toInt64(1), k + 1), range(62))) - %d), %d)))], "
+			"[toUInt64(1)], ok)", x, 1 << NTP_HIST_SUB_BITS, x, x, x, NTP_HIST_SUB_BITS,
+			1 << NTP_HIST_SUB_BITS, x, x, NTP_HIST_SUB_BITS, (1 << NTP_HIST_SUB_BITS) - 1);
 }
 
 /* a summary from the aggregates' fields at fld[0..): 7 of them, 8 with hist */
@@ -626,35 +635,41 @@ static int summary(struct ntp_summary *s, char **fld, bool hist, int64_t *sum)
 		p += *p == ',';
 	}
 	if (hist) {
-		/* ([k,...],[count,...]) */
-		long long ks[64], cs[64];
+		/* ([k,...],[count,...]): the non-empty fine buckets, in order */
+		enum { MAXK = NTP_HIST_NBUCKETS(NTP_HIST_SUB_BITS) };
+		long long ks[MAXK], cs[MAXK];
 		int nk = 0, nc = 0;
 
 		s->hist = calloc(1, sizeof(*s->hist));
 		if (!s->hist)
 			return -ENOMEM;
+		s->hist->lo = 1;
+		s->hist->hi = 0;
 		p = strchr(fld[7], '[');
-		while (p && *p != ']' && nk < 64) {
+		while (p && *p != ']' && nk < MAXK) {
 			ks[nk++] = strtoll(p + 1, &p, 10);
 			if (*p != ',')
 				break;
 		}
 		p = p ? strchr(p, '[') : NULL;
-		while (p && *p != ']' && nc < 64) {
+		while (p && *p != ']' && nc < MAXK) {
 			cs[nc++] = strtoll(p + 1, &p, 10);
 			if (*p != ',')
 				break;
 		}
-		s->hist->lo = NTP_HIST_BUCKETS;
-		s->hist->hi = -1;
-		for (int i = 0; i < nk && i < nc; i++) {
-			if (ks[i] < 0 || ks[i] >= NTP_HIST_BUCKETS)
-				continue;
-			s->hist->count[ks[i]] = (uint64_t)cs[i];
-			if (ks[i] < s->hist->lo)
-				s->hist->lo = (int)ks[i];
-			if (ks[i] > s->hist->hi)
-				s->hist->hi = (int)ks[i];
+		nk = nk < nc ? nk : nc;
+		for (int i = 0; i < nk; i++)
+			if (ks[i] < 0 || ks[i] >= MAXK || (i && ks[i] <= ks[i - 1]))
+				nk = 0;
+		if (nk) {
+			s->hist->lo = (int)ks[0];
+			s->hist->hi = (int)ks[nk - 1];
+			s->hist->count = calloc((size_t)(s->hist->hi - s->hist->lo + 1),
+						sizeof(*s->hist->count));
+			if (!s->hist->count)
+				return -ENOMEM;
+			for (int i = 0; i < nk; i++)
+				s->hist->count[ks[i] - s->hist->lo] = (uint64_t)cs[i];
 		}
 	}
 	return 0;

@@ -602,6 +602,20 @@ def test_percentiles_option__as_on_files(run, server, corpus):
             report_json(run, *args, *files), args
 
 
+@pytest.mark.parametrize("case", ["pair", "target", "hot"])
+def test_histogram__as_on_files(run, server, corpus, case):
+    """--histogram's fine buckets counted by the engine (bpf/ntp_hist.h's, in SQL), read at
+    every resolution and unit as from the files"""
+    files = corpus[case]
+    db = f"one_{case}"
+    push(run, server.url, "--database", db, *files)
+    for args in (("--histogram",), ("--histogram-buckets", "8"), ("--histogram-buckets", "1"),
+                 ("--histogram-unit", "ns")):
+        want = report_json(run, *args, *files)
+        assert any(st.get("histogram") for g in want["groups"] for st in g["stages"]), want
+        assert report_json(run, "--url", server.url, "--database", db, *args) == want, args
+
+
 def stage_rows():
     """(key, view, formula) of each row of lib/core/stage_table.c"""
     text = STAGE_TABLE.read_text()
