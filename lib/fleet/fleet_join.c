@@ -106,7 +106,7 @@ static int add_sample(struct ntp_fleet *f, const struct ntp_fleet_run *r, bool t
 	err = ntp_ch__queryf(f->ch, &rep, 0,
 			     "SELECT id, join_key, cntlid, qid, cid, nsid, slba, nlb, opcode, bytes, %s "
 			     "FROM %s WHERE run_id = %" PRIu64 " AND push_id = %" PRIu64 " AND side = %d "
-			     "AND %s FORMAT TabSeparated",
+			     "AND %s ORDER BY id FORMAT TabSeparated",
 			     target ? "t_recv_ns, submit_ns, cmpl_ns, t_sent_ns, ''" :
 				      "h_start_ns, h_queue_ns, sent_ns, recv_ns, h_done_ns",
 			     ntp_fleet__table(f, NTP_FLEET_CMDS, false), r->run_id, r->push_id,
@@ -506,6 +506,91 @@ static bool overlap(const struct ntp_fleet_run *h, const struct ntp_fleet_run *t
 	       t->start_utc_ns <= h->start_utc_ns + h->duration_ns;
 }
 
+/* the subsystem NQNs of r's nvmf_ids as a list of literals into *list; NULL: none */
+static int nqns_of(struct ntp_fleet *f, const struct ntp_fleet_run *r, char **list)
+{
+	struct ntp_ch_reply rep;
+	char *line, *fld[2], *sql = NULL;
+	size_t len = 0;
+	FILE *m;
+	int k = 0, err;
+
+	*list = NULL;
+	err = ntp_ch__queryf(f->ch, &rep, 0, "SELECT DISTINCT subsysnqn FROM %s WHERE run_id = %"
+			     PRIu64 " AND push_id = %" PRIu64 " AND subsysnqn != '' ORDER BY "
+			     "subsysnqn FORMAT TabSeparated", ntp_fleet__table(f, NTP_FLEET_IDS, false),
+			     r->run_id, r->push_id);
+	if (err)
+		return err;
+	m = open_memstream(&sql, &len);
+	if (!m) {
+		ntp_ch_reply__free(&rep);
+		return nomem();
+	}
+	for (line = rep.body; ntp_ch__tsv_next(&line, fld, 2) >= 1;) {
+		char *q = ntp_ch__quote(fld[0]);
+
+		if (!q) {
+			err = nomem();
+			break;
+		}
+		fprintf(m, "%s%s", k++ ? ", " : "", q);
+		free(q);
+	}
+	ntp_ch_reply__free(&rep);
+	if (fclose(m) || !sql)
+		return nomem();
+	if (err || !k) {
+		free(sql);
+		return err;
+	}
+	*list = sql;
+	return 0;
+}
+
+/*
+ * r (pushed now, one side) with the committed runs of the other side whose
+ * nvmf_ids name a subsystem r's do and whose wall-clock spans overlap r's:
+ * recordings pushed apart, a host's today and its target's tomorrow, are
+ * joined so.  A run without names or without a span in its meta is not.
+ */
+static int join_named(struct ntp_fleet *f, const struct ntp_fleet_run *r)
+{
+	struct ntp_fleet_run *other = NULL;
+	bool host = r->sides == NTP_SIDE_HOST;
+	char *nqns = NULL, *where = NULL;
+	int n = 0, err;
+
+	if ((r->sides != NTP_SIDE_HOST && r->sides != NTP_SIDE_TARGET) || r->start_utc_ns <= 0 ||
+	    r->duration_ns <= 0)
+		return 0;
+	err = nqns_of(f, r, &nqns);
+	if (err || !nqns)
+		return err;
+	if (asprintf(&where, "role = '%s' AND start_utc_ns > 0 AND start_utc_ns <= %" PRId64
+		     " AND start_utc_ns + duration_ns >= %" PRId64 " AND run_id GLOBAL IN (SELECT "
+		     "run_id FROM %s WHERE subsysnqn IN (%s))", host ? "target" : "host",
+		     r->start_utc_ns + r->duration_ns, r->start_utc_ns,
+		     ntp_fleet__table(f, NTP_FLEET_IDS, false), nqns) < 0)
+		where = NULL;
+	free(nqns);
+	if (!where)
+		return nomem();
+	err = ntp_fleet_run__read(f, where, &other, &n);
+	free(where);
+	for (int i = 0; i < n && !err; i++) {
+		const struct ntp_fleet_run *h = host ? r : &other[i], *t = host ? &other[i] : r;
+
+		if (joinable(h, t))
+			err = join_two(f, h, t, *h->boot_id && !strcmp(h->boot_id, t->boot_id) ?
+				       NTP_JOIN_CLOCK_ONE_BOOT : NTP_JOIN_CLOCK_TWO);
+	}
+	for (int i = 0; i < n; i++)
+		ntp_fleet_run__free(&other[i]);
+	free(other);
+	return err;
+}
+
 int ntp_fleet_join__pushed(struct ntp_fleet *f, const struct ntp_fleet_run *runs, int n)
 {
 	int err = 0;
@@ -532,5 +617,8 @@ int ntp_fleet_join__pushed(struct ntp_fleet *f, const struct ntp_fleet_run *runs
 				       NTP_JOIN_CLOCK_ONE_BOOT : NTP_JOIN_CLOCK_TWO);
 		}
 	}
+	/* and with the runs pushed before them that their names tie them to */
+	for (int i = 0; i < n && !err; i++)
+		err = join_named(f, &runs[i]);
 	return err;
 }

@@ -3,11 +3,12 @@
  * The join in the engine (ntprof-fleet(7), THE JOIN IN THE ENGINE).
  *
  * Which runs are joined: a "-r both" run with itself (one clock); the host
- * and target runs pushed together by one command, as report joins the
- * files given to it (recordings without nvmf_ids pair this way only); and
- * a run with the committed runs of the other side whose nvmf_ids share a
- * subsystem NQN with it and whose wall-clock spans overlap.  Runs join
- * only of one transport, sample rate and sampling hash.
+ * and target runs pushed together by one command whose wall-clock spans
+ * overlap (a run without a span in its meta overlaps every other), as
+ * report joins the files given to it (recordings without nvmf_ids pair
+ * this way only); and a run with the committed runs of the other side
+ * whose nvmf_ids share a subsystem NQN with it and whose wall-clock spans
+ * overlap.  Runs join only of one transport, sample rate and sampling hash.
  *
  * The clock: one clock (a "-r both" run, or equal boot ids) is the line
  * o = 0.  Two clocks are estimated by ntprof's own estimate (lib/join/),

@@ -19,6 +19,17 @@ struct ntp_fleet_run {
 	int sides;                /* enum ntp_side */
 };
 
+struct ntp_fleet;
+
+/*
+ * Appends to (*runs)[0..*n) the committed runs (complete = 1) that where (SQL
+ * over the columns of runs) selects, one a run id (its least push id): host
+ * and "-r both" runs first, then by start, host name and file.  0 or an
+ * NTP_EXIT_* code after one line.
+ */
+int ntp_fleet_run__read(struct ntp_fleet *f, const char *where, struct ntp_fleet_run **runs,
+			int *n);
+
 static inline void ntp_fleet_run__free(struct ntp_fleet_run *r)
 {
 	free(r->role);

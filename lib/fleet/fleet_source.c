@@ -307,19 +307,13 @@ static int check_filters(const struct ntp_fleet_filter *ff)
 
 /* ---- the runs --------------------------------------------------------------------- */
 
-static char *dup_field(const char *s)
-{
-	return strdup(s ? s : "");
-}
-
 /* the committed runs runs_where selects (one row a run id: its least push id) */
 static int read_runs(struct fleet_source *fs, const struct ntp_fleet_filter *ff)
 {
-	struct ntp_ch_reply r;
-	char *where = NULL, *line, *fld[32];
+	char *where = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&where, &len);
-	int n, err;
+	int err;
 
 	if (!m)
 		return nomem();
@@ -328,62 +322,9 @@ static int read_runs(struct fleet_source *fs, const struct ntp_fleet_filter *ff)
 		free(where);
 		return nomem();
 	}
-	if (err) {
-		free(where);
-		return err;
-	}
-	err = ntp_ch__queryf(fs->f->ch, &r, 0,
-		"SELECT run_id, min(push_id), any(role), any(hostname), any(boot_id), any(transport), "
-		"any(sample_one_in), any(hash_version), any(kernel_release), any(ntprof_version), "
-		"any(file), any(start_utc_ns), any(start_ns), any(duration_ns), any(host_rows), "
-		"any(target_rows), any(h_seen), any(h_sampled), any(h_lost_ringbuf), any(h_lost_map), "
-		"any(t_seen), any(t_sampled), any(t_lost_ringbuf), any(t_lost_map) "
-		"FROM %s WHERE %s GROUP BY run_id "
-		"ORDER BY any(role) = 'target', any(start_utc_ns), any(hostname), any(file), run_id "
-		"FORMAT TabSeparated", ntp_fleet__table(fs->f, NTP_FLEET_RUNS, false), where);
+	if (!err)
+		err = ntp_fleet_run__read(fs->f, where, &fs->runs, &fs->nruns);
 	free(where);
-	if (err)
-		return err;
-	for (line = r.body; (n = ntp_ch__tsv_next(&line, fld, 32)) >= 0;) {
-		struct ntp_fleet_run *run;
-		void *v;
-
-		if (n < 24)
-			continue;
-		v = realloc(fs->runs, (size_t)(fs->nruns + 1) * sizeof(*fs->runs));
-		if (!v) {
-			err = nomem();
-			break;
-		}
-		fs->runs = v;
-		run = &fs->runs[fs->nruns++];
-		memset(run, 0, sizeof(*run));
-		run->run_id = strtoull(fld[0], NULL, 10);
-		run->push_id = strtoull(fld[1], NULL, 10);
-		run->role = dup_field(fld[2]);
-		run->hostname = dup_field(fld[3]);
-		run->boot_id = dup_field(fld[4]);
-		run->transport = dup_field(fld[5]);
-		run->sample_one_in = strtoll(fld[6], NULL, 10);
-		run->hash_version = strtoll(fld[7], NULL, 10);
-		run->kernel_release = dup_field(fld[8]);
-		run->ntprof_version = dup_field(fld[9]);
-		run->meta = dup_field(fld[10]);       /* the file's name, in the header */
-		run->start_utc_ns = strtoll(fld[11], NULL, 10);
-		run->start_ns = strtoll(fld[12], NULL, 10);
-		run->duration_ns = strtoll(fld[13], NULL, 10);
-		run->host_rows = strtoll(fld[14], NULL, 10);
-		run->target_rows = strtoll(fld[15], NULL, 10);
-		for (int k = 0; k < 8; k++)
-			run->counts[k / 4][k % 4] = strtoull(fld[16 + k], NULL, 10);
-		run->sides = !strcmp(run->role, "target") ? NTP_SIDE_TARGET :
-			     !strcmp(run->role, "both") ? NTP_SIDE_HOST | NTP_SIDE_TARGET :
-			     NTP_SIDE_HOST;
-		if (!run->role || !run->hostname || !run->boot_id || !run->transport ||
-		    !run->kernel_release || !run->ntprof_version || !run->meta)
-			err = nomem();
-	}
-	ntp_ch_reply__free(&r);
 	return err;
 }
 

@@ -278,9 +278,10 @@ static const char *subsys_of(const struct names *nm, bool target, const char *wh
 			return id->subsysnqn;
 		if (target && !strcmp(id->side, "target") && !strcmp(id->object, "namespace") &&
 		    id->nsid == nsid && id->device) {
-			const char *base = strrchr(id->device, '/');
+			/* "/dev/nullb0" or "nullb0", on either side */
+			const char *base = strrchr(id->device, '/'), *wbase = strrchr(what, '/');
 
-			if (!strcmp(base ? base + 1 : id->device, what))
+			if (!strcmp(base ? base + 1 : id->device, wbase ? wbase + 1 : what))
 				return id->subsysnqn;
 		}
 	}
