@@ -388,9 +388,9 @@ def test_push_twice__stored_once(run, server, corpus):
 
 @pytest.fixture(scope="module")
 def big(tmp_path_factory):
-    """a recording of 200,000 commands: a push of it in batches of 1000 is stopped part way"""
+    """a recording of 100,000 commands: a push of it in batches of 1000 is stopped part way"""
     path = tmp_path_factory.mktemp("big") / "big.ntp"
-    ntpgen.generate_bulk(path, 200_000)
+    ntpgen.generate_bulk(path, 100_000)
     return path
 
 
@@ -413,7 +413,7 @@ def test_push_killed_half_way__repeated__stored_once(run, ntprof, server, big):
     p.kill()
     p.wait()
     sent = int(server.query("SELECT count() FROM cmds", db))
-    assert 0 < sent < 200_000, f"killed after {sent} rows: not half way"
+    assert 0 < sent < 100_000, f"killed after {sent} rows: not half way"
     # nothing committed: no reader sees the run
     r = run("report", "--url", server.url, "--database", db)
     assert r.returncode == Exit.NOFILE and len(r.stderr.splitlines()) == 1, r.stderr
@@ -422,7 +422,7 @@ def test_push_killed_half_way__repeated__stored_once(run, ntprof, server, big):
     assert report_json(run, "--url", server.url, "--database", db) == want
     committed = server.query("SELECT count() FROM cmds WHERE push_id IN (SELECT min(push_id) "
                              "FROM runs WHERE complete = 1)", db)
-    assert committed == "200000\n"
+    assert committed == "100000\n"
 
 
 def test_push_stopped_part_way__exit_16__repeated(run, ntprof, tmp_path_factory, big):
