@@ -27,6 +27,7 @@ LAYERS = {
     "lib/join": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp"},
     "lib/model": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join"},
     "lib/diag": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model"},
+    "lib/fleet": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model"},
     "lib/report": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model",
                    "lib/diag"},
     "lib/dump": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model"},
@@ -36,8 +37,8 @@ LAYERS = {
     "lib/series": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model",
                    "lib/diag", "lib/report"},
     "cmd": {"lib/fmt", "lib/cli", "lib/core", "lib/collect", "lib/ntp", "lib/record", "lib/join",
-            "lib/model", "lib/diag", "lib/report", "lib/dump", "lib/compare", "lib/export",
-            "lib/series"},
+            "lib/model", "lib/diag", "lib/fleet", "lib/report", "lib/dump", "lib/compare",
+            "lib/export", "lib/series"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
