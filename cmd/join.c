@@ -94,6 +94,7 @@ static int join_write(const char *const *paths, int n, const struct join_opts *o
 	if (!rc)
 		rc = ntp_source__open_join(s, NULL, &j);
 	if (rc) {
+		rc = ntp_source__verdict(&s, 1, rc);
 		ntp_source__close(s);
 		return rc;
 	}
@@ -104,7 +105,11 @@ static int join_write(const char *const *paths, int n, const struct join_opts *o
 	if (!rc) {
 		/* SQLite writes the file by its name; the stream is not used */
 		rc = of.tmp ? ntp_join__write(j, of.tmp) : NTP_EXIT_FAILURE;
+		/* and it takes its place once the recordings' check is done */
+		rc = ntp_source__verdict(&s, 1, rc);
 		rc = ntp_outfile__close(&of, !rc) ?: rc;
+	} else {
+		rc = ntp_source__verdict(&s, 1, rc);
 	}
 	if (!rc && !o->quiet)
 		summary(j, o->output);

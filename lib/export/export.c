@@ -586,12 +586,14 @@ int ntp_export__run(const char *const *paths, int n, const struct ntp_export_opt
 	rc = ntp_source__open_files(&s, paths, n, false);
 	if (!rc)
 		rc = open_input(&x, s);
-	if (rc)
+	if (!rc) {
+		place_files(&x);
+		rc = ntp_outfile__open(&of, out, "the trace");
+	}
+	if (rc) {
+		rc = ntp_source__verdict(&s, 1, rc);
 		goto done;
-	place_files(&x);
-	rc = ntp_outfile__open(&of, out, "the trace");
-	if (rc)
-		goto done;
+	}
 	x.t = ntp_pftrace__new(of.f);
 	x.qs = x.t ? ntp_xqueues__new(x.t, &x.next_uuid) : NULL;
 	if (!x.qs) {
@@ -600,6 +602,8 @@ int ntp_export__run(const char *const *paths, int n, const struct ntp_export_opt
 	} else {
 		rc = export_all(&x);
 	}
+	/* streamed: the files' check is done before the trace takes its place (model_source.h) */
+	rc = ntp_source__verdict(&s, 1, rc);
 	/* the queues' last in-flight counts are written as they go */
 	ntp_xqueues__delete(x.qs);
 	if (x.t) {

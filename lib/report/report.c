@@ -59,6 +59,9 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 			.detail = detail, .filter = &o->filter,
 			.histograms = o->histogram || o->html_path, .sort = &o->sort,
 			.percent_limit = o->percent_limit });
+	/* nothing is printed before the files' check is done */
+	if (s)
+		rc = ntp_source__verdict(&s, 1, rc);
 	if (!rc && r.filter && !r.total)
 		ntp_read_filter__warn_none(s, r.filter, NULL);
 	if (rc) {
