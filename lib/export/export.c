@@ -120,6 +120,13 @@ static int open_input(struct xport *x, struct ntp_source *s)
 		if (rc)
 			return rc;
 	}
+	/* one clock per side of a file: a joined file of several hosts or targets has more */
+	if (s->kind == NTP_KIND_JOINED && ntp_join__npairs(x->j) > 1) {
+		ntp_error("%s: a joined recording of several hosts or targets: its machines' clocks"
+			  " are not told apart in one trace; export the recordings it was made of",
+			  s->files[0].path);
+		return NTP_EXIT_MISMATCH;
+	}
 	/* the join's pairs (lib/join/join_rows.c) copied into an indexed table */
 	if (sqlite3_exec(x->db,
 			 "CREATE TEMP TABLE export_pairs AS SELECT host_file, host_id, target_file,"
