@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A joined recording written (lib/join/join.h, ntprof-join(1)): the rows of
- * a host side and a target side as they were recorded, each side's times
+ * every host side and target side as they were recorded, each side's times
  * on its own clock, and what the join made of them: join_pairs (one row
- * per matched command, from temp.join_matches), join_clock (the offset
- * line and the counts) and join_meta (each recording's meta as it was).
+ * per matched command, from temp.join_matches), join_clock (each
+ * combination's offset line, and the counts) and join_meta (each
+ * recording's meta as it was).
  * The file has the recording schema (schema/ntp.sql), so its
  * joined_stages view is the join's five stages to plain sqlite3, and
  * join_stored.c reads the pairing back for ntprof.
