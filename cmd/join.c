@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ntprof join: a host recording and its target's (or one "-r both"
- * recording) written as one joined recording, with the pairing and the
- * clock estimate in it, for report, dump and plain sqlite3.  Documented in
+ * recording, or several hosts and their targets) written as one joined
+ * recording, with the pairing and the clock estimates in it, for report,
+ * dump and plain sqlite3.  Documented in
  * ntprof-join(1); the join is lib/join's, the file's tables ntprof-ntp(5)'s.
  */
 #include <inttypes.h>
@@ -23,6 +24,7 @@
 static const char *const join_usage[] = {
 	"ntprof join [options] -o FILE HOST.ntp TARGET.ntp",
 	"ntprof join [options] -o FILE BOTH.ntp",
+	"ntprof join [options] -o FILE HOST.ntp... TARGET.ntp...",
 	NULL,
 };
 
@@ -72,7 +74,10 @@ static void summary(const struct ntp_join *j, const char *out)
 	ntp_join__counts(j, &c);
 	printf("%s: %" PRId64 " of %" PRId64 " host commands joined with %" PRId64 " target commands; ",
 	       out, c.matched, c.host_rows, c.target_rows);
-	if (p->clock != NTP_JOIN_CLOCK_TWO)
+	if (ntp_join__npairs(j) > 1)
+		printf("%d host and target combinations, each with its clock estimate\n",
+		       ntp_join__npairs(j));
+	else if (p->clock != NTP_JOIN_CLOCK_TWO)
 		printf("%s\n", ntp_join__clock_name(p->clock));
 	else
 		printf("clock offset %+.0f ns, drift %+.3f ppm\n", p->offset_ns, p->drift * 1e6);
@@ -94,6 +99,7 @@ static int join_write(const char *const *paths, int n, const struct join_opts *o
 	if (!rc)
 		rc = ntp_source__open_join(s, NULL, &j);
 	if (rc) {
+		rc = ntp_source__verdict(&s, 1, rc);
 		ntp_source__close(s);
 		return rc;
 	}
@@ -104,7 +110,11 @@ static int join_write(const char *const *paths, int n, const struct join_opts *o
 	if (!rc) {
 		/* SQLite writes the file by its name; the stream is not used */
 		rc = of.tmp ? ntp_join__write(j, of.tmp) : NTP_EXIT_FAILURE;
+		/* and it takes its place once the recordings' check is done */
+		rc = ntp_source__verdict(&s, 1, rc);
 		rc = ntp_outfile__close(&of, !rc) ?: rc;
+	} else {
+		rc = ntp_source__verdict(&s, 1, rc);
 	}
 	if (!rc && !o->quiet)
 		summary(j, o->output);
@@ -130,9 +140,12 @@ int cmd_join(int argc, const char **argv)
 		return NTP_EXIT_OK;
 	if (n == NTP_OPT_ERROR)
 		return NTP_EXIT_USAGE;
-	if (n < 1 || n > 2) {
-		ntp_error("%s: usage: %s", n < 1 ? "no recording given" : "more than two recordings given",
-			  join_usage[0]);
+	if (n < 1 || n > NTP_JOIN_MAX_FILES) {
+		if (n < 1)
+			ntp_error("no recording given: usage: %s", join_usage[0]);
+		else
+			ntp_error("%d recordings given: at most %d can be joined", n,
+				  NTP_JOIN_MAX_FILES);
 		return NTP_EXIT_USAGE;
 	}
 	return join_write(argv, n, &o);

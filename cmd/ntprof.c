@@ -32,7 +32,7 @@ static const struct cmd_struct commands[] = {
 	  CMD_ARGS_RECORDINGS },
 	{ "dump",    cmd_dump,    "print the contents of an ntprof recording", CMD_ARGS_RECORDINGS },
 	{ "export",  cmd_export,  "write ntprof recordings as a Perfetto trace", CMD_ARGS_RECORDINGS },
-	{ "join",    cmd_join,    "write a host and a target recording as one joined recording",
+	{ "join",    cmd_join,    "write host and target recordings as one joined recording",
 	  CMD_ARGS_RECORDINGS },
 	{ "finish",  cmd_finish,  "finish in place a recording left by a killed ntprof record",
 	  CMD_ARGS_RECORDINGS },

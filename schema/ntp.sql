@@ -235,10 +235,12 @@ FROM (
     FROM target_io
 );
 
--- A joined recording (ntprof join, ntprof-join(1)) holds a host's and a
--- target's commands, each side's times as its machine recorded them, and
+-- A joined recording (ntprof join, ntprof-join(1)) holds the commands of
+-- its hosts and targets, each side's times as its machine recorded them, and
 -- these three tables.  In every other recording they are empty, and a file
--- of an older ntprof may not have them at all.
+-- of an older ntprof may not have them at all.  Joined from several hosts or
+-- targets, each recording's rows keep their order and get ids after the
+-- previous recording's of their side.
 
 -- The pairing: one row per joined command, made by ntprof's join
 -- (ntprof-design(7), JOINING).  Each host command and each target command
@@ -248,12 +250,16 @@ CREATE TABLE join_pairs (
     target_id  INTEGER NOT NULL UNIQUE,   -- target_io.id
     offset_ns  INTEGER NOT NULL,          -- target clock - host clock at its h_queue_ns
     h_occ      INTEGER NOT NULL,          -- 1-based occurrence of its key on each side,
-    t_occ      INTEGER NOT NULL           -- in time order
+    t_occ      INTEGER NOT NULL,          -- in time order
+    pair       INTEGER DEFAULT NULL       -- its (host, target) combination: join_clock.pair
 ) STRICT;
 
--- The clock estimate and the join's counts: one row.  The offset line is
--- offset(t) = offset_ns + drift * (t - t0_ns) for a host time t; on one
--- clock (clock 'one recording' or 'one boot') both are 0, not estimated.
+-- The clock estimate and the join's counts: one row per (host recording,
+-- target recording) combination joined, one row for one host and one
+-- target.  The offset line is offset(t) = offset_ns + drift * (t - t0_ns)
+-- for a host time t; on one clock (clock 'one recording' or 'one boot')
+-- both are 0, not estimated.  matched is the combination's; unmatched_host,
+-- unmatched_target and rejected are the whole join's, in every row.
 CREATE TABLE join_clock (
     clock             TEXT NOT NULL,      -- two clocks | one recording | one boot
     estimated         INTEGER NOT NULL,   -- 0: too few pairs agreed; nothing joined
@@ -268,12 +274,14 @@ CREATE TABLE join_clock (
     unmatched_target  INTEGER NOT NULL,
     rejected          INTEGER NOT NULL,   -- host commands with a same-key record outside the bound
     host_file         TEXT NOT NULL,      -- the recordings joined, as named to ntprof join
-    target_file       TEXT NOT NULL
+    target_file       TEXT NOT NULL,
+    pair              INTEGER DEFAULT NULL   -- 0, 1, ...: which join_pairs.pair names (NULL: 0)
 ) STRICT;
 
 -- The meta of each recording joined, as it was (side host | target, or
--- both for one "-r both" recording); meta itself is the host's, with role
--- 'joined'.
+-- both for one "-r both" recording; 'host 2', 'target 2', ... for the
+-- second and later recordings of a side, in the order given); meta itself
+-- is the first host's, with role 'joined'.
 CREATE TABLE join_meta (
     side   TEXT NOT NULL,
     key    TEXT NOT NULL,

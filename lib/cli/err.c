@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,57 @@ static pthread_mutex_t err_last_lock = PTHREAD_MUTEX_INITIALIZER;
 /* this thread's errors kept here instead of printed (ntp_err__hold) */
 static __thread char *err_held;
 static __thread size_t err_held_len;
+
+/*
+ * every thread's first error, and its warnings' lines, kept here instead
+ * of printed (ntp_err__defer), under err_last_lock
+ */
+static bool err_deferred;
+static char err_defer_buf[1024];
+static char *err_defer_warn;
+static size_t err_defer_warn_len;
+/* warnings held beyond this are dropped: a reader's few, not a flood */
+#define ERR_DEFER_WARN_MAX 65536
+
+void ntp_err__defer(void)
+{
+	pthread_mutex_lock(&err_last_lock);
+	if (!err_deferred)
+		err_defer_buf[0] = '\0';
+	err_deferred = true;
+	pthread_mutex_unlock(&err_last_lock);
+}
+
+void ntp_err__undefer(char *buf, size_t len, bool warnings)
+{
+	pthread_mutex_lock(&err_last_lock);
+	if (len)
+		snprintf(buf, len, "%s", err_deferred ? err_defer_buf : "");
+	if (warnings && err_defer_warn)
+		fputs(err_defer_warn, err_stream ? err_stream : stderr);
+	free(err_defer_warn);
+	err_defer_warn = NULL;
+	err_defer_warn_len = 0;
+	err_deferred = false;
+	err_defer_buf[0] = '\0';
+	pthread_mutex_unlock(&err_last_lock);
+}
+
+/* a warning's whole line appended to the held ones, under err_last_lock */
+static void defer_warning(const char *line)
+{
+	size_t n = strlen(line);
+	char *p;
+
+	if (err_defer_warn_len + n + 1 > ERR_DEFER_WARN_MAX)
+		return;
+	p = realloc(err_defer_warn, err_defer_warn_len + n + 1);
+	if (!p)
+		return;
+	memcpy(p + err_defer_warn_len, line, n + 1);
+	err_defer_warn = p;
+	err_defer_warn_len += n;
+}
 
 void ntp_err__hold(char *buf, size_t len)
 {
@@ -110,9 +162,38 @@ static void say(const char *kind, const char *fmt, va_list ap)
 		return;
 	}
 	if (!strcmp(kind, "error: ")) {
+		bool deferred;
+
 		pthread_mutex_lock(&err_last_lock);
-		snprintf(err_last, sizeof(err_last), "%s", msg);
+		deferred = err_deferred;
+		if (!deferred)
+			snprintf(err_last, sizeof(err_last), "%s", msg);
+		else if (!err_defer_buf[0])
+			snprintf(err_defer_buf, sizeof(err_defer_buf), "%s", msg);
 		pthread_mutex_unlock(&err_last_lock);
+		if (deferred) {
+			free(msg);
+			errno = saved_errno;
+			return;
+		}
+	}
+
+	if (!strcmp(kind, "warning: ")) {
+		char *line = NULL;
+		bool deferred;
+
+		pthread_mutex_lock(&err_last_lock);
+		deferred = err_deferred;
+		if (deferred && asprintf(&line, "ntprof%s%s: %s%s\n", err_cmd ? " " : "",
+					 err_cmd ? err_cmd : "", kind, msg) >= 0)
+			defer_warning(line);
+		pthread_mutex_unlock(&err_last_lock);
+		free(line);
+		if (deferred) {
+			free(msg);
+			errno = saved_errno;
+			return;
+		}
 	}
 
 	fprintf(err_stream ? err_stream : stderr, "ntprof%s%s: %s%s\n", err_cmd ? " " : "", err_cmd ? err_cmd : "",

@@ -7,6 +7,7 @@
 #define NTP_ERR_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -37,6 +38,19 @@ void ntp_err__clear_last(void);
  * check's held text with ntp_error("%s", buf).  len 0 prints them again.
  */
 void ntp_err__hold(char *buf, size_t len);
+
+/*
+ * Errors and warnings of every thread held instead of printed, from
+ * ntp_err__defer() (a second call changes nothing) to ntp_err__undefer(),
+ * which gives the first error's text (empty when none), prints the
+ * warnings held when warnings is true (else drops them), and prints again;
+ * no held error becomes ntp_err__last.  A thread's own hold (ntp_err__hold)
+ * comes first.  For a reader whose files are still being checked: damage
+ * the check finds is the one thing to tell, not what the damage made the
+ * reader say (lib/model/model_source.h, ntp_source__verdict).
+ */
+void ntp_err__defer(void);
+void ntp_err__undefer(char *buf, size_t len, bool warnings);
 
 void ntp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ntp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

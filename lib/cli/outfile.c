@@ -253,6 +253,18 @@ static int move_into_place(struct ntp_outfile *o)
 	return 0;
 }
 
+int ntp_outfile__restart(struct ntp_outfile *o)
+{
+	if (!o->f || !o->sink || !o->tmp) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* stdio's buffer written first, then cut: the sink writes at the descriptor's offset */
+	if (fflush(o->f) || ftruncate(o->sink->fd, 0) || lseek(o->sink->fd, 0, SEEK_SET))
+		return -1;
+	return 0;
+}
+
 int ntp_outfile__close(struct ntp_outfile *o, bool keep)
 {
 	bool failed;

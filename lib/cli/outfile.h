@@ -67,6 +67,12 @@ int ntp_outfile__check_not_input(const char *path, const char *const *inputs, in
 				 const char *opt);
 
 /*
+ * What o holds so far dropped, a file's next write its first byte: 0, or
+ * -1 for standard output (nothing dropped) or a failure (errno).
+ */
+int ntp_outfile__restart(struct ntp_outfile *o);
+
+/*
  * Close o: with keep, the new file takes path's place (0, or
  * NTP_EXIT_FAILURE after one line when it could not be written or moved);
  * without, it is removed.  Either way a write to it that failed, and was

@@ -147,6 +147,13 @@ void ntp_output__fail(struct ntp_output *o, int code, const char *path)
 
 	if (!f || o->error_written)
 		return;
+	/*
+	 * a JSON file begun by a reader that streams (series) is made over:
+	 * the error document is all it holds; standard output stays as it is
+	 */
+	if (o->path[NTP_FORM_JSON] && strcmp(o->path[NTP_FORM_JSON], "-") &&
+	    ntp_outfile__restart(&o->file[NTP_FORM_JSON]))
+		return;
 	/* the line stderr got, so that a script reads the same cause a person does */
 	if (!ntp_err__last(msg, len))
 		snprintf(msg, len, "%s: %s", path, exit_cause(code, o->mismatch));

@@ -71,8 +71,9 @@ FILE *ntp_output__file(const struct ntp_output *o, enum ntp_form f);
  */
 FILE *ntp_output__text(struct ntp_output *o, int *err);
 /*
- * A failure before anything was printed: the JSON, when asked for, holds
- * the error document of code: the last error line's cause, or "PATH:
+ * A failure before anything was printed, or after a JSON file (not
+ * standard output) was begun: the JSON, when asked for, holds the error
+ * document of code, and only it: the last error line's cause, or "PATH:
  * CAUSE" when none was printed.
  */
 void ntp_output__fail(struct ntp_output *o, int code, const char *path);

@@ -174,14 +174,18 @@ static int load(struct ntp_compare *c, const struct ntp_compare_opts *o,
 		     ntp_source__open_files(&c->src[r], c->files[r], c->nfiles[r], false);
 	}
 	for (int r = 0; r < NTP_CMP_RUNS && !rc; r++) {
-		static const char *const run[NTP_CMP_RUNS] = { "the baseline: ", "the new run: " };
-
 		*culprit = c->arg[r];
 		/* one filter for both runs: --time from each run's own start */
 		rc = ntp_report__load(&c->run[r], c->src[r],
 				      &(struct ntp_report_load){ .detail = detail,
 								 .filter = &o->filter });
-		if (!rc && c->run[r].filter && !c->run[r].total)
+	}
+	/* nothing is said of the runs before their files' check is done */
+	rc = ntp_source__verdict(c->src, NTP_CMP_RUNS, rc);
+	for (int r = 0; r < NTP_CMP_RUNS && !rc; r++) {
+		static const char *const run[NTP_CMP_RUNS] = { "the baseline: ", "the new run: " };
+
+		if (c->run[r].filter && !c->run[r].total)
 			ntp_read_filter__warn_none(c->src[r], c->run[r].filter, run[r]);
 		/* each run diagnosed as report diagnoses it: compare names the same */
 		if (!rc)

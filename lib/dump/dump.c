@@ -398,6 +398,7 @@ int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_op
 	if (!rc && out)
 		rc = ntp_outfile__open(&of, out, "the CSV file");
 	if (rc) {
+		rc = ntp_source__verdict(&s, 1, rc);
 		ntp_join__close(j);
 		ntp_source__close(s);
 		return rc;
@@ -409,6 +410,8 @@ int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_op
 		ntp_pager__start(o->no_pager, true);
 	if (!rc)
 		rc = dump_rows(db, t, &where, paths[0], of.f, &nrows);
+	/* streamed: the files' check is done before the CSV takes its place (model_source.h) */
+	rc = ntp_source__verdict(&s, 1, rc);
 	if (!rc && !nrows && ntp_read_filter__any(&o->filter))
 		ntp_read_filter__warn_none(s, &o->filter, NULL);
 	ntp_join__close(j);

@@ -120,6 +120,13 @@ static int open_input(struct xport *x, struct ntp_source *s)
 		if (rc)
 			return rc;
 	}
+	/* one clock per side of a file: a joined file of several hosts or targets has more */
+	if (s->kind == NTP_KIND_JOINED && ntp_join__npairs(x->j) > 1) {
+		ntp_error("%s: a joined recording of several hosts or targets: its machines' clocks"
+			  " are not told apart in one trace; export the recordings it was made of",
+			  s->files[0].path);
+		return NTP_EXIT_MISMATCH;
+	}
 	/* the join's pairs (lib/join/join_rows.c) copied into an indexed table */
 	if (sqlite3_exec(x->db,
 			 "CREATE TEMP TABLE export_pairs AS SELECT host_file, host_id, target_file,"
@@ -586,12 +593,14 @@ int ntp_export__run(const char *const *paths, int n, const struct ntp_export_opt
 	rc = ntp_source__open_files(&s, paths, n, false);
 	if (!rc)
 		rc = open_input(&x, s);
-	if (rc)
+	if (!rc) {
+		place_files(&x);
+		rc = ntp_outfile__open(&of, out, "the trace");
+	}
+	if (rc) {
+		rc = ntp_source__verdict(&s, 1, rc);
 		goto done;
-	place_files(&x);
-	rc = ntp_outfile__open(&of, out, "the trace");
-	if (rc)
-		goto done;
+	}
 	x.t = ntp_pftrace__new(of.f);
 	x.qs = x.t ? ntp_xqueues__new(x.t, &x.next_uuid) : NULL;
 	if (!x.qs) {
@@ -600,6 +609,8 @@ int ntp_export__run(const char *const *paths, int n, const struct ntp_export_opt
 	} else {
 		rc = export_all(&x);
 	}
+	/* streamed: the files' check is done before the trace takes its place (model_source.h) */
+	rc = ntp_source__verdict(&s, 1, rc);
 	/* the queues' last in-flight counts are written as they go */
 	ntp_xqueues__delete(x.qs);
 	if (x.t) {

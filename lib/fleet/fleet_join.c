@@ -186,6 +186,8 @@ static int estimate(struct ntp_fleet *f, const struct ntp_fleet_run *h,
 		err = ntp_source__open_files(&s, paths, one ? 1 : 2, true);
 		err = err ?: ntp_source__open_join(s, &jo, &j);
 		err = err ?: ntp_join__run(j);
+		if (s)
+			err = ntp_source__verdict(&s, 1, err);
 		if (!err && ntp_join__npairs(j) == 1) {
 			const struct ntp_join_pair *p = ntp_join__pair(j, 0);
 

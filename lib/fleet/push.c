@@ -560,8 +560,13 @@ static int push_one(struct ntp_fleet *f, const struct ntp_push_opts *o, const ch
 	int err;
 
 	err = ntp_source__open_files(&s, &path, 1, false);
-	if (err)
+	/* the file's structure known good before a row is sent (waits for the check) */
+	if (!err)
+		err = ntp_source__verdict(&s, 1, 0);
+	if (err) {
+		ntp_source__close(s);
 		return err;
+	}
 	if (s->kind == NTP_KIND_JOINED) {
 		ntp_error("%s: a joined recording (ntprof join): push the host and target "
 			  "recordings it was made of", path);

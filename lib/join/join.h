@@ -120,13 +120,12 @@ int ntp_join__run(struct ntp_join *j);
 int ntp_join__scan_stages(struct ntp_join *j, ntp_join_stages_fn fn);
 
 /*
- * After ntp_join__run on one host side and one target side (a host and a
- * target recording, or one "-r both" recording): write them, joined, into
- * the new, empty file at path (ntprof-join(1)): their rows as recorded,
- * join_pairs, join_clock, join_meta, and meta role 'joined'
- * (schema/ntp.sql).  Refuses (NTP_EXIT_MISMATCH, one line) other
- * combinations, a joined recording, and a join that matched nothing.
- * 0 or NTP_EXIT_*.
+ * After ntp_join__run: write the files, joined, into the new, empty file
+ * at path (ntprof-join(1)): their rows as recorded (each file's ids after
+ * the previous one's of its side), join_pairs, one join_clock row per
+ * combination, join_meta, and meta role 'joined' (schema/ntp.sql).
+ * Refuses (NTP_EXIT_MISMATCH, one line) a joined recording, and a join
+ * that matched nothing.  0 or NTP_EXIT_*.
  *
  * A joined recording given alone to ntp_join__open is not joined again:
  * ntp_join__run reads its join_pairs and join_clock, and everything after

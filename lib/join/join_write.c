@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A joined recording written (lib/join/join.h, ntprof-join(1)): the rows of
- * a host side and a target side as they were recorded, each side's times
+ * every host side and target side as they were recorded, each side's times
  * on its own clock, and what the join made of them: join_pairs (one row
- * per matched command, from temp.join_matches), join_clock (the offset
- * line and the counts) and join_meta (each recording's meta as it was).
+ * per matched command, from temp.join_matches), join_clock (each
+ * combination's offset line, and the counts) and join_meta (each
+ * recording's meta as it was).
  * The file has the recording schema (schema/ntp.sql), so its
  * joined_stages view is the join's five stages to plain sqlite3, and
  * join_stored.c reads the pairing back for ntprof.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,36 +89,50 @@ static const char *key_expr(sqlite3 *db, const char *from, const char *table)
 /*
  * INSERT INTO out.table SELECT ... FROM from.table [WHERE where]: the
  * columns both have, so that a recording of an older writer (fewer
- * columns, their defaults) copies too; join_key made where it is missing.
+ * columns, their defaults) copies too; join_key made where it is missing;
+ * id + shift for id, which puts a second recording's rows after the
+ * first's.
  */
-static int copy_rows(sqlite3 *db, const char *from, const char *table, const char *where)
+static int copy_rows(sqlite3 *db, const char *from, const char *table, const char *where,
+		     int64_t shift)
 {
 	static const char cols_sql[] =
-		"SELECT group_concat('\"' || o.name || '\"', ', ') FROM pragma_table_info(?1, '" OUT "') o"
+		"SELECT group_concat('\"' || o.name || '\"', ', '),"
+		" group_concat(CASE o.name WHEN 'id' THEN '\"id\" + ' || ?3 ELSE '\"' || o.name || '\"'"
+		" END, ', ') FROM pragma_table_info(?1, '" OUT "') o"
 		" WHERE o.name IN (SELECT name FROM pragma_table_info(?1, ?2)) AND o.name <> 'join_key'";
 	const char *key = key_expr(db, from, table);
 	sqlite3_stmt *st;
-	char *cols = NULL, *sql;
+	char *cols = NULL, *vals = NULL, *sql;
 	int err = 0;
 
 	if (sqlite3_prepare_v2(db, cols_sql, -1, &st, NULL) != SQLITE_OK)
 		return ntp_join__sql_fail(db, "copying the recordings");
 	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, from, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+	sqlite3_bind_int64(st, 3, shift);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) &&
+	    sqlite3_column_text(st, 1)) {
 		cols = strdup((const char *)sqlite3_column_text(st, 0));
+		vals = strdup((const char *)sqlite3_column_text(st, 1));
+	}
 	sqlite3_finalize(st);
-	if (!cols)
+	if (!cols || !vals) {
+		free(cols);
+		free(vals);
 		return 0;	/* the recording has no such table: nothing to copy */
+	}
 	if (asprintf(&sql, "INSERT INTO " OUT ".\"%s\" (%s%s) SELECT %s%s%s FROM \"%s\".\"%s\"%s%s",
-		     table, cols, key ? ", join_key" : "", cols, key ? ", " : "", key ? key : "", from,
+		     table, cols, key ? ", join_key" : "", vals, key ? ", " : "", key ? key : "", from,
 		     table, where ? " WHERE " : "", where ? where : "") < 0) {
 		free(cols);
+		free(vals);
 		return ntp_join__nomem();
 	}
 	err = exec(db, sql, "copying the recordings");
 	free(sql);
 	free(cols);
+	free(vals);
 	return err;
 }
 
@@ -129,15 +145,23 @@ static int copy_meta(sqlite3 *db, const char *from, const char *side)
 	return exec(db, sql, "copying the meta");
 }
 
-static int write_clock(struct ntp_join *j, const struct ntp_join_pair *p)
+static int write_clock(struct ntp_join *j, int pair, bool numbered)
 {
 	static const char sql[] =
-		"INSERT INTO " OUT ".join_clock VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-		" ?11, ?12, ?13, ?14)";
+		"INSERT INTO " OUT ".join_clock (clock, estimated, t0_ns, offset_ns, drift,"
+		" tolerance_ns, candidates, support, matched, unmatched_host, unmatched_target,"
+		" rejected, host_file, target_file, pair) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+		" ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+	static const char sql_old[] =
+		"INSERT INTO " OUT ".join_clock (clock, estimated, t0_ns, offset_ns, drift,"
+		" tolerance_ns, candidates, support, matched, unmatched_host, unmatched_target,"
+		" rejected, host_file, target_file) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+		" ?9, ?10, ?11, ?12, ?13, ?14)";
+	const struct ntp_join_pair *p = &j->pairs[pair];
 	sqlite3_stmt *st;
 	int err;
 
-	if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(j->db, numbered ? sql : sql_old, -1, &st, NULL) != SQLITE_OK)
 		return ntp_join__sql_fail(j->db, "writing the clock estimate");
 	sqlite3_bind_text(st, 1, ntp_join__clock_key(p->clock), -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, p->estimated);
@@ -147,59 +171,132 @@ static int write_clock(struct ntp_join *j, const struct ntp_join_pair *p)
 	sqlite3_bind_double(st, 6, p->tol_ns);
 	sqlite3_bind_int64(st, 7, p->candidates);
 	sqlite3_bind_int64(st, 8, p->support);
-	sqlite3_bind_int64(st, 9, j->counts.matched);
+	sqlite3_bind_int64(st, 9, j->npairs == 1 ? j->counts.matched : p->matched);
 	sqlite3_bind_int64(st, 10, j->counts.unmatched_host);
 	sqlite3_bind_int64(st, 11, j->counts.unmatched_target);
 	sqlite3_bind_int64(st, 12, j->counts.rejected);
 	sqlite3_bind_text(st, 13, j->files[p->host_file].path, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 14, j->files[p->target_file].path, -1, SQLITE_STATIC);
+	if (numbered)
+		sqlite3_bind_int(st, 15, pair);
 	err = sqlite3_step(st) == SQLITE_DONE ? 0 :
 	      ntp_join__sql_fail(j->db, "writing the clock estimate");
 	sqlite3_finalize(st);
 	return err;
 }
 
-static int write_pairs(struct ntp_join *j)
+/* "CASE col WHEN 0 THEN b0 ... ELSE 0 END": a file's id shift by its index */
+static void shift_case(FILE *m, const char *col, const int64_t *base, int n)
 {
-	return exec(j->db, "INSERT INTO " OUT ".join_pairs SELECT host_id, target_id, offset_ns,"
-		    " h_occ, t_occ FROM temp.join_matches ORDER BY seq", "writing the pairs");
+	fprintf(m, "CASE %s", col);
+	for (int f = 0; f < n; f++)
+		fprintf(m, " WHEN %d THEN %" PRId64, f, base[f]);
+	fputs(" ELSE 0 END", m);
+}
+
+/* the pairs, each id shifted as its file's rows were, and its combination numbered */
+static int write_pairs(struct ntp_join *j, const int64_t *hbase, const int64_t *tbase)
+{
+	char *sql = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&sql, &len);
+	int err;
+
+	if (!m)
+		return ntp_join__nomem();
+	fputs("INSERT INTO " OUT ".join_pairs (host_id, target_id, offset_ns, h_occ, t_occ, pair)"
+	      " SELECT host_id + ", m);
+	shift_case(m, "host_file", hbase, j->nfiles);
+	fputs(", target_id + ", m);
+	shift_case(m, "target_file", tbase, j->nfiles);
+	fputs(", offset_ns, h_occ, t_occ, pair FROM temp.join_matches ORDER BY seq", m);
+	if (fclose(m))
+		return ntp_join__nomem();
+	err = exec(j->db, sql, "writing the pairs");
+	free(sql);
+	return err;
+}
+
+/* the pairs of a "-r both" recording into it, whose join_pairs may be an older writer's */
+static int store_pairs(struct ntp_join *j)
+{
+	return exec(j->db, "INSERT INTO " OUT ".join_pairs (host_id, target_id, offset_ns, h_occ,"
+		    " t_occ) SELECT host_id, target_id, offset_ns, h_occ, t_occ"
+		    " FROM temp.join_matches ORDER BY seq", "writing the pairs");
+}
+
+/* the rows of side s's table (host_io or target_io) so far: the next file's ids follow */
+static int64_t next_base(struct ntp_join *j, const char *table)
+{
+	char sql[96];
+
+	snprintf(sql, sizeof(sql), "SELECT coalesce(max(id), 0) FROM " OUT ".%s", table);
+	return ntp_join__query_int(j->db, sql, 0);
+}
+
+/* join_meta's side of file f: host, target or both, numbered from the second of its kind on */
+static void meta_side(const struct ntp_join *j, int f, char *buf, size_t len)
+{
+	int sides = j->files[f].sides, k = 1;
+	const char *name = sides == (NTP_SIDE_HOST | NTP_SIDE_TARGET) ? "both" :
+			   sides & NTP_SIDE_HOST ? "host" : "target";
+
+	for (int i = 0; i < f; i++)
+		k += j->files[i].sides == sides;
+	if (k == 1)
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "%s %d", name, k);
+}
+
+/* one file's side rows: all of a "-r both" recording's, else the side it has */
+static const char *side_filter(const struct ntp_join_file *f)
+{
+	if (f->sides == (NTP_SIDE_HOST | NTP_SIDE_TARGET))
+		return NULL;
+	return f->sides & NTP_SIDE_HOST ? "side = 'host'" : "side = 'target'";
 }
 
 /* every table of the new file, in one transaction */
-static int write_all(struct ntp_join *j, const struct ntp_join_pair *p)
+static int write_all(struct ntp_join *j)
 {
-	const char *hs = j->files[p->host_file].schema, *ts = j->files[p->target_file].schema;
-	int one = p->host_file == p->target_file;
-	int err;
+	int64_t hbase[NTP_JOIN_MAX_FILES] = { 0 }, tbase[NTP_JOIN_MAX_FILES] = { 0 };
+	int first_host = -1, err;
+	char side[32];
 
+	for (int f = 0; f < j->nfiles && first_host < 0; f++)
+		if (j->files[f].sides & NTP_SIDE_HOST)
+			first_host = f;
 	err = exec(j->db, "BEGIN", "writing the joined recording");
-	/* meta is the host's (its start, stop and duration are the report's), role joined */
+	/* meta is the first host's (its start, stop and duration are the report's), role joined */
 	if (!err)
-		err = copy_rows(j->db, hs, "meta", NULL);
+		err = copy_rows(j->db, j->files[first_host].schema, "meta", NULL, 0);
 	if (!err)
 		err = exec(j->db, "INSERT OR REPLACE INTO " OUT ".meta VALUES ('role', 'joined')",
 			   "writing the meta");
+	/* each file's meta as it was, its side's hooks and intervals, its rows after the last's */
+	for (int f = 0; f < j->nfiles && !err; f++) {
+		const struct ntp_join_file *jf = &j->files[f];
+
+		meta_side(j, f, side, sizeof(side));
+		err = copy_meta(j->db, jf->schema, side);
+		if (!err)
+			err = copy_rows(j->db, jf->schema, "hooks", side_filter(jf), 0);
+		if (!err)
+			err = copy_rows(j->db, jf->schema, "intervals", side_filter(jf), 0);
+		if (!err && (jf->sides & NTP_SIDE_HOST)) {
+			hbase[f] = next_base(j, "host_io");
+			err = copy_rows(j->db, jf->schema, "host_io", NULL, hbase[f]);
+		}
+		if (!err && (jf->sides & NTP_SIDE_TARGET)) {
+			tbase[f] = next_base(j, "target_io");
+			err = copy_rows(j->db, jf->schema, "target_io", NULL, tbase[f]);
+		}
+	}
 	if (!err)
-		err = copy_meta(j->db, hs, one ? "both" : "host");
-	if (!err && !one)
-		err = copy_meta(j->db, ts, "target");
-	/* each side's rows from the file that holds it; one "-r both" file holds all */
-	if (!err)
-		err = copy_rows(j->db, hs, "hooks", one ? NULL : "side = 'host'");
-	if (!err && !one)
-		err = copy_rows(j->db, ts, "hooks", "side = 'target'");
-	if (!err)
-		err = copy_rows(j->db, hs, "intervals", one ? NULL : "side = 'host'");
-	if (!err && !one)
-		err = copy_rows(j->db, ts, "intervals", "side = 'target'");
-	if (!err)
-		err = copy_rows(j->db, hs, "host_io", NULL);
-	if (!err)
-		err = copy_rows(j->db, ts, "target_io", NULL);
-	if (!err)
-		err = write_pairs(j);
-	if (!err)
-		err = write_clock(j, p);
+		err = write_pairs(j, hbase, tbase);
+	for (int p = 0; p < j->npairs && !err; p++)
+		err = write_clock(j, p, true);
 	if (!err)
 		err = exec(j->db, "COMMIT", "writing the joined recording");
 	else
@@ -214,7 +311,7 @@ static bool is_joined(const struct ntp_join *j)
 	       !strcmp(j->files[0].role, ntp_roles[NTP_ROLE_JOINED].name);
 }
 
-/* what can be written: one host side, one target side, a pairing that found the commands */
+/* what can be written: hosts and their targets, a pairing that found the commands */
 static int check_writable(struct ntp_join *j)
 {
 	const struct ntp_join_pair *p = &j->pairs[0];
@@ -225,27 +322,25 @@ static int check_writable(struct ntp_join *j)
 			  " made of", j->files[0].path);
 		return NTP_EXIT_MISMATCH;
 	}
-	if (j->npairs != 1) {
-		ntp_error("cannot write one joined recording of %d host and target combinations:"
-			  " give one host recording and one target recording, or one '-r both'"
-			  " recording", j->npairs);
-		return NTP_EXIT_MISMATCH;
-	}
+	if (j->counts.matched && j->npairs >= 1)
+		return 0;
 	h = j->files[p->host_file].path;
 	t = j->files[p->target_file].path;
-	if (!p->estimated || !j->counts.matched) {
-		if (p->host_file == p->target_file)
-			ntp_error("cannot join %s: none of its %" PRId64 " host commands matched one of"
-				  " its %" PRId64 " target commands", h, j->counts.host_rows,
-				  j->counts.target_rows);
-		else
-			ntp_error("cannot join %s and %s: no clock offset pairs their commands (%" PRId64
-				  " of %" PRId64 " candidate pairs agree, %" PRId64 " needed):"
-				  " not a host and its target recorded at one time", h, t, p->support,
-				  p->candidates, j->opts.min_support);
-		return NTP_EXIT_MISMATCH;
-	}
-	return 0;
+	if (j->npairs == 1 && p->host_file == p->target_file)
+		ntp_error("cannot join %s: none of its %" PRId64 " host commands matched one of"
+			  " its %" PRId64 " target commands", h, j->counts.host_rows,
+			  j->counts.target_rows);
+	else if (j->npairs == 1)
+		ntp_error("cannot join %s and %s: no clock offset pairs their commands (%" PRId64
+			  " of %" PRId64 " candidate pairs agree, %" PRId64 " needed):"
+			  " not a host and its target recorded at one time", h, t, p->support,
+			  p->candidates, j->opts.min_support);
+	else
+		ntp_error("cannot join %s and the others: none of %" PRId64 " host commands matched"
+			  " one of %" PRId64 " target commands: not hosts and their targets recorded"
+			  " at one time", j->files[0].path, j->counts.host_rows,
+			  j->counts.target_rows);
+	return NTP_EXIT_MISMATCH;
 }
 
 static int attach_out(struct ntp_join *j, const char *path)
@@ -288,7 +383,7 @@ int ntp_join__write(struct ntp_join *j, const char *path)
 	/* the file is new and renamed into place only when whole: no journal needed */
 	err = exec(j->db, "PRAGMA " OUT ".journal_mode = OFF", "writing the joined recording");
 	if (!err)
-		err = write_all(j, &j->pairs[0]);
+		err = write_all(j);
 	if (exec(j->db, "DETACH " OUT, "closing the joined recording") && !err)
 		err = NTP_EXIT_FAILURE;
 	return err;
@@ -324,9 +419,9 @@ static int store_into(struct ntp_join *j, const char *path)
 		err = exec(j->db, "BEGIN; DELETE FROM " OUT ".join_pairs; DELETE FROM " OUT
 			   ".join_clock", "writing the pairs");
 	if (!err)
-		err = write_pairs(j);
+		err = store_pairs(j);
 	if (!err)
-		err = write_clock(j, &j->pairs[0]);
+		err = write_clock(j, 0, false);
 	if (!err)
 		err = exec(j->db, "COMMIT", "writing the pairs");
 	else

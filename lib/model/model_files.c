@@ -115,8 +115,14 @@ static int files_load(struct ntp_source *s, struct ntp_report *r,
 	return ntp_kind__joined(s->kind) ? load_joined(s, r) : load_one(s, r);
 }
 
+static int files_wait(struct ntp_source *s, char *msg, size_t len)
+{
+	return ntp_db__check_wait(s->check, msg, len);
+}
+
 static void files_close(struct ntp_source *s)
 {
+	ntp_db__check_free(s->check);
 	sqlite3_close(s->db);
 	free(s);
 }
@@ -124,6 +130,7 @@ static void files_close(struct ntp_source *s)
 static const struct ntp_source_ops files_ops = {
 	.name = "files",
 	.load = files_load,
+	.wait = files_wait,
 	.close = files_close,
 };
 
@@ -245,10 +252,14 @@ int ntp_source__open_files(struct ntp_source **sp, const char *const *paths, int
 		if (!err)
 			err = open_joined(s);
 	}
+	/* what the opening left of the files' check runs while they are read */
+	if (!err)
+		err = ntp_db__check_start(&s->check, paths, n);
 	if (err) {
 		files_close(s);
 		return err;
 	}
+	ntp_err__defer();
 	transport = ntp_source__meta_text(s, 0, NTP_META_TRANSPORT);
 	s->rdma = transport && !strcmp(transport, ntp_transport__name(NTP_TRANSPORT_RDMA));
 	free(transport);
@@ -331,6 +342,7 @@ int ntp_source__store_pairing(const char *path)
 		err = ntp_join__run(j);
 	if (!err)
 		err = ntp_join__store(j);
+	err = ntp_source__verdict(&s, 1, err);
 	ntp_join__close(j);
 	ntp_source__close(s);
 	return err;

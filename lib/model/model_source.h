@@ -20,6 +20,7 @@
 #define NTP_MODEL_SOURCE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sqlite3.h>
 
@@ -77,6 +78,12 @@ struct ntp_source_ops {
 		    void *ctx);
 	/* with rows: run i's meta start_ns on its clock, -1 unknown */
 	int64_t (*start_ns)(struct ntp_source *s, int i);
+	/*
+	 * the verdict of the checks still running on the source's data
+	 * (ntp_source__verdict), waited for: 0, or an NTP_EXIT_* code and its
+	 * line in msg (not printed); NULL when a source has none
+	 */
+	int (*wait)(struct ntp_source *s, char *msg, size_t len);
 	void (*close)(struct ntp_source *s);
 };
 
@@ -92,7 +99,28 @@ struct ntp_source {
 	/* a files source (model_files.h): "main" alone, or every file ATTACHed */
 	sqlite3 *db;
 	char schemas[NTP_JOIN_MAX_FILES][16];
+	/* the structure of the files' tables of one row a command, checked meanwhile */
+	struct ntp_db_check *check;
 };
+
+/*
+ * A reader's result once what is still being checked of its sources
+ * s[0..n) (NULL ones skipped) is known.  Opening a source leaves part of
+ * its check running, on a thread of its own, while the reader reads (the
+ * structure of the recordings' largest tables: lib/ntp/db_read.h), and
+ * holds every error from then on (ntp_err__defer), since what damage makes
+ * a reader say is not what happened.  Waits for the checks: the first
+ * damage they found, in order, is the one error line and its code
+ * (NTP_EXIT_CORRUPT), whatever rc; else rc, after the first error held
+ * since the opening, if any, is printed.  Every reader calls it once,
+ * after its reading and before its final output, its error document or
+ * its warnings: so a damaged file never gives a normal output.  A reader
+ * that streams its output as it reads (dump, series, export) calls it
+ * before its output files take their places: on standard output, what was
+ * written stays, and the exit status and the error line say it is not to
+ * be used.
+ */
+int ntp_source__verdict(struct ntp_source *const *s, int n, int rc);
 
 /* NULL does nothing */
 void ntp_source__close(struct ntp_source *s);

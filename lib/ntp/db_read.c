@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/core/jobs.h"
 #include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_read.h"
 #include "lib/ntp/db_schema.h"
@@ -226,28 +228,46 @@ static bool value_line(const char *line)
 }
 
 /*
+ * The tables of one row a command: the largest by far, whose check is
+ * what costs (one more walk of every page), so that it runs on a thread of
+ * its own while the reader reads (ntp_db__check_start()).
+ */
+static const char *const command_tables[] = { "host_io", "target_io", "join_pairs" };
+
+static bool command_table(const char *table)
+{
+	for (size_t i = 0; i < sizeof(command_tables) / sizeof(command_tables[0]); i++)
+		if (!strcmp(table, command_tables[i]))
+			return true;
+	return false;
+}
+
+/*
  * The structure of the file's tables, by SQLite's quick_check of each of
  * ntprof's tables (and the schema's own): every page of the table and its
  * indexes walked, every cell measured against its page's accounting, and
- * every row's record decoded.  A damaged page is then found here, before
- * anything is printed, wherever it is and whichever command reads the
- * file: not only a page that cannot be read, which the readers would meet
- * too, but one that reads as fewer rows (a cell count or a child pointer
- * lost), which no reader could tell from a shorter recording.  It costs
- * about what reading host_io once costs.  Only ntprof's tables: their
- * columns were found ntprof's (no generated column, db_own.c), so the
- * check evaluates no expression of the file's.  quick_check reports the
- * b-trees first and each row's values after: up to 100 lines are read a
- * table, and any that is not about a value is damage.
+ * every row's record decoded.  A damaged page is then found wherever it
+ * is and whichever command reads the file: not only a page that cannot
+ * be read, which the readers would meet too, but one that reads as fewer
+ * rows (a cell count or a child pointer lost), which no reader could tell
+ * from a shorter recording.  Only ntprof's tables: their columns were
+ * found ntprof's (no generated column, db_own.c), so the check evaluates
+ * no expression of the file's.  quick_check reports the b-trees first and
+ * each row's values after: up to 100 lines are read a table, and any that
+ * is not about a value is damage.  commands: the tables of one row a
+ * command (command_tables), else every other one and the schema.
  */
-static int check_structure(sqlite3 *db, const char *path)
+static int check_structure(sqlite3 *db, const char *path, bool commands)
 {
 	const char *table, *line, *nl;
 	char sql[128];
 	sqlite3_stmt *st;
 	int rc, exists;
 
-	for (int i = -1; (table = i < 0 ? "sqlite_schema" : ntp_db__own_table(i)); i++) {
+	for (int i = commands ? 0 : -1; (table = i < 0 ? "sqlite_schema" : ntp_db__own_table(i));
+	     i++) {
+		if (i >= 0 && command_table(table) != commands)
+			continue;
 		if (i >= 0) {
 			rc = table_exists(db, table, &exists);
 			if (rc != SQLITE_OK)
@@ -332,8 +352,16 @@ static int check_db(sqlite3 *db, const char *path)
 int ntp_db__open_read(sqlite3 **dbp, const char *path)
 {
 	int64_t host_rows;
+	int err = ntp_db__open_read_counted(dbp, path, &host_rows);
 
-	return ntp_db__open_read_counted(dbp, path, &host_rows);
+	/* and the tables of one row a command, here and now */
+	if (!err)
+		err = check_structure(*dbp, path, true);
+	if (err) {
+		sqlite3_close(*dbp);
+		*dbp = NULL;
+	}
+	return err;
 }
 
 int ntp_db__connect(sqlite3 **dbp, const char *path, const struct ntp_db_file *f, int flags)
@@ -404,8 +432,9 @@ int ntp_db__open_read_counted(sqlite3 **dbp, const char *path, int64_t *host_row
 	/* ntprof's tables as ntprof's, before SQLite checks anything in them */
 	if (!err)
 		err = ntp_db__own_views(db, "main", path);
+	/* the tables of one row a command are the reader's to check: ntp_db__check_start() */
 	if (!err)
-		err = check_structure(db, path);
+		err = check_structure(db, path, false);
 	if (!err)
 		err = query_int(db, path, "SELECT count(*) FROM main.host_io", host_rows);
 	/* a second guard besides READONLY: no statement may write (TEMP views made) */
@@ -507,4 +536,132 @@ int ntp_db__open_again(sqlite3 **dbp, const char *path)
 	}
 	*dbp = db;
 	return 0;
+}
+
+/* ---- the tables of one row a command, checked while the reader reads ---------- */
+
+struct ntp_db_check {
+	pthread_t thread;
+	bool started;		/* a thread of its own (else checked at the start) */
+	int n;
+	char **paths;
+	pthread_mutex_t lock;
+	sqlite3 *db;		/* the connection checking now: interrupted by a stop */
+	bool stop;
+	int err;		/* the first damage in path order, its line in msg */
+	char msg[NTP_DB_FAIL_LINE];
+};
+
+/* file i checked on a connection of its own: read-only, guarded, its work budget */
+static int check_one(struct ntp_db_check *c, int i)
+{
+	const char *path = c->paths[i];
+	struct ntp_db_file f;
+	sqlite3 *db = NULL;
+	int err;
+
+	err = ntp_db__open_state(path, &f);
+	if (!err)
+		err = ntp_db__connect(&db, path, &f, SQLITE_OPEN_NOMUTEX);
+	if (err)
+		return err;
+	pthread_mutex_lock(&c->lock);
+	c->db = db;
+	if (c->stop)
+		sqlite3_interrupt(db);
+	pthread_mutex_unlock(&c->lock);
+	err = ntp_db__guard(db);
+	if (!err)
+		err = ntp_db__budget_add(db, "main", path);
+	if (!err && sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL) != SQLITE_OK)
+		err = sqlite_failure(db, path, sqlite3_errcode(db), "opening");
+	if (!err)
+		err = check_structure(db, path, true);
+	pthread_mutex_lock(&c->lock);
+	c->db = NULL;
+	pthread_mutex_unlock(&c->lock);
+	sqlite3_close(db);
+	return err;
+}
+
+/* the files in turn, their lines held (not printed): the first failure is the verdict */
+static void *check_run(void *arg)
+{
+	struct ntp_db_check *c = arg;
+
+	ntp_err__hold(c->msg, sizeof(c->msg));
+	for (int i = 0; i < c->n && !c->err; i++) {
+		bool stop;
+
+		pthread_mutex_lock(&c->lock);
+		stop = c->stop;
+		pthread_mutex_unlock(&c->lock);
+		if (stop)
+			break;
+		c->err = check_one(c, i);
+	}
+	ntp_err__hold(NULL, 0);
+	return NULL;
+}
+
+int ntp_db__check_start(struct ntp_db_check **cp, const char *const *paths, int n)
+{
+	struct ntp_db_check *c = calloc(1, sizeof(*c));
+
+	*cp = NULL;
+	if (!c || !(c->paths = calloc(n > 0 ? n : 1, sizeof(*c->paths))))
+		goto nomem;
+	pthread_mutex_init(&c->lock, NULL);
+	for (int i = 0; i < n; i++) {
+		c->paths[i] = strdup(paths[i]);
+		if (!c->paths[i])
+			goto nomem;
+		c->n++;
+	}
+	/* one thread asked for, or no thread to be had: the check is made here */
+	if (ntp_jobs__threads() > 1 && sqlite3_threadsafe() &&
+	    !pthread_create(&c->thread, NULL, check_run, c))
+		c->started = true;
+	else
+		check_run(c);
+	*cp = c;
+	return 0;
+nomem:
+	ntp_db__check_free(c);
+	ntp_error("%s: %s", n > 0 ? paths[0] : "checking", strerror(ENOMEM));
+	return NTP_EXIT_FAILURE;
+}
+
+int ntp_db__check_wait(struct ntp_db_check *c, char *msg, size_t len)
+{
+	if (len)
+		msg[0] = '\0';
+	if (!c)
+		return 0;
+	if (c->started) {
+		pthread_join(c->thread, NULL);
+		c->started = false;
+	}
+	if (c->err && len)
+		snprintf(msg, len, "%s", c->msg);
+	return c->err;
+}
+
+void ntp_db__check_free(struct ntp_db_check *c)
+{
+	if (!c)
+		return;
+	if (c->started) {
+		pthread_mutex_lock(&c->lock);
+		c->stop = true;
+		if (c->db)
+			sqlite3_interrupt(c->db);
+		pthread_mutex_unlock(&c->lock);
+		pthread_join(c->thread, NULL);
+	}
+	for (int i = 0; c->paths && i < c->n; i++)
+		free(c->paths[i]);
+	free(c->paths);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
 }

@@ -84,6 +84,9 @@ int ntp_report__run_from(ntp_report_open_fn open, void *ctx, const char *what,
 			.detail = detail, .filter = &o->filter,
 			.histograms = o->histogram || o->html_path, .sort = &o->sort,
 			.percent_limit = o->percent_limit });
+	/* nothing is printed before the files' check is done */
+	if (s)
+		rc = ntp_source__verdict(&s, 1, rc);
 	if (!rc)
 		rc = ntp_diag__make(&d, &r, s);
 	if (!rc)

@@ -198,6 +198,8 @@ static int scan(struct ntp_series *s, struct outs *os, struct ntp_source *src)
 		rc = ntp_series__scan(&acc, db, rows, &w, path);
 	if (!rc)
 		rc = ntp_series_acc__flush(&acc);
+	/* streamed: the files' check is done before the outputs end (model_source.h) */
+	rc = ntp_source__verdict(&src, 1, rc);
 	if (!rc && !s->commands && ntp_read_filter__any(s->filter))
 		ntp_read_filter__warn_none(src, s->filter, NULL);
 	if (!rc)
@@ -407,8 +409,8 @@ int ntp_series__run(const char *const *paths, int n, const struct ntp_series_opt
 		rc = ntp_source__open_files(&src, paths, n, false);
 		if (!rc)
 			rc = scan(&s, &os, src);
-		/* nothing printed yet: the JSON says why, as report's does */
-		if (rc && !os.json.j)
+		/* no JSON on standard output yet, or a JSON file: it says why, as report's does */
+		if (rc && (!os.json.j || strcmp(o->json_path, "-")))
 			ntp_output__fail(&os.o, rc, n > 1 ? "the recordings" : paths[0]);
 		rc = close_outs(&os, rc);
 	}

@@ -979,12 +979,15 @@ def write_joined_file(path, js):
     tid = {id(c): i + 1 for i, c in enumerate(sorted(
         (c for c in js.commands if c.fate != "lost_target"), key=lambda c: c.target["t_recv_ns"]))}
     m = js.matched()
-    db.executemany("INSERT INTO main.join_pairs VALUES (?, ?, ?, 1, 1)",
+    db.executemany("INSERT INTO main.join_pairs (host_id, target_id, offset_ns, h_occ, t_occ)"
+                   " VALUES (?, ?, ?, 1, 1)",
                    ((hid[id(c)], tid[id(c)],
                      link.offset_ns + round(link.drift * (c.host["h_queue_ns"] - t0))) for c in m))
     n = js.counts()
-    db.execute("INSERT INTO main.join_clock VALUES ('two clocks', 1, ?, ?, ?, 1000.0, ?, ?, ?, ?,"
-               " ?, ?, ?, ?)", (t0, float(link.offset_ns), link.drift, len(m), len(m), len(m),
+    db.execute("INSERT INTO main.join_clock (clock, estimated, t0_ns, offset_ns, drift,"
+               " tolerance_ns, candidates, support, matched, unmatched_host, unmatched_target,"
+               " rejected, host_file, target_file) VALUES ('two clocks', 1, ?, ?, ?, 1000.0, ?,"
+               " ?, ?, ?, ?, ?, ?, ?)", (t0, float(link.offset_ns), link.drift, len(m), len(m), len(m),
                                 n["unmatched_host"], n["unmatched_target"], n["rejected"],
                                 str(hp), str(tp)))
     db.execute("COMMIT")

@@ -150,3 +150,26 @@ def test_damage_exit_9_naming_the_file(run, good, tmp_path, kind, which, what):
                 failures.append(f"{tree} {what}: {case_id((kind, cmd))}: exit {r.returncode}: "
                                 f"{r.stderr.strip()[:200]}")
     assert not failures, f"{len(failures)} runs not exit 9 naming {bad_name}:\n" + "\n".join(failures)
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_lost_row_found_by_the_check_beside_the_reading(run, good, tmp_path, threads):
+    """host_io's check runs on a thread of its own while the reader reads
+    (NTPROF_THREADS=1: before it): a middle page one cell fewer, which
+    reads as a shorter table, is exit 9 naming the file either way, with
+    nothing else on stderr and no output file left, in every reader."""
+    (tree, _, damage), = [c for c in damages(good / "host.ntp")
+                          if c[0] == "host_io" and c[1] == "cells"]
+    bad = tmp_path / "host.ntp"
+    shutil.copy(good / "host.ntp", bad)
+    damage(bad)
+    for cmd in (["report", bad], ["report", "-j", "-", bad], ["dump", bad],
+                ["series", bad], ["compare", good / "host.ntp", bad],
+                ["export", "-o", tmp_path / "t.pftrace", bad],
+                ["dump", "-o", tmp_path / "d.csv", bad]):
+        r = run(*cmd, env={"NTPROF_THREADS": threads})
+        lines = r.stderr.splitlines()
+        assert r.returncode == Exit.CORRUPT, (cmd, r.returncode, r.stderr)
+        assert len(lines) == 1 and lines[0].startswith(f"ntprof {cmd[0]}: error: {bad}: corrupt: "), \
+            (cmd, r.stderr)
+    assert not (tmp_path / "t.pftrace").exists() and not (tmp_path / "d.csv").exists()

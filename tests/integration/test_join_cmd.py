@@ -379,12 +379,20 @@ def test_two_of_one_role_are_refused(run, tmp_path):
     assert not out.exists()
 
 
-def test_two_both_recordings_are_refused(run, tmp_path):
-    a, b = tmp_path / "a.ntp", tmp_path / "b.ntp"
+def test_two_both_recordings_join_as_report_joins_them(run, tmp_path):
+    """Two "-r both" recordings, each its own host and target on one clock:
+    one file of four combinations, two of which joined, as report has it."""
+    a, b, out = tmp_path / "a.ntp", tmp_path / "b.ntp", tmp_path / "j.ntp"
     ntpgen.generate_both(a, seed=4)
     ntpgen.generate_both(b, seed=5)
-    line = one_error_line(run("join", "-o", tmp_path / "j.ntp", a, b), Exit.MISMATCH)
-    assert "combinations" in line
+    ok(run("join", "-q", "-o", out, a, b))
+    two, one = report_json(run, a, b), report_json(run, out)
+    assert one["join"] == two["join"] and one["join"]["matched"] > 0
+    assert [(p["clock"], p["matched"]) for p in one["clock_pairs"]] == \
+        [(p["clock"], p["matched"]) for p in two["clock_pairs"]]
+    assert [p["matched"] > 0 for p in one["clock_pairs"]] == [True, False, False, True]
+    assert sorted(r[0] for r in rows(out, "SELECT side FROM join_meta GROUP BY side")) == \
+        ["both", "both 2"]
 
 
 def test_settings_that_differ_are_refused(run, tmp_path):
@@ -400,7 +408,9 @@ def test_command_line_mistakes(run, pair, tmp_path):
     out = tmp_path / "j.ntp"
     assert "no output given" in one_error_line(run("join", h, t), Exit.USAGE)
     assert "no recording given" in one_error_line(run("join", "-o", out), Exit.USAGE)
-    assert "more than two" in one_error_line(run("join", "-o", out, h, t, h), Exit.USAGE)
+    many = [tmp_path / f"r{i}.ntp" for i in range(11)]
+    assert "11 recordings given: at most 10" in one_error_line(run("join", "-o", out, *many),
+                                                                Exit.USAGE)
     assert "twice" in one_error_line(run("join", "-o", out, h, h), Exit.USAGE)
     assert "being joined" in one_error_line(run("join", "-o", h, h, t), Exit.USAGE)
     assert "standard output" in one_error_line(run("join", "-o", "-", h, t), Exit.USAGE)
@@ -583,3 +593,143 @@ def test_refused_input_leaves_nothing(run, tmp_path):
     assert str(js.host_paths[0]) in line and "hooks" in line, line
     assert out.read_text() == "the previous one\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["h.ntp", "j.ntp", "t.ntp"]
+
+
+# ---- several hosts and targets in one file ---------------------------------------
+
+@pytest.fixture(scope="module")
+def fleet(run, tmp_path_factory):
+    """Two hosts and two targets, each on its own clock: host 1 talks to
+    both targets (two controllers, both called cntlid 1 by their target),
+    host 2 to the second; each host's namespaces have names of their own,
+    so that a group of the joined file is a group of one host."""
+    d = tmp_path_factory.mktemp("fleet")
+    g_a = (ntpgen.JGroup("read", 4096, "nvme0n1", 220),)
+    g_b = (ntpgen.JGroup("write", 8192, "nvme1n1", 180, storage=(200_000, 300_000)),)
+    g_c = (ntpgen.JGroup("read", 16384, "nvme4n1", 200), ntpgen.JGroup("write", 4096, "nvme4n1", 90))
+    links = [ntpgen.Link(0, 0, "nvme0", 1, offset_ns=11_000_000_000, drift=5e-6, groups=g_a),
+             ntpgen.Link(0, 1, "nvme1", 1, offset_ns=-3_000_000_000, drift=-8e-6, groups=g_b),
+             ntpgen.Link(1, 1, "nvme4", 2, offset_ns=-700_000_654_321, drift=-35e-6, groups=g_c)]
+    paths = [d / "h1.ntp", d / "h2.ntp", d / "ta.ntp", d / "tb.ntp"]
+    js = ntpgen.generate_joined(paths[:2], paths[2:], links, seed=41)
+    out = d / "fleet.ntp"
+    r = run("join", "-o", out, *paths)
+    assert r.returncode == Exit.OK and r.stderr == "", r.stderr
+    return js, paths, out, r.stdout
+
+
+def test_several_hosts_and_targets__counts_and_stages_are_the_generators(run, fleet):
+    js, paths, out, stdout = fleet
+    c = js.counts()
+    assert stdout == (f"{out}: {c['matched']} of {c['host_commands']} host commands joined with "
+                      f"{c['target_commands']} target commands; 4 host and target combinations,"
+                      f" each with its clock estimate\n")
+    doc = report_json(run, out)
+    assert {k: doc["join"][k] for k in c} == c
+    # one file: every group is file 1, in the report's order of (namespace, type, size)
+    want = ntpgen.expected_joined_groups(js)
+    for w in want:
+        w["file"] = 1
+    rank = {"read": 0, "write": 1, "other": 2}
+    want.sort(key=lambda g: (g["namespace"], rank[g["io_type"]], g["bytes"]))
+    assert_groups_equal(doc, want, FIVE)
+    # each combination's estimate and matches, as the join of the four files has them
+    four = report_json(run, *paths)
+    assert doc["clock_pairs"] == [dict(p, host_file=1, target_file=1) for p in four["clock_pairs"]]
+    per_link = [sum(1 for m in js.matched() if m.link is link) for link in js.links]
+    assert [p["matched"] for p in doc["clock_pairs"]] == [per_link[0], per_link[1], 0, per_link[2]]
+    for p, link in zip([doc["clock_pairs"][i] for i in (0, 1, 3)], js.links):
+        true = link.offset_ns + link.drift * (p["t0_ns"] - 1_005_000_000_000)
+        assert abs(p["offset_ns"] - true) < 20_000
+
+
+def test_several_hosts_and_targets__rows_as_recorded_ids_after_each_other(fleet):
+    js, paths, out, _ = fleet
+    h1, h2, ta, tb = paths
+    cols = "h_start_ns, h_queue_ns, h_done_ns, cid, slba, controller, namespace"
+    nh1 = rows(h1, "SELECT count(*) FROM host_io")[0][0]
+    nta = rows(ta, "SELECT count(*) FROM target_io")[0][0]
+    assert rows(out, f"SELECT id, {cols} FROM host_io ORDER BY id") == \
+        rows(h1, f"SELECT id, {cols} FROM host_io ORDER BY id") + \
+        rows(h2, f"SELECT id + {nh1}, {cols} FROM host_io ORDER BY id")
+    assert rows(out, "SELECT id, t_recv_ns, t_sent_ns, cid FROM target_io ORDER BY id") == \
+        rows(ta, "SELECT id, t_recv_ns, t_sent_ns, cid FROM target_io ORDER BY id") + \
+        rows(tb, f"SELECT id + {nta}, t_recv_ns, t_sent_ns, cid FROM target_io ORDER BY id")
+    # each recording's meta as it was, the second of a side numbered
+    for side, src in (("host", h1), ("host 2", h2), ("target", ta), ("target 2", tb)):
+        assert dict(rows(out, f"SELECT key, value FROM join_meta WHERE side = '{side}'")) == \
+            dict(rows(src, "SELECT key, value FROM meta"))
+    assert rows(out, "SELECT pair, host_file, target_file FROM join_clock ORDER BY pair") == \
+        [(0, str(h1), str(ta)), (1, str(h1), str(tb)), (2, str(h2), str(ta)), (3, str(h2), str(tb))]
+    # the true pairs: each side's ids are its rows in time order, file after file
+    hid, tid = {}, {}
+    for k, (fates, key, ids, lost) in enumerate(((js.host_paths, "h_start_ns", hid, "lost_host"),
+                                                 (js.target_paths, "t_recv_ns", tid, "lost_target"))):
+        base = 0
+        for f in range(len(fates)):
+            mine = sorted((c for c in js.commands if c.fate != lost and
+                           (c.link.host if k == 0 else c.link.target) == f),
+                          key=lambda c: (c.host if k == 0 else c.target)[key])
+            ids.update({id(c): base + i + 1 for i, c in enumerate(mine)})
+            base += len(mine)
+    want = sorted((hid[id(c)], tid[id(c)], [0, 1, 3][js.links.index(c.link)]) for c in js.matched())
+    assert rows(out, "SELECT host_id, target_id, pair FROM join_pairs ORDER BY host_id") == want
+
+
+def test_several_hosts_and_targets__dump_series_compare_as_the_four_files(run, fleet):
+    js, paths, out, _ = fleet
+    # dump: the same joined commands in the same order; ids and file numbers are the file's
+    a = ok(run("dump", *paths)).stdout.splitlines()
+    b = ok(run("dump", out)).stdout.splitlines()
+    assert a[0] == b[0] and a[0].startswith("host_file,target_file,host_id,target_id,")
+    assert len(b) - 1 == len(js.matched())
+    assert [l.split(",", 4)[4] for l in b[1:]] == [l.split(",", 4)[4] for l in a[1:]]
+    assert {tuple(l.split(",", 2)[:2]) for l in b[1:]} == {("1", "1")}
+    # series: every interval's row of every group, but for the file column (the
+    # generator's hosts start at one time: each file's intervals start there)
+    sa = json.loads(ok(run("series", "-j", "-", *paths)).stdout)
+    sb = json.loads(ok(run("series", "-j", "-", out)).stdout)
+
+    def strip(doc):
+        return sorted(json.dumps({k: v for k, v in g.items() if k != "file"}, sort_keys=True)
+                      for g in doc["rows"])
+    assert strip(sb) == strip(sa) and sb["rows"]
+    assert sb["commands"] == sa["commands"] == len(js.matched())
+    # compare: a joined run of its own, the five stages, the generator's n per group
+    doc = json.loads(ok(run("compare", "-j", "-", out, out)).stdout)
+    assert doc["kind"] == "joined"
+    want = {}
+    for (_, io, nbytes, ns), cmds in js.by_group().items():
+        want[(ns, io, nbytes)] = len(cmds)
+    assert {(g["namespace"], g["io_type"], g["bytes"]): g["n_baseline"] for g in doc["groups"]} \
+        == want
+    assert [s["stage"] for s in doc["groups"][0]["stages"]] == list(FIVE) + ["e2e"]
+
+
+def test_several_hosts_and_targets__export_says_it_cannot(run, fleet, tmp_path):
+    """One trace places each side of a file on one clock: a file of several
+    hosts or targets has more, which it does not tell apart."""
+    _, _, out, _ = fleet
+    r = run("export", "-o", tmp_path / "t.pftrace", out)
+    assert r.returncode == Exit.MISMATCH and r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and "several hosts or targets" in lines[0], r.stderr
+    assert not (tmp_path / "t.pftrace").exists()
+
+
+def test_joined_file_of_an_older_writer_without_pair_columns(run, pair, joined, tmp_path):
+    """A joined file written before join_pairs.pair and join_clock.pair (one
+    combination) reads as before: the same report."""
+    out, _ = joined
+    old = tmp_path / "old.ntp"
+    old.write_bytes(out.read_bytes())
+    c = sqlite3.connect(old)
+    c.execute("DROP VIEW joined_stages")    # it names join_pairs, which loses a column
+    c.execute("ALTER TABLE join_pairs DROP COLUMN pair")
+    c.execute("ALTER TABLE join_clock DROP COLUMN pair")
+    c.commit()
+    c.close()
+    assert "pair" not in [r[1] for r in rows(old, "PRAGMA table_info(join_pairs)")]
+    a, b = report_json(run, out), report_json(run, old)
+    assert b["groups"] == a["groups"] and b["join"] == a["join"]
+    assert b["clock_pairs"] == a["clock_pairs"]

@@ -418,7 +418,8 @@ static void joined_stages_view__every_pair__equals_stages_c(void **state)
 	unsigned int n = 0;
 
 	assert_int_equal(sqlite3_exec(fx->db, "DELETE FROM join_pairs;"
-		" INSERT INTO join_pairs SELECT id, id, 0, 1, 1 FROM host_io", NULL, NULL, NULL),
+		" INSERT INTO join_pairs (host_id, target_id, offset_ns, h_occ, t_occ)"
+		" SELECT id, id, 0, 1, 1 FROM host_io", NULL, NULL, NULL),
 		SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(fx->db,
 		"SELECT host_id, e2e_ns, block_ns, driver_ns, network_ns, target_driver_ns,"
