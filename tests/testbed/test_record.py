@@ -43,9 +43,9 @@ POINTS = {"h_start", "h_queue", "h_cmd_sent", "h_r2t", "h_data_sent", "h_recv", 
 M64 = (1 << 64) - 1
 
 
-def cmd_hash(cid, slba):
-    """bpf/ntp_hash.h's ntp_cmd_hash (version 2), as the test's oracle."""
-    return ((slba ^ ((cid * 0x9e3779b97f4a7c15) & M64)) * 0xbf58476d1ce4e5b9) & M64
+def cmd_hash(cid, slba, nlb0):
+    """bpf/ntp_hash.h's ntp_cmd_hash (version 3), as the test's oracle."""
+    return ((slba ^ (((cid | nlb0 << 16) * 0x9e3779b97f4a7c15) & M64)) * 0xbf58476d1ce4e5b9) & M64
 
 
 def hash_sampled(h, one_in):
@@ -191,8 +191,8 @@ def check_sampled(r):
     assert iv["seen"] == fio_ios, iv
     assert iv["sampled"] == rows and iv["lost_rb"] == 0 and iv["lost_map"] == 0, iv
     # exactly the commands the shared hash selects ...
-    for cid, slba in db.execute("SELECT cid, slba FROM host_io"):
-        assert hash_sampled(cmd_hash(cid, slba), 100), (cid, slba)
+    for cid, slba, nlb in db.execute("SELECT cid, slba, nlb FROM host_io"):
+        assert hash_sampled(cmd_hash(cid, slba, nlb - 1), 100), (cid, slba, nlb)
     # ... and about one in 100 of them: binomial, 5 standard deviations
     mean = fio_ios / 100
     sd = math.sqrt(fio_ios * 0.01 * 0.99)
