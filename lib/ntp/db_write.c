@@ -24,6 +24,7 @@
  * way: the failed connection leaves SQLite's lock state in the process
  * unusable for the next one.)
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@
 #include "lib/cli/exit.h"
 #include "lib/cli/outfile.h"
 #include "lib/ntp/db_key.h"
+#include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_schema.h"
 #include "lib/ntp/db_write.h"
 
@@ -531,6 +533,19 @@ int ntp_writer__set_meta_int(struct ntp_writer *w, const char *key, int64_t valu
 	bind_text(&w->meta, 0, key);
 	sqlite3_bind_int64(w->meta.stmt, w->meta.idx[1], value);
 	return step(w, &w->meta);
+}
+
+/* a key used with the other type's accessor is a bug of the caller, not of the file */
+int ntp_meta__set_text(struct ntp_writer *w, enum ntp_meta_key k, const char *value)
+{
+	assert(k < NTP_META_MAX && ntp_meta[k].type == NTP_META_TEXT);
+	return ntp_writer__set_meta_text(w, ntp_meta[k].key, value);
+}
+
+int ntp_meta__set_int(struct ntp_writer *w, enum ntp_meta_key k, int64_t value)
+{
+	assert(k < NTP_META_MAX && ntp_meta[k].type == NTP_META_INT);
+	return ntp_writer__set_meta_int(w, ntp_meta[k].key, value);
 }
 
 int ntp_writer__add_hook(struct ntp_writer *w, const char *side, const char *point,

@@ -15,6 +15,7 @@
 #include <linux/types.h>
 
 #include "bpf/ntp_events.h"
+#include "lib/ntp/db_meta.h"
 
 #define NTP_DB_BATCH_ROWS 4096
 
@@ -36,6 +37,9 @@ int ntp_writer__open(struct ntp_writer **w, const char *path);
 int ntp_writer__check_place(const char *path);
 int ntp_writer__set_meta_text(struct ntp_writer *w, const char *key, const char *value);
 int ntp_writer__set_meta_int(struct ntp_writer *w, const char *key, int64_t value);
+/* the same for a key of the meta table (lib/ntp/db_meta.h), of that key's type */
+int ntp_meta__set_text(struct ntp_writer *w, enum ntp_meta_key k, const char *value);
+int ntp_meta__set_int(struct ntp_writer *w, enum ntp_meta_key k, int64_t value);
 int ntp_writer__add_hook(struct ntp_writer *w, const char *side, const char *point,
 			 const char *hook, const char *flavour, const char *reason);
 int ntp_writer__add_host_io(struct ntp_writer *w, const struct ntp_host_event *e);
