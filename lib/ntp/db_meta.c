@@ -51,6 +51,8 @@ const struct ntp_meta_desc ntp_meta[NTP_META_MAX] = {
 	/* the runs of the side's programs the kernel skipped (their recursion misses) */
 	[NTP_META_HOST_PROG_MISSED] = { "host_prog_missed", NTP_META_INT, NTP_META_AT_STOP },
 	[NTP_META_TARGET_PROG_MISSED] = { "target_prog_missed", NTP_META_INT, NTP_META_AT_STOP },
+	/* the commands taken from the spool into the file, with them (lib/ntp/db_write.c) */
+	[NTP_META_SPOOLED] = { "spooled", NTP_META_INT, NTP_META_AT_STOP },
 };
 
 /* where a value is: schema's meta, or the meta a joined recording keeps of its target side */

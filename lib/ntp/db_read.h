@@ -24,6 +24,8 @@ int ntp_db__open_read(sqlite3 **db, const char *path);
  * this one, not a second walk); -1 on failure.
  */
 int ntp_db__open_read_counted(sqlite3 **db, const char *path, int64_t *host_rows);
+/* ntp_db__open_read for ntprof finish: a spool beside path is not warned of, it is finished */
+int ntp_db__open_check(sqlite3 **db, const char *path);
 
 /*
  * A connection reading path, in the state f that its check found
