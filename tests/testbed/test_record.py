@@ -214,20 +214,25 @@ def check_duration(r):
 
 
 def check_diskfull(r):
-    """A full file system stops record with one clear error; what was committed stays."""
+    """A full file system stops record with one clear error; what was spooled and
+    committed stays, and ntprof finish writes it into the file once there is room."""
     res = r.result
     err = (r.out / "diskfull.err").read_text()
     assert res["diskfull_rc"] == "1", err
     errors = [line for line in err.splitlines() if ": error: " in line]
     assert len(errors) == 1 and "full" in errors[0], err
     assert int(res["diskfull_progs_left"]) == 0
-    # the WAL that the full disk kept from being checkpointed holds the committed rows:
-    # open a copy read-write, as a reader with access to the directory would
+    # the full disk kept the spool from being written in and the WAL from being
+    # checkpointed: ntprof finish on a copy where there is room writes them in
     tmp = r.out / "diskfull-copy"
     tmp.mkdir(exist_ok=True)
     for f in r.out.glob("diskfull.ntp*"):
         shutil.copy(f, tmp / f.name)
-    db = sqlite3.connect(tmp / "diskfull.ntp")
+    assert (tmp / "diskfull.ntp.spool").exists(), sorted(f.name for f in tmp.iterdir())
+    fin = subprocess.run([str(NTPROF), "finish", str(tmp / "diskfull.ntp")], capture_output=True,
+                         text=True, timeout=120)
+    assert fin.returncode == 0 and fin.stderr == "" and "its spool's" in fin.stdout, fin
+    db = sqlite3.connect(f"file:{tmp / 'diskfull.ntp'}?mode=ro", uri=True)
     rows = db.execute("SELECT count(*) FROM host_io").fetchone()[0]
     assert 0 < rows < int(res["diskfull_fio_ios"]), rows
     # the summary counts what the file holds, and says what the failed write lost

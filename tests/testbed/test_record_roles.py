@@ -133,7 +133,7 @@ def check_roles(r, kernel):
         assert n == joined_per_group[(t, size, ns)], (name, n, joined_per_group)
         assert 0.99 * job_ios(job) <= n <= job_ios(job), (name, n, job_ios(job))
         for line in lines:
-            assert line["p99"] >= line["mean"] > 0, line
+            assert line["mean"] > 0 and (line["p99"] is None or line["p99"] >= line["mean"]), line
         # each line's rate is its count over its interval, the time since the
         # previous tick: the ticks are printed to 0.1 s, so the interval was
         # within 0.1 s of their difference (a last, short interval: 0.24 s
