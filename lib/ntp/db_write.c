@@ -1197,6 +1197,11 @@ int ntp_writer__close(struct ntp_writer *w)
 			err = NTP_EXIT_FAILURE;
 		}
 	}
+	/* what the error kept is in the spool: say how it gets into the file */
+	if (err && w->spool_path && w->rows_kept + w->target_kept)
+		ntp_info("%s: its %llu commands spooled before the error are in %s: ntprof finish %s"
+			 " writes them in once the cause is gone", w->path,
+			 (unsigned long long)(w->rows_kept + w->target_kept), w->spool_path, w->path);
 	free(w->spool_path);
 	free(w->sbuf);
 	free(w->path);

@@ -243,6 +243,7 @@ def check_diskfull(r):
     said = re.search(r"host: (\d+) commands recorded", err)
     assert said and int(said[1]) == rows, (rows, err)
     assert re.search(r"host: [1-9]\d* more commands lost: writing failed", err), err
+    assert "spooled before the error are in " in err and ": ntprof finish " in err, err
     assert db.execute("SELECT value FROM meta WHERE key = 'role'").fetchone()[0] == "host"
 
 

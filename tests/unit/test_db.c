@@ -1121,10 +1121,13 @@ static void writer__file_size_limit__one_error_committed_rows_readable(void **st
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 
+	/* one error, and where the commands it kept are, with the command that writes them in */
 	err = read_file(tpath("full-disk.err"), NULL);
-	assert_int_equal(count_lines(err), 1);
+	assert_int_equal(count_lines(err), 2);
 	assert_non_null(strstr(err, "ntprof test: error: writing "));
 	assert_non_null(strstr(err, "(the disk is full)"));
+	assert_non_null(strstr(err, "spooled before the error are in "));
+	assert_non_null(strstr(err, ": ntprof finish "));
 	free(err);
 
 	/* the spool holds exactly the flushed commands: finish (with room now) takes them */
