@@ -303,9 +303,9 @@ __u64 other_mq_ops;
 
 #define NTP_EEXIST 17
 
-/* the two fields the sampling hash reads (bpf/ntp_hash.h) */
+/* the three fields the sampling hash reads (bpf/ntp_hash.h) */
 static __always_inline void read_ident(struct nvme_command *cmd, __u16 *cid, __u64 *slba,
-				       const bool btf)
+				       __u16 *nlb0, const bool btf)
 {
 	if (btf) {
 		*cid = cmd->common.command_id;
@@ -316,9 +316,11 @@ static __always_inline void read_ident(struct nvme_command *cmd, __u16 *cid, __u
 		 */
 		*slba = *(volatile const __u32 *)&cmd->rw.slba |
 			(__u64)*((volatile const __u32 *)&cmd->rw.slba + 1) << 32;
+		*nlb0 = cmd->rw.length;
 	} else {
 		*cid = BPF_CORE_READ(cmd, common.command_id);
 		*slba = BPF_CORE_READ(cmd, rw.slba);
+		*nlb0 = BPF_CORE_READ(cmd, rw.length);
 	}
 }
 
@@ -336,8 +338,7 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 	__u16 cid, nlb0;
 	long err;
 
-	read_ident(cmd, &cid, &slba, btf);
-	nlb0 = btf ? cmd->rw.length : BPF_CORE_READ(cmd, rw.length);
+	read_ident(cmd, &cid, &slba, &nlb0, btf);
 	now = bpf_ktime_get_ns();
 	v.ev.kind = NTP_EV_HOST_IO;
 	v.ev.h_start = start_time(rq, now, &v.ev.flags);
@@ -473,15 +474,15 @@ static __always_inline bool sampled_already(struct request *rq, __u16 cid, const
 static __always_inline void decide(struct request *rq, struct nvme_command *cmd, const bool btf,
 				   const bool backup)
 {
+	__u16 cid, nlb0;
 	__u64 slba;
 	bool sampled;
-	__u16 cid;
 
-	read_ident(cmd, &cid, &slba, btf);
+	read_ident(cmd, &cid, &slba, &nlb0, btf);
 	/* tp_btf only: the task's storage needs its BTF pointer */
 	if (decide_backup && btf && decided_first(rq, cid, backup))
 		return;
-	sampled = ntp_hash_sampled(ntp_cmd_hash(cid, slba), sample_limit);
+	sampled = ntp_hash_sampled(ntp_cmd_hash(cid, slba, nlb0), sample_limit);
 	/* the backup, on a command the first program decided on before its ring forgot it */
 	if (backup && sampled && sampled_already(rq, cid, btf))
 		return;

@@ -265,9 +265,9 @@ static __always_inline void req_init_body(struct nvmet_req *req, struct nvmet_sq
 		return;
 	cid = BPF_CORE_READ(cmd, common.command_id);
 	slba = BPF_CORE_READ(cmd, rw.slba);
-	if (!ntp_hash_sampled(ntp_cmd_hash(cid, slba), sample_limit))
-		return;
 	nlb0 = BPF_CORE_READ(cmd, rw.length);
+	if (!ntp_hash_sampled(ntp_cmd_hash(cid, slba, nlb0), sample_limit))
+		return;
 	if (filter.flags & NTP_FILTER_SIZE)
 		v.size_pending = 1;
 	else

@@ -45,7 +45,16 @@ int cmd_finish(int argc, const char **argv)
 		struct ntp_finish_done d;
 		int err = ntp_db__finish(argv[i], &o, &d);
 
-		if (!err)
+		if (err)
+			;
+		else if (d.spool && o.dry_run)
+			printf("%s: would be finished: its spool's commands written in%s%s\n", argv[i],
+			       d.was == NTP_DB_FINISHED ? "" : ", ", d.was == NTP_DB_FINISHED ? "" : d.did);
+		else if (d.spool)
+			printf("%s: finished: its spool's %llu commands written in%s%s\n", argv[i],
+			       (unsigned long long)d.spooled, d.was == NTP_DB_FINISHED ? "" : ", ",
+			       d.was == NTP_DB_FINISHED ? "" : d.did);
+		else
 			printf("%s: %s: %s\n", argv[i], d.was == NTP_DB_FINISHED ? "finished already" :
 			       o.dry_run ? "would be finished" : "finished", d.did);
 		if (err && !rc)

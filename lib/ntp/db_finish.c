@@ -14,6 +14,7 @@
 #include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_read.h"
 #include "lib/ntp/db_state.h"
+#include "lib/ntp/db_write.h"
 
 /* one line for a failure of db while finishing path: SQLite's cause and the system's */
 static int write_fail(sqlite3 *db, const char *path, const char *doing)
@@ -91,6 +92,43 @@ static int finish_in_place(const char *path)
 }
 
 /*
+ * path's spool into rows, as record's close does it, on a connection of its
+ * own: the file's SQL may run nothing (no triggers, no untrusted functions,
+ * defensive), but no reader's work budget applies, which counts the file's
+ * bytes and not the spool's.
+ */
+static int import_spool(const char *path, uint64_t *taken)
+{
+	sqlite3 *db = NULL;
+	char *uri;
+	int err, ok = 1;
+
+	uri = ntp_db__file_uri(path, "rw");
+	if (!uri) {
+		ntp_error("%s: %s", path, strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
+		err = write_fail(db, path, "opening it to write");
+		sqlite3_close(db);
+		free(uri);
+		return err;
+	}
+	free(uri);
+	sqlite3_extended_result_codes(db, 1);
+	sqlite3_busy_timeout(db, 10000);
+	ok &= sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL) == SQLITE_OK;
+	ok &= sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL) == SQLITE_OK;
+	ok &= sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL) == SQLITE_OK;
+	/* a failed import leaves FILE as it found it: its -wal too */
+	ok &= sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL) == SQLITE_OK;
+	err = ok ? ntp_writer__import_spool(db, path, taken) : write_fail(db, path, "configuring");
+	if (sqlite3_close(db) != SQLITE_OK && !err)
+		err = write_fail(db, path, "closing it");
+	return err;
+}
+
+/*
  * Can path and its directory be written, where SQLite rewrites the one
  * and removes its side files from the other?  Asked first, so that a
  * finish that cannot end leaves the file as it was, not half done.
@@ -118,7 +156,7 @@ static int check_writable(const char *path)
 static int check_readable(const char *path)
 {
 	sqlite3 *db;
-	int err = ntp_db__open_read(&db, path);
+	int err = ntp_db__open_check(&db, path);
 
 	if (!err)
 		sqlite3_close(db);
@@ -138,6 +176,8 @@ int ntp_db__finish(const char *path, const struct ntp_finish_opts *o, struct ntp
 	int err;
 
 	d->did = NULL;
+	d->spool = false;
+	d->spooled = 0;
 	err = ntp_db__probe(path, &f);
 	if (err) {
 		ntp_error("%s: %s", path, strerror(-err));
@@ -155,8 +195,11 @@ int ntp_db__finish(const char *path, const struct ntp_finish_opts *o, struct ntp
 	case NTP_DB_FINISHED:
 		err = check_readable(path);
 		d->was = f.state;
-		d->did = err ? NULL : done[f.state];
-		return err;
+		if (err || !ntp_db__has_spool(path)) {
+			d->did = err ? NULL : done[f.state];
+			return err;
+		}
+		break;
 	case NTP_DB_WAL_MISSING:
 		if (f.ntp_header && !o->without_wal) {
 			ntp_error("%s: left in WAL mode and its %s-wal is missing: finishing it would"
@@ -185,9 +228,14 @@ int ntp_db__finish(const char *path, const struct ntp_finish_opts *o, struct ntp
 		return err;
 	d->was = f.state;
 	d->did = done[f.state];
+	d->spool = ntp_db__has_spool(path);
 	if (o->dry_run)
 		return 0;
-	err = finish_in_place(path);
+	/* the spool first: the rows it gives go into the log that is then checkpointed */
+	if (d->spool)
+		err = import_spool(path, &d->spooled);
+	if (!err)
+		err = finish_in_place(path);
 	/* as a reader finds it now: finished, and a recording */
 	if (!err && (ntp_db__probe(path, &now) || now.state != NTP_DB_FINISHED)) {
 		ntp_error("%s: cannot finish it in place: SQLite left it in WAL mode or with a journal",

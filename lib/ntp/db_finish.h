@@ -12,6 +12,7 @@
 #define NTP_DB_FINISH_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "lib/ntp/db_state.h"
 
@@ -24,6 +25,8 @@ struct ntp_finish_opts {
 struct ntp_finish_done {
 	enum ntp_db_state was;    /* the state it found: NTP_DB_FINISHED, nothing done */
 	const char *did;          /* what was done, or would be: "its -wal folded in" */
+	bool spool;               /* a spool beside it was (or would be) turned into rows */
+	uint64_t spooled;         /* the commands it held */
 };
 
 /*

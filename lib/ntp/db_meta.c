@@ -9,7 +9,6 @@
 #include "lib/fmt/safe_text.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
-#include "lib/ntp/db_write.h"
 
 const struct ntp_meta_desc ntp_meta[NTP_META_MAX] = {
 	[NTP_META_ROLE] = { "role", NTP_META_TEXT, NTP_META_AT_START },
@@ -62,20 +61,9 @@ const struct ntp_meta_desc ntp_meta[NTP_META_MAX] = {
 	[NTP_META_HOST_IO_QUEUES] = { "host_io_queues", NTP_META_TEXT, NTP_META_AT_START },
 	[NTP_META_HOST_QUEUE_DEPTH] = { "host_queue_depth", NTP_META_TEXT, NTP_META_AT_START },
 	[NTP_META_HOST_CTRL_RESETS] = { "host_ctrl_resets", NTP_META_INT, NTP_META_AT_STOP },
+	/* the commands taken from the spool into the file, with them (lib/ntp/db_write.c) */
+	[NTP_META_SPOOLED] = { "spooled", NTP_META_INT, NTP_META_AT_STOP },
 };
-
-/* a key used with the other type's accessor is a bug of the caller, not of the file */
-int ntp_meta__set_text(struct ntp_writer *w, enum ntp_meta_key k, const char *value)
-{
-	assert(k < NTP_META_MAX && ntp_meta[k].type == NTP_META_TEXT);
-	return ntp_writer__set_meta_text(w, ntp_meta[k].key, value);
-}
-
-int ntp_meta__set_int(struct ntp_writer *w, enum ntp_meta_key k, int64_t value)
-{
-	assert(k < NTP_META_MAX && ntp_meta[k].type == NTP_META_INT);
-	return ntp_writer__set_meta_int(w, ntp_meta[k].key, value);
-}
 
 /* where a value is: schema's meta, or the meta a joined recording keeps of its target side */
 static const char *const meta_from[] = {

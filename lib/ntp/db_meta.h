@@ -47,6 +47,7 @@ enum ntp_meta_key {
 	NTP_META_HOST_IO_QUEUES,
 	NTP_META_HOST_QUEUE_DEPTH,
 	NTP_META_HOST_CTRL_RESETS,
+	NTP_META_SPOOLED,
 	NTP_META_MAX,
 };
 
@@ -76,9 +77,7 @@ struct ntp_meta_desc {
 
 extern const struct ntp_meta_desc ntp_meta[NTP_META_MAX];
 
-/* the writer's setters (lib/ntp/db_write.h), for a key of that type; 0 or an NTP_EXIT_* code */
-int ntp_meta__set_text(struct ntp_writer *w, enum ntp_meta_key k, const char *value);
-int ntp_meta__set_int(struct ntp_writer *w, enum ntp_meta_key k, int64_t value);
+/* the writer's setters for a key of this table: ntp_meta__set_text/_int, lib/ntp/db_write.h */
 /* the reader's getters (lib/ntp/db_read.h): the value (text: caller frees), NULL or def when absent */
 char *ntp_meta__text(sqlite3 *db, enum ntp_meta_key k);
 int64_t ntp_meta__int(sqlite3 *db, enum ntp_meta_key k, int64_t def);

@@ -401,7 +401,21 @@ int ntp_db__connect(sqlite3 **dbp, const char *path, const struct ntp_db_file *f
 	return 0;
 }
 
+static int open_read(sqlite3 **dbp, const char *path, int64_t *host_rows, bool finishing);
+
 int ntp_db__open_read_counted(sqlite3 **dbp, const char *path, int64_t *host_rows)
+{
+	return open_read(dbp, path, host_rows, false);
+}
+
+int ntp_db__open_check(sqlite3 **dbp, const char *path)
+{
+	int64_t host_rows;
+
+	return open_read(dbp, path, &host_rows, true);
+}
+
+static int open_read(sqlite3 **dbp, const char *path, int64_t *host_rows, bool finishing)
 {
 	struct ntp_db_file f;
 	sqlite3 *db = NULL;
@@ -415,6 +429,11 @@ int ntp_db__open_read_counted(sqlite3 **dbp, const char *path, int64_t *host_row
 	if (f.state == NTP_DB_WAL_MISSING)
 		ntp_warn("%s: left in WAL mode without its %s-wal: read as it is, without what was"
 			 " committed to %s-wal since its last checkpoint", path, path, path);
+	/* record spools the commands and writes them into FILE when it ends (db_write.h) */
+	if (!finishing && ntp_db__has_spool(path))
+		ntp_warn("%s: its commands are in %s%s until %s: read without them", path, path,
+			 NTP_SPOOL_SUFFIX, f.state == NTP_DB_LIVE ? "its recording ends" :
+			 "ntprof finish writes them into it");
 	ntp_debug("%s: opened %s", path, f.state == NTP_DB_LIVE ? "as a file in use (SQLite's locks)" :
 		  f.state == NTP_DB_WAL ? "with its -wal, its index in memory" :
 		  "immutable");

@@ -28,6 +28,8 @@ int ntp_db__open_read(sqlite3 **db, const char *path);
  * second walk); -1 on failure.
  */
 int ntp_db__open_read_counted(sqlite3 **db, const char *path, int64_t *host_rows);
+/* ntp_db__open_read for ntprof finish: a spool beside path is not warned of, it is finished */
+int ntp_db__open_check(sqlite3 **db, const char *path);
 
 /*
  * The structure of the tables of one row a command of the recordings at

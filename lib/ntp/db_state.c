@@ -33,6 +33,14 @@ int ntp_db__side_path(char *buf, size_t len, const char *path, const char *suffi
 	return snprintf(buf, len, "%s%s", path, suffix) >= (int)len ? -ENAMETOOLONG : 0;
 }
 
+bool ntp_db__has_spool(const char *path)
+{
+	char spool[4096];
+	struct stat st;
+
+	return !ntp_db__side_path(spool, sizeof(spool), path, NTP_SPOOL_SUFFIX) && !lstat(spool, &st);
+}
+
 /*
  * The pid of another process holding a lock on len bytes at start of fd
  * (with type F_RDLCK, one holding a write lock there); 0 when none

@@ -84,4 +84,12 @@ char *ntp_db__file_uri(const char *path, const char *mode);
 /* "PATH-wal" and the like into buf; 0, or -ENAMETOOLONG */
 int ntp_db__side_path(char *buf, size_t len, const char *path, const char *suffix);
 
+/*
+ * The spool of a recording FILE is FILE.spool: the sampled commands that
+ * record writes into FILE when it ends (lib/ntp/db_write.c), or ntprof
+ * finish after a killed record.  Is there one beside path?
+ */
+#define NTP_SPOOL_SUFFIX ".spool"
+bool ntp_db__has_spool(const char *path);
+
 #endif

@@ -2,17 +2,25 @@
 /*
  * Writing a .ntp recording (record).
  *
- * The file is written in WAL mode with synchronous=NORMAL: a commit appends
- * to FILE-wal without fsync, which a killed process cannot undo (only a power
- * loss can), so a SIGKILL loses at most the open batch.  Rows are batched in
- * one transaction of NTP_DB_BATCH_ROWS rows; every INSERT is prepared once and
- * its named parameters are resolved to indexes once.  host_io rows, the bulk,
- * go HOST_ROWS_PER_INSERT at a time into one multi-row INSERT, which shares
- * out the cost of a statement's start and end, and only the values that
- * changed since the row last bound there are bound again; the two together
- * cut the instructions per row by 30% (bench/README.md).  Close checkpoints
- * the WAL into the file and switches to a rollback journal: one
- * self-contained file.
+ * The commands are spooled while recording: each ring-buffer record goes as
+ * it is (struct ntp_host_event, struct ntp_target_event) into a buffer that
+ * is appended to FILE.spool at every ntp_writer__flush() (record flushes
+ * about once a second) and whenever it fills.  A record then costs a copy,
+ * where an SQLite insert cost about 8,000 instructions (bench/README.md):
+ * at -s 1 that was more than every BPF program together.  Close turns the
+ * spool into host_io and target_io rows, in the order it holds them, in one
+ * transaction that also notes how many it took (meta spooled), then removes
+ * the spool; ntprof finish does the same for a recording whose record was
+ * killed (ntp_writer__import_spool).  The rows are inserted through one
+ * prepared multi-row INSERT, HOST_ROWS_PER_INSERT rows at a time, binding
+ * only the values that changed since the row slot last held a row.
+ *
+ * Everything else (meta, hooks, intervals) goes straight into the file,
+ * which is written in WAL mode with synchronous=NORMAL: a commit appends to
+ * FILE-wal without fsync, which a killed process cannot undo (only a power
+ * loss can), so a SIGKILL loses at most the last second, of the spool as of
+ * the file.  Close checkpoints the WAL into the file and switches to a
+ * rollback journal: one self-contained file.
  *
  * WAL's index lives in FILE-shm, a shared memory map, which some file systems
  * cannot provide (a 9p share, some network file systems: mmap fails and
@@ -24,6 +32,7 @@
  * way: the failed connection leaves SQLite's lock state in the process
  * unusable for the next one.)
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,11 +47,30 @@
 #include "lib/cli/exit.h"
 #include "lib/cli/outfile.h"
 #include "lib/ntp/db_key.h"
+#include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_schema.h"
+#include "lib/ntp/db_state.h"
 #include "lib/ntp/db_write.h"
 
-/* the side files SQLite may keep next to a database */
-static const char *const side_suffixes[] = { "-wal", "-shm", "-journal" };
+/* the side files SQLite may keep next to a database, and the spool */
+static const char *const side_suffixes[] = { "-wal", "-shm", "-journal", NTP_SPOOL_SUFFIX };
+
+/*
+ * FILE.spool: this header, then whole records as the ring buffers carry
+ * them, each told by its first field (enum ntp_event_kind).  The sizes say
+ * which layout of the records it holds: a spool of another build's layout
+ * is refused, never misread.  A record cut short at the end (a write that
+ * failed part way) is ignored.
+ */
+#define SPOOL_MAGIC "NTPSPOOL"
+#define SPOOL_VERSION 1
+#define SPOOL_BUF_BYTES (1 << 20)
+
+struct spool_header {
+	char magic[8];
+	__u32 version;
+	__u16 host_size, target_size;
+};
 
 /*
  * One prepared INSERT.  Columns are listed once; the SQL and the parameter
@@ -108,10 +136,11 @@ struct ntp_writer {
 	struct insert meta, hook, host_io, host_io_n, target_io, interval, backend, nvmf_id;
 	int in_txn;
 	unsigned int batch;	/* rows in the open transaction, pending included */
-	uint64_t rows;		/* host_io rows taken */
-	uint64_t target_rows;	/* target_io rows taken */
-	uint64_t rows_kept;	/* host_io rows taken up to the last commit */
-	uint64_t target_kept;	/* target_io rows likewise */
+	unsigned int batch_rows;	/* a batch this long is committed */
+	uint64_t rows;		/* host_io rows inserted */
+	uint64_t target_rows;	/* target_io rows inserted */
+	uint64_t rows_kept;	/* host records in FILE.spool after its last write */
+	uint64_t target_kept;	/* target records likewise */
 	/*
 	 * Row r of the multi-row INSERT holds bound[r]: rows are bound as they
 	 * come, only the fields that differ from what is bound there, and go in
@@ -125,6 +154,13 @@ struct ntp_writer {
 	int nbound;		/* rows whose every parameter has been bound */
 	int failed;		/* sticky: the first error's exit code */
 	int exclusive;		/* exclusive locking mode: no FILE-shm (see the top) */
+	/* the spool: FILE.spool, and the records not yet appended to it */
+	char *spool_path;
+	int spool_fd;
+	unsigned char *sbuf;
+	size_t slen;
+	uint64_t host_spooled, target_spooled;	/* records taken into sbuf */
+	off_t spool_bytes;	/* FILE.spool's length after its last whole write */
 };
 
 static int fail(struct ntp_writer *w, const char *sql)
@@ -237,6 +273,7 @@ static int begin(struct ntp_writer *w)
 }
 
 static int insert_pending(struct ntp_writer *w);
+static int spool_open(struct ntp_writer *w);
 
 static int commit(struct ntp_writer *w)
 {
@@ -247,10 +284,6 @@ static int commit(struct ntp_writer *w)
 	err = insert_pending(w);
 	if (!err)
 		err = exec(w, "COMMIT");
-	if (!err) {
-		w->rows_kept = w->rows;
-		w->target_kept = w->target_rows;
-	}
 	/* a failed COMMIT may leave the transaction open: end it, keep the error */
 	if (err && !sqlite3_get_autocommit(w->db))
 		sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
@@ -273,7 +306,7 @@ static int run(struct ntp_writer *w, struct insert *ins)
 /* one more row in the batch (inserted, or pending): commit a full batch */
 static int count_row(struct ntp_writer *w)
 {
-	if (++w->batch >= NTP_DB_BATCH_ROWS)
+	if (++w->batch >= w->batch_rows)
 		return commit(w);
 	return 0;
 }
@@ -480,6 +513,8 @@ int ntp_writer__open(struct ntp_writer **wp, const char *path)
 		ntp_error("opening %s: %s", path, strerror(ENOMEM));
 		return NTP_EXIT_FAILURE;
 	}
+	w->spool_fd = -1;
+	w->batch_rows = NTP_DB_BATCH_ROWS;
 	w->exclusive = !shared_maps_work(path);
 	if (w->exclusive)
 		ntp_info("%s: this file system has no shared memory maps: the recording cannot be read "
@@ -501,7 +536,8 @@ int ntp_writer__open(struct ntp_writer **wp, const char *path)
 	    prepare(w, &w->target_io, "target_io", target_cols, TC_MAX, "INSERT", 1) ||
 	    prepare(w, &w->interval, "intervals", interval_cols, 6, "INSERT", 1) ||
 	    prepare(w, &w->backend, "backend_stats", backend_cols, 8, "INSERT", 1) ||
-	    prepare(w, &w->nvmf_id, "nvmf_ids", nvmf_id_cols, 13, "INSERT", 1))
+	    prepare(w, &w->nvmf_id, "nvmf_ids", nvmf_id_cols, 13, "INSERT", 1) ||
+	    spool_open(w))
 		goto fail;
 
 	*wp = w;
@@ -540,6 +576,19 @@ int ntp_writer__set_meta_int(struct ntp_writer *w, const char *key, int64_t valu
 	bind_text(&w->meta, 0, key);
 	sqlite3_bind_int64(w->meta.stmt, w->meta.idx[1], value);
 	return step(w, &w->meta);
+}
+
+/* a key used with the other type's accessor is a bug of the caller, not of the file */
+int ntp_meta__set_text(struct ntp_writer *w, enum ntp_meta_key k, const char *value)
+{
+	assert(k < NTP_META_MAX && ntp_meta[k].type == NTP_META_TEXT);
+	return ntp_writer__set_meta_text(w, ntp_meta[k].key, value);
+}
+
+int ntp_meta__set_int(struct ntp_writer *w, enum ntp_meta_key k, int64_t value)
+{
+	assert(k < NTP_META_MAX && ntp_meta[k].type == NTP_META_INT);
+	return ntp_writer__set_meta_int(w, ntp_meta[k].key, value);
 }
 
 int ntp_writer__add_hook(struct ntp_writer *w, const char *side, const char *point,
@@ -774,7 +823,7 @@ static int insert_pending(struct ntp_writer *w)
 	return err;
 }
 
-int ntp_writer__add_host_io(struct ntp_writer *w, const struct ntp_host_event *e)
+static int insert_host(struct ntp_writer *w, const struct ntp_host_event *e)
 {
 	int err = start_row(w);
 
@@ -791,7 +840,7 @@ int ntp_writer__add_host_io(struct ntp_writer *w, const struct ntp_host_event *e
 }
 
 /* target rows are few next to the host's at -s 1000: one plain INSERT each */
-int ntp_writer__add_target_io(struct ntp_writer *w, const struct ntp_target_event *e)
+static int insert_target(struct ntp_writer *w, const struct ntp_target_event *e)
 {
 	struct insert *ins = &w->target_io;
 	int err = start_row(w);
@@ -812,7 +861,7 @@ int ntp_writer__add_target_io(struct ntp_writer *w, const struct ntp_target_even
 	bind_u64(ins, TC_QID, e->qid);
 	bind_u64(ins, TC_NSID, e->nsid);
 	bind_u64(ins, TC_CNTLID, e->cntlid);
-	/* SQLITE_STATIC would outlive e: the caller's buffer is reused */
+	/* SQLITE_STATIC would outlive e: the spool's buffer is reused */
 	sqlite3_bind_text(ins->stmt, ins->idx[TC_DEVICE], e->device,
 			  (int)strnlen(e->device, sizeof(e->device)), SQLITE_TRANSIENT);
 	bind_u64(ins, TC_STATUS, e->status);
@@ -821,6 +870,224 @@ int ntp_writer__add_target_io(struct ntp_writer *w, const struct ntp_target_even
 					    e->opcode));
 	w->target_rows++;
 	return step(w, ins);
+}
+
+/* ---- the spool ------------------------------------------------------------ */
+
+/* one line for a failed write of the spool; a full disk says so in words */
+static int spool_fail(struct ntp_writer *w, const char *doing, int e)
+{
+	if (!w->failed)
+		ntp_error("%s %s: %s%s", doing, w->spool_path, strerror(e),
+			  e == ENOSPC || e == EDQUOT || e == EFBIG ? " (the disk is full)" : "");
+	w->failed = NTP_EXIT_FAILURE;
+	return w->failed;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			errno = EIO;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int spool_open(struct ntp_writer *w)
+{
+	struct spool_header h = { .version = SPOOL_VERSION,
+				  .host_size = sizeof(struct ntp_host_event),
+				  .target_size = sizeof(struct ntp_target_event) };
+	size_t n = strlen(w->path) + sizeof(NTP_SPOOL_SUFFIX);
+
+	memcpy(h.magic, SPOOL_MAGIC, sizeof(h.magic));
+	w->spool_path = malloc(n);
+	w->sbuf = malloc(SPOOL_BUF_BYTES);
+	if (!w->spool_path || !w->sbuf) {
+		ntp_error("opening %s: %s", w->path, strerror(ENOMEM));
+		return w->failed = NTP_EXIT_FAILURE;
+	}
+	snprintf(w->spool_path, n, "%s%s", w->path, NTP_SPOOL_SUFFIX);
+	/* move_old took any earlier one away: a spool found here is not ours */
+	w->spool_fd = open(w->spool_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (w->spool_fd < 0)
+		return spool_fail(w, "creating", errno);
+	if (write_all(w->spool_fd, &h, sizeof(h)))
+		return spool_fail(w, "writing", errno);
+	w->spool_bytes = sizeof(h);
+	return 0;
+}
+
+/*
+ * The buffered records out to FILE.spool: a write() into the page cache,
+ * which a kill keeps.  A write that fails part way is cut off again, so
+ * that the spool holds exactly the records counted as kept.
+ */
+static int spool_write(struct ntp_writer *w)
+{
+	int e;
+
+	if (w->failed)
+		return w->failed;
+	if (w->slen && write_all(w->spool_fd, w->sbuf, w->slen)) {
+		e = errno;
+		if (ftruncate(w->spool_fd, w->spool_bytes) == 0)
+			lseek(w->spool_fd, w->spool_bytes, SEEK_SET);
+		return spool_fail(w, "writing", e);
+	}
+	w->spool_bytes += (off_t)w->slen;
+	w->slen = 0;
+	w->rows_kept = w->host_spooled;
+	w->target_kept = w->target_spooled;
+	return 0;
+}
+
+static int spool_add(struct ntp_writer *w, const void *rec, size_t size)
+{
+	if (w->failed)
+		return w->failed;
+	if (w->slen + size > SPOOL_BUF_BYTES && spool_write(w))
+		return w->failed;
+	memcpy(w->sbuf + w->slen, rec, size);
+	w->slen += size;
+	return 0;
+}
+
+int ntp_writer__add_host_io(struct ntp_writer *w, const struct ntp_host_event *e)
+{
+	int err = spool_add(w, e, sizeof(*e));
+
+	if (!err)
+		w->host_spooled++;
+	return err;
+}
+
+int ntp_writer__add_target_io(struct ntp_writer *w, const struct ntp_target_event *e)
+{
+	int err = spool_add(w, e, sizeof(*e));
+
+	if (!err)
+		w->target_spooled++;
+	return err;
+}
+
+/*
+ * The records of the spool at spool_path into host_io and target_io, and
+ * the count into meta, in the one transaction the caller opened: all or
+ * nothing, so that a spool whose records are in the file (killed between
+ * the commit and the removal) is told by that count and never taken twice.
+ */
+static int import_records(struct ntp_writer *w, const char *spool_path, uint64_t *taken)
+{
+	static unsigned char buf[SPOOL_BUF_BYTES];
+	union {
+		struct ntp_host_event h;
+		struct ntp_target_event t;
+	} rec;
+	struct spool_header h;
+	size_t have = 0, used = 0, size;
+	int fd, err = 0;
+	ssize_t n;
+	__u32 kind;
+
+	*taken = 0;
+	fd = open(spool_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		ntp_error("reading %s: %s", spool_path, strerror(errno));
+		return w->failed = NTP_EXIT_FAILURE;
+	}
+	n = read(fd, &h, sizeof(h));
+	if (n != (ssize_t)sizeof(h) || memcmp(h.magic, SPOOL_MAGIC, sizeof(h.magic)) ||
+	    h.version != SPOOL_VERSION) {
+		ntp_error("reading %s: %s", spool_path,
+			  n < 0 ? strerror(errno) : "not an ntprof spool, or of another version");
+		close(fd);
+		return w->failed = NTP_EXIT_FAILURE;
+	}
+	if (h.host_size != sizeof(rec.h) || h.target_size != sizeof(rec.t)) {
+		ntp_error("reading %s: its records are of another ntprof build's layout (%u and %u"
+			  " bytes, here %zu and %zu): finish it with the ntprof that recorded it",
+			  spool_path, h.host_size, h.target_size, sizeof(rec.h), sizeof(rec.t));
+		close(fd);
+		return w->failed = NTP_EXIT_FAILURE;
+	}
+	for (;;) {
+		if (have - used < sizeof(rec)) {
+			memmove(buf, buf + used, have - used);
+			have -= used;
+			used = 0;
+			n = read(fd, buf + have, sizeof(buf) - have);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				ntp_error("reading %s: %s", spool_path, strerror(errno));
+				err = w->failed = NTP_EXIT_FAILURE;
+				break;
+			}
+			have += (size_t)n;
+			if (have - used < sizeof(kind))
+				break;
+		}
+		memcpy(&kind, buf + used, sizeof(kind));
+		size = kind == NTP_EV_HOST_IO ? sizeof(rec.h) : kind == NTP_EV_TARGET_IO ? sizeof(rec.t) : 0;
+		if (!size) {
+			ntp_error("reading %s: a record of unknown kind %u at byte %lld", spool_path, kind,
+				  (long long)(lseek(fd, 0, SEEK_CUR) - (off_t)(have - used)));
+			err = w->failed = NTP_EXIT_FAILURE;
+			break;
+		}
+		if (have - used < size) {
+			if (n == 0)
+				break;	/* cut short at the end */
+			continue;
+		}
+		memcpy(&rec, buf + used, size);
+		used += size;
+		err = kind == NTP_EV_HOST_IO ? insert_host(w, &rec.h) : insert_target(w, &rec.t);
+		if (err)
+			break;
+		++*taken;
+	}
+	close(fd);
+	if (!err)
+		err = insert_pending(w);
+	if (!err)
+		err = ntp_meta__set_int(w, NTP_META_SPOOLED, (int64_t)*taken);
+	return err;
+}
+
+/* the spool into the file, one transaction, then the spool removed */
+static int import_spool(struct ntp_writer *w, const char *spool_path, uint64_t *taken)
+{
+	int err;
+
+	/* no commit by count: one transaction for the whole spool */
+	w->batch_rows = UINT32_MAX;
+	err = begin(w);
+	if (!err)
+		err = import_records(w, spool_path, taken);
+	if (!err)
+		err = commit(w);
+	else if (!sqlite3_get_autocommit(w->db))
+		sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
+	w->in_txn = 0;
+	if (!err && unlink(spool_path) && errno != ENOENT) {
+		ntp_error("removing %s: %s", spool_path, strerror(errno));
+		err = w->failed = NTP_EXIT_FAILURE;
+	}
+	return err;
 }
 
 int ntp_writer__add_interval(struct ntp_writer *w, const struct ntp_interval *iv)
@@ -903,17 +1170,19 @@ int ntp_writer__flush(struct ntp_writer *w)
 {
 	if (w->failed)
 		return w->failed;
+	if (spool_write(w))
+		return w->failed;
 	return commit(w);
 }
 
 void ntp_writer__count(const struct ntp_writer *w, struct ntp_writer_rows *r)
 {
 	if (!w->failed) {
-		*r = (struct ntp_writer_rows){ w->rows, w->target_rows, 0, 0 };
+		*r = (struct ntp_writer_rows){ w->host_spooled, w->target_spooled, 0, 0 };
 		return;
 	}
-	*r = (struct ntp_writer_rows){ w->rows_kept, w->target_kept, w->rows - w->rows_kept,
-				       w->target_rows - w->target_kept };
+	*r = (struct ntp_writer_rows){ w->rows_kept, w->target_kept, w->host_spooled - w->rows_kept,
+				       w->target_spooled - w->target_kept };
 }
 
 /*
@@ -955,6 +1224,7 @@ fail:
 int ntp_writer__close(struct ntp_writer *w)
 {
 	struct insert *all[8];
+	uint64_t taken;
 	size_t i;
 	int err;
 
@@ -970,11 +1240,20 @@ int ntp_writer__close(struct ntp_writer *w)
 	all[7] = &w->nvmf_id;
 	err = w->failed;
 	/*
-	 * After an error what was committed is already in FILE-wal and stays
-	 * readable as it is: roll back the rest and leave the file alone.
+	 * After an error what was committed is already in FILE-wal, and what
+	 * was spooled in FILE.spool, for ntprof finish: roll back the rest and
+	 * leave the files alone.
 	 */
 	if (w->db && !err)
+		err = spool_write(w);
+	if (w->db && !err)
 		err = commit(w);
+	if (w->spool_fd >= 0) {
+		close(w->spool_fd);
+		w->spool_fd = -1;
+		if (!err)
+			err = import_spool(w, w->spool_path, &taken);
+	}
 	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		sqlite3_finalize(all[i]->stmt);
 	if (w->db) {
@@ -982,12 +1261,76 @@ int ntp_writer__close(struct ntp_writer *w)
 			sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
 		if (!err)
 			err = finish_file(w);
+		else	/* FILE-wal stays beside FILE, as ntprof finish expects it */
+			sqlite3_db_config(w->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 		if (sqlite3_close(w->db) != SQLITE_OK && !err) {
 			ntp_error("closing %s: %s", w->path, sqlite3_errmsg(w->db));
 			err = NTP_EXIT_FAILURE;
 		}
 	}
+	/* what the error kept is in the spool: say how it gets into the file */
+	if (err && w->spool_path && w->rows_kept + w->target_kept)
+		ntp_info("%s: its %llu commands spooled before the error are in %s: ntprof finish %s"
+			 " writes them in once the cause is gone", w->path,
+			 (unsigned long long)(w->rows_kept + w->target_kept), w->spool_path, w->path);
+	free(w->spool_path);
+	free(w->sbuf);
 	free(w->path);
 	free(w);
+	return err;
+}
+
+int ntp_writer__import_spool(sqlite3 *db, const char *path, uint64_t *taken)
+{
+	struct ntp_writer *w;
+	struct stat st;
+	char *spool;
+	int err;
+
+	*taken = 0;
+	if (asprintf(&spool, "%s%s", path, NTP_SPOOL_SUFFIX) < 0) {
+		ntp_error("%s: %s", path, strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	if (lstat(spool, &st)) {
+		err = errno == ENOENT ? 0 : NTP_EXIT_FAILURE;
+		if (err)
+			ntp_error("%s: %s", spool, strerror(errno));
+		free(spool);
+		return err;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w || !(w->path = strdup(path))) {
+		ntp_error("%s: %s", path, strerror(ENOMEM));
+		free(w);
+		free(spool);
+		return NTP_EXIT_FAILURE;
+	}
+	w->db = db;
+	w->spool_fd = -1;
+	w->batch_rows = NTP_DB_BATCH_ROWS;
+	err = prepare(w, &w->meta, "meta", meta_cols, 2, "INSERT OR REPLACE", 1) ||
+	      prepare(w, &w->host_io, "host_io", host_cols, HC_MAX, "INSERT", 1) ||
+	      prepare(w, &w->host_io_n, "host_io", host_cols, HC_MAX, "INSERT OR FAIL",
+		      HOST_ROWS_PER_INSERT) ||
+	      prepare(w, &w->target_io, "target_io", target_cols, TC_MAX, "INSERT", 1);
+	if (err) {
+		err = NTP_EXIT_FAILURE;
+	} else if (ntp_meta__int(db, NTP_META_SPOOLED, -1) >= 0) {
+		/* taken already: the recorder stopped between its commit and the removal */
+		if (unlink(spool) && errno != ENOENT) {
+			ntp_error("removing %s: %s", spool, strerror(errno));
+			err = NTP_EXIT_FAILURE;
+		}
+	} else {
+		err = import_spool(w, spool, taken);
+	}
+	sqlite3_finalize(w->meta.stmt);
+	sqlite3_finalize(w->host_io.stmt);
+	sqlite3_finalize(w->host_io_n.stmt);
+	sqlite3_finalize(w->target_io.stmt);
+	free(w->path);
+	free(w);
+	free(spool);
 	return err;
 }

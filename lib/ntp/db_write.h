@@ -1,20 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Writing a .ntp recording (record; lib/ntp/db_schema.h): rows are buffered
- * in one transaction and committed every NTP_DB_BATCH_ROWS rows or at
- * ntp_writer__flush() (record flushes about once a second), so a SIGKILL
- * loses at most the last batch.  The file is written
- * in WAL mode under its final name (an existing file is first renamed to
- * FILE.old, as perf does); ntp_writer__close() checkpoints and switches back
- * to a single-file rollback journal.
+ * Writing a .ntp recording (record; lib/ntp/db_schema.h).  The commands'
+ * records are spooled to FILE.spool as they come, appended at every
+ * ntp_writer__flush() (record flushes about once a second); the other rows
+ * are committed to the file then.  So a SIGKILL loses at most the last
+ * second, and leaves a spool that ntprof finish turns into rows
+ * (ntp_writer__import_spool).  The file is written in WAL mode under its
+ * final name (an existing file is first renamed to FILE.old, with the files
+ * beside it, as perf does); ntp_writer__close() turns the spool into rows,
+ * checkpoints and switches back to a single-file rollback journal.
  */
 #ifndef NTP_DB_WRITE_H
 #define NTP_DB_WRITE_H
 
 #include <stdint.h>
 #include <linux/types.h>
+#include <sqlite3.h>
 
 #include "bpf/ntp_events.h"
+#include "lib/ntp/db_meta.h"
 
 #define NTP_DB_BATCH_ROWS 4096
 
@@ -44,6 +48,9 @@ int ntp_writer__open(struct ntp_writer **w, const char *path);
 int ntp_writer__check_place(const char *path);
 int ntp_writer__set_meta_text(struct ntp_writer *w, const char *key, const char *value);
 int ntp_writer__set_meta_int(struct ntp_writer *w, const char *key, int64_t value);
+/* the same for a key of the meta table (lib/ntp/db_meta.h), of that key's type */
+int ntp_meta__set_text(struct ntp_writer *w, enum ntp_meta_key k, const char *value);
+int ntp_meta__set_int(struct ntp_writer *w, enum ntp_meta_key k, int64_t value);
 int ntp_writer__add_hook(struct ntp_writer *w, const char *side, const char *point,
 			 const char *hook, const char *flavour, const char *reason);
 int ntp_writer__add_host_io(struct ntp_writer *w, const struct ntp_host_event *e);
@@ -66,15 +73,23 @@ int ntp_writer__add_nvmf_id(struct ntp_writer *w, const struct ntp_nvmf_id *id);
 int ntp_writer__flush(struct ntp_writer *w);          /* commit the current batch */
 /*
  * The rows of each table the recording holds, or will at close: every row
- * taken while the writes succeed; after a failed one, the rows committed
- * before it, the rest being lost (they were in the transaction it ended).
+ * taken while the writes succeed; after a failed one, the rows in the
+ * spool before it, the rest being lost.
  */
 struct ntp_writer_rows {
 	uint64_t host, target;
 	uint64_t host_lost, target_lost;
 };
 void ntp_writer__count(const struct ntp_writer *w, struct ntp_writer_rows *r);
-/* commit, checkpoint, leave one self-contained file; frees w even on error */
+/* the spool into rows, commit, checkpoint, leave one self-contained file; frees w even on error */
 int ntp_writer__close(struct ntp_writer *w);
+/*
+ * For ntprof finish: path's spool, if there is one, into db (path's own
+ * connection, read-write, not in a transaction) as close would have done
+ * it, and removed; *taken: the commands it held.  A spool the file already
+ * took (meta spooled) is only removed.  0 or an NTP_EXIT_* code after one
+ * line.
+ */
+int ntp_writer__import_spool(sqlite3 *db, const char *path, uint64_t *taken);
 
 #endif

@@ -58,7 +58,7 @@ void ntp_record__print_summary(const struct ntp_record_session *s, uint64_t stop
 			 (unsigned long long)c[NTP_CNT_LOST_RINGBUF], (unsigned long long)c[NTP_CNT_LOST_MAP],
 			 (double)(stop_ns - s->start_ns) / NTP_NSEC_PER_SEC);
 		if (lost)
-			ntp_info("%s: %llu more commands lost: writing failed before they were committed",
+			ntp_info("%s: %llu more commands lost: writing failed before they were spooled",
 				 sides[i]->name, (unsigned long long)lost);
 		if (sides[i]->c->kprobe_links && sides[i]->c->kprobe_missed_told)
 			ntp_info("%s: %llu kprobe hits skipped by the kernel (a probe that fired while "

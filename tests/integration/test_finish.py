@@ -9,6 +9,7 @@ import os
 import shutil
 import signal
 import sqlite3
+import struct
 import subprocess
 import tempfile
 from pathlib import Path
@@ -277,3 +278,71 @@ def test_finish_in_a_read_only_directory_changes_nothing(ntprof, src, mode, says
         assert snapshot(top) == before
     finally:
         shutil.rmtree(top)
+
+
+# FILE.spool (lib/ntp/db_write.c): its header, then whole records as the ring
+# buffers carry them; the layout of struct ntp_host_event (bpf/ntp_events.h),
+# whose size the header states, so that a change of the struct fails here by
+# name ("another ntprof build's layout") rather than by a wrong count
+SPOOL_HEADER = struct.Struct("<8sIHH")
+HOST_EVENT = struct.Struct("<II8QIIHHHHHBBI32s32s4QII16sB7x")
+TARGET_EVENT_SIZE = 112
+
+
+def host_event(i):
+    """a sampled 4 KiB read of nvme0n1, 100 us end to end"""
+    t = 2_000_000_000_000 + i * 1_000_000
+    return HOST_EVENT.pack(1, 0, t, t + 10_000, t + 20_000, 0, 0, t + 90_000, t + 100_000,
+                           8 * i, 4096, 1, i & 0xffff, 7, 1, 1, 0, 2, 0, 0,
+                           b"nvme0n1", b"nvme0n1", 0, 0, 0, 0, 1234, 1234, b"fio", 0)
+
+
+def write_spool(path, n):
+    with open(f"{path}.spool", "wb") as f:
+        f.write(SPOOL_HEADER.pack(b"NTPSPOOL", 1, HOST_EVENT.size, TARGET_EVENT_SIZE))
+        for i in range(n):
+            f.write(host_event(i))
+        f.write(host_event(n)[:100])    # a record cut short by the kill: ignored
+
+
+def host_rows(p):
+    with sqlite3.connect(f"file:{p}?mode=ro", uri=True) as db:
+        return db.execute("SELECT count(*) FROM host_io").fetchone()[0]
+
+
+@pytest.mark.parametrize("opt", [None, "-n"])
+def test_finish_writes_a_killed_records_spool_in(run, tmp_path, opt):
+    p = tmp_path / "killed.ntp"
+    ntpgen.generate(p, seed=4, wal_kill=True)
+    write_spool(p, 300)
+    # a reader reads it without the spool's commands, says so, and changes nothing
+    before = snapshot(tmp_path)
+    r = run("report", p)
+    assert r.returncode == 0 and r.stdout
+    assert r.stderr == (f"ntprof report: warning: {p}: its commands are in {p}.spool until"
+                        " ntprof finish writes them into it: read without them\n")
+    assert snapshot(tmp_path) == before
+    if opt:
+        r = run("finish", opt, p)
+        assert_ok(r)
+        assert r.stdout == f"{p}: would be finished: its spool's commands written in, its -wal folded in\n"
+        assert snapshot(tmp_path) == before
+        return
+    rows = len(ntpgen.generate(tmp_path / "again.ntp", seed=4).commands)
+    r = run("finish", p)
+    assert_ok(r)
+    assert r.stdout == f"{p}: finished: its spool's 300 commands written in, its -wal folded in\n"
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["again.ntp", "killed.ntp"]
+    assert header_modes(p) == (1, 1)
+    assert host_rows(p) == rows + 300
+    with sqlite3.connect(f"file:{p}?mode=ro", uri=True) as db:
+        assert db.execute("SELECT value FROM meta WHERE key = 'spooled'").fetchone()[0] == 300
+        assert db.execute("SELECT count(*) FROM host_io WHERE comm = 'fio' AND bytes = 4096"
+                          " AND h_done_ns - h_start_ns = 100000").fetchone()[0] == 300
+    # a spool put back beside the finished file: removed, nothing taken twice
+    write_spool(p, 300)
+    r = run("finish", p)
+    assert_ok(r)
+    assert r.stdout == f"{p}: finished: its spool's 0 commands written in\n"
+    assert not os.path.exists(f"{p}.spool")
+    assert host_rows(p) == rows + 300

@@ -491,10 +491,10 @@ def test_different_recording_settings_are_refused(run, tmp_path, key, value, wor
     assert json.loads(r.stdout)["error"]["code"] == Exit.MISMATCH
 
 
-@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("version", [1, 2, 3])
 def test_recordings_of_one_hash_version_join(run, tmp_path, version):
-    """today's hash (2) and the first one (1): a pair of either joins, the
-    version shows in each file's header"""
+    """today's hash (3) and the earlier ones (1, 2): a pair of any one joins,
+    the version shows in each file's header"""
     js = ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=5,
                               lose_host=0, lose_target=0, reject=0,
                               host_meta=[{"hash_version": version}],
@@ -502,6 +502,16 @@ def test_recordings_of_one_hash_version_join(run, tmp_path, version):
     doc = report_json(run, tmp_path / "h.ntp", tmp_path / "t.ntp")
     assert doc["join"]["matched"] == len(js.commands) == doc["join"]["host_commands"]
     assert [f["hash_version"] for f in doc["files"]] == [version, version]
+
+
+@pytest.mark.parametrize("host_v,target_v", [(2, 3), (3, 2), (1, 3)])
+def test_recordings_of_two_hash_versions_are_refused(run, tmp_path, host_v, target_v):
+    """version 3 selects other commands than 2 and 1: one line, exit 10"""
+    ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=5,
+                         host_meta=[{"hash_version": host_v}],
+                         target_meta=[{"hash_version": target_v}])
+    line = one_error_line(run("report", tmp_path / "h.ntp", tmp_path / "t.ntp"), Exit.MISMATCH)
+    assert "hash version" in line and f"{host_v}" in line and f"{target_v}" in line
 
 
 def test_two_files_of_one_role_are_refused(run, tmp_path):

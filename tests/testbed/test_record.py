@@ -47,9 +47,9 @@ POINTS = {"h_start", "h_queue", "h_cmd_sent", "h_r2t", "h_data_sent", "h_recv", 
 M64 = (1 << 64) - 1
 
 
-def cmd_hash(cid, slba):
-    """bpf/ntp_hash.h's ntp_cmd_hash (version 2), as the test's oracle."""
-    return ((slba ^ ((cid * 0x9e3779b97f4a7c15) & M64)) * 0xbf58476d1ce4e5b9) & M64
+def cmd_hash(cid, slba, nlb0):
+    """bpf/ntp_hash.h's ntp_cmd_hash (version 3), as the test's oracle."""
+    return ((slba ^ (((cid | nlb0 << 16) * 0x9e3779b97f4a7c15) & M64)) * 0xbf58476d1ce4e5b9) & M64
 
 
 def hash_sampled(h, one_in):
@@ -195,8 +195,8 @@ def check_sampled(r):
     assert iv["seen"] == fio_ios, iv
     assert iv["sampled"] == rows and iv["lost_rb"] == 0 and iv["lost_map"] == 0, iv
     # exactly the commands the shared hash selects ...
-    for cid, slba in db.execute("SELECT cid, slba FROM host_io"):
-        assert hash_sampled(cmd_hash(cid, slba), 100), (cid, slba)
+    for cid, slba, nlb in db.execute("SELECT cid, slba, nlb FROM host_io"):
+        assert hash_sampled(cmd_hash(cid, slba, nlb - 1), 100), (cid, slba, nlb)
     # ... and about one in 100 of them: binomial, 5 standard deviations
     mean = fio_ios / 100
     sd = math.sqrt(fio_ios * 0.01 * 0.99)
@@ -218,26 +218,32 @@ def check_duration(r):
 
 
 def check_diskfull(r):
-    """A full file system stops record with one clear error; what was committed stays."""
+    """A full file system stops record with one clear error; what was spooled and
+    committed stays, and ntprof finish writes it into the file once there is room."""
     res = r.result
     err = (r.out / "diskfull.err").read_text()
     assert res["diskfull_rc"] == "1", err
     errors = [line for line in err.splitlines() if ": error: " in line]
     assert len(errors) == 1 and "full" in errors[0], err
     assert int(res["diskfull_progs_left"]) == 0
-    # the WAL that the full disk kept from being checkpointed holds the committed rows:
-    # open a copy read-write, as a reader with access to the directory would
+    # the full disk kept the spool from being written in and the WAL from being
+    # checkpointed: ntprof finish on a copy where there is room writes them in
     tmp = r.out / "diskfull-copy"
     tmp.mkdir(exist_ok=True)
     for f in r.out.glob("diskfull.ntp*"):
         shutil.copy(f, tmp / f.name)
-    db = sqlite3.connect(tmp / "diskfull.ntp")
+    assert (tmp / "diskfull.ntp.spool").exists(), sorted(f.name for f in tmp.iterdir())
+    fin = subprocess.run([str(NTPROF), "finish", str(tmp / "diskfull.ntp")], capture_output=True,
+                         text=True, timeout=120)
+    assert fin.returncode == 0 and fin.stderr == "" and "its spool's" in fin.stdout, fin
+    db = sqlite3.connect(f"file:{tmp / 'diskfull.ntp'}?mode=ro", uri=True)
     rows = db.execute("SELECT count(*) FROM host_io").fetchone()[0]
     assert 0 < rows < int(res["diskfull_fio_ios"]), rows
     # the summary counts what the file holds, and says what the failed write lost
     said = re.search(r"host: (\d+) commands recorded", err)
     assert said and int(said[1]) == rows, (rows, err)
     assert re.search(r"host: [1-9]\d* more commands lost: writing failed", err), err
+    assert "spooled before the error are in " in err and ": ntprof finish " in err, err
     assert db.execute("SELECT value FROM meta WHERE key = 'role'").fetchone()[0] == "host"
 
 

@@ -26,11 +26,13 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/ntp/db_finish.h"
 #include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_key.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
 #include "lib/ntp/db_schema.h"
+#include "lib/ntp/db_state.h"
 #include "lib/ntp/db_write.h"
 
 static char dir[64];
@@ -801,10 +803,11 @@ static void writer__check_place__says_why(void **state)
 }
 
 /*
- * ntprof report on a recording still being written: it opens and reads the
- * committed rows, and its read transaction only delays the writer's close.
- * The reader is forked before the writer opens anything: SQLite connections
- * must not cross a fork().
+ * ntprof report on a recording still being written: it opens and reads what
+ * was committed (the meta; the commands are in the spool until the close),
+ * and its read transaction only delays the writer's close.  The reader is
+ * forked before the writer opens anything: SQLite connections must not
+ * cross a fork().
  */
 static void writer__reader_during_recording__reads_and_close_waits(void **state)
 {
@@ -828,10 +831,12 @@ static void writer__reader_during_recording__reads_and_close_waits(void **state)
 			_exit(1);
 		if (ntp_db__open_read(&db, path) ||
 		    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) ||
-		    sqlite3_prepare_v2(db, "SELECT count(*) FROM host_io", -1, &st, NULL) ||
+		    sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM host_io),"
+				       " (SELECT value FROM meta WHERE key = 'role')", -1, &st, NULL) ||
 		    sqlite3_step(st) != SQLITE_ROW)
 			_exit(2);
-		c = sqlite3_column_int(st, 0) == 1000;
+		c = sqlite3_column_int(st, 0) == 0 && sqlite3_column_text(st, 1) &&
+		    !strcmp((const char *)sqlite3_column_text(st, 1), "host");
 		if (write(done[1], &c, 1) != 1)
 			_exit(3);
 		sleep(1);	/* hold the snapshot while the writer closes */
@@ -844,13 +849,15 @@ static void writer__reader_during_recording__reads_and_close_waits(void **state)
 	close(done[1]);
 
 	assert_int_equal(ntp_writer__open(&w, path), 0);
+	assert_int_equal(ntp_writer__set_meta_text(w, "role", "host"), 0);
 	for (i = 0; i < 1000; i++) {
 		struct ntp_host_event e = event(i);
 
 		assert_int_equal(ntp_writer__add_host_io(w, &e), 0);
 	}
 	assert_int_equal(ntp_writer__flush(w), 0);
-	for (i = 0; i < 10; i++) {	/* not committed: the reader must not see them */
+	assert_true(exists(tpath("live.ntp" NTP_SPOOL_SUFFIX)));
+	for (i = 0; i < 10; i++) {	/* not flushed yet */
 		struct ntp_host_event e = event(i);
 
 		assert_int_equal(ntp_writer__add_host_io(w, &e), 0);
@@ -864,12 +871,15 @@ static void writer__reader_during_recording__reads_and_close_waits(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	assert_false(exists(tpath("live.ntp-wal")));
+	assert_false(exists(tpath("live.ntp" NTP_SPOOL_SUFFIX)));
 	assert_int_equal(count_rows(path, "host_io"), 1010);
 }
 
 /*
- * A child writes `batches` full batches and `partial` more rows, tells us,
- * and waits to be killed: the file must hold exactly the full batches.
+ * A child writes `batches` batches of NTP_DB_BATCH_ROWS commands, each
+ * flushed as record flushes every second, and `partial` more, tells us, and
+ * waits to be killed: the file and its spool must hold exactly the flushed
+ * batches.
  */
 static void record_and_kill(const char *path, int batches, int partial)
 {
@@ -894,6 +904,8 @@ static void record_and_kill(const char *path, int batches, int partial)
 
 			if (ntp_writer__add_host_io(w, &e))
 				_exit(2);
+			if (i % NTP_DB_BATCH_ROWS == NTP_DB_BATCH_ROWS - 1 && ntp_writer__flush(w))
+				_exit(4);
 		}
 		c = 1;
 		if (write(fds[1], &c, 1) != 1)
@@ -909,7 +921,18 @@ static void record_and_kill(const char *path, int batches, int partial)
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 }
 
-static void writer__sigkill__keeps_all_but_last_batch(void **state)
+/* ntprof finish on path: 0, and what it took from the spool */
+static uint64_t finish(const char *path)
+{
+	struct ntp_finish_opts o = { 0 };
+	struct ntp_finish_done d;
+
+	assert_int_equal(ntp_db__finish(path, &o, &d), 0);
+	assert_true(d.spool);
+	return d.spooled;
+}
+
+static void writer__sigkill__keeps_all_but_last_second(void **state)
 {
 	const char *path = tpath("killed.ntp");
 	char *before, *after;
@@ -918,20 +941,19 @@ static void writer__sigkill__keeps_all_but_last_batch(void **state)
 	sqlite3 *db;
 
 	record_and_kill(path, 3, 1234);
-	/* killed: the committed batches are still in the -wal */
+	/* killed: the meta is in the -wal, the commands in the spool */
 	assert_true(exists(tpath("killed.ntp-wal")));
+	assert_true(exists(tpath("killed.ntp" NTP_SPOOL_SUFFIX)));
 
+	/* a reader opens it as it is, and changes nothing */
 	before = read_file(path, &blen);
 	assert_int_equal(stat(path, &st1), 0);
 	assert_int_equal(ntp_db__open_read(&db, path), 0);
-	assert_int_equal(query1(db, "SELECT count(*) FROM host_io"), 3 * NTP_DB_BATCH_ROWS);
-	assert_int_equal(query1(db, "SELECT max(cid) FROM host_io WHERE id = (SELECT max(id) FROM host_io)"),
-			 (3 * NTP_DB_BATCH_ROWS - 1) & 0xffff);
+	assert_int_equal(query1(db, "SELECT count(*) FROM meta WHERE key = 'role'"), 1);
+	assert_int_equal(query1(db, "SELECT count(*) FROM host_io"), 0);
 	/* read-only: writing through the handle fails */
-	assert_int_not_equal(sqlite3_exec(db, "DELETE FROM host_io", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_not_equal(sqlite3_exec(db, "DELETE FROM meta", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
-
-	/* the reader never changed the database file */
 	after = read_file(path, &alen);
 	assert_int_equal(stat(path, &st2), 0);
 	assert_int_equal(alen, blen);
@@ -941,16 +963,79 @@ static void writer__sigkill__keeps_all_but_last_batch(void **state)
 	free(before);
 	free(after);
 	assert_true(exists(tpath("killed.ntp-wal")));
+
+	/* ntprof finish takes the flushed batches, in their order, and nothing more */
+	assert_int_equal(finish(path), 3 * NTP_DB_BATCH_ROWS);
+	assert_false(exists(tpath("killed.ntp" NTP_SPOOL_SUFFIX)));
+	assert_false(exists(tpath("killed.ntp-wal")));
+	assert_int_equal(ntp_db__open_read(&db, path), 0);
+	assert_int_equal(query1(db, "SELECT count(*) FROM host_io"), 3 * NTP_DB_BATCH_ROWS);
+	assert_int_equal(query1(db, "SELECT max(cid) FROM host_io WHERE id = (SELECT max(id) FROM host_io)"),
+			 (3 * NTP_DB_BATCH_ROWS - 1) & 0xffff);
+	assert_int_equal(query1(db, "SELECT value FROM meta WHERE key = 'spooled'"), 3 * NTP_DB_BATCH_ROWS);
+	sqlite3_close(db);
 }
 
 /* copied without its -shm (or after a reboot): SQLite rebuilds the index */
-static void writer__sigkill_without_shm__still_reads(void **state)
+static void writer__sigkill_without_shm__still_finishes(void **state)
 {
 	const char *path = tpath("killed-noshm.ntp");
 
 	record_and_kill(path, 2, 7);
 	assert_int_equal(unlink(tpath("killed-noshm.ntp-shm")), 0);
+	assert_int_equal(count_rows(path, "meta"), 1);
+	assert_int_equal(finish(path), 2 * NTP_DB_BATCH_ROWS);
 	assert_int_equal(count_rows(path, "host_io"), 2 * NTP_DB_BATCH_ROWS);
+}
+
+/*
+ * Killed after the spool's rows were committed and before the spool was
+ * removed: finish removes it, and takes nothing twice.
+ */
+static void writer__spool_taken_already__removed_not_taken_again(void **state)
+{
+	const char *path = tpath("twice.ntp");
+	struct ntp_finish_opts o = { 0 };
+	struct ntp_finish_done d;
+	char *spool;
+	size_t len;
+
+	record_and_kill(path, 1, 0);
+	spool = read_file(tpath("twice.ntp" NTP_SPOOL_SUFFIX), &len);
+	assert_int_equal(finish(path), NTP_DB_BATCH_ROWS);
+	write_file(tpath("twice.ntp" NTP_SPOOL_SUFFIX), spool, len);
+	free(spool);
+	assert_int_equal(ntp_db__finish(path, &o, &d), 0);
+	assert_true(d.spool);
+	assert_int_equal(d.spooled, 0);
+	assert_false(exists(tpath("twice.ntp" NTP_SPOOL_SUFFIX)));
+	assert_int_equal(count_rows(path, "host_io"), NTP_DB_BATCH_ROWS);
+}
+
+/* a spool of another build's record layout is refused in one line, and left as it is */
+static void writer__spool_of_another_layout__refused(void **state)
+{
+	const char *path = tpath("layout.ntp");
+	struct ntp_finish_opts o = { 0 };
+	struct ntp_finish_done d;
+	char *spool, *err;
+	size_t len;
+	int rc;
+
+	record_and_kill(path, 1, 0);
+	spool = read_file(tpath("layout.ntp" NTP_SPOOL_SUFFIX), &len);
+	spool[12]++;	/* the host record's size */
+	write_file(tpath("layout.ntp" NTP_SPOOL_SUFFIX), spool, len);
+	free(spool);
+	capture_begin();
+	rc = ntp_db__finish(path, &o, &d);
+	err = capture_end();
+	assert_int_equal(rc, NTP_EXIT_FAILURE);
+	assert_int_equal(count_lines(err), 1);
+	assert_non_null(strstr(err, "another ntprof build's layout"));
+	free(err);
+	assert_true(exists(tpath("layout.ntp" NTP_SPOOL_SUFFIX)));
+	assert_int_equal(count_rows(path, "host_io"), 0);
 }
 
 static void writer__killed_file_then_new_record__old_keeps_its_wal(void **state)
@@ -962,9 +1047,12 @@ static void writer__killed_file_then_new_record__old_keeps_its_wal(void **state)
 	assert_true(exists(tpath("rerun.ntp-wal")));
 	assert_int_equal(ntp_writer__open(&w, path), 0);
 	assert_int_equal(ntp_writer__close(w), 0);
-	/* the stale -wal went along with the old file, not into the new one */
+	/* the stale -wal and spool went along with the old file, not into the new one */
 	assert_false(exists(tpath("rerun.ntp-wal")));
+	assert_false(exists(tpath("rerun.ntp" NTP_SPOOL_SUFFIX)));
+	assert_true(exists(tpath("rerun.ntp.old" NTP_SPOOL_SUFFIX)));
 	assert_int_equal(count_rows(path, "host_io"), 0);
+	assert_int_equal(finish(tpath("rerun.ntp.old")), NTP_DB_BATCH_ROWS);
 	assert_int_equal(count_rows(tpath("rerun.ntp.old"), "host_io"), NTP_DB_BATCH_ROWS);
 }
 
@@ -1033,13 +1121,18 @@ static void writer__file_size_limit__one_error_committed_rows_readable(void **st
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 
+	/* one error, and where the commands it kept are, with the command that writes them in */
 	err = read_file(tpath("full-disk.err"), NULL);
-	assert_int_equal(count_lines(err), 1);
+	assert_int_equal(count_lines(err), 2);
 	assert_non_null(strstr(err, "ntprof test: error: writing "));
-	assert_non_null(strstr(err, "SQL: "));
+	assert_non_null(strstr(err, "(the disk is full)"));
+	assert_non_null(strstr(err, "spooled before the error are in "));
+	assert_non_null(strstr(err, ": ntprof finish "));
 	free(err);
 
+	/* the spool holds exactly the flushed commands: finish (with room now) takes them */
 	assert_true(committed >= 1000);
+	assert_int_equal(finish(path), committed);
 	assert_int_equal(count_rows(path, "host_io"), committed);
 }
 
@@ -1290,10 +1383,10 @@ static void read__every_opening__immutable_or_index_in_memory(void **state)
 	assert_int_equal(ntp_db__attach_read(mem, killed, "k"), 0);
 	assert_false(opened_with(mem, "k", "immutable"));
 	assert_string_equal(sqlite3_uri_parameter(sqlite3_db_filename(mem, "k"), "vfs"), "unix-none");
-	assert_int_equal(query1(mem, "SELECT count(*) FROM k.host_io"), NTP_DB_BATCH_ROWS);
+	assert_int_equal(query1(mem, "SELECT count(*) FROM k.meta WHERE key = 'role'"), 1);
 	sqlite3_close(mem);
 	assert_int_equal(ntp_db__open_read(&db, killed), 0);
-	assert_int_equal(query1(db, "SELECT count(*) FROM host_io"), NTP_DB_BATCH_ROWS);
+	assert_int_equal(query1(db, "SELECT count(*) FROM meta WHERE key = 'role'"), 1);
 	assert_string_equal(sqlite3_uri_parameter(sqlite3_db_filename(db, "main"), "vfs"), "unix-none");
 	sqlite3_close(db);
 }
@@ -1315,8 +1408,10 @@ int main(void)
 		cmocka_unit_test(writer__full_before_open__no_file_left),
 		cmocka_unit_test(writer__check_place__says_why),
 		cmocka_unit_test(writer__reader_during_recording__reads_and_close_waits),
-		cmocka_unit_test(writer__sigkill__keeps_all_but_last_batch),
-		cmocka_unit_test(writer__sigkill_without_shm__still_reads),
+		cmocka_unit_test(writer__sigkill__keeps_all_but_last_second),
+		cmocka_unit_test(writer__sigkill_without_shm__still_finishes),
+		cmocka_unit_test(writer__spool_taken_already__removed_not_taken_again),
+		cmocka_unit_test(writer__spool_of_another_layout__refused),
 		cmocka_unit_test(writer__killed_file_then_new_record__old_keeps_its_wal),
 		cmocka_unit_test(writer__file_size_limit__one_error_committed_rows_readable),
 		cmocka_unit_test(read__missing_file__nofile),

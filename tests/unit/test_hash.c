@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sampling hash (bpf/ntp_hash.h, version 2): host and target must pick
+ * The sampling hash (bpf/ntp_hash.h, version 3): host and target must pick
  * the very same commands, on any machine and compiler, so its values are
  * pinned by known answers, and its sampled fraction must be what -s
  * promises, for random commands and for the structured streams of a real
@@ -12,11 +12,11 @@
  *
  *   M = (1 << 64) - 1
  *   K1, K2 = 0x9e3779b97f4a7c15, 0xbf58476d1ce4e5b9
- *   def h(cid, slba):
- *       return ((slba ^ ((cid * K1) & M)) * K2) & M
+ *   def h(cid, slba, nlb0):
+ *       return ((slba ^ (((cid | (nlb0 << 16)) * K1) & M)) * K2) & M
  *   def limit(n):
  *       return M if n <= 1 else M // n
- *   print(hex(h(0x1234, 0x1000)))   # and so on for each row below
+ *   print(hex(h(0x1234, 0x1000, 7)))   # and so on for each row below
  *
  * The multipliers are published constants: K1 is 2^64 divided by the
  * golden ratio, K2 splitmix64's first multiplier.
@@ -38,23 +38,28 @@
 static const struct {
 	__u16 cid;
 	__u64 slba;
+	__u16 nlb0;
 	__u64 hash;
 } kat[] = {
-	{ 0x0000, 0x0000000000000000ULL, 0x0000000000000000ULL },
-	{ 0x0001, 0x0000000000000000ULL, 0xd67411c46c86742dULL },
-	{ 0x0000, 0x0000000000000001ULL, 0xbf58476d1ce4e5b9ULL },
-	{ 0x1234, 0x0000000000001000ULL, 0x3d4a3d55cdd65324ULL },
-	{ 0xffff, 0xffffffffffffffffULL, 0x05575dd0db748e74ULL },
-	{ 0x002a, 0x00000000075bcd15ULL, 0x95608756123dd36fULL },
-	{ 0x0007, 0x00000000007a1218ULL, 0xaa9de3c547470173ULL },
-	{ 0x8000, 0x0123456789abcdefULL, 0xf2410cec8b241cb7ULL },
-	{ 0x0fff, 0x000000001d1a94a2ULL, 0xcdefd4e3f007d0c1ULL },
+	{ 0x0000, 0x0000000000000000ULL, 0x0000, 0x0000000000000000ULL },
+	{ 0x0001, 0x0000000000000000ULL, 0x0000, 0xd67411c46c86742dULL },
+	{ 0x0000, 0x0000000000000001ULL, 0x0000, 0xbf58476d1ce4e5b9ULL },
+	{ 0x0000, 0x0000000000000000ULL, 0x0001, 0x11c46c86742d0000ULL },
+	{ 0x1234, 0x0000000000001000ULL, 0x0007, 0xb9a93502fb115324ULL },
+	{ 0xffff, 0xffffffffffffffffULL, 0xffff, 0xaa95562a4fa18e74ULL },
+	{ 0x002a, 0x00000000075bcd15ULL, 0x0000, 0x95608756123dd36fULL },
+	{ 0x0007, 0x00000000007a1218ULL, 0x00ff, 0x549e83b859ca0173ULL },
+	{ 0x8000, 0x0123456789abcdefULL, 0x001f, 0xf59ccd189a991cb7ULL },
+	{ 0x0fff, 0x000000001d1a94a2ULL, 0x000f, 0xb305b35f1b8ed0c1ULL },
 };
 
-static void hash__version__2(void **state)
+static void hash__version__3(void **state)
 {
-	/* the known answers are version 2's; version 1 was splitmix64 twice (and the block count) and a modulo */
-	assert_int_equal(NTP_HASH_VERSION, 2);
+	/*
+	 * the known answers are version 3's; version 2 hashed the command id
+	 * and the LBA only, version 1 was splitmix64 twice and a modulo
+	 */
+	assert_int_equal(NTP_HASH_VERSION, 3);
 	assert_int_equal(NTP_HASH_K1, 0x9e3779b97f4a7c15ULL);
 	assert_int_equal(NTP_HASH_K2, 0xbf58476d1ce4e5b9ULL);
 }
@@ -64,11 +69,11 @@ static void cmd_hash__known_answers__match(void **state)
 	size_t i;
 
 	for (i = 0; i < sizeof(kat) / sizeof(kat[0]); i++) {
-		__u64 h = ntp_cmd_hash(kat[i].cid, kat[i].slba);
+		__u64 h = ntp_cmd_hash(kat[i].cid, kat[i].slba, kat[i].nlb0);
 
 		if (h != kat[i].hash)
-			fail_msg("ntp_cmd_hash(0x%x, 0x%llx) = 0x%016llx, want 0x%016llx",
-				 kat[i].cid, (unsigned long long)kat[i].slba,
+			fail_msg("ntp_cmd_hash(0x%x, 0x%llx, 0x%x) = 0x%016llx, want 0x%016llx",
+				 kat[i].cid, (unsigned long long)kat[i].slba, kat[i].nlb0,
 				 (unsigned long long)h, (unsigned long long)kat[i].hash);
 	}
 }
@@ -130,9 +135,9 @@ static void check_fraction(const char *what, unsigned long sampled, unsigned lon
 			 what, sampled, n, one_in, mean, 5 * sd);
 }
 
-static int sampled(__u16 cid, __u64 slba, unsigned int one_in)
+static int sampled(__u16 cid, __u64 slba, __u16 nlb0, unsigned int one_in)
 {
-	return ntp_hash_sampled(ntp_cmd_hash(cid, slba), ntp_hash_limit(one_in));
+	return ntp_hash_sampled(ntp_cmd_hash(cid, slba, nlb0), ntp_hash_limit(one_in));
 }
 
 static void hash_sampled__random_commands_at_100_and_1000__binomial(void **state)
@@ -144,8 +149,8 @@ static void hash_sampled__random_commands_at_100_and_1000__binomial(void **state
 	for (i = 0; i < n; i++) {
 		__u64 r = rnd(&s), slba = rnd(&s) >> 20;
 
-		at100 += sampled(r >> 48, slba, 100);
-		at1000 += sampled(r >> 48, slba, 1000);
+		at100 += sampled(r >> 48, slba, r & 0xff, 100);
+		at1000 += sampled(r >> 48, slba, r & 0xff, 1000);
 	}
 	check_fraction("random commands", at100, n, 100);
 	check_fraction("random commands", at1000, n, 1000);
@@ -154,31 +159,35 @@ static void hash_sampled__random_commands_at_100_and_1000__binomial(void **state
 /*
  * What a real queue sends: a sequential 4 KiB read stream (slba += 8,
  * nlb0 = 7) with command ids cycling through a 128-deep tag space, a
- * random 128 KiB write stream, and one block read again and again with
- * Linux's command ids (a 4-bit generation counter above a 12-bit tag).
- * Structured inputs must sample as evenly.
+ * random 128 KiB write stream, one block read again and again with
+ * Linux's command ids (a 4-bit generation counter above a 12-bit tag), and
+ * one command id and LBA with every length.  Structured inputs must sample
+ * as evenly.
  */
 static void hash_sampled__sequential_and_random_io_at_100__binomial(void **state)
 {
 	const unsigned long n = 1000000;
-	unsigned long i, seq = 0, rand_w = 0, reread = 0;
+	unsigned long i, seq = 0, rand_w = 0, reread = 0, lengths = 0;
 	__u64 s = 42;
 
 	for (i = 0; i < n; i++) {
-		seq += sampled(i % 128, i * 8, 100);
-		rand_w += sampled(rnd(&s) & 0x7f, (rnd(&s) % (1ULL << 31)) & ~255ULL, 100);
+		seq += sampled(i % 128, i * 8, 7, 100);
+		rand_w += sampled(rnd(&s) & 0x7f, (rnd(&s) % (1ULL << 31)) & ~255ULL, 255, 100);
 	}
 	for (i = 0; i < 65536; i++)     /* every generation of every tag, once */
-		reread += sampled(i, 123456, 100);
+		reread += sampled(i, 123456, 0, 100);
+	for (i = 0; i < 65536; i++)     /* every block count, one command id and LBA */
+		lengths += sampled(17, 123456, i, 100);
 	check_fraction("sequential 4k reads", seq, n, 100);
 	check_fraction("random 128k writes", rand_w, n, 100);
 	check_fraction("one block read again", reread, 65536, 100);
+	check_fraction("every length of one command", lengths, 65536, 100);
 }
 
 /*
  * A mix of sizes, each size aligned to itself as file systems and
  * databases align them: each size is sampled at the rate asked, not only
- * their sum, though the block count is not hashed.
+ * their sum.
  */
 static void hash_sampled__each_size_of_a_mix__binomial(void **state)
 {
@@ -190,7 +199,7 @@ static void hash_sampled__each_size_of_a_mix__binomial(void **state)
 	for (i = 0; i < n; i++)
 		for (k = 0; k < 6; k++)
 			got[k] += sampled(rnd(&s) & 0x3ff, (rnd(&s) % (1ULL << 28)) / blocks[k] * blocks[k],
-					  100);
+					  blocks[k] - 1, 100);
 	for (k = 0; k < 6; k++)
 		check_fraction("one size of a mix", got[k], n, 100);
 }
@@ -198,7 +207,7 @@ static void hash_sampled__each_size_of_a_mix__binomial(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(hash__version__2),
+		cmocka_unit_test(hash__version__3),
 		cmocka_unit_test(cmd_hash__known_answers__match),
 		cmocka_unit_test(hash_limit__known_answers__match),
 		cmocka_unit_test(hash_sampled__one_in_0_or_1__everything),

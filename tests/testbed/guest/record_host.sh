@@ -8,7 +8,7 @@
 #   sampled   -s 100 over a 4k randread, stopped with SIGINT
 #   duration  -d 2 with no I/O, and -j
 #   diskfull  -s 1 into a 640 KiB tmpfs that fills up: record must stop with
-#             an error and keep what it committed
+#             an error and keep what it spooled and committed, for ntprof finish
 # Results (result.env): kernel, dev, <mode>_rc, <mode>_fio_ios, <mode>_attach_s
 # (record's own attach time), <mode>_progs_left; $TB_OUT gets <mode>.ntp and
 # record's stdout/stderr (<mode>.out, <mode>.err) for the test to inspect.
@@ -86,9 +86,10 @@ for mode in "$@"; do
 			tb_fail "cannot mount a small tmpfs"
 		# attached before fio starts, or a slow start records nothing
 		record_start diskfull -s 1 -o "$WORK/full/diskfull.ntp"
-		# at most 600 commands a second: each commit (about one a second)
-		# fits in the tmpfs, which holds about 2300 rows; unthrottled, the
-		# first commit could hold more, and nothing would be committed
+		# at most 600 commands a second: each write of the spool (about one
+		# a second, 224 bytes a command) fits in the tmpfs, which holds about
+		# 2900 of them; unthrottled, the first write could need more, and
+		# nothing would be kept
 		add_fio randread4k-full --rw=randread --bs=4k --size=16M --iodepth=8 --rate_iops=600
 		for i in $(seq 1 100); do kill -0 "$REC_PID" 2>/dev/null || break; sleep 0.1; done
 		kill -INT "$REC_PID" 2>/dev/null && tb_log "diskfull: record still running after fio"
