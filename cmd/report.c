@@ -15,6 +15,7 @@
 #include "lib/cli/term.h"
 #include "lib/model/model_filter_opt.h"
 #include "lib/core/stat_table.h"
+#include "lib/diag/diag_by.h"
 #include "lib/fleet/fleet_opts.h"
 #include "lib/fleet/fleet_source.h"
 #include "lib/report/report.h"
@@ -88,6 +89,10 @@ int cmd_report(int argc, const char **argv)
 				 ntp_report_fields__opt,
 				 .values = ntp_stat__names(NTP_STAT_FIELD)),
 		NTP_OPT_PERCENTILES(&o.percentiles),
+		NTP_OPT_CHOICE(0, "by", &o.by, "KEY",
+			       "the host's commands per queue or per process: in flight against the "
+			       "queue's depth, tail, errors, deferred sends; and the imbalance",
+			       ntp_diag_by_names),
 		NTP_OPT_BOOL(0, "header", &o.header,
 			     "the full header: every hook, the command counts, host, start time, "
 			     "the clock pairs of a join"),

@@ -100,6 +100,22 @@ CREATE TABLE intervals (
     lost_map      INTEGER NOT NULL
 ) STRICT;
 
+-- On the target, each interval: the block-layer counters of each backend
+-- device an nvmet namespace exports (/sys/block/DEV/stat), as iostat reads
+-- them; they see every command of the device, ntprof's sampled ones and any
+-- other load.  queue_ms / (interval_ns / 1e6) is iostat's aqu-sz, the mean
+-- commands in flight.  Absent in recordings made before it.
+CREATE TABLE backend_stats (
+    t_ns          INTEGER NOT NULL,     -- end of the interval
+    interval_ns   INTEGER NOT NULL,
+    device        TEXT NOT NULL,        -- as target_io.device: /dev/nullb0
+    ios           INTEGER NOT NULL,     -- completed in the interval
+    in_flight     INTEGER NOT NULL,     -- at its end
+    busy_ms       INTEGER NOT NULL,     -- io_ticks grown: time with any in flight
+    queue_ms      INTEGER NOT NULL,     -- time_in_queue grown: in flight x time
+    depth         INTEGER               -- queue/nr_requests, NULL unread
+) STRICT;
+
 -- The NVMe over Fabrics names of the machine (ntprof-ntp(5), nvmf_ids), as
 -- record read them at its start and, where they changed, at its stop: what
 -- ties a command's cntlid, which starts again at 1 on every target, to a

@@ -187,6 +187,9 @@ static int load(struct ntp_compare *c, const struct ntp_compare_opts *o,
 
 		if (c->run[r].filter && !c->run[r].total)
 			ntp_read_filter__warn_none(c->src[r], c->run[r].filter, run[r]);
+		/* each run diagnosed as report diagnoses it: compare names the same */
+		if (!rc)
+			rc = ntp_diag__make(&c->diag[r], &c->run[r], c->src[r]);
 	}
 	return rc;
 }

@@ -174,6 +174,8 @@ int ntp_compare__print_html(const struct ntp_compare *c, FILE *f, const struct n
 		ntp_compare__kind_words(c->run[NTP_CMP_BASE].kind));
 	files(f, c);
 	most(f, c);
+	ntp_diag__html(f, &c->diag[NTP_CMP_BASE], "Diagnosis: the baseline");
+	ntp_diag__html(f, &c->diag[NTP_CMP_NEW], "Diagnosis: the new run");
 	if (!c->ngroups)
 		fputs("<p>No commands in either run.</p>\n", f);
 	for (size_t i = 0; i < c->ngroups; i++) {

@@ -204,6 +204,50 @@ static void most_member(struct ntp_json *j, const struct ntp_compare *c)
 	ntp_json__end_object(j);
 }
 
+/*
+ * "diagnosis": each run's as report's, and per group of the comparison
+ * the cause each run names and whether it changed
+ */
+static void diagnosis_member(struct ntp_json *j, const struct ntp_compare *c)
+{
+	bool target = c->run[NTP_CMP_BASE].kind == NTP_REPORT_TARGET;
+	char text[512];
+
+	ntp_json__name(j, "diagnosis");
+	ntp_json__start_object(j);
+	ntp_json__name(j, "baseline");
+	ntp_diag__json(j, &c->diag[NTP_CMP_BASE]);
+	ntp_json__name(j, "new");
+	ntp_diag__json(j, &c->diag[NTP_CMP_NEW]);
+	ntp_json__name(j, "groups");
+	ntp_json__start_array(j);
+	for (size_t i = 0; i < c->ngroups; i++) {
+		const struct ntp_compare_group *g = &c->groups[i];
+		const struct ntp_diag_line *l[NTP_CMP_RUNS];
+		struct ntp_diag_line made[NTP_CMP_RUNS];
+
+		for (int r = 0; r < NTP_CMP_RUNS; r++)
+			l[r] = ntp_diag__line_of(&c->diag[r], g->g[r], &made[r]);
+		ntp_diag__change_text(l[NTP_CMP_BASE], l[NTP_CMP_NEW], text, sizeof(text), 0);
+		ntp_json__start_object(j);
+		ntp_json__string_field(j, "io_type", g->io_type);
+		ntp_json__int_field(j, "bytes", g->bytes);
+		ntp_json__int_field(j, "file", g->file);
+		ntp_json__string_field(j, "namespace", target ? NULL : g->ns);
+		ntp_json__string_field(j, "device", target ? g->ns : NULL);
+		ntp_json__string_field(j, "baseline_cause", l[NTP_CMP_BASE] ?
+				       ntp_diag_rules[l[NTP_CMP_BASE]->v.cause].key : NULL);
+		ntp_json__string_field(j, "new_cause", l[NTP_CMP_NEW] ?
+				       ntp_diag_rules[l[NTP_CMP_NEW]->v.cause].key : NULL);
+		ntp_json__bool_field(j, "changed", !l[NTP_CMP_BASE] || !l[NTP_CMP_NEW] ||
+				     l[NTP_CMP_BASE]->v.cause != l[NTP_CMP_NEW]->v.cause);
+		ntp_json__string_field(j, "text", text);
+		ntp_json__end_object(j);
+	}
+	ntp_json__end_array(j);
+	ntp_json__end_object(j);
+}
+
 int ntp_compare__print_json(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)
 {
 	const struct ntp_view *v = ntp_report__view(&c->run[NTP_CMP_BASE]);
@@ -243,6 +287,7 @@ int ntp_compare__print_json(const struct ntp_compare *c, FILE *f, const struct n
 					 ntp_report__residence(&c->run[NTP_CMP_BASE]) : NULL,
 					 c->run[NTP_CMP_BASE].app || c->run[NTP_CMP_NEW].app);
 	most_member(j, c);
+	diagnosis_member(j, c);
 
 	ntp_json__name(j, "groups");
 	ntp_json__start_array(j);

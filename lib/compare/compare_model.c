@@ -822,6 +822,7 @@ void ntp_compare__free(struct ntp_compare *c)
 		free(c->warnings[i]);
 	free(c->warnings);
 	for (int r = 0; r < NTP_CMP_RUNS; r++) {
+		ntp_diag__free(&c->diag[r]);
 		ntp_report__free(&c->run[r]);
 		ntp_source__close(c->src[r]);
 		free(c->names[r]);

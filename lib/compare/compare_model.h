@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "lib/compare/compare_opts.h"
+#include "lib/diag/diag.h"
 #include "lib/model/model.h"
 #include "lib/model/model_source.h"
 
@@ -104,6 +105,7 @@ struct ntp_compare {
 	int nfiles[NTP_CMP_RUNS];
 	struct ntp_source *src[NTP_CMP_RUNS];     /* each run's recordings */
 	struct ntp_report run[NTP_CMP_RUNS];      /* each run, as report sees it */
+	struct ntp_diag diag[NTP_CMP_RUNS];       /* each run's diagnosis, as report's */
 	struct ntp_compare_group *groups;         /* ordered: namespace, I/O type, size */
 	size_t ngroups;
 	char **differences;                       /* header fields that differ, as text */

@@ -332,6 +332,34 @@ static void print_most(const struct ntp_compare *c, FILE *f)
 			m->mean.verdict == NTP_CMP_NOISE ? "within the noise" : "too few commands");
 }
 
+/*
+ * Each run's diagnosis of the recording, then per group what the new run
+ * names and what the baseline named where it differs (ntprof-report(1),
+ * DIAGNOSIS), each line within NTP_DIAG_TEXT_WIDTH columns
+ */
+static void print_diagnosis(const struct ntp_compare *c, FILE *f)
+{
+	static const char *const who[NTP_CMP_RUNS] = { "baseline", "new" };
+	char line[512];
+
+	fprintf(f, "#\n# diagnosis: each run's, and per group what changed and why "
+		"(ntprof-report(1))\n");
+	for (int r = 0; r < NTP_CMP_RUNS; r++) {
+		ntp_diag__text(&c->diag[r].all, line, sizeof(line),
+			       NTP_DIAG_TEXT_WIDTH - 3 - strlen(who[r]) - strlen(" recording: "));
+		fprintf(f, "# %s recording: %s\n", who[r], line);
+	}
+	for (size_t i = 0; i < c->ngroups; i++) {
+		const struct ntp_compare_group *g = &c->groups[i];
+		struct ntp_diag_line b, n;
+
+		ntp_diag__change_text(ntp_diag__line_of(&c->diag[NTP_CMP_BASE], g->g[NTP_CMP_BASE], &b),
+				      ntp_diag__line_of(&c->diag[NTP_CMP_NEW], g->g[NTP_CMP_NEW], &n),
+				      line, sizeof(line), NTP_DIAG_TEXT_WIDTH - 2);
+		fprintf(f, "# %s\n", line);
+	}
+}
+
 int ntp_compare__print_text(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)
 {
 	print_header(c, f, o);
@@ -346,6 +374,7 @@ int ntp_compare__print_text(const struct ntp_compare *c, FILE *f, const struct n
 	print_groups(c, f);
 	print_stages(c, f, o);
 	print_most(c, f);
+	print_diagnosis(c, f);
 	print_threshold(c, f, o);
 	/* in the baseline's words: the runs are of one kind */
 	if (!o->quiet)

@@ -224,6 +224,14 @@ enum ntp_stat ntp_stat__tail(void)
 	return (enum ntp_stat)(p99 >= 0 ? p99 : NTP_STAT_PCT + ntp_summary__npercentiles() - 1);
 }
 
+enum ntp_stat ntp_stat__tail_tested(uint64_t n)
+{
+	for (int i = ntp_summary__npercentiles() - 1; i >= 0; i--)
+		if (ntp_stats[NTP_STAT_PCT + i].min_n <= n)
+			return (enum ntp_stat)(NTP_STAT_PCT + i);
+	return NTP_STAT_N;
+}
+
 int ntp_stat__latencies(enum ntp_stat out[NTP_NSTATS])
 {
 	int n = 0;

@@ -94,6 +94,12 @@ void ntp_stat__percentile_list(char *buf, size_t len);
 int ntp_stat__percentile(double p);
 /* the tail the charts show: p99 when listed, else the list's highest */
 enum ntp_stat ntp_stat__tail(void);
+/*
+ * The highest percentile of the list whose change n commands can test
+ * (min_n <= n): the edge of the tail the diagnosis looks at
+ * (ntprof-report(1), DIAGNOSIS); NTP_STAT_N when n tests none.
+ */
+enum ntp_stat ntp_stat__tail_tested(uint64_t n);
 /* min, mean, the listed percentiles and max, the latencies a summary row shows, into out; their count */
 int ntp_stat__latencies(enum ntp_stat out[NTP_NSTATS]);
 /* is st a percentile slot of the list? */

@@ -265,6 +265,65 @@ int64_t ntp_samples__percentile(struct ntp_samples *s, double p)
 	return s->v[rank(p, s->n) - 1];
 }
 
+/*
+ * The k-th smallest (from 0) of v[0..n), v reordered: selection with a
+ * three-way partition about the middle element; a range still wide after
+ * 64 rounds (a crafted file's samples) is sorted instead, so the time is
+ * linear, or n log n at worst.
+ */
+static int64_t select_kth(int64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n;	/* k in [lo, hi) */
+
+	for (int round = 0; hi - lo > 1; round++) {
+		int64_t pivot = v[lo + (hi - lo) / 2], t;
+		size_t lt = lo, i = lo, gt = hi;
+
+		if (round == 64) {
+			qsort(v + lo, hi - lo, sizeof(*v), cmp_i64);
+			break;
+		}
+		/* v[lo..lt) < pivot, v[lt..i) == pivot, v[gt..hi) > pivot */
+		while (i < gt) {
+			if (v[i] < pivot) {
+				t = v[lt];
+				v[lt++] = v[i];
+				v[i++] = t;
+			} else if (v[i] > pivot) {
+				t = v[--gt];
+				v[gt] = v[i];
+				v[i] = t;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return pivot;
+	}
+	return v[k];
+}
+
+int64_t ntp_stats__percentile_of(const int64_t *v, size_t n, double p, int *err)
+{
+	int64_t *c, x;
+
+	if (!n)
+		return 0;
+	c = ntp_mem__alloc(n * sizeof(*c));
+	if (!c) {
+		*err = -ENOMEM;
+		return 0;
+	}
+	memcpy(c, v, n * sizeof(*c));
+	x = select_kth(c, n, rank(p, n) - 1);
+	free(c);
+	return x;
+}
+
 static void summarize(struct ntp_samples *s, struct ntp_summary *out, struct scratch *sc)
 {
 	__int128 sum = 0;

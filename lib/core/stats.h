@@ -66,6 +66,12 @@ void ntp_samples__reset(struct ntp_samples *s);            /* keep the memory */
 void ntp_samples__free(struct ntp_samples *s);
 /* sorts s in place; p in (0, 100]; 0 when empty */
 int64_t ntp_samples__percentile(struct ntp_samples *s, double p);
+/*
+ * The same of samples v[0..n) left in their order (the stages of a group's
+ * i-th command are each stage's v[i]): a copy is selected in, in linear
+ * time.  0 when n is 0; -ENOMEM into *err (else left).
+ */
+int64_t ntp_stats__percentile_of(const int64_t *v, size_t n, double p, int *err);
 void ntp_samples__summarize(struct ntp_samples *s, struct ntp_summary *out);
 /* s's histogram into out, summarized from s; 0 or -ENOMEM */
 int ntp_samples__histogram(struct ntp_samples *s, struct ntp_summary *out);

@@ -14,6 +14,8 @@
 int ntp_report_group__init(struct ntp_report_group *g, int file, const char *io_type,
 			   int64_t bytes, const char *ns, int nstages)
 {
+	size_t n;
+
 	memset(g, 0, sizeof(*g));
 	g->host_file = file;
 	g->bytes = bytes;
@@ -21,7 +23,13 @@ int ntp_report_group__init(struct ntp_report_group *g, int file, const char *io_
 	g->nstages = nstages;
 	g->io_type = strdup(io_type);
 	g->ns = strdup(ns);
-	g->stage = calloc(nstages > 0 ? (size_t)nstages : 1, sizeof(*g->stage));
+	/* the stages' summaries, then their tail means and negative counts (model.h) */
+	n = nstages > 0 ? (size_t)nstages : 1;
+	g->stage = calloc(1, n * (sizeof(*g->stage) + sizeof(double) + sizeof(uint64_t)));
+	if (g->stage) {
+		g->tail.stage_mean = (double *)(g->stage + n);
+		g->negative = (uint64_t *)(g->tail.stage_mean + n);
+	}
 	if (g->io_type && g->ns && g->stage)
 		return 0;
 	ntp_report_group__free(g);

@@ -105,6 +105,22 @@ struct ntp_report_app {
 };
 
 /*
+ * A group's tail (ntprof-report(1), DIAGNOSIS): its commands whose
+ * end-to-end latency is above the highest percentile of the run's list
+ * whose change the group's n can test (lib/core/stat_table.h, min_n), and
+ * their stages' means, from which the diagnosis names the stage that
+ * dominates the tail.  stat 0 (NTP_STAT_N): no percentile is testable at
+ * the group's n, nothing else is set.
+ */
+struct ntp_report_tail {
+	int stat;                     /* enum ntp_stat: the percentile's slot; 0: none */
+	int64_t above_ns;             /* that percentile of the end-to-end latency */
+	uint64_t n;                   /* commands above it */
+	double e2e_mean;              /* their end-to-end mean, ns */
+	double *stage_mean;           /* their stages' means, ns: the group's nstages */
+};
+
+/*
  * The commands of one group and their stages, in every report: the view's
  * nstages summaries only (a host view has 3 of NTP_VIEW_MAX_STAGES), since
  * a recording may have a group per command; the sums past them stay 0.
@@ -122,6 +138,13 @@ struct ntp_report_group {
 	uint64_t mismatched;          /* commands whose stages do not add up to e2e */
 	uint64_t impossible[NTP_IMPOSSIBLE_MAX];  /* commands left out, by why */
 	double est_rate;              /* commands/s, estimated: n * N / duration; < 0 unknown */
+	struct ntp_report_tail tail;  /* its slowest commands' stages */
+	/*
+	 * commands counted with a stage below 0 (a joined stage: clock or
+	 * pairing), per stage: nstages of them.  It and tail.stage_mean live in
+	 * the block of stage[], so that a group costs its view's stages only
+	 */
+	uint64_t *negative;
 	struct ntp_report_app app;    /* all 0 without the application's stamps */
 };
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lib/core/checked.h"
+#include "lib/core/stat_table.h"
 #include "lib/model/model_groups.h"
 #include "lib/model/model.h"
 
@@ -226,6 +227,7 @@ int ntp_group_set__add_app(struct ntp_group_set *set, size_t k, int64_t e2e,
 			return -ENOMEM;
 		g->sum_stage[s] = sums[1 + s];
 		sum += stage[s];	/* checked above */
+		g->negative[s] += stage[s] < 0;
 	}
 	/* by construction never; counted so that a wrong view or sub-stage shows */
 	if (sum != e2e)
@@ -288,6 +290,8 @@ int ntp_group_set__merge(struct ntp_group_set *dst, struct ntp_group_set *src)
 		}
 		d->sum_e2e += s->sum_e2e;
 		d->mismatched += s->mismatched;
+		for (int st = 0; st < dst->nstages; st++)
+			d->negative[st] += s->negative[st];
 		if (ntp_app_acc__merge(&da->app, &d->app, &sa->app, &s->app))
 			return -ENOMEM;
 	}
@@ -354,6 +358,46 @@ static void drop_empty(struct ntp_group_set *set)
 	set->n = k;
 }
 
+/*
+ * g's tail (model.h) from its samples, before any is sorted: the i-th
+ * sample of the end-to-end latency and of each stage are one command's,
+ * since a command's values are added together and merged together (the
+ * same counts, so the same capacities, so ntp_samples__append moves them
+ * alike).  0 or -ENOMEM.
+ */
+static int tail(struct ntp_report_group *g, const struct ntp_group_acc *a, int nstages)
+{
+	struct ntp_report_tail *t = &g->tail;
+	long double sum[NTP_VIEW_MAX_STAGES] = { 0 }, e2e = 0;
+	double *stage_mean = t->stage_mean;     /* kept: the block of g->stage */
+	int err = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->stage_mean = stage_mean;
+	for (int s = 0; s < nstages; s++)
+		stage_mean[s] = 0;
+	t->stat = ntp_stat__tail_tested(a->e2e.n);
+	if (t->stat == NTP_STAT_N)
+		return 0;
+	t->above_ns = ntp_stats__percentile_of(a->e2e.v, a->e2e.n, ntp_stats[t->stat].pct, &err);
+	if (err)
+		return err;
+	for (size_t i = 0; i < a->e2e.n; i++) {
+		if (a->e2e.v[i] <= t->above_ns)
+			continue;
+		t->n++;
+		e2e += a->e2e.v[i];
+		for (int s = 0; s < nstages; s++)
+			sum[s] += a->stage[s].v[i];
+	}
+	if (!t->n)
+		return 0;
+	t->e2e_mean = (double)(e2e / t->n);
+	for (int s = 0; s < nstages; s++)
+		t->stage_mean[s] = (double)(sum[s] / t->n);
+	return 0;
+}
+
 /* groups summarized at once: a bound on the jobs' memory, and samples freed as they go */
 #define FINISH_GROUPS 1024
 
@@ -369,7 +413,9 @@ int ntp_group_set__finish(struct ntp_group_set *set, struct ntp_report_group **g
 	for (size_t g0 = 0; g0 < set->n && !err; g0 += FINISH_GROUPS) {
 		size_t g1 = g0 + FINISH_GROUPS < set->n ? g0 + FINISH_GROUPS : set->n, n = 0;
 
-		for (size_t i = g0; i < g1; i++) {
+		for (size_t i = g0; i < g1 && !err; i++)
+			err = tail(&set->g[i], &set->acc[i], set->nstages);
+		for (size_t i = g0; i < g1 && !err; i++) {
 			jobs[n++] = (struct ntp_summary_job){ &set->acc[i].e2e, &set->g[i].e2e };
 			for (int s = 0; s < set->nstages; s++)
 				jobs[n++] = (struct ntp_summary_job){ &set->acc[i].stage[s],
@@ -377,7 +423,8 @@ int ntp_group_set__finish(struct ntp_group_set *set, struct ntp_report_group **g
 			n += ntp_app_acc__jobs(&set->acc[i].app, &set->g[i].app, &jobs[n]);
 		}
 		/* these groups' summaries at once, on threads; then their samples go */
-		err = ntp_samples__summarize_all(jobs, n, set->histograms);
+		if (!err)
+			err = ntp_samples__summarize_all(jobs, n, set->histograms);
 		for (size_t i = g0; i < g1; i++)
 			acc_free(&set->acc[i]);
 	}

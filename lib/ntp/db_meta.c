@@ -51,6 +51,16 @@ const struct ntp_meta_desc ntp_meta[NTP_META_MAX] = {
 	/* the runs of the side's programs the kernel skipped (their recursion misses) */
 	[NTP_META_HOST_PROG_MISSED] = { "host_prog_missed", NTP_META_INT, NTP_META_AT_STOP },
 	[NTP_META_TARGET_PROG_MISSED] = { "target_prog_missed", NTP_META_INT, NTP_META_AT_STOP },
+	/*
+	 * The host's queues, the capacity the diagnosis holds their commands
+	 * in flight against (ntprof-report(1), DIAGNOSIS): each recorded
+	 * controller's I/O queues and their depth, "nvme0=2 nvme1=4" and
+	 * "nvme0=128 nvme1=128", from sysfs at the start; the controller
+	 * resets seen while recording, at the stop
+	 */
+	[NTP_META_HOST_IO_QUEUES] = { "host_io_queues", NTP_META_TEXT, NTP_META_AT_START },
+	[NTP_META_HOST_QUEUE_DEPTH] = { "host_queue_depth", NTP_META_TEXT, NTP_META_AT_START },
+	[NTP_META_HOST_CTRL_RESETS] = { "host_ctrl_resets", NTP_META_INT, NTP_META_AT_STOP },
 	/* the commands taken from the spool into the file, with them (lib/ntp/db_write.c) */
 	[NTP_META_SPOOLED] = { "spooled", NTP_META_INT, NTP_META_AT_STOP },
 };

@@ -122,6 +122,9 @@ static const char *const hook_cols[] = { "side", "point", "hook", "flavour", "re
 static const char *const interval_cols[] = {
 	"t_ns", "side", "seen", "sampled", "lost_ringbuf", "lost_map",
 };
+static const char *const backend_cols[] = {
+	"t_ns", "interval_ns", "device", "ios", "in_flight", "busy_ms", "queue_ms", "depth",
+};
 static const char *const nvmf_id_cols[] = {
 	"side", "object", "name", "subsysnqn", "cntlid", "nsid", "port", "transport", "traddr",
 	"trsvcid", "host_traddr", "hostnqn", "device",
@@ -130,7 +133,7 @@ static const char *const nvmf_id_cols[] = {
 struct ntp_writer {
 	sqlite3 *db;
 	char *path;
-	struct insert meta, hook, host_io, host_io_n, target_io, interval, nvmf_id;
+	struct insert meta, hook, host_io, host_io_n, target_io, interval, backend, nvmf_id;
 	int in_txn;
 	unsigned int batch;	/* rows in the open transaction, pending included */
 	unsigned int batch_rows;	/* a batch this long is committed */
@@ -532,6 +535,7 @@ int ntp_writer__open(struct ntp_writer **wp, const char *path)
 		    HOST_ROWS_PER_INSERT) ||
 	    prepare(w, &w->target_io, "target_io", target_cols, TC_MAX, "INSERT", 1) ||
 	    prepare(w, &w->interval, "intervals", interval_cols, 6, "INSERT", 1) ||
+	    prepare(w, &w->backend, "backend_stats", backend_cols, 8, "INSERT", 1) ||
 	    prepare(w, &w->nvmf_id, "nvmf_ids", nvmf_id_cols, 13, "INSERT", 1) ||
 	    spool_open(w))
 		goto fail;
@@ -1141,6 +1145,27 @@ int ntp_writer__add_nvmf_id(struct ntp_writer *w, const struct ntp_nvmf_id *id)
 	return step(w, ins);
 }
 
+int ntp_writer__add_backend_stat(struct ntp_writer *w, const struct ntp_backend_stat *b)
+{
+	struct insert *ins = &w->backend;
+	int err = start_row(w);
+
+	if (err)
+		return err;
+	bind_u64(ins, 0, b->t_ns);
+	bind_u64(ins, 1, b->interval_ns);
+	bind_text(ins, 2, b->device);
+	bind_u64(ins, 3, b->ios);
+	bind_u64(ins, 4, b->in_flight);
+	bind_u64(ins, 5, b->busy_ms);
+	bind_u64(ins, 6, b->queue_ms);
+	if (b->depth >= 0)
+		bind_u64(ins, 7, (uint64_t)b->depth);
+	else
+		sqlite3_bind_null(ins->stmt, ins->idx[7]);
+	return step(w, ins);
+}
+
 int ntp_writer__flush(struct ntp_writer *w)
 {
 	if (w->failed)
@@ -1198,7 +1223,7 @@ fail:
 
 int ntp_writer__close(struct ntp_writer *w)
 {
-	struct insert *all[7];
+	struct insert *all[8];
 	uint64_t taken;
 	size_t i;
 	int err;
@@ -1211,7 +1236,8 @@ int ntp_writer__close(struct ntp_writer *w)
 	all[3] = &w->host_io_n;
 	all[4] = &w->interval;
 	all[5] = &w->target_io;
-	all[6] = &w->nvmf_id;
+	all[6] = &w->backend;
+	all[7] = &w->nvmf_id;
 	err = w->failed;
 	/*
 	 * After an error what was committed is already in FILE-wal, and what

@@ -30,6 +30,14 @@ struct ntp_interval {
 	uint64_t seen, sampled, lost_ringbuf, lost_map;
 };
 
+/* one backend device's counters over one interval (schema/ntp.sql, backend_stats) */
+struct ntp_backend_stat {
+	uint64_t t_ns, interval_ns;
+	const char *device;
+	uint64_t ios, in_flight, busy_ms, queue_ms;
+	int64_t depth;             /* < 0: unread, NULL */
+};
+
 /* Returns 0 or an NTP_EXIT_* code after printing a one-line error. */
 int ntp_writer__open(struct ntp_writer **w, const char *path);
 /*
@@ -48,6 +56,7 @@ int ntp_writer__add_hook(struct ntp_writer *w, const char *side, const char *poi
 int ntp_writer__add_host_io(struct ntp_writer *w, const struct ntp_host_event *e);
 int ntp_writer__add_target_io(struct ntp_writer *w, const struct ntp_target_event *e);
 int ntp_writer__add_interval(struct ntp_writer *w, const struct ntp_interval *iv);
+int ntp_writer__add_backend_stat(struct ntp_writer *w, const struct ntp_backend_stat *b);
 
 /*
  * One NVMe over Fabrics name of the machine (schema/ntp.sql, nvmf_ids;

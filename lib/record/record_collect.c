@@ -187,6 +187,9 @@ int ntp_record__write_intervals(struct ntp_record_session *s, uint64_t now)
 		memcpy(sd->prev, cnt, sizeof(cnt));
 		err = ntp_writer__add_interval(s->w, &iv);
 	}
+	/* the backends' counters over the same interval (their first read: at the start) */
+	if (!err && s->backends.n)
+		err = ntp_backends__write(&s->backends, s->w, now);
 	if (!err)
 		err = ntp_writer__flush(s->w);
 	s->last_flush_ns = now;

@@ -14,6 +14,8 @@
 
 #define POLL_MS 100
 #define FLUSH_NS NTP_NSEC_PER_SEC
+/* how often the controllers' states are read: a reset on loopback lasts longer */
+#define CTRLS_NS (100 * 1000000ULL)
 
 static volatile sig_atomic_t stop_signal;
 
@@ -81,6 +83,11 @@ int ntp_record__loop(struct ntp_record_session *s, const char **reason)
 		}
 		if (s->live && now - s->last_tick_ns >= tick_ns)
 			ntp_record__live_tick(s, now);
+		/* a controller that left "live" since the last look: a reset */
+		if (s->ctrls.n && now - s->ctrls_ns >= CTRLS_NS) {
+			ntp_ctrls__tick(&s->ctrls);
+			s->ctrls_ns = now;
+		}
 		wait_ns = POLL_MS * 1000000ULL;
 		if (end_ns - now < wait_ns)
 			wait_ns = end_ns - now;

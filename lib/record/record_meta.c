@@ -79,6 +79,27 @@ static int write_filter_meta(struct ntp_record_session *s)
 	return err;
 }
 
+/*
+ * The host's controllers of the transport: their I/O queues and depth,
+ * host_io_queues and host_queue_depth, where sysfs tells them
+ */
+static int write_queue_meta(struct ntp_record_session *s)
+{
+	char text[NTP_CTRLS_MAX * 24];
+	int err = 0;
+
+	if (!(s->o->role & NTP_RECORD_HOST) ||
+	    !ntp_ctrls__scan(&s->ctrls, NTP_CTRLS_SYSFS, ntp_transport__name(s->o->transport)))
+		return 0;
+	ntp_ctrls__queues_text(&s->ctrls, text, sizeof(text));
+	if (text[0])
+		err = ntp_meta__set_text(s->w, NTP_META_HOST_IO_QUEUES, text);
+	ntp_ctrls__depth_text(&s->ctrls, text, sizeof(text));
+	if (!err && text[0])
+		err = ntp_meta__set_text(s->w, NTP_META_HOST_QUEUE_DEPTH, text);
+	return err;
+}
+
 int ntp_record__write_start_meta(struct ntp_record_session *s, uint64_t start_real_ns)
 {
 	const struct ntp_record_opts *o = s->o;
@@ -103,6 +124,10 @@ int ntp_record__write_start_meta(struct ntp_record_session *s, uint64_t start_re
 	err = err ?: ntp_meta__set_int(w, NTP_META_START_NS, (int64_t)s->start_ns);
 	err = err ?: ntp_meta__set_text(w, NTP_META_COMMAND_LINE, o->cmdline ? o->cmdline : "ntprof record");
 	err = err ?: ntp_meta__set_text(w, NTP_META_NTPROF_VERSION, ntp_version_string);
+	err = err ?: write_queue_meta(s);
+	/* the target's backends, their counters' first read now */
+	if (s->o->role & NTP_RECORD_TARGET)
+		ntp_backends__scan(&s->backends, NTP_BACKENDS_CONFIGFS, NTP_BACKENDS_SYSFS, s->start_ns);
 	return err ?: write_filter_meta(s);
 }
 
@@ -183,5 +208,7 @@ int ntp_record__write_stop_meta(struct ntp_record_session *s, uint64_t stop_ns, 
 				     NTP_META_HOST_KPROBE_MISSED, NTP_META_HOST_PROG_MISSED);
 	err = err ?: write_side_meta(s, &s->target, NTP_META_TARGET_FABRIC_COMMANDS,
 				     NTP_META_TARGET_KPROBE_MISSED, NTP_META_TARGET_PROG_MISSED);
+	if (s->ctrls.n)
+		err = err ?: ntp_meta__set_int(s->w, NTP_META_HOST_CTRL_RESETS, s->ctrls.resets);
 	return err ?: ntp_meta__set_text(s->w, NTP_META_STOP_REASON, reason);
 }

@@ -23,6 +23,8 @@
 #include "bpf/ntp_events.h"
 #include "lib/core/filter.h"
 #include "lib/record/record_child.h"
+#include "lib/record/record_backend.h"
+#include "lib/record/record_ctrls.h"
 #include "lib/record/record_ids.h"
 #include "lib/record/record_opts.h"
 
@@ -63,6 +65,11 @@ struct ntp_record_session {
 	int stats_fd;
 	bool have_cost;
 	uint64_t bpf_runs, bpf_run_ns, bpf_commands, bpf_window_ns;
+	/* the host's controllers of the transport: their queues, their resets (ctrls.n 0: none) */
+	struct ntp_ctrls ctrls;
+	uint64_t ctrls_ns;              /* when their states were last read */
+	/* the target's backend devices: their counters each interval (backends.n 0: none) */
+	struct ntp_backends backends;
 };
 
 #define NTP_COST_WINDOW_NS (2 * NTP_NSEC_PER_SEC)

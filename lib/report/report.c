@@ -13,6 +13,7 @@
 #include "lib/cli/pager.h"
 #include "lib/cli/term.h"
 #include "lib/cli/output.h"
+#include "lib/diag/diag.h"
 #include "lib/report/report.h"
 #include "lib/report/report_html.h"
 #include "lib/model/model_filter.h"
@@ -60,6 +61,7 @@ int ntp_report__run_from(ntp_report_open_fn open, void *ctx, const char *what,
 	};
 	struct ntp_source *s = NULL;
 	struct ntp_report r;
+	struct ntp_diag d = { 0 };
 	FILE *t;
 	int rc;
 
@@ -85,6 +87,10 @@ int ntp_report__run_from(ntp_report_open_fn open, void *ctx, const char *what,
 	/* nothing is printed before the files' check is done */
 	if (s)
 		rc = ntp_source__verdict(&s, 1, rc);
+	if (!rc)
+		rc = ntp_diag__make(&d, &r, s);
+	if (!rc)
+		rc = ntp_diag_by__make(&d.by, ntp_diag_by__key(o->by), &r, s);
 	if (!rc && r.filter && !r.total)
 		ntp_read_filter__warn_none(s, r.filter, NULL);
 	if (rc) {
@@ -99,12 +105,15 @@ int ntp_report__run_from(ntp_report_open_fn open, void *ctx, const char *what,
 			ntp_report__warn_separated(&r);
 		if (t)
 			rc = o->field_separator ? ntp_report__print_separated(&r, t, o) :
-			     ntp_report__print_text(&r, t, o);
+			     ntp_report__print_text(&r, &d, t, o);
 		if (!rc && ntp_output__file(&out, NTP_FORM_JSON))
-			rc = ntp_report__print_json(&r, ntp_output__file(&out, NTP_FORM_JSON), o);
+			rc = ntp_report__print_json(&r, &d, ntp_output__file(&out, NTP_FORM_JSON),
+						    o);
 		if (!rc && ntp_output__file(&out, NTP_FORM_HTML))
-			rc = ntp_report__print_html(&r, ntp_output__file(&out, NTP_FORM_HTML), o);
+			rc = ntp_report__print_html(&r, &d, ntp_output__file(&out, NTP_FORM_HTML),
+						    o);
 	}
+	ntp_diag__free(&d);
 	ntp_report__free(&r);
 	ntp_source__close(s);
 	return ntp_output__close(&out, rc);

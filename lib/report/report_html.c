@@ -376,7 +376,8 @@ static void notes(FILE *f, const struct ntp_report *r)
 	fputs("</dl>\n", f);
 }
 
-int ntp_report__print_html(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o)
+int ntp_report__print_html(const struct ntp_report *r, const struct ntp_diag *d, FILE *f,
+			  const struct ntp_report_opts *o)
 {
 	const struct ntp_report_group **g = calloc(r->ngroups ? r->ngroups : 1, sizeof(*g));
 	size_t n;
@@ -401,6 +402,8 @@ int ntp_report__print_html(const struct ntp_report *r, FILE *f, const struct ntp
 		rc = charts(f, r, g, n);
 		if (!rc)
 			rc = distributions(f, r, g, n, o);
+		ntp_diag__html(f, d, "Diagnosis");
+		ntp_diag_by__html(f, &d->by);
 		group_table(f, r, g, n);
 		stage_tables(f, r, g, n);
 	}

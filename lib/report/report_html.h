@@ -5,10 +5,12 @@
 
 #include <stdio.h>
 
+#include "lib/diag/diag.h"
 #include "lib/model/model.h"
 #include "lib/report/report_opts.h"
 
 /* 0 or an NTP_EXIT_* code */
-int ntp_report__print_html(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o);
+int ntp_report__print_html(const struct ntp_report *r, const struct ntp_diag *d, FILE *f,
+			  const struct ntp_report_opts *o);
 
 #endif

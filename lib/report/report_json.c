@@ -333,7 +333,8 @@ void ntp_report__json_kind(struct ntp_json *j, const struct ntp_report *r)
 	ntp_json__string_field(j, "e2e_is", ntp_report__total_label(r));
 }
 
-int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o)
+int ntp_report__print_json(const struct ntp_report *r, const struct ntp_diag *d, FILE *f,
+			  const struct ntp_report_opts *o)
 {
 	const struct ntp_view *v = ntp_report__view(r);
 	struct ntp_json *j = ntp_json__new(f, o->pretty);
@@ -368,6 +369,10 @@ int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp
 				       r->app);
 	ntp_json__end_array(j);
 	ntp_json__uint_field(j, "hidden_groups", r->nhidden);
+	ntp_json__name(j, "diagnosis");
+	ntp_diag__json(j, d);
+	ntp_json__name(j, "by");
+	ntp_diag_by__json(j, &d->by);
 	/* the buckets an octave of every "histogram", null without --histogram */
 	ntp_json__name(j, "histogram_buckets_per_octave");
 	if (o->histogram)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/diag/diag.h"
 #include "lib/model/model.h"
 #include "lib/report/report_opts.h"
 
@@ -17,7 +18,8 @@ struct ntp_json;
 void ntp_report__json_kind(struct ntp_json *j, const struct ntp_report *r);
 
 /* 0 or an NTP_EXIT_* code */
-int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o);
+int ntp_report__print_json(const struct ntp_report *r, const struct ntp_diag *d, FILE *f,
+			  const struct ntp_report_opts *o);
 
 struct ntp_json;
 /* parts of a file's members: which file, path to duration_ns; its hooks array */

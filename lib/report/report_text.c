@@ -357,6 +357,33 @@ static void print_notes(const struct ntp_report *r, FILE *f)
 	}
 }
 
+/*
+ * The diagnosis (ntprof-report(1), DIAGNOSIS): the recording's line, then
+ * each group's, every line within NTP_DIAG_TEXT_WIDTH columns.  Kept with
+ * -q, as the warnings are: it is what the tables mean.
+ */
+void ntp_report__print_diagnosis(const struct ntp_diag *d, FILE *f)
+{
+	char line[512];
+
+	fprintf(f, "#\n# diagnosis: the stage of each tail, the cause the evidence supports "
+		"(ntprof-report(1))\n");
+	ntp_diag__full_text(&d->all, line, sizeof(line), NTP_DIAG_TEXT_WIDTH - 2);
+	fprintf(f, "# %s\n", line);
+	for (size_t i = 0; i < d->ngroups; i++) {
+		struct ntp_diag_line l;
+
+		ntp_diag__group(d, i, &l);
+		ntp_diag__full_text(&l, line, sizeof(line), NTP_DIAG_TEXT_WIDTH - 2);
+		fprintf(f, "# %s\n", line);
+	}
+	for (size_t i = 0; ntp_diag__missing(d, i); i++)
+		fprintf(f, "# %s\n", ntp_diag__missing(d, i));
+	if (d->all.e.host_alone)
+		fprintf(f, "# network* holds the network and the target: a cause in it needs the "
+			"target's recording\n");
+}
+
 static const char *none_line(const struct ntp_report *r)
 {
 	if (r->filter)
@@ -371,7 +398,8 @@ static const char *none_line(const struct ntp_report *r)
 	}
 }
 
-int ntp_report__print_text(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o)
+int ntp_report__print_text(const struct ntp_report *r, const struct ntp_diag *d, FILE *f,
+			  const struct ntp_report_opts *o)
 {
 	/* -q: the header block and the notes go; warnings stay, they qualify the numbers */
 	if (o->quiet)
@@ -399,6 +427,8 @@ int ntp_report__print_text(const struct ntp_report *r, FILE *f, const struct ntp
 	print_groups(r, f, o);
 	for (size_t i = 0; i < r->ngroups && ntp_report__stage_tables_shown(&o->fields); i++)
 		print_stages(r, &r->groups[i], f, o);
+	ntp_report__print_diagnosis(d, f);
+	ntp_diag_by__text(f, &d->by);
 	if (!o->quiet)
 		print_notes(r, f);
 	if (r->nhidden)

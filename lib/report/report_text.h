@@ -10,14 +10,18 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "lib/diag/diag.h"
 #include "lib/model/model.h"
 #include "lib/report/report_opts.h"
 
 /* "# stages (VIEW):" and what each of r's stages holds, as every text report ends */
 void ntp_report__print_stage_notes(const struct ntp_report *r, FILE *f);
+/* the diagnosis's lines, each "# " and within NTP_DIAG_TEXT_WIDTH columns */
+void ntp_report__print_diagnosis(const struct ntp_diag *d, FILE *f);
 
 /* 0 or an NTP_EXIT_* code */
-int ntp_report__print_text(const struct ntp_report *r, FILE *f, const struct ntp_report_opts *o);
+int ntp_report__print_text(const struct ntp_report *r, const struct ntp_diag *d, FILE *f,
+			  const struct ntp_report_opts *o);
 
 /*
  * How one recording's header lines look: the first names the file, the

@@ -170,6 +170,28 @@ static void stat_table__set_percentiles__list_and_errors(void **state)
 	assert_int_equal(ntp_stat__set_percentiles("50,90,99,99.9", why, sizeof(why)), 0);
 }
 
+/* the tail the diagnosis looks at: the highest listed percentile whose min_n n reaches */
+static void stat_table__tail_tested__highest_with_min_n(void **state)
+{
+	char why[128];
+
+	assert_int_equal(ntp_stat__tail_tested(0), NTP_STAT_N);
+	assert_int_equal(ntp_stat__tail_tested(9), NTP_STAT_N);
+	assert_int_equal(ntp_stat__tail_tested(10), NTP_STAT_PCT);       /* p50 */
+	assert_int_equal(ntp_stat__tail_tested(49), NTP_STAT_PCT);
+	assert_int_equal(ntp_stat__tail_tested(50), NTP_STAT_PCT + 1);   /* p90 */
+	assert_int_equal(ntp_stat__tail_tested(499), NTP_STAT_PCT + 1);
+	assert_int_equal(ntp_stat__tail_tested(500), NTP_STAT_PCT + 2);  /* p99 */
+	assert_int_equal(ntp_stat__tail_tested(5000), NTP_STAT_PCT + 3); /* p99.9 */
+	assert_int_equal(ntp_stat__tail_tested(UINT64_MAX), NTP_STAT_PCT + 3);
+
+	/* another list, another edge: p95 needs 100 */
+	assert_int_equal(ntp_stat__set_percentiles("95", why, sizeof(why)), 0);
+	assert_int_equal(ntp_stat__tail_tested(99), NTP_STAT_N);
+	assert_int_equal(ntp_stat__tail_tested(100), NTP_STAT_PCT);
+	assert_int_equal(ntp_stat__set_percentiles("50,90,99,99.9", why, sizeof(why)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +202,7 @@ int main(void)
 		cmocka_unit_test(stat_table__of_summary__each_statistic),
 		cmocka_unit_test(stat_table__min_shown__rank_below_the_maximum),
 		cmocka_unit_test(stat_table__set_percentiles__list_and_errors),
+		cmocka_unit_test(stat_table__tail_tested__highest_with_min_n),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

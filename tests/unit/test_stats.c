@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "lib/core/stats.h"
+#include "xorshift.h"
 
 static void fill(struct ntp_samples *s, const int64_t *v, size_t n)
 {
@@ -407,6 +408,46 @@ static void summarize__own_list__its_percentiles(void **state)
 	ntp_samples__free(&s);
 }
 
+/*
+ * ntp_stats__percentile_of: the sorted percentile of the same values, the
+ * values left in their order; with many repeats (the three-way partition)
+ * and with few distinct values
+ */
+static void percentile_of__random_sets__same_as_sorted(void **state)
+{
+	uint64_t x = XORSHIFT_SEED;
+	const double ps[] = { 0.01, 1, 25, 50, 90, 99, 99.9, 100 };
+	const size_t sizes[] = { 1, 2, 3, 10, 101, 5000 };
+
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		for (int spread = 0; spread < 2; spread++) {
+			size_t n = sizes[k];
+			int64_t *v = malloc(n * sizeof(*v)), *keep = malloc(n * sizeof(*v));
+			struct ntp_samples s = { 0 };
+
+			assert_non_null(v);
+			assert_non_null(keep);
+			for (size_t i = 0; i < n; i++) {
+				v[i] = (int64_t)(xorshift64(&x) % (spread ? 1000000 : 4)) - 2;
+				keep[i] = v[i];
+				assert_int_equal(ntp_samples__add(&s, v[i]), 0);
+			}
+			for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+				int err = 0;
+
+				assert_int_equal(ntp_stats__percentile_of(v, n, ps[i], &err),
+						 ntp_samples__percentile(&s, ps[i]));
+				assert_int_equal(err, 0);
+			}
+			assert_memory_equal(v, keep, n * sizeof(*v));
+			ntp_samples__free(&s);
+			free(v);
+			free(keep);
+		}
+	}
+	assert_int_equal(ntp_stats__percentile_of(NULL, 0, 50, NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -420,6 +461,7 @@ int main(void)
 		cmocka_unit_test(append__either_way__the_union),
 		cmocka_unit_test(reserve__then_add_and_append__no_new_block),
 		cmocka_unit_test(summarize__own_list__its_percentiles),
+		cmocka_unit_test(percentile_of__random_sets__same_as_sorted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

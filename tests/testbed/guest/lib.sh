@@ -14,6 +14,7 @@
 #       adds the port (one namespace behind several ports: multipath).
 #       Sets TB_NQN, TB_ADDR, TB_PORT, TB_TRANSPORT (the defaults of tb_connect).
 #   tb_connect [--transport tcp|rdma] [--addr A] [--port P] [--nqn NQN] [--tls]
+#              [--nr-io-queues N] [--queue-size N]
 #       nvme connect; sets TB_DEV (/dev/nvme0n1), TB_CTRL (nvme0), adds to TB_CTRLS
 #   tb_loop_tcp [target opts]   target + connect on 127.0.0.1
 #   tb_loop_tls [target opts]   the same with TLS 1.3 and a PSK (tb_target_tcp --tls,
@@ -266,7 +267,7 @@ tb__ns_dev() {
 
 tb_connect() {
 	local trtype=${TB_TRANSPORT:-tcp} addr=${TB_ADDR:-127.0.0.1} port=${TB_PORT:-4420}
-	local nqn=${TB_NQN:-} before c ctrl='' i out nvme=nvme tls=()
+	local nqn=${TB_NQN:-} before c ctrl='' i out nvme=nvme tls=() queues=()
 
 	while [ $# -gt 0 ]; do
 		case "$1" in
@@ -275,6 +276,8 @@ tb_connect() {
 		--port) port=$2; shift 2 ;;
 		--nqn) nqn=$2; shift 2 ;;
 		--tls) tls=(--tls); shift ;;
+		--nr-io-queues) queues+=(--nr-io-queues="$2"); shift 2 ;;
+		--queue-size) queues+=(--queue-size="$2"); shift 2 ;;
 		*) tb_fail "tb_connect: unknown option '$1'" ;;
 		esac
 	done
@@ -285,8 +288,9 @@ tb_connect() {
 		tb__tls_psk "$nqn"
 	fi
 	before=" $(cd /sys/class/nvme 2>/dev/null && echo *) "
-	out=$("$nvme" connect -t "$trtype" -a "$addr" -s "$port" -n "$nqn" "${tls[@]}" 2>&1) ||
-		tb_fail "$nvme connect -t $trtype -a $addr -s $port -n $nqn ${tls[*]}: $out $(dmesg | tail -n 3 | tr '\n' ' ')${tls:+; tlshd: $(tail -n 5 "$TB_OUT/tlshd.log" 2>/dev/null | tr '\n' ' ')}"
+	out=$("$nvme" connect -t "$trtype" -a "$addr" -s "$port" -n "$nqn" "${tls[@]}" \
+		"${queues[@]}" 2>&1) ||
+		tb_fail "$nvme connect -t $trtype -a $addr -s $port -n $nqn ${tls[*]} ${queues[*]}: $out $(dmesg | tail -n 3 | tr '\n' ' ')${tls:+; tlshd: $(tail -n 5 "$TB_OUT/tlshd.log" 2>/dev/null | tr '\n' ' ')}"
 	for c in /sys/class/nvme/*; do
 		c=${c##*/}
 		case "$before" in *" $c "*) continue ;; esac

@@ -1,0 +1,834 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The diagnosis (diag.h): each group's evidence, from the report model
+ * and from one pass of SQL a recording over what the stages leave out,
+ * and the rules (diag_rules.c) applied to it.
+ *
+ * Host side, per file, through the report's read filters:
+ *   per group and queue: commands, errors (status != 0, the first status),
+ *     sends deferred to the queue's io_work (host_io flag 32) and inline,
+ *     and the mean time from h_queue to the send of each;
+ *   per queue (controller, qid): commands, the mean h_queue to h_done and
+ *     the processes submitting to it where the recording has them.
+ *     Little's law: in flight = commands/s (n x N / duration) x mean
+ *     h_queue to h_done, the commands a queue holds from their command
+ *     ids' assignment to their completion.
+ * Storage: the storage stage's own Little's law (the sampled commands'
+ * rate, so a load that ntprof does not see is not in it).
+ *
+ * A group's host queue is the busiest of the queues its commands used; the
+ * recording's, the busiest of all.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/core/size.h"
+#include "lib/core/stat_table.h"
+#include "lib/diag/diag.h"
+#include "lib/diag/diag_sql.h"
+#include "lib/fmt/safe_text.h"
+#include "lib/model/model_filter.h"
+#include "lib/model/model_files.h"
+#include "lib/model/model_sql.h"
+#include "lib/model/model_view.h"
+#include "lib/ntp/db_meta.h"
+#include "lib/ntp/db_role.h"
+
+/* one queue of one host file */
+/* a controller's name as kept: a longer one (a hostile file's) is cut alike everywhere */
+#define NTP_DIAG_CTRL_LEN 16
+
+struct dq {
+	int file;
+	char ctrl[NTP_DIAG_CTRL_LEN];
+	int64_t qid;
+	uint64_t n;
+	double mean_ns;           /* h_queue to h_done */
+	double rate;              /* commands/s, estimated; < 0 unknown */
+	int submitters;           /* processes; 0 when the file does not tell */
+	int64_t depth;            /* meta host_queue_depth's; -1 not stated */
+};
+
+/* one group's share of one queue, as the per-group query gives it */
+struct dgq {
+	int file;
+	char io_type[8];          /* the view's: read, write, other */
+	char *ns;
+	int64_t bytes;
+	char ctrl[NTP_DIAG_CTRL_LEN];
+	int64_t qid;
+	uint64_t errors, deferred, inline_sends;
+	int64_t first_status;
+	double deferred_sum, inline_sum;
+};
+
+/* one backend device's counters over the recording (backend_stats) */
+struct dbk {
+	char dev[64];
+	double aqu;               /* time-weighted commands in flight: iostat's aqu-sz */
+	int64_t depth;            /* nr_requests; -1 not read */
+};
+
+struct ntp_diag_gather {
+	struct dq *q;
+	size_t nq;
+	struct dgq *gq;
+	size_t ngq;
+	int64_t resets;           /* the host files' controller resets; -1 none tells */
+	struct dbk *bk;           /* the target files' backend devices */
+	size_t nbk;
+};
+
+static void gather_free(struct ntp_diag_gather *g)
+{
+	for (size_t i = 0; i < g->ngq; i++)
+		free(g->gq[i].ns);
+	free(g->q);
+	free(g->gq);
+	free(g->bk);
+}
+
+/* room for element n of *p, whose room doubles at the counts 0, 1, 2, 4, ... */
+static int grow(void **p, size_t n, size_t size)
+{
+	void *q;
+
+	if (n & (n - 1))
+		return 0;
+	q = realloc(*p, (n ? 2 * n : 1) * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	return 0;
+}
+
+static void copy(char *dst, size_t len, const unsigned char *src)
+{
+	snprintf(dst, len, "%s", src ? (const char *)src : "");
+}
+
+/* the target file i's backend devices over the recording, where it has their counters */
+static int backend_query(struct ntp_diag_gather *g, struct ntp_diag_sources *has, struct ntp_source *s,
+			 int i)
+{
+	const char *schema = s->files[i].schema, *path = s->files[i].path;
+	char sql[512];
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!ntp_diag__has_table(s->db, schema, "backend_stats"))
+		return 0;
+	has->backend = true;
+	snprintf(sql, sizeof(sql),
+		 "SELECT device, total(queue_ms) * 1e6 / total(interval_ns), max(depth)"
+		 " FROM \"%s\".backend_stats WHERE interval_ns > 0 GROUP BY 1", schema);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return ntp_report__db_fail(s->db, path, "cannot read the backend's counters");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct dbk *b;
+
+		if (grow((void **)&g->bk, g->nbk, sizeof(*g->bk))) {
+			rc = -ENOMEM;
+			break;
+		}
+		b = &g->bk[g->nbk++];
+		copy(b->dev, sizeof(b->dev), sqlite3_column_text(st, 0));
+		b->aqu = sqlite3_column_double(st, 1);
+		b->depth = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 2);
+	}
+	if (rc == -ENOMEM) {
+		sqlite3_finalize(st);
+		return rc;
+	}
+	return ntp_report__rows_end(s->db, path, st, rc, "cannot read the backend's counters");
+}
+
+static int host_queries(struct ntp_diag_gather *g, struct ntp_diag_sources *has, const struct ntp_report *r,
+			struct ntp_source *s, int i)
+{
+	const char *path = s->files[i].path;
+	const struct ntp_report_header *h = &r->files[i].hdr;
+	struct ntp_read_where where;
+	bool submitter;           /* the file has the processes */
+	char *depths;             /* meta host_queue_depth */
+	int64_t span = ntp_read_filter__window_ns(r->filter, h->duration_ns);
+	char from[1024], sql[2048];
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = ntp_diag__host_from(from, sizeof(from), &where, &submitter, r, s, i);
+	if (!rc)
+		rc = ntp_diag__span_ns(s->db, path, from, &where, r->filter != NULL, span, &span);
+	if (rc)
+		return rc;
+	snprintf(sql, sizeof(sql),
+		 "SELECT io_type, bytes, namespace, controller, qid, count(*), sum(status != 0),"
+		 " min(CASE WHEN status != 0 THEN status END), sum(deferred), sum(NOT deferred),"
+		 " total(CASE WHEN deferred THEN sent_ns - h_queue_ns END),"
+		 " total(CASE WHEN NOT deferred THEN sent_ns - h_queue_ns END)"
+		 " FROM %s WHERE 1", from);
+	if (ntp_read_filter__prepare(s->db, sql, r->filter ? &where : NULL,
+				     " GROUP BY 1, 2, 3, 4, 5", &st))
+		return ntp_report__db_fail(s->db, path, "cannot read the commands' evidence");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct dgq *q;
+
+		if (grow((void **)&g->gq, g->ngq, sizeof(*g->gq))) {
+			rc = -ENOMEM;
+			break;
+		}
+		q = &g->gq[g->ngq];
+		memset(q, 0, sizeof(*q));
+		q->file = i;
+		copy(q->io_type, sizeof(q->io_type), sqlite3_column_text(st, 0));
+		q->ns = strdup(sqlite3_column_text(st, 2) ? (const char *)sqlite3_column_text(st, 2) : "");
+		if (!q->ns) {
+			rc = -ENOMEM;
+			break;
+		}
+		g->ngq++;
+		q->bytes = sqlite3_column_int64(st, 1);
+		copy(q->ctrl, sizeof(q->ctrl), sqlite3_column_text(st, 3));
+		q->qid = sqlite3_column_int64(st, 4);
+		q->errors = (uint64_t)sqlite3_column_int64(st, 6);
+		q->first_status = sqlite3_column_int64(st, 7);
+		q->deferred = (uint64_t)sqlite3_column_int64(st, 8);
+		q->inline_sends = (uint64_t)sqlite3_column_int64(st, 9);
+		q->deferred_sum = sqlite3_column_double(st, 10);
+		q->inline_sum = sqlite3_column_double(st, 11);
+	}
+	rc = ntp_report__rows_end(s->db, path, st, rc, "cannot read the commands' evidence");
+	if (rc)
+		return rc;
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT controller, qid, count(*), avg(h_done_ns - h_queue_ns),"
+		 " count(DISTINCT pid) FROM %s WHERE 1", from);
+	if (ntp_read_filter__prepare(s->db, sql, r->filter ? &where : NULL, " GROUP BY 1, 2", &st))
+		return ntp_report__db_fail(s->db, path, "cannot read the queues' evidence");
+	depths = ntp_source__meta_text(s, i, NTP_META_HOST_QUEUE_DEPTH);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct dq *q;
+
+		if (grow((void **)&g->q, g->nq, sizeof(*g->q))) {
+			rc = -ENOMEM;
+			break;
+		}
+		q = &g->q[g->nq++];
+		memset(q, 0, sizeof(*q));
+		q->file = i;
+		copy(q->ctrl, sizeof(q->ctrl), sqlite3_column_text(st, 0));
+		q->qid = sqlite3_column_int64(st, 1);
+		q->n = (uint64_t)sqlite3_column_int64(st, 2);
+		q->mean_ns = sqlite3_column_double(st, 3);
+		q->submitters = submitter ? sqlite3_column_int(st, 4) : 0;
+		has->submitters |= q->submitters > 0;
+		q->rate = span > 0 && h->sample_one_in > 0 ?
+			  (double)q->n * (double)h->sample_one_in / ((double)span / 1e9) : -1;
+		q->depth = ntp_diag__depth_in(depths, q->ctrl);
+	}
+	free(depths);
+	return ntp_report__rows_end(s->db, path, st, rc, "cannot read the queues' evidence");
+}
+
+/* the queue's commands in flight by Little's law; < 0 unknown */
+static double queue_inflight(const struct dq *q)
+{
+	return q->rate >= 0 ? q->rate * q->mean_ns / 1e9 : -1;
+}
+
+static void set_host_queue(struct ntp_diag_queue *out, const struct dq *q,
+			   const struct ntp_diag_sources *has)
+{
+	double l = queue_inflight(q);
+
+	if (l < 0 || (out->known && l <= out->inflight))
+		return;
+	out->known = true;
+	snprintf(out->name, sizeof(out->name), "%s q%" PRId64, q->ctrl, q->qid);
+	ntp_safe__clean_line(out->name);     /* a name from the file */
+	out->inflight = l;
+	out->depth = q->depth;
+	out->submitters = q->submitters;
+	out->submitter = q->submitters && has->submitters ? "processes" : NULL;
+}
+
+/* queues in (file, qid, controller) order, found by bsearch */
+static int cmp_dq(const void *a, const void *b)
+{
+	const struct dq *x = a, *y = b;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->qid != y->qid)
+		return x->qid < y->qid ? -1 : 1;
+	return strcmp(x->ctrl, y->ctrl);
+}
+
+static const struct dq *find_queue(const struct ntp_diag_gather *g, int file, const char *ctrl, int64_t qid)
+{
+	struct dq key = { .file = file, .qid = qid };
+
+	snprintf(key.ctrl, sizeof(key.ctrl), "%s", ctrl);
+	return g->nq ? bsearch(&key, g->q, g->nq, sizeof(*g->q), cmp_dq) : NULL;
+}
+
+/* a group's rows: (file, bytes, io_type, namespace) order, its range by binary search */
+static int cmp_key(int fa, int64_t ba, const char *ta, const char *na, int fb, int64_t bb,
+		   const char *tb, const char *nb)
+{
+	int c;
+
+	if (fa != fb)
+		return fa < fb ? -1 : 1;
+	if (ba != bb)
+		return ba < bb ? -1 : 1;
+	c = strcmp(ta, tb);
+	return c ? c : strcmp(na, nb);
+}
+
+static int cmp_dgq(const void *a, const void *b)
+{
+	const struct dgq *x = a, *y = b;
+
+	return cmp_key(x->file, x->bytes, x->io_type, x->ns, y->file, y->bytes, y->io_type, y->ns);
+}
+
+/* the first of g's rows of grp's key (g->ngq when none) */
+static size_t first_row(const struct ntp_diag_gather *g, const struct ntp_report_group *grp)
+{
+	size_t lo = 0, hi = g->ngq;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct dgq *q = &g->gq[mid];
+
+		if (cmp_key(q->file, q->bytes, q->io_type, q->ns, grp->host_file - 1, grp->bytes,
+			    grp->io_type, grp->ns) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* how full b is: in flight over the depth, else in flight */
+static double fullness(const struct dbk *b)
+{
+	return b->depth > 0 ? b->aqu / (double)b->depth : b->aqu;
+}
+
+/*
+ * The backend: dev's counters (NULL: the fullest device's) where the
+ * recording has them, else the storage stage's Little's law at rate, its
+ * depth then not stated
+ */
+static void set_backend(struct ntp_diag_evidence *e, const struct ntp_diag_gather *g, const char *dev,
+			double rate)
+{
+	const struct dbk *best = NULL;
+	int st = -1;
+
+	for (size_t i = 0; i < g->nbk; i++)
+		if ((!dev || !strcmp(g->bk[i].dev, dev)) && (!best || fullness(&g->bk[i]) >
+							     fullness(best)))
+			best = &g->bk[i];
+	if (best) {
+		e->backend.known = true;
+		e->backend.measured = true;
+		snprintf(e->backend.name, sizeof(e->backend.name), "backend %s", best->dev);
+		ntp_safe__clean_line(e->backend.name);
+		e->backend.inflight = best->aqu;
+		e->backend.depth = best->depth;
+		return;
+	}
+
+	for (int i = 0; i < e->nstages; i++)
+		if (e->stage[i] == NTP_STAGE_STORAGE)
+			st = i;
+	if (st < 0 || rate < 0)
+		return;
+	e->backend.known = true;
+	snprintf(e->backend.name, sizeof(e->backend.name), "backend");
+	e->backend.inflight = rate * e->mean_ns[st] / 1e9;
+	e->backend.depth = -1;
+}
+
+/* the join's clock for the commands of host file hf (from 0; -1: every file) */
+static void set_clock(struct ntp_diag_evidence *e, const struct ntp_report *r, int hf)
+{
+	const struct ntp_join_pair *best = NULL;
+
+	e->joined = r->kind == NTP_REPORT_JOINED;
+	if (!e->joined)
+		return;
+	for (int i = 0; i < r->npairs; i++) {
+		const struct ntp_join_pair *p = &r->pairs[i];
+
+		if (hf >= 0 && p->host_file != hf)
+			continue;
+		/* the worst of the combinations that joined anything */
+		if (!best || (p->matched && (!best->matched || fabs(p->drift) > fabs(best->drift) ||
+					     p->tol_ns > best->tol_ns)))
+			best = p;
+	}
+	e->clock_estimated = best && best->estimated;
+	if (best) {
+		e->drift = best->drift;
+		e->tol_ns = best->tol_ns;
+	}
+}
+
+/* the evidence the model has of group g */
+static void from_group(struct ntp_diag_evidence *e, const struct ntp_report *r,
+		       const struct ntp_report_group *g)
+{
+	const struct ntp_view *v = ntp_report__view(r);
+	int p50 = ntp_stat__percentile(50);
+
+	e->n = g->e2e.n;
+	e->tail_stat = g->tail.stat;
+	e->tail_n = g->tail.n;
+	e->tail_above_ns = g->tail.above_ns;
+	e->min_n = ntp_stats[NTP_STAT_PCT].min_n;
+	e->nstages = v->nstages < NTP_DIAG_MAX_STAGES ? v->nstages : NTP_DIAG_MAX_STAGES;
+	e->e2e_mean_ns = g->e2e.mean;
+	e->e2e_tail_ns = g->tail.e2e_mean;
+	e->host_alone = r->kind == NTP_REPORT_HOST;
+	e->target_alone = r->kind == NTP_REPORT_TARGET;
+	for (int s = 0; s < e->nstages; s++) {
+		e->stage[s] = v->stages[s].id;
+		e->mean_ns[s] = g->stage[s].mean;
+		e->tail_ns[s] = g->tail.stage_mean ? g->tail.stage_mean[s] : 0;
+		e->negative[s] = g->negative ? g->negative[s] : 0;
+		if (v->stages[s].id == NTP_STAGE_NETWORK)
+			e->network_p50_ns = p50 >= 0 && ntp_stat__shown(&g->stage[s], p50) ?
+					    g->stage[s].pct[p50 - NTP_STAT_PCT] :
+					    (int64_t)g->stage[s].mean;
+	}
+	e->resets = -1;
+}
+
+/* a group's key matches a host row's */
+static bool same_group(const struct ntp_report_group *g, const struct dgq *q)
+{
+	return g->host_file == q->file + 1 && g->bytes == q->bytes &&
+	       !strcmp(g->io_type, q->io_type) && !strcmp(g->ns, q->ns);
+}
+
+static void host_evidence(struct ntp_diag_evidence *e, const struct ntp_diag_gather *g,
+			  const struct ntp_report_group *grp, const struct ntp_diag_sources *has)
+{
+	for (size_t i = grp ? first_row(g, grp) : 0; i < g->ngq; i++) {
+		const struct dgq *q = &g->gq[i];
+		const struct dq *queue;
+
+		if (grp && !same_group(grp, q))
+			break;
+		if (q->errors && !e->errors)
+			e->first_status = q->first_status;
+		e->errors += q->errors;
+		e->deferred += q->deferred;
+		e->inline_sends += q->inline_sends;
+		e->deferred_delay_ns += q->deferred_sum;
+		e->inline_delay_ns += q->inline_sum;
+		queue = find_queue(g, q->file, q->ctrl, q->qid);
+		if (queue)
+			set_host_queue(&e->host_queue, queue, has);
+	}
+	e->deferred_delay_ns = e->deferred ? e->deferred_delay_ns / (double)e->deferred : 0;
+	e->inline_delay_ns = e->inline_sends ? e->inline_delay_ns / (double)e->inline_sends : 0;
+	e->resets = g->resets;
+}
+
+static bool sends_known(const struct ntp_report *r)
+{
+	if (r->rdma || r->kind == NTP_REPORT_TARGET)
+		return false;
+	for (int f = 0; f < r->nfiles; f++)
+		for (size_t k = 0; k < r->files[f].hdr.nhooks; k++) {
+			const struct ntp_report_hook *h = &r->files[f].hdr.hooks[k];
+
+			if (h->point && !strcmp(h->point, "h_cmd_sent") && h->hook &&
+			    strcmp(h->hook, "none"))
+				return true;
+		}
+	return false;
+}
+
+/* the recording: its groups' evidence together */
+static void add_group(struct ntp_diag_evidence *all, const struct ntp_diag_evidence *e,
+		      const struct ntp_report_group *g)
+{
+	double n = (double)e->n, tn = (double)e->tail_n;
+	double an = (double)all->n, atn = (double)all->tail_n;
+
+	all->nstages = e->nstages;
+	all->host_alone = e->host_alone;
+	all->target_alone = e->target_alone;
+	all->min_n = e->min_n;
+	for (int s = 0; s < e->nstages; s++) {
+		all->stage[s] = e->stage[s];
+		all->mean_ns[s] = an + n > 0 ? (all->mean_ns[s] * an + e->mean_ns[s] * n) / (an + n) : 0;
+		all->tail_ns[s] = atn + tn > 0 ?
+				  (all->tail_ns[s] * atn + e->tail_ns[s] * tn) / (atn + tn) : 0;
+		all->negative[s] += e->negative[s];
+	}
+	all->e2e_mean_ns = an + n > 0 ? (all->e2e_mean_ns * an + e->e2e_mean_ns * n) / (an + n) : 0;
+	all->e2e_tail_ns = atn + tn > 0 ?
+			   (all->e2e_tail_ns * atn + e->e2e_tail_ns * tn) / (atn + tn) : 0;
+	if (e->network_p50_ns > all->network_p50_ns)
+		all->network_p50_ns = e->network_p50_ns;
+	if (e->tail_stat && (!all->tail_stat || e->n > an))
+		all->tail_stat = e->tail_stat;
+	all->n += e->n;
+	all->tail_n += e->tail_n;
+	(void)g;
+}
+
+int ntp_diag__make(struct ntp_diag *d, const struct ntp_report *r, struct ntp_source *s)
+{
+	struct ntp_diag_gather g = { .resets = -1 };
+	double rate_all = 0;
+	bool rate_known = false;
+	int rc = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->has.deferral = sends_known(r);
+	for (int i = 0; i < s->n && !rc; i++) {
+		if (s->files[i].sides & NTP_SIDE_HOST && r->kind != NTP_REPORT_TARGET) {
+			d->has.host = true;
+			int64_t resets = ntp_source__meta_int(s, i, NTP_META_HOST_CTRL_RESETS, -1);
+			char *depth = ntp_source__meta_text(s, i, NTP_META_HOST_QUEUE_DEPTH);
+
+			d->has.queue_depth |= depth != NULL;
+			free(depth);
+			if (resets >= 0) {
+				d->has.resets = true;
+				g.resets = (g.resets < 0 ? 0 : g.resets) + resets;
+			}
+			rc = host_queries(&g, &d->has, r, s, i);
+		}
+		if (!rc && s->files[i].sides & NTP_SIDE_TARGET) {
+			d->has.target = true;
+			rc = backend_query(&g, &d->has, s, i);
+		}
+	}
+	if (rc == -ENOMEM) {
+		ntp_error("cannot make the diagnosis: %s", strerror(ENOMEM));
+		rc = NTP_EXIT_FAILURE;
+	}
+	/* each group's rows found by binary search: linear in the groups, not quadratic */
+	if (!rc && g.nq)
+		qsort(g.q, g.nq, sizeof(*g.q), cmp_dq);
+	if (!rc && g.ngq) {
+		struct dgq *fit = realloc(g.gq, g.ngq * sizeof(*g.gq));  /* kept while printing */
+
+		if (fit)
+			g.gq = fit;
+		qsort(g.gq, g.ngq, sizeof(*g.gq), cmp_dgq);
+	}
+	if (!rc) {
+		d->gather = malloc(sizeof(*d->gather));
+		if (!d->gather) {
+			ntp_error("cannot make the diagnosis: %s", strerror(ENOMEM));
+			rc = NTP_EXIT_FAILURE;
+		}
+	}
+	if (rc) {
+		gather_free(&g);
+		return rc;
+	}
+	*d->gather = g;
+	d->r = r;
+	d->ngroups = r->ngroups;
+	for (size_t k = 0; k < r->ngroups; k++) {
+		const struct ntp_report_group *grp = &r->groups[k];
+		struct ntp_diag_line l;
+
+		ntp_diag__group(d, k, &l);
+		add_group(&d->all.e, &l.e, grp);
+		if (grp->est_rate >= 0) {
+			rate_all += grp->est_rate;
+			rate_known = true;
+		}
+	}
+	d->all.e.resets = -1;
+	d->all.e.min_n = ntp_stats[NTP_STAT_PCT].min_n;
+	host_evidence(&d->all.e, d->gather, NULL, &d->has);
+	d->all.e.sends_known = d->has.deferral;
+	set_clock(&d->all.e, r, -1);
+	set_backend(&d->all.e, d->gather, NULL, rate_known ? rate_all : -1);
+	ntp_diag__decide(&d->all.e, &d->all.v);
+	return 0;
+}
+
+void ntp_diag__group(const struct ntp_diag *d, size_t k, struct ntp_diag_line *l)
+{
+	const struct ntp_report *r = d->r;
+	const struct ntp_report_group *grp = &r->groups[k];
+
+	memset(l, 0, sizeof(*l));
+	l->g = grp;
+	from_group(&l->e, r, grp);
+	host_evidence(&l->e, d->gather, grp, &d->has);
+	l->e.sends_known = d->has.deferral;
+	set_clock(&l->e, r, grp->host_file - 1);
+	set_backend(&l->e, d->gather, r->kind == NTP_REPORT_TARGET ? grp->ns : NULL, grp->est_rate);
+	ntp_diag__decide(&l->e, &l->v);
+}
+
+void ntp_diag__free(struct ntp_diag *d)
+{
+	ntp_diag_by__free(&d->by);
+	if (d->gather)
+		gather_free(d->gather);
+	free(d->gather);
+	memset(d, 0, sizeof(*d));
+}
+
+/* ---- the text --------------------------------------------------------------- */
+
+/* a latency as a person reads it: "850ns", "12us", "1.9ms", "2.10s" */
+static void dur(char *buf, size_t len, double ns)
+{
+	if (ns < 1e3)
+		snprintf(buf, len, "%.0fns", ns);
+	else if (ns < 1e4)
+		snprintf(buf, len, "%.1fus", ns / 1e3);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.0fus", ns / 1e3);
+	else if (ns < 1e7)
+		snprintf(buf, len, "%.2fms", ns / 1e6);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.1fms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", ns / 1e9);
+}
+
+const char *ntp_diag__stage_label(const struct ntp_diag_line *l, int i)
+{
+	const struct ntp_stage_desc *d;
+
+	if (i < 0 || i >= l->e.nstages)
+		return "-";
+	d = &ntp_stages[l->e.stage[i]];
+	return l->e.host_alone && d->label_alone[0] ? d->label_alone : d->label;
+}
+
+/*
+ * "nvme0 q1 ~30 in flight / 32": "~" Little's law's estimate (none: the
+ * device's own counters); no "/" without a depth
+ */
+static void queue_text(char *buf, size_t len, const struct ntp_diag_queue *q)
+{
+	char depth[32] = "";
+
+	if (q->depth > 0)
+		snprintf(depth, sizeof(depth), " / %" PRId64, q->depth);
+	snprintf(buf, len, "%s %s%.*f in flight%s", q->name, q->measured ? "" : "~",
+		 q->inflight < 10 ? 1 : 0, q->inflight, depth);
+}
+
+void ntp_diag__evidence_text(const struct ntp_diag_line *l, char *buf, size_t len)
+{
+	const struct ntp_diag_evidence *e = &l->e;
+	const struct ntp_diag_verdict *v = &l->v;
+	char a[48], b[48], q[96];
+
+	buf[0] = '\0';
+	switch (v->cause) {
+	case NTP_DIAG_INSUFFICIENT:
+		if (l->g)
+			snprintf(buf, len, "n=%" PRIu64 ", %s needs %" PRIu64, e->n,
+				 ntp_stats[NTP_STAT_PCT].name, e->min_n);
+		else	/* the recording's tail is its groups' */
+			snprintf(buf, len, "no group has the %" PRIu64 " commands %s needs",
+				 e->min_n, ntp_stats[NTP_STAT_PCT].name);
+		break;
+	case NTP_DIAG_CLOCK:
+		if (!e->clock_estimated)
+			snprintf(buf, len, "clocks not estimated");
+		else if (fabs(e->drift) >= NTP_DIAG_CLOCK_DRIFT)
+			snprintf(buf, len, "drift %.0f ppm", e->drift * 1e6);
+		else if (!strcmp(v->why, NTP_DIAG_WHY_NEGATIVE)) {
+			int worst = 0;
+
+			for (int s = 1; s < e->nstages; s++)
+				if (e->negative[s] > e->negative[worst])
+					worst = s;
+			snprintf(buf, len, "%s below 0 in %.1f%%", ntp_diag__stage_label(l, worst),
+				 e->n ? 100.0 * (double)e->negative[worst] / (double)e->n : 0);
+		} else {
+			dur(a, sizeof(a), e->tol_ns);
+			snprintf(buf, len, "join tolerance %s", a);
+		}
+		break;
+	case NTP_DIAG_ERRORS:
+		if (e->errors)
+			snprintf(buf, len, "%" PRIu64 " of %" PRIu64 " failed, status 0x%" PRIx64,
+				 e->errors, e->n, (uint64_t)e->first_status);
+		if (e->resets > 0) {
+			size_t n = strlen(buf);
+
+			snprintf(buf + n, len - n, "%s%" PRId64 " controller reset%s", n ? "; " : "",
+				 e->resets, e->resets == 1 ? "" : "s");
+		}
+		break;
+	case NTP_DIAG_SATURATED:
+		queue_text(buf, len, v->part == NTP_DIAG_PART_STORAGE ? &e->backend : &e->host_queue);
+		break;
+	case NTP_DIAG_STARVED:
+		queue_text(q, sizeof(q), &e->host_queue);
+		snprintf(buf, len, "%s, %d %s", q, e->host_queue.submitters,
+			 e->host_queue.submitter ? e->host_queue.submitter : "submitters");
+		break;
+	case NTP_DIAG_DEFERRED:
+		dur(a, sizeof(a), e->deferred_delay_ns);
+		dur(b, sizeof(b), e->inline_delay_ns);
+		if (e->inline_sends)
+			snprintf(buf, len, "%.0f%% deferred, send %s vs %s inline",
+				 100.0 * (double)e->deferred / (double)(e->deferred + e->inline_sends),
+				 a, b);
+		else
+			snprintf(buf, len, "all deferred, send %s", a);
+		break;
+	case NTP_DIAG_NETWORK:
+		dur(a, sizeof(a), (double)e->network_p50_ns);
+		snprintf(buf, len, "network p50 %s", a);
+		break;
+	case NTP_DIAG_BACKEND:
+		if (e->backend.known)
+			queue_text(buf, len, &e->backend);
+		break;
+	default:
+		break;
+	}
+}
+
+const char *ntp_diag__cause_text(const struct ntp_diag_line *l)
+{
+	if (l->v.cause == NTP_DIAG_NETWORK)
+		return l->v.lossy ? "lossy network" : "slow network";
+	return ntp_diag_rules[l->v.cause].text;
+}
+
+/* s cut to width columns with "..." (0: not cut) */
+static void cut(char *s, size_t len, size_t width)
+{
+	if (width >= 4 && width < len && strlen(s) > width)
+		snprintf(s + width - 3, len - (width - 3), "...");
+}
+
+void ntp_diag__text(const struct ntp_diag_line *l, char *buf, size_t len, size_t width)
+{
+	const struct ntp_diag_verdict *v = &l->v;
+	char ev[160], head[96] = "";
+
+	ntp_diag__evidence_text(l, ev, sizeof(ev));
+	if (v->cause != NTP_DIAG_INSUFFICIENT && v->tail_stage >= 0)
+		snprintf(head, sizeof(head), "%s %.0f%% of tail, ",
+			 ntp_diag__stage_label(l, v->tail_stage), v->tail_pct);
+	else if (v->cause != NTP_DIAG_INSUFFICIENT && v->mean_stage >= 0)
+		snprintf(head, sizeof(head), "%s %.0f%% of mean, ",
+			 ntp_diag__stage_label(l, v->mean_stage), v->mean_pct);
+	snprintf(buf, len, "%s%s%s%s%s", head, ntp_diag__cause_text(l), ev[0] ? " (" : "", ev,
+		 ev[0] ? ")" : "");
+	cut(buf, len, width);
+}
+
+const char *ntp_diag__missing(const struct ntp_diag *d, size_t i)
+{
+	const struct {
+		bool has;
+		const char *what;
+	} ev[] = {
+		{ d->has.deferral, "send deferral: not recorded in this file (no deferred send is named)" },
+		{ d->has.submitters, "processes: not recorded in this file (no queue is named starved)" },
+		{ d->has.queue_depth, "queue depth: not recorded in this file (no host queue is saturated)" },
+		{ d->has.resets, "resets: not recorded in this file (errors are the commands' status)" },
+	}, tev[] = {
+		{ d->has.backend, "backend counters: not recorded in this file (storage is not named "
+		  "saturated)" },
+	};
+
+	for (size_t k = 0; d->has.host && k < sizeof(ev) / sizeof(ev[0]); k++)
+		if (!ev[k].has && !i--)
+			return ev[k].what;
+	for (size_t k = 0; d->has.target && k < sizeof(tev) / sizeof(tev[0]); k++)
+		if (!tev[k].has && !i--)
+			return tev[k].what;
+	return NULL;
+}
+
+void ntp_diag__label(const struct ntp_diag_line *l, char *buf, size_t len)
+{
+	char size[32], above[32];
+
+	if (!l->g) {
+		snprintf(buf, len, "recording");
+		return;
+	}
+	ntp_size__str(l->g->bytes, size, sizeof(size));
+	if (!l->e.tail_stat) {
+		snprintf(buf, len, "%s %s %s", l->g->io_type, size, l->g->ns);
+		return;
+	}
+	dur(above, sizeof(above), (double)l->e.tail_above_ns);
+	snprintf(buf, len, "%s %s %s %s %s", l->g->io_type, size, l->g->ns,
+		 ntp_stats[l->e.tail_stat].name, above);
+}
+
+const struct ntp_diag_line *ntp_diag__line_of(const struct ntp_diag *d,
+					      const struct ntp_report_group *g,
+					      struct ntp_diag_line *l)
+{
+	/* line k is of the report's groups[k] */
+	if (!g || !d->ngroups || g < d->r->groups || g >= d->r->groups + d->ngroups)
+		return NULL;
+	ntp_diag__group(d, (size_t)(g - d->r->groups), l);
+	return l;
+}
+
+void ntp_diag__change_text(const struct ntp_diag_line *base, const struct ntp_diag_line *new_line,
+			   char *buf, size_t len, size_t width)
+{
+	const struct ntp_diag_line *l = new_line ? new_line : base;
+	char size[32], text[256], was[64] = "";
+
+	ntp_size__str(l->g->bytes, size, sizeof(size));
+	if (!new_line)
+		snprintf(text, sizeof(text), "only in the baseline");
+	else if (!base)
+		snprintf(text, sizeof(text), "only in the new run: ");
+	else
+		text[0] = '\0';
+	if (base && new_line && base->v.cause != new_line->v.cause)
+		snprintf(was, sizeof(was), "%s -> ", base->v.cause == NTP_DIAG_NONE ? "none" :
+			 ntp_diag__cause_text(base));
+	else if (base && new_line)
+		snprintf(was, sizeof(was), "as before: ");
+	if (new_line) {
+		size_t n = strlen(text);
+
+		ntp_diag__text(new_line, text + n, sizeof(text) - n, 0);
+	}
+	snprintf(buf, len, "%s %s %s: %s%s", l->g->io_type, size, l->g->ns, was, text);
+	cut(buf, len, width);
+}
+
+void ntp_diag__full_text(const struct ntp_diag_line *l, char *buf, size_t len, size_t width)
+{
+	char label[160], text[256];
+
+	ntp_diag__label(l, label, sizeof(label));
+	ntp_diag__text(l, text, sizeof(text), 0);
+	snprintf(buf, len, "%s: %s", label, text);
+	cut(buf, len, width);
+}
