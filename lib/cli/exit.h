@@ -23,6 +23,8 @@ enum ntp_exit {
 	NTP_EXIT_UNTESTED = 12,   /* compare: a requested threshold could not be tested */
 	NTP_EXIT_BLIND = 13,      /* record: a collector saw no (or far too few) commands while
 				   * commands flowed; the recording is kept */
+	/* 14, 15, 16 are reserved for the fleet commands */
+	NTP_EXIT_SERVE = 17,      /* monitor: cannot serve (the listen address) */
 };
 
 #endif

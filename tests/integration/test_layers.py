@@ -33,8 +33,10 @@ LAYERS = {
     "lib/export": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model"},
     "lib/series": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model",
                    "lib/report"},
+    "lib/monitor": {"lib/fmt", "lib/cli", "lib/core", "lib/collect"},
     "cmd": {"lib/fmt", "lib/cli", "lib/core", "lib/collect", "lib/ntp", "lib/record", "lib/join",
-            "lib/model", "lib/report", "lib/dump", "lib/compare", "lib/export", "lib/series"},
+            "lib/model", "lib/report", "lib/dump", "lib/compare", "lib/export", "lib/series",
+            "lib/monitor"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
