@@ -308,8 +308,9 @@ void ntp_samples__summarize(struct ntp_samples *s, struct ntp_summary *out)
 }
 
 /*
- * 512 bytes a summary: kept only when a report shows them, so that a
- * recording of many groups costs no more than its samples without them.
+ * Kept only when a report shows them, and then only the buckets of the
+ * samples' range, so that a recording of many groups costs no more than
+ * its samples without them.
  */
 int ntp_samples__histogram(struct ntp_samples *s, struct ntp_summary *out)
 {
@@ -318,12 +319,18 @@ int ntp_samples__histogram(struct ntp_samples *s, struct ntp_summary *out)
 		return -ENOMEM;
 	if (s->n)
 		sort(s);
-	ntp_hist__from_sorted(out->hist, s->n ? s->v : NULL, s->n);
+	if (ntp_hist__from_sorted(out->hist, s->n ? s->v : NULL, s->n)) {
+		free(out->hist);
+		out->hist = NULL;
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 void ntp_summary__free(struct ntp_summary *s)
 {
+	if (s->hist)
+		ntp_hist__free(s->hist);
 	free(s->hist);
 	s->hist = NULL;
 }

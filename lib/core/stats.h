@@ -7,7 +7,7 @@
  * reads its percentiles off a log-linear histogram, so within a bucket of
  * the truth; blktrace's btt prints none.)
  * The standard deviation is the sample one (n - 1 in the denominator, 0 for
- * one sample), and the histogram lib/core/hist.h's log2 buckets, both exact.
+ * one sample), and the histogram lib/core/hist.h's log-linear buckets, both exact.
  */
 #ifndef NTP_STATS_H
 #define NTP_STATS_H
@@ -40,7 +40,7 @@ struct ntp_summary {
 	/* the list's percentiles, and each one's 95% interval (lib/core/interval.h) */
 	int64_t pct[NTP_PCT_MAX], p_lo[NTP_PCT_MAX], p_hi[NTP_PCT_MAX];
 	double sum;
-	/* every sample in its log2 bucket, when asked for (ntp_samples__histogram); else NULL */
+	/* every sample in its bucket, when asked for (ntp_samples__histogram); else NULL */
 	struct ntp_hist *hist;
 };
 

@@ -15,5 +15,10 @@
 
 /* ns in us with decimals digits (0 to 3) into buf; never "-0.00" */
 void ntp_num__us(char *buf, size_t len, int64_t ns, int decimals);
+/*
+ * ns in a unit of per_unit ns (1, 10, ..., 10^9) with every digit, so
+ * exact: 65536 ns in us (1000) is "65.536", in ms "0.065536"
+ */
+void ntp_num__exact(char *buf, size_t len, int64_t ns, int64_t per_unit);
 
 #endif

@@ -286,19 +286,24 @@ static void stage_tables(FILE *f, const struct ntp_report *r, const struct ntp_r
 }
 
 /*
- * One summary's distribution: its log2 buckets from the first non-empty to
- * the last, each labelled by its lower bound in us.  Doubling buckets make
- * the x axis a log scale; two humps show as two humps.
+ * One summary's distribution: its buckets (log-linear, form's number an
+ * octave) from the first non-empty to the last, each labelled by its lower
+ * bound in form's unit.  Buckets that widen with the latency make the x
+ * axis a log scale; two humps show as two humps.
  */
 static int distribution(FILE *f, const char *group, const char *stage,
-			const struct ntp_summary *s)
+			const struct ntp_summary *s, const struct ntp_hist_form *form)
 {
 	const struct ntp_hist *h = s->hist;
-	int n = h ? h->hi - h->lo + 1 : 0, rc = -ENOMEM;
+	int bits = ntp_hist_form__bits(form), first = 1, last = 0, n, rc = -ENOMEM;
+	double per_unit = (double)ntp_hist_form__ns_per_unit(form);
 	const char **labels;
-	char (*buf)[24], title[256];
+	char (*buf)[24], title[256], axis[64];
 	double *v;
 
+	if (h)
+		ntp_hist__range(h, bits, &first, &last);
+	n = last - first + 1;
 	if (n <= 0)
 		return 0;
 	labels = calloc(n, sizeof(*labels));
@@ -306,16 +311,18 @@ static int distribution(FILE *f, const char *group, const char *stage,
 	v = calloc(n, sizeof(*v));
 	if (!labels || !buf || !v)
 		goto out;
-	for (int k = h->lo; k <= h->hi; k++) {
-		int64_t lo = k == 0 ? 0 : ntp_hist__lo(k);
+	for (int k = first; k <= last; k++) {
+		int64_t lo = k == 0 ? 0 : ntp_hist__lo(k, bits);
 
-		snprintf(buf[k - h->lo], sizeof(buf[0]), "%.3g", (double)lo / 1000.0);
-		labels[k - h->lo] = buf[k - h->lo];
-		v[k - h->lo] = (double)h->count[k];
+		snprintf(buf[k - first], sizeof(buf[0]), "%.3g", (double)lo / per_unit);
+		labels[k - first] = buf[k - first];
+		v[k - first] = (double)ntp_hist__count(h, k, bits);
 	}
 	snprintf(title, sizeof(title), "%s: %s (n=%zu)", group, stage, s->n);
-	ntp_svg__columns(f, &(struct ntp_column_chart){ title, "\u00b5s, log2 buckets",
-						       "commands", n, labels, v });
+	snprintf(axis, sizeof(axis), "%s, %d bucket%s an octave",
+		 !strcmp(ntp_hist_form__unit(form), "us") ? "\u00b5s" : ntp_hist_form__unit(form),
+		 1 << bits, bits ? "s" : "");
+	ntp_svg__columns(f, &(struct ntp_column_chart){ title, axis, "commands", n, labels, v });
 	rc = 0;
 out:
 	free(labels);
@@ -331,17 +338,18 @@ static int distributions(FILE *f, const struct ntp_report *r, const struct ntp_r
 	const struct ntp_view *v = ntp_report__view(r);
 	int rc = 0;
 
-	fputs("<h2>Distributions</h2>\n<p>Commands per log2 bucket of latency: each bucket twice "
-	      "as wide as the one before, labelled by its lower bound.</p>\n<div class=\"dist\">\n",
-	      f);
+	fprintf(f, "<h2>Distributions</h2>\n<p>Commands per bucket of latency, %d bucket%s an "
+		"octave: each octave twice as wide as the one before, each bucket labelled by its "
+		"lower bound.</p>\n<div class=\"dist\">\n", 1 << ntp_hist_form__bits(&o->hist),
+		ntp_hist_form__bits(&o->hist) ? "s" : "");
 	for (size_t i = 0; i < n && !rc; i++) {
 		char *label = group_label(r, g[i]);
 
 		if (!label)
 			return -ENOMEM;
-		rc = distribution(f, label, ntp_report__total_label(r), &g[i]->e2e);
+		rc = distribution(f, label, ntp_report__total_label(r), &g[i]->e2e, &o->hist);
 		for (int st = 0; st < v->nstages && o->histogram && !rc; st++)
-			rc = distribution(f, label, v->stages[st].text, &g[i]->stage[st]);
+			rc = distribution(f, label, v->stages[st].text, &g[i]->stage[st], &o->hist);
 		free(label);
 	}
 	fputs("</div>\n", f);

@@ -57,24 +57,30 @@ void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s)
 }
 
 /*
- * --histogram: the contiguous range of log2 buckets from the first non-empty
- * one to the last (empty ones between kept, as the text draws them), bounds
- * inclusive; the first bucket (below 1 ns) starts at the smallest sample.
- * Without --histogram the member is null: every document has it.
+ * --histogram: the contiguous range of buckets (form's number an octave)
+ * from the first non-empty one to the last (empty ones between kept, as the
+ * text draws them), bounds inclusive in ns whatever the form's unit; the
+ * first bucket (below 1 ns) starts at the smallest sample.  Without
+ * --histogram (hist NULL) the member is null: every document has it.
  */
-static void histogram_member(struct ntp_json *j, const struct ntp_summary *s, bool histogram)
+static void histogram_member(struct ntp_json *j, const struct ntp_summary *s,
+			     const struct ntp_hist_form *hist)
 {
+	int bits = ntp_hist_form__bits(hist), first = 1, last = 0;
+
 	ntp_json__name(j, "histogram");
-	if (!histogram || !s->hist) {
+	if (!hist || !s->hist) {
 		ntp_json__null(j);
 		return;
 	}
+	if (s->n)
+		ntp_hist__range(s->hist, bits, &first, &last);
 	ntp_json__start_array(j);
-	for (int k = s->hist->lo; s->n && k <= s->hist->hi; k++) {
+	for (int k = first; k <= last; k++) {
 		ntp_json__start_object(j);
-		ntp_json__int_field(j, "lo_ns", k == 0 ? s->min : ntp_hist__lo(k));
-		ntp_json__int_field(j, "hi_ns", ntp_hist__hi(k));
-		ntp_json__uint_field(j, "count", s->hist->count[k]);
+		ntp_json__int_field(j, "lo_ns", k == 0 ? s->min : ntp_hist__lo(k, bits));
+		ntp_json__int_field(j, "hi_ns", ntp_hist__hi(k, bits));
+		ntp_json__uint_field(j, "count", ntp_hist__count(s->hist, k, bits));
 		ntp_json__end_object(j);
 	}
 	ntp_json__end_array(j);
@@ -102,7 +108,7 @@ void ntp_report__json_group_keys(struct ntp_json *j, const struct ntp_report_gro
  * wider sum check.
  */
 static void app_member(struct ntp_json *j, const struct ntp_report_group *g, bool app,
-		       bool histogram)
+		       const struct ntp_hist_form *histogram)
 {
 	const struct ntp_report_app *a = &g->app;
 	int64_t parts = a->sum_window;
@@ -146,7 +152,7 @@ static void app_member(struct ntp_json *j, const struct ntp_report_group *g, boo
 
 void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g,
 			    const struct ntp_view_stage *stages, int nstages, bool target,
-			    bool histogram, bool app)
+			    const struct ntp_hist_form *histogram, bool app)
 {
 	double un = ntp_report__stages_unattributed_ns(g, nstages);
 	int64_t stage_sum = 0;

@@ -9,6 +9,7 @@
 
 #include "lib/core/stats.h"
 #include "lib/model/model.h"
+#include "lib/report/report_opts.h"
 
 struct ntp_json;
 /* a summary's eight _ns members */
@@ -26,10 +27,10 @@ void ntp_report__json_group_keys(struct ntp_json *j, const struct ntp_report_gro
 /*
  * A group's object with its first nstages stages; target: a target alone's
  * group, of a backend device ("device", "namespace" null); histogram: each
- * summary's buckets (--histogram).
+ * summary's buckets in that form (--histogram), NULL for none.
  */
 void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g,
 			    const struct ntp_view_stage *stages, int nstages, bool target,
-			    bool histogram, bool app);
+			    const struct ntp_hist_form *histogram, bool app);
 
 #endif

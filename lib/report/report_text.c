@@ -307,7 +307,8 @@ static void print_stages(const struct ntp_report *r, const struct ntp_report_gro
 		char group[160];
 
 		snprintf(group, sizeof(group), "%s %s %s%s", g->io_type, size, g->ns, file);
-		ntp_report__print_group_histograms(f, g, v->stages, v->nstages, total, group);
+		ntp_report__print_group_histograms(f, g, v->stages, v->nstages, total, group,
+						   &o->hist);
 	}
 }
 

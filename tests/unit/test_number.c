@@ -43,11 +43,29 @@ static void us__never_minus_zero(void **state)
 	check(-499, 0, "0");
 }
 
+static void exact__every_digit_of_the_unit(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	ntp_num__exact(buf, sizeof(buf), 65536, 1000);
+	assert_string_equal(buf, "65.536");
+	ntp_num__exact(buf, sizeof(buf), 65536, 1000000);
+	assert_string_equal(buf, "0.065536");
+	ntp_num__exact(buf, sizeof(buf), 65536, 1);
+	assert_string_equal(buf, "65536");
+	ntp_num__exact(buf, sizeof(buf), -1500, 1000);
+	assert_string_equal(buf, "-1.500");
+	ntp_num__exact(buf, sizeof(buf), INT64_MAX, 1000);
+	assert_string_equal(buf, "9223372036854775.807");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(us__half_away_from_zero_on_decimal_digits),
 		cmocka_unit_test(us__never_minus_zero),
+		cmocka_unit_test(exact__every_digit_of_the_unit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -234,8 +234,7 @@ static void groups__many_keys__each_found_again(void **state)
 	for (size_t i = 0; i < n; i++) {
 		assert_int_equal(g[i].e2e.n, 3);
 		assert_int_equal(g[i].sum_e2e, 15);
-		free(g[i].io_type);
-		free(g[i].ns);
+		ntp_report_group__free(&g[i]);
 	}
 	free(g);
 }
@@ -276,8 +275,7 @@ static void groups__impossible__counted_not_summed(void **state)
 	g->e2e.n = 0;
 	g->sum_e2e = g->sum_stage[0] = g->sum_stage[1] = 0;
 	assert_false(ntp_report__sum_ok(g, 2));
-	free(g->io_type);
-	free(g->ns);
+	ntp_report_group__free(g);
 	free(g);
 }
 
