@@ -3,12 +3,19 @@
 listen address, which it checks and binds before it asks anything of the
 kernel (exit 17 when it cannot serve).  Its metrics page is tested in
 tests/unit/test_mon.c; scraped from a running monitor in the test bed
-(tests/testbed/test_monitor.py)."""
+(tests/testbed/test_monitor.py).  The systemd unit in the tree passes
+systemd-analyze verify."""
+import os
+import re
 import socket
+import subprocess
+from pathlib import Path
 
 import pytest
 
-from conftest import Exit, usage_error
+from conftest import REPO, Exit, usage_error
+
+NTPROF = os.environ.get("NTPROF", str(REPO / "build" / "ntprof"))
 
 
 def serve_error(run, *args, says):
@@ -68,3 +75,32 @@ def test_help__same_as_help_command(run):
     a, b = run("monitor", "--help"), run("help", "monitor")
     assert a.returncode == Exit.OK and b.returncode == Exit.OK
     assert a.stdout == b.stdout and "--listen" in a.stdout
+
+
+UNIT = REPO / "contrib" / "systemd" / "ntprof-monitor.service"
+
+
+def verify_unit(tmp_path, text):
+    """systemd-analyze verify on the unit text as make install writes it (its
+    @BINDIR@ made this build's directory)"""
+    path = tmp_path / "ntprof-monitor.service"
+    path.write_text(text.replace("@BINDIR@", str(Path(NTPROF).parent)))
+    # --man=no: the man page is checked by test_cli, not installed here
+    return subprocess.run(["systemd-analyze", "verify", "--man=no", str(path)],
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_systemd_unit__verifies(tmp_path):
+    r = verify_unit(tmp_path, UNIT.read_text())
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    text = UNIT.read_text()
+    assert "ExecStart=@BINDIR@/ntprof monitor $NTPROF_MONITOR_OPTS\n" in text
+    # the codes that restarting cannot cure are lib/cli/exit.h's
+    prevent = re.search(r"^RestartPreventExitStatus=(.*)$", text, re.M).group(1).split()
+    assert [int(x) for x in prevent] == [Exit.USAGE, Exit.UNSUPPORTED, Exit.NOPERM, Exit.SERVE]
+
+
+def test_systemd_unit__verify_sees_a_broken_unit(tmp_path):
+    # the check above can fail: a relative ExecStart is refused
+    r = verify_unit(tmp_path, UNIT.read_text().replace("ExecStart=@BINDIR@/", "ExecStart=bin/"))
+    assert r.returncode != 0 and "bin/ntprof" in r.stderr, r.stderr
