@@ -206,7 +206,7 @@ static void page__random_series__buckets_cumulative_and_exact(void **state)
 		assert_non_null(r);
 		for (j = 0; j < NVALS; j++) {
 			/* from below 1 us to beyond 10 s and 2^36 ns, a few negative */
-			int64_t v = (int64_t)(xorshift64(&x) >> (xorshift64(&x) % 64 + 1)) - 3;
+			int64_t v = (int64_t)(xorshift64(&x) >> (xorshift64(&x) % 63 + 1)) - 3;
 
 			vals[i][j] = v;
 			r->h.count++;
