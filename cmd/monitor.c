@@ -103,9 +103,14 @@ int cmd_monitor(int argc, const char **argv)
 
 	o.role = !strcmp(c.role, "target") ? NTP_MONITOR_TARGET :
 		 !strcmp(c.role, "both") ? NTP_MONITOR_HOST | NTP_MONITOR_TARGET : NTP_MONITOR_HOST;
-	if (c.session && o.role == NTP_MONITOR_TARGET) {
-		ntp_error("--session needs the host side (-r host or -r both): the target does not "
-			  "know the host's namespace names");
+	if (c.session && o.role != NTP_MONITOR_HOST) {
+		/*
+		 * record picks the target's commands of the namespace in user space
+		 * (their backend); in the kernel the target knows only the nsid,
+		 * which other subsystems' namespaces share
+		 */
+		ntp_error("--session needs -r host: the target's commands of one namespace "
+			  "cannot be told apart in the kernel");
 		return NTP_EXIT_USAGE;
 	}
 	err = c.io_type ? ntp_filter__set_io_type(&filter, c.io_type) : 0;

@@ -65,7 +65,8 @@ def test_listen__not_this_machines_address__exit_serve(run):
     (["--kprobes", "--fentry"], "--fentry"),
     (["--io-type", "flush"], "--io-type"),
     (["--size", "4Q"], "--size"),
-    (["-r", "target", "--session", "nvme0n1"], "--session needs the host side"),
+    (["-r", "target", "--session", "nvme0n1"], "--session needs -r host"),
+    (["-r", "both", "--session", "nvme0n1"], "--session needs -r host"),
 ])
 def test_command_line__bad__usage(run, args, says):
     usage_error(run, "monitor", *args, says=says)
