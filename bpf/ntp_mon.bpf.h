@@ -56,7 +56,6 @@ static __always_inline void ntp_mon_add(struct ntp_mon_key *k, __s64 v)
 	b = ntp_mon_bucket(v);
 	if (b < 0 || b >= NTP_MON_NBUCKETS)
 		return;
-	__sync_fetch_and_add(&h->count, 1);
 	__sync_fetch_and_add(&h->sum, (__u64)v);
 	__sync_fetch_and_add(&h->bucket[b], 1);
 }

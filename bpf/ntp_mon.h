@@ -59,8 +59,13 @@ struct ntp_mon_key {
 	__u32 pad1;
 };
 
+/*
+ * No count: user space adds the buckets up, so that a series read while a
+ * value is being added has its count equal to its buckets' total whatever
+ * the order in which another CPU sees the adds (the exposition's +Inf is
+ * its _count); the sum may lag by that value.
+ */
 struct ntp_mon_hist {
-	__u64 count;
 	__u64 sum;              /* ns, two's complement: a stage may be negative */
 	__u64 bucket[NTP_MON_NBUCKETS];
 };

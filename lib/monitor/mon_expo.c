@@ -75,8 +75,11 @@ static void labels(const struct ntp_mon_series *r, char *buf, size_t len)
 static void series(FILE *f, const struct ntp_mon_series *r)
 {
 	char l[256], s[32];
-	uint64_t cum = 0;
+	uint64_t cum = 0, count = 0;
 	int fine = 0, i;
+
+	for (i = 0; i < NTP_MON_NBUCKETS; i++)
+		count += (uint64_t)r->h.bucket[i];
 
 	labels(r, l, sizeof(l));
 	for (i = 0; i < NTP_MON_EXPO_BUCKETS; i++) {
@@ -89,10 +92,10 @@ static void series(FILE *f, const struct ntp_mon_series *r)
 		ntp_mon_expo__seconds(le, s, sizeof(s));
 		fprintf(f, "ntprof_stage_seconds_bucket{%s,le=\"%s\"} %" PRIu64 "\n", l, s, cum);
 	}
-	fprintf(f, "ntprof_stage_seconds_bucket{%s,le=\"+Inf\"} %" PRIu64 "\n", l, (uint64_t)r->h.count);
+	fprintf(f, "ntprof_stage_seconds_bucket{%s,le=\"+Inf\"} %" PRIu64 "\n", l, count);
 	ntp_mon_expo__seconds((int64_t)r->h.sum, s, sizeof(s));
 	fprintf(f, "ntprof_stage_seconds_sum{%s} %s\n", l, s);
-	fprintf(f, "ntprof_stage_seconds_count{%s} %" PRIu64 "\n", l, (uint64_t)r->h.count);
+	fprintf(f, "ntprof_stage_seconds_count{%s} %" PRIu64 "\n", l, count);
 }
 
 static void family(FILE *f, const char *name, const char *type, const char *help)

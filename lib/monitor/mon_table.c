@@ -65,7 +65,6 @@ int ntp_mon_table__read(struct ntp_mon_table *t, struct bpf_map *hists, enum ntp
 			break;
 		}
 		for (cpu = 0; cpu < ncpu; cpu++) {
-			r->h.count += v[cpu].count;
 			r->h.sum += v[cpu].sum;
 			for (i = 0; i < NTP_MON_NBUCKETS; i++)
 				r->h.bucket[i] += v[cpu].bucket[i];

@@ -209,7 +209,6 @@ static void page__random_series__buckets_cumulative_and_exact(void **state)
 			int64_t v = (int64_t)(xorshift64(&x) >> (xorshift64(&x) % 63 + 1)) - 3;
 
 			vals[i][j] = v;
-			r->h.count++;
 			r->h.sum += (__u64)v;
 			r->h.bucket[ntp_mon_bucket(v)]++;
 		}
