@@ -309,6 +309,14 @@ int ntp_collector__programs(const struct ntp_collector *c);     /* programs atta
  */
 void ntp_collector__bpf_stats(const struct ntp_collector *c, uint64_t *runs, uint64_t *run_ns);
 /*
+ * The statistics cost two clock reads a program run while they are on, so
+ * record and monitor measure their own cost over a window only: from the
+ * attach until NTP_COST_WINDOW_NS have passed and NTP_COST_COMMANDS
+ * commands were seen.
+ */
+#define NTP_COST_WINDOW_NS 2000000000ULL
+#define NTP_COST_COMMANDS 1000
+/*
  * Stop sampling at once, read the kprobe links' missed counts
  * (kprobe_missed), then detach every program in parallel, waiting at
  * most NTP_ATTACH_FENTRY_TIMEOUT_S seconds (a detach waits for an RCU-tasks

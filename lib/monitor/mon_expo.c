@@ -124,7 +124,6 @@ int ntp_mon_expo__write(FILE *f, const struct ntp_mon_snapshot *s)
 		{ "inflight_map", offsetof(struct ntp_mon_side, lost_map) },
 		{ "hist_map", offsetof(struct ntp_mon_side, lost_hist) },
 	};
-	char sec[32];
 	size_t i;
 	int j;
 
@@ -149,20 +148,18 @@ int ntp_mon_expo__write(FILE *f, const struct ntp_mon_snapshot *s)
 		 offsetof(struct ntp_mon_side, series));
 	family(f, "ntprof_hist_series_limit", "gauge", "Series the kernel's histogram map can hold.");
 	fprintf(f, "ntprof_hist_series_limit %d\n", NTP_MON_MAX_SERIES);
-	family(f, "ntprof_bpf_run_seconds_total", "counter",
-	       "Time ntprof's BPF programs ran (kernel run-time statistics).");
-	for (j = 0; j < s->nsides; j++) {
-		if (!s->side[j].have_bpf_stats)
-			continue;
-		ntp_mon_expo__seconds((int64_t)s->side[j].bpf_run_ns, sec, sizeof(sec));
-		fprintf(f, "ntprof_bpf_run_seconds_total{role=\"%s\"} %s\n", role_name[s->side[j].role],
-			sec);
-	}
-	family(f, "ntprof_bpf_runs_total", "counter", "Runs of ntprof's BPF programs.");
+	family(f, "ntprof_bpf_ns_per_command", "gauge",
+	       "BPF run time of ntprof's programs a command seen, measured after the attach.");
 	for (j = 0; j < s->nsides; j++)
-		if (s->side[j].have_bpf_stats)
-			fprintf(f, "ntprof_bpf_runs_total{role=\"%s\"} %" PRIu64 "\n",
-				role_name[s->side[j].role], s->side[j].bpf_runs);
+		if (s->side[j].have_cost && s->side[j].cost_commands)
+			fprintf(f, "ntprof_bpf_ns_per_command{role=\"%s\"} %.1f\n", role_name[s->side[j].role],
+				(double)s->side[j].cost_run_ns / (double)s->side[j].cost_commands);
+	family(f, "ntprof_bpf_runs_per_command", "gauge",
+	       "Runs of ntprof's BPF programs a command seen, measured after the attach.");
+	for (j = 0; j < s->nsides; j++)
+		if (s->side[j].have_cost && s->side[j].cost_commands)
+			fprintf(f, "ntprof_bpf_runs_per_command{role=\"%s\"} %.2f\n", role_name[s->side[j].role],
+				(double)s->side[j].cost_runs / (double)s->side[j].cost_commands);
 	fflush(f);
 	return ferror(f) ? -1 : 0;
 }

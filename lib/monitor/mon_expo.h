@@ -36,8 +36,12 @@ struct ntp_mon_side {
 	uint64_t sampled;
 	uint64_t lost_ringbuf, lost_map, lost_hist;
 	uint64_t series;        /* series its map holds */
-	bool have_bpf_stats;    /* the kernel's run-time statistics are on */
-	uint64_t bpf_runs, bpf_run_ns;
+	/*
+	 * its programs' cost over the window after the attach (lib/collect/collector.h,
+	 * NTP_COST_WINDOW_NS): runs and ns over the commands seen meanwhile
+	 */
+	bool have_cost;
+	uint64_t cost_runs, cost_run_ns, cost_commands;
 };
 
 struct ntp_mon_snapshot {

@@ -33,7 +33,9 @@ struct monitor {
 	const struct ntp_monitor_opts *o;
 	struct ntp_collector *c[2];     /* by enum ntp_mon_role; NULL when not that role */
 	struct ntp_mon_table table;
-	int stats_fd;                   /* bpf_enable_stats(), or -1 */
+	int stats_fd;                   /* bpf_enable_stats() during the cost window, or -1 */
+	uint64_t start_ns;              /* the attach */
+	struct ntp_mon_side cost[2];    /* by role: the cost window's figures */
 	uint64_t scrapes;
 };
 
@@ -103,10 +105,10 @@ static int snapshot_page(struct monitor *m, char **page, size_t *len)
 		sd->lost_map = cnt[NTP_CNT_LOST_MAP];
 		sd->lost_hist = cnt[NTP_CNT_LOST_HIST];
 		sd->series = map_entries(m->c[i]->hists);
-		if (m->stats_fd >= 0) {
-			sd->have_bpf_stats = true;
-			ntp_collector__bpf_stats(m->c[i], &sd->bpf_runs, &sd->bpf_run_ns);
-		}
+		sd->have_cost = m->cost[i].have_cost;
+		sd->cost_runs = m->cost[i].cost_runs;
+		sd->cost_run_ns = m->cost[i].cost_run_ns;
+		sd->cost_commands = m->cost[i].cost_commands;
 		s.nsides++;
 	}
 	ntp_mon_table__sort(&m->table);
@@ -151,6 +153,33 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
 
+/*
+ * The end of the cost window: each side's programs' runs and time, over the
+ * commands it saw, and the statistics off again.  Before it: nothing.
+ */
+static void cost_tick(struct monitor *m, uint64_t now)
+{
+	uint64_t cnt[NTP_CNT_MAX], seen = 0;
+	int i;
+
+	if (m->stats_fd < 0 || now - m->start_ns < NTP_COST_WINDOW_NS)
+		return;
+	for (i = 0; i < 2; i++)
+		if (m->c[i] && !ntp_collector__read_counters(m->c[i], cnt) && cnt[NTP_CNT_SEEN] > seen)
+			seen = cnt[NTP_CNT_SEEN];
+	if (seen < NTP_COST_COMMANDS)
+		return;
+	for (i = 0; i < 2; i++) {
+		if (!m->c[i] || ntp_collector__read_counters(m->c[i], cnt))
+			continue;
+		ntp_collector__bpf_stats(m->c[i], &m->cost[i].cost_runs, &m->cost[i].cost_run_ns);
+		m->cost[i].cost_commands = cnt[NTP_CNT_SEEN];
+		m->cost[i].have_cost = true;
+	}
+	close(m->stats_fd);
+	m->stats_fd = -1;
+}
+
 static int serve(struct monitor *m)
 {
 	const struct ntp_monitor_opts *o = m->o;
@@ -160,6 +189,7 @@ static int serve(struct monitor *m)
 	while (!stop_signal && now_ns() < end) {
 		struct pollfd p = { .fd = o->listen_fd, .events = POLLIN };
 
+		cost_tick(m, now_ns());
 		n = poll(&p, 1, POLL_MS);
 		if (n < 0 && errno != EINTR) {
 			ntp_error("waiting on %s: %s", o->listen, strerror(errno));
@@ -204,6 +234,7 @@ int ntp_monitor__run(const struct ntp_monitor_opts *o)
 			err = ntp_collector__start(m.c[i]);
 	if (err)
 		goto out;
+	m.start_ns = now_ns();
 	fprintf(stderr, "ntprof monitor: monitoring the %s (-s %u): metrics at http://%s/metrics\n",
 		 o->role == (NTP_MONITOR_HOST | NTP_MONITOR_TARGET) ? "host and target" :
 		 o->role & NTP_MONITOR_HOST ? "host" : "target", o->sample_one_in, o->listen);

@@ -135,6 +135,11 @@ def test_monitor(testbed, kernel):
     assert own == {"ntprof_sample_one_in": 1.0}
     lost = [v for (n, _), v in final.items() if n == "ntprof_lost_total"]
     assert lost and not any(lost), f"lost: {lost}"
+    # its own cost, measured over the 2 s and 1000 commands after the attach
+    cost = {dict(k[1])["role"]: v for k, v in final.items() if k[0] == "ntprof_bpf_ns_per_command"}
+    runs = {dict(k[1])["role"]: v for k, v in final.items() if k[0] == "ntprof_bpf_runs_per_command"}
+    assert set(cost) == set(runs) == {"host", "target"} and all(cost.values()), (cost, runs)
+    assert all(v >= 1 for v in runs.values()), runs
 
     buckets, total, count = storage(final)
     db = sqlite3.connect(f"file:{out / 'rec.ntp'}?mode=ro", uri=True)

@@ -283,8 +283,9 @@ static void page__labels_and_own_metrics(void **state)
 				  .size_class = 12, .ctrl = 9, .nsid = 1 };
 	struct ntp_mon_snapshot s = { .table = &t, .nsides = 2, .sample_one_in = 1000,
 				      .side = { { .role = NTP_MON_ROLE_HOST, .seen = 123456, .sampled = 123,
-						  .lost_map = 4, .series = 1, .have_bpf_stats = true,
-						  .bpf_runs = 99, .bpf_run_ns = 1500 },
+						  .lost_map = 4, .series = 1, .have_cost = true,
+						  .cost_runs = 5000, .cost_run_ns = 1500000,
+						  .cost_commands = 1000 },
 						{ .role = NTP_MON_ROLE_TARGET, .seen = 5, .lost_hist = 2,
 						  .series = 1 } } };
 	char *page;
@@ -310,10 +311,11 @@ static void page__labels_and_own_metrics(void **state)
 	assert_non_null(strstr(page, "\nntprof_lost_total{role=\"host\",cause=\"inflight_map\"} 4\n"));
 	assert_non_null(strstr(page, "\nntprof_lost_total{role=\"target\",cause=\"hist_map\"} 2\n"));
 	assert_non_null(strstr(page, "\nntprof_hist_series{role=\"target\"} 1\n"));
-	assert_non_null(strstr(page, "\nntprof_bpf_run_seconds_total{role=\"host\"} 0.0000015\n"));
-	assert_non_null(strstr(page, "\nntprof_bpf_runs_total{role=\"host\"} 99\n"));
-	/* no statistics on the target's side: no line rather than a false 0 */
-	assert_null(strstr(page, "ntprof_bpf_runs_total{role=\"target\"}"));
+	assert_non_null(strstr(page, "\nntprof_bpf_ns_per_command{role=\"host\"} 1500.0\n"));
+	assert_non_null(strstr(page, "\nntprof_bpf_runs_per_command{role=\"host\"} 5.00\n"));
+	/* no cost measured on the target's side: no line rather than a false 0 */
+	assert_null(strstr(page, "ntprof_bpf_ns_per_command{role=\"target\"}"));
+	assert_null(strstr(page, "ntprof_bpf_runs_per_command{role=\"target\"}"));
 	free(page);
 	ntp_mon_table__free(&t);
 }
