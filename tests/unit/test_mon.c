@@ -320,6 +320,48 @@ static void page__labels_and_own_metrics(void **state)
 	ntp_mon_table__free(&t);
 }
 
+/*
+ * ntprof-monitor(1), "The number of series": at most 156 histograms a host
+ * controller and namespace (4 stages, 3 I/O types, 13 size classes), 117 a
+ * target's, each of 97 lines.  Every key a controller can have, on a page.
+ */
+static void page__one_controller_full__documented_series_count(void **state)
+{
+	struct ntp_mon_table t = { 0 };
+	struct ntp_mon_snapshot s = { .table = &t, .nsides = 2, .sample_one_in = 1,
+				      .side = { { .role = NTP_MON_ROLE_HOST },
+						{ .role = NTP_MON_ROLE_TARGET } } };
+	int stage, io, size, per_role[2] = { 0 }, lines = 0;
+	char *page, *p;
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	for (stage = 0; stage < NTP_MON_NSTAGES; stage++)
+		for (io = 0; io < 3; io++)
+			for (size = 0; size < NTP_MON_SIZE_CLASSES; size++) {
+				struct ntp_mon_key k = { .stage = stage, .io = io, .size_class = size,
+							 .ctrl = 1, .nsid = 1 };
+				enum ntp_mon_role role = stage < NTP_MON_TARGET_DRIVER ? NTP_MON_ROLE_HOST :
+							 NTP_MON_ROLE_TARGET;
+
+				assert_non_null(ntp_mon_table__add(&t, role, &k));
+				per_role[role]++;
+			}
+	assert_int_equal(per_role[NTP_MON_ROLE_HOST], 156);
+	assert_int_equal(per_role[NTP_MON_ROLE_TARGET], 117);
+	assert_true(156 + 117 <= NTP_MON_MAX_SERIES);
+	ntp_mon_table__sort(&t);
+	f = open_memstream(&page, &len);
+	assert_int_equal(ntp_mon_expo__write(f, &s), 0);
+	fclose(f);
+	for (p = page; (p = strstr(p, "\nntprof_stage_seconds_")); p++)
+		lines++;
+	assert_int_equal(lines, (156 + 117) * 97);
+	free(page);
+	ntp_mon_table__free(&t);
+}
+
 static enum ntp_http_parse parse(const char *s, struct ntp_http_req *r)
 {
 	return ntp_http__parse(s, strlen(s), r);
@@ -392,6 +434,7 @@ int main(void)
 		cmocka_unit_test(seconds__exact_decimal),
 		cmocka_unit_test(page__random_series__buckets_cumulative_and_exact),
 		cmocka_unit_test(page__labels_and_own_metrics),
+		cmocka_unit_test(page__one_controller_full__documented_series_count),
 		cmocka_unit_test(http_parse__requests),
 		cmocka_unit_test(http_listen__addresses),
 	};
