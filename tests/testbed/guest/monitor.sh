@@ -66,10 +66,10 @@ else
 	tb_res prom "no prometheus on the build machine (apt-get install prometheus)"
 fi
 
-# monitor's page every second while fio runs
+# monitor's page every second while fio runs, until the flag file says stop
 (
 	n=0
-	while :; do
+	while [ ! -e "$TB_WORK/scraper-stop" ]; do
 		curl -sf "http://127.0.0.1:$PORT/metrics" > "$TB_OUT/scrape-$n.txt.tmp" &&
 			mv "$TB_OUT/scrape-$n.txt.tmp" "$TB_OUT/scrape-$n.txt"
 		n=$((n + 1))
@@ -79,8 +79,8 @@ fi
 SCRAPER=$!
 tb_fio randread4k --rw=randread --bs=4k --size=16M --iodepth=8
 tb_res fio_ios "$TB_FIO_IOS"
-kill $SCRAPER
-wait $SCRAPER 2>/dev/null
+touch "$TB_WORK/scraper-stop"
+wait $SCRAPER
 tb_res scrapes "$(ls "$TB_OUT"/scrape-*.txt 2>/dev/null | wc -l)"
 curl -sf "http://127.0.0.1:$PORT/metrics" > "$TB_OUT/final.txt" || tb_log "final scrape failed"
 
