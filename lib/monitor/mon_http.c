@@ -8,10 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lib/monitor/mon_http.h"
+
+#define SEND_TIMEOUT_S 5
 
 enum ntp_http_parse ntp_http__parse(const char *buf, size_t len, struct ntp_http_req *r)
 {
@@ -230,8 +233,13 @@ int ntp_http__serve_one(int lfd, int timeout_ms, ntp_http_handler fn, void *ctx)
 		len += (size_t)n;
 		st = ntp_http__parse(buf, len, &req);
 	}
-	/* a blocking socket for the answer, a page a scraper reads at once */
+	/*
+	 * A blocking socket for the answer, which a scraper reads at once; one
+	 * that stops reading holds the monitor up at most SEND_TIMEOUT_S.
+	 */
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &(struct timeval){ .tv_sec = SEND_TIMEOUT_S },
+		   sizeof(struct timeval));
 	if (st == NTP_HTTP_INCOMPLETE && len >= sizeof(buf) - 1)
 		simple(fd, 431, "request head too large\n");
 	else if (st == NTP_HTTP_BAD)

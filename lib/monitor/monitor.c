@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
@@ -61,20 +60,6 @@ static int target_record(void *ctx, const struct ntp_target_event *e)
 	return 0;
 }
 
-static uint64_t map_entries(struct bpf_map *m)
-{
-	struct ntp_mon_key k, next, *prev = NULL;
-	uint64_t n = 0;
-	int fd = bpf_map__fd(m);
-
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		k = next;
-		prev = &k;
-		n++;
-	}
-	return n;
-}
-
 /* the page of one scrape: every series read now */
 static int snapshot_page(struct monitor *m, char **page, size_t *len)
 {
@@ -86,6 +71,7 @@ static int snapshot_page(struct monitor *m, char **page, size_t *len)
 	ntp_mon_table__reset(&m->table);
 	for (i = 0; i < 2; i++) {
 		struct ntp_mon_side *sd = &s.side[s.nsides];
+		size_t before = m->table.n;
 
 		if (!m->c[i])
 			continue;
@@ -104,7 +90,7 @@ static int snapshot_page(struct monitor *m, char **page, size_t *len)
 		sd->lost_ringbuf = cnt[NTP_CNT_LOST_RINGBUF];
 		sd->lost_map = cnt[NTP_CNT_LOST_MAP];
 		sd->lost_hist = cnt[NTP_CNT_LOST_HIST];
-		sd->series = map_entries(m->c[i]->hists);
+		sd->series = m->table.n - before;
 		sd->have_cost = m->cost[i].have_cost;
 		sd->cost_runs = m->cost[i].cost_runs;
 		sd->cost_run_ns = m->cost[i].cost_run_ns;
