@@ -8,6 +8,7 @@
  * monitor (lib/monitor/monitor.c).
  */
 #include <errno.h>
+#include <pwd.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 struct monitor_cli {
 	uint64_t sample;
 	const char *listen;
+	const char *user;
 	double duration;
 	const char *role;
 	const char *transport;
@@ -47,7 +49,7 @@ static const char *const transports[] = { "tcp", "rdma", NULL };
 int cmd_monitor(int argc, const char **argv)
 {
 	struct monitor_cli c = { .sample = 1000, .role = "host", .transport = "tcp",
-				 .listen = DEFAULT_LISTEN };
+				 .listen = DEFAULT_LISTEN, .user = "nobody" };
 	bool duration_set = false;
 	const struct ntp_option opts[] = {
 		NTP_OPT_CHOICE('r', "role", &c.role, "ROLE",
@@ -63,6 +65,8 @@ int cmd_monitor(int argc, const char **argv)
 			       "only these I/O sizes, comma-separated (e.g. 4K,128K)"),
 		NTP_OPT_STRING('l', "listen", &c.listen, "ADDR:PORT",
 			       "serve the metrics at http://ADDR:PORT/metrics (default " DEFAULT_LISTEN ")"),
+		NTP_OPT_STRING('u', "user", &c.user, "USER",
+			       "run as USER once the programs are attached (default nobody)"),
 		{ .type = NTP_OPT_TYPE_SECONDS, .short_name = 'd', .long_name = "duration",
 		  .value = &c.duration, .argh = "SEC",
 		  .help = "stop after SEC seconds (default: at SIGINT or SIGTERM)", .is_set = &duration_set },
@@ -77,6 +81,7 @@ int cmd_monitor(int argc, const char **argv)
 	struct ntp_filter filter = { 0 };
 	struct sockaddr_storage ss;
 	socklen_t sslen;
+	const struct passwd *pw;
 	char why[160];
 	int n, err;
 
@@ -99,6 +104,18 @@ int cmd_monitor(int argc, const char **argv)
 		ntp_error("--listen %s: %s", c.listen, why);
 		return NTP_EXIT_SERVE;
 	}
+	pw = getpwnam(c.user);
+	if (!pw) {
+		ntp_error("--user %s: no such user", c.user);
+		return NTP_EXIT_USAGE;
+	}
+	if (!pw->pw_uid) {
+		ntp_error("--user %s: that is root: monitor drops root once attached", c.user);
+		return NTP_EXIT_USAGE;
+	}
+	o.user = c.user;
+	o.uid = pw->pw_uid;
+	o.gid = pw->pw_gid;
 	ntp_err__set_verbosity(ntp_err__verbosity() + c.verbose);
 
 	o.role = !strcmp(c.role, "target") ? NTP_MONITOR_TARGET :

@@ -21,6 +21,7 @@
 #include "lib/collect/collector.h"
 #include "lib/monitor/mon_expo.h"
 #include "lib/monitor/mon_http.h"
+#include "lib/monitor/mon_priv.h"
 #include "lib/monitor/mon_table.h"
 #include "lib/monitor/monitor.h"
 
@@ -221,9 +222,16 @@ int ntp_monitor__run(const struct ntp_monitor_opts *o)
 	if (err)
 		goto out;
 	m.start_ns = now_ns();
-	fprintf(stderr, "ntprof monitor: monitoring the %s (-s %u): metrics at http://%s/metrics\n",
-		 o->role == (NTP_MONITOR_HOST | NTP_MONITOR_TARGET) ? "host and target" :
-		 o->role & NTP_MONITOR_HOST ? "host" : "target", o->sample_one_in, o->listen);
+	err = ntp_mon_priv__drop(o->uid, o->gid);
+	if (err) {
+		ntp_error("dropping privileges to user %s: %s", o->user, strerror(-err));
+		err = NTP_EXIT_FAILURE;
+		goto out;
+	}
+	fprintf(stderr, "ntprof monitor: monitoring the %s (-s %u) as user %s: metrics at "
+		"http://%s/metrics\n",
+		o->role == (NTP_MONITOR_HOST | NTP_MONITOR_TARGET) ? "host and target" :
+		o->role & NTP_MONITOR_HOST ? "host" : "target", o->sample_one_in, o->user, o->listen);
 	err = serve(&m);
 out:
 	for (i = 0; i < 2; i++)

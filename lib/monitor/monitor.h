@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #include "lib/collect/attach.h"
 #include "lib/core/transport.h"
@@ -32,6 +33,10 @@ struct ntp_monitor_opts {
 	double duration_s;              /* > 0: stop after it; 0: at SIGINT or SIGTERM */
 	int listen_fd;                  /* the bound, listening socket (ntp_http__listen) */
 	const char *listen;             /* its ADDR:PORT as given, for the start line */
+	/* --user: who it runs as once its programs are attached (lib/monitor/mon_priv.h) */
+	const char *user;
+	uid_t uid;
+	gid_t gid;
 };
 
 int ntp_monitor__run(const struct ntp_monitor_opts *o);

@@ -67,6 +67,8 @@ def test_listen__not_this_machines_address__exit_serve(run):
     (["--size", "4Q"], "--size"),
     (["-r", "target", "--session", "nvme0n1"], "--session needs -r host"),
     (["-r", "both", "--session", "nvme0n1"], "--session needs -r host"),
+    (["--user", "no-such-user-here"], "--user no-such-user-here: no such user"),
+    (["-u", "root"], "--user root: that is root"),
 ])
 def test_command_line__bad__usage(run, args, says):
     usage_error(run, "monitor", *args, says=says)

@@ -12,10 +12,12 @@
   null_blk's delay is at most it;
 - Prometheus scraped it (up 1), and its histogram_quantile(0.99) falls in
   the bucket that holds record's p99; its mean is the page's;
+- once attached it runs as nobody with no capabilities, and serves;
 - SIGTERM stops monitor with exit 0.
 """
 import json
 import os
+import pwd
 import re
 import sqlite3
 from pathlib import Path
@@ -115,6 +117,9 @@ def test_monitor(testbed, kernel):
     res, out = r.result, r.out
     assert res["kernel"].startswith(kernel + "."), res["kernel"]
     assert res["mon_rc"] == "0", (out / "mon.err").read_text()
+    nobody = pwd.getpwnam("nobody").pw_uid
+    assert res["mon_uid"] == f"{nobody},{nobody}", res["mon_uid"]
+    assert int(res["mon_capeff"], 16) == 0, res["mon_capeff"]
     assert res["rec_rc"] == "0", (out / "rec.err").read_text()
     ios = int(res["fio_ios"])
     assert ios == 4096

@@ -13,7 +13,8 @@
 # stops monitor, SIGINT record.
 # Files in $TB_OUT: rec.ntp, mon.err, rec.err, scrape-*.txt, final.txt,
 # prom-*.json, prometheus.log.  Results: kernel, dev, mon_rc, rec_rc,
-# fio_ios, scrapes, prom (yes, or why not).
+# mon_uid (real,effective), mon_capeff, fio_ios, scrapes, prom (yes, or why
+# not).
 . "${TB_LIB:-tests/testbed/guest/lib.sh}"
 
 NTPROF=${NTPROF:-$TB_REPO/build/ntprof}
@@ -37,6 +38,9 @@ for i in $(seq 1 1200); do
 	sleep 0.1
 done
 grep -q 'metrics at' "$TB_OUT/mon.err" || { cat "$TB_OUT/mon.err" >&2; tb_fail "monitor did not start"; }
+# who it runs as once attached (--user's default), and its capabilities
+tb_res mon_uid "$(awk '/^Uid:/ { print $2 "," $3 }' "/proc/$MON_PID/status")"
+tb_res mon_capeff "$(awk '/^CapEff:/ { print $2 }' "/proc/$MON_PID/status")"
 
 PROM_PID=
 if command -v prometheus > /dev/null; then
