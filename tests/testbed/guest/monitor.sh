@@ -32,7 +32,7 @@ tb_record_start rec -r both -s 1 --offline -o "$TB_WORK/rec.ntp"
 
 "$NTPROF" monitor -r both -s 1 --listen 127.0.0.1:$PORT 2> "$TB_OUT/mon.err" &
 MON_PID=$!
-for i in $(seq 1 1200); do
+for _ in $(seq 1 1200); do
 	grep -q 'metrics at' "$TB_OUT/mon.err" && break
 	kill -0 $MON_PID 2>/dev/null || break
 	sleep 0.1
@@ -57,7 +57,7 @@ if command -v prometheus > /dev/null; then
 	prometheus --config.file="$TB_WORK/prom.yml" --storage.tsdb.path="$TB_WORK/prom" \
 		--web.listen-address=127.0.0.1:9090 > "$TB_OUT/prometheus.log" 2>&1 &
 	PROM_PID=$!
-	for i in $(seq 1 600); do
+	for _ in $(seq 1 600); do
 		curl -sf http://127.0.0.1:9090/-/ready > /dev/null && break
 		sleep 0.2
 	done
@@ -85,7 +85,7 @@ tb_fio randread4k --rw=randread --bs=4k --size=16M --iodepth=8
 tb_res fio_ios "$TB_FIO_IOS"
 touch "$TB_WORK/scraper-stop"
 wait $SCRAPER
-tb_res scrapes "$(ls "$TB_OUT"/scrape-*.txt 2>/dev/null | wc -l)"
+tb_res scrapes "$(find "$TB_OUT" -maxdepth 1 -name "scrape-*.txt" | wc -l)"
 curl -sf "http://127.0.0.1:$PORT/metrics" > "$TB_OUT/final.txt" || tb_log "final scrape failed"
 
 prom_query() {
@@ -96,7 +96,7 @@ prom_query() {
 if [ "$(sed -n 's/^prom=//p' "$TB_OUT/result.env")" = yes ]; then
 	# until Prometheus holds a scrape of every command fio issued
 	q='sum(ntprof_stage_seconds_count{role="target",stage="storage"})'
-	for i in $(seq 1 60); do
+	for _ in $(seq 1 60); do
 		prom_query count "$q"
 		grep -q "\"$TB_FIO_IOS\"" "$TB_OUT/prom-count.json" && break
 		sleep 1
