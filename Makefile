@@ -99,7 +99,7 @@ DEBIAN_BUILD_DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-de
 DEBIAN_TEST_DEPS  := libcmocka-dev python3-pytest python3-pytest-xdist python3-jsonschema protobuf-compiler \
 		     python3-protobuf \
 		     libclang-rt-14-dev chromium fonts-dejavu-core shellcheck \
-		     debhelper lintian mmdebstrap clickhouse-server clickhouse-client openssl
+		     debhelper lintian mmdebstrap clickhouse-server clickhouse-client openssl systemd
 depcheck:
 	@command -v $(CLANG) >/dev/null || { echo "error: clang not found: apt-get install clang (or: make deps)"; exit 1; }
 	@test -x "$(BPFTOOL)" || { echo "error: bpftool not found: apt-get install bpftool (or: make deps)"; exit 1; }
@@ -289,7 +289,8 @@ test: check check-package check-asan check-fuzz check-bpf check-testbed
 demo: all
 	NTPROF=$(abspath $(OUT)/ntprof) tests/testbed/demo.sh
 
-# systemd units, when the tree has some (contrib/systemd/): installed, never enabled
+# systemd units, when the tree has some (contrib/systemd/): installed with @BINDIR@
+# made the binary's directory, never enabled
 UNITS := $(wildcard contrib/systemd/*.service contrib/systemd/*.socket contrib/systemd/*.timer)
 
 install: all
@@ -301,7 +302,10 @@ install: all
 	install -D -m 0644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/ntprof
 ifneq ($(UNITS),)
 	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
-	install -m 0644 $(UNITS) $(DESTDIR)$(SYSTEMDUNITDIR)/
+	for u in $(UNITS); do \
+		sed 's|@BINDIR@|$(BINDIR)|g' $$u > $(DESTDIR)$(SYSTEMDUNITDIR)/$$(basename $$u) && \
+		chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$$(basename $$u) || exit 1; \
+	done
 endif
 
 # what install put there, and nothing else (the directories stay: others share them)

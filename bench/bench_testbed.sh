@@ -24,7 +24,7 @@
 #       ROUNDS=2  RUNTIME=3 (fio seconds per run)  TIMEOUT=1800 (per boot)
 #       ICOUNT=1 (0: wall-clock TCG)  NTPROF_BASE=path (a second build, e.g.
 #       before a change, measured beside NTPROF in the same boot)
-#       FIO_CONFIGS (see bench/guest/testbed.sh)
+#       FIO_CONFIGS, FIO_TIMEOUT (see bench/guest/testbed.sh)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -85,6 +85,7 @@ for k in $KERNELS; do
 		fi
 		[ -z "$NTPROF_BASE" ] || opts+=(--env NTPROF_BASE="$NTPROF_BASE")
 		[ -z "${FIO_CONFIGS:-}" ] || opts+=(--env FIO_CONFIGS="$FIO_CONFIGS")
+		[ -z "${FIO_TIMEOUT:-}" ] || opts+=(--env FIO_TIMEOUT="$FIO_TIMEOUT")
 		# shellcheck disable=SC2086 # PARTS is a list of words
 		if tests/testbed/run.sh --kernel "$k" --timeout "$TIMEOUT" --out "$OUT/$k-$t" "${opts[@]}" \
 			--env NTPROF="$NTPROF" --env TRANSPORT="$t" --env ROUNDS="${ROUNDS:-2}" \

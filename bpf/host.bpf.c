@@ -937,6 +937,11 @@ static __always_inline bool complete_rq_body(struct request *rq, const bool defe
 	v->ev.status = BPF_CORE_READ(nvme_req(rq), status);
 	if (v->ev.status)
 		v->ev.flags |= NTP_HF_ERROR;
+	if (hist_mode) {
+		ntp_mon_add_host(&v->ev);
+		forget_rq(key);
+		return false;
+	}
 	if (defer && app_track) {
 		app_at_complete(rq, &v->ev, &v->iocb, &v->aux);
 		if (app_park(&v->ev, v->iocb, v->aux)) {

@@ -66,4 +66,6 @@ static __always_inline void emit_record(void *rec, __u64 size)
 		count(NTP_CNT_LOST_RINGBUF);
 }
 
+#include "ntp_mon.bpf.h"
+
 #endif

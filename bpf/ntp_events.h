@@ -134,6 +134,8 @@ enum ntp_counter {
 	 * (fabric_slots, like seen_slots)
 	 */
 	NTP_CNT_FABRIC,
+	/* histogram mode (bpf/ntp_mon.bpf.h): sampled, but its histogram map was full */
+	NTP_CNT_LOST_HIST,
 	NTP_CNT_MAX,
 };
 

@@ -443,7 +443,10 @@ static __always_inline void emit(struct nvmet_req *req, struct inflight *v)
 		v->ev.bytes = BPF_CORE_READ(req, transfer_len);
 	if (v->ev.status)
 		v->ev.flags |= NTP_TF_ERROR;
-	emit_record(&v->ev, sizeof(v->ev));
+	if (hist_mode)
+		ntp_mon_add_target(&v->ev);
+	else
+		emit_record(&v->ev, sizeof(v->ev));
 	bpf_map_delete_elem(&inflight, &key);
 }
 

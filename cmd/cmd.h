@@ -6,7 +6,11 @@
 #ifndef NTP_CMD_H
 #define NTP_CMD_H
 
+#include <stdbool.h>
 #include <stdio.h>
+
+#include "lib/collect/attach.h"
+#include "lib/core/transport.h"
 
 struct ntp_option;
 
@@ -14,6 +18,7 @@ int cmd_record(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
 int cmd_series(int argc, const char **argv);
+int cmd_monitor(int argc, const char **argv);
 int cmd_check(int argc, const char **argv);
 int cmd_dump(int argc, const char **argv);
 int cmd_export(int argc, const char **argv);
@@ -45,6 +50,13 @@ enum cmd_flags {
  * root or CAP_BPF and CAP_PERFMON, else 0.
  */
 int ntp_cmd__check_privileges(const char *name);
+/*
+ * Kernel support for a command that loads the collectors (record, monitor)
+ * in the roles asked, privileges first, then in order from the most basic
+ * lack: 0, or an NTP_EXIT_* code after one line naming it.
+ */
+int ntp_cmd__probe_kernel(const char *cmd, bool host, bool target, enum ntp_transport t,
+			  enum ntp_attach_policy attach);
 /* exact match only, NULL if none */
 const struct cmd_struct *ntp_cmd__find(const char *name);
 /* "ntprof: error: unknown command 'x'; did you mean 'y'?" (returns NTP_EXIT_USAGE) */

@@ -21,7 +21,6 @@
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
 #include "lib/collect/attach.h"
-#include "lib/collect/kernel_probe.h"
 #include "lib/core/filter.h"
 #include "lib/core/tmpdir.h"
 #include "lib/model/model_files.h"
@@ -29,9 +28,6 @@
 #include "lib/record/record_child.h"
 #include "lib/record/record_session.h"
 #include "lib/report/report.h"
-
-/* the vmlinux function whose fentry load tells whether this kernel runs fentry programs */
-#define FENTRY_PROBE_FUNC "blk_mq_complete_request_remote"
 
 /* options sharing this group exclude each other */
 #define GROUP_FLAVOUR 1
@@ -94,78 +90,6 @@ static char *command_line(int argc, const char **argv)
 	}
 	*p = '\0';
 	return s;
-}
-
-static int probe_module(const char *name, const char *hint)
-{
-	if (!ntp_probe__module_loaded(name)) {
-		ntp_error("module %s is not loaded: %s", name, hint);
-		return NTP_EXIT_UNSUPPORTED;
-	}
-	if (!ntp_probe__module_btf(name)) {
-		ntp_error("kernel has no BTF for module %s: /sys/kernel/btf/%s is missing "
-			  "(needs CONFIG_DEBUG_INFO_BTF_MODULES: Linux 5.11 and later)", name, name);
-		return NTP_EXIT_UNSUPPORTED;
-	}
-	return 0;
-}
-
-/* kernel support for the role, in order from the most basic lack; prints one line */
-static int probe_kernel(unsigned int role, enum ntp_transport t, enum ntp_attach_policy attach)
-{
-	bool rdma = t == NTP_TRANSPORT_RDMA;
-	int err;
-
-	err = ntp_cmd__check_privileges("record");
-	if (err)
-		return err;
-	if (!ntp_probe__vmlinux_btf()) {
-		ntp_error("kernel lacks /sys/kernel/btf/vmlinux: needs a kernel built with CONFIG_DEBUG_INFO_BTF");
-		return NTP_EXIT_UNSUPPORTED;
-	}
-	/*
-	 * A forced flavour the kernel cannot run is said here, in one line; in
-	 * the automatic choice the collectors fall back and say why.
-	 */
-	if (attach == NTP_ATTACH_FENTRY) {
-		err = ntp_probe__fentry(FENTRY_PROBE_FUNC);
-		if (err == -ENOENT) {
-			ntp_error("kernel lacks %s in its BTF: cannot attach the completion hook",
-				  FENTRY_PROBE_FUNC);
-			return NTP_EXIT_UNSUPPORTED;
-		}
-		if (err) {
-			ntp_error("--fentry: kernel cannot run fentry/fexit programs: loading one on %s: %s "
-				  "(needs CONFIG_FUNCTION_TRACER with ftrace direct calls)",
-				  FENTRY_PROBE_FUNC, strerror(-err));
-			return NTP_EXIT_UNSUPPORTED;
-		}
-	}
-	if (attach == NTP_ATTACH_KPROBE) {
-		err = ntp_probe__kprobe();
-		if (err) {
-			ntp_error("--kprobes: kernel cannot run kprobes: %s (needs CONFIG_KPROBES)",
-				  strerror(-err));
-			return NTP_EXIT_UNSUPPORTED;
-		}
-	}
-	if (role & NTP_RECORD_HOST) {
-		err = rdma ? probe_module("nvme_rdma", "no NVMe/RDMA host here "
-					  "(modprobe nvme-rdma, then nvme connect -t rdma)")
-			   : probe_module("nvme_tcp", "no NVMe/TCP host here (modprobe nvme-tcp, then nvme connect)");
-		if (err)
-			return err;
-	}
-	if (role & NTP_RECORD_TARGET) {
-		err = probe_module("nvmet", rdma ? "no NVMe-oF target here (modprobe nvmet-rdma, then configure it)"
-					 : "no NVMe-oF target here (modprobe nvmet-tcp, then configure it)");
-		err = err ?: rdma ? probe_module("nvmet_rdma", "no NVMe/RDMA target here "
-						 "(modprobe nvmet-rdma, then add an rdma port to nvmet)")
-				  : probe_module("nvmet_tcp", "no NVMe/TCP target here (modprobe nvmet-tcp)");
-		if (err)
-			return err;
-	}
-	return 0;
 }
 
 /* without -o: a private directory, removed with everything SQLite left in it */
@@ -330,7 +254,8 @@ static int record_main(int argc, const char **argv, const char *cmdline)
 		if (err)
 			return err;
 	}
-	err = probe_kernel(o.role, o.transport, o.attach);
+	err = ntp_cmd__probe_kernel("record", o.role & NTP_RECORD_HOST, o.role & NTP_RECORD_TARGET,
+				    o.transport, o.attach);
 	if (err)
 		return err;
 

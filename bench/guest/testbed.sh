@@ -25,10 +25,13 @@
 # is one guest instruction, so every figure is a count of work done and
 # repeats from run to run whatever the build machine's load.
 # Env: NTPROF, TRANSPORT (tcp), ROUNDS (3), RUNTIME (fio seconds per run, 5),
+# FIO_TIMEOUT (guest seconds a fio run may take, RUNTIME + 120; idle time
+# jumps ahead under -icount, sleep=off),
 # NTPROF_BASE (a second ntprof build, e.g. before a change: measured beside
 # NTPROF in the same boot, as "base"), FIO_CONFIGS (the fio part's configs,
 # default all of: bare record-s1000 record-s1 blktrace empty bpftrace, and
-# base-s1000 base-s1 with NTPROF_BASE).
+# base-s1000 base-s1 with NTPROF_BASE; monitor-s1000 and monitor-s1, ntprof
+# monitor, on request).
 #
 # nvme_core is loaded with multipath=N, as in tests/testbed/guest/record_btt.sh,
 # so the namespace is one request-based disk and blktrace traces the whole
@@ -115,6 +118,31 @@ record_stop() {
 		done
 	fi
 	rm -f "$WORK"/rec-*.ntp
+}
+
+MON_PID=
+# monitor_start S: ntprof monitor -s S, returning once its programs are attached
+monitor_start() {
+	"$NTPROF" monitor -t "$TRANSPORT" -s "$1" --listen 127.0.0.1:9464 2> "$WORK/mon.err" &
+	MON_PID=$!
+	for _ in $(seq 1 1200); do
+		grep -q 'metrics at' "$WORK/mon.err" && return 0
+		kill -0 "$MON_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$WORK/mon.err" >&2
+	tb_fail "ntprof monitor -t $TRANSPORT -s $1 did not start"
+}
+
+# monitor_stop TAG: its own cost from its last page (BPF ns and runs a command seen), then SIGTERM
+monitor_stop() {
+	curl -sf http://127.0.0.1:9464/metrics | awk -v tag="$1" '
+		/^ntprof_bpf_ns_per_command/ { ns = $2 }
+		/^ntprof_bpf_runs_per_command/ { runs = $2 }
+		END { printf "%-14s BPF programs %s runs, %s ns a command (monitor, first 2 s and 1000 commands)\n",
+			tag, runs, ns }' >> "$WORK/own-cost"
+	kill -TERM "$MON_PID"
+	wait "$MON_PID" || { cat "$WORK/mon.err" >&2; tb_fail "ntprof monitor failed"; }
 }
 
 BT_PID=
@@ -389,7 +417,7 @@ fio_run() {
 	local tag=$1 round=$2
 	local json=$WORK/fio-$tag-$round.json
 
-	timeout $((RUNTIME + 120)) fio --name="$tag" --filename="$TB_DEV" --ioengine=libaio --direct=1 --rw=randread --bs=4k \
+	timeout "${FIO_TIMEOUT:-$((RUNTIME + 120))}" fio --name="$tag" --filename="$TB_DEV" --ioengine=libaio --direct=1 --rw=randread --bs=4k \
 		--iodepth=8 --time_based --runtime="$RUNTIME" --ramp_time=1 --eta=never \
 		--output-format=json --output="$json" >&2 || tb_fail "fio $tag round $round"
 	jq '[.jobs[].read.iops] | add | floor' "$json" >> "$WORK/iops-$tag"
@@ -432,6 +460,8 @@ bench_fio() {
 			record-s1) record_start 1; past_cost_window; fio_run "$tag" "$round"; record_stop "$tag" ;;
 			base-s1000) record_start 1000 "$NTPROF_BASE"; past_cost_window; fio_run "$tag" "$round"; record_stop ;;
 			base-s1) record_start 1 "$NTPROF_BASE"; past_cost_window; fio_run "$tag" "$round"; record_stop ;;
+			monitor-s1000) monitor_start 1000; past_cost_window; fio_run "$tag" "$round"; monitor_stop "$tag" ;;
+			monitor-s1) monitor_start 1; past_cost_window; fio_run "$tag" "$round"; monitor_stop "$tag" ;;
 			blktrace) blktrace_start; fio_run "$tag" "$round"; blktrace_stop ;;
 			empty) bpftrace_start "$empty"; fio_run "$tag" "$round"; bpftrace_stop ;;
 			bpftrace) bpftrace_start "$script"; fio_run "$tag" "$round"; bpftrace_stop ;;

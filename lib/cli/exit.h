@@ -26,6 +26,7 @@ enum ntp_exit {
 	NTP_EXIT_FLEET_DOWN = 14,     /* the fleet's engine cannot be reached, or refuses */
 	NTP_EXIT_FLEET_SCHEMA = 15,   /* the fleet's tables are of another schema version */
 	NTP_EXIT_FLEET_PARTIAL = 16,  /* a push stopped part way: run it again */
+	NTP_EXIT_SERVE = 17,      /* monitor: cannot serve (the listen address) */
 };
 
 #endif

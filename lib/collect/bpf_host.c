@@ -501,11 +501,13 @@ static int open_skel(struct ntp_collector *core)
 	}
 	s->rodata->sample_limit = ntp_hash_limit(o->sample_one_in);
 	s->rodata->transport = o->transport;
+	s->rodata->hist_mode = o->hist_mode;
 	if (o->filter)
 		memcpy((void *)&s->rodata->filter, o->filter, sizeof(*o->filter));
 	core->obj = s->obj;
 	core->events = s->maps.events;
 	core->counters = s->maps.counters;
+	core->hists = s->maps.hists;
 	core->seen_slots = s->bss->seen_slots;
 	core->fabric_slots = s->bss->fabric_slots;
 	/* struct inflight (bpf/host.bpf.c) begins with the event: its offsets are the event's */

@@ -394,12 +394,14 @@ static int open_skel(struct ntp_collector *core)
 		return NTP_EXIT_FAILURE;
 	}
 	s->rodata->sample_limit = ntp_hash_limit(o->sample_one_in);
+	s->rodata->hist_mode = o->hist_mode;
 	s->rodata->transport = o->transport;
 	if (o->filter)
 		memcpy((void *)&s->rodata->filter, o->filter, sizeof(*o->filter));
 	core->obj = s->obj;
 	core->events = s->maps.events;
 	core->counters = s->maps.counters;
+	core->hists = s->maps.hists;
 	/* struct inflight (bpf/target.bpf.c) begins with the event: its offsets are the event's */
 	core->inflight = s->maps.inflight;
 	core->inflight_ts_off = offsetof(struct ntp_target_event, t_recv);

@@ -68,6 +68,11 @@ struct ntp_collector_opts {
 	const struct ntp_filter *filter;
 	/* host: --no-app, none of the application's hooks (ntprof-record(1)) */
 	bool no_app;
+	/*
+	 * histogram mode (ntprof monitor, bpf/ntp_mon.bpf.h): sampled commands
+	 * are counted into the `hists` map, not handed to the ring buffer
+	 */
+	bool hist_mode;
 };
 
 /* the kernel's BTF and two modules', as named in ntp_collector.mods */
@@ -130,6 +135,7 @@ struct ntp_collector {
 	/* set by ops->open, for each skeleton */
 	struct bpf_object *obj;
 	struct bpf_map *events, *counters;
+	struct bpf_map *hists;                  /* the histograms of histogram mode (bpf/ntp_mon.h) */
 	/* the skeleton's .bss: NTP_CNT_SEEN, NTP_SEEN_SLOTS of them (bpf/ntp_events.h) */
 	const volatile struct ntp_seen_slot *seen_slots;
 	/* the skeleton's .bss: NTP_CNT_FABRIC likewise, or NULL (the per-CPU counter) */
@@ -302,6 +308,14 @@ int ntp_collector__programs(const struct ntp_collector *c);     /* programs atta
  * kernel.bpf_stats_enabled).
  */
 void ntp_collector__bpf_stats(const struct ntp_collector *c, uint64_t *runs, uint64_t *run_ns);
+/*
+ * The statistics cost two clock reads a program run while they are on, so
+ * record and monitor measure their own cost over a window only: from the
+ * attach until NTP_COST_WINDOW_NS have passed and NTP_COST_COMMANDS
+ * commands were seen.
+ */
+#define NTP_COST_WINDOW_NS 2000000000ULL
+#define NTP_COST_COMMANDS 1000
 /*
  * Stop sampling at once, read the kprobe links' missed counts
  * (kprobe_missed), then detach every program in parallel, waiting at

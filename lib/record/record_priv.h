@@ -21,6 +21,7 @@
 #include <linux/types.h>
 
 #include "bpf/ntp_events.h"
+#include "lib/collect/collector.h"     /* NTP_COST_WINDOW_NS, NTP_COST_COMMANDS */
 #include "lib/core/filter.h"
 #include "lib/record/record_child.h"
 #include "lib/record/record_backend.h"
@@ -72,8 +73,6 @@ struct ntp_record_session {
 	struct ntp_backends backends;
 };
 
-#define NTP_COST_WINDOW_NS (2 * NTP_NSEC_PER_SEC)
-#define NTP_COST_COMMANDS 1000
 
 static inline uint64_t ntp_record__clock_ns(clockid_t id)
 {

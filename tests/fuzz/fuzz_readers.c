@@ -14,6 +14,11 @@
  * remove (lib/cli/outfile.h).  tests/fuzz/corpus holds what longer runs
  * found, minimized (-merge=1); tests/fuzz/regress the inputs of faults that
  * were fixed.
+ *
+ * The same bytes go to the other parser of untrusted input, monitor's HTTP
+ * request parser (lib/monitor/mon_http.h), whole and cut short at each of
+ * its first 256 lengths (what one read may return), and, as text, to its
+ * --listen parser.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +31,7 @@
 #include "lib/report/report.h"
 #include "lib/dump/dump.h"
 #include "lib/report/report_opts.h"
+#include "lib/monitor/mon_http.h"
 
 static char path[64];
 static FILE *quiet;
@@ -40,6 +46,31 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	ntp_err__set_stream(quiet);
 	ntp_err__set_cmd("fuzz");
 	return 0;
+}
+
+static void fuzz_http(const uint8_t *data, size_t size)
+{
+	struct ntp_http_req r;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char why[160], text[128];
+	size_t n;
+
+	/* a copy of exactly size bytes, so that ASan sees any read past them */
+	char *buf = malloc(size ? size : 1);
+
+	if (!buf)
+		abort();
+	memcpy(buf, data, size);
+	for (n = 0; n <= size; n = n < 256 ? n + 1 : (n < size ? size : n + 1))
+		if (ntp_http__parse(buf, n, &r) == NTP_HTTP_DONE &&
+		    (strlen(r.method) >= sizeof(r.method) || strlen(r.path) >= sizeof(r.path)))
+			abort();
+	free(buf);
+	n = size < sizeof(text) - 1 ? size : sizeof(text) - 1;
+	memcpy(text, data, n);
+	text[n] = '\0';
+	ntp_http__parse_listen(text, &ss, &len, why, sizeof(why));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -60,5 +91,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ntp_dump__run(paths, 1, &d);
 	ntp_export__run(paths, 1, &e);
 	unlink(path);
+	fuzz_http(data, size);
 	return 0;
 }

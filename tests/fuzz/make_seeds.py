@@ -44,4 +44,9 @@ hostile("hostile-extreme.ntp", "UPDATE host_io SET h_start_ns = -922337203685477
         " h_done_ns = 9223372036854775807 WHERE id % 3 = 0;")
 for p in out.glob("*.ntp-*"):
     p.unlink()
+# monitor's HTTP requests (tests/fuzz/fuzz_readers.c feeds every input to its parser too)
+(out / "http-get.txt").write_bytes(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:9464\r\n"
+                                   b"Accept: text/plain\r\n\r\n")
+(out / "http-head.txt").write_bytes(b"HEAD /metrics?x=1 HTTP/1.0\n\n")
+(out / "listen.txt").write_bytes(b"[::1]:9464")
 print(f"{out}: {len(list(out.glob('*.ntp')))} seed recordings")

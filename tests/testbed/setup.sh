@@ -54,7 +54,8 @@ TLS_PKGS="ktls-utils nvme-cli libnvme1t64"
 
 # Packages the test bed needs on the host; the guest runs the host's user space.
 PKGS="qemu-system-x86 busybox-static kmod cpio nvme-cli fio jq iproute2 rdma-core
-      ibverbs-utils bpftool clang llvm gcc libc6-dev libbpf-dev blktrace bpftrace sqlite3"
+      ibverbs-utils bpftool clang llvm gcc libc6-dev libbpf-dev blktrace bpftrace sqlite3
+      prometheus curl"
 
 usage() {
 	sed -n 's/^#   tests/tests/p' "$0"

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Histogram mode (ntprof monitor): a sampled command, once complete, is
+ * counted into the per-CPU histograms of its stages (bpf/ntp_mon.h) instead
+ * of crossing the ring buffer.  The decision, the filter and the hooks are
+ * record's: an unsampled command costs what it costs under record with the
+ * same -s.  Included by ntp_collector.bpf.h.
+ */
+#ifndef NTP_MON_BPF_H
+#define NTP_MON_BPF_H
+
+#include "ntp_mon.h"
+
+/* set by user space before load: sampled commands go to the histograms, not the ring buffer */
+const volatile bool hist_mode = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, NTP_MON_MAX_SERIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct ntp_mon_key);
+	__type(value, struct ntp_mon_hist);
+} hists SEC(".maps");
+
+/* a new series' first value: all zero (too large for the stack) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ntp_mon_hist);
+} hist_zero SEC(".maps");
+
+/*
+ * One value into its series.  Atomic adds, though the map is per CPU: a
+ * program interrupted on its CPU by another that counts into the same
+ * series must lose neither count.
+ */
+static __always_inline void ntp_mon_add(struct ntp_mon_key *k, __s64 v)
+{
+	struct ntp_mon_hist *h = bpf_map_lookup_elem(&hists, k);
+	__u32 zero = 0;
+	int b;
+
+	if (!h) {
+		struct ntp_mon_hist *z = bpf_map_lookup_elem(&hist_zero, &zero);
+
+		if (!z)
+			return;
+		bpf_map_update_elem(&hists, k, z, BPF_NOEXIST);
+		h = bpf_map_lookup_elem(&hists, k);
+		if (!h) {
+			count(NTP_CNT_LOST_HIST);
+			return;
+		}
+	}
+	b = ntp_mon_bucket(v);
+	if (b < 0 || b >= NTP_MON_NBUCKETS)
+		return;
+	__sync_fetch_and_add(&h->sum, (__u64)v);
+	__sync_fetch_and_add(&h->bucket[b], 1);
+}
+
+static __always_inline void ntp_mon_add_host(const struct ntp_host_event *e)
+{
+	struct ntp_mon_key k = { .io = ntp_mon_io(e->opcode), .size_class = ntp_mon_size_class(e->bytes),
+				 .ctrl = e->ctrl_instance, .nsid = e->nsid };
+	__s64 s[4];
+	int i;
+
+	ntp_mon_host_stages(e, s);
+	for (i = 0; i < 4; i++) {
+		k.stage = NTP_MON_E2E + i;
+		ntp_mon_add(&k, s[i]);
+	}
+}
+
+static __always_inline void ntp_mon_add_target(const struct ntp_target_event *e)
+{
+	struct ntp_mon_key k = { .io = ntp_mon_io(e->opcode), .size_class = ntp_mon_size_class(e->bytes),
+				 .ctrl = e->cntlid, .nsid = e->nsid };
+	__s64 s[3];
+	int i;
+
+	ntp_mon_target_stages(e, s);
+	for (i = 0; i < 3; i++) {
+		k.stage = NTP_MON_TARGET_DRIVER + i;
+		ntp_mon_add(&k, s[i]);
+	}
+}
+
+#endif

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ntprof monitor: record's collectors in histogram mode, their per-stage
+ * histograms served as Prometheus metrics.  Documented in ntprof-monitor(1).
+ *
+ * parse and validate (a listen address that cannot be served: exit 17,
+ * before anything is loaded) -> probe the kernel for the role -> bind ->
+ * monitor (lib/monitor/monitor.c).
+ */
+#include <errno.h>
+#include <pwd.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/cli/opt.h"
+#include "lib/core/filter.h"
+#include "lib/monitor/mon_http.h"
+#include "lib/monitor/monitor.h"
+
+#define GROUP_FLAVOUR 1
+#define MAX_DURATION_S (366 * 24 * 3600)
+#define DEFAULT_LISTEN "127.0.0.1:9464"
+
+struct monitor_cli {
+	uint64_t sample;
+	const char *listen;
+	const char *user;
+	double duration;
+	const char *role;
+	const char *transport;
+	const char *session, *io_type, *sizes;
+	bool kprobes, fentry;
+	int verbose;
+};
+
+static const char *const monitor_usage[] = {
+	"ntprof monitor [options]",
+	NULL,
+};
+
+static const char *const roles[] = { "host", "target", "both", NULL };
+static const char *const transports[] = { "tcp", "rdma", NULL };
+
+int cmd_monitor(int argc, const char **argv)
+{
+	struct monitor_cli c = { .sample = 1000, .role = "host", .transport = "tcp",
+				 .listen = DEFAULT_LISTEN, .user = "nobody" };
+	bool duration_set = false;
+	const struct ntp_option opts[] = {
+		NTP_OPT_CHOICE('r', "role", &c.role, "ROLE",
+			       "host (default), target, or both (host and target on this machine)", roles),
+		NTP_OPT_CHOICE('t', "transport", &c.transport, "TRANSPORT",
+			       "the NVMe-oF transport: tcp (default) or rdma", transports),
+		NTP_OPT_UINT('s', "sample", &c.sample, "N",
+			     "count one command in N into the histograms (default 1000)", 1, 1ULL << 31),
+		NTP_OPT_STRING(0, "session", &c.session, "nvmeXnY",
+			       "only this namespace (all of its paths with native multipath)"),
+		NTP_OPT_STRING(0, "io-type", &c.io_type, "read|write", "only reads or only writes"),
+		NTP_OPT_STRING(0, "size", &c.sizes, "SIZES",
+			       "only these I/O sizes, comma-separated (e.g. 4K,128K)"),
+		NTP_OPT_STRING('l', "listen", &c.listen, "ADDR:PORT",
+			       "serve the metrics at http://ADDR:PORT/metrics (default " DEFAULT_LISTEN ")"),
+		NTP_OPT_STRING('u', "user", &c.user, "USER",
+			       "run as USER once the programs are attached (default nobody)"),
+		{ .type = NTP_OPT_TYPE_SECONDS, .short_name = 'd', .long_name = "duration",
+		  .value = &c.duration, .argh = "SEC",
+		  .help = "stop after SEC seconds (default: at SIGINT or SIGTERM)", .is_set = &duration_set },
+		{ .type = NTP_OPT_TYPE_BOOL, .long_name = "kprobes", .value = &c.kprobes,
+		  .help = "attach kprobes/kretprobes only", .group = GROUP_FLAVOUR },
+		{ .type = NTP_OPT_TYPE_BOOL, .long_name = "fentry", .value = &c.fentry,
+		  .help = "attach fentry/fexit only, however long attaching takes", .group = GROUP_FLAVOUR },
+		NTP_OPT_INCR('v', "verbose", &c.verbose, "say more, libbpf's log included; as ntprof -v"),
+		NTP_OPT_END(),
+	};
+	struct ntp_monitor_opts o = { .listen_fd = -1 };
+	struct ntp_filter filter = { 0 };
+	struct sockaddr_storage ss;
+	socklen_t sslen;
+	const struct passwd *pw;
+	char why[160];
+	int n, err;
+
+	ntp_err__set_cmd("monitor");
+	n = ntp_opt__parse(opts, argc, argv, monitor_usage, 0);
+	if (n == NTP_OPT_HELP)
+		return NTP_EXIT_OK;
+	if (n == NTP_OPT_ERROR)
+		return NTP_EXIT_USAGE;
+	if (n > 0) {
+		ntp_error("unexpected argument '%s': monitor takes no operands", argv[0]);
+		return NTP_EXIT_USAGE;
+	}
+	if (duration_set && !(c.duration > 0 && c.duration <= MAX_DURATION_S)) {
+		ntp_error("invalid value for option '--duration': must be more than 0 seconds and at most "
+			  "%d (a year)", MAX_DURATION_S);
+		return NTP_EXIT_USAGE;
+	}
+	if (ntp_http__parse_listen(c.listen, &ss, &sslen, why, sizeof(why))) {
+		ntp_error("--listen %s: %s", c.listen, why);
+		return NTP_EXIT_SERVE;
+	}
+	pw = getpwnam(c.user);
+	if (!pw) {
+		ntp_error("--user %s: no such user", c.user);
+		return NTP_EXIT_USAGE;
+	}
+	if (!pw->pw_uid) {
+		ntp_error("--user %s: that is root: monitor drops root once attached", c.user);
+		return NTP_EXIT_USAGE;
+	}
+	o.user = c.user;
+	o.uid = pw->pw_uid;
+	o.gid = pw->pw_gid;
+	ntp_err__set_verbosity(ntp_err__verbosity() + c.verbose);
+
+	o.role = !strcmp(c.role, "target") ? NTP_MONITOR_TARGET :
+		 !strcmp(c.role, "both") ? NTP_MONITOR_HOST | NTP_MONITOR_TARGET : NTP_MONITOR_HOST;
+	if (c.session && o.role != NTP_MONITOR_HOST) {
+		/*
+		 * record picks the target's commands of the namespace in user space
+		 * (their backend); in the kernel the target knows only the nsid,
+		 * which other subsystems' namespaces share
+		 */
+		ntp_error("--session needs -r host: the target's commands of one namespace "
+			  "cannot be told apart in the kernel");
+		return NTP_EXIT_USAGE;
+	}
+	err = c.io_type ? ntp_filter__set_io_type(&filter, c.io_type) : 0;
+	err = err ?: c.sizes ? ntp_filter__set_sizes(&filter, c.sizes) : 0;
+	err = err ?: c.session ? ntp_filter__set_session(&filter, NULL, c.session) : 0;
+	if (err)
+		return err;
+	o.filter = filter.flags ? &filter : NULL;
+	ntp_transport__parse(c.transport, &o.transport);       /* one of transports[] */
+	o.sample_one_in = (uint32_t)c.sample;
+	o.duration_s = duration_set ? c.duration : 0;
+	o.attach = c.kprobes ? NTP_ATTACH_KPROBE : c.fentry ? NTP_ATTACH_FENTRY : NTP_ATTACH_AUTO;
+	o.listen = c.listen;
+
+	/* bound before the kernel is asked: an address that cannot be served is said first */
+	o.listen_fd = ntp_http__listen(&ss, sslen);
+	if (o.listen_fd < 0) {
+		ntp_error("--listen %s: cannot listen there: %s", c.listen, strerror(-o.listen_fd));
+		return NTP_EXIT_SERVE;
+	}
+	err = ntp_cmd__probe_kernel("monitor", o.role & NTP_MONITOR_HOST, o.role & NTP_MONITOR_TARGET,
+				    o.transport, o.attach);
+	if (err)
+		goto out;
+	err = ntp_monitor__run(&o);
+out:
+	close(o.listen_fd);
+	return err;
+}

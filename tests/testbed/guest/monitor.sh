@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: GPL-2.0
+# monitor.sh - guest side of test_monitor.py: `ntprof monitor -r both -s 1`
+# scraped by Debian's prometheus (the build machine's, through the shared
+# root) while fio runs, with `ntprof record -r both -s 1` beside it over the
+# same commands.
+#
+# A loopback NVMe/TCP target on null_blk with a 1 ms completion delay.
+# record attaches first, then monitor, then prometheus (scraping every
+# second) once it is ready; fio runs a 4k randread job of a fixed count
+# while a loop saves monitor's page every second (scrape-N.txt).  After fio,
+# one more page (final.txt) and Prometheus' answers to the queries of the
+# test (prom-<name>.json) once it has scraped past the end; then SIGTERM
+# stops monitor, SIGINT record.
+# Files in $TB_OUT: rec.ntp, mon.err, rec.err, scrape-*.txt, final.txt,
+# prom-*.json, prometheus.log.  Results: kernel, dev, mon_rc, rec_rc,
+# mon_uid (real,effective), mon_capeff, fio_ios, scrapes, prom (yes, or why
+# not).
+. "${TB_LIB:-tests/testbed/guest/lib.sh}"
+
+NTPROF=${NTPROF:-$TB_REPO/build/ntprof}
+[ -x "$NTPROF" ] || tb_fail "$NTPROF missing: build it (make) before booting"
+PORT=9464
+DELAY_NS=1000000
+tb_workdir monitor
+
+tb_res kernel "$(uname -r)"
+tb_loop_tcp --delay-ns $DELAY_NS
+tb_res dev "$TB_DEV"
+tb_res delay_ns $DELAY_NS
+
+tb_record_start rec -r both -s 1 --offline -o "$TB_WORK/rec.ntp"
+
+"$NTPROF" monitor -r both -s 1 --listen 127.0.0.1:$PORT 2> "$TB_OUT/mon.err" &
+MON_PID=$!
+for _ in $(seq 1 1200); do
+	grep -q 'metrics at' "$TB_OUT/mon.err" && break
+	kill -0 $MON_PID 2>/dev/null || break
+	sleep 0.1
+done
+grep -q 'metrics at' "$TB_OUT/mon.err" || { cat "$TB_OUT/mon.err" >&2; tb_fail "monitor did not start"; }
+# who it runs as once attached (--user's default), and its capabilities
+tb_res mon_uid "$(awk '/^Uid:/ { print $2 "," $3 }' "/proc/$MON_PID/status")"
+tb_res mon_capeff "$(awk '/^CapEff:/ { print $2 }' "/proc/$MON_PID/status")"
+
+PROM_PID=
+if command -v prometheus > /dev/null; then
+	mkdir -p "$TB_WORK/prom"
+	cat > "$TB_WORK/prom.yml" <<-EOC
+	global:
+	  scrape_interval: 1s
+	  scrape_timeout: 1s
+	scrape_configs:
+	  - job_name: ntprof
+	    static_configs:
+	      - targets: ['127.0.0.1:$PORT']
+	EOC
+	prometheus --config.file="$TB_WORK/prom.yml" --storage.tsdb.path="$TB_WORK/prom" \
+		--web.listen-address=127.0.0.1:9090 > "$TB_OUT/prometheus.log" 2>&1 &
+	PROM_PID=$!
+	for _ in $(seq 1 600); do
+		curl -sf http://127.0.0.1:9090/-/ready > /dev/null && break
+		sleep 0.2
+	done
+	if curl -sf http://127.0.0.1:9090/-/ready > /dev/null; then
+		tb_res prom yes
+	else
+		tb_res prom "not ready after 120 s"
+	fi
+else
+	tb_res prom "no prometheus on the build machine (apt-get install prometheus)"
+fi
+
+# monitor's page every second while fio runs, until the flag file says stop
+(
+	n=0
+	while [ ! -e "$TB_WORK/scraper-stop" ]; do
+		curl -sf "http://127.0.0.1:$PORT/metrics" > "$TB_OUT/scrape-$n.txt.tmp" &&
+			mv "$TB_OUT/scrape-$n.txt.tmp" "$TB_OUT/scrape-$n.txt"
+		n=$((n + 1))
+		sleep 1
+	done
+) &
+SCRAPER=$!
+tb_fio randread4k --rw=randread --bs=4k --size=16M --iodepth=8
+tb_res fio_ios "$TB_FIO_IOS"
+touch "$TB_WORK/scraper-stop"
+wait $SCRAPER
+tb_res scrapes "$(find "$TB_OUT" -maxdepth 1 -name "scrape-*.txt" | wc -l)"
+curl -sf "http://127.0.0.1:$PORT/metrics" > "$TB_OUT/final.txt" || tb_log "final scrape failed"
+
+prom_query() {
+	curl -sf --get http://127.0.0.1:9090/api/v1/query --data-urlencode "query=$2" \
+		> "$TB_OUT/prom-$1.json" || tb_log "query $1 failed"
+}
+
+if [ "$(sed -n 's/^prom=//p' "$TB_OUT/result.env")" = yes ]; then
+	# until Prometheus holds a scrape of every command fio issued
+	q='sum(ntprof_stage_seconds_count{role="target",stage="storage"})'
+	for _ in $(seq 1 60); do
+		prom_query count "$q"
+		grep -q "\"$TB_FIO_IOS\"" "$TB_OUT/prom-count.json" && break
+		sleep 1
+	done
+	prom_query mean 'sum(ntprof_stage_seconds_sum{role="target",stage="storage"}) / sum(ntprof_stage_seconds_count{role="target",stage="storage"})'
+	prom_query p50 'histogram_quantile(0.5, sum by (le) (ntprof_stage_seconds_bucket{role="target",stage="storage"}))'
+	prom_query p99 'histogram_quantile(0.99, sum by (le) (ntprof_stage_seconds_bucket{role="target",stage="storage"}))'
+	prom_query up 'up{job="ntprof"}'
+	kill $PROM_PID
+	wait $PROM_PID
+fi
+
+kill -TERM $MON_PID
+wait $MON_PID
+tb_res mon_rc $?
+cat "$TB_OUT/mon.err" >&2
+tb_record_stop rec
+tb_collect rec
+tb_res done 1

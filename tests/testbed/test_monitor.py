@@ -1,0 +1,172 @@
+# SPDX-License-Identifier: GPL-2.0
+"""`ntprof monitor -r both -s 1` on a loopback NVMe/TCP target on null_blk
+(1 ms completion delay), scraped by Debian's prometheus while fio runs, with
+`ntprof record -r both -s 1` beside it over the same commands
+(guest/monitor.sh):
+
+- every page monitor served satisfies the histogram invariants: buckets
+  cumulative in le, +Inf equal to _count, one page's series all alike;
+- monitor counted each command record recorded, and its mean storage time
+  (_sum / _count) is record's within 2%;
+- the bucket that holds the median holds record's median storage time, and
+  null_blk's delay is at most it;
+- Prometheus scraped it (up 1), and its histogram_quantile(0.99) falls in
+  the bucket that holds record's p99; its mean is the page's;
+- once attached it runs as nobody with no capabilities, and serves;
+- SIGTERM stops monitor with exit 0.
+"""
+import json
+import os
+import pwd
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from conftest import FULL, REPO
+
+NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
+
+LINE = re.compile(r'^(ntprof_[a-z_]+)(?:\{(.*)\})? (\S+)$')
+LABEL = re.compile(r'(\w+)="([^"]*)"')
+
+
+def parse_page(text):
+    """{(name, labels without le): [(le, value)...] or value}"""
+    series = {}
+    for line in text.splitlines():
+        if line.startswith("#") or not line:
+            continue
+        m = LINE.match(line)
+        assert m, f"not an exposition line: {line!r}"
+        name, labels, value = m.group(1), dict(LABEL.findall(m.group(2) or "")), m.group(3)
+        le = labels.pop("le", None)
+        key = (name, tuple(sorted(labels.items())))
+        if le is None:
+            series[key] = float(value)
+        else:
+            series.setdefault(key, []).append((float(le), int(value)))
+    return series
+
+
+def check_invariants(page, where):
+    """A page's histograms hold the invariants (a page before the first
+    command completed has none); the parsed page"""
+    s = parse_page(page)
+    hists = {k: v for k, v in s.items() if k[0] == "ntprof_stage_seconds_bucket"}
+    for (name, labels), buckets in hists.items():
+        les = [le for le, _ in buckets]
+        counts = [c for _, c in buckets]
+        assert les == sorted(les) and les[-1] == float("inf"), f"{where} {labels}: le order"
+        assert counts == sorted(counts), f"{where} {labels}: buckets not cumulative"
+        assert counts[-1] == s[("ntprof_stage_seconds_count", labels)], f"{where} {labels}: +Inf"
+        assert len(buckets) == 95, f"{where} {labels}: {len(buckets)} buckets"
+    return s
+
+
+def storage(s):
+    """The target's storage series of a parsed page, summed over its labels."""
+    buckets, total, count = {}, 0.0, 0
+    for (name, labels), v in s.items():
+        d = dict(labels)
+        if d.get("role") != "target" or d.get("stage") != "storage":
+            continue
+        if name == "ntprof_stage_seconds_bucket":
+            for le, c in v:
+                buckets[le] = buckets.get(le, 0) + c
+        elif name == "ntprof_stage_seconds_sum":
+            total += v
+        elif name == "ntprof_stage_seconds_count":
+            count += int(v)
+    return sorted(buckets.items()), total, count
+
+
+def bucket_of(buckets, x):
+    """(lower, upper] of the exported bucket holding x seconds"""
+    lo = 0.0
+    for le, _ in buckets:
+        if x <= le:
+            return lo, le
+        lo = le
+    raise AssertionError(f"{x} beyond every bucket")
+
+
+def rank_bucket(buckets, q):
+    """(lower, upper] of the bucket holding the q-quantile's rank"""
+    total, lo = buckets[-1][1], 0.0
+    for le, c in buckets:
+        if c >= q * total:
+            return lo, le
+        lo = le
+    raise AssertionError("no bucket")
+
+
+def prom_value(path):
+    doc = json.loads(path.read_text())
+    assert doc["status"] == "success", doc
+    res = doc["data"]["result"]
+    assert len(res) == 1, doc
+    return float(res[0]["value"][1])
+
+
+@pytest.mark.parametrize("kernel", FULL)
+def test_monitor(testbed, kernel):
+    r = testbed.run("tests/testbed/guest/monitor.sh", kernel=kernel, timeout=600,
+                    env={"NTPROF": str(NTPROF)}).assert_ok()
+    res, out = r.result, r.out
+    assert res["kernel"].startswith(kernel + "."), res["kernel"]
+    assert res["mon_rc"] == "0", (out / "mon.err").read_text()
+    nobody = pwd.getpwnam("nobody").pw_uid
+    assert res["mon_uid"] == f"{nobody},{nobody}", res["mon_uid"]
+    assert int(res["mon_capeff"], 16) == 0, res["mon_capeff"]
+    assert res["rec_rc"] == "0", (out / "rec.err").read_text()
+    ios = int(res["fio_ios"])
+    assert ios == 4096
+
+    pages = sorted(out.glob("scrape-*.txt"))
+    assert len(pages) >= 2 and int(res["scrapes"]) == len(pages)
+    with_series = 0
+    for p in pages:
+        with_series += any(k[0] == "ntprof_stage_seconds_bucket"
+                           for k in check_invariants(p.read_text(), p.name))
+    assert with_series >= 1, "no page scraped while fio ran had a histogram"
+    final = check_invariants((out / "final.txt").read_text(), "final")
+    # both sides' stages, each of one series here (4k reads of one namespace)
+    stages = {dict(k[1])["stage"] for k in final if k[0] == "ntprof_stage_seconds_count"}
+    assert stages == {"e2e", "block", "driver", "network_star", "target_driver", "storage",
+                      "residence"}, stages
+    own = {k[0]: v for k, v in final.items() if k[0] == "ntprof_sample_one_in"}
+    assert own == {"ntprof_sample_one_in": 1.0}
+    lost = [v for (n, _), v in final.items() if n == "ntprof_lost_total"]
+    assert lost and not any(lost), f"lost: {lost}"
+    # its own cost, measured over the 2 s and 1000 commands after the attach
+    cost = {dict(k[1])["role"]: v for k, v in final.items() if k[0] == "ntprof_bpf_ns_per_command"}
+    runs = {dict(k[1])["role"]: v for k, v in final.items() if k[0] == "ntprof_bpf_runs_per_command"}
+    assert set(cost) == set(runs) == {"host", "target"} and all(cost.values()), (cost, runs)
+    assert all(v >= 1 for v in runs.values()), runs
+
+    buckets, total, count = storage(final)
+    db = sqlite3.connect(f"file:{out / 'rec.ntp'}?mode=ro", uri=True)
+    rows = [x for (x,) in db.execute("SELECT storage_ns FROM target_stages "
+                                     "WHERE opcode = 2 ORDER BY storage_ns")]
+    # both -s 1, both attached before fio: the same commands
+    assert count == len(rows) == ios, f"monitor {count}, record {len(rows)}, fio {ios}"
+    mean_rec = sum(rows) / len(rows) / 1e9
+    mean_mon = total / count
+    assert abs(mean_mon - mean_rec) <= 0.02 * mean_rec, f"mean {mean_mon} vs record's {mean_rec}"
+    median = rows[(len(rows) - 1) // 2] / 1e9
+    lo, hi = rank_bucket(buckets, 0.5)
+    assert lo < median <= hi, f"record's median {median} outside the median bucket ({lo}, {hi}]"
+    delay = int(res["delay_ns"]) / 1e9
+    assert delay <= hi, f"null_blk's delay {delay} above the median bucket ({lo}, {hi}]"
+
+    if res["prom"] != "yes":
+        pytest.fail(f"prometheus: {res['prom']}")
+    assert prom_value(out / "prom-up.json") == 1.0
+    assert prom_value(out / "prom-count.json") == ios
+    assert abs(prom_value(out / "prom-mean.json") - mean_mon) <= 1e-9 * mean_mon + 1e-12
+    p99_rec = rows[int(0.99 * len(rows)) - 1] / 1e9
+    lo, hi = bucket_of(buckets, p99_rec)
+    p99 = prom_value(out / "prom-p99.json")
+    assert lo <= p99 <= hi, f"histogram_quantile(0.99) {p99} outside ({lo}, {hi}] of record's {p99_rec}"
