@@ -18,8 +18,8 @@
 /* a region's room beyond one element a host row */
 #define SLACK 64
 
-int ntp_jshares__open(struct ntp_jshares *sh, struct ntp_jspares *sp, void **array, size_t *n,
-		      size_t elsz, const struct ntp_jchunk *c, int nshares)
+int ntp_jshares__open(struct ntp_jshares *sh, void **array, size_t *n, size_t elsz,
+		      const struct ntp_jchunk *c, int nshares)
 {
 	size_t room = *n;
 	void *a;
@@ -32,7 +32,7 @@ int ntp_jshares__open(struct ntp_jshares *sh, struct ntp_jspares *sp, void **arr
 	for (int k = 0; k < nshares; k++)
 		room += c[k].h1 - c[k].h0 + SLACK;
 	a = *array ? ntp_mem__realloc(*array, (room ? room : 1) * elsz) :
-		     ntp_jspares__take(sp, (room ? room : 1) * elsz);
+		     ntp_mem__alloc((room ? room : 1) * elsz);
 	if (!a)
 		return -ENOMEM;
 	*array = a;

@@ -182,8 +182,6 @@ int ntp_join__scan_stages(struct ntp_join *j, ntp_join_stages_fn fn)
 		pt[w] = (struct part){ j, w, slot, fn, 0, "" };
 	err = run_parts(pt, j->nreaders, host_part);
 	free(slot);
-	/* the summaries that follow allocate their own */
-	ntp_jspares__drop(&j->spares);
 	/* nothing reads the records again: the files, their pages and the target's array go now */
 	ntp_join__keep_close(j);
 	return err;
