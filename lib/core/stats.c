@@ -17,7 +17,6 @@
 
 #include "lib/core/interval.h"
 #include "lib/core/jobs.h"
-#include "lib/core/mem.h"
 #include "lib/core/stats.h"
 
 /* below this, qsort beats the radix sort's fixed cost */
@@ -38,7 +37,7 @@ int ntp_samples__add(struct ntp_samples *s, int64_t v)
 
 		if (cap < s->cap || cap > SIZE_MAX / sizeof(*nv))
 			return -ENOMEM;
-		nv = ntp_mem__realloc(s->v, cap * sizeof(*nv));
+		nv = realloc(s->v, cap * sizeof(*nv));
 		if (!nv)
 			return -ENOMEM;
 		s->v = nv;
@@ -58,17 +57,9 @@ int ntp_samples__reserve(struct ntp_samples *s, size_t n)
 		return 0;
 	if (n > SIZE_MAX / sizeof(*nv))
 		return -ENOMEM;
-	/*
-	 * A new block rather than realloc: one allocated whole starts on a
-	 * huge page's boundary (lib/core/mem.c), one grown keeps the small
-	 * pages it had.
-	 */
-	nv = ntp_mem__alloc(n * sizeof(*nv));
+	nv = realloc(s->v, n * sizeof(*nv));
 	if (!nv)
 		return -ENOMEM;
-	if (s->n)
-		memcpy(nv, s->v, s->n * sizeof(*nv));
-	free(s->v);
 	s->v = nv;
 	s->cap = n;
 	return 0;
@@ -98,7 +89,7 @@ int ntp_samples__append(struct ntp_samples *dst, struct ntp_samples *src)
 	if (dst->n + src->n > dst->cap) {
 		if (dst->n + src->n > SIZE_MAX / sizeof(*nv))
 			return -ENOMEM;
-		nv = ntp_mem__realloc(dst->v, (dst->n + src->n) * sizeof(*nv));
+		nv = realloc(dst->v, (dst->n + src->n) * sizeof(*nv));
 		if (!nv)
 			return -ENOMEM;
 		dst->v = nv;
@@ -157,7 +148,7 @@ static int radix_sort(int64_t *v, size_t n, struct scratch *sc)
 
 	if (sc->n < n) {
 		free(sc->v);
-		sc->v = ntp_mem__alloc(n * sizeof(*sc->v));
+		sc->v = malloc(n * sizeof(*sc->v));
 		sc->n = sc->v ? n : 0;
 		if (!sc->v)
 			return -ENOMEM;

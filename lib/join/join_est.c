@@ -44,7 +44,6 @@
 
 #include "lib/core/checked.h"
 #include "lib/core/jobs.h"
-#include "lib/core/mem.h"
 #include "lib/join/join_est.h"
 #include "lib/join/join_sweep.h"
 
@@ -378,9 +377,9 @@ static void chain_add(struct chain *c, int upper, double x, double y, uint64_t i
 static int chain_alloc(struct chain *c, size_t n)
 {
 	n = n ? n : 1;
-	c->x = ntp_mem__alloc(n * sizeof(*c->x));
-	c->y = ntp_mem__alloc(n * sizeof(*c->y));
-	c->id = ntp_mem__alloc(n * sizeof(*c->id));
+	c->x = malloc(n * sizeof(*c->x));
+	c->y = malloc(n * sizeof(*c->y));
+	c->id = malloc(n * sizeof(*c->id));
 	c->k = 0;
 	return c->x && c->y && c->id ? 0 : -ENOMEM;
 }
@@ -408,7 +407,7 @@ static int ids_add(struct ids *l, const uint64_t *id, size_t n)
 
 		while (ncap < l->n + n)
 			ncap *= 2;
-		q = ntp_mem__realloc(l->id, ncap * sizeof(*q));
+		q = realloc(l->id, ncap * sizeof(*q));
 		if (!q)
 			return -ENOMEM;
 		l->id = q;
@@ -820,7 +819,7 @@ static double median_width(const struct ivs *v, const unsigned char *in, size_t 
 	} else if (!*err) {
 		size_t g = 0;
 
-		w = ntp_mem__alloc(have * sizeof(*w));
+		w = malloc(have * sizeof(*w));
 		*err = !w;
 		for (size_t i = 0; !*err && i < v->n; i++) {
 			double x;
@@ -881,12 +880,12 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 	v.t0 = fit->t0;
 	v.base = fit->base;
 
-	in = ntp_mem__calloc(n, 1);	/* no member yet: the first marks are all new */
+	in = calloc(n, 1);	/* no member yet: the first marks are all new */
 	if (grid_iv < 1)
 		grid_iv = 1;
 	stride = n / grid_iv + (n % grid_iv != 0);
 	m = (n + stride - 1) / stride;
-	wk = ntp_mem__alloc(m * sizeof(*wk));
+	wk = malloc(m * sizeof(*wk));
 	memset(jobs, 0, sizeof(jobs));
 	/* a second thread's buffers only where it would be used */
 	for (; njobs < (m < GRID_THREAD_IV ? 1 : GRID_THREADS); njobs++) {
@@ -1006,7 +1005,7 @@ int ntp_join__fit_zero(const struct ntp_join_iv *src, size_t n, int64_t slack_ns
 	fit->t0 = centre_time(src, n);
 	/* base 0: on one clock the offsets are the small gaps between the two sides' times */
 	v.t0 = fit->t0;
-	in = ntp_mem__calloc(n, 1);
+	in = calloc(n, 1);
 	if (!in)
 		goto out;
 	fit->support = mark(&v, 0, 0, fit->tol, in, &dropped);

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "lib/core/jobs.h"
-#include "lib/core/mem.h"
 #include "lib/join/join_base.h"
 
 /* a run of keys alike in their top half: by hash, then load order, as a stable sort leaves them */
@@ -209,7 +208,7 @@ static int rows_in_key_order(struct ntp_jside *s, void *buf, int host, int nt)
 	struct gather g[NTP_JOIN_READERS];
 	uint16_t *c = NULL;
 
-	if (host && !(c = ntp_mem__alloc((s->n ? s->n : 1) * sizeof(*c)))) {
+	if (host && !(c = malloc((s->n ? s->n : 1) * sizeof(*c)))) {
 		free(buf);
 		return -ENOMEM;
 	}
@@ -240,7 +239,7 @@ static int order_side(struct ntp_jside *s, int host, int nt)
 	/* a side without rows has no arrays: nothing to order */
 	if (!s->n)
 		return 0;
-	tmp = ntp_mem__alloc(s->n * sizeof(*tmp));
+	tmp = malloc(s->n * sizeof(*tmp));
 	if (!tmp)
 		return -ENOMEM;
 	ntp_join__populate(tmp, s->n * sizeof(*tmp));

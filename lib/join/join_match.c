@@ -13,7 +13,6 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/core/jobs.h"
-#include "lib/core/mem.h"
 #include "lib/join/join_base.h"
 
 /* the controller of host row h (key order) */
@@ -464,7 +463,7 @@ static void *slot_run(void *arg)
 
 static int collect(struct ntp_join *j)
 {
-	struct slot *slot = ntp_mem__alloc((j->host.n ? j->host.n : 1) * sizeof(*slot));
+	struct slot *slot = malloc((j->host.n ? j->host.n : 1) * sizeof(*slot));
 	struct slot_job sj[NTP_JOIN_READERS];
 	int ns = j->nreaders > 1 && j->host.n >= 2 * 65536 ? j->nreaders : 1;
 	size_t n = 0;
@@ -482,7 +481,7 @@ static int collect(struct ntp_join *j)
 	free(j->host.order);
 	free(j->target.order);
 	j->host.order = j->target.order = NULL;
-	j->matches = ntp_mem__alloc((n ? n : 1) * sizeof(*j->matches));
+	j->matches = malloc((n ? n : 1) * sizeof(*j->matches));
 	if (!j->matches) {
 		free(slot);
 		return -ENOMEM;
@@ -522,9 +521,9 @@ static int match_all(struct ntp_join *j)
 {
 	size_t nh = j->host.n, nt = j->target.n;
 	struct match_share ms[NTP_JOIN_READERS];
-	uint32_t *bh = ntp_mem__alloc((nh ? nh : 1) * sizeof(*bh));
-	uint32_t *bt = ntp_mem__alloc((nt ? nt : 1) * sizeof(*bt));
-	unsigned char *tused = ntp_mem__calloc(nt ? nt : 1, 1), *has = ntp_mem__calloc(nh ? nh : 1, 1);
+	uint32_t *bh = malloc((nh ? nh : 1) * sizeof(*bh));
+	uint32_t *bt = malloc((nt ? nt : 1) * sizeof(*bt));
+	unsigned char *tused = calloc(nt ? nt : 1, 1), *has = calloc(nh ? nh : 1, 1);
 	int n = j->nshares ? j->nshares : 1, err = 0;
 
 	if (!bh || !bt || !tused || !has) {

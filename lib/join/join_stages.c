@@ -21,7 +21,6 @@
 #include "lib/cli/exit.h"
 #include "lib/core/checked.h"
 #include "lib/core/jobs.h"
-#include "lib/core/mem.h"
 #include "lib/join/join_base.h"
 
 #define NONE UINT32_MAX
@@ -32,7 +31,7 @@
 static uint32_t *slots(const struct ntp_join *j)
 {
 	size_t n = j->host_rows ? j->host_rows : 1;
-	uint32_t *s = ntp_mem__alloc(n * sizeof(*s));
+	uint32_t *s = malloc(n * sizeof(*s));
 
 	if (!s)
 		return NULL;

@@ -346,7 +346,7 @@ static void reserve__then_add_and_append__no_new_block(void **state)
 		assert_int_equal(ntp_samples__add(&a, 100 - i), 0);
 		assert_int_equal(ntp_samples__add(&all, 100 - i), 0);
 	}
-	/* 3 MB: a block on a huge page's boundary; what a held is still there */
+	/* 3 MB: what a held is still there */
 	assert_int_equal(ntp_samples__reserve(&a, 400000), 0);
 	assert_true(a.cap >= 400000);
 	assert_int_equal(a.n, 10);
