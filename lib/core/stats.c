@@ -49,22 +49,6 @@ int ntp_samples__add(struct ntp_samples *s, int64_t v)
 	return 0;
 }
 
-int ntp_samples__reserve(struct ntp_samples *s, size_t n)
-{
-	int64_t *nv;
-
-	if (n <= s->cap)
-		return 0;
-	if (n > SIZE_MAX / sizeof(*nv))
-		return -ENOMEM;
-	nv = realloc(s->v, n * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	s->v = nv;
-	s->cap = n;
-	return 0;
-}
-
 int ntp_samples__append(struct ntp_samples *dst, struct ntp_samples *src)
 {
 	struct ntp_samples t;
