@@ -20,7 +20,6 @@ import hashlib
 import os
 import re
 import subprocess
-import tempfile
 import sys
 from pathlib import Path
 
@@ -130,8 +129,8 @@ def run(d, ntprof, out):
     d = Path(d).resolve()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    # one scratch folder, whatever OUT: its paths appear in the outputs
-    tmp = Path(tempfile.gettempdir()) / "ntprof-join-corpus"
+    # one scratch folder of the corpus, whatever OUT: its paths appear in the outputs
+    tmp = d / ".scratch"
     tmp.mkdir(exist_ok=True)
     runs = {}
     for name, hs, ts, _, _ in cases():

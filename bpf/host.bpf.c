@@ -44,12 +44,29 @@
  */
 const volatile bool h2c_setup_is_r2t = false;
 
+/*
+ * Where nvme_complete_rq itself cannot be hooked on this kernel (its
+ * prototype is not the one the program reads, or the kernel refused the
+ * program), its tracepoint ends the records in every mode, as in
+ * tracepoints-only mode; set by user space.
+ */
+const volatile bool done_at_tp = false;
+/*
+ * The nvme_complete_rq tracepoint's program is loaded (tracepoints-only
+ * mode, done_at_tp, or kprobe mode's backstop): the cross-check's count is
+ * taken there, where the kernel does not skip it for another program's
+ * sake, and not by the kprobe.  (In fentry mode the tracepoint's program
+ * is not attached, and the fentry program counts.)
+ */
+const volatile bool fabric_at_tp = false;
+
 /* a sampled command between nvme_setup_cmd and nvme_complete_rq */
 struct inflight {
 	struct ntp_host_event ev;
 	__u64 alloc_ns;         /* rq->start_time_ns at setup: tells a reused request from this one */
 	__u64 iocb;             /* io_uring: the kiocb whose CQE ends the record; libaio: its ring */
 	__u64 aux;              /* libaio: the event's obj (host_app.bpf.h) */
+	__u64 queue_task;       /* pid_tgid of the task that handed it to the driver (h_queue) */
 };
 
 struct {
@@ -190,9 +207,17 @@ static __always_inline __u64 bound(__u64 t, __u64 answer)
 	return answer && answer < t ? answer : t;
 }
 
+/*
+ * The command capsule went out at now, from the current task: another than
+ * the one that queued it to the driver means the send was deferred (the
+ * queue's io_work: always with TLS from 6.12.117, or when the submitter is
+ * not on the queue's CPU).
+ */
 static __always_inline void set_cmd_sent(struct inflight *v, __u64 now)
 {
 	v->ev.h_cmd_sent = bound(bound(now, v->ev.h_r2t), v->ev.h_recv);
+	if (bpf_get_current_pid_tgid() != v->queue_task)
+		v->ev.flags |= NTP_HF_SEND_DEFERRED;
 }
 
 static __always_inline void set_data_sent(struct inflight *v, __u64 now)
@@ -317,6 +342,7 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 	v.ev.kind = NTP_EV_HOST_IO;
 	v.ev.h_start = start_time(rq, now, &v.ev.flags);
 	v.ev.h_queue = now;
+	v.queue_task = bpf_get_current_pid_tgid();
 	if (app_track)
 		app_at_setup(rq, &v.ev);
 	v.ev.slba = slba;
@@ -397,15 +423,68 @@ static __noinline int chosen_raw(struct request *rq, struct nvme_command *cmd)
 	return 0;
 }
 
+/*
+ * The kernel skips a program's run while the same program runs on that CPU
+ * already (its recursion check), and from Linux 7.x (lazy or full
+ * preemption, tracepoint callbacks no longer with preemption disabled) a
+ * program can be preempted mid-run: another task's command then passes the
+ * tracepoint unseen, undecided (the program's recursion_misses; figures in
+ * bench/README.md).  Where the kernel preempts
+ * (decide_backup, set by user space), a second program on the same
+ * tracepoint (tp_btf), attached after the first, decides on the commands
+ * the first one did not: the first notes each command it decides on in
+ * its task's storage (request ^ command id: a request is reused, its
+ * command id's generation changes), the second passes over the command
+ * its task's note names.  A task preempted between the two programs keeps
+ * its note; one whose command the first program skipped has an older one.
+ */
+const volatile bool decide_backup = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} decided SEC(".maps");
+
+/* the first program: note the command; the second: whether the first decided on it */
+static __always_inline bool decided_first(struct request *rq, __u16 cid, const bool backup)
+{
+	__u64 key = ptr_value(rq) ^ cid, *note;
+
+	note = bpf_task_storage_get(&decided, bpf_get_current_task_btf(), 0,
+				    backup ? 0 : BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!note)
+		return false;
+	if (backup)
+		return *note == key;
+	*note = key;
+	return false;
+}
+
+static __always_inline bool sampled_already(struct request *rq, __u16 cid, const bool btf)
+{
+	struct inflight *v = lookup_rq(btf ? ptr_value(rq) : (__u64)rq);
+
+	return v && v->ev.cid == cid;
+}
+
 /* a command of ours: hashed, counted, and recorded when the hash says so */
-static __always_inline void decide(struct request *rq, struct nvme_command *cmd, const bool btf)
+static __always_inline void decide(struct request *rq, struct nvme_command *cmd, const bool btf,
+				   const bool backup)
 {
 	__u64 slba;
 	bool sampled;
 	__u16 cid;
 
 	read_ident(cmd, &cid, &slba, btf);
+	/* tp_btf only: the task's storage needs its BTF pointer */
+	if (decide_backup && btf && decided_first(rq, cid, backup))
+		return;
 	sampled = ntp_hash_sampled(ntp_cmd_hash(cid, slba), sample_limit);
+	/* the backup, on a command the first program decided on before its ring forgot it */
+	if (backup && sampled && sampled_already(rq, cid, btf))
+		return;
 	if (!sampled) {
 		count_seen();   /* last: nothing is live across its call */
 		return;
@@ -422,7 +501,7 @@ static __always_inline void decide(struct request *rq, struct nvme_command *cmd,
  * sampled path, for its helper calls would cost the decision's prologue.
  */
 static __always_inline void learn_body(struct request *rq, struct nvme_command *cmd, __u64 mq_ops,
-				       const bool btf)
+				       const bool btf, const bool backup)
 {
 	if (mq_ops == other_mq_ops)
 		return;
@@ -434,18 +513,26 @@ static __always_inline void learn_body(struct request *rq, struct nvme_command *
 		return;
 	}
 	our_mq_ops = mq_ops;
-	decide(rq, cmd, btf);
+	decide(rq, cmd, btf, backup);
 }
 
-static __noinline int learn_btf(struct request *rq, struct nvme_command *cmd, __u64 mq_ops)
+static __noinline int learn_btf(struct request *rq, struct nvme_command *cmd, __u64 mq_ops,
+				int backup)
 {
-	learn_body(rq, cmd, mq_ops, true);
+	if (backup)
+		learn_body(rq, cmd, mq_ops, true, true);
+	else
+		learn_body(rq, cmd, mq_ops, true, false);
 	return 0;
 }
 
-static __noinline int learn_raw(struct request *rq, struct nvme_command *cmd, __u64 mq_ops)
+static __noinline int learn_raw(struct request *rq, struct nvme_command *cmd, __u64 mq_ops,
+				int backup)
 {
-	learn_body(rq, cmd, mq_ops, false);
+	if (backup)
+		learn_body(rq, cmd, mq_ops, false, true);
+	else
+		learn_body(rq, cmd, mq_ops, false, false);
 	return 0;
 }
 
@@ -457,7 +544,8 @@ static __noinline int learn_raw(struct request *rq, struct nvme_command *cmd, __
  * `btf` (a constant) picks the reads: tp_btf's typed arguments are read
  * with plain loads, raw_tp's through bpf_probe_read_kernel().
  */
-static __always_inline void setup_body(struct request *rq, struct nvme_command *cmd, const bool btf)
+static __always_inline void setup_body(struct request *rq, struct nvme_command *cmd, const bool btf,
+				       const bool backup)
 {
 	__u64 mq_ops;
 	__u8 opcode;
@@ -472,11 +560,11 @@ static __always_inline void setup_body(struct request *rq, struct nvme_command *
 	if (opcode != NVME_CMD_READ && opcode != NVME_CMD_WRITE)
 		return;
 	if (mq_ops == our_mq_ops)
-		decide(rq, cmd, btf);
+		decide(rq, cmd, btf, backup);
 	else if (btf)
-		learn_btf(rq, cmd, mq_ops);
+		learn_btf(rq, cmd, mq_ops, backup);
 	else
-		learn_raw(rq, cmd, mq_ops);
+		learn_raw(rq, cmd, mq_ops, backup);
 }
 
 SEC("tp_btf/nvme_setup_cmd")
@@ -484,7 +572,7 @@ int BPF_PROG(setup_cmd, struct request *rq, struct nvme_command *cmd)
 {
 	/* 6.12's verifier types tracepoint arguments as maybe-NULL */
 	if (rq && cmd && runs(NTP_RUN_SAMPLE))
-		setup_body(rq, cmd, true);
+		setup_body(rq, cmd, true, false);
 	return 0;
 }
 
@@ -493,13 +581,22 @@ SEC("raw_tp/nvme_setup_cmd")
 int BPF_PROG(setup_cmd_raw, struct request *rq, struct nvme_command *cmd)
 {
 	if (rq && cmd && runs(NTP_RUN_SAMPLE))
-		setup_body(rq, cmd, false);
+		setup_body(rq, cmd, false, false);
+	return 0;
+}
+
+/* the second decision program, where the kernel preempts (decide_backup, above) */
+SEC("tp_btf/nvme_setup_cmd")
+int BPF_PROG(setup_cmd_backup, struct request *rq, struct nvme_command *cmd)
+{
+	if (rq && cmd && runs(NTP_RUN_SAMPLE))
+		setup_body(rq, cmd, true, true);
 	return 0;
 }
 
 /* ---- NVMe/TCP: command / data handed to the socket: direct hooks (6.12) ---- */
 
-static __always_inline void cmd_pdu_sent_body(struct nvme_tcp_request *req, int ret)
+static __always_inline void cmd_pdu_sent_body(struct nvme_tcp_request *req, int ret, __u64 t)
 {
 	struct inflight *v;
 
@@ -507,10 +604,10 @@ static __always_inline void cmd_pdu_sent_body(struct nvme_tcp_request *req, int 
 		return;
 	v = lookup_tcp_req(req);
 	if (v)
-		set_cmd_sent(v, bpf_ktime_get_ns());
+		set_cmd_sent(v, t);
 }
 
-static __always_inline void data_sent_body(struct nvme_tcp_request *req, int ret)
+static __always_inline void data_sent_body(struct nvme_tcp_request *req, int ret, __u64 t)
 {
 	struct inflight *v;
 
@@ -518,59 +615,99 @@ static __always_inline void data_sent_body(struct nvme_tcp_request *req, int ret
 		return;
 	v = lookup_tcp_req(req);
 	if (v)          /* the last PDU's time wins */
-		set_data_sent(v, bpf_ktime_get_ns());
+		set_data_sent(v, t);
 }
 
+/* a send's entry: its time for a sampled command (bpf/ntp_attach.bpf.h: send_enter) */
+static __always_inline void send_enter_sampled(struct nvme_tcp_request *req)
+{
+	if (req && lookup_tcp_req(req))
+		send_enter((__u64)req);
+}
+
+SEC("fentry/nvme_tcp_try_send_cmd_pdu")
+int BPF_PROG(cmd_pdu_ent)
+{
+	if (runs(NTP_RUN_FENTRY))
+		send_enter_sampled(arg_untyped(ctx, 0));
+	return 0;
+}
+
+/* the return: unsampled commands stop at the slot test, sampled ones take the entry's note */
 SEC("fexit/nvme_tcp_try_send_cmd_pdu")
 int BPF_PROG(cmd_pdu_sent, struct nvme_tcp_request *req, int ret)
 {
+	struct nvme_tcp_request *r;
+	__u64 t;
+
+	if (!runs(NTP_RUN_FENTRY))
+		return 0;
+	r = arg_untyped(ctx, 0);
+	if (r && lookup_tcp_req(r)) {
+		send_exit(&t);
+		cmd_pdu_sent_body(r, ret, t);
+	}
+	return 0;
+}
+
+SEC("fentry/nvme_tcp_try_send_data")
+int BPF_PROG(data_ent)
+{
 	if (runs(NTP_RUN_FENTRY))
-		cmd_pdu_sent_body(arg_untyped(ctx, 0), ret);
+		send_enter_sampled(arg_untyped(ctx, 0));
 	return 0;
 }
 
 SEC("fexit/nvme_tcp_try_send_data")
 int BPF_PROG(data_sent, struct nvme_tcp_request *req, int ret)
 {
-	if (runs(NTP_RUN_FENTRY))
-		data_sent_body(arg_untyped(ctx, 0), ret);
+	struct nvme_tcp_request *r;
+	__u64 t;
+
+	if (!runs(NTP_RUN_FENTRY))
+		return 0;
+	r = arg_untyped(ctx, 0);
+	if (r && lookup_tcp_req(r)) {
+		send_exit(&t);
+		data_sent_body(r, ret, t);
+	}
 	return 0;
 }
 
-/* the kretprobe twins: the request is stashed at entry, for sampled commands only */
-static __always_inline void stash_sampled(struct nvme_tcp_request *req)
-{
-	if (runs(NTP_RUN_KPROBE) && req && lookup_tcp_req(req))
-		stash_put((__u64)req);
-}
-
+/* the kretprobe twins: the request is noted at entry, for sampled commands only */
 SEC("kprobe/nvme_tcp_try_send_cmd_pdu")
 int BPF_KPROBE(cmd_pdu_ent_kp, struct nvme_tcp_request *req)
 {
-	stash_sampled(req);
+	if (runs(NTP_RUN_KPROBE))
+		send_enter_sampled(req);
 	return 0;
 }
 
 SEC("kretprobe/nvme_tcp_try_send_cmd_pdu")
 int BPF_KRETPROBE(cmd_pdu_sent_kp, int ret)
 {
-	if (runs(NTP_RUN_KPROBE))
-		cmd_pdu_sent_body((void *)stash_take(), ret);
+	__u64 t, req;
+
+	if (runs(NTP_RUN_KPROBE) && (req = send_exit(&t)))
+		cmd_pdu_sent_body((void *)req, ret, t);
 	return 0;
 }
 
 SEC("kprobe/nvme_tcp_try_send_data")
 int BPF_KPROBE(data_ent_kp, struct nvme_tcp_request *req)
 {
-	stash_sampled(req);
+	if (runs(NTP_RUN_KPROBE))
+		send_enter_sampled(req);
 	return 0;
 }
 
 SEC("kretprobe/nvme_tcp_try_send_data")
 int BPF_KRETPROBE(data_sent_kp, int ret)
 {
-	if (runs(NTP_RUN_KPROBE))
-		data_sent_body((void *)stash_take(), ret);
+	__u64 t, req;
+
+	if (runs(NTP_RUN_KPROBE) && (req = send_exit(&t)))
+		data_sent_body((void *)req, ret, t);
 	return 0;
 }
 
@@ -833,11 +970,51 @@ static __always_inline void complete_rq_exit_body(__u64 key)
 		__sync_fetch_and_add(&completing_live, -1);
 }
 
+/*
+ * The cross-check's own count (NTP_CNT_FABRIC, lib/collect/collector.h):
+ * the commands of the recorded transport's I/O queues completed, counted at
+ * nvme_complete_rq apart from the decision, one slot per CPU as seen_slots.
+ * It tells the transport by the queue's ops as the decision does, but learns
+ * them itself, so that a decision that never runs cannot make it agree.
+ */
+struct ntp_seen_slot fabric_slots[NTP_SEEN_SLOTS];
+__u64 fabric_mq_ops, fabric_other_mq_ops;
+
+static __noinline int learn_fabric(struct request *rq, __u64 mq_ops)
+{
+	/* the admin or connect queue (no namespace): never learnt as ours */
+	if (!rq || !BPF_CORE_READ(rq, q, queuedata))
+		return 0;
+	if (!is_our_ctrl(BPF_CORE_READ(nvme_req(rq), ctrl))) {
+		fabric_other_mq_ops = mq_ops;
+		return 0;
+	}
+	fabric_mq_ops = mq_ops;
+	return 1;
+}
+
+static __always_inline void count_fabric(struct request *rq)
+{
+	__u64 mq_ops;
+
+	if (!rq || !runs(NTP_RUN_SAMPLE))
+		return;
+	mq_ops = (__u64)BPF_CORE_READ(rq, q, mq_ops);
+	if (mq_ops != fabric_mq_ops && (mq_ops == fabric_other_mq_ops || !learn_fabric(rq, mq_ops)))
+		return;
+	__sync_fetch_and_add(&fabric_slots[bpf_get_smp_processor_id() & (NTP_SEEN_SLOTS - 1)].n, 1);
+}
+
 SEC("fentry/nvme_complete_rq")
 int BPF_PROG(complete_rq, struct request *rq)
 {
-	if (runs(NTP_RUN_FENTRY))
-		complete_rq_body(arg_untyped(ctx, 0), true);
+	struct request *r;
+
+	if (runs(NTP_RUN_FENTRY)) {
+		r = arg_untyped(ctx, 0);
+		count_fabric(r);
+		complete_rq_body(r, true);
+	}
 	return 0;
 }
 
@@ -852,7 +1029,11 @@ int BPF_PROG(complete_rq_exit, struct request *rq)
 SEC("kprobe/nvme_complete_rq")
 int BPF_KPROBE(complete_rq_kp, struct request *rq)
 {
-	if (runs(NTP_RUN_KPROBE) && complete_rq_body(rq, true))
+	if (!runs(NTP_RUN_KPROBE))
+		return 0;
+	if (!fabric_at_tp)
+		count_fabric(rq);
+	if (complete_rq_body(rq, true))
 		stash_put((__u64)rq);
 	return 0;
 }
@@ -868,20 +1049,34 @@ int BPF_KRETPROBE(complete_rq_exit_kp)
 	return 0;
 }
 
-/* tracepoint-only mode: trace_nvme_complete_rq() is the first thing nvme_complete_rq() does */
+/*
+ * tracepoint-only mode, and done_at_tp: trace_nvme_complete_rq() is the
+ * first thing nvme_complete_rq() does.  In kprobe mode, the backstop: the
+ * kernel skips a kprobe while another program holds its CPU's BPF count (a
+ * kprobe interrupted, user space's map call preempted on a kernel that
+ * preempts: 7.x), and the record would stay in flight; the kprobe at the
+ * entry, when it ran, has already taken it, and this finds none.
+ */
 SEC("tp_btf/nvme_complete_rq")
 int BPF_PROG(complete_rq_tp, struct request *rq)
 {
-	if (runs(NTP_RUN_TP))
-		complete_rq_body((void *)ptr_value(rq), false);
+	struct request *r;
+
+	if (runs(NTP_RUN_TP) || runs(NTP_RUN_KPROBE) || done_at_tp) {
+		r = (void *)ptr_value(rq);
+		count_fabric(r);
+		complete_rq_body(r, false);
+	}
 	return 0;
 }
 
 SEC("raw_tp/nvme_complete_rq")
 int BPF_PROG(complete_rq_raw, struct request *rq)
 {
-	if (runs(NTP_RUN_TP))
+	if (runs(NTP_RUN_TP) || runs(NTP_RUN_KPROBE) || done_at_tp) {
+		count_fabric(rq);
 		complete_rq_body(rq, false);
+	}
 	return 0;
 }
 

@@ -74,7 +74,7 @@ static __always_inline __u64 rdma_qe_to_rq(struct nvme_rdma_qe *qe)
  * Asynchronous event requests post ctrl->async_event_sqe, which belongs to
  * no request: its address maps to no sampled command, a lookup miss.
  */
-static __always_inline void post_send_body(struct nvme_rdma_qe *qe, int ret)
+static __always_inline void post_send_body(struct nvme_rdma_qe *qe, int ret, __u64 t)
 {
 	struct inflight *v;
 	__u64 key;
@@ -84,36 +84,56 @@ static __always_inline void post_send_body(struct nvme_rdma_qe *qe, int ret)
 	key = rdma_qe_to_rq(qe);
 	v = lookup_rq(key);
 	if (v)
-		set_cmd_sent(v, bpf_ktime_get_ns());
+		set_cmd_sent(v, t);
+}
+
+/* the entry: the time, for a sampled command (bpf/ntp_attach.bpf.h: send_enter) */
+static __always_inline void post_enter(struct nvme_rdma_qe *qe)
+{
+	if (qe && lookup_rq(rdma_qe_to_rq(qe)))
+		send_enter((__u64)qe);
+}
+
+SEC("fentry/nvme_rdma_post_send")
+int BPF_PROG(rdma_post_ent)
+{
+	if (runs(NTP_RUN_FENTRY))
+		post_enter(arg_untyped(ctx, 1));
+	return 0;
 }
 
 SEC("fexit/nvme_rdma_post_send")
 int BPF_PROG(rdma_post_send, struct nvme_rdma_queue *queue, struct nvme_rdma_qe *qe,
 	     void *sge, u32 num_sge, void *first, int ret)
 {
-	if (runs(NTP_RUN_FENTRY))
-		post_send_body(arg_untyped(ctx, 1), ret);
+	struct nvme_rdma_qe *q;
+	__u64 t;
+
+	if (!runs(NTP_RUN_FENTRY))
+		return 0;
+	q = arg_untyped(ctx, 1);
+	if (q && lookup_rq(rdma_qe_to_rq(q))) {
+		send_exit(&t);
+		post_send_body(q, ret, t);
+	}
 	return 0;
 }
 
 SEC("kprobe/nvme_rdma_post_send")
 int BPF_KPROBE(rdma_post_ent_kp, struct nvme_rdma_queue *queue, struct nvme_rdma_qe *qe)
 {
-	__u64 key;
-
-	if (!runs(NTP_RUN_KPROBE) || !qe)
-		return 0;
-	key = rdma_qe_to_rq(qe);
-	if (lookup_rq(key))
-		stash_put((__u64)qe);
+	if (runs(NTP_RUN_KPROBE))
+		post_enter(qe);
 	return 0;
 }
 
 SEC("kretprobe/nvme_rdma_post_send")
 int BPF_KRETPROBE(rdma_post_send_kp, int ret)
 {
-	if (runs(NTP_RUN_KPROBE))
-		post_send_body((void *)stash_take(), ret);
+	__u64 qe, t;
+
+	if (runs(NTP_RUN_KPROBE) && (qe = send_exit(&t)))
+		post_send_body((void *)qe, ret, t);
 	return 0;
 }
 

@@ -55,4 +55,62 @@ static __always_inline __u64 stash_take(void)
 	return arg;
 }
 
+/*
+ * A send hook's time is its function's return (fexit, kretprobe).  A kernel
+ * that preempts (7.x: lazy preemption) may switch the task out between the
+ * send and the return: the return's time is then late by as long as it
+ * waited, and a network stage can come out below zero.  So
+ * the entry notes, for sampled commands only, the argument, its time and
+ * the task's involuntary switches; the return takes the entry's time when
+ * the task was preempted in between (the bytes went between the two).
+ */
+struct ntp_send_entry {
+	__u64 arg;
+	__u64 t;
+	__u64 nivcsw;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);     /* pid_tgid */
+	__type(value, struct ntp_send_entry);
+} send_entries SEC(".maps");
+
+static __always_inline __u64 task_nivcsw(void)
+{
+	struct task_struct *t = (void *)bpf_get_current_task();
+
+	return BPF_CORE_READ(t, nivcsw);
+}
+
+/* at a send's entry, for a sampled command's argument */
+static __always_inline void send_enter(__u64 arg)
+{
+	struct ntp_send_entry e = { .arg = arg, .t = bpf_ktime_get_ns(), .nivcsw = task_nivcsw() };
+	__u64 key = bpf_get_current_pid_tgid();
+
+	bpf_map_update_elem(&send_entries, &key, &e, BPF_ANY);
+}
+
+/*
+ * At the return: the argument noted at the entry (0: none, an unsampled
+ * command), and into *t the send's time: now, or the entry's when the task
+ * was preempted since.
+ */
+static __always_inline __u64 send_exit(__u64 *t)
+{
+	__u64 key = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns(), arg;
+	struct ntp_send_entry *e = bpf_map_lookup_elem(&send_entries, &key);
+
+	*t = now;
+	if (!e)
+		return 0;
+	arg = e->arg;
+	if (e->nivcsw != task_nivcsw())
+		*t = e->t;
+	bpf_map_delete_elem(&send_entries, &key);
+	return arg;
+}
+
 #endif

@@ -21,6 +21,8 @@ enum ntp_host_flags {
 	NTP_HF_R2T = 1 << 2,             /* the write waited for an R2T */
 	NTP_HF_ERROR = 1 << 3,           /* completed with a non-zero NVMe status */
 	NTP_HF_APP_SYSCALL = 1 << 4,     /* h_app_submit from the submitting thread's system call */
+	NTP_HF_SEND_DEFERRED = 1 << 5,   /* the command capsule was sent by another task than the one
+					  * that queued it to the driver (the queue's io_work) */
 };
 
 /* what posted a host command's completion to the application (h_app_done) */
@@ -124,6 +126,14 @@ enum ntp_counter {
 	NTP_CNT_SAMPLED,        /* of those, chosen by the hash */
 	NTP_CNT_LOST_RINGBUF,   /* sampled, but the ring buffer was full */
 	NTP_CNT_LOST_MAP,       /* sampled, but the in-flight map was full */
+	/*
+	 * I/O commands of the transport counted apart from the decision, at
+	 * another hook, for the cross-check of a collector that sees nothing
+	 * while commands flow (lib/collect/collector.h): the target's
+	 * nvmet_req_complete tracepoint, the host's nvme_complete_rq hook
+	 * (fabric_slots, like seen_slots)
+	 */
+	NTP_CNT_FABRIC,
 	NTP_CNT_MAX,
 };
 

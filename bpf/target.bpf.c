@@ -129,6 +129,17 @@ struct {
 	__type(value, struct inflight);
 } inflight SEC(".maps");
 
+/*
+ * Per-hook fallbacks, set by user space where a function hook cannot be had
+ * on this kernel (its prototype is not the one the program reads, or the
+ * kernel refused the program): the decision at the nvmet_req_init
+ * tracepoint, t_cmpl at the nvmet_req_complete tracepoint, and without a
+ * response hook the record ended there, as in tracepoints-only mode.
+ */
+const volatile bool decide_at_tp = false;
+const volatile bool cmpl_at_tp = false;
+const volatile bool end_at_cmpl_tp = false;
+
 static __always_inline struct nvmet_req *tcp_cmd_to_req(struct nvmet_tcp_cmd *cmd)
 {
 	return (void *)cmd + bpf_core_field_offset(struct nvmet_tcp_cmd, req);
@@ -277,6 +288,11 @@ static __always_inline void req_init_body(struct nvmet_req *req, struct nvmet_sq
 		count(NTP_CNT_LOST_MAP);
 }
 
+/*
+ * nvmet_req_init(req, cq, sq, ops) up to 7.2; 7.3 has (req, sq, ops), the
+ * completion queue being the submission queue's.  User space loads the
+ * pair whose prototype this kernel's BTF has (lib/collect/bpf_target.c).
+ */
 SEC("fentry/nvmet_req_init")
 int BPF_PROG(req_init, struct nvmet_req *req, struct nvmet_cq *cq, struct nvmet_sq *sq,
 	     const struct nvmet_fabrics_ops *ops)
@@ -295,11 +311,32 @@ int BPF_KPROBE(req_init_kp, struct nvmet_req *req, struct nvmet_cq *cq, struct n
 	return 0;
 }
 
-/* tracepoint-only mode: fires in nvmet_req_init once the command parsed, req->sq and ->ops set */
+SEC("fentry/nvmet_req_init")
+int BPF_PROG(req_init3, struct nvmet_req *req, struct nvmet_sq *sq, const struct nvmet_fabrics_ops *ops)
+{
+	if (runs(NTP_RUN_FENTRY))
+		req_init_body(req, sq, ops);
+	return 0;
+}
+
+SEC("kprobe/nvmet_req_init")
+int BPF_KPROBE(req_init3_kp, struct nvmet_req *req, struct nvmet_sq *sq,
+	       const struct nvmet_fabrics_ops *ops)
+{
+	if (runs(NTP_RUN_KPROBE))
+		req_init_body(req, sq, ops);
+	return 0;
+}
+
+/*
+ * The tracepoint fires in nvmet_req_init once the command is parsed, req->sq
+ * and ->ops set: the decision in tracepoints-only mode, and in every mode
+ * where nvmet_req_init itself cannot be hooked (decide_at_tp)
+ */
 SEC("tp_btf/nvmet_req_init")
 int BPF_PROG(req_init_tp, struct nvmet_req *req, struct nvme_command *cmd)
 {
-	if (runs(NTP_RUN_TP) && req)
+	if ((runs(NTP_RUN_TP) || decide_at_tp) && req)
 		req_init_body(req, BPF_CORE_READ(req, sq), BPF_CORE_READ(req, ops));
 	return 0;
 }
@@ -307,7 +344,7 @@ int BPF_PROG(req_init_tp, struct nvmet_req *req, struct nvme_command *cmd)
 SEC("raw_tp/nvmet_req_init")
 int BPF_PROG(req_init_raw, struct nvmet_req *req, struct nvme_command *cmd)
 {
-	if (runs(NTP_RUN_TP) && req)
+	if ((runs(NTP_RUN_TP) || decide_at_tp) && req)
 		req_init_body(req, BPF_CORE_READ(req, sq), BPF_CORE_READ(req, ops));
 	return 0;
 }
@@ -410,57 +447,19 @@ static __always_inline void emit(struct nvmet_req *req, struct inflight *v)
 	bpf_map_delete_elem(&inflight, &key);
 }
 
-/*
- * Kprobe mode's backstop for t_cmpl.  The kernel skips a kprobe that fires
- * while one of ours runs on the same CPU (bpftool shows no BPF recursion
- * miss for it: the probe itself is skipped), and nvmet completes a command
- * where the backend completes it: in null_blk's timer, a disk's interrupt,
- * which may land in the middle of one of ours.  The kprobe on
- * nvmet_req_complete then passes unseen, and the command would have no
- * t_cmpl and a storage time of 0 (up to a tenth of the commands at queue
- * depth 16: bench/README.md).  A tracepoint program only excludes itself:
- * the nvmet_req_complete tracepoint, in __nvmet_req_complete right after
- * it, notes the time; where the kprobe did not run, the response's hook
- * takes it (response_out; RDMA: bpf/target_rdma.bpf.h).  Loaded in kprobe
- * mode only: fentry programs exclude only themselves.
- */
-static __always_inline void cmpl_tp_body(struct nvmet_req *req)
-{
-	struct inflight *v;
-
-	if (!req || !runs(NTP_RUN_KPROBE))
-		return;
-	v = lookup_live(req);
-	if (v)
-		v->tp_cmpl = bpf_ktime_get_ns();
-}
-
-SEC("tp_btf/nvmet_req_complete")
-int BPF_PROG(cmpl_tp, struct nvmet_req *req)
-{
-	cmpl_tp_body(req);
-	return 0;
-}
-
-SEC("raw_tp/nvmet_req_complete")
-int BPF_PROG(cmpl_raw, struct nvmet_req *req)
-{
-	cmpl_tp_body(req);
-	return 0;
-}
-
-/* t_sent: the response is out (each transport's hook); the record goes */
-static __always_inline void response_out(struct nvmet_req *req)
+/* t_sent: the response is out at t (each transport's hook); the record goes */
+static __always_inline void response_out(struct nvmet_req *req, __u64 t)
 {
 	struct inflight *v = lookup_live(req);
 
 	if (!v)
 		return;
-	v->ev.t_sent = bpf_ktime_get_ns();
+	v->ev.t_sent = t;
 	/*
 	 * Not seen at nvmet_req_complete's hook: in kprobe mode a kprobe the
-	 * kernel skipped, timed at the tracepoint (cmpl_tp); else a command
-	 * that failed in nvmet_req_init, which completes without it
+	 * kernel skipped, or a kernel whose nvmet_req_complete cannot be
+	 * hooked, timed at the tracepoint (cmpl_tp); else a command that failed
+	 * in nvmet_req_init, which completes without it
 	 */
 	if (!v->ev.t_cmpl) {
 		v->ev.t_cmpl = v->tp_cmpl;
@@ -507,39 +506,53 @@ int BPF_KPROBE(queue_resp_kp, struct nvmet_req *req)
 	return 0;
 }
 
-static __always_inline void response_sent(struct nvmet_tcp_cmd *cmd)
+static __always_inline void response_sent(struct nvmet_tcp_cmd *cmd, __u64 t)
 {
-	response_out(tcp_cmd_to_req(cmd));
+	response_out(tcp_cmd_to_req(cmd), t);
+}
+
+/* its entry: the time, for a sampled command (bpf/ntp_attach.bpf.h: send_enter) */
+SEC("fentry/nvmet_try_send_response")
+int BPF_PROG(send_resp_ent, struct nvmet_tcp_cmd *cmd)
+{
+	if (runs(NTP_RUN_FENTRY) && cmd && lookup_live(tcp_cmd_to_req(cmd)))
+		send_enter((__u64)cmd);
+	return 0;
 }
 
 /* 1: the response PDU is all in the socket; 0 or -EAGAIN: partly sent, retried */
 SEC("fexit/nvmet_try_send_response")
 int BPF_PROG(try_send_response, struct nvmet_tcp_cmd *cmd, bool last_in_batch, int ret)
 {
-	if (runs(NTP_RUN_FENTRY) && ret == 1)
-		response_sent(cmd);
+	__u64 t, noted;
+
+	if (!runs(NTP_RUN_FENTRY) || !cmd)
+		return 0;
+	noted = send_exit(&t);
+	if (noted && ret == 1)
+		response_sent(cmd, t);
 	return 0;
 }
 
-/* its kretprobe twin: the command is stashed at entry, for sampled commands only */
+/* its kretprobe twin: the command is noted at entry, for sampled commands only */
 SEC("kprobe/nvmet_try_send_response")
 int BPF_KPROBE(send_resp_ent_kp, struct nvmet_tcp_cmd *cmd)
 {
 	if (runs(NTP_RUN_KPROBE) && cmd && lookup_live(tcp_cmd_to_req(cmd)))
-		stash_put((__u64)cmd);
+		send_enter((__u64)cmd);
 	return 0;
 }
 
 SEC("kretprobe/nvmet_try_send_response")
 int BPF_KRETPROBE(send_resp_kp, int ret)
 {
-	__u64 cmd;
+	__u64 cmd, t;
 
 	if (!runs(NTP_RUN_KPROBE))
 		return 0;
-	cmd = stash_take();
+	cmd = send_exit(&t);
 	if (cmd && ret == 1)
-		response_sent((void *)cmd);
+		response_sent((void *)cmd, t);
 	return 0;
 }
 
@@ -548,7 +561,7 @@ SEC("fentry/nvmet_setup_response_pdu")
 int BPF_PROG(setup_response_pdu, struct nvmet_tcp_cmd *cmd)
 {
 	if (runs(NTP_RUN_FENTRY))
-		response_sent(cmd);
+		response_sent(cmd, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -556,28 +569,25 @@ SEC("kprobe/nvmet_setup_response_pdu")
 int BPF_KPROBE(setup_resp_kp, struct nvmet_tcp_cmd *cmd)
 {
 	if (runs(NTP_RUN_KPROBE))
-		response_sent(cmd);
+		response_sent(cmd, bpf_ktime_get_ns());
 	return 0;
 }
 
 #include "target_rdma.bpf.h"
 
-/* ---- tracepoint-only mode ---- */
+/* ---- the nvmet_req_complete tracepoint ---- */
 
 /*
- * Tracepoint-only mode: trace_nvmet_req_complete() in __nvmet_req_complete(),
- * with the status already in req->cqe, ends the record.  There is no t_submit,
- * and t_sent is this closest point too: the response is queued right after
- * it (as on 6.1, where the send itself is inlined), so the residence stays
- * the target's share of the round trip.
+ * Tracepoint-only mode (and end_at_cmpl_tp): trace_nvmet_req_complete() in
+ * __nvmet_req_complete(), with the status already in req->cqe, ends the
+ * record.  There is no t_submit, and t_sent is this closest point too: the
+ * response is queued right after it (as on 6.1, where the send itself is
+ * inlined), so the residence stays the target's share of the round trip.
  */
 static __always_inline void req_complete_tp_body(struct nvmet_req *req)
 {
-	struct inflight *v;
+	struct inflight *v = lookup_live(req);
 
-	if (!req)
-		return;
-	v = lookup_live(req);
 	if (!v)
 		return;
 	v->ev.t_cmpl = bpf_ktime_get_ns();
@@ -587,19 +597,75 @@ static __always_inline void req_complete_tp_body(struct nvmet_req *req)
 	emit(req, v);
 }
 
-SEC("tp_btf/nvmet_req_complete")
-int BPF_PROG(req_cmpl_tp, struct nvmet_req *req)
+/*
+ * The cross-check's own count (NTP_CNT_FABRIC): every read and write of this
+ * transport on an I/O queue, as the decision tells them, but read at the
+ * completion, where nvmet_req_init has set req->sq and req->ops.  tp_btf's
+ * typed argument is read with plain loads, raw_tp's through helpers.
+ */
+static __always_inline void count_fabric(struct nvmet_req *req, const bool btf)
 {
-	if (runs(NTP_RUN_TP))
+	unsigned int trtype = transport == NTP_TRANSPORT_RDMA ? NVMF_TRTYPE_RDMA : NVMF_TRTYPE_TCP;
+	__u8 opcode;
+
+	if (btf) {
+		opcode = req->cmd->common.opcode;
+		if ((opcode != NVME_CMD_READ && opcode != NVME_CMD_WRITE) || !req->sq->qid ||
+		    req->ops->type != trtype)
+			return;
+	} else {
+		opcode = BPF_CORE_READ(req, cmd, common.opcode);
+		if ((opcode != NVME_CMD_READ && opcode != NVME_CMD_WRITE) ||
+		    !BPF_CORE_READ(req, sq, qid) || BPF_CORE_READ(req, ops, type) != trtype)
+			return;
+	}
+	count(NTP_CNT_FABRIC);
+}
+
+/*
+ * One program on the tracepoint, in every mode: the cross-check's count;
+ * in tracepoints-only mode (or end_at_cmpl_tp) the record's end; in kprobe
+ * mode (or cmpl_at_tp) t_cmpl's time, for the response's hook to take
+ * where nvmet_req_complete's hook did not run.  The kernel skips a kprobe
+ * that fires while one of ours runs on the same CPU (bpftool shows no BPF
+ * recursion miss for it: the probe itself is skipped), and nvmet completes
+ * a command where the backend completes it: in null_blk's timer, a disk's
+ * interrupt, which may land in the middle of one of ours.  The kprobe on
+ * nvmet_req_complete then passes unseen, and the command would have no
+ * t_cmpl and a storage time of 0 (up to a tenth of the commands at queue
+ * depth 16: bench/README.md).  A tracepoint program only excludes itself;
+ * fentry programs exclude only themselves too.
+ */
+static __always_inline void cmpl_tp_body(struct nvmet_req *req, const bool btf)
+{
+	struct inflight *v;
+
+	if (!req)
+		return;
+	if (runs(NTP_RUN_SAMPLE))
+		count_fabric(req, btf);
+	if (runs(NTP_RUN_TP) || end_at_cmpl_tp) {
 		req_complete_tp_body(req);
+		return;
+	}
+	if (!runs(NTP_RUN_KPROBE) && !cmpl_at_tp)
+		return;
+	v = lookup_live(req);
+	if (v)
+		v->tp_cmpl = bpf_ktime_get_ns();
+}
+
+SEC("tp_btf/nvmet_req_complete")
+int BPF_PROG(cmpl_tp, struct nvmet_req *req)
+{
+	cmpl_tp_body(req, true);
 	return 0;
 }
 
 SEC("raw_tp/nvmet_req_complete")
-int BPF_PROG(req_cmpl_raw, struct nvmet_req *req)
+int BPF_PROG(cmpl_raw, struct nvmet_req *req)
 {
-	if (runs(NTP_RUN_TP))
-		req_complete_tp_body(req);
+	cmpl_tp_body(req, false);
 	return 0;
 }
 

@@ -127,7 +127,7 @@ SEC("fentry/nvmet_rdma_queue_response")
 int BPF_PROG(rdma_queue_resp, struct nvmet_req *req)
 {
 	if (runs(NTP_RUN_FENTRY))
-		response_out(req);
+		response_out(req, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -135,7 +135,7 @@ SEC("kprobe/nvmet_rdma_queue_response")
 int BPF_KPROBE(rdma_resp_kp, struct nvmet_req *req)
 {
 	if (runs(NTP_RUN_KPROBE))
-		response_out(req);
+		response_out(req, bpf_ktime_get_ns());
 	return 0;
 }
 

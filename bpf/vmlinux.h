@@ -105,6 +105,7 @@ struct kiocb {
 
 struct task_struct {
 	unsigned int flags;
+	unsigned long nivcsw;           /* involuntary context switches */
 };
 
 struct request {

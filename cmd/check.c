@@ -42,6 +42,12 @@ struct role_check {
 	struct ntp_hook plan[NMODES][MAX_HOOKS];
 	const char *stages[NMODES];     /* the stages each mode gives, NULL if unavailable */
 	const char *lost[NMODES];
+	char why_not[512];              /* the prepare's error, when it failed */
+	/* record's cross-check (ntp_collector__blind): the decision, and its count apart, or "" */
+	char decision[64], fabric[96];
+	/* the hooks the kernel refused to load, set aside (one line each, as record warns) */
+	char refused[NTP_COLLECTOR_MAX_FAILED][200];
+	int nrefused;
 };
 
 struct kernel_check {
@@ -98,12 +104,19 @@ static void check_role(struct role_check *r, const char *role)
 	int m;
 
 	r->role = role;
+	ntp_err__clear_last();
 	r->rc = !strcmp(role, "host") ? ntp_host__prepare(&c, &o, NULL, NULL)
 				      : ntp_target__prepare(&c, &o, NULL, NULL);
-	if (r->rc)
+	if (r->rc) {
+		ntp_err__last(r->why_not, sizeof(r->why_not));
 		return;
+	}
 	r->loaded = c->loaded;
 	r->nhooks = c->nhooks;
+	snprintf(r->decision, sizeof(r->decision), "%s", c->decision ? c->decision : "");
+	snprintf(r->fabric, sizeof(r->fabric), "%s", c->fabric ? c->fabric : "");
+	for (m = 0; m < c->nfailed; m++)
+		snprintf(r->refused[r->nrefused++], sizeof(r->refused[0]), "%s", c->failed[m].why);
 	for (m = 0; m < NMODES; m++)
 		ntp_collector__plan(c, modes[m], m ? "if fentry cannot attach" : "", r->plan[m]);
 	ntp_collector__free(c);
@@ -143,10 +156,19 @@ static void print_text(FILE *f, const struct kernel_check *k, const struct role_
 	for (r = 0; r < n; r++) {
 		const struct role_check *c = &roles[r];
 
-		fprintf(f, "\n%s, NVMe/%s: %s\n", c->role, ntp_transport__label(c->transport),
-			c->rc ? "cannot be recorded (see the error)" : "can be recorded");
+		fprintf(f, "\n%s, NVMe/%s: %s%s\n", c->role, ntp_transport__label(c->transport),
+			c->rc ? "cannot be recorded: " : "can be recorded",
+			c->rc ? (*c->why_not ? c->why_not : "see the error") : "");
 		if (c->rc)
 			continue;
+		for (i = 0; i < c->nrefused; i++)
+			fprintf(f, "  refused by the kernel, left out: %s\n", c->refused[i]);
+		if (*c->fabric)
+			fprintf(f, "  cross-check: the decision (%s) against %s\n", c->decision,
+				c->fabric);
+		else
+			fprintf(f, "  cross-check: none on this kernel (no hook to count the commands "
+				"apart from the decision (%s))\n", c->decision);
 		for (m = 0; m < NMODES; m++) {
 			if (!(c->loaded & modes[m])) {
 				fprintf(f, "  %s mode: not available\n", mode_names[m]);
@@ -195,6 +217,14 @@ static void print_json(FILE *f, const struct kernel_check *k, const struct role_
 		ntp_json__string_field(j, "transport", ntp_transport__name(c->transport));
 		ntp_json__bool_field(j, "supported", !c->rc);
 		ntp_json__int_field(j, "exit_code", c->rc);
+		ntp_json__string_field(j, "why_not", c->rc && *c->why_not ? c->why_not : NULL);
+		ntp_json__string_field(j, "decision", !c->rc ? c->decision : NULL);
+		ntp_json__string_field(j, "cross_check", !c->rc && *c->fabric ? c->fabric : NULL);
+		ntp_json__name(j, "refused");
+		ntp_json__start_array(j);
+		for (i = 0; i < c->nrefused; i++)
+			ntp_json__string(j, c->refused[i]);
+		ntp_json__end_array(j);
 		ntp_json__name(j, "modes");
 		ntp_json__start_array(j);
 		for (m = 0; !c->rc && m < NMODES; m++) {

@@ -143,9 +143,10 @@ int cmd_compare(int argc, const char **argv)
 			       "('-': stdout, instead of the text)"),
 		NTP_OPT_BOOL(0, "pretty", &o.pretty, "indent the JSON"),
 		NTP_OPT_CALLBACK(0, "stat", &o.stats, "STAT[,STAT]",
-				 "statistics to compare: mean, p50, p90, p99, p99.9 "
-				 "(default: mean,p99)",
+				 "statistics to compare: mean or a listed percentile (p50, p90, p99, "
+				 "p99.9 unless --percentiles; default: mean,p99)",
 				 parse_stats, .values = ntp_stat__names(NTP_STAT_CHANGE)),
+		NTP_OPT_PERCENTILES(&o.percentiles),
 		NTP_OPT_BOOL(0, "formula", &o.formula, "show the arithmetic behind every value"),
 		NTP_OPT_CALLBACK(0, "threshold", &o, "[STAGE.][STAT=]PCT[,...]",
 				 "exit 11 when a statistic grew significantly by more than PCT% "
@@ -153,6 +154,12 @@ int cmd_compare(int argc, const char **argv)
 		{ .type = NTP_OPT_TYPE_UINT, .long_name = "min-n", .value = &o.min_n,
 		  .argh = "N", .min = 2, .max = 1000000000, .is_set = &o.min_n_set,
 		  .help = "test a change only with at least N commands in both runs (default 10)" },
+		{ .type = NTP_OPT_TYPE_CALLBACK, .long_name = "min-change", .value = &o.floor_pct,
+		  .argh = "PCT", .is_set = &o.floor_pct_set, .cb = ntp_opt__percent,
+		  .help = "a change counts only from PCT% of its baseline up (default 5)" },
+		{ .type = NTP_OPT_TYPE_UINT, .long_name = "min-change-ns", .value = &o.floor_ns,
+		  .argh = "NS", .min = 0, .max = 1000000000000, .is_set = &o.floor_ns_set,
+		  .help = "a change counts only from NS nanoseconds up (default 1000)" },
 		NTP_OPT_CHOICE('S', "stages", &o.stages, "VIEW",
 			       "summary: the main stages (default); detail: the finer sub-stages",
 			       stage_views),

@@ -13,6 +13,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
+#include "lib/cli/outfile.h"
 #include "lib/cli/pager.h"
 #include "lib/collect/kernel_probe.h"
 #include "lib/collect/kernel_probe.h"
@@ -32,6 +33,8 @@ static const struct cmd_struct commands[] = {
 	{ "dump",    cmd_dump,    "print the contents of an ntprof recording", CMD_ARGS_RECORDINGS },
 	{ "export",  cmd_export,  "write ntprof recordings as a Perfetto trace", CMD_ARGS_RECORDINGS },
 	{ "join",    cmd_join,    "write a host and a target recording as one joined recording",
+	  CMD_ARGS_RECORDINGS },
+	{ "finish",  cmd_finish,  "finish in place a recording left by a killed ntprof record",
 	  CMD_ARGS_RECORDINGS },
 	{ "check",   cmd_check,   "show what this kernel lets ntprof record", CMD_NEEDS_ROOT },
 	{ "version", cmd_version, "show the versions of ntprof and its formats", 0 },
@@ -136,7 +139,9 @@ void ntp_cmd__usage(FILE *f)
 
 /*
  * perf's run_builtin() check: a report that did not reach a full disk or a
- * closed pipe must not exit 0.
+ * closed pipe must not exit 0.  Said once, with the errno of the write
+ * that failed (lib/cli/outfile.h keeps it), and not again when the command
+ * has said it.
  */
 static int finish(int rc)
 {
@@ -149,7 +154,11 @@ static int finish(int rc)
 	if (fclose(stdout) != 0 && !err)
 		err = errno ? errno : EIO;
 	if (err) {
-		ntp_error("cannot write standard output: %s", strerror(err));
+		if (ntp_outfile__stdout_errno())
+			err = ntp_outfile__stdout_errno();
+		if (!ntp_outfile__stdout_told())
+			ntp_error("cannot write standard output: %s", strerror(err));
+		ntp_outfile__stdout_tell();
 		if (rc == NTP_EXIT_OK)
 			rc = NTP_EXIT_FAILURE;
 	}
@@ -162,6 +171,12 @@ int main(int argc, char **argv)
 	const struct cmd_struct *cmd;
 	int n, rc;
 
+	/*
+	 * Before anything is printed: standard output that keeps why a write
+	 * failed.  Without memory for it, stdio's stdout stays, and a failure
+	 * is told with what errno says then.
+	 */
+	ntp_outfile__stdout_install();
 	n = ntp_opt__parse(main_options, argc, args, main_usage, NTP_OPT_STOP_AT_NON_OPTION);
 	if (n == NTP_OPT_ERROR)
 		return finish(NTP_EXIT_USAGE);

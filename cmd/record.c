@@ -104,7 +104,7 @@ static int probe_module(const char *name, const char *hint)
 	}
 	if (!ntp_probe__module_btf(name)) {
 		ntp_error("kernel has no BTF for module %s: /sys/kernel/btf/%s is missing "
-			  "(needs CONFIG_DEBUG_INFO_BTF_MODULES)", name, name);
+			  "(needs CONFIG_DEBUG_INFO_BTF_MODULES: Linux 5.11 and later)", name, name);
 		return NTP_EXIT_UNSUPPORTED;
 	}
 	return 0;

@@ -6,6 +6,8 @@
  * the end of `ntprof record`.
  */
 
+#include <stdlib.h>
+
 #include "cmd/cmd.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
@@ -22,9 +24,14 @@ static const char *const report_usage[] = {
 
 static const char *const stage_views[] = { "summary", "detail", NULL };
 
+/* --histogram-buckets: the resolutions lib/core/hist.h reads (2^0 to 2^NTP_HIST_SUB_BITS) */
+static const char *const per_octave_words[] = { "1", "2", "4", "8", NULL };
+static const char *const hist_units[] = { "ns", "us", "ms", NULL };
+
 int cmd_report(int argc, const char **argv)
 {
 	struct ntp_report_opts o = { 0 };
+	const char *per_octave = NULL;
 	const struct ntp_option opts[] = {
 		NTP_OPT_STRING('j', "json", &o.json_path, "FILE",
 			       "also write the report as JSON to FILE ('-': stdout, instead of the text)"),
@@ -42,7 +49,13 @@ int cmd_report(int argc, const char **argv)
 			       "also write the report as a page with charts to FILE "
 			       "('-': stdout, instead of the text)"),
 		NTP_OPT_BOOL(0, "histogram", &o.histogram,
-			     "each stage's latency histogram: log2 buckets (bars; with -j, the buckets)"),
+			     "each stage's latency histogram (bars; with -j, the buckets)"),
+		NTP_OPT_CHOICE(0, "histogram-buckets", &per_octave, "N",
+			       "--histogram with N buckets an octave: 1 (log2), 2, 4 (the default) "
+			       "or 8", per_octave_words, .is_set = &o.histogram),
+		NTP_OPT_CHOICE(0, "histogram-unit", &o.hist.unit, "UNIT",
+			       "--histogram with bounds in ns, us (the default) or ms", hist_units,
+			       .is_set = &o.histogram),
 		/* long options only: -s and -t already mean other things (record's -s, -t) */
 		NTP_READ_FILTER_OPTIONS(&o.filter),
 		NTP_OPT_CALLBACK(0, "sort", &o.sort, "KEY[,KEY]",
@@ -50,9 +63,11 @@ int cmd_report(int argc, const char **argv)
 				 "first; KEY:asc for smallest first", ntp_report_sort__opt,
 				 .values = ntp_stat__names(NTP_STAT_SORT)),
 		NTP_OPT_CALLBACK('F', "fields", &o.fields, "FIELD[,FIELD]",
-				 "the table columns: n, rate, min, mean, p50, p90, p99, p99.9, max, "
-				 "share", ntp_report_fields__opt,
+				 "the table columns: n, rate, min, mean, a listed percentile (p50, p90, "
+				 "p99, p99.9 unless --percentiles), max, share, stddev",
+				 ntp_report_fields__opt,
 				 .values = ntp_stat__names(NTP_STAT_FIELD)),
+		NTP_OPT_PERCENTILES(&o.percentiles),
 		NTP_OPT_BOOL('q', "quiet", &o.quiet,
 			     "no header block (files, counts, notes): the tables only"),
 		NTP_OPT_BOOL(0, "no-pager", &o.no_pager,
@@ -67,6 +82,8 @@ int cmd_report(int argc, const char **argv)
 		return NTP_EXIT_OK;
 	if (n == NTP_OPT_ERROR)
 		return NTP_EXIT_USAGE;
+	if (per_octave)
+		o.hist.per_octave = strtoull(per_octave, NULL, 10);
 	if (n < 1) {
 		ntp_error("no recording given: usage: %s", report_usage[0]);
 		return NTP_EXIT_USAGE;

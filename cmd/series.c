@@ -9,6 +9,8 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
+#include "lib/core/stat_table.h"
+#include "lib/model/model_filter_opt.h"
 #include "lib/series/series.h"
 
 static const char *const series_usage[] = {
@@ -36,6 +38,13 @@ int cmd_series(int argc, const char **argv)
 		NTP_OPT_STRING(0, "html", &o.html_path, "FILE",
 			       "also write the series as a page of line charts to FILE "
 			       "('-': stdout, instead of the text)"),
+		NTP_OPT_PERCENTILES(&o.percentiles),
+		/* report's read filters, long options only as there */
+		NTP_READ_FILTER_OPTIONS(&o.filter),
+		NTP_OPT_UINT(0, "top", &o.top, "N",
+			     "only the N groups with the most commands, in every output", 1, 1000000),
+		NTP_OPT_BOOL('q', "quiet", &o.quiet,
+			     "no header block (files, interval, notes): the rows and their titles only"),
 		NTP_OPT_END(),
 	};
 	int n;

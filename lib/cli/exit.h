@@ -20,6 +20,9 @@ enum ntp_exit {
 	NTP_EXIT_CORRUPT = 9,     /* recording truncated or damaged */
 	NTP_EXIT_MISMATCH = 10,   /* recordings that cannot be joined or compared */
 	NTP_EXIT_THRESHOLD = 11,  /* compare: a requested threshold was exceeded */
+	NTP_EXIT_UNTESTED = 12,   /* compare: a requested threshold could not be tested */
+	NTP_EXIT_BLIND = 13,      /* record: a collector saw no (or far too few) commands while
+				   * commands flowed; the recording is kept */
 };
 
 #endif

@@ -25,6 +25,7 @@ struct parser {
 	size_t nopts;
 	const char *const *usage;
 	unsigned char *given;           /* enum spelling, per option: for exclusive groups */
+	bool early_pass;                /* applying the early options only (ntp_option.early) */
 };
 
 static ntp_opt_table_hook table_hook;
@@ -139,6 +140,8 @@ static int apply(struct parser *p, const struct ntp_option *o, enum spelling how
 	char name[80];
 	double secs;
 
+	if (o->early != p->early_pass)
+		return 0;
 	spell(name, sizeof(name), o, how);
 
 	if (o->group) {
@@ -300,6 +303,7 @@ int ntp_opt__parse(const struct ntp_option *opts, int argc, const char **argv,
 {
 	struct parser p = { .opts = opts, .usage = usage };
 	int i, nop = 0, rc = 0;
+	size_t k;
 
 	if (table_hook) {
 		table_hook(table_hook_ctx, opts, flags);
@@ -313,6 +317,28 @@ int ntp_opt__parse(const struct ntp_option *opts, int argc, const char **argv,
 		return NTP_OPT_ERROR;
 	}
 
+	/* the early options first, wherever they stand, then the others in order */
+	for (k = 0; k < p.nopts; k++)
+		if (opts[k].early)
+			p.early_pass = true;
+	if (p.early_pass) {
+		for (i = 1; i < argc && !rc; i++) {
+			const char *a = argv[i];
+
+			if (a[0] != '-' || a[1] == '\0') {
+				if (flags & NTP_OPT_STOP_AT_NON_OPTION)
+					break;
+				continue;
+			}
+			if (!strcmp(a, "--"))
+				break;
+			rc = a[1] == '-' ? parse_long(&p, a + 2, argc, argv, &i) :
+					   parse_short(&p, a + 1, argc, argv, &i);
+		}
+		if (rc)
+			goto out;
+		p.early_pass = false;
+	}
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 

@@ -52,6 +52,12 @@ struct ntp_option {
 	 */
 	const char *const *values;
 	bool hidden;                    /* parsed, but shown neither in --help nor by completion */
+	/*
+	 * Applied before every other option, wherever it stands: an option
+	 * whose value decides what the others' values may be (--percentiles
+	 * before -F p95).
+	 */
+	bool early;
 };
 
 /*

@@ -13,6 +13,104 @@
 #include "lib/cli/exit.h"
 #include "lib/cli/outfile.h"
 
+/* ---- streams that keep their errno ------------------------------------------- */
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t len)
+{
+	struct ntp_sink *s = cookie;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(s->fd, buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!s->err)
+				s->err = n < 0 ? errno : EIO;
+			/* what was written counts; stdio asks again for the rest */
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static int sink_close(void *cookie)
+{
+	struct ntp_sink *s = cookie;
+
+	/* a file system may report a failed write only when the file is closed (NFS) */
+	if (close(s->fd) && errno != EINTR) {
+		if (!s->err)
+			s->err = errno;
+		return -1;
+	}
+	return 0;
+}
+
+static FILE *sink_open(struct ntp_sink *s, int fd)
+{
+	cookie_io_functions_t io = { .write = sink_write, .close = sink_close };
+
+	s->fd = fd;
+	s->err = 0;
+	return fopencookie(s, "w", io);
+}
+
+static struct ntp_sink stdout_sink = { .fd = -1 };
+static bool stdout_installed, stdout_told;
+
+int ntp_outfile__stdout_install(void)
+{
+	FILE *f = sink_open(&stdout_sink, STDOUT_FILENO);
+
+	if (!f)
+		return -errno;
+	/* as stdio's own: by line on a terminal, by block elsewhere (the pager changes it) */
+	if (setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ)) {
+		fclose(f);
+		return -EINVAL;
+	}
+	stdout = f;
+	stdout_installed = true;
+	return 0;
+}
+
+int ntp_outfile__stdout_errno(void)
+{
+	return stdout_installed ? stdout_sink.err : 0;
+}
+
+bool ntp_outfile__stdout_told(void)
+{
+	return stdout_told;
+}
+
+void ntp_outfile__stdout_tell(void)
+{
+	stdout_told = true;
+}
+
+int ntp_outfile__fail(struct ntp_outfile *o, int err)
+{
+	if (o->told)
+		return NTP_EXIT_FAILURE;
+	o->told = true;
+	if (!o->sink) {
+		err = ntp_outfile__stdout_errno() ? ntp_outfile__stdout_errno() : err ? err : EIO;
+		if (!stdout_told)
+			ntp_error("writing %s to standard output: %s", o->what, strerror(err));
+		stdout_told = true;
+		return NTP_EXIT_FAILURE;
+	}
+	err = o->sink->err ? o->sink->err : err ? err : EIO;
+	ntp_error("%s: cannot write %s: %s", o->path, o->what, strerror(err));
+	return NTP_EXIT_FAILURE;
+}
+
+/* ---- the files --------------------------------------------------------------- */
+
 int ntp_outfile__dir(const char *path, char *dir, size_t len)
 {
 	const char *slash = strrchr(path, '/');
@@ -57,6 +155,13 @@ int ntp_outfile__check(const char *path, const char *what)
 	return 0;
 }
 
+static int drop_sink(struct ntp_outfile *o, int rc)
+{
+	free(o->sink);
+	o->sink = NULL;
+	return rc;
+}
+
 static int open_out(struct ntp_outfile *o, const char *path, const char *what, bool database)
 {
 	struct stat st;
@@ -65,32 +170,39 @@ static int open_out(struct ntp_outfile *o, const char *path, const char *what, b
 
 	memset(o, 0, sizeof(*o));
 	o->path = path;
-	o->what = what;
+	snprintf(o->what, sizeof(o->what), "%s", what);
 	if (!strcmp(path, "-")) {
 		o->f = stdout;
 		return 0;
 	}
+	o->sink = calloc(1, sizeof(*o->sink));
+	if (!o->sink) {
+		ntp_error("%s: cannot create %s: %s", path, what, strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
 	if (!database && ntp_outfile__check(path, what))
-		return NTP_EXIT_USAGE;
+		return drop_sink(o, NTP_EXIT_USAGE);
 	if (!lstat(path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
 		if (S_ISDIR(st.st_mode)) {
 			ntp_error("%s: cannot create %s: it is a directory", path, what);
-			return NTP_EXIT_FAILURE;
+			return drop_sink(o, NTP_EXIT_FAILURE);
 		}
-		o->f = fopen(path, "w");
-		if (!o->f) {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (fd < 0 || !(o->f = sink_open(o->sink, fd))) {
 			ntp_error("%s: cannot write %s: %s", path, what, strerror(errno));
-			return NTP_EXIT_FAILURE;
+			if (fd >= 0)
+				close(fd);
+			return drop_sink(o, NTP_EXIT_FAILURE);
 		}
 		return 0;
 	}
 	if (asprintf(&o->tmp, "%s.tmp-%d", path, (int)getpid()) < 0) {
 		o->tmp = NULL;
 		ntp_error("%s: cannot create %s: %s", path, what, strerror(ENOMEM));
-		return NTP_EXIT_FAILURE;
+		return drop_sink(o, NTP_EXIT_FAILURE);
 	}
 	fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+	if (fd < 0 || !(o->f = sink_open(o->sink, fd))) {
 		int e = errno;
 
 		ntp_outfile__dir(path, dir, sizeof(dir));
@@ -101,7 +213,7 @@ static int open_out(struct ntp_outfile *o, const char *path, const char *what, b
 		}
 		free(o->tmp);
 		o->tmp = NULL;
-		return NTP_EXIT_FAILURE;
+		return drop_sink(o, NTP_EXIT_FAILURE);
 	}
 	return 0;
 }
@@ -143,23 +255,29 @@ static int move_into_place(struct ntp_outfile *o)
 
 int ntp_outfile__close(struct ntp_outfile *o, bool keep)
 {
+	bool failed;
 	int rc = 0;
 
 	if (!o->f)
 		return 0;
-	if (o->f == stdout) {
-		if (fflush(stdout) && keep) {
-			ntp_error("writing %s to standard output: %s", o->what, strerror(errno));
-			rc = NTP_EXIT_FAILURE;
-		}
+	if (!o->sink) {
+		/* standard output stays open: main closes it, and says nothing more of it */
+		failed = fflush(stdout) != 0;
+		failed |= ferror(stdout) != 0;
 		o->f = NULL;
-		return rc;
+		if (failed)
+			ntp_outfile__fail(o, errno);
+		return failed && keep ? NTP_EXIT_FAILURE : 0;
 	}
-	if ((ferror(o->f) | fclose(o->f)) && keep) {
-		ntp_error("%s: cannot write %s: %s", o->path, o->what, strerror(errno ? errno : EIO));
-		rc = NTP_EXIT_FAILURE;
-	}
+	failed = ferror(o->f) != 0;
+	failed |= fclose(o->f) != 0;
 	o->f = NULL;
+	/* told even when the command failed already: it may have failed of this */
+	if (failed) {
+		ntp_outfile__fail(o, errno);
+		if (keep)
+			rc = NTP_EXIT_FAILURE;
+	}
 	if (o->tmp) {
 		if (keep && !rc)
 			rc = move_into_place(o);
@@ -168,6 +286,8 @@ int ntp_outfile__close(struct ntp_outfile *o, bool keep)
 		free(o->tmp);
 		o->tmp = NULL;
 	}
+	free(o->sink);
+	o->sink = NULL;
 	return rc;
 }
 

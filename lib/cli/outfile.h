@@ -21,11 +21,24 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/*
+ * A stream that keeps the errno of its first write that failed, which
+ * stdio forgets (a failed flush drops its buffer, and ferror() says only
+ * that something failed): every output file is one, and standard output
+ * too once main has installed it (ntp_outfile__stdout_install).
+ */
+struct ntp_sink {
+	int fd;
+	int err;		/* errno of the first failed write or close; 0 */
+};
+
 struct ntp_outfile {
 	FILE *f;		/* where to write */
 	const char *path;	/* what the user named */
 	char *tmp;		/* the new file, renamed to path when kept; NULL: in place */
-	const char *what;	/* "the CSV file", in messages */
+	char what[64];		/* "the CSV file", in messages */
+	struct ntp_sink *sink;	/* f's, for a file; NULL for standard output */
+	bool told;		/* its failure was told (ntp_outfile__fail) */
 };
 
 /* the directory a file at path is made in ("." or "/" for short paths); 0 or -ENAMETOOLONG */
@@ -56,8 +69,33 @@ int ntp_outfile__check_not_input(const char *path, const char *const *inputs, in
 /*
  * Close o: with keep, the new file takes path's place (0, or
  * NTP_EXIT_FAILURE after one line when it could not be written or moved);
- * without, it is removed.  o->f == NULL (never opened) is a no-op.
+ * without, it is removed.  Either way a write to it that failed, and was
+ * not told yet, is told in one line with its errno (without keep the
+ * command's own exit status stands).  o->f == NULL (never opened) is a
+ * no-op.
  */
 int ntp_outfile__close(struct ntp_outfile *o, bool keep);
+
+/*
+ * Writing o failed: one line, "PATH: cannot write WHAT: why" or "writing
+ * WHAT to standard output: why", why the errno of the first write that
+ * failed (err, when the stream knows none; EIO when neither does).  Told
+ * once per file, and once per process for standard output.
+ * NTP_EXIT_FAILURE.
+ */
+int ntp_outfile__fail(struct ntp_outfile *o, int err);
+
+/*
+ * Standard output made a stream that keeps the errno of its first failed
+ * write (main, before any output): buffered as stdio buffers it, by line
+ * on a terminal.  0, or -errno and stdout as it was.
+ */
+int ntp_outfile__stdout_install(void);
+/* the errno of standard output's first failed write or close; 0 when none or not installed */
+int ntp_outfile__stdout_errno(void);
+/* has a failure to write standard output been told already? */
+bool ntp_outfile__stdout_told(void);
+/* it has: main's last check says no more (ntp_outfile__fail does this) */
+void ntp_outfile__stdout_tell(void);
 
 #endif

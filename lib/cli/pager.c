@@ -123,6 +123,8 @@ bool ntp_pager__start(bool off)
 	dup2(fds[1], STDOUT_FILENO);
 	close(fds[0]);
 	close(fds[1]);
+	/* a pipe now, not the terminal: written by block, as stdio would (flushed above) */
+	setvbuf(stdout, NULL, _IOFBF, BUFSIZ);
 	pager_pid = pid;
 	atexit(wait_pager);
 	signal(SIGINT, on_signal);

@@ -38,6 +38,8 @@ void ntp_attach__probe_caps(struct ntp_attach_caps *caps, enum ntp_attach_policy
 /* one kernel function hook */
 struct ntp_fhook {
 	const char *func;
+	/* the prototype its programs read (lib/collect/kernel_probe.h), checked against BTF */
+	const char *proto;
 	struct bpf_program *fe[2];      /* fentry and/or fexit; NULL-padded */
 	struct bpf_program *kp[2];      /* their kprobe/kretprobe twins (a kretprobe's entry kprobe) */
 	bool want;                      /* in this kernel's BTF: set by the collector */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "lib/cli/err.h"
@@ -273,10 +274,31 @@ static int try_fentry(struct ntp_attach_set *s, bool wait, char *why, size_t len
 	return err;
 }
 
-static int attach_or_fail(struct ntp_attach_set *s, __u32 cls)
+/* whether cls has items not started */
+static bool idle(const struct ntp_attach_set *s, __u32 cls)
 {
-	int err = attach_class(s, cls, false, NTP_ATTACH_FENTRY_TIMEOUT_S * MSEC_PER_SEC);
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->items[i].cls == cls && s->items[i].state == ST_IDLE)
+			return true;
+	return false;
+}
+
+/*
+ * Attach cls, all at once, or one after another in the order they were
+ * added (in_order: a tracepoint's programs run in the order they were
+ * attached); or say why not.
+ */
+static int attach_or_fail(struct ntp_attach_set *s, __u32 cls, bool in_order)
+{
+	long t = NTP_ATTACH_FENTRY_TIMEOUT_S * MSEC_PER_SEC;
 	struct item *it;
+	int err;
+
+	do
+		err = attach_class(s, cls, in_order, t);
+	while (!err && in_order && idle(s, cls));
 
 	if (!err)
 		return 0;
@@ -315,7 +337,7 @@ static int attach_locked(struct ntp_attach_set *s, enum ntp_attach_policy policy
 			ntp_error("%s: --kprobes: %s", s->name, no_kprobe ? no_kprobe : "no kprobe programs");
 			return NTP_EXIT_UNSUPPORTED;
 		}
-		err = attach_or_fail(s, NTP_RUN_KPROBE);
+		err = attach_or_fail(s, NTP_RUN_KPROBE, false);
 		if (!err)
 			res->mode = NTP_RUN_KPROBE;
 		return err;
@@ -335,7 +357,7 @@ static int attach_locked(struct ntp_attach_set *s, enum ntp_attach_policy policy
 	}
 	if (loaded & NTP_RUN_KPROBE) {
 		ntp_warn("%s: %s: using kprobes", s->name, why);
-		err = attach_or_fail(s, NTP_RUN_KPROBE);
+		err = attach_or_fail(s, NTP_RUN_KPROBE, false);
 		if (!err)
 			res->mode = NTP_RUN_KPROBE;
 		snprintf(res->why, sizeof(res->why), "%s", why);
@@ -344,7 +366,7 @@ static int attach_locked(struct ntp_attach_set *s, enum ntp_attach_policy policy
 	if (loaded & NTP_RUN_TP) {
 		ntp_warn("%s: %s, and %s: using tracepoints only, with fewer stages", s->name, why,
 			 no_kprobe ? no_kprobe : "no kprobe programs");
-		err = attach_or_fail(s, NTP_RUN_TP);
+		err = attach_or_fail(s, NTP_RUN_TP, false);
 		if (!err)
 			res->mode = NTP_RUN_TP;
 		snprintf(res->why, sizeof(res->why), "%s; %s", why,
@@ -370,13 +392,67 @@ int ntp_attach_set__attach(struct ntp_attach_set *s, enum ntp_attach_policy poli
 		/* turn the chosen flavour on before the decision hook, so no sample misses its end */
 		*run_flavours = res->mode;
 		__sync_synchronize();
-		err = attach_or_fail(s, NTP_RUN_SAMPLE);
+		err = attach_or_fail(s, NTP_RUN_SAMPLE, true);
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (!err)
 		*run_flavours = res->mode | NTP_RUN_SAMPLE;
 	res->seconds = now_s() - t0;
 	return err;
+}
+
+/*
+ * struct bpf_link_info up to its perf_event.kprobe member (linux/bpf.h of
+ * 6.7 and later; the headers of the build machine may be older): the
+ * kernel copies what fits.
+ */
+struct link_info_kprobe {
+	__u32 type;             /* BPF_LINK_TYPE_* */
+	__u32 id;
+	__u32 prog_id;
+	__u32 pad0;
+	__u32 perf_type;        /* enum bpf_perf_event_type */
+	__u32 pad1;
+	__u64 func_name;        /* in: a buffer for the name, none here */
+	__u32 name_len;
+	__u32 offset;
+	__u64 addr;
+	__u64 missed;
+};
+
+#define LINK_TYPE_PERF_EVENT 7          /* BPF_LINK_TYPE_PERF_EVENT */
+#define PERF_EVENT_KPROBE 3             /* BPF_PERF_EVENT_KPROBE */
+#define PERF_EVENT_KRETPROBE 4
+
+int ntp_attach_set__kprobe_missed(struct ntp_attach_set *s, __u64 *missed)
+{
+	int i, n = 0, err = 0;
+
+	*missed = 0;
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->n; i++) {
+		struct item *it = &s->items[i];
+		struct link_info_kprobe info;
+		__u32 len = sizeof(info);
+
+		const char *sec = bpf_program__section_name(it->prog);
+
+		if (it->cls != NTP_RUN_KPROBE || it->state != ST_ATTACHED || !it->link || it->detach ||
+		    (strncmp(sec, "kprobe/", 7) && strncmp(sec, "kretprobe/", 10)))
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(bpf_link__fd(it->link), &info, &len)) {
+			err = -errno;
+			continue;
+		}
+		n++;
+		/* before 6.6 a perf link tells nothing more than its type */
+		if (info.type == LINK_TYPE_PERF_EVENT &&
+		    (info.perf_type == PERF_EVENT_KPROBE || info.perf_type == PERF_EVENT_KRETPROBE))
+			*missed += info.missed;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return n ? n : err;
 }
 
 int ntp_attach_set__programs(const struct ntp_attach_set *s)

@@ -22,7 +22,9 @@
  *	NTP_RUN_FENTRY   fentry/fexit
  *	NTP_RUN_KPROBE   kprobe/kretprobe twins of the above
  *	NTP_RUN_TP       tracepoint programs used only where neither attaches
- *	NTP_RUN_SAMPLE   the decision hook, a tracepoint, attached in every mode, last
+ *	NTP_RUN_SAMPLE   the decision hook, a tracepoint, attached in every mode, last,
+ *	                 one after another in the order added (a tracepoint's
+ *	                 programs run in the order they were attached)
  */
 #ifndef NTP_ATTACH_SET_H
 #define NTP_ATTACH_SET_H
@@ -61,6 +63,15 @@ int ntp_attach_set__attach(struct ntp_attach_set *s, enum ntp_attach_policy poli
 
 /* programs attached (links held) */
 int ntp_attach_set__programs(const struct ntp_attach_set *s);
+
+/*
+ * The kernel's count of hits each attached kprobe or kretprobe skipped (a
+ * kprobe that fires while another runs on the same CPU, as a completion
+ * interrupt inside one of ours), summed into *missed.  Returns the number
+ * of kprobe links read, or -errno.  A kernel before 6.7 leaves the count
+ * at 0: ask ntp_probe__btf_member() whether it tells.
+ */
+int ntp_attach_set__kprobe_missed(struct ntp_attach_set *s, __u64 *missed);
 
 /*
  * Stop sampling at once (clears NTP_RUN_SAMPLE), then detach every program

@@ -80,11 +80,27 @@ struct ntp_host_collector {
 	void *ctx;
 	enum send_mode send;
 	bool no_app;                    /* record --no-app */
+	/* the nvme_complete_rq tracepoint: usable on this kernel, else why not */
+	bool done_tp;
+	char done_tp_why[256];
 };
 
 static struct ntp_host_collector *host_of(struct ntp_collector *c)
 {
 	return (struct ntp_host_collector *)c;
+}
+
+/* the prototypes the programs read (lib/collect/kernel_probe.h) */
+#define PROTO_RQ "request*,..."
+#define PROTO_TCP_REQ_RET "nvme_tcp_request*->i4"
+#define PROTO_SYS "pt_regs*,..."
+#define TP_SETUP_PROTO "request*,nvme_command*,..."
+#define TP_DONE_PROTO "request*,..."
+
+static bool usable(struct ntp_host_collector *c, int i, const struct ntp_kbtf *k, int mod)
+{
+	return ntp_collector__usable(&c->core, i, mod < 0 ? k->vmlinux : k->mod[mod],
+				     mod < 0 ? "vmlinux" : c->core.mods[mod]);
 }
 
 /* NVMe/TCP's send, R2T and receive hooks, from nvme_tcp's BTF */
@@ -94,24 +110,20 @@ static int choose_tcp(struct ntp_host_collector *c, const struct ntp_kbtf *k)
 	struct ntp_hook *h = c->core.hooks;
 	int n;
 
-	if (ntp_probe__btf_func_params(k->vmlinux, "blk_mq_complete_request_remote") < 0) {
-		ntp_error("kernel lacks blk_mq_complete_request_remote in its BTF");
-		return NTP_EXIT_UNSUPPORTED;
-	}
-	if (ntp_probe__btf_func_params(k->mod[M_DRV], "nvme_tcp_try_send_cmd_pdu") >= 0 &&
-	    ntp_probe__btf_func_params(k->mod[M_DRV], "nvme_tcp_try_send_data") >= 0)
+	if (usable(c, FH_CMD_PDU, k, M_DRV) && usable(c, FH_DATA, k, M_DRV))
 		c->send = SEND_DIRECT;
-	else if (ntp_probe__btf_func_params(k->mod[M_DRV], "nvme_tcp_try_send") >= 0)
+	else if (usable(c, FH_TRY_SEND, k, M_DRV))
 		c->send = SEND_FALLBACK;
 	else
 		c->send = SEND_NONE;
-	n = ntp_probe__btf_func_params(k->mod[M_DRV], "nvme_tcp_setup_h2c_data_pdu");
+	n = usable(c, FH_H2C, k, M_DRV) ?
+	    ntp_probe__btf_func_params(k->mod[M_DRV], "nvme_tcp_setup_h2c_data_pdu") : -1;
 
 	c->core.fh[FH_CMD_PDU].want = c->send == SEND_DIRECT;
 	c->core.fh[FH_DATA].want = c->send == SEND_DIRECT;
 	c->core.fh[FH_H2C].want = n >= 0;
 	c->core.fh[FH_TRY_SEND].want = c->send == SEND_FALLBACK;
-	c->core.fh[FH_REMOTE].want = true;
+	c->core.fh[FH_REMOTE].want = usable(c, FH_REMOTE, k, -1);
 	c->core.point_fh[P_CMD_SENT] = c->send == SEND_DIRECT ? FH_CMD_PDU : FH_TRY_SEND;
 	c->core.point_fh[P_DATA_SENT] = c->send == SEND_DIRECT ? FH_DATA : FH_TRY_SEND;
 	c->core.point_fh[P_R2T] = FH_H2C;
@@ -126,24 +138,26 @@ static int choose_tcp(struct ntp_host_collector *c, const struct ntp_kbtf *k)
 		break;
 	case SEND_FALLBACK:
 		ntp_hook__set(&h[P_CMD_SENT], "h_cmd_sent", "nvme_tcp_try_send", "fexit",
-			      "nvme_tcp_try_send_cmd_pdu is inlined on this kernel: fentry+fexit "
-			      "nvme_tcp_try_send, per-queue send state");
+			      "%s (inlined on this kernel): fentry+fexit nvme_tcp_try_send, per-queue "
+			      "send state", c->core.fh_why[FH_CMD_PDU]);
 		ntp_hook__set(&h[P_DATA_SENT], "h_data_sent", "nvme_tcp_try_send", "fexit",
-			      "nvme_tcp_try_send_data is inlined on this kernel: fentry+fexit "
-			      "nvme_tcp_try_send, per-queue send state");
+			      "%s (inlined on this kernel): fentry+fexit nvme_tcp_try_send, per-queue "
+			      "send state", *c->core.fh_why[FH_DATA] ? c->core.fh_why[FH_DATA]
+								    : c->core.fh_why[FH_CMD_PDU]);
 		break;
 	case SEND_NONE:
-		ntp_hook__set(&h[P_CMD_SENT], "h_cmd_sent", "none", "none",
-			      "neither nvme_tcp_try_send_cmd_pdu nor nvme_tcp_try_send in nvme_tcp's BTF");
-		ntp_hook__set(&h[P_DATA_SENT], "h_data_sent", "none", "none",
-			      "neither nvme_tcp_try_send_data nor nvme_tcp_try_send in nvme_tcp's BTF");
+		ntp_hook__set(&h[P_CMD_SENT], "h_cmd_sent", "none", "none", "%s; and %s",
+			      c->core.fh_why[FH_CMD_PDU], c->core.fh_why[FH_TRY_SEND]);
+		ntp_hook__set(&h[P_DATA_SENT], "h_data_sent", "none", "none", "%s; and %s",
+			      *c->core.fh_why[FH_DATA] ? c->core.fh_why[FH_DATA]
+						       : c->core.fh_why[FH_CMD_PDU],
+			      c->core.fh_why[FH_TRY_SEND]);
 		c->core.point_fh[P_CMD_SENT] = c->core.point_fh[P_DATA_SENT] = -1;
 		break;
 	}
 
 	if (n < 0) {
-		ntp_hook__set(&h[P_R2T], "h_r2t", "none", "none",
-			      "nvme_tcp_setup_h2c_data_pdu is not in nvme_tcp's BTF");
+		ntp_hook__set(&h[P_R2T], "h_r2t", "none", "none", "%s", c->core.fh_why[FH_H2C]);
 		c->core.point_fh[P_R2T] = -1;
 	} else {
 		s->rodata->h2c_setup_is_r2t = n == 2;
@@ -151,24 +165,31 @@ static int choose_tcp(struct ntp_host_collector *c, const struct ntp_kbtf *k)
 			      n == 2 ? "called for R2Ts only on this kernel"
 				   : "an R2T when pdu_len is 0 at entry");
 	}
-	ntp_hook__set(&h[P_RECV], "h_recv", "blk_mq_complete_request_remote", "fentry",
-		      "the response PDU is parsed");
+	if (c->core.fh[FH_REMOTE].want) {
+		ntp_hook__set(&h[P_RECV], "h_recv", "blk_mq_complete_request_remote", "fentry",
+			      "the response PDU is parsed");
+	} else {
+		ntp_hook__set(&h[P_RECV], "h_recv", "none", "none", "%s: the driver's receive time "
+			      "stays in network*", c->core.fh_why[FH_REMOTE]);
+		c->core.point_fh[P_RECV] = -1;
+	}
 	return 0;
 }
 
 /* NVMe/RDMA's capsule send and receive hooks (bpf/host_rdma.bpf.h), from nvme_rdma's BTF */
 static int choose_rdma(struct ntp_host_collector *c, const struct ntp_kbtf *k)
 {
-	static const char *const funcs[] = { "nvme_rdma_post_send", "nvme_rdma_recv_done" };
+	static const int funcs[] = { FH_RDMA_SEND, FH_RDMA_RECV };
 	static const char *const types[] = { "nvme_rdma_request", "nvme_rdma_qe" };
 	static const char no_pull[] = "NVMe/RDMA: the target pulls write data with RDMA READ; "
 				      "the host sees no event";
 	struct ntp_hook *h = c->core.hooks;
 	size_t i;
 
+	/* the command's identity goes from one to the other (bpf/host_rdma.bpf.h): both or neither */
 	for (i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
-		if (ntp_probe__btf_func_params(k->mod[M_DRV], funcs[i]) < 0) {
-			ntp_error("kernel lacks %s in nvme_rdma's BTF (inlined?)", funcs[i]);
+		if (!usable(c, funcs[i], k, M_DRV)) {
+			ntp_error("%s", c->core.fh_why[funcs[i]]);
 			return NTP_EXIT_UNSUPPORTED;
 		}
 	}
@@ -241,33 +262,34 @@ static void choose_app(struct ntp_host_collector *c, const struct ntp_kbtf *k)
 
 
 	/* io_submit: the entry only (bpf/host_app.bpf.h says why); io_uring_enter's return reaps */
-	ntp_collector__fhook(core, FH_SYS_IO_SUBMIT, app_syscalls[0], s->progs.app_ent_io_submit,
-			     NULL, s->progs.app_ent_kp_io_submit, NULL);
-	ntp_collector__fhook(core, FH_SYS_IO_URING_ENTER, app_syscalls[1],
+	ntp_collector__fhook(core, FH_SYS_IO_SUBMIT, app_syscalls[0], PROTO_SYS,
+			     s->progs.app_ent_io_submit, NULL, s->progs.app_ent_kp_io_submit, NULL);
+	ntp_collector__fhook(core, FH_SYS_IO_URING_ENTER, app_syscalls[1], PROTO_SYS,
 			     s->progs.app_ent_io_uring_enter, s->progs.app_exit_io_uring_enter,
 			     s->progs.app_ent_kp_io_uring_enter, s->progs.app_exit_kp_io_uring_enter);
-	ntp_collector__fhook(core, FH_SYS_PREAD, app_syscalls[2], s->progs.app_ent_pread64,
+	ntp_collector__fhook(core, FH_SYS_PREAD, app_syscalls[2], PROTO_SYS, s->progs.app_ent_pread64,
 			     s->progs.app_exit_pread64, s->progs.app_ent_kp_pread64,
 			     s->progs.app_exit_kp_pread64);
-	ntp_collector__fhook(core, FH_SYS_PWRITE, app_syscalls[3], s->progs.app_ent_pwrite64,
-			     s->progs.app_exit_pwrite64, s->progs.app_ent_kp_pwrite64,
-			     s->progs.app_exit_kp_pwrite64);
-	ntp_collector__fhook(core, FH_SYS_GETEVENTS, "__x64_sys_io_getevents",
+	ntp_collector__fhook(core, FH_SYS_PWRITE, app_syscalls[3], PROTO_SYS,
+			     s->progs.app_ent_pwrite64, s->progs.app_exit_pwrite64,
+			     s->progs.app_ent_kp_pwrite64, s->progs.app_exit_kp_pwrite64);
+	/* fexit: the return follows the parameters */
+	ntp_collector__fhook(core, FH_SYS_GETEVENTS, "__x64_sys_io_getevents", "pt_regs*->i8",
 			     s->progs.app_getevents_exit_fx, NULL, s->progs.app_getevents_exit_kp,
 			     NULL);
-	ntp_collector__fhook(core, FH_COMPLETE_EXIT, "nvme_complete_rq", s->progs.complete_rq_exit,
-			     NULL, s->progs.complete_rq_exit_kp, NULL);
+	ntp_collector__fhook(core, FH_COMPLETE_EXIT, "nvme_complete_rq", PROTO_RQ,
+			     s->progs.complete_rq_exit, NULL, s->progs.complete_rq_exit_kp, NULL);
 	/* described, for the plan to leave them unloaded, and none wanted */
 	if (c->no_app)
 		return no_app(c);
 	park_app(c);
-	core->fh[FH_SYS_GETEVENTS].want =
-		ntp_probe__btf_func_params(k->vmlinux, "__x64_sys_io_getevents") >= 0;
-	core->fh[FH_COMPLETE_EXIT].want = true;
+	core->fh[FH_SYS_GETEVENTS].want = usable(c, FH_SYS_GETEVENTS, k, -1);
+	/* nvme_complete_rq's return, where its entry is hooked */
+	core->fh[FH_COMPLETE_EXIT].want = core->fh[FH_COMPLETE].want;
 	core->point_fh[P_APP_DONE] = FH_COMPLETE_EXIT;
 	/* h_app_submit's row names the entry: io_submit's hook has no return program */
 	for (i = 0; i < sizeof(app_syscalls) / sizeof(app_syscalls[0]); i++) {
-		if (ntp_probe__btf_func_params(k->vmlinux, app_syscalls[i]) < 0)
+		if (!usable(c, FH_SYS_IO_SUBMIT + i, k, -1))
 			continue;
 		core->fh[FH_SYS_IO_SUBMIT + i].want = true;
 		if (core->point_fh[P_APP_SUBMIT] < 0)
@@ -283,7 +305,8 @@ static void choose_app(struct ntp_host_collector *c, const struct ntp_kbtf *k)
 	s->rodata->ksym_aio_complete_rw = addr[KS_AIO];
 	s->rodata->ksym_io_complete_rw = addr[KS_URING];
 	s->rodata->ksym_io_complete_rw_iopoll = addr[KS_URING_POLL];
-	uring = ntp_probe__btf_typedef(k->vmlinux, "btf_trace_io_uring_complete");
+	uring = ntp_collector__tp_usable(core, "io_uring_complete", "*,*,...", k->vmlinux, "vmlinux",
+					 NULL, 0);
 	bpf_program__set_autoload(s->progs.app_cqe_raw, uring);
 
 	if (n)
@@ -292,12 +315,17 @@ static void choose_app(struct ntp_host_collector *c, const struct ntp_kbtf *k)
 	else
 		ntp_hook__set(&h[P_APP_SUBMIT], "h_app_submit", "none", "none",
 			      "none of io_submit, io_uring_enter, pread64, pwrite64 in vmlinux BTF");
-	ntp_hook__set(&h[P_APP_DONE], "h_app_done", "nvme_complete_rq", "fexit",
-		      "the aio event posted, the pread/pwrite waiter woken (libaio %s, sync %s); "
-		      "io_uring: its CQE (io_uring_complete%s)",
-		      addr[KS_AIO] && addr[KS_END_IO_ASYNC] ? "told" : "not told",
-		      addr[KS_WAIT_ENDIO] ? "told" : "not told",
-		      uring && addr[KS_URING] ? "" : ": not on this kernel");
+	if (core->fh[FH_COMPLETE_EXIT].want)
+		ntp_hook__set(&h[P_APP_DONE], "h_app_done", "nvme_complete_rq", "fexit",
+			      "the aio event posted, the pread/pwrite waiter woken (libaio %s, sync %s); "
+			      "io_uring: its CQE (io_uring_complete%s)",
+			      addr[KS_AIO] && addr[KS_END_IO_ASYNC] ? "told" : "not told",
+			      addr[KS_WAIT_ENDIO] ? "told" : "not told",
+			      uring && addr[KS_URING] ? "" : ": not on this kernel");
+	else
+		ntp_hook__set(&h[P_APP_DONE], "h_app_done", "none", "none", "%s; io_uring: its CQE "
+			      "(io_uring_complete%s)", core->fh_why[FH_COMPLETE],
+			      uring && addr[KS_URING] ? "" : ": not on this kernel");
 	core->point_fh[P_APP_REAP] = FH_SYS_GETEVENTS;
 	if (core->fh[FH_SYS_GETEVENTS].want)
 		ntp_hook__set(&h[P_APP_REAP], "h_app_reap", "__x64_sys_io_getevents", "fexit",
@@ -313,73 +341,136 @@ static void choose_app(struct ntp_host_collector *c, const struct ntp_kbtf *k)
 		core->point_fh[P_APP_REAP] = FH_SYS_PREAD;
 }
 
+/*
+ * A second decision program where this kernel may preempt the first one
+ * mid-run (bpf/host.bpf.c: decide_backup): its preemption model is full or
+ * lazy, or cannot be read.  Voluntary or none: a program runs to its end.
+ */
+static void choose_backup(struct ntp_host_collector *c)
+{
+	char model[32];
+
+	c->skel->rodata->decide_backup =
+		ntp_probe__preempt_model("/sys/kernel/debug/sched/preempt", model, sizeof(model)) ||
+		(strcmp(model, "voluntary") && strcmp(model, "none"));
+}
+
 /* pick the programs this kernel can run, and say why, per stage boundary */
 static int choose_hooks(struct ntp_collector *core, const struct ntp_kbtf *k)
 {
 	struct ntp_host_collector *c = host_of(core);
 	struct ntp_host *s = c->skel;
 	struct ntp_hook *h = core->hooks;
+	char why[256];
 
-	if (!ntp_probe__btf_typedef(k->mod[M_CORE], "btf_trace_nvme_setup_cmd")) {
-		ntp_error("kernel lacks the nvme_setup_cmd tracepoint in nvme_core's BTF");
+	if (!ntp_collector__tp_usable(core, "nvme_setup_cmd", TP_SETUP_PROTO, k->mod[M_CORE],
+				      "nvme_core", why, sizeof(why))) {
+		ntp_error("no hook for the sampling decision: %s", why);
 		return NTP_EXIT_UNSUPPORTED;
 	}
-	if (ntp_probe__btf_func_params(k->mod[M_CORE], "nvme_complete_rq") < 0) {
-		ntp_error("kernel lacks nvme_complete_rq in nvme_core's BTF");
-		return NTP_EXIT_UNSUPPORTED;
-	}
+	core->decision = "the nvme_setup_cmd tracepoint";
+	choose_backup(c);
+	c->done_tp = ntp_collector__tp_usable(core, "nvme_complete_rq", TP_DONE_PROTO, k->mod[M_CORE],
+					      "nvme_core", c->done_tp_why, sizeof(c->done_tp_why));
 
 	/* every hook unwanted until its transport's chooser wants it */
-	ntp_collector__fhook(core, FH_CMD_PDU, "nvme_tcp_try_send_cmd_pdu",
-			     s->progs.cmd_pdu_sent, NULL, s->progs.cmd_pdu_ent_kp, s->progs.cmd_pdu_sent_kp);
-	ntp_collector__fhook(core, FH_DATA, "nvme_tcp_try_send_data",
-			     s->progs.data_sent, NULL, s->progs.data_ent_kp, s->progs.data_sent_kp);
-	ntp_collector__fhook(core, FH_H2C, "nvme_tcp_setup_h2c_data_pdu",
+	/* fexit and its entry (bpf/ntp_attach.bpf.h: send_enter) */
+	ntp_collector__fhook(core, FH_CMD_PDU, "nvme_tcp_try_send_cmd_pdu", PROTO_TCP_REQ_RET,
+			     s->progs.cmd_pdu_sent, s->progs.cmd_pdu_ent, s->progs.cmd_pdu_ent_kp,
+			     s->progs.cmd_pdu_sent_kp);
+	ntp_collector__fhook(core, FH_DATA, "nvme_tcp_try_send_data", PROTO_TCP_REQ_RET,
+			     s->progs.data_sent, s->progs.data_ent, s->progs.data_ent_kp,
+			     s->progs.data_sent_kp);
+	ntp_collector__fhook(core, FH_H2C, "nvme_tcp_setup_h2c_data_pdu", "nvme_tcp_request*,...",
 			     s->progs.h2c_setup, NULL, s->progs.h2c_setup_kp, NULL);
-	ntp_collector__fhook(core, FH_TRY_SEND, "nvme_tcp_try_send",
+	ntp_collector__fhook(core, FH_TRY_SEND, "nvme_tcp_try_send", "nvme_tcp_queue*->i4",
 			     s->progs.try_send_entry, s->progs.try_send_exit,
 			     s->progs.send_entry_kp, s->progs.send_exit_kp);
 	ntp_collector__fhook(core, FH_RDMA_SEND, "nvme_rdma_post_send",
-			     s->progs.rdma_post_send, NULL, s->progs.rdma_post_ent_kp,
+			     "nvme_rdma_queue*,nvme_rdma_qe*,ib_sge*,i4,ib_send_wr*->i4",
+			     s->progs.rdma_post_send, s->progs.rdma_post_ent, s->progs.rdma_post_ent_kp,
 			     s->progs.rdma_post_send_kp);
-	ntp_collector__fhook(core, FH_RDMA_RECV, "nvme_rdma_recv_done",
+	ntp_collector__fhook(core, FH_RDMA_RECV, "nvme_rdma_recv_done", "ib_cq*,ib_wc*,...",
 			     s->progs.rdma_recv_done, NULL, s->progs.rdma_recv_done_kp, NULL);
-	ntp_collector__fhook(core, FH_REMOTE, "blk_mq_complete_request_remote",
+	ntp_collector__fhook(core, FH_REMOTE, "blk_mq_complete_request_remote", PROTO_RQ,
 			     s->progs.complete_remote, NULL, s->progs.complete_rem_kp, NULL);
-	ntp_collector__fhook(core, FH_COMPLETE, "nvme_complete_rq",
+	ntp_collector__fhook(core, FH_COMPLETE, "nvme_complete_rq", PROTO_RQ,
 			     s->progs.complete_rq, NULL, s->progs.complete_rq_kp, NULL);
-	core->fh[FH_COMPLETE].want = true;
-	core->point_fh[P_DONE] = FH_COMPLETE;
+	if (usable(c, FH_COMPLETE, k, M_CORE)) {
+		core->fh[FH_COMPLETE].want = true;
+		core->point_fh[P_DONE] = FH_COMPLETE;
+		ntp_hook__set(&h[P_DONE], "h_done", "nvme_complete_rq", "fentry",
+			      "completed to the block layer");
+	} else if (c->done_tp) {
+		s->rodata->done_at_tp = true;
+		ntp_hook__set(&h[P_DONE], "h_done", "nvme_complete_rq", "tp_btf", "%s: its tracepoint, "
+			      "the first thing nvme_complete_rq does", core->fh_why[FH_COMPLETE]);
+	} else {
+		ntp_error("no hook to end a command's record: %s; and %s", core->fh_why[FH_COMPLETE],
+			  c->done_tp_why);
+		return NTP_EXIT_UNSUPPORTED;
+	}
+	core->fabric = "its completions at nvme_complete_rq";
 	choose_app(c, k);
 
 	ntp_hook__set(&h[P_START], "h_start", "bio->bi_issue", "derived",
 		      "read at nvme_setup_cmd; else rq->start_time_ns, else h_queue (flags of each record)");
 	ntp_hook__set(&h[P_QUEUE], "h_queue", "nvme_setup_cmd", "tp_btf",
 		      "the sampling decision: the first point with the wire command id");
-	ntp_hook__set(&h[P_DONE], "h_done", "nvme_complete_rq", "fentry", "completed to the block layer");
 	return core->transport == NTP_TRANSPORT_RDMA ? choose_rdma(c, k) : choose_tcp(c, k);
 }
 
 /*
  * The decision hook is a tracepoint in every mode; where kprobes cannot
- * stand in for a failed fentry attach, the completion's tracepoint too.
+ * stand in for a failed fentry attach, the completion's tracepoint too,
+ * and in every mode where nvme_complete_rq cannot be hooked (done_at_tp).
  */
 static void choose_tracepoints(struct ntp_collector *core, const struct ntp_kbtf *k)
 {
-	struct ntp_host *s = host_of(core)->skel;
+	struct ntp_host_collector *c = host_of(core);
+	struct ntp_host *s = c->skel;
+	const bool done = s->rodata->done_at_tp;
 	bool tp;
 
+	(void)k;
 	bpf_program__set_autoload(s->progs.setup_cmd, core->caps.tp_btf);
 	bpf_program__set_autoload(s->progs.setup_cmd_raw, !core->caps.tp_btf);
+	/* tp_btf only (bpf/host.bpf.c: decide_backup) */
 	if (!core->caps.tp_btf)
+		s->rodata->decide_backup = false;
+	bpf_program__set_autoload(s->progs.setup_cmd_backup, s->rodata->decide_backup);
+	/* the first program's skipped runs are the backup's to take: not losses */
+	core->covered[0] = s->rodata->decide_backup ? s->progs.setup_cmd : NULL;
+	if (s->rodata->decide_backup)
+		ntp_hook__set(&core->hooks[P_QUEUE], "h_queue", "nvme_setup_cmd", "tp_btf",
+			      "the sampling decision: the first point with the wire command id; this "
+			      "kernel may preempt it mid-run, so a second program on the tracepoint "
+			      "decides on the commands the first was skipped on");
+	if (!core->caps.tp_btf) {
 		core->hooks[P_QUEUE].flavour = "raw_tp";
+		if (done)
+			core->hooks[P_DONE].flavour = "raw_tp";
+	}
 
-	tp = core->policy == NTP_ATTACH_AUTO && !(core->loaded & NTP_RUN_KPROBE) &&
-	     ntp_probe__btf_typedef(k->mod[M_CORE], "btf_trace_nvme_complete_rq");
-	bpf_program__set_autoload(s->progs.complete_rq_tp, tp && core->caps.tp_btf);
-	bpf_program__set_autoload(s->progs.complete_rq_raw, tp && !core->caps.tp_btf);
+	/*
+	 * The completion's tracepoint: tracepoints-only mode where kprobes
+	 * cannot stand in, every mode with done_at_tp, and kprobe mode's
+	 * backstop (bpf/host.bpf.c: complete_rq_tp), attached with the kprobes
+	 */
+	const bool kp = core->loaded & NTP_RUN_KPROBE;
+	__u32 cls = done ? NTP_RUN_SAMPLE : kp ? NTP_RUN_KPROBE : NTP_RUN_TP;
+
+	tp = core->policy == NTP_ATTACH_AUTO && !kp && c->done_tp;
+	s->rodata->fabric_at_tp = (tp || done || kp) && c->done_tp;
+	bpf_program__set_autoload(s->progs.complete_rq_tp, s->rodata->fabric_at_tp && core->caps.tp_btf);
+	bpf_program__set_autoload(s->progs.complete_rq_raw, s->rodata->fabric_at_tp && !core->caps.tp_btf);
+	ntp_collector__tp_class(core, s->progs.complete_rq_tp, cls);
+	ntp_collector__tp_class(core, s->progs.complete_rq_raw, cls);
 	if (tp)
 		core->loaded |= NTP_RUN_TP;
+	if (kp && c->done_tp)
+		core->kprobe_note[P_DONE] = "; where the kernel skipped it (another program held its "
+					    "CPU), at the nvme_complete_rq tracepoint";
 }
 
 static int load(struct ntp_collector *core)
@@ -393,6 +484,44 @@ static int load(struct ntp_collector *core)
 static void destroy(struct ntp_collector *core)
 {
 	ntp_host__destroy(host_of(core)->skel);
+	host_of(core)->skel = NULL;
+}
+
+/* the skeleton, its settings, and what the core reaches through it */
+static int open_skel(struct ntp_collector *core)
+{
+	struct ntp_host_collector *c = host_of(core);
+	const struct ntp_collector_opts *o = core->opts;
+	struct ntp_host *s;
+
+	s = c->skel = ntp_host__open();
+	if (!s) {
+		ntp_error("opening the host BPF object: %s", strerror(errno));
+		return NTP_EXIT_FAILURE;
+	}
+	s->rodata->sample_limit = ntp_hash_limit(o->sample_one_in);
+	s->rodata->transport = o->transport;
+	if (o->filter)
+		memcpy((void *)&s->rodata->filter, o->filter, sizeof(*o->filter));
+	core->obj = s->obj;
+	core->events = s->maps.events;
+	core->counters = s->maps.counters;
+	core->seen_slots = s->bss->seen_slots;
+	core->fabric_slots = s->bss->fabric_slots;
+	/* struct inflight (bpf/host.bpf.c) begins with the event: its offsets are the event's */
+	core->inflight = s->maps.inflight;
+	core->inflight_ts_off = offsetof(struct ntp_host_event, h_queue);
+	core->inflight_cid_off = offsetof(struct ntp_host_event, cid);
+	core->rdma_cmds = o->transport == NTP_TRANSPORT_RDMA ? s->maps.rdma_cmds : NULL;
+	core->nparked = 0;
+	ntp_collector__add_tp(core, s->progs.complete_rq_tp, NTP_RUN_TP);
+	ntp_collector__add_tp(core, s->progs.complete_rq_raw, NTP_RUN_TP);
+	/* in this order: the backup after the first (the class is attached in order) */
+	ntp_collector__add_tp(core, s->progs.setup_cmd, NTP_RUN_SAMPLE);
+	ntp_collector__add_tp(core, s->progs.setup_cmd_raw, NTP_RUN_SAMPLE);
+	ntp_collector__add_tp(core, s->progs.setup_cmd_backup, NTP_RUN_SAMPLE);
+	ntp_collector__add_tp(core, s->progs.app_cqe_raw, NTP_RUN_SAMPLE);
+	return 0;
 }
 
 static int deliver(struct ntp_collector *core, const void *data, size_t size)
@@ -406,6 +535,7 @@ static int deliver(struct ntp_collector *core, const void *data, size_t size)
 }
 
 static const struct ntp_collector_ops host_ops = {
+	.open = open_skel,
 	.choose_hooks = choose_hooks,
 	.choose_tracepoints = choose_tracepoints,
 	.load = load,
@@ -430,7 +560,6 @@ int ntp_host__prepare(struct ntp_collector **cp, const struct ntp_collector_opts
 	const bool rdma = o->transport == NTP_TRANSPORT_RDMA;
 	struct ntp_host_collector *c;
 	struct ntp_collector *core;
-	struct ntp_host *s;
 	int err;
 
 	*cp = NULL;
@@ -440,20 +569,11 @@ int ntp_host__prepare(struct ntp_collector **cp, const struct ntp_collector_opts
 	c->fn = fn;
 	c->ctx = ctx;
 	c->no_app = o->no_app;
-	s = c->skel = ntp_host__open();
-	if (!s) {
-		ntp_error("opening the host BPF object: %s", strerror(errno));
-		free(c);
-		return NTP_EXIT_FAILURE;
-	}
-	s->rodata->sample_limit = ntp_hash_limit(o->sample_one_in);
-	s->rodata->transport = o->transport;
-	if (o->filter)
-		memcpy((void *)&s->rodata->filter, o->filter, sizeof(*o->filter));
 
 	core = &c->core;
 	core->name = "host";
 	core->ops = &host_ops;
+	core->opts = o;
 	core->policy = o->attach;
 	core->transport = o->transport;
 	core->mods[M_DRV] = rdma ? "nvme_rdma" : "nvme_tcp";
@@ -465,19 +585,6 @@ int ntp_host__prepare(struct ntp_collector **cp, const struct ntp_collector_opts
 	core->nhooks = P_N;
 	core->tp_keep_unhooked = true;
 	core->tp_rows = tp_rows;
-	core->events = s->maps.events;
-	core->counters = s->maps.counters;
-	core->seen_slots = s->bss->seen_slots;
-	/* struct inflight (bpf/host.bpf.c) begins with the event: its offsets are the event's */
-	core->inflight = s->maps.inflight;
-	core->inflight_ts_off = offsetof(struct ntp_host_event, h_queue);
-	core->inflight_cid_off = offsetof(struct ntp_host_event, cid);
-	core->rdma_cmds = rdma ? s->maps.rdma_cmds : NULL;
-	ntp_collector__add_tp(core, s->progs.complete_rq_tp, NTP_RUN_TP);
-	ntp_collector__add_tp(core, s->progs.complete_rq_raw, NTP_RUN_TP);
-	ntp_collector__add_tp(core, s->progs.setup_cmd, NTP_RUN_SAMPLE);
-	ntp_collector__add_tp(core, s->progs.setup_cmd_raw, NTP_RUN_SAMPLE);
-	ntp_collector__add_tp(core, s->progs.app_cqe_raw, NTP_RUN_SAMPLE);
 
 	err = ntp_collector__prepare(core);
 	if (!err)

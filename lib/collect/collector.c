@@ -18,8 +18,23 @@
 #include "lib/collect/inflight_expire.h"
 #include "lib/collect/kernel_probe.h"
 
+/*
+ * The program libbpf last said it could not load ("prog 'NAME': failed to
+ * load"), for prepare to know which hook the kernel refused.
+ */
+static char refused_prog[64];
+
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	static const char refused[] = "libbpf: prog '%s': failed to load";
+
+	if (level == LIBBPF_WARN && !strncmp(fmt, refused, sizeof(refused) - 1)) {
+		va_list aq;
+
+		va_copy(aq, ap);
+		snprintf(refused_prog, sizeof(refused_prog), "%s", va_arg(aq, const char *));
+		va_end(aq);
+	}
 	if (ntp_err__verbosity() < 2)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
@@ -49,12 +64,14 @@ void ntp_hook__set(struct ntp_hook *h, const char *point, const char *hook, cons
 	va_end(ap);
 }
 
-void ntp_collector__fhook(struct ntp_collector *c, int i, const char *func, struct bpf_program *fe0,
-			  struct bpf_program *fe1, struct bpf_program *kp0, struct bpf_program *kp1)
+void ntp_collector__fhook(struct ntp_collector *c, int i, const char *func, const char *proto,
+			  struct bpf_program *fe0, struct bpf_program *fe1, struct bpf_program *kp0,
+			  struct bpf_program *kp1)
 {
 	struct ntp_fhook *h = &c->fh[i];
 
 	h->func = func;
+	h->proto = proto;
 	h->want = false;
 	h->fe[0] = fe0;
 	h->fe[1] = fe1;
@@ -69,6 +86,104 @@ void ntp_collector__add_tp(struct ntp_collector *c, struct bpf_program *p, __u32
 	c->tps[c->ntps].prog = p;
 	c->tps[c->ntps].cls = cls;
 	c->ntps++;
+}
+
+void ntp_collector__tp_class(struct ntp_collector *c, struct bpf_program *p, __u32 cls)
+{
+	int i;
+
+	for (i = 0; i < c->ntps; i++)
+		if (c->tps[i].prog == p)
+			c->tps[i].cls = cls;
+}
+
+static bool in_list(const char *list, const char *name);
+
+/* why the kernel refused a program of hook before, or NULL */
+static const char *refused_why(const struct ntp_collector *c, const char *hook)
+{
+	int i;
+
+	for (i = 0; i < c->nfailed; i++)
+		if (!strcmp(c->failed[i].hook, hook))
+			return c->failed[i].why;
+	return NULL;
+}
+
+/* "(a*, b*) -> i4" from a prototype's words, for people */
+static void proto_text(const char *proto, char *buf, size_t len)
+{
+	const char *ret = strstr(proto, "->");
+	size_t n = ret ? (size_t)(ret - proto) : strlen(proto);
+	size_t i, used = 0;
+
+	if (len < 4)
+		return;
+	buf[used++] = '(';
+	for (i = 0; i < n && used + 3 < len; i++) {
+		buf[used++] = proto[i];
+		if (proto[i] == ',')
+			buf[used++] = ' ';
+	}
+	buf[used++] = ')';
+	buf[used] = '\0';
+	if (ret)
+		snprintf(buf + used, len - used, " -> %s", ret + 2);
+}
+
+static bool proto_usable(const char *name, const char *want, const char *have, int err,
+			 const char *mod, const char *refused, char *why, size_t len)
+{
+	char h[160], w[160];
+
+	if (refused) {
+		snprintf(why, len, "%s", refused);
+		return false;
+	}
+	if (err) {
+		snprintf(why, len, "%s is not in %s's BTF", name, mod);
+		return false;
+	}
+	if (want && !ntp_probe__proto_fits(want, have)) {
+		proto_text(have, h, sizeof(h));
+		proto_text(want, w, sizeof(w));
+		snprintf(why, len, "%s on this kernel is %s, not the %s its program reads", name, h, w);
+		return false;
+	}
+	return true;
+}
+
+bool ntp_collector__usable(struct ntp_collector *c, int i, const struct btf *btf, const char *mod)
+{
+	const struct ntp_fhook *f = &c->fh[i];
+	char have[256] = "";
+	int err = ntp_probe__btf_func_proto(btf, f->func, have, sizeof(have));
+	const char *wrong = getenv("NTPROF_WRONG_PROTO");
+
+	c->fh_why[i][0] = '\0';
+	/* the testing aid: a program for another prototype than this kernel's, none for its own */
+	if (!err && wrong && in_list(wrong, f->func) && !refused_why(c, f->func)) {
+		if (!f->proto || !ntp_probe__proto_fits(f->proto, have))
+			return true;
+		snprintf(c->fh_why[i], sizeof(c->fh_why[i]), "%s: its program for this kernel's "
+			 "prototype is left out (NTPROF_WRONG_PROTO)", f->func);
+		return false;
+	}
+	return proto_usable(f->func, f->proto, have, err, mod, refused_why(c, f->func), c->fh_why[i],
+			    sizeof(c->fh_why[i]));
+}
+
+bool ntp_collector__tp_usable(const struct ntp_collector *c, const char *tp, const char *proto,
+			      const struct btf *btf, const char *mod, char *why, size_t len)
+{
+	char have[256] = "", name[80], key[80];
+	int err = ntp_probe__btf_tp_proto(btf, tp, have, sizeof(have));
+
+	snprintf(name, sizeof(name), "the %s tracepoint", tp);
+	snprintf(key, sizeof(key), "tp/%s", tp);
+	if (len)
+		why[0] = '\0';
+	return proto_usable(name, proto, have, err, mod, refused_why(c, key), why, len);
 }
 
 static void kbtf_free(struct ntp_kbtf *k)
@@ -95,10 +210,15 @@ static int kbtf_load(struct ntp_kbtf *k, const struct ntp_collector *c)
 			ntp_error("module %s is not loaded: %s", mod, c->no_module);
 			return NTP_EXIT_UNSUPPORTED;
 		}
+		if (!ntp_probe__module_btf(mod)) {
+			ntp_error("kernel has no BTF for module %s: /sys/kernel/btf/%s is missing "
+				  "(needs CONFIG_DEBUG_INFO_BTF_MODULES: Linux 5.11 and later)", mod, mod);
+			return NTP_EXIT_UNSUPPORTED;
+		}
 		k->mod[i] = btf__load_module_btf(mod, k->vmlinux);
 		if (!k->mod[i]) {
-			ntp_error("kernel has no BTF for module %s: /sys/kernel/btf/%s: %s "
-				  "(needs CONFIG_DEBUG_INFO_BTF_MODULES)", mod, mod, strerror(errno));
+			ntp_error("cannot read the BTF of module %s: /sys/kernel/btf/%s: %s", mod, mod,
+				  strerror(errno));
 			return NTP_EXIT_UNSUPPORTED;
 		}
 	}
@@ -127,32 +247,165 @@ static int choose_flavours(struct ntp_collector *c, const struct ntp_kbtf *k)
 	return 0;
 }
 
-int ntp_collector__prepare(struct ntp_collector *c)
+/* name is in the comma-separated list */
+static bool in_list(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p;
+
+	for (p = list; p && (p = strstr(p, name)); p += len)
+		if ((p == list || p[-1] == ',') && (p[len] == ',' || !p[len]))
+			return true;
+	return false;
+}
+
+/* the hook of a program: its section's name after the slash (fentry/nvmet_req_init) */
+static const char *prog_hook(const struct bpf_program *p)
+{
+	const char *sec = bpf_program__section_name(p), *slash = strchr(sec, '/');
+
+	return slash ? slash + 1 : sec;
+}
+
+/* a tracepoint program (tp_btf/, raw_tp/), not a function hook's */
+static bool prog_is_tp(const struct bpf_program *p)
+{
+	const char *sec = bpf_program__section_name(p);
+
+	return !strncmp(sec, "tp_btf/", 7) || !strncmp(sec, "raw_tp/", 7);
+}
+
+/* the key of a program's hook in failed[]: a function's name, or "tp/" and a tracepoint's */
+static void hook_key(const struct bpf_program *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", prog_is_tp(p) ? "tp/" : "", prog_hook(p));
+}
+
+/*
+ * NTPROF_FAIL_LOAD: every program to load on the hooks it names (a kernel
+ * function: all its fentry, fexit, kprobe and kretprobe programs; or one
+ * section, FLAVOUR/NAME, tp_btf/NAME for a tracepoint) gets a program flag
+ * no kernel knows, so that the kernel refuses it (EINVAL).
+ */
+#define NTP_FAIL_LOAD_FLAG (1U << 31)
+
+static void fail_on_purpose(struct ntp_collector *c)
+{
+	const char *env = getenv("NTPROF_FAIL_LOAD");
+	struct bpf_program *p;
+
+	if (!env || !*env)
+		return;
+	bpf_object__for_each_program(p, c->obj) {
+		if (!bpf_program__autoload(p))
+			continue;
+		if ((!prog_is_tp(p) && in_list(env, prog_hook(p))) ||
+		    in_list(env, bpf_program__section_name(p)))
+			bpf_program__set_flags(p, bpf_program__flags(p) | NTP_FAIL_LOAD_FLAG);
+	}
+}
+
+/* the flavour of a program, from its section: fentry, kprobe, tp_btf, ... */
+static void prog_flavour(const struct bpf_program *p, char *buf, size_t len)
+{
+	const char *sec = bpf_program__section_name(p), *slash = strchr(sec, '/');
+	size_t n = slash ? (size_t)(slash - sec) : strlen(sec);
+
+	snprintf(buf, len, "%.*s", (int)n, sec);
+}
+
+/*
+ * The load failed with err: when libbpf named the program and it belongs to
+ * a hook not set aside yet, set the hook aside (true), to load again without it.
+ */
+static bool set_aside(struct ntp_collector *c, int err)
+{
+	struct ntp_failed_hook *f;
+	struct bpf_program *p;
+	char flavour[16], key[sizeof(f->hook)];
+
+	p = *refused_prog ? bpf_object__find_program_by_name(c->obj, refused_prog) : NULL;
+	if (!p)
+		return false;
+	hook_key(p, key, sizeof(key));
+	if (c->nfailed == NTP_COLLECTOR_MAX_FAILED || refused_why(c, key))
+		return false;
+	f = &c->failed[c->nfailed++];
+	snprintf(f->hook, sizeof(f->hook), "%s", key);
+	prog_flavour(p, flavour, sizeof(flavour));
+	snprintf(f->why, sizeof(f->why), "%s%s: its %s program failed to load: %s%s",
+		 prog_is_tp(p) ? "the tracepoint " : "", prog_hook(p), flavour, strerror(-err),
+		 bpf_program__flags(p) & NTP_FAIL_LOAD_FLAG ? " (NTPROF_FAIL_LOAD)" : "");
+	ntp_warn("%s: %s; loading the %s programs again without it", c->name, f->why, c->name);
+	return true;
+}
+
+/* one try: 0, -EAGAIN when a hook was set aside (try again), or an NTP_EXIT_* code */
+static int prepare_once(struct ntp_collector *c)
 {
 	struct ntp_kbtf k = {};
 	int i, err;
 
 	for (i = 0; i < NTP_COLLECTOR_MAX_HOOKS; i++)
 		c->point_fh[i] = -1;
+	c->decision = c->fabric = NULL;
 	err = kbtf_load(&k, c);
-	if (!err)
+	if (!err) {
+		c->kprobe_missed_told = ntp_probe__btf_member(k.vmlinux, "bpf_link_info",
+							      "perf_event.kprobe.missed");
 		err = c->ops->choose_hooks(c, &k);
+	}
 	if (!err)
 		err = choose_flavours(c, &k);
 	kbtf_free(&k);
-	if (!err) {
-		err = c->ops->load(c);
-		if (err) {
-			ntp_error("loading the %s BPF programs: %s%s", c->name, strerror(-err),
-				  ntp_err__verbosity() < 2 ? " (-v shows libbpf's log)" : "");
-			err = NTP_EXIT_FAILURE;
-		}
+	if (err)
+		return err;
+	fail_on_purpose(c);
+	refused_prog[0] = '\0';
+	err = c->ops->load(c);
+	if (!err)
+		return 0;
+	if (set_aside(c, err))
+		return -EAGAIN;
+	ntp_error("loading the %s BPF programs: %s%s%s%s", c->name, strerror(-err),
+		  *refused_prog ? ": program " : "", refused_prog,
+		  ntp_err__verbosity() < 2 ? " (-v shows libbpf's log)" : "");
+	return NTP_EXIT_FAILURE;
+}
+
+/* after the hooks were set aside: what each point they served has now */
+static void tell_fallbacks(const struct ntp_collector *c)
+{
+	int i, j;
+
+	for (i = 0; i < c->nfailed; i++)
+		for (j = 0; j < c->nhooks; j++)
+			if (c->hooks[j].point && strstr(c->hooks[j].reason, c->failed[i].why))
+				ntp_warn("%s: %s now: %s (%s)", c->name, c->hooks[j].point,
+					 c->hooks[j].hook, c->hooks[j].flavour);
+}
+
+int ntp_collector__prepare(struct ntp_collector *c)
+{
+	int tries, err;
+
+	err = c->ops->open(c);
+	for (tries = 0; !err; tries++) {
+		err = prepare_once(c);
+		if (err != -EAGAIN)
+			break;
+		c->ops->destroy(c);
+		c->ntps = 0;
+		err = c->ops->open(c);
 	}
 	if (err) {
 		c->ops->destroy(c);
 		free(c);
+		return err;
 	}
-	return err;
+	if (tries)
+		tell_fallbacks(c);
+	return 0;
 }
 
 static int on_sample(void *ctx, void *data, size_t size)
@@ -358,7 +611,23 @@ int ntp_collector__read_counters(struct ntp_collector *c, uint64_t cnt[NTP_CNT_M
 	/* each slot is one aligned 8-byte word the programs add to atomically: a load is exact */
 	for (i = 0; c->seen_slots && i < NTP_SEEN_SLOTS; i++)
 		cnt[NTP_CNT_SEEN] += c->seen_slots[i].n;
+	for (i = 0; c->fabric_slots && i < NTP_SEEN_SLOTS; i++)
+		cnt[NTP_CNT_FABRIC] += c->fabric_slots[i].n;
 	return err;
+}
+
+bool ntp_collector__blind(const struct ntp_collector *c, const uint64_t cnt[NTP_CNT_MAX], char *msg,
+			  size_t len)
+{
+	const uint64_t seen = cnt[NTP_CNT_SEEN], ref = cnt[NTP_CNT_FABRIC];
+
+	if (!c->fabric || ref < NTP_CROSSCHECK_MIN || seen * 2 >= ref)
+		return false;
+	snprintf(msg, len, "%s: the decision (%s) saw %llu of the %llu I/O commands %s counted: "
+		 "this kernel's hooks do not fit what ntprof reads (ntprof check -r %s says what "
+		 "each hook gets); the recording is kept", c->name, c->decision ? c->decision : "?",
+		 (unsigned long long)seen, (unsigned long long)ref, c->fabric, c->name);
+	return true;
 }
 
 void ntp_collector__plan(const struct ntp_collector *c, __u32 mode, const char *why,
@@ -409,10 +678,45 @@ void ntp_collector__bpf_stats(const struct ntp_collector *c, uint64_t *runs, uin
 		add_prog_stats(c->tps[i].prog, ids, &nids, max, runs, run_ns);
 }
 
+/* the recursion misses of c's attached programs, but the covered ones', into prog_missed */
+static void read_prog_missed(struct ntp_collector *c)
+{
+	__u32 ids[NTP_COLLECTOR_MAX_FH * 4 + NTP_COLLECTOR_MAX_TPS];
+	size_t nids = 0, k;
+	struct bpf_program *p;
+
+	c->prog_missed = 0;
+	bpf_object__for_each_program(p, c->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		if (fd < 0 || p == c->covered[0] || p == c->covered[1] ||
+		    bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		for (k = 0; k < nids && ids[k] != info.id; k++)
+			;
+		if (k < nids)
+			continue;
+		if (nids < sizeof(ids) / sizeof(ids[0]))
+			ids[nids++] = info.id;
+		c->prog_missed += info.recursion_misses;
+	}
+}
+
 void ntp_collector__stop(struct ntp_collector *c)
 {
-	if (c && c->set)
-		ntp_attach_set__detach(c->set, c->run_flavours);
+	__u64 missed;
+
+	if (!c || !c->set)
+		return;
+	read_prog_missed(c);
+	/* before the links go; once: a second stop finds none */
+	if (ntp_attach_set__kprobe_missed(c->set, &missed) > 0) {
+		c->kprobe_links = true;
+		c->kprobe_missed = missed;
+	}
+	ntp_attach_set__detach(c->set, c->run_flavours);
 }
 
 void ntp_collector__free(struct ntp_collector *c)

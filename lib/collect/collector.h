@@ -44,6 +44,7 @@ struct ntp_hook {
 #define NTP_COLLECTOR_MAX_FH 16         /* function hooks (ntp_attach__plan's limit) */
 #define NTP_COLLECTOR_MAX_TPS 8         /* tracepoint programs */
 #define NTP_COLLECTOR_MAX_PARKED 6      /* maps of records kept past their completion */
+#define NTP_COLLECTOR_MAX_FAILED 8      /* hooks whose programs the kernel refused */
 
 struct bpf_map;
 struct bpf_program;
@@ -81,8 +82,25 @@ struct ntp_tp_row {
 	const char *why;        /* after "tracepoints only (<why not fentry>): " */
 };
 
+/*
+ * A hook whose program the kernel refused to load: prepare sets it aside and
+ * loads the collector again without it, each point it served falling back
+ * as when the kernel lacks the hook (ntprof-design(7), "Flavours and
+ * fallbacks").
+ */
+struct ntp_failed_hook {
+	char hook[64];          /* the kernel function or tracepoint */
+	char why[200];          /* "its fentry program failed to load: Permission denied" */
+};
+
 /* what only the collector's own file knows: its skeleton and its choices */
 struct ntp_collector_ops {
+	/*
+	 * Open the skeleton (again, after a program failed to load): set its
+	 * read-only data and fill in obj, events, counters and the other
+	 * skeleton pointers; 0 or NTP_EXIT_* after one line.
+	 */
+	int (*open)(struct ntp_collector *c);
 	/* fill fh[], point_fh[], hooks[] from the BTF; 0 or NTP_EXIT_* after one line */
 	int (*choose_hooks)(struct ntp_collector *c, const struct ntp_kbtf *k);
 	/* after the flavours are planned: the tracepoint programs' autoload (may add NTP_RUN_TP) */
@@ -107,9 +125,15 @@ struct ntp_collector {
 	/* in tracepoints-only mode, rows without a function hook keep their text */
 	bool tp_keep_unhooked;
 	const struct ntp_tp_row *tp_rows;       /* nhooks entries */
+	const struct ntp_collector_opts *opts;  /* what the recording asked; during prepare only */
+
+	/* set by ops->open, for each skeleton */
+	struct bpf_object *obj;
 	struct bpf_map *events, *counters;
 	/* the skeleton's .bss: NTP_CNT_SEEN, NTP_SEEN_SLOTS of them (bpf/ntp_events.h) */
 	const volatile struct ntp_seen_slot *seen_slots;
+	/* the skeleton's .bss: NTP_CNT_FABRIC likewise, or NULL (the per-CPU counter) */
+	const volatile struct ntp_seen_slot *fabric_slots;
 	volatile __u32 *run_flavours;           /* the skeleton's .bss */
 	/*
 	 * The sampled commands in flight (8-byte keys), swept by poll of those
@@ -141,6 +165,14 @@ struct ntp_collector {
 
 	/* set by the collector's ops->choose_hooks / choose_tracepoints */
 	struct ntp_fhook fh[NTP_COLLECTOR_MAX_FH];
+	char fh_why[NTP_COLLECTOR_MAX_FH][256]; /* why a hook cannot be had: ntp_collector__usable() */
+	/*
+	 * The cross-check (ntp_collector__crosscheck): the decision's hook, and
+	 * what counts the commands independently (NTP_CNT_FABRIC), or NULL
+	 * when this kernel gives nothing to count them with.
+	 */
+	const char *decision;
+	const char *fabric;
 	int point_fh[NTP_COLLECTOR_MAX_HOOKS];  /* the function hook of each row, or -1 */
 	/*
 	 * The hooks table, one row per stage boundary.  After start, each
@@ -156,6 +188,19 @@ struct ntp_collector {
 	int ntps;
 
 	/* the core's */
+	struct ntp_failed_hook failed[NTP_COLLECTOR_MAX_FAILED];
+	int nfailed;
+	uint64_t kprobe_missed;                 /* summed over the kprobe links, read at the stop */
+	/*
+	 * Program runs the kernel skipped (each program's recursion_misses:
+	 * it was running already on that CPU, preempted or interrupted), read
+	 * at the stop, without those of `covered` (a program whose skipped
+	 * runs another one takes: the host's decision and its backup).
+	 */
+	uint64_t prog_missed;
+	const struct bpf_program *covered[2];
+	bool kprobe_missed_told;                /* the kernel tells a link's missed count (6.7+) */
+	bool kprobe_links;                      /* kprobe links were attached */
 	struct ntp_attach_caps caps;
 	__u32 loaded;                           /* after prepare: NTP_RUN_* classes with programs */
 	struct ring_buffer *rb;
@@ -176,16 +221,42 @@ void *ntp_collector__alloc(size_t size);
 void ntp_hook__set(struct ntp_hook *h, const char *point, const char *hook, const char *flavour,
 		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* describe function hook i (its programs NULL-padded), not wanted until the collector says so */
-void ntp_collector__fhook(struct ntp_collector *c, int i, const char *func, struct bpf_program *fe0,
-			  struct bpf_program *fe1, struct bpf_program *kp0, struct bpf_program *kp1);
+/*
+ * Describe function hook i (its programs NULL-padded), not wanted until the
+ * collector says so.  proto: the prototype its programs read
+ * (lib/collect/kernel_probe.h), which the kernel's must fit.
+ */
+void ntp_collector__fhook(struct ntp_collector *c, int i, const char *func, const char *proto,
+			  struct bpf_program *fe0, struct bpf_program *fe1, struct bpf_program *kp0,
+			  struct bpf_program *kp1);
+/*
+ * Whether function hook i can be had on this kernel: its function is in btf
+ * (the BTF of module mod, or "vmlinux"), with a prototype that fits the one
+ * its programs read, and none of its programs was refused by the kernel
+ * before.  When not, c->fh_why[i] says why, for the hooks table.
+ * NTPROF_WRONG_PROTO (a comma-separated list of kernel functions) turns the
+ * prototype check of those hooks around: a program for another prototype
+ * fits, the one for the kernel's does not; a testing aid that makes any
+ * kernel look like one whose prototype changed unnoticed (ntprof-record(1)).
+ */
+bool ntp_collector__usable(struct ntp_collector *c, int i, const struct btf *btf, const char *mod);
+/* the same for a tracepoint program's tracepoint tp; why (len bytes) says why not */
+bool ntp_collector__tp_usable(const struct ntp_collector *c, const char *tp, const char *proto,
+			      const struct btf *btf, const char *mod, char *why, size_t len);
 /* a tracepoint program to attach in class cls after the function hooks */
 void ntp_collector__add_tp(struct ntp_collector *c, struct bpf_program *p, __u32 cls);
+/* change the class of a tracepoint program added before (a decision moved to it) */
+void ntp_collector__tp_class(struct ntp_collector *c, struct bpf_program *p, __u32 cls);
 
 /*
- * Load the BTF, let the collector choose its hooks, plan the flavours, load
- * the skeleton.  Returns 0, or an NTP_EXIT_* code after printing one line,
- * c then freed and its skeleton destroyed.
+ * Open the skeleton, load the BTF, let the collector choose its hooks, plan
+ * the flavours, load the skeleton.  When the kernel refuses a program of a
+ * hook, that hook is set aside with a warning and all is done again without
+ * it.  NTPROF_FAIL_LOAD (a comma-separated list of kernel functions and
+ * tracepoints, as in the hooks table) makes the kernel refuse every program
+ * on those hooks: a testing aid for that path (ntprof-record(1)).  Returns
+ * 0, or an NTP_EXIT_* code after printing one line, c then freed and its
+ * skeleton destroyed.
  */
 int ntp_collector__prepare(struct ntp_collector *c);
 /* the ring buffer reader and the attach of every loaded program; 0 or NTP_EXIT_* */
@@ -208,6 +279,15 @@ uint64_t ntp_collector__expired(const struct ntp_collector *c);
 /* the counters, summed (enum ntp_counter): the per-CPU ones and the seen slots */
 int ntp_collector__read_counters(struct ntp_collector *c, uint64_t cnt[NTP_CNT_MAX]);
 /*
+ * The cross-check of a collector that sees nothing while commands flow:
+ * true when the independent count (cnt[NTP_CNT_FABRIC]) reached
+ * NTP_CROSSCHECK_MIN and the decision's (cnt[NTP_CNT_SEEN]) is less than
+ * half of it; then msg says so in one line.
+ */
+#define NTP_CROSSCHECK_MIN 16
+bool ntp_collector__blind(const struct ntp_collector *c, const uint64_t cnt[NTP_CNT_MAX], char *msg,
+			  size_t len);
+/*
  * The hooks table (c->nhooks rows) as it would be after an attach in mode
  * (one NTP_RUN_* bit), why being the cause of a fallback ("" for none): for
  * ntprof check.
@@ -223,7 +303,8 @@ int ntp_collector__programs(const struct ntp_collector *c);     /* programs atta
  */
 void ntp_collector__bpf_stats(const struct ntp_collector *c, uint64_t *runs, uint64_t *run_ns);
 /*
- * Stop sampling at once, then detach every program in parallel, waiting at
+ * Stop sampling at once, read the kprobe links' missed counts
+ * (kprobe_missed), then detach every program in parallel, waiting at
  * most NTP_ATTACH_FENTRY_TIMEOUT_S seconds (a detach waits for an RCU-tasks
  * grace period, which a busy kernel thread holds up); records already in
  * the ring stay for a last poll.  NULL: nothing.

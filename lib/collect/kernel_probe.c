@@ -206,6 +206,28 @@ int ntp_probe__ksym_addrs(const char *path, const char *const *names, __u64 *add
 	return 0;
 }
 
+int ntp_probe__preempt_model(const char *path, char *buf, size_t len)
+{
+	char line[128], *open, *close;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -errno;
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	/* "none voluntary (full) lazy" */
+	open = strchr(line, '(');
+	close = open ? strchr(open, ')') : NULL;
+	if (!close || (size_t)(close - open - 1) >= len)
+		return -EINVAL;
+	memcpy(buf, open + 1, close - open - 1);
+	buf[close - open - 1] = '\0';
+	return 0;
+}
+
 int ntp_probe__btf_func_params(const struct btf *btf, const char *func)
 {
 	const struct btf_type *t;
@@ -222,7 +244,190 @@ int ntp_probe__btf_func_params(const struct btf *btf, const char *func)
 	return btf_vlen(t);
 }
 
+/* the type id behind typedefs and qualifiers (const, volatile, restrict, type tags) */
+static __u32 skip_mods(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t;
+	int depth;
+
+	for (depth = 0; depth < 32 && id; depth++) {
+		t = btf__type_by_id(btf, id);
+		if (!t || !(btf_is_mod(t) || btf_is_typedef(t) || btf_is_type_tag(t)))
+			break;
+		id = t->type;
+	}
+	return id;
+}
+
+/* the type id of member name (len bytes) of composite id, looking into anonymous members; 0: none */
+static __u32 member_type(const struct btf *btf, __u32 id, const char *name, size_t len, int depth)
+{
+	const struct btf_type *t = btf__type_by_id(btf, skip_mods(btf, id));
+	const struct btf_member *m;
+	__u32 found;
+	int i;
+
+	if (!t || !btf_is_composite(t) || depth > 8)
+		return 0;
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++) {
+		const char *mn = btf__name_by_offset(btf, m[i].name_off);
+
+		if (mn && *mn) {
+			if (strlen(mn) == len && !strncmp(mn, name, len))
+				return m[i].type;
+		} else if ((found = member_type(btf, m[i].type, name, len, depth + 1))) {
+			return found;
+		}
+	}
+	return 0;
+}
+
+bool ntp_probe__btf_member(const struct btf *btf, const char *type, const char *path)
+{
+	const char *p = path, *dot;
+	int id;
+	__u32 t;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	if (id < 0)
+		return false;
+	for (t = id; *p; p = dot ? dot + 1 : p + strlen(p)) {
+		dot = strchr(p, '.');
+		t = member_type(btf, t, p, dot ? (size_t)(dot - p) : strlen(p), 0);
+		if (!t)
+			return false;
+	}
+	return true;
+}
+
 bool ntp_probe__btf_typedef(const struct btf *btf, const char *name)
 {
 	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) >= 0;
+}
+
+/* one word of a prototype (kernel_probe.h) for type id; 0 or -E2BIG */
+static int type_word(const struct btf *btf, __u32 id, char *buf, size_t len)
+{
+	const struct btf_type *t;
+	const char *name;
+	int n;
+
+	id = skip_mods(btf, id);
+	t = id ? btf__type_by_id(btf, id) : NULL;
+	if (!t) {
+		n = snprintf(buf, len, "void");
+	} else if (btf_is_ptr(t)) {
+		const struct btf_type *to = btf__type_by_id(btf, skip_mods(btf, t->type));
+
+		name = to && (btf_is_composite(to) || btf_is_fwd(to) || btf_is_any_enum(to)) ?
+		       btf__name_by_offset(btf, to->name_off) : "";
+		n = snprintf(buf, len, "%s*", name ? name : "");
+	} else if (btf_is_int(t) || btf_is_any_enum(t)) {
+		n = snprintf(buf, len, "i%u", t->size);
+	} else {
+		name = btf__name_by_offset(btf, t->name_off);
+		n = snprintf(buf, len, "%s", name && *name ? name : "?");
+	}
+	return n < 0 || (size_t)n >= len ? -E2BIG : 0;
+}
+
+/* the prototype words of FUNC_PROTO id, from parameter `first` on */
+static int proto_words(const struct btf *btf, __u32 id, int first, char *buf, size_t len)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_param *p;
+	size_t used = 0;
+	int i, err;
+
+	if (!t || !btf_is_func_proto(t))
+		return -ENOENT;
+	p = btf_params(t);
+	if (len)
+		buf[0] = '\0';
+	for (i = first; i < btf_vlen(t); i++) {
+		if (used + 2 > len)
+			return -E2BIG;
+		if (i > first)
+			buf[used++] = ',';
+		err = type_word(btf, p[i].type, buf + used, len - used);
+		if (err)
+			return err;
+		used += strlen(buf + used);
+	}
+	if (used + 3 > len)
+		return -E2BIG;
+	strcpy(buf + used, "->");
+	used += 2;
+	return type_word(btf, t->type, buf + used, len - used);
+}
+
+int ntp_probe__btf_func_proto(const struct btf *btf, const char *func, char *buf, size_t len)
+{
+	const struct btf_type *t;
+	int id;
+
+	if (!btf)
+		return -ENOENT;
+	id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
+	if (id < 0)
+		return -ENOENT;
+	t = btf__type_by_id(btf, id);
+	return proto_words(btf, t->type, 0, buf, len);
+}
+
+int ntp_probe__btf_tp_proto(const struct btf *btf, const char *tp, char *buf, size_t len)
+{
+	const struct btf_type *t;
+	char name[128];
+	int id;
+
+	if (!btf)
+		return -ENOENT;
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return -ENOENT;
+	/* typedef void (*btf_trace_X)(void *__data, args...) */
+	t = btf__type_by_id(btf, skip_mods(btf, id));
+	if (!t || !btf_is_ptr(t))
+		return -ENOENT;
+	return proto_words(btf, skip_mods(btf, t->type), 1, buf, len);
+}
+
+/* the next word of a prototype's parameters at *p (up to ',' or the end), its length */
+static size_t next_word(const char **p, const char *end)
+{
+	const char *w = *p, *c = memchr(w, ',', end - w);
+	size_t n = c ? (size_t)(c - w) : (size_t)(end - w);
+
+	*p = c ? c + 1 : end;
+	return n;
+}
+
+bool ntp_probe__proto_fits(const char *want, const char *have)
+{
+	const char *wret = strstr(want, "->"), *hret = strstr(have, "->");
+	const char *wend = wret ? wret : want + strlen(want);
+	const char *hend = hret ? hret : have + strlen(have);
+	const char *w = want, *h = have;
+
+	if (wret && (!hret || strcmp(wret, hret)))
+		return false;
+	while (w < wend) {
+		const char *ws = w, *hs = h;
+		size_t wn = next_word(&w, wend), hn;
+
+		if (wn == 3 && !strncmp(ws, "...", 3))
+			return true;
+		if (h >= hend)
+			return false;
+		hn = next_word(&h, hend);
+		/* "*": any pointer */
+		if (wn == 1 && *ws == '*' ? !(hn && hs[hn - 1] == '*') : wn != hn || strncmp(ws, hs, wn))
+			return false;
+	}
+	return h >= hend;
 }

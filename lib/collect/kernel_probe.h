@@ -60,10 +60,51 @@ int ntp_probe__ksyms(const char *const *names, bool *found, int n);
  */
 int ntp_probe__ksym_addrs(const char *path, const char *const *names, __u64 *addrs, int n);
 
+/*
+ * The kernel's preemption model, the one in parentheses in
+ * /sys/kernel/debug/sched/preempt ("none", "voluntary", "full", "lazy"),
+ * into buf: 0, or -errno when the file cannot be read (debugfs not mounted,
+ * a kernel without dynamic preemption).  path: that file, or another for tests.
+ */
+int ntp_probe__preempt_model(const char *path, char *buf, size_t len);
+
 /* the number of parameters of FUNC in BTF, or -ENOENT when it is not there (inlined) */
 int ntp_probe__btf_func_params(const struct btf *btf, const char *func);
 
+/*
+ * Whether struct TYPE in btf has the member at path, dot-separated, looking
+ * into anonymous members on the way (bpf_link_info, "perf_event.kprobe.missed").
+ */
+bool ntp_probe__btf_member(const struct btf *btf, const char *type, const char *path);
+
 /* whether a typedef (e.g. btf_trace_<tracepoint>) exists in BTF */
 bool ntp_probe__btf_typedef(const struct btf *btf, const char *name);
+
+/*
+ * A prototype as the BPF programs see it, one word a parameter, separated
+ * by commas, then "->" and the return: a pointer to a struct, union or enum
+ * is its name and "*" (nvmet_req*), any other pointer "*", an integer,
+ * enum or bool "i" and its size in bytes (i2 for a u16), void "void";
+ * typedefs and qualifiers are looked through.  So
+ * "nvmet_req*,nvmet_sq*,nvmet_fabrics_ops*->i1" is
+ * bool nvmet_req_init(struct nvmet_req *, struct nvmet_sq *, const struct nvmet_fabrics_ops *).
+ *
+ * FUNC's prototype in btf, or a tracepoint's (TP, without its "btf_trace_"
+ * prefix, and without the context its programs get first) into buf:
+ * 0, or -ENOENT when it is not there (a function inlined), -E2BIG when buf
+ * is too small.
+ */
+int ntp_probe__btf_func_proto(const struct btf *btf, const char *func, char *buf, size_t len);
+int ntp_probe__btf_tp_proto(const struct btf *btf, const char *tp, char *buf, size_t len);
+
+/*
+ * Whether a prototype (as above) is what a program was written for: want
+ * lists the parameters its programs read, in order; a want ending in ",..."
+ * allows more after them (a program that reads no return value), else the
+ * count must be equal (an fexit program finds the return after the last
+ * parameter).  A word "*" stands for any pointer.  "->R" at the end of want
+ * checks the return too.
+ */
+bool ntp_probe__proto_fits(const char *want, const char *have);
 
 #endif

@@ -83,8 +83,40 @@ static void threshold_error(const struct ntp_compare *c, const struct ntp_compar
 		shown++;
 	}
 	(void)o;
-	ntp_error("%s: a --threshold rule was exceeded, significantly, in %zu group%s: %s",
+	ntp_error("%s: a --threshold rule was exceeded, beyond the noise, in %zu group%s: %s",
 		  c->arg[1], c->over_threshold, c->over_threshold == 1 ? "" : "s", buf);
+}
+
+/* a rule its statistic could not test, named with the groups: never a silent pass */
+static void untested_error(const struct ntp_compare *c)
+{
+	char buf[1024];
+	size_t off = 0, shown = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < c->ngroups && off < sizeof(buf); i++) {
+		const struct ntp_compare_group *g = &c->groups[i];
+		char size[32], rule[96];
+		int k;
+
+		if (!g->untested || g->over_threshold)
+			continue;
+		if (shown == 3) {
+			snprintf(buf + off, sizeof(buf) - off, ", and %zu more",
+				 c->untested_threshold - 3);
+			break;
+		}
+		ntp_size__str(g->bytes, size, sizeof(size));
+		ntp_compare__rule_str(g->untested, rule, sizeof(rule));
+		k = snprintf(buf + off, sizeof(buf) - off, "%s%s %s %s (%s: %s needs %" PRIu64
+			     " commands a run)", shown ? ", " : "", g->io_type, size, g->label, rule,
+			     ntp_stats[g->untested->stat].name, g->untested_need);
+		if (k > 0)
+			off += (size_t)k;
+		shown++;
+	}
+	ntp_error("%s: a --threshold rule could not be tested in %zu group%s: %s",
+		  c->arg[1], c->untested_threshold, c->untested_threshold == 1 ? "" : "s", buf);
 }
 
 /*
@@ -139,11 +171,15 @@ static int load(struct ntp_compare *c, const struct ntp_compare_opts *o, const c
 		rc = ntp_source__open_files(&c->src[r], c->files[r], c->nfiles[r], false);
 	}
 	for (int r = 0; r < NTP_CMP_RUNS && !rc; r++) {
+		static const char *const run[NTP_CMP_RUNS] = { "the baseline: ", "the new run: " };
+
 		*culprit = c->arg[r];
 		/* one filter for both runs: --time from each run's own start */
 		rc = ntp_report__load(&c->run[r], c->src[r],
 				      &(struct ntp_report_load){ .detail = detail,
 								 .filter = &o->filter });
+		if (!rc && c->run[r].filter && !c->run[r].total)
+			ntp_read_filter__warn_none(c->src[r], c->run[r].filter, run[r]);
 	}
 	return rc;
 }
@@ -210,6 +246,10 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 	if (!rc && ntp_output__file(&out, NTP_FORM_HTML))
 		rc = ntp_compare__print_html(&c, ntp_output__file(&out, NTP_FORM_HTML), o);
 	rc = ntp_output__close(&out, rc);
+	if (!rc && !c.over_threshold && c.untested_threshold) {
+		untested_error(&c);
+		rc = NTP_EXIT_UNTESTED;
+	}
 	if (!rc && c.over_threshold) {
 		threshold_error(&c, o);
 		rc = NTP_EXIT_THRESHOLD;

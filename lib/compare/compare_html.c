@@ -16,6 +16,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/fmt/html.h"
+#include "lib/fmt/number.h"
 #include "lib/fmt/svg_chart.h"
 #include "lib/cli/version.h"
 #include "lib/fmt/xml.h"
@@ -109,18 +110,23 @@ static int group_chart(FILE *f, const struct ntp_compare_group *g)
 	group_name(name, sizeof(name), g);
 	snprintf(title, sizeof(title), "%s: mean of each stage, baseline and new", name);
 	ntp_svg__hbars(f, &(struct ntp_hbar_chart){ title, "\u00b5s", (int)g->nstages,
-						   NTP_CMP_RUNS, rows, series, v, false, 0 });
+						   NTP_CMP_RUNS, rows, series, v, false, 0, NULL });
 	free(rows);
 	free(v);
 	return 0;
 }
 
+/* ns in us with three decimals, exactly (lib/fmt/number.h), as the text shows them */
 static void us(FILE *f, bool has, int64_t ns, bool sign)
 {
-	if (has)
-		fprintf(f, sign ? "<td>%+.3f</td>" : "<td>%.3f</td>", (double)ns / 1000.0);
-	else
+	char buf[40];
+
+	if (!has) {
 		fputs("<td>-</td>", f);
+		return;
+	}
+	ntp_num__us(buf, sizeof(buf), ns, 3);
+	fprintf(f, "<td>%s%s</td>", sign && ns >= 0 ? "+" : "", buf);
 }
 
 static void group_table(FILE *f, const struct ntp_compare *c, const struct ntp_compare_group *g)
@@ -131,6 +137,7 @@ static void group_table(FILE *f, const struct ntp_compare *c, const struct ntp_c
 	for (size_t k = 0; k < g->nstages; k++) {
 		for (int s = 0; s < NTP_NSTATS; s++) {
 			struct ntp_compare_value v;
+			char sig[32];
 
 			if (!(c->stats & (1u << s)))
 				continue;
@@ -149,7 +156,8 @@ static void group_table(FILE *f, const struct ntp_compare *c, const struct ntp_c
 				fprintf(f, "<td>[%+.3f, %+.3f]</td>", v.ci_lo / 1000.0, v.ci_hi / 1000.0);
 			else
 				fputs("<td>-</td>", f);
-			ntp_html__cell(f, !v.has_delta ? "-" : !v.tested ? "too few" : v.significant ? "yes" : "no");
+			ntp_compare__verdict_str(&v, sig, sizeof(sig));
+			ntp_html__cell(f, sig);
 			ntp_html__cell(f, ntp_compare__present_str(ntp_compare__present(
 				g->stage[k].s[NTP_CMP_BASE], g->stage[k].s[NTP_CMP_NEW])));
 			fputs("</tr>\n", f);

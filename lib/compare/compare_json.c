@@ -13,13 +13,26 @@
 #include "lib/ntp/db_schema.h"
 #include "lib/model/model_filter.h"
 #include "lib/report/report_json.h"
+#include "lib/report/report_json_group.h"
 #include "lib/model/model.h"
 #include "lib/report/report_filter_text.h"
 #include "lib/model/model_sort.h"
 
-static void file_object(struct ntp_json *j, const struct ntp_report_header *h, bool baseline,
+static void int_or_null(struct ntp_json *j, const char *name, bool has, int64_t v)
+{
+	ntp_json__name(j, name);
+	if (has)
+		ntp_json__int(j, v);
+	else
+		ntp_json__null(j);
+}
+
+static void file_object(struct ntp_json *j, const struct ntp_report_file *rf, bool baseline,
 			int file)
 {
+	const struct ntp_report_header *h = &rf->hdr;
+	bool host = rf->sides & NTP_SIDE_HOST, target = rf->sides & NTP_SIDE_TARGET;
+
 	ntp_json__start_object(j);
 	ntp_json__bool_field(j, "baseline", baseline);
 	ntp_json__int_field(j, "file", file);
@@ -27,8 +40,14 @@ static void file_object(struct ntp_json *j, const struct ntp_report_header *h, b
 	ntp_json__int_field(j, "sample_one_in", h->sample_one_in);
 	ntp_json__int_field(j, "hash_version", h->hash_version);
 	ntp_json__string_field(j, "recorded_by", h->recorded_by);
-	ntp_json__uint_field(j, "commands_in_file", h->rows);
-	ntp_json__uint_field(j, "commands_lost", h->lost_ringbuf + h->lost_map);
+	/* the host's commands, or a target recording alone's */
+	ntp_json__uint_field(j, "commands_in_file", host ? h->rows : rf->t_rows);
+	ntp_json__uint_field(j, "commands_lost", host ? h->lost_ringbuf + h->lost_map :
+			     rf->t_lost_ringbuf + rf->t_lost_map);
+	/* a file of both sides: its target's too */
+	int_or_null(j, "target_commands_in_file", host && target, (int64_t)rf->t_rows);
+	int_or_null(j, "target_commands_lost", host && target,
+		    (int64_t)(rf->t_lost_ringbuf + rf->t_lost_map));
 	ntp_report__json_hooks(j, h);
 	ntp_json__end_object(j);
 }
@@ -42,14 +61,6 @@ static void strings(struct ntp_json *j, const char *name, char *const *s, size_t
 	ntp_json__end_array(j);
 }
 
-static void int_or_null(struct ntp_json *j, const char *name, bool has, int64_t v)
-{
-	ntp_json__name(j, name);
-	if (has)
-		ntp_json__int(j, v);
-	else
-		ntp_json__null(j);
-}
 
 static void value_object(struct ntp_json *j, const struct ntp_compare_stage *st,
 			 enum ntp_stat stat, const struct ntp_compare_opts *o)
@@ -70,6 +81,14 @@ static void value_object(struct ntp_json *j, const struct ntp_compare_stage *st,
 	ntp_json__name(j, "significant");
 	if (v.tested)
 		ntp_json__bool(j, v.significant);
+	else
+		ntp_json__null(j);
+	/* the verdict, its test, and why a row was not tested */
+	ntp_json__string_field(j, "verdict", ntp_compare__verdict_key(v.verdict));
+	ntp_json__double_field(j, "p_value", v.tested ? v.p : NAN);
+	ntp_json__name(j, "needs_n");
+	if (v.verdict == NTP_CMP_NOT_TESTED)
+		ntp_json__uint(j, v.need_n);
 	else
 		ntp_json__null(j);
 	if (o->formula) {
@@ -124,6 +143,16 @@ static void group_object(struct ntp_json *j, const struct ntp_compare *c,
 	} else {
 		ntp_json__null(j);
 	}
+	/* the first rule its statistic could not test in the group (too few commands) */
+	ntp_json__name(j, "not_tested");
+	if (g->untested && !g->tripped) {
+		ntp_json__start_object(j);
+		rule_members(j, g->untested);
+		ntp_json__uint_field(j, "needs_n", g->untested_need);
+		ntp_json__end_object(j);
+	} else {
+		ntp_json__null(j);
+	}
 
 	ntp_json__name(j, "stages");
 	ntp_json__start_array(j);
@@ -171,6 +200,7 @@ static void most_member(struct ntp_json *j, const struct ntp_compare *c)
 		ntp_json__bool(j, m->mean.significant);
 	else
 		ntp_json__null(j);
+	ntp_json__string_field(j, "verdict", ntp_compare__verdict_key(m->mean.verdict));
 	ntp_json__end_object(j);
 }
 
@@ -187,13 +217,14 @@ int ntp_compare__print_json(const struct ntp_compare *c, FILE *f, const struct n
 	ntp_json__int_field(j, "schema_version", NTP_DB_SCHEMA_VERSION);
 	ntp_json__string_field(j, "command", "compare");
 	ntp_report__json_kind(j, &c->run[NTP_CMP_BASE]);
+	ntp_report__json_percentiles(j);
 
 	/* the baseline's files, then the new run's; "file" counts within a run */
 	ntp_json__name(j, "files");
 	ntp_json__start_array(j);
 	for (int r = 0; r < NTP_CMP_RUNS; r++)
 		for (int i = 0; i < c->run[r].nfiles; i++)
-			file_object(j, &c->run[r].files[i].hdr, r == NTP_CMP_BASE, i + 1);
+			file_object(j, &c->run[r].files[i], r == NTP_CMP_BASE, i + 1);
 	ntp_json__end_array(j);
 	ntp_read_filter__json(j, c->run[NTP_CMP_BASE].filter);
 	ntp_report_sort__json(j, &o->sort);
@@ -220,6 +251,9 @@ int ntp_compare__print_json(const struct ntp_compare *c, FILE *f, const struct n
 	ntp_json__end_array(j);
 
 	ntp_json__uint_field(j, "min_n", c->min_n);
+	ntp_json__double_field(j, "min_change_pct", c->floor_pct);
+	ntp_json__double_field(j, "min_change_ns", c->floor_ns);
+	ntp_json__uint_field(j, "rows_tested", c->ntests);
 	ntp_json__name(j, "threshold");
 	if (o->nthresholds) {
 		ntp_json__start_object(j);
@@ -230,6 +264,9 @@ int ntp_compare__print_json(const struct ntp_compare *c, FILE *f, const struct n
 		ntp_json__end_array(j);
 		ntp_json__bool_field(j, "exceeded", c->over_threshold > 0);
 		ntp_json__uint_field(j, "groups_over", c->over_threshold);
+		ntp_json__uint_field(j, "groups_not_tested", c->untested_threshold);
+		ntp_json__string_field(j, "verdict", c->over_threshold ? "exceeded" :
+				       c->untested_threshold ? "not_tested" : "ok");
 		ntp_json__end_object(j);
 	} else {
 		ntp_json__null(j);

@@ -49,54 +49,108 @@ static int64_t stat_of(const struct ntp_summary *s, enum ntp_stat stat)
 }
 
 /*
- * The delta's 95% interval: Welch's for the mean, the two runs'
- * order-statistic intervals combined for a percentile (lib/core/interval.h);
- * and whether the change is tested (--min-n) and significant.
+ * The delta's 95% interval and its test's p-value: Welch's for the mean,
+ * the two runs' order-statistic intervals combined for a percentile
+ * (lib/core/interval.h).  Tested when both runs have the commands the
+ * statistic needs (lib/core/stat_table.h: a p99 needs 500 in each run, a
+ * p99.9 5000) and --min-n: with fewer the tail is not estimated well
+ * enough to tell a change, and no interval is given.  The verdict waits
+ * for every row's p-value (decide()).
  */
 static void interval(const struct ntp_compare_stage *st, enum ntp_stat stat,
 		     struct ntp_compare_value *out)
 {
 	const struct ntp_summary *b = st->s[NTP_CMP_BASE], *n = st->s[NTP_CMP_NEW];
-	int q = stat - NTP_STAT_P50;       /* the percentile's index in p_lo[], p_hi[] */
+	int q = stat - NTP_STAT_PCT;       /* the percentile's index in p_lo[], p_hi[] */
 
-	if (!out->has_delta || b->n < 2 || n->n < 2)
+	out->p = NAN;
+	out->need_n = ntp_stats[stat].min_n > st->min_n ? ntp_stats[stat].min_n : st->min_n;
+	/* in both runs, but too few commands in one to show the statistic at all */
+	if (!out->has_delta && b && b->n && n && n->n)
+		out->verdict = NTP_CMP_NOT_TESTED;
+	if (!out->has_delta)
 		return;
-	/*
-	 * A percentile's order-statistic interval needs some commands on each
-	 * side of it (lib/core/stat_table.h: a p99 needs 500 in each run, a
-	 * p99.9 5000).  With fewer the tail is not estimated well enough to
-	 * tell a change, and no interval is given.
-	 */
-	if (b->n < ntp_stats[stat].min_n || n->n < ntp_stats[stat].min_n)
+	out->verdict = NTP_CMP_NOT_TESTED;
+	if (b->n < ntp_stats[stat].min_n || n->n < ntp_stats[stat].min_n || b->n < 2 || n->n < 2)
 		return;
-	if (stat == NTP_STAT_MEAN)
+	if (stat == NTP_STAT_MEAN) {
 		out->has_ci = ntp_interval__mean_diff(b->n, b->mean, b->stddev, n->n, n->mean,
 						      n->stddev, &out->ci_lo, &out->ci_hi);
-	else
+		out->p = ntp_interval__mean_diff_p(b->n, b->mean, b->stddev, n->n, n->mean,
+						   n->stddev);
+	} else {
 		out->has_ci = ntp_interval__quantile_diff(stat_of(b, stat), b->p_lo[q], b->p_hi[q],
 							  stat_of(n, stat), n->p_lo[q], n->p_hi[q],
 							  &out->ci_lo, &out->ci_hi);
-	out->tested = out->has_ci && b->n >= st->min_n && n->n >= st->min_n;
-	out->significant = out->tested && (out->ci_lo > 0 || out->ci_hi < 0);
+		out->p = ntp_interval__quantile_diff_p(stat_of(b, stat), b->p_lo[q], b->p_hi[q],
+						       stat_of(n, stat), n->p_lo[q], n->p_hi[q]);
+	}
+	out->tested = out->has_ci && !isnan(out->p) && b->n >= out->need_n &&
+		      n->n >= out->need_n;
+	if (out->tested)
+		out->verdict = NTP_CMP_NOISE;
 }
 
-void ntp_compare__value(const struct ntp_compare_stage *st, enum ntp_stat stat,
-			struct ntp_compare_value *out)
+static void make_value(const struct ntp_compare_stage *st, enum ntp_stat stat,
+		       struct ntp_compare_value *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (int r = 0; r < NTP_CMP_RUNS; r++) {
-		out->has[r] = st->s[r] && st->s[r]->n;
+		/* "-" for a run with too few commands to show it (lib/core/stat_table.h) */
+		out->has[r] = st->s[r] && ntp_stat__shown(st->s[r], stat);
 		if (out->has[r])
 			out->v[r] = stat_of(st->s[r], stat);
 	}
 	out->ratio = NAN;
 	out->has_delta = out->has[NTP_CMP_BASE] && out->has[NTP_CMP_NEW];
-	if (!out->has_delta)
-		return;
-	out->delta = out->v[NTP_CMP_NEW] - out->v[NTP_CMP_BASE];
-	if (out->v[NTP_CMP_BASE])
-		out->ratio = (double)out->v[NTP_CMP_NEW] / (double)out->v[NTP_CMP_BASE];
+	if (out->has_delta) {
+		out->delta = out->v[NTP_CMP_NEW] - out->v[NTP_CMP_BASE];
+		if (out->v[NTP_CMP_BASE])
+			out->ratio = (double)out->v[NTP_CMP_NEW] / (double)out->v[NTP_CMP_BASE];
+	}
 	interval(st, stat, out);
+}
+
+void ntp_compare__value(const struct ntp_compare_stage *st, enum ntp_stat stat,
+			struct ntp_compare_value *out)
+{
+	*out = st->val[stat];
+}
+
+void ntp_compare__verdict_str(const struct ntp_compare_value *v, char *buf, size_t len)
+{
+	switch (v->verdict) {
+	case NTP_CMP_CHANGED:
+		snprintf(buf, len, "yes");
+		break;
+	case NTP_CMP_SMALL:
+		snprintf(buf, len, "small");
+		break;
+	case NTP_CMP_NOISE:
+		snprintf(buf, len, "no");
+		break;
+	case NTP_CMP_NOT_TESTED:
+		snprintf(buf, len, "n<%" PRIu64, v->need_n);
+		break;
+	default:
+		snprintf(buf, len, "-");
+	}
+}
+
+const char *ntp_compare__verdict_key(enum ntp_compare_verdict v)
+{
+	switch (v) {
+	case NTP_CMP_CHANGED:
+		return "changed";
+	case NTP_CMP_SMALL:
+		return "small";
+	case NTP_CMP_NOISE:
+		return "noise";
+	case NTP_CMP_NOT_TESTED:
+		return "not_tested";
+	default:
+		return NULL;
+	}
 }
 
 /* the nearest rank of stats.c, in integers: ceil(p/100 * n) */
@@ -502,14 +556,24 @@ const char *ntp_compare__kind_words(enum ntp_report_kind kind)
 
 /*
  * The stage whose mean moved the most (in ns, either way) in a group found
- * in both runs: the one line a reader looks for first.  A significant
- * change comes before any that is not, and one tested (enough commands in
- * both runs, --min-n) before one that is too few to tell: else the line
- * would point at the noise of a group of seven commands.
+ * in both runs: the one line a reader looks for first.  A change beyond
+ * the noise and the floor comes before any other, then one within the
+ * floor, then one tested, then one too few to tell: else the line would
+ * point at the noise of a group of seven commands.  Only the first kind
+ * is a change (ntprof-compare(1)): the line says so.
  */
 static int most_rank(const struct ntp_compare_value *v)
 {
-	return v->significant ? 2 : v->tested ? 1 : 0;
+	switch (v->verdict) {
+	case NTP_CMP_CHANGED:
+		return 3;
+	case NTP_CMP_SMALL:
+		return 2;
+	case NTP_CMP_NOISE:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 static void find_most(struct ntp_compare *c)
@@ -567,9 +631,10 @@ static ssize_t rule_stage(const struct ntp_compare_group *cg, const char *name)
 
 /*
  * Each group against each --threshold rule: over when the rule's statistic
- * grew by more than its percent and the change is significant (its 95%
- * interval excludes 0, with enough commands in both runs), so that noise
- * never fails a CI job.
+ * grew by more than its percent and the change is beyond the noise
+ * (corrected for every row tested), so that noise never fails a CI job.
+ * A rule its statistic cannot be tested by in a group found in both runs
+ * (too few commands) is said, never passed in silence.
  */
 static void check_threshold(struct ntp_compare *c, const struct ntp_compare_opts *o)
 {
@@ -588,14 +653,20 @@ static void check_threshold(struct ntp_compare *c, const struct ntp_compare_opts
 				continue;
 			ntp_compare__value(&cg->stage[k], rule->stat, &v);
 			g = growth_pct(&v);
-			if (v.significant && g > rule->pct) {
+			if ((v.verdict == NTP_CMP_CHANGED || v.verdict == NTP_CMP_SMALL) &&
+			    g > rule->pct) {
 				cg->tripped = rule;
 				cg->tripped_growth_pct = g;
+			} else if (v.verdict == NTP_CMP_NOT_TESTED && !cg->untested) {
+				cg->untested = rule;
+				cg->untested_need = v.need_n;
 			}
 		}
 		if (cg->tripped) {
 			cg->over_threshold = true;
 			c->over_threshold++;
+		} else if (cg->untested) {
+			c->untested_threshold++;
 		}
 	}
 }
@@ -631,16 +702,106 @@ static int check_rules(const struct ntp_compare *c, const struct ntp_compare_opt
 	return 0;
 }
 
+/* a change at least the floor: both --min-change % of the baseline and --min-change-ns */
+static bool beyond_floor(const struct ntp_compare *c, const struct ntp_compare_value *v)
+{
+	double d = fabs((double)v->delta), base = fabs((double)v->v[NTP_CMP_BASE]);
+
+	return d >= c->floor_ns && d >= c->floor_pct / 100.0 * base;
+}
+
+/* is a statistic's row one of the family tested: shown, or asked of by a rule or the headline */
+static bool in_family(const struct ntp_compare *c, const struct ntp_compare_opts *o,
+		      enum ntp_stat stat)
+{
+	if (stat == NTP_STAT_MEAN || (c->stats & (1u << stat)))
+		return true;
+	for (int t = 0; t < o->nthresholds; t++)
+		if (o->threshold[t].stat == stat)
+			return true;
+	return false;
+}
+
+/*
+ * Every row's value, then the verdicts: Benjamini and Hochberg's correction
+ * over the p-values of every row tested (each group found in both runs,
+ * each stage, each statistic shown, named by a rule, or the mean the
+ * headline reads), at 5%: of two runs of one workload some row says
+ * "changed" at most one time in twenty, and of the rows called changed at
+ * most a twentieth are noise; then the floor, which a change must exceed
+ * to matter.
+ */
+static int decide(struct ntp_compare *c, const struct ntp_compare_opts *o)
+{
+	struct ntp_compare_value **rows = NULL;
+	double *p = NULL;
+	bool *reject = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < c->ngroups; i++) {
+		for (size_t k = 0; k < c->groups[i].nstages; k++) {
+			struct ntp_compare_stage *st = &c->groups[i].stage[k];
+
+			for (int s = 0; s < NTP_NSTATS; s++) {
+				if (!(ntp_stats[s].uses & NTP_STAT_CHANGE))
+					continue;
+				make_value(st, s, &st->val[s]);
+				if (!st->val[s].tested || !in_family(c, o, s))
+					continue;
+				if (n == cap) {
+					size_t ncap = cap ? 2 * cap : 256;
+					void *q = realloc(rows, ncap * sizeof(*rows));
+
+					if (!q) {
+						free(rows);
+						return -ENOMEM;
+					}
+					rows = q;
+					cap = ncap;
+				}
+				rows[n++] = &st->val[s];
+			}
+		}
+	}
+	c->ntests = n;
+	p = malloc((n ? n : 1) * sizeof(*p));
+	reject = malloc((n ? n : 1) * sizeof(*reject));
+	if (!p || !reject) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		p[i] = rows[i]->p;
+	if (ntp_interval__bh(p, n, NTP_CMP_ALPHA, reject)) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!reject[i])
+			continue;
+		rows[i]->verdict = beyond_floor(c, rows[i]) ? NTP_CMP_CHANGED : NTP_CMP_SMALL;
+		rows[i]->significant = rows[i]->verdict == NTP_CMP_CHANGED;
+	}
+out:
+	free(rows);
+	free(p);
+	free(reject);
+	return rc;
+}
+
 int ntp_compare__build(struct ntp_compare *c, const struct ntp_compare_opts *o)
 {
 	int rc;
 
-	c->stats = o->stats ? o->stats : NTP_CMP_DEFAULT_STATS;
+	c->stats = o->stats ? o->stats : NTP_CMP_DEFAULT_STATS(ntp_stat__tail());
 	c->min_n = o->min_n_set ? o->min_n : NTP_CMP_DEFAULT_MIN_N;
+	c->floor_pct = o->floor_pct_set ? o->floor_pct : NTP_CMP_DEFAULT_FLOOR_PCT;
+	c->floor_ns = o->floor_ns_set ? (double)o->floor_ns : NTP_CMP_DEFAULT_FLOOR_NS;
 	rc = check_rules(c, o);
 	if (rc)
 		return rc;
-	if (pair_groups(c) || header_notes(c)) {
+	if (pair_groups(c) || header_notes(c) || decide(c, o)) {
 		ntp_error("%s, %s: cannot compare: %s", c->arg[0], c->arg[1], strerror(ENOMEM));
 		return NTP_EXIT_FAILURE;
 	}

@@ -24,6 +24,36 @@ enum ntp_compare_present {
 	NTP_CMP_NEW_ONLY,
 };
 
+/* what a change is (ntprof-compare(1), SIGNIFICANCE) */
+enum ntp_compare_verdict {
+	NTP_CMP_NO_DELTA,         /* not in both runs */
+	NTP_CMP_NOT_TESTED,       /* too few commands in a run: need_n says how many */
+	NTP_CMP_NOISE,            /* within the noise (corrected for every row tested) */
+	NTP_CMP_SMALL,            /* beyond the noise, within the floor (--min-change) */
+	NTP_CMP_CHANGED,          /* beyond the noise and beyond the floor */
+};
+
+/* one statistic of one stage, both runs and the change */
+struct ntp_compare_value {
+	bool has[NTP_CMP_RUNS];
+	int64_t v[NTP_CMP_RUNS];                  /* ns; means rounded to whole ns */
+	bool has_delta;                           /* in both runs */
+	int64_t delta;                            /* new - baseline, ns */
+	double ratio;                             /* new / baseline; NaN: not both, or baseline 0 */
+	/* the delta's 95% interval (lib/core/interval.h), ns: both runs with 2 commands or more */
+	bool has_ci;
+	double ci_lo, ci_hi;
+	/*
+	 * tested: both runs have the commands the statistic needs (its least
+	 * n, lib/core/stat_table.h, and --min-n); need_n is that number
+	 */
+	bool tested;
+	uint64_t need_n;
+	double p;                                 /* two-sided p-value of no change; NaN untested */
+	enum ntp_compare_verdict verdict;
+	bool significant;                         /* verdict NTP_CMP_CHANGED */
+};
+
 /* one stage (or the end-to-end latency) of one group, in both runs */
 struct ntp_compare_stage {
 	const char *text;                         /* "network*", "end-to-end" */
@@ -31,6 +61,7 @@ struct ntp_compare_stage {
 	const struct ntp_summary *s[NTP_CMP_RUNS];  /* NULL: not in that run */
 	int64_t sum[NTP_CMP_RUNS];                /* exact sum of the latencies, ns */
 	uint64_t min_n;                           /* --min-n: the least n of a tested change */
+	struct ntp_compare_value val[NTP_NSTATS]; /* of the statistics of NTP_STAT_CHANGE */
 };
 
 struct ntp_compare_group {
@@ -51,20 +82,9 @@ struct ntp_compare_group {
 	const struct ntp_compare_threshold *tripped;  /* the first that did; NULL: none */
 	double tripped_growth_pct;                /* its statistic's growth, % of the baseline */
 	double e2e_growth_pct;                    /* of the end-to-end mean; NaN unless in both runs */
-};
-
-/* one statistic of one stage, both runs and the change */
-struct ntp_compare_value {
-	bool has[NTP_CMP_RUNS];
-	int64_t v[NTP_CMP_RUNS];                  /* ns; means rounded to whole ns */
-	bool has_delta;                           /* in both runs */
-	int64_t delta;                            /* new - baseline, ns */
-	double ratio;                             /* new / baseline; NaN: not both, or baseline 0 */
-	/* the delta's 95% interval (lib/core/interval.h), ns: both runs with 2 commands or more */
-	bool has_ci;
-	double ci_lo, ci_hi;
-	bool tested;                              /* has_ci, and n >= --min-n in both runs */
-	bool significant;                         /* tested, and the interval excludes 0 */
+	/* the first rule that could not be tested in the group; NULL: none */
+	const struct ntp_compare_threshold *untested;
+	uint64_t untested_need;                   /* the commands a run needs for it */
 };
 
 /* the most recordings one run of a comparison joins */
@@ -92,7 +112,10 @@ struct ntp_compare {
 	size_t nwarnings;
 	unsigned int stats;                       /* never 0 here */
 	size_t over_threshold;                    /* groups over --threshold */
+	size_t untested_threshold;                /* groups of both runs where a rule is not tested */
 	uint64_t min_n;                           /* --min-n, or its default */
+	double floor_pct, floor_ns;               /* --min-change, --min-change-ns, or theirs */
+	size_t ntests;                            /* the rows the correction is over */
 	struct ntp_compare_most most;             /* the stage that changed most */
 };
 
@@ -107,8 +130,13 @@ int ntp_compare__build(struct ntp_compare *c, const struct ntp_compare_opts *o);
 void ntp_compare__free(struct ntp_compare *c);
 enum ntp_compare_present ntp_compare__present(const void *base, const void *new_side);
 const char *ntp_compare__present_str(enum ntp_compare_present p);
+/* a statistic of a stage, as ntp_compare__build made it */
 void ntp_compare__value(const struct ntp_compare_stage *st, enum ntp_stat stat,
 			struct ntp_compare_value *out);
+/* "yes", "small", "no", "n<500", "-": the text's sig column */
+void ntp_compare__verdict_str(const struct ntp_compare_value *v, char *buf, size_t len);
+/* "changed", "small", "noise", "not_tested"; NULL without a delta: the JSON's verdict */
+const char *ntp_compare__verdict_key(enum ntp_compare_verdict v);
 /* the arithmetic behind a value, one line in ns (--formula) */
 void ntp_compare__formula(const struct ntp_compare_stage *st, enum ntp_stat stat,
 			  char *buf, size_t len);

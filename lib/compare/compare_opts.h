@@ -11,8 +11,8 @@
 #include "lib/model/model_filter.h"
 #include "lib/model/model_sort.h"
 
-/* mean and p99: the typical command and the tail, in two rows per stage */
-#define NTP_CMP_DEFAULT_STATS ((1u << NTP_STAT_MEAN) | (1u << NTP_STAT_P99))
+/* mean and the tail (p99, or the highest listed): the typical command and the tail */
+#define NTP_CMP_DEFAULT_STATS(tail) ((1u << NTP_STAT_MEAN) | (1u << (tail)))
 
 /*
  * One --threshold: the run fails when a group's STAGE's STAT grew by more
@@ -25,6 +25,11 @@ struct ntp_compare_threshold {
 };
 
 #define NTP_CMP_MAX_THRESHOLDS 16
+/* the least change that counts: both this % of the baseline and this many ns */
+#define NTP_CMP_DEFAULT_FLOOR_PCT 5.0
+#define NTP_CMP_DEFAULT_FLOOR_NS 1000.0
+/* the level of compare's tests, corrected for their number (Benjamini-Hochberg) */
+#define NTP_CMP_ALPHA 0.05
 /* below this many commands in either run a change is not tested */
 #define NTP_CMP_DEFAULT_MIN_N 10
 
@@ -38,6 +43,9 @@ struct ntp_compare_opts {
 	int nthresholds;              /* --threshold SPEC[,SPEC]: 0 = none */
 	bool min_n_set;
 	uint64_t min_n;               /* --min-n N, else NTP_CMP_DEFAULT_MIN_N */
+	bool floor_pct_set, floor_ns_set;
+	double floor_pct;             /* --min-change PCT, else NTP_CMP_DEFAULT_FLOOR_PCT */
+	uint64_t floor_ns;            /* --min-change-ns NS, else NTP_CMP_DEFAULT_FLOOR_NS */
 	const char *stages;           /* --stages: "summary" (NULL) or "detail", as report's */
 	const char *html_path;        /* --html FILE ("-" = stdout), NULL = none */
 	struct ntp_read_filter filter;   /* report's read filters, applied to both runs */
@@ -45,6 +53,7 @@ struct ntp_compare_opts {
 	const char *field_separator;  /* -t: the rows in long form, fields separated by this */
 	bool quiet;                   /* -q: no header block, the tables only */
 	bool no_pager;                /* --no-pager: never page the text on a terminal */
+	bool percentiles;             /* --percentiles was given (lib/core/stat_table.h has them) */
 };
 
 #endif

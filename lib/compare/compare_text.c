@@ -22,12 +22,20 @@
 
 static const char *const run_label[NTP_CMP_RUNS] = { "baseline:", "new:" };
 
-static void print_file(const struct ntp_report_header *h, const char *label, FILE *f)
+/* the commands of each side the file has: a target recording's are target_io's */
+static void print_file(const struct ntp_report_file *rf, const char *label, FILE *f)
 {
-	const struct ntp_header_style st = { .label = label, .indent = "", .sub = "  ",
-					     .counts = true };
+	const struct ntp_header_style st = { .label = label, .indent = "", .sub = "  " };
+	const struct ntp_report_header *h = &rf->hdr;
+	bool both = (rf->sides & NTP_SIDE_HOST) && (rf->sides & NTP_SIDE_TARGET);
 
 	ntp_report__print_header_lines(h, f, &st);
+	if (rf->sides & NTP_SIDE_HOST)
+		fprintf(f, "#   %-16s %" PRIu64 " in file, %" PRIu64 " lost%s\n", "commands:",
+			h->rows, h->lost_ringbuf + h->lost_map, both ? " (host)" : "");
+	if (rf->sides & NTP_SIDE_TARGET)
+		fprintf(f, "#   %-16s %" PRIu64 " in file, %" PRIu64 " lost%s\n", "commands:",
+			rf->t_rows, rf->t_lost_ringbuf + rf->t_lost_map, both ? " (target)" : "");
 }
 
 static void print_header(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)
@@ -41,7 +49,7 @@ static void print_header(const struct ntp_compare *c, FILE *f, const struct ntp_
 	fprintf(f, "# ntprof compare\n");
 	for (int r = 0; r < NTP_CMP_RUNS; r++)
 		for (int i = 0; i < c->run[r].nfiles; i++)
-			print_file(&c->run[r].files[i].hdr, run_label[r], f);
+			print_file(&c->run[r].files[i], run_label[r], f);
 	ntp_read_filter__print_text(f, c->run[NTP_CMP_BASE].filter);
 	ntp_report_sort__print_text(f, &o->sort, true);
 	for (size_t i = 0; i < c->ndifferences; i++)
@@ -55,13 +63,22 @@ static void print_header(const struct ntp_compare *c, FILE *f, const struct ntp_
 		if (c->stats & (1u << s))
 			fprintf(f, " %s", ntp_stats[s].name);
 	fprintf(f, " (us); rows found in one recording only are marked in 'present'\n");
-	fprintf(f, "# ci95: the delta's 95%% interval; sig: whether it excludes 0 (\"few\": fewer "
-		"than %" PRIu64 " commands in a run, not tested)\n", c->min_n);
+	fprintf(f, "# ci95: the delta's 95%% interval\n# sig: \"yes\" beyond the noise (5%%, "
+		"corrected for the %zu rows tested) and the floor (%g%% and %g us); \"small\" beyond "
+		"the noise only; \"no\" within it;\n#      \"n<N\" not tested: fewer than N "
+		"commands in a run (", c->ntests, c->floor_pct, c->floor_ns / 1000.0);
+	for (int s = 0, k = 0; s < NTP_NSTATS; s++) {
+		if (!(c->stats & (1u << s)) || !(ntp_stats[s].uses & NTP_STAT_CHANGE))
+			continue;
+		fprintf(f, "%s%s %" PRIu64, k++ ? ", " : "", ntp_stats[s].name,
+			ntp_stats[s].min_n > c->min_n ? ntp_stats[s].min_n : c->min_n);
+	}
+	fprintf(f, ")\n");
 	for (int t = 0; t < o->nthresholds; t++) {
 		char rule[96];
 
 		ntp_compare__rule_str(&o->threshold[t], rule, sizeof(rule));
-		fprintf(f, "# threshold: %s: may grow by at most %g%% (of significant changes)\n",
+		fprintf(f, "# threshold: %s: may grow by at most %g%% (beyond the noise)\n",
 			rule, o->threshold[t].pct);
 	}
 }
@@ -150,7 +167,7 @@ static void print_value(const struct ntp_compare_group *g, const struct ntp_comp
 			enum ntp_stat stat, FILE *f, const struct ntp_compare_opts *o)
 {
 	struct ntp_compare_value v;
-	char size[32], b[40], n[40], d[40], ratio[40], ci[96], formula[512];
+	char size[32], b[40], n[40], d[40], ratio[40], ci[96], sig[32], formula[512];
 
 	ntp_compare__value(st, stat, &v);
 	ntp_size__str(g->bytes, size, sizeof(size));
@@ -162,9 +179,9 @@ static void print_value(const struct ntp_compare_group *g, const struct ntp_comp
 	else
 		snprintf(ratio, sizeof(ratio), "-");
 	ci_cell(ci, sizeof(ci), &v);
-	fprintf(f, "  %-7s %7s %-12s %-12s %-5s %11s %11s %11s %8s %23s %-4s  %s\n", g->io_type,
-		size, g->label, st->text, ntp_stats[stat].name, b, n, d, ratio, ci,
-		!v.has_delta ? "-" : !v.tested ? "few" : v.significant ? "yes" : "no",
+	ntp_compare__verdict_str(&v, sig, sizeof(sig));
+	fprintf(f, "  %-7s %7s %-12s %-12s %-5s %11s %11s %11s %8s %23s %-6s  %s\n", g->io_type,
+		size, g->label, st->text, ntp_stats[stat].name, b, n, d, ratio, ci, sig,
 		ntp_compare__present_str(ntp_compare__present(st->s[NTP_CMP_BASE],
 							      st->s[NTP_CMP_NEW])));
 	if (o->formula) {
@@ -176,7 +193,7 @@ static void print_value(const struct ntp_compare_group *g, const struct ntp_comp
 static void print_stages(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)
 {
 	fprintf(f, "#\n# stages (us)\n");
-	fprintf(f, "# %-7s %7s %-12s %-12s %-5s %11s %11s %11s %8s %23s %-4s  %s\n", "io_type",
+	fprintf(f, "# %-7s %7s %-12s %-12s %-5s %11s %11s %11s %8s %23s %-6s  %s\n", "io_type",
 		"size", ns_title(c), "stage", "stat", "baseline", "new", "delta", "ratio", "ci95",
 		"sig", "present");
 	for (size_t i = 0; i < c->ngroups; i++) {
@@ -193,22 +210,29 @@ static void print_threshold(const struct ntp_compare *c, FILE *f, const struct n
 {
 	if (!o->nthresholds)
 		return;
-	fprintf(f, "#\n# threshold: %s (%zu group%s over)\n",
-		c->over_threshold ? "EXCEEDED" : "ok", c->over_threshold,
-		c->over_threshold == 1 ? "" : "s");
+	fprintf(f, "#\n# threshold: %s (%zu group%s over, %zu not tested)\n",
+		c->over_threshold ? "EXCEEDED" : c->untested_threshold ? "NOT TESTED" : "ok",
+		c->over_threshold, c->over_threshold == 1 ? "" : "s", c->untested_threshold);
 	for (size_t i = 0; i < c->ngroups; i++) {
 		const struct ntp_compare_group *g = &c->groups[i];
 		char size[32];
 
 		char rule[96];
 
-		if (!g->over_threshold)
+		if (!g->over_threshold && !g->untested)
 			continue;
 		ntp_size__str(g->bytes, size, sizeof(size));
-		ntp_compare__rule_str(g->tripped, rule, sizeof(rule));
-		fprintf(f, "#   %s %s %s: %s %s %+.2f%% (%s)\n", g->io_type, size, g->label,
-			g->tripped->stage, ntp_stats[g->tripped->stat].name,
-			g->tripped_growth_pct, rule);
+		if (g->over_threshold) {
+			ntp_compare__rule_str(g->tripped, rule, sizeof(rule));
+			fprintf(f, "#   %s %s %s: %s %s %+.2f%% (%s)\n", g->io_type, size, g->label,
+				g->tripped->stage, ntp_stats[g->tripped->stat].name,
+				g->tripped_growth_pct, rule);
+		} else {
+			ntp_compare__rule_str(g->untested, rule, sizeof(rule));
+			fprintf(f, "#   %s %s %s: %s not tested: %s needs %" PRIu64
+				" commands in each run\n", g->io_type, size, g->label, rule,
+				ntp_stats[g->untested->stat].name, g->untested_need);
+		}
 	}
 }
 
@@ -226,10 +250,14 @@ static void print_most(const struct ntp_compare *c, FILE *f)
 	us_cell(d, sizeof(d), true, m->mean.delta, true);
 	if (isfinite(m->mean.ratio))
 		snprintf(pct, sizeof(pct), " (%+.2f%%)", (m->mean.ratio - 1.0) * 100.0);
-	fprintf(f, "#\n# changed most: %s of %s %s %s: mean %s us%s%s\n", m->stage->text,
-		m->g->io_type, size, m->g->label, d, pct,
-		m->mean.significant ? "" : m->mean.tested ? ", not significant (no stage changed significantly)"
-		: ", too few commands to tell (no stage changed significantly)");
+	if (m->mean.verdict == NTP_CMP_CHANGED)
+		fprintf(f, "#\n# changed most: %s of %s %s %s: mean %s us%s\n", m->stage->text,
+			m->g->io_type, size, m->g->label, d, pct);
+	else
+		fprintf(f, "#\n# changed most: no meaningful change (the largest: %s of %s %s %s, "
+			"mean %s us%s, %s)\n", m->stage->text, m->g->io_type, size, m->g->label, d,
+			pct, m->mean.verdict == NTP_CMP_SMALL ? "within the floor" :
+			m->mean.verdict == NTP_CMP_NOISE ? "within the noise" : "too few commands");
 }
 
 int ntp_compare__print_text(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)

@@ -17,6 +17,7 @@
 #ifndef NTP_INTERVAL_H
 #define NTP_INTERVAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,5 +37,27 @@ int ntp_interval__mean_diff(size_t n_base, double mean_base, double sd_base, siz
 /* the same for a percentile, from each run's value and interval */
 int ntp_interval__quantile_diff(int64_t v_base, int64_t lo_base, int64_t hi_base, int64_t v_new,
 				int64_t lo_new, int64_t hi_new, double *lo, double *hi);
+
+/*
+ * Tests of a change, for compare's verdicts (ntprof-compare(1),
+ * SIGNIFICANCE): the two-sided p-value that the runs' statistic is the
+ * same, from the same model as the intervals above (Welch's t for the
+ * means, the percentiles' intervals as normal ones), NaN when it cannot
+ * be computed; and the correction of n such tests for their number.
+ */
+/* P(|T| >= |t|) of Student's t with df degrees of freedom */
+double ntp_interval__t_two_sided(double t, double df);
+double ntp_interval__mean_diff_p(size_t n_base, double mean_base, double sd_base, size_t n_new,
+				 double mean_new, double sd_new);
+double ntp_interval__quantile_diff_p(int64_t v_base, int64_t lo_base, int64_t hi_base,
+				     int64_t v_new, int64_t lo_new, int64_t hi_new);
+/*
+ * reject[i]: test i's null rejected by Benjamini and Hochberg's method: the
+ * k smallest p-values for the largest k whose k-th is at most k alpha / n.
+ * Of the tests rejected, at most a share alpha are true nulls, expected;
+ * and when every null is true the chance of rejecting any is at most
+ * alpha.  0, or -1 without memory.
+ */
+int ntp_interval__bh(const double *p, size_t n, double alpha, bool *reject);
 
 #endif

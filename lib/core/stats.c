@@ -19,6 +19,27 @@
 #include "lib/core/jobs.h"
 #include "lib/core/stats.h"
 
+/* the run's percentiles: set once, before any summary, by the command's options */
+static double pct_p[NTP_PCT_MAX] = { NTP_PCT_DEFAULT };
+static int pct_n = sizeof((double[]){ NTP_PCT_DEFAULT }) / sizeof(double);
+
+void ntp_summary__set_percentiles(const double *p, int n)
+{
+	pct_n = n < NTP_PCT_MAX ? n : NTP_PCT_MAX;
+	for (int i = 0; i < pct_n; i++)
+		pct_p[i] = p[i];
+}
+
+int ntp_summary__npercentiles(void)
+{
+	return pct_n;
+}
+
+double ntp_summary__percentile(int i)
+{
+	return i >= 0 && i < pct_n ? pct_p[i] : 0;
+}
+
 /* below this, qsort beats the radix sort's fixed cost */
 #define RADIX_MIN 512
 
@@ -236,15 +257,11 @@ static void summarize(struct ntp_samples *s, struct ntp_summary *out, struct scr
 	out->max = s->v[s->n - 1];
 	out->sum = (double)sum;
 	out->mean = (double)sum / (double)s->n;
-	out->p50 = s->v[rank(50, s->n) - 1];
-	out->p90 = s->v[rank(90, s->n) - 1];
-	out->p99 = s->v[rank(99, s->n) - 1];
-	out->p999 = s->v[rank(99.9, s->n) - 1];
-	for (i = 0; i < 4; i++) {
-		static const double p[4] = { 50, 90, 99, 99.9 };
+	for (i = 0; i < (size_t)pct_n; i++) {
 		size_t lo, hi;
 
-		ntp_interval__quantile_ranks(p[i], s->n, &lo, &hi);
+		out->pct[i] = s->v[rank(pct_p[i], s->n) - 1];
+		ntp_interval__quantile_ranks(pct_p[i], s->n, &lo, &hi);
 		out->p_lo[i] = s->v[lo - 1];
 		out->p_hi[i] = s->v[hi - 1];
 	}
@@ -266,8 +283,9 @@ void ntp_samples__summarize(struct ntp_samples *s, struct ntp_summary *out)
 }
 
 /*
- * 512 bytes a summary: kept only when a report shows them, so that a
- * recording of many groups costs no more than its samples without them.
+ * Kept only when a report shows them, and then only the buckets of the
+ * samples' range, so that a recording of many groups costs no more than
+ * its samples without them.
  */
 int ntp_samples__histogram(struct ntp_samples *s, struct ntp_summary *out)
 {
@@ -276,12 +294,18 @@ int ntp_samples__histogram(struct ntp_samples *s, struct ntp_summary *out)
 		return -ENOMEM;
 	if (s->n)
 		sort(s);
-	ntp_hist__from_sorted(out->hist, s->n ? s->v : NULL, s->n);
+	if (ntp_hist__from_sorted(out->hist, s->n ? s->v : NULL, s->n)) {
+		free(out->hist);
+		out->hist = NULL;
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 void ntp_summary__free(struct ntp_summary *s)
 {
+	if (s->hist)
+		ntp_hist__free(s->hist);
 	free(s->hist);
 	s->hist = NULL;
 }

@@ -7,7 +7,7 @@
  * reads its percentiles off a log-linear histogram, so within a bucket of
  * the truth; blktrace's btt prints none.)
  * The standard deviation is the sample one (n - 1 in the denominator, 0 for
- * one sample), and the histogram lib/core/hist.h's log2 buckets, both exact.
+ * one sample), and the histogram lib/core/hist.h's log-linear buckets, both exact.
  */
 #ifndef NTP_STATS_H
 #define NTP_STATS_H
@@ -24,18 +24,30 @@ struct ntp_samples {
 	int sorted;
 };
 
+/*
+ * The percentiles a summary holds: the run's list, at most NTP_PCT_MAX of
+ * them, in increasing order (lib/core/stat_table.h sets it from
+ * --percentiles; 50, 90, 99 and 99.9 unless set).
+ */
+#define NTP_PCT_MAX 8
+#define NTP_PCT_DEFAULT 50, 90, 99, 99.9
+
 struct ntp_summary {
 	size_t n;
 	int64_t min, max;
 	double mean;
 	double stddev;            /* sample standard deviation, ns */
-	int64_t p50, p90, p99, p999;
-	/* each percentile's 95% interval (lib/core/interval.h), in the order above */
-	int64_t p_lo[4], p_hi[4];
+	/* the list's percentiles, and each one's 95% interval (lib/core/interval.h) */
+	int64_t pct[NTP_PCT_MAX], p_lo[NTP_PCT_MAX], p_hi[NTP_PCT_MAX];
 	double sum;
-	/* every sample in its log2 bucket, when asked for (ntp_samples__histogram); else NULL */
+	/* every sample in its bucket, when asked for (ntp_samples__histogram); else NULL */
 	struct ntp_hist *hist;
 };
+
+/* the list every summary made after it holds: n percentiles in (0, 100), increasing */
+void ntp_summary__set_percentiles(const double *p, int n);
+int ntp_summary__npercentiles(void);
+double ntp_summary__percentile(int i);        /* the list's i-th p, in percent */
 
 void ntp_samples__init(struct ntp_samples *s);
 int ntp_samples__add(struct ntp_samples *s, int64_t v);    /* 0 or -ENOMEM */

@@ -8,7 +8,9 @@
  * Column names are a stable interface (ntprof-dump(1)): add, never rename.
  * The application's columns follow (host_app_stages); a recording made
  * before them has the same header and empty fields there.
- * Joined recordings have their own table of columns, from temp.joined.
+ * A target recording alone has its own table of columns, from target_io
+ * and the target_stages view, and joined recordings theirs, from
+ * temp.joined.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -79,6 +81,34 @@ static const struct dump_col app_cols[] = {
 	{ "complete_ns", "a.complete_ns" },
 	{ "reap_ns", "a.reap_ns" },
 	{ "app_e2e_ns", "a.app_e2e_ns" },
+};
+
+/*
+ * A target recording alone: its commands as the target recorded them
+ * (target_io t), on its clock, then the target_stages view's (s) stages.
+ */
+static const struct dump_col target_cols[] = {
+	{ "id", "t.id" },
+	{ "t_recv_ns", "t.t_recv_ns" },
+	{ "t_r2t_ns", "t.t_r2t_ns" },
+	{ "t_submit_ns", "t.t_submit_ns" },
+	{ "t_cmpl_ns", "t.t_cmpl_ns" },
+	{ "t_sent_ns", "t.t_sent_ns" },
+	{ "opcode", "t.opcode" },
+	{ "io_type", "s.io_type" },
+	{ "cid", "t.cid" },
+	{ "slba", "t.slba" },
+	{ "nlb", "t.nlb" },
+	{ "bytes", "t.bytes" },
+	{ "qid", "t.qid" },
+	{ "nsid", "t.nsid" },
+	{ "cntlid", "t.cntlid" },
+	{ "device", "t.device" },
+	{ "status", "t.status" },
+	{ "flags", "t.flags" },
+	{ "residence_ns", "s.residence_ns" },
+	{ "target_driver_ns", "s.target_driver_ns" },
+	{ "storage_ns", "s.storage_ns" },
 };
 
 /*
@@ -154,6 +184,14 @@ static const struct dump_table host_table_old = {
 	" FROM host_io AS h JOIN host_stages AS s ON s.id = h.id WHERE 1", " ORDER BY h.id",
 	{ .io_type = "s.io_type", .bytes = "h.bytes", .qid = "h.qid",
 	  .names = { "h.namespace", "h.path" }, .time = "h.h_start_ns" },
+};
+
+/* a target alone: --session names its backend devices, --time is by t_recv on its clock */
+static const struct dump_table target_table = {
+	target_cols, sizeof(target_cols) / sizeof(target_cols[0]), NULL, 0, false,
+	" FROM target_io AS t JOIN target_stages AS s ON s.id = t.id WHERE 1", " ORDER BY t.id",
+	{ .io_type = "s.io_type", .bytes = "t.bytes", .qid = "t.qid", .names = { "t.device" },
+	  .time = "t.t_recv_ns" },
 };
 
 static const struct dump_table joined_table = {
@@ -249,8 +287,9 @@ static int read_fail(sqlite3 *db, const char *path)
 	return ntp_db__fail(db, path, "cannot read the commands");
 }
 
+/* the rows of t that pass w, as CSV into f; *n counts them.  0 or NTP_EXIT_* */
 static int dump_rows(sqlite3 *db, const struct dump_table *t, const struct ntp_read_where *w,
-		     const char *path, FILE *f)
+		     const char *path, FILE *f, uint64_t *n)
 {
 	sqlite3_stmt *st;
 	char *sql = build_sql(t);
@@ -269,8 +308,11 @@ static int dump_rows(sqlite3 *db, const struct dump_table *t, const struct ntp_r
 	for (size_t i = 0; i < t->nmore; i++)
 		fprintf(f, ",%s", t->more[i].name);
 	fputc('\n', f);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+	*n = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		put_row(f, st, t->ncols + t->nmore);
+		(*n)++;
+	}
 	if (rc != SQLITE_DONE) {
 		rc = read_fail(db, path);
 		sqlite3_finalize(st);
@@ -281,9 +323,9 @@ static int dump_rows(sqlite3 *db, const struct dump_table *t, const struct ntp_r
 }
 
 /*
- * What is dumped: one host recording as it is, or the join of several (or
- * of one "-r both" or joined recording).  *j is set when joined; 0 or
- * NTP_EXIT_*.
+ * What is dumped: one host or target recording as it is, or the join of
+ * several (or of one "-r both" or joined recording).  *j is set when
+ * joined; 0 or NTP_EXIT_*.
  */
 static int open_input(struct ntp_source *s, sqlite3 **db, struct ntp_join **j)
 {
@@ -291,13 +333,6 @@ static int open_input(struct ntp_source *s, sqlite3 **db, struct ntp_join **j)
 
 	*db = s->db;
 	*j = NULL;
-	if (s->kind == NTP_KIND_TARGET) {
-		/* its commands are target_io's: a host header and no row would say nothing */
-		ntp_error("%s: a target recording alone has no host commands to dump: give "
-			  "its host recording too (ntprof dump HOST.ntp %s), or query its "
-			  "target_io table with sqlite3", s->files[0].path, s->files[0].path);
-		return NTP_EXIT_MISMATCH;
-	}
 	if (!ntp_kind__joined(s->kind))
 		return 0;
 	rc = ntp_source__open_join(s, NULL, j);
@@ -319,6 +354,7 @@ static int filter_where(const struct ntp_dump_opts *o, sqlite3 *db, int nfiles,
 	char names[NTP_JOIN_MAX_FILES][8];
 	const char *schemas[NTP_JOIN_MAX_FILES];
 	bool joined = t == &joined_table;
+	bool target = t == &target_table;
 
 	memset(w, 0, sizeof(*w));
 	w->f = &o->filter;
@@ -332,7 +368,7 @@ static int filter_where(const struct ntp_dump_opts *o, sqlite3 *db, int nfiles,
 			snprintf(names[i], sizeof(names[i]), "main");
 		schemas[i] = names[i];
 	}
-	return ntp_read_filter__starts(w, db, schemas, nfiles, false, path);
+	return ntp_read_filter__starts(w, db, schemas, nfiles, target, path);
 }
 
 int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_opts *o)
@@ -342,7 +378,9 @@ int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_op
 	struct ntp_join *j = NULL;
 	sqlite3 *db;
 	struct ntp_outfile of = { .f = stdout };
+	const struct dump_table *t;
 	struct ntp_read_where where;
+	uint64_t nrows = 0;
 	int rc;
 
 	/* writing over the recording being read would destroy it */
@@ -364,12 +402,15 @@ int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_op
 		ntp_source__close(s);
 		return rc;
 	}
-	rc = filter_where(o, db, j ? npaths : 1, j ? &joined_table : &host_table, paths[0], &where);
+	t = j ? &joined_table : s->kind == NTP_KIND_TARGET ? &target_table :
+	    has_app_view(db) ? &host_table : &host_table_old;
+	rc = filter_where(o, db, j ? npaths : 1, t, paths[0], &where);
 	if (!rc && !out)
 		ntp_pager__start(o->no_pager);
 	if (!rc)
-		rc = dump_rows(db, j ? &joined_table : has_app_view(db) ? &host_table :
-			       &host_table_old, &where, paths[0], of.f);
+		rc = dump_rows(db, t, &where, paths[0], of.f, &nrows);
+	if (!rc && !nrows && ntp_read_filter__any(&o->filter))
+		ntp_read_filter__warn_none(s, &o->filter, NULL);
 	ntp_join__close(j);
 	ntp_source__close(s);
 	if (!out)

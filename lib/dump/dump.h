@@ -14,7 +14,7 @@ struct ntp_dump_opts {
 };
 
 /*
- * One host recording: its commands.  Several recordings, or one "-r both"
+ * One host or target recording: its commands.  Several recordings, or one "-r both"
  * recording: the joined commands, host and target side by side.  Returns an
  * NTP_EXIT_* code.
  */

@@ -3,11 +3,14 @@
  * ntprof export (lib/export.h): recordings to a Perfetto trace.
  *
  * Opening is dump's: one host or target recording as it is, the join of a
- * "-r both" recording or of several recordings otherwise (lib/join/join.h).  The
- * first recording's clock is the trace's; every other recording is placed
- * on it through the join's clock estimates, chained from file to file, so a
- * target's slices sit where the host saw them.  A recording the estimates
- * do not reach keeps its own clock, with a warning.
+ * "-r both" or joined recording or of several recordings otherwise
+ * (lib/join/join.h).  Each side of a recording is on its machine's clock:
+ * one clock for both sides of a "-r both" recording, two for a joined one
+ * (ntprof join), which holds each side's times as recorded.  The first
+ * recording's first side's clock is the trace's; every other clock is
+ * placed on it through the join's clock estimates, chained from side to
+ * side, so a target's slices sit where the host saw them.  A clock the
+ * estimates do not reach is kept as it is, with a warning.
  *
  * Each side's commands are read in start order and streamed out: what is
  * held per command is its end time while it is in flight (lib/export/export_queues.c).
@@ -39,13 +42,21 @@ enum { SIDE_HOST, SIDE_TARGET, NSIDES };
 
 static const char *const side_name[NSIDES] = { "host", "target" };
 
+/* one machine's clock on the trace's */
+struct xclock {
+	bool placed;			/* on the trace's clock */
+	long double scale, shift;	/* trace time = scale * t + shift */
+};
+
 struct xfile {
 	const char *path;
 	char schema[16];
-	char *hostname;
 	int sides;			/* enum ntp_side */
-	bool placed;			/* on the trace's clock */
-	long double scale, shift;	/* trace time = scale * t + shift */
+	bool two_clocks;		/* a joined recording: each side on its own clock */
+	/* per side: its machine's name, meta start_ns (the first interval's start; -1 unknown) */
+	char *hostname[NSIDES];
+	int64_t start_ns[NSIDES];
+	struct xclock clock[NSIDES];	/* the target's is the host's but with two_clocks */
 	uint64_t machine[NSIDES];	/* process track per side */
 };
 
@@ -67,27 +78,37 @@ static int read_fail(struct xport *x, const char *path)
 	return ntp_db__fail(x->db, path, "cannot read the commands");
 }
 
+/* the clock side s of file f is on */
+static struct xclock *clock_of(struct xfile *f, int s)
+{
+	return &f->clock[f->two_clocks ? s : SIDE_HOST];
+}
+
 /*
- * The source's files: each on its own clock; a joined kind joined, its
- * pairs indexed for the two passes, which look a command's partner up by
- * its own side's row.
+ * The source's files: each side on its machine's clock; a joined kind
+ * joined, its pairs indexed for the two passes, which look a command's
+ * partner up by its own side's row.
  */
 static int open_input(struct xport *x, struct ntp_source *s)
 {
-	if (s->kind == NTP_KIND_JOINED) {
-		/* one file, two clocks: a timeline has one place per file */
-		ntp_error("%s: a joined recording (ntprof join) holds two clocks: export the host"
-			  " and target recordings it was made of", s->files[0].path);
-		return NTP_EXIT_MISMATCH;
-	}
+	static const int side_bit[NSIDES] = { NTP_SIDE_HOST, NTP_SIDE_TARGET };
+
 	x->db = s->db;
 	x->n = s->n;
 	x->rdma = s->rdma;
 	for (int i = 0; i < x->n; i++) {
-		x->f[i].path = s->files[i].path;
-		snprintf(x->f[i].schema, sizeof(x->f[i].schema), "%s", s->files[i].schema);
-		x->f[i].sides = s->files[i].sides;
-		x->f[i].hostname = ntp_source__meta_text(s, i, NTP_META_HOSTNAME);
+		struct xfile *f = &x->f[i];
+
+		f->path = s->files[i].path;
+		snprintf(f->schema, sizeof(f->schema), "%s", s->files[i].schema);
+		f->sides = s->files[i].sides;
+		f->two_clocks = s->kind == NTP_KIND_JOINED;
+		for (int d = 0; d < NSIDES; d++) {
+			f->hostname[d] = ntp_source__side_meta_text(s, i, side_bit[d],
+								    NTP_META_HOSTNAME);
+			f->start_ns[d] = ntp_source__side_meta_int(s, i, side_bit[d],
+								   NTP_META_START_NS, -1);
+		}
 	}
 	if (!ntp_kind__joined(s->kind))
 		return 0;
@@ -112,14 +133,14 @@ static int open_input(struct xport *x, struct ntp_source *s)
 	return 0;
 }
 
-/* ---- clocks: every file on the first one's ---------------------------------- */
+/* ---- clocks: every side's on the first one's ---------------------------------- */
 
 /*
  * The join's line for a pair: o(h) = offset + drift (h - t0) = target - host
  * clock at host time h, so a target time T is the host time
  * (T - offset + drift t0) / (1 + drift).
  */
-static void place_target(struct xfile *tf, const struct xfile *hf, const struct ntp_join_pair *p)
+static void place_target(struct xclock *tf, const struct xclock *hf, const struct ntp_join_pair *p)
 {
 	long double d = p->drift, s = 1.0L / (1.0L + d);
 	long double sh = ((long double)d * p->t0_ns - (long double)p->offset_ns) * s;
@@ -129,7 +150,7 @@ static void place_target(struct xfile *tf, const struct xfile *hf, const struct 
 	tf->placed = true;
 }
 
-static void place_host(struct xfile *hf, const struct xfile *tf, const struct ntp_join_pair *p)
+static void place_host(struct xclock *hf, const struct xclock *tf, const struct ntp_join_pair *p)
 {
 	long double d = p->drift;
 	long double sh = (long double)p->offset_ns - d * p->t0_ns;
@@ -141,38 +162,48 @@ static void place_host(struct xfile *hf, const struct xfile *tf, const struct nt
 
 static void place_files(struct xport *x)
 {
+	struct xclock *first = clock_of(&x->f[0], x->f[0].sides & NTP_SIDE_HOST ? SIDE_HOST :
+					SIDE_TARGET);
 	bool more = true;
 
-	x->f[0].placed = true;
-	x->f[0].scale = 1.0L;
+	first->placed = true;
+	first->scale = 1.0L;
 	while (more && x->j) {
 		more = false;
 		for (int i = 0; i < ntp_join__npairs(x->j); i++) {
 			const struct ntp_join_pair *p = ntp_join__pair(x->j, i);
-			struct xfile *hf = &x->f[p->host_file], *tf = &x->f[p->target_file];
+			struct xclock *hc = clock_of(&x->f[p->host_file], SIDE_HOST);
+			struct xclock *tc = clock_of(&x->f[p->target_file], SIDE_TARGET);
 
-			if (!p->estimated || hf->placed == tf->placed)
+			if (!p->estimated || hc->placed == tc->placed)
 				continue;
-			if (hf->placed)
-				place_target(tf, hf, p);
+			if (hc->placed)
+				place_target(tc, hc, p);
 			else
-				place_host(hf, tf, p);
+				place_host(hc, tc, p);
 			more = true;
 		}
 	}
 	for (int i = 0; i < x->n; i++) {
-		if (x->f[i].placed)
-			continue;
-		ntp_warn("%s: no clock estimate links it to %s: its commands keep their own clock",
-			 x->f[i].path, x->f[0].path);
-		x->f[i].scale = 1.0L;
-		x->f[i].placed = true;
+		for (int d = 0; d < NSIDES; d++) {
+			struct xclock *c = clock_of(&x->f[i], d);
+
+			if (c->placed || !(x->f[i].sides & (d == SIDE_HOST ? NTP_SIDE_HOST :
+							       NTP_SIDE_TARGET)))
+				continue;
+			ntp_warn("%s: no clock estimate links its %s side to %s: its commands keep"
+				 " their own clock", x->f[i].path, side_name[d], x->f[0].path);
+			c->scale = 1.0L;
+			c->placed = true;
+		}
 	}
 }
 
-static uint64_t when(const struct xfile *f, int64_t t)
+/* a time of side s of file f on the trace's clock */
+static uint64_t when(struct xfile *f, int s, int64_t t)
 {
-	long double v = f->scale * t + f->shift;
+	const struct xclock *c = clock_of(f, s);
+	long double v = c->scale * t + c->shift;
 
 	/* a file's times may be anything: no conversion out of range */
 	return v <= 0 ? 0 : v >= 0x1p64L ? UINT64_MAX : (uint64_t)(v + 0.5L);
@@ -201,7 +232,7 @@ static void machine_tracks(struct xport *x)
 			if (!(f->sides & (s == SIDE_HOST ? NTP_SIDE_HOST : NTP_SIDE_TARGET)))
 				continue;
 			snprintf(name, sizeof(name), "%s %s (%s)", side_name[s],
-				 f->hostname ? f->hostname : "?", base ? base + 1 : f->path);
+				 f->hostname[s] ? f->hostname[s] : "?", base ? base + 1 : f->path);
 			clean(name);
 			f->machine[s] = x->next_uuid++;
 			ntp_pftrace__process(x->t, f->machine[s], pid++, name);
@@ -226,19 +257,19 @@ static const char *io_type(int64_t opcode)
  * inside.  Cuts outside [start, end] or going back are clamped, so the
  * slices nest whatever a file holds.
  */
-static int put_command(struct xport *x, const struct xfile *f, struct ntp_xqueue *q,
+static int put_command(struct xport *x, struct xfile *f, int side, struct ntp_xqueue *q,
 		       int64_t start, int64_t end, const char *name, const struct cut *cuts,
 		       int ncuts, uint64_t flow, uint64_t end_flow, const struct ntp_pf_arg *args,
 		       int nargs)
 {
-	uint64_t s = when(f, start), e = when(f, end > start ? end : start), at = s;
+	uint64_t s = when(f, side, start), e = when(f, side, end > start ? end : start), at = s;
 	uint64_t lane = ntp_xqueue__place(x->qs, q, s, e);
 
 	if (!lane)
 		return -ENOMEM;
 	ntp_pftrace__begin(x->t, s, lane, name, flow, end_flow, args, nargs);
 	for (int i = 0; i < ncuts; i++) {
-		uint64_t to = when(f, cuts[i].to);
+		uint64_t to = when(f, side, cuts[i].to);
 
 		to = to < at ? at : to > e ? e : to;
 		if (to == at)
@@ -277,7 +308,7 @@ static const char host_sql[] =
 	" h.cntlid, h.controller, h.namespace, h.path, h.status, h.flags, %s"
 	" FROM %s.host_io AS h %s ORDER BY h.h_start_ns, h.id";
 
-static int host_row(struct xport *x, const struct xfile *f, sqlite3_stmt *st, bool joined)
+static int host_row(struct xport *x, struct xfile *f, sqlite3_stmt *st, bool joined)
 {
 	int64_t queue = I64(H_QUEUE), done = I64(H_DONE);
 	int64_t cmd_sent = null(st, H_CMD_SENT) ? queue : I64(H_CMD_SENT);
@@ -341,7 +372,7 @@ static int host_row(struct xport *x, const struct xfile *f, sqlite3_stmt *st, bo
 
 	x->cmds[SIDE_HOST]++;
 	x->flows += matched;
-	return put_command(x, f, q, I64(H_START), done, name, cuts, n, flow, 0, args,
+	return put_command(x, f, SIDE_HOST, q, I64(H_START), done, name, cuts, n, flow, 0, args,
 			   (int)(sizeof(args) / sizeof(args[0])));
 }
 
@@ -357,7 +388,7 @@ static const char target_sql[] =
 
 static int target_row(struct xport *x, int fi, sqlite3_stmt *st, bool joined)
 {
-	const struct xfile *f = &x->f[fi];
+	struct xfile *f = &x->f[fi];
 	int64_t recv = I64(T_RECV), sent = I64(T_SENT);
 	int64_t submit = null(st, T_SUBMIT) ? recv : I64(T_SUBMIT);
 	int64_t cmpl = null(st, T_CMPL) ? submit : I64(T_CMPL);
@@ -406,14 +437,14 @@ static int target_row(struct xport *x, int fi, sqlite3_stmt *st, bool joined)
 	};
 
 	x->cmds[SIDE_TARGET]++;
-	return put_command(x, f, q, recv, sent, name, cuts, n, 0,
+	return put_command(x, f, SIDE_TARGET, q, recv, sent, name, cuts, n, 0,
 			   matched ? flow_id(fi, I64(T_ID)) : 0, args,
 			   (int)(sizeof(args) / sizeof(args[0])));
 }
 
 static int side_pass(struct xport *x, int fi, int side)
 {
-	const struct xfile *f = &x->f[fi];
+	struct xfile *f = &x->f[fi];
 	bool joined = x->j != NULL;
 	char sql[700], on[120];
 	sqlite3_stmt *st;
@@ -454,12 +485,13 @@ static int side_pass(struct xport *x, int fi, int side)
 
 static int rate_pass(struct xport *x, int fi, int side)
 {
-	const struct xfile *f = &x->f[fi];
+	struct xfile *f = &x->f[fi];
 	uint64_t seen_track = x->next_uuid++, sampled_track = x->next_uuid++;
 	char sql[160];
 	sqlite3_stmt *st;
-	int64_t prev = 0;
-	bool first = true;
+	/* an interval runs from the previous one's end; the first from the recording's start */
+	int64_t prev = f->start_ns[side];
+	bool first = prev < 0;
 	int rc;
 
 	ntp_pftrace__counter_track(x->t, seen_track, f->machine[side], "commands/s (all seen)",
@@ -474,12 +506,14 @@ static int rate_pass(struct xport *x, int fi, int side)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t t = I64(0);
 
-		/* a rate needs the interval's start: the previous interval's end */
+		/* a rate needs the interval's start: without meta start_ns the first has none */
 		if (!first && t > prev) {
 			double per_s = 1e9 / (double)(t - prev);
 
-			ntp_pftrace__counter(x->t, when(f, prev), seen_track, (double)I64(1) * per_s);
-			ntp_pftrace__counter(x->t, when(f, prev), sampled_track, (double)I64(2) * per_s);
+			ntp_pftrace__counter(x->t, when(f, side, prev), seen_track,
+					     (double)I64(1) * per_s);
+			ntp_pftrace__counter(x->t, when(f, side, prev), sampled_track,
+					     (double)I64(2) * per_s);
 		}
 		first = false;
 		prev = t;
@@ -526,7 +560,8 @@ static void close_input(struct xport *x, struct ntp_source *s)
 	ntp_join__close(x->j);
 	ntp_source__close(s);
 	for (int i = 0; i < x->n; i++)
-		free(x->f[i].hostname);
+		for (int d = 0; d < NSIDES; d++)
+			free(x->f[i].hostname[d]);
 }
 
 int ntp_export__run(const char *const *paths, int n, const struct ntp_export_opts *o)
@@ -570,10 +605,8 @@ int ntp_export__run(const char *const *paths, int n, const struct ntp_export_opt
 	if (x.t) {
 		int werr = ntp_pftrace__delete(x.t);
 
-		if (werr && !rc) {
-			ntp_error("%s: cannot write the trace: %s", out, strerror(-werr));
-			rc = NTP_EXIT_FAILURE;
-		}
+		if (werr && !rc)
+			rc = ntp_outfile__fail(&of, -werr);
 	}
 	/* a failed export leaves no half-written trace to be mistaken for a whole one */
 	rc = ntp_outfile__close(&of, !rc) ?: rc;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The kit of ntprof's pages (lib/fmt/html.h). */
 #include "lib/fmt/html.h"
+#include "lib/fmt/number.h"
 #include "lib/fmt/xml.h"
 
 /* one style sheet for every page: readable printed in grey, no web font */
@@ -10,7 +11,7 @@ static const char style[] =
 	"table{border-collapse:collapse;font-size:13px;margin:8px 0}"
 	"td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}"
 	"th{background:#f2f2f2}td.l,th.l{text-align:left}"
-	".chart{display:block;margin:10px 0}.warn{color:#a00000}"
+	".chart{display:block;margin:10px 0}.warn{color:#a00000}.note{color:#555;font-style:italic}"
 	".dist .chart{display:inline-block;margin:4px 8px 4px 0;vertical-align:top}"
 	"dt{font-weight:bold}dd{margin:0 0 6px 18px}"
 	".foot{color:#777;font-size:12px}";
@@ -38,7 +39,15 @@ void ntp_html__cell(FILE *f, const char *s)
 	fputs("</td>", f);
 }
 
-void ntp_html__us_cell(FILE *f, double ns)
+void ntp_html__us_cell(FILE *f, int64_t ns)
 {
-	fprintf(f, "<td>%.2f</td>", ns / 1000.0);
+	char buf[40];
+
+	ntp_num__us(buf, sizeof(buf), ns, 2);
+	fprintf(f, "<td>%s</td>", buf);
+}
+
+void ntp_html__none_cell(FILE *f)
+{
+	fputs("<td>-</td>", f);
 }

@@ -9,6 +9,7 @@
 #ifndef NTP_HTML_H
 #define NTP_HTML_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* the page's start: doctype, head with the style sheet and title, body */
@@ -18,7 +19,9 @@ void ntp_html__end(FILE *f, const char *version, const char *page);
 
 /* a cell of text, escaped, left-aligned */
 void ntp_html__cell(FILE *f, const char *s);
-/* a cell of a latency in ns, shown in us with two decimals */
-void ntp_html__us_cell(FILE *f, double ns);
+/* a cell of a latency in ns, shown in us with two decimals (lib/fmt/number.h's rule) */
+void ntp_html__us_cell(FILE *f, int64_t ns);
+/* a cell without a value: "-" */
+void ntp_html__none_cell(FILE *f);
 
 #endif

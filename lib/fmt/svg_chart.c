@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lib/fmt/number.h"
 #include "lib/fmt/svg_chart.h"
 #include "lib/fmt/xml.h"
 
@@ -147,6 +148,14 @@ static void svg_open(FILE *f, int w, int h, const char *t)
 	title(f, t);
 }
 
+static bool row_empty(const struct ntp_hbar_chart *c, int r)
+{
+	for (int s = 0; s < c->nseries; s++)
+		if (!isnan(c->v[r * c->nseries + s]))
+			return false;
+	return true;
+}
+
 void ntp_svg__hbars(FILE *f, const struct ntp_hbar_chart *c)
 {
 	const double left = 250, right = 30;
@@ -178,9 +187,15 @@ void ntp_svg__hbars(FILE *f, const struct ntp_hbar_chart *c)
 		double y = y0 + r * row_h, x = left;
 
 		text(f, left - 8, y + row_h / 2.0 + 4, "end", NULL, c->rows[r]);
+		if (c->none && row_empty(c, r))
+			text(f, left + 6, y + row_h / 2.0 + 4, "start", "fill=\"#777\"", c->none);
 		for (int s = 0; s < c->nseries; s++) {
 			double v = c->v[r * c->nseries + s], w;
+			char num[32];
 
+			/* no value (NaN: too few commands for it): no bar, no tooltip */
+			if (isnan(v))
+				continue;
 			v = v > 0 && isfinite(v) ? v : 0;
 			w = plot_w * v / top;
 			if (c->stacked)
@@ -195,13 +210,14 @@ void ntp_svg__hbars(FILE *f, const struct ntp_hbar_chart *c)
 			ntp_xml__text(f, c->rows[r]);
 			fputs(": ", f);
 			ntp_xml__text(f, c->series[s]);
-			fprintf(f, " %.2f %s</title></rect>\n", v, c->unit);
+			ntp_num__us(num, sizeof(num), llround(v * 1000.0), 2);
+			fprintf(f, " %s %s</title></rect>\n", num, c->unit);
 			/* a label inside a stacked segment wide enough to hold it */
 			if (c->stacked && w > 44) {
 				char buf[32];
 				char fill[24];
 
-				snprintf(buf, sizeof(buf), "%.1f", v);
+				ntp_num__us(buf, sizeof(buf), llround(v * 1000.0), 1);
 				snprintf(fill, sizeof(fill), "fill=\"%s\"", ink(s, colours));
 				text(f, x + w / 2, y + row_h / 2.0 + 4, "middle", fill, buf);
 			}

@@ -17,7 +17,9 @@
  * Horizontal bars, one row per label: stacked, the row's values end to end
  * (where the time of one command goes); else side by side within the row,
  * one thin bar per series.  v[row * nseries + s], in the unit's scale (the
- * caller divides: ns to us).
+ * caller divides whole ns by 1000 for us): the labels read them back as
+ * whole thousandths and round them as lib/fmt/number.h says; NaN draws no
+ * bar (a value the report shows as "-").
  */
 struct ntp_hbar_chart {
 	const char *title;
@@ -28,6 +30,7 @@ struct ntp_hbar_chart {
 	const double *v;
 	bool stacked;
 	int ncolours;                     /* the palette's size (NTP_SVG_PALETTE); 0: nseries */
+	const char *none;                 /* said in a row of NaN alone ("too few..."); NULL: none */
 };
 
 /*

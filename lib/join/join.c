@@ -22,6 +22,7 @@
  *                 join_matches
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -349,6 +350,36 @@ static int pass2(struct ntp_join *j, const double *admit)
 	return err;
 }
 
+/*
+ * Both sides have commands and not one was paired: not a host and its
+ * target recorded at one time.  Every reader refuses that as ntprof join
+ * does (exit 10), rather than show "no joined commands" as if it were a
+ * result.
+ */
+static int refuse_unrelated(const struct ntp_join *j)
+{
+	const struct ntp_join_pair *p = &j->pairs[0];
+
+	if (j->counts.matched || !j->counts.host_rows || !j->counts.target_rows)
+		return 0;
+	if (j->nfiles == 1)
+		ntp_error("cannot join %s: none of its %" PRId64 " host commands matched one of its %"
+			  PRId64 " target commands", j->files[0].path, j->counts.host_rows,
+			  j->counts.target_rows);
+	else if (j->npairs == 1 && !p->estimated)
+		ntp_error("cannot join %s and %s: no clock offset pairs their commands (%" PRId64
+			  " of %" PRId64 " candidate pairs agree, %" PRId64 " needed): not a host and"
+			  " its target recorded at one time", j->files[p->host_file].path,
+			  j->files[p->target_file].path, p->support, p->candidates,
+			  j->opts.min_support);
+	else
+		ntp_error("cannot join %s and the other%s: none of %" PRId64 " host commands matched"
+			  " one of %" PRId64 " target commands: not hosts and their targets recorded"
+			  " at one time", j->files[0].path, j->nfiles > 2 ? "s" : "",
+			  j->counts.host_rows, j->counts.target_rows);
+	return NTP_EXIT_MISMATCH;
+}
+
 int ntp_join__run(struct ntp_join *j)
 {
 	double admit[NTP_JOIN_MAX_FILES * NTP_JOIN_MAX_FILES];
@@ -407,6 +438,8 @@ save:
 	j->host_rows = j->host.n;
 	j->target_rows = j->target.n;
 	ntp_join__free_rows(j);
+	if (!err)
+		err = refuse_unrelated(j);
 	return err;
 }
 

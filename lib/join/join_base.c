@@ -17,7 +17,19 @@
 
 int ntp_join__sql_fail(sqlite3 *db, const char *what)
 {
-	ntp_error("join: %s: %s", what, sqlite3_errmsg(db));
+	int rc = sqlite3_errcode(db) & 0xff, e = sqlite3_system_errno(db);
+
+	/*
+	 * The system's cause as the other outputs say it: SQLite's "database
+	 * or disk is full" is a write that met ENOSPC (its errno it keeps not),
+	 * an I/O error has its errno.
+	 */
+	if (rc == SQLITE_FULL)
+		ntp_error("join: %s: %s", what, strerror(ENOSPC));
+	else if ((rc == SQLITE_IOERR || rc == SQLITE_CANTOPEN) && e)
+		ntp_error("join: %s: %s: %s", what, sqlite3_errmsg(db), strerror(e));
+	else
+		ntp_error("join: %s: %s", what, sqlite3_errmsg(db));
 	return NTP_EXIT_FAILURE;
 }
 

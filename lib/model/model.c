@@ -1,12 +1,47 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report: the small computations on a group that every printer (text,
- * JSON, compare) shares.
+ * report: a group's making and freeing, and the small computations on a
+ * group that every printer (text, JSON, compare) shares.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "lib/model/model.h"
+
+int ntp_report_group__init(struct ntp_report_group *g, int file, const char *io_type,
+			   int64_t bytes, const char *ns, int nstages)
+{
+	memset(g, 0, sizeof(*g));
+	g->host_file = file;
+	g->bytes = bytes;
+	g->est_rate = -1;
+	g->nstages = nstages;
+	g->io_type = strdup(io_type);
+	g->ns = strdup(ns);
+	g->stage = calloc(nstages > 0 ? (size_t)nstages : 1, sizeof(*g->stage));
+	if (g->io_type && g->ns && g->stage)
+		return 0;
+	ntp_report_group__free(g);
+	return -ENOMEM;
+}
+
+void ntp_report_group__free(struct ntp_report_group *g)
+{
+	free(g->io_type);
+	free(g->ns);
+	ntp_summary__free(&g->e2e);
+	for (int s = 0; g->stage && s < g->nstages; s++)
+		ntp_summary__free(&g->stage[s]);
+	free(g->stage);
+	ntp_summary__free(&g->app.e2e);
+	for (int s = 0; s < NTP_APP_STAGES; s++)
+		ntp_summary__free(&g->app.stage[s]);
+	g->io_type = g->ns = NULL;
+	g->stage = NULL;
+}
 
 int64_t ntp_report__round_ns(double ns)
 {

@@ -61,6 +61,8 @@ struct ntp_report_header {
 	uint64_t rows;                /* commands in host_io */
 	/* ntprof's own cost, meta bpf_*: -1 when the file has none (ntprof-ntp(5)) */
 	int64_t bpf_runs, bpf_run_ns, bpf_commands, bpf_window_ns;
+	/* kprobe hits the kernel skipped, meta host_/target_kprobe_missed: -1 when absent */
+	int64_t kprobe_missed, t_kprobe_missed;
 };
 
 /* ntprof's own cost, from a header's bpf_* */
@@ -104,16 +106,18 @@ struct ntp_report_app {
 };
 
 /*
- * The commands of one group and their stages, in every report: the entries
- * past the view's stages stay 0.
+ * The commands of one group and their stages, in every report: the view's
+ * nstages summaries only (a host view has 3 of NTP_VIEW_MAX_STAGES), since
+ * a recording may have a group per command; the sums past them stay 0.
  */
 struct ntp_report_group {
 	int host_file;                /* the file the group's commands came from, from 1 */
 	char *io_type;                /* read | write | other */
 	int64_t bytes;
 	char *ns;                     /* namespace disk, nvmeXnY; a target alone: its device */
-	/* a target alone: e2e is the residence */
-	struct ntp_summary e2e, stage[NTP_VIEW_MAX_STAGES];
+	/* a target alone: e2e is the residence; stage: nstages of them */
+	struct ntp_summary e2e, *stage;
+	int nstages;
 	/* exact integer sums, for the check that the stages add up */
 	int64_t sum_e2e, sum_stage[NTP_VIEW_MAX_STAGES];
 	uint64_t mismatched;          /* commands whose stages do not add up to e2e */
@@ -215,6 +219,14 @@ static inline const char *ntp_report__or_unknown(const char *s)
 }
 
 /* model.c: the small computations every printer shares */
+/*
+ * A group of file's io_type, bytes and ns, with nstages stage summaries, all
+ * else 0 (its rate unknown); 0 or -ENOMEM (nothing held).  Its free frees
+ * what it holds, not g.
+ */
+int ntp_report_group__init(struct ntp_report_group *g, int file, const char *io_type,
+			   int64_t bytes, const char *ns, int nstages);
+void ntp_report_group__free(struct ntp_report_group *g);
 int64_t ntp_report__round_ns(double ns);          /* means are shown as whole ns */
 /* the end-to-end mean minus the means of g's first nstages stages, in ns: time no stage explains */
 double ntp_report__stages_unattributed_ns(const struct ntp_report_group *g, int nstages);

@@ -155,37 +155,11 @@ static int new_connection(sqlite3 **db)
 /* the checked file at path ATTACHed read-only to db as schema, with ntprof's views */
 static int attach(sqlite3 *db, const char *path, const char *schema)
 {
-	sqlite3_stmt *st;
-	char *uri;
-	int rc;
+	/* read-only, and nothing made or changed beside the file (lib/ntp/db_state.h) */
+	int err = ntp_db__attach_read(db, path, schema);
 
-	uri = ntp_db__file_uri(path, "ro");
-	if (!uri) {
-		ntp_error("%s: %s", path, strerror(ENOMEM));
-		return NTP_EXIT_FAILURE;
-	}
-	if (sqlite3_prepare_v2(db, "ATTACH ?1 AS ?2", -1, &st, NULL) != SQLITE_OK) {
-		ntp_error("%s: cannot attach: %s", path, sqlite3_errmsg(db));
-		free(uri);
-		return NTP_EXIT_FAILURE;
-	}
-	sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	free(uri);
-	if (rc != SQLITE_DONE) {
-		ntp_error("%s: cannot attach: %s", path, sqlite3_errmsg(db));
-		return NTP_EXIT_NOFILE;
-	}
-	/* a connection without URI support would have opened "file:..." read-write */
-	if (sqlite3_db_readonly(db, schema) != 1) {
-		ntp_error("%s: cannot attach read-only: the connection was not opened with "
-			  "SQLITE_OPEN_URI", path);
-		return NTP_EXIT_FAILURE;
-	}
 	/* ntprof's stage views over it, schema_host_stages (lib/ntp/db_guard.h) */
-	return ntp_db__guard_file(db, schema, path);
+	return err ? err : ntp_db__guard_file(db, schema, path);
 }
 
 /* every file, checked, ATTACHed to a new connection and found joinable */
@@ -294,6 +268,31 @@ char *ntp_source__meta_text(const struct ntp_source *s, int i, enum ntp_meta_key
 int64_t ntp_source__meta_int(const struct ntp_source *s, int i, enum ntp_meta_key k, int64_t def)
 {
 	return ntp_meta__int_in(s->db, s->files[i].schema, k, def);
+}
+
+/* a joined recording's target side, which has a meta of its own */
+static bool own_target_meta(const struct ntp_source *s, int side)
+{
+	return s->kind == NTP_KIND_JOINED && side == NTP_SIDE_TARGET;
+}
+
+char *ntp_source__side_meta_text(const struct ntp_source *s, int i, int side,
+				 enum ntp_meta_key k)
+{
+	char *v = own_target_meta(s, side) ?
+		  ntp_meta__target_text_in(s->db, s->files[i].schema, k) : NULL;
+
+	/* one made of a "-r both" recording kept its meta as side 'both': one machine's */
+	return v ? v : ntp_source__meta_text(s, i, k);
+}
+
+int64_t ntp_source__side_meta_int(const struct ntp_source *s, int i, int side,
+				  enum ntp_meta_key k, int64_t def)
+{
+	int64_t v = own_target_meta(s, side) ?
+		    ntp_meta__target_int_in(s->db, s->files[i].schema, k, INT64_MIN) : INT64_MIN;
+
+	return v != INT64_MIN ? v : ntp_source__meta_int(s, i, k, def);
 }
 
 int ntp_source__open_join(struct ntp_source *s, const struct ntp_join_opts *o,

@@ -36,6 +36,15 @@ int ntp_source__open_files(struct ntp_source **s, const char *const *paths, int 
 /* a meta value of file i (text: caller frees), NULL or def when absent */
 char *ntp_source__meta_text(const struct ntp_source *s, int i, enum ntp_meta_key k);
 int64_t ntp_source__meta_int(const struct ntp_source *s, int i, enum ntp_meta_key k, int64_t def);
+/*
+ * The same of file i's side (enum ntp_side): a joined recording's meta is
+ * its host's, and its target's is the one it kept (join_meta); every other
+ * recording has one meta for its sides.
+ */
+char *ntp_source__side_meta_text(const struct ntp_source *s, int i, int side,
+				 enum ntp_meta_key k);
+int64_t ntp_source__side_meta_int(const struct ntp_source *s, int i, int side,
+				  enum ntp_meta_key k, int64_t def);
 
 /*
  * The join of a joined kind's files, not yet run (ntp_join__run): it works

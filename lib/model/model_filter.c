@@ -56,9 +56,8 @@ int64_t ntp_read_filter__window_ns(const struct ntp_read_filter *f, int64_t dura
 
 /* ---- where --time starts ---------------------------------------------------- */
 
-/* meta start_ns, else the first command; a file without either starts at 0 */
-static int file_start(sqlite3 *db, const char *schema, bool target, const char *path,
-		      int64_t *start)
+int ntp_read_filter__file_start(sqlite3 *db, const char *schema, bool target, const char *path,
+				int64_t *start)
 {
 	char sql[160];
 	sqlite3_stmt *st;
@@ -93,7 +92,7 @@ int ntp_read_filter__starts(struct ntp_read_where *w, sqlite3 *db, const char *c
 {
 	w->nfiles = n;
 	for (int i = 0; i < n && has_time(w->f); i++) {
-		int rc = file_start(db, schemas[i], target, path, &w->starts[i]);
+		int rc = ntp_read_filter__file_start(db, schemas[i], target, path, &w->starts[i]);
 
 		if (rc)
 			return rc;

@@ -117,6 +117,27 @@ int ntp_read_filter__starts(struct ntp_read_where *w, sqlite3 *db, const char *c
 int ntp_read_filter__prepare(sqlite3 *db, const char *head, const struct ntp_read_where *w,
 			     const char *tail, sqlite3_stmt **st);
 
+/*
+ * file_start: what --time of the recording open in db as schema runs from:
+ * meta start_ns, else its first command's start (t_recv_ns of target_io
+ * with target, else h_start_ns), else 0.  0 or an NTP_EXIT_* code after
+ * one error line naming path.
+ */
+int ntp_read_filter__file_start(sqlite3 *db, const char *schema, bool target, const char *path,
+				int64_t *start);
+
+struct ntp_source;
+/*
+ * After a read through f that no command of s passed (model_filter_none.c):
+ * a warning that says so, naming the filters, and one that says what the
+ * recordings hold that the filters test (the namespaces and paths, or a
+ * target alone's devices, the I/O types, sizes, queues and when the
+ * commands started).  run: NULL, or what begins each line ("the new run: ").
+ * The command still succeeds: nothing passing is an answer, not an error.
+ */
+void ntp_read_filter__warn_none(const struct ntp_source *s, const struct ntp_read_filter *f,
+				const char *run);
+
 /* one command as the join's stage scan has it */
 struct ntp_read_row {
 	int file;                     /* from 0 */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The read filters' options (model_filter.h says what each filters): their
- * callbacks, and the entries report's, compare's and dump's option tables
- * share.
+ * callbacks, the entries report's, compare's, series' and dump's option
+ * tables share, and the filters said as those options.
  */
 #ifndef NTP_MODEL_FILTER_OPT_H
 #define NTP_MODEL_FILTER_OPT_H
@@ -16,6 +16,9 @@ int ntp_read_filter__opt_io_type(const struct ntp_option *opt, const char *arg);
 int ntp_read_filter__opt_size(const struct ntp_option *opt, const char *arg);
 int ntp_read_filter__opt_qid(const struct ntp_option *opt, const char *arg);
 int ntp_read_filter__opt_time(const struct ntp_option *opt, const char *arg);
+
+/* the filters as their options ("--session nvme0n1 --size 4096"), into buf */
+void ntp_read_filter__describe(const struct ntp_read_filter *f, char *buf, size_t len);
 
 /*
  * The five entries of report's, compare's and dump's option tables, one

@@ -40,8 +40,7 @@ void ntp_group_set__free(struct ntp_group_set *set)
 {
 	for (size_t i = 0; i < set->n; i++) {
 		acc_free(&set->acc[i]);
-		free(set->g[i].io_type);
-		free(set->g[i].ns);
+		ntp_report_group__free(&set->g[i]);
 	}
 	free(set->acc);
 	free(set->g);
@@ -154,16 +153,10 @@ ssize_t ntp_group_set__find(struct ntp_group_set *set, int file, const char *io_
 		set->cap = ncap;
 	}
 	g = &set->g[set->n];
-	memset(g, 0, sizeof(*g));
-	g->host_file = file;
-	g->bytes = bytes;
-	g->io_type = strdup(io_type);
-	g->ns = strdup(ns);
-	g->est_rate = -1;
+	if (ntp_report_group__init(g, file, io_type, bytes, ns, set->nstages))
+		return -1;
 	acc_init(&set->acc[set->n]);
 	set->last = set->n++;
-	if (!g->io_type || !g->ns)
-		return -1;
 	slot_put(set, set->last);
 	return (ssize_t)set->last;
 }
@@ -340,8 +333,7 @@ static void drop_empty(struct ntp_group_set *set)
 	for (size_t i = 0; i < set->n; i++) {
 		if (empty(&set->g[i], &set->acc[i])) {
 			acc_free(&set->acc[i]);
-			free(set->g[i].io_type);
-			free(set->g[i].ns);
+			ntp_report_group__free(&set->g[i]);
 			continue;
 		}
 		set->g[k] = set->g[i];

@@ -174,6 +174,8 @@ static int load_header(struct ntp_report_header *h, sqlite3 *db, const char *sch
 	h->bpf_run_ns = ntp_meta__int_in(db, schema, NTP_META_BPF_RUN_NS, -1);
 	h->bpf_commands = ntp_meta__int_in(db, schema, NTP_META_BPF_COMMANDS, -1);
 	h->bpf_window_ns = ntp_meta__int_in(db, schema, NTP_META_BPF_WINDOW_NS, -1);
+	h->kprobe_missed = ntp_meta__int_in(db, schema, NTP_META_HOST_KPROBE_MISSED, -1);
+	h->t_kprobe_missed = ntp_meta__int_in(db, schema, NTP_META_TARGET_KPROBE_MISSED, -1);
 
 	/* the recording's own start and stop (CLOCK_MONOTONIC) give the duration */
 	start_ns = ntp_meta__int_in(db, schema, NTP_META_START_NS, -1);

@@ -52,18 +52,6 @@ static enum ntp_view_kind view_of(enum ntp_report_kind kind, bool detail)
 	}
 }
 
-static void free_group(struct ntp_report_group *g)
-{
-	free(g->io_type);
-	free(g->ns);
-	ntp_summary__free(&g->e2e);
-	for (int s = 0; s < NTP_VIEW_MAX_STAGES; s++)
-		ntp_summary__free(&g->stage[s]);
-	ntp_summary__free(&g->app.e2e);
-	for (int s = 0; s < NTP_APP_STAGES; s++)
-		ntp_summary__free(&g->app.stage[s]);
-}
-
 void ntp_report__limit(struct ntp_report *r, double limit)
 {
 	size_t kept = 0;
@@ -75,7 +63,7 @@ void ntp_report__limit(struct ntp_report *r, double limit)
 		if ((double)r->groups[i].e2e.n * 100.0 / (double)r->total >= limit) {
 			r->groups[kept++] = r->groups[i];
 		} else {
-			free_group(&r->groups[i]);
+			ntp_report_group__free(&r->groups[i]);
 			r->nhidden++;
 		}
 	}
@@ -125,7 +113,7 @@ void ntp_report__free(struct ntp_report *r)
 		free(r->gaps[i].hook);
 	free(r->gaps);
 	for (size_t i = 0; i < r->ngroups; i++)
-		free_group(&r->groups[i]);
+		ntp_report_group__free(&r->groups[i]);
 	free(r->groups);
 	memset(r, 0, sizeof(*r));
 }

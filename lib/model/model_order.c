@@ -39,6 +39,9 @@ double ntp_report__order_value(const struct ntp_report_group *g, const struct nt
 {
 	const struct ntp_summary *s = key_summary(g, k);
 
+	/* too few commands to show it (a p99.9 of 300): NaN, which sorts last */
+	if (!ntp_stat__shown(s, k->stat))
+		return NAN;
 	switch (k->stat) {
 	case NTP_STAT_MEAN:
 		return s->mean;
@@ -64,7 +67,7 @@ static int cmp(const void *pa, const void *pb, void *arg)
 		double y = ntp_report__order_value(&b->g, k);
 		int c;
 
-		/* a share without a mean (NaN) sorts last either way */
+		/* a share without a mean, a statistic not shown (NaN): last either way */
 		if (isnan(x) || isnan(y))
 			c = isnan(x) - isnan(y);
 		else

@@ -161,6 +161,8 @@ int ntp_db__guard(sqlite3 *db)
 	ok &= sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL) == SQLITE_OK;
 	ok &= sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL) == SQLITE_OK;
 	ok &= sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL) == SQLITE_OK;
+	/* closing writes nothing into a file read: no checkpoint of its -wal */
+	ok &= sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL) == SQLITE_OK;
 	/* before 3.35 this would disable the TEMP views as well */
 	if (sqlite3_libversion_number() >= 3035000)
 		ok &= sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL) == SQLITE_OK;
@@ -183,12 +185,7 @@ static long long file_bytes(const char *path, const char *suffix)
 	return (long long)st.st_size;
 }
 
-/*
- * Add the file at path, open in db as schema, to db's work budget (its size
- * and its -wal's) and to the files a failure can name.  0 or an NTP_EXIT_*
- * code, printed.
- */
-static int add_file_budget(sqlite3 *db, const char *schema, const char *path)
+int ntp_db__budget_add(sqlite3 *db, const char *schema, const char *path)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -205,34 +202,7 @@ static int add_file_budget(sqlite3 *db, const char *schema, const char *path)
 
 int ntp_db__guard_file(sqlite3 *db, const char *schema, const char *path)
 {
-	int err = add_file_budget(db, schema, path);
+	int err = ntp_db__budget_add(db, schema, path);
 
 	return err ? err : ntp_db__own_views(db, schema, path);
-}
-
-int ntp_db__open_again(sqlite3 **dbp, const char *path)
-{
-	sqlite3 *db = NULL;
-	int err;
-
-	*dbp = NULL;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
-	    SQLITE_OK) {
-		ntp_error("%s: cannot open the recording again: %s", path,
-			  db ? sqlite3_errmsg(db) : strerror(ENOMEM));
-		sqlite3_close(db);
-		return NTP_EXIT_NOFILE;
-	}
-	sqlite3_extended_result_codes(db, 1);
-	err = ntp_db__guard(db);
-	if (!err)
-		err = ntp_db__guard_file(db, "main", path);
-	if (!err && sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL) != SQLITE_OK)
-		err = ntp_db__fail(db, path, "opening");
-	if (err) {
-		sqlite3_close(db);
-		return err;
-	}
-	*dbp = db;
-	return 0;
 }

@@ -25,17 +25,17 @@
 int ntp_db__guard(sqlite3 *db);
 
 /*
+ * Add the file at path, open in db as schema, to db's work budget (its size
+ * and its -wal's) and to the files a failure can name.  0 or an NTP_EXIT_*
+ * code, printed.
+ */
+int ntp_db__budget_add(sqlite3 *db, const char *schema, const char *path);
+
+/*
  * What every reading connection does for each file it reads (main, or an
  * attached schema): its work budget, and ntprof's own views over it
  * (db_own.c).  0 or an NTP_EXIT_* code naming path.
  */
 int ntp_db__guard_file(sqlite3 *db, const char *schema, const char *path);
-
-/*
- * Open path again for reading on a connection of its own (a reader's
- * worker thread; the file was checked by ntp_db__open_read()): read-only,
- * NOMUTEX, guarded, ntprof's views.  0 or an NTP_EXIT_* code, printed.
- */
-int ntp_db__open_again(sqlite3 **db, const char *path);
 
 #endif

@@ -40,6 +40,18 @@ const struct ntp_meta_desc ntp_meta[NTP_META_MAX] = {
 	[NTP_META_BPF_WINDOW_NS] = { "bpf_window_ns", NTP_META_INT, NTP_META_AT_STOP },
 	/* a wall-clock start as text, from writers other than record: shown as it is */
 	[NTP_META_START_TIME] = { "start_time", NTP_META_TEXT, NTP_META_NEVER },
+	/*
+	 * Each side's cross-check, at the stop: the I/O commands counted apart
+	 * from the decision; and the kprobe hits the kernel skipped, where
+	 * kprobes were attached and the kernel tells (6.7+)
+	 */
+	[NTP_META_HOST_FABRIC_COMMANDS] = { "host_fabric_commands", NTP_META_INT, NTP_META_AT_STOP },
+	[NTP_META_TARGET_FABRIC_COMMANDS] = { "target_fabric_commands", NTP_META_INT, NTP_META_AT_STOP },
+	[NTP_META_HOST_KPROBE_MISSED] = { "host_kprobe_missed", NTP_META_INT, NTP_META_AT_STOP },
+	[NTP_META_TARGET_KPROBE_MISSED] = { "target_kprobe_missed", NTP_META_INT, NTP_META_AT_STOP },
+	/* the runs of the side's programs the kernel skipped (their recursion misses) */
+	[NTP_META_HOST_PROG_MISSED] = { "host_prog_missed", NTP_META_INT, NTP_META_AT_STOP },
+	[NTP_META_TARGET_PROG_MISSED] = { "target_prog_missed", NTP_META_INT, NTP_META_AT_STOP },
 };
 
 /* a key used with the other type's accessor is a bug of the caller, not of the file */
@@ -55,14 +67,20 @@ int ntp_meta__set_int(struct ntp_writer *w, enum ntp_meta_key k, int64_t value)
 	return ntp_writer__set_meta_int(w, ntp_meta[k].key, value);
 }
 
-/* the value of key in schema's meta as text (caller frees), NULL when absent */
-static char *meta_text(sqlite3 *db, const char *schema, const char *key)
+/* where a value is: schema's meta, or the meta a joined recording keeps of its target side */
+static const char *const meta_from[] = {
+	"SELECT value FROM \"%s\".meta WHERE key = ?1",
+	"SELECT value FROM \"%s\".join_meta WHERE side = 'target' AND key = ?1",
+};
+
+/* the value of key in schema's meta (from) as text (caller frees), NULL when absent */
+static char *meta_text(sqlite3 *db, const char *schema, int from, const char *key)
 {
 	char sql[128];
 	sqlite3_stmt *st;
 	char *v = NULL;
 
-	snprintf(sql, sizeof(sql), "SELECT value FROM \"%s\".meta WHERE key = ?1", schema);
+	snprintf(sql, sizeof(sql), meta_from[from], schema);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
 		return NULL;
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
@@ -76,14 +94,14 @@ static char *meta_text(sqlite3 *db, const char *schema, const char *key)
 	return v;
 }
 
-/* the value of key in schema's meta as an integer, def when absent or not one */
-static int64_t meta_int(sqlite3 *db, const char *schema, const char *key, int64_t def)
+/* the value of key in schema's meta (from) as an integer, def when absent or not one */
+static int64_t meta_int(sqlite3 *db, const char *schema, int from, const char *key, int64_t def)
 {
 	sqlite3_stmt *st;
 	int64_t v = def;
 	char sql[128];
 
-	snprintf(sql, sizeof(sql), "SELECT value FROM \"%s\".meta WHERE key = ?1", schema);
+	snprintf(sql, sizeof(sql), meta_from[from], schema);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
 		return def;
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
@@ -124,18 +142,40 @@ int64_t ntp_meta__int(sqlite3 *db, enum ntp_meta_key k, int64_t def)
 	return ntp_meta__int_in(db, "main", k, def);
 }
 
-char *ntp_meta__text_in(sqlite3 *db, const char *schema, enum ntp_meta_key k)
+static char *text_in(sqlite3 *db, const char *schema, int from, enum ntp_meta_key k)
 {
 	char *v;
 
 	assert(k < NTP_META_MAX && ntp_meta[k].type == NTP_META_TEXT);
-	v = meta_text(db, schema, ntp_meta[k].key);
+	v = meta_text(db, schema, from, ntp_meta[k].key);
 	/* a field of one line in every report: a file cannot forge lines or escapes */
 	return v ? ntp_safe__clean_line(v) : NULL;
 }
 
-int64_t ntp_meta__int_in(sqlite3 *db, const char *schema, enum ntp_meta_key k, int64_t def)
+static int64_t int_in(sqlite3 *db, const char *schema, int from, enum ntp_meta_key k,
+		      int64_t def)
 {
 	assert(k < NTP_META_MAX && ntp_meta[k].type == NTP_META_INT);
-	return meta_int(db, schema, ntp_meta[k].key, def);
+	return meta_int(db, schema, from, ntp_meta[k].key, def);
+}
+
+char *ntp_meta__text_in(sqlite3 *db, const char *schema, enum ntp_meta_key k)
+{
+	return text_in(db, schema, 0, k);
+}
+
+int64_t ntp_meta__int_in(sqlite3 *db, const char *schema, enum ntp_meta_key k, int64_t def)
+{
+	return int_in(db, schema, 0, k, def);
+}
+
+char *ntp_meta__target_text_in(sqlite3 *db, const char *schema, enum ntp_meta_key k)
+{
+	return text_in(db, schema, 1, k);
+}
+
+int64_t ntp_meta__target_int_in(sqlite3 *db, const char *schema, enum ntp_meta_key k,
+				int64_t def)
+{
+	return int_in(db, schema, 1, k, def);
 }

@@ -38,6 +38,12 @@ enum ntp_meta_key {
 	NTP_META_BPF_COMMANDS,
 	NTP_META_BPF_WINDOW_NS,
 	NTP_META_START_TIME,
+	NTP_META_HOST_FABRIC_COMMANDS,
+	NTP_META_TARGET_FABRIC_COMMANDS,
+	NTP_META_HOST_KPROBE_MISSED,
+	NTP_META_TARGET_KPROBE_MISSED,
+	NTP_META_HOST_PROG_MISSED,
+	NTP_META_TARGET_PROG_MISSED,
 	NTP_META_MAX,
 };
 
@@ -76,5 +82,12 @@ int64_t ntp_meta__int(sqlite3 *db, enum ntp_meta_key k, int64_t def);
 /* the same of the recording open in db as schema ("main", or an ATTACHed name) */
 char *ntp_meta__text_in(sqlite3 *db, const char *schema, enum ntp_meta_key k);
 int64_t ntp_meta__int_in(sqlite3 *db, const char *schema, enum ntp_meta_key k, int64_t def);
+/*
+ * The same of the target side's meta that a joined recording (ntprof join)
+ * keeps as it was, in join_meta: NULL or def when the file has none
+ */
+char *ntp_meta__target_text_in(sqlite3 *db, const char *schema, enum ntp_meta_key k);
+int64_t ntp_meta__target_int_in(sqlite3 *db, const char *schema, enum ntp_meta_key k,
+				int64_t def);
 
 #endif

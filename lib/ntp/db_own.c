@@ -145,6 +145,12 @@ out:
 	sqlite3_close(db);
 }
 
+const char *ntp_db__own_table(int i)
+{
+	pthread_once(&own_once, load_own);
+	return !own.err && i >= 0 && i < own.ntables ? own.tables[i].name : NULL;
+}
+
 /* ---- ntprof's views over a file ------------------------------------------- */
 
 const char *ntp_db__view_name(char *buf, size_t len, const char *schema, const char *view)

@@ -69,6 +69,9 @@ static inline enum ntp_db_points ntp_db__points(sqlite3_stmt *st, int first, int
  */
 int ntp_db__own_views(sqlite3 *db, const char *schema, const char *path);
 
+/* the name of the i-th table of the embedded schema, NULL past the last */
+const char *ntp_db__own_table(int i);
+
 /* the name a reader queries for view (NTP_DB_HOST_STAGES, ...) of schema */
 const char *ntp_db__view_name(char *buf, size_t len, const char *schema, const char *view);
 

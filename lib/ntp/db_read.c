@@ -4,13 +4,14 @@
  *
  * Each way a file can be wrong gets its own exit code and one line, checked
  * from the outside in: the file itself, the SQLite header, application_id,
- * user_version, then a cheap walk of the tables.  The file is opened
- * read-only and with query_only set: a reader never changes a recording.
- * A recording killed mid-run still has its FILE-wal: SQLite reads it (and may
- * create FILE-shm beside it), but the database file is left as it is.
+ * user_version, ntprof's tables, then their structure.  The file is opened
+ * read-only and with query_only set, and how it is opened depends on its
+ * state (db_state.h): a reader never creates, changes or removes anything
+ * beside a recording, whether finished, left in WAL mode by a killed
+ * recorder, or still being written.
  */
-#include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "lib/ntp/db_guard.h"
 #include "lib/ntp/db_read.h"
 #include "lib/ntp/db_schema.h"
+#include "lib/ntp/db_state.h"
 
 #define SQLITE_HEADER_LEN 100
 static const char sqlite_magic[16] = "SQLite format 3";	/* with its NUL */
@@ -41,22 +43,13 @@ static unsigned int be32(const unsigned char *p)
 	       (unsigned int)p[2] << 8 | p[3];
 }
 
-static long long file_size(const char *path, const char *suffix)
-{
-	char name[4096];
-	struct stat st;
-
-	if (snprintf(name, sizeof(name), "%s%s", path, suffix) >= (int)sizeof(name))
-		return -1;
-	return stat(name, &st) ? -1 : (long long)st.st_size;
-}
-
 /*
  * What can be told from the first 100 bytes and the size without SQLite:
  * not SQLite at all, or truncated (size not a whole number of pages, or
- * fewer pages than the header's valid page count).
+ * fewer pages than the header's valid page count); and the file's state,
+ * which says how it is opened (*f).
  */
-static int check_file(const char *path)
+static int check_file(const char *path, struct ntp_db_file *f)
 {
 	unsigned char h[SQLITE_HEADER_LEN];
 	unsigned int page_size, pages;
@@ -89,15 +82,15 @@ static int check_file(const char *path)
 	}
 	close(fd);
 
+	ntp_db__state(path, h, (size_t)n, f);
 	/*
 	 * A recording killed mid-run (or that ran out of disk) keeps its
-	 * committed pages in FILE-wal: the database file may then be empty or
-	 * end in a short page, and only SQLite, reading both, can judge it.
+	 * committed pages in FILE-wal: the database file may then end in a
+	 * short page, and only SQLite, reading both, can judge it.
 	 */
-	wal = file_size(path, "-wal") > 0;
+	wal = f->state == NTP_DB_WAL ||
+	      (f->state == NTP_DB_LIVE && n > 19 && h[19] == 2);
 	if (n == 0) {
-		if (wal)
-			return 0;
 		ntp_error("%s: empty file, not an SQLite database", path);
 		return NTP_EXIT_NOTSQLITE;
 	}
@@ -108,6 +101,35 @@ static int check_file(const char *path)
 	if (n < SQLITE_HEADER_LEN) {
 		ntp_error("%s: truncated: %zd bytes, shorter than the SQLite header", path, n);
 		return NTP_EXIT_CORRUPT;
+	}
+
+	switch (f->state) {
+	case NTP_DB_LIVE:
+		if (f->exclusive && n > 19 && h[19] == 2) {
+			char who[32] = "another process";
+
+			if (f->holder > 0)
+				snprintf(who, sizeof(who), "process %d", (int)f->holder);
+			ntp_error("%s: held exclusively by %s, which writes it (a recording on a file"
+				  " system without shared memory maps): it can be read once that ends",
+				  path, who);
+			return NTP_EXIT_NOFILE;
+		}
+		break;
+	case NTP_DB_WAL_MISSING:
+		if (!f->ntp_header) {
+			ntp_error("%s: its recording is in %s-wal, which is missing (a recording that"
+				  " did not end keeps its data there: copy %s-wal with it)", path, path,
+				  path);
+			return NTP_EXIT_NOFILE;
+		}
+		break;
+	case NTP_DB_HOT_JOURNAL:
+		ntp_error("%s: a write to it was interrupted and %s-journal holds what undoes it;"
+			  " 'ntprof finish %s' rolls it back", path, path, path);
+		return NTP_EXIT_NOFILE;
+	default:
+		break;
 	}
 
 	page_size = be16(h + 16);
@@ -148,12 +170,6 @@ static int sqlite_failure(sqlite3 *db, const char *path, int rc, const char *doi
 	case SQLITE_RANGE:
 		ntp_error("%s: corrupt: %s: %s", path, doing, sqlite3_errmsg(db));
 		return NTP_EXIT_CORRUPT;
-	case SQLITE_CANTOPEN:
-	case SQLITE_READONLY:
-		/* e.g. a killed recording whose -wal needs a -shm we may not create */
-		ntp_error("%s: cannot read: %s: %s (a recording left with -wal needs a writable directory or its -shm file)",
-			  path, doing, sqlite3_errmsg(db));
-		return NTP_EXIT_NOFILE;
 	default:
 		ntp_error("%s: cannot read: %s: %s", path, doing, sqlite3_errmsg(db));
 		return NTP_EXIT_NOFILE;
@@ -197,11 +213,79 @@ static int table_exists(sqlite3 *db, const char *name, int *exists)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-/* *host_rows: host_io's count, which the check makes anyway */
-static int check_db(sqlite3 *db, const char *path, int64_t *host_rows)
+/*
+ * Is a line of quick_check's about a value rather than the structure: a
+ * NULL where the table says NOT NULL, or a value of another type in a
+ * STRICT column?  Those the readers count as impossible commands
+ * (lib/model/model_groups.h), as they count a stage that goes backwards.
+ */
+static bool value_line(const char *line)
 {
-	int64_t app_id, version, count;
+	return !strncmp(line, "NULL value in ", 14) ||
+	       (!strncmp(line, "non-", 4) && strstr(line, " value in "));
+}
+
+/*
+ * The structure of the file's tables, by SQLite's quick_check of each of
+ * ntprof's tables (and the schema's own): every page of the table and its
+ * indexes walked, every cell measured against its page's accounting, and
+ * every row's record decoded.  A damaged page is then found here, before
+ * anything is printed, wherever it is and whichever command reads the
+ * file: not only a page that cannot be read, which the readers would meet
+ * too, but one that reads as fewer rows (a cell count or a child pointer
+ * lost), which no reader could tell from a shorter recording.  It costs
+ * about what reading host_io once costs.  Only ntprof's tables: their
+ * columns were found ntprof's (no generated column, db_own.c), so the
+ * check evaluates no expression of the file's.  quick_check reports the
+ * b-trees first and each row's values after: up to 100 lines are read a
+ * table, and any that is not about a value is damage.
+ */
+static int check_structure(sqlite3 *db, const char *path)
+{
+	const char *table, *line, *nl;
 	char sql[128];
+	sqlite3_stmt *st;
+	int rc, exists;
+
+	for (int i = -1; (table = i < 0 ? "sqlite_schema" : ntp_db__own_table(i)); i++) {
+		if (i >= 0) {
+			rc = table_exists(db, table, &exists);
+			if (rc != SQLITE_OK)
+				return sqlite_failure(db, path, rc, "reading the schema");
+			if (!exists)
+				continue;
+		}
+		snprintf(sql, sizeof(sql), "PRAGMA main.quick_check(\"%s\")", table);
+		rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+		if (rc != SQLITE_OK)
+			return sqlite_failure(db, path, rc, "checking its structure");
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			line = (const char *)sqlite3_column_text(st, 0);
+			if (!line || !strcmp(line, "ok"))
+				continue;
+			/* "*** in database main ***\nPage 4: btreeInitPage() returns error code 11" */
+			nl = strrchr(line, '\n');
+			line = nl ? nl + 1 : line;
+			if (value_line(line))
+				continue;
+			ntp_error("%s: corrupt: SQLite's check of its structure: %s", path, line);
+			sqlite3_finalize(st);
+			return NTP_EXIT_CORRUPT;
+		}
+		if (rc != SQLITE_DONE) {
+			rc = sqlite_failure(db, path, rc, "checking its structure");
+			sqlite3_finalize(st);
+			return rc;
+		}
+		sqlite3_finalize(st);
+	}
+	return 0;
+}
+
+/* application_id, user_version and the tables every version has */
+static int check_db(sqlite3 *db, const char *path)
+{
+	int64_t app_id, version;
 	size_t i;
 	int err, rc, exists;
 
@@ -232,11 +316,6 @@ static int check_db(sqlite3 *db, const char *path, int64_t *host_rows)
 		return NTP_EXIT_NOTNTP;
 	}
 
-	/*
-	 * Cheap consistency check instead of integrity_check: reading the
-	 * schema and counting every table touches each table's B-tree pages,
-	 * which is where a damaged or cut-off file shows.
-	 */
 	for (i = 0; i < sizeof(required_tables) / sizeof(required_tables[0]); i++) {
 		rc = table_exists(db, required_tables[i], &exists);
 		if (rc != SQLITE_OK)
@@ -246,12 +325,6 @@ static int check_db(sqlite3 *db, const char *path, int64_t *host_rows)
 				  required_tables[i]);
 			return NTP_EXIT_CORRUPT;
 		}
-		snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", required_tables[i]);
-		err = query_int(db, path, sql, &count);
-		if (err)
-			return err;
-		if (!strcmp(required_tables[i], "host_io"))
-			*host_rows = count;
 	}
 	return 0;
 }
@@ -263,18 +336,20 @@ int ntp_db__open_read(sqlite3 **dbp, const char *path)
 	return ntp_db__open_read_counted(dbp, path, &host_rows);
 }
 
-int ntp_db__open_read_counted(sqlite3 **dbp, const char *path, int64_t *host_rows)
+int ntp_db__connect(sqlite3 **dbp, const char *path, const struct ntp_db_file *f, int flags)
 {
 	sqlite3 *db = NULL;
+	char *uri;
 	int err, rc;
 
 	*dbp = NULL;
-	*host_rows = -1;
-	err = check_file(path);
-	if (err)
-		return err;
-
-	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+	uri = ntp_db__read_uri(path, f->state);
+	if (!uri) {
+		ntp_error("%s: %s", path, strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | flags, NULL);
+	free(uri);
 	if (rc != SQLITE_OK) {
 		err = db ? sqlite_failure(db, path, rc, "opening")
 			 : (ntp_error("%s: %s", path, strerror(ENOMEM)), NTP_EXIT_FAILURE);
@@ -282,12 +357,57 @@ int ntp_db__open_read_counted(sqlite3 **dbp, const char *path, int64_t *host_row
 		return err;
 	}
 	sqlite3_extended_result_codes(db, 1);
+	/* nothing is written when the connection closes: no checkpoint of a FILE-wal */
+	sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	/* before the first read, which opens the log: its index then stays in memory */
+	if (ntp_db__read_exclusive(f->state) &&
+	    sqlite3_exec(db, "PRAGMA locking_mode = EXCLUSIVE", NULL, NULL, NULL) != SQLITE_OK) {
+		err = sqlite_failure(db, path, sqlite3_errcode(db), "opening");
+		sqlite3_close(db);
+		return err;
+	}
+	/* a live file's writer may hold a lock a moment (its commit, its checkpoint) */
+	if (f->state == NTP_DB_LIVE)
+		sqlite3_busy_timeout(db, 10000);
+	*dbp = db;
+	return 0;
+}
+
+int ntp_db__open_read_counted(sqlite3 **dbp, const char *path, int64_t *host_rows)
+{
+	struct ntp_db_file f;
+	sqlite3 *db = NULL;
+	int err;
+
+	*dbp = NULL;
+	*host_rows = -1;
+	err = check_file(path, &f);
+	if (err)
+		return err;
+	if (f.state == NTP_DB_WAL_MISSING)
+		ntp_warn("%s: left in WAL mode without its %s-wal: read as it is, without what was"
+			 " committed to %s-wal since its last checkpoint", path, path, path);
+	ntp_debug("%s: opened %s", path, f.state == NTP_DB_LIVE ? "as a file in use (SQLite's locks)" :
+		  f.state == NTP_DB_WAL ? "with its -wal, its index in memory" :
+		  "immutable");
+
+	err = ntp_db__connect(&db, path, &f, 0);
+	if (err)
+		return err;
 	/* no view, trigger or unbounded statement of the file's (db_guard.c) */
 	err = ntp_db__guard(db);
+	/* the work budget of a file its size first: the check reads every row */
 	if (!err)
-		err = check_db(db, path, host_rows);
+		err = ntp_db__budget_add(db, "main", path);
 	if (!err)
-		err = ntp_db__guard_file(db, "main", path);
+		err = check_db(db, path);
+	/* ntprof's tables as ntprof's, before SQLite checks anything in them */
+	if (!err)
+		err = ntp_db__own_views(db, "main", path);
+	if (!err)
+		err = check_structure(db, path);
+	if (!err)
+		err = query_int(db, path, "SELECT count(*) FROM main.host_io", host_rows);
 	/* a second guard besides READONLY: no statement may write (TEMP views made) */
 	if (!err && sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL) != SQLITE_OK)
 		err = sqlite_failure(db, path, sqlite3_errcode(db), "opening");
@@ -299,27 +419,92 @@ int ntp_db__open_read_counted(sqlite3 **dbp, const char *path, int64_t *host_row
 	return 0;
 }
 
-/* "file:" URI of a path: everything but unreserved characters and '/' escaped */
-char *ntp_db__file_uri(const char *path, const char *mode)
+int ntp_db__open_state(const char *path, struct ntp_db_file *f)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	size_t n = strlen(path);
-	char *u = malloc(3 * n + strlen(mode) + 16), *p;
+	int e = ntp_db__probe(path, f);
 
-	if (!u)
-		return NULL;
-	p = stpcpy(u, "file:");
-	for (; *path; path++) {
-		unsigned char c = *path;
-
-		if (isalnum(c) || strchr("/-._~", c)) {
-			*p++ = c;
-		} else {
-			*p++ = '%';
-			*p++ = hex[c >> 4];
-			*p++ = hex[c & 15];
-		}
+	if (e) {
+		ntp_error("%s: %s", path, strerror(-e));
+		return NTP_EXIT_NOFILE;
 	}
-	sprintf(p, "?mode=%s", mode);
-	return u;
+	if (f->state == NTP_DB_HOT_JOURNAL || (f->state == NTP_DB_WAL_MISSING && !f->ntp_header)) {
+		ntp_error("%s: no longer as it was when it was checked: %s", path,
+			  f->state == NTP_DB_HOT_JOURNAL ? "a write to it was interrupted" :
+			  "its -wal is gone");
+		return NTP_EXIT_NOFILE;
+	}
+	return 0;
+}
+
+int ntp_db__attach_read(sqlite3 *db, const char *path, const char *schema)
+{
+	struct ntp_db_file f;
+	sqlite3_stmt *st;
+	char *uri;
+	int err, rc;
+
+	err = ntp_db__open_state(path, &f);
+	if (err)
+		return err;
+	uri = ntp_db__read_uri(path, f.state);
+	if (!uri) {
+		ntp_error("%s: %s", path, strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	/*
+	 * The locking mode a file attached next gets: exclusive before a WAL
+	 * file's first read keeps its index in memory (db_state.h).  It
+	 * changes none already attached in a way that matters: a WAL file's
+	 * index stays in memory, an immutable file takes no locks.
+	 */
+	if (sqlite3_exec(db, ntp_db__read_exclusive(f.state) ? "PRAGMA locking_mode = EXCLUSIVE" :
+			 "PRAGMA locking_mode = NORMAL", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "ATTACH ?1 AS ?2", -1, &st, NULL) != SQLITE_OK) {
+		ntp_error("%s: cannot attach: %s", path, sqlite3_errmsg(db));
+		free(uri);
+		return NTP_EXIT_FAILURE;
+	}
+	sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	free(uri);
+	if (rc != SQLITE_DONE) {
+		ntp_error("%s: cannot attach: %s", path, sqlite3_errmsg(db));
+		return NTP_EXIT_NOFILE;
+	}
+	/* a connection without URI support would have opened "file:..." read-write */
+	if (sqlite3_db_readonly(db, schema) != 1) {
+		ntp_error("%s: cannot attach read-only: the connection was not opened with "
+			  "SQLITE_OPEN_URI", path);
+		return NTP_EXIT_FAILURE;
+	}
+	if (f.state == NTP_DB_LIVE)
+		sqlite3_busy_timeout(db, 10000);
+	return 0;
+}
+
+int ntp_db__open_again(sqlite3 **dbp, const char *path)
+{
+	struct ntp_db_file f;
+	sqlite3 *db = NULL;
+	int err;
+
+	*dbp = NULL;
+	err = ntp_db__open_state(path, &f);
+	if (!err)
+		err = ntp_db__connect(&db, path, &f, SQLITE_OPEN_NOMUTEX);
+	if (err)
+		return err;
+	err = ntp_db__guard(db);
+	if (!err)
+		err = ntp_db__guard_file(db, "main", path);
+	if (!err && sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL, NULL) != SQLITE_OK)
+		err = ntp_db__fail(db, path, "opening");
+	if (err) {
+		sqlite3_close(db);
+		return err;
+	}
+	*dbp = db;
+	return 0;
 }

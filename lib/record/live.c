@@ -15,8 +15,10 @@
 #include <string.h>
 
 #include "lib/core/size.h"
+#include "lib/core/stat_table.h"
 #include "lib/core/stages.h"
 #include "lib/core/stats.h"
+#include "lib/fmt/number.h"
 #include "lib/record/live.h"
 
 /* ---- the lines ------------------------------------------------------------ */
@@ -344,9 +346,13 @@ static void print_group(const struct ntp_live *l, FILE *f, struct group *g, doub
 		snprintf(buf, sizeof(buf), "-");
 	put(line, sizeof(line), F_RATE, buf);
 	/* the mean as whole ns first, as the report shows it */
-	snprintf(buf, sizeof(buf), "%.2f", (double)llround((double)g->sum_e2e / (double)g->n) / 1000.0);
+	ntp_num__us(buf, sizeof(buf), llround((double)g->sum_e2e / (double)g->n), 2);
 	put(line, sizeof(line), F_MEAN, buf);
-	snprintf(buf, sizeof(buf), "%.2f", (double)ntp_samples__percentile(&g->e2e, 99) / 1000.0);
+	/* with fewer commands than it needs, a p99 would only repeat the maximum */
+	if (g->n >= ntp_stat__pct_min_shown(99))
+		ntp_num__us(buf, sizeof(buf), ntp_samples__percentile(&g->e2e, 99), 2);
+	else
+		snprintf(buf, sizeof(buf), "-");
 	put(line, sizeof(line), F_P99, buf);
 	for (int c = 0; c < NSTAGES; c++) {
 		if (!on[c])
@@ -360,8 +366,7 @@ static void print_group(const struct ntp_live *l, FILE *f, struct group *g, doub
 	}
 	/* the application's end-to-end, of the commands that have it; none: blank */
 	if (g->n_app) {
-		snprintf(buf, sizeof(buf), "%.2f",
-			 (double)llround((double)g->sum_app / (double)g->n_app) / 1000.0);
+		ntp_num__us(buf, sizeof(buf), llround((double)g->sum_app / (double)g->n_app), 2);
 		put(line, sizeof(line), F_APP, buf);
 	}
 	print_trimmed(f, line);

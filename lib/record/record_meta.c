@@ -101,6 +101,24 @@ int ntp_record__write_start_meta(struct ntp_record_session *s, uint64_t start_re
 	return err ?: write_filter_meta(s);
 }
 
+/* a side's cross-check count, its kprobes' missed count where told, its programs' skipped runs */
+static int write_side_meta(struct ntp_record_session *s, const struct ntp_record_side *sd,
+			   enum ntp_meta_key fabric, enum ntp_meta_key missed, enum ntp_meta_key prog)
+{
+	const struct ntp_collector *c = sd->c;
+	int err = 0;
+
+	if (!c)
+		return 0;
+	if (c->fabric)
+		err = ntp_meta__set_int(s->w, fabric, (int64_t)sd->prev[NTP_CNT_FABRIC]);
+	if (!err && c->kprobe_links && c->kprobe_missed_told)
+		err = ntp_meta__set_int(s->w, missed, (int64_t)c->kprobe_missed);
+	if (!err)
+		err = ntp_meta__set_int(s->w, prog, (int64_t)c->prog_missed);
+	return err;
+}
+
 int ntp_record__write_stop_meta(struct ntp_record_session *s, uint64_t stop_ns, const char *reason)
 {
 	int err;
@@ -114,5 +132,9 @@ int ntp_record__write_stop_meta(struct ntp_record_session *s, uint64_t stop_ns, 
 		err = err ?: ntp_meta__set_int(s->w, NTP_META_BPF_COMMANDS, (int64_t)s->bpf_commands);
 		err = err ?: ntp_meta__set_int(s->w, NTP_META_BPF_WINDOW_NS, (int64_t)s->bpf_window_ns);
 	}
+	err = err ?: write_side_meta(s, &s->host, NTP_META_HOST_FABRIC_COMMANDS,
+				     NTP_META_HOST_KPROBE_MISSED, NTP_META_HOST_PROG_MISSED);
+	err = err ?: write_side_meta(s, &s->target, NTP_META_TARGET_FABRIC_COMMANDS,
+				     NTP_META_TARGET_KPROBE_MISSED, NTP_META_TARGET_PROG_MISSED);
 	return err ?: ntp_meta__set_text(s->w, NTP_META_STOP_REASON, reason);
 }

@@ -125,5 +125,11 @@ int ntp_record__write_stop_meta(struct ntp_record_session *s, uint64_t stop_ns, 
 /* record_summary.c */
 void ntp_record__print_start(const struct ntp_record_session *s, uint64_t t0);
 void ntp_record__print_summary(const struct ntp_record_session *s, uint64_t stop_ns);
+/*
+ * Each side's cross-check (ntp_collector__blind) on its last counters: one
+ * error line for a side that saw far too few of the commands that flowed,
+ * and NTP_EXIT_BLIND; else 0.
+ */
+int ntp_record__crosscheck(const struct ntp_record_session *s);
 
 #endif

@@ -74,6 +74,9 @@ int ntp_record__run(const struct ntp_record_opts *o, const char *path)
 	ntp_record__live_end(&s, stop_ns);
 	ntp_record__print_summary(&s, stop_ns);
 	ntp_record_child__report(&s.child);
+	/* a collector blind to the commands that flowed: the recording is kept, the exit says so */
+	err2 = ntp_record__crosscheck(&s);
+	err = err ?: err2;
 out:
 	/* an error before the loop: detach what start attached (after the loop: nothing left) */
 	ntp_record__stop_collectors(&s);

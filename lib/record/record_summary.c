@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "lib/cli/err.h"
+#include "lib/cli/exit.h"
 #include "lib/collect/collector.h"
 #include "lib/collect/inflight_expire.h"
 #include "lib/core/transport.h"
@@ -59,6 +60,17 @@ void ntp_record__print_summary(const struct ntp_record_session *s, uint64_t stop
 		if (lost)
 			ntp_info("%s: %llu more commands lost: writing failed before they were committed",
 				 sides[i]->name, (unsigned long long)lost);
+		if (sides[i]->c->kprobe_links && sides[i]->c->kprobe_missed_told)
+			ntp_info("%s: %llu kprobe hits skipped by the kernel (a probe that fired while "
+				 "another ran on its CPU)", sides[i]->name,
+				 (unsigned long long)sides[i]->c->kprobe_missed);
+		else if (sides[i]->c->kprobe_links)
+			ntp_info("%s: kprobe hits skipped by the kernel: not told by this kernel (before 6.7)",
+				 sides[i]->name);
+		if (sides[i]->c->prog_missed)
+			ntp_info("%s: %llu program runs skipped by the kernel (the program was running "
+				 "already on that CPU, preempted or interrupted)", sides[i]->name,
+				 (unsigned long long)sides[i]->c->prog_missed);
 		expired = ntp_collector__expired(sides[i]->c);
 		if (expired)
 			ntp_info("%s: %llu sampled commands never completed (dropped from the in-flight "
@@ -74,4 +86,25 @@ void ntp_record__print_summary(const struct ntp_record_session *s, uint64_t stop
 			  (unsigned long long)ms.host_unmatched, (unsigned long long)ms.target_unmatched,
 			  (unsigned long long)ms.evicted);
 	}
+}
+
+int ntp_record__crosscheck(const struct ntp_record_session *s)
+{
+	const struct ntp_record_side *sides[2] = { &s->host, &s->target };
+	char msg[512];
+	int i, rc = 0;
+
+	for (i = 0; i < 2; i++) {
+		if (!sides[i]->c)
+			continue;
+		if (ntp_collector__blind(sides[i]->c, sides[i]->prev, msg, sizeof(msg))) {
+			ntp_error("%s", msg);
+			rc = NTP_EXIT_BLIND;
+		} else if (sides[i]->c->fabric) {
+			ntp_debug("%s: cross-check: the decision saw %llu, %s %llu", sides[i]->name,
+				  (unsigned long long)sides[i]->prev[NTP_CNT_SEEN], sides[i]->c->fabric,
+				  (unsigned long long)sides[i]->prev[NTP_CNT_FABRIC]);
+		}
+	}
+	return rc;
 }

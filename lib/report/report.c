@@ -13,7 +13,6 @@
 #include "lib/cli/pager.h"
 #include "lib/cli/output.h"
 #include "lib/report/report.h"
-#include "lib/report/report_filter_text.h"
 #include "lib/report/report_html.h"
 #include "lib/model/model_filter.h"
 #include "lib/report/report_json.h"
@@ -60,12 +59,8 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 			.detail = detail, .filter = &o->filter,
 			.histograms = o->histogram || o->html_path, .sort = &o->sort,
 			.percent_limit = o->percent_limit });
-	if (!rc && r.filter && !r.total) {
-		char what[1024];
-
-		ntp_read_filter__describe(r.filter, what, sizeof(what));
-		ntp_warn("no commands pass the read filters (%s)", what);
-	}
+	if (!rc && r.filter && !r.total)
+		ntp_read_filter__warn_none(s, r.filter, NULL);
 	if (rc) {
 		ntp_output__fail(&out, rc, npaths > 1 ? "the recordings" : paths[0]);
 	} else {

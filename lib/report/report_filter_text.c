@@ -5,66 +5,8 @@
 #include <string.h>
 
 #include "lib/fmt/json.h"
+#include "lib/model/model_filter_opt.h"
 #include "lib/report/report_filter_text.h"
-
-static void seconds(char *buf, size_t len, int64_t ns)
-{
-	snprintf(buf, len, "%.9g", (double)ns / 1e9);
-}
-
-void ntp_read_filter__describe(const struct ntp_read_filter *f, char *buf, size_t len)
-{
-	FILE *m = fmemopen(buf, len, "w");
-	const char *sp = "";
-	char s[40];
-
-	if (!m) {
-		snprintf(buf, len, "?");
-		return;
-	}
-	if (f->session) {
-		fprintf(m, "--session %s", f->session);
-		sp = " ";
-	}
-	if (f->io_types) {
-		int n = 0;
-
-		fprintf(m, "%s--io-type ", sp);
-		for (int k = 0; ntp_read_io_names[k]; k++)
-			if (f->io_types & (1u << k))
-				fprintf(m, "%s%s", n++ ? "," : "", ntp_read_io_names[k]);
-		sp = " ";
-	}
-	if (f->sizes.nsizes) {
-		fprintf(m, "%s--size ", sp);
-		for (uint32_t i = 0; i < f->sizes.nsizes; i++)
-			fprintf(m, "%s%" PRIu32, i ? "," : "", f->sizes.sizes[i]);
-		sp = " ";
-	}
-	if (f->nqids) {
-		fprintf(m, "%s--qid ", sp);
-		for (int i = 0; i < f->nqids; i++) {
-			fprintf(m, "%s%" PRIu32, i ? "," : "", f->qids[i].lo);
-			if (f->qids[i].hi != f->qids[i].lo)
-				fprintf(m, "-%" PRIu32, f->qids[i].hi);
-		}
-		sp = " ";
-	}
-	if ((f->has_start || f->has_end)) {
-		fprintf(m, "%s--time ", sp);
-		if (f->has_start) {
-			seconds(s, sizeof(s), f->start_ns);
-			fputs(s, m);
-		}
-		fputc(',', m);
-		if (f->has_end) {
-			seconds(s, sizeof(s), f->end_ns);
-			fputs(s, m);
-		}
-	}
-	fclose(m);
-	buf[len - 1] = '\0';
-}
 
 void ntp_read_filter__print_text(FILE *out, const struct ntp_read_filter *f)
 {

@@ -8,9 +8,6 @@
 
 #include "lib/model/model_filter.h"
 
-/* the filters as their options ("--session nvme0n1 --size 4096"), into buf */
-void ntp_read_filter__describe(const struct ntp_read_filter *f, char *buf, size_t len);
-
 struct ntp_json;
 /* "read_filters": null, or each filter (null when not given) as numbers and arrays */
 void ntp_read_filter__json(struct ntp_json *j, const struct ntp_read_filter *f);

@@ -115,8 +115,15 @@ static size_t shown_groups(const struct ntp_report *r, const struct ntp_report_g
 /*
  * Chart one: where the time of a group's command goes, the stage means end
  * to end (they add up to the end-to-end mean).  Chart two: each stage's
- * p99 beside the end-to-end p99, side by side (tails do not add up).
+ * tail (p99, or the highest percentile listed) beside the end-to-end one,
+ * side by side (tails do not add up); a tail not shown (too few commands)
+ * has no bar.
  */
+static double tail_us(const struct ntp_summary *s, enum ntp_stat tail)
+{
+	return ntp_stat__shown(s, tail) ? (double)ntp_stat__of(s, tail) / 1000.0 : NAN;
+}
+
 static int charts(FILE *f, const struct ntp_report *r, const struct ntp_report_group **g,
 		  size_t n)
 {
@@ -126,7 +133,8 @@ static int charts(FILE *f, const struct ntp_report *r, const struct ntp_report_g
 	const char **names = calloc(ns + 1, sizeof(*names));
 	double *mean = calloc(n * ns + 1, sizeof(*mean));
 	double *p99 = calloc(n * (ns + 1) + 1, sizeof(*p99));
-	char title[160];
+	enum ntp_stat tail = ntp_stat__tail();
+	char title[160], none[64];
 
 	if (!rows || !names || !mean || !p99)
 		goto out;
@@ -139,18 +147,20 @@ static int charts(FILE *f, const struct ntp_report *r, const struct ntp_report_g
 			goto out;
 		for (int s = 0; s < ns; s++) {
 			mean[i * ns + s] = g[i]->stage[s].mean / 1000.0;
-			p99[i * (ns + 1) + s] = (double)g[i]->stage[s].p99 / 1000.0;
+			p99[i * (ns + 1) + s] = tail_us(&g[i]->stage[s], tail);
 		}
-		p99[i * (ns + 1) + ns] = (double)g[i]->e2e.p99 / 1000.0;
+		p99[i * (ns + 1) + ns] = tail_us(&g[i]->e2e, tail);
 	}
 	snprintf(title, sizeof(title), "Where the time goes: mean of each stage per group, "
 		 "adding up to the %s mean", names[ns]);
 	ntp_svg__hbars(f, &(struct ntp_hbar_chart){ title, "\u00b5s", (int)n, ns, rows, names,
-						   mean, true, ns + 1 });
-	snprintf(title, sizeof(title), "Tails: p99 of each stage and of the %s per group",
-		 names[ns]);
+						   mean, true, ns + 1, NULL });
+	snprintf(title, sizeof(title), "Tails: %s of each stage and of the %s per group",
+		 ntp_stats[tail].name, names[ns]);
+	snprintf(none, sizeof(none), "too few commands for a %s (%" PRIu64 ")",
+		 ntp_stats[tail].name, ntp_stats[tail].min_shown);
 	ntp_svg__hbars(f, &(struct ntp_hbar_chart){ title, "\u00b5s", (int)n, ns + 1, rows, names,
-						   p99, false, ns + 1 });
+						   p99, false, ns + 1, none });
 	rc = 0;
 out:
 	for (size_t i = 0; rows && i < n; i++)
@@ -162,28 +172,42 @@ out:
 	return rc;
 }
 
+/* min, mean, the percentiles and max in us; "-" for each the summary has too few commands for */
 static void summary_cells(FILE *f, const struct ntp_summary *s)
 {
-	ntp_html__us_cell(f, (double)s->min);
-	ntp_html__us_cell(f, s->mean);
-	ntp_html__us_cell(f, (double)s->p50);
-	ntp_html__us_cell(f, (double)s->p90);
-	ntp_html__us_cell(f, (double)s->p99);
-	ntp_html__us_cell(f, (double)s->p999);
-	ntp_html__us_cell(f, (double)s->max);
+	enum ntp_stat st[NTP_NSTATS];
+	int n = ntp_stat__latencies(st);
+
+	for (int i = 0; i < n; i++) {
+		if (ntp_stat__shown(s, st[i]))
+			ntp_html__us_cell(f, ntp_stat__of(s, st[i]));
+		else
+			ntp_html__none_cell(f);
+	}
 }
 
-static const char stat_heads[] =
-	"<th>min</th><th>mean</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th>";
+static void stat_heads(FILE *f)
+{
+	enum ntp_stat st[NTP_NSTATS];
+	int n = ntp_stat__latencies(st);
+
+	for (int i = 0; i < n; i++) {
+		fputs("<th>", f);
+		ntp_xml__text(f, ntp_stats[st[i]].title);
+		fputs("</th>", f);
+	}
+}
 
 static void group_table(FILE *f, const struct ntp_report *r, const struct ntp_report_group **g,
 			size_t n)
 {
 	fprintf(f, "<h2>%s latency per group (\u00b5s)</h2>\n<table><tr><th>file</th>"
 		"<th class=\"l\">io_type</th><th>bytes</th><th class=\"l\">%s</th><th>n</th>"
-		"<th>est cmds/s</th>%s</tr>\n",
+		"<th>est cmds/s</th>",
 		r->kind == NTP_REPORT_TARGET ? "Residence" : "End-to-end",
-		r->kind == NTP_REPORT_TARGET ? "device" : "namespace", stat_heads);
+		r->kind == NTP_REPORT_TARGET ? "device" : "namespace");
+	stat_heads(f);
+	fputs("</tr>\n", f);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "<tr><td>%d</td>", g[i]->host_file);
 		ntp_html__cell(f, g[i]->io_type);
@@ -222,8 +246,10 @@ static void stage_tables(FILE *f, const struct ntp_report *r, const struct ntp_r
 
 		fputs("<h2>Stages of ", f);
 		ntp_xml__text(f, label ? label : "?");
-		fprintf(f, " (n=%zu), \u00b5s</h2>\n<table><tr><th class=\"l\">stage</th>%s"
-			"<th>share %%</th></tr>\n", g[i]->e2e.n, stat_heads);
+		fprintf(f, " (n=%zu), \u00b5s</h2>\n<table><tr><th class=\"l\">stage</th>",
+			g[i]->e2e.n);
+		stat_heads(f);
+		fputs("<th>share %</th></tr>\n", f);
 		free(label);
 		if (r->app)
 			fprintf(f, "<p>The application's side: %zu of the %zu commands have its "
@@ -260,19 +286,24 @@ static void stage_tables(FILE *f, const struct ntp_report *r, const struct ntp_r
 }
 
 /*
- * One summary's distribution: its log2 buckets from the first non-empty to
- * the last, each labelled by its lower bound in us.  Doubling buckets make
- * the x axis a log scale; two humps show as two humps.
+ * One summary's distribution: its buckets (log-linear, form's number an
+ * octave) from the first non-empty to the last, each labelled by its lower
+ * bound in form's unit.  Buckets that widen with the latency make the x
+ * axis a log scale; two humps show as two humps.
  */
 static int distribution(FILE *f, const char *group, const char *stage,
-			const struct ntp_summary *s)
+			const struct ntp_summary *s, const struct ntp_hist_form *form)
 {
 	const struct ntp_hist *h = s->hist;
-	int n = h ? h->hi - h->lo + 1 : 0, rc = -ENOMEM;
+	int bits = ntp_hist_form__bits(form), first = 1, last = 0, n, rc = -ENOMEM;
+	double per_unit = (double)ntp_hist_form__ns_per_unit(form);
 	const char **labels;
-	char (*buf)[24], title[256];
+	char (*buf)[24], title[256], axis[64];
 	double *v;
 
+	if (h)
+		ntp_hist__range(h, bits, &first, &last);
+	n = last - first + 1;
 	if (n <= 0)
 		return 0;
 	labels = calloc(n, sizeof(*labels));
@@ -280,16 +311,18 @@ static int distribution(FILE *f, const char *group, const char *stage,
 	v = calloc(n, sizeof(*v));
 	if (!labels || !buf || !v)
 		goto out;
-	for (int k = h->lo; k <= h->hi; k++) {
-		int64_t lo = k == 0 ? 0 : ntp_hist__lo(k);
+	for (int k = first; k <= last; k++) {
+		int64_t lo = k == 0 ? 0 : ntp_hist__lo(k, bits);
 
-		snprintf(buf[k - h->lo], sizeof(buf[0]), "%.3g", (double)lo / 1000.0);
-		labels[k - h->lo] = buf[k - h->lo];
-		v[k - h->lo] = (double)h->count[k];
+		snprintf(buf[k - first], sizeof(buf[0]), "%.3g", (double)lo / per_unit);
+		labels[k - first] = buf[k - first];
+		v[k - first] = (double)ntp_hist__count(h, k, bits);
 	}
 	snprintf(title, sizeof(title), "%s: %s (n=%zu)", group, stage, s->n);
-	ntp_svg__columns(f, &(struct ntp_column_chart){ title, "\u00b5s, log2 buckets",
-						       "commands", n, labels, v });
+	snprintf(axis, sizeof(axis), "%s, %d bucket%s an octave",
+		 !strcmp(ntp_hist_form__unit(form), "us") ? "\u00b5s" : ntp_hist_form__unit(form),
+		 1 << bits, bits ? "s" : "");
+	ntp_svg__columns(f, &(struct ntp_column_chart){ title, axis, "commands", n, labels, v });
 	rc = 0;
 out:
 	free(labels);
@@ -305,17 +338,18 @@ static int distributions(FILE *f, const struct ntp_report *r, const struct ntp_r
 	const struct ntp_view *v = ntp_report__view(r);
 	int rc = 0;
 
-	fputs("<h2>Distributions</h2>\n<p>Commands per log2 bucket of latency: each bucket twice "
-	      "as wide as the one before, labelled by its lower bound.</p>\n<div class=\"dist\">\n",
-	      f);
+	fprintf(f, "<h2>Distributions</h2>\n<p>Commands per bucket of latency, %d bucket%s an "
+		"octave: each octave twice as wide as the one before, each bucket labelled by its "
+		"lower bound.</p>\n<div class=\"dist\">\n", 1 << ntp_hist_form__bits(&o->hist),
+		ntp_hist_form__bits(&o->hist) ? "s" : "");
 	for (size_t i = 0; i < n && !rc; i++) {
 		char *label = group_label(r, g[i]);
 
 		if (!label)
 			return -ENOMEM;
-		rc = distribution(f, label, ntp_report__total_label(r), &g[i]->e2e);
+		rc = distribution(f, label, ntp_report__total_label(r), &g[i]->e2e, &o->hist);
 		for (int st = 0; st < v->nstages && o->histogram && !rc; st++)
-			rc = distribution(f, label, v->stages[st].text, &g[i]->stage[st]);
+			rc = distribution(f, label, v->stages[st].text, &g[i]->stage[st], &o->hist);
 		free(label);
 	}
 	fputs("</div>\n", f);

@@ -346,6 +346,7 @@ int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp
 	ntp_json__int_field(j, "schema_version", r->nfiles ? r->files[0].hdr.schema_version : 0);
 	ntp_json__string_field(j, "command", "report");
 	ntp_report__json_kind(j, r);
+	ntp_report__json_percentiles(j);
 	ntp_json__string_field(j, "note", r->kind == NTP_REPORT_TARGET ? NTP_REPORT_TARGET_NOTE :
 			       NULL);
 	files_array(j, r);
@@ -363,9 +364,16 @@ int ntp_report__print_json(const struct ntp_report *r, FILE *f, const struct ntp
 	ntp_json__start_array(j);
 	for (size_t i = 0; i < r->ngroups; i++)
 		ntp_report__json_group(j, &r->groups[i], v->stages, v->nstages,
-				       r->kind == NTP_REPORT_TARGET, o->histogram, r->app);
+				       r->kind == NTP_REPORT_TARGET, o->histogram ? &o->hist : NULL,
+				       r->app);
 	ntp_json__end_array(j);
 	ntp_json__uint_field(j, "hidden_groups", r->nhidden);
+	/* the buckets an octave of every "histogram", null without --histogram */
+	ntp_json__name(j, "histogram_buckets_per_octave");
+	if (o->histogram)
+		ntp_json__int(j, 1 << ntp_hist_form__bits(&o->hist));
+	else
+		ntp_json__null(j);
 	ntp_json__end_object(j);
 	ntp_json__delete(j);
 	return NTP_EXIT_OK;

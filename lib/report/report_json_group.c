@@ -12,42 +12,75 @@
 #include "lib/report/report_json_group.h"
 #include "lib/model/model.h"
 
-/* a summary's latencies, in the documents' order (schema/report.schema.json) */
-static const enum ntp_stat summary_stats[] = {
-	NTP_STAT_MIN, NTP_STAT_MEAN, NTP_STAT_STDDEV, NTP_STAT_P50, NTP_STAT_P90, NTP_STAT_P99,
-	NTP_STAT_P999, NTP_STAT_MAX,
-};
+void ntp_report__json_percentiles(struct ntp_json *j)
+{
+	ntp_json__name(j, "percentiles");
+	ntp_json__start_array(j);
+	for (int i = 0; i < ntp_summary__npercentiles(); i++) {
+		const struct ntp_stat_desc *d = &ntp_stats[NTP_STAT_PCT + i];
 
+		ntp_json__start_object(j);
+		ntp_json__string_field(j, "name", d->name);
+		ntp_json__string_field(j, "key", d->key);
+		ntp_json__double_field(j, "p", d->pct);
+		ntp_json__int_field(j, "min_n_shown", (int64_t)d->min_shown);
+		ntp_json__int_field(j, "min_n_tested", (int64_t)d->min_n);
+		ntp_json__end_object(j);
+	}
+	ntp_json__end_array(j);
+}
+
+/*
+ * A summary's latencies, in the documents' order (schema/report.schema.json):
+ * min, mean, stddev, the listed percentiles, max; null where the summary
+ * has too few commands for one (no command: none), never a 0 or a
+ * maximum that reads as that statistic.
+ */
 void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s)
 {
-	for (size_t i = 0; i < sizeof(summary_stats) / sizeof(summary_stats[0]); i++) {
-		const struct ntp_stat_desc *d = &ntp_stats[summary_stats[i]];
-		char key[32];
+	enum ntp_stat st[NTP_NSTATS + 1];
+	int n = ntp_stat__latencies(st);
+
+	for (int i = n; i > 2; i--)
+		st[i] = st[i - 1];
+	st[2] = NTP_STAT_STDDEV;
+	for (int i = 0; i <= n; i++) {
+		const struct ntp_stat_desc *d = &ntp_stats[st[i]];
+		char key[40];
 
 		snprintf(key, sizeof(key), "%s_%s", d->key, d->unit);
-		ntp_json__int_field(j, key, ntp_stat__of(s, summary_stats[i]));
+		if (ntp_stat__shown(s, st[i]))
+			ntp_json__int_field(j, key, ntp_stat__of(s, st[i]));
+		else
+			ntp_json__name(j, key), ntp_json__null(j);
 	}
 }
 
 /*
- * --histogram: the contiguous range of log2 buckets from the first non-empty
- * one to the last (empty ones between kept, as the text draws them), bounds
- * inclusive; the first bucket (below 1 ns) starts at the smallest sample.
- * Without --histogram the member is null: every document has it.
+ * --histogram: the contiguous range of buckets (form's number an octave)
+ * from the first non-empty one to the last (empty ones between kept, as the
+ * text draws them), bounds inclusive in ns whatever the form's unit; the
+ * first bucket (below 1 ns) starts at the smallest sample.  Without
+ * --histogram (hist NULL) the member is null: every document has it.
  */
-static void histogram_member(struct ntp_json *j, const struct ntp_summary *s, bool histogram)
+static void histogram_member(struct ntp_json *j, const struct ntp_summary *s,
+			     const struct ntp_hist_form *hist)
 {
+	int bits = ntp_hist_form__bits(hist), first = 1, last = 0;
+
 	ntp_json__name(j, "histogram");
-	if (!histogram || !s->hist) {
+	if (!hist || !s->hist) {
 		ntp_json__null(j);
 		return;
 	}
+	if (s->n)
+		ntp_hist__range(s->hist, bits, &first, &last);
 	ntp_json__start_array(j);
-	for (int k = s->hist->lo; s->n && k <= s->hist->hi; k++) {
+	for (int k = first; k <= last; k++) {
 		ntp_json__start_object(j);
-		ntp_json__int_field(j, "lo_ns", k == 0 ? s->min : ntp_hist__lo(k));
-		ntp_json__int_field(j, "hi_ns", ntp_hist__hi(k));
-		ntp_json__uint_field(j, "count", s->hist->count[k]);
+		ntp_json__int_field(j, "lo_ns", k == 0 ? s->min : ntp_hist__lo(k, bits));
+		ntp_json__int_field(j, "hi_ns", ntp_hist__hi(k, bits));
+		ntp_json__uint_field(j, "count", ntp_hist__count(s->hist, k, bits));
 		ntp_json__end_object(j);
 	}
 	ntp_json__end_array(j);
@@ -75,7 +108,7 @@ void ntp_report__json_group_keys(struct ntp_json *j, const struct ntp_report_gro
  * wider sum check.
  */
 static void app_member(struct ntp_json *j, const struct ntp_report_group *g, bool app,
-		       bool histogram)
+		       const struct ntp_hist_form *histogram)
 {
 	const struct ntp_report_app *a = &g->app;
 	int64_t parts = a->sum_window;
@@ -119,7 +152,7 @@ static void app_member(struct ntp_json *j, const struct ntp_report_group *g, boo
 
 void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g,
 			    const struct ntp_view_stage *stages, int nstages, bool target,
-			    bool histogram, bool app)
+			    const struct ntp_hist_form *histogram, bool app)
 {
 	double un = ntp_report__stages_unattributed_ns(g, nstages);
 	int64_t stage_sum = 0;

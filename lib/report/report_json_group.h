@@ -9,9 +9,16 @@
 
 #include "lib/core/stats.h"
 #include "lib/model/model.h"
+#include "lib/report/report_opts.h"
 
 struct ntp_json;
 /* a summary's eight _ns members */
+/*
+ * "percentiles": the run's list, each with its name, its key in the
+ * summaries ("p99_9": p99_9_ns), p, and the commands it needs before it is
+ * shown (else null) and before its change is tested (lib/core/stat_table.h)
+ */
+void ntp_report__json_percentiles(struct ntp_json *j);
 void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s);
 /* a group's keys, its n and its rate: io_type, bytes, namespace, device, n, est_cmds_per_s */
 void ntp_report__json_group_keys(struct ntp_json *j, const struct ntp_report_group *g,
@@ -20,10 +27,10 @@ void ntp_report__json_group_keys(struct ntp_json *j, const struct ntp_report_gro
 /*
  * A group's object with its first nstages stages; target: a target alone's
  * group, of a backend device ("device", "namespace" null); histogram: each
- * summary's buckets (--histogram).
+ * summary's buckets in that form (--histogram), NULL for none.
  */
 void ntp_report__json_group(struct ntp_json *j, const struct ntp_report_group *g,
 			    const struct ntp_view_stage *stages, int nstages, bool target,
-			    bool histogram, bool app);
+			    const struct ntp_hist_form *histogram, bool app);
 
 #endif

@@ -32,21 +32,13 @@ struct rows {
 	bool app;                 /* the report has the application's stages */
 };
 
-/* -F's fields as the statistics of the rows (lib/report/report_fields.h) */
-static const char *const field_stat[NTP_NSTATS] = {
-	[NTP_STAT_N] = "n", [NTP_STAT_RATE] = "est_cmds_per_s", [NTP_STAT_MIN] = "min_ns",
-	[NTP_STAT_MEAN] = "mean_ns", [NTP_STAT_P50] = "p50_ns", [NTP_STAT_P90] = "p90_ns",
-	[NTP_STAT_P99] = "p99_ns", [NTP_STAT_P999] = "p99_9_ns", [NTP_STAT_MAX] = "max_ns",
-	[NTP_STAT_SHARE] = "share_pct", [NTP_STAT_STDDEV] = "stddev_ns",
-};
-
-/* is a row of this statistic wanted?  Without -F every one; the sum check's count always */
-static bool wanted(const struct rows *t, const char *stat)
+/* is a row of statistic st wanted?  Without -F every one */
+static bool wanted(const struct rows *t, enum ntp_stat st)
 {
-	if (!t->fields || !t->fields->nfields || !strcmp(stat, "mismatched_commands"))
+	if (!t->fields || !t->fields->nfields)
 		return true;
 	for (int i = 0; i < t->fields->nfields; i++)
-		if (!strcmp(field_stat[t->fields->list[i]], stat))
+		if (t->fields->list[i] == st)
 			return true;
 	return false;
 }
@@ -77,8 +69,6 @@ static void keys(const struct rows *t, const char *stage, const char *stat)
 
 static void int_row(const struct rows *t, const char *stage, const char *stat, int64_t v)
 {
-	if (!wanted(t, stat))
-		return;
 	keys(t, stage, stat);
 	ntp_csv__int(t->f, v);
 	fputc('\n', t->f);
@@ -87,26 +77,39 @@ static void int_row(const struct rows *t, const char *stage, const char *stat, i
 /* NaN or a negative rate (unknown) leaves the value empty, as the JSON's null */
 static void dbl_row(const struct rows *t, const char *stage, const char *stat, double v)
 {
-	if (!wanted(t, stat))
-		return;
 	keys(t, stage, stat);
 	ntp_csv__double(t->f, v);
 	fputc('\n', t->f);
 }
 
+/* statistic st's row, named by its key and unit ("p99_9_ns"); empty where it is not shown */
+static void stat_row(const struct rows *t, const char *stage, const struct ntp_summary *s,
+		     enum ntp_stat st)
+{
+	char name[40];
+
+	if (!wanted(t, st))
+		return;
+	snprintf(name, sizeof(name), "%s%s%s", ntp_stats[st].key, *ntp_stats[st].unit ? "_" : "",
+		 ntp_stats[st].unit);
+	if (ntp_stat__shown(s, st))
+		int_row(t, stage, name, ntp_stat__of(s, st));
+	else
+		dbl_row(t, stage, name, NAN);
+}
+
 static void summary_rows_share(const struct rows *t, const char *stage,
 			       const struct ntp_summary *s, double share)
 {
-	int_row(t, stage, "n", (int64_t)s->n);
-	int_row(t, stage, "min_ns", s->min);
-	int_row(t, stage, "mean_ns", ntp_report__round_ns(s->mean));
-	int_row(t, stage, "p50_ns", s->p50);
-	int_row(t, stage, "p90_ns", s->p90);
-	int_row(t, stage, "p99_ns", s->p99);
-	int_row(t, stage, "p99_9_ns", s->p999);
-	int_row(t, stage, "max_ns", s->max);
-	int_row(t, stage, "stddev_ns", ntp_report__round_ns(s->stddev));
-	dbl_row(t, stage, "share_pct", share);
+	enum ntp_stat st[NTP_NSTATS];
+	int n = ntp_stat__latencies(st);
+
+	stat_row(t, stage, s, NTP_STAT_N);
+	for (int i = 0; i < n; i++)
+		stat_row(t, stage, s, st[i]);
+	stat_row(t, stage, s, NTP_STAT_STDDEV);
+	if (wanted(t, NTP_STAT_SHARE))
+		dbl_row(t, stage, "share_pct", s->n ? share : NAN);
 }
 
 static void summary_rows(const struct rows *t, const char *stage, const struct ntp_summary *s)
@@ -133,11 +136,14 @@ static void group_rows(struct rows *t, const struct ntp_view *v)
 		summary_rows(t, v->stages[s].json, &g->stage[s]);
 	for (int s = NTP_APP_COMPLETE; t->app && s < NTP_APP_STAGES; s++)
 		app_rows(t, as[s].json, &g->app.stage[s]);
-	int_row(t, "unattributed", "mean_ns", ntp_report__round_ns(un));
-	dbl_row(t, "unattributed", "share_pct", ntp_report__share_pct(g, un));
+	if (wanted(t, NTP_STAT_MEAN))
+		int_row(t, "unattributed", "mean_ns", ntp_report__round_ns(un));
+	if (wanted(t, NTP_STAT_SHARE))
+		dbl_row(t, "unattributed", "share_pct", ntp_report__share_pct(g, un));
 	/* a target alone: the residence (the JSON's e2e_is) */
 	summary_rows(t, "e2e", &g->e2e);
-	dbl_row(t, "e2e", "est_cmds_per_s", g->est_rate >= 0 ? g->est_rate : NAN);
+	if (wanted(t, NTP_STAT_RATE))
+		dbl_row(t, "e2e", "est_cmds_per_s", g->est_rate >= 0 ? g->est_rate : NAN);
 	int_row(t, "e2e", "mismatched_commands", (int64_t)g->mismatched);
 	if (!t->app)
 		return;

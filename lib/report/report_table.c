@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lib/fmt/number.h"
 #include "lib/report/report_table.h"
 
 static void format_cell(char *buf, size_t len, const struct ntp_col *c, const struct ntp_cell *v)
@@ -31,6 +32,9 @@ static void format_cell(char *buf, size_t len, const struct ntp_col *c, const st
 		/* fallthrough */
 	case NTP_CELL_NONE:
 		snprintf(buf, len, "-");
+		break;
+	case NTP_CELL_US:
+		ntp_num__us(buf, len, v->i, 2);
 		break;
 	}
 }
@@ -86,5 +90,10 @@ struct ntp_cell ntp_report__dbl_cell(double d)
 /* nanoseconds shown in microseconds; means are first rounded to whole ns, as in the JSON */
 struct ntp_cell ntp_report__us_cell(int64_t ns)
 {
-	return ntp_report__dbl_cell((double)ns / 1000.0);
+	return (struct ntp_cell){ .kind = NTP_CELL_US, .i = ns };
+}
+
+struct ntp_cell ntp_report__none_cell(void)
+{
+	return (struct ntp_cell){ .kind = NTP_CELL_NONE };
 }

@@ -14,6 +14,7 @@ enum ntp_cell_kind {
 	NTP_CELL_STR,
 	NTP_CELL_INT,
 	NTP_CELL_DOUBLE,
+	NTP_CELL_US,              /* i ns, shown in us by lib/fmt/number.h's rule */
 };
 
 struct ntp_cell {
@@ -36,7 +37,9 @@ void ntp_report__print_row(FILE *f, const struct ntp_col *cols, int n, const str
 struct ntp_cell ntp_report__str_cell(const char *s);
 struct ntp_cell ntp_report__int_cell(int64_t i);
 struct ntp_cell ntp_report__dbl_cell(double d);
-/* ns shown in us */
+/* ns shown in us, two decimals, by lib/fmt/number.h's rule */
 struct ntp_cell ntp_report__us_cell(int64_t ns);
+/* no value: "-" */
+struct ntp_cell ntp_report__none_cell(void);
 
 #endif

@@ -129,9 +129,19 @@ static void print_cost(const struct ntp_report_header *h, FILE *f, const char *i
 		h->bpf_commands, (double)h->bpf_window_ns / 1e9);
 }
 
+/* whether the recording's side had kprobes: a hooks row of it with that flavour */
+static bool side_kprobes(const struct ntp_report_header *h, const char *side)
+{
+	for (size_t i = 0; i < h->nhooks; i++)
+		if (!strcmp(h->hooks[i].side, side) && !strncmp(h->hooks[i].flavour, "k", 1))
+			return true;
+	return false;
+}
+
 /* one side's counts: "commands seen:" alone, "host seen:" in a joined file's block */
 static void print_counts(FILE *f, const char *in, const char *side, uint64_t seen,
-			 uint64_t sampled, uint64_t lost_rb, uint64_t lost_map, uint64_t rows)
+			 uint64_t sampled, uint64_t lost_rb, uint64_t lost_map, uint64_t rows,
+			 bool kprobes, int64_t kprobe_missed)
 {
 	char key[40];
 
@@ -142,6 +152,13 @@ static void print_counts(FILE *f, const char *in, const char *side, uint64_t see
 	snprintf(key, sizeof(key), "%s lost:", side);
 	fprintf(f, "# %s%-18s %" PRIu64 " (ring buffer full %" PRIu64 ", in-flight map full %"
 		PRIu64 ")\n", in, key, lost_rb + lost_map, lost_rb, lost_map);
+	snprintf(key, sizeof(key), "%s%skprobes missed:", strcmp(side, "commands") ? side : "",
+		 strcmp(side, "commands") ? " " : "");
+	if (kprobes && kprobe_missed >= 0)
+		fprintf(f, "# %s%-18s %" PRId64 " (hits the kernel skipped: a kprobe that fired while "
+			"another ran on its CPU)\n", in, key, kprobe_missed);
+	else if (kprobes)
+		fprintf(f, "# %s%-18s not recorded in this file\n", in, key);
 	snprintf(key, sizeof(key), "%s in file:", side);
 	fprintf(f, "# %s%-18s %" PRIu64 "\n", in, key, rows);
 }
@@ -154,10 +171,12 @@ static void print_file(const struct ntp_report_file *rf, FILE *f, bool joined)
 	ntp_report__print_file_header(h, f, in);
 	if (rf->sides & NTP_SIDE_HOST)
 		print_counts(f, in, joined ? "host" : "commands", h->seen, h->sampled,
-			     h->lost_ringbuf, h->lost_map, h->rows);
+			     h->lost_ringbuf, h->lost_map, h->rows, side_kprobes(h, "host"),
+			     h->kprobe_missed);
 	if (rf->sides & NTP_SIDE_TARGET)
 		print_counts(f, in, joined ? "target" : "commands", rf->t_seen, rf->t_sampled,
-			     rf->t_lost_ringbuf, rf->t_lost_map, rf->t_rows);
+			     rf->t_lost_ringbuf, rf->t_lost_map, rf->t_rows, side_kprobes(h, "target"),
+			     h->t_kprobe_missed);
 	print_cost(h, f, in);
 }
 
@@ -258,6 +277,7 @@ static void print_groups(const struct ntp_report *r, FILE *f, const struct ntp_r
 	else
 		fprintf(f, "#\n# end-to-end latency per group (us); est_cmds/s is estimated: "
 			"n x %" PRId64 " / duration\n", r->files[0].hdr.sample_one_in);
+	ntp_report__print_percentile_note(f);
 	ntp_report__print_group_titles(f, joined, ns_title, o->field_separator, &o->fields);
 	for (size_t i = 0; i < r->ngroups; i++)
 		ntp_report__print_group_row(f, &r->groups[i], joined, o->field_separator,
@@ -287,7 +307,8 @@ static void print_stages(const struct ntp_report *r, const struct ntp_report_gro
 		char group[160];
 
 		snprintf(group, sizeof(group), "%s %s %s%s", g->io_type, size, g->ns, file);
-		ntp_report__print_group_histograms(f, g, v->stages, v->nstages, total, group);
+		ntp_report__print_group_histograms(f, g, v->stages, v->nstages, total, group,
+						   &o->hist);
 	}
 }
 

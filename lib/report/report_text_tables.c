@@ -3,10 +3,8 @@
  * report: the two tables of groups every text report prints, a recording
  * alone and joined recordings alike (report_text.c, compare_text.c): the
  * end-to-end latency of each group, and each group's stages.  Their columns
- * are report_table.c's; times in us, means rounded to whole ns first.
- * stddev is the last column of both, not beside the mean: added after the
- * others, it leaves every older column where `-t` readers and awk scripts
- * count it.
+ * are report_table.c's, their statistics lib/core/stat_table.h's; times in
+ * us, means rounded to whole ns first.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -17,74 +15,87 @@
 #include "lib/report/report_table.h"
 #include "lib/report/report_text_tables.h"
 
-/* the end-to-end table: one row per group; the file column only over several files */
-enum { G_FILE, G_IO_TYPE, G_SIZE, G_NS, G_N, G_RATE, G_MIN, G_MEAN, G_P50, G_P90, G_P99, G_P999,
-	G_MAX, G_STDDEV, G_COLS };
-static const struct ntp_col group_cols[G_COLS] = {
-	[G_FILE]    = { "file", 4, "%" PRId64 },
-	[G_IO_TYPE] = { "io_type", -7, "%s" },
-	[G_SIZE]    = { "size", 7, "%s" },
-	[G_NS]      = { "namespace", -12, "%s" },
-	[G_N]       = { "n", 9, "%" PRId64 },
-	[G_RATE]    = { "est_cmds/s", 12, "%.1f" },
-	[G_MIN]     = { "min", 9, "%.2f" },
-	[G_MEAN]    = { "mean", 9, "%.2f" },
-	[G_P50]     = { "p50", 9, "%.2f" },
-	[G_P90]     = { "p90", 9, "%.2f" },
-	[G_P99]     = { "p99", 9, "%.2f" },
-	[G_P999]    = { "p99.9", 9, "%.2f" },
-	[G_MAX]     = { "max", 9, "%.2f" },
-	[G_STDDEV]  = { "stddev", 9, "%.2f" },
-};
+/*
+ * A row's cells and columns are indexed alike: the table's key columns
+ * first, then one per statistic, at KEYS + its enum ntp_stat.
+ */
+enum { K_FILE, K_IO_TYPE, K_SIZE, K_NS, KEYS };
+enum { K_STAGE = K_FILE };
+#define COLS (KEYS + NTP_NSTATS)
+#define STAT(st) (KEYS + (st))
 
-/* the stage table of one group: one row per stage, then unattributed and the total */
-enum { S_STAGE, S_MIN, S_MEAN, S_P50, S_P90, S_P99, S_P999, S_MAX, S_SHARE, S_STDDEV, S_COLS };
-static const struct ntp_col stage_cols[S_COLS] = {
-	[S_STAGE] = { "stage", -12, "%s" },
-	[S_MIN]   = { "min", 9, "%.2f" },
-	[S_MEAN]  = { "mean", 9, "%.2f" },
-	[S_P50]   = { "p50", 9, "%.2f" },
-	[S_P90]   = { "p90", 9, "%.2f" },
-	[S_P99]   = { "p99", 9, "%.2f" },
-	[S_P999]  = { "p99.9", 9, "%.2f" },
-	[S_MAX]   = { "max", 9, "%.2f" },
-	[S_SHARE] = { "share%", 7, "%.1f" },
-	[S_STDDEV] = { "stddev", 9, "%.2f" },
+static const struct ntp_col group_keys[KEYS] = {
+	[K_FILE]    = { "file", 4, "%" PRId64 },
+	[K_IO_TYPE] = { "io_type", -7, "%s" },
+	[K_SIZE]    = { "size", 7, "%s" },
+	[K_NS]      = { "namespace", -12, "%s" },
 };
+static const struct ntp_col stage_key = { "stage", -12, "%s" };
 
-/* each field's column (report_fields.h) in the two tables; -1: not in that table */
-static const int group_field_col[NTP_NSTATS] = {
-	[NTP_STAT_N] = G_N, [NTP_STAT_RATE] = G_RATE, [NTP_STAT_MIN] = G_MIN,
-	[NTP_STAT_MEAN] = G_MEAN, [NTP_STAT_P50] = G_P50, [NTP_STAT_P90] = G_P90,
-	[NTP_STAT_P99] = G_P99, [NTP_STAT_P999] = G_P999, [NTP_STAT_MAX] = G_MAX,
-	[NTP_STAT_SHARE] = -1, [NTP_STAT_STDDEV] = G_STDDEV,
-};
-static const int stage_field_col[NTP_NSTATS] = {
-	[NTP_STAT_N] = -1, [NTP_STAT_RATE] = -1, [NTP_STAT_MIN] = S_MIN,
-	[NTP_STAT_MEAN] = S_MEAN, [NTP_STAT_P50] = S_P50, [NTP_STAT_P90] = S_P90,
-	[NTP_STAT_P99] = S_P99, [NTP_STAT_P999] = S_P999, [NTP_STAT_MAX] = S_MAX,
-	[NTP_STAT_SHARE] = S_SHARE, [NTP_STAT_STDDEV] = S_STDDEV,
-};
+/* statistic st's column: its title, 9 wide (the rate 12, the share 7) */
+static struct ntp_col stat_col(enum ntp_stat st)
+{
+	const char *title = ntp_stats[st].title;
+
+	switch (st) {
+	case NTP_STAT_N:
+		return (struct ntp_col){ title, 9, "%" PRId64 };
+	case NTP_STAT_RATE:
+		return (struct ntp_col){ title, 12, "%.1f" };
+	case NTP_STAT_SHARE:
+		return (struct ntp_col){ title, 7, "%.1f" };
+	default:
+		return (struct ntp_col){ title, 9, "%.2f" };
+	}
+}
+
+/* the table's columns, keys and statistics, by index */
+static void columns(struct ntp_col *cols, bool stage_table)
+{
+	for (int k = 0; k < KEYS; k++)
+		cols[k] = stage_table ? stage_key : group_keys[k];
+	for (int st = 0; st < NTP_NSTATS; st++)
+		cols[STAT(st)] = stat_col((enum ntp_stat)st);
+}
+
+/* does the table have statistic st: n and the rate the end-to-end one, the share the stages' */
+static bool has_stat(enum ntp_stat st, bool stage_table)
+{
+	if (st == NTP_STAT_N || st == NTP_STAT_RATE)
+		return !stage_table;
+	if (st == NTP_STAT_SHARE)
+		return stage_table;
+	return true;
+}
 
 /*
- * The columns shown, into idx: the key columns [first, nkeys), then every
- * other column, or with -F those of fl in its order.  Their number.
+ * The columns shown, into idx: the key columns [first, nkeys), then the
+ * statistics (n and the rate, min, mean, the listed percentiles, max, the
+ * share, stddev: stddev last, so that every older column keeps its place
+ * for `-t` readers and awk scripts), or with -F those of fl in its order.
+ * Their number.
  */
-static int pick(int first, int nkeys, int ncols, const int *field_col,
-		const struct ntp_report_fields *fl, int *idx)
+static int pick(int first, int nkeys, bool stage_table, const struct ntp_report_fields *fl,
+		int *idx)
 {
-	int n = 0;
+	enum ntp_stat st[NTP_NSTATS + 4];
+	int n = 0, ns = 0;
 
 	for (int c = first; c < nkeys; c++)
 		idx[n++] = c;
-	if (!fl || !fl->nfields) {
-		for (int c = nkeys; c < ncols; c++)
-			idx[n++] = c;
-		return n;
+	if (fl && fl->nfields) {
+		for (int i = 0; i < fl->nfields; i++)
+			st[ns++] = fl->list[i];
+	} else {
+		st[ns++] = NTP_STAT_N;
+		st[ns++] = NTP_STAT_RATE;
+		ns += ntp_stat__latencies(st + ns);
+		st[ns++] = NTP_STAT_SHARE;
+		st[ns++] = NTP_STAT_STDDEV;
 	}
-	for (int i = 0; i < fl->nfields; i++)
-		if (field_col[fl->list[i]] >= 0)
-			idx[n++] = field_col[fl->list[i]];
+	for (int i = 0; i < ns; i++)
+		if (has_stat(st[i], stage_table))
+			idx[n++] = STAT(st[i]);
 	return n;
 }
 
@@ -92,9 +103,8 @@ static int pick(int first, int nkeys, int ncols, const int *field_col,
 static void print_picked(FILE *f, const struct ntp_col *all, const struct ntp_cell *cells,
 			 const int *idx, int n, const char *sep)
 {
-	/* G_COLS is the wider table */
-	struct ntp_col cols[G_COLS];
-	struct ntp_cell c[G_COLS];
+	struct ntp_col cols[COLS];
+	struct ntp_cell c[COLS];
 
 	for (int i = 0; i < n; i++) {
 		cols[i] = all[idx[i]];
@@ -107,65 +117,76 @@ static void print_picked(FILE *f, const struct ntp_col *all, const struct ntp_ce
 		ntp_report__print_titles(f, cols, n, sep);
 }
 
-_Static_assert((int)G_COLS >= (int)S_COLS, "print_picked holds a row of either table");
+void ntp_report__print_percentile_note(FILE *f)
+{
+	enum ntp_stat st[NTP_PCT_MAX];
+	char mins[256];
+	int n = ntp_summary__npercentiles();
+
+	for (int i = 0; i < n; i++)
+		st[i] = (enum ntp_stat)(NTP_STAT_PCT + i);
+	ntp_stat__minimums(mins, sizeof(mins), st, n, false);
+	fprintf(f, "# a percentile from this many commands, '-' with fewer: %s\n", mins);
+}
 
 bool ntp_report__stage_tables_shown(const struct ntp_report_fields *fl)
 {
-	int idx[S_COLS];
+	int idx[COLS];
 
-	return pick(S_STAGE, S_MIN, S_COLS, stage_field_col, fl, idx) > S_MIN;
+	return pick(K_STAGE, K_STAGE + 1, true, fl, idx) > 1;
 }
 
 void ntp_report__print_group_titles(FILE *f, bool file_col, const char *ns_title, const char *sep,
 				    const struct ntp_report_fields *fl)
 {
-	struct ntp_col cols[G_COLS];
-	int idx[G_COLS];
-	int n = pick(file_col ? G_FILE : G_IO_TYPE, G_N, G_COLS, group_field_col, fl, idx);
+	struct ntp_col cols[COLS];
+	int idx[COLS];
+	int n = pick(file_col ? K_FILE : K_IO_TYPE, KEYS, false, fl, idx);
 
-	memcpy(cols, group_cols, sizeof(cols));
-	cols[G_NS].name = ns_title;
+	columns(cols, false);
+	cols[K_NS].name = ns_title;
 	print_picked(f, cols, NULL, idx, n, sep);
+}
+
+/* s's latencies and stddev in us, each "-" where s has too few commands for it */
+static void latency_cells(struct ntp_cell *c, const struct ntp_summary *s)
+{
+	enum ntp_stat st[NTP_NSTATS + 1];
+	int n = ntp_stat__latencies(st);
+
+	st[n++] = NTP_STAT_STDDEV;
+	for (int i = 0; i < n; i++)
+		c[STAT(st[i])] = ntp_stat__shown(s, st[i]) ?
+				 ntp_report__us_cell(ntp_stat__of(s, st[i])) :
+				 ntp_report__none_cell();
 }
 
 void ntp_report__print_group_row(FILE *f, const struct ntp_report_group *g, bool file_col,
 				 const char *sep, const struct ntp_report_fields *fl)
 {
-	int idx[G_COLS];
-	int n = pick(file_col ? G_FILE : G_IO_TYPE, G_N, G_COLS, group_field_col, fl, idx);
-	struct ntp_cell c[G_COLS];
+	struct ntp_col cols[COLS];
+	struct ntp_cell c[COLS];
+	int idx[COLS];
+	int n = pick(file_col ? K_FILE : K_IO_TYPE, KEYS, false, fl, idx);
 	char size[32];
 
+	columns(cols, false);
 	ntp_size__str(g->bytes, size, sizeof(size));
-	c[G_FILE] = ntp_report__int_cell(g->host_file);
-	c[G_IO_TYPE] = ntp_report__str_cell(g->io_type);
-	c[G_SIZE] = ntp_report__str_cell(size);
-	c[G_NS] = ntp_report__str_cell(g->ns);
-	c[G_N] = ntp_report__int_cell((int64_t)g->e2e.n);
-	c[G_RATE] = g->est_rate >= 0 ? ntp_report__dbl_cell(g->est_rate) :
-		    (struct ntp_cell){ NTP_CELL_NONE };
-	c[G_MIN] = ntp_report__us_cell(g->e2e.min);
-	c[G_MEAN] = ntp_report__us_cell(ntp_report__round_ns(g->e2e.mean));
-	c[G_P50] = ntp_report__us_cell(g->e2e.p50);
-	c[G_P90] = ntp_report__us_cell(g->e2e.p90);
-	c[G_P99] = ntp_report__us_cell(g->e2e.p99);
-	c[G_P999] = ntp_report__us_cell(g->e2e.p999);
-	c[G_MAX] = ntp_report__us_cell(g->e2e.max);
-	c[G_STDDEV] = ntp_report__us_cell(ntp_report__round_ns(g->e2e.stddev));
-	print_picked(f, group_cols, c, idx, n, sep);
+	c[K_FILE] = ntp_report__int_cell(g->host_file);
+	c[K_IO_TYPE] = ntp_report__str_cell(g->io_type);
+	c[K_SIZE] = ntp_report__str_cell(size);
+	c[K_NS] = ntp_report__str_cell(g->ns);
+	c[STAT(NTP_STAT_N)] = ntp_report__int_cell((int64_t)g->e2e.n);
+	c[STAT(NTP_STAT_RATE)] = g->est_rate >= 0 ? ntp_report__dbl_cell(g->est_rate) :
+				 ntp_report__none_cell();
+	latency_cells(c, &g->e2e);
+	print_picked(f, cols, c, idx, n, sep);
 }
 
 static void summary_cells(struct ntp_cell *c, const struct ntp_summary *s, double share)
 {
-	c[S_MIN] = ntp_report__us_cell(s->min);
-	c[S_MEAN] = ntp_report__us_cell(ntp_report__round_ns(s->mean));
-	c[S_P50] = ntp_report__us_cell(s->p50);
-	c[S_P90] = ntp_report__us_cell(s->p90);
-	c[S_P99] = ntp_report__us_cell(s->p99);
-	c[S_P999] = ntp_report__us_cell(s->p999);
-	c[S_MAX] = ntp_report__us_cell(s->max);
-	c[S_SHARE] = ntp_report__dbl_cell(share);
-	c[S_STDDEV] = ntp_report__us_cell(ntp_report__round_ns(s->stddev));
+	latency_cells(c, s);
+	c[STAT(NTP_STAT_SHARE)] = s->n ? ntp_report__dbl_cell(share) : ntp_report__none_cell();
 }
 
 static void print_sum_check(FILE *f, const struct ntp_report_group *g, int nstages,
@@ -219,16 +240,17 @@ static void print_impossible(FILE *f, const struct ntp_report_group *g)
  * the application's stamps; its share of the app e2e mean.
  */
 static void app_row(FILE *f, const struct ntp_report_group *g, const char *label,
-		    const struct ntp_summary *s, const int *idx, int n, const char *sep)
+		    const struct ntp_summary *s, const struct ntp_col *cols, const int *idx, int n,
+		    const char *sep)
 {
-	struct ntp_cell c[S_COLS];
+	struct ntp_cell c[COLS];
 
-	for (int i = 0; i < S_COLS; i++)
-		c[i] = (struct ntp_cell){ NTP_CELL_NONE };
+	for (int i = 0; i < COLS; i++)
+		c[i] = ntp_report__none_cell();
 	if (g->app.e2e.n)
 		summary_cells(c, s, ntp_report__app_share_pct(g, s->mean));
-	c[S_STAGE] = ntp_report__str_cell(label);
-	print_picked(f, stage_cols, c, idx, n, sep);
+	c[K_STAGE] = ntp_report__str_cell(label);
+	print_picked(f, cols, c, idx, n, sep);
 }
 
 /* the wider sum check: submit + end-to-end + complete + reap = app e2e, per command */
@@ -266,32 +288,35 @@ void ntp_report__print_app_stage_table(FILE *f, const struct ntp_report_group *g
 {
 	double un = ntp_report__stages_unattributed_ns(g, nstages);
 	const struct ntp_view_stage *as = ntp_report__app_stages;
-	struct ntp_cell c[S_COLS];
-	int idx[S_COLS];
-	int n = pick(S_STAGE, S_MIN, S_COLS, stage_field_col, fl, idx);
+	struct ntp_col cols[COLS];
+	struct ntp_cell c[COLS];
+	int idx[COLS];
+	int n = pick(K_STAGE, K_STAGE + 1, true, fl, idx);
 
-	print_picked(f, stage_cols, NULL, idx, n, sep);
+	columns(cols, true);
+	print_picked(f, cols, NULL, idx, n, sep);
 	if (app)
-		app_row(f, g, as[NTP_APP_SUBMIT].text, &g->app.stage[NTP_APP_SUBMIT], idx, n, sep);
+		app_row(f, g, as[NTP_APP_SUBMIT].text, &g->app.stage[NTP_APP_SUBMIT], cols, idx, n,
+			sep);
 	for (int s = 0; s < nstages; s++) {
-		c[S_STAGE] = ntp_report__str_cell(stages[s].text);
+		c[K_STAGE] = ntp_report__str_cell(stages[s].text);
 		summary_cells(c, &g->stage[s], ntp_report__share_pct(g, g->stage[s].mean));
-		print_picked(f, stage_cols, c, idx, n, sep);
+		print_picked(f, cols, c, idx, n, sep);
 	}
 	for (int s = NTP_APP_COMPLETE; app && s < NTP_APP_STAGES; s++)
-		app_row(f, g, as[s].text, &g->app.stage[s], idx, n, sep);
+		app_row(f, g, as[s].text, &g->app.stage[s], cols, idx, n, sep);
 	/* what no stage explains: only a mean exists for it */
-	for (int i = 0; i < S_COLS; i++)
-		c[i] = (struct ntp_cell){ NTP_CELL_NONE };
-	c[S_STAGE] = ntp_report__str_cell("unattributed");
-	c[S_MEAN] = ntp_report__us_cell(ntp_report__round_ns(un));
-	c[S_SHARE] = ntp_report__dbl_cell(ntp_report__share_pct(g, un));
-	print_picked(f, stage_cols, c, idx, n, sep);
-	c[S_STAGE] = ntp_report__str_cell(total);
+	for (int i = 0; i < COLS; i++)
+		c[i] = ntp_report__none_cell();
+	c[K_STAGE] = ntp_report__str_cell("unattributed");
+	c[STAT(NTP_STAT_MEAN)] = ntp_report__us_cell(ntp_report__round_ns(un));
+	c[STAT(NTP_STAT_SHARE)] = ntp_report__dbl_cell(ntp_report__share_pct(g, un));
+	print_picked(f, cols, c, idx, n, sep);
+	c[K_STAGE] = ntp_report__str_cell(total);
 	summary_cells(c, &g->e2e, ntp_report__share_pct(g, g->e2e.mean));
-	print_picked(f, stage_cols, c, idx, n, sep);
+	print_picked(f, cols, c, idx, n, sep);
 	if (app)
-		app_row(f, g, ntp_report__app_total.text, &g->app.e2e, idx, n, sep);
+		app_row(f, g, ntp_report__app_total.text, &g->app.e2e, cols, idx, n, sep);
 	print_sum_check(f, g, nstages, total);
 	if (app)
 		print_app_sum_check(f, g, total);

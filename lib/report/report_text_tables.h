@@ -18,6 +18,8 @@
  * row per stage, what no stage explains, the total ("end-to-end", or a
  * target's "residence"), and the check that the stages add up.
  */
+/* "# a percentile from this many commands, '-' with fewer: p50 2, ...": the list's minimums */
+void ntp_report__print_percentile_note(FILE *f);
 void ntp_report__print_group_titles(FILE *f, bool file_col, const char *ns_title, const char *sep,
 				    const struct ntp_report_fields *fl);
 void ntp_report__print_group_row(FILE *f, const struct ntp_report_group *g, bool file_col,

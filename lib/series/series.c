@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * series: open the recordings as report does (one file alone, or several,
- * or one "-r both" file, joined), read each file's header, then stream the
- * commands in the order of their start through one interval's groups
- * (series_acc.c) to the printers (series_out.h).
+ * or one "-r both" or joined file, joined), read each file's header, then
+ * stream the commands that pass the read filters in the order of their
+ * start through one interval's groups (series_acc.c) to the printers
+ * (series_out.h).  With --top the groups are counted first, by the same
+ * query, and only the N with the most commands are streamed.
  *
  * Everything that can refuse the input (the files, the join) runs before
  * the first byte of output, so that a refusal leaves the JSON error
@@ -84,12 +86,77 @@ static int end(struct outs *os, struct ntp_series *s)
 	return rc;
 }
 
+/* by commands, most first; ties in the report's order of groups */
+static int by_commands(const void *x, const void *y)
+{
+	const struct ntp_report_group *a = x, *b = y;
+
+	if (a->e2e.n != b->e2e.n)
+		return a->e2e.n < b->e2e.n ? 1 : -1;
+	return ntp_report__group_cmp(a, b);
+}
+
+/* --top: the N groups with the most commands that pass the filters kept, the others counted */
+static int top(struct ntp_series *s, struct ntp_series_acc *acc, sqlite3 *db,
+	       enum ntp_series_rows rows, const struct ntp_read_where *w, const char *path)
+{
+	struct ntp_report_group *g;
+	size_t n, keep;
+	int rc = ntp_series__groups(db, rows, w, path, &g, &n);
+
+	if (rc) {
+		ntp_series__free_groups(g, n);
+		return rc;
+	}
+	qsort(g, n, sizeof(*g), by_commands);
+	keep = n < s->top ? n : (size_t)s->top;
+	s->groups = n;
+	s->groups_hidden = n - keep;
+	for (size_t i = keep; i < n; i++)
+		s->commands_hidden += g[i].e2e.n;
+	rc = ntp_series_acc__keep(acc, g, keep);
+	ntp_series__free_groups(g, n);
+	return rc;
+}
+
+/*
+ * The read filters over db's files: "main", or the joined files' schemas;
+ * --time's starts, which are also the intervals' origin of a file that has
+ * no meta start_ns
+ */
+static int filter_where(struct ntp_series *s, const struct ntp_source *src, sqlite3 *db,
+			enum ntp_series_rows rows, struct ntp_read_where *w)
+{
+	const char *schemas[NTP_JOIN_MAX_FILES];
+	int rc;
+
+	memset(w, 0, sizeof(*w));
+	w->f = s->filter;
+	w->cols = ntp_series__filter_cols(rows);
+	for (int i = 0; i < src->n; i++)
+		schemas[i] = src->files[i].schema;
+	rc = ntp_read_filter__starts(w, db, schemas, src->n, rows == NTP_SERIES_ROWS_TARGET,
+				     src->files[0].path);
+	for (int i = 0; i < src->n && !rc && s->filter && (s->filter->has_start ||
+							   s->filter->has_end); i++) {
+		if (!s->origin_known[i] && (rows != NTP_SERIES_ROWS_JOINED ||
+					    (src->files[i].sides & NTP_SIDE_HOST))) {
+			s->origin_ns[i] = w->starts[i];
+			s->origin_known[i] = true;
+		}
+	}
+	return rc;
+}
+
 static int scan(struct ntp_series *s, struct outs *os, struct ntp_source *src)
 {
 	const char *path = src->files[0].path;
 	const struct ntp_view *v;
 	struct ntp_series_acc acc;
 	struct ntp_join *j = NULL;
+	struct ntp_read_where w;
+	enum ntp_series_rows rows;
+	sqlite3 *db = src->db;
 	int rc = 0;
 
 	s->r.kind = ntp_report__kind(src->kind);
@@ -113,21 +180,28 @@ static int scan(struct ntp_series *s, struct outs *os, struct ntp_source *src)
 		rc = load_file(s, 0, src, src->host_rows[0], -1);
 	}
 	s->r.rdma = src->rdma;
+	rows = j ? NTP_SERIES_ROWS_JOINED : s->r.kind == NTP_REPORT_TARGET ?
+	       NTP_SERIES_ROWS_TARGET : NTP_SERIES_ROWS_HOST;
+	if (j)
+		db = ntp_join__db(j);
+	if (!rc)
+		rc = filter_where(s, src, db, rows, &w);
+	v = ntp_report__view(&s->r);
+	ntp_series_acc__init(&acc, s, os->out, os->n, v->nstages);
+	/* counted before the first byte: the header says what --top left out */
+	if (!rc && s->top)
+		rc = top(s, &acc, db, rows, &w, path);
 	if (!rc)
 		rc = begin(os, s);
-	if (!rc) {
-		v = ntp_report__view(&s->r);
-		ntp_series_acc__init(&acc, s, os->out, os->n, v->nstages);
-		if (j)
-			rc = ntp_series__scan_joined(&acc, j, path);
-		else
-			rc = ntp_series__scan_one(&acc, src->db, path, s->r.kind == NTP_REPORT_TARGET);
-		if (!rc)
-			rc = ntp_series_acc__flush(&acc);
-		ntp_series_acc__free(&acc);
-		if (!rc)
-			rc = end(os, s);
-	}
+	if (!rc)
+		rc = ntp_series__scan(&acc, db, rows, &w, path);
+	if (!rc)
+		rc = ntp_series_acc__flush(&acc);
+	if (!rc && !s->commands && ntp_read_filter__any(s->filter))
+		ntp_read_filter__warn_none(src, s->filter, NULL);
+	if (!rc)
+		rc = end(os, s);
+	ntp_series_acc__free(&acc);
 	ntp_join__close(j);
 	return rc;
 }
@@ -142,7 +216,7 @@ static int open_outs(struct outs *os, const struct ntp_series_opts *o, const cha
 	os->o = (struct ntp_output){
 		.path = { [NTP_FORM_JSON] = o->json_path, [NTP_FORM_CSV] = o->csv_path,
 			  [NTP_FORM_HTML] = o->html_path },
-		.pretty = o->pretty, .what = "series",
+		.pretty = o->pretty, .quiet = o->quiet, .what = "series",
 		.mismatch = "recordings that cannot be joined", .cut = 512,
 	};
 	rc = ntp_output__check(&os->o, paths, n);
@@ -152,7 +226,7 @@ static int open_outs(struct outs *os, const struct ntp_series_opts *o, const cha
 		return rc;
 	t = ntp_output__text(&os->o, &rc);
 	if (t)
-		os->out[os->n++] = ntp_series__text_out(&os->text, t);
+		os->out[os->n++] = ntp_series__text_out(&os->text, t, o->quiet);
 	if (ntp_output__file(&os->o, NTP_FORM_JSON))
 		os->out[os->n++] = ntp_series__json_out(&os->json,
 							ntp_output__file(&os->o, NTP_FORM_JSON),
@@ -193,6 +267,13 @@ int ntp_series__run(const char *const *paths, int n, const struct ntp_series_opt
 	}
 	memset(&s, 0, sizeof(s));
 	s.interval_ns = llround(len_s * 1e9);
+	if (o->percentiles)
+		for (int i = 0; i < ntp_summary__npercentiles(); i++)
+			s.pct[s.npct++] = (enum ntp_stat)(NTP_STAT_PCT + i);
+	else
+		s.pct[s.npct++] = ntp_stat__tail();
+	s.filter = ntp_read_filter__any(&o->filter) ? &o->filter : NULL;
+	s.top = o->top;
 	s.r.files = calloc(n, sizeof(*s.r.files));
 	s.r.nfiles = n;
 	if (!s.r.files) {

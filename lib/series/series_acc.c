@@ -33,9 +33,13 @@ static int64_t interval_of(const struct ntp_series *s, int file, int64_t t)
 	return d >= 0 ? d / s->interval_ns : -((-d + s->interval_ns - 1) / s->interval_ns);
 }
 
-static ssize_t find(struct ntp_series_acc *a, const struct ntp_series_row *row)
+/* a row of a group left out (ntp_series_acc__keep) */
+#define LEFT_OUT (-2)
+
+/* the group of a row, found or added: its index, LEFT_OUT, or -1 out of memory */
+static ssize_t find(struct ntp_series_acc *a, int file, const char *io, int64_t bytes,
+		    const char *ns)
 {
-	const char *io = row->io_type ? row->io_type : "", *ns = row->ns ? row->ns : "";
 	struct ntp_report_group *g;
 
 	/* rows of one group come in runs: try the last one first */
@@ -43,10 +47,12 @@ static ssize_t find(struct ntp_series_acc *a, const struct ntp_series_row *row)
 		size_t i = (a->last + k) % a->n;
 
 		g = &a->g[i];
-		if (g->host_file == row->file && g->bytes == row->bytes &&
-		    !strcmp(g->io_type, io) && !strcmp(g->ns, ns))
+		if (g->host_file == file && g->bytes == bytes && !strcmp(g->io_type, io) &&
+		    !strcmp(g->ns, ns))
 			return (ssize_t)(a->last = i);
 	}
+	if (a->fixed)
+		return LEFT_OUT;
 	if (a->n == a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 16;
 		void *ng = realloc(a->g, cap * sizeof(*a->g));
@@ -65,16 +71,8 @@ static ssize_t find(struct ntp_series_acc *a, const struct ntp_series_row *row)
 		a->cap = cap;
 	}
 	g = &a->g[a->n];
-	memset(g, 0, sizeof(*g));
-	g->host_file = row->file;
-	g->bytes = row->bytes;
-	g->io_type = strdup(io);
-	g->ns = strdup(ns);
-	if (!g->io_type || !g->ns) {
-		free(g->io_type);
-		free(g->ns);
+	if (ntp_report_group__init(g, file, io, bytes, ns, a->nstages))
 		return -1;
-	}
 	ntp_samples__init(&a->smp[a->n].e2e);
 	for (int s = 0; s < NTP_VIEW_MAX_STAGES; s++)
 		ntp_samples__init(&a->smp[a->n].stage[s]);
@@ -145,6 +143,18 @@ int ntp_series_acc__flush(struct ntp_series_acc *a)
 	return rc;
 }
 
+int ntp_series_acc__keep(struct ntp_series_acc *a, const struct ntp_report_group *keep, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (find(a, keep[i].host_file, keep[i].io_type, keep[i].bytes, keep[i].ns) < 0) {
+			ntp_error("series: %s", strerror(ENOMEM));
+			return NTP_EXIT_FAILURE;
+		}
+	}
+	a->fixed = true;
+	return 0;
+}
+
 int ntp_series_acc__add(struct ntp_series_acc *a, const struct ntp_series_row *row)
 {
 	struct ntp_series *s = a->s;
@@ -153,11 +163,20 @@ int ntp_series_acc__add(struct ntp_series_acc *a, const struct ntp_series_row *r
 	ssize_t k;
 	int rc;
 
-	/* a file without meta start_ns: its intervals begin at its first command */
+	/* a file without meta start_ns: its intervals begin at its first command read */
 	if (!s->origin_known[row->file - 1]) {
 		s->origin_ns[row->file - 1] = row->t_ns;
 		s->origin_known[row->file - 1] = true;
 	}
+	/* before the interval: a group found or added here has no samples yet */
+	k = find(a, row->file, row->io_type ? row->io_type : "", row->bytes,
+		 row->ns ? row->ns : "");
+	if (k == LEFT_OUT) {
+		a->left_out++;
+		return 0;
+	}
+	if (k < 0)
+		goto nomem;
 	iv = interval_of(s, row->file, row->t_ns);
 	if (a->open && (row->file != a->file || iv != a->interval)) {
 		rc = ntp_series_acc__flush(a);
@@ -167,9 +186,6 @@ int ntp_series_acc__add(struct ntp_series_acc *a, const struct ntp_series_row *r
 	a->open = true;
 	a->file = row->file;
 	a->interval = iv;
-	k = find(a, row);
-	if (k < 0)
-		goto nomem;
 	sm = &a->smp[k];
 	if (ntp_samples__add(&sm->e2e, row->e2e))
 		goto nomem;
@@ -186,8 +202,7 @@ nomem:
 void ntp_series_acc__free(struct ntp_series_acc *a)
 {
 	for (size_t i = 0; i < a->n; i++) {
-		free(a->g[i].io_type);
-		free(a->g[i].ns);
+		ntp_report_group__free(&a->g[i]);
 		ntp_samples__free(&a->smp[i].e2e);
 		for (int s = 0; s < NTP_VIEW_MAX_STAGES; s++)
 			ntp_samples__free(&a->smp[i].stage[s]);

@@ -32,6 +32,8 @@ struct ntp_series_acc {
 	struct ntp_group_acc *smp;    /* their samples of the current interval */
 	const struct ntp_report_group **order;   /* scratch: an interval's groups in report order */
 	size_t n, cap, last;
+	bool fixed;                   /* the groups were given (--top): a row of another is left out */
+	uint64_t left_out;            /* rows left out so */
 	bool open;                    /* an interval has rows */
 	int file;                     /* the current interval's file */
 	int64_t interval;             /* and its index */
@@ -39,6 +41,12 @@ struct ntp_series_acc {
 
 void ntp_series_acc__init(struct ntp_series_acc *a, struct ntp_series *s,
 			  const struct ntp_series_out *outs, int nouts, int nstages);
+/*
+ * Only the groups of keep[0..n) (their keys: host_file, io_type, bytes,
+ * ns) are summarized from now on; the rows of others are counted in
+ * a->left_out.  Before the first row.  0 or an NTP_EXIT_* code.
+ */
+int ntp_series_acc__keep(struct ntp_series_acc *a, const struct ntp_report_group *keep, size_t n);
 /* one row; an interval it ends is printed first.  0 or an NTP_EXIT_* code */
 int ntp_series_acc__add(struct ntp_series_acc *a, const struct ntp_series_row *row);
 /* prints the last interval; 0 or an NTP_EXIT_* code */

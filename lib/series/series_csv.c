@@ -18,10 +18,15 @@ static int csv_begin(void *ctx, const struct ntp_series *s)
 	struct ntp_series_csv *t = ctx;
 	const struct ntp_view *v = ntp_report__view(&s->r);
 
-	fprintf(t->f, "file,interval,start_ns,covered_ns,io_type,bytes,%s,n,est_cmds_per_s,"
-		"e2e_mean_ns,e2e_p99_ns", s->r.kind == NTP_REPORT_TARGET ? "device" : "namespace");
-	for (int k = 0; k < v->nstages; k++)
-		fprintf(t->f, ",%s_mean_ns,%s_p99_ns", v->stages[k].json, v->stages[k].json);
+	fprintf(t->f, "file,interval,start_ns,covered_ns,io_type,bytes,%s,n,est_cmds_per_s",
+		s->r.kind == NTP_REPORT_TARGET ? "device" : "namespace");
+	for (int k = -1; k < v->nstages; k++) {
+		const char *key = k < 0 ? "e2e" : v->stages[k].json;
+
+		fprintf(t->f, ",%s_mean_ns", key);
+		for (int q = 0; q < s->npct; q++)
+			fprintf(t->f, ",%s_%s_ns", key, ntp_stats[s->pct[q]].key);
+	}
 	fputc('\n', t->f);
 	return 0;
 }
@@ -40,10 +45,17 @@ static int csv_point(void *ctx, const struct ntp_series *s, const struct ntp_ser
 	fprintf(t->f, ",%zu,", g->e2e.n);
 	if (g->est_rate >= 0)
 		fprintf(t->f, "%.3f", g->est_rate);
-	fprintf(t->f, ",%" PRId64 ",%" PRId64, ntp_report__round_ns(g->e2e.mean), g->e2e.p99);
-	for (int k = 0; k < v->nstages; k++)
-		fprintf(t->f, ",%" PRId64 ",%" PRId64, ntp_report__round_ns(g->stage[k].mean),
-			g->stage[k].p99);
+	for (int k = -1; k < v->nstages; k++) {
+		const struct ntp_summary *sm = k < 0 ? &g->e2e : &g->stage[k];
+
+		fprintf(t->f, ",%" PRId64, ntp_report__round_ns(sm->mean));
+		/* a percentile of too few commands: an empty field, as the JSON's null */
+		for (int q = 0; q < s->npct; q++) {
+			fputc(',', t->f);
+			if (ntp_stat__shown(sm, s->pct[q]))
+				fprintf(t->f, "%" PRId64, ntp_stat__of(sm, s->pct[q]));
+		}
+	}
 	fputc('\n', t->f);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include "lib/cli/exit.h"
 #include "lib/fmt/json.h"
 #include "lib/cli/version.h"
+#include "lib/report/report_filter_text.h"
 #include "lib/report/report_json.h"
 #include "lib/report/report_json_group.h"
 #include "lib/series/series_out.h"
@@ -30,8 +31,22 @@ static int json_begin(void *ctx, const struct ntp_series *s)
 	ntp_json__int_field(j, "schema_version", s->r.files[0].hdr.schema_version);
 	ntp_json__string_field(j, "command", "series");
 	ntp_report__json_kind(j, &s->r);
+	ntp_report__json_percentiles(j);
 	ntp_json__int_field(j, "interval_ns", s->interval_ns);
 	ntp_json__string_field(j, "clock", ntp_series__clock(s));
+	ntp_read_filter__json(j, s->filter);
+	/* --top: null, or what it kept and left out */
+	ntp_json__name(j, "top");
+	if (s->top) {
+		ntp_json__start_object(j);
+		ntp_json__uint_field(j, "n", s->top);
+		ntp_json__uint_field(j, "groups", s->groups);
+		ntp_json__uint_field(j, "groups_hidden", s->groups_hidden);
+		ntp_json__uint_field(j, "commands_hidden", s->commands_hidden);
+		ntp_json__end_object(j);
+	} else {
+		ntp_json__null(j);
+	}
 	ntp_json__name(j, "stages");
 	ntp_json__start_array(j);
 	for (int k = 0; k < v->nstages; k++)

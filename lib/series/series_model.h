@@ -2,8 +2,9 @@
 /*
  * The model of a series: the recordings (report's model without its
  * groups: kind, view, files and their headers, the join's counts), the
- * intervals, and one point per group and interval that the writers
- * (series_text.c, series_json.c, series_csv.c) print as it comes.
+ * read filters and --top, the intervals, and one point per group and
+ * interval that the writers (series_text.c, series_json.c, series_csv.c,
+ * series_html.c) print as it comes.
  *
  * A command's interval is by its start: h_start on the host's clock, or for
  * a target alone t_recv on the target's; interval 0 begins at the file's
@@ -16,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/core/stat_table.h"
 #include "lib/join/join.h"
 #include "lib/model/model.h"
 
@@ -29,6 +31,15 @@ struct ntp_series {
 	int64_t origin_ns[NTP_JOIN_MAX_FILES], end_ns[NTP_JOIN_MAX_FILES];
 	bool origin_known[NTP_JOIN_MAX_FILES];
 	uint64_t commands, points;    /* so far */
+	/* the percentiles the text and the CSV show: those listed, else the tail (p99) alone */
+	enum ntp_stat pct[NTP_PCT_MAX];
+	int npct;
+	const struct ntp_read_filter *filter;   /* the read filters the rows passed; NULL: none */
+	/*
+	 * --top N (0: every group): the groups the commands that passed fall
+	 * in, and of those the ones left out, with their commands
+	 */
+	uint64_t top, groups, groups_hidden, commands_hidden;
 };
 
 /* one group in one interval */

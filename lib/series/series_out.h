@@ -17,6 +17,7 @@ struct ntp_json;
 
 struct ntp_series_text {
 	FILE *f;
+	bool quiet;                   /* -q: no header block, no last line */
 	int ncols;
 	struct ntp_col *cols;         /* built by begin from the view's stages */
 	char **names;
@@ -40,7 +41,7 @@ struct ntp_series_html {
 	size_t ngroups;
 };
 
-struct ntp_series_out ntp_series__text_out(struct ntp_series_text *t, FILE *f);
+struct ntp_series_out ntp_series__text_out(struct ntp_series_text *t, FILE *f, bool quiet);
 void ntp_series__text_free(struct ntp_series_text *t);
 struct ntp_series_out ntp_series__json_out(struct ntp_series_json *t, FILE *f, bool pretty);
 void ntp_series__json_free(struct ntp_series_json *t);

@@ -3,21 +3,96 @@
  * series: the rows, in the order of their start (series_scan.h).  The
  * stages are the schema's views' (host_stages, target_stages) and the
  * join's (temp.joined), as report reads them: nothing is recomputed here.
+ * One table says, for each kind of rows, the query's columns and where
+ * the read filters find theirs, so that the scan and the count of --top's
+ * groups read the same rows.
  */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/model/model_sql.h"
 #include "lib/series/series_scan.h"
 
-/* column 0 the file (from 0), 1..3 the key, 4 the start, 5 e2e, then the stages */
-static int read_rows(struct ntp_series_acc *a, sqlite3 *db, const char *path, const char *sql)
+struct rows_desc {
+	/* column 0 the file (from 0), 1..3 the key (io_type, bytes, name), 4 the start */
+	const char *key;
+	const char *stages;           /* 5 e2e, then the view's stages */
+	const char *from;             /* FROM ... WHERE ..., to which the read filters are added */
+	const char *order;
+	struct ntp_read_cols filter;
+};
+
+static const struct rows_desc rows_descs[] = {
+	[NTP_SERIES_ROWS_HOST] = {
+		"0, s.io_type, s.bytes, s.namespace, s.h_start_ns",
+		"s.e2e_ns, s.block_ns, s.driver_ns, s.network_star_ns",
+		" FROM host_stages AS s WHERE 1",
+		/* ties broken by id: the same order on every run */
+		" ORDER BY s.h_start_ns, s.id",
+		{ .io_type = "s.io_type", .bytes = "s.bytes", .qid = "s.qid",
+		  .names = { "s.namespace", "s.path" }, .time = "s.h_start_ns" },
+	},
+	[NTP_SERIES_ROWS_TARGET] = {
+		"0, s.io_type, s.bytes, s.device, s.t_recv_ns",
+		"s.residence_ns, s.target_driver_ns, s.storage_ns",
+		" FROM target_stages AS s WHERE 1",
+		" ORDER BY s.t_recv_ns, s.id",
+		{ .io_type = "s.io_type", .bytes = "s.bytes", .qid = "s.qid",
+		  .names = { "s.device" }, .time = "s.t_recv_ns" },
+	},
+	[NTP_SERIES_ROWS_JOINED] = {
+		"j.host_file, j.io_type, j.bytes, j.namespace, j.h_start_ns",
+		"j.e2e_ns, j.block_ns, j.driver_ns, j.network_ns, j.target_driver_ns, j.storage_ns",
+		" FROM temp.joined AS j WHERE 1",
+		/* seq: host file by host file, by (h_start_ns, host id) within one */
+		" ORDER BY j.seq",
+		{ .io_type = "j.io_type", .bytes = "j.bytes", .qid = "j.qid",
+		  .names = { "j.namespace", "j.path" }, .time = "j.h_start_ns",
+		  .file = "j.host_file" },
+	},
+};
+
+const struct ntp_read_cols *ntp_series__filter_cols(enum ntp_series_rows rows)
 {
+	return &rows_descs[rows].filter;
+}
+
+/* "SELECT <cols> <from>", to which the read filters and tail are added */
+static int prepare(sqlite3 *db, const struct rows_desc *d, const char *cols,
+		   const struct ntp_read_where *w, const char *tail, const char *path,
+		   sqlite3_stmt **st)
+{
+	char *head;
+	int rc;
+
+	if (asprintf(&head, "SELECT %s%s", cols, d->from) < 0) {
+		ntp_error("%s: %s", path, strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	rc = ntp_read_filter__prepare(db, head, w, tail, st);
+	free(head);
+	return rc ? ntp_report__db_fail(db, path, "cannot read the commands") : 0;
+}
+
+int ntp_series__scan(struct ntp_series_acc *a, sqlite3 *db, enum ntp_series_rows rows,
+		     const struct ntp_read_where *w, const char *path)
+{
+	const struct rows_desc *d = &rows_descs[rows];
 	sqlite3_stmt *st;
+	char *cols;
 	int rc, err = 0;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
-		return ntp_report__db_fail(db, path, "cannot read the commands");
+	if (asprintf(&cols, "%s, %s", d->key, d->stages) < 0) {
+		ntp_error("%s: %s", path, strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	err = prepare(db, d, cols, w, d->order, path, &st);
+	free(cols);
+	if (err)
+		return err;
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct ntp_series_row row = {
 			.file = sqlite3_column_int(st, 0) + 1,
@@ -39,25 +114,67 @@ static int read_rows(struct ntp_series_acc *a, sqlite3 *db, const char *path, co
 	return ntp_report__rows_end(db, path, st, rc, "cannot read the commands");
 }
 
-int ntp_series__scan_one(struct ntp_series_acc *a, sqlite3 *db, const char *path, bool target)
+void ntp_series__free_groups(struct ntp_report_group *groups, size_t n)
 {
-	/* ties broken by id: the same order on every run */
-	static const char host_sql[] =
-		"SELECT 0, io_type, bytes, namespace, h_start_ns, e2e_ns, block_ns, driver_ns,"
-		" network_star_ns FROM host_stages ORDER BY h_start_ns, id";
-	static const char target_sql[] =
-		"SELECT 0, io_type, bytes, device, t_recv_ns, residence_ns, target_driver_ns,"
-		" storage_ns FROM target_stages ORDER BY t_recv_ns, id";
-
-	return read_rows(a, db, path, target ? target_sql : host_sql);
+	for (size_t i = 0; i < n; i++) {
+		free(groups[i].io_type);
+		free(groups[i].ns);
+	}
+	free(groups);
 }
 
-int ntp_series__scan_joined(struct ntp_series_acc *a, struct ntp_join *j, const char *path)
+int ntp_series__groups(sqlite3 *db, enum ntp_series_rows rows, const struct ntp_read_where *w,
+		       const char *path, struct ntp_report_group **groups, size_t *n)
 {
-	/* seq: host file by host file, by (h_start_ns, host id) within one */
-	static const char sql[] =
-		"SELECT host_file, io_type, bytes, namespace, h_start_ns, e2e_ns, block_ns,"
-		" driver_ns, network_ns, target_driver_ns, storage_ns FROM temp.joined ORDER BY seq";
+	const struct rows_desc *d = &rows_descs[rows];
+	struct ntp_report_group *g = NULL;
+	size_t cap = 0;
+	sqlite3_stmt *st;
+	char *cols;
+	int rc, err;
 
-	return read_rows(a, ntp_join__db(j), path, sql);
+	*groups = NULL;
+	*n = 0;
+	/* the key's four columns, the start's place taken by the count */
+	if (asprintf(&cols, "%.*s count(*)", (int)(strrchr(d->key, ',') - d->key + 1), d->key) < 0) {
+		ntp_error("%s: %s", path, strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	err = prepare(db, d, cols, w, " GROUP BY 1, 2, 3, 4", path, &st);
+	free(cols);
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *io = (const char *)sqlite3_column_text(st, 1);
+		const char *ns = (const char *)sqlite3_column_text(st, 3);
+		struct ntp_report_group *x;
+
+		if (*n == cap) {
+			size_t c = cap ? 2 * cap : 64;
+			void *p = realloc(g, c * sizeof(*g));
+
+			if (!p)
+				goto nomem;
+			g = p;
+			cap = c;
+		}
+		x = &g[*n];
+		memset(x, 0, sizeof(*x));
+		x->host_file = sqlite3_column_int(st, 0) + 1;
+		x->bytes = sqlite3_column_int64(st, 2);
+		x->e2e.n = (size_t)sqlite3_column_int64(st, 4);
+		x->io_type = strdup(io ? io : "");
+		x->ns = strdup(ns ? ns : "");
+		(*n)++;
+		if (!x->io_type || !x->ns)
+			goto nomem;
+	}
+	*groups = g;
+	return ntp_report__rows_end(db, path, st, rc, "cannot read the commands");
+nomem:
+	sqlite3_finalize(st);
+	ntp_series__free_groups(g, *n);
+	*n = 0;
+	ntp_error("%s: %s", path, strerror(ENOMEM));
+	return NTP_EXIT_FAILURE;
 }

@@ -2,7 +2,8 @@
 /*
  * series: the text.  Every line but the rows begins with '#', as in every
  * report, so `grep -v '^#'` leaves only the rows: the recordings' header
- * lines as report prints them, the interval, then one row per interval and
+ * lines as report prints them, the read filters and --top, the interval
+ * (none of which with -q), then one row per interval and
  * group that had commands, in report_table.c's columns (times in us, means
  * rounded to whole ns first).  The rows are of one shape: a table to read
  * down, interval after interval; the CSV is the form for scripts.
@@ -14,6 +15,7 @@
 
 #include "lib/cli/exit.h"
 #include "lib/core/size.h"
+#include "lib/report/report_filter_text.h"
 #include "lib/report/report_table.h"
 #include "lib/report/report_text.h"
 #include "lib/series/series_out.h"
@@ -36,11 +38,11 @@ static bool joined(const struct ntp_series *s)
 	return s->r.kind == NTP_REPORT_JOINED;
 }
 
-/* the key columns, then "<stage>.mean" and "<stage>.p99" of the total and of each stage */
+/* the key columns, then "<stage>.mean" and "<stage>.<percentile>" of the total and of each stage */
 static int build_cols(struct ntp_series_text *t, const struct ntp_series *s)
 {
 	const struct ntp_view *v = ntp_report__view(&s->r);
-	int n = C_KEYS + 2 * (1 + v->nstages);
+	int n = C_KEYS + (1 + s->npct) * (1 + v->nstages);
 
 	t->cols = calloc(n, sizeof(*t->cols));
 	t->names = calloc(n, sizeof(*t->names));
@@ -62,11 +64,11 @@ static int build_cols(struct ntp_series_text *t, const struct ntp_series *s)
 	for (int k = -1; k < v->nstages; k++) {
 		const char *label = k < 0 ? ntp_report__total_label(&s->r) : v->stages[k].text;
 
-		for (int p99 = 0; p99 < 2; p99++) {
+		for (int q = -1; q < s->npct; q++) {
 			char *name;
 			int w;
 
-			if (asprintf(&name, "%s.%s", label, p99 ? "p99" : "mean") < 0)
+			if (asprintf(&name, "%s.%s", label, q < 0 ? "mean" : ntp_stats[s->pct[q]].name) < 0)
 				return NTP_EXIT_FAILURE;
 			t->names[t->ncols] = name;
 			w = (int)strlen(name) > 9 ? (int)strlen(name) : 9;
@@ -95,9 +97,14 @@ static int text_begin(void *ctx, const struct ntp_series *s)
 {
 	struct ntp_series_text *t = ctx;
 	const struct ntp_report *r = &s->r;
+	char mins[256];
 
 	if (build_cols(t, s))
 		return NTP_EXIT_FAILURE;
+	if (t->quiet) {
+		ntp_report__print_titles(t->f, t->cols, t->ncols, NULL);
+		return 0;
+	}
 	if (joined(s))
 		fprintf(t->f, "# ntprof series: %d recording%s joined\n", r->nfiles,
 			r->nfiles == 1 ? "" : "s");
@@ -112,13 +119,21 @@ static int text_begin(void *ctx, const struct ntp_series *s)
 		fprintf(t->f, "# %-18s %" PRId64 " of the %" PRId64 " host commands (the series "
 			"holds the joined ones only)\n", "commands matched:", r->counts.matched,
 			r->counts.host_rows);
+	ntp_read_filter__print_text(t->f, s->filter);
+	if (s->top)
+		fprintf(t->f, "# %-18s the %" PRIu64 " groups with the most commands, of %" PRIu64
+			"; %" PRIu64 " groups (%" PRIu64 " commands) left out\n", "top:",
+			s->groups - s->groups_hidden, s->groups, s->groups_hidden,
+			s->commands_hidden);
 	fprintf(t->f, "# %-18s ", "interval:");
 	print_interval(t->f, s->interval_ns);
 	fprintf(t->f, ", by each command's start: %s\n", r->kind == NTP_REPORT_TARGET ?
 		"t_recv, on the target's clock" : "h_start, on the host's clock");
-	fprintf(t->f, "#\n# per interval and group, the mean and p99 of each stage (us); "
+	ntp_stat__minimums(mins, sizeof(mins), s->pct, s->npct, false);
+	fprintf(t->f, "#\n# per interval and group, the mean and percentiles of each stage (us; "
+		"a percentile from this many commands in the interval, '-' with fewer: %s); "
 		"time_s: the interval's start, from the recording's; est_cmds/s is estimated: "
-		"n x N / the interval's time in the recording\n");
+		"n x N / the interval's time in the recording\n", mins);
 	ntp_report__print_titles(t->f, t->cols, t->ncols, NULL);
 	return 0;
 }
@@ -128,7 +143,7 @@ static int text_point(void *ctx, const struct ntp_series *s, const struct ntp_se
 	struct ntp_series_text *t = ctx;
 	const struct ntp_report_group *g = p->g;
 	const struct ntp_view *v = ntp_report__view(&s->r);
-	struct ntp_cell c[C_KEYS + 2 * (1 + NTP_VIEW_MAX_STAGES)];
+	struct ntp_cell c[C_KEYS + (1 + NTP_PCT_MAX) * (1 + NTP_VIEW_MAX_STAGES)];
 	char size[32];
 	int n = 0;
 
@@ -145,8 +160,12 @@ static int text_point(void *ctx, const struct ntp_series *s, const struct ntp_se
 	for (int k = -1; k < v->nstages; k++) {
 		const struct ntp_summary *sm = k < 0 ? &g->e2e : &g->stage[k];
 
-		c[n++] = ntp_report__us_cell(ntp_report__round_ns(sm->mean));
-		c[n++] = ntp_report__us_cell(sm->p99);
+		c[n++] = sm->n ? ntp_report__us_cell(ntp_report__round_ns(sm->mean)) :
+				 ntp_report__none_cell();
+		for (int q = 0; q < s->npct; q++)
+			c[n++] = ntp_stat__shown(sm, s->pct[q]) ?
+				 ntp_report__us_cell(ntp_stat__of(sm, s->pct[q])) :
+				 ntp_report__none_cell();
 	}
 	ntp_report__print_row(t->f, t->cols, t->ncols, c, NULL);
 	return 0;
@@ -156,6 +175,8 @@ static int text_end(void *ctx, const struct ntp_series *s)
 {
 	struct ntp_series_text *t = ctx;
 
+	if (t->quiet)
+		return 0;
 	if (!s->commands)
 		fprintf(t->f, "# no %s commands in %s\n", joined(s) ? "joined" :
 			s->r.kind == NTP_REPORT_TARGET ? "sampled target" : "sampled host",
@@ -165,10 +186,11 @@ static int text_end(void *ctx, const struct ntp_series *s)
 	return 0;
 }
 
-struct ntp_series_out ntp_series__text_out(struct ntp_series_text *t, FILE *f)
+struct ntp_series_out ntp_series__text_out(struct ntp_series_text *t, FILE *f, bool quiet)
 {
 	memset(t, 0, sizeof(*t));
 	t->f = f;
+	t->quiet = quiet;
 	return (struct ntp_series_out){ text_begin, text_point, text_end, t };
 }
 

@@ -73,6 +73,11 @@ def test_check__json__kernel_facts_match_this_machine(run, nothing_left_behind):
         assert role["transport"] == "tcp"
         assert role["supported"] is False and role["exit_code"] == Exit.UNSUPPORTED
         assert role["modes"] == []
+        # the error line's text, in the document too; nothing about hooks
+        module = "nvme_tcp" if role["role"] == "host" else "nvmet"
+        assert role["why_not"].startswith(f"module {module} is not loaded: "), role
+        assert role["decision"] is None and role["cross_check"] is None
+        assert role["refused"] == []
 
 
 @pytest.mark.root
@@ -90,8 +95,9 @@ def test_check__missing_modules__one_error_line_per_role(run, nothing_left_behin
     assert set(caps) == {"BTF", "fentry/fexit", "kprobes", "tp_btf", "raw_tp"}
     if not KPROBE_PMU.exists():
         assert "no: kernel has no kprobes" in caps["kprobes"]
-    assert "host, NVMe/TCP: cannot be recorded (see the error)" in out
-    assert "target, NVMe/TCP: cannot be recorded (see the error)" in out
+    # the same text as the error line, in each role's line
+    assert f"host, NVMe/TCP: cannot be recorded: {lines[0].split('error: ', 1)[1]}" in out
+    assert f"target, NVMe/TCP: cannot be recorded: {lines[1].split('error: ', 1)[1]}" in out
 
 
 @pytest.mark.root
@@ -126,8 +132,8 @@ def test_check__rdma__each_role_refused_naming_its_module(run, nothing_left_behi
     assert lines[1].startswith("ntprof check: error: ") and "nvmet" in lines[1], lines[1]
     assert "nvme_tcp" not in r.stderr, "-t rdma must not ask for the TCP driver"
     out = r.stdout.splitlines()
-    assert "host, NVMe/RDMA: cannot be recorded (see the error)" in out
-    assert "target, NVMe/RDMA: cannot be recorded (see the error)" in out
+    assert f"host, NVMe/RDMA: cannot be recorded: {lines[0].split('error: ', 1)[1]}" in out
+    assert f"target, NVMe/RDMA: cannot be recorded: {lines[1].split('error: ', 1)[1]}" in out
     assert not [x for x in out if "NVMe/TCP" in x], r.stdout
 
 
@@ -158,7 +164,8 @@ def test_check__rdma_target__refused_naming_nvmet(run, nothing_left_behind):
     assert r.stderr.splitlines() == [RDMA_TARGET_MISSING], r.stderr
     out = r.stdout.splitlines()
     assert out[0] == f"kernel {os.uname().release}", r.stdout
-    assert "target, NVMe/RDMA: cannot be recorded (see the error)" in out, r.stdout
+    assert f"target, NVMe/RDMA: cannot be recorded: {RDMA_TARGET_MISSING.split('error: ', 1)[1]}" \
+        in out, r.stdout
     assert not [x for x in out if x.startswith("host, ") or "NVMe/TCP" in x], r.stdout
 
 

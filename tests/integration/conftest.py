@@ -125,3 +125,9 @@ def usage_error(run, *args, says):
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and says in lines[0], r.stderr
     return r
+
+
+def sanitized(ntprof):
+    """An ASan build: slower, and its allocator keeps freed memory in quarantine."""
+    with open(ntprof, "rb") as f:
+        return b"__asan_init" in f.read()

@@ -364,6 +364,10 @@ def generate(path, *, seed=1, groups=DEFAULT_GROUPS, sample_one_in=1000, duratio
 
 def _write(rec, wal):
     db = sqlite3.connect(rec.path, isolation_level=None)
+    # a test's file need not survive a power cut: no waiting for the disk
+    db.execute("PRAGMA synchronous=OFF")
+    if not wal:
+        db.execute("PRAGMA journal_mode=MEMORY")
     if wal:
         db.execute("PRAGMA journal_mode=WAL")
         # keep every page in the WAL, as a killed recorder that had not checkpointed
@@ -383,6 +387,49 @@ def _write(rec, wal):
     db.execute("COMMIT")
     if not wal:
         db.close()
+
+
+def leave_in_wal(path, sql, *, shm=True):
+    """path as a recorder killed by SIGKILL leaves it: in WAL mode, with what
+    sql changes committed to path-wal only (the writing process kills itself
+    before any checkpoint or close), and path-shm beside it; with shm=False
+    without path-shm, as after a copy or a reboot.  The file alone still
+    holds what it held before sql."""
+    path = Path(path)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            db = sqlite3.connect(path, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA wal_autocheckpoint=0")
+            db.executescript(sql)
+        finally:
+            os.kill(os.getpid(), 9)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == 9, status
+    assert os.path.getsize(f"{path}-wal") > 0
+    if not shm:
+        os.unlink(f"{path}-shm")
+
+
+def interrupt_write(path, sql):
+    """path as a writer killed in the middle of a transaction leaves it in
+    rollback journal mode: part of what sql changes already in path (a
+    page cache of two pages spills), and path-journal beside it holding
+    what undoes it (a hot journal)."""
+    path = Path(path)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            db = sqlite3.connect(path, isolation_level=None)
+            db.execute("PRAGMA cache_size=2")
+            db.execute("BEGIN")
+            db.execute(sql)
+        finally:
+            os.kill(os.getpid(), 9)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == 9, status
+    assert os.path.getsize(f"{path}-journal") > 0
 
 
 def generate_bulk(path, rows, *, sample_one_in=1000, duration_s=10, transport="tcp"):
@@ -445,12 +492,36 @@ def stddev_ns(values):
     return (math.isqrt(4 * num // (n * n * (n - 1))) + 1) // 2
 
 
-def summary(values):
-    """{min, mean, stddev, p50, p90, p99, p99.9, max} in ns, as the report's JSON has them."""
-    return {"min_ns": min(values), "mean_ns": mean_ns(values), "stddev_ns": stddev_ns(values),
-            "p50_ns": percentile(values, 50), "p90_ns": percentile(values, 90),
-            "p99_ns": percentile(values, 99), "p99_9_ns": percentile(values, 99.9),
-            "max_ns": max(values)}
+DEFAULT_PERCENTILES = (50, 90, 99, 99.9)
+
+
+def pct_key(p):
+    """A percentile's key in the JSON: 99.9 -> 'p99_9_ns'."""
+    return "p" + str(Fraction(str(p)).__float__()).rstrip("0").rstrip(".").replace(".", "_") + "_ns"
+
+
+def min_shown(p):
+    """The commands a percentile needs before it is shown: its nearest rank
+    below the last, n >= 1 / (1 - p)."""
+    return math.ceil(100 / (100 - Fraction(str(p))))
+
+
+def near(got, want, key):
+    """A statistic of the JSON against summary()'s: exact, but for a mean's
+    double within 1 ns; one not shown (too few commands) is None in both."""
+    if got is None or want is None:
+        return got is None and want is None
+    return abs(got - want) <= (1 if key == "mean_ns" else 0)
+
+
+def summary(values, percentiles=DEFAULT_PERCENTILES):
+    """{min, mean, stddev, the percentiles, max} in ns, as the report's JSON has
+    them: a percentile of fewer commands than it needs is None."""
+    out = {"min_ns": min(values), "mean_ns": mean_ns(values), "stddev_ns": stddev_ns(values)}
+    for p in percentiles:
+        out[pct_key(p)] = percentile(values, p) if len(values) >= min_shown(p) else None
+    out["max_ns"] = max(values)
+    return out
 
 
 def expected_groups(rec):

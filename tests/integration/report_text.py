@@ -8,6 +8,19 @@ STAGE_TITLE = re.compile(r"# stages of (\S+) (\S+) (\S+)(?: of file (\d+))? \(n=
 HEADER_LINE = re.compile(r"#\s+([a-z ]+):\s+(.*)$")
 
 
+def us(ns, decimals=2):
+    """A latency in ns as every output prints it in us (lib/fmt/number.h):
+    rounded half away from zero on its exact decimal digits, "-" for none."""
+    if ns is None:
+        return "-"
+    unit = 10 ** (3 - decimals)
+    q = (abs(int(ns)) + unit // 2) // unit
+    sign = "-" if ns < 0 and q else ""
+    if not decimals:
+        return f"{sign}{q}"
+    return f"{sign}{q // 10 ** decimals}.{q % 10 ** decimals:0{decimals}d}"
+
+
 def size_str(n):
     """A byte count as report prints a group's size: 4KiB, 1MiB, 512B."""
     if n >= 1 << 20 and n % (1 << 20) == 0:

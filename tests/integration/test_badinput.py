@@ -178,3 +178,16 @@ def test_join_of_bad_files_names_the_first(run, tmp_path, threads):
         assert str(first) in json.loads(r.stdout)["error"]["message"]
     r = run("report", host, target, env=env)
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("cmd", ["report", "series", "dump", "join"])
+def test_unrelated_host_and_target__refused_as_join_refuses(run, tmp_path, cmd):
+    """A host and a target recording of two other runs: no command pairs.  Every
+    reader refuses them as ntprof join does (exit 10), never "no joined commands"."""
+    ntpgen.generate_pair(tmp_path / "a-h.ntp", tmp_path / "a-t.ntp", seed=1)
+    ntpgen.generate_pair(tmp_path / "b-h.ntp", tmp_path / "b-t.ntp", seed=2, offset_ns=10**12)
+    args = ["-o", tmp_path / "j.ntp"] if cmd == "join" else []
+    r = run(cmd, *args, tmp_path / "a-h.ntp", tmp_path / "b-t.ntp")
+    assert r.returncode == Exit.MISMATCH, (r.returncode, r.stderr)
+    assert len(r.stderr.splitlines()) == 1 and "cannot join" in r.stderr
+    assert "not a host and its target recorded at one time" in r.stderr

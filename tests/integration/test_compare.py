@@ -135,11 +135,15 @@ def parse(text):
 
 
 def us(ns):
-    """ns as compare prints it: microseconds, every digit."""
+    """ns as compare prints it: microseconds, every digit; "-" for none."""
+    if ns is None:
+        return "-"
     return f"{'-' if ns < 0 else ''}{abs(ns) // 1000}.{abs(ns) % 1000:03d}"
 
 
 def signed_us(ns):
+    if ns is None:
+        return "-"
     return ("+" if ns >= 0 else "") + us(ns)
 
 
@@ -176,6 +180,10 @@ def test_only_network_changes_by_the_known_delta(run, pair):
                 assert row["present"] == "both"
                 # the runs differ by exactly DELTA on the wire, nowhere else
                 moved = stage in ("network_star", "e2e")
+                if b is None or n is None:
+                    # a p99 of fewer than 100 commands is not shown: no delta
+                    assert row["delta"] == row["ratio"] == "-"
+                    continue
                 assert n - b == (DELTA if moved else 0), (key, stage, stat)
                 assert row["delta"] == signed_us(DELTA if moved else 0)
                 # printf and Python round the same double the same way
@@ -408,18 +416,30 @@ def test_threshold(run, pair):
     lo, hi = min(growth.values()), max(growth.values())
     assert 0 < lo < hi
 
-    # above every growth: success, and the text says so
-    r = ok(run, "compare", "--threshold", f"{hi + 0.01:.2f}", base.path, new.path)
-    assert re.search(r"^# threshold: ok \(0 groups over\)$", r.stdout, re.M)
+    # above every growth: success, and the text says so; every group is tested: the
+    # flushes are 7 commands, below the default --min-n, and the mean needs 2
+    r = ok(run, "compare", "--min-n", "2", "--threshold", f"{hi + 0.01:.2f}", base.path,
+           new.path)
+    assert re.search(r"^# threshold: ok \(0 groups over, 0 not tested\)$", r.stdout, re.M)
+    # without: the flushes' rule is not tested, and that is said, exit 12
+    r = run("compare", "--threshold", f"{hi + 0.01:.2f}", base.path, new.path)
+    assert r.returncode == Exit.UNTESTED
+    assert re.search(r"^# threshold: NOT TESTED \(0 groups over, 1 not tested\)$", r.stdout,
+                     re.M)
+    assert re.search(r"^#   other +0B nvme1n1: e2e\.mean=[0-9.]+ not tested: mean needs 10 "
+                     r"commands in each run$", r.stdout, re.M), r.stdout
 
     # between the smallest and the largest: exactly the groups above fail whose
     # change is significant (a group of 7 commands moving 10% is noise)
     pct = (lo + hi) / 2
-    sig = {(g["io_type"], g["bytes"], g["namespace"]): g["stages"][-1]["mean"]["significant"]
-           for g in json.loads(ok(run, "compare", "-j", "-", base.path, new.path).stdout)["groups"]}
+    # beyond the noise trips, within the floor or not (the rule's percent is the floor)
+    sig = {(g["io_type"], g["bytes"], g["namespace"]):
+           g["stages"][-1]["mean"]["verdict"] in ("changed", "small")
+           for g in json.loads(ok(run, "compare", "--min-n", "2", "-j", "-", base.path,
+                                  new.path).stdout)["groups"]}
     over = sorted(k for k, g in growth.items() if g > pct and sig[k])
     assert over
-    r = run("compare", "--threshold", f"{pct}", "-j", "-", base.path, new.path)
+    r = run("compare", "--min-n", "2", "--threshold", f"{pct}", "-j", "-", base.path, new.path)
     assert r.returncode == Exit.THRESHOLD
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"ntprof compare: error: {new.path}: "
@@ -448,11 +468,19 @@ def test_threshold(run, pair):
 
 def test_a_run_against_itself__zero_deltas_and_no_threshold(run, pair):
     base, _ = pair
-    r = ok(run, "compare", "--threshold", "0", base.path, base.path)
+    r = ok(run, "compare", "--min-n", "2", "--threshold", "0", base.path, base.path)
     t = parse(r.stdout)
     assert t["differs"] == [] and t["warnings"] == []
+    shown = 0
     for row in t["values"].values():
-        assert row["delta"] == "+0.000" and row["ratio"] == "1.0000" and row["present"] == "both"
+        assert row["present"] == "both"
+        # a p99 of fewer than 100 commands is not shown, in either run: no delta
+        if row["baseline"] == "-":
+            assert row["new"] == row["delta"] == row["ratio"] == "-", row
+            continue
+        shown += 1
+        assert row["delta"] == "+0.000" and row["ratio"] == "1.0000"
+    assert shown
 
 
 @pytest.mark.parametrize("arg", ["-1", "ten", "5%", "nan", ""])

@@ -7,6 +7,7 @@ stage (and the end-to-end latency, or a target's residence) moves by exactly
 that much, and compare must name storage as the stage that changed most."""
 
 import json
+import sqlite3
 import os
 
 import pytest
@@ -115,6 +116,34 @@ def test_target_alone__target_stages_and_residence(run, runs):
     text = ok(run, "compare", runs["base"]["target"], runs["new"]["target"]).stdout
     assert " residence " in text and "# io_type    size device " in text
     assert "no sampled host commands" not in text
+
+
+def target_rows(path):
+    db = sqlite3.connect(path)
+    n = db.execute("SELECT count(*) FROM target_io").fetchone()[0]
+    db.close()
+    return n
+
+
+@pytest.mark.parametrize("kind", ["target", "both"])
+def test_files_counts__each_side_from_its_own_table(run, runs, kind):
+    """A target recording's commands are its target_io's, not the host's 0;
+    a file of both sides gives both."""
+    base, new = runs["base"][kind], runs["new"][kind]
+    doc = compare_json(run, base, new)
+    text = ok(run, "compare", base, new).stdout
+    for f, path in zip(doc["files"], (base, new)):
+        if kind == "target":
+            assert f["commands_in_file"] == target_rows(path) > 0
+            assert f["target_commands_in_file"] is None
+        else:
+            assert f["target_commands_in_file"] == target_rows(path) > 0
+    if kind == "target":
+        assert f"#   commands:        {target_rows(base)} in file, " in text
+        assert "#   commands:        0 in file" not in text
+    else:
+        assert f" in file, " in text and f"{target_rows(base)} in file" in text
+        assert text.count(" lost (target)") == 2 and text.count(" lost (host)") == 2
 
 
 def test_detail_view__sub_stages(run, runs):

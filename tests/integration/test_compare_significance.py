@@ -43,7 +43,7 @@ def runs(tmp_path_factory):
 
 def compare(run, *args):
     r = run("compare", "-j", "-", "--stat", STATS, *map(str, args))
-    assert r.returncode in (Exit.OK, Exit.THRESHOLD), r.stderr
+    assert r.returncode in (Exit.OK, Exit.THRESHOLD, Exit.UNTESTED), r.stderr
     return json.loads(r.stdout)
 
 
@@ -57,6 +57,11 @@ def values(doc):
                 yield (g["io_type"], g["bytes"]), s["stage"], k, s[k]
 
 
+def stat_p(stat):
+    """A statistic's p for ntpgen.min_shown: p99_9 -> 99.9; the mean is shown from 1."""
+    return 0 if stat == "mean" else float(stat[1:].replace("_", "."))
+
+
 def n_needed(stat):
     """A percentile's interval wants 5 commands beyond it: p90 50, p99 500, p99.9 5000."""
     return {"mean": 2, "p50": 10, "p90": 50, "p99": 500, "p99_9": 5000}[stat]
@@ -68,6 +73,10 @@ def test_same_draws_shifted__every_interval_holds_the_true_delta(run, runs):
     sizes = {(g["io_type"], g["bytes"]): min(g["n_baseline"], g["n_new"]) for g in doc["groups"]}
     for group, stage, stat, v in values(doc):
         true = SHIFT if stage in ("storage", "e2e") else 0
+        if sizes[group] < ntpgen.min_shown(stat_p(stat)):
+            # too few commands to show the statistic at all: no value, no delta
+            assert v["delta_ns"] is None and v["significant"] is None, (group, stat, v)
+            continue
         assert v["delta_ns"] == true, (group, stage, stat, v)
         if sizes[group] < n_needed(stat):
             # too few commands for this tail: no interval, not tested
@@ -125,11 +134,18 @@ def test_threshold_rules__only_significant_growth_trips(run, runs):
     over = [g for g in doc["groups"] if g["over_threshold"]]
     assert over and all(g["tripped"]["stage"] == "storage" for g in over)
     assert "(storage.p90=5)" in r.stderr and len(r.stderr.splitlines()) == 1
-    # a p99 of a few hundred commands is not a tail to test (500 needed): it cannot trip
-    assert run("compare", "--threshold", "storage.p99=5", runs["a"],
-               runs["same"]).returncode == Exit.OK
+    # a p99 of a few hundred commands is not a tail to test (500 needed): it cannot
+    # trip, and it never passes in silence either: exit 12, each group named
+    r = run("compare", "--threshold", "storage.p99=5", "-j", "-", runs["a"], runs["same"])
+    assert r.returncode == Exit.UNTESTED, r.stderr
+    assert "could not be tested" in r.stderr and "p99 needs 500 commands a run" in r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["threshold"]["verdict"] == "not_tested" and not doc["threshold"]["exceeded"]
+    assert doc["threshold"]["groups_not_tested"] == 4
+    assert all(g["not_tested"] == {"stage": "storage", "stat": "p99", "pct": 5, "needs_n": 500}
+               for g in doc["groups"] if g["present"] == "both")
     # block did not move: its rule never trips, whatever its percent
-    assert run("compare", "--threshold", "block.mean=0,driver.p99=0", runs["a"],
+    assert run("compare", "--threshold", "block.mean=0,driver.p90=0", runs["a"],
                runs["same"]).returncode == Exit.OK
     # no true change: a loose rule on noise stays quiet
     assert run("compare", "--threshold", "20", runs["a"], runs["b"]).returncode == Exit.OK
@@ -165,12 +181,14 @@ def test_min_n__too_few_are_not_tested(run, runs):
     doc = compare(run, "--min-n", "1000", "--threshold", "storage.mean=1", runs["a"],
                   runs["same"])
     assert doc["min_n"] == 1000
-    assert all(v["significant"] is None for _, _, _, v in values(doc))
+    assert all(v["significant"] is None and v["verdict"] == "not_tested" and v["needs_n"] >= 1000
+               for _, _, _, v in values(doc))
     # the interval is still given where it can be
     assert all(v["ci95_low_ns"] is not None for _, _, stat, v in values(doc) if stat == "mean")
-    assert doc["threshold"]["exceeded"] is False
+    # the rule could be tested nowhere: not exceeded, not passed either
+    assert doc["threshold"]["exceeded"] is False and doc["threshold"]["verdict"] == "not_tested"
     text = run("compare", "--min-n", "1000", runs["a"], runs["same"]).stdout
-    assert " few " in text and " yes " not in text
+    assert " n<1000 " in text and " yes " not in text
     assert compare(run, runs["a"], runs["b"])["min_n"] == 10
     for bad in ("1", "x", "0"):
         r = run("compare", "--min-n", bad, runs["a"], runs["b"])
@@ -204,6 +222,8 @@ def test_changed_most_says_when_nothing_changed_significantly(run, runs):
     # a run against itself: every delta 0, tested, none significant
     most = compare(run, runs["a"], runs["a"])["changed_most"]
     assert most["significant"] is False and most["delta_ns"] == 0, most
+    assert most["verdict"] == "noise"
     text = run("compare", runs["a"], runs["a"]).stdout
     line = next(x for x in text.splitlines() if x.startswith("# changed most:"))
-    assert line.endswith(", not significant (no stage changed significantly)"), line
+    assert line.startswith("# changed most: no meaningful change (the largest: "), line
+    assert line.endswith(", within the noise)"), line

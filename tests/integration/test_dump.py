@@ -19,6 +19,10 @@ APP = ["h_app_submit_ns", "h_app_done_ns", "h_app_reap_ns", "app_kind", "pid", "
        "cgroup_id", "submit_ns", "complete_ns", "reap_ns", "app_e2e_ns"]
 # the column names are an interface: scripts index by them
 COLUMNS = RAW + DERIVED + APP
+# a target recording alone: target_io's columns, then target_stages' stages
+TARGET = ["id", "t_recv_ns", "t_r2t_ns", "t_submit_ns", "t_cmpl_ns", "t_sent_ns", "opcode",
+          "io_type", "cid", "slba", "nlb", "bytes", "qid", "nsid", "cntlid", "device", "status",
+          "flags", "residence_ns", "target_driver_ns", "storage_ns"]
 
 
 @pytest.fixture(scope="module")
@@ -134,8 +138,35 @@ def test_empty_recording_gives_the_header_only(run, tmp_path):
     assert dump(run, str(rec.path)) == ",".join(COLUMNS) + "\n"
 
 
+def test_target_alone_rows_equal_what_was_recorded(run, tmp_path):
+    """A target recording alone: each target command as recorded, in id order,
+    with the target's stages as the generator built them."""
+    js = ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=5)
+    out = dump(run, tmp_path / "t.ntp")
+    assert out.splitlines()[0] == ",".join(TARGET)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    # ntpgen writes a target's rows in t_recv order: ids 1, 2, ...
+    cmds = sorted((c for c in js.commands if c.fate != "lost_target"),
+                  key=lambda c: c.target["t_recv_ns"])
+    assert len(rows) == len(cmds) > 0
+    for i, (row, c) in enumerate(zip(rows, cmds), 1):
+        t = c.target
+        assert int(row["id"]) == i
+        for k, v in t.items():
+            assert row[k] == ("" if v is None else str(v)), k
+        wait = t["t_submit_ns"] - t["t_r2t_ns"] if t["t_r2t_ns"] is not None else 0
+        assert int(row["storage_ns"]) == t["t_cmpl_ns"] - t["t_submit_ns"]
+        assert int(row["residence_ns"]) == t["t_sent_ns"] - t["t_recv_ns"] - wait
+        assert int(row["target_driver_ns"]) == int(row["residence_ns"]) - int(row["storage_ns"])
+        assert row["io_type"] == c.group.report_io_type
+    assert any(r["t_r2t_ns"] for r in rows)
+    # to a file, the same
+    assert dump(run, "-o", tmp_path / "t.csv", tmp_path / "t.ntp") == ""
+    assert (tmp_path / "t.csv").read_text() == out
+
+
 def test_every_column_is_documented(run):
     man = (REPO / "Documentation" / "ntprof-dump.rst").read_text()
     output = man.split("OUTPUT", 1)[1].split("EXIT STATUS", 1)[0]
-    for col in COLUMNS:
+    for col in COLUMNS + TARGET:
         assert f"``{col}``" in output, col

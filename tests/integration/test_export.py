@@ -150,16 +150,46 @@ def test_in_flight_counters_follow_the_commands(run, pb2, host_file, tmp_path):
         assert len(lanes) == max(v for _, v in trace.counters[uuid])
 
 
+def rates(path, side="host"):
+    """The rate counters a file's intervals make: each interval's counts over its
+    length, at its start; the first starts at the recording's start (meta start_ns)."""
+    (start,) = (r["value"] for r in rows(path, "SELECT value FROM meta WHERE key = 'start_ns'"))
+    iv = rows(path, f"SELECT * FROM intervals WHERE side = '{side}' ORDER BY t_ns")
+    ends = [start] + [r["t_ns"] for r in iv]
+    return ([(a, r["seen"] * 1e9 / (b - a)) for a, b, r in zip(ends, ends[1:], iv)],
+            [(a, r["sampled"] * 1e9 / (b - a)) for a, b, r in zip(ends, ends[1:], iv)])
+
+
 def test_rate_counters_are_the_intervals(run, pb2, host_file, tmp_path):
     trace = export(run, pb2, tmp_path / "h.pftrace", host_file)
-    iv = rows(host_file, "SELECT * FROM intervals WHERE side = 'host' ORDER BY t_ns")
-    assert len(iv) > 2
-    want_seen = [(a["t_ns"], b["seen"] * 1e9 / (b["t_ns"] - a["t_ns"])) for a, b in zip(iv, iv[1:])]
-    want_sampled = [(a["t_ns"], b["sampled"] * 1e9 / (b["t_ns"] - a["t_ns"])) for a, b in zip(iv, iv[1:])]
+    want_seen, want_sampled = rates(host_file)
+    assert len(want_seen) > 2
     (seen,) = trace.counter_tracks("commands/s (all seen)")
     (sampled,) = trace.counter_tracks("sampled commands/s")
     assert trace.counters[seen] == pytest.approx(want_seen)
     assert trace.counters[sampled] == pytest.approx(want_sampled)
+
+
+def test_one_interval_file_has_its_rate(run, pb2, tmp_path):
+    """The first interval runs from the recording's start: a file of one has one rate."""
+    ntpgen.generate(tmp_path / "one.ntp", duration_s=1)
+    trace = export(run, pb2, tmp_path / "one.pftrace", tmp_path / "one.ntp")
+    want_seen, want_sampled = rates(tmp_path / "one.ntp")
+    assert len(want_seen) == 1
+    (seen,) = trace.counter_tracks("commands/s (all seen)")
+    (sampled,) = trace.counter_tracks("sampled commands/s")
+    assert trace.counters[seen] == pytest.approx(want_seen)
+    assert trace.counters[sampled] == pytest.approx(want_sampled)
+
+
+def test_without_start_the_first_interval_has_no_rate(run, pb2, tmp_path):
+    """No meta start_ns: the first interval's start is unknown, its rate is left out."""
+    ntpgen.generate(tmp_path / "h.ntp", meta={"start_ns": None})
+    trace = export(run, pb2, tmp_path / "h.pftrace", tmp_path / "h.ntp")
+    iv = rows(tmp_path / "h.ntp", "SELECT * FROM intervals WHERE side = 'host' ORDER BY t_ns")
+    want = [(a["t_ns"], b["seen"] * 1e9 / (b["t_ns"] - a["t_ns"])) for a, b in zip(iv, iv[1:])]
+    (seen,) = trace.counter_tracks("commands/s (all seen)")
+    assert trace.counters[seen] == pytest.approx(want)
 
 
 def joined_pairs(run, *files):
@@ -225,6 +255,45 @@ def test_both_recording_one_clock(run, pb2, tmp_path):
     pairs = joined_pairs(run, tmp_path / "both.ntp")
     assert pairs
     check_joined(trace, pairs, tmp_path / "both.ntp", tmp_path / "both.ntp", exact_clock=True)
+
+
+def shape(trace):
+    """What a trace shows, whatever its files are called: each machine's slices
+    with their stages, flows and queue, and its counters, by side."""
+    def side(uuid):
+        return trace.machine_of(uuid).name.split()[0]
+
+    def one(s):
+        return (side(s.track), trace.track_path(s.track)[1:], s.name, s.ts, s.dur,
+                tuple(sorted(s.args.items())), len(s.flows), len(s.end_flows),
+                tuple((c.name, c.ts, c.dur) for c in s.children))
+    counters = sorted((side(u), trace.tracks[u].name, tuple(v)) for u, v in trace.counters.items())
+    return sorted(one(s) for s in trace.slices), counters
+
+
+def test_joined_recording_is_the_pair_it_was_made_of(run, pb2, tmp_path):
+    """ntprof join's file: each side on its own clock, placed by the pairing it
+    holds; the same trace as of the host and target recordings, but for the
+    file named in the tracks."""
+    ntpgen.generate_pair(tmp_path / "host.ntp", tmp_path / "target.ntp", seed=11,
+                         target_meta=[{"start_ns": 1_000_000_000_000 + 1_000_000_000,
+                                       "hostname": "the-target"}])
+    joined = tmp_path / "joined.ntp"
+    assert_ok(run("join", "-q", "-o", joined, tmp_path / "host.ntp", tmp_path / "target.ntp"))
+    trace = export(run, pb2, tmp_path / "j.pftrace", joined)
+    pair = export(run, pb2, tmp_path / "p.pftrace", tmp_path / "host.ntp", tmp_path / "target.ntp")
+    pairs = joined_pairs(run, joined)
+    assert set(pairs) == set(joined_pairs(run, tmp_path / "host.ntp", tmp_path / "target.ntp"))
+    check_joined(trace, pairs, joined, joined, exact_clock=False)
+    assert shape(trace) == shape(pair)
+    machines = sorted(t.name for t in trace.tracks.values() if t.pid is not None)
+    assert machines == ["host gen-host-0 (joined.ntp)", "target the-target (joined.ntp)"]
+    # the target's rates from its own start (its meta, which join_meta keeps), not the host's
+    (seen,) = [u for u, t in trace.tracks.items() if t.name == "commands/s (all seen)"
+               and trace.machine_of(u).name.startswith("target ")]
+    want, _ = rates(tmp_path / "target.ntp", "target")
+    assert len(want) == 1
+    assert [v for _, v in trace.counters[seen]] == pytest.approx([v for _, v in want])
 
 
 def test_rdma_pair_names_the_read_wait(run, pb2, tmp_path):

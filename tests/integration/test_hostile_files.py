@@ -9,28 +9,26 @@ import json
 import os
 import shutil
 import sqlite3
+import resource
 import subprocess
-import time
 
 import pytest
 
 import ntpgen
-from conftest import Exit
+from conftest import Exit, sanitized
 
-# a crafted file must not make a reader take longer than this (it takes well under a second)
+# a crafted file must not make a reader work longer than this, in CPU seconds (it takes well
+# under one)
 QUICK_S = 5
 
 
-def sanitized(ntprof):
-    """An ASan build: slower, and its allocator keeps freed memory in quarantine."""
-    with open(ntprof, "rb") as f:
-        return b"__asan_init" in f.read()
-
-
 def timed(run, *args):
-    t0 = time.monotonic()
+    """(result, CPU seconds of the run): not the wall clock, which another process
+    running meanwhile stretches; the bound tells a runaway read from a loaded machine"""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     r = run(*args, timeout=60)
-    return r, time.monotonic() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def edit(path, sql):
@@ -437,8 +435,8 @@ def leaf_pages(path, table, kind="leaf"):
 
 
 def damage_cells(src, dst, table):
-    """A quarter of a leaf page's cells overwritten: past the checks at open
-    (they walk the b-trees, not every record), met when the rows are read."""
+    """A quarter of a leaf page's cells overwritten: found by the check of
+    the file's structure at opening, before the join reads a row."""
     shutil.copy(src, dst)
     ps, pages = leaf_pages(dst, table)
     with open(dst, "r+b") as f:
@@ -486,7 +484,7 @@ def test_damaged_page_in_join_corrupt_and_named(run, tmp_path, pair, cmd, side):
     r, took = timed(run, *cmd, *args)
     assert took < QUICK_S
     one_corrupt_line(r, cmd[0], bad, good)
-    assert "malformed" in r.stderr
+    assert "SQLite's check of its structure" in r.stderr
 
 
 @pytest.mark.parametrize("side", ("host", "target"))
@@ -536,10 +534,6 @@ def test_extreme_times_no_overflow(run, extreme_pair, cmd, files):
     args = {"host": (h,), "target": (t,), "joined": (h, t)}[files]
     r, took = timed(run, *cmd, *map(str, args))
     assert took < QUICK_S
-    if cmd[0] == "dump" and files == "target":
-        # a target alone has no host commands to dump: refused, as any target file
-        assert r.returncode == Exit.MISMATCH and len(r.stderr.splitlines()) == 1, r.stderr
-        return
     assert r.returncode == Exit.OK, r.stderr
     assert "runtime error" not in r.stderr
     if cmd == ("report", "-j", "-"):

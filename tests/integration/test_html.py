@@ -19,6 +19,7 @@ import pytest
 
 import ntpgen
 from conftest import Exit
+from report_text import us
 
 CHROMIUM = shutil.which("chromium")
 # the darkest and the lightest colour of the charts' ramp (lib/fmt/svg_chart.c)
@@ -107,10 +108,17 @@ def test_report_page__charts_carry_the_reports_means(run, recs, tmp_path):
     for g in doc["groups"]:
         label = f"{g['io_type']} {ntpgen_size(g['bytes'])} {g['namespace']}"
         for s, name in zip(g["stages"], ("block", "driver", "network*")):
-            want.add(f"{label}: {name} {s['mean_ns'] / 1000:.2f} \u00b5s")
-            want.add(f"{label}: {name} {s['p99_ns'] / 1000:.2f} \u00b5s")
-        want.add(f"{label}: end-to-end {g['e2e']['p99_ns'] / 1000:.2f} \u00b5s")
+            want.add(f"{label}: {name} {us(s['mean_ns'])} \u00b5s")
+            # a p99 of too few commands (null) has no bar
+            if s["p99_ns"] is not None:
+                want.add(f"{label}: {name} {us(s['p99_ns'])} \u00b5s")
+        if g["e2e"]["p99_ns"] is not None:
+            want.add(f"{label}: end-to-end {us(g['e2e']['p99_ns'])} \u00b5s")
     assert want <= set(p.titles), sorted(want - set(p.titles))[:5]
+    assert any(g["e2e"]["p99_ns"] is None for g in doc["groups"])
+    assert not [t for t in p.titles if " - \u00b5s" in t]
+    # and its row says why it has no bar
+    assert ">too few commands for a p99 (100)</text>" in out.read_text()
     assert "<script" not in out.read_text()
 
 
@@ -130,9 +138,12 @@ def test_report_page__every_kind(run, recs, tmp_path, kind, args, stages):
     assert doc["kind"] == kind
     p = page(out)
     assert len(charts(p)) == 2 + len(doc["groups"])
-    # one stacked bar segment per group and stage, one side-by-side bar per stage and the total
+    # one stacked bar segment per group and stage, one side-by-side bar per stage and the
+    # total that has a p99 (one of too few commands is null: no bar)
     bars = [t for t in p.titles if t.endswith(" \u00b5s")]
-    assert len(bars) == len(doc["groups"]) * (2 * len(stages) + 1)
+    tails = sum((g["e2e"]["p99_ns"] is not None) +
+                sum(s["p99_ns"] is not None for s in g["stages"]) for g in doc["groups"])
+    assert len(bars) == len(doc["groups"]) * len(stages) + tails
     # each distribution's buckets count the group's commands
     total = "residence" if kind == "target" else "end-to-end"
     for g in doc["groups"]:
@@ -200,7 +211,7 @@ def test_compare_page__baseline_and_new_side_by_side(run, recs, tmp_path):
         for s in g["stages"]:
             for run_name, key in (("baseline", "baseline_ns"), ("new", "new_ns")):
                 if s["mean"][key] is not None:
-                    assert f": {run_name} {s['mean'][key] / 1000:.2f} \u00b5s" in " ".join(
+                    assert f": {run_name} {us(s['mean'][key])} \u00b5s" in " ".join(
                         t for t in p.titles if t.startswith(names[s["stage"]])), (g, s)
 
 
@@ -296,22 +307,39 @@ def polylines(text):
     return out
 
 
-def test_series_page__two_charts_a_group__a_point_per_interval(run, recs, tmp_path):
+@pytest.mark.parametrize("step", ["1", "5"])
+def test_series_page__two_charts_a_group__a_point_per_interval(run, recs, tmp_path, step):
+    """Intervals of 5 s hold the 100 commands a p99 needs in some groups: a
+    line where an interval has them, a gap where not; a group none of whose
+    intervals has them (every group at 1 s) gets a note instead of a chart
+    with no point."""
     out = tmp_path / "s.html"
-    ok(run, "series", "--html", out, recs / "host.ntp")
-    doc = json.loads(ok(run, "series", "-j", "-", recs / "host.ntp").stdout)
+    ok(run, "series", "-i", step, "--html", out, recs / "host.ntp")
+    doc = json.loads(ok(run, "series", "-i", step, "-j", "-", recs / "host.ntp").stdout)
     body = out.read_text()
     Page(body)
     charts_ = polylines(body)
     groups = {}
     for r in doc["rows"]:
         groups.setdefault((r["io_type"], r["bytes"], r["namespace"]), []).append(r)
-    assert len(charts_) == 2 * len(groups)
+    # the rate panel first (test_series_read.py checks it)
+    assert charts_[0][0].startswith("est. commands/s per ")
+    tails = 0
     for (io, nbytes, ns), rows in groups.items():
         label = f"{io} {ntpgen_size(nbytes)} {ns}:"
-        mean, p99 = [c for c in charts_ if c[0].startswith(label)]
+        mine = [c for c in charts_ if c[0].startswith(label)]
+        shown = [r for r in rows if r["e2e"]["p99_ns"] is not None]
         # every interval of the group has commands here: one unbroken line a series
-        assert mean[1] == [len(rows)] * 4 and p99[1] == [len(rows)] * 4, (label, mean, p99)
+        assert mine[0][1] == [len(rows)] * 4, (label, mine)
+        if shown:
+            tails += 1
+            assert len(mine) == 2 and sum(mine[1][1]) >= len(shown)
+        else:
+            assert len(mine) == 1, (label, mine)
+            assert f"<p class=\"note\">{label[:-1]}: no interval has the 100 commands a p99 " \
+                   "needs" in body
+    assert len(charts_) == 1 + len(groups) + tails
+    assert bool(tails) == (step == "5")
 
 
 def test_series_page__only_one_output_on_stdout(run, recs):
@@ -345,7 +373,10 @@ def test_a_stage_keeps_its_colour_from_chart_to_chart(run, recs, tmp_path, cmd, 
     out = tmp_path / "p.html"
     ok(run, cmd, "--html", out, *(a if a.startswith("-") else recs / a for a in args))
     colours = {}
-    for fill, name in LEGEND.findall(out.read_text()):
+    # series' rate panel names groups, not stages
+    body = re.sub(r'<svg [^>]*class="chart"[^>]*>\n<title>est\. commands/s .*?</svg>', "",
+                  out.read_text(), flags=re.S)
+    for fill, name in LEGEND.findall(body):
         colours.setdefault(name, set()).add(fill)
     assert len(colours) >= 4, colours
     assert all(len(c) == 1 for c in colours.values()), colours

@@ -123,7 +123,8 @@ def test_readme_layout_names_every_layer():
 
 
 # the functions that open a recording for reading, and a read-only ATTACH of one
-OPENERS = re.compile(r'\b(ntp_db__open_read\w*|ntp_db__open_again)\s*\(|ntp_db__file_uri\([^;]*"ro"')
+OPENERS = re.compile(r'\b(ntp_db__open_read\w*|ntp_db__open_again|ntp_db__attach_read|ntp_db__connect)'
+                     r'\s*\(|ntp_db__file_uri\([^;]*"ro"')
 
 
 def test_only_the_model_opens_recordings():

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Mistakes refused rather than accepted in silence, each with one line on
 stderr and its exit code: --pretty without -j, a text option (-t,
--q) with -j -, dump of a target recording alone, a recording without meta;
+-q) with -j -, a recording without meta;
 and the JSON error document carries the cause stderr gives."""
 
 import json
@@ -42,19 +42,6 @@ def test_text_options_with_json_on_stdout_are_an_error(run, every_kind, tmp_path
     r = run(cmd, *opt, "-j", tmp_path / "out.json", *files)
     assert_ok(r)
     assert r.stdout and json.loads((tmp_path / "out.json").read_text())["command"] == cmd
-
-
-def test_dump_of_a_target_alone_is_refused(run, every_kind, tmp_path):
-    r = run("dump", every_kind / "pt.ntp")
-    assert r.returncode == Exit.MISMATCH and r.stdout == ""
-    assert len(r.stderr.splitlines()) == 1
-    assert "a target recording alone has no host commands to dump" in r.stderr
-    r = run("dump", "-o", tmp_path / "t.csv", every_kind / "pt.ntp")
-    assert r.returncode == Exit.MISMATCH and not (tmp_path / "t.csv").exists()
-    # joined with its host, and a -r both file, it has rows
-    for args in ([every_kind / "ph.ntp", every_kind / "pt.ntp"], [every_kind / "both.ntp"]):
-        rows = ok(run, "dump", *args).splitlines()
-        assert rows[0].startswith("host_file,target_file") and len(rows) > 1
 
 
 @pytest.fixture

@@ -150,7 +150,8 @@ def test_report_json__rdma_joined_five_stages(run, pair):
             v = [p[st] for p in per]
             assert stages[st]["mean_ns"] == mean(v), (k, st)
             assert stages[st]["min_ns"] == min(v) and stages[st]["max_ns"] == max(v), (k, st)
-            assert stages[st]["p99_ns"] == ntpgen.percentile(v, 99), (k, st)
+            assert stages[st]["p99_ns"] == (ntpgen.percentile(v, 99) if len(v) >= 100 else None), \
+                (k, st)
         # the five means add up to the end-to-end mean (each rounded to 1 ns)
         assert abs(sum(stages[st]["mean_ns"] for st in FIVE) - g["e2e"]["mean_ns"]) <= 3
 
@@ -248,7 +249,8 @@ def test_report_detail_json__read_wait_is_its_own_substage(run, pair):
             v = [p[st] for p in per]
             assert stages[st]["mean_ns"] == mean(v), (k, st)
             assert stages[st]["min_ns"] == min(v) and stages[st]["max_ns"] == max(v), (k, st)
-            assert stages[st]["p99_ns"] == ntpgen.percentile(v, 99), (k, st)
+            assert stages[st]["p99_ns"] == (ntpgen.percentile(v, 99) if len(v) >= 100 else None), \
+                (k, st)
         assert g["sum_check"]["ok"] is True and g["sum_check"]["mismatched_commands"] == 0
         e2e = sum(h["h_done_ns"] - h["h_start_ns"] for h, _ in cmds)
         assert g["sum_check"]["stage_sum_ns"] == g["sum_check"]["e2e_sum_ns"] == e2e

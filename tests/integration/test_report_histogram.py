@@ -5,25 +5,28 @@ one "-r both" file; summary and detail views).
 
 Every bucket is checked against the raw rows: each stage's values computed
 here from the stored timestamps (SQL over the .ntp file, or the joined
-generator's records), counted into [2^(k-1), 2^k - 1] by comparison, not by
-any bit trick; the counts must sum to n and the buckets must be contiguous
-from the first non-empty one to the last.  The text's bars are read back and
+generator's records), counted into the log-linear buckets enumerated here
+from their definition (each octave [2^m, 2^(m+1)) cut into equal parts) by
+comparison, not by any bit trick; the counts must sum to n and the buckets
+must be contiguous from the first non-empty one to the last.  The text's bars are read back and
 must say what the JSON says, and the rows `grep -v '^#'` leaves must be the
 same with and without --histogram."""
 
 import json
 import re
 import sqlite3
+from decimal import Decimal
 
 import pytest
 
 import ntpgen
-from report_text import parse_tables, size_str
+from report_text import parse_tables, size_str, us
 from conftest import Exit
 
 HIST_TITLE = re.compile(r"# histogram of ([^,]+), (\S+) (\S+) (\S+)(?: of file (\d+))? "
-                        r"\(n=(\d+)\), ns, log2 buckets$")
-HIST_ROW = re.compile(r"#\s+(-?\d+) -> (\d+)\s+:\s+(\d+)\s+([\d.]+)% \|([* ]+)\|$")
+                        r"\(n=(\d+)\), (ns|us|ms), (\d+) buckets? an octave$")
+HIST_ROW = re.compile(r"#\s+(-?[\d.]+) -> ([\d.]+)\s+:\s+(\d+)\s+([\d.]+)% \|([* ]+)\|$")
+NS_PER = {"ns": 1, "us": 1000, "ms": 1000000}
 BAR = 40
 
 
@@ -38,19 +41,26 @@ def report_json(run, *args):
     return json.loads(ok(run, "report", "-j", "-", *args).stdout)
 
 
-def bucket_bounds(k):
-    """Bucket k's inclusive bounds, from the definition: k = 0 is below 1 ns."""
-    if k == 0:
-        return None, 0
-    return 2 ** (k - 1), 2 ** k - 1
+def all_buckets(per_octave):
+    """Every bucket's inclusive bounds, from the definition: the values below
+    1 ns, then 1 to per_octave - 1 a bucket each, then each octave [2^m,
+    2^(m+1)) in per_octave equal parts, up to the largest 64-bit value."""
+    out = [(None, 0)] + [(v, v) for v in range(1, per_octave)]
+    m = per_octave.bit_length() - 1
+    while m < 63:
+        width = 2 ** m // per_octave
+        for i in range(per_octave):
+            lo = 2 ** m + i * width
+            out.append((lo, lo + width - 1))
+        m += 1
+    return out
 
 
-def expected_buckets(values):
+def expected_buckets(values, per_octave=4):
     """[(lo, hi, count)] from the first non-empty bucket to the last, by
     comparing every value with every bucket's bounds."""
     out = []
-    for k in range(64):
-        lo, hi = bucket_bounds(k)
+    for k, (lo, hi) in enumerate(all_buckets(per_octave)):
         n = sum(1 for v in values if (lo is None or v >= lo) and v <= hi)
         out.append((min(values) if k == 0 else lo, hi, n))
     first = next(i for i, b in enumerate(out) if b[2])
@@ -58,9 +68,10 @@ def expected_buckets(values):
     return out[first:last + 1]
 
 
-def assert_histogram(summary, values):
+def assert_histogram(summary, values, per_octave=4):
     h = summary["histogram"]
-    assert [(b["lo_ns"], b["hi_ns"], b["count"]) for b in h] == expected_buckets(values)
+    assert [(b["lo_ns"], b["hi_ns"], b["count"]) for b in h] == \
+        expected_buckets(values, per_octave)
     assert sum(b["count"] for b in h) == len(values)
     assert h[0]["count"] and h[-1]["count"]
     for a, b in zip(h, h[1:]):
@@ -68,32 +79,43 @@ def assert_histogram(summary, values):
     assert summary["stddev_ns"] == ntpgen.stddev_ns(values)
 
 
-def assert_doc(doc, want, total="e2e"):
+def assert_doc(doc, want, total="e2e", per_octave=4):
     """want: {group key: {stage json name or total: [values]}}"""
+    assert doc["histogram_buckets_per_octave"] == per_octave
     keys = [(g["file"], g["io_type"], g["bytes"], g["namespace"] or g["device"])
             for g in doc["groups"]]
     assert sorted(keys) == sorted(want)
     for g, key in zip(doc["groups"], keys):
         w = want[key]
         assert g["n"] == len(w[total])
-        assert_histogram(g["e2e"], w[total])
+        assert_histogram(g["e2e"], w[total], per_octave)
         for s in g["stages"]:
-            assert_histogram(s, w[s["stage"]])
+            assert_histogram(s, w[s["stage"]], per_octave)
+
+
+last_form = set()
 
 
 def parse_histograms(text):
-    """{(stage label, io_type, size, name, file or None): (n, [(lo, hi, count, pct, bar)])}"""
+    """{(stage label, io_type, size, name, file or None): (n, [(lo, hi, count, pct, bar)])},
+    the bounds read back in ns from their unit; every title's unit and buckets an octave
+    in the module's last_form."""
     out, cur = {}, None
     for line in text.splitlines():
         m = HIST_TITLE.match(line)
         if m:
             cur = (m[1], m[2], m[3], m[4], int(m[5]) if m[5] else None)
             out[cur] = (int(m[6]), [])
+            unit = m[7]
+            last_form.add((unit, int(m[8])))
             continue
         m = HIST_ROW.match(line)
         if m:
             assert cur is not None, line
-            out[cur][1].append((int(m[1]), int(m[2]), int(m[3]), float(m[4]), m[5]))
+            # every digit is printed: the bound in ns comes back exactly
+            lo, hi = (Decimal(x) * NS_PER[unit] for x in (m[1], m[2]))
+            assert lo == int(lo) and hi == int(hi), line
+            out[cur][1].append((int(lo), int(hi), int(m[3]), float(m[4]), m[5]))
             continue
         if not re.match(r"#\s+from -> to\s", line):
             cur = None
@@ -207,13 +229,13 @@ def test_stddev_column_equals_json(run, host):
     t = parse_tables(ok(run, "report", host).stdout)
     for tg, g in zip(t["groups"], doc["groups"]):
         assert list(tg)[-1] == "stddev"
-        assert tg["stddev"] == f"{g['e2e']['stddev_ns'] / 1000:.2f}"
+        assert tg["stddev"] == us(g['e2e']['stddev_ns'])
         rows = t["stages"][(g["io_type"], size_str(g["bytes"]), g["namespace"])]
         for s in g["stages"]:
             row = rows[HOST_LABELS[s["stage"]]]
             assert list(row)[-1] == "stddev"
-            assert row["stddev"] == f"{s['stddev_ns'] / 1000:.2f}"
-        assert rows["end-to-end"]["stddev"] == f"{g['e2e']['stddev_ns'] / 1000:.2f}"
+            assert row["stddev"] == us(s['stddev_ns'])
+        assert rows["end-to-end"]["stddev"] == us(g['e2e']['stddev_ns'])
         assert rows["unattributed"]["stddev"] == "-"
 
 
@@ -246,22 +268,28 @@ def test_zero_latencies_fall_in_the_first_bucket(run, tmp_path):
     assert_text(text, doc, HOST_LABELS, "end-to-end")
 
 
-def test_bimodal_stage_shows_two_modes(run, tmp_path):
+@pytest.mark.parametrize("per_octave, humps", [
+    # log-linear, 4 an octave: 1792.., 2048.., 2560.. and 458752.., 524288..
+    (4, {1792, 2048, 2560, 458752, 524288}),
+    # log2: [1 KiB, 4 KiB) ns and [256 KiB, 1 MiB) ns
+    (1, {1024, 2048, 262144, 524288}),
+])
+def test_bimodal_stage_shows_two_modes(run, tmp_path, per_octave, humps):
     """What stddev and the histogram are for: one group whose storage is
     either fast or slow has a gap of empty buckets between two humps."""
     groups = (ntpgen.JGroup("read", 4096, "nvme0n1", 400, storage=(2_000, 3_000)),
               ntpgen.JGroup("read", 4096, "nvme0n2", 400, storage=(500_000, 600_000)))
     js = ntpgen.generate_both(tmp_path / "both.ntp", seed=5, groups=groups)
-    doc = report_json(run, "--histogram", js.host_paths[0])
+    doc = report_json(run, "--histogram-buckets", str(per_octave), js.host_paths[0])
     # merge the two groups' storage, as one slow-looking stage would be
     counts = {}
     for g in doc["groups"]:
         for b in next(s for s in g["stages"] if s["stage"] == "storage")["histogram"]:
             counts[b["lo_ns"]] = counts.get(b["lo_ns"], 0) + b["count"]
     assert sum(counts.values()) == sum(g["n"] for g in doc["groups"]) == len(js.matched())
-    assert_doc(doc, joined_expected(js))
-    # two humps: [1 KiB, 4 KiB) ns and [256 KiB, 1 MiB) ns, nothing between
-    assert {lo for lo, c in counts.items() if c} == {1024, 2048, 262144, 524288}
+    assert_doc(doc, joined_expected(js), per_octave=per_octave)
+    # two humps, nothing between
+    assert {lo for lo, c in counts.items() if c} == humps
     for g in doc["groups"]:
         s = next(s for s in g["stages"] if s["stage"] == "storage")
         assert s["stddev_ns"] < s["mean_ns"] / 2     # each group alone is one mode
@@ -354,3 +382,41 @@ def test_target_alone_histograms_match_the_rows(run, pair):
                 {"target_rx": "target-rx", "storage": "storage", "target_tx": "target-tx"},
                 "residence")
 
+
+
+# ---- the buckets an octave and the unit ------------------------------------------
+
+@pytest.mark.parametrize("per_octave", [1, 2, 4, 8])
+@pytest.mark.parametrize("unit", ["ns", "us", "ms"])
+def test_buckets_and_unit_as_asked(run, host, per_octave, unit):
+    """--histogram-buckets and --histogram-unit alone ask for --histogram; the
+    JSON's bounds stay in ns, the text's are in the unit with every digit."""
+    args = ("--histogram-buckets", str(per_octave), "--histogram-unit", unit)
+    doc = report_json(run, *args, host)
+    assert_doc(doc, host_expected(host), per_octave=per_octave)
+    last_form.clear()
+    text = ok(run, "report", *args, host).stdout
+    assert_text(text, doc, HOST_LABELS, "end-to-end")
+    assert last_form == {(unit, per_octave)}
+    # finer buckets: at least as many of them, each a part of a coarser one
+    if per_octave > 1:
+        coarse = report_json(run, "--histogram-buckets", str(per_octave // 2), host)
+        for g, c in zip(doc["groups"], coarse["groups"]):
+            fine, wide = g["e2e"]["histogram"], c["e2e"]["histogram"]
+            assert len(fine) >= len(wide)
+            assert {b["lo_ns"] for b in wide[1:]} <= {b["lo_ns"] for b in fine}
+
+
+def test_default_form_is_four_an_octave_in_us(run, host):
+    last_form.clear()
+    parse_histograms(ok(run, "report", "--histogram", host).stdout)
+    assert last_form == {("us", 4)}
+    assert report_json(run, host)["histogram_buckets_per_octave"] is None
+
+
+@pytest.mark.parametrize("args", [("--histogram-buckets", "3"), ("--histogram-buckets", "16"),
+                                  ("--histogram-unit", "s"), ("--histogram-unit", "")])
+def test_bad_form__usage(run, host, args):
+    r = run("report", *args, str(host))
+    assert r.returncode == Exit.USAGE and r.stdout == ""
+    assert r.stderr.startswith("ntprof report: error: ") and len(r.stderr.splitlines()) == 1

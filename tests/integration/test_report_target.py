@@ -15,7 +15,7 @@ import pytest
 
 import ntpgen
 import tidy
-from report_text import parse_tables, size_str
+from report_text import parse_tables, size_str, us
 from conftest import Exit
 
 US = 1000.0
@@ -140,16 +140,16 @@ def test_target_alone_text_equals_json(run, target):
         assert (tg["io_type"], tg["size"], tg["device"], int(tg["n"])) == key + (g["n"],)
         assert tg["est_cmds/s"] == f"{g['est_cmds_per_s']:.1f}"
         for col, k in TEXT_COLS:
-            assert tg[col] == f"{g['e2e'][k] / US:.2f}", col
+            assert tg[col] == us(g['e2e'][k]), col
         rows = t["stages"][key]
         assert list(rows) == ["driver(t)", "storage", "unattributed", "residence"]
         for label, name in SUMMARY_STAGES:
             s, = [s for s in g["stages"] if s["stage"] == name]
             for col, k in TEXT_COLS:
-                assert rows[label][col] == f"{s[k] / US:.2f}", (label, col)
+                assert rows[label][col] == us(s[k]), (label, col)
             assert rows[label]["share%"] == f"{s['share_pct']:.1f}"
         for col, k in TEXT_COLS:
-            assert rows["residence"][col] == f"{g['e2e'][k] / US:.2f}"
+            assert rows["residence"][col] == us(g['e2e'][k])
         assert rows["unattributed"]["mean"] == "0.00"
         assert t["checks"][key].startswith("ok (the stage means add up to the residence mean")
 

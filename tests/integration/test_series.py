@@ -18,7 +18,7 @@ import sqlite3
 import pytest
 
 import ntpgen
-from report_text import size_str
+from report_text import size_str, us
 from conftest import Exit
 
 S = 1_000_000_000
@@ -71,11 +71,14 @@ def assert_rows(doc, want, interval, origin, one_in, end=None):
         assert r["n"] == len(w["e2e"])
         assert r["est_cmds_per_s"] == pytest.approx(r["n"] * one_in / (covered / S), rel=1e-12)
         assert r["e2e"]["mean_ns"] == ntpgen.mean_ns(w["e2e"])
-        assert r["e2e"]["p99_ns"] == ntpgen.percentile(w["e2e"], 99)
+        # a p99 of fewer than 100 commands would be their maximum: null
+        assert r["e2e"]["p99_ns"] == (ntpgen.percentile(w["e2e"], 99)
+                                      if len(w["e2e"]) >= 100 else None)
         assert r["e2e"] == ntpgen.summary(w["e2e"])
         for s in r["stages"]:
             assert s["mean_ns"] == ntpgen.mean_ns(w[s["stage"]]), (key, s["stage"])
-            assert s["p99_ns"] == ntpgen.percentile(w[s["stage"]], 99), (key, s["stage"])
+            assert s == {"stage": s["stage"], **ntpgen.summary(w[s["stage"]])}, \
+                (key, s["stage"])
     # in time order, and within an interval in the report's order of groups
     rank = {"read": 0, "write": 1, "other": 2}
     order = [(r["file"], r["interval"], r["namespace"] or r["device"], rank[r["io_type"]],
@@ -136,10 +139,17 @@ def test_host_means_equal_sql_avg(run, host):
     db.close()
 
 
-def test_csv_and_text_say_what_the_json_says(run, host, tmp_path):
-    """-j FILE and --csv FILE beside the text, in one run."""
+def opt_int(s):
+    """A CSV field of ns: an empty one is the JSON's null."""
+    return None if s == "" else int(s)
+
+
+@pytest.mark.parametrize("step", [1, 5])
+def test_csv_and_text_say_what_the_json_says(run, host, tmp_path, step):
+    """-j FILE and --csv FILE beside the text, in one run; intervals of 5 s
+    hold the 100 commands a p99 needs in the larger groups, of 1 s none."""
     jpath, cpath = tmp_path / "s.json", tmp_path / "s.csv"
-    r = ok(run, "series", "-j", jpath, "--csv", cpath, host.path)
+    r = ok(run, "series", "-i", step, "-j", jpath, "--csv", cpath, host.path)
     doc = json.loads(jpath.read_text())
     rows = list(csv.DictReader(io.StringIO(cpath.read_text())))
     assert len(rows) == len(doc["rows"]) > 0
@@ -154,10 +164,12 @@ def test_csv_and_text_say_what_the_json_says(run, host, tmp_path):
         assert (c["io_type"], c["namespace"]) == (j["io_type"], j["namespace"])
         assert float(c["est_cmds_per_s"]) == pytest.approx(j["est_cmds_per_s"], abs=5e-4)
         assert int(c["e2e_mean_ns"]) == j["e2e"]["mean_ns"]
-        assert int(c["e2e_p99_ns"]) == j["e2e"]["p99_ns"]
+        assert opt_int(c["e2e_p99_ns"]) == j["e2e"]["p99_ns"]
         for s in j["stages"]:
             assert int(c[s["stage"] + "_mean_ns"]) == s["mean_ns"]
-            assert int(c[s["stage"] + "_p99_ns"]) == s["p99_ns"]
+            assert opt_int(c[s["stage"] + "_p99_ns"]) == s["p99_ns"]
+    shown = [j["e2e"]["p99_ns"] for j in doc["rows"] if j["e2e"]["p99_ns"] is not None]
+    assert bool(shown) == (step == 5)
     # the text: '#' lines, then rows of one shape under the titles
     lines = r.stdout.splitlines()
     titles = next(l for l in lines if l.startswith("#    time_s ")).lstrip("#").split()
@@ -167,18 +179,18 @@ def test_csv_and_text_say_what_the_json_says(run, host, tmp_path):
     for t, j in zip(data, doc["rows"]):
         row = dict(zip(titles, t))
         assert len(t) == len(titles)
-        assert float(row["time_s"]) == pytest.approx(j["interval"] * 1.0)
+        assert float(row["time_s"]) == pytest.approx(j["interval"] * step)
         assert (row["io_type"], row["size"], row["namespace"], int(row["n"])) == \
             (j["io_type"], size_str(j["bytes"]), j["namespace"], j["n"])
         assert row["est_cmds/s"] == f"{j['est_cmds_per_s']:.1f}"
-        assert row["end-to-end.mean"] == f"{j['e2e']['mean_ns'] / 1000:.2f}"
-        assert row["end-to-end.p99"] == f"{j['e2e']['p99_ns'] / 1000:.2f}"
+        assert row["end-to-end.mean"] == us(j['e2e']['mean_ns'])
+        assert row["end-to-end.p99"] == us(j['e2e']['p99_ns'])
         for s in j["stages"]:
-            assert row[labels[s["stage"]] + ".mean"] == f"{s['mean_ns'] / 1000:.2f}"
-            assert row[labels[s["stage"]] + ".p99"] == f"{s['p99_ns'] / 1000:.2f}"
+            assert row[labels[s["stage"]] + ".mean"] == us(s['mean_ns'])
+            assert row[labels[s["stage"]] + ".p99"] == us(s['p99_ns'])
     assert lines[-1] == f"# {doc['commands']} commands in {len(doc['rows'])} rows"
-    assert "# interval:          1 s, by each command's start: h_start, on the host's clock" \
-        in lines
+    assert f"# interval:          {step} s, by each command's start: h_start, on the " \
+        "host's clock" in lines
 
 
 def test_csv_quotes_a_namespace_with_a_comma(run, tmp_path):
@@ -364,10 +376,11 @@ def test_missing_file_and_unjoinable_files_leave_the_json_error(run, host, tmp_p
     assert r.stdout == ""
 
 
-def test_damage_found_while_streaming_keeps_no_output_file(run, tmp_path):
+def test_damage_found_before_streaming_makes_no_output_file(run, tmp_path):
     """The file's header reads well, but the records' payloads of some pages
-    are garbage: the failure comes after the output began, so neither the
-    -j nor the --csv FILE is kept, and the exit status says why."""
+    are garbage: the check of the file's structure at opening finds them
+    before the output begins: no --csv FILE is made, the -j FILE is the error
+    document, and the exit status says why."""
     path = tmp_path / "damaged.ntp"
     ntpgen.generate_bulk(path, 20000)
     data = bytearray(path.read_bytes())
@@ -379,7 +392,8 @@ def test_damage_found_while_streaming_keeps_no_output_file(run, tmp_path):
     jpath, cpath = tmp_path / "s.json", tmp_path / "s.csv"
     r = run("series", "-j", str(jpath), "--csv", str(cpath), str(path))
     assert r.returncode == Exit.CORRUPT
-    assert r.stderr.count("\n") == 1 and "malformed" in r.stderr
-    assert "#    time_s " in r.stdout                 # the output had begun
-    assert not jpath.exists() and not cpath.exists()
-    assert not list(tmp_path.glob("s.*"))          # no temporary file left either
+    assert r.stderr.count("\n") == 1 and "SQLite's check of its structure" in r.stderr
+    assert r.stdout == ""
+    assert json.loads(jpath.read_text())["error"]["code"] == Exit.CORRUPT
+    assert not cpath.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["damaged.ntp", "s.json"]

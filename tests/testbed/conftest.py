@@ -9,8 +9,10 @@
 `testbed.run()` boots a guest with run.sh and returns a RunResult; a guest that
 does not boot or runs out of time fails the test with the reason and the
 console tail (never a skip). `testbed.run_two()` boots a target and a host guest
-joined by a QEMU network (run-two.sh). KERNELS lists the guest kernels for
-parametrizing. Runs are serialized per kernel setup (setup.sh takes a lock)
+joined by a QEMU network (run-two.sh). The guest kernels are tiered: KERNELS
+(6.1, 6.12, 7.3) parametrize the smoke, hooks, role, RDMA and attach tests;
+FULL (6.12) the rest of the suite. The session's end prints the package
+and version of each kernel booted. Runs are serialized per kernel setup (setup.sh takes a lock)
 but otherwise independent, so pytest-xdist's workers boot guests side by side
 (make check-testbed: TB_JOBS); each run gets its own output folder under
 $NTPROF_TB_DIR/out/ (kept for inspection).
@@ -26,7 +28,14 @@ import time
 
 import pytest
 
-KERNELS = ("6.1", "6.12")
+# every test bed kernel: bookworm's, bookworm-backports', trixie-backports'
+KERNELS = ("6.1", "6.12", "7.3")
+# the kernel the whole suite runs on
+FULL = ("6.12",)
+# the older kernel of the smoke tier's one boot (check and record say what it lacks)
+OLD = "5.10"
+# the kernel of the NVMe/TCP with TLS boot (trixie's nvme-cli and tlshd)
+TLS = "7.3"
 
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -129,7 +138,17 @@ class _Session:
     def __init__(self):
         self.ready = set()
         self.probe_built = False
+        self.tls_ready = False
         _prune_old_outputs()
+
+    def prepare_tls(self):
+        """Trixie's nvme-cli and tlshd beside the test bed (setup.sh --tls)."""
+        if self.tls_ready:
+            return
+        p = subprocess.run([str(SETUP_SH), "--tls"], capture_output=True, text=True)
+        if p.returncode != 0:
+            pytest.fail(f"setup.sh --tls failed:\n{p.stdout}{p.stderr}", pytrace=False)
+        self.tls_ready = True
 
     def prepare(self, kernel):
         if os.geteuid() != 0:
@@ -200,9 +219,13 @@ class Testbed:
                 else (e.stderr or "")
         return rc, err, time.monotonic() - t0
 
-    def run(self, script, args=(), kernel="6.1", timeout=240, env=None, smp=None, mem=None):
-        """Boot a guest running `bash script args` (cwd: the repo root)."""
+    def run(self, script, args=(), kernel="6.1", timeout=240, env=None, smp=None, mem=None,
+            tls=False):
+        """Boot a guest running `bash script args` (cwd: the repo root); tls: with the
+        TLS user space ready (setup.sh --tls)."""
         self._session.prepare(kernel)
+        if tls:
+            self._session.prepare_tls()
         out = self._outdir(kernel)
         cmd = [str(RUN_SH), "--kernel", kernel, "--timeout", str(timeout), "--out", str(out)]
         if smp:
@@ -242,6 +265,23 @@ class Testbed:
 @pytest.fixture(scope="session")
 def _testbed_session():
     return _Session()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The exact kernel each series resolved to (setup.sh's kpkg), for the log of every run."""
+    lines = []
+    for series in (*KERNELS, OLD):
+        kpkg = TB_DIR / "kernels" / series / "kpkg"
+        if kpkg.exists():
+            lines.append(f"{series}: {kpkg.read_text().strip()}")
+    versions = TB_DIR / "tls" / "versions"
+    if versions.exists():
+        tls = [x for x in versions.read_text().splitlines() if x.split()[0] in ("nvme-cli", "ktls-utils")]
+        lines.append(f"TLS user space (trixie): {', '.join(tls)}")
+    if lines:
+        terminalreporter.write_sep("-", "test bed kernels")
+        for line in lines:
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture

@@ -38,6 +38,25 @@ def ntprof_doc(cmd, text):
     return doc
 
 
+def lossy(db):
+    """The recording says the kernel skipped runs of its programs (meta
+    host_prog_missed, target_prog_missed): a program preempted mid-run on a
+    kernel that preempts them (7.x), or interrupted.  A skipped decision is a
+    command not seen, a skipped completion one not recorded (ntprof-ntp(5))."""
+    m = meta(db)
+    return any(int(m.get(k, 0)) > 0 for k in ("host_prog_missed", "target_prog_missed"))
+
+
+def count_fits(got, want, is_lossy):
+    """A count of commands (or a dict of them, per group) against fio's: exact,
+    or, where the recording says the kernel skipped runs of its programs, no
+    group above fio's and the sum within 1% below."""
+    if isinstance(want, dict):
+        return set(got) == set(want) and all(got[k] <= want[k] for k in want) and \
+            count_fits(sum(got.values()), sum(want.values()), is_lossy)
+    return got == want or (is_lossy and 0.99 * want <= got <= want)
+
+
 def fio_jobs(path):
     doc = json.loads(path.read_text())
     return {j["jobname"]: j for j in doc["jobs"]}
@@ -95,7 +114,9 @@ def parse_live(text, shares):
         assert sum(pct) == 100, f"shares do not add up to 100: {line!r}"
         groups.setdefault((m.group(2), m.group(3), m.group(4)), []).append(
             {"t": float(m.group(1)), "n": int(m.group(5)), "rate": m.group(6), "cols": cols,
-             "mean": float(m.group(7)), "p99": float(m.group(8)), "app": app})
+             "mean": float(m.group(7)),
+             # "-": fewer than the 100 commands a p99 needs (it would be their maximum)
+             "p99": None if m.group(8) == "-" else float(m.group(8)), "app": app})
     return groups
 
 
@@ -121,7 +142,9 @@ def check_live_counts(db, text, shares, table, name_col, what):
     assert got == want, f"{what}: live lines count {got}, the file {want}"
     for lines in live.values():
         for line in lines:
-            assert line["mean"] > 0 and line["p99"] > 0, f"{what}: {line}"
+            assert line["mean"] > 0, f"{what}: {line}"
+            assert (line["p99"] > 0) if line["n"] >= 100 else line["p99"] is None, \
+                f"{what}: {line}"
     return live
 
 
@@ -171,7 +194,8 @@ def check_storage_qd1(tdb, out, res, regions, delay_ns, ios_each=256):
             "SELECT s.storage_ns FROM target_stages s JOIN target_io t USING (id) "
             "WHERE t.slba * 4096 >= ? AND t.slba * 4096 < ?", (lo, lo + (1 << 20)))]
         ios = sum(job_ios(j) for j in fio_jobs(out / f"fio-qd1-{i}.json").values())
-        assert len(storage) == ios == int(res[f"qd1_{i}_dev_reads"]) == ios_each, (i, len(storage), ios)
+        assert ios == int(res[f"qd1_{i}_dev_reads"]) == ios_each, (i, ios)
+        assert count_fits(len(storage), ios, lossy(tdb)), (i, len(storage), ios)
         assert min(storage) >= 0.95 * delay_ns, f"a storage time of {min(storage)} ns under the 2 ms delay"
         dev_mean = int(res[f"qd1_{i}_dev_ms"]) * 1e6 / ios
         mean = statistics.mean(storage)

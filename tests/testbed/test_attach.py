@@ -12,12 +12,12 @@ RCU-tasks grace period for as long as the job runs.
 - 6.1, --kprobes -r both: kprobes only on both sides, no warning, correct.
 - 6.1, --fentry (first in its boot): waits and says so, attaches once the
   busy job ends, records correctly with fentry/fexit.
-- 6.12, AUTO: the attach does not wait there (asynchronous), so fentry is
-  kept; the recording is correct, and the stop (whose detaches wait for the
-  busy thread) still ends.
-- check, on both kernels: every role supported, the flavours and hooks of
+- 6.12 and 7.3, AUTO: the attach does not wait there (asynchronous), so
+  fentry is kept; the recording is correct, and the stop (whose detaches
+  wait for the busy thread) still ends.
+- check, on each kernel: every role supported, the flavours and hooks of
   each mode, the stages.
-- 6.12, tracepoints only (fentry, kprobes and tp_btf disabled through
+- 6.12 and 7.3, tracepoints only (fentry, kprobes and tp_btf disabled through
   NTPROF_ATTACH_DISABLE): raw_tp on the nvme/nvmet tracepoints, both sides
   record every 8 KiB read with the points tracepoints give, and check says so.
 The only time asserted is the fallback bound.
@@ -116,12 +116,12 @@ def check_doc(r, kernel):
         if role == "host":
             assert fe["h_queue"]["flavour"] == kp["h_queue"]["flavour"] == "tp_btf"
             assert modes["fentry"]["stages"] == modes["kprobe"]["stages"] == "block, driver, network*"
-            send = "nvme_tcp_try_send_cmd_pdu" if kernel == "6.12" else "nvme_tcp_try_send"
+            send = "nvme_tcp_try_send" if kernel == "6.1" else "nvme_tcp_try_send_cmd_pdu"
             assert fe["h_cmd_sent"]["hook"] == send
             assert kp["h_cmd_sent"]["flavour"] == "kretprobe"
         else:
             assert modes["fentry"]["stages"] == "target_driver, storage"
-            sent = "nvmet_try_send_response" if kernel == "6.12" else "nvmet_setup_response_pdu"
+            sent = "nvmet_setup_response_pdu" if kernel == "6.1" else "nvmet_try_send_response"
             assert fe["t_sent"]["hook"] == sent
 
 
@@ -187,8 +187,9 @@ def test_attach__busy_sqpoll__fentry_waits_then_records_6_1(testbed):
     check_doc(r, "6.1")
 
 
-def test_attach__busy_sqpoll__auto_keeps_fentry_6_12(testbed):
-    r = testbed.run(SCRIPT, args=("auto", "check", "tponly"), kernel="6.12", timeout=480,
+@pytest.mark.parametrize("kernel", ("6.12", "7.3"))
+def test_attach__busy_sqpoll__auto_keeps_fentry(testbed, kernel):
+    r = testbed.run(SCRIPT, args=("auto", "check", "tponly"), kernel=kernel, timeout=480,
                     env={"NTPROF": str(NTPROF)})
     r.assert_ok()
     err = (r.out / "auto.err").read_text()
@@ -196,7 +197,7 @@ def test_attach__busy_sqpoll__auto_keeps_fentry_6_12(testbed):
     db = check_recording(r, "auto")
     h = hooks(db, "host")
     assert_flavours(h, HOST_FUNC_POINTS, {"fentry", "fexit"})
-    check_doc(r, "6.12")
+    check_doc(r, kernel)
 
     # tracepoints only: one warning per collector, raw_tp, the points tracepoints give
     err = (r.out / "tponly.err").read_text()

@@ -5,10 +5,10 @@ import re
 
 import pytest
 
-from conftest import KERNELS
+from conftest import FULL
 
 
-@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("kernel", FULL)
 def test_fixtures(testbed, kernel):
     res = testbed.run("tests/testbed/guest/fixtures.sh", kernel=kernel, timeout=300).assert_ok().result
 

@@ -12,6 +12,9 @@
 - duration (-d 2): stops by itself, writes -j.
 - diskfull: recording into a file system that fills up stops with one error
   (exit 1) and keeps the rows already committed.
+- split: the exact recording split in two at random is noise to compare,
+  and the same with one half's network* moved by twice the floor a change
+  of network* (split_checks.py).
 After each run no program of ntprof's is left in the kernel.
 """
 import math
@@ -24,8 +27,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import KERNELS, REPO
+from conftest import FULL, REPO
 from ntp_checks import ntprof_doc
+from split_checks import check_split_noise
 
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
 
@@ -254,8 +258,8 @@ def check_share(r):
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
 
 
-@pytest.mark.parametrize("kernel", KERNELS)
-def test_record(testbed, kernel):
+@pytest.mark.parametrize("kernel", FULL)
+def test_record(testbed, kernel, tmp_path):
     if not NTPROF.is_file():
         pytest.fail(f"{NTPROF} missing: build ntprof (make) first", pytrace=False)
     r = testbed.run("tests/testbed/guest/record_host.sh", kernel=kernel, timeout=540,
@@ -266,3 +270,5 @@ def test_record(testbed, kernel):
     check_duration(r)
     check_diskfull(r)
     check_share(r)
+    # compare's verdicts on this kernel's real latencies, split at random
+    check_split_noise(NTPROF, r.out / "exact.ntp", tmp_path / "split")

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import KERNELS, REPO
+from conftest import FULL, REPO
 from ntp_checks import parse_live
 
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
@@ -65,7 +65,7 @@ def fio_lat_ns(path):
     return job["lat_ns"]["mean"], job["total_ios"]
 
 
-@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("kernel", FULL)
 def test_record_app(testbed, kernel):
     r = testbed.run("tests/testbed/guest/record_app.sh", kernel=kernel, timeout=400,
                     env={"NTPROF": str(NTPROF)}).assert_ok()

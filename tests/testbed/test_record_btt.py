@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import KERNELS, REPO
+from conftest import FULL, REPO
 
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
 
@@ -81,7 +81,7 @@ def ntprof_e2e(db, io_type, nbytes, offset, size):
     return n, (avg or 0) / 1e9, from_bio or 0
 
 
-@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("kernel", FULL)
 def test_record_btt(testbed, kernel):
     r = testbed.run("tests/testbed/guest/record_btt.sh", kernel=kernel, timeout=300,
                     env={"NTPROF": str(NTPROF)}).assert_ok()

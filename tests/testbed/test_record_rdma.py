@@ -32,8 +32,8 @@ from pathlib import Path
 import pytest
 
 from conftest import KERNELS, REPO
-from ntp_checks import (ntprof_doc, check_flavour, check_live_counts, check_pairs, check_storage_qd1, fio_jobs,
-                        job_ios, joined, meta, open_db)
+from ntp_checks import (ntprof_doc, check_flavour, check_live_counts, check_pairs, check_storage_qd1,
+                        count_fits, fio_jobs, job_ios, joined, lossy, meta, open_db)
 
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
 
@@ -99,13 +99,18 @@ def check_rdma(r):
         "SELECT side, sum(seen) AS seen, sum(sampled) AS sampled, "
         "sum(lost_ringbuf) + sum(lost_map) AS lost FROM intervals GROUP BY side")}
     assert set(iv) == {"host", "target"}, iv
+    # exact, or within 1% where the kernel skipped runs of the programs (preempted: 7.x)
+    loss = lossy(db)
     for side in iv.values():
-        assert side["seen"] == side["sampled"] == fio_total and side["lost"] == 0, (iv, fio_total)
+        assert side["seen"] == side["sampled"] and side["lost"] == 0, (iv, fio_total)
+        assert count_fits(side["seen"], fio_total, loss), (iv, fio_total)
     for table in ("host_io", "target_io"):
         got = mix_counts(db, table)
-        assert got == mix, f"both.ntp {table}: {got} for fio's {mix}"
+        assert count_fits(got, mix, loss), f"both.ntp {table}: {got} for fio's {mix}"
     host_rows = db.execute("SELECT count(*) FROM host_io").fetchone()[0]
-    assert host_rows == db.execute("SELECT count(*) FROM target_io").fetchone()[0] == fio_total
+    t_rows = db.execute("SELECT count(*) FROM target_io").fetchone()[0]
+    assert count_fits(host_rows, fio_total, loss) and count_fits(t_rows, fio_total, loss), \
+        (host_rows, t_rows, fio_total)
     pairs = joined(db)
     check_pairs(pairs, host_rows, "both.ntp")
 
@@ -123,8 +128,9 @@ def check_rdma(r):
     doc = ntprof_doc("report", (out / "both.json").read_text())
     assert [(f["role"], f["transport"], f["sample_one_in"]) for f in doc["files"]] == \
         [("both", "rdma", 1)], doc["files"]
-    assert doc["kind"] == "joined" and doc["join"]["host_commands"] == doc["join"]["target_commands"] \
-        == fio_total and doc["join"]["matched"] >= 0.99 * fio_total, doc["join"]
+    assert doc["kind"] == "joined" and doc["join"]["host_commands"] == host_rows and \
+        doc["join"]["target_commands"] == t_rows and doc["join"]["matched"] >= 0.99 * host_rows, \
+        doc["join"]
     jgroups = {(g["io_type"], g["bytes"], g["namespace"]): g["n"] for g in doc["groups"]}
     assert set(jgroups) == {(IO_TYPE[o], b, res["dev"].removeprefix("/dev/")) for o, b in mix}, jgroups
     assert all(0.99 * mix[(2 if t == "read" else 1, b)] <= n <= mix[(2 if t == "read" else 1, b)]
@@ -141,11 +147,12 @@ def check_rdma(r):
     assert [tuple(x) for x in sent] == [("nvmet_rdma_queue_response", "kprobe")], [tuple(x) for x in sent]
     assert tdb.execute("SELECT count(*) FROM host_io").fetchone()[0] == 0
     got = mix_counts(tdb, "target_io", "WHERE slba * 4096 < 200 << 20")
-    assert got == mix, f"target.ntp: {got} for fio's {mix}"
+    assert count_fits(got, mix, lossy(tdb)), f"target.ntp: {got} for fio's {mix}"
     qd1_total = sum(job_ios(j) for i in QD1_RUNS for j in fio_jobs(out / f"fio-qd1-{i}.json").values())
     t_rows = tdb.execute("SELECT count(*) FROM target_io").fetchone()[0]
     t_seen, t_sampled, t_lost = intervals(tdb, "target")
-    assert t_rows == t_seen == t_sampled == fio_total + qd1_total and t_lost == 0, \
+    assert t_rows == t_seen == t_sampled and t_lost == 0 and \
+        count_fits(t_rows, fio_total + qd1_total, lossy(tdb)), \
         f"target.ntp: {t_rows} records, {t_seen} seen, {t_sampled} sampled, {t_lost} lost; " \
         f"fio {fio_total} + {qd1_total}"
     # records the backstop emitted (a skipped kprobe: t_sent at the
@@ -196,9 +203,12 @@ def check_filter(r):
     ns = res["dev"].removeprefix("/dev/")
     rows = [tuple(x) for x in db.execute(
         "SELECT namespace, opcode, bytes, count(*) FROM host_io GROUP BY 1, 2, 3")]
-    assert rows == [(ns, 2, 4096, ios["keep4k"])], f"filt_host.ntp: {rows} for fio's {ios}"
+    assert [r[:3] for r in rows] == [(ns, 2, 4096)] and count_fits(rows[0][3], ios["keep4k"], lossy(db)), \
+        f"filt_host.ntp: {rows} for fio's {ios}"
     # seen: every command of the three jobs; sampled: the kept ones
-    assert tuple(intervals(db, "host")) == (sum(ios.values()), ios["keep4k"], 0), tuple(intervals(db, "host"))
+    seen, sampled, lost = intervals(db, "host")
+    assert lost == 0 and count_fits(seen, sum(ios.values()), lossy(db)) and \
+        count_fits(sampled, ios["keep4k"], lossy(db)), (seen, sampled, lost)
     live = check_live_counts(db, (out / "filt_host.out").read_text(), 3, "host_io", "namespace",
                              "filt_host.ntp")
     assert set(live) == {("read", "4KiB", ns)}, set(live)
@@ -216,7 +226,8 @@ def check_mismatch(r):
     db = open_db(out / "host_tcp.ntp")
     assert (meta(db)["transport"], meta(db)["role"]) == ("tcp", "host")
     ios = sum(job_ios(j) for j in fio_jobs(out / "fio-tcp.json").values())
-    assert db.execute("SELECT count(*) FROM host_io").fetchone()[0] == ios == 128
+    assert ios == 128 and count_fits(db.execute("SELECT count(*) FROM host_io").fetchone()[0], ios,
+                                     lossy(db))
     for files in (("host_tcp.ntp", "target.ntp"), ("both.ntp", "host_tcp.ntp")):
         p = subprocess.run([str(NTPROF), "report", *(str(out / f) for f in files)],
                            capture_output=True, text=True, timeout=60)

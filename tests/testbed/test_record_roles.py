@@ -31,8 +31,8 @@ import pytest
 
 from conftest import KERNELS, REPO
 from analysis_checks import check_histograms, check_series
-from ntp_checks import (check_flavour, check_pairs, check_storage_qd1, fio_jobs, job_ios,
-                        joined, meta, open_db, parse_live, rate_value)
+from ntp_checks import (check_flavour, check_pairs, check_storage_qd1, count_fits, fio_jobs,
+                        job_ios, joined, lossy, meta, open_db, parse_live, rate_value)
 
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
 
@@ -68,12 +68,14 @@ def check_roles(r, kernel):
         "SELECT side, sum(seen) AS seen, sum(sampled) AS sampled, "
         "sum(lost_ringbuf) + sum(lost_map) AS lost FROM intervals GROUP BY side")}
     assert set(iv) == {"host", "target"}, iv
+    # exact, or within 1% where the kernel skipped runs of the programs (preempted: 7.x)
     for side in iv.values():
-        assert side["seen"] == side["sampled"] == fio_total and side["lost"] == 0, iv
+        assert side["seen"] == side["sampled"] and side["lost"] == 0, iv
+        assert count_fits(side["seen"], fio_total, lossy(db)), (iv, fio_total)
     for table in ("host_io", "target_io"):
         got = {(o, b): n for o, b, n in
                db.execute(f"SELECT opcode, bytes, count(*) FROM {table} GROUP BY 1, 2")}
-        assert got == mix, f"{table}: {got} for fio's {mix}"
+        assert count_fits(got, mix, lossy(db)), f"{table}: {got} for fio's {mix}"
     host_rows = db.execute("SELECT count(*) FROM host_io").fetchone()[0]
     pairs = joined(db)
     check_pairs(pairs, host_rows, "both.ntp")
@@ -87,7 +89,7 @@ def check_roles(r, kernel):
     assert tdb.execute("SELECT count(*) FROM host_io").fetchone()[0] == 0
     got = {(o, b): n for o, b, n in tdb.execute(
         "SELECT opcode, bytes, count(*) FROM target_io WHERE slba * 4096 < 200 << 20 GROUP BY 1, 2")}
-    assert got == mix, f"target.ntp: {got} for fio's {mix}"
+    assert count_fits(got, mix, lossy(tdb)), f"target.ntp: {got} for fio's {mix}"
     # every command's backend times, where a completion kprobe the kernel skipped
     # (nested in one of ours) is timed at its tracepoint (bpf/target.bpf.c: cmpl_tp)
     no_cmpl = tdb.execute("SELECT count(*) FROM target_io WHERE t_submit_ns IS NULL "
@@ -193,20 +195,21 @@ def check_filters(r):
                           "GROUP BY 1, 2, 3, 4").fetchall()
         assert {(r[0], r[2], r[3]) for r in rows} == {(ns_a, 2, 4096), (ns_a, 2, 8192)}, rows
         # every kept command, of both paths; none of another namespace, a write or a 16k read
-        assert sum(r[4] for r in rows) == keep, rows
+        assert count_fits(sum(r[4] for r in rows), keep, lossy(db)), [tuple(r) for r in rows]
         assert {r[1] for r in rows} == paths, f"paths {set(r[1] for r in rows)}, expected {paths}"
         check_flavour(db, name, "kprobes" if name == "filt_host" else "fentry")
         if name == "filt_both":
             t = db.execute("SELECT device, opcode, bytes, count(*) FROM target_io GROUP BY 1, 2, 3").fetchall()
             assert len({r[0] for r in t}) == 1 and {(r[1], r[2]) for r in t} == {(2, 4096), (2, 8192)}, t
-            assert sum(r[3] for r in t) == keep, t
+            assert count_fits(sum(r[3] for r in t), keep, lossy(db)), [tuple(r) for r in t]
             check_pairs(joined(db), keep, "filt_both.ntp")
     # host live lines: only the kept groups, network* marked, target columns empty
     live = parse_live((out / "filt_host.out").read_text(), shares=3)
     assert set(live) == {("read", "4KiB", ns_a), ("read", "8KiB", ns_a)}, set(live)
     for lines in live.values():
         assert all(line["cols"][2].endswith("%*") for line in lines), lines
-    assert sum(line["n"] for lines in live.values() for line in lines) == keep
+    assert count_fits(sum(line["n"] for lines in live.values() for line in lines), keep,
+                      lossy(open_db(out / "filt_host.ntp")))
     assert ns_b != ns_a
     # refused before anything is loaded
     for name, why in (("badpath", "one path of the namespace"), ("badns", "no such namespace")):

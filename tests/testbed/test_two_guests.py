@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from conftest import KERNELS
+from conftest import FULL
 
 SKEW_S = int(os.environ.get("TB_TEST_SKEW", "-30"))
 # Each guest's wall clock starts up to 2 s behind: run.sh sets its RTC base in
@@ -17,7 +17,7 @@ SKEW_S = int(os.environ.get("TB_TEST_SKEW", "-30"))
 SKEW_SLACK_S = 2.0
 
 
-@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("kernel", FULL)
 def test_two_guests(testbed, kernel):
     r = testbed.run_two("tests/testbed/guest/two.sh", kernel=kernel, timeout=300, skew=SKEW_S,
                         env={"TB_NETEM_DELAY": "5ms"}).assert_ok()

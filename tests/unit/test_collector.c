@@ -143,9 +143,44 @@ static void test_hook_set_truncates(void **state)
 	assert_int_equal(strlen(h.reason), sizeof(h.reason) - 1);
 }
 
+/* the cross-check: a decision that saw fewer than half of at least 16 commands is blind */
+static void test_blind(void **state)
+{
+	struct ntp_collector c;
+	uint64_t cnt[NTP_CNT_MAX] = {};
+	char msg[512];
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.name = "target";
+	c.decision = "nvmet_req_init";
+	c.fabric = "the nvmet_req_complete tracepoint";
+	cnt[NTP_CNT_FABRIC] = 5403;
+	assert_true(ntp_collector__blind(&c, cnt, msg, sizeof(msg)));
+	assert_string_equal(msg, "target: the decision (nvmet_req_init) saw 0 of the 5403 I/O commands "
+			    "the nvmet_req_complete tracepoint counted: this kernel's hooks do not fit "
+			    "what ntprof reads (ntprof check -r target says what each hook gets); the "
+			    "recording is kept");
+	/* far too few: less than half */
+	cnt[NTP_CNT_SEEN] = 2701;
+	assert_true(ntp_collector__blind(&c, cnt, msg, sizeof(msg)));
+	cnt[NTP_CNT_SEEN] = 2702;       /* 2 x 2702 >= 5403: half, not blind */
+	assert_false(ntp_collector__blind(&c, cnt, msg, sizeof(msg)));
+	/* too few commands to tell (in flight at the start or the stop) */
+	cnt[NTP_CNT_SEEN] = 0;
+	cnt[NTP_CNT_FABRIC] = NTP_CROSSCHECK_MIN - 1;
+	assert_false(ntp_collector__blind(&c, cnt, msg, sizeof(msg)));
+	cnt[NTP_CNT_FABRIC] = NTP_CROSSCHECK_MIN;
+	assert_true(ntp_collector__blind(&c, cnt, msg, sizeof(msg)));
+	/* nothing to count with on this kernel: never */
+	c.fabric = NULL;
+	assert_false(ntp_collector__blind(&c, cnt, msg, sizeof(msg)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_blind),
 		cmocka_unit_test(test_fentry_unchanged),
 		cmocka_unit_test(test_tp_keep_unhooked),
 		cmocka_unit_test(test_tp_every_row),

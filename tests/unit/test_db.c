@@ -11,6 +11,7 @@
 #include <ftw.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -1264,6 +1265,50 @@ static void read__good_file__unchanged_and_readonly(void **state)
 	free(after);
 }
 
+/* was schema of db opened with the URI parameter name=1? */
+static bool opened_with(sqlite3 *db, const char *schema, const char *name)
+{
+	return sqlite3_uri_boolean(sqlite3_db_filename(db, schema), name, 0);
+}
+
+/*
+ * A finished recording is read-only and immutable on every way a reader
+ * opens it: the check's own connection, a worker thread's, and ATTACH to
+ * the joined kinds' connection; one killed in WAL mode is read through
+ * the unix-none VFS, with its log's index in memory.
+ */
+static void read__every_opening__immutable_or_index_in_memory(void **state)
+{
+	const char *path = make_recording("immutable.ntp", 10);
+	const char *killed = tpath("killed-open.ntp");
+	sqlite3 *db, *mem;
+
+	assert_int_equal(ntp_db__open_read(&db, path), 0);
+	assert_true(opened_with(db, "main", "immutable"));
+	assert_true(sqlite3_db_readonly(db, "main"));
+	sqlite3_close(db);
+	assert_int_equal(ntp_db__open_again(&db, path), 0);
+	assert_true(opened_with(db, "main", "immutable"));
+	sqlite3_close(db);
+
+	assert_int_equal(sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE |
+					 SQLITE_OPEN_URI, NULL), SQLITE_OK);
+	assert_int_equal(ntp_db__attach_read(mem, path, "f"), 0);
+	assert_true(opened_with(mem, "f", "immutable"));
+	assert_int_equal(sqlite3_db_readonly(mem, "f"), 1);
+
+	record_and_kill(killed, 1, 5);
+	assert_int_equal(ntp_db__attach_read(mem, killed, "k"), 0);
+	assert_false(opened_with(mem, "k", "immutable"));
+	assert_string_equal(sqlite3_uri_parameter(sqlite3_db_filename(mem, "k"), "vfs"), "unix-none");
+	assert_int_equal(query1(mem, "SELECT count(*) FROM k.host_io"), NTP_DB_BATCH_ROWS);
+	sqlite3_close(mem);
+	assert_int_equal(ntp_db__open_read(&db, killed), 0);
+	assert_int_equal(query1(db, "SELECT count(*) FROM host_io"), NTP_DB_BATCH_ROWS);
+	assert_string_equal(sqlite3_uri_parameter(sqlite3_db_filename(db, "main"), "vfs"), "unix-none");
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1294,6 +1339,7 @@ int main(void)
 		cmocka_unit_test(read__truncated__corrupt),
 		cmocka_unit_test(read__damaged_page__corrupt),
 		cmocka_unit_test(read__good_file__unchanged_and_readonly),
+		cmocka_unit_test(read__every_opening__immutable_or_index_in_memory),
 		cmocka_unit_test(read__file_view_replaced__own_view_read),
 		cmocka_unit_test(read__endless_statement__stopped_by_work_limit),
 	};

@@ -73,6 +73,78 @@ static void quantile_diff__half_widths_in_quadrature(void **state)
 	assert_true(lo == 45 && hi == 55);
 }
 
+/* known values of Student's t: P(|T| >= t) */
+static void t_two_sided__known_values(void **state)
+{
+	(void)state;
+	/* t975 quantiles: 0.05 two-sided */
+	assert_true(fabs(ntp_interval__t_two_sided(12.706, 1) - 0.05) < 1e-4);
+	assert_true(fabs(ntp_interval__t_two_sided(2.228, 10) - 0.05) < 1e-4);
+	assert_true(fabs(ntp_interval__t_two_sided(2.042, 30) - 0.05) < 1e-4);
+	/* df 1 is Cauchy: P(|T| >= 1) = 1/2 */
+	assert_true(fabs(ntp_interval__t_two_sided(1.0, 1) - 0.5) < 1e-9);
+	/* large df: the normal's 1.96 */
+	assert_true(fabs(ntp_interval__t_two_sided(1.959963984540054, 1e7) - 0.05) < 1e-5);
+	assert_true(ntp_interval__t_two_sided(0, 5) == 1.0);
+	assert_true(ntp_interval__t_two_sided(INFINITY, 5) == 0.0);
+	assert_true(ntp_interval__t_two_sided(-2.228, 10) == ntp_interval__t_two_sided(2.228, 10));
+}
+
+/* a p-value below 0.05 exactly when the 95% interval excludes 0, for both kinds */
+static void diff_p__agrees_with_the_interval(void **state)
+{
+	double lo, hi, p;
+
+	(void)state;
+	for (double d = 0; d < 4; d += 0.125) {
+		assert_true(ntp_interval__mean_diff(50, 100, 3, 60, 100 + d, 4, &lo, &hi));
+		p = ntp_interval__mean_diff_p(50, 100, 3, 60, 100 + d, 4);
+		/* away from the edge, where t975's table rounds */
+		if (fabs(lo) > 0.01 && fabs(hi) > 0.01)
+			assert_true((p < 0.05) == (lo > 0 || hi < 0));
+	}
+	for (int64_t d = 0; d < 20; d++) {
+		assert_true(ntp_interval__quantile_diff(100, 97, 103, 100 + d, 96 + d, 104 + d, &lo,
+							&hi));
+		p = ntp_interval__quantile_diff_p(100, 97, 103, 100 + d, 96 + d, 104 + d);
+		if (fabs(lo) > 1e-9 && fabs(hi) > 1e-9)
+			assert_true((p < 0.05) == (lo > 0 || hi < 0));
+	}
+	/* no spread: any change is certain, none is none */
+	assert_true(ntp_interval__mean_diff_p(5, 10, 0, 5, 11, 0) == 0.0);
+	assert_true(ntp_interval__mean_diff_p(5, 10, 0, 5, 10, 0) == 1.0);
+	assert_true(isnan(ntp_interval__mean_diff_p(1, 10, 0, 5, 10, 1)));
+}
+
+/* Benjamini-Hochberg: the largest k whose k-th smallest p is at most k alpha / n */
+static void bh__step_up(void **state)
+{
+	const double p[] = { 0.04, 0.001, 0.03, 0.012, 0.5 };
+	bool r[5];
+
+	(void)state;
+	assert_int_equal(ntp_interval__bh(p, 5, 0.05, r), 0);
+	/* 0.001 <= 0.01, 0.012 <= 0.02, 0.03 <= 0.03, 0.04 <= 0.04; 0.5 > 0.05 */
+	assert_true(r[0] && r[1] && r[2] && r[3]);
+	assert_false(r[4]);
+	/* one above its step does not stop the ones below a later k */
+	{
+		const double q[] = { 0.011, 0.012, 0.013 };
+
+		assert_int_equal(ntp_interval__bh(q, 3, 0.05, r), 0);
+		assert_true(r[0] && r[1] && r[2]);
+	}
+	{
+		const double q[] = { 0.02, 0.04, 0.9 };
+
+		assert_int_equal(ntp_interval__bh(q, 3, 0.05, r), 0);
+		assert_false(r[0] || r[1] || r[2]);
+	}
+	assert_int_equal(ntp_interval__bh(p, 1, 0.05, r), 0);
+	assert_true(r[0]);
+	assert_int_equal(ntp_interval__bh(p, 0, 0.05, r), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -80,6 +152,9 @@ int main(void)
 		cmocka_unit_test(t975__table_and_normal),
 		cmocka_unit_test(mean_diff__welch_worked_example),
 		cmocka_unit_test(quantile_diff__half_widths_in_quadrature),
+		cmocka_unit_test(t_two_sided__known_values),
+		cmocka_unit_test(diff_p__agrees_with_the_interval),
+		cmocka_unit_test(bh__step_up),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

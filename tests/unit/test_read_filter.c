@@ -21,7 +21,6 @@
 #include "lib/cli/err.h"
 #include "lib/model/model_filter.h"
 #include "lib/model/model_filter_opt.h"
-#include "lib/report/report_filter_text.h"
 #include "tests/unit/xorshift.h"
 
 #define NROWS 3000

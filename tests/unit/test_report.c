@@ -28,6 +28,7 @@
 static void model(struct ntp_report *r, struct ntp_report_group *g)
 {
 	static struct ntp_report_file file;
+	static struct ntp_summary stages[HOST_STAGES];
 
 	memset(r, 0, sizeof(*r));
 	memset(g, 0, sizeof(*g));
@@ -43,11 +44,13 @@ static void model(struct ntp_report *r, struct ntp_report_group *g)
 	g->io_type = "read";
 	g->bytes = 4096;
 	g->ns = "nvme0n1";
+	g->stage = stages;
+	g->nstages = HOST_STAGES;
 	g->e2e = (struct ntp_summary){ .n = 3, .min = 900, .max = 1100, .mean = 1000,
-				       .p50 = 1000, .p90 = 1100, .p99 = 1100, .p999 = 1100 };
+				       .pct = { 1000, 1100, 1100, 1100 } };
 	for (int s = 0; s < HOST_STAGES; s++) {
 		g->stage[s] = (struct ntp_summary){ .n = 3, .min = 300, .max = 340, .mean = 330,
-						    .p50 = 330, .p90 = 340, .p99 = 340, .p999 = 340 };
+						    .pct = { 330, 340, 340, 340 } };
 		g->sum_stage[s] = 990;
 	}
 	g->sum_e2e = 3000;
@@ -231,8 +234,7 @@ static void groups__many_keys__each_found_again(void **state)
 	for (size_t i = 0; i < n; i++) {
 		assert_int_equal(g[i].e2e.n, 3);
 		assert_int_equal(g[i].sum_e2e, 15);
-		free(g[i].io_type);
-		free(g[i].ns);
+		ntp_report_group__free(&g[i]);
 	}
 	free(g);
 }
@@ -273,8 +275,7 @@ static void groups__impossible__counted_not_summed(void **state)
 	g->e2e.n = 0;
 	g->sum_e2e = g->sum_stage[0] = g->sum_stage[1] = 0;
 	assert_false(ntp_report__sum_ok(g, 2));
-	free(g->io_type);
-	free(g->ns);
+	ntp_report_group__free(g);
 	free(g);
 }
 

@@ -50,7 +50,7 @@ static int cap_point(void *ctx, const struct ntp_series *s, const struct ntp_ser
 	e->n = p->g->e2e.n;
 	e->min = p->g->e2e.min;
 	e->max = p->g->e2e.max;
-	e->p99 = p->g->e2e.p99;
+	e->p99 = p->g->e2e.pct[2];      /* the default list: 50, 90, 99, 99.9 */
 	e->stage0_max = p->g->stage[0].max;
 	e->rate = p->g->est_rate;
 	return 0;

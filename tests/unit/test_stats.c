@@ -59,7 +59,7 @@ static void percentile__empty__zero(void **state)
 	assert_int_equal(sum.n, 0);
 	assert_int_equal(sum.min, 0);
 	assert_int_equal(sum.max, 0);
-	assert_int_equal(sum.p99, 0);
+	assert_int_equal(sum.pct[2], 0);
 	assert_true(sum.mean == 0);
 	ntp_samples__free(&s);
 }
@@ -106,10 +106,11 @@ static void percentile__exact_ranks__no_float_rounding(void **state)
 	assert_int_equal(sum.n, 10000);
 	assert_int_equal(sum.min, 1);
 	assert_int_equal(sum.max, 10000);
-	assert_int_equal(sum.p50, 5000);
-	assert_int_equal(sum.p90, 9000);
-	assert_int_equal(sum.p99, 9900);
-	assert_int_equal(sum.p999, 9990);
+	/* the default list: 50, 90, 99, 99.9 */
+	assert_int_equal(sum.pct[0], 5000);
+	assert_int_equal(sum.pct[1], 9000);
+	assert_int_equal(sum.pct[2], 9900);
+	assert_int_equal(sum.pct[3], 9990);
 	assert_true(sum.sum == 50005000.0);
 	assert_true(sum.mean == 5000.5);
 
@@ -176,10 +177,10 @@ static void summarize__random_sets__match_brute_force(void **state)
 			assert_int_equal(sum.n, n);
 			assert_int_equal(sum.min, mn);
 			assert_int_equal(sum.max, mx);
-			assert_int_equal(sum.p50, brute_percentile(v, n, 50000));
-			assert_int_equal(sum.p90, brute_percentile(v, n, 90000));
-			assert_int_equal(sum.p99, brute_percentile(v, n, 99000));
-			assert_int_equal(sum.p999, brute_percentile(v, n, 99900));
+			assert_int_equal(sum.pct[0], brute_percentile(v, n, 50000));
+			assert_int_equal(sum.pct[1], brute_percentile(v, n, 90000));
+			assert_int_equal(sum.pct[2], brute_percentile(v, n, 99000));
+			assert_int_equal(sum.pct[3], brute_percentile(v, n, 99900));
 			if (round < 3)	/* exact sums; round 3 overflows doubles' precision anyway */
 				assert_true(sum.sum == total && sum.mean == total / n);
 			/* sorted ascending, and a permutation of the input (same sum) */
@@ -286,7 +287,11 @@ static void summarize_all__threads__same_as_one_by_one(void **state)
 	assert_int_equal(ntp_samples__summarize_all(jobs, SETS, true), 0);
 	for (int k = 0; k < SETS; k++) {
 		assert_int_equal(sb[k].n, sizes[k]);
-		assert_memory_equal(sb[k].hist, sa[k].hist, sizeof(*sa[k].hist));
+		assert_int_equal(sb[k].hist->lo, sa[k].hist->lo);
+		assert_int_equal(sb[k].hist->hi, sa[k].hist->hi);
+		assert_memory_equal(sb[k].hist->count, sa[k].hist->count,
+				    (size_t)(sa[k].hist->hi - sa[k].hist->lo + 1) *
+				    sizeof(*sa[k].hist->count));
 		ntp_summary__free(&sa[k]);
 		ntp_summary__free(&sb[k]);
 		assert_memory_equal(&sb[k], &sa[k], sizeof(sa[k]));
@@ -331,6 +336,31 @@ static void append__either_way__the_union(void **state)
 	}
 }
 
+/* a summary holds the list it was made with: its percentiles and their intervals */
+static void summarize__own_list__its_percentiles(void **state)
+{
+	static const double list[] = { 5, 95, 99.99 };
+	static const double dflt[] = { NTP_PCT_DEFAULT };
+	struct ntp_samples s;
+	struct ntp_summary sum;
+
+	(void)state;
+	ntp_samples__init(&s);
+	for (int64_t v = 20000; v >= 1; v--)
+		assert_int_equal(ntp_samples__add(&s, v), 0);
+	ntp_summary__set_percentiles(list, 3);
+	assert_int_equal(ntp_summary__npercentiles(), 3);
+	assert_true(ntp_summary__percentile(2) == 99.99);
+	ntp_samples__summarize(&s, &sum);
+	assert_int_equal(sum.pct[0], 1000);
+	assert_int_equal(sum.pct[1], 19000);
+	assert_int_equal(sum.pct[2], 19998);
+	for (int i = 0; i < 3; i++)
+		assert_true(sum.p_lo[i] <= sum.pct[i] && sum.pct[i] <= sum.p_hi[i]);
+	ntp_summary__set_percentiles(dflt, sizeof(dflt) / sizeof(dflt[0]));
+	ntp_samples__free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +372,7 @@ int main(void)
 		cmocka_unit_test(add__after_percentile__resorts),
 		cmocka_unit_test(summarize_all__threads__same_as_one_by_one),
 		cmocka_unit_test(append__either_way__the_union),
+		cmocka_unit_test(summarize__own_list__its_percentiles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,14 +8,18 @@
 #   tb_fail MSG                 log, record fail_reason=MSG, exit 1
 # NVMe-oF target (nvmet) and host
 #   tb_target_tcp [--addr A] [--port P] [--backend null|file] [--delay-ns N] [--nqn NQN]
-#                 [--transport tcp|rdma] [--size MiB]
+#                 [--transport tcp|rdma] [--size MiB] [--tls]
 #       export a namespace on a port; null_blk backend (irqmode=2 completion_nsec=N
 #       with --delay-ns) or a sparse file. Called again with the same --nqn it only
 #       adds the port (one namespace behind several ports: multipath).
 #       Sets TB_NQN, TB_ADDR, TB_PORT, TB_TRANSPORT (the defaults of tb_connect).
-#   tb_connect [--transport tcp|rdma] [--addr A] [--port P] [--nqn NQN]
+#   tb_connect [--transport tcp|rdma] [--addr A] [--port P] [--nqn NQN] [--tls]
 #       nvme connect; sets TB_DEV (/dev/nvme0n1), TB_CTRL (nvme0), adds to TB_CTRLS
 #   tb_loop_tcp [target opts]   target + connect on 127.0.0.1
+#   tb_loop_tls [target opts]   the same with TLS 1.3 and a PSK (tb_target_tcp --tls,
+#       tb_connect --tls): trixie's nvme-cli and tlshd (setup.sh --tls) in
+#       $NTPROF_TB_DIR/tls/bin; tlshd runs from the first call on, its log in
+#       $TB_OUT/tlshd.log; TB_TLS_KEY is the controller's tls_key
 #   tb_loop_rdma [target opts]  the same over soft-RoCE (rdma_rxe on a dummy netdev)
 #   tb_loop_multipath [target opts]  one namespace through two TCP ports: two
 #       controllers, TB_PATHS="nvmeXcYnZ nvmeXcWnZ", TB_DEV = the head /dev/nvmeXnZ
@@ -164,7 +168,7 @@ tb__file_backend() {
 }
 
 tb_target_tcp() {
-	local addr=127.0.0.1 port='' backend=null delay='' nqn='' trtype=tcp size=1024
+	local addr=127.0.0.1 port='' backend=null delay='' nqn='' trtype=tcp size=1024 tls=0
 	local subsys path ns p d
 
 	while [ $# -gt 0 ]; do
@@ -176,6 +180,7 @@ tb_target_tcp() {
 		--nqn) nqn=$2; shift 2 ;;
 		--transport) trtype=$2; shift 2 ;;
 		--size) size=$2; shift 2 ;;
+		--tls) tls=1; shift ;;
 		*) tb_fail "tb_target_tcp: unknown option '$1'" ;;
 		esac
 	done
@@ -232,6 +237,11 @@ tb_target_tcp() {
 		tb__write "$p/addr_adrfam" ipv4
 		tb__write "$p/addr_traddr" "$addr"
 		tb__write "$p/addr_trsvcid" "$port"
+		# TLS 1.3 required on the port: before a subsystem is linked to it
+		if [ "$tls" = 1 ]; then
+			tb__write "$p/addr_tsas" tls1.3
+			tb__write "$p/addr_treq" required
+		fi
 	fi
 	if [ ! -e "$p/subsystems/$nqn" ]; then
 		ln -s "$subsys" "$p/subsystems/$nqn" ||
@@ -256,7 +266,7 @@ tb__ns_dev() {
 
 tb_connect() {
 	local trtype=${TB_TRANSPORT:-tcp} addr=${TB_ADDR:-127.0.0.1} port=${TB_PORT:-4420}
-	local nqn=${TB_NQN:-} before c ctrl='' i out
+	local nqn=${TB_NQN:-} before c ctrl='' i out nvme=nvme tls=()
 
 	while [ $# -gt 0 ]; do
 		case "$1" in
@@ -264,14 +274,19 @@ tb_connect() {
 		--addr) addr=$2; shift 2 ;;
 		--port) port=$2; shift 2 ;;
 		--nqn) nqn=$2; shift 2 ;;
+		--tls) tls=(--tls); shift ;;
 		*) tb_fail "tb_connect: unknown option '$1'" ;;
 		esac
 	done
 	[ -n "$nqn" ] || tb_fail "tb_connect: no --nqn and no target set up"
 	tb__modprobe "nvme-$trtype"
+	if [ ${#tls[@]} -gt 0 ]; then
+		nvme=$TB__TLSBIN/nvme
+		tb__tls_psk "$nqn"
+	fi
 	before=" $(cd /sys/class/nvme 2>/dev/null && echo *) "
-	out=$(nvme connect -t "$trtype" -a "$addr" -s "$port" -n "$nqn" 2>&1) ||
-		tb_fail "nvme connect -t $trtype -a $addr -s $port -n $nqn: $out $(dmesg | tail -n 3 | tr '\n' ' ')"
+	out=$("$nvme" connect -t "$trtype" -a "$addr" -s "$port" -n "$nqn" "${tls[@]}" 2>&1) ||
+		tb_fail "$nvme connect -t $trtype -a $addr -s $port -n $nqn ${tls[*]}: $out $(dmesg | tail -n 3 | tr '\n' ' ')${tls:+; tlshd: $(tail -n 5 "$TB_OUT/tlshd.log" 2>/dev/null | tr '\n' ' ')}"
 	for c in /sys/class/nvme/*; do
 		c=${c##*/}
 		case "$before" in *" $c "*) continue ;; esac
@@ -293,6 +308,50 @@ tb_connect() {
 tb_loop_tcp() {
 	tb_target_tcp --addr 127.0.0.1 "$@"
 	tb_connect
+}
+
+# TLS: trixie's user space (setup.sh --tls), the kernel's TLS and keyring, and tlshd
+TB__TLSBIN=${NTPROF_TB_DIR:-/var/tmp/ntprof-testbed}/tls/bin
+tb__tls_up() {
+	local conf=/run/tb-tlshd.conf i
+
+	[ -n "${TB__TLSHD:-}" ] && return 0
+	[ -x "$TB__TLSBIN/tlshd" ] && [ -x "$TB__TLSBIN/nvme" ] ||
+		tb_fail "no TLS user space in $TB__TLSBIN (tests/testbed/setup.sh --tls makes it)"
+	tb__modprobe tls nvme-tcp
+	grep -q ' \.nvme: ' /proc/keys ||
+		tb_fail "no .nvme keyring in /proc/keys: kernel $(uname -r) built without NVME_TCP_TLS?"
+	printf '[debug]\nloglevel=1\ntls=0\nnl=0\n[authenticate]\nkeyrings=.nvme\n' > "$conf"
+	"$TB__TLSBIN/tlshd" -c "$conf" -s > "$TB_OUT/tlshd.log" 2>&1 &
+	TB__TLSHD=$!
+	tb__defer "kill $TB__TLSHD"
+	# it serves handshakes once it has linked the keyring
+	for i in $(seq 50); do
+		grep -q 'linked into our session keyring' "$TB_OUT/tlshd.log" && return 0
+		kill -0 "$TB__TLSHD" 2>/dev/null ||
+			tb_fail "tlshd exited: $(tail -n 5 "$TB_OUT/tlshd.log" | tr '\n' ' ')"
+		sleep 0.1
+	done
+	tb_fail "tlshd did not link the .nvme keyring in 5 s: $(tail -n 5 "$TB_OUT/tlshd.log" | tr '\n' ' ')"
+}
+
+# a TLS PSK for this host and subsystem in the .nvme keyring (host and target share it on loopback)
+tb__tls_psk() {
+	local nqn=$1 out
+
+	tb__tls_up
+	out=$("$TB__TLSBIN/nvme" gen-tls-key --subsysnqn="$nqn" --hostnqn="$(cat /etc/nvme/hostnqn)" \
+		--insert 2>&1) || tb_fail "nvme gen-tls-key --insert for $nqn: $out"
+	tb_log "TLS PSK: $(echo "$out" | tail -n 1)"
+}
+
+tb_loop_tls() {
+	tb__tls_up
+	tb_target_tcp --addr 127.0.0.1 --tls "$@"
+	tb_connect --tls
+	TB_TLS_KEY=$(cat "/sys/class/nvme/$TB_CTRL/tls_key" 2>/dev/null) ||
+		tb_fail "$TB_CTRL has no tls_key: connected without TLS"
+	tb_log "TLS: $TB_CTRL tls_key $TB_TLS_KEY"
 }
 
 # soft-RoCE: rxe on "lo" cannot resolve routes (rdma_resolve_route -110), so it
