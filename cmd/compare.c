@@ -11,6 +11,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
+#include "lib/cli/term.h"
 #include "lib/model/model_filter_opt.h"
 #include "lib/compare/compare.h"
 #include "lib/compare/compare_model.h"
@@ -175,8 +176,15 @@ int cmd_compare(int argc, const char **argv)
 		NTP_OPT_STRING('t', "field-separator", &o.field_separator, "SEP",
 			       "the rows in long form, one per group, stage and statistic, "
 			       "fields separated by SEP (e.g. ',')"),
+		NTP_OPT_BOOL(0, "header", &o.header,
+			     "the full header: each file's host, start time, ntprof version and hooks"),
 		NTP_OPT_BOOL('q', "quiet", &o.quiet,
 			     "no header block (files, differences, notes): the tables only"),
+		NTP_OPT_BOOL(0, "wide", &o.wide,
+			     "the tables whole, however wide: never folded to the terminal's width"),
+		NTP_OPT_CHOICE(0, "color", &o.color, "WHEN",
+			       "mark significant changes in colour: on a "
+			       "terminal (auto, the default; not with NO_COLOR), always or never", ntp_term__color_words),
 		NTP_OPT_BOOL(0, "no-pager", &o.no_pager,
 			     "never page the text, even on a terminal (as ntprof --no-pager)"),
 		NTP_OPT_END(),

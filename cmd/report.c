@@ -12,6 +12,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
+#include "lib/cli/term.h"
 #include "lib/model/model_filter_opt.h"
 #include "lib/core/stat_table.h"
 #include "lib/report/report.h"
@@ -68,8 +69,16 @@ int cmd_report(int argc, const char **argv)
 				 ntp_report_fields__opt,
 				 .values = ntp_stat__names(NTP_STAT_FIELD)),
 		NTP_OPT_PERCENTILES(&o.percentiles),
+		NTP_OPT_BOOL(0, "header", &o.header,
+			     "the full header: every hook, the command counts, host, start time, "
+			     "the clock pairs of a join"),
 		NTP_OPT_BOOL('q', "quiet", &o.quiet,
 			     "no header block (files, counts, notes): the tables only"),
+		NTP_OPT_BOOL(0, "wide", &o.wide,
+			     "the tables whole, however wide: never folded to the terminal's width"),
+		NTP_OPT_CHOICE(0, "color", &o.color, "WHEN",
+			       "mark the stage that takes the most time in colour: on a "
+			       "terminal (auto, the default; not with NO_COLOR), always or never", ntp_term__color_words),
 		NTP_OPT_BOOL(0, "no-pager", &o.no_pager,
 			     "never page the text, even on a terminal (as ntprof --no-pager)"),
 		NTP_OPT_END(),

@@ -90,7 +90,7 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
-bool ntp_pager__start(bool off)
+bool ntp_pager__start(bool off, bool wide)
 {
 	const char *cmd;
 	int fds[2];
@@ -114,8 +114,12 @@ bool ntp_pager__start(bool off)
 		dup2(fds[0], STDIN_FILENO);
 		close(fds[0]);
 		close(fds[1]);
-		/* git's defaults: quit if one screen, raw colours, no clearing */
-		setenv("LESS", "FRX", 0);
+		/*
+		 * git's defaults: quit if one screen, raw colours, no clearing;
+		 * and lines wider than the screen cut, not wrapped, when the
+		 * text was not made to fit it (less -S)
+		 */
+		setenv("LESS", wide ? "FRXS" : "FRX", 0);
 		setenv("LV", "-c", 0);
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);

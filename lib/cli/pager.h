@@ -3,7 +3,7 @@
  * Long text on a terminal goes through a pager, as git and perf do it:
  * $NTPROF_PAGER, else $PAGER, else less (with LESS=FRX unless LESS is set:
  * quit when it fits on one screen, keep colours, leave the text on the
- * screen).  Never when standard output is not a terminal, nor with
+ * screen; FRXS for text wider than the screen: its lines cut, not wrapped).  Never when standard output is not a terminal, nor with
  * --no-pager.  ntprof(1), PAGER, documents it.
  */
 #ifndef NTP_PAGER_H
@@ -18,8 +18,9 @@ void ntp_pager__disable(void);
  * From here on standard output goes to the pager, when there is one to
  * run (off: the command's own --no-pager).  Call it once the command knows
  * it will print, so that errors met before stay on the terminal.  The
- * pager is waited for at exit.  Returns true when it pages.
+ * pager is waited for at exit.  wide: the text's lines may be wider than
+ * the terminal (LESS=FRXS).  Returns true when it pages.
  */
-bool ntp_pager__start(bool off);
+bool ntp_pager__start(bool off, bool wide);
 
 #endif

@@ -18,6 +18,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/pager.h"
+#include "lib/cli/term.h"
 #include "lib/cli/output.h"
 #include "lib/compare/compare.h"
 #include "lib/compare/compare_html.h"
@@ -184,8 +185,9 @@ static int load(struct ntp_compare *c, const struct ntp_compare_opts *o, const c
 	return rc;
 }
 
-int ntp_compare__run(const char *base, const char *new_path, const struct ntp_compare_opts *o)
+int ntp_compare__run(const char *base, const char *new_path, const struct ntp_compare_opts *opts)
 {
+	struct ntp_compare_opts to = *opts, *o = &to;
 	const char *inputs[2 * NTP_CMP_MAX_FILES];
 	struct ntp_output out = {
 		.path = { [NTP_FORM_JSON] = o->json_path, [NTP_FORM_HTML] = o->html_path },
@@ -234,7 +236,9 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 	}
 
 	/* read and paired: what is printed now may be paged, the errors before were not */
-	ntp_pager__start(o->no_pager);
+	/* the terminal's width and colour, seen before a pager stands in for it */
+	ntp_term__open(&o->term, o->wide, o->color);
+	ntp_pager__start(o->no_pager, !o->term.width);
 	t = ntp_output__text(&out, &rc);
 	if (t && o->field_separator)
 		ntp_compare__warn_separated(&c);

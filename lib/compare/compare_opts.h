@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/cli/term.h"
 #include "lib/core/stat_table.h"
 #include "lib/model/model_filter.h"
 #include "lib/model/model_sort.h"
@@ -52,8 +53,13 @@ struct ntp_compare_opts {
 	struct ntp_report_sort sort;     /* --sort: by the change of a statistic */
 	const char *field_separator;  /* -t: the rows in long form, fields separated by this */
 	bool quiet;                   /* -q: no header block, the tables only */
+	bool header;                  /* --header: each file's every header line (hooks...) */
 	bool no_pager;                /* --no-pager: never page the text on a terminal */
 	bool percentiles;             /* --percentiles was given (lib/core/stat_table.h has them) */
+	bool wide;                    /* --wide: the rows never folded to the terminal's width */
+	const char *color;            /* --color: auto (NULL), always or never */
+	/* the text's width and colour, from the two above (ntp_term__open); zero: wide, none */
+	struct ntp_term term;
 };
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lib/cli/exit.h"
+#include "lib/cli/term.h"
 #include "lib/compare/compare_model.h"
 #include "lib/compare/compare_text.h"
 #include "lib/core/size.h"
@@ -18,14 +19,16 @@
 #include "lib/model/model.h"
 #include "lib/report/report_filter_text.h"
 #include "lib/model/model_sort.h"
+#include "lib/report/report_table.h"
 #include "lib/report/report_text.h"
 
 static const char *const run_label[NTP_CMP_RUNS] = { "baseline:", "new:" };
 
 /* the commands of each side the file has: a target recording's are target_io's */
-static void print_file(const struct ntp_report_file *rf, const char *label, FILE *f)
+static void print_file(const struct ntp_report_file *rf, const char *label, FILE *f, bool brief)
 {
-	const struct ntp_header_style st = { .label = label, .indent = "", .sub = "  " };
+	const struct ntp_header_style st = { .label = label, .indent = "", .sub = "  ",
+					     .brief = brief };
 	const struct ntp_report_header *h = &rf->hdr;
 	bool both = (rf->sides & NTP_SIDE_HOST) && (rf->sides & NTP_SIDE_TARGET);
 
@@ -49,7 +52,7 @@ static void print_header(const struct ntp_compare *c, FILE *f, const struct ntp_
 	fprintf(f, "# ntprof compare\n");
 	for (int r = 0; r < NTP_CMP_RUNS; r++)
 		for (int i = 0; i < c->run[r].nfiles; i++)
-			print_file(&c->run[r].files[i], run_label[r], f);
+			print_file(&c->run[r].files[i], run_label[r], f, !o->header);
 	ntp_read_filter__print_text(f, c->run[NTP_CMP_BASE].filter);
 	ntp_report_sort__print_text(f, &o->sort, true);
 	for (size_t i = 0; i < c->ndifferences; i++)
@@ -163,46 +166,115 @@ static void ci_cell(char *buf, size_t len, const struct ntp_compare_value *v)
 	snprintf(buf, len, "[%s,%s]", lo, hi);
 }
 
-static void print_value(const struct ntp_compare_group *g, const struct ntp_compare_stage *st,
-			enum ntp_stat stat, FILE *f, const struct ntp_compare_opts *o)
+/*
+ * The stage rows' columns: the keys (the group, stage and statistic), then
+ * the values.  "sig" is 7 wide so that "present" stands two spaces after
+ * it; "present", last, is not padded.
+ */
+enum { V_IO_TYPE, V_SIZE, V_NS, V_STAGE, V_STAT, V_KEYS,
+       V_BASE = V_KEYS, V_NEW, V_DELTA, V_RATIO, V_CI, V_SIG, V_PRESENT, V_COLS };
+
+static const struct ntp_col value_cols[V_COLS] = {
+	[V_IO_TYPE] = { "io_type", -7, "%s" },
+	[V_SIZE]    = { "size", 7, "%s" },
+	[V_NS]      = { "namespace", -12, "%s" },
+	[V_STAGE]   = { "stage", -12, "%s" },
+	[V_STAT]    = { "stat", -5, "%s" },
+	[V_BASE]    = { "baseline", 11, "%s" },
+	[V_NEW]     = { "new", 11, "%s" },
+	[V_DELTA]   = { "delta", 11, "%s" },
+	[V_RATIO]   = { "ratio", 8, "%s" },
+	[V_CI]      = { "ci95", 23, "%s" },
+	[V_SIG]     = { "sig", -7, "%s" },
+	[V_PRESENT] = { "present", -8, "%s" },
+};
+
+/* one row's text, each cell in its own buffer */
+struct value_row {
+	char size[32], b[40], n[40], d[40], ratio[40], ci[96], sig[32];
+	struct ntp_cell c[V_COLS];
+	enum ntp_paint paint;
+};
+
+static void value_row(struct value_row *row, const struct ntp_compare_group *g,
+		      const struct ntp_compare_stage *st, enum ntp_stat stat)
 {
 	struct ntp_compare_value v;
-	char size[32], b[40], n[40], d[40], ratio[40], ci[96], sig[32], formula[512];
 
 	ntp_compare__value(st, stat, &v);
-	ntp_size__str(g->bytes, size, sizeof(size));
-	us_cell(b, sizeof(b), v.has[NTP_CMP_BASE], v.v[NTP_CMP_BASE], false);
-	us_cell(n, sizeof(n), v.has[NTP_CMP_NEW], v.v[NTP_CMP_NEW], false);
-	us_cell(d, sizeof(d), v.has_delta, v.delta, true);
+	ntp_size__str(g->bytes, row->size, sizeof(row->size));
+	us_cell(row->b, sizeof(row->b), v.has[NTP_CMP_BASE], v.v[NTP_CMP_BASE], false);
+	us_cell(row->n, sizeof(row->n), v.has[NTP_CMP_NEW], v.v[NTP_CMP_NEW], false);
+	us_cell(row->d, sizeof(row->d), v.has_delta, v.delta, true);
 	if (isfinite(v.ratio))
-		snprintf(ratio, sizeof(ratio), "%.4f", v.ratio);
+		snprintf(row->ratio, sizeof(row->ratio), "%.4f", v.ratio);
 	else
-		snprintf(ratio, sizeof(ratio), "-");
-	ci_cell(ci, sizeof(ci), &v);
-	ntp_compare__verdict_str(&v, sig, sizeof(sig));
-	fprintf(f, "  %-7s %7s %-12s %-12s %-5s %11s %11s %11s %8s %23s %-6s  %s\n", g->io_type,
-		size, g->label, st->text, ntp_stats[stat].name, b, n, d, ratio, ci, sig,
+		snprintf(row->ratio, sizeof(row->ratio), "-");
+	ci_cell(row->ci, sizeof(row->ci), &v);
+	ntp_compare__verdict_str(&v, row->sig, sizeof(row->sig));
+	row->c[V_IO_TYPE] = ntp_report__str_cell(g->io_type);
+	row->c[V_SIZE] = ntp_report__str_cell(row->size);
+	row->c[V_NS] = ntp_report__str_cell(g->label);
+	row->c[V_STAGE] = ntp_report__str_cell(st->text);
+	row->c[V_STAT] = ntp_report__str_cell(ntp_stats[stat].name);
+	row->c[V_BASE] = ntp_report__str_cell(row->b);
+	row->c[V_NEW] = ntp_report__str_cell(row->n);
+	row->c[V_DELTA] = ntp_report__str_cell(row->d);
+	row->c[V_RATIO] = ntp_report__str_cell(row->ratio);
+	row->c[V_CI] = ntp_report__str_cell(row->ci);
+	row->c[V_SIG] = ntp_report__str_cell(row->sig);
+	row->c[V_PRESENT] = ntp_report__str_cell(
 		ntp_compare__present_str(ntp_compare__present(st->s[NTP_CMP_BASE],
 							      st->s[NTP_CMP_NEW])));
-	if (o->formula) {
-		ntp_compare__formula(st, stat, formula, sizeof(formula));
-		fprintf(f, "#   %s\n", formula);
-	}
+	/* what compare found significant: slower in red, faster in green */
+	row->paint = v.verdict != NTP_CMP_CHANGED ? NTP_PAINT_NONE :
+		     v.delta > 0 ? NTP_PAINT_WORSE : NTP_PAINT_BETTER;
 }
 
+/*
+ * Every group's stages and statistics, a row each, folded to the terminal's
+ * width as report's tables are (lib/report/report_table.h): each block
+ * repeats the keys.  --formula's lines follow the rows of the first.
+ */
 static void print_stages(const struct ntp_compare *c, FILE *f, const struct ntp_compare_opts *o)
 {
-	fprintf(f, "#\n# stages (us)\n");
-	fprintf(f, "# %-7s %7s %-12s %-12s %-5s %11s %11s %11s %8s %23s %-6s  %s\n", "io_type",
-		"size", ns_title(c), "stage", "stat", "baseline", "new", "delta", "ratio", "ci95",
-		"sig", "present");
-	for (size_t i = 0; i < c->ngroups; i++) {
-		const struct ntp_compare_group *g = &c->groups[i];
+	struct ntp_col cols[V_COLS], bc[V_COLS];
+	struct ntp_cell bv[V_COLS];
+	int start[V_COLS + 1], nb;
+	char formula[512];
 
-		for (size_t k = 0; k < g->nstages; k++)
-			for (int s = 0; s < NTP_NSTATS; s++)
-				if (c->stats & (1u << s))
-					print_value(g, &g->stage[k], s, f, o);
+	memcpy(cols, value_cols, sizeof(cols));
+	cols[V_NS].name = ns_title(c);
+	nb = ntp_report__fold(cols, V_COLS, V_KEYS, o->term.width, start);
+	fprintf(f, "#\n# stages (us)\n");
+	for (int b = 0; b < nb; b++) {
+		int m = ntp_report__block(cols, NULL, V_KEYS, start, b, bc, NULL);
+
+		ntp_report__print_titles(f, bc, m, NULL);
+		for (size_t i = 0; i < c->ngroups; i++) {
+			const struct ntp_compare_group *g = &c->groups[i];
+
+			for (size_t k = 0; k < g->nstages; k++)
+				for (int s = 0; s < NTP_NSTATS; s++) {
+					struct value_row row;
+
+					if (!(c->stats & (1u << s)))
+						continue;
+					value_row(&row, g, &g->stage[k], s);
+					ntp_report__block(cols, row.c, V_KEYS, start, b, bc, bv);
+					if (row.paint != NTP_PAINT_NONE)
+						ntp_term__paint(&o->term, f, row.paint);
+					ntp_report__print_cells(f, bc, m, bv, NULL);
+					if (row.paint != NTP_PAINT_NONE)
+						ntp_term__paint(&o->term, f, NTP_PAINT_NONE);
+					fputc('\n', f);
+					if (o->formula && !b) {
+						ntp_compare__formula(&g->stage[k], s, formula,
+								     sizeof(formula));
+						fprintf(f, "#   %s\n", formula);
+					}
+				}
+		}
 	}
 }
 

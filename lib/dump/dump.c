@@ -406,7 +406,7 @@ int ntp_dump__run(const char *const *paths, int npaths, const struct ntp_dump_op
 	    has_app_view(db) ? &host_table : &host_table_old;
 	rc = filter_where(o, db, j ? npaths : 1, t, paths[0], &where);
 	if (!rc && !out)
-		ntp_pager__start(o->no_pager);
+		ntp_pager__start(o->no_pager, true);
 	if (!rc)
 		rc = dump_rows(db, t, &where, paths[0], of.f, &nrows);
 	if (!rc && !nrows && ntp_read_filter__any(&o->filter))

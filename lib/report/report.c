@@ -11,6 +11,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/pager.h"
+#include "lib/cli/term.h"
 #include "lib/cli/output.h"
 #include "lib/report/report.h"
 #include "lib/report/report_html.h"
@@ -27,8 +28,9 @@
  * Whatever the recordings (lib/model decides what they are): the one
  * model, printed as text, separated fields, JSON and HTML.
  */
-int ntp_report__run(const char *const *paths, int npaths, const struct ntp_report_opts *o)
+int ntp_report__run(const char *const *paths, int npaths, const struct ntp_report_opts *opts)
 {
+	struct ntp_report_opts to = *opts, *o = &to;
 	bool detail = o->stages && !strcmp(o->stages, "detail");
 	struct ntp_output out = {
 		.path = { [NTP_FORM_JSON] = o->json_path, [NTP_FORM_HTML] = o->html_path },
@@ -64,8 +66,10 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 	if (rc) {
 		ntp_output__fail(&out, rc, npaths > 1 ? "the recordings" : paths[0]);
 	} else {
+		/* the terminal's width and colour, seen before a pager stands in for it */
+		ntp_term__open(&o->term, o->wide, o->color);
 		/* loaded: what is printed now may be paged, the errors before were not */
-		ntp_pager__start(o->no_pager);
+		ntp_pager__start(o->no_pager, !o->term.width);
 		t = ntp_output__text(&out, &rc);
 		if (t && o->field_separator)
 			ntp_report__warn_separated(&r);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/cli/term.h"
 #include "lib/core/hist.h"
 #include "lib/report/report_fields.h"
 #include "lib/model/model_filter.h"
@@ -42,8 +43,13 @@ struct ntp_report_opts {
 	struct ntp_report_sort sort;     /* --sort; no keys: the default order */
 	struct ntp_report_fields fields; /* -F/--fields; none: every column */
 	bool quiet;                   /* -q: no header block, the tables only */
+	bool header;                  /* --header: every line of the header (hooks, counts, clocks) */
 	bool no_pager;                /* --no-pager: never page the text on a terminal */
 	bool percentiles;             /* --percentiles was given (lib/core/stat_table.h has them) */
+	bool wide;                    /* --wide: the tables never folded to the terminal's width */
+	const char *color;            /* --color: auto (NULL), always or never */
+	/* the text's width and colour, from the two above (ntp_term__open); zero: wide, none */
+	struct ntp_term term;
 };
 
 #endif

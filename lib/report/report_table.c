@@ -7,6 +7,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/fmt/number.h"
@@ -39,6 +40,51 @@ static void format_cell(char *buf, size_t len, const struct ntp_col *c, const st
 	}
 }
 
+/* "# " or the rows' two spaces, then each column and the space before it */
+int ntp_report__width(const struct ntp_col *cols, int n)
+{
+	int w = 1;
+
+	for (int i = 0; i < n; i++)
+		w += 1 + abs(cols[i].width);
+	return w;
+}
+
+int ntp_report__fold(const struct ntp_col *cols, int n, int nkeys, int width, int *start)
+{
+	int keys = ntp_report__width(cols, nkeys), nb = 0, w = 0;
+
+	start[0] = nkeys;
+	for (int i = nkeys; i < n; i++) {
+		int cw = 1 + abs(cols[i].width);
+
+		/* a block's first column stays in it, however narrow the width */
+		if (width > 0 && i > start[nb] && keys + w + cw > width) {
+			start[++nb] = i;
+			w = 0;
+		}
+		w += cw;
+	}
+	start[++nb] = n;
+	return nb;
+}
+
+int ntp_report__block(const struct ntp_col *cols, const struct ntp_cell *cells, int nkeys,
+		      const int *start, int b, struct ntp_col *bc, struct ntp_cell *bv)
+{
+	int m = 0;
+
+	for (int i = 0; i < start[b + 1]; i++) {
+		if (i >= nkeys && i < start[b])
+			continue;
+		bc[m] = cols[i];
+		if (cells)
+			bv[m] = cells[i];
+		m++;
+	}
+	return m;
+}
+
 /*
  * Aligned rows begin with two spaces so that they line up under the "# "
  * of the column titles.
@@ -50,13 +96,21 @@ void ntp_report__print_titles(FILE *f, const struct ntp_col *cols, int n, const 
 		if (sep)
 			fprintf(f, "%s%s", i ? sep : "", cols[i].name);
 		else
-			fprintf(f, " %*s", cols[i].width, cols[i].name);
+			fprintf(f, " %*s", i == n - 1 && cols[i].width < 0 ? 0 : cols[i].width,
+				cols[i].name);
 	}
 	fputc('\n', f);
 }
 
 void ntp_report__print_row(FILE *f, const struct ntp_col *cols, int n, const struct ntp_cell *cells,
 			   const char *sep)
+{
+	ntp_report__print_cells(f, cols, n, cells, sep);
+	fputc('\n', f);
+}
+
+void ntp_report__print_cells(FILE *f, const struct ntp_col *cols, int n,
+			     const struct ntp_cell *cells, const char *sep)
 {
 	char buf[128];
 
@@ -67,9 +121,9 @@ void ntp_report__print_row(FILE *f, const struct ntp_col *cols, int n, const str
 		if (sep)
 			fprintf(f, "%s%s", i ? sep : "", buf);
 		else
-			fprintf(f, "%s%*s", i ? " " : "", cols[i].width, buf);
+			fprintf(f, "%s%*s", i ? " " : "", i == n - 1 && cols[i].width < 0 ? 0 :
+				cols[i].width, buf);
 	}
-	fputc('\n', f);
 }
 
 struct ntp_cell ntp_report__str_cell(const char *s)

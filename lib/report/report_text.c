@@ -73,8 +73,10 @@ void ntp_report__print_header_lines(const struct ntp_report_header *h, FILE *f,
 	line(f, st, "role:", "%s", ntp_report__or_unknown(h->role));
 	line(f, st, "transport:", "%s", ntp_report__or_unknown(h->transport));
 	line(f, st, "kernel release:", "%s", ntp_report__or_unknown(h->kernel_release));
-	line(f, st, "host:", "%s", ntp_report__or_unknown(h->hostname));
-	line(f, st, "start time:", "%s", ntp_report__or_unknown(h->start_time));
+	if (!st->brief) {
+		line(f, st, "host:", "%s", ntp_report__or_unknown(h->hostname));
+		line(f, st, "start time:", "%s", ntp_report__or_unknown(h->start_time));
+	}
 	if (h->duration_ns > 0 && st->duration_source)
 		line(f, st, "duration:", "%.3f s (%s)", (double)h->duration_ns / 1e9,
 		     h->duration_source);
@@ -88,12 +90,17 @@ void ntp_report__print_header_lines(const struct ntp_report_header *h, FILE *f,
 		line(f, st, "sample rate:", "unknown");
 	if (st->filters)
 		print_filters(h, f, st);
-	if (st->hash_version)
+	if (st->hash_version && !st->brief)
 		line(f, st, "hash version:", "%" PRId64, h->hash_version);
-	line(f, st, "recorded by:", "%s", ntp_report__or_unknown(h->recorded_by));
+	if (!st->brief)
+		line(f, st, "recorded by:", "%s", ntp_report__or_unknown(h->recorded_by));
 	if (st->counts)
 		line(f, st, "commands:", "%" PRIu64 " in file, %" PRIu64 " lost", h->rows,
 		     h->lost_ringbuf + h->lost_map);
+	if (st->brief) {
+		line(f, st, "hooks:", "%zu (listed with --header)", h->nhooks);
+		return;
+	}
 	for (size_t i = 0; i < h->nhooks; i++) {
 		const struct ntp_report_hook *k = &h->hooks[i];
 
@@ -102,11 +109,13 @@ void ntp_report__print_header_lines(const struct ntp_report_header *h, FILE *f,
 	}
 }
 
-void ntp_report__print_file_header(const struct ntp_report_header *h, FILE *f, const char *in)
+void ntp_report__print_file_header(const struct ntp_report_header *h, FILE *f, const char *in,
+				   bool brief)
 {
 	struct ntp_header_style st = ntp_report__header_style;
 
 	st.indent = in;
+	st.brief = brief;
 	ntp_report__print_header_lines(h, f, &st);
 }
 
@@ -141,10 +150,16 @@ static bool side_kprobes(const struct ntp_report_header *h, const char *side)
 /* one side's counts: "commands seen:" alone, "host seen:" in a joined file's block */
 static void print_counts(FILE *f, const char *in, const char *side, uint64_t seen,
 			 uint64_t sampled, uint64_t lost_rb, uint64_t lost_map, uint64_t rows,
-			 bool kprobes, int64_t kprobe_missed)
+			 bool kprobes, int64_t kprobe_missed, bool brief)
 {
 	char key[40];
 
+	/* the lost are a warning of their own (print_warnings) */
+	if (brief) {
+		snprintf(key, sizeof(key), "%s in file:", side);
+		fprintf(f, "# %s%-18s %" PRIu64 "\n", in, key, rows);
+		return;
+	}
 	snprintf(key, sizeof(key), "%s seen:", side);
 	fprintf(f, "# %s%-18s %" PRIu64 "\n", in, key, seen);
 	snprintf(key, sizeof(key), "%s sampled:", side);
@@ -163,31 +178,31 @@ static void print_counts(FILE *f, const char *in, const char *side, uint64_t see
 	fprintf(f, "# %s%-18s %" PRIu64 "\n", in, key, rows);
 }
 
-static void print_file(const struct ntp_report_file *rf, FILE *f, bool joined)
+static void print_file(const struct ntp_report_file *rf, FILE *f, bool joined, bool brief)
 {
 	const struct ntp_report_header *h = &rf->hdr;
 	const char *in = joined ? "  " : "";
 
-	ntp_report__print_file_header(h, f, in);
+	ntp_report__print_file_header(h, f, in, brief);
 	if (rf->sides & NTP_SIDE_HOST)
 		print_counts(f, in, joined ? "host" : "commands", h->seen, h->sampled,
 			     h->lost_ringbuf, h->lost_map, h->rows, side_kprobes(h, "host"),
-			     h->kprobe_missed);
+			     h->kprobe_missed, brief);
 	if (rf->sides & NTP_SIDE_TARGET)
 		print_counts(f, in, joined ? "target" : "commands", rf->t_seen, rf->t_sampled,
 			     rf->t_lost_ringbuf, rf->t_lost_map, rf->t_rows, side_kprobes(h, "target"),
-			     h->t_kprobe_missed);
+			     h->t_kprobe_missed, brief);
 	print_cost(h, f, in);
 }
 
-static void print_files(const struct ntp_report *r, FILE *f)
+static void print_files(const struct ntp_report *r, FILE *f, bool brief)
 {
 	bool joined = r->kind == NTP_REPORT_JOINED;
 
 	for (int i = 0; i < r->nfiles; i++) {
 		if (joined)
 			fprintf(f, "# file %d:\n", i + 1);
-		print_file(&r->files[i], f, joined);
+		print_file(&r->files[i], f, joined, brief);
 	}
 }
 
@@ -219,13 +234,15 @@ static void print_pairs(const struct ntp_report *r, FILE *f)
 	}
 }
 
-static void print_join_counts(const struct ntp_report *r, FILE *f)
+static void print_join_counts(const struct ntp_report *r, FILE *f, bool brief)
 {
 	const struct ntp_join_counts *c = &r->counts;
 	double pct = ntp_report__matched_pct(r);
 
 	fprintf(f, "# %-18s %" PRId64 " (%.2f%% of the %" PRId64 " host commands)\n",
 		"commands matched:", c->matched, isfinite(pct) ? pct : 0.0, c->host_rows);
+	if (brief)
+		return;
 	fprintf(f, "# %-18s %" PRId64 " (no target record: lost, or recorded while the target "
 		"was not)\n", "unmatched host:", c->unmatched_host);
 	fprintf(f, "# %-18s %" PRId64 " (of %" PRId64 " target commands, no host record)\n",
@@ -278,10 +295,8 @@ static void print_groups(const struct ntp_report *r, FILE *f, const struct ntp_r
 		fprintf(f, "#\n# end-to-end latency per group (us); est_cmds/s is estimated: "
 			"n x %" PRId64 " / duration\n", r->files[0].hdr.sample_one_in);
 	ntp_report__print_percentile_note(f);
-	ntp_report__print_group_titles(f, joined, ns_title, o->field_separator, &o->fields);
-	for (size_t i = 0; i < r->ngroups; i++)
-		ntp_report__print_group_row(f, &r->groups[i], joined, o->field_separator,
-					    &o->fields);
+	ntp_report__print_group_table(f, r, joined, ns_title, o->field_separator, &o->fields,
+				      &o->term);
 }
 
 static void print_stages(const struct ntp_report *r, const struct ntp_report_group *g, FILE *f,
@@ -302,7 +317,7 @@ static void print_stages(const struct ntp_report *r, const struct ntp_report_gro
 			"submit, complete, reap and app e2e are theirs, their share%% of the app "
 			"e2e mean\n", g->app.e2e.n, g->e2e.n, g->app.reaped);
 	ntp_report__print_app_stage_table(f, g, v->stages, v->nstages, total, o->field_separator,
-					  &o->fields, r->app);
+					  &o->fields, r->app, &o->term);
 	if (o->histogram) {
 		char group[160];
 
@@ -367,10 +382,12 @@ int ntp_report__print_text(const struct ntp_report *r, FILE *f, const struct ntp
 	else
 		fprintf(f, "# ntprof report\n");
 	if (!o->quiet)
-		print_files(r, f);
+		print_files(r, f, !o->header);
 	if (r->kind == NTP_REPORT_JOINED && !o->quiet) {
-		print_pairs(r, f);
-		print_join_counts(r, f);
+		/* the clock pairs are the full header's: one not estimated joins nothing, warned of */
+		if (o->header)
+			print_pairs(r, f);
+		print_join_counts(r, f, !o->header);
 	}
 	ntp_read_filter__print_text(f, r->filter);
 	ntp_report_sort__print_text(f, &o->sort, false);

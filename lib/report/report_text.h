@@ -30,6 +30,12 @@ struct ntp_header_style {
 	bool duration_source;         /* "(start_ns to stop_ns)" after the duration */
 	bool filters, hash_version;   /* their lines */
 	bool counts;                  /* "commands: N in file, M lost" */
+	/*
+	 * without --header: what the numbers depend on (the file, role,
+	 * transport, kernel, duration, sampling, filters), the hooks counted,
+	 * not listed
+	 */
+	bool brief;
 };
 
 /* report's: every line, under "file:" */
@@ -38,6 +44,7 @@ extern const struct ntp_header_style ntp_report__header_style;
 void ntp_report__print_header_lines(const struct ntp_report_header *h, FILE *f,
 				    const struct ntp_header_style *st);
 /* report's header lines of one recording, with a prefix for each line */
-void ntp_report__print_file_header(const struct ntp_report_header *h, FILE *f, const char *indent);
+void ntp_report__print_file_header(const struct ntp_report_header *h, FILE *f, const char *indent,
+				   bool brief);
 
 #endif

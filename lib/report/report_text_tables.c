@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "lib/cli/term.h"
 #include "lib/core/size.h"
 #include "lib/report/report_fields.h"
 #include "lib/model/model.h"
@@ -99,22 +100,48 @@ static int pick(int first, int nkeys, bool stage_table, const struct ntp_report_
 	return n;
 }
 
-/* the picked columns and cells, side by side */
-static void print_picked(FILE *f, const struct ntp_col *all, const struct ntp_cell *cells,
-			 const int *idx, int n, const char *sep)
-{
-	struct ntp_col cols[COLS];
-	struct ntp_cell c[COLS];
+/*
+ * A table's rows, given one at a time by a function: its cells, indexed as
+ * the columns, and how the row is marked.
+ */
+typedef void (*row_fn)(void *ctx, int row, struct ntp_cell *c, enum ntp_paint *paint);
 
-	for (int i = 0; i < n; i++) {
+/*
+ * The picked columns idx[0..n) (their first nkeys the keys) of nrows rows,
+ * folded to the terminal's width (report_table.h): each block its titles,
+ * then every row again, the keys first.  A marked row is coloured up to
+ * its newline.
+ */
+static void print_table(FILE *f, const struct ntp_col *all, const int *idx, int n, int nkeys,
+			int nrows, row_fn fn, void *ctx, const char *sep, const struct ntp_term *term)
+{
+	struct ntp_col cols[COLS], bc[COLS];
+	struct ntp_cell c[COLS], pc[COLS], bv[COLS];
+	int start[COLS + 1], nb;
+
+	for (int i = 0; i < n; i++)
 		cols[i] = all[idx[i]];
-		if (cells)
-			c[i] = cells[idx[i]];
+	/* separated fields are read by a program: never folded */
+	nb = ntp_report__fold(cols, n, nkeys, sep || !term ? 0 : term->width, start);
+	for (int b = 0; b < nb; b++) {
+		int m = ntp_report__block(cols, NULL, nkeys, start, b, bc, NULL);
+
+		ntp_report__print_titles(f, bc, m, sep);
+		for (int r = 0; r < nrows; r++) {
+			enum ntp_paint paint = NTP_PAINT_NONE;
+
+			fn(ctx, r, c, &paint);
+			for (int i = 0; i < n; i++)
+				pc[i] = c[idx[i]];
+			ntp_report__block(cols, pc, nkeys, start, b, bc, bv);
+			if (paint != NTP_PAINT_NONE)
+				ntp_term__paint(term, f, paint);
+			ntp_report__print_cells(f, bc, m, bv, sep);
+			if (paint != NTP_PAINT_NONE)
+				ntp_term__paint(term, f, NTP_PAINT_NONE);
+			fputc('\n', f);
+		}
 	}
-	if (cells)
-		ntp_report__print_row(f, cols, n, c, sep);
-	else
-		ntp_report__print_titles(f, cols, n, sep);
 }
 
 void ntp_report__print_percentile_note(FILE *f)
@@ -136,18 +163,6 @@ bool ntp_report__stage_tables_shown(const struct ntp_report_fields *fl)
 	return pick(K_STAGE, K_STAGE + 1, true, fl, idx) > 1;
 }
 
-void ntp_report__print_group_titles(FILE *f, bool file_col, const char *ns_title, const char *sep,
-				    const struct ntp_report_fields *fl)
-{
-	struct ntp_col cols[COLS];
-	int idx[COLS];
-	int n = pick(file_col ? K_FILE : K_IO_TYPE, KEYS, false, fl, idx);
-
-	columns(cols, false);
-	cols[K_NS].name = ns_title;
-	print_picked(f, cols, NULL, idx, n, sep);
-}
-
 /* s's latencies and stddev in us, each "-" where s has too few commands for it */
 static void latency_cells(struct ntp_cell *c, const struct ntp_summary *s)
 {
@@ -161,26 +176,42 @@ static void latency_cells(struct ntp_cell *c, const struct ntp_summary *s)
 				 ntp_report__none_cell();
 }
 
-void ntp_report__print_group_row(FILE *f, const struct ntp_report_group *g, bool file_col,
-				 const char *sep, const struct ntp_report_fields *fl)
-{
-	struct ntp_col cols[COLS];
-	struct ntp_cell c[COLS];
-	int idx[COLS];
-	int n = pick(file_col ? K_FILE : K_IO_TYPE, KEYS, false, fl, idx);
+/* the end-to-end table's rows: the report's groups */
+struct group_rows {
+	const struct ntp_report *r;
 	char size[32];
+};
 
-	columns(cols, false);
-	ntp_size__str(g->bytes, size, sizeof(size));
+static void group_row(void *ctx, int row, struct ntp_cell *c, enum ntp_paint *paint)
+{
+	struct group_rows *gr = ctx;
+	const struct ntp_report_group *g = &gr->r->groups[row];
+
+	ntp_size__str(g->bytes, gr->size, sizeof(gr->size));
 	c[K_FILE] = ntp_report__int_cell(g->host_file);
 	c[K_IO_TYPE] = ntp_report__str_cell(g->io_type);
-	c[K_SIZE] = ntp_report__str_cell(size);
+	c[K_SIZE] = ntp_report__str_cell(gr->size);
 	c[K_NS] = ntp_report__str_cell(g->ns);
 	c[STAT(NTP_STAT_N)] = ntp_report__int_cell((int64_t)g->e2e.n);
 	c[STAT(NTP_STAT_RATE)] = g->est_rate >= 0 ? ntp_report__dbl_cell(g->est_rate) :
 				 ntp_report__none_cell();
 	latency_cells(c, &g->e2e);
-	print_picked(f, cols, c, idx, n, sep);
+	*paint = NTP_PAINT_NONE;
+}
+
+void ntp_report__print_group_table(FILE *f, const struct ntp_report *r, bool file_col,
+				   const char *ns_title, const char *sep,
+				   const struct ntp_report_fields *fl, const struct ntp_term *term)
+{
+	struct group_rows gr = { .r = r };
+	struct ntp_col cols[COLS];
+	int idx[COLS];
+	int first = file_col ? K_FILE : K_IO_TYPE;
+	int n = pick(first, KEYS, false, fl, idx);
+
+	columns(cols, false);
+	cols[K_NS].name = ns_title;
+	print_table(f, cols, idx, n, KEYS - first, (int)r->ngroups, group_row, &gr, sep, term);
 }
 
 static void summary_cells(struct ntp_cell *c, const struct ntp_summary *s, double share)
@@ -235,22 +266,57 @@ static void print_impossible(FILE *f, const struct ntp_report_group *g)
 	fputc('\n', f);
 }
 
+/* a stage table's rows, made before it is printed: their cells and marks */
+#define MAX_ROWS (NTP_VIEW_MAX_STAGES + NTP_APP_STAGES + 3)
+struct stage_rows {
+	struct ntp_cell c[MAX_ROWS][COLS];
+	enum ntp_paint paint[MAX_ROWS];
+	int n;
+};
+
+static struct ntp_cell *stage_row(struct stage_rows *sr, const char *label, enum ntp_paint paint)
+{
+	struct ntp_cell *c = sr->c[sr->n];
+
+	for (int i = 0; i < COLS; i++)
+		c[i] = ntp_report__none_cell();
+	c[K_STAGE] = ntp_report__str_cell(label);
+	sr->paint[sr->n++] = paint;
+	return c;
+}
+
+static void stage_row_at(void *ctx, int row, struct ntp_cell *c, enum ntp_paint *paint)
+{
+	struct stage_rows *sr = ctx;
+
+	memcpy(c, sr->c[row], sizeof(sr->c[row]));
+	*paint = sr->paint[row];
+}
+
 /*
  * One of the application's rows: "-" for a group none of whose commands has
  * the application's stamps; its share of the app e2e mean.
  */
-static void app_row(FILE *f, const struct ntp_report_group *g, const char *label,
-		    const struct ntp_summary *s, const struct ntp_col *cols, const int *idx, int n,
-		    const char *sep)
+static void app_row(struct stage_rows *sr, const struct ntp_report_group *g, const char *label,
+		    const struct ntp_summary *s)
 {
-	struct ntp_cell c[COLS];
+	struct ntp_cell *c = stage_row(sr, label, NTP_PAINT_NONE);
 
-	for (int i = 0; i < COLS; i++)
-		c[i] = ntp_report__none_cell();
 	if (g->app.e2e.n)
 		summary_cells(c, s, ntp_report__app_share_pct(g, s->mean));
-	c[K_STAGE] = ntp_report__str_cell(label);
-	print_picked(f, cols, c, idx, n, sep);
+}
+
+/* the stage where most of the group's time goes, marked; -1 with fewer than two stages */
+static int dominant_stage(const struct ntp_report_group *g, int nstages)
+{
+	int best = -1;
+
+	if (nstages < 2)
+		return -1;
+	for (int s = 0; s < nstages; s++)
+		if (g->stage[s].n && (best < 0 || g->stage[s].mean > g->stage[best].mean))
+			best = s;
+	return best;
 }
 
 /* the wider sum check: submit + end-to-end + complete + reap = app e2e, per command */
@@ -284,39 +350,37 @@ static void print_app_sum_check(FILE *f, const struct ntp_report_group *g, const
 void ntp_report__print_app_stage_table(FILE *f, const struct ntp_report_group *g,
 				       const struct ntp_view_stage *stages, int nstages,
 				       const char *total, const char *sep,
-				       const struct ntp_report_fields *fl, bool app)
+				       const struct ntp_report_fields *fl, bool app,
+				       const struct ntp_term *term)
 {
 	double un = ntp_report__stages_unattributed_ns(g, nstages);
 	const struct ntp_view_stage *as = ntp_report__app_stages;
+	struct stage_rows rows, *sr = &rows;
 	struct ntp_col cols[COLS];
-	struct ntp_cell c[COLS];
+	struct ntp_cell *c;
 	int idx[COLS];
 	int n = pick(K_STAGE, K_STAGE + 1, true, fl, idx);
+	int hot = dominant_stage(g, nstages);
 
+	sr->n = 0;
 	columns(cols, true);
-	print_picked(f, cols, NULL, idx, n, sep);
 	if (app)
-		app_row(f, g, as[NTP_APP_SUBMIT].text, &g->app.stage[NTP_APP_SUBMIT], cols, idx, n,
-			sep);
+		app_row(sr, g, as[NTP_APP_SUBMIT].text, &g->app.stage[NTP_APP_SUBMIT]);
 	for (int s = 0; s < nstages; s++) {
-		c[K_STAGE] = ntp_report__str_cell(stages[s].text);
+		c = stage_row(sr, stages[s].text, s == hot ? NTP_PAINT_HOT : NTP_PAINT_NONE);
 		summary_cells(c, &g->stage[s], ntp_report__share_pct(g, g->stage[s].mean));
-		print_picked(f, cols, c, idx, n, sep);
 	}
 	for (int s = NTP_APP_COMPLETE; app && s < NTP_APP_STAGES; s++)
-		app_row(f, g, as[s].text, &g->app.stage[s], cols, idx, n, sep);
+		app_row(sr, g, as[s].text, &g->app.stage[s]);
 	/* what no stage explains: only a mean exists for it */
-	for (int i = 0; i < COLS; i++)
-		c[i] = ntp_report__none_cell();
-	c[K_STAGE] = ntp_report__str_cell("unattributed");
+	c = stage_row(sr, "unattributed", NTP_PAINT_NONE);
 	c[STAT(NTP_STAT_MEAN)] = ntp_report__us_cell(ntp_report__round_ns(un));
 	c[STAT(NTP_STAT_SHARE)] = ntp_report__dbl_cell(ntp_report__share_pct(g, un));
-	print_picked(f, cols, c, idx, n, sep);
-	c[K_STAGE] = ntp_report__str_cell(total);
+	c = stage_row(sr, total, NTP_PAINT_NONE);
 	summary_cells(c, &g->e2e, ntp_report__share_pct(g, g->e2e.mean));
-	print_picked(f, cols, c, idx, n, sep);
 	if (app)
-		app_row(f, g, ntp_report__app_total.text, &g->app.e2e, cols, idx, n, sep);
+		app_row(sr, g, ntp_report__app_total.text, &g->app.e2e);
+	print_table(f, cols, idx, n, 1, sr->n, stage_row_at, sr, sep, term);
 	print_sum_check(f, g, nstages, total);
 	if (app)
 		print_app_sum_check(f, g, total);

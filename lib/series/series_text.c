@@ -113,7 +113,8 @@ static int text_begin(void *ctx, const struct ntp_series *s)
 	for (int i = 0; i < r->nfiles; i++) {
 		if (joined(s))
 			fprintf(t->f, "# file %d:\n", i + 1);
-		ntp_report__print_file_header(&r->files[i].hdr, t->f, joined(s) ? "  " : "");
+		ntp_report__print_file_header(&r->files[i].hdr, t->f, joined(s) ? "  " : "",
+					      false);
 	}
 	if (joined(s))
 		fprintf(t->f, "# %-18s %" PRId64 " of the %" PRId64 " host commands (the series "

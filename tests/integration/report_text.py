@@ -30,10 +30,15 @@ def size_str(n):
     return f"{n}B"
 
 
+GROUP_KEYS = ("file", "io_type", "size", "namespace", "device")
+
+
 def parse_tables(text, by_file=False):
     """{'groups': [row dicts], 'stages': {key: {stage: row}}, 'checks': {key: text},
     'header': {name: [values]}}, key = (io_type, size, name), with the file's
-    number first when by_file (joined reports number their files)."""
+    number first when by_file (joined reports number their files).  A table
+    folded to a terminal's width (blocks that repeat its key columns) is
+    read back whole: each row's blocks make one row."""
     out = {"groups": [], "stages": {}, "checks": {}, "header": {}}
     titles = current = None
     for line in text.splitlines():
@@ -61,7 +66,12 @@ def parse_tables(text, by_file=False):
         row = dict(zip(titles, line.split()))
         assert len(row) == len(titles), line
         if titles[0] in ("io_type", "file"):
-            out["groups"].append(row)
+            key = tuple(row[k] for k in GROUP_KEYS if k in row)
+            same = [g for g in out["groups"] if tuple(g[k] for k in GROUP_KEYS if k in g) == key]
+            if same:
+                same[0].update(row)
+            else:
+                out["groups"].append(row)
         else:
-            out["stages"][current][row["stage"]] = row
+            out["stages"][current].setdefault(row["stage"], {}).update(row)
     return out

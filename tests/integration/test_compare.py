@@ -345,7 +345,7 @@ def test_header_names_both_runs_and_what_differs(run, tmp_path):
     a = ntpgen.generate(tmp_path / "a.ntp", seed=5, groups=groups)
     b = ntpgen.generate(tmp_path / "b.ntp", seed=5, groups=groups, hooks=hooks,
                         meta={"kernel_release": "6.8.0-new", "hostname": "otherhost"})
-    t = parse(ok(run, "compare", a.path, b.path).stdout)
+    t = parse(ok(run, "compare", "--header", a.path, b.path).stdout)
     fa, fb = t["files"]
     assert (fa["which"], fa["path"], fb["which"], fb["path"]) == \
         ("baseline", str(a.path), "new", str(b.path))

@@ -32,8 +32,8 @@ def evil(tmp_path_factory):
     return d
 
 
-@pytest.mark.parametrize("args", [["report", "a.ntp"], ["report", "-S", "detail", "a.ntp"],
-                                  ["compare", "a.ntp", "b.ntp"]])
+@pytest.mark.parametrize("args", [["report", "--header", "a.ntp"], ["report", "--header", "-S", "detail", "a.ntp"],
+                                  ["compare", "--header", "a.ntp", "b.ntp"]])
 def test_no_control_sequence_reaches_the_terminal(run, evil, args):
     r = run(*[evil / a if a.endswith(".ntp") else a for a in args])
     assert r.returncode == Exit.OK, r.stderr

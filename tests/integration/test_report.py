@@ -54,7 +54,7 @@ def near(text_us, ns, tol_us=0.005):
 
 
 def test_header_lists_the_recording(run, rec):
-    r = ok(run, "report", str(rec.path))
+    r = ok(run, "report", "--header", str(rec.path))
     h = header_map(r.stdout)
     m = rec.meta
     assert r.stdout.startswith("# ntprof report\n")
@@ -196,7 +196,7 @@ def test_json_to_stdout_is_one_document_and_no_text(run, rec):
 
 def test_lost_events_give_a_warning(run, tmp_path):
     rec = ntpgen.generate(tmp_path / "lost.ntp", seed=3, lost_ringbuf=3, lost_map=2)
-    r = ok(run, "report", "-j", str(tmp_path / "lost.json"), str(rec.path))
+    r = ok(run, "report", "--header", "-j", str(tmp_path / "lost.json"), str(rec.path))
     h = header_map(r.stdout)
     assert h["commands lost"] == "5 (ring buffer full 3, in-flight map full 2)"
     assert h["commands sampled"] == str(len(rec.commands) + 5)

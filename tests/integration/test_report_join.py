@@ -106,7 +106,7 @@ def test_counts_of_matched_unmatched_rejected(run, pair):
     assert math.isclose(j["matched_pct"], 100 * want["matched"] / want["host_commands"])
     # below 99% joined: a warning, in the JSON and in the text
     assert any("99%" in w for w in doc["warnings"])
-    text = ok(run, "report", pair.host_paths[0], pair.target_paths[0]).stdout
+    text = ok(run, "report", "--header", pair.host_paths[0], pair.target_paths[0]).stdout
     h = parse_tables(text, by_file=True)["header"]
     assert h["commands matched"][0].startswith(f"{want['matched']} (")
     assert h["unmatched host"][0].startswith(f"{want['unmatched_host']} (")
@@ -144,7 +144,7 @@ def test_header_lists_files_and_clock_pair(run, pair):
     assert abs(p["offset_ns"] - true) < 20_000
     assert abs(p["drift_ppm"] - link.drift * 1e6) < 5
 
-    text = ok(run, "report", hp, tp).stdout
+    text = ok(run, "report", "--header", hp, tp).stdout
     h = parse_tables(text, by_file=True)["header"]
     assert h["file"] == [str(hp), str(tp)]
     assert h["role"] == ["host", "target"]
@@ -221,7 +221,7 @@ def test_both_file_one_clock_offset_and_drift_exactly_zero(run, tmp_path):
     assert p["estimated"] is False
     assert p["tolerance_ns"] == 1000
     assert p["matched"] == js.counts()["matched"] == doc["join"]["matched"]
-    text = ok(run, "report", tmp_path / "both.ntp").stdout
+    text = ok(run, "report", "--header", tmp_path / "both.ntp").stdout
     line, = parse_tables(text, by_file=True)["header"]["clock pair"]
     assert line.startswith("file 1 -> file 1: same clock (one recording): offset 0 ns, "
                            "drift 0 ppm, not estimated; ")
@@ -274,7 +274,7 @@ def test_two_files_of_one_boot_one_clock(run, tmp_path):
     assert {k: doc["join"][k] for k in js.counts()} == js.counts()
     assert_groups_equal(doc, [dict(g, file=2) for g in ntpgen.expected_joined_groups(js)],
                         ntpgen.JOIN_STAGES)
-    text = ok(run, "report", tmp_path / "t.ntp", tmp_path / "h.ntp").stdout
+    text = ok(run, "report", "--header", tmp_path / "t.ntp", tmp_path / "h.ntp").stdout
     line, = parse_tables(text, by_file=True)["header"]["clock pair"]
     assert line.startswith("file 2 -> file 1: same clock (one boot): offset 0 ns, drift 0 ppm")
 
@@ -290,7 +290,7 @@ def test_two_boots_still_estimated(run, tmp_path):
     assert (p["estimated"], p["same_clock"], p["clock"]) == (True, False, "estimated")
     true = link["offset_ns"] + link["drift"] * (p["t0_ns"] - 1_005_000_000_000)
     assert abs(p["offset_ns"] - true) < 20_000 and abs(p["drift_ppm"] + 12) < 5
-    text = ok(run, "report", tmp_path / "h.ntp", tmp_path / "t.ntp").stdout
+    text = ok(run, "report", "--header", tmp_path / "h.ntp", tmp_path / "t.ntp").stdout
     line, = parse_tables(text, by_file=True)["header"]["clock pair"]
     assert line.startswith(f"file 1 -> file 2: offset {p['offset_ns']:+d} ns, ")
     assert "same clock" not in line
