@@ -55,7 +55,7 @@ endif
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow \
              -D_GNU_SOURCE -I. -I$(OUT) -MMD -MP
-LDLIBS    := -lbpf -lelf -lz -lsqlite3 -lpthread -lm
+LDLIBS    := -lbpf -lelf -lz -lsqlite3 -lcurl -lpthread -lm
 # extra compile and link flags: make check-asan sets the sanitizers here
 SAN       ?=
 CFLAGS    += $(SAN)
@@ -95,16 +95,17 @@ all: depcheck $(OUT)/ntprof man completion
 
 # ---- dependency checks: name the Debian package that is missing ---------------
 DEBIAN_BUILD_DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
-                     libsqlite3-dev sqlite3 pkg-config python3-docutils
+                     libsqlite3-dev sqlite3 libcurl4-openssl-dev pkg-config python3-docutils
 DEBIAN_TEST_DEPS  := libcmocka-dev python3-pytest python3-pytest-xdist python3-jsonschema protobuf-compiler \
 		     python3-protobuf \
 		     libclang-rt-14-dev chromium fonts-dejavu-core shellcheck \
-		     debhelper lintian mmdebstrap
+		     debhelper lintian mmdebstrap clickhouse-server clickhouse-client openssl
 depcheck:
 	@command -v $(CLANG) >/dev/null || { echo "error: clang not found: apt-get install clang (or: make deps)"; exit 1; }
 	@test -x "$(BPFTOOL)" || { echo "error: bpftool not found: apt-get install bpftool (or: make deps)"; exit 1; }
 	@pkg-config --exists libbpf || { echo "error: libbpf not found: apt-get install libbpf-dev (or: make deps)"; exit 1; }
 	@pkg-config --exists sqlite3 || { echo "error: sqlite3 not found: apt-get install libsqlite3-dev (or: make deps)"; exit 1; }
+	@pkg-config --exists libcurl || { echo "error: libcurl not found: apt-get install libcurl4-openssl-dev (or: make deps)"; exit 1; }
 	@command -v $(RST2MAN) >/dev/null || { echo "error: rst2man not found: apt-get install python3-docutils (or: make deps)"; exit 1; }
 
 deps:

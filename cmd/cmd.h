@@ -19,6 +19,7 @@ int cmd_dump(int argc, const char **argv);
 int cmd_export(int argc, const char **argv);
 int cmd_join(int argc, const char **argv);
 int cmd_finish(int argc, const char **argv);
+int cmd_push(int argc, const char **argv);
 int cmd_version(int argc, const char **argv);
 int cmd_help(int argc, const char **argv);
 

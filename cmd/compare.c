@@ -16,12 +16,87 @@
 #include "lib/compare/compare.h"
 #include "lib/compare/compare_model.h"
 #include "lib/core/stat_table.h"
+#include "lib/fleet/fleet_opts.h"
+#include "lib/fleet/fleet_source.h"
 
 static const char *const compare_usage[] = {
 	"ntprof compare [options] BASELINE NEW",
 	"ntprof compare [options] HOST.ntp,TARGET.ntp HOST.ntp,TARGET.ntp",
+	"ntprof compare --url URL [fleet filters] [options] FROM..UNTIL FROM..UNTIL",
+	"ntprof compare --url URL [fleet filters] [options] RUN[,RUN] RUN[,RUN]",
 	NULL,
 };
+
+/* the fleet's engine as both runs' source: the filters given, and each run's own */
+struct fleet_ctx {
+	struct ntp_ch_opts ch;
+	struct ntp_fleet_filter ff[NTP_CMP_RUNS];
+	const struct ntp_read_filter *rf;
+	char *arg[NTP_CMP_RUNS];
+};
+
+static int open_fleet(void *ctx, int r, struct ntp_source **s)
+{
+	struct fleet_ctx *c = ctx;
+
+	return ntp_source__open_fleet(s, &c->ch, &c->ff[r], c->rf);
+}
+
+/*
+ * One run of the engine as an argument names it: FROM..UNTIL, a span of
+ * wall-clock time (either end may be left out), or RUN[,RUN], runs by the
+ * ids push prints.  The fleet filters given as options apply to both; the
+ * ones an argument sets may not be given as options too.
+ */
+static int fleet_run(struct fleet_ctx *c, int r, const char *arg, const struct ntp_fleet_filter *ff)
+{
+	char *dots = strstr(arg, "..");
+
+	c->ff[r] = *ff;
+	c->arg[r] = strdup(arg);
+	if (!c->arg[r]) {
+		ntp_error("%s: %s", arg, strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	if (dots) {
+		char *sep = c->arg[r] + (dots - arg);
+
+		if (ff->from || ff->until) {
+			ntp_error("'%s' is a time range: '--%s' cannot be given too", arg,
+				  ff->from ? "from" : "until");
+			return NTP_EXIT_USAGE;
+		}
+		*sep = '\0';
+		c->ff[r].from = *c->arg[r] ? c->arg[r] : NULL;
+		c->ff[r].until = sep[2] ? sep + 2 : NULL;
+		if (!c->ff[r].from && !c->ff[r].until) {
+			ntp_error("'%s': a time range needs FROM, UNTIL or both", arg);
+			return NTP_EXIT_USAGE;
+		}
+		return 0;
+	}
+	if (ff->runs) {
+		ntp_error("'%s' names runs: '--run' cannot be given too", arg);
+		return NTP_EXIT_USAGE;
+	}
+	c->ff[r].runs = c->arg[r];
+	return 0;
+}
+
+static int compare_fleet(struct ntp_fleet_conn *conn, const struct ntp_fleet_filter *ff,
+			 const char **argv, const struct ntp_compare_opts *o)
+{
+	struct fleet_ctx c = { .rf = &o->filter };
+	int rc = ntp_fleet_conn__check(conn, &c.ch);
+
+	for (int r = 0; r < NTP_CMP_RUNS && !rc; r++)
+		rc = fleet_run(&c, r, argv[r], ff);
+	if (!rc)
+		rc = ntp_compare__run_from(open_fleet, &c, argv[0], argv[1], o);
+	for (int r = 0; r < NTP_CMP_RUNS; r++)
+		free(c.arg[r]);
+	return rc;
+}
 
 static const char *const stage_views[] = { "summary", "detail", NULL };
 
@@ -138,6 +213,8 @@ static int parse_thresholds(const struct ntp_option *opt, const char *arg)
 int cmd_compare(int argc, const char **argv)
 {
 	struct ntp_compare_opts o = { 0 };
+	struct ntp_fleet_conn conn = { 0 };
+	struct ntp_fleet_filter ff = { 0 };
 	const struct ntp_option opts[] = {
 		NTP_OPT_STRING('j', "json", &o.json_path, "FILE",
 			       "also write the comparison as JSON to FILE "
@@ -187,9 +264,11 @@ int cmd_compare(int argc, const char **argv)
 			       "terminal (auto, the default; not with NO_COLOR), always or never", ntp_term__color_words),
 		NTP_OPT_BOOL(0, "no-pager", &o.no_pager,
 			     "never page the text, even on a terminal (as ntprof --no-pager)"),
+		NTP_FLEET_CONN_OPTIONS(&conn),
+		NTP_FLEET_FILTER_OPTIONS(&ff),
 		NTP_OPT_END(),
 	};
-	int n;
+	int n, rc;
 
 	ntp_err__set_cmd("compare");
 	n = ntp_opt__parse(opts, argc, argv, compare_usage, 0);
@@ -199,12 +278,24 @@ int cmd_compare(int argc, const char **argv)
 		return NTP_EXIT_USAGE;
 	if (n != 2) {
 		if (n > 2)
-			ntp_error("unexpected argument '%s': usage: %s", argv[2], compare_usage[0]);
+			ntp_error("unexpected argument '%s': usage: %s", argv[2],
+				  compare_usage[conn.url ? 2 : 0]);
+		else if (conn.url)
+			ntp_error("%s: usage: %s", n ? "no new run given" : "no runs given",
+				  compare_usage[2]);
 		else
 			ntp_error("%s: usage: %s",
 				  n ? "no new recording given" : "no recordings given",
 				  compare_usage[0]);
 		return NTP_EXIT_USAGE;
 	}
+	if (conn.url) {
+		rc = compare_fleet(&conn, &ff, argv, &o);
+		ntp_fleet_conn__free(&conn);
+		return rc;
+	}
+	rc = ntp_fleet_conn__none(&conn, &ff);
+	if (rc)
+		return rc;
 	return ntp_compare__run(argv[0], argv[1], &o);
 }

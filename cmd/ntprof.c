@@ -36,6 +36,8 @@ static const struct cmd_struct commands[] = {
 	  CMD_ARGS_RECORDINGS },
 	{ "finish",  cmd_finish,  "finish in place a recording left by a killed ntprof record",
 	  CMD_ARGS_RECORDINGS },
+	{ "push",    cmd_push,    "send ntprof recordings to a fleet's ClickHouse server",
+	  CMD_ARGS_RECORDINGS },
 	{ "check",   cmd_check,   "show what this kernel lets ntprof record", CMD_NEEDS_ROOT },
 	{ "version", cmd_version, "show the versions of ntprof and its formats", 0 },
 	{ "help",    cmd_help,    "show help for ntprof and its commands", CMD_ARGS_COMMAND },

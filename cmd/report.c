@@ -15,13 +15,30 @@
 #include "lib/cli/term.h"
 #include "lib/model/model_filter_opt.h"
 #include "lib/core/stat_table.h"
+#include "lib/fleet/fleet_opts.h"
+#include "lib/fleet/fleet_source.h"
 #include "lib/report/report.h"
 
 static const char *const report_usage[] = {
 	"ntprof report [options] FILE",
 	"ntprof report [options] HOST.ntp TARGET.ntp...",
+	"ntprof report --url URL [fleet filters] [options]",
 	NULL,
 };
+
+/* the fleet's engine as the report's source */
+struct fleet_ctx {
+	struct ntp_ch_opts ch;
+	struct ntp_fleet_filter ff;
+	const struct ntp_read_filter *rf;
+};
+
+static int open_fleet(void *ctx, struct ntp_source **s)
+{
+	struct fleet_ctx *c = ctx;
+
+	return ntp_source__open_fleet(s, &c->ch, &c->ff, c->rf);
+}
 
 static const char *const stage_views[] = { "summary", "detail", NULL };
 
@@ -32,6 +49,8 @@ static const char *const hist_units[] = { "ns", "us", "ms", NULL };
 int cmd_report(int argc, const char **argv)
 {
 	struct ntp_report_opts o = { 0 };
+	struct ntp_fleet_conn conn = { 0 };
+	struct fleet_ctx fc = { .rf = &o.filter };
 	const char *per_octave = NULL;
 	const struct ntp_option opts[] = {
 		NTP_OPT_STRING('j', "json", &o.json_path, "FILE",
@@ -81,9 +100,11 @@ int cmd_report(int argc, const char **argv)
 			       "terminal (auto, the default; not with NO_COLOR), always or never", ntp_term__color_words),
 		NTP_OPT_BOOL(0, "no-pager", &o.no_pager,
 			     "never page the text, even on a terminal (as ntprof --no-pager)"),
+		NTP_FLEET_CONN_OPTIONS(&conn),
+		NTP_FLEET_FILTER_OPTIONS(&fc.ff),
 		NTP_OPT_END(),
 	};
-	int n;
+	int n, err;
 
 	ntp_err__set_cmd("report");
 	n = ntp_opt__parse(opts, argc, argv, report_usage, 0);
@@ -93,9 +114,23 @@ int cmd_report(int argc, const char **argv)
 		return NTP_EXIT_USAGE;
 	if (per_octave)
 		o.hist.per_octave = strtoull(per_octave, NULL, 10);
-	if (n < 1) {
-		ntp_error("no recording given: usage: %s", report_usage[0]);
+	if (!conn.url) {
+		err = ntp_fleet_conn__none(&conn, &fc.ff);
+		if (err)
+			return err;
+		if (n < 1) {
+			ntp_error("no recording given: usage: %s", report_usage[0]);
+			return NTP_EXIT_USAGE;
+		}
+		return ntp_report__run(argv, n, &o);
+	}
+	if (n > 0) {
+		ntp_error("--url reads the fleet's engine, not files: '%s' given too", argv[0]);
 		return NTP_EXIT_USAGE;
 	}
-	return ntp_report__run(argv, n, &o);
+	err = ntp_fleet_conn__check(&conn, &fc.ch);
+	if (!err)
+		err = ntp_report__run_from(open_fleet, &fc, conn.url, NULL, 0, &o);
+	ntp_fleet_conn__free(&conn);
+	return err;
 }

@@ -11,13 +11,30 @@
 #include "lib/cli/opt.h"
 #include "lib/core/stat_table.h"
 #include "lib/model/model_filter_opt.h"
+#include "lib/fleet/fleet_opts.h"
+#include "lib/fleet/fleet_source.h"
 #include "lib/series/series.h"
 
 static const char *const series_usage[] = {
 	"ntprof series [options] FILE",
 	"ntprof series [options] HOST.ntp TARGET.ntp...",
+	"ntprof series --url URL [fleet filters] [options]",
 	NULL,
 };
+
+/* the fleet's engine as the series' source */
+struct fleet_ctx {
+	struct ntp_ch_opts ch;
+	struct ntp_fleet_filter ff;
+	const struct ntp_read_filter *rf;
+};
+
+static int open_fleet(void *ctx, struct ntp_source **s)
+{
+	struct fleet_ctx *c = ctx;
+
+	return ntp_source__open_fleet(s, &c->ch, &c->ff, c->rf);
+}
 
 /* the interval's bounds: a microsecond, and what int64 ns of interval indexes stay far from */
 #define SERIES_MIN_S 1e-6
@@ -26,6 +43,8 @@ static const char *const series_usage[] = {
 int cmd_series(int argc, const char **argv)
 {
 	struct ntp_series_opts o = { .interval_s = NTP_SERIES_DEFAULT_S };
+	struct ntp_fleet_conn conn = { 0 };
+	struct fleet_ctx fc = { .rf = &o.filter };
 	const struct ntp_option opts[] = {
 		{ .type = NTP_OPT_TYPE_SECONDS, .short_name = 'i', .long_name = "interval",
 		  .value = &o.interval_s, .argh = "TIME",
@@ -45,9 +64,11 @@ int cmd_series(int argc, const char **argv)
 			     "only the N groups with the most commands, in every output", 1, 1000000),
 		NTP_OPT_BOOL('q', "quiet", &o.quiet,
 			     "no header block (files, interval, notes): the rows and their titles only"),
+		NTP_FLEET_CONN_OPTIONS(&conn),
+		NTP_FLEET_FILTER_OPTIONS(&fc.ff),
 		NTP_OPT_END(),
 	};
-	int n;
+	int n, err;
 
 	ntp_err__set_cmd("series");
 	n = ntp_opt__parse(opts, argc, argv, series_usage, 0);
@@ -59,9 +80,23 @@ int cmd_series(int argc, const char **argv)
 		ntp_error("--interval %.9g s: must be from 1us to 1000000 s", o.interval_s);
 		return NTP_EXIT_USAGE;
 	}
-	if (n < 1) {
-		ntp_error("no recording given: usage: %s", series_usage[0]);
+	if (!conn.url) {
+		err = ntp_fleet_conn__none(&conn, &fc.ff);
+		if (err)
+			return err;
+		if (n < 1) {
+			ntp_error("no recording given: usage: %s", series_usage[0]);
+			return NTP_EXIT_USAGE;
+		}
+		return ntp_series__run(argv, n, &o);
+	}
+	if (n > 0) {
+		ntp_error("--url reads the fleet's engine, not files: '%s' given too", argv[0]);
 		return NTP_EXIT_USAGE;
 	}
-	return ntp_series__run(argv, n, &o);
+	err = ntp_fleet_conn__check(&conn, &fc.ch);
+	if (!err)
+		err = ntp_series__run_from(open_fleet, &fc, conn.url, &o);
+	ntp_fleet_conn__free(&conn);
+	return err;
 }

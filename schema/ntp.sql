@@ -100,6 +100,30 @@ CREATE TABLE intervals (
     lost_map      INTEGER NOT NULL
 ) STRICT;
 
+-- The NVMe over Fabrics names of the machine (ntprof-ntp(5), nvmf_ids), as
+-- record read them at its start and, where they changed, at its stop: what
+-- ties a command's cntlid, which starts again at 1 on every target, to a
+-- subsystem, a target address and a host.  A host recording has a row per
+-- controller (/sys/class/nvme); a target recording a row per subsystem,
+-- per port and subsystem linked to it, per namespace (nvmet's configfs) and,
+-- where the kernel has nvmet's debugfs, per controller.  NULL where the
+-- kernel does not tell; absent in recordings made before it.
+CREATE TABLE nvmf_ids (
+    side         TEXT NOT NULL,    -- host | target
+    object       TEXT NOT NULL,    -- controller | subsystem | port | namespace
+    name         TEXT NOT NULL,    -- nvmeX, the subsystem NQN, the port's id, the nsid, ctrlN
+    subsysnqn    TEXT,             -- the subsystem's NQN
+    cntlid       INTEGER,          -- a controller's id within its subsystem
+    nsid         INTEGER,          -- a namespace's id
+    port         TEXT,             -- the target port's id (configfs ports/<id>)
+    transport    TEXT,             -- tcp | rdma | loop | fc | pcie
+    traddr       TEXT,             -- the target's address
+    trsvcid      TEXT,             -- its service id (the TCP port)
+    host_traddr  TEXT,             -- the host's address, where the kernel tells it
+    hostnqn      TEXT,             -- the host's NQN
+    device       TEXT              -- a target namespace's backing device or file
+) STRICT;
+
 -- Host stages (ntprof-design(7), STAGES), host-only form: 'network_star_ns'
 -- holds the network and the target together.  R2T writes keep the host's
 -- work between the two round trips in 'driver'.

@@ -23,6 +23,9 @@ enum ntp_exit {
 	NTP_EXIT_UNTESTED = 12,   /* compare: a requested threshold could not be tested */
 	NTP_EXIT_BLIND = 13,      /* record: a collector saw no (or far too few) commands while
 				   * commands flowed; the recording is kept */
+	NTP_EXIT_FLEET_DOWN = 14,     /* the fleet's engine cannot be reached, or refuses */
+	NTP_EXIT_FLEET_SCHEMA = 15,   /* the fleet's tables are of another schema version */
+	NTP_EXIT_FLEET_PARTIAL = 16,  /* a push stopped part way: run it again */
 };
 
 #endif

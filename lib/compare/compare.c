@@ -162,14 +162,16 @@ nomem:
  * Then one run after the other, each read freeing its samples once its
  * groups are summarized.
  */
-static int load(struct ntp_compare *c, const struct ntp_compare_opts *o, const char **culprit)
+static int load(struct ntp_compare *c, const struct ntp_compare_opts *o,
+		ntp_compare_open_fn open, void *ctx, const char **culprit)
 {
 	bool detail = o->stages && !strcmp(o->stages, "detail");
 	int rc = 0;
 
 	for (int r = 0; r < NTP_CMP_RUNS && !rc; r++) {
 		*culprit = c->arg[r];
-		rc = ntp_source__open_files(&c->src[r], c->files[r], c->nfiles[r], false);
+		rc = open ? open(ctx, r, &c->src[r]) :
+		     ntp_source__open_files(&c->src[r], c->files[r], c->nfiles[r], false);
 	}
 	for (int r = 0; r < NTP_CMP_RUNS && !rc; r++) {
 		static const char *const run[NTP_CMP_RUNS] = { "the baseline: ", "the new run: " };
@@ -185,7 +187,13 @@ static int load(struct ntp_compare *c, const struct ntp_compare_opts *o, const c
 	return rc;
 }
 
-int ntp_compare__run(const char *base, const char *new_path, const struct ntp_compare_opts *opts)
+int ntp_compare__run(const char *base, const char *new_path, const struct ntp_compare_opts *o)
+{
+	return ntp_compare__run_from(NULL, NULL, base, new_path, o);
+}
+
+int ntp_compare__run_from(ntp_compare_open_fn open, void *ctx, const char *base,
+			  const char *new_path, const struct ntp_compare_opts *opts)
 {
 	struct ntp_compare_opts to = *opts, *o = &to;
 	const char *inputs[2 * NTP_CMP_MAX_FILES];
@@ -203,9 +211,16 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 	memset(&c, 0, sizeof(c));
 	culprit = base;
 	/* a run that names too many files is told in the JSON too: the outputs come first */
-	rc = split_run(&c, NTP_CMP_BASE, base);
-	if (!rc)
-		rc = split_run(&c, NTP_CMP_NEW, new_path);
+	if (open) {
+		/* the runs are the opener's: their arguments name them, no file is read */
+		c.arg[NTP_CMP_BASE] = base;
+		c.arg[NTP_CMP_NEW] = new_path;
+		rc = 0;
+	} else {
+		rc = split_run(&c, NTP_CMP_BASE, base);
+		if (!rc)
+			rc = split_run(&c, NTP_CMP_NEW, new_path);
+	}
 	for (int r = 0; r < NTP_CMP_RUNS && !rc; r++)
 		for (int i = 0; i < c.nfiles[r]; i++)
 			inputs[ninputs++] = c.files[r][i];
@@ -220,7 +235,7 @@ int ntp_compare__run(const char *base, const char *new_path, const struct ntp_co
 		}
 	}
 	if (!rc)
-		rc = load(&c, o, &culprit);
+		rc = load(&c, o, open, ctx, &culprit);
 	if (!rc) {
 		culprit = new_path;
 		rc = check_comparable(&c);

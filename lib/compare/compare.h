@@ -27,4 +27,16 @@
 /* base and new_path: each a recording, or recordings separated by commas */
 int ntp_compare__run(const char *base, const char *new_path, const struct ntp_compare_opts *o);
 
+struct ntp_source;
+
+/* opens run r's source (ctx: the caller's); 0 or an NTP_EXIT_* code after one line */
+typedef int (*ntp_compare_open_fn)(void *ctx, int r, struct ntp_source **s);
+
+/*
+ * The same on the sources open opens (the fleet's engine: lib/fleet/), base
+ * and new_path naming the runs in messages only; open NULL: files.
+ */
+int ntp_compare__run_from(ntp_compare_open_fn open, void *ctx, const char *base,
+			  const char *new_path, const struct ntp_compare_opts *o);
+
 #endif

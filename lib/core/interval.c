@@ -6,7 +6,7 @@
 
 #include "lib/core/interval.h"
 
-#define Z975 1.959963984540054
+#define Z975 NTP_Z975
 
 void ntp_interval__quantile_ranks(double p, size_t n, size_t *lo, size_t *hi)
 {

@@ -21,6 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* the standard normal's 97.5% quantile: the ranks below and Welch's interval beyond 30 df */
+#define NTP_Z975 1.959963984540054
+
 /* the ranks (from 1) of a 95% interval of the p-th percentile of n sorted samples */
 void ntp_interval__quantile_ranks(double p, size_t n, size_t *lo, size_t *hi);
 

@@ -72,8 +72,7 @@ struct ntp_report_cost {
 	double cpu_percent;           /* ns_per_command x commands_per_s, in % of one CPU */
 };
 
-/* the most stages a view of a group has (model_view.c's joined detail) */
-#define NTP_VIEW_MAX_STAGES 9
+/* NTP_VIEW_MAX_STAGES: model_source.h, whose rows have as many */
 
 /*
  * Why a command is impossible (ntprof-report(1), Impossible commands): such

@@ -252,6 +252,9 @@ void ntp_read_filter__warn_none(const struct ntp_source *s, const struct ntp_rea
 
 	ntp_read_filter__describe(f, what, sizeof(what));
 	ntp_warn("%sno commands pass the read filters (%s)", run ? run : "", what);
+	/* a source of no files (the fleet's engine) has nothing more to say */
+	if (!s->db)
+		return;
 	for (int i = 0; i < s->n; i++)
 		if (target || (s->files[i].sides & NTP_SIDE_HOST))
 			read_file(&h, s->db, s->files[i].schema, s->files[i].path, target);

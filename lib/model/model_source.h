@@ -47,11 +47,36 @@ struct ntp_source;
 struct ntp_report;
 struct ntp_report_load;
 
+/* the most stages a view of a group has (model_view.c's joined detail) */
+#define NTP_VIEW_MAX_STAGES 9
+
+/* one command as a source streams it (ops->rows) */
+struct ntp_source_row {
+	int file;                 /* the run of its start's clock, from 1 */
+	const char *io_type, *ns;
+	int64_t bytes;
+	int64_t t_ns;             /* its start: h_start, or a target alone's t_recv */
+	int64_t e2e, stage[NTP_VIEW_MAX_STAGES];
+};
+
+/* takes one row; 0 or an NTP_EXIT_* code, which stops the stream */
+typedef int (*ntp_source_row_fn)(void *ctx, const struct ntp_source_row *row);
+
 /* what differs between kinds of source: how the report model is filled */
 struct ntp_source_ops {
 	const char *name;         /* "files" */
 	/* r's headers and groups from the source, as lo asks; an NTP_EXIT_* code */
 	int (*load)(struct ntp_source *s, struct ntp_report *r, const struct ntp_report_load *lo);
+	/*
+	 * NULL for files, whose readers stream their SQLite rows themselves:
+	 * the commands of r's view (r loaded by load) that pass the filters it
+	 * was loaded with, run by run in r's order of files, each run's in the
+	 * order of their start (ties by id); 0 or an NTP_EXIT_* code
+	 */
+	int (*rows)(struct ntp_source *s, const struct ntp_report *r, ntp_source_row_fn fn,
+		    void *ctx);
+	/* with rows: run i's meta start_ns on its clock, -1 unknown */
+	int64_t (*start_ns)(struct ntp_source *s, int i);
 	void (*close)(struct ntp_source *s);
 };
 

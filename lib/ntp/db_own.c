@@ -20,7 +20,7 @@
 
 /* ---- what the embedded schema defines ------------------------------------- */
 
-#define MAX_TABLES 8
+#define MAX_TABLES 12
 #define MAX_VIEWS 4
 #define MAX_COLS 32
 

@@ -94,11 +94,15 @@ static const char *const hook_cols[] = { "side", "point", "hook", "flavour", "re
 static const char *const interval_cols[] = {
 	"t_ns", "side", "seen", "sampled", "lost_ringbuf", "lost_map",
 };
+static const char *const nvmf_id_cols[] = {
+	"side", "object", "name", "subsysnqn", "cntlid", "nsid", "port", "transport", "traddr",
+	"trsvcid", "host_traddr", "hostnqn", "device",
+};
 
 struct ntp_writer {
 	sqlite3 *db;
 	char *path;
-	struct insert meta, hook, host_io, host_io_n, target_io, interval;
+	struct insert meta, hook, host_io, host_io_n, target_io, interval, nvmf_id;
 	int in_txn;
 	unsigned int batch;	/* rows in the open transaction, pending included */
 	uint64_t rows;		/* host_io rows taken */
@@ -492,7 +496,8 @@ int ntp_writer__open(struct ntp_writer **wp, const char *path)
 	    prepare(w, &w->host_io_n, "host_io", host_cols, HC_MAX, "INSERT OR FAIL",
 		    HOST_ROWS_PER_INSERT) ||
 	    prepare(w, &w->target_io, "target_io", target_cols, TC_MAX, "INSERT", 1) ||
-	    prepare(w, &w->interval, "intervals", interval_cols, 6, "INSERT", 1))
+	    prepare(w, &w->interval, "intervals", interval_cols, 6, "INSERT", 1) ||
+	    prepare(w, &w->nvmf_id, "nvmf_ids", nvmf_id_cols, 13, "INSERT", 1))
 		goto fail;
 
 	*wp = w;
@@ -830,6 +835,45 @@ int ntp_writer__add_interval(struct ntp_writer *w, const struct ntp_interval *iv
 	return step(w, ins);
 }
 
+static void bind_opt_text(struct insert *ins, int p, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(ins->stmt, ins->idx[p], s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(ins->stmt, ins->idx[p]);
+}
+
+static void bind_opt_int(struct insert *ins, int p, long long v)
+{
+	if (v >= 0)
+		sqlite3_bind_int64(ins->stmt, ins->idx[p], v);
+	else
+		sqlite3_bind_null(ins->stmt, ins->idx[p]);
+}
+
+int ntp_writer__add_nvmf_id(struct ntp_writer *w, const struct ntp_nvmf_id *id)
+{
+	struct insert *ins = &w->nvmf_id;
+	int err = start_row(w);
+
+	if (err)
+		return err;
+	bind_text(ins, 0, id->side);
+	bind_text(ins, 1, id->object);
+	bind_text(ins, 2, id->name);
+	bind_opt_text(ins, 3, id->subsysnqn);
+	bind_opt_int(ins, 4, id->cntlid);
+	bind_opt_int(ins, 5, id->nsid);
+	bind_opt_text(ins, 6, id->port);
+	bind_opt_text(ins, 7, id->transport);
+	bind_opt_text(ins, 8, id->traddr);
+	bind_opt_text(ins, 9, id->trsvcid);
+	bind_opt_text(ins, 10, id->host_traddr);
+	bind_opt_text(ins, 11, id->hostnqn);
+	bind_opt_text(ins, 12, id->device);
+	return step(w, ins);
+}
+
 int ntp_writer__flush(struct ntp_writer *w)
 {
 	if (w->failed)
@@ -885,7 +929,7 @@ fail:
 
 int ntp_writer__close(struct ntp_writer *w)
 {
-	struct insert *all[6];
+	struct insert *all[7];
 	size_t i;
 	int err;
 
@@ -897,6 +941,7 @@ int ntp_writer__close(struct ntp_writer *w)
 	all[3] = &w->host_io_n;
 	all[4] = &w->interval;
 	all[5] = &w->target_io;
+	all[6] = &w->nvmf_id;
 	err = w->failed;
 	/*
 	 * After an error what was committed is already in FILE-wal and stays

@@ -41,6 +41,19 @@ int ntp_writer__add_hook(struct ntp_writer *w, const char *side, const char *poi
 int ntp_writer__add_host_io(struct ntp_writer *w, const struct ntp_host_event *e);
 int ntp_writer__add_target_io(struct ntp_writer *w, const struct ntp_target_event *e);
 int ntp_writer__add_interval(struct ntp_writer *w, const struct ntp_interval *iv);
+
+/*
+ * One NVMe over Fabrics name of the machine (schema/ntp.sql, nvmf_ids;
+ * lib/record/record_ids.h reads them): NULL text and -1 numbers are NULL.
+ */
+struct ntp_nvmf_id {
+	char *side;                /* host | target */
+	char *object;              /* controller | subsystem | port | namespace */
+	char *name;                /* nvmeX, the NQN, the port's id, the nsid, ctrlN */
+	char *subsysnqn, *port, *transport, *traddr, *trsvcid, *host_traddr, *hostnqn, *device;
+	long long cntlid, nsid;
+};
+int ntp_writer__add_nvmf_id(struct ntp_writer *w, const struct ntp_nvmf_id *id);
 int ntp_writer__flush(struct ntp_writer *w);          /* commit the current batch */
 /*
  * The rows of each table the recording holds, or will at close: every row

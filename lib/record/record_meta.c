@@ -5,8 +5,11 @@
  * stopped), and the hooks rows (what each stage boundary got on this
  * kernel), schema/ntp.sql.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/utsname.h>
 #include <linux/types.h>
@@ -15,6 +18,8 @@
 #include "lib/cli/version.h"
 #include "lib/collect/collector.h"
 #include "lib/core/filter.h"
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
 #include "lib/core/transport.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_write.h"
@@ -116,6 +121,48 @@ static int write_side_meta(struct ntp_record_session *s, const struct ntp_record
 		err = ntp_meta__set_int(s->w, missed, (int64_t)c->kprobe_missed);
 	if (!err)
 		err = ntp_meta__set_int(s->w, prog, (int64_t)c->prog_missed);
+	return err;
+}
+
+int ntp_record__write_ids(struct ntp_record_session *s)
+{
+	struct ntp_nvmf_ids now = { 0 };
+	int err = 0;
+
+	if (s->o->role & NTP_RECORD_HOST)
+		err = ntp_nvmf_ids__read_host(&now, NTP_IDS_SYSFS);
+	if (!err && (s->o->role & NTP_RECORD_TARGET))
+		err = ntp_nvmf_ids__read_target(&now, NTP_IDS_CONFIGFS, NTP_IDS_DEBUGFS);
+	if (err) {
+		ntp_error("reading the NVMe over Fabrics names: %s", strerror(-err));
+		ntp_nvmf_ids__free(&now);
+		return NTP_EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < now.n && !err; i++) {
+		struct ntp_nvmf_id *id = &now.v[i];
+
+		if (ntp_nvmf_ids__has(&s->ids, id))
+			continue;
+		err = ntp_writer__add_nvmf_id(s->w, id);
+		if (err)
+			break;
+		/* moved to the written ones: its strings with it */
+		if (s->ids.n == s->ids.cap) {
+			size_t cap = s->ids.cap ? s->ids.cap * 2 : 8;
+			struct ntp_nvmf_id *v = realloc(s->ids.v, cap * sizeof(*v));
+
+			if (!v) {
+				ntp_error("reading the NVMe over Fabrics names: %s", strerror(ENOMEM));
+				err = NTP_EXIT_FAILURE;
+				break;
+			}
+			s->ids.v = v;
+			s->ids.cap = cap;
+		}
+		s->ids.v[s->ids.n++] = *id;
+		memset(id, 0, sizeof(*id));
+	}
+	ntp_nvmf_ids__free(&now);
 	return err;
 }
 

@@ -23,6 +23,7 @@
 #include "bpf/ntp_events.h"
 #include "lib/core/filter.h"
 #include "lib/record/record_child.h"
+#include "lib/record/record_ids.h"
 #include "lib/record/record_opts.h"
 
 struct ntp_collector;
@@ -50,6 +51,7 @@ struct ntp_record_session {
 	uint16_t cntlids[NTP_FILTER_MAX_CTRLS];
 	unsigned int ncntlids;
 	int live_err;                   /* the live lines failed once: said, not again */
+	struct ntp_nvmf_ids ids;        /* the nvmf_ids rows written (record_meta.c) */
 	/*
 	 * ntprof's own cost: the kernel's BPF run-time statistics, on from the
 	 * start until NTP_COST_WINDOW_NS have passed and NTP_COST_COMMANDS
@@ -121,6 +123,12 @@ int ntp_record__child_signal(const char *reason);
 int ntp_record__write_hooks(struct ntp_record_session *s);
 int ntp_record__write_start_meta(struct ntp_record_session *s, uint64_t start_real_ns);
 int ntp_record__write_stop_meta(struct ntp_record_session *s, uint64_t stop_ns, const char *reason);
+/*
+ * The machine's NVMe over Fabrics names (record_ids.h) of the sides
+ * recorded, those not written yet: at the start, and again at the stop
+ * for controllers, ports or namespaces that came meanwhile.
+ */
+int ntp_record__write_ids(struct ntp_record_session *s);
 
 /* record_summary.c */
 void ntp_record__print_start(const struct ntp_record_session *s, uint64_t t0);

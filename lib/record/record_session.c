@@ -48,6 +48,7 @@ int ntp_record__run(const struct ntp_record_opts *o, const char *path)
 	ntp_record__print_start(&s, t0);
 	err = ntp_record__write_hooks(&s);
 	err = err ?: ntp_record__write_start_meta(&s, ntp_record__clock_ns(CLOCK_REALTIME));
+	err = err ?: ntp_record__write_ids(&s);
 	err = err ?: ntp_writer__flush(s.w);
 	if (err)
 		goto out;
@@ -70,6 +71,7 @@ int ntp_record__run(const struct ntp_record_opts *o, const char *path)
 	/* even after an error: keep what can still be written (a full disk may refuse it) */
 	err2 = ntp_record__write_intervals(&s, stop_ns);
 	err2 = err2 ?: ntp_record__write_stop_meta(&s, stop_ns, reason);
+	err2 = err2 ?: ntp_record__write_ids(&s);
 	err = err ?: err2;
 	ntp_record__live_end(&s, stop_ns);
 	ntp_record__print_summary(&s, stop_ns);
@@ -88,5 +90,6 @@ out:
 	}
 	ntp_record__free_live(&s);
 	ntp_record__free_collectors(&s);
+	ntp_nvmf_ids__free(&s.ids);
 	return err;
 }

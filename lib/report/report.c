@@ -28,7 +28,28 @@
  * Whatever the recordings (lib/model decides what they are): the one
  * model, printed as text, separated fields, JSON and HTML.
  */
-int ntp_report__run(const char *const *paths, int npaths, const struct ntp_report_opts *opts)
+struct files_ctx {
+	const char *const *paths;
+	int n;
+};
+
+static int open_files(void *ctx, struct ntp_source **s)
+{
+	const struct files_ctx *c = ctx;
+
+	return ntp_source__open_files(s, c->paths, c->n, false);
+}
+
+int ntp_report__run(const char *const *paths, int npaths, const struct ntp_report_opts *o)
+{
+	struct files_ctx c = { paths, npaths };
+
+	return ntp_report__run_from(open_files, &c, npaths > 1 ? "the recordings" : npaths ? paths[0] : "-", paths,
+				    npaths, o);
+}
+
+int ntp_report__run_from(ntp_report_open_fn open, void *ctx, const char *what,
+			 const char *const *paths, int npaths, const struct ntp_report_opts *opts)
 {
 	struct ntp_report_opts to = *opts, *o = &to;
 	bool detail = o->stages && !strcmp(o->stages, "detail");
@@ -49,12 +70,12 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 	rc = ntp_output__open(&out);
 	if (rc)
 		return rc;
-	if (npaths < 1) {
+	if (open == open_files && npaths < 1) {
 		ntp_error("no recording given: ntprof report FILE...");
 		ntp_output__fail(&out, NTP_EXIT_USAGE, "-");
 		return ntp_output__close(&out, NTP_EXIT_USAGE);
 	}
-	rc = ntp_source__open_files(&s, paths, npaths, false);
+	rc = open(ctx, &s);
 	/* the page draws each group's distribution: it needs the buckets too */
 	if (!rc)
 		rc = ntp_report__load(&r, s, &(struct ntp_report_load){
@@ -64,7 +85,7 @@ int ntp_report__run(const char *const *paths, int npaths, const struct ntp_repor
 	if (!rc && r.filter && !r.total)
 		ntp_read_filter__warn_none(s, r.filter, NULL);
 	if (rc) {
-		ntp_output__fail(&out, rc, npaths > 1 ? "the recordings" : paths[0]);
+		ntp_output__fail(&out, rc, what);
 	} else {
 		/* the terminal's width and colour, seen before a pager stands in for it */
 		ntp_term__open(&o->term, o->wide, o->color);

@@ -16,4 +16,17 @@
  */
 int ntp_report__run(const char *const *paths, int npaths, const struct ntp_report_opts *o);
 
+struct ntp_source;
+
+/* opens the source of a report (ctx: the caller's); 0 or an NTP_EXIT_* code after one line */
+typedef int (*ntp_report_open_fn)(void *ctx, struct ntp_source **s);
+
+/*
+ * The same on a source open opens (the fleet's engine: lib/fleet/), what
+ * names it in messages; paths[0..npaths) are the files it reads, for the
+ * check that no output overwrites one (none: npaths 0).
+ */
+int ntp_report__run_from(ntp_report_open_fn open, void *ctx, const char *what,
+			 const char *const *paths, int npaths, const struct ntp_report_opts *o);
+
 #endif

@@ -25,6 +25,7 @@
 #include "lib/model/model_header.h"
 #include "lib/model/model_check.h"
 #include "lib/model/model_files.h"
+#include "lib/model/model_load.h"
 #include "lib/series/series.h"
 #include "lib/series/series_acc.h"
 #include "lib/series/series_out.h"
@@ -206,6 +207,93 @@ static int scan(struct ntp_series *s, struct outs *os, struct ntp_source *src)
 	return rc;
 }
 
+/* ---- a source that streams its own rows (the fleet's engine) ---------------------------- */
+
+static int add_row(void *ctx, const struct ntp_source_row *sr)
+{
+	struct ntp_series_row row = {
+		.file = sr->file, .io_type = sr->io_type, .ns = sr->ns, .bytes = sr->bytes,
+		.t_ns = sr->t_ns, .e2e = sr->e2e,
+	};
+
+	memcpy(row.stage, sr->stage, sizeof(row.stage));
+	return ntp_series_acc__add(ctx, &row);
+}
+
+/* --top from the groups loaded: a group's rows are its counted and its impossible commands */
+static int top_of(struct ntp_series *s, struct ntp_series_acc *acc, struct ntp_report_group *g,
+		  size_t n)
+{
+	size_t keep = n < s->top ? n : (size_t)s->top;
+
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < NTP_IMPOSSIBLE_MAX; k++)
+			g[i].e2e.n += g[i].impossible[k];
+	qsort(g, n, sizeof(*g), by_commands);
+	s->groups = n;
+	s->groups_hidden = n - keep;
+	for (size_t i = keep; i < n; i++)
+		s->commands_hidden += g[i].e2e.n;
+	return ntp_series_acc__keep(acc, g, keep);
+}
+
+/*
+ * The runs' headers as report loads them (with its groups, which give
+ * --top its counts), then the rows the source streams, run by run in the
+ * order of their start: what scan() reads from files.
+ */
+static int scan_rows(struct ntp_series *s, struct outs *os, struct ntp_source *src)
+{
+	struct ntp_report_group *g;
+	struct ntp_series_acc acc;
+	size_t ng;
+	int rc;
+
+	rc = ntp_report__load(&s->r, src, &(struct ntp_report_load){ .filter = s->filter });
+	if (rc)
+		return rc;
+	g = s->r.groups;
+	ng = s->r.ngroups;
+	s->r.groups = NULL;
+	s->r.ngroups = 0;
+	if (s->r.nfiles > NTP_JOIN_MAX_FILES) {
+		ntp_error("%s and %d more runs: a series reads at most %d together (choose with the "
+			  "fleet filters)", src->files[0].path, s->r.nfiles - 1, NTP_JOIN_MAX_FILES);
+		rc = NTP_EXIT_USAGE;
+	}
+	for (int i = 0; i < s->r.nfiles && !rc; i++) {
+		int64_t start = src->ops->start_ns(src, i);
+
+		s->end_ns[i] = -1;
+		if (s->r.kind == NTP_REPORT_JOINED && !(s->r.files[i].sides & NTP_SIDE_HOST))
+			continue;
+		if (start >= 0) {
+			s->origin_ns[i] = start;
+			s->origin_known[i] = true;
+			if (s->r.files[i].hdr.duration_ns > 0)
+				s->end_ns[i] = start + s->r.files[i].hdr.duration_ns;
+		}
+	}
+	ntp_series_acc__init(&acc, s, os->out, os->n, ntp_report__view(&s->r)->nstages);
+	if (!rc && s->top)
+		rc = top_of(s, &acc, g, ng);
+	for (size_t i = 0; i < ng; i++)
+		ntp_report_group__free(&g[i]);
+	free(g);
+	if (!rc)
+		rc = begin(os, s);
+	if (!rc)
+		rc = src->ops->rows(src, &s->r, add_row, &acc);
+	if (!rc)
+		rc = ntp_series_acc__flush(&acc);
+	if (!rc && !s->commands && ntp_read_filter__any(s->filter))
+		ntp_read_filter__warn_none(src, s->filter, NULL);
+	if (!rc)
+		rc = end(os, s);
+	ntp_series_acc__free(&acc);
+	return rc;
+}
+
 static int open_outs(struct outs *os, const struct ntp_series_opts *o, const char *const *paths,
 		     int n)
 {
@@ -249,9 +337,51 @@ static int close_outs(struct outs *os, int rc)
 	return ntp_output__close(&os->o, rc);
 }
 
-int ntp_series__run(const char *const *paths, int n, const struct ntp_series_opts *o)
+/* what run and run_from share: the intervals, the percentiles, the filters, --top */
+static void series_init(struct ntp_series *s, const struct ntp_series_opts *o)
 {
 	double len_s = o->interval_s > 0 ? o->interval_s : NTP_SERIES_DEFAULT_S;
+
+	memset(s, 0, sizeof(*s));
+	s->interval_ns = llround(len_s * 1e9);
+	if (o->percentiles)
+		for (int i = 0; i < ntp_summary__npercentiles(); i++)
+			s->pct[s->npct++] = (enum ntp_stat)(NTP_STAT_PCT + i);
+	else
+		s->pct[s->npct++] = ntp_stat__tail();
+	s->filter = ntp_read_filter__any(&o->filter) ? &o->filter : NULL;
+	s->top = o->top;
+}
+
+int ntp_series__run_from(ntp_series_open_fn open, void *ctx, const char *what,
+			 const struct ntp_series_opts *o)
+{
+	struct ntp_source *src = NULL;
+	struct ntp_series s;
+	struct outs os;
+	int rc;
+
+	series_init(&s, o);
+	rc = open_outs(&os, o, NULL, 0);
+	if (rc)
+		return rc;
+	rc = open(ctx, &src);
+	if (!rc && !src->ops->rows) {
+		ntp_error("%s: this source does not stream its commands", what);
+		rc = NTP_EXIT_FAILURE;
+	}
+	if (!rc)
+		rc = scan_rows(&s, &os, src);
+	if (rc && !os.json.j)
+		ntp_output__fail(&os.o, rc, what);
+	rc = close_outs(&os, rc);
+	ntp_report__free(&s.r);
+	ntp_source__close(src);
+	return rc;
+}
+
+int ntp_series__run(const char *const *paths, int n, const struct ntp_series_opts *o)
+{
 	struct ntp_source *src = NULL;
 	struct ntp_series s;
 	struct outs os;
@@ -265,15 +395,7 @@ int ntp_series__run(const char *const *paths, int n, const struct ntp_series_opt
 			  NTP_JOIN_MAX_FILES);
 		return NTP_EXIT_USAGE;
 	}
-	memset(&s, 0, sizeof(s));
-	s.interval_ns = llround(len_s * 1e9);
-	if (o->percentiles)
-		for (int i = 0; i < ntp_summary__npercentiles(); i++)
-			s.pct[s.npct++] = (enum ntp_stat)(NTP_STAT_PCT + i);
-	else
-		s.pct[s.npct++] = ntp_stat__tail();
-	s.filter = ntp_read_filter__any(&o->filter) ? &o->filter : NULL;
-	s.top = o->top;
+	series_init(&s, o);
 	s.r.files = calloc(n, sizeof(*s.r.files));
 	s.r.nfiles = n;
 	if (!s.r.files) {

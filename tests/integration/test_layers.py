@@ -26,6 +26,7 @@ LAYERS = {
     "lib/record": {"lib/fmt", "lib/cli", "lib/core", "lib/collect", "lib/ntp"},
     "lib/join": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp"},
     "lib/model": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join"},
+    "lib/fleet": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model"},
     "lib/report": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model"},
     "lib/dump": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model"},
     "lib/compare": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model",
@@ -34,7 +35,8 @@ LAYERS = {
     "lib/series": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model",
                    "lib/report"},
     "cmd": {"lib/fmt", "lib/cli", "lib/core", "lib/collect", "lib/ntp", "lib/record", "lib/join",
-            "lib/model", "lib/report", "lib/dump", "lib/compare", "lib/export", "lib/series"},
+            "lib/model", "lib/fleet", "lib/report", "lib/dump", "lib/compare", "lib/export",
+            "lib/series"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

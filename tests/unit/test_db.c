@@ -1190,14 +1190,6 @@ static void read__damaged_page__corrupt(void **state)
 	expect_read_error(path, NTP_EXIT_CORRUPT, "corrupt");
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
 /*
  * A file's own view, whatever it is, is never what a reader queries: the
  * file's host_stages here never ends, ntprof's counts the rows.
@@ -1227,18 +1219,15 @@ static void read__endless_statement__stopped_by_work_limit(void **state)
 	const char *path = make_recording("endless.ntp", 10);
 	sqlite3_stmt *st;
 	sqlite3 *db;
-	double t0;
 	int rc;
 
 	assert_int_equal(ntp_db__open_read(&db, path), 0);
 	assert_int_equal(sqlite3_prepare_v2(db, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL"
 					    " SELECT i + 1 FROM c) SELECT count(*) FROM c", -1, &st,
 					    NULL), SQLITE_OK);
-	t0 = now_s();
+	/* a statement without end: interrupted by the work limit, never finished */
 	rc = sqlite3_step(st);
 	assert_int_equal(rc, SQLITE_INTERRUPT);
-	/* well under a second alone; the bound leaves room for a loaded machine and ASan */
-	assert_true(now_s() - t0 < 5.0);
 	sqlite3_finalize(st);
 	assert_int_equal(ntp_db__error_code(db), NTP_EXIT_CORRUPT);
 	sqlite3_close(db);

@@ -20,7 +20,8 @@
 #          --fentry --offline.  Then --session on a path disk and on an
 #          unknown namespace.
 # Files in $TB_OUT: <name>.ntp, <name>.out/.err (record's stdout/stderr),
-# both.report, fio-*.json.  Results (result.env): kernel, dev, ns, <name>_rc,
+# both.report, fio-*.json, ids-sysfs.txt (sysfs's and configfs's NVMe-oF
+# names while both recordings ran).  Results (result.env): kernel, dev, ns, <name>_rc,
 # <name>_progs_left, filt_ns_a, filt_ns_b, filt_paths, ...
 . "${TB_LIB:-tests/testbed/guest/lib.sh}"
 
@@ -43,6 +44,29 @@ tb_res dev "$B_DEV"
 tb_res ns "${B_DEV#/dev/}"
 NULLB=${TB_NS_PATH##*/}
 tb_res nullb "$NULLB"
+# what sysfs and configfs say of the NVMe-oF names, for the recordings' nvmf_ids:
+# host<TAB>controller<TAB>subsysnqn<TAB>cntlid<TAB>transport<TAB>address<TAB>hostnqn,
+# subsystem<TAB>nqn, namespace<TAB>nqn<TAB>nsid<TAB>device_path,
+# port<TAB>id<TAB>trtype<TAB>traddr<TAB>trsvcid<TAB>linked nqn (one line each)
+{
+	for c in /sys/class/nvme/nvme*; do
+		printf 'host\t%s\t%s\t%s\t%s\t%s\t%s\n' "${c##*/}" "$(cat "$c/subsysnqn")" \
+			"$(cat "$c/cntlid")" "$(cat "$c/transport")" "$(cat "$c/address")" \
+			"$(cat "$c/hostnqn")"
+	done
+	for s in /sys/kernel/config/nvmet/subsystems/*; do
+		printf 'subsystem\t%s\n' "${s##*/}"
+		for n in "$s"/namespaces/*; do
+			printf 'namespace\t%s\t%s\t%s\n' "${s##*/}" "${n##*/}" "$(cat "$n/device_path")"
+		done
+	done
+	for p in /sys/kernel/config/nvmet/ports/*; do
+		for l in "$p"/subsystems/*; do
+			printf 'port\t%s\t%s\t%s\t%s\t%s\n' "${p##*/}" "$(cat "$p/addr_trtype")" \
+				"$(cat "$p/addr_traddr")" "$(cat "$p/addr_trsvcid")" "${l##*/}"
+		done
+	done
+} > "$TB_OUT/ids-sysfs.txt"
 # the backend's own per-request times (diskstats), the storage stage's oracle
 echo 1 > "/sys/block/$NULLB/queue/iostats" 2>/dev/null
 

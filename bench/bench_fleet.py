@@ -1,0 +1,119 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The fleet's engine at scale: push rate, a fleet report's time, disk per command.
+
+    bench/bench_fleet.py [BUILD_DIR]      PAIRS=10 ROWS=1000000 (defaults)
+
+Makes PAIRS host/target pairs of ROWS commands a side (bench/join_pair.py's
+rare keys, each pair on a controller id of its own, so that a Distributed
+table spreads them), and for one server and for two shards of a
+Distributed table (tests/integration/fleet_server.py, loopback, scratch
+data) prints side by side: the push rate (commands visible to count() on
+every shard over the wall time from the push's start: pushes are
+synchronous), the fleet report of every pair from the engine against the
+sum of `ntprof report HOST TARGET` on each pair, and the engine's bytes on
+disk per command against the .ntp files'.  Asserts nothing about time.
+"""
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests" / "integration"))
+import fleet_server  # noqa: E402
+
+BUILD = Path(sys.argv[1] if len(sys.argv) > 1 else REPO / "build")
+NTPROF = str(BUILD / "ntprof")
+PAIRS = int(os.environ.get("PAIRS", "10"))
+ROWS = int(os.environ.get("ROWS", "1000000"))
+
+
+def timed(args):
+    t = time.monotonic()
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+    return time.monotonic() - t
+
+
+def make_pairs(d):
+    base_h, base_t = d / "base_h.ntp", d / "base_t.ntp"
+    subprocess.run([sys.executable, str(REPO / "bench" / "join_pair.py"), str(base_h),
+                    str(base_t), str(ROWS), "--reuse", "rare"], check=True,
+                   stdout=subprocess.DEVNULL)
+    pairs = []
+    for i in range(PAIRS):
+        h, t = d / f"h{i}.ntp", d / f"t{i}.ntp"
+        for src, dst, table, role in ((base_h, h, "host_io", "host"),
+                                      (base_t, t, "target_io", "target")):
+            shutil.copy(src, dst)
+            with sqlite3.connect(dst) as db:
+                # a run of its own (its meta) on a controller of its own; push hashes the keys
+                db.execute("UPDATE meta SET value = ? WHERE key = 'hostname'", (f"{role}{i}",))
+                db.execute(f"UPDATE {table} SET cntlid = ?, join_key = NULL", (i + 1,))
+        pairs.append((h, t))
+    return pairs
+
+
+def disk(servers, db):
+    return sum(int(s.query("SELECT sum(bytes_on_disk) FROM system.parts WHERE active AND "
+                           f"database = '{db}'").strip() or 0) for s in servers)
+
+
+def run(name, servers, cluster, pairs, files_s, file_bytes):
+    db = "bench"
+    if cluster:
+        for s in servers:
+            subprocess.run([NTPROF, "push", "--url", s.url, "--database", db, "--cluster",
+                            cluster], check=True)
+    else:
+        subprocess.run([NTPROF, "push", "--url", servers[0].url, "--database", db], check=True)
+    t0 = time.monotonic()
+    push_s = []
+    for h, t in pairs:
+        push_s.append(timed([NTPROF, "push", "--url", servers[0].url, "--database", db,
+                             "--no-join", str(h), str(t)]))
+    visible = sum(int(s.query("SELECT count() FROM cmds" + ("_local" if cluster else ""),
+                              db)) for s in servers)
+    wall = time.monotonic() - t0
+    join_s = sum(timed([NTPROF, "push", "--url", servers[0].url, "--database", db, str(h), str(t)])
+                 for h, t in pairs)
+    report_s = timed([NTPROF, "report", "--url", servers[-1].url, "--database", db])
+    rows = 2 * ROWS * PAIRS
+    print(f"{name:12} push {visible / wall / 1e3:8.0f} k rows/s ({visible} rows in {wall:.1f} s; "
+          f"one pair {min(push_s):.1f} s)  join {join_s / PAIRS:.1f} s a pair  "
+          f"report --url {report_s:.1f} s vs files {files_s:.1f} s  "
+          f"disk {disk(servers, db) / rows:.1f} B/command vs .ntp {file_bytes / rows:.1f}")
+
+
+def main():
+    d = Path(tempfile.mkdtemp(prefix="ntprof-bench-fleet."))
+    try:
+        pairs = make_pairs(d)
+        files_s = sum(timed([NTPROF, "report", str(h), str(t)]) for h, t in pairs)
+        file_bytes = sum(p.stat().st_size for hp in pairs for p in hp)
+        print(f"# {PAIRS} pairs of {ROWS} commands a side; clickhouse-server 18.16; "
+              f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
+        one = fleet_server.Server(d, "one").start()
+        try:
+            run("one server", [one], None, pairs, files_s, file_bytes)
+        finally:
+            one.stop()
+        a, b = fleet_server.two_shards(d)
+        a.start()
+        b.start()
+        try:
+            run("two shards", [a, b], fleet_server.CLUSTER, pairs, files_s, file_bytes)
+        finally:
+            a.stop()
+            b.stop()
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

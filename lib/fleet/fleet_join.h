@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The join in the engine (ntprof-fleet(7), THE JOIN IN THE ENGINE).
+ *
+ * Which runs are joined: a "-r both" run with itself (one clock); the host
+ * and target runs pushed together by one command whose wall-clock spans
+ * overlap (a run without a span in its meta overlaps every other), as
+ * report joins the files given to it (recordings without nvmf_ids pair
+ * this way only); and a run with the committed runs of the other side
+ * whose nvmf_ids share a subsystem NQN with it and whose wall-clock spans
+ * overlap.  Runs join only of one transport, sample rate and sampling hash.
+ *
+ * The clock: one clock (a "-r both" run, or equal boot ids) is the line
+ * o = 0.  Two clocks are estimated by ntprof's own estimate (lib/join/),
+ * which ClickHouse 18.16 cannot run (no ASOF JOIN, no inequality in a
+ * join): ntprof reads back a sample of both runs' commands (every
+ * occurrence of a sample of the keys, about NTP_FLEET_SAMPLE_ROWS a side),
+ * joins it as it joins files, and stores the line in clocks.
+ *
+ * The pairing is the engine's, in one INSERT ... SELECT into pairs: each
+ * command's interval (the host's h_queue to h_done moved onto the target's
+ * clock by the line and widened by its tolerance; the target's t_recv to
+ * t_sent) is cut into buckets of NTP_FLEET_BUCKET_NS; host and target rows
+ * meet by equality of subsystem, cntlid, join key and bucket (USING: the
+ * only join a Distributed left side allows), once, in the first bucket they
+ * share; the candidates are held to ntprof's bound (ntprof-design(7),
+ * JOINING) and each host command takes its nearest target record, each
+ * target record its nearest host command.  The clocks row, written last,
+ * commits the pairs and holds the counts.
+ */
+#ifndef NTP_FLEET_JOIN_H
+#define NTP_FLEET_JOIN_H
+
+#include "lib/fleet/fleet_run.h"
+#include "lib/fleet/fleet_schema.h"
+
+#define NTP_FLEET_SAMPLE_ROWS 200000
+#define NTP_FLEET_BUCKET_NS 1000000
+
+/* join the runs just pushed (runs[0..n)) as said above; 0 or an NTP_EXIT_* code after one line */
+int ntp_fleet_join__pushed(struct ntp_fleet *f, const struct ntp_fleet_run *runs, int n);
+
+#endif
