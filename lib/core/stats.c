@@ -17,7 +17,6 @@
 
 #include "lib/core/interval.h"
 #include "lib/core/jobs.h"
-#include "lib/core/mem.h"
 #include "lib/core/stats.h"
 
 /* the run's percentiles: set once, before any summary, by the command's options */
@@ -59,7 +58,7 @@ int ntp_samples__add(struct ntp_samples *s, int64_t v)
 
 		if (cap < s->cap || cap > SIZE_MAX / sizeof(*nv))
 			return -ENOMEM;
-		nv = ntp_mem__realloc(s->v, cap * sizeof(*nv));
+		nv = realloc(s->v, cap * sizeof(*nv));
 		if (!nv)
 			return -ENOMEM;
 		s->v = nv;
@@ -68,30 +67,6 @@ int ntp_samples__add(struct ntp_samples *s, int64_t v)
 	if (s->n && v < s->v[s->n - 1])
 		s->sorted = 0;
 	s->v[s->n++] = v;
-	return 0;
-}
-
-int ntp_samples__reserve(struct ntp_samples *s, size_t n)
-{
-	int64_t *nv;
-
-	if (n <= s->cap)
-		return 0;
-	if (n > SIZE_MAX / sizeof(*nv))
-		return -ENOMEM;
-	/*
-	 * A new block rather than realloc: one allocated whole starts on a
-	 * huge page's boundary (lib/core/mem.c), one grown keeps the small
-	 * pages it had.
-	 */
-	nv = ntp_mem__alloc(n * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	if (s->n)
-		memcpy(nv, s->v, s->n * sizeof(*nv));
-	free(s->v);
-	s->v = nv;
-	s->cap = n;
 	return 0;
 }
 
@@ -119,7 +94,7 @@ int ntp_samples__append(struct ntp_samples *dst, struct ntp_samples *src)
 	if (dst->n + src->n > dst->cap) {
 		if (dst->n + src->n > SIZE_MAX / sizeof(*nv))
 			return -ENOMEM;
-		nv = ntp_mem__realloc(dst->v, (dst->n + src->n) * sizeof(*nv));
+		nv = realloc(dst->v, (dst->n + src->n) * sizeof(*nv));
 		if (!nv)
 			return -ENOMEM;
 		dst->v = nv;
@@ -178,7 +153,7 @@ static int radix_sort(int64_t *v, size_t n, struct scratch *sc)
 
 	if (sc->n < n) {
 		free(sc->v);
-		sc->v = ntp_mem__alloc(n * sizeof(*sc->v));
+		sc->v = malloc(n * sizeof(*sc->v));
 		sc->n = sc->v ? n : 0;
 		if (!sc->v)
 			return -ENOMEM;
@@ -313,7 +288,7 @@ int64_t ntp_stats__percentile_of(const int64_t *v, size_t n, double p, int *err)
 
 	if (!n)
 		return 0;
-	c = ntp_mem__alloc(n * sizeof(*c));
+	c = malloc(n * sizeof(*c));
 	if (!c) {
 		*err = -ENOMEM;
 		return 0;

@@ -52,11 +52,6 @@ double ntp_summary__percentile(int i);        /* the list's i-th p, in percent *
 void ntp_samples__init(struct ntp_samples *s);
 int ntp_samples__add(struct ntp_samples *s, int64_t v);    /* 0 or -ENOMEM */
 /*
- * Room for n samples in all, allocated at once (a scan that knows how many
- * it will add: no growth, no copy of what it holds).  0 or -ENOMEM (s kept).
- */
-int ntp_samples__reserve(struct ntp_samples *s, size_t n);
-/*
  * src's samples into dst (in no order: none of a summary depends on it), src
  * left empty: into whichever of the two has room for both, else a copy of
  * the smaller set.  0 or -ENOMEM (both kept).

@@ -138,7 +138,6 @@ int ntp_join__open(struct ntp_join **jp, const struct ntp_join_input *in,
 		memcpy(j->opts.tag_ctx, opts->tag_ctx, sizeof(j->opts.tag_ctx));
 	}
 	pthread_mutex_init(&j->ctrl_lock, NULL);
-	ntp_jspares__init(&j->spares);
 	/*
 	 * Large arrays come and go as the join runs (rows, candidates,
 	 * intervals, matches).  glibc's dynamic mmap threshold would serve the
@@ -181,7 +180,7 @@ static int fit_from(struct ntp_join *j, const struct ntp_join_pair *p, struct nt
 		rc = ntp_join__estimate(iv, n, j->opts.max_drift, j->opts.slack_ns, grid_iv, fit);
 	else
 		rc = -ENOENT;
-	ntp_jspares__give(&j->spares, iv);
+	free(iv);
 	if (rc == -ENOMEM)
 		return ntp_join__nomem();
 	*ok = !rc && (p->clock != NTP_JOIN_CLOCK_TWO || fit->support >= j->opts.min_support);
@@ -439,9 +438,6 @@ save:
 	j->host_rows = j->host.n;
 	j->target_rows = j->target.n;
 	ntp_join__free_rows(j);
-	/* without the summary's scan no big array follows (join_stages.c keeps them till then) */
-	if (!j->keep)
-		ntp_jspares__drop(&j->spares);
 	if (!err)
 		err = refuse_unrelated(j);
 	return err;
@@ -522,6 +518,5 @@ void ntp_join__close(struct ntp_join *j)
 	free(j->matches);
 	free(j->progress);
 	pthread_mutex_destroy(&j->ctrl_lock);
-	ntp_jspares__fini(&j->spares);
 	free(j);
 }

@@ -60,17 +60,9 @@ int64_t ntp_join__query_int(sqlite3 *db, const char *sql, int64_t def)
 /*
  * An array written whole soon after gets its pages at once: one call
  * instead of a fault a page, which in a virtual machine is a trap each, and
- * made at once 1 GiB of small pages takes half the time it takes by faults.
- * The memory is the same: it would be touched anyway.
- *
- * The arrays carry huge-page advice (lib/core/mem.c), so these are mostly
- * huge pages.  In a virtual machine that reports its free memory to its
- * host (virtio-balloon's free page reporting, on blocks of 2 MiB and more)
- * a huge page comes out of memory the host took back, and the host makes
- * it again, which after idle seconds costs far more than a huge page just
- * freed.  Whether the reports still gain depends on the host: on some VMs
- * they do, on others "never" is the better setting for transparent huge
- * pages (bench/README.md, "New pages and huge pages"; ntprof-report(1)).
+ * made at once 1 GiB of small pages takes half the time it takes by faults
+ * (bench/README.md, "New pages on this VM").  The memory is the same: it
+ * would be touched anyway.
  */
 void ntp_join__populate(void *p, size_t len)
 {

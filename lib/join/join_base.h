@@ -5,7 +5,6 @@
  *
  *	join.c          the entry points: a join of the model's files, its passes in order
  *	join_base.c     what every part uses: failures, an integer of SQL, pages made at once
- *	join_spare.c    big arrays handed from one phase to the next, pages and all
  *	join_stored.c   a joined recording's own pairing, read back
  *	join_write.c    a joined recording written (ntprof join)
  *	join_read.c     both sides of every file read at once, by several readers
@@ -228,25 +227,6 @@ struct ntp_jchunk {
 
 struct ntp_jprogress;
 
-/* join_spare.c: a few big blocks freed by one phase, kept for the next */
-#define NTP_JSPARES 1
-
-struct ntp_jspares {
-	pthread_mutex_t lock;	/* the sides are sorted at once, each giving and taking */
-	int n;
-	void *p[NTP_JSPARES];
-	size_t cap[NTP_JSPARES];
-};
-
-void ntp_jspares__init(struct ntp_jspares *sp);
-/* len bytes, a kept block's where one is about that size (its pages made); NULL without memory */
-void *ntp_jspares__take(struct ntp_jspares *sp, size_t len);
-/* p (from malloc or take; NULL is nothing) kept for a take, or freed */
-void ntp_jspares__give(struct ntp_jspares *sp, void *p);
-/* every kept block freed */
-void ntp_jspares__drop(struct ntp_jspares *sp);
-void ntp_jspares__fini(struct ntp_jspares *sp);
-
 struct ntp_join {
 	sqlite3 *db;			/* the input's: the files ATTACHed, the join's TEMP tables */
 	int (*reopen)(void *ctx, int i, sqlite3 **db);	/* the input's */
@@ -271,7 +251,6 @@ struct ntp_join {
 	struct ntp_jctrl *ctrls;
 	int nctrls;
 	pthread_mutex_t ctrl_lock;	/* the readers add controllers at once */
-	struct ntp_jspares spares;	/* big blocks between phases (join_spare.c) */
 
 	struct ntp_jcand *cands;
 	size_t ncands;
@@ -346,9 +325,9 @@ struct ntp_jshares {
 	struct ntp_jshare share[NTP_JOIN_READERS];
 };
 
-/* room in *array (*n elements of elsz; a new one taken from sp) for shares c[0..nshares); 0 or -ENOMEM */
-int ntp_jshares__open(struct ntp_jshares *sh, struct ntp_jspares *sp, void **array, size_t *n,
-		      size_t elsz, const struct ntp_jchunk *c, int nshares);
+/* room in *array (*n elements of elsz, NULL: none yet) for shares c[0..nshares); 0 or -ENOMEM */
+int ntp_jshares__open(struct ntp_jshares *sh, void **array, size_t *n, size_t elsz,
+		      const struct ntp_jchunk *c, int nshares);
 /* the place of share k's next element (one thread a share); NULL without memory */
 void *ntp_jshares__put(struct ntp_jshares *sh, int k);
 /* the shares' elements after *array's first *n, in share order; *n their end; 0 or -ENOMEM */

@@ -43,8 +43,6 @@
 #include <string.h>
 
 #include "lib/core/checked.h"
-#include "lib/core/jobs.h"
-#include "lib/core/mem.h"
 #include "lib/join/join_est.h"
 #include "lib/join/join_sweep.h"
 
@@ -138,56 +136,20 @@ static int64_t sweep(const struct riv *iv, size_t n, double b, double w, struct 
 	return best;
 }
 
-/*
- * The grid's points are independent sweeps: a level's are shared by two
- * threads (each with its own buffers) when the sample is large enough to
- * pay for one, and the best is chosen from them in grid order afterwards,
- * as one thread would.
- */
 #define GRID_POINTS (2 * GRID_HALF + 1)
-#define GRID_THREADS 2
-#define GRID_THREAD_IV 8192	/* fewer intervals: one thread */
 
 struct grid_pt {
 	double b, l, r;
 	int64_t c;		/* -1: outside the drift range, not swept */
 };
 
-struct grid_job {
-	const struct riv *wk;
-	size_t nw;
-	double w;
-	struct ntp_jsweep sb;
-	struct grid_pt *pt;
-	int g0, g1;		/* this job's points */
-};
-
-static void *grid_run(void *arg)
-{
-	struct grid_job *gj = arg;
-
-	for (int g = gj->g0; g < gj->g1; g++)
-		if (gj->pt[g].c >= 0)
-			gj->pt[g].c = sweep(gj->wk, gj->nw, gj->pt[g].b, gj->w, &gj->sb, &gj->pt[g].l,
-					    &gj->pt[g].r);
-	return NULL;
-}
-
-/* every point of one level swept, on njobs threads */
-static void grid_level(struct grid_job *jobs, int njobs, const struct riv *wk, size_t nw, double w,
+/* every point of one level swept, with the buffers of sw */
+static void grid_level(const struct riv *wk, size_t nw, double w, struct ntp_jsweep *sw,
 		       struct grid_pt *pt)
 {
-	if (nw < GRID_THREAD_IV)
-		njobs = 1;
-	for (int k = 0; k < njobs; k++) {
-		jobs[k].wk = wk;
-		jobs[k].nw = nw;
-		jobs[k].w = w;
-		jobs[k].pt = pt;
-		jobs[k].g0 = GRID_POINTS * k / njobs;
-		jobs[k].g1 = GRID_POINTS * (k + 1) / njobs;
-	}
-	ntp_jobs__run(grid_run, jobs, sizeof(*jobs), njobs);
+	for (int g = 0; g < GRID_POINTS; g++)
+		if (pt[g].c >= 0)
+			pt[g].c = sweep(wk, nw, pt[g].b, w, sw, &pt[g].l, &pt[g].r);
 }
 
 /*
@@ -222,61 +184,13 @@ static struct riv iv_rel(const struct ivs *v, size_t i)
  * Step 2 reads every interval a few times (the marks, the hulls, the
  * median) and holds nothing as long as them but one byte each (in[]):
  * at tens of millions of intervals an array of 8 bytes each would be the
- * join's peak.  Each pass is shared by EST_THREADS threads, over
- * contiguous ranges of the intervals, and its parts put together in
- * range order, so the result is the one a single pass gives.
+ * join's peak.
  */
-#define EST_THREADS 2
-#define EST_THREAD_IV 65536	/* fewer intervals: one thread */
-
-static int njobs_for(size_t n)
-{
-	return n < EST_THREAD_IV ? 1 : EST_THREADS;
-}
-
-/* job k of n's share of n_iv intervals */
-static void job_range(size_t n_iv, int k, int n, size_t *i0, size_t *i1)
-{
-	*i0 = n_iv * k / n;
-	*i1 = n_iv * (k + 1) / n;
-}
 
 /* ---- marking S ---- */
 
 /* in[i]: not a member of S, a member the last S had too, a new member */
 enum { OUT = 0, KEPT = 1, NEW = 2 };
-
-struct mark_job {
-	const struct ivs *v;
-	double a, b, tol;
-	unsigned char *in;
-	size_t i0, i1;
-	int64_t k, dropped;
-};
-
-static void *mark_run(void *arg)
-{
-	struct mark_job *mj = arg;
-	/*
-	 * Counted in locals: a store to in[] (bytes) may be to anything, so
-	 * counts in *mj would be stored at every interval, in the cache line
-	 * the other thread's job shares with it.
-	 */
-	int64_t k = 0, dropped = 0;
-
-	for (size_t i = mj->i0; i < mj->i1; i++) {
-		struct riv r = iv_rel(mj->v, i);
-		double o = mj->a + mj->b * r.dt;
-		int member = iv_valid(mj->v, i) && r.lo - mj->tol <= o && o <= r.hi + mj->tol;
-
-		dropped += !member && mj->in[i] != OUT;
-		mj->in[i] = !member ? OUT : mj->in[i] != OUT ? KEPT : NEW;
-		k += member;
-	}
-	mj->k = k;
-	mj->dropped = dropped;
-	return NULL;
-}
 
 /*
  * Mark the intervals the line a + b dt misses by at most tol, against the
@@ -286,20 +200,22 @@ static void *mark_run(void *arg)
 static int64_t mark(const struct ivs *v, double a, double b, double tol, unsigned char *in,
 		    int64_t *dropped)
 {
-	struct mark_job mj[EST_THREADS];
-	int n = njobs_for(v->n);
-	int64_t k = 0;
+	/*
+	 * Counted in locals: a store to in[] (bytes) may be to anything, so
+	 * a count behind a pointer would be stored at every interval.
+	 */
+	int64_t k = 0, gone = 0;
 
-	*dropped = 0;
-	for (int q = 0; q < n; q++) {
-		mj[q] = (struct mark_job){ v, a, b, tol, in, 0, 0, 0, 0 };
-		job_range(v->n, q, n, &mj[q].i0, &mj[q].i1);
+	for (size_t i = 0; i < v->n; i++) {
+		struct riv r = iv_rel(v, i);
+		double o = a + b * r.dt;
+		int member = iv_valid(v, i) && r.lo - tol <= o && o <= r.hi + tol;
+
+		gone += !member && in[i] != OUT;
+		in[i] = !member ? OUT : in[i] != OUT ? KEPT : NEW;
+		k += member;
 	}
-	ntp_jobs__run(mark_run, mj, sizeof(*mj), n);
-	for (int q = 0; q < n; q++) {
-		k += mj[q].k;
-		*dropped += mj[q].dropped;
-	}
+	*dropped = gone;
 	return k;
 }
 
@@ -378,9 +294,9 @@ static void chain_add(struct chain *c, int upper, double x, double y, uint64_t i
 static int chain_alloc(struct chain *c, size_t n)
 {
 	n = n ? n : 1;
-	c->x = ntp_mem__alloc(n * sizeof(*c->x));
-	c->y = ntp_mem__alloc(n * sizeof(*c->y));
-	c->id = ntp_mem__alloc(n * sizeof(*c->id));
+	c->x = malloc(n * sizeof(*c->x));
+	c->y = malloc(n * sizeof(*c->y));
+	c->id = malloc(n * sizeof(*c->id));
 	c->k = 0;
 	return c->x && c->y && c->id ? 0 : -ENOMEM;
 }
@@ -408,7 +324,7 @@ static int ids_add(struct ids *l, const uint64_t *id, size_t n)
 
 		while (ncap < l->n + n)
 			ncap *= 2;
-		q = ntp_mem__realloc(l->id, ncap * sizeof(*q));
+		q = realloc(l->id, ncap * sizeof(*q));
 		if (!q)
 			return -ENOMEM;
 		l->id = q;
@@ -483,35 +399,6 @@ static void chain_both(const struct ivs *v, const uint64_t *ord, size_t m, struc
 	}
 }
 
-struct hull_job {
-	const struct ivs *v;
-	const unsigned char *in;
-	size_t i0, i1;
-	struct ids up, lo;	/* this job's chunks' hull vertices, in chunk order */
-	int err;
-};
-
-static void *hull_run(void *arg)
-{
-	struct hull_job *hj = arg;
-	uint64_t *ord = malloc(HULL_CHUNK * sizeof(*ord)), *tmp = malloc(HULL_CHUNK * sizeof(*tmp));
-	struct chain up = { 0 }, lo = { 0 };
-
-	hj->err = !ord || !tmp || chain_alloc(&up, HULL_CHUNK) || chain_alloc(&lo, HULL_CHUNK);
-	for (size_t c = hj->i0; c < hj->i1 && !hj->err; c += HULL_CHUNK) {
-		size_t end = c + HULL_CHUNK < hj->i1 ? c + HULL_CHUNK : hj->i1;
-		size_t m = chunk_order(hj->v, hj->in, c, end, ord, tmp);
-
-		chain_both(hj->v, ord, m, &up, &lo);
-		hj->err = ids_add(&hj->up, up.id, up.k) || ids_add(&hj->lo, lo.id, lo.k);
-	}
-	free(ord);
-	free(tmp);
-	chain_free(&up);
-	chain_free(&lo);
-	return NULL;
-}
-
 /* one chain over the candidate vertices l (sorted here) into c */
 static void chain_final(const struct ivs *v, struct ids *l, int upper, struct chain *c)
 {
@@ -568,33 +455,27 @@ static int hull_from(const struct ivs *v, struct ids *up, struct ids *lo, struct
 	return err ? -ENOMEM : 0;
 }
 
-/* both hulls of S (the intervals marked in in[]) into h; -ENOMEM */
+/* both hulls of S (the intervals marked in in[]) into h, chunk by chunk; -ENOMEM */
 static int build_hull(const struct ivs *v, const unsigned char *in, struct hull *h)
 {
-	struct hull_job hj[EST_THREADS];
-	struct ids up = { 0 }, lo = { 0 };
-	int n = njobs_for(v->n), err = 0;
-	/* whole chunks to each job, so that the chunks are those of one pass */
-	size_t chunks = (v->n + HULL_CHUNK - 1) / HULL_CHUNK;
+	uint64_t *ord = malloc(HULL_CHUNK * sizeof(*ord)), *tmp = malloc(HULL_CHUNK * sizeof(*tmp));
+	struct chain cu = { 0 }, cl = { 0 };
+	struct ids up = { 0 }, lo = { 0 };	/* the chunks' hull vertices, in chunk order */
+	int err;
 
 	hull_free(h);
-	memset(hj, 0, sizeof(hj));
-	for (int q = 0; q < n; q++) {
-		size_t c0, c1;
+	err = !ord || !tmp || chain_alloc(&cu, HULL_CHUNK) || chain_alloc(&cl, HULL_CHUNK);
+	for (size_t c = 0; c < v->n && !err; c += HULL_CHUNK) {
+		size_t end = c + HULL_CHUNK < v->n ? c + HULL_CHUNK : v->n;
+		size_t m = chunk_order(v, in, c, end, ord, tmp);
 
-		job_range(chunks, q, n, &c0, &c1);
-		hj[q].v = v;
-		hj[q].in = in;
-		hj[q].i0 = c0 * HULL_CHUNK;
-		hj[q].i1 = c1 * HULL_CHUNK < v->n ? c1 * HULL_CHUNK : v->n;
+		chain_both(v, ord, m, &cu, &cl);
+		err = ids_add(&up, cu.id, cu.k) || ids_add(&lo, cl.id, cl.k);
 	}
-	ntp_jobs__run(hull_run, hj, sizeof(*hj), n);
-	for (int q = 0; q < n; q++) {
-		err = err || hj[q].err || ids_add(&up, hj[q].up.id, hj[q].up.n) ||
-		      ids_add(&lo, hj[q].lo.id, hj[q].lo.n);
-		free(hj[q].up.id);
-		free(hj[q].lo.id);
-	}
+	free(ord);
+	free(tmp);
+	chain_free(&cu);
+	chain_free(&cl);
 	if (err) {
 		free(up.id);
 		free(lo.id);
@@ -749,37 +630,27 @@ static int under(uint64_t u, uint64_t prefix, int bits)
 	return !bits || u >> (64 - bits) == prefix;
 }
 
-struct count_job {
-	const struct ivs *v;
-	const unsigned char *in;
-	size_t i0, i1;
-	uint64_t prefix;
-	int bits;
-	size_t *cnt;		/* 65536 */
-};
-
-static void *count_run(void *arg)
+/* cnt[d]: the members of S whose width's order key has these top bits, by the next 16 */
+static void count_widths(const struct ivs *v, const unsigned char *in, uint64_t prefix, int bits,
+			 size_t *cnt)
 {
-	struct count_job *cj = arg;
-
-	memset(cj->cnt, 0, 65536 * sizeof(*cj->cnt));
-	for (size_t i = cj->i0; i < cj->i1; i++) {
+	memset(cnt, 0, 65536 * sizeof(*cnt));
+	for (size_t i = 0; i < v->n; i++) {
 		uint64_t u;
 
-		if (!cj->in[i])
+		if (!in[i])
 			continue;
-		u = dkey(width(cj->v, i));
-		if (under(u, cj->prefix, cj->bits))
-			cj->cnt[(u >> (48 - cj->bits)) & 0xffff]++;
+		u = dkey(width(v, i));
+		if (under(u, prefix, bits))
+			cnt[(u >> (48 - bits)) & 0xffff]++;
 	}
-	return NULL;
 }
 
 /* median hi - lo over the m members of S; 0 without any, -1 without memory (*err) */
 static double median_width(const struct ivs *v, const unsigned char *in, size_t m, int *err)
 {
-	struct count_job cj[EST_THREADS];
-	int n = njobs_for(v->n), bits = 0;
+	size_t *cnt = NULL;
+	int bits = 0;
 	size_t k = m / 2, have = m;
 	uint64_t prefix = 0;
 	double *w = NULL, med = 0;
@@ -787,29 +658,18 @@ static double median_width(const struct ivs *v, const unsigned char *in, size_t 
 	*err = 0;
 	if (!m)
 		return 0;
-	memset(cj, 0, sizeof(cj));
-	for (int q = 0; q < n; q++) {
-		cj[q].cnt = malloc(65536 * sizeof(*cj[q].cnt));
-		*err |= !cj[q].cnt;
-	}
+	cnt = malloc(65536 * sizeof(*cnt));
+	*err = !cnt;
 	while (!*err && have > MEDIAN_GATHER && bits < 64) {
 		size_t d, below = 0;
 
-		for (int q = 0; q < n; q++) {
-			cj[q] = (struct count_job){ v, in, 0, 0, prefix, bits, cj[q].cnt };
-			job_range(v->n, q, n, &cj[q].i0, &cj[q].i1);
-		}
-		ntp_jobs__run(count_run, cj, sizeof(*cj), n);
+		count_widths(v, in, prefix, bits, cnt);
 		for (d = 0; d < 65536; d++) {
-			size_t c = 0;
-
-			for (int q = 0; q < n; q++)
-				c += cj[q].cnt[d];
-			if (below + c > k) {
-				have = c;
+			if (below + cnt[d] > k) {
+				have = cnt[d];
 				break;
 			}
-			below += c;
+			below += cnt[d];
 		}
 		k -= below;
 		prefix = prefix << 16 | d;
@@ -820,7 +680,7 @@ static double median_width(const struct ivs *v, const unsigned char *in, size_t 
 	} else if (!*err) {
 		size_t g = 0;
 
-		w = ntp_mem__alloc(have * sizeof(*w));
+		w = malloc(have * sizeof(*w));
 		*err = !w;
 		for (size_t i = 0; !*err && i < v->n; i++) {
 			double x;
@@ -835,8 +695,7 @@ static double median_width(const struct ivs *v, const unsigned char *in, size_t 
 			med = select_kth(w, g, k);
 	}
 	free(w);
-	for (int q = 0; q < n; q++)
-		free(cj[q].cnt);
+	free(cnt);
 	return med;
 }
 
@@ -860,9 +719,8 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 {
 	double half = 0, step, centre = 0, w, bbest = 0, L = 0, R = 0, a, b, lo, hi;
 	struct riv *wk = NULL;
-	struct grid_job jobs[GRID_THREADS];
+	struct ntp_jsweep sw = { 0 };
 	struct grid_pt pt[GRID_POINTS];
-	int njobs = 0;
 	struct ivs v = { src, n, 0, 0 };
 	struct hull h = { 0 };
 	unsigned char *in = NULL;
@@ -881,21 +739,13 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 	v.t0 = fit->t0;
 	v.base = fit->base;
 
-	in = ntp_mem__calloc(n, 1);	/* no member yet: the first marks are all new */
+	in = calloc(n, 1);	/* no member yet: the first marks are all new */
 	if (grid_iv < 1)
 		grid_iv = 1;
 	stride = n / grid_iv + (n % grid_iv != 0);
 	m = (n + stride - 1) / stride;
-	wk = ntp_mem__alloc(m * sizeof(*wk));
-	memset(jobs, 0, sizeof(jobs));
-	/* a second thread's buffers only where it would be used */
-	for (; njobs < (m < GRID_THREAD_IV ? 1 : GRID_THREADS); njobs++) {
-		if (ntp_jsweep__init(&jobs[njobs].sb, m)) {
-			njobs++;
-			goto out;
-		}
-	}
-	if (!in || !wk)
+	wk = malloc(m * sizeof(*wk));
+	if (ntp_jsweep__init(&sw, m) || !in || !wk)
 		goto out;
 	/* the stride sample of the valid intervals: every stride-th of them */
 	for (i = 0, nvalid = 0, nw = 0; i < n; i++) {
@@ -923,7 +773,7 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 			pt[g].b = centre + (g - GRID_HALF) * step;
 			pt[g].c = fabs(pt[g].b) > max_drift * (1 + 1e-9) ? -1 : 0;
 		}
-		grid_level(jobs, njobs, wk, nw, w, pt);
+		grid_level(wk, nw, w, &sw, pt);
 		for (g = 0; g < GRID_POINTS; g++) {
 			double l = pt[g].l, r = pt[g].r;
 			int64_t c = pt[g].c;
@@ -984,9 +834,7 @@ int ntp_join__estimate(const struct ntp_join_iv *src, size_t n, double max_drift
 out:
 	free(wk);
 	free(in);
-	for (int q = 0; q < njobs; q++) {
-		ntp_jsweep__free(&jobs[q].sb);
-	}
+	ntp_jsweep__free(&sw);
 	hull_free(&h);
 	return err;
 }
@@ -1006,7 +854,7 @@ int ntp_join__fit_zero(const struct ntp_join_iv *src, size_t n, int64_t slack_ns
 	fit->t0 = centre_time(src, n);
 	/* base 0: on one clock the offsets are the small gaps between the two sides' times */
 	v.t0 = fit->t0;
-	in = ntp_mem__calloc(n, 1);
+	in = calloc(n, 1);
 	if (!in)
 		goto out;
 	fit->support = mark(&v, 0, 0, fit->tol, in, &dropped);

@@ -28,7 +28,6 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/core/mem.h"
 #include "lib/core/stages.h"
 #include "lib/join/join_base.h"
 #include "lib/ntp/db_app.h"
@@ -181,7 +180,7 @@ int ntp_join__keep_targets(struct ntp_join *j, size_t n)
 	struct ntp_jkeep *k = j->keep;
 
 	free(k->target);
-	k->target = ntp_mem__alloc((n ? n : 1) * sizeof(*k->target));
+	k->target = malloc((n ? n : 1) * sizeof(*k->target));
 	for (int w = 0; w < NTP_JOIN_READERS; w++)
 		k->hwide[w].n = k->twide[w].n = 0;
 	return k->target ? 0 : ntp_join__nomem();

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "lib/core/jobs.h"
-#include "lib/core/mem.h"
 #include "lib/join/join_base.h"
 
 /* a run of keys alike in their top half: by hash, then load order, as a stable sort leaves them */
@@ -204,21 +203,20 @@ static void *gather_job(void *arg)
 	return NULL;
 }
 
-static int rows_in_key_order(struct ntp_jside *s, void *buf, int host, struct ntp_jspares *sp,
-			     int nt)
+static int rows_in_key_order(struct ntp_jside *s, void *buf, int host, int nt)
 {
 	struct gather g[NTP_JOIN_READERS];
 	uint16_t *c = NULL;
 
-	if (host && !(c = ntp_mem__alloc((s->n ? s->n : 1) * sizeof(*c)))) {
-		ntp_jspares__give(sp, buf);
+	if (host && !(c = malloc((s->n ? s->n : 1) * sizeof(*c)))) {
+		free(buf);
 		return -ENOMEM;
 	}
 	for (int t = 0; t < nt; t++)
 		g[t] = (struct gather){ s, buf, c, s->n * (size_t)t / (size_t)nt,
 					s->n * (size_t)(t + 1) / (size_t)nt };
 	ntp_jobs__run(gather_job, g, sizeof(*g), nt);
-	ntp_jspares__give(sp, s->rows);
+	free(s->rows);
 	s->rows = buf;
 	if (host) {
 		free(s->ctrl);
@@ -233,7 +231,7 @@ static int rows_in_key_order(struct ntp_jside *s, void *buf, int host, struct nt
  * order in recordings written as commands complete, nearly: a run found
  * out of order is sorted by itself.
  */
-static int order_side(struct ntp_jside *s, int host, struct ntp_jspares *sp, int nt)
+static int order_side(struct ntp_jside *s, int host, int nt)
 {
 	struct side_ctx ctx = { s->rows, host };
 	struct ntp_jkey *tmp;
@@ -241,7 +239,7 @@ static int order_side(struct ntp_jside *s, int host, struct ntp_jspares *sp, int
 	/* a side without rows has no arrays: nothing to order */
 	if (!s->n)
 		return 0;
-	tmp = ntp_jspares__take(sp, s->n * sizeof(*tmp));
+	tmp = malloc(s->n * sizeof(*tmp));
 	if (!tmp)
 		return -ENOMEM;
 	ntp_join__populate(tmp, s->n * sizeof(*tmp));
@@ -265,14 +263,12 @@ static int order_side(struct ntp_jside *s, int host, struct ntp_jspares *sp, int
 				o[m].occ = (uint32_t)(m - i + 1);
 		}
 	}
-	return rows_in_key_order(s, tmp, host, sp, nt);
+	return rows_in_key_order(s, tmp, host, nt);
 }
 
 /*
- * The target's side, then the host's, each on the readers' threads: the
- * host's sort buffer is then the target's rows, freed by its gather (the
- * sort buffers are 16 bytes a command: at ten million a side, two new ones
- * at once would be 320 MB of new pages, dear in a VM; join_base.c).
+ * The target's side, then the host's, each on the readers' threads: one
+ * sort buffer (16 bytes a command) alive at a time.
  */
 int ntp_join__load(struct ntp_join *j)
 {
@@ -282,7 +278,7 @@ int ntp_join__load(struct ntp_join *j)
 		return err;
 	ntp_jprogress__set(j->progress, "sorting commands by key", 0, 0);
 	nt = j->nreaders < 1 ? 1 : j->nreaders < NTP_JOIN_READERS ? j->nreaders : NTP_JOIN_READERS;
-	if (order_side(&j->target, 0, &j->spares, nt) || order_side(&j->host, 1, &j->spares, nt))
+	if (order_side(&j->target, 0, nt) || order_side(&j->host, 1, nt))
 		return ntp_join__nomem();
 	return 0;
 }
@@ -290,12 +286,12 @@ int ntp_join__load(struct ntp_join *j)
 /* the rows and their order; the ids (temp.join_matches reads them) stay */
 void ntp_join__free_rows(struct ntp_join *j)
 {
-	ntp_jspares__give(&j->spares, j->host.rows);
-	ntp_jspares__give(&j->spares, j->host.order);
+	free(j->host.rows);
+	free(j->host.order);
 	free(j->host.ctrl);
 	free(j->host.start);
-	ntp_jspares__give(&j->spares, j->target.rows);
-	ntp_jspares__give(&j->spares, j->target.order);
+	free(j->target.rows);
+	free(j->target.order);
 	j->host.rows = j->host.order = j->target.rows = j->target.order = NULL;
 	j->host.ctrl = NULL;
 	j->host.start = NULL;

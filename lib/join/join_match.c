@@ -13,7 +13,6 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/core/jobs.h"
-#include "lib/core/mem.h"
 #include "lib/join/join_base.h"
 
 /* the controller of host row h (key order) */
@@ -149,7 +148,7 @@ static int add_cand(void *ctx, int p, uint32_t h, uint32_t t, int ok, double dis
 
 void ntp_join__free_cands(struct ntp_join *j)
 {
-	ntp_jspares__give(&j->spares, j->cands);
+	free(j->cands);
 	j->cands = NULL;
 	j->ncands = 0;
 	j->nshares = 0;
@@ -174,8 +173,8 @@ static int gather(struct ntp_join *j, const struct ntp_join_fit *fits, const dou
 		if (!j->pairs[p].estimated)
 			continue;
 		n = shares_of(j, p, j->share);
-		err = ntp_jshares__open(&out, &j->spares, (void **)&j->cands, &j->ncands,
-					sizeof(*j->cands), j->share, n);
+		err = ntp_jshares__open(&out, (void **)&j->cands, &j->ncands, sizeof(*j->cands),
+					j->share, n);
 		if (err)
 			break;
 		err = merge_shares(j, p, j->share, n, &fits[p], tols[p], add_cand, &out, NULL, sj);
@@ -248,12 +247,11 @@ int ntp_join__pass2_intervals(struct ntp_join *j, const struct ntp_join_fit *fit
 		 * itself: no interval is dropped, and none needs its host row.
 		 */
 		ns = shares_of(j, p, c);
-		err = ntp_jshares__open(&out, &j->spares, (void **)&iv[p], &n[p], sizeof(**iv), c,
-					ns);
+		err = ntp_jshares__open(&out, (void **)&iv[p], &n[p], sizeof(**iv), c, ns);
 		if (err)
 			break;
-		if (j->npairs > 1 && (err = ntp_jshares__open(&out_h, &j->spares, (void **)&hs[p],
-							      &nh[p], sizeof(**hs), c, ns))) {
+		if (j->npairs > 1 && (err = ntp_jshares__open(&out_h, (void **)&hs[p], &nh[p],
+							      sizeof(**hs), c, ns))) {
 			ntp_jshares__close(&out);
 			break;
 		}
@@ -465,7 +463,7 @@ static void *slot_run(void *arg)
 
 static int collect(struct ntp_join *j)
 {
-	struct slot *slot = ntp_jspares__take(&j->spares, (j->host.n ? j->host.n : 1) * sizeof(*slot));
+	struct slot *slot = malloc((j->host.n ? j->host.n : 1) * sizeof(*slot));
 	struct slot_job sj[NTP_JOIN_READERS];
 	int ns = j->nreaders > 1 && j->host.n >= 2 * 65536 ? j->nreaders : 1;
 	size_t n = 0;
@@ -480,10 +478,10 @@ static int collect(struct ntp_join *j)
 	for (int k = 0; k < ns; k++)
 		n += sj[k].n;
 	/* nothing reads the orders after this: 320 MB at ten million commands a side */
-	ntp_jspares__give(&j->spares, j->host.order);
-	ntp_jspares__give(&j->spares, j->target.order);
+	free(j->host.order);
+	free(j->target.order);
 	j->host.order = j->target.order = NULL;
-	j->matches = ntp_jspares__take(&j->spares, (n ? n : 1) * sizeof(*j->matches));
+	j->matches = malloc((n ? n : 1) * sizeof(*j->matches));
 	if (!j->matches) {
 		free(slot);
 		return -ENOMEM;
@@ -514,7 +512,7 @@ static int collect(struct ntp_join *j)
 			qsort_r(j->matches + first, j->nmatches - first, sizeof(*j->matches), cmp_match,
 				j->host.start);
 	}
-	ntp_jspares__give(&j->spares, slot);
+	free(slot);
 	return 0;
 }
 
@@ -523,9 +521,9 @@ static int match_all(struct ntp_join *j)
 {
 	size_t nh = j->host.n, nt = j->target.n;
 	struct match_share ms[NTP_JOIN_READERS];
-	uint32_t *bh = ntp_mem__alloc((nh ? nh : 1) * sizeof(*bh));
-	uint32_t *bt = ntp_mem__alloc((nt ? nt : 1) * sizeof(*bt));
-	unsigned char *tused = ntp_mem__calloc(nt ? nt : 1, 1), *has = ntp_mem__calloc(nh ? nh : 1, 1);
+	uint32_t *bh = malloc((nh ? nh : 1) * sizeof(*bh));
+	uint32_t *bt = malloc((nt ? nt : 1) * sizeof(*bt));
+	unsigned char *tused = calloc(nt ? nt : 1, 1), *has = calloc(nh ? nh : 1, 1);
 	int n = j->nshares ? j->nshares : 1, err = 0;
 
 	if (!bh || !bt || !tused || !has) {
@@ -566,7 +564,7 @@ int ntp_join__match(struct ntp_join *j)
 	if (err)
 		return err;
 	/* the target's times are not needed any more: its ids and order are */
-	ntp_jspares__give(&j->spares, j->target.rows);
+	free(j->target.rows);
 	j->target.rows = NULL;
 	memset(&j->counts, 0, sizeof(j->counts));
 	err = match_all(j);

@@ -16,7 +16,6 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/core/mem.h"
 #include "lib/join/join_base.h"
 
 static const struct ntp_jhost *hrow(const struct ntp_join *j, uint32_t h)
@@ -228,7 +227,7 @@ int ntp_join__sample(struct ntp_join *j, int p, int narrow, struct ntp_join_iv *
 {
 	size_t n, rows, hot, stride = 1;
 	/* room for the most a sample may hold: the walk that fits is the one that fills it */
-	struct ntp_join_iv *iv = ntp_mem__alloc(NTP_JOIN_EST_MAX_IV * sizeof(*iv)), *fit;
+	struct ntp_join_iv *iv = malloc(NTP_JOIN_EST_MAX_IV * sizeof(*iv)), *fit;
 
 	if (!iv)
 		return ntp_join__nomem();

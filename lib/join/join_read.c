@@ -25,7 +25,6 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/core/jobs.h"
-#include "lib/core/mem.h"
 #include "lib/core/spill.h"
 #include "lib/join/join_base.h"
 #include "lib/ntp/db_app.h"
@@ -613,14 +612,14 @@ static int side_alloc(struct ntp_jside *s, size_t n, size_t rowsz, int host, int
 	size_t m = n ? n : 1;
 
 	s->n = n;
-	s->rows = ntp_mem__alloc(m * rowsz);
-	s->order = ntp_mem__alloc(m * sizeof(*s->order));
+	s->rows = malloc(m * rowsz);
+	s->order = malloc(m * sizeof(*s->order));
 	if (!s->rows || !s->order)
 		return -ENOMEM;
-	if (host && (!(s->ctrl = ntp_mem__alloc(m * sizeof(*s->ctrl))) ||
-		     (starts && !(s->start = ntp_mem__alloc(m * sizeof(*s->start))))))
+	if (host && (!(s->ctrl = malloc(m * sizeof(*s->ctrl))) ||
+		     (starts && !(s->start = malloc(m * sizeof(*s->start))))))
 		return -ENOMEM;
-	if (ids && !(s->ids = ntp_mem__alloc(m * sizeof(*s->ids))))
+	if (ids && !(s->ids = malloc(m * sizeof(*s->ids))))
 		return -ENOMEM;
 	return 0;
 }

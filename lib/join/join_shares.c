@@ -12,14 +12,13 @@
 #include <string.h>
 
 #include "lib/core/jobs.h"
-#include "lib/core/mem.h"
 #include "lib/join/join_base.h"
 
 /* a region's room beyond one element a host row */
 #define SLACK 64
 
-int ntp_jshares__open(struct ntp_jshares *sh, struct ntp_jspares *sp, void **array, size_t *n,
-		      size_t elsz, const struct ntp_jchunk *c, int nshares)
+int ntp_jshares__open(struct ntp_jshares *sh, void **array, size_t *n, size_t elsz,
+		      const struct ntp_jchunk *c, int nshares)
 {
 	size_t room = *n;
 	void *a;
@@ -31,8 +30,7 @@ int ntp_jshares__open(struct ntp_jshares *sh, struct ntp_jspares *sp, void **arr
 	sh->nshares = nshares;
 	for (int k = 0; k < nshares; k++)
 		room += c[k].h1 - c[k].h0 + SLACK;
-	a = *array ? ntp_mem__realloc(*array, (room ? room : 1) * elsz) :
-		     ntp_jspares__take(sp, (room ? room : 1) * elsz);
+	a = realloc(*array, (room ? room : 1) * elsz);
 	if (!a)
 		return -ENOMEM;
 	*array = a;
@@ -86,7 +84,7 @@ int ntp_jshares__close(struct ntp_jshares *sh)
 			sh->share[k].first = to;
 			to += s->n;
 		}
-	} else if (!(b = ntp_mem__alloc((total ? total : 1) * sh->elsz))) {
+	} else if (!(b = malloc((total ? total : 1) * sh->elsz))) {
 		err = -ENOMEM;
 	} else {
 		memcpy(b, a, *sh->n * sh->elsz);

@@ -21,7 +21,6 @@
 #include "lib/cli/exit.h"
 #include "lib/core/checked.h"
 #include "lib/core/jobs.h"
-#include "lib/core/mem.h"
 #include "lib/join/join_base.h"
 
 #define NONE UINT32_MAX
@@ -32,7 +31,7 @@
 static uint32_t *slots(const struct ntp_join *j)
 {
 	size_t n = j->host_rows ? j->host_rows : 1;
-	uint32_t *s = ntp_mem__alloc(n * sizeof(*s));
+	uint32_t *s = malloc(n * sizeof(*s));
 
 	if (!s)
 		return NULL;
@@ -182,8 +181,6 @@ int ntp_join__scan_stages(struct ntp_join *j, ntp_join_stages_fn fn)
 		pt[w] = (struct part){ j, w, slot, fn, 0, "" };
 	err = run_parts(pt, j->nreaders, host_part);
 	free(slot);
-	/* the summaries that follow allocate their own */
-	ntp_jspares__drop(&j->spares);
 	/* nothing reads the records again: the files, their pages and the target's array go now */
 	ntp_join__keep_close(j);
 	return err;

@@ -15,7 +15,6 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/core/mem.h"
 #include "lib/join/join_base.h"
 
 /* how join_clock.clock says it */
@@ -260,8 +259,8 @@ static int read_pairs(struct ntp_join *j)
 		 "coalesce(pair, 0)" : "0", j->files[0].schema);
 	if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return damaged(j, sqlite3_errmsg(j->db));
-	used_h = ntp_mem__calloc(j->host.n + 1, 1);
-	used_t = ntp_mem__calloc(j->target.n + 1, 1);
+	used_h = calloc(j->host.n + 1, 1);
+	used_t = calloc(j->target.n + 1, 1);
 	if (!used_h || !used_t)
 		err = ntp_join__nomem();
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -292,7 +291,7 @@ static int read_pairs(struct ntp_join *j)
 		used_h[h] = used_t[t] = 1;
 		if (j->nmatches == cap) {
 			size_t ncap = cap ? 2 * cap : 4096;
-			void *q = ntp_mem__realloc(j->matches, ncap * sizeof(*j->matches));
+			void *q = realloc(j->matches, ncap * sizeof(*j->matches));
 
 			if (!q) {
 				err = ntp_join__nomem();

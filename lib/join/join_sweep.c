@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/core/mem.h"
 #include "lib/join/join_sweep.h"
 
 #define BUCKETS 4096
@@ -34,9 +33,9 @@ int ntp_jsweep__init(struct ntp_jsweep *sw, size_t n)
 {
 	n = n ? n : 1;
 	memset(sw, 0, sizeof(*sw));
-	sw->starts = ntp_mem__alloc(n * sizeof(*sw->starts));
-	sw->ends = ntp_mem__alloc(n * sizeof(*sw->ends));
-	sw->tmp = ntp_mem__alloc(n * sizeof(*sw->tmp));
+	sw->starts = malloc(n * sizeof(*sw->starts));
+	sw->ends = malloc(n * sizeof(*sw->ends));
+	sw->tmp = malloc(n * sizeof(*sw->tmp));
 	sw->cs = malloc((BUCKETS + 1) * sizeof(*sw->cs));
 	sw->ce = malloc((BUCKETS + 1) * sizeof(*sw->ce));
 	sw->cursor = malloc((BUCKETS + 1) * sizeof(*sw->cursor));

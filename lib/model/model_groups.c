@@ -237,18 +237,6 @@ int ntp_group_set__add_app(struct ntp_group_set *set, size_t k, int64_t e2e,
 	return 0;
 }
 
-int ntp_group_set__reserve(struct ntp_group_set *set, size_t k, size_t n)
-{
-	struct ntp_group_acc *a = &set->acc[k];
-
-	if (ntp_samples__reserve(&a->e2e, n))
-		return -ENOMEM;
-	for (int s = 0; s < set->nstages; s++)
-		if (ntp_samples__reserve(&a->stage[s], n))
-			return -ENOMEM;
-	return 0;
-}
-
 /* would d's sums overflow with s's added? */
 static bool merge_overflows(const struct ntp_report_group *d, const struct ntp_report_group *s,
 			    int nstages)

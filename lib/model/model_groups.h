@@ -57,11 +57,6 @@ int ntp_group_set__add_app(struct ntp_group_set *set, size_t k, int64_t e2e,
 			   const int64_t *stage, const struct ntp_app_row *app);
 /* one impossible command into group k, left out of its statistics */
 void ntp_group_set__impossible(struct ntp_group_set *set, size_t k, enum ntp_impossible why);
-/*
- * Room for n commands in group k's samples, allocated at once, for a scan
- * that knows about how many it will add (model_join.c); -ENOMEM.
- */
-int ntp_group_set__reserve(struct ntp_group_set *set, size_t k, size_t n);
 /* moves src's samples into dst's groups (into those with room for both: ntp_samples__append); -ENOMEM */
 int ntp_group_set__merge(struct ntp_group_set *dst, struct ntp_group_set *src);
 /* summarizes and orders the groups (those given no command left out), which *groups takes; set is left empty */

@@ -30,8 +30,6 @@ struct reader_ctx {
 	struct ntp_group_set set;
 	uint64_t total;			/* matched commands its filters kept */
 	const struct ntp_read_where *where;	/* the read filters; NULL: none */
-	/* by group of set: the commands tagged, matched or not (reserve()) */
-	size_t *tagged, ntagged;
 	char apart[64];
 };
 
@@ -40,26 +38,6 @@ struct ntp_report_join {
 	struct ntp_read_where where;
 	struct reader_ctx c[NTP_JOIN_READERS];
 };
-
-/* n more commands tagged for group k of c's set; -ENOMEM */
-static int count_tagged(struct reader_ctx *c, size_t k, size_t n)
-{
-	if (k >= c->ntagged) {
-		size_t cap = c->ntagged ? 2 * c->ntagged : 16;
-		size_t *t;
-
-		while (cap <= k)
-			cap *= 2;
-		t = realloc(c->tagged, cap * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		memset(t + c->ntagged, 0, (cap - c->ntagged) * sizeof(*t));
-		c->tagged = t;
-		c->ntagged = cap;
-	}
-	c->tagged[k] += n;
-	return 0;
-}
 
 /* the group of a host command as the join reads it, or none when the filters leave it out */
 static int tag_row(void *arg, const struct ntp_join_host_row *row, uint32_t *tag)
@@ -80,38 +58,6 @@ static int tag_row(void *arg, const struct ntp_join_host_row *row, uint32_t *tag
 	if (k < 0 || (uint64_t)k >= NTP_JOIN_UNTAGGED)
 		return -ENOMEM;
 	*tag = (uint32_t)k;
-	return count_tagged(c, (size_t)k, 1);
-}
-
-/*
- * The samples' room, made before the scan fills it: each reader's groups
- * get room for the commands it tagged (at most that many match), and
- * reader 0's for every reader's, since the others' are merged into them
- * (ntp_group_set__merge finds its groups in this order too).  Grown as
- * they fill, doubling, the arrays would take their pages a small page at a
- * time, and the merge would grow reader 0's again: at a million commands a
- * side that is half of the joined scan's time.
- */
-static int reserve(struct ntp_report_join *rj)
-{
-	struct reader_ctx *c0 = &rj->c[0];
-
-	for (int w = 1; w < NTP_JOIN_READERS; w++) {
-		struct reader_ctx *c = &rj->c[w];
-
-		for (size_t i = 0; i < c->set.n && i < c->ntagged; i++) {
-			const struct ntp_report_group *g = &c->set.g[i];
-			ssize_t k = ntp_group_set__find(&c0->set, g->host_file, g->io_type, g->bytes,
-							g->ns);
-
-			if (k < 0 || count_tagged(c0, (size_t)k, c->tagged[i]) ||
-			    ntp_group_set__reserve(&c->set, i, c->tagged[i]))
-				return -ENOMEM;
-		}
-	}
-	for (size_t k = 0; k < c0->set.n && k < c0->ntagged; k++)
-		if (ntp_group_set__reserve(&c0->set, k, c0->tagged[k]))
-			return -ENOMEM;
 	return 0;
 }
 
@@ -160,15 +106,9 @@ int ntp_report_join__prepare(struct ntp_report_join *rj, struct ntp_join *j, con
 int ntp_report_join__scan(struct ntp_report_join *rj, struct ntp_join *j, const char *path)
 {
 	struct ntp_report *r = rj->r;
-	int err = reserve(rj);
-
-	if (!err)
-		err = ntp_join__scan_stages(j, add_stages);
+	int err = ntp_join__scan_stages(j, add_stages);
 
 	for (int w = 0; w < NTP_JOIN_READERS; w++) {
-		free(rj->c[w].tagged);
-		rj->c[w].tagged = NULL;
-		rj->c[w].ntagged = 0;
 		r->total += rj->c[w].total;
 		if (!err && w && ntp_group_set__merge(&rj->c[0].set, &rj->c[w].set))
 			err = -ENOMEM;
@@ -188,9 +128,7 @@ void ntp_report_join__free(struct ntp_report_join *rj)
 {
 	if (!rj)
 		return;
-	for (int w = 0; w < NTP_JOIN_READERS; w++) {
+	for (int w = 0; w < NTP_JOIN_READERS; w++)
 		ntp_group_set__free(&rj->c[w].set);
-		free(rj->c[w].tagged);
-	}
 	free(rj);
 }

@@ -337,52 +337,6 @@ static void append__either_way__the_union(void **state)
 	}
 }
 
-/* reserved room: what was added kept, the adds after it and a merge into it allocate nothing */
-static void reserve__then_add_and_append__no_new_block(void **state)
-{
-	struct ntp_samples a, b, all;
-	struct ntp_summary sa, sall;
-	int64_t *block;
-
-	(void)state;
-	ntp_samples__init(&a);
-	ntp_samples__init(&b);
-	ntp_samples__init(&all);
-	for (int64_t i = 0; i < 10; i++) {
-		assert_int_equal(ntp_samples__add(&a, 100 - i), 0);
-		assert_int_equal(ntp_samples__add(&all, 100 - i), 0);
-	}
-	/* 3 MB: a block on a huge page's boundary; what a held is still there */
-	assert_int_equal(ntp_samples__reserve(&a, 400000), 0);
-	assert_true(a.cap >= 400000);
-	assert_int_equal(a.n, 10);
-	assert_int_equal(a.v[0], 100);
-	assert_int_equal(a.v[9], 91);
-	block = a.v;
-	/* less than it has: nothing to do */
-	assert_int_equal(ntp_samples__reserve(&a, 5), 0);
-	assert_ptr_equal(a.v, block);
-	for (int64_t i = 0; i < 100000; i++) {
-		assert_int_equal(ntp_samples__add(&a, i * 7 % 1000), 0);
-		assert_int_equal(ntp_samples__add(&all, i * 7 % 1000), 0);
-	}
-	assert_ptr_equal(a.v, block);
-	/* b larger than a's samples but without room: b goes into a's reserved block */
-	for (int64_t i = 0; i < 200000; i++) {
-		assert_int_equal(ntp_samples__add(&b, i % 4321), 0);
-		assert_int_equal(ntp_samples__add(&all, i % 4321), 0);
-	}
-	assert_int_equal(ntp_samples__append(&b, &a), 0);
-	assert_ptr_equal(b.v, block);
-	assert_int_equal(b.n, 300010);
-	assert_int_equal(a.n, 0);
-	ntp_samples__summarize(&b, &sa);
-	ntp_samples__summarize(&all, &sall);
-	assert_memory_equal(&sa, &sall, sizeof(sa));
-	ntp_samples__free(&b);
-	ntp_samples__free(&all);
-}
-
 /* a summary holds the list it was made with: its percentiles and their intervals */
 static void summarize__own_list__its_percentiles(void **state)
 {
@@ -459,7 +413,6 @@ int main(void)
 		cmocka_unit_test(add__after_percentile__resorts),
 		cmocka_unit_test(summarize_all__threads__same_as_one_by_one),
 		cmocka_unit_test(append__either_way__the_union),
-		cmocka_unit_test(reserve__then_add_and_append__no_new_block),
 		cmocka_unit_test(summarize__own_list__its_percentiles),
 		cmocka_unit_test(percentile_of__random_sets__same_as_sorted),
 	};
