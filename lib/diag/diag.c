@@ -501,7 +501,12 @@ int ntp_diag__make(struct ntp_diag *d, const struct ntp_report *r, struct ntp_so
 
 	memset(d, 0, sizeof(*d));
 	d->has.deferral = sends_known(r);
-	for (int i = 0; i < s->n && !rc; i++) {
+	/*
+	 * The commands' evidence is read with SQL from recordings; a source
+	 * without a database (the fleet's engine) has the model's stages only,
+	 * and the rules say what they lack as not recorded.
+	 */
+	for (int i = 0; s->db && i < s->n && !rc; i++) {
 		if (s->files[i].sides & NTP_SIDE_HOST && r->kind != NTP_REPORT_TARGET) {
 			d->has.host = true;
 			int64_t resets = ntp_source__meta_int(s, i, NTP_META_HOST_CTRL_RESETS, -1);

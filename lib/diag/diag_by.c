@@ -309,6 +309,11 @@ int ntp_diag_by__make(struct ntp_diag_by *b, enum ntp_diag_by_key key,
 	b->rate_imbalance = b->tail_imbalance = NAN;
 	if (key == NTP_DIAG_BY_NONE)
 		return 0;
+	if (!s->db) {
+		ntp_error("--by %s: the evidence per %s is read from recordings, not from an engine",
+			  ntp_diag_by_names[key - 1], ntp_diag_by_names[key - 1]);
+		return NTP_EXIT_USAGE;
+	}
 	for (int i = 0; i < s->n; i++)
 		c.nhost += s->files[i].sides & NTP_SIDE_HOST && r->kind != NTP_REPORT_TARGET;
 	b->host = c.nhost > 0;

@@ -99,11 +99,14 @@ def corpus(tmp_path_factory):
 
 
 def comparable(doc):
-    """A report's JSON without what the engine does not have: the files' paths and hooks."""
+    """A report's JSON without what the engine does not have: the files' paths and hooks,
+    and the diagnosis, whose evidence (queues, processes, the backend) is read from the
+    recordings' commands (test_report_url__diagnosis__evidence_not_recorded)."""
     for f in doc.get("files", []):
         f.pop("path", None)
         f.pop("hooks", None)
     doc.pop("command", None)
+    doc.pop("diagnosis", None)
     return doc
 
 
@@ -145,6 +148,21 @@ def test_report_url__equals_report_files__one_server(run, server, corpus, case, 
     assert report_json(run, "--url", server.url, "--database", db) == report_json(run, *files)
     if case in ("both", "pair", "hot"):
         assert engine_pairs(server, db) == [tuple(p) for p in join_pairs(run, tmp_path, files)]
+
+
+def test_report_url__diagnosis__evidence_not_recorded(run, server, corpus):
+    """The engine holds the stages, not the commands' queues, processes or backend: the
+    diagnosis says so of each source, and --by, which reads them, is refused in one line."""
+    db = "diag_host"
+    push(run, server.url, "--database", db, *corpus["host"])
+    r = run("report", "-j", "-", "--url", server.url, "--database", db)
+    assert_ok(r)
+    doc = json.loads(r.stdout)
+    assert doc["diagnosis"]["groups"], doc["diagnosis"]
+    assert not any(doc["diagnosis"]["sources"].values()), doc["diagnosis"]["sources"]
+    r = run("report", "--by", "queue", "--url", server.url, "--database", db)
+    assert r.returncode == Exit.USAGE, r.stderr
+    assert len(r.stderr.splitlines()) == 1 and "--by queue" in r.stderr, r.stderr
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
