@@ -818,7 +818,7 @@ void ntp_diag__change_text(const struct ntp_diag_line *base, const struct ntp_di
 		snprintf(was, sizeof(was), "%s -> ", base->v.cause == NTP_DIAG_NONE ? "none" :
 			 ntp_diag__cause_text(base));
 	else if (base && new_line)
-		snprintf(was, sizeof(was), "as before: ");
+		snprintf(was, sizeof(was), "unchanged: ");
 	if (new_line) {
 		size_t n = strlen(text);
 

@@ -449,7 +449,7 @@ def test_compare__names_what_report_names_and_what_changed(run, rec, copy):
     lines = diag_lines(text)
     assert lines[0] == "# baseline recording: " + base["diagnosis"]["recording"]["text"]
     assert "# read 4KiB nvme0n1: none -> driver " in "\n".join(lines)
-    assert any(l.startswith("# write 4KiB nvme0n1: as before: ") for l in lines)
+    assert any(l.startswith("# write 4KiB nvme0n1: unchanged: ") for l in lines)
     assert all(len(l) <= WIDTH for l in lines)
     page = ok(run, *args, "--html", "-").stdout
     assert "<h2>Diagnosis: the baseline</h2>" in page and "<h2>Diagnosis: the new run</h2>" in page

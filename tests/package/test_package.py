@@ -42,11 +42,12 @@ def test_control__version_and_library_depends(debs):
 
 
 def package_files(deb):
-    """The files of the .deb, man pages without dh_compress's .gz, docs left out."""
+    """The files of the .deb, man pages without dh_compress's .gz; the package's docs
+    and its lintian overrides (Debian's, not make install's) left out."""
     out = set()
     for line in sh("dpkg-deb", "--contents", deb).stdout.splitlines():
         path = line.split()[5].lstrip(".")
-        if line.startswith("d") or path.startswith("/usr/share/doc/"):
+        if line.startswith("d") or path.startswith(("/usr/share/doc/", "/usr/share/lintian/")):
             continue
         out.add(re.sub(r"(/man/man\d/.*)\.gz$", r"\1", path))
     return out
