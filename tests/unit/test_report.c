@@ -317,8 +317,7 @@ static void groups__tail__commands_above_the_tested_percentile(void **state)
 	assert_true(fabs(g->tail.stage_mean[1] + 2.5) < 1e-9);
 	assert_int_equal(g->negative[0], 0);
 	assert_int_equal(g->negative[1], 50);
-	free(g->io_type);
-	free(g->ns);
+	ntp_report_group__free(g);
 	free(g);
 }
 
@@ -335,8 +334,7 @@ static void groups__tail__none_below_min_n(void **state)
 	assert_int_equal(ntp_group_set__finish(&set, &g, &n), 0);
 	assert_int_equal(g->tail.stat, NTP_STAT_N);
 	assert_int_equal(g->tail.n, 0);
-	free(g->io_type);
-	free(g->ns);
+	ntp_report_group__free(g);
 	free(g);
 }
 
