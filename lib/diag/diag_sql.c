@@ -48,10 +48,11 @@ int ntp_diag__span_ns(sqlite3 *db, const char *path, const char *from,
 		return ntp_report__db_fail(db, path, "cannot read the commands' span");
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW && sqlite3_column_int64(st, 0) >= NTP_DIAG_SPAN_MIN_N) {
-		int64_t lo = sqlite3_column_int64(st, 1), hi = sqlite3_column_int64(st, 2);
+		int64_t lo = sqlite3_column_int64(st, 1), hi = sqlite3_column_int64(st, 2), d;
 
-		if (hi > lo && (window <= 0 || hi - lo < window))
-			*span_ns = hi - lo;
+		/* times that cannot be (a span past 64 bits) leave the window's */
+		if (hi > lo && !__builtin_sub_overflow(hi, lo, &d) && (window <= 0 || d < window))
+			*span_ns = d;
 	}
 	if (rc == SQLITE_ROW)
 		rc = SQLITE_DONE;
