@@ -8,6 +8,7 @@
 struct safe {
 	FILE *out;
 	int after_c2;	/* the previous byte was 0xc2: a C1 control may follow */
+	int failed;	/* out refused a write: nothing more is given to it */
 };
 
 static int unsafe(unsigned char c)
@@ -62,11 +63,19 @@ char *ntp_safe__clean_line(char *s)
 	return s;
 }
 
+/*
+ * fopencookie's write: the bytes taken, fewer on an error (0 for none),
+ * never -1, which glibc's fwrite takes as unsigned.  Once out refused a
+ * write it is not written again: glibc's stdio, asked to write on after a
+ * failed flush of a stream it buffers, reads past the data it was given.
+ */
 static ssize_t safe_write(void *cookie, const char *data, size_t len)
 {
 	struct safe *sf = cookie;
 	char buf[2];
 
+	if (sf->failed)
+		return 0;
 	for (size_t i = 0; i < len;) {
 		size_t k = i, n;
 
@@ -75,14 +84,18 @@ static ssize_t safe_write(void *cookie, const char *data, size_t len)
 		       (unsigned char)data[k] != 0xc2)
 			k++;
 		if (k > i) {
-			if (fwrite(data + i, 1, k - i, sf->out) != k - i)
-				return i ? (ssize_t)i : -1;
+			if (fwrite(data + i, 1, k - i, sf->out) != k - i) {
+				sf->failed = 1;
+				return (ssize_t)i;
+			}
 			i = k;
 			continue;
 		}
 		n = filter(sf, (unsigned char)data[i], buf);
-		if (n && fwrite(buf, 1, n, sf->out) != n)
-			return i ? (ssize_t)i : -1;
+		if (n && fwrite(buf, 1, n, sf->out) != n) {
+			sf->failed = 1;
+			return (ssize_t)i;
+		}
 		i++;
 	}
 	return (ssize_t)len;
