@@ -14,10 +14,14 @@
 /* set by user space before load: sampled commands go to the histograms, not the ring buffer */
 const volatile bool hist_mode = false;
 
+/*
+ * Preallocated: kernels before 6.2 refuse a hash map without preallocation
+ * in tracing programs.  Record, which never counts here, sizes it to one
+ * entry before load (lib/collect).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, NTP_MON_MAX_SERIES);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct ntp_mon_key);
 	__type(value, struct ntp_mon_hist);
 } hists SEC(".maps");
