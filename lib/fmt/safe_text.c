@@ -126,5 +126,11 @@ FILE *ntp_safe__wrap(FILE *out)
 	f = fopencookie(sf, "w", io);
 	if (!f)
 		free(sf);
+	/*
+	 * unbuffered: out buffers already, and glibc's cookie stream, once its
+	 * flush was refused, hands its write a buffer's end it has passed
+	 */
+	else
+		setvbuf(f, NULL, _IONBF, 0);
 	return f;
 }
