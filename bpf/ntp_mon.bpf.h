@@ -72,6 +72,8 @@ static __always_inline void ntp_mon_add_host(const struct ntp_host_event *e)
 	int i;
 
 	ntp_mon_host_stages(e, s);
+	/* unrolled: 6.1's verifier refuses this program's back-edge */
+#pragma unroll
 	for (i = 0; i < 4; i++) {
 		k.stage = NTP_MON_E2E + i;
 		ntp_mon_add(&k, s[i]);
@@ -86,6 +88,7 @@ static __always_inline void ntp_mon_add_target(const struct ntp_target_event *e)
 	int i;
 
 	ntp_mon_target_stages(e, s);
+#pragma unroll
 	for (i = 0; i < 3; i++) {
 		k.stage = NTP_MON_TARGET_DRIVER + i;
 		ntp_mon_add(&k, s[i]);
