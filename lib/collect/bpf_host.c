@@ -508,11 +508,8 @@ static int open_skel(struct ntp_collector *core)
 	core->events = s->maps.events;
 	core->counters = s->maps.counters;
 	core->hists = s->maps.hists;
-	/* the histograms' map is preallocated: one entry where nothing is counted */
-	if (!o->hist_mode && bpf_map__set_max_entries(s->maps.hists, 1)) {
-		ntp_error("sizing the histograms' map: %s", strerror(errno));
+	if (ntp_collector__size_hists(core, o->hist_mode))
 		return NTP_EXIT_FAILURE;
-	}
 	core->seen_slots = s->bss->seen_slots;
 	core->fabric_slots = s->bss->fabric_slots;
 	/* struct inflight (bpf/host.bpf.c) begins with the event: its offsets are the event's */

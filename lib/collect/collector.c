@@ -51,6 +51,14 @@ void *ntp_collector__alloc(size_t size)
 	return c;
 }
 
+int ntp_collector__size_hists(struct ntp_collector *core, bool hist_mode)
+{
+	if (hist_mode || !bpf_map__set_max_entries(core->hists, 1))
+		return 0;
+	ntp_error("sizing the histograms' map: %s", strerror(errno));
+	return -1;
+}
+
 void ntp_hook__set(struct ntp_hook *h, const char *point, const char *hook, const char *flavour,
 		   const char *fmt, ...)
 {

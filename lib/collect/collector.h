@@ -223,6 +223,11 @@ struct ntp_collector {
  * Before its skeleton is opened: it sends libbpf's messages to -v -v.
  */
 void *ntp_collector__alloc(size_t size);
+/*
+ * core->hists before load: preallocated (bpf/ntp_mon.bpf.h), so one entry
+ * where nothing is counted (record); -1 after one error line
+ */
+int ntp_collector__size_hists(struct ntp_collector *core, bool hist_mode);
 /* the row's fields; its reason from fmt */
 void ntp_hook__set(struct ntp_hook *h, const char *point, const char *hook, const char *flavour,
 		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
