@@ -96,13 +96,16 @@ def busy_disk(cases):
     """The backend's own counters recorded and read: storage named, the
     local job's load in the device's in-flight count against its depth.
     Under TCG the local job keeps about half the depth busy (33 of 64
-    measured), short of saturation: so either cause of storage."""
+    measured), short of saturation: so either cause of storage.  The local
+    job also takes the guest's CPUs from the TCP path, so the network may
+    lead the tail while storage leads the mean: a cause of storage needs
+    storage to lead one of them."""
     cause, g = cause_of("busy_disk", cases)
     b = g["evidence"]["backend"]
     assert cases["busy_disk"][1]["sources"]["backend_stats"] is True
     assert b["measured"] is True and b["depth"] is not None and b["in_flight"] > 1, b
     assert b["name"].startswith("backend /dev/"), b
-    assert g["tail_stage"]["stage"] == "storage", g
+    assert "storage" in (g["tail_stage"]["stage"], g["mean_stage"]["stage"]), g
     assert cause in ("backend_time", "saturated_queue"), g
     assert (cause == "saturated_queue") == (b["in_flight"] >= 0.9 * b["depth"]), g
 
