@@ -27,20 +27,6 @@ static const char *const report_usage[] = {
 	NULL,
 };
 
-/* the fleet's engine as the report's source */
-struct fleet_ctx {
-	struct ntp_ch_opts ch;
-	struct ntp_fleet_filter ff;
-	const struct ntp_read_filter *rf;
-};
-
-static int open_fleet(void *ctx, struct ntp_source **s)
-{
-	struct fleet_ctx *c = ctx;
-
-	return ntp_source__open_fleet(s, &c->ch, &c->ff, c->rf);
-}
-
 static const char *const stage_views[] = { "summary", "detail", NULL };
 
 /* --histogram-buckets: the resolutions lib/core/hist.h reads (2^0 to 2^NTP_HIST_SUB_BITS) */
@@ -51,7 +37,7 @@ int cmd_report(int argc, const char **argv)
 {
 	struct ntp_report_opts o = { 0 };
 	struct ntp_fleet_conn conn = { 0 };
-	struct fleet_ctx fc = { .rf = &o.filter };
+	struct ntp_fleet_open fo = { .rf = &o.filter };
 	const char *per_octave = NULL;
 	const struct ntp_option opts[] = {
 		NTP_OPT_STRING('j', "json", &o.json_path, "FILE",
@@ -89,10 +75,9 @@ int cmd_report(int argc, const char **argv)
 				 ntp_report_fields__opt,
 				 .values = ntp_stat__names(NTP_STAT_FIELD)),
 		NTP_OPT_PERCENTILES(&o.percentiles),
-		NTP_OPT_CHOICE(0, "by", &o.by, "KEY",
-			       "the host's commands per queue or per process: in flight against the "
-			       "queue's depth, tail, errors, deferred sends; and the imbalance",
-			       ntp_diag_by_names),
+		NTP_DIAG_BY_OPTION(&o.by, "the host's commands per queue or per process: in flight "
+				   "against the queue's depth, tail, errors, deferred sends; and the "
+				   "imbalance"),
 		NTP_OPT_BOOL(0, "header", &o.header,
 			     "the full header: every hook, the command counts, host, start time, "
 			     "the clock pairs of a join"),
@@ -106,9 +91,10 @@ int cmd_report(int argc, const char **argv)
 		NTP_OPT_BOOL(0, "no-pager", &o.no_pager,
 			     "never page the text, even on a terminal (as ntprof --no-pager)"),
 		NTP_FLEET_CONN_OPTIONS(&conn),
-		NTP_FLEET_FILTER_OPTIONS(&fc.ff),
+		NTP_FLEET_FILTER_OPTIONS(&fo.ff),
 		NTP_OPT_END(),
 	};
+	bool fleet;
 	int n, err;
 
 	ntp_err__set_cmd("report");
@@ -119,23 +105,11 @@ int cmd_report(int argc, const char **argv)
 		return NTP_EXIT_USAGE;
 	if (per_octave)
 		o.hist.per_octave = strtoull(per_octave, NULL, 10);
-	if (!conn.url) {
-		err = ntp_fleet_conn__none(&conn, &fc.ff);
-		if (err)
-			return err;
-		if (n < 1) {
-			ntp_error("no recording given: usage: %s", report_usage[0]);
-			return NTP_EXIT_USAGE;
-		}
+	err = ntp_fleet_conn__args(&conn, &fo, n, argv, report_usage[0], &fleet);
+	if (!err && !fleet)
 		return ntp_report__run(argv, n, &o);
-	}
-	if (n > 0) {
-		ntp_error("--url reads the fleet's engine, not files: '%s' given too", argv[0]);
-		return NTP_EXIT_USAGE;
-	}
-	err = ntp_fleet_conn__check(&conn, &fc.ch);
 	if (!err)
-		err = ntp_report__run_from(open_fleet, &fc, conn.url, NULL, 0, &o);
+		err = ntp_report__run_from(ntp_fleet_open__source, &fo, conn.url, NULL, 0, &o);
 	ntp_fleet_conn__free(&conn);
 	return err;
 }

@@ -22,20 +22,6 @@ static const char *const series_usage[] = {
 	NULL,
 };
 
-/* the fleet's engine as the series' source */
-struct fleet_ctx {
-	struct ntp_ch_opts ch;
-	struct ntp_fleet_filter ff;
-	const struct ntp_read_filter *rf;
-};
-
-static int open_fleet(void *ctx, struct ntp_source **s)
-{
-	struct fleet_ctx *c = ctx;
-
-	return ntp_source__open_fleet(s, &c->ch, &c->ff, c->rf);
-}
-
 /* the interval's bounds: a microsecond, and what int64 ns of interval indexes stay far from */
 #define SERIES_MIN_S 1e-6
 #define SERIES_MAX_S 1e6
@@ -44,7 +30,7 @@ int cmd_series(int argc, const char **argv)
 {
 	struct ntp_series_opts o = { .interval_s = NTP_SERIES_DEFAULT_S };
 	struct ntp_fleet_conn conn = { 0 };
-	struct fleet_ctx fc = { .rf = &o.filter };
+	struct ntp_fleet_open fo = { .rf = &o.filter };
 	const struct ntp_option opts[] = {
 		{ .type = NTP_OPT_TYPE_SECONDS, .short_name = 'i', .long_name = "interval",
 		  .value = &o.interval_s, .argh = "TIME",
@@ -65,9 +51,10 @@ int cmd_series(int argc, const char **argv)
 		NTP_OPT_BOOL('q', "quiet", &o.quiet,
 			     "no header block (files, interval, notes): the rows and their titles only"),
 		NTP_FLEET_CONN_OPTIONS(&conn),
-		NTP_FLEET_FILTER_OPTIONS(&fc.ff),
+		NTP_FLEET_FILTER_OPTIONS(&fo.ff),
 		NTP_OPT_END(),
 	};
+	bool fleet;
 	int n, err;
 
 	ntp_err__set_cmd("series");
@@ -80,23 +67,11 @@ int cmd_series(int argc, const char **argv)
 		ntp_error("--interval %.9g s: must be from 1us to 1000000 s", o.interval_s);
 		return NTP_EXIT_USAGE;
 	}
-	if (!conn.url) {
-		err = ntp_fleet_conn__none(&conn, &fc.ff);
-		if (err)
-			return err;
-		if (n < 1) {
-			ntp_error("no recording given: usage: %s", series_usage[0]);
-			return NTP_EXIT_USAGE;
-		}
+	err = ntp_fleet_conn__args(&conn, &fo, n, argv, series_usage[0], &fleet);
+	if (!err && !fleet)
 		return ntp_series__run(argv, n, &o);
-	}
-	if (n > 0) {
-		ntp_error("--url reads the fleet's engine, not files: '%s' given too", argv[0]);
-		return NTP_EXIT_USAGE;
-	}
-	err = ntp_fleet_conn__check(&conn, &fc.ch);
 	if (!err)
-		err = ntp_series__run_from(open_fleet, &fc, conn.url, &o);
+		err = ntp_series__run_from(ntp_fleet_open__source, &fo, conn.url, &o);
 	ntp_fleet_conn__free(&conn);
 	return err;
 }

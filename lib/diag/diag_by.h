@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/cli/opt.h"
 #include "lib/model/model.h"
 #include "lib/model/model_source.h"
 
@@ -29,6 +30,14 @@ enum ntp_diag_by_key {
 extern const char *const ntp_diag_by_names[];
 /* the key of a --by word; NTP_DIAG_BY_NONE for NULL */
 enum ntp_diag_by_key ntp_diag_by__key(const char *name);
+
+/*
+ * The --by entry of report's, compare's and series' option tables, one
+ * definition: v a const char ** set to one of ntp_diag_by_names, help
+ * what the command makes of it.
+ */
+#define NTP_DIAG_BY_OPTION(v, help) \
+	NTP_OPT_CHOICE(0, "by", (v), "KEY", (help), ntp_diag_by_names)
 
 struct ntp_diag_by_row {
 	char name[64];            /* "nvme0 q1", "fio 1234", "1:nvme0 q1" with several host files */

@@ -94,3 +94,31 @@ int ntp_fleet_conn__none(const struct ntp_fleet_conn *c, const struct ntp_fleet_
 	}
 	return 0;
 }
+
+int ntp_fleet_open__source(void *ctx, struct ntp_source **s)
+{
+	struct ntp_fleet_open *fo = ctx;
+
+	return ntp_source__open_fleet(s, &fo->ch, &fo->ff, fo->rf);
+}
+
+int ntp_fleet_conn__args(struct ntp_fleet_conn *c, struct ntp_fleet_open *fo, int n,
+			 const char *const *argv, const char *usage, bool *fleet)
+{
+	int err;
+
+	*fleet = c->url != NULL;
+	if (!c->url) {
+		err = ntp_fleet_conn__none(c, &fo->ff);
+		if (!err && n < 1) {
+			ntp_error("no recording given: usage: %s", usage);
+			err = NTP_EXIT_USAGE;
+		}
+		return err;
+	}
+	if (n > 0) {
+		ntp_error("--url reads the fleet's engine, not files: '%s' given too", argv[0]);
+		return NTP_EXIT_USAGE;
+	}
+	return ntp_fleet_conn__check(c, &fo->ch);
+}

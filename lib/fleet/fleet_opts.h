@@ -8,6 +8,8 @@
 #ifndef NTP_FLEET_OPTS_H
 #define NTP_FLEET_OPTS_H
 
+#include <stdbool.h>
+
 #include "lib/cli/opt.h"
 #include "lib/fleet/ch.h"
 #include "lib/fleet/fleet_source.h"
@@ -62,5 +64,28 @@ int ntp_fleet_conn__none(const struct ntp_fleet_conn *c, const struct ntp_fleet_
  */
 int ntp_fleet_conn__check(struct ntp_fleet_conn *c, struct ntp_ch_opts *o);
 void ntp_fleet_conn__free(struct ntp_fleet_conn *c);
+
+/*
+ * The engine as the one source of a report or a series (--url): its
+ * connection, the fleet filters, and the read filters applied at load.
+ */
+struct ntp_fleet_open {
+	struct ntp_ch_opts ch;
+	struct ntp_fleet_filter ff;
+	const struct ntp_read_filter *rf;
+};
+
+/* opens the source of ctx, a struct ntp_fleet_open: report's and series' opener */
+int ntp_fleet_open__source(void *ctx, struct ntp_source **s);
+
+/*
+ * report's and series' arguments, argv[0..n): recordings without --url,
+ * none with it.  0 and *fleet false: read the recordings; 0 and *fleet
+ * true: fo->ch is checked (ntp_fleet_conn__check; c freed after the
+ * run); else an NTP_EXIT_* code after one line (usage: the command's
+ * first usage line).
+ */
+int ntp_fleet_conn__args(struct ntp_fleet_conn *c, struct ntp_fleet_open *fo, int n,
+			 const char *const *argv, const char *usage, bool *fleet);
 
 #endif
