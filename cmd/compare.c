@@ -16,6 +16,7 @@
 #include "lib/compare/compare.h"
 #include "lib/compare/compare_model.h"
 #include "lib/core/stat_table.h"
+#include "lib/diag/diag_by.h"
 #include "lib/fleet/fleet_opts.h"
 #include "lib/fleet/fleet_source.h"
 
@@ -253,6 +254,9 @@ int cmd_compare(int argc, const char **argv)
 		NTP_OPT_STRING('t', "field-separator", &o.field_separator, "SEP",
 			       "the rows in long form, one per group, stage and statistic, "
 			       "fields separated by SEP (e.g. ',')"),
+		NTP_DIAG_BY_OPTION(&o.by, "each run's host commands per queue or per process, paired: "
+				   "in flight against the queue's depth, mean and tail, and their "
+				   "change"),
 		NTP_OPT_BOOL(0, "header", &o.header,
 			     "the full header: each file's host, start time, ntprof version and hooks"),
 		NTP_OPT_BOOL('q', "quiet", &o.quiet,

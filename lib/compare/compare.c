@@ -190,6 +190,15 @@ static int load(struct ntp_compare *c, const struct ntp_compare_opts *o,
 		/* each run diagnosed as report diagnoses it: compare names the same */
 		if (!rc)
 			rc = ntp_diag__make(&c->diag[r], &c->run[r], c->src[r]);
+		/* --by: each run's rows as report's, then paired */
+		if (!rc)
+			rc = ntp_diag_by__make(&c->diag[r].by, ntp_diag_by__key(o->by), &c->run[r],
+					       c->src[r]);
+	}
+	if (!rc && ntp_compare_by__make(&c->by, &c->diag[NTP_CMP_BASE].by,
+					&c->diag[NTP_CMP_NEW].by)) {
+		ntp_error("cannot pair the runs' rows per %s: %s", o->by, strerror(ENOMEM));
+		rc = NTP_EXIT_FAILURE;
 	}
 	return rc;
 }

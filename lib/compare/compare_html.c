@@ -176,6 +176,7 @@ int ntp_compare__print_html(const struct ntp_compare *c, FILE *f, const struct n
 	most(f, c);
 	ntp_diag__html(f, &c->diag[NTP_CMP_BASE], "Diagnosis: the baseline");
 	ntp_diag__html(f, &c->diag[NTP_CMP_NEW], "Diagnosis: the new run");
+	ntp_compare_by__html(f, &c->by);
 	if (!c->ngroups)
 		fputs("<p>No commands in either run.</p>\n", f);
 	for (size_t i = 0; i < c->ngroups; i++) {

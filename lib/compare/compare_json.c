@@ -288,6 +288,8 @@ int ntp_compare__print_json(const struct ntp_compare *c, FILE *f, const struct n
 					 c->run[NTP_CMP_BASE].app || c->run[NTP_CMP_NEW].app);
 	most_member(j, c);
 	diagnosis_member(j, c);
+	ntp_json__name(j, "by");
+	ntp_compare_by__json(j, &c->by);
 
 	ntp_json__name(j, "groups");
 	ntp_json__start_array(j);

@@ -23,25 +23,6 @@
 #include "lib/model/model_groups.h"
 #include "lib/model/model_load.h"
 
-enum ntp_compare_present ntp_compare__present(const void *base, const void *new_side)
-{
-	if (base && new_side)
-		return NTP_CMP_BOTH;
-	return base ? NTP_CMP_BASE_ONLY : NTP_CMP_NEW_ONLY;
-}
-
-const char *ntp_compare__present_str(enum ntp_compare_present p)
-{
-	switch (p) {
-	case NTP_CMP_BASE_ONLY:
-		return "baseline-only";
-	case NTP_CMP_NEW_ONLY:
-		return "new-only";
-	default:
-		return "both";
-	}
-}
-
 /* the statistic as report shows it: the mean rounded to the ns */
 static int64_t stat_of(const struct ntp_summary *s, enum ntp_stat stat)
 {
@@ -821,6 +802,7 @@ void ntp_compare__free(struct ntp_compare *c)
 	for (size_t i = 0; i < c->nwarnings; i++)
 		free(c->warnings[i]);
 	free(c->warnings);
+	ntp_compare_by__free(&c->by);
 	for (int r = 0; r < NTP_CMP_RUNS; r++) {
 		ntp_diag__free(&c->diag[r]);
 		ntp_report__free(&c->run[r]);

@@ -11,19 +11,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/compare/compare_by.h"
 #include "lib/compare/compare_opts.h"
+#include "lib/compare/compare_present.h"
 #include "lib/diag/diag.h"
 #include "lib/model/model.h"
 #include "lib/model/model_source.h"
 
 enum { NTP_CMP_BASE, NTP_CMP_NEW, NTP_CMP_RUNS };
 
-/* in which recordings a group or a stage was found */
-enum ntp_compare_present {
-	NTP_CMP_BOTH,
-	NTP_CMP_BASE_ONLY,
-	NTP_CMP_NEW_ONLY,
-};
 
 /* what a change is (ntprof-compare(1), SIGNIFICANCE) */
 enum ntp_compare_verdict {
@@ -106,6 +102,7 @@ struct ntp_compare {
 	struct ntp_source *src[NTP_CMP_RUNS];     /* each run's recordings */
 	struct ntp_report run[NTP_CMP_RUNS];      /* each run, as report sees it */
 	struct ntp_diag diag[NTP_CMP_RUNS];       /* each run's diagnosis, as report's */
+	struct ntp_compare_by by;                 /* --by: the runs' rows per queue or process */
 	struct ntp_compare_group *groups;         /* ordered: namespace, I/O type, size */
 	size_t ngroups;
 	char **differences;                       /* header fields that differ, as text */
@@ -130,8 +127,6 @@ const char *ntp_compare__kind_words(enum ntp_report_kind kind);
 /* pairs the runs' groups and stages; 0 or NTP_EXIT_FAILURE */
 int ntp_compare__build(struct ntp_compare *c, const struct ntp_compare_opts *o);
 void ntp_compare__free(struct ntp_compare *c);
-enum ntp_compare_present ntp_compare__present(const void *base, const void *new_side);
-const char *ntp_compare__present_str(enum ntp_compare_present p);
 /* a statistic of a stage, as ntp_compare__build made it */
 void ntp_compare__value(const struct ntp_compare_stage *st, enum ntp_stat stat,
 			struct ntp_compare_value *out);

@@ -375,6 +375,7 @@ int ntp_compare__print_text(const struct ntp_compare *c, FILE *f, const struct n
 	print_stages(c, f, o);
 	print_most(c, f);
 	print_diagnosis(c, f);
+	ntp_compare_by__text(f, &c->by);
 	print_threshold(c, f, o);
 	/* in the baseline's words: the runs are of one kind */
 	if (!o->quiet)

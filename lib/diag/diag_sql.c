@@ -16,8 +16,7 @@ static const struct ntp_read_cols host_cols = {
 	.names = { "namespace", "path" }, .time = "h_start_ns",
 };
 
-/* does schema's table have column col? */
-static bool has_col(sqlite3 *db, const char *schema, const char *table, const char *col)
+bool ntp_diag__has_col(sqlite3 *db, const char *schema, const char *table, const char *col)
 {
 	sqlite3_stmt *st;
 	bool yes = false;
@@ -83,8 +82,8 @@ int ntp_diag__host_from(char *buf, size_t len, struct ntp_read_where *w, bool *h
 
 	*w = (struct ntp_read_where){ .f = r->filter, .cols = &host_cols };
 	/* the processes, where the file has the application's columns */
-	*has_pid = has_col(s->db, schema, "host_io", "pid") &&
-		   has_col(s->db, schema, "host_io", "comm");
+	*has_pid = ntp_diag__has_col(s->db, schema, "host_io", "pid") &&
+		   ntp_diag__has_col(s->db, schema, "host_io", "comm");
 	ntp_db__view_name(view, sizeof(view), schema, NTP_DB_HOST_STAGES);
 	snprintf(buf, len,
 		 "(SELECT v.io_type, v.bytes, v.namespace, v.path, v.controller, v.qid, v.status,"

@@ -93,6 +93,11 @@ void ntp_report__json_group_keys(struct ntp_json *j, const struct ntp_report_gro
 	/* a host's groups are of its namespace disks, a target alone's of its backend devices */
 	ntp_json__string_field(j, "namespace", target ? NULL : g->ns);
 	ntp_json__string_field(j, "device", target ? g->ns : NULL);
+	ntp_report__json_group_counts(j, g);
+}
+
+void ntp_report__json_group_counts(struct ntp_json *j, const struct ntp_report_group *g)
+{
 	ntp_json__uint_field(j, "n", g->e2e.n);
 	ntp_json__name(j, "est_cmds_per_s");
 	if (g->est_rate >= 0)

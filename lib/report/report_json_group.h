@@ -23,6 +23,8 @@ void ntp_report__json_summary(struct ntp_json *j, const struct ntp_summary *s);
 /* a group's keys, its n and its rate: io_type, bytes, namespace, device, n, est_cmds_per_s */
 void ntp_report__json_group_keys(struct ntp_json *j, const struct ntp_report_group *g,
 				 bool target);
+/* its n and its rate alone: n, est_cmds_per_s */
+void ntp_report__json_group_counts(struct ntp_json *j, const struct ntp_report_group *g);
 
 /*
  * A group's object with its first nstages stages; target: a target alone's

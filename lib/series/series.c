@@ -103,7 +103,7 @@ static int top(struct ntp_series *s, struct ntp_series_acc *acc, sqlite3 *db,
 {
 	struct ntp_report_group *g;
 	size_t n, keep;
-	int rc = ntp_series__groups(db, rows, w, path, &g, &n);
+	int rc = ntp_series__groups(db, rows, s->by, w, path, &g, &n);
 
 	if (rc) {
 		ntp_series__free_groups(g, n);
@@ -149,6 +149,30 @@ static int filter_where(struct ntp_series *s, const struct ntp_source *src, sqli
 	return rc;
 }
 
+/*
+ * --by reads the host's queues and processes: a target alone has none,
+ * and the join's rows carry the queue but not the process
+ */
+static int by_rows(const struct ntp_series *s, const struct ntp_source *src,
+		   enum ntp_series_rows rows)
+{
+	const char *word = ntp_series__by_word(s);
+
+	if (!word)
+		return 0;
+	if (rows == NTP_SERIES_ROWS_TARGET) {
+		ntp_error("--by %s: %s is a target recording alone: it has no host %ss",
+			  word, src->files[0].path, word);
+		return NTP_EXIT_USAGE;
+	}
+	if (rows == NTP_SERIES_ROWS_JOINED && s->by == NTP_DIAG_BY_PROCESS) {
+		ntp_error("--by process: the series of joined recordings is by queue only (report "
+			  "--by process reads them)");
+		return NTP_EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int scan(struct ntp_series *s, struct outs *os, struct ntp_source *src)
 {
 	const char *path = src->files[0].path;
@@ -186,6 +210,8 @@ static int scan(struct ntp_series *s, struct outs *os, struct ntp_source *src)
 	if (j)
 		db = ntp_join__db(j);
 	if (!rc)
+		rc = by_rows(s, src, rows);
+	if (!rc)
 		rc = filter_where(s, src, db, rows, &w);
 	v = ntp_report__view(&s->r);
 	ntp_series_acc__init(&acc, s, os->out, os->n, v->nstages);
@@ -195,7 +221,7 @@ static int scan(struct ntp_series *s, struct outs *os, struct ntp_source *src)
 	if (!rc)
 		rc = begin(os, s);
 	if (!rc)
-		rc = ntp_series__scan(&acc, db, rows, &w, path);
+		rc = ntp_series__scan(&acc, db, rows, s->by, &w, path);
 	if (!rc)
 		rc = ntp_series_acc__flush(&acc);
 	/* streamed: the files' check is done before the outputs end (model_source.h) */
@@ -353,6 +379,7 @@ static void series_init(struct ntp_series *s, const struct ntp_series_opts *o)
 		s->pct[s->npct++] = ntp_stat__tail();
 	s->filter = ntp_read_filter__any(&o->filter) ? &o->filter : NULL;
 	s->top = o->top;
+	s->by = ntp_diag_by__key(o->by);
 }
 
 int ntp_series__run_from(ntp_series_open_fn open, void *ctx, const char *what,
@@ -368,6 +395,11 @@ int ntp_series__run_from(ntp_series_open_fn open, void *ctx, const char *what,
 	if (rc)
 		return rc;
 	rc = open(ctx, &src);
+	if (!rc && s.by != NTP_DIAG_BY_NONE) {
+		ntp_error("--by %s: the series per %s is read from recordings, not from an engine",
+			  ntp_series__by_word(&s), ntp_series__by_word(&s));
+		rc = NTP_EXIT_USAGE;
+	}
 	if (!rc && !src->ops->rows) {
 		ntp_error("%s: this source does not stream its commands", what);
 		rc = NTP_EXIT_FAILURE;

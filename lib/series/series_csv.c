@@ -18,8 +18,12 @@ static int csv_begin(void *ctx, const struct ntp_series *s)
 	struct ntp_series_csv *t = ctx;
 	const struct ntp_view *v = ntp_report__view(&s->r);
 
-	fprintf(t->f, "file,interval,start_ns,covered_ns,io_type,bytes,%s,n,est_cmds_per_s",
-		s->r.kind == NTP_REPORT_TARGET ? "device" : "namespace");
+	if (s->by != NTP_DIAG_BY_NONE)
+		fprintf(t->f, "file,interval,start_ns,covered_ns,%s,n,est_cmds_per_s",
+			ntp_series__by_word(s));
+	else
+		fprintf(t->f, "file,interval,start_ns,covered_ns,io_type,bytes,%s,n,est_cmds_per_s",
+			s->r.kind == NTP_REPORT_TARGET ? "device" : "namespace");
 	for (int k = -1; k < v->nstages; k++) {
 		const char *key = k < 0 ? "e2e" : v->stages[k].json;
 
@@ -39,8 +43,10 @@ static int csv_point(void *ctx, const struct ntp_series *s, const struct ntp_ser
 
 	fprintf(t->f, "%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",", g->host_file, p->interval,
 		p->start_ns, p->covered_ns);
-	ntp_csv__text(t->f, g->io_type, ",");
-	fprintf(t->f, ",%" PRId64 ",", g->bytes);
+	if (s->by == NTP_DIAG_BY_NONE) {
+		ntp_csv__text(t->f, g->io_type, ",");
+		fprintf(t->f, ",%" PRId64 ",", g->bytes);
+	}
 	ntp_csv__text(t->f, g->ns, ",");
 	fprintf(t->f, ",%zu,", g->e2e.n);
 	if (g->est_rate >= 0)

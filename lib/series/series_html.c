@@ -179,13 +179,26 @@ static bool any_value(const double *v, size_t n)
 	return false;
 }
 
+/* a group's key: "read 4KiB nvme0n1", or with --by the queue or the process alone */
+static void key_name(const struct ntp_series *s, const struct line_group *g, char *buf, size_t len)
+{
+	char size[32];
+
+	if (s->by != NTP_DIAG_BY_NONE) {
+		snprintf(buf, len, "%s", g->ns);
+		return;
+	}
+	ntp_size__str(g->bytes, size, sizeof(size));
+	snprintf(buf, len, "%s %s %s", g->io_type, size, g->ns);
+}
+
 static int charts(FILE *f, const struct ntp_series *s, const struct line_group *g, int nst)
 {
 	enum ntp_stat tail = ntp_stat__tail();
 	const struct ntp_view *v = ntp_report__view(&s->r);
 	const char *names[NTP_VIEW_MAX_STAGES + 1];
 	double *m = packed(g, g->mean, nst + 1, 0, nst + 1), *q = packed(g, g->p99, nst + 1, 0, nst + 1);
-	char size[32], title[256];
+	char size[200], title[300];
 	int rc = 0;
 
 	if (!m || !q) {
@@ -195,21 +208,21 @@ static int charts(FILE *f, const struct ntp_series *s, const struct line_group *
 	for (int k = 0; k < nst; k++)
 		names[k] = v->stages[k].text;
 	names[nst] = ntp_report__total_label(&s->r);
-	ntp_size__str(g->bytes, size, sizeof(size));
-	snprintf(title, sizeof(title), "%s %s %s: mean of each stage and of the %s per %g s",
-		 g->io_type, size, g->ns, names[nst], (double)s->interval_ns / 1e9);
+	key_name(s, g, size, sizeof(size));
+	snprintf(title, sizeof(title), "%s: mean of each stage and of the %s per %g s",
+		 size, names[nst], (double)s->interval_ns / 1e9);
 	ntp_svg__lines(f, &(struct ntp_line_chart){ title, "s since the start", "\u00b5s", (int)g->n,
 						   nst + 1, g->t, names, m, nst + 1 });
 	if (!any_value(q, g->n * (nst + 1))) {
 		/* a chart of no point would say nothing: say why there is none */
-		fprintf(f, "<p class=\"note\">%s %s %s: no interval has the %" PRIu64 " commands a "
+		fprintf(f, "<p class=\"note\">%s: no interval has the %" PRIu64 " commands a "
 			"%s needs (fewer would make it their maximum); a longer --interval "
-			"holds more.</p>\n", g->io_type, size, g->ns, ntp_stats[tail].min_shown,
+			"holds more.</p>\n", size, ntp_stats[tail].min_shown,
 			ntp_stats[tail].name);
 		goto out;
 	}
-	snprintf(title, sizeof(title), "%s %s %s: %s of each stage and of the %s per %g s",
-		 g->io_type, size, g->ns, ntp_stats[tail].name, names[nst],
+	snprintf(title, sizeof(title), "%s: %s of each stage and of the %s per %g s",
+		 size, ntp_stats[tail].name, names[nst],
 		 (double)s->interval_ns / 1e9);
 	ntp_svg__lines(f, &(struct ntp_line_chart){ title, "s since the start", "\u00b5s", (int)g->n,
 						   nst + 1, g->t, names, q, nst + 1 });
@@ -223,13 +236,13 @@ out:
 static void group_name(const struct ntp_series *s, const struct line_group *g, char *buf,
 		       size_t len)
 {
-	char size[32];
+	char key[200];
 
-	ntp_size__str(g->bytes, size, sizeof(size));
+	key_name(s, g, key, sizeof(key));
 	if (s->r.kind == NTP_REPORT_JOINED && s->r.nfiles > 1)
-		snprintf(buf, len, "%s %s %s (file %d)", g->io_type, size, g->ns, g->file);
+		snprintf(buf, len, "%s (file %d)", key, g->file);
 	else
-		snprintf(buf, len, "%s %s %s", g->io_type, size, g->ns);
+		snprintf(buf, len, "%s", key);
 }
 
 static int by_double(const void *a, const void *b)

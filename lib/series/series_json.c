@@ -35,6 +35,7 @@ static int json_begin(void *ctx, const struct ntp_series *s)
 	ntp_json__int_field(j, "interval_ns", s->interval_ns);
 	ntp_json__string_field(j, "clock", ntp_series__clock(s));
 	ntp_read_filter__json(j, s->filter);
+	ntp_json__string_field(j, "by", ntp_series__by_word(s));
 	/* --top: null, or what it kept and left out */
 	ntp_json__name(j, "top");
 	if (s->top) {
@@ -69,7 +70,13 @@ static int json_point(void *ctx, const struct ntp_series *s, const struct ntp_se
 	ntp_json__int_field(j, "interval", p->interval);
 	ntp_json__int_field(j, "start_ns", p->start_ns);
 	ntp_json__int_field(j, "covered_ns", p->covered_ns);
-	ntp_report__json_group_keys(j, g, target);
+	if (s->by == NTP_DIAG_BY_NONE) {
+		ntp_report__json_group_keys(j, g, target);
+	} else {
+		/* --by: the queue's or the process's name in place of type, size, namespace */
+		ntp_json__string_field(j, ntp_series__by_word(s), g->ns);
+		ntp_report__json_group_counts(j, g);
+	}
 	ntp_json__name(j, "e2e");
 	ntp_json__start_object(j);
 	ntp_report__json_summary(j, &g->e2e);

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "lib/core/stat_table.h"
+#include "lib/diag/diag_by.h"
 #include "lib/join/join.h"
 #include "lib/model/model.h"
 
@@ -40,6 +41,12 @@ struct ntp_series {
 	 * in, and of those the ones left out, with their commands
 	 */
 	uint64_t top, groups, groups_hidden, commands_hidden;
+	/*
+	 * --by: a group is a queue ("nvme0 q1") or a process ("fio 1234",
+	 * "(not recorded)") of the host's, held in its ns with io_type "" and
+	 * bytes 0; NTP_DIAG_BY_NONE: by I/O type, size and namespace
+	 */
+	enum ntp_diag_by_key by;
 };
 
 /* one group in one interval */
@@ -57,6 +64,12 @@ struct ntp_series_out {
 	int (*end)(void *ctx, const struct ntp_series *s);
 	void *ctx;
 };
+
+/* --by's key in words, "queue" or "process"; NULL without --by */
+static inline const char *ntp_series__by_word(const struct ntp_series *s)
+{
+	return s->by == NTP_DIAG_BY_NONE ? NULL : ntp_diag_by_names[s->by - NTP_DIAG_BY_QUEUE];
+}
 
 /* the clock the intervals are on, in words: "host" or "target" */
 static inline const char *ntp_series__clock(const struct ntp_series *s)

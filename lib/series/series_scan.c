@@ -13,6 +13,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/diag/diag_sql.h"
 #include "lib/model/model_sql.h"
 #include "lib/series/series_scan.h"
 
@@ -60,15 +61,54 @@ const struct ntp_read_cols *ntp_series__filter_cols(enum ntp_series_rows rows)
 	return &rows_descs[rows].filter;
 }
 
+/*
+ * --by's key in place of (io_type, bytes, name), as report --by names its
+ * rows (lib/diag/diag_by.h): "nvme0 q1"; "fio 1234", or "(not recorded)"
+ * where the file has no process or the command none
+ */
+static const char queue_name[][64] = {
+	[NTP_SERIES_ROWS_HOST] = "coalesce(s.controller, '') || ' q' || s.qid",
+	[NTP_SERIES_ROWS_JOINED] = "coalesce(j.controller, '') || ' q' || j.qid",
+};
+#define PROCESS_NAME "CASE WHEN h.pid IS NULL THEN '(not recorded)'" \
+		     " ELSE coalesce(nullif(h.comm, ''), '-') || ' ' || h.pid END"
+
+/* the key's columns (file, io_type, bytes, name, start) and the FROM of rows, grouped by by */
+static int key_from(sqlite3 *db, const struct rows_desc *d, enum ntp_series_rows rows,
+		    enum ntp_diag_by_key by, char **key, char **from)
+{
+	const char *file = rows == NTP_SERIES_ROWS_JOINED ? "j.host_file" : "0";
+	const char *start = strrchr(d->key, ',') + 1;
+	bool pid = by == NTP_DIAG_BY_PROCESS && ntp_diag__has_col(db, "main", "host_io", "pid") &&
+		   ntp_diag__has_col(db, "main", "host_io", "comm");
+	int n;
+
+	*key = *from = NULL;
+	if (by == NTP_DIAG_BY_NONE)
+		n = asprintf(key, "%s", d->key);
+	else
+		n = asprintf(key, "%s, '', 0, %s,%s", file, by == NTP_DIAG_BY_QUEUE ?
+			     queue_name[rows] : pid ? PROCESS_NAME : "'(not recorded)'", start);
+	if (n >= 0)
+		n = pid ? asprintf(from, " FROM host_stages AS s LEFT JOIN host_io AS h"
+				   " ON h.id = s.id WHERE 1") : asprintf(from, "%s", d->from);
+	if (n < 0) {
+		free(*key);
+		*key = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 /* "SELECT <cols> <from>", to which the read filters and tail are added */
-static int prepare(sqlite3 *db, const struct rows_desc *d, const char *cols,
+static int prepare(sqlite3 *db, const char *from, const char *cols,
 		   const struct ntp_read_where *w, const char *tail, const char *path,
 		   sqlite3_stmt **st)
 {
 	char *head;
 	int rc;
 
-	if (asprintf(&head, "SELECT %s%s", cols, d->from) < 0) {
+	if (asprintf(&head, "SELECT %s%s", cols, from) < 0) {
 		ntp_error("%s: %s", path, strerror(ENOMEM));
 		return NTP_EXIT_FAILURE;
 	}
@@ -78,18 +118,23 @@ static int prepare(sqlite3 *db, const struct rows_desc *d, const char *cols,
 }
 
 int ntp_series__scan(struct ntp_series_acc *a, sqlite3 *db, enum ntp_series_rows rows,
-		     const struct ntp_read_where *w, const char *path)
+		     enum ntp_diag_by_key by, const struct ntp_read_where *w, const char *path)
 {
 	const struct rows_desc *d = &rows_descs[rows];
 	sqlite3_stmt *st;
-	char *cols;
+	char *key, *from, *cols = NULL;
 	int rc, err = 0;
 
-	if (asprintf(&cols, "%s, %s", d->key, d->stages) < 0) {
+	if (key_from(db, d, rows, by, &key, &from) ||
+	    asprintf(&cols, "%s, %s", key, d->stages) < 0) {
+		free(key);
+		free(from);
 		ntp_error("%s: %s", path, strerror(ENOMEM));
 		return NTP_EXIT_FAILURE;
 	}
-	err = prepare(db, d, cols, w, d->order, path, &st);
+	err = prepare(db, from, cols, w, d->order, path, &st);
+	free(key);
+	free(from);
 	free(cols);
 	if (err)
 		return err;
@@ -123,24 +168,30 @@ void ntp_series__free_groups(struct ntp_report_group *groups, size_t n)
 	free(groups);
 }
 
-int ntp_series__groups(sqlite3 *db, enum ntp_series_rows rows, const struct ntp_read_where *w,
-		       const char *path, struct ntp_report_group **groups, size_t *n)
+int ntp_series__groups(sqlite3 *db, enum ntp_series_rows rows, enum ntp_diag_by_key by,
+		       const struct ntp_read_where *w, const char *path,
+		       struct ntp_report_group **groups, size_t *n)
 {
 	const struct rows_desc *d = &rows_descs[rows];
 	struct ntp_report_group *g = NULL;
 	size_t cap = 0;
 	sqlite3_stmt *st;
-	char *cols;
+	char *key, *from, *cols = NULL;
 	int rc, err;
 
 	*groups = NULL;
 	*n = 0;
 	/* the key's four columns, the start's place taken by the count */
-	if (asprintf(&cols, "%.*s count(*)", (int)(strrchr(d->key, ',') - d->key + 1), d->key) < 0) {
+	if (key_from(db, d, rows, by, &key, &from) ||
+	    asprintf(&cols, "%.*s count(*)", (int)(strrchr(key, ',') - key + 1), key) < 0) {
+		free(key);
+		free(from);
 		ntp_error("%s: %s", path, strerror(ENOMEM));
 		return NTP_EXIT_FAILURE;
 	}
-	err = prepare(db, d, cols, w, " GROUP BY 1, 2, 3, 4", path, &st);
+	err = prepare(db, from, cols, w, " GROUP BY 1, 2, 3, 4", path, &st);
+	free(key);
+	free(from);
 	free(cols);
 	if (err)
 		return err;

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <sqlite3.h>
 
+#include "lib/diag/diag_by.h"
 #include "lib/model/model_filter.h"
 #include "lib/series/series_acc.h"
 
@@ -27,17 +28,21 @@ enum ntp_series_rows {
 /* where the read filters find their columns in those rows */
 const struct ntp_read_cols *ntp_series__filter_cols(enum ntp_series_rows rows);
 
-/* the rows that pass w, in the order of their start, into a: 0 or NTP_EXIT_* */
+/*
+ * the rows that pass w, in the order of their start, into a, grouped by
+ * by (series_model.h): 0 or NTP_EXIT_*
+ */
 int ntp_series__scan(struct ntp_series_acc *a, sqlite3 *db, enum ntp_series_rows rows,
-		     const struct ntp_read_where *w, const char *path);
+		     enum ntp_diag_by_key by, const struct ntp_read_where *w, const char *path);
 
 /*
  * The groups of the rows that pass w, each with its commands in e2e.n
  * (the rest of its summary zero), in no order: *groups (freed with
  * ntp_series__free_groups), *n.  0 or NTP_EXIT_*.
  */
-int ntp_series__groups(sqlite3 *db, enum ntp_series_rows rows, const struct ntp_read_where *w,
-		       const char *path, struct ntp_report_group **groups, size_t *n);
+int ntp_series__groups(sqlite3 *db, enum ntp_series_rows rows, enum ntp_diag_by_key by,
+		       const struct ntp_read_where *w, const char *path,
+		       struct ntp_report_group **groups, size_t *n);
 void ntp_series__free_groups(struct ntp_report_group *groups, size_t n);
 
 #endif

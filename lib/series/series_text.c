@@ -51,6 +51,9 @@ static int build_cols(struct ntp_series_text *t, const struct ntp_series *s)
 	for (int c = 0; c < C_KEYS; c++) {
 		if (c == C_FILE && !joined(s))
 			continue;
+		/* --by: the queue or the process alone */
+		if ((c == C_IO_TYPE || c == C_SIZE) && s->by != NTP_DIAG_BY_NONE)
+			continue;
 		t->cols[t->ncols] = key_cols[c];
 		/* as many decimals as the interval has: ms, us or ns */
 		if (c == C_TIME)
@@ -59,6 +62,8 @@ static int build_cols(struct ntp_series_text *t, const struct ntp_series *s)
 		/* a target alone's groups are of its backend devices */
 		if (c == C_NS && s->r.kind == NTP_REPORT_TARGET)
 			t->cols[t->ncols].name = "device";
+		if (c == C_NS && s->by != NTP_DIAG_BY_NONE)
+			t->cols[t->ncols].name = ntp_series__by_word(s);
 		t->ncols++;
 	}
 	for (int k = -1; k < v->nstages; k++) {
@@ -121,6 +126,10 @@ static int text_begin(void *ctx, const struct ntp_series *s)
 			"holds the joined ones only)\n", "commands matched:", r->counts.matched,
 			r->counts.host_rows);
 	ntp_read_filter__print_text(t->f, s->filter);
+	if (s->by != NTP_DIAG_BY_NONE)
+		fprintf(t->f, "# %-18s a group is a host %s%s, its commands of every type and size\n",
+			"by:", ntp_series__by_word(s), s->by == NTP_DIAG_BY_QUEUE ?
+			" (controller, qid)" : " (comm, pid)");
 	if (s->top)
 		fprintf(t->f, "# %-18s the %" PRIu64 " groups with the most commands, of %" PRIu64
 			"; %" PRIu64 " groups (%" PRIu64 " commands) left out\n", "top:",
@@ -152,8 +161,10 @@ static int text_point(void *ctx, const struct ntp_series *s, const struct ntp_se
 	c[n++] = ntp_report__dbl_cell(ntp_series__t_s(s, p));
 	if (joined(s))
 		c[n++] = ntp_report__int_cell(g->host_file);
-	c[n++] = ntp_report__str_cell(g->io_type);
-	c[n++] = ntp_report__str_cell(size);
+	if (s->by == NTP_DIAG_BY_NONE) {
+		c[n++] = ntp_report__str_cell(g->io_type);
+		c[n++] = ntp_report__str_cell(size);
+	}
 	c[n++] = ntp_report__str_cell(g->ns);
 	c[n++] = ntp_report__int_cell((int64_t)g->e2e.n);
 	c[n++] = g->est_rate >= 0 ? ntp_report__dbl_cell(g->est_rate) :

@@ -152,7 +152,8 @@ def test_report_url__equals_report_files__one_server(run, server, corpus, case, 
 
 def test_report_url__diagnosis__evidence_not_recorded(run, server, corpus):
     """The engine holds the stages, not the commands' queues, processes or backend: the
-    diagnosis says so of each source, and --by, which reads them, is refused in one line."""
+    diagnosis says so of each source, and --by, which reads them, is refused in one line
+    (report, series and compare)."""
     db = "diag_host"
     push(run, server.url, "--database", db, *corpus["host"])
     r = run("report", "-j", "-", "--url", server.url, "--database", db)
@@ -160,9 +161,11 @@ def test_report_url__diagnosis__evidence_not_recorded(run, server, corpus):
     doc = json.loads(r.stdout)
     assert doc["diagnosis"]["groups"], doc["diagnosis"]
     assert not any(doc["diagnosis"]["sources"].values()), doc["diagnosis"]["sources"]
-    r = run("report", "--by", "queue", "--url", server.url, "--database", db)
-    assert r.returncode == Exit.USAGE, r.stderr
-    assert len(r.stderr.splitlines()) == 1 and "--by queue" in r.stderr, r.stderr
+    for args in (("report", "--by", "queue"), ("series", "--by", "process"),
+                 ("compare", "--by", "queue", "2000-01-01..", "2000-01-01..")):
+        r = run(*args, "--url", server.url, "--database", db)
+        assert r.returncode == Exit.USAGE, (args, r.stderr)
+        assert len(r.stderr.splitlines()) == 1 and " ".join(args[1:3]) in r.stderr, r.stderr
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -140,3 +140,12 @@ def test_error_document_schema_is_strict():
                 {"error": {"code": 5, "message": "m", "path": "x"}}, {"error": "m"}):
         breaks("report", bad)
         breaks("compare", bad)
+
+
+def test_compare_by_is_report_by():
+    """compare's "by" holds each run's report --by object: its schema's copies of
+    report's definitions stay equal to them."""
+    report = json.loads(json_schema.SCHEMAS["report"].read_text())["$defs"]
+    compare = json.loads(json_schema.SCHEMAS["compare"].read_text())["$defs"]
+    for name in ("by", "by_row"):
+        assert compare[name] == report[name], name
