@@ -17,7 +17,8 @@ import pytest
 from conftest import FULL, REPO
 
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
-CASES = ("baseline", "slow_disk", "one_queue", "full_queue", "netem", "busy_disk")
+CASES = ("baseline", "slow_disk", "one_queue", "full_queue", "netem", "busy_disk", "reset",
+         "cpu_hog")
 
 
 def ntprof(*args):
@@ -38,12 +39,17 @@ def run_cases(testbed):
     r = testbed.run("tests/testbed/guest/diagnosis.sh", kernel=FULL[0], timeout=900,
                     env={"NTPROF": str(NTPROF)}).assert_ok()
     assert r.result["cases"].split() == list(CASES)
-    out = {}
+    out = Cases()
+    out.result = r.result
     for c in CASES:
         assert r.result[f"{c}_rc"] == "0", (r.out / f"{c}.err").read_text()
         doc = json.loads(ntprof("report", "-j", "-", r.out / f"{c}.ntp"))
         out[c] = (r.out / f"{c}.ntp", doc["diagnosis"], read4k(doc["diagnosis"]))
     return out
+
+
+class Cases(dict):
+    """{case: (path, diagnosis, the 4 KiB reads' line)}; .result: the guest's results"""
 
 
 def cause_of(case, cases):
@@ -110,6 +116,27 @@ def busy_disk(cases):
     assert (cause == "saturated_queue") == (b["in_flight"] >= 0.9 * b["depth"]), g
 
 
+def reset(cases):
+    """A reset the recorder saw (the controller out of "live" about a second,
+    read every 100 ms): errors or retries, whatever stage leads."""
+    assert cases.result["reset_state"] == "live", "the controller did not reconnect"
+    cause, g = cause_of("reset", cases)
+    assert g["evidence"]["controller_resets"] >= 1, g
+    assert cause == "errors_or_retries", g
+    assert "reset" in g["text"], g["text"]
+
+
+def cpu_hog(cases):
+    """One I/O queue, its io_cpu CPU 0 held by a busy loop, fio submitting from
+    CPU 1: every send left to io_work, which waits for CPU 0; the host driver
+    leads and the deferred sends are the cause."""
+    cause, g = cause_of("cpu_hog", cases)
+    s = g["evidence"]["sends"]
+    assert s["deferred"] >= 0.9 * (s["deferred"] + s["inline"]), s
+    assert "driver" in (g["tail_stage"]["stage"], g["mean_stage"]["stage"]), g
+    assert cause == "deferred_send", g
+
+
 def compare_names_the_case(cases, case):
     doc = json.loads(ntprof("compare", "-j", "-", cases["baseline"][0], cases[case][0]))
     lines = [g for g in doc["diagnosis"]["groups"] if (g["io_type"], g["bytes"]) == ("read", 4096)]
@@ -119,7 +146,8 @@ def compare_names_the_case(cases, case):
 
 
 CHECKS = {"baseline": baseline, "slow_disk": slow_disk, "one_queue": one_queue,
-          "full_queue": full_queue, "netem": netem, "busy_disk": busy_disk}
+          "full_queue": full_queue, "netem": netem, "busy_disk": busy_disk, "reset": reset,
+          "cpu_hog": cpu_hog}
 
 
 def test_diagnosis__each_case_named(testbed):

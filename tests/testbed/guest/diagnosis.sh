@@ -15,6 +15,14 @@
 #     netem      1 ms netem delay on lo: a slow network
 #     busy_disk  null_blk completing in 1 ms, a local fio at QD128 on it
 #                beside the target: the backend saturated (backend_stats)
+#     reset      on a port of its own (4421), 1 s into the run the target's
+#                port closed for 1 s (its controller deleted, its listener
+#                gone): the host resets the controller and reconnects every
+#                1 s until the port is back, out of "live" about a second:
+#                errors or retries
+#     cpu_hog    one I/O queue (its io_cpu CPU 0), fio pinned to CPU 1 (every
+#                send deferred to io_work), a busy loop at nice -20 on CPU 0
+#                from the recorder's attach on
 #   DIAG_SECONDS  fio run time per case (default 3)
 # Results (result.env): kernel, cases, <case>_rc (record's), <case>_ctrl;
 # $TB_OUT gets <case>.ntp, <case>.err and fio-<case>.json.
@@ -24,9 +32,21 @@ NTPROF=${NTPROF:-$TB_REPO/build/ntprof}
 [ -x "$NTPROF" ] || tb_fail "$NTPROF missing: build it (make) before booting"
 SECS=${DIAG_SECONDS:-3}
 CASES=("$@")
-[ ${#CASES[@]} -gt 0 ] || CASES=(baseline slow_disk one_queue full_queue netem busy_disk)
+[ ${#CASES[@]} -gt 0 ] || CASES=(baseline slow_disk one_queue full_queue netem busy_disk reset
+				  cpu_hog)
 tb_workdir diag
 tb_res kernel "$(uname -r)"
+
+# wait until the recorder of case $1 attached (fio starts then)
+attached() {
+	local i
+
+	for i in $(seq 1200); do
+		grep -qs 'programs attached' "$TB_OUT/$1.err" && return 0
+		sleep 0.1
+	done
+	return 1
+}
 
 # record CASE FIO-OPTS...: fio on $TB_DEV under ntprof record, every command
 record() {
@@ -82,6 +102,44 @@ for c in "${CASES[@]}"; do
 		record "$c" --iodepth=1
 		kill "$local_fio"
 		wait "$local_fio" 2>/dev/null
+		;;
+	reset)
+		# alone on its port: the port's last subsystem gone closes its
+		# listener, and a refused connection is retried
+		tb_target_tcp --addr 127.0.0.1 --port 4421
+		tb_connect --reconnect-delay 1
+		# (a connection refused by the subsystem's port instead would say
+		# do not retry, and the controller would be deleted)
+		link=$TB_PORT_DIR/subsystems/$TB_NQN
+		rm -f "$TB_OUT/$c.err"
+		(
+			# 1 s into fio: after the recorder attached (slow under TCG)
+			attached "$c"
+			sleep 1
+			rm "$link"
+			sleep 1
+			ln -s "/sys/kernel/config/nvmet/subsystems/$TB_NQN" "$link"
+		) &
+		resetter=$!
+		record "$c" --iodepth=4
+		wait "$resetter"
+		# live again before the next case
+		state=/sys/class/nvme/$TB_CTRL/state
+		for i in $(seq 100); do
+			[ -e "$state" ] && [ "$(cat "$state")" != live ] || break
+			sleep 0.1
+		done
+		tb_res reset_state "$(cat "$state" 2>/dev/null || echo deleted)"
+		;;
+	cpu_hog)
+		tb_target_tcp --addr 127.0.0.1
+		tb_connect --nr-io-queues 1
+		rm -f "$TB_OUT/$c.err"
+		( attached "$c" && exec taskset -c 0 nice -n -20 sh -c 'while :; do :; done' ) &
+		hog=$!
+		record "$c" --iodepth=1 --cpus_allowed=1
+		kill "$hog"
+		wait "$hog" 2>/dev/null
 		;;
 	*) tb_fail "diagnosis.sh: unknown case '$c'" ;;
 	esac

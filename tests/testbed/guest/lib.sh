@@ -249,7 +249,7 @@ tb_target_tcp() {
 			tb_fail "cannot enable port $trtype $addr:$port: $(dmesg | tail -n 2 | tr '\n' ' ')"
 		tb__defer "rm -f $p/subsystems/$nqn"
 	fi
-	TB_NQN=$nqn TB_ADDR=$addr TB_PORT=$port TB_TRANSPORT=$trtype
+	TB_NQN=$nqn TB_ADDR=$addr TB_PORT=$port TB_TRANSPORT=$trtype TB_PORT_DIR=$p
 	tb_log "target: $nqn ($backend${delay:+, completion ${delay} ns}) on $trtype $addr:$port"
 }
 
@@ -278,6 +278,7 @@ tb_connect() {
 		--tls) tls=(--tls); shift ;;
 		--nr-io-queues) queues+=(--nr-io-queues="$2"); shift 2 ;;
 		--queue-size) queues+=(--queue-size="$2"); shift 2 ;;
+		--reconnect-delay) queues+=(--reconnect-delay="$2"); shift 2 ;;
 		*) tb_fail "tb_connect: unknown option '$1'" ;;
 		esac
 	done
