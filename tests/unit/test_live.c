@@ -550,6 +550,63 @@ static void live__bad_arguments__einval(void **state)
 	assert_null(ntp_live_match__new(16, 1, NULL, NULL));
 }
 
+/*
+ * The rows of top: an interval's are emptied by ntp_live__next, the whole
+ * run's are not; mean and p99 of the whole run are those of every command.
+ */
+static void live__rows__interval_emptied_whole_run_kept(void **state)
+{
+	struct ntp_live *l = ntp_live__new(NTP_LIVE_HOST, 10);
+	struct ntp_live_row *rows;
+	struct ntp_host_event e;
+	int64_t e2e[200], sum = 0;
+	size_t n;
+
+	assert_non_null(l);
+	assert_int_equal(ntp_live__rows(l, true, 1.0, &rows, &n), -EINVAL);
+	ntp_live__keep_total(l);
+	for (int i = 0; i < 200; i++) {
+		host_cmd(&e, 2, 4096, "nvme0n1", between(1000, 5000), between(3000, 9000),
+			 between(20000, 90000));
+		e2e[i] = (int64_t)(e.h_done - e.h_start);
+		sum += e2e[i];
+		assert_int_equal(ntp_live__add_host(l, &e), 0);
+		if (i == 99) {
+			assert_int_equal(ntp_live__rows(l, false, 2.0, &rows, &n), 0);
+			assert_int_equal(n, 1);
+			assert_int_equal(rows[0].n, 100);
+			assert_true(rows[0].rate == 100 * 10 / 2.0);
+			free(rows);
+			ntp_live__next(l);
+		}
+	}
+	assert_int_equal(ntp_live__rows(l, false, 1.0, &rows, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rows[0].n, 100);
+	free(rows);
+	assert_int_equal(ntp_live__rows(l, true, 4.0, &rows, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(rows[0].io_type, "read");
+	assert_int_equal(rows[0].bytes, 4096);
+	assert_string_equal(rows[0].name, "nvme0n1");
+	assert_int_equal(rows[0].n, 200);
+	assert_int_equal(rows[0].sum_e2e, sum);
+	assert_int_equal(rows[0].mean_ns, llround((double)sum / 200));
+	assert_int_equal(rows[0].p99_ns, p99(e2e, 200));
+	assert_true(rows[0].shares_ok);
+	assert_int_equal(rows[0].pct[0] + rows[0].pct[1] + rows[0].pct[2], 100);
+	free(rows);
+	ntp_live__next(l);
+	/* an idle interval: no row; the whole run keeps its group */
+	assert_int_equal(ntp_live__rows(l, false, 1.0, &rows, &n), 0);
+	assert_int_equal(n, 0);
+	assert_null(rows);
+	assert_int_equal(ntp_live__rows(l, true, 5.0, &rows, &n), 0);
+	assert_int_equal(n, 1);
+	free(rows);
+	ntp_live__free(l);
+}
+
 /* ---- the matcher ------------------------------------------------------------- */
 
 #define MAX_CMDS 20000
@@ -884,6 +941,7 @@ int main(void)
 		cmocka_unit_test(live__quiet_interval__prints_nothing_and_header_once),
 		cmocka_unit_test(live__host_mode__app_e2e_of_the_commands_that_have_it),
 		cmocka_unit_test(live__equal_thirds__largest_remainder_sums_to_100),
+		cmocka_unit_test(live__rows__interval_emptied_whole_run_kept),
 		cmocka_unit_test(live__joined_mode__five_shares_even_with_negative_network),
 		cmocka_unit_test(live__target_mode__residence_and_empty_host_columns),
 		cmocka_unit_test(live__bad_arguments__einval),
