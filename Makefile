@@ -99,7 +99,8 @@ DEBIAN_BUILD_DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-de
 DEBIAN_TEST_DEPS  := libcmocka-dev python3-pytest python3-pytest-xdist python3-jsonschema protobuf-compiler \
 		     python3-protobuf \
 		     libclang-rt-14-dev chromium fonts-dejavu-core shellcheck \
-		     debhelper lintian mmdebstrap clickhouse-server clickhouse-client openssl systemd
+		     debhelper lintian mmdebstrap clickhouse-server clickhouse-client openssl systemd \
+		     tmux
 depcheck:
 	@command -v $(CLANG) >/dev/null || { echo "error: clang not found: apt-get install clang (or: make deps)"; exit 1; }
 	@test -x "$(BPFTOOL)" || { echo "error: bpftool not found: apt-get install bpftool (or: make deps)"; exit 1; }
