@@ -23,6 +23,7 @@
 #include "lib/cli/opt.h"
 #include "lib/core/filter.h"
 #include "lib/core/tmpdir.h"
+#include "lib/diag/diag_by.h"
 #include "lib/top/top.h"
 #include "lib/top/top_screen.h"
 
@@ -35,6 +36,7 @@ struct top_cli {
 	const char *input;
 	double speed;
 	const char *sort;
+	const char *by;
 	uint64_t sample;
 	const char *role, *transport;
 	const char *session, *io_type, *sizes;
@@ -88,6 +90,11 @@ static int run_live(const struct ntp_top_opts *o, const struct top_cli *c)
 	int err;
 
 	ro.role = role_bits(c->role);
+	if (c->by && ro.role == NTP_RECORD_TARGET) {
+		ntp_error("--by needs the host side (-r host or -r both): a target has no host queue "
+			  "or process");
+		return NTP_EXIT_USAGE;
+	}
 	if (c->session && ro.role == NTP_RECORD_TARGET) {
 		ntp_error("--session needs the host side (-r host or -r both): the target does not "
 			  "know the host's namespace names");
@@ -137,6 +144,9 @@ int cmd_top(int argc, const char **argv)
 		  .help = "refresh every SEC seconds (default 1)", .is_set = &interval_set },
 		NTP_OPT_CHOICE(0, "sort", &c.sort, "KEY",
 			       "the first sort: share (default), p99, mean, commands, group", sorts),
+		NTP_OPT_CHOICE(0, "by", &c.by, "KEY",
+			       "a row per host queue or submitting process, as report --by, not per "
+			       "group", ntp_diag_by_names),
 		NTP_OPT_STRING(0, "input", &c.input, "FILE",
 			       "replay the recording FILE instead of recording (no root needed)"),
 		NTP_OPT_CALLBACK(0, "speed", &c.speed, "X",
@@ -187,6 +197,8 @@ int cmd_top(int argc, const char **argv)
 	ntp_err__set_verbosity(ntp_err__verbosity() + c.verbose);
 	o.interval_s = c.interval;
 	o.speed = c.speed;
+	o.by = c.by ? (ntp_diag_by__key(c.by) == NTP_DIAG_BY_QUEUE ? NTP_LIVE_BY_QUEUE :
+		       NTP_LIVE_BY_PROCESS) : NTP_LIVE_BY_GROUP;
 	for (int i = 0; sorts[i]; i++)
 		if (!strcmp(sorts[i], c.sort))
 			o.sort = (enum ntp_top_sort)i;

@@ -71,6 +71,7 @@ struct ntp_live {
 	struct groupset cur;            /* since the previous tick (ntp_live__next) */
 	struct groupset all;            /* since the start, with ntp_live__keep_total */
 	bool keep_total;
+	enum ntp_live_by by;
 	bool header_done;
 	int err;                        /* of ntp_live__on_pair, which cannot return one */
 };
@@ -113,10 +114,22 @@ void ntp_live__keep_total(struct ntp_live *l)
 	l->keep_total = true;
 }
 
-/* the io_type of the views */
-static const char *io_type(__u8 opcode)
+int ntp_live__set_by(struct ntp_live *l, enum ntp_live_by by)
 {
-	return opcode == 1 ? "write" : opcode == 2 ? "read" : "other";
+	if (by != NTP_LIVE_BY_GROUP && by != NTP_LIVE_BY_QUEUE && by != NTP_LIVE_BY_PROCESS)
+		return -EINVAL;
+	if (by != NTP_LIVE_BY_GROUP && l->mode == NTP_LIVE_TARGET)
+		return -EINVAL;
+	l->by = by;
+	return 0;
+}
+
+/* the io_type of the views; "" for a row per queue or process */
+#define NTP_LIVE_NO_OPCODE 0x100
+static const char *io_type(unsigned int opcode)
+{
+	return opcode == NTP_LIVE_NO_OPCODE ? "" : opcode == 1 ? "write" : opcode == 2 ? "read" :
+	       "other";
 }
 
 static struct group *find_group(struct groupset *l, const char *type, uint32_t bytes,
@@ -154,7 +167,7 @@ static struct group *find_group(struct groupset *l, const char *type, uint32_t b
 	return g;
 }
 
-static int add_to(struct groupset *gs, __u8 opcode, uint32_t bytes, const char *name,
+static int add_to(struct groupset *gs, unsigned int opcode, uint32_t bytes, const char *name,
 		  size_t namelen, int64_t e2e, const int64_t *stage, bool has_app, int64_t app)
 {
 	struct group *g = find_group(gs, io_type(opcode), bytes, name, namelen);
@@ -172,13 +185,29 @@ static int add_to(struct groupset *gs, __u8 opcode, uint32_t bytes, const char *
 	return 0;
 }
 
-static int add(struct ntp_live *l, __u8 opcode, uint32_t bytes, const char *name, size_t namelen,
+static int add(struct ntp_live *l, unsigned int opcode, uint32_t bytes, const char *name, size_t namelen,
 	       int64_t e2e, const int64_t *stage, const struct ntp_host_event *h)
 {
+	char key[NTP_DISK_NAME_LEN + 1];
 	int64_t app = 0;
 	bool has_app = h && ntp_stages__app_e2e(h, &app);
-	int err = add_to(&l->cur, opcode, bytes, name, namelen, e2e, stage, has_app, app);
+	int err;
 
+	/* per queue or process: the key is the name, as report --by names its rows */
+	if (h && l->by != NTP_LIVE_BY_GROUP) {
+		if (l->by == NTP_LIVE_BY_QUEUE)
+			snprintf(key, sizeof(key), "nvme%u q%u", h->ctrl_instance, h->qid);
+		else if (h->pid)
+			snprintf(key, sizeof(key), "%.*s %u", (int)strnlen(h->comm, sizeof(h->comm)),
+				 h->comm[0] ? h->comm : "-", h->pid);
+		else
+			snprintf(key, sizeof(key), "(not recorded)");
+		opcode = NTP_LIVE_NO_OPCODE;
+		bytes = 0;
+		name = key;
+		namelen = sizeof(key);
+	}
+	err = add_to(&l->cur, opcode, bytes, name, namelen, e2e, stage, has_app, app);
 	if (!err && l->keep_total)
 		err = add_to(&l->all, opcode, bytes, name, namelen, e2e, stage, has_app, app);
 	return err;

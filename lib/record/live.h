@@ -85,7 +85,7 @@ int ntp_live__tick(struct ntp_live *l, FILE *f, double elapsed_s, double interva
  */
 #define NTP_LIVE_NSTAGES 5      /* block, driver, network, target driver, storage */
 struct ntp_live_row {
-	const char *io_type;            /* "read", "write", "other" */
+	const char *io_type;            /* "read", "write", "other"; "" by queue or process */
 	uint32_t bytes;
 	char name[NTP_DISK_NAME_LEN + 1];
 	uint64_t n;
@@ -101,6 +101,20 @@ struct ntp_live_row {
 };
 
 void ntp_live__keep_total(struct ntp_live *l);
+
+/*
+ * The rows' key, before the first event: the groups (I/O type, size,
+ * namespace), or the host's queue ("nvme0 q1") or submitting process
+ * ("fio 1234", "(not recorded)" without a pid), named as report --by
+ * names its rows; io_type "" and bytes 0 then.  0, or -EINVAL (a target
+ * has neither).
+ */
+enum ntp_live_by {
+	NTP_LIVE_BY_GROUP,
+	NTP_LIVE_BY_QUEUE,
+	NTP_LIVE_BY_PROCESS,
+};
+int ntp_live__set_by(struct ntp_live *l, enum ntp_live_by by);
 /*
  * *rows (malloc'd, *n of them; NULL and 0 when none) of the current
  * interval, or of the whole run when total; span_s is the span's length,

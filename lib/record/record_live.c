@@ -33,8 +33,13 @@ int ntp_record__prepare_live(struct ntp_record_session *s)
 		ntp_error("preparing the live lines: %s", strerror(errno));
 		return NTP_EXIT_FAILURE;
 	}
-	if (o->view)
+	if (o->view) {
 		ntp_live__keep_total(s->live);
+		if (ntp_live__set_by(s->live, (enum ntp_live_by)o->view->by)) {
+			ntp_error("rows per queue or process need the host side");
+			return NTP_EXIT_USAGE;
+		}
+	}
 	return 0;
 }
 

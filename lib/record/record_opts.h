@@ -25,6 +25,7 @@ struct ntp_live;
  */
 struct ntp_record_view {
 	void *ctx;
+	int by;                         /* enum ntp_live_by: the rows' key (ntp_live__set_by) */
 	/* the interval that ends now, elapsed_s into the recording: 0, or -errno to stop the view */
 	int (*tick)(void *ctx, struct ntp_live *l, double elapsed_s, double interval_s);
 	/* called at least every 100 ms: true ends the recording (stop_reason "quit") */

@@ -124,7 +124,7 @@ static int replay(struct ntp_top_view *v, struct ntp_top_replay *r, struct ntp_l
 int ntp_top__replay(const struct ntp_top_opts *o, const char *path)
 {
 	struct ntp_top_screen scr = { 0 };
-	struct ntp_top_view v = { .scr = &scr, .source = path, .sort = o->sort,
+	struct ntp_top_view v = { .scr = &scr, .source = path, .sort = o->sort, .by = o->by,
 				  .interval_s = o->interval_s, .speed = o->speed };
 	struct ntp_top_replay *r;
 	struct ntp_live *l = NULL;
@@ -153,6 +153,11 @@ int ntp_top__replay(const struct ntp_top_opts *o, const char *path)
 		goto out;
 	}
 	ntp_live__keep_total(l);
+	if (ntp_live__set_by(l, o->by)) {
+		ntp_error("%s: a target recording: --by needs the host's commands", path);
+		err = NTP_EXIT_USAGE;
+		goto out;
+	}
 	err = ntp_top_screen__check();
 	err = err ?: ntp_top_screen__take(&scr, true);
 	if (!err)
@@ -187,9 +192,10 @@ static bool live_poll(void *ctx)
 int ntp_top__live(const struct ntp_top_opts *o, struct ntp_record_opts *ro, const char *path)
 {
 	struct ntp_top_screen scr = { 0 };
-	struct ntp_top_view v = { .scr = &scr, .source = "live", .sort = o->sort,
+	struct ntp_top_view v = { .scr = &scr, .source = "live", .sort = o->sort, .by = o->by,
 				  .interval_s = o->interval_s };
-	const struct ntp_record_view rv = { .ctx = &v, .tick = live_tick, .poll = live_poll };
+	const struct ntp_record_view rv = { .ctx = &v, .by = o->by, .tick = live_tick,
+					    .poll = live_poll };
 	int err;
 
 	v.mode = ro->role == NTP_RECORD_BOTH ? NTP_LIVE_JOINED :

@@ -15,6 +15,7 @@ struct ntp_top_opts {
 	double interval_s;        /* -i: the refresh, > 0 */
 	double speed;             /* --speed: the replay's pace over the recorded one, > 0 */
 	enum ntp_top_sort sort;   /* the first sort */
+	enum ntp_live_by by;      /* --by: the rows' key */
 };
 
 /*

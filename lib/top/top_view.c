@@ -30,6 +30,13 @@ static const char *const sort_names[] = {
 	[NTP_TOP_SORT_GROUP] = "group",
 };
 
+/* the rows' key, the first column's title */
+static const char *const by_names[] = {
+	[NTP_LIVE_BY_GROUP] = "group",
+	[NTP_LIVE_BY_QUEUE] = "queue",
+	[NTP_LIVE_BY_PROCESS] = "process",
+};
+
 /* the columns: name and width (negative: left-aligned) */
 enum { F_GROUP, F_N, F_RATE, F_SHARE, F_MEAN, F_P99, F_STAGE0, F_APP = F_STAGE0 + NTP_LIVE_NSTAGES,
        NFIELDS };
@@ -163,7 +170,10 @@ static void row_line(const struct ntp_top_view *v, const struct ntp_live_row *r,
 
 	line[0] = '\0';
 	ntp_size__str(r->bytes, size, sizeof(size));
-	snprintf(buf, sizeof(buf), "%s %s %s", r->io_type, size, r->name);
+	if (r->io_type[0])
+		snprintf(buf, sizeof(buf), "%s %s %s", r->io_type, size, r->name);
+	else
+		snprintf(buf, sizeof(buf), "%s", r->name);
 	put(line, len, F_GROUP, buf);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->n);
 	put(line, len, F_N, buf);
@@ -224,7 +234,7 @@ static void header_lines(const struct ntp_top_view *v, bool app, char *labels, c
 	names[0] = '\0';
 	for (int i = 0; i < NFIELDS; i++)
 		if (i != F_APP || app)
-			put(names, len, i, fields[i].name);
+			put(names, len, i, i == F_GROUP ? by_names[v->by] : fields[i].name);
 }
 
 void ntp_top_view__draw(struct ntp_top_view *v)

@@ -26,6 +26,7 @@ struct ntp_top_view {
 	struct ntp_top_screen *scr;
 	const char *source;       /* the recording's path, or "live" */
 	enum ntp_live_mode mode;
+	enum ntp_live_by by;      /* the rows: groups, queues or processes */
 	enum ntp_top_sort sort;
 	bool total;               /* the whole run, not the last interval */
 	bool paused;              /* the rows are kept as they are */

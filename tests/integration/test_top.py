@@ -15,6 +15,7 @@ import signal
 import subprocess
 import time
 import uuid
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
@@ -113,14 +114,14 @@ def start(term, ntprof, *args):
     term.type("echo before-top; stty -g > stty.before")
     term.wait_for(lambda s: "before-top" in s.splitlines(), "the marker")
     term.type(" ".join(shlex.quote(str(a)) for a in (ntprof, "top", *args)) + "; echo rc=$?")
-    return term.wait_for(lambda s: s.startswith("ntprof top"), "top's screen")
+    return term.wait_for(lambda s: re.match(r"ntprof top  \d", s), "top's screen")
 
 
 def assert_given_back(term, rc):
     """After top: the shell's screen as it was, top's exit code, the same stty settings."""
     s = term.wait_for(lambda s: re.search(r"^rc=\d+$", s, re.M), "top's exit")
     lines = s.splitlines()
-    assert not any(l.startswith(("ntprof top", "keys:")) for l in lines), s
+    assert not any(re.match(r"ntprof top  \d|keys: ", l) for l in lines), s
     assert "before-top" in lines, s
     assert f"rc={rc}" in s, s
     term.type("stty -g > stty.after; echo stty-saved")
@@ -136,7 +137,10 @@ def report_groups(run, path):
 
 
 def us(ns):
-    return "-" if ns is None else f"{ns / 1000:.2f}"
+    """Integer ns in us as ntprof writes them: two decimals, half away from zero."""
+    if ns is None:
+        return "-"
+    return str((Decimal(ns) / 1000).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
 
 
 def test_whole_run_at_the_end__equals_report__keys_sort__q_gives_back(term, ntprof, run,
@@ -208,6 +212,43 @@ def test_signal__gives_the_terminal_back(term, ntprof, recording, how):
     assert_given_back(term, Exit.OK)
 
 
+@pytest.fixture(scope="module")
+def app_recording(tmp_path_factory):
+    path = tmp_path_factory.mktemp("top_app") / "app.ntp"
+    ntpgen.generate(path, duration_s=5, app=ntpgen.App())
+    return path
+
+
+@pytest.mark.parametrize("key", ["queue", "process"])
+def test_by__rows_of_report_by(term, ntprof, run, app_recording, key):
+    """--by: a row per queue or process, named, counted and timed as report --by's."""
+    start(term, ntprof, "--input", app_recording, "--by", key, "--speed", "1000")
+    term.wait_for(lambda s: "[end of recording]" in s, "the end of the replay")
+    term.key("t")
+    s = term.wait_for(lambda s: "whole run" in header(s), "the whole-run view")
+    r = run("report", "--by", key, "--json", "-", app_recording)
+    assert r.returncode == Exit.OK, r.stderr
+    want = json.loads(r.stdout)["by"]["rows"]
+    assert want and (key == "queue") == (len(want) > 1)
+    lines = s.splitlines()
+    assert re.match(rf"^{key}\s+n\s", lines[4]), lines[4]
+    for w in want:
+        got = [l[len(w["name"]):].split() for l in lines if l.startswith(w["name"] + " ")]
+        assert len(got) == 1, (w["name"], s)
+        n, _rate, _share, mean, p99 = got[0][:5]
+        assert int(n) == w["n"]
+        assert abs(float(mean) - w["mean_ns"] / 1000) <= 0.0051, (mean, w)
+        assert p99 == us(w["tail_ns"]), (p99, w)
+    term.key("q")
+    assert_given_back(term, Exit.OK)
+
+
+def test_by_target_recording__usage_error(run, every_kind):
+    r = run("top", "--input", every_kind / "pt.ntp", "--by", "queue")
+    assert r.returncode == Exit.USAGE, (r.returncode, r.stderr)
+    assert len(r.stderr.splitlines()) == 1 and "--by" in r.stderr, r.stderr
+
+
 def test_both_recording__five_stages_of_the_pairs(term, ntprof, run, every_kind):
     path = every_kind / "both.ntp"
     start(term, ntprof, "--input", path, "--speed", "1000")
@@ -254,6 +295,7 @@ def test_missing_recording__said_before_the_terminal(run, tmp_path):
     (("--speed", "-2"), "--speed"),
     (("--speed", "fast"), "--speed"),
     (("--sort", "latency"), "--sort"),
+    (("--by", "cpu"), "--by"),
 ])
 def test_bad_option__usage_error(run, recording, args, says):
     usage_error(run, "top", "--input", recording, *args, says=says)

@@ -607,6 +607,51 @@ static void live__rows__interval_emptied_whole_run_kept(void **state)
 	ntp_live__free(l);
 }
 
+/* --by: rows per queue or process, named as report --by names them; a target has neither */
+static void live__by_queue_and_process__rows_named_as_report_by(void **state)
+{
+	struct ntp_live *q = ntp_live__new(NTP_LIVE_HOST, 1), *p = ntp_live__new(NTP_LIVE_HOST, 1);
+	struct ntp_live *t = ntp_live__new(NTP_LIVE_TARGET, 1);
+	struct ntp_live_row *rows;
+	struct ntp_host_event e;
+	size_t n;
+
+	assert_int_equal(ntp_live__set_by(t, NTP_LIVE_BY_QUEUE), -EINVAL);
+	assert_int_equal(ntp_live__set_by(t, NTP_LIVE_BY_GROUP), 0);
+	assert_int_equal(ntp_live__set_by(q, NTP_LIVE_BY_QUEUE), 0);
+	assert_int_equal(ntp_live__set_by(p, NTP_LIVE_BY_PROCESS), 0);
+	for (int i = 0; i < 6; i++) {
+		host_cmd(&e, i % 2 ? 1 : 2, i < 3 ? 4096 : 131072, "nvme0n1", 1000, 3000, 20000);
+		e.ctrl_instance = 1;
+		e.qid = (uint16_t)(1 + i % 3);
+		e.pid = i < 4 ? 4242 : 0;
+		snprintf(e.comm, sizeof(e.comm), "fio");
+		assert_int_equal(ntp_live__add_host(q, &e), 0);
+		assert_int_equal(ntp_live__add_host(p, &e), 0);
+	}
+	assert_int_equal(ntp_live__rows(q, false, 1.0, &rows, &n), 0);
+	assert_int_equal(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "nvme1 q%zu", i + 1);
+		assert_string_equal(rows[i].name, want);
+		assert_string_equal(rows[i].io_type, "");
+		assert_int_equal(rows[i].n, 2);
+	}
+	free(rows);
+	assert_int_equal(ntp_live__rows(p, false, 1.0, &rows, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(rows[0].name, "(not recorded)");
+	assert_int_equal(rows[0].n, 2);
+	assert_string_equal(rows[1].name, "fio 4242");
+	assert_int_equal(rows[1].n, 4);
+	free(rows);
+	ntp_live__free(q);
+	ntp_live__free(p);
+	ntp_live__free(t);
+}
+
 /* ---- the matcher ------------------------------------------------------------- */
 
 #define MAX_CMDS 20000
@@ -942,6 +987,7 @@ int main(void)
 		cmocka_unit_test(live__host_mode__app_e2e_of_the_commands_that_have_it),
 		cmocka_unit_test(live__equal_thirds__largest_remainder_sums_to_100),
 		cmocka_unit_test(live__rows__interval_emptied_whole_run_kept),
+		cmocka_unit_test(live__by_queue_and_process__rows_named_as_report_by),
 		cmocka_unit_test(live__joined_mode__five_shares_even_with_negative_network),
 		cmocka_unit_test(live__target_mode__residence_and_empty_host_columns),
 		cmocka_unit_test(live__bad_arguments__einval),
