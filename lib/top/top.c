@@ -35,6 +35,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / NSEC;
 }
 
+/* an event into the aggregation, or into the matcher that hands l its pairs (-r both) */
 static int add(struct ntp_live *l, struct ntp_live_match *m, const struct ntp_host_event *h,
 	       const struct ntp_target_event *t)
 {
@@ -88,7 +89,7 @@ static int replay(struct ntp_top_view *v, struct ntp_top_replay *r, struct ntp_l
 	for (uint64_t k = 1; have > 0; k++) {
 		boundary = t0 + (uint64_t)llround((double)k * o->interval_s * NSEC);
 		while (have > 0 && last < boundary) {
-			err = add(v->mode == NTP_LIVE_JOINED ? NULL : l, m, h, t);
+			err = add(l, m, h, t);
 			if (err)
 				return NTP_EXIT_FAILURE;
 			have = ntp_top_replay__next(r, &h, &t, &done);
