@@ -267,6 +267,40 @@ def test_both_recording__five_stages_of_the_pairs(term, ntprof, run, every_kind)
     assert_given_back(term, Exit.OK)
 
 
+def test_target_recording__residence_and_the_target_stages(term, ntprof, run, every_kind):
+    """A target recording: its groups by backend device, the residence's mean
+    and p99 as report's e2e, the target driver and storage shares."""
+    path = every_kind / "pt.ntp"
+    start(term, ntprof, "--input", path, "--speed", "1000")
+    term.wait_for(lambda s: "[end of recording]" in s, "the end of the replay")
+    term.key("t")
+    s = term.wait_for(lambda s: "whole run" in header(s), "the whole-run view")
+    assert "residence" in s.splitlines()[3], s
+    want = {(g["io_type"], g["bytes"], g["device"]): g for g in
+            json.loads(run("report", "--json", "-", path).stdout)["groups"]}
+    got = rows(s)
+    assert len(got) == len(want) >= 2
+    for g in got:
+        w = want[(g["io_type"], g["bytes"], g["ns"])]
+        assert (g["n"], g["mean"], g["p99"]) == (w["n"], us(w["e2e"]["mean_ns"]),
+                                                 us(w["e2e"]["p99_ns"])), (g, w)
+    for line in s.splitlines():
+        if ROW.match(line):
+            pcts = [int(t.rstrip("%")) for t in line.split()[8:]]
+            assert len(pcts) == 2 and sum(pcts) == 100, line
+    term.key("q")
+    assert_given_back(term, Exit.OK)
+
+
+def test_joined_recording__usage_error(run, every_kind, tmp_path):
+    joined = tmp_path / "joined.ntp"
+    r = run("join", "-o", joined, every_kind / "ph.ntp", every_kind / "pt.ntp")
+    assert r.returncode == Exit.OK, r.stderr
+    r = run("top", "--input", joined)
+    assert r.returncode == Exit.USAGE, (r.returncode, r.stderr)
+    assert len(r.stderr.splitlines()) == 1 and "joined" in r.stderr, r.stderr
+
+
 def test_not_a_terminal__one_line_exit_notty(run, recording):
     r = run("top", "--input", recording)
     assert r.returncode == Exit.NOTTY, (r.returncode, r.stderr)
