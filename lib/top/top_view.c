@@ -20,6 +20,7 @@
 
 #include "lib/core/size.h"
 #include "lib/fmt/number.h"
+#include "lib/fmt/safe_text.h"
 #include "lib/top/top_view.h"
 
 static const char *const sort_names[] = {
@@ -174,6 +175,8 @@ static void row_line(const struct ntp_top_view *v, const struct ntp_live_row *r,
 		snprintf(buf, sizeof(buf), "%s %s %s", r->io_type, size, r->name);
 	else
 		snprintf(buf, sizeof(buf), "%s", r->name);
+	/* names from a recording (a namespace, a device, a process) on their way to a terminal */
+	ntp_safe__clean_line(buf);
 	put(line, len, F_GROUP, buf);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->n);
 	put(line, len, F_N, buf);
@@ -268,6 +271,7 @@ void ntp_top_view__draw(struct ntp_top_view *v)
 		 v->elapsed_s, v->interval_s, speed, v->total ? "whole run" : "interval",
 		 sort_names[v->sort], v->paused ? "  [paused]" : "",
 		 v->ended ? "  [end of recording]" : "", v->source);
+	ntp_safe__clean_line(line);     /* the path as given */
 	ntp_top_screen__line(v->scr, &row, true, line);
 	snprintf(line, sizeof(line), "%zu groups  %llu commands", n, (unsigned long long)cmds);
 	ntp_top_screen__line(v->scr, &row, false, line);

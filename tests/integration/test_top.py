@@ -12,6 +12,7 @@ import re
 import shlex
 import shutil
 import signal
+import sqlite3
 import subprocess
 import time
 import uuid
@@ -288,6 +289,20 @@ def test_target_recording__residence_and_the_target_stages(term, ntprof, run, ev
         if ROW.match(line):
             pcts = [int(t.rstrip("%")) for t in line.split()[8:]]
             assert len(pcts) == 2 and sum(pcts) == 100, line
+    term.key("q")
+    assert_given_back(term, Exit.OK)
+
+
+def test_hostile_names__control_characters_shown_as_question_marks(term, ntprof, tmp_path):
+    """A name from the recording reaches the terminal without its escapes."""
+    path = tmp_path / "hostile.ntp"
+    ntpgen.generate(path, duration_s=2)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE host_io SET namespace = 'nv\x1b[2Jme' WHERE namespace = 'nvme1n1'")
+    start(term, ntprof, "--input", path, "--speed", "1000")
+    s = term.wait_for(lambda s: "[end of recording]" in s, "the end of the replay")
+    assert any(line.startswith(("read 128KiB nv?[2Jme ", "other 0B nv?[2Jme "))
+               for line in s.splitlines()), s
     term.key("q")
     assert_given_back(term, Exit.OK)
 
