@@ -62,7 +62,9 @@ static int wait_keys(struct ntp_top_view *v, double *due)
 		if (left <= 0 && !v->paused)
 			return 0;
 		paused_at = now_s();
-		key = ntp_top_screen__key(v->scr, v->paused ? -1 : (int)ceil(left * 1000));
+		/* paused: until a key; else until due, an hour at a time (due may be infinite) */
+		key = ntp_top_screen__key(v->scr, v->paused ? -1 : left > 3600 ? 3600 * 1000 :
+					  (int)ceil(left * 1000));
 		if (v->paused)
 			*due += now_s() - paused_at;
 		if (key < 0 || (key > 0 && ntp_top_view__key(v, key)))
