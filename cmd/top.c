@@ -4,8 +4,9 @@
  * interval, of commands recorded now or of a recording replayed
  * (--input).  Documented in ntprof-top(1).
  *
- * parse and validate -> live: a terminal on stdin and stdout, probe the
- * kernel for the role, record into a temporary file (lib/top/top.c);
+ * parse and validate -> live: the recording's options checked, a terminal
+ * on stdin and stdout, probe the kernel for the role, record into a
+ * temporary file (lib/top/top.c);
  * --input: open the recording, a terminal, replay it.
  */
 #include <errno.h>
@@ -80,42 +81,48 @@ static unsigned int role_bits(const char *role)
 	return NTP_RECORD_HOST;
 }
 
-/* live: a private directory for the recording, removed with what SQLite left in it */
-static int run_live(const struct ntp_top_opts *o, const struct top_cli *c)
+/* live: the recording's options from the command line, checked as record checks them */
+static int live_opts(const struct top_cli *c, struct ntp_record_opts *ro, struct ntp_filter *filter)
 {
-	static const char *const suffixes[] = { "", "-wal", "-shm", "-journal", ".old" };
-	struct ntp_record_opts ro = { 0 };
-	struct ntp_filter filter = { 0 };
-	char dir[PATH_MAX], path[PATH_MAX + 16], p[PATH_MAX + 32];
 	int err;
 
-	ro.role = role_bits(c->role);
-	if (c->by && ro.role == NTP_RECORD_TARGET) {
+	ro->role = role_bits(c->role);
+	if (c->by && ro->role == NTP_RECORD_TARGET) {
 		ntp_error("--by needs the host side (-r host or -r both): a target has no host queue "
 			  "or process");
 		return NTP_EXIT_USAGE;
 	}
-	if (c->session && ro.role == NTP_RECORD_TARGET) {
+	if (c->session && ro->role == NTP_RECORD_TARGET) {
 		ntp_error("--session needs the host side (-r host or -r both): the target does not "
 			  "know the host's namespace names");
 		return NTP_EXIT_USAGE;
 	}
-	err = c->io_type ? ntp_filter__set_io_type(&filter, c->io_type) : 0;
-	err = err ?: c->sizes ? ntp_filter__set_sizes(&filter, c->sizes) : 0;
-	err = err ?: c->session ? ntp_filter__set_session(&filter, NULL, c->session) : 0;
+	err = c->io_type ? ntp_filter__set_io_type(filter, c->io_type) : 0;
+	err = err ?: c->sizes ? ntp_filter__set_sizes(filter, c->sizes) : 0;
+	err = err ?: c->session ? ntp_filter__set_session(filter, NULL, c->session) : 0;
 	if (err)
 		return err;
-	if (filter.flags) {
-		ro.filter = &filter;
-		ro.filter_session = c->session;
+	if (filter->flags) {
+		ro->filter = filter;
+		ro->filter_session = c->session;
 	}
-	ntp_transport__parse(c->transport, &ro.transport);
-	ro.sample_one_in = (uint32_t)c->sample;
-	ro.attach = c->kprobes ? NTP_ATTACH_KPROBE : c->fentry ? NTP_ATTACH_FENTRY : NTP_ATTACH_AUTO;
-	ro.no_app = c->no_app;
-	ro.cmdline = "ntprof top";
-	err = ntp_cmd__probe_kernel("top", ro.role & NTP_RECORD_HOST, ro.role & NTP_RECORD_TARGET,
-				    ro.transport, ro.attach);
+	ntp_transport__parse(c->transport, &ro->transport);
+	ro->sample_one_in = (uint32_t)c->sample;
+	ro->attach = c->kprobes ? NTP_ATTACH_KPROBE : c->fentry ? NTP_ATTACH_FENTRY : NTP_ATTACH_AUTO;
+	ro->no_app = c->no_app;
+	ro->cmdline = "ntprof top";
+	return 0;
+}
+
+/* live: a private directory for the recording, removed with what SQLite left in it */
+static int run_live(const struct ntp_top_opts *o, struct ntp_record_opts *ro)
+{
+	static const char *const suffixes[] = { "", "-wal", "-shm", "-journal", ".old" };
+	char dir[PATH_MAX], path[PATH_MAX + 16], p[PATH_MAX + 32];
+	int err;
+
+	err = ntp_cmd__probe_kernel("top", ro->role & NTP_RECORD_HOST, ro->role & NTP_RECORD_TARGET,
+				    ro->transport, ro->attach);
 	if (err)
 		return err;
 	snprintf(dir, sizeof(dir), "%s/ntprof-top-XXXXXX", ntp_tmpdir());
@@ -124,7 +131,7 @@ static int run_live(const struct ntp_top_opts *o, const struct top_cli *c)
 		return NTP_EXIT_FAILURE;
 	}
 	snprintf(path, sizeof(path), "%s/top.ntp", dir);
-	err = ntp_top__live(o, &ro, path);
+	err = ntp_top__live(o, ro, path);
 	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
 		snprintf(p, sizeof(p), "%s%s", path, suffixes[i]);
 		unlink(p);
@@ -173,6 +180,8 @@ int cmd_top(int argc, const char **argv)
 		NTP_OPT_END(),
 	};
 	struct ntp_top_opts o = { 0 };
+	struct ntp_record_opts ro = { 0 };
+	struct ntp_filter filter = { 0 };
 	int n, err;
 
 	ntp_err__set_cmd("top");
@@ -205,6 +214,7 @@ int cmd_top(int argc, const char **argv)
 	/* a recording that cannot be read says so first, terminal or not */
 	if (c.input)
 		return ntp_top__replay(&o, c.input);
-	err = ntp_top_screen__check();
-	return err ?: run_live(&o, &c);
+	err = live_opts(&c, &ro, &filter);
+	err = err ?: ntp_top_screen__check();
+	return err ?: run_live(&o, &ro);
 }

@@ -184,8 +184,9 @@ def test_whole_run_at_the_end__equals_report__keys_sort__q_gives_back(term, ntpr
 
 
 def test_space__pauses_the_replay__space_again_goes_on(term, ntprof, recording):
-    start(term, ntprof, "--input", recording, "-i", "0.5")
+    start(term, ntprof, "--input", recording, "-i", "0.5", "--sort", "p99")
     s = term.wait_for(lambda s: rows(s), "the first interval's rows")
+    assert "sort: p99" in header(s), s
     term.key("Space")
     s = term.wait_for(lambda s: "[paused]" in header(s), "the pause")
     elapsed = header(s).split()[2]
@@ -348,6 +349,30 @@ def test_missing_recording__said_before_the_terminal(run, tmp_path):
 ])
 def test_bad_option__usage_error(run, recording, args, says):
     usage_error(run, "top", "--input", recording, *args, says=says)
+
+
+@pytest.mark.parametrize("args, says", [
+    (("-r", "target", "--by", "queue"), "--by"),
+    (("-r", "target", "--session", "nvme0n1"), "--session"),
+    (("-r", "host2",), "-r"),
+    (("-t", "ib"), "-t"),
+    (("-s", "0"), "-s"),
+    (("--io-type", "bogus"), "--io-type"),
+    (("--size", "3x"), "--size"),
+    (("--kprobes", "--fentry"), "--fentry"),
+])
+def test_live_bad_option__usage_error_before_the_terminal(run, args, says):
+    usage_error(run, "top", *args, says=says)
+
+
+def test_live_options__accepted_then_not_a_terminal(run):
+    """Every live option well formed: parsed and checked, then the terminal refused."""
+    for args in (("-r", "both", "-t", "rdma", "-s", "10", "--io-type", "read", "--size", "4K",
+                  "--fentry", "--no-app", "-v", "--by", "process", "-i", "2", "--sort", "mean"),
+                 ("--kprobes", "--by", "queue")):
+        r = run("top", *args)
+        assert r.returncode == Exit.NOTTY, (args, r.returncode, r.stderr)
+        assert len(r.stderr.splitlines()) == 1 and "not a terminal" in r.stderr, r.stderr
 
 
 def test_speed_without_input__usage_error(run):
