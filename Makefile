@@ -239,7 +239,7 @@ check-unit: $(UNIT_BINS)
 TEST_JOBS ?= $(shell nproc)
 TB_JOBS   ?= $(shell n=$$(nproc); echo $$((n < 4 ? n : 4)))
 
-check-integration: $(OUT)/ntprof $(COMPLETION)
+check-integration: $(OUT)/ntprof $(COMPLETION) $(ZSH_COMPLETION)
 	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra -n $(TEST_JOBS) tests/integration
 
 # the layer order of lib/ is the table at the top of tests/integration/test_layers.py
