@@ -13,6 +13,11 @@
 
 /* set by user space before load: sampled commands go to the histograms, not the ring buffer */
 const volatile bool hist_mode = false;
+/*
+ * and with the flight recorder (monitor --flight): each sampled command
+ * crosses the ring buffer too, once counted
+ */
+const volatile bool hist_stream = false;
 
 /*
  * Preallocated: kernels before 6.2 refuse a hash map without preallocation
