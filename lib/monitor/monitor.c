@@ -55,7 +55,7 @@ struct monitor {
 	struct ntp_flight flight;
 	bool flying;
 	char pending[128];              /* the next snapshot's file name; "": none asked for */
-	char pending_why[128];          /* and what asked for it (meta flight_snapshot) */
+	char pending_why[256];          /* and what asked for it (meta flight_snapshot) */
 	pid_t writer;                   /* the child writing a snapshot, or 0 */
 	char writing[128];              /* its file name */
 	unsigned int snapshots;
@@ -163,16 +163,20 @@ static int text_reply(struct ntp_http_reply *out, int status, const char *allow,
 
 /*
  * A snapshot asked for (why): its file name, chosen now, unless one is
- * waiting already, which this request joins
+ * waiting already, which this request joins, its why added to the first's
  */
 static void ask_snapshot(struct monitor *m, const char *why)
 {
+	size_t n = strlen(m->pending_why);
 	struct timespec t;
 	struct tm tm;
 	char stamp[32];
 
-	if (m->pending[0])
+	if (m->pending[0]) {
+		if (!strstr(m->pending_why, why))
+			snprintf(m->pending_why + n, sizeof(m->pending_why) - n, "; %s", why);
 		return;
+	}
 	clock_gettime(CLOCK_REALTIME, &t);
 	gmtime_r(&t.tv_sec, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
