@@ -47,8 +47,7 @@ struct {
 static __always_inline void ntp_mon_add(struct ntp_mon_key *k, __s64 v)
 {
 	struct ntp_mon_hist *h = bpf_map_lookup_elem(&hists, k);
-	__u32 zero = 0;
-	int b;
+	__u32 zero = 0, b;
 
 	if (!h) {
 		struct ntp_mon_hist *z = bpf_map_lookup_elem(&hist_zero, &zero);
@@ -62,8 +61,13 @@ static __always_inline void ntp_mon_add(struct ntp_mon_key *k, __s64 v)
 			return;
 		}
 	}
-	b = ntp_mon_bucket(v);
-	if (b < 0 || b >= NTP_MON_NBUCKETS)
+	/*
+	 * One unsigned test on the register that indexes: clang may otherwise
+	 * test a copy, whose bound 6.1's verifier does not carry over
+	 */
+	b = (__u32)ntp_mon_bucket(v);
+	barrier_var(b);
+	if (b >= NTP_MON_NBUCKETS)
 		return;
 	__sync_fetch_and_add(&h->sum, (__u64)v);
 	__sync_fetch_and_add(&h->bucket[b], 1);
