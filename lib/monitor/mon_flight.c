@@ -60,12 +60,22 @@ static void ring_trim(struct ntp_flight_ring *r, uint64_t since)
 	}
 }
 
+/* a tick a second over the window, and the one before it */
+static size_t ticks_for(uint64_t window_ns)
+{
+	return (size_t)(window_ns / 1000000000ULL) + 3;
+}
+
 int ntp_flight__init(struct ntp_flight *f, uint64_t window_ns, size_t max)
 {
 	memset(f, 0, sizeof(*f));
 	f->window_ns = window_ns;
 	if (!max)
 		return -EINVAL;
+	f->tick_cap = ticks_for(window_ns);
+	f->tick = calloc(f->tick_cap, sizeof(*f->tick));
+	if (!f->tick)
+		return -ENOMEM;
 	if (ring_init(&f->host, sizeof(struct ntp_host_event), max,
 		      offsetof(struct ntp_host_event, h_done), offsetof(struct ntp_host_event, h_recv)) ||
 	    ring_init(&f->target, sizeof(struct ntp_target_event), max,
@@ -81,6 +91,9 @@ void ntp_flight__free(struct ntp_flight *f)
 {
 	free(f->host.buf);
 	free(f->target.buf);
+	free(f->tick);
+	f->tick = NULL;
+	f->ntick = 0;
 	f->host.buf = f->target.buf = NULL;
 	f->host.n = f->target.n = 0;
 }
@@ -95,12 +108,32 @@ void ntp_flight__add_target(struct ntp_flight *f, const struct ntp_target_event 
 	ring_add(&f->target, e);
 }
 
+const struct ntp_flight_tick *ntp_flight__tick_at(const struct ntp_flight *f, size_t i)
+{
+	return i < f->ntick ? &f->tick[(f->tick_head + i) % f->tick_cap] : NULL;
+}
+
+void ntp_flight__tick(struct ntp_flight *f, const struct ntp_flight_tick *t)
+{
+	if (f->ntick == f->tick_cap) {
+		f->tick_head = (f->tick_head + 1) % f->tick_cap;
+		f->ntick--;
+	}
+	f->tick[(f->tick_head + f->ntick) % f->tick_cap] = *t;
+	f->ntick++;
+}
+
 void ntp_flight__trim(struct ntp_flight *f, uint64_t now_ns)
 {
 	uint64_t since = now_ns > f->window_ns ? now_ns - f->window_ns : 0;
 
 	ring_trim(&f->host, since);
 	ring_trim(&f->target, since);
+	/* the interval that holds the window's start keeps its first tick */
+	while (f->ntick >= 2 && ntp_flight__tick_at(f, 1)->t_ns <= since) {
+		f->tick_head = (f->tick_head + 1) % f->tick_cap;
+		f->ntick--;
+	}
 }
 
 const struct ntp_host_event *ntp_flight__host(const struct ntp_flight *f, size_t i)

@@ -12,6 +12,8 @@
  *	ntp_flight__add_host/_target()  one record, the oldest pushed out when full
  *	ntp_flight__trim()         the records older than the window out
  *	ntp_flight__host/_target() the i-th record kept, oldest first
+ *	ntp_flight__tick()         each side's counters as read now, for the
+ *	                           snapshot's intervals rows (record's, a second each)
  */
 #ifndef NTP_MON_FLIGHT_H
 #define NTP_MON_FLIGHT_H
@@ -31,9 +33,18 @@ struct ntp_flight_ring {
 	uint64_t added, dropped;  /* records taken; pushed out by the bound, not by age */
 };
 
+/* the collectors' counters (bpf/ntp_events.h) at t_ns, cumulative, by side (host 0, target 1) */
+struct ntp_flight_tick {
+	uint64_t t_ns;
+	uint64_t seen[2], sampled[2], lost_ringbuf[2], lost_map[2];
+};
+
 struct ntp_flight {
 	uint64_t window_ns;
 	struct ntp_flight_ring host, target;
+	/* the ticks since the last one at or before the window's start, oldest first */
+	struct ntp_flight_tick *tick;
+	size_t tick_head, ntick, tick_cap;
 };
 
 /* 0 or -ENOMEM; max: records each side keeps at most (>= 1) */
@@ -41,7 +52,14 @@ int ntp_flight__init(struct ntp_flight *f, uint64_t window_ns, size_t max);
 void ntp_flight__free(struct ntp_flight *f);
 void ntp_flight__add_host(struct ntp_flight *f, const struct ntp_host_event *e);
 void ntp_flight__add_target(struct ntp_flight *f, const struct ntp_target_event *e);
-/* out with every record completed before now_ns - window_ns */
+/* the counters at t->t_ns (later than the last tick's); the oldest go when the ring is full */
+void ntp_flight__tick(struct ntp_flight *f, const struct ntp_flight_tick *t);
+/* the i-th tick kept, oldest first; NULL past the last */
+const struct ntp_flight_tick *ntp_flight__tick_at(const struct ntp_flight *f, size_t i);
+/*
+ * out with every record completed before now_ns - window_ns, and every
+ * tick before the last one at or before then
+ */
 void ntp_flight__trim(struct ntp_flight *f, uint64_t now_ns);
 const struct ntp_host_event *ntp_flight__host(const struct ntp_flight *f, size_t i);
 const struct ntp_target_event *ntp_flight__target(const struct ntp_flight *f, size_t i);

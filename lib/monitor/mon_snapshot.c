@@ -92,6 +92,36 @@ static int write_rows(struct ntp_writer *w, const struct ntp_flight *f)
 	return err;
 }
 
+/*
+ * record's intervals rows: each side's counters over each second between
+ * the ticks kept (the first from the last tick at or before the window's
+ * start)
+ */
+static int write_intervals(struct ntp_writer *w, const struct ntp_flight *f,
+			   const struct ntp_snapshot_meta *m)
+{
+	static const char *const side[2] = { "host", "target" };
+	const struct ntp_flight_tick *a, *b;
+	size_t i;
+	int s, err = 0;
+
+	for (i = 1; (b = ntp_flight__tick_at(f, i)) && !err; i++) {
+		a = ntp_flight__tick_at(f, i - 1);
+		for (s = 0; s < 2 && !err; s++) {
+			struct ntp_interval iv = {
+				.t_ns = b->t_ns, .side = side[s],
+				.seen = b->seen[s] - a->seen[s], .sampled = b->sampled[s] - a->sampled[s],
+				.lost_ringbuf = b->lost_ringbuf[s] - a->lost_ringbuf[s],
+				.lost_map = b->lost_map[s] - a->lost_map[s],
+			};
+
+			if (s ? m->target : m->host)
+				err = ntp_writer__add_interval(w, &iv);
+		}
+	}
+	return err;
+}
+
 /* the files the writer may leave beside path after an error */
 static void remove_all(const char *path)
 {
@@ -124,6 +154,7 @@ int ntp_snapshot__write(const struct ntp_flight *f, const struct ntp_snapshot_me
 	err = write_meta(w, f, m);
 	err = err ?: write_hooks(w, "host", m->host);
 	err = err ?: write_hooks(w, "target", m->target);
+	err = err ?: write_intervals(w, f, m);
 	err = err ?: write_rows(w, f);
 	err = ntp_writer__close(w) ?: err;
 	if (!err && rename(tmp, path)) {

@@ -63,6 +63,7 @@ struct monitor {
 	struct ntp_mon_table ttable;
 	struct ntp_trigger_hist tprev, tcur;
 	uint64_t tnext_ns, tholdoff_ns;
+	uint64_t fnext_ns;              /* the flight's next tick of the counters */
 };
 
 static volatile sig_atomic_t stop_signal, snapshot_signal;
@@ -283,6 +284,25 @@ static void reap_writer(struct monitor *m, bool wait)
 	m->writer = 0;
 }
 
+/* each side's counters now, into the flight's ticks */
+static void flight_tick(struct monitor *m, uint64_t now)
+{
+	struct ntp_flight_tick t = { .t_ns = now };
+	uint64_t cnt[NTP_CNT_MAX];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!m->c[i] || ntp_collector__read_counters(m->c[i], cnt))
+			continue;
+		t.seen[i] = cnt[NTP_CNT_SEEN];
+		t.sampled[i] = cnt[NTP_CNT_SAMPLED];
+		t.lost_ringbuf[i] = cnt[NTP_CNT_LOST_RINGBUF];
+		t.lost_map[i] = cnt[NTP_CNT_LOST_MAP];
+	}
+	ntp_flight__tick(&m->flight, &t);
+	m->fnext_ns = now + TRIGGER_NS;
+}
+
 /*
  * The snapshot asked for, written by a child from the window as it is now;
  * the child writes what the monitor's own records hold at the fork.
@@ -308,6 +328,7 @@ static void start_snapshot(struct monitor *m)
 	for (i = 0; i < 2; i++)
 		if (m->c[i])
 			ntp_collector__poll(m->c[i], 0, &code);
+	flight_tick(m, now);
 	ntp_flight__trim(&m->flight, now);
 	sm.stop_ns = now;
 	sm.start_ns = now - m->start_ns < o->flight_window_ns ? m->start_ns : now - o->flight_window_ns;
@@ -430,6 +451,8 @@ static int serve(struct monitor *m)
 		}
 		if (!m->flying)
 			continue;
+		if (now_ns() >= m->fnext_ns)
+			flight_tick(m, now_ns());
 		ntp_flight__trim(&m->flight, now_ns());
 		if (snapshot_signal) {
 			snapshot_signal = 0;
@@ -496,6 +519,8 @@ int ntp_monitor__run(const struct ntp_monitor_opts *o)
 			(double)o->flight_window_ns / 1e9, o->flight_max, o->flight_dir,
 			o->trigger ? " and when " : "", o->trigger ? o->trigger->text : "");
 	m.tnext_ns = now_ns() + TRIGGER_NS;
+	if (m.flying)
+		flight_tick(&m, now_ns());
 	if (o->trigger)
 		trigger_read(&m, &m.tprev);
 	err = serve(&m);

@@ -202,6 +202,9 @@ def check_flight(res, out, mon_err):
         host, target = (db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
                         for t in ("host_io", "target_io"))
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+        # each side's counters a second at a time, as record's intervals
+        sides = dict(db.execute("SELECT side, sum(sampled) FROM intervals GROUP BY side"))
+        assert set(sides) == {"host", "target"} and all(sides.values()), (f.name, sides)
         db.close()
         for w in meta["flight_snapshot"].split("; "):
             why.setdefault(w.split(":")[0], []).append((f, host, target))

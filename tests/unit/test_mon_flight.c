@@ -20,6 +20,7 @@
 #include <sqlite3.h>
 
 #include "lib/cli/exit.h"
+#include "lib/collect/collector.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
 #include "lib/monitor/mon_flight.h"
@@ -100,6 +101,46 @@ static void window__bound__oldest_pushed_out_and_counted(void **state)
 	ntp_flight__free(&f);
 }
 
+/* tick at T0 + ms: every counter of side s at ms x (s + 1) */
+static struct ntp_flight_tick tick(uint64_t ms)
+{
+	struct ntp_flight_tick t = { .t_ns = T0 + ms * MS };
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		t.seen[s] = 10 * ms * (uint64_t)(s + 1);
+		t.sampled[s] = ms * (uint64_t)(s + 1);
+		t.lost_ringbuf[s] = ms / 100;
+		t.lost_map[s] = ms / 50;
+	}
+	return t;
+}
+
+static void ticks__trimmed_to_the_one_before_the_window(void **state)
+{
+	struct ntp_flight f;
+	uint64_t ms;
+
+	(void)state;
+	/* a window of 2.5 s: 5 ticks of the counters, a second apart */
+	assert_int_equal(ntp_flight__init(&f, 2500 * MS, 10), 0);
+	for (ms = 0; ms <= 10000; ms += 1000) {
+		struct ntp_flight_tick t = tick(ms);
+
+		ntp_flight__tick(&f, &t);
+	}
+	/* fewer kept than given: the ring's bound (a tick a second, and three) */
+	assert_int_equal(f.ntick, 5);
+	assert_int_equal(ntp_flight__tick_at(&f, 0)->t_ns, T0 + 6000 * MS);
+	ntp_flight__trim(&f, T0 + 10000 * MS);
+	/* the window starts at 7.5 s: the tick of 7 s begins its first interval */
+	assert_int_equal(f.ntick, 4);
+	assert_int_equal(ntp_flight__tick_at(&f, 0)->t_ns, T0 + 7000 * MS);
+	assert_int_equal(ntp_flight__tick_at(&f, 3)->t_ns, T0 + 10000 * MS);
+	assert_null(ntp_flight__tick_at(&f, 4));
+	ntp_flight__free(&f);
+}
+
 static void window__no_room__refused(void **state)
 {
 	struct ntp_flight f;
@@ -164,11 +205,14 @@ static int64_t count(sqlite3 *db, const char *sql)
 
 static void snapshot__window_written__a_finished_recording(void **state)
 {
+	/* a side with no hooks to write: what the snapshot takes of a collector */
+	static const struct ntp_collector side = { .name = "host" };
 	struct ntp_flight f;
 	struct ntp_snapshot_meta m = {
 		.role = "both", .transport = NTP_TRANSPORT_TCP, .sample_one_in = 1,
 		.command_line = "ntprof monitor -r both --flight DIR", .reason = "SIGUSR2",
 		.start_ns = T0 + 200 * MS, .stop_ns = T0 + 300 * MS, .start_realtime_ns = 1,
+		.host = &side, .target = &side,
 	};
 	char path[512], names[512], *text;
 	sqlite3 *db;
@@ -176,6 +220,11 @@ static void snapshot__window_written__a_finished_recording(void **state)
 
 	(void)state;
 	assert_int_equal(ntp_flight__init(&f, 100 * MS, 5000), 0);
+	for (i = 0; i <= 300; i += 50) {
+		struct ntp_flight_tick t = tick(i);
+
+		ntp_flight__tick(&f, &t);
+	}
 	/* more than a batch of rows, so that the writer flushes on the way */
 	for (i = 0; i < 9000; i++) {
 		struct ntp_host_event h = host(i / 30);
@@ -197,6 +246,13 @@ static void snapshot__window_written__a_finished_recording(void **state)
 	assert_int_equal(count(db, "SELECT count(*) FROM target_io"), 3000);
 	assert_int_equal(count(db, "SELECT min(e2e_ns) FROM host_stages"), 400000);
 	assert_int_equal(count(db, "SELECT max(e2e_ns) FROM host_stages"), 400000);
+	/* record's intervals: each side's counters from the tick at 200 ms (the window's start) */
+	assert_int_equal(count(db, "SELECT count(*) FROM intervals"), 4);
+	assert_int_equal(count(db, "SELECT sum(seen) FROM intervals WHERE side = 'host'"), 1000);
+	assert_int_equal(count(db, "SELECT sum(sampled) FROM intervals WHERE side = 'target'"), 200);
+	assert_int_equal(count(db, "SELECT sum(lost_ringbuf) FROM intervals WHERE side = 'host'"), 1);
+	assert_int_equal(count(db, "SELECT sum(lost_map) FROM intervals WHERE side = 'target'"), 2);
+	assert_int_equal(count(db, "SELECT min(t_ns) FROM intervals"), T0 + 250 * MS);
 	text = ntp_meta__text(db, NTP_META_FLIGHT_SNAPSHOT);
 	assert_string_equal(text, "SIGUSR2");
 	free(text);
@@ -254,6 +310,7 @@ int main(void)
 		cmocka_unit_test(window__old_records_trimmed__young_kept),
 		cmocka_unit_test(window__bound__oldest_pushed_out_and_counted),
 		cmocka_unit_test(window__no_room__refused),
+		cmocka_unit_test(ticks__trimmed_to_the_one_before_the_window),
 		cmocka_unit_test_setup_teardown(snapshot__window_written__a_finished_recording,
 						setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(snapshot__empty_window__a_recording_without_commands,
