@@ -273,7 +273,9 @@ static void reap_writer(struct monitor *m, bool wait)
 
 	if (!m->writer)
 		return;
-	p = waitpid(m->writer, &status, wait ? 0 : WNOHANG);
+	do
+		p = waitpid(m->writer, &status, wait ? 0 : WNOHANG);
+	while (wait && p < 0 && errno == EINTR);
 	if (p == 0 || (p < 0 && errno == EINTR))
 		return;
 	if (p < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
@@ -342,6 +344,8 @@ static void start_snapshot(struct monitor *m)
 		return;
 	}
 	if (p == 0) {
+		/* the port is the monitor's alone: a restart binds it while this still writes */
+		close(o->listen_fd);
 		signal(SIGINT, SIG_IGN);
 		signal(SIGTERM, SIG_IGN);
 		_exit(ntp_snapshot__write(&m->flight, &sm, o->flight_dir, m->pending) ? 1 : 0);
