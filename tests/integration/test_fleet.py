@@ -712,9 +712,9 @@ def test_stage_columns__the_table_of_stages_row_by_row(run, server):
     for key, view, formula in rows:
         if view in ("host_stages", "target_stages"):
             kind, expr = cols[f"{key}_ns"]
-            assert kind == "DEFAULT" and norm(expr) == norm(formula), (key, expr, formula)
+            assert kind == "ALIAS" and norm(expr) == norm(formula), (key, expr, formula)
         else:
-            assert cols.get(f"{key}_ns", ("", ""))[0] != "DEFAULT", key
+            assert cols.get(f"{key}_ns", ("", ""))[0] != "ALIAS", key
         if view in ("host_stages", "target_stages", "joined_stages") and \
                 key not in ("network_star", "residence"):
             assert f"{key}_ns" in pairs, key
