@@ -537,6 +537,7 @@ def test_other_cluster__exit_15(run, server):
 @pytest.mark.parametrize("args, says", [
     (("report", "--host", "x", "f.ntp"), "'--host' needs --url"),
     (("report", "--user", "x", "f.ntp"), "'--user' needs --url"),
+    (("report", "--approx", "f.ntp"), "'--approx' needs --url"),
     (("push", "f.ntp"), "no --url"),
     (("push", "--url", "ftp://x"), "not an http"),
     (("push", "--url", "http://127.0.0.1:1", "--database", "a-b"), "--database"),
@@ -671,6 +672,47 @@ def test_percentiles_option__as_on_files(run, server, corpus):
     for args in (("--percentiles", "30,95,99.99"), ("--percentiles", "50:75")):
         assert report_json(run, "--url", server.url, "--database", db, *args) == \
             report_json(run, *args, *files), args
+
+
+def _summaries(doc):
+    """each group's summaries (e2e and each stage's), in the report's order"""
+    for g in doc["groups"]:
+        yield (g["io_type"], g["bytes"], g["namespace"], "e2e"), g["n"], g["e2e"]
+        for st in g["stages"]:
+            yield (g["io_type"], g["bytes"], g["namespace"], st["stage"]), g["n"], st
+
+
+@pytest.mark.parametrize("case", ["pair", "hot", "target"])
+def test_report_url_approx__within_the_documented_bound(run, server, corpus, case):
+    """--approx (ntprof-fleet(7), PERCENTILES): each percentile between ntprof's exact
+    (p - 1)-th and (p + 1)-th (the maximum past 100) in a group of at least 100 commands,
+    between its minimum and maximum below; without it they are exact (as from the files)"""
+    files = corpus[case]
+    db = f"approx_{case}"
+    push(run, server.url, "--database", db, *files)
+    url = ("--url", server.url, "--database", db)
+    approx = report_json(run, *url, "--approx")
+    assert report_json(run, *url) == report_json(run, *files)
+    exact = {}
+    for ps in ("49,50,51,89,90,91", "98,98.9,99,99.9"):
+        for key, n, s in _summaries(report_json(run, *url, "--percentiles", ps)):
+            exact.setdefault(key, {"n": n}).update(s)
+    checked = 0
+    for key, n, s in _summaries(approx):
+        e = exact[key]
+        assert e["n"] == n and e["min_ns"] == s["min_ns"] and e["max_ns"] == s["max_ns"], key
+        for p, below, above in (("50", "49", "51"), ("90", "89", "91"), ("99", "98", None),
+                                ("99_9", "98_9", None)):
+            v = s[f"p{p}_ns"]
+            if v is None:
+                continue
+            lo, hi = e["min_ns"], e["max_ns"]
+            if n >= 100:
+                lo = e[f"p{below}_ns"]
+                hi = e[f"p{above}_ns"] if above else e["max_ns"]
+            assert lo <= v <= hi, (key, p, n, lo, v, hi)
+            checked += 1
+    assert checked >= 20, checked
 
 
 @pytest.mark.parametrize("case", ["pair", "target", "hot"])
