@@ -240,7 +240,8 @@ TEST_JOBS ?= $(shell nproc)
 TB_JOBS   ?= $(shell n=$$(nproc); echo $$((n < 4 ? n : 4)))
 
 check-integration: $(OUT)/ntprof $(COMPLETION) $(ZSH_COMPLETION)
-	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra -n $(TEST_JOBS) tests/integration
+	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra -n $(TEST_JOBS) \
+		$(if $(TEST_MARK),-m "$(TEST_MARK)") tests/integration
 
 # the layer order of lib/ is the table at the top of tests/integration/test_layers.py
 check-layers:
@@ -279,9 +280,10 @@ $(OUT)/seeds/.done: tests/fuzz/make_seeds.py tests/integration/ntpgen.py schema/
 	@touch $@
 
 # the same tests on a build with AddressSanitizer (leaks included) and
-# UndefinedBehaviorSanitizer, in build-asan/: any report fails the test
+# UndefinedBehaviorSanitizer, in build-asan/: any report fails the test.  Tests
+# marked plain_only (fleet cases whose C code other cases run) are left out.
 check-asan:
-	$(MAKE) OUT=build-asan SAN="$(SAN_FLAGS)" check-unit check-integration
+	$(MAKE) OUT=build-asan SAN="$(SAN_FLAGS)" TEST_MARK="not plain_only" check-unit check-integration
 
 # the package (make deb): lintian, make install against it, and installed into a
 # fresh Debian root (mmdebstrap; cached in /var/tmp/ntprof-pkgtest) where ntprof
