@@ -19,6 +19,7 @@ int cmd_report(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
 int cmd_series(int argc, const char **argv);
 int cmd_monitor(int argc, const char **argv);
+int cmd_top(int argc, const char **argv);
 int cmd_check(int argc, const char **argv);
 int cmd_dump(int argc, const char **argv);
 int cmd_export(int argc, const char **argv);
@@ -50,6 +51,12 @@ enum cmd_flags {
  * root or CAP_BPF and CAP_PERFMON, else 0.
  */
 int ntp_cmd__check_privileges(const char *name);
+/*
+ * The whole command line, "ntprof" and argv shell-quoted where needed, for
+ * a recording's meta command_line; malloc'd, NULL when out of memory
+ */
+char *ntp_cmd__command_line(int argc, const char **argv);
+
 /*
  * Kernel support for a command that loads the collectors (record, monitor)
  * in the roles asked, privileges first, then in order from the most basic

@@ -48,6 +48,9 @@ enum ntp_meta_key {
 	NTP_META_HOST_QUEUE_DEPTH,
 	NTP_META_HOST_CTRL_RESETS,
 	NTP_META_SPOOLED,
+	NTP_META_FLIGHT_SNAPSHOT,
+	NTP_META_FLIGHT_WINDOW_NS,
+	NTP_META_FLIGHT_DROPPED,
 	NTP_META_MAX,
 };
 
@@ -62,6 +65,7 @@ enum ntp_meta_when {
 	NTP_META_AT_STOP,         /* when recording ends: absent from a killed recording */
 	NTP_META_IF_GIVEN,        /* at the start, only when its option was given */
 	NTP_META_NEVER,           /* not written by record; read where a file has it */
+	NTP_META_AT_SNAPSHOT,     /* not by record: by monitor's flight recorder, in its snapshots */
 };
 
 struct ntp_meta_desc {
@@ -70,9 +74,11 @@ struct ntp_meta_desc {
 	enum ntp_meta_when when;
 	/*
 	 * Joined recordings must agree on the key: what a refusal calls it and
-	 * the hint it gives; NULL when they need not.
+	 * the hint it gives; NULL when they need not.  agree_exit: the refusal's
+	 * exit code (lib/cli/exit.h), NTP_EXIT_MISMATCH when 0.
 	 */
 	const char *agree, *agree_hint;
+	int agree_exit;
 };
 
 extern const struct ntp_meta_desc ntp_meta[NTP_META_MAX];
