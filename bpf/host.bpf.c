@@ -939,6 +939,8 @@ static __always_inline bool complete_rq_body(struct request *rq, const bool defe
 		v->ev.flags |= NTP_HF_ERROR;
 	if (hist_mode) {
 		ntp_mon_add_host(&v->ev);
+		if (hist_stream)
+			emit_record(&v->ev, sizeof(v->ev));
 		forget_rq(key);
 		return false;
 	}

@@ -13,6 +13,11 @@
 
 /* set by user space before load: sampled commands go to the histograms, not the ring buffer */
 const volatile bool hist_mode = false;
+/*
+ * and with the flight recorder (monitor --flight): each sampled command
+ * crosses the ring buffer too, once counted
+ */
+const volatile bool hist_stream = false;
 
 /*
  * Preallocated: kernels before 6.2 refuse a hash map without preallocation
@@ -42,8 +47,7 @@ struct {
 static __always_inline void ntp_mon_add(struct ntp_mon_key *k, __s64 v)
 {
 	struct ntp_mon_hist *h = bpf_map_lookup_elem(&hists, k);
-	__u32 zero = 0;
-	int b;
+	__u32 zero = 0, b;
 
 	if (!h) {
 		struct ntp_mon_hist *z = bpf_map_lookup_elem(&hist_zero, &zero);
@@ -57,8 +61,13 @@ static __always_inline void ntp_mon_add(struct ntp_mon_key *k, __s64 v)
 			return;
 		}
 	}
-	b = ntp_mon_bucket(v);
-	if (b < 0 || b >= NTP_MON_NBUCKETS)
+	/*
+	 * One unsigned test on the register that indexes: clang may otherwise
+	 * test a copy, whose bound 6.1's verifier does not carry over
+	 */
+	b = (__u32)ntp_mon_bucket(v);
+	barrier_var(b);
+	if (b >= NTP_MON_NBUCKETS)
 		return;
 	__sync_fetch_and_add(&h->sum, (__u64)v);
 	__sync_fetch_and_add(&h->bucket[b], 1);

@@ -51,6 +51,12 @@ enum cmd_flags {
  */
 int ntp_cmd__check_privileges(const char *name);
 /*
+ * The whole command line, "ntprof" and argv shell-quoted where needed, for
+ * a recording's meta command_line; malloc'd, NULL when out of memory
+ */
+char *ntp_cmd__command_line(int argc, const char **argv);
+
+/*
  * Kernel support for a command that loads the collectors (record, monitor)
  * in the roles asked, privileges first, then in order from the most basic
  * lack: 0, or an NTP_EXIT_* code after one line naming it.

@@ -3,28 +3,39 @@
  * ntprof monitor: record's collectors in histogram mode, their per-stage
  * histograms served as Prometheus metrics.  Documented in ntprof-monitor(1).
  *
- * parse and validate (a listen address that cannot be served: exit 17,
- * before anything is loaded) -> probe the kernel for the role -> bind ->
- * monitor (lib/monitor/monitor.c).
+ * parse and validate (a listen address, a flight directory or a trigger
+ * that cannot be served: exit 17, before anything is loaded) -> probe the
+ * kernel for the role -> bind -> monitor (lib/monitor/monitor.c).
  */
 #include <errno.h>
 #include <pwd.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "cmd/cmd.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
 #include "lib/core/filter.h"
+#include "lib/core/stage_table.h"
+#include "lib/monitor/mon_expo.h"
 #include "lib/monitor/mon_http.h"
+#include "lib/monitor/mon_priv.h"
+#include "lib/monitor/mon_trigger.h"
 #include "lib/monitor/monitor.h"
 
 #define GROUP_FLAVOUR 1
 #define MAX_DURATION_S (366 * 24 * 3600)
 #define DEFAULT_LISTEN "127.0.0.1:9464"
+#define DEFAULT_FLIGHT_S 30
+#define MAX_FLIGHT_S 3600
+#define DEFAULT_FLIGHT_COMMANDS 100000
+#define MAX_FLIGHT_COMMANDS 10000000
 
 struct monitor_cli {
 	uint64_t sample;
@@ -36,7 +47,44 @@ struct monitor_cli {
 	const char *session, *io_type, *sizes;
 	bool kprobes, fentry;
 	int verbose;
+	const char *flight, *trigger;
+	double flight_seconds;
+	uint64_t flight_commands;
 };
+
+/*
+ * --flight DIR, made if it is missing (owned by --user's user), and one
+ * that user can write into: checked as that user, in a child that drops
+ * to it.  0, or -1 after one line.
+ */
+static int flight_dir(const char *dir, uid_t uid, gid_t gid, const char *user)
+{
+	struct stat st;
+	int status;
+	pid_t p;
+
+	if (mkdir(dir, 0750) == 0) {
+		if (geteuid() == 0 && chown(dir, uid, gid)) {
+			ntp_error("--flight %s: giving it to user %s: %s", dir, user, strerror(errno));
+			return -1;
+		}
+	} else if (errno != EEXIST) {
+		ntp_error("--flight %s: cannot make it: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		ntp_error("--flight %s: not a directory", dir);
+		return -1;
+	}
+	p = fork();
+	if (p == 0)
+		_exit(ntp_mon_priv__drop(uid, gid) || access(dir, W_OK | X_OK) ? 1 : 0);
+	if (p < 0 || waitpid(p, &status, 0) != p || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		ntp_error("--flight %s: user %s cannot write there", dir, user);
+		return -1;
+	}
+	return 0;
+}
 
 static const char *const monitor_usage[] = {
 	"ntprof monitor [options]",
@@ -46,11 +94,13 @@ static const char *const monitor_usage[] = {
 static const char *const roles[] = { "host", "target", "both", NULL };
 static const char *const transports[] = { "tcp", "rdma", NULL };
 
-int cmd_monitor(int argc, const char **argv)
+static int monitor_main(int argc, const char **argv, const char *cmdline)
 {
 	struct monitor_cli c = { .sample = 1000, .role = "host", .transport = "tcp",
-				 .listen = DEFAULT_LISTEN, .user = "nobody" };
-	bool duration_set = false;
+				 .listen = DEFAULT_LISTEN, .user = "nobody",
+				 .flight_seconds = DEFAULT_FLIGHT_S,
+				 .flight_commands = DEFAULT_FLIGHT_COMMANDS };
+	bool duration_set = false, seconds_set = false, commands_set = false;
 	const struct ntp_option opts[] = {
 		NTP_OPT_CHOICE('r', "role", &c.role, "ROLE",
 			       "host (default), target, or both (host and target on this machine)", roles),
@@ -74,10 +124,23 @@ int cmd_monitor(int argc, const char **argv)
 		  .help = "attach kprobes/kretprobes only", .group = GROUP_FLAVOUR },
 		{ .type = NTP_OPT_TYPE_BOOL, .long_name = "fentry", .value = &c.fentry,
 		  .help = "attach fentry/fexit only, however long attaching takes", .group = GROUP_FLAVOUR },
+		NTP_OPT_STRING(0, "flight", &c.flight, "DIR",
+			       "keep the last sampled commands; write them as a recording into DIR on "
+			       "SIGUSR2, POST /snapshot or --trigger"),
+		{ .type = NTP_OPT_TYPE_SECONDS, .long_name = "flight-seconds", .value = &c.flight_seconds,
+		  .argh = "SEC", .help = "the flight recorder keeps the last SEC seconds (default 30)",
+		  .is_set = &seconds_set },
+		{ .type = NTP_OPT_TYPE_UINT, .long_name = "flight-commands", .value = &c.flight_commands,
+		  .argh = "N", .help = "... and at most N commands of each side (default 100000)",
+		  .min = 1, .max = MAX_FLIGHT_COMMANDS, .is_set = &commands_set },
+		NTP_OPT_STRING(0, "trigger", &c.trigger, "EXPR",
+			       "a snapshot when a second's commands meet EXPR (e.g. p99>5ms, "
+			       "storage.p99>2ms)"),
 		NTP_OPT_INCR('v', "verbose", &c.verbose, "say more, libbpf's log included; as ntprof -v"),
 		NTP_OPT_END(),
 	};
 	struct ntp_monitor_opts o = { .listen_fd = -1 };
+	struct ntp_trigger trigger;
 	struct ntp_filter filter = { 0 };
 	struct sockaddr_storage ss;
 	socklen_t sslen;
@@ -98,6 +161,16 @@ int cmd_monitor(int argc, const char **argv)
 	if (duration_set && !(c.duration > 0 && c.duration <= MAX_DURATION_S)) {
 		ntp_error("invalid value for option '--duration': must be more than 0 seconds and at most "
 			  "%d (a year)", MAX_DURATION_S);
+		return NTP_EXIT_USAGE;
+	}
+	if (!c.flight && (seconds_set || commands_set || c.trigger)) {
+		ntp_error("%s needs --flight DIR", c.trigger ? "--trigger" : seconds_set ?
+			  "--flight-seconds" : "--flight-commands");
+		return NTP_EXIT_USAGE;
+	}
+	if (seconds_set && !(c.flight_seconds >= 1 && c.flight_seconds <= MAX_FLIGHT_S)) {
+		ntp_error("invalid value for option '--flight-seconds': must be from 1 to %d seconds",
+			  MAX_FLIGHT_S);
 		return NTP_EXIT_USAGE;
 	}
 	if (ntp_http__parse_listen(c.listen, &ss, &sslen, why, sizeof(why))) {
@@ -130,6 +203,20 @@ int cmd_monitor(int argc, const char **argv)
 			  "cannot be told apart in the kernel");
 		return NTP_EXIT_USAGE;
 	}
+	if (c.trigger) {
+		if (ntp_trigger__parse(c.trigger, &trigger, why, sizeof(why))) {
+			ntp_error("--trigger %s: %s", c.trigger, why);
+			return NTP_EXIT_SERVE;
+		}
+		if (!(o.role & (ntp_trigger__role(&trigger) ? NTP_MONITOR_TARGET : NTP_MONITOR_HOST))) {
+			ntp_error("--trigger %s: %s is the %s's stage: it needs -r %s or -r both",
+				  c.trigger, ntp_stages[ntp_mon_expo__stage(trigger.stage)].key,
+				  ntp_trigger__role(&trigger) ? "target" : "host",
+				  ntp_trigger__role(&trigger) ? "target" : "host");
+			return NTP_EXIT_SERVE;
+		}
+		o.trigger = &trigger;
+	}
 	err = c.io_type ? ntp_filter__set_io_type(&filter, c.io_type) : 0;
 	err = err ?: c.sizes ? ntp_filter__set_sizes(&filter, c.sizes) : 0;
 	err = err ?: c.session ? ntp_filter__set_session(&filter, NULL, c.session) : 0;
@@ -141,6 +228,15 @@ int cmd_monitor(int argc, const char **argv)
 	o.duration_s = duration_set ? c.duration : 0;
 	o.attach = c.kprobes ? NTP_ATTACH_KPROBE : c.fentry ? NTP_ATTACH_FENTRY : NTP_ATTACH_AUTO;
 	o.listen = c.listen;
+	o.filter_session = c.session;
+	if (c.flight) {
+		if (flight_dir(c.flight, o.uid, o.gid, o.user))
+			return NTP_EXIT_SERVE;
+		o.flight_dir = c.flight;
+		o.flight_window_ns = (uint64_t)(c.flight_seconds * 1e9);
+		o.flight_max = (size_t)c.flight_commands;
+		o.command_line = cmdline;
+	}
 
 	/* bound before the kernel is asked: an address that cannot be served is said first */
 	o.listen_fd = ntp_http__listen(&ss, sslen);
@@ -156,4 +252,20 @@ int cmd_monitor(int argc, const char **argv)
 out:
 	close(o.listen_fd);
 	return err;
+}
+
+int cmd_monitor(int argc, const char **argv)
+{
+	/* before the options are parsed, which reorders argv */
+	char *cmdline = ntp_cmd__command_line(argc, argv);
+	int rc;
+
+	if (!cmdline) {
+		ntp_err__set_cmd("monitor");
+		ntp_error("out of memory");
+		return NTP_EXIT_FAILURE;
+	}
+	rc = monitor_main(argc, argv, cmdline);
+	free(cmdline);
+	return rc;
 }

@@ -58,40 +58,6 @@ static const char *const record_usage[] = {
 static const char *const roles[] = { "host", "target", "both", NULL };
 static const char *const transports[] = { "tcp", "rdma", NULL };
 
-/* the whole command line, shell-quoted where needed, for the recording's meta */
-static char *command_line(int argc, const char **argv)
-{
-	size_t len = strlen("ntprof") + 1;
-	char *s, *p;
-	int i;
-
-	for (i = 0; i < argc; i++)
-		len += 4 * strlen(argv[i]) + 3;
-	s = malloc(len);
-	if (!s)
-		return NULL;
-	p = s + sprintf(s, "ntprof");
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		*p++ = ' ';
-		if (*a && !strpbrk(a, " \t\n'\"\\$`*?[]{}()<>|&;#~!")) {
-			p = stpcpy(p, a);
-			continue;
-		}
-		*p++ = '\'';
-		for (; *a; a++) {
-			if (*a == '\'')
-				p = stpcpy(p, "'\\''");
-			else
-				*p++ = *a;
-		}
-		*p++ = '\'';
-	}
-	*p = '\0';
-	return s;
-}
-
 /* without -o: a private directory, removed with everything SQLite left in it */
 struct tmp_output {
 	char dir[PATH_MAX];
@@ -145,7 +111,7 @@ int cmd_record(int argc, const char **argv)
 
 	ntp_err__set_cmd("record");
 	/* before parsing: ntp_opt__parse() reorders argv */
-	cmdline = command_line(argc, argv);
+	cmdline = ntp_cmd__command_line(argc, argv);
 	if (!cmdline) {
 		ntp_error("out of memory");
 		return NTP_EXIT_FAILURE;

@@ -63,6 +63,16 @@ void ntp_err__undefer(char *buf, size_t len, bool warnings)
 	pthread_mutex_unlock(&err_last_lock);
 }
 
+bool ntp_err__deferring(void)
+{
+	bool on;
+
+	pthread_mutex_lock(&err_last_lock);
+	on = err_deferred;
+	pthread_mutex_unlock(&err_last_lock);
+	return on;
+}
+
 /* a warning's whole line appended to the held ones, under err_last_lock */
 static void defer_warning(const char *line)
 {

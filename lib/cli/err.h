@@ -51,6 +51,8 @@ void ntp_err__hold(char *buf, size_t len);
  */
 void ntp_err__defer(void);
 void ntp_err__undefer(char *buf, size_t len, bool warnings);
+/* between ntp_err__defer() and ntp_err__undefer() */
+bool ntp_err__deferring(void);
 
 void ntp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ntp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

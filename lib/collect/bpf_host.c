@@ -502,6 +502,7 @@ static int open_skel(struct ntp_collector *core)
 	s->rodata->sample_limit = ntp_hash_limit(o->sample_one_in);
 	s->rodata->transport = o->transport;
 	s->rodata->hist_mode = o->hist_mode;
+	s->rodata->hist_stream = o->hist_mode && o->hist_stream;
 	if (o->filter)
 		memcpy((void *)&s->rodata->filter, o->filter, sizeof(*o->filter));
 	core->obj = s->obj;

@@ -73,6 +73,8 @@ struct ntp_collector_opts {
 	 * are counted into the `hists` map, not handed to the ring buffer
 	 */
 	bool hist_mode;
+	/* and each sampled command handed to the ring buffer too (monitor --flight) */
+	bool hist_stream;
 };
 
 /* the kernel's BTF and two modules', as named in ntp_collector.mods */

@@ -44,6 +44,9 @@ int ntp_source__verdict(struct ntp_source *const *s, int n, int rc)
 
 void ntp_source__close(struct ntp_source *s)
 {
-	if (s)
-		s->ops->close(s);
+	if (!s)
+		return;
+	if (ntp_err__deferring())
+		ntp_source__verdict(&s, 1, 0);
+	s->ops->close(s);
 }

@@ -122,7 +122,11 @@ struct ntp_source {
  */
 int ntp_source__verdict(struct ntp_source *const *s, int n, int rc);
 
-/* NULL does nothing */
+/*
+ * NULL does nothing.  A reader that closes its source without having
+ * asked for the verdict gets it here, so what the opening held is told,
+ * not lost, and errors are printed again from then on.
+ */
 void ntp_source__close(struct ntp_source *s);
 
 #endif

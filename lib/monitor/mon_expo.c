@@ -19,6 +19,11 @@ static const enum ntp_stage stage_of[NTP_MON_NSTAGES] = {
 	[NTP_MON_RESIDENCE] = NTP_STAGE_RESIDENCE,
 };
 
+int ntp_mon_expo__stage(enum ntp_mon_stage st)
+{
+	return stage_of[st % NTP_MON_NSTAGES];
+}
+
 static const char *const role_name[] = { "host", "target" };
 static const char *const io_name[] = { "other", "write", "read" };
 

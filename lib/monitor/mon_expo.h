@@ -51,6 +51,8 @@ struct ntp_mon_snapshot {
 	uint32_t sample_one_in;
 };
 
+/* the stage table's row (enum ntp_stage, lib/core/stage_table.h) of a stage a collector counts */
+int ntp_mon_expo__stage(enum ntp_mon_stage st);
 /* ns as seconds, exactly: 1023 -> "0.000001023", -5 -> "-0.000000005", 0 -> "0" */
 void ntp_mon_expo__seconds(int64_t ns, char *buf, size_t len);
 /* the largest value (ns) of exported bucket i, 0 <= i < NTP_MON_EXPO_BUCKETS */

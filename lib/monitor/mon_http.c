@@ -153,6 +153,7 @@ static const char *reason(int status)
 {
 	switch (status) {
 	case 200: return "OK";
+	case 202: return "Accepted";
 	case 400: return "Bad Request";
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
@@ -177,12 +178,12 @@ static void write_all(int fd, const char *p, size_t n)
 
 static void reply(int fd, const struct ntp_http_reply *r, bool head)
 {
-	char h[256];
+	char h[320];
 	int n = snprintf(h, sizeof(h),
 			 "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-			 "Connection: close\r\n\r\n",
+			 "%s%s%sConnection: close\r\n\r\n",
 			 r->status, reason(r->status), r->content_type ? r->content_type : "text/plain",
-			 r->len);
+			 r->len, r->allow ? "Allow: " : "", r->allow ? r->allow : "", r->allow ? "\r\n" : "");
 
 	write_all(fd, h, (size_t)n);
 	if (!head && r->body)
@@ -244,8 +245,9 @@ int ntp_http__serve_one(int lfd, int timeout_ms, ntp_http_handler fn, void *ctx)
 		simple(fd, 431, "request head too large\n");
 	else if (st == NTP_HTTP_BAD)
 		simple(fd, 400, "not an HTTP request\n");
-	else if (st == NTP_HTTP_DONE && strcmp(req.method, "GET") && strcmp(req.method, "HEAD"))
-		simple(fd, 405, "only GET and HEAD\n");
+	else if (st == NTP_HTTP_DONE && strcmp(req.method, "GET") && strcmp(req.method, "HEAD") &&
+		 strcmp(req.method, "POST"))
+		simple(fd, 405, "only GET, HEAD and POST\n");
 	else if (st == NTP_HTTP_DONE) {
 		memset(&r, 0, sizeof(r));
 		if (fn(ctx, &req, &r))

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The monitor's HTTP endpoint: just enough HTTP/1.0 and 1.1 for a scraper.
- * One request a connection, answered and closed; GET and HEAD only.  The
+ * One request a connection, answered and closed; GET, HEAD and POST (a
+ * request's body is not read: POST /snapshot needs none).  The
  * request parser reads untrusted bytes and is a pure function, fuzzed with
  * the readers (tests/fuzz).
  */
@@ -22,7 +23,7 @@ enum ntp_http_parse {
 };
 
 struct ntp_http_req {
-	char method[8];                 /* "GET", "HEAD", or another the server refuses */
+	char method[8];                 /* "GET", "HEAD", "POST", or another the server refuses */
 	char path[256];                 /* without the query string */
 };
 
@@ -43,6 +44,7 @@ int ntp_http__listen(const struct sockaddr_storage *ss, socklen_t sslen);
 struct ntp_http_reply {
 	int status;                     /* 200, 404, ... */
 	const char *content_type;
+	const char *allow;              /* 405: the methods the path takes ("POST"); else NULL */
 	char *body;                     /* malloc'd, freed by the server */
 	size_t len;
 };

@@ -2,7 +2,10 @@
 /*
  * ntprof monitor (ntprof-monitor(1)): the collectors of record loaded in
  * histogram mode, and their histograms served as metrics over HTTP until
- * SIGINT or SIGTERM (or -d).
+ * SIGINT or SIGTERM (or -d).  With a flight directory, the sampled
+ * commands of the last seconds kept too, and written there as a recording
+ * on SIGUSR2, on POST /snapshot and when the trigger holds
+ * (lib/monitor/mon_flight.h, mon_snapshot.h, mon_trigger.h).
  *
  *	ntp_monitor__run()   load and attach, serve, detach; an NTP_EXIT_* code
  */
@@ -23,6 +26,7 @@ enum ntp_monitor_role {
 };
 
 struct ntp_filter;
+struct ntp_trigger;
 
 struct ntp_monitor_opts {
 	unsigned int role;              /* enum ntp_monitor_role */
@@ -37,6 +41,13 @@ struct ntp_monitor_opts {
 	const char *user;
 	uid_t uid;
 	gid_t gid;
+	/* --flight: the directory of the snapshots (writable by uid); NULL: no flight recorder */
+	const char *flight_dir;
+	uint64_t flight_window_ns;      /* --flight-seconds */
+	size_t flight_max;              /* --flight-commands: each side's bound */
+	const struct ntp_trigger *trigger;      /* --trigger; NULL: none */
+	const char *filter_session;     /* --session as given, for the snapshots' meta */
+	const char *command_line;       /* for the snapshots' meta */
 };
 
 int ntp_monitor__run(const struct ntp_monitor_opts *o);

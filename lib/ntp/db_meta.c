@@ -63,6 +63,16 @@ const struct ntp_meta_desc ntp_meta[NTP_META_MAX] = {
 	[NTP_META_HOST_CTRL_RESETS] = { "host_ctrl_resets", NTP_META_INT, NTP_META_AT_STOP },
 	/* the commands taken from the spool into the file, with them (lib/ntp/db_write.c) */
 	[NTP_META_SPOOLED] = { "spooled", NTP_META_INT, NTP_META_AT_STOP },
+	/*
+	 * A flight recorder's snapshot (ntprof monitor --flight): what asked
+	 * for it ("SIGUSR2", "POST /snapshot", "trigger e2e.p99>5ms: 7.1 ms"),
+	 * the window it keeps, and the commands of the window the recorder's
+	 * size bound pushed out (0: the snapshot holds every sampled command
+	 * of its window)
+	 */
+	[NTP_META_FLIGHT_SNAPSHOT] = { "flight_snapshot", NTP_META_TEXT, NTP_META_AT_SNAPSHOT },
+	[NTP_META_FLIGHT_WINDOW_NS] = { "flight_window_ns", NTP_META_INT, NTP_META_AT_SNAPSHOT },
+	[NTP_META_FLIGHT_DROPPED] = { "flight_dropped", NTP_META_INT, NTP_META_AT_SNAPSHOT },
 };
 
 /* where a value is: schema's meta, or the meta a joined recording keeps of its target side */

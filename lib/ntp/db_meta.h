@@ -48,6 +48,9 @@ enum ntp_meta_key {
 	NTP_META_HOST_QUEUE_DEPTH,
 	NTP_META_HOST_CTRL_RESETS,
 	NTP_META_SPOOLED,
+	NTP_META_FLIGHT_SNAPSHOT,
+	NTP_META_FLIGHT_WINDOW_NS,
+	NTP_META_FLIGHT_DROPPED,
 	NTP_META_MAX,
 };
 
@@ -62,6 +65,7 @@ enum ntp_meta_when {
 	NTP_META_AT_STOP,         /* when recording ends: absent from a killed recording */
 	NTP_META_IF_GIVEN,        /* at the start, only when its option was given */
 	NTP_META_NEVER,           /* not written by record; read where a file has it */
+	NTP_META_AT_SNAPSHOT,     /* not by record: by monitor's flight recorder, in its snapshots */
 };
 
 struct ntp_meta_desc {

@@ -46,6 +46,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/outfile.h"
+#include "lib/core/filter.h"
 #include "lib/ntp/db_key.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_schema.h"
@@ -589,6 +590,27 @@ int ntp_meta__set_int(struct ntp_writer *w, enum ntp_meta_key k, int64_t value)
 {
 	assert(k < NTP_META_MAX && ntp_meta[k].type == NTP_META_INT);
 	return ntp_writer__set_meta_int(w, ntp_meta[k].key, value);
+}
+
+int ntp_meta__set_filter(struct ntp_writer *w, const struct ntp_filter *f, const char *session)
+{
+	char sizes[NTP_FILTER_MAX_SIZES * 12] = "";
+	size_t len = 0;
+	unsigned int i;
+	int err = 0;
+
+	if (!f)
+		return 0;
+	if ((f->flags & NTP_FILTER_NS) && session)
+		err = ntp_meta__set_text(w, NTP_META_FILTER_SESSION, session);
+	if (!err && (f->flags & NTP_FILTER_OPCODE))
+		err = ntp_meta__set_text(w, NTP_META_FILTER_IO_TYPE, f->opcode == 2 ? "read" : "write");
+	if (!err && (f->flags & NTP_FILTER_SIZE)) {
+		for (i = 0; i < f->nsizes && i < NTP_FILTER_MAX_SIZES; i++)
+			len += snprintf(sizes + len, sizeof(sizes) - len, "%s%u", i ? "," : "", f->sizes[i]);
+		err = ntp_meta__set_text(w, NTP_META_FILTER_SIZES, sizes);
+	}
+	return err;
 }
 
 int ntp_writer__add_hook(struct ntp_writer *w, const char *side, const char *point,

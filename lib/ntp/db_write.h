@@ -51,6 +51,13 @@ int ntp_writer__set_meta_int(struct ntp_writer *w, const char *key, int64_t valu
 /* the same for a key of the meta table (lib/ntp/db_meta.h), of that key's type */
 int ntp_meta__set_text(struct ntp_writer *w, enum ntp_meta_key k, const char *value);
 int ntp_meta__set_int(struct ntp_writer *w, enum ntp_meta_key k, int64_t value);
+/*
+ * The filters in force (lib/core/filter.h), as meta filter_session (the
+ * name given, when f matches a namespace), filter_io_type and filter_sizes;
+ * nothing for f NULL
+ */
+struct ntp_filter;
+int ntp_meta__set_filter(struct ntp_writer *w, const struct ntp_filter *f, const char *session);
 int ntp_writer__add_hook(struct ntp_writer *w, const char *side, const char *point,
 			 const char *hook, const char *flavour, const char *reason);
 int ntp_writer__add_host_io(struct ntp_writer *w, const struct ntp_host_event *e);

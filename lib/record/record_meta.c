@@ -17,7 +17,6 @@
 #include "bpf/ntp_hash.h"
 #include "lib/cli/version.h"
 #include "lib/collect/collector.h"
-#include "lib/core/filter.h"
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/core/transport.h"
@@ -52,29 +51,6 @@ int ntp_record__write_hooks(struct ntp_record_session *s)
 			err = ntp_writer__add_hook(s->w, sides[r]->name, c->hooks[i].point,
 						   c->hooks[i].hook, c->hooks[i].flavour,
 						   c->hooks[i].reason);
-	}
-	return err;
-}
-
-/* the filters in force, as meta filter_session, filter_io_type, filter_sizes */
-static int write_filter_meta(struct ntp_record_session *s)
-{
-	const struct ntp_filter *f = s->o->filter;
-	char sizes[NTP_FILTER_MAX_SIZES * 12] = "";
-	size_t len = 0;
-	unsigned int i;
-	int err = 0;
-
-	if (!f)
-		return 0;
-	if ((f->flags & NTP_FILTER_NS) && s->o->filter_session)
-		err = ntp_meta__set_text(s->w, NTP_META_FILTER_SESSION, s->o->filter_session);
-	if (!err && (f->flags & NTP_FILTER_OPCODE))
-		err = ntp_meta__set_text(s->w, NTP_META_FILTER_IO_TYPE, f->opcode == 2 ? "read" : "write");
-	if (!err && (f->flags & NTP_FILTER_SIZE)) {
-		for (i = 0; i < f->nsizes && i < NTP_FILTER_MAX_SIZES; i++)
-			len += snprintf(sizes + len, sizeof(sizes) - len, "%s%u", i ? "," : "", f->sizes[i]);
-		err = ntp_meta__set_text(s->w, NTP_META_FILTER_SIZES, sizes);
 	}
 	return err;
 }
@@ -128,7 +104,7 @@ int ntp_record__write_start_meta(struct ntp_record_session *s, uint64_t start_re
 	/* the target's backends, their counters' first read now */
 	if (s->o->role & NTP_RECORD_TARGET)
 		ntp_backends__scan(&s->backends, NTP_BACKENDS_CONFIGFS, NTP_BACKENDS_SYSFS, s->start_ns);
-	return err ?: write_filter_meta(s);
+	return err ?: ntp_meta__set_filter(s->w, s->o->filter, s->o->filter_session);
 }
 
 /* a side's cross-check count, its kprobes' missed count where told, its programs' skipped runs */

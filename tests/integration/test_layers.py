@@ -36,7 +36,7 @@ LAYERS = {
     "lib/export": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model"},
     "lib/series": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model",
                    "lib/diag", "lib/report"},
-    "lib/monitor": {"lib/fmt", "lib/cli", "lib/core", "lib/collect"},
+    "lib/monitor": {"lib/fmt", "lib/cli", "lib/core", "lib/collect", "lib/ntp"},
     "cmd": {"lib/fmt", "lib/cli", "lib/core", "lib/collect", "lib/ntp", "lib/record", "lib/join",
             "lib/model", "lib/diag", "lib/fleet", "lib/report", "lib/dump", "lib/compare",
             "lib/export", "lib/series", "lib/monitor"},

@@ -6,9 +6,11 @@ tests/unit/test_mon.c; scraped from a running monitor in the test bed
 (tests/testbed/test_monitor.py).  The systemd unit in the tree passes
 systemd-analyze verify."""
 import os
+import pwd
 import re
 import socket
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -72,6 +74,90 @@ def test_listen__not_this_machines_address__exit_serve(run):
 ])
 def test_command_line__bad__usage(run, args, says):
     usage_error(run, "monitor", *args, says=says)
+
+
+def serve_refused(run, *args, says):
+    """exit 17 (cannot serve) and one line that says `says`, before anything is loaded"""
+    r = run("monitor", *args)
+    assert r.returncode == Exit.SERVE, (r.returncode, r.stderr)
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ntprof monitor: error: "), r.stderr
+    assert says in lines[0], r.stderr
+    return r
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--trigger", "p99>5ms"], "--trigger needs --flight DIR"),
+    (["--flight-seconds", "5"], "--flight-seconds needs --flight DIR"),
+    (["--flight-commands", "5"], "--flight-commands needs --flight DIR"),
+    (["--flight-seconds", "0"], "'--flight-seconds'"),
+    (["--flight-seconds", "3601"], "'--flight-seconds'"),
+    (["--flight-seconds", "ten"], "'--flight-seconds'"),
+    (["--flight-commands", "0"], "'--flight-commands'"),
+    (["--flight-commands", "10000001"], "'--flight-commands'"),
+])
+def test_flight__bad_command_line__usage(run, tmp_path, args, says):
+    flight = [] if "needs" in says else ["--flight", str(tmp_path / "f")]
+    usage_error(run, "monitor", *flight, *args, says=says)
+    assert not (tmp_path / "f").exists()
+
+
+@pytest.mark.parametrize("expr, token", [
+    ("p99", "'p99' has no comparison"),
+    ("p99x>5ms", "'p99x' is not a statistic"),
+    ("p100>5ms", "'p100' is not a statistic"),
+    ("avg>5ms", "'avg' is not a statistic"),
+    ("stroage.p99>5ms", "'stroage' is not a stage"),
+    ("storage.p99>5parsecs", "'5parsecs' is not a duration"),
+    ("p99>-1ms", "'-1ms' is not a duration"),
+])
+def test_trigger__bad_expression__exit_serve_naming_the_token(run, tmp_path, expr, token):
+    serve_refused(run, "--flight", str(tmp_path / "f"), "--trigger", expr,
+                  says=f"--trigger {expr}: {token}")
+    assert not (tmp_path / "f").exists()
+
+
+@pytest.mark.parametrize("role, expr, says", [
+    ("host", "storage.p99>5ms", "storage is the target's stage: it needs -r target or -r both"),
+    ("target", "p99>5ms", "e2e is the host's stage: it needs -r host or -r both"),
+    ("target", "network.p99>5ms", "network_star is the host's stage"),
+])
+def test_trigger__stage_the_role_does_not_count__exit_serve(run, tmp_path, role, expr, says):
+    serve_refused(run, "-r", role, "--flight", str(tmp_path / "f"), "--trigger", expr, says=says)
+
+
+def test_flight__not_a_directory__exit_serve(run, tmp_path):
+    f = tmp_path / "file"
+    f.write_text("")
+    serve_refused(run, "--flight", str(f), says=f"--flight {f}: not a directory")
+
+
+def test_flight__cannot_be_made__exit_serve(run, tmp_path):
+    serve_refused(run, "--flight", str(tmp_path / "no" / "such"),
+                  says=f"--flight {tmp_path / 'no' / 'such'}: cannot make it: No such file or directory")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root: monitor drops to --user to check")
+def test_flight__user_cannot_write__exit_serve(run, tmp_path):
+    d = tmp_path / "roots"
+    d.mkdir(mode=0o700)
+    serve_refused(run, "--flight", str(d), "--user", "nobody",
+                  says=f"--flight {d}: user nobody cannot write there")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root: the directory is given to --user")
+def test_flight__missing__made_for_the_user():
+    # not under pytest's tmp_path, whose parent only root may enter
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as top:
+        os.chmod(top, 0o755)
+        d = Path(top) / "flight"
+        r = subprocess.run([NTPROF, "monitor", "--flight", str(d), "--user", "nobody", "-d", "1"],
+                           capture_output=True, text=True, timeout=120)
+        # then the kernel is probed: this machine may lack the host driver (exit 3)
+        assert r.returncode not in (Exit.USAGE, Exit.SERVE), r.stderr
+        st = d.stat()
+        assert d.is_dir() and st.st_uid == pwd.getpwnam("nobody").pw_uid
+        assert st.st_mode & 0o777 == 0o750
 
 
 def test_help__same_as_help_command(run):

@@ -13,13 +13,20 @@
 - Prometheus scraped it (up 1), and its histogram_quantile(0.99) falls in
   the bucket that holds record's p99; its mean is the page's;
 - once attached it runs as nobody with no capabilities, and serves;
-- SIGTERM stops monitor with exit 0.
+- SIGTERM stops monitor with exit 0;
+- its flight recorder (--flight, --trigger) wrote, into a directory it made
+  for nobody, a snapshot on SIGUSR2 sent while fio ran, one on POST
+  /snapshot (202; GET refused with 405) and one when the trigger held:
+  complete recordings (nothing else in the directory) whose meta says
+  which, the SIGUSR2 one with both sides' commands, read by ntprof report.
 """
 import json
+import math
 import os
 import pwd
 import re
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -117,6 +124,7 @@ def test_monitor(testbed, kernel):
     res, out = r.result, r.out
     assert res["kernel"].startswith(kernel + "."), res["kernel"]
     assert res["mon_rc"] == "0", (out / "mon.err").read_text()
+    check_flight(res, out, (out / "mon.err").read_text())
     nobody = pwd.getpwnam("nobody").pw_uid
     assert res["mon_uid"] == f"{nobody},{nobody}", res["mon_uid"]
     assert int(res["mon_capeff"], 16) == 0, res["mon_capeff"]
@@ -166,7 +174,47 @@ def test_monitor(testbed, kernel):
     assert prom_value(out / "prom-up.json") == 1.0
     assert prom_value(out / "prom-count.json") == ios
     assert abs(prom_value(out / "prom-mean.json") - mean_mon) <= 1e-9 * mean_mon + 1e-12
-    p99_rec = rows[int(0.99 * len(rows)) - 1] / 1e9
+    # the nearest rank, ceil(0.99 n), as report and histogram_quantile's bucket count it
+    p99_rec = rows[math.ceil(0.99 * len(rows)) - 1] / 1e9
     lo, hi = bucket_of(buckets, p99_rec)
     p99 = prom_value(out / "prom-p99.json")
     assert lo <= p99 <= hi, f"histogram_quantile(0.99) {p99} outside ({lo}, {hi}] of record's {p99_rec}"
+
+
+def check_flight(res, out, mon_err):
+    """The flight recorder's snapshots (guest/monitor.sh's flight/)."""
+    assert res["flight_owner"] == "nobody", res["flight_owner"]
+    assert res["usr2"] == "sent", res["usr2"]
+    assert res["post_code"] == "202", res["post_code"]
+    assert res["get_code"] == "405", res["get_code"]
+    posted = Path((out / "post.txt").read_text().strip()).name
+    files = sorted((out / "flight").glob("*.ntp"))
+    names = (out / "flight-ls.txt").read_text().split()
+    # published whole: no temporary file or journal left beside them
+    assert sorted(names) == sorted(f.name for f in files) and posted in names, names
+    assert int(res["flight_written"]) == len(files), mon_err
+    why = {}
+    for f in files:
+        db = sqlite3.connect(f"file:{f}?mode=ro&immutable=1", uri=True)
+        meta = dict(db.execute("SELECT key, value FROM meta"))
+        assert meta["stop_reason"] == "flight snapshot" and meta["role"] == "both", meta
+        assert int(meta["flight_window_ns"]) == 30 * 10**9 and int(meta["sample_one_in"]) == 1
+        host, target = (db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                        for t in ("host_io", "target_io"))
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+        # each side's counters a second at a time, as record's intervals
+        sides = dict(db.execute("SELECT side, sum(sampled) FROM intervals GROUP BY side"))
+        assert set(sides) == {"host", "target"} and all(sides.values()), (f.name, sides)
+        db.close()
+        for w in meta["flight_snapshot"].split("; "):
+            why.setdefault(w.split(":")[0], []).append((f, host, target))
+    assert set(why) >= {"SIGUSR2", "POST /snapshot", "trigger " + res["trigger"]}, why
+    # sent once the page counted commands, while fio ran: both sides' commands in it
+    f, host, target = why["SIGUSR2"][0]
+    assert host > 0 and target > 0, (f.name, host, target)
+    r = subprocess.run([str(NTPROF), "report", str(f)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert "storage" in r.stdout, r.stdout
+    # the trigger held (null_blk's 1 ms is above 500 us) in a second of fio's commands
+    f, host, target = why["trigger " + res["trigger"]][0]
+    assert target > 0, f.name

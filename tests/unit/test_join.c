@@ -1221,6 +1221,32 @@ static void source__attaches_read_only(void **state)
 	assert_int_equal(before.st_size, after.st_size);
 }
 
+/* a reader closing its source without the verdict: the held error is told */
+static void source__close_without_verdict_tells_what_was_held(void **state)
+{
+	struct gen_set s = { 0 };
+	const char *paths[2] = { fresh("host"), fresh("target") };
+	struct ntp_source *src;
+	char line[256] = "";
+	FILE *err = tmpfile();
+
+	assert_non_null(err);
+	write_rec(paths[0], &host_meta, &s, 1, 0);
+	write_rec(paths[1], &target_meta, &s, 0, 1);
+	assert_int_equal(ntp_source__open_files(&src, paths, 2, false), 0);
+	assert_true(ntp_err__deferring());
+	ntp_err__set_stream(err);
+	ntp_error("said while the files are checked");
+	assert_int_equal(ftell(err), 0);
+	ntp_source__close(src);
+	ntp_err__set_stream(NULL);
+	assert_false(ntp_err__deferring());
+	rewind(err);
+	assert_non_null(fgets(line, sizeof(line), err));
+	assert_non_null(strstr(line, "said while the files are checked"));
+	fclose(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1247,6 +1273,7 @@ int main(void)
 		cmocka_unit_test(open__no_role__mismatch),
 		cmocka_unit_test(open__missing_file__nofile),
 		cmocka_unit_test(source__attaches_read_only),
+		cmocka_unit_test(source__close_without_verdict_tells_what_was_held),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -11,10 +11,17 @@
 # one more page (final.txt) and Prometheus' answers to the queries of the
 # test (prom-<name>.json) once it has scraped past the end; then SIGTERM
 # stops monitor, SIGINT record.
+#
+# monitor runs its flight recorder too (--flight, a trigger on the storage
+# stage's p99 that null_blk's delay meets): SIGUSR2 once its page counts
+# the first commands, while fio runs; after fio, POST /snapshot and a GET of
+# it (refused); then the snapshots are waited for and copied out.
 # Files in $TB_OUT: rec.ntp, mon.err, rec.err, scrape-*.txt, final.txt,
-# prom-*.json, prometheus.log.  Results: kernel, dev, mon_rc, rec_rc,
-# mon_uid (real,effective), mon_capeff, fio_ios, scrapes, prom (yes, or why
-# not).
+# prom-*.json, prometheus.log, flight/*.ntp (the snapshots), flight-ls.txt
+# (every name in the flight directory), post.txt (POST's answer).  Results:
+# kernel, dev, mon_rc, rec_rc, mon_uid (real,effective), mon_capeff,
+# fio_ios, scrapes, prom (yes, or why not), trigger, usr2 (sent, or why
+# not), post_code, get_code, flight_owner, flight_written.
 . "${TB_LIB:-tests/testbed/guest/lib.sh}"
 
 NTPROF=${NTPROF:-$TB_REPO/build/ntprof}
@@ -30,7 +37,16 @@ tb_res delay_ns $DELAY_NS
 
 tb_record_start rec -r both -s 1 --offline -o "$TB_WORK/rec.ntp"
 
-"$NTPROF" monitor -r both -s 1 --listen 127.0.0.1:$PORT 2> "$TB_OUT/mon.err" &
+# the flight directory's parent open to all: monitor makes it, for nobody
+FLIGHT_TOP=$(mktemp -d /var/tmp/ntprof-flight-XXXXXX) || tb_fail "mktemp /var/tmp/ntprof-flight-XXXXXX"
+tb__defer "rm -rf $FLIGHT_TOP"
+chmod 0755 "$FLIGHT_TOP"
+FLIGHT=$FLIGHT_TOP/snap
+TRIGGER='storage.p99>500us'
+tb_res trigger "$TRIGGER"
+
+"$NTPROF" monitor -r both -s 1 --listen 127.0.0.1:$PORT --flight "$FLIGHT" --trigger "$TRIGGER" \
+	2> "$TB_OUT/mon.err" &
 MON_PID=$!
 for _ in $(seq 1 1200); do
 	grep -q 'metrics at' "$TB_OUT/mon.err" && break
@@ -81,10 +97,34 @@ fi
 	done
 ) &
 SCRAPER=$!
+# SIGUSR2 once monitor has counted the first of fio's commands
+(
+	for _ in $(seq 1 1200); do
+		curl -sf "http://127.0.0.1:$PORT/metrics" |
+			grep -q '^ntprof_stage_seconds_count{role="target",stage="storage"' && break
+		sleep 0.1
+	done
+	if kill -USR2 $MON_PID; then tb_res usr2 sent; else tb_res usr2 "kill failed"; fi
+) &
+SIGNALLER=$!
 tb_fio randread4k --rw=randread --bs=4k --size=16M --iodepth=8
 tb_res fio_ios "$TB_FIO_IOS"
 touch "$TB_WORK/scraper-stop"
 wait $SCRAPER
+wait $SIGNALLER
+tb_res post_code "$(curl -s -X POST -o "$TB_OUT/post.txt" -w '%{http_code}' "http://127.0.0.1:$PORT/snapshot")"
+tb_res get_code "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/snapshot")"
+# snapshots are written one after another: POST's is the last
+POSTED=$(basename "$(cat "$TB_OUT/post.txt")")
+for _ in $(seq 1 1200); do
+	grep -q "flight snapshot .*/$POSTED written" "$TB_OUT/mon.err" && break
+	sleep 0.1
+done
+tb_res flight_written "$(grep -c 'flight snapshot .* written' "$TB_OUT/mon.err")"
+tb_res flight_owner "$(stat -c %U "$FLIGHT")"
+ls -A "$FLIGHT" > "$TB_OUT/flight-ls.txt"
+mkdir -p "$TB_OUT/flight"
+cp "$FLIGHT"/*.ntp "$TB_OUT/flight/" 2>/dev/null || tb_log "no snapshot in $FLIGHT"
 tb_res scrapes "$(find "$TB_OUT" -maxdepth 1 -name "scrape-*.txt" | wc -l)"
 curl -sf "http://127.0.0.1:$PORT/metrics" > "$TB_OUT/final.txt" || tb_log "final scrape failed"
 
