@@ -12,7 +12,7 @@
 #   make check-package  the package: lintian, and installed in a fresh Debian root (root)
 #   make check-testbed  the NVMe-oF test bed tests (root, QEMU)
 #   make test         all of the above: what CI runs
-#   make install      ntprof, man pages, bash completion (PREFIX=/usr/local, DESTDIR); uninstall
+#   make install      ntprof, man pages, bash and zsh completion (PREFIX=/usr/local, DESTDIR); uninstall
 #   make demo         boot the test bed and show ntprof on loopback NVMe/TCP (DEMO_TRANSPORT=rdma: NVMe/RDMA)
 #   V=1               show the commands
 #   TEST_JOBS=N, TB_JOBS=N  pytest workers of the integration tests (default: the CPUs) and of
@@ -30,6 +30,9 @@ PREFIX    ?= /usr/local
 BINDIR    ?= $(PREFIX)/bin
 MANDIR    ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# zsh reads /usr/share/zsh/vendor-completions (Debian's packages) and
+# /usr/local/share/zsh/site-functions (its default fpath) without being told
+ZSHCOMPDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/share/zsh/vendor-completions,$(PREFIX)/share/zsh/site-functions)
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 
 # the release version (semantic): the file VERSION is its one source, read here
@@ -99,7 +102,8 @@ DEBIAN_BUILD_DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-de
 DEBIAN_TEST_DEPS  := libcmocka-dev python3-pytest python3-pytest-xdist python3-jsonschema protobuf-compiler \
 		     python3-protobuf \
 		     libclang-rt-14-dev chromium fonts-dejavu-core shellcheck \
-		     debhelper lintian mmdebstrap clickhouse-server clickhouse-client openssl systemd
+		     debhelper lintian mmdebstrap clickhouse-server clickhouse-client openssl systemd \
+		     tmux zsh
 depcheck:
 	@command -v $(CLANG) >/dev/null || { echo "error: clang not found: apt-get install clang (or: make deps)"; exit 1; }
 	@test -x "$(BPFTOOL)" || { echo "error: bpftool not found: apt-get install bpftool (or: make deps)"; exit 1; }
@@ -178,11 +182,18 @@ $(OUT)/man/%.7: Documentation/%.rst | $(OUT)/man
 # contrib/completion/ntprof.bash's functions, then the option tables the built
 # binary prints from its own (so the build runs it: no cross-building)
 COMPLETION := $(OUT)/completion/ntprof.bash
-completion: $(COMPLETION)
+ZSH_COMPLETION := $(OUT)/completion/_ntprof
+completion: $(COMPLETION) $(ZSH_COMPLETION)
 $(COMPLETION): contrib/completion/ntprof.bash $(OUT)/ntprof
 	@mkdir -p $(dir $@)
 	$(call msg,GEN,$@)
 	$(Q){ cat $<; $(OUT)/ntprof help --completion-tables bash; } > $@.tmp && mv $@.tmp $@
+# zsh's: an autoloaded function's body, which ends by calling the function that completes
+$(ZSH_COMPLETION): contrib/completion/ntprof.zsh $(OUT)/ntprof
+	@mkdir -p $(dir $@)
+	$(call msg,GEN,$@)
+	$(Q){ cat $<; $(OUT)/ntprof help --completion-tables zsh; echo '_ntprof_zsh "$$@"'; } \
+		> $@.tmp && mv $@.tmp $@
 
 # ---- the Debian package -----------------------------------------------------------
 # dpkg-buildpackage -b on a copy of the tree (its files as they are now) in
@@ -228,8 +239,9 @@ check-unit: $(UNIT_BINS)
 TEST_JOBS ?= $(shell nproc)
 TB_JOBS   ?= $(shell n=$$(nproc); echo $$((n < 4 ? n : 4)))
 
-check-integration: $(OUT)/ntprof $(COMPLETION)
-	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra -n $(TEST_JOBS) tests/integration
+check-integration: $(OUT)/ntprof $(COMPLETION) $(ZSH_COMPLETION)
+	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra -n $(TEST_JOBS) \
+		$(if $(TEST_MARK),-m "$(TEST_MARK)") tests/integration
 
 # the layer order of lib/ is the table at the top of tests/integration/test_layers.py
 check-layers:
@@ -268,9 +280,10 @@ $(OUT)/seeds/.done: tests/fuzz/make_seeds.py tests/integration/ntpgen.py schema/
 	@touch $@
 
 # the same tests on a build with AddressSanitizer (leaks included) and
-# UndefinedBehaviorSanitizer, in build-asan/: any report fails the test
+# UndefinedBehaviorSanitizer, in build-asan/: any report fails the test.  Tests
+# marked plain_only (fleet cases whose C code other cases run) are left out.
 check-asan:
-	$(MAKE) OUT=build-asan SAN="$(SAN_FLAGS)" check-unit check-integration
+	$(MAKE) OUT=build-asan SAN="$(SAN_FLAGS)" TEST_MARK="not plain_only" check-unit check-integration
 
 # the package (make deb): lintian, make install against it, and installed into a
 # fresh Debian root (mmdebstrap; cached in /var/tmp/ntprof-pkgtest) where ntprof
@@ -300,6 +313,7 @@ install: all
 	install -m 0644 $(filter %.5,$(MANS)) $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 $(filter %.7,$(MANS)) $(DESTDIR)$(MANDIR)/man7/
 	install -D -m 0644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/ntprof
+	install -D -m 0644 $(ZSH_COMPLETION) $(DESTDIR)$(ZSHCOMPDIR)/_ntprof
 ifneq ($(UNITS),)
 	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
 	for u in $(UNITS); do \
@@ -310,7 +324,7 @@ endif
 
 # what install put there, and nothing else (the directories stay: others share them)
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/ntprof $(DESTDIR)$(BASHCOMPDIR)/ntprof \
+	rm -f $(DESTDIR)$(BINDIR)/ntprof $(DESTDIR)$(BASHCOMPDIR)/ntprof $(DESTDIR)$(ZSHCOMPDIR)/_ntprof \
 		$(foreach m,$(MANS),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
 		$(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(notdir $(UNITS)))
 

@@ -10,12 +10,15 @@ table spreads them), and for one server and for two shards of a
 Distributed table (tests/integration/fleet_server.py, loopback, scratch
 data) prints side by side: the push rate (commands visible to count() on
 every shard over the wall time from the push's start: pushes are
-synchronous), the fleet report of every pair from the engine against the
-sum of `ntprof report HOST TARGET` on each pair, and the engine's bytes on
-disk per command against the .ntp files'.  Asserts nothing about time.
+synchronous), the CPU seconds of ntprof and of the servers a push takes
+per 1M commands, the fleet report of every pair from the engine (exact,
+and with --approx) against the sum of `ntprof report HOST TARGET` on each
+pair, and the engine's bytes on disk per command against the .ntp files'.
+Asserts nothing about time.
 """
 
 import os
+import resource
 import shutil
 import sqlite3
 import subprocess
@@ -38,6 +41,18 @@ def timed(args):
     t = time.monotonic()
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
     return time.monotonic() - t
+
+
+def cpu_children():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def cpu_servers(servers):
+    """the servers' CPU seconds so far (user + system, from /proc)"""
+    tick = os.sysconf("SC_CLK_TCK")
+    return sum(sum(map(int, Path(f"/proc/{s.proc.pid}/stat").read_text().rsplit(")", 1)[1]
+                       .split()[11:13])) / tick for s in servers)
 
 
 def make_pairs(d):
@@ -73,6 +88,7 @@ def run(name, servers, cluster, pairs, files_s, file_bytes):
     else:
         subprocess.run([NTPROF, "push", "--url", servers[0].url, "--database", db], check=True)
     t0 = time.monotonic()
+    c0, s0 = cpu_children(), cpu_servers(servers)
     push_s = []
     for h, t in pairs:
         push_s.append(timed([NTPROF, "push", "--url", servers[0].url, "--database", db,
@@ -80,14 +96,19 @@ def run(name, servers, cluster, pairs, files_s, file_bytes):
     visible = sum(int(s.query("SELECT count() FROM cmds" + ("_local" if cluster else ""),
                               db)) for s in servers)
     wall = time.monotonic() - t0
+    ntprof_cpu, server_cpu = cpu_children() - c0, cpu_servers(servers) - s0
     join_s = sum(timed([NTPROF, "push", "--url", servers[0].url, "--database", db, str(h), str(t)])
                  for h, t in pairs)
     report_s = timed([NTPROF, "report", "--url", servers[-1].url, "--database", db])
+    approx_s = timed([NTPROF, "report", "--url", servers[-1].url, "--database", db, "--approx"])
     rows = 2 * ROWS * PAIRS
     print(f"{name:12} push {visible / wall / 1e3:8.0f} k rows/s ({visible} rows in {wall:.1f} s; "
           f"one pair {min(push_s):.1f} s)  join {join_s / PAIRS:.1f} s a pair  "
-          f"report --url {report_s:.1f} s vs files {files_s:.1f} s  "
+          f"report --url {report_s:.1f} s (--approx {approx_s:.1f} s) vs files {files_s:.1f} s  "
           f"disk {disk(servers, db) / rows:.1f} B/command vs .ntp {file_bytes / rows:.1f}")
+    # CPU seconds depend less on the other work on the machine than wall time does
+    print(f"{'':12} push CPU per 1M commands: ntprof {ntprof_cpu * 1e6 / visible:.2f} s, "
+          f"server(s) {server_cpu * 1e6 / visible:.2f} s (load {os.getloadavg()[0]:.1f})")
 
 
 def main():

@@ -67,6 +67,16 @@ struct inflight {
 	__u64 iocb;             /* io_uring: the kiocb whose CQE ends the record; libaio: its ring */
 	__u64 aux;              /* libaio: the event's obj (host_app.bpf.h) */
 	__u64 queue_task;       /* pid_tgid of the task that handed it to the driver (h_queue) */
+	/*
+	 * fentry/fexit send hooks: the running send's entry time (0: none) and
+	 * its task's involuntary switches then (bpf/ntp_attach.bpf.h says why).
+	 * One send of a request runs at a time (the queue's send_mutex, or the
+	 * RDMA queue_rq), so the command's own entry holds the note that the
+	 * kretprobe twins keep per task in send_entries, and the fexit program
+	 * finds it with the lookup it does anyway.
+	 */
+	__u64 send_t;
+	__u64 send_nivcsw;
 };
 
 struct {
@@ -225,19 +235,42 @@ static __always_inline void set_data_sent(struct inflight *v, __u64 now)
 	v->ev.h_data_sent = bound(now, v->ev.h_recv);
 }
 
+/* fentry of a send: its time noted in the sampled command's entry */
+static __always_inline void send_note(struct inflight *v)
+{
+	v->send_t = bpf_ktime_get_ns();
+	v->send_nivcsw = task_nivcsw();
+}
+
+/* fexit of a send: now, or the entry's time when the task was preempted since (send_exit) */
+static __always_inline __u64 send_noted(struct inflight *v)
+{
+	__u64 now = bpf_ktime_get_ns(), t0 = v->send_t;
+
+	v->send_t = 0;
+	if (t0 && v->send_nivcsw != task_nivcsw())
+		return t0;
+	return now;
+}
+
 #include "host_rdma.bpf.h"
 #include "host_app.bpf.h"
 
-/* when the command entered the block layer, and where that time came from */
-static __always_inline __u64 start_time(struct request *rq, __u64 now, __u32 *flags)
+/*
+ * when the command entered the block layer, and where that time came from.
+ * `btf` (tp_btf's typed request): the request's own fields are plain loads,
+ * as in sample_cmd, where raw_tp reads them with bpf_probe_read_kernel()
+ */
+static __always_inline __u64 start_time(struct request *rq, __u64 now, __u32 *flags,
+					const bool btf)
 {
-	__u64 t = ntp_bio_issue_ns(BPF_CORE_READ(rq, bio), now);
+	__u64 t = ntp_bio_issue_ns(btf ? rq->bio : BPF_CORE_READ(rq, bio), now);
 
 	if (t && t <= now) {
 		*flags |= NTP_HF_START_BI_ISSUE;
 		return t;
 	}
-	t = BPF_CORE_READ(rq, start_time_ns);
+	t = btf ? rq->start_time_ns : BPF_CORE_READ(rq, start_time_ns);
 	if (t && t <= now) {
 		*flags |= NTP_HF_START_RQ_ALLOC;
 		return t;
@@ -245,9 +278,10 @@ static __always_inline __u64 start_time(struct request *rq, __u64 now, __u32 *fl
 	return now;
 }
 
-static __always_inline void read_names(struct request *rq, struct ntp_host_event *ev)
+static __always_inline void read_names(struct request *rq, struct ntp_host_event *ev,
+				       const bool btf)
 {
-	struct gendisk *path = BPF_CORE_READ(rq, q, disk);
+	struct gendisk *path = btf ? rq->q->disk : BPF_CORE_READ(rq, q, disk);
 	struct nvme_ns *ns = BPF_CORE_READ(rq, q, queuedata);
 	struct nvme_ns_head *nh = BPF_CORE_READ(ns, head);
 	struct gendisk *head = NULL;
@@ -341,11 +375,11 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 	read_ident(cmd, &cid, &slba, &nlb0, btf);
 	now = bpf_ktime_get_ns();
 	v.ev.kind = NTP_EV_HOST_IO;
-	v.ev.h_start = start_time(rq, now, &v.ev.flags);
+	v.ev.h_start = start_time(rq, now, &v.ev.flags, btf);
 	v.ev.h_queue = now;
 	v.queue_task = bpf_get_current_pid_tgid();
 	if (app_track)
-		app_at_setup(rq, &v.ev);
+		app_at_setup(rq, &v.ev, btf);
 	v.ev.slba = slba;
 	v.ev.cid = cid;
 	v.ev.nlb0 = nlb0;
@@ -364,7 +398,7 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 		v.ev.qid = BPF_CORE_READ(rq, mq_hctx, queue_num) + 1;
 		v.alloc_ns = BPF_CORE_READ(rq, start_time_ns);
 	}
-	read_names(rq, &v.ev);
+	read_names(rq, &v.ev, btf);
 
 	/* the slot goes up first: another CPU's hook must never see an entry behind a zero slot */
 	key = ptr_value(rq);
@@ -597,40 +631,41 @@ int BPF_PROG(setup_cmd_backup, struct request *rq, struct nvme_command *cmd)
 
 /* ---- NVMe/TCP: command / data handed to the socket: direct hooks (6.12) ---- */
 
-static __always_inline void cmd_pdu_sent_body(struct nvme_tcp_request *req, int ret, __u64 t)
+/* 0 or -EAGAIN: partly sent, retried later */
+static __always_inline void cmd_pdu_sent_body(struct inflight *v, int ret, __u64 t)
 {
-	struct inflight *v;
-
-	if (!req || ret != 1)   /* 0 or -EAGAIN: partly sent, retried later */
-		return;
-	v = lookup_tcp_req(req);
-	if (v)
+	if (ret == 1)
 		set_cmd_sent(v, t);
 }
 
-static __always_inline void data_sent_body(struct nvme_tcp_request *req, int ret, __u64 t)
+/* not 1: the data of the current PDU is not all out yet; the last PDU's time wins */
+static __always_inline void data_sent_body(struct inflight *v, int ret, __u64 t)
 {
-	struct inflight *v;
-
-	if (!req || ret != 1)   /* the data of the current PDU is not all out yet */
-		return;
-	v = lookup_tcp_req(req);
-	if (v)          /* the last PDU's time wins */
+	if (ret == 1)
 		set_data_sent(v, t);
 }
 
-/* a send's entry: its time for a sampled command (bpf/ntp_attach.bpf.h: send_enter) */
+/* the kretprobe twins' entry: its time for a sampled command (bpf/ntp_attach.bpf.h: send_enter) */
 static __always_inline void send_enter_sampled(struct nvme_tcp_request *req)
 {
 	if (req && lookup_tcp_req(req))
 		send_enter((__u64)req);
 }
 
+/* the fentry programs: the note in the sampled command's entry, one lookup */
+static __always_inline void send_note_sampled(struct nvme_tcp_request *req)
+{
+	struct inflight *v;
+
+	if (req && (v = lookup_tcp_req(req)))
+		send_note(v);
+}
+
 SEC("fentry/nvme_tcp_try_send_cmd_pdu")
 int BPF_PROG(cmd_pdu_ent)
 {
 	if (runs(NTP_RUN_FENTRY))
-		send_enter_sampled(arg_untyped(ctx, 0));
+		send_note_sampled(arg_untyped(ctx, 0));
 	return 0;
 }
 
@@ -639,15 +674,13 @@ SEC("fexit/nvme_tcp_try_send_cmd_pdu")
 int BPF_PROG(cmd_pdu_sent, struct nvme_tcp_request *req, int ret)
 {
 	struct nvme_tcp_request *r;
-	__u64 t;
+	struct inflight *v;
 
 	if (!runs(NTP_RUN_FENTRY))
 		return 0;
 	r = arg_untyped(ctx, 0);
-	if (r && lookup_tcp_req(r)) {
-		send_exit(&t);
-		cmd_pdu_sent_body(r, ret, t);
-	}
+	if (r && (v = lookup_tcp_req(r)))
+		cmd_pdu_sent_body(v, ret, send_noted(v));
 	return 0;
 }
 
@@ -655,7 +688,7 @@ SEC("fentry/nvme_tcp_try_send_data")
 int BPF_PROG(data_ent)
 {
 	if (runs(NTP_RUN_FENTRY))
-		send_enter_sampled(arg_untyped(ctx, 0));
+		send_note_sampled(arg_untyped(ctx, 0));
 	return 0;
 }
 
@@ -663,15 +696,13 @@ SEC("fexit/nvme_tcp_try_send_data")
 int BPF_PROG(data_sent, struct nvme_tcp_request *req, int ret)
 {
 	struct nvme_tcp_request *r;
-	__u64 t;
+	struct inflight *v;
 
 	if (!runs(NTP_RUN_FENTRY))
 		return 0;
 	r = arg_untyped(ctx, 0);
-	if (r && lookup_tcp_req(r)) {
-		send_exit(&t);
-		data_sent_body(r, ret, t);
-	}
+	if (r && (v = lookup_tcp_req(r)))
+		data_sent_body(v, ret, send_noted(v));
 	return 0;
 }
 
@@ -687,10 +718,11 @@ int BPF_KPROBE(cmd_pdu_ent_kp, struct nvme_tcp_request *req)
 SEC("kretprobe/nvme_tcp_try_send_cmd_pdu")
 int BPF_KRETPROBE(cmd_pdu_sent_kp, int ret)
 {
+	struct inflight *v;
 	__u64 t, req;
 
-	if (runs(NTP_RUN_KPROBE) && (req = send_exit(&t)))
-		cmd_pdu_sent_body((void *)req, ret, t);
+	if (runs(NTP_RUN_KPROBE) && (req = send_exit(&t)) && (v = lookup_tcp_req((void *)req)))
+		cmd_pdu_sent_body(v, ret, t);
 	return 0;
 }
 
@@ -705,10 +737,11 @@ int BPF_KPROBE(data_ent_kp, struct nvme_tcp_request *req)
 SEC("kretprobe/nvme_tcp_try_send_data")
 int BPF_KRETPROBE(data_sent_kp, int ret)
 {
+	struct inflight *v;
 	__u64 t, req;
 
-	if (runs(NTP_RUN_KPROBE) && (req = send_exit(&t)))
-		data_sent_body((void *)req, ret, t);
+	if (runs(NTP_RUN_KPROBE) && (req = send_exit(&t)) && (v = lookup_tcp_req((void *)req)))
+		data_sent_body(v, ret, t);
 	return 0;
 }
 
@@ -917,9 +950,13 @@ __u32 completing_live;
 /*
  * With the application hooks (and a return hook: not in tracepoints-only
  * mode, `defer`), the record waits for nvme_complete_rq's return, which
- * tells when the completion reached the application; true then.
+ * tells when the completion reached the application; true then.  trq: the
+ * same request as fentry's typed argument, whose own fields are plain
+ * loads (NULL: read through bpf_probe_read_kernel()); rq is its value,
+ * the key.
  */
-static __always_inline bool complete_rq_body(struct request *rq, const bool defer)
+static __always_inline bool complete_rq_body(struct request *rq, struct request *trq,
+					     const bool defer)
 {
 	__u64 key = (__u64)rq;
 	struct inflight *v = lookup_rq(key);
@@ -928,7 +965,7 @@ static __always_inline bool complete_rq_body(struct request *rq, const bool defe
 		return false;
 	if (transport == NTP_TRANSPORT_RDMA)
 		rdma_forget(rq, v->ev.cid);
-	if (v->alloc_ns != BPF_CORE_READ(rq, start_time_ns)) {
+	if (v->alloc_ns != (trq ? trq->start_time_ns : BPF_CORE_READ(rq, start_time_ns))) {
 		/* a stale entry of a command that never completed, met by a reuse of its request */
 		forget_rq(key);
 		return false;
@@ -945,7 +982,7 @@ static __always_inline bool complete_rq_body(struct request *rq, const bool defe
 		return false;
 	}
 	if (defer && app_track) {
-		app_at_complete(rq, &v->ev, &v->iocb, &v->aux);
+		app_at_complete(rq, trq, &v->ev, &v->iocb, &v->aux);
 		if (app_park(&v->ev, v->iocb, v->aux)) {
 			/* libaio, sync: the return stamps h_app_done */
 			if (v->ev.app_kind != NTP_APP_IO_URING) {
@@ -1001,13 +1038,14 @@ static __noinline int learn_fabric(struct request *rq, __u64 mq_ops)
 	return 1;
 }
 
-static __always_inline void count_fabric(struct request *rq)
+/* trq: as in complete_rq_body; this runs on every command of the machine */
+static __always_inline void count_fabric(struct request *rq, struct request *trq)
 {
 	__u64 mq_ops;
 
 	if (!rq || !runs(NTP_RUN_SAMPLE))
 		return;
-	mq_ops = (__u64)BPF_CORE_READ(rq, q, mq_ops);
+	mq_ops = (__u64)(trq ? trq->q->mq_ops : BPF_CORE_READ(rq, q, mq_ops));
 	if (mq_ops != fabric_mq_ops && (mq_ops == fabric_other_mq_ops || !learn_fabric(rq, mq_ops)))
 		return;
 	__sync_fetch_and_add(&fabric_slots[bpf_get_smp_processor_id() & (NTP_SEEN_SLOTS - 1)].n, 1);
@@ -1018,10 +1056,10 @@ int BPF_PROG(complete_rq, struct request *rq)
 {
 	struct request *r;
 
-	if (runs(NTP_RUN_FENTRY)) {
+	if (runs(NTP_RUN_FENTRY) && rq) {
 		r = arg_untyped(ctx, 0);
-		count_fabric(r);
-		complete_rq_body(r, true);
+		count_fabric(r, rq);
+		complete_rq_body(r, rq, true);
 	}
 	return 0;
 }
@@ -1040,8 +1078,8 @@ int BPF_KPROBE(complete_rq_kp, struct request *rq)
 	if (!runs(NTP_RUN_KPROBE))
 		return 0;
 	if (!fabric_at_tp)
-		count_fabric(rq);
-	if (complete_rq_body(rq, true))
+		count_fabric(rq, NULL);
+	if (complete_rq_body(rq, NULL, true))
 		stash_put((__u64)rq);
 	return 0;
 }
@@ -1072,8 +1110,8 @@ int BPF_PROG(complete_rq_tp, struct request *rq)
 
 	if (runs(NTP_RUN_TP) || runs(NTP_RUN_KPROBE) || done_at_tp) {
 		r = (void *)ptr_value(rq);
-		count_fabric(r);
-		complete_rq_body(r, false);
+		count_fabric(r, NULL);
+		complete_rq_body(r, NULL, false);
 	}
 	return 0;
 }
@@ -1082,8 +1120,8 @@ SEC("raw_tp/nvme_complete_rq")
 int BPF_PROG(complete_rq_raw, struct request *rq)
 {
 	if (runs(NTP_RUN_TP) || runs(NTP_RUN_KPROBE) || done_at_tp) {
-		count_fabric(rq);
-		complete_rq_body(rq, false);
+		count_fabric(rq, NULL);
+		complete_rq_body(rq, NULL, false);
 	}
 	return 0;
 }

@@ -343,18 +343,28 @@ static __always_inline bool app_keep(void *m, void *key, struct ntp_host_event *
  * submitting thread's system call, and who it is.  A kernel thread (a
  * kworker dispatching a queued request, an io_uring worker is not one)
  * submitted nothing itself: no time, no pid; the cgroup is the bio's, which
- * is the submitter's wherever the bio is dispatched.
+ * is the submitter's wherever the bio is dispatched.  `btf` (tp_btf's
+ * typed request): the chains from the request and the task are plain
+ * loads, one bpf_probe_read_kernel() call a link otherwise.
  */
-static __always_inline void app_at_setup(struct request *rq, struct ntp_host_event *ev)
+static __always_inline void app_at_setup(struct request *rq, struct ntp_host_event *ev,
+					 const bool btf)
 {
-	struct task_struct *task = (void *)bpf_get_current_task();
+	struct task_struct *task = btf ? bpf_get_current_task_btf() : (void *)bpf_get_current_task();
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id, cpu = bpf_get_smp_processor_id();
 	struct app_sys_slot *slot;
 	struct pt_regs *regs;
+	__u32 tflags;
 
-	ev->cgroup_id = BPF_CORE_READ(rq, bio, bi_blkg, blkcg, css.cgroup, kn, id);
-	if (BPF_CORE_READ(task, flags) & NTP_PF_KTHREAD)
+	if (btf) {
+		ev->cgroup_id = rq->bio->bi_blkg->blkcg->css.cgroup->kn->id;
+		tflags = task->flags;
+	} else {
+		ev->cgroup_id = BPF_CORE_READ(rq, bio, bi_blkg, blkcg, css.cgroup, kn, id);
+		tflags = BPF_CORE_READ(task, flags);
+	}
+	if (tflags & NTP_PF_KTHREAD)
 		return;
 	ev->pid = id >> 32;
 	ev->tid = tid;
@@ -366,7 +376,7 @@ static __always_inline void app_at_setup(struct request *rq, struct ntp_host_eve
 		return;
 	/* still in that system call: the one its user registers were saved for */
 	regs = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	if (BPF_CORE_READ(regs, orig_ax) != slot->nr)
+	if ((btf ? regs->orig_ax : BPF_CORE_READ(regs, orig_ax)) != slot->nr)
 		return;
 	ev->h_app_submit = slot->entered;
 	ev->flags |= NTP_HF_APP_SYSCALL;
@@ -374,17 +384,26 @@ static __always_inline void app_at_setup(struct request *rq, struct ntp_host_eve
 
 /*
  * At nvme_complete_rq (entry), for a sampled command: what posts its
- * completion to the application, and the kiocb for io_uring.
+ * completion to the application, and the kiocb for io_uring.  trq: the
+ * request as fentry's typed argument (NULL in the other modes), whose bio
+ * and its end_io are plain loads.
  */
-static __always_inline void app_at_complete(struct request *rq, struct ntp_host_event *ev,
-					    __u64 *iocb, __u64 *aux)
+static __always_inline void app_at_complete(struct request *rq, struct request *trq,
+					    struct ntp_host_event *ev, __u64 *iocb, __u64 *aux)
 {
-	struct bio *bio = BPF_CORE_READ(rq, bio);
-	__u64 end_io = (__u64)BPF_CORE_READ(bio, bi_end_io), kc;
+	struct bio *bio = NULL, *tbio;
+	__u64 end_io, kc;
 	struct blkdev_dio___ntp *dio;
 	struct kiocb *k;
 
 	*iocb = *aux = 0;
+	if (trq) {
+		tbio = trq->bio;
+		end_io = tbio ? (__u64)tbio->bi_end_io : 0;
+	} else {
+		bio = BPF_CORE_READ(rq, bio);
+		end_io = (__u64)BPF_CORE_READ(bio, bi_end_io);
+	}
 	if (!end_io)
 		return;
 	if (end_io == ksym_submit_bio_wait_endio) {
@@ -393,6 +412,9 @@ static __always_inline void app_at_complete(struct request *rq, struct ntp_host_
 	}
 	if (end_io != ksym_blkdev_end_io_async)
 		return;
+	/* its container's address is arithmetic, which a typed pointer does not allow */
+	if (trq)
+		bio = BPF_CORE_READ(rq, bio);
 	dio = (void *)bio - bpf_core_field_offset(struct blkdev_dio___ntp, bio);
 	k = BPF_CORE_READ(dio, iocb);
 	kc = (__u64)BPF_CORE_READ(k, ki_complete);

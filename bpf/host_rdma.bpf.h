@@ -87,34 +87,44 @@ static __always_inline void post_send_body(struct nvme_rdma_qe *qe, int ret, __u
 		set_cmd_sent(v, t);
 }
 
-/* the entry: the time, for a sampled command (bpf/ntp_attach.bpf.h: send_enter) */
+/* the kprobe's entry: the time, for a sampled command (bpf/ntp_attach.bpf.h: send_enter) */
 static __always_inline void post_enter(struct nvme_rdma_qe *qe)
 {
 	if (qe && lookup_rq(rdma_qe_to_rq(qe)))
 		send_enter((__u64)qe);
 }
 
+/* fentry: the note in the sampled command's entry (host.bpf.c: send_note) */
 SEC("fentry/nvme_rdma_post_send")
 int BPF_PROG(rdma_post_ent)
 {
-	if (runs(NTP_RUN_FENTRY))
-		post_enter(arg_untyped(ctx, 1));
+	struct nvme_rdma_qe *q;
+	struct inflight *v;
+
+	if (!runs(NTP_RUN_FENTRY))
+		return 0;
+	q = arg_untyped(ctx, 1);
+	if (q && (v = lookup_rq(rdma_qe_to_rq(q))))
+		send_note(v);
 	return 0;
 }
 
+/* not posted (ret): queue_rq fails or requeues the command */
 SEC("fexit/nvme_rdma_post_send")
 int BPF_PROG(rdma_post_send, struct nvme_rdma_queue *queue, struct nvme_rdma_qe *qe,
 	     void *sge, u32 num_sge, void *first, int ret)
 {
 	struct nvme_rdma_qe *q;
+	struct inflight *v;
 	__u64 t;
 
 	if (!runs(NTP_RUN_FENTRY))
 		return 0;
 	q = arg_untyped(ctx, 1);
-	if (q && lookup_rq(rdma_qe_to_rq(q))) {
-		send_exit(&t);
-		post_send_body(q, ret, t);
+	if (q && (v = lookup_rq(rdma_qe_to_rq(q)))) {
+		t = send_noted(v);
+		if (!ret)
+			set_cmd_sent(v, t);
 	}
 	return 0;
 }

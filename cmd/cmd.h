@@ -19,6 +19,7 @@ int cmd_report(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
 int cmd_series(int argc, const char **argv);
 int cmd_monitor(int argc, const char **argv);
+int cmd_top(int argc, const char **argv);
 int cmd_check(int argc, const char **argv);
 int cmd_dump(int argc, const char **argv);
 int cmd_export(int argc, const char **argv);

@@ -3,8 +3,9 @@
  * ntprof help [COMMAND]: the command list, or COMMAND's own --help, so that
  * "ntprof help X" and "ntprof X --help" can never print different text.
  *
- * Hidden, for the build: ntprof help --completion-tables bash prints every
- * command's option table for the bash completion (lib/cli/complete.h).
+ * Hidden, for the build: ntprof help --completion-tables bash|zsh prints
+ * every command's option table for that shell's completion
+ * (lib/cli/complete.h).
  */
 #include <stddef.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 
 /* where the table hook writes the table of the command being read */
 struct table_reader {
+	enum ntp_complete_shell sh;
 	const char *cmd;
 	enum ntp_complete_args args;
 	int tables;
@@ -26,7 +28,7 @@ static void read_table(void *ctx, const struct ntp_option *opts, unsigned int fl
 {
 	struct table_reader *r = ctx;
 
-	ntp_complete__bash_table(stdout, r->cmd, r->args, opts);
+	ntp_complete__table(stdout, r->sh, r->cmd, r->args, opts);
 	r->tables++;
 }
 
@@ -42,7 +44,7 @@ static enum ntp_complete_args operands(const struct cmd_struct *c)
 }
 
 /* each command run with the table hook set: it hands its table over and returns */
-static int completion_tables(void)
+static int completion_tables(enum ntp_complete_shell sh)
 {
 	const struct cmd_struct *table = ntp_cmd__table(), *c;
 	const char *names[32];
@@ -52,10 +54,10 @@ static int completion_tables(void)
 	for (c = table; c->name && n + 1 < sizeof(names) / sizeof(names[0]); c++)
 		names[n++] = c->name;
 	names[n] = NULL;
-	ntp_complete__bash_begin(stdout, names);
-	ntp_complete__bash_table(stdout, NULL, NTP_COMPLETE_ARGS_NONE, ntp_cmd__main_options());
+	ntp_complete__begin(stdout, sh, names);
+	ntp_complete__table(stdout, sh, NULL, NTP_COMPLETE_ARGS_NONE, ntp_cmd__main_options());
 	for (c = table; c->name; c++) {
-		struct table_reader r = { .cmd = c->name, .args = operands(c) };
+		struct table_reader r = { .sh = sh, .cmd = c->name, .args = operands(c) };
 		const char *argv[] = { c->name, NULL };
 
 		ntp_opt__set_table_hook(read_table, &r);
@@ -77,7 +79,7 @@ int cmd_help(int argc, const char **argv)
 		"ntprof help [COMMAND]",
 		NULL,
 	};
-	static const char *const shells[] = { "bash", NULL };
+	static const char *const shells[] = { "bash", "zsh", NULL };
 	const char *tables_for = NULL;
 	const struct ntp_option opts[] = {
 		NTP_OPT_CHOICE(0, "completion-tables", &tables_for, "SHELL",
@@ -99,7 +101,8 @@ int cmd_help(int argc, const char **argv)
 			ntp_error("unexpected argument '%s' with --completion-tables", argv[0]);
 			return NTP_EXIT_USAGE;
 		}
-		return completion_tables();
+		return completion_tables(strcmp(tables_for, "zsh") ? NTP_COMPLETE_BASH :
+					 NTP_COMPLETE_ZSH);
 	}
 	if (n == 0) {
 		ntp_cmd__usage(stdout);

@@ -38,6 +38,7 @@ static const struct cmd_struct commands[] = {
 	  CMD_ARGS_RECORDINGS },
 	{ "push",    cmd_push,    "send ntprof recordings to a fleet's ClickHouse server",
 	  CMD_ARGS_RECORDINGS },
+	{ "top",     cmd_top,     "a full-screen view of NVMe-oF latencies, refreshed live or replayed", 0 },
 	{ "monitor", cmd_monitor, "serve NVMe-oF stage latency histograms as Prometheus metrics",
 	  CMD_NEEDS_ROOT },
 	{ "check",   cmd_check,   "show what this kernel lets ntprof record", CMD_NEEDS_ROOT },

@@ -107,6 +107,9 @@ int cmd_report(int argc, const char **argv)
 			     "never page the text, even on a terminal (as ntprof --no-pager)"),
 		NTP_FLEET_CONN_OPTIONS(&conn),
 		NTP_FLEET_FILTER_OPTIONS(&fc.ff),
+		NTP_OPT_BOOL(0, "approx", &fc.ff.approx,
+			     "--url: percentiles by the engine's t-digest: faster, approximate "
+			     "(the error: ntprof-fleet(7))"),
 		NTP_OPT_END(),
 	};
 	int n, err;

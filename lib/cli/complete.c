@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The tables of ntprof's bash completion (lib/cli/complete.h), as bash
- * assignments that contrib/completion/ntprof.bash reads:
+ * The tables of ntprof's bash and zsh completion (lib/cli/complete.h), as
+ * assignments that contrib/completion/ntprof.bash and ntprof.zsh read (the
+ * same tables; bash writes a key as ["a b"], zsh appends ('a b' value)):
  *
  *	_ntprof_commands        the commands, in the order of `ntprof help`
  *	_ntprof_opts[CMD]       CMD's options, both spellings; CMD "ntprof": the global ones
@@ -31,17 +32,37 @@ static void put(FILE *f, const char *s)
 	}
 }
 
-void ntp_complete__bash_begin(FILE *f, const char *const *commands)
+/* KEY's entry of the associative array name: its value follows, then end_entry() */
+static void entry(FILE *f, enum ntp_complete_shell sh, const char *name, const char *key)
+{
+	if (sh == NTP_COMPLETE_ZSH) {
+		fprintf(f, "%s+=('", name);
+		put(f, key);
+		fputs("' '", f);
+	} else {
+		fprintf(f, "%s[\"%s\"]='", name, key);
+	}
+}
+
+static void end_entry(FILE *f, enum ntp_complete_shell sh)
+{
+	fputs(sh == NTP_COMPLETE_ZSH ? "')\n" : "'\n", f);
+}
+
+void ntp_complete__begin(FILE *f, enum ntp_complete_shell sh, const char *const *commands)
 {
 	size_t k;
 
-	fputs("# The option tables, generated from ntprof's own by\n"
-	      "# `ntprof help --completion-tables bash`.\n", f);
+	fprintf(f, "# The option tables, generated from ntprof's own by\n"
+		"# `ntprof help --completion-tables %s`.\n", sh == NTP_COMPLETE_ZSH ? "zsh" : "bash");
 	fputs("_ntprof_commands='", f);
 	for (k = 0; commands[k]; k++)
 		fprintf(f, "%s%s", k ? " " : "", commands[k]);
 	fputs("'\n", f);
-	fputs("declare -gA _ntprof_opts=() _ntprof_args=() _ntprof_operands=()\n", f);
+	fputs(sh == NTP_COMPLETE_ZSH ?
+	      "typeset -gA _ntprof_opts _ntprof_args _ntprof_operands\n"
+	      "_ntprof_opts=() _ntprof_args=() _ntprof_operands=()\n" :
+	      "declare -gA _ntprof_opts=() _ntprof_args=() _ntprof_operands=()\n", f);
 }
 
 static bool has_short(const struct ntp_option *opts, int c)
@@ -61,13 +82,15 @@ static bool has_long(const struct ntp_option *opts, const char *name)
 }
 
 /* _ntprof_args["CMD -x"]='f', 'w a b', 'l a b' or 'n': what completes the option's value */
-static void arg_entry(FILE *f, const char *key, const char *dashes, const char *name,
-		      const struct ntp_option *o)
+static void arg_entry(FILE *f, enum ntp_complete_shell sh, const char *key, const char *dashes,
+		      const char *name, const struct ntp_option *o)
 {
 	const char *const *words = ntp_opt__value_words(o);
+	char k2[128];
 	size_t k;
 
-	fprintf(f, "_ntprof_args[\"%s %s%s\"]='", key, dashes, name);
+	snprintf(k2, sizeof(k2), "%s %s%s", key, dashes, name);
+	entry(f, sh, "_ntprof_args", k2);
 	if (words) {
 		put(f, o->argh && strchr(o->argh, ',') ? "l" : "w");
 		for (k = 0; words[k]; k++) {
@@ -77,11 +100,11 @@ static void arg_entry(FILE *f, const char *key, const char *dashes, const char *
 	} else {
 		put(f, o->argh && !strcmp(o->argh, "FILE") ? "f" : "n");
 	}
-	fputs("'\n", f);
+	end_entry(f, sh);
 }
 
-void ntp_complete__bash_table(FILE *f, const char *cmd, enum ntp_complete_args args,
-			      const struct ntp_option *opts)
+void ntp_complete__table(FILE *f, enum ntp_complete_shell sh, const char *cmd,
+			 enum ntp_complete_args args, const struct ntp_option *opts)
 {
 	static const char *const operands[] = {
 		[NTP_COMPLETE_ARGS_RECORDINGS] = "recordings",
@@ -92,7 +115,7 @@ void ntp_complete__bash_table(FILE *f, const char *cmd, enum ntp_complete_args a
 	const struct ntp_option *o;
 	bool first = true;
 
-	fprintf(f, "_ntprof_opts[%s]='", key);
+	entry(f, sh, "_ntprof_opts", key);
 	for (o = opts; o->type != NTP_OPT_TYPE_END; o++) {
 		if (o->hidden)
 			continue;
@@ -106,7 +129,7 @@ void ntp_complete__bash_table(FILE *f, const char *cmd, enum ntp_complete_args a
 		fprintf(f, "%s-h", first ? "" : " "), first = false;
 	if (!has_long(opts, "help"))
 		fprintf(f, "%s--help", first ? "" : " ");
-	fputs("'\n", f);
+	end_entry(f, sh);
 
 	for (o = opts; o->type != NTP_OPT_TYPE_END; o++) {
 		char letter[2] = { (char)o->short_name, '\0' };
@@ -114,10 +137,13 @@ void ntp_complete__bash_table(FILE *f, const char *cmd, enum ntp_complete_args a
 		if (o->hidden || !ntp_opt__takes_value(o))
 			continue;
 		if (o->short_name)
-			arg_entry(f, key, "-", letter, o);
+			arg_entry(f, sh, key, "-", letter, o);
 		if (o->long_name)
-			arg_entry(f, key, "--", o->long_name, o);
+			arg_entry(f, sh, key, "--", o->long_name, o);
 	}
-	if (args != NTP_COMPLETE_ARGS_NONE)
-		fprintf(f, "_ntprof_operands[%s]='%s'\n", key, operands[args]);
+	if (args != NTP_COMPLETE_ARGS_NONE) {
+		entry(f, sh, "_ntprof_operands", key);
+		put(f, operands[args]);
+		end_entry(f, sh);
+	}
 }

@@ -27,6 +27,9 @@ enum ntp_exit {
 	NTP_EXIT_FLEET_SCHEMA = 15,   /* the fleet's tables are of another schema version */
 	NTP_EXIT_FLEET_PARTIAL = 16,  /* a push stopped part way: run it again */
 	NTP_EXIT_SERVE = 17,      /* monitor: cannot serve (the listen address) */
+	NTP_EXIT_NOTTY = 18,      /* top: standard input or output is not a terminal */
+	NTP_EXIT_HASH = 19,       /* recordings sampled with different hash versions: they
+				   * select different commands and are never joined */
 };
 
 #endif

@@ -134,6 +134,8 @@ static const char *exit_cause(int code, const char *mismatch)
 		return "bad command line";
 	case NTP_EXIT_MISMATCH:
 		return mismatch;
+	case NTP_EXIT_HASH:
+		return "recordings sampled with different hash versions";
 	default:
 		return "runtime failure";
 	}

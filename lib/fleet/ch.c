@@ -5,6 +5,7 @@
  * kept for every statement of a command.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +16,32 @@
 #include "lib/cli/exit.h"
 #include "lib/fleet/ch.h"
 
+/* a body sent from several buffers in turn: a Native block's headers and columns */
+struct body_seg {
+	const unsigned char *p;
+	size_t len;
+};
+
+struct body {
+	struct body_seg *seg;
+	int nseg, at;
+	size_t off;
+};
+
+/* an insert on a thread of its own (ntp_ch__insert_async) */
+struct pending {
+	pthread_t thread;
+	bool running;
+	const char *table;
+	const struct ntp_ch_block *block;
+	unsigned flags;
+	int err;
+	char msg[1024];
+};
+
 struct ntp_ch {
 	CURL *curl;
+	struct pending async;
 	char *url;                /* as given */
 	char *database;
 	struct ntp_ch_reply *r;   /* the reply being read */
@@ -59,6 +84,13 @@ static void le(struct ntp_ch_buf *b, uint64_t v, int n)
 {
 	unsigned char x[8];
 
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (!b->oom && b->len + (size_t)n <= b->cap) {
+		memcpy(b->p + b->len, &v, (size_t)n);
+		b->len += (size_t)n;
+		return;
+	}
+#endif
 	for (int i = 0; i < n; i++)
 		x[i] = (unsigned char)(v >> (8 * i));
 	ntp_ch_buf__bytes(b, x, (size_t)n);
@@ -172,6 +204,7 @@ void ntp_ch__close(struct ntp_ch *ch)
 {
 	if (!ch)
 		return;
+	ntp_ch__wait(ch);
 	if (ch->curl)
 		curl_easy_cleanup(ch->curl);
 	ntp_ch_buf__free(&ch->in);
@@ -220,8 +253,29 @@ static void first_line(char *s)
 		*e = '\0';
 }
 
-int ntp_ch__query(struct ntp_ch *ch, const char *sql, const void *data, size_t len,
-		  struct ntp_ch_reply *r, unsigned flags)
+static size_t on_read(char *to, size_t size, size_t n, void *ctx)
+{
+	struct body *b = ctx;
+	size_t want = size * n, got = 0;
+
+	while (got < want && b->at < b->nseg) {
+		const struct body_seg *s = &b->seg[b->at];
+		size_t k = s->len - b->off < want - got ? s->len - b->off : want - got;
+
+		memcpy(to + got, s->p + b->off, k);
+		got += k;
+		b->off += k;
+		if (b->off == s->len) {
+			b->at++;
+			b->off = 0;
+		}
+	}
+	return got;
+}
+
+/* sql, with data (len bytes) or the segments of body as its input, or neither */
+static int perform(struct ntp_ch *ch, const char *sql, const void *data, size_t len,
+		   struct body *body, struct ntp_ch_reply *r, unsigned flags)
 {
 	struct ntp_ch_reply local = { 0 };
 	char *q = NULL, *url = NULL;
@@ -242,7 +296,12 @@ int ntp_ch__query(struct ntp_ch *ch, const char *sql, const void *data, size_t l
 	else
 		ntp_debug("%s: %.300s%s", ch->url, sql, strlen(sql) > 300 ? "..." : "");
 	/* with data the statement goes in the URL (the body is its input), else it is the body */
-	if (data) {
+	if (body) {
+		len = 0;
+		for (int i = 0; i < body->nseg; i++)
+			len += body->seg[i].len;
+	}
+	if (data || body) {
 		q = curl_easy_escape(ch->curl, sql, 0);
 		if (!q)
 			goto nomem;
@@ -264,9 +323,15 @@ int ntp_ch__query(struct ntp_ch *ch, const char *sql, const void *data, size_t l
 		curl_free(db);
 	}
 	curl_easy_setopt(ch->curl, CURLOPT_URL, url);
-	curl_easy_setopt(ch->curl, CURLOPT_POSTFIELDS, data ? data : (const void *)sql);
+	if (body) {
+		curl_easy_setopt(ch->curl, CURLOPT_POSTFIELDS, NULL);
+		curl_easy_setopt(ch->curl, CURLOPT_READFUNCTION, on_read);
+		curl_easy_setopt(ch->curl, CURLOPT_READDATA, body);
+	} else {
+		curl_easy_setopt(ch->curl, CURLOPT_POSTFIELDS, data ? data : (const void *)sql);
+	}
 	curl_easy_setopt(ch->curl, CURLOPT_POSTFIELDSIZE_LARGE,
-			 (curl_off_t)(data ? len : strlen(sql)));
+			 (curl_off_t)(data || body ? len : strlen(sql)));
 	ch->errbuf[0] = '\0';
 	rc = curl_easy_perform(ch->curl);
 	if (ch->in.oom)
@@ -310,6 +375,12 @@ out:
 	return err;
 }
 
+int ntp_ch__query(struct ntp_ch *ch, const char *sql, const void *data, size_t len,
+		  struct ntp_ch_reply *r, unsigned flags)
+{
+	return perform(ch, sql, data, len, NULL, r, flags);
+}
+
 int ntp_ch__queryf(struct ntp_ch *ch, struct ntp_ch_reply *r, unsigned flags, const char *fmt, ...)
 {
 	char *sql = NULL;
@@ -326,6 +397,154 @@ int ntp_ch__queryf(struct ntp_ch *ch, struct ntp_ch_reply *r, unsigned flags, co
 	err = ntp_ch__query(ch, sql, NULL, 0, r, flags);
 	free(sql);
 	return err;
+}
+
+/* ---- Native blocks ----------------------------------------------------------------- */
+
+int ntp_ch_block__init(struct ntp_ch_block *b, const char *const *names,
+		       const char *const *types, int ncols)
+{
+	memset(b, 0, sizeof(*b));
+	b->col = calloc((size_t)ncols, sizeof(*b->col));
+	if (!b->col)
+		return -ENOMEM;
+	b->ncols = ncols;
+	b->names = names;
+	b->types = types;
+	return 0;
+}
+
+void ntp_ch_block__reset(struct ntp_ch_block *b)
+{
+	for (int i = 0; i < b->ncols; i++)
+		b->col[i].len = 0;
+	b->rows = 0;
+}
+
+bool ntp_ch_block__oom(const struct ntp_ch_block *b)
+{
+	for (int i = 0; i < b->ncols; i++)
+		if (b->col[i].oom)
+			return true;
+	return false;
+}
+
+void ntp_ch_block__free(struct ntp_ch_block *b)
+{
+	for (int i = 0; b->col && i < b->ncols; i++)
+		ntp_ch_buf__free(&b->col[i]);
+	free(b->col);
+	memset(b, 0, sizeof(*b));
+}
+
+static void varint(struct ntp_ch_buf *b, uint64_t k)
+{
+	do {
+		unsigned char c = k & 0x7f;
+
+		k >>= 7;
+		ntp_ch_buf__u8(b, c | (k ? 0x80 : 0));
+	} while (k);
+}
+
+int ntp_ch__insert(struct ntp_ch *ch, const char *table, const struct ntp_ch_block *b,
+		   unsigned flags)
+{
+	struct ntp_ch_buf head = { 0 };
+	struct body body = { 0 };
+	size_t *at = NULL;
+	char *sql = NULL;
+	FILE *m;
+	size_t len = 0;
+	int err = NTP_EXIT_FAILURE;
+
+	/* the statement, and the block's header and each column's (name, type) before its values */
+	m = open_memstream(&sql, &len);
+	if (!m)
+		goto nomem;
+	fprintf(m, "INSERT INTO %s (", table);
+	for (int i = 0; i < b->ncols; i++)
+		fprintf(m, "%s%s", i ? ", " : "", b->names[i]);
+	fputs(") FORMAT Native", m);
+	if (fclose(m))
+		goto nomem;
+	body.seg = calloc(2 * (size_t)b->ncols + 1, sizeof(*body.seg));
+	at = calloc(2 * (size_t)b->ncols + 1, sizeof(*at));
+	if (!body.seg || !at)
+		goto nomem;
+	varint(&head, (uint64_t)b->ncols);
+	varint(&head, b->rows);
+	for (int i = 0; i < b->ncols; i++) {
+		at[1 + 2 * i] = head.len;
+		ntp_ch_buf__str(&head, b->names[i]);
+		ntp_ch_buf__str(&head, b->types[i]);
+		at[2 + 2 * i] = head.len;
+	}
+	if (head.oom || ntp_ch_block__oom(b))
+		goto nomem;
+	/* the segments point into head once it is whole (it no longer moves) */
+	body.seg[0] = (struct body_seg){ head.p, at[1] };
+	for (int i = 0; i < b->ncols; i++) {
+		body.seg[1 + 2 * i] = (struct body_seg){ head.p + at[1 + 2 * i],
+							 at[2 + 2 * i] - at[1 + 2 * i] };
+		body.seg[2 + 2 * i] = (struct body_seg){ b->col[i].p, b->col[i].len };
+	}
+	if (!b->ncols)
+		body.seg[0].len = head.len;
+	body.nseg = 1 + 2 * b->ncols;
+	err = perform(ch, sql, NULL, 0, &body, NULL, flags);
+	goto out;
+nomem:
+	ntp_error("%s: %s", ch->url, strerror(ENOMEM));
+out:
+	ntp_ch_buf__free(&head);
+	free(body.seg);
+	free(at);
+	free(sql);
+	return err;
+}
+
+static void *insert_thread(void *arg)
+{
+	struct ntp_ch *ch = arg;
+	struct pending *a = &ch->async;
+
+	/* this thread's line kept for the caller's, to print or hold as its own */
+	ntp_err__hold(a->msg, sizeof(a->msg));
+	a->err = ntp_ch__insert(ch, a->table, a->block, a->flags);
+	ntp_err__hold(NULL, 0);
+	return NULL;
+}
+
+int ntp_ch__insert_async(struct ntp_ch *ch, const char *table, const struct ntp_ch_block *b,
+			 unsigned flags)
+{
+	struct pending *a = &ch->async;
+	int rc;
+
+	a->table = table;
+	a->block = b;
+	a->flags = flags;
+	a->err = 0;
+	a->msg[0] = '\0';
+	rc = pthread_create(&a->thread, NULL, insert_thread, ch);
+	if (rc)
+		return -rc;
+	a->running = true;
+	return 0;
+}
+
+int ntp_ch__wait(struct ntp_ch *ch)
+{
+	struct pending *a = &ch->async;
+
+	if (!a->running)
+		return 0;
+	pthread_join(a->thread, NULL);
+	a->running = false;
+	if (a->err && a->msg[0])
+		ntp_error("%s", a->msg);
+	return a->err;
 }
 
 /* ---- text in and out --------------------------------------------------------------- */

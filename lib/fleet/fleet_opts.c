@@ -80,11 +80,12 @@ int ntp_fleet_conn__none(const struct ntp_fleet_conn *c, const struct ntp_fleet_
 {
 	const char *opts[] = { "--user", "--password-file", "--cacert", "--database", "--host",
 			       "--target", "--run", "--subsysnqn", "--controller", "--from",
-			       "--until" };
+			       "--until", "--approx" };
 	const char *given[] = { c->user, c->password_file, c->cacert, c->database,
 				ff ? ff->hosts : NULL, ff ? ff->targets : NULL, ff ? ff->runs : NULL,
 				ff ? ff->subsysnqn : NULL, ff ? ff->cntlids : NULL,
-				ff ? ff->from : NULL, ff ? ff->until : NULL };
+				ff ? ff->from : NULL, ff ? ff->until : NULL,
+				ff && ff->approx ? "" : NULL };
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
 		if (given[i]) {

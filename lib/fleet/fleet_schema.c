@@ -107,7 +107,10 @@ const char *ntp_fleet__stage_sql(int s, char *buf, size_t len)
 	return NULL;
 }
 
-/* table t's columns: cmds' with its stages (MATERIALIZED), pairs' with the joined ones */
+/*
+ * table t's columns: cmds' with its stages (ALIAS: computed when read, so an
+ * insert neither computes nor stores them), pairs' with the joined ones
+ */
 static void print_columns(FILE *out, enum ntp_fleet_table t)
 {
 	char f[512];
@@ -119,11 +122,39 @@ static void print_columns(FILE *out, enum ntp_fleet_table t)
 		if (!ntp_fleet__stage_sql(s, f, sizeof(f)))
 			continue;
 		if (t == NTP_FLEET_CMDS && (!strcmp(v, "host_stages") || !strcmp(v, "target_stages")))
-			fprintf(out, ", %s_ns Int64 DEFAULT %s", ntp_stages[s].key, f);
+			fprintf(out, ", %s_ns Int64 ALIAS %s", ntp_stages[s].key, f);
 		/* the joined view's stages: the host's, the target's and the joined ones */
 		if (t == NTP_FLEET_PAIRS && s != NTP_STAGE_NETWORK_STAR && s != NTP_STAGE_RESIDENCE)
 			fprintf(out, ", %s_ns Int64", ntp_stages[s].key);
 	}
+}
+
+int ntp_fleet__columns(enum ntp_fleet_table t, char *buf, size_t len, const char **names,
+		       const char **types, int max)
+{
+	char *p = buf, *sp;
+	int n = 0;
+
+	if ((size_t)snprintf(buf, len, "%s", tables[t].cols) >= len)
+		return -ENOSPC;
+	/* "name Type, name Type, ...": no type of a written column has a comma */
+	while (*p) {
+		if (n == max)
+			return -ENOSPC;
+		sp = strchr(p, ' ');
+		if (!sp)
+			return -EINVAL;
+		*sp = '\0';
+		names[n] = p;
+		types[n] = sp + 1;
+		p = sp + 1 + strcspn(sp + 1, ",");
+		if (*p) {
+			*p = '\0';
+			p += 2;
+		}
+		n++;
+	}
+	return n;
 }
 
 int ntp_fleet__print_schema(FILE *out, const char *db, const char *cluster)

@@ -57,6 +57,14 @@ static inline const char *ntp_fleet__table(const struct ntp_fleet *f, enum ntp_f
 	return f->names[t][local];
 }
 
+/*
+ * Table t's columns as ntprof writes them (the computed stages left out):
+ * their names and types, pointing into buf.  Their number, or -ENOSPC
+ * when buf or max is too small.
+ */
+int ntp_fleet__columns(enum ntp_fleet_table t, char *buf, size_t len, const char **names,
+		       const char **types, int max);
+
 /* the CREATE statements of the tables in database db, over cluster (NULL: one server) */
 int ntp_fleet__print_schema(FILE *out, const char *db, const char *cluster);
 

@@ -508,21 +508,24 @@ static int percentiles(double *p)
  * are the sorted values at the ranks ntp_interval__quantile_ranks gives,
  * computed by the engine with the same double operations in the same order.
  */
-static void aggregates(FILE *m, const char *x, bool hist)
+static void aggregates(FILE *m, const char *x, bool hist, bool approx)
 {
 	double p[NTP_PCT_MAX];
 	int np = percentiles(p);
 
 	fprintf(m, ", countIf(ok), minIf(%s, ok), maxIf(%s, ok), sumIf(%s, ok), "
-		"stddevSampIf(%s, ok), quantilesExactIf(", x, x, x, x);
+		"stddevSampIf(%s, ok), %sIf(", x, x, x, x,
+		/* the t-digest's values are Float32: rounded to integers as the exact ones are */
+		approx ? "arrayMap(v -> toInt64(round(v)), quantilesTDigest" : "quantilesExact");
 	for (int i = 0; i < np; i++) {
 		int64_t ppm = llround(p[i] * 1e6);
 		double q = nextafter((double)(100000000 - ppm) / 1e8, 1.0);
 
 		fprintf(m, "%s%.17g", i ? ", " : "", q);
 	}
-	fprintf(m, ")(-%s, ok), [", x);
-	for (int i = 0; i < np; i++) {
+	fprintf(m, ")(-%s, ok)%s, [", x, approx ? ")" : "");
+	/* --approx: no interval (report prints none; compare, which needs them, has no --approx) */
+	for (int i = 0; i < np && !approx; i++) {
 		double q = p[i] / 100.0;
 
 		for (int hi = 0; hi < 2; hi++)
@@ -673,9 +676,9 @@ static int load_groups(struct fleet_source *fs, struct ntp_report *r, bool hist)
 	for (int i = 0; i < v->nstages; i++)
 		fprintf(m, " + %s", stage_col(v->stages[i].id, col, sizeof(col)));
 	fputc(')', m);
-	aggregates(m, e2e, hist);
+	aggregates(m, e2e, hist, fs->ff.approx);
 	for (int i = 0; i < v->nstages; i++)
-		aggregates(m, stage_col(v->stages[i].id, col, sizeof(col)), hist);
+		aggregates(m, stage_col(v->stages[i].id, col, sizeof(col)), hist, fs->ff.approx);
 	from_where(fs, r, m);
 	fprintf(m, " GROUP BY %s, ns, io_type, bytes FORMAT TabSeparated",
 		joined ? "host_run" : "run_id");

@@ -41,6 +41,11 @@ struct ntp_fleet_filter {
 	const char *subsysnqn;    /* commands of this subsystem */
 	const char *cntlids;      /* commands of these controller ids */
 	const char *from, *until; /* UTC: YYYY-MM-DD[THH:MM[:SS]] or @SECONDS; commands in [from, until) */
+	/*
+	 * percentiles by the engine's t-digest (quantilesTDigest), without their
+	 * intervals: faster, within the rank error ntprof-fleet(7) documents
+	 */
+	bool approx;
 };
 
 /*

@@ -2,7 +2,8 @@
 /*
  * ntprof push (lib/fleet/push.h): each recording read once through the
  * model's source (lib/model/model_files.h, the one way in), through
- * ntprof's own stage views, and sent in RowBinary batches.
+ * ntprof's own stage views, and sent in batches: the commands in Native
+ * blocks, each sent on a thread while the next is read.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -295,8 +296,14 @@ struct pusher {
 	const struct ntp_push_opts *o;
 	const char *path;
 	struct ntp_fleet_run *run;
-	struct ntp_ch_buf buf;
-	int64_t rows, sent;       /* rows in buf; rows sent by this push */
+	struct ntp_ch_buf buf;    /* runs' and ids' rows, in RowBinary */
+	/* commands, column by column: one block filled while the other is sent */
+	struct ntp_ch_block blk[2];
+	int cur;
+	char colbuf[1024];        /* cmds' column names and types, that the blocks point to */
+	const char *names[48], *types[48];
+	int64_t in_flight;        /* the rows of the block being sent */
+	int64_t rows, sent;       /* rows in buf; commands the engine took from this push */
 	int64_t total;            /* the rows the push is to send */
 	int batches;
 	bool started;             /* something of this push id reached the engine */
@@ -320,12 +327,6 @@ static int send_rows(struct pusher *p, enum ntp_fleet_table t, const char *cols)
 	}
 	err = ntp_ch__query(p->f->ch, sql, p->buf.p, p->buf.len, NULL, NTP_CH_SYNC);
 	free(sql);
-	if (!err && t == NTP_FLEET_CMDS) {
-		p->sent += p->rows;
-		p->batches++;
-		ntp_debug("%s: batch %d: %" PRId64 " of %" PRId64 " commands sent", p->path,
-			  p->batches, p->sent, p->total);
-	}
 	p->started |= !err;
 	p->buf.len = 0;
 	p->rows = 0;
@@ -400,11 +401,61 @@ static int send_names(struct pusher *p, const struct names *nm)
 	return send_rows(p, NTP_FLEET_IDS, cols);
 }
 
-static const char cmds_cols[] =
-	"day, run_id, push_id, side, id, subsysnqn, cntlid, qid, cid, nsid, opcode, slba, nlb, "
-	"bytes, status, join_key, io_type, ns, path, controller, utc_ns, bad, "
-	"h_start_ns, h_queue_ns, sent_ns, r2t_host_ns, recv_ns, h_done_ns, "
-	"t_recv_ns, submit_ns, cmpl_ns, r2t_wait_ns, t_sent_ns";
+/* the commands' blocks, with cmds' columns (lib/fleet/fleet_schema.c) */
+static int blocks_init(struct pusher *p)
+{
+	int n = ntp_fleet__columns(NTP_FLEET_CMDS, p->colbuf, sizeof(p->colbuf), p->names,
+				   p->types, 48);
+
+	if (n < 0 || ntp_ch_block__init(&p->blk[0], p->names, p->types, n) ||
+	    ntp_ch_block__init(&p->blk[1], p->names, p->types, n)) {
+		ntp_error("%s: %s", p->path, strerror(n < 0 ? -n : ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* the block in flight taken (or refused) by the engine */
+static int settle(struct pusher *p)
+{
+	int err = ntp_ch__wait(p->f->ch);
+
+	if (!err && p->in_flight) {
+		p->sent += p->in_flight;
+		p->batches++;
+		ntp_debug("%s: batch %d: %" PRId64 " of %" PRId64 " commands sent", p->path,
+			  p->batches, p->sent, p->total);
+	}
+	p->in_flight = 0;
+	return err;
+}
+
+/* the block being filled sent, and the other one to fill: wait=true waits for it too */
+static int send_block(struct pusher *p, bool wait)
+{
+	struct ntp_ch_block *b = &p->blk[p->cur];
+	const char *table = ntp_fleet__table(p->f, NTP_FLEET_CMDS, false);
+	int err = settle(p);
+
+	if (err || !b->rows)
+		return err;
+	if (ntp_ch_block__oom(b)) {
+		ntp_error("%s: %s", p->path, strerror(ENOMEM));
+		return NTP_EXIT_FAILURE;
+	}
+	p->started = true;
+	p->in_flight = (int64_t)b->rows;
+	if (ntp_ch__insert_async(p->f->ch, table, b, NTP_CH_SYNC)) {
+		/* no thread: sent from this one */
+		err = ntp_ch__insert(p->f->ch, table, b, NTP_CH_SYNC);
+		if (err)
+			p->in_flight = 0;
+		err = err ?: settle(p);
+	}
+	p->cur ^= 1;
+	ntp_ch_block__reset(&p->blk[p->cur]);
+	return err ?: wait ? settle(p) : 0;
+}
 
 static const char *text_at(sqlite3_stmt *st, int i)
 {
@@ -444,7 +495,8 @@ static int send_side(struct pusher *p, struct ntp_source *s, const struct names 
 	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return sql_fail(s->db, p->path, "reading its commands");
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct ntp_ch_buf *b = &p->buf;
+		struct ntp_ch_block *blk = &p->blk[p->cur];
+		struct ntp_ch_buf *c = blk->col;
 		int64_t v[NTP_DB_HOST_NPOINTS] = { 0 }, t0, utc;
 		struct ntp_key k = {
 			.cid = sqlite3_column_int64(st, 7), .slba = sqlite3_column_int64(st, 8),
@@ -455,6 +507,7 @@ static int send_side(struct pusher *p, struct ntp_source *s, const struct names 
 		enum ntp_db_points kind;
 		const char *who = target ? text_at(st, 3) : text_at(st, 5);
 		uint8_t bad = 0;
+		int i = 0;
 
 		kind = ntp_db__points(st, 15, target ? NTP_DB_TARGET_NPOINTS : NTP_DB_HOST_NPOINTS, v);
 		if (kind == NTP_DB_POINTS_OTHER) {
@@ -481,40 +534,49 @@ static int send_side(struct pusher *p, struct ntp_source *s, const struct names 
 		}
 		t0 = v[0];
 		utc = p->run->start_utc_ns > 0 ? p->run->start_utc_ns + (t0 - p->run->start_ns) : 0;
-		ntp_ch_buf__u16(b, (uint16_t)(utc > 0 ? utc / NS_PER_DAY : 0));
-		ntp_ch_buf__u64(b, p->run->run_id);
-		ntp_ch_buf__u64(b, p->run->push_id);
-		ntp_ch_buf__u8(b, target ? 2 : 1);
-		ntp_ch_buf__i64(b, sqlite3_column_int64(st, 0));
-		ntp_ch_buf__str(b, last_nqn);
-		ntp_ch_buf__u16(b, (uint16_t)k.cntlid);
-		ntp_ch_buf__u16(b, (uint16_t)k.qid);
-		ntp_ch_buf__u16(b, (uint16_t)k.cid);
-		ntp_ch_buf__u32(b, (uint32_t)k.nsid);
-		ntp_ch_buf__u8(b, (uint8_t)k.opcode);
-		ntp_ch_buf__u64(b, (uint64_t)k.slba);
-		ntp_ch_buf__u32(b, (uint32_t)k.nlb);
-		ntp_ch_buf__u64(b, (uint64_t)sqlite3_column_int64(st, 2));
-		ntp_ch_buf__u32(b, (uint32_t)sqlite3_column_int64(st, 10));
-		ntp_ch_buf__i64(b, sqlite3_column_type(st, 14) == SQLITE_INTEGER ?
+		/* cmds' columns in the table's order (lib/fleet/fleet_schema.c) */
+		ntp_ch_buf__u16(&c[i++], (uint16_t)(utc > 0 ? utc / NS_PER_DAY : 0));
+		ntp_ch_buf__u64(&c[i++], p->run->run_id);
+		ntp_ch_buf__u64(&c[i++], p->run->push_id);
+		ntp_ch_buf__u8(&c[i++], target ? 2 : 1);
+		ntp_ch_buf__i64(&c[i++], sqlite3_column_int64(st, 0));
+		ntp_ch_buf__str(&c[i++], last_nqn);
+		ntp_ch_buf__u16(&c[i++], (uint16_t)k.cntlid);
+		ntp_ch_buf__u16(&c[i++], (uint16_t)k.qid);
+		ntp_ch_buf__u16(&c[i++], (uint16_t)k.cid);
+		ntp_ch_buf__u32(&c[i++], (uint32_t)k.nsid);
+		ntp_ch_buf__u8(&c[i++], (uint8_t)k.opcode);
+		ntp_ch_buf__u64(&c[i++], (uint64_t)k.slba);
+		ntp_ch_buf__u32(&c[i++], (uint32_t)k.nlb);
+		ntp_ch_buf__u64(&c[i++], (uint64_t)sqlite3_column_int64(st, 2));
+		ntp_ch_buf__u32(&c[i++], (uint32_t)sqlite3_column_int64(st, 10));
+		ntp_ch_buf__i64(&c[i++], sqlite3_column_type(st, 14) == SQLITE_INTEGER ?
 				sqlite3_column_int64(st, 14) : (int64_t)ntp_key__hash(&k));
-		ntp_ch_buf__str(b, text_at(st, 1));
-		ntp_ch_buf__str(b, text_at(st, 3));
-		ntp_ch_buf__str(b, text_at(st, 4));
-		ntp_ch_buf__str(b, text_at(st, 5));
-		ntp_ch_buf__i64(b, utc);
-		ntp_ch_buf__u8(b, bad);
-		for (int i = 0; i < NTP_DB_HOST_NPOINTS; i++)
-			ntp_ch_buf__i64(b, target ? 0 : v[i]);
-		for (int i = 0; i < NTP_DB_TARGET_NPOINTS; i++)
-			ntp_ch_buf__i64(b, target ? v[i] : 0);
-		if (++p->rows >= batch)
-			err = send_rows(p, NTP_FLEET_CMDS, cmds_cols);
+		ntp_ch_buf__str(&c[i++], text_at(st, 1));
+		ntp_ch_buf__str(&c[i++], text_at(st, 3));
+		ntp_ch_buf__str(&c[i++], text_at(st, 4));
+		ntp_ch_buf__str(&c[i++], text_at(st, 5));
+		ntp_ch_buf__i64(&c[i++], utc);
+		ntp_ch_buf__u8(&c[i++], bad);
+		for (int j = 0; j < NTP_DB_HOST_NPOINTS; j++)
+			ntp_ch_buf__i64(&c[i++], target ? 0 : v[j]);
+		for (int j = 0; j < NTP_DB_TARGET_NPOINTS; j++)
+			ntp_ch_buf__i64(&c[i++], target ? v[j] : 0);
+		if (i != blk->ncols) {
+			ntp_error("%s: %d columns written, cmds has %d", p->path, i, blk->ncols);
+			err = NTP_EXIT_FAILURE;
+			break;
+		}
+		ntp_ch_block__row(blk);
+		if ((int64_t)blk->rows >= batch)
+			err = send_block(p, false);
 	}
-	if (!err && rc != SQLITE_DONE)
+	if (!err && rc != SQLITE_DONE) {
+		settle(p);
 		err = sql_fail(s->db, p->path, "reading its commands");
+	}
 	sqlite3_finalize(st);
-	return err ?: send_rows(p, NTP_FLEET_CMDS, cmds_cols);
+	return err ?: send_block(p, true);
 }
 
 /* the engine's count of this push's commands */
@@ -594,6 +656,7 @@ static int push_one(struct ntp_fleet *f, const struct ntp_push_opts *o, const ch
 	/* the engine's errors held, to be told in the one line that says what became of the push */
 	if (!err)
 		ntp_err__hold(held, sizeof(held));
+	err = err ?: blocks_init(&p);
 	err = err ?: send_run_row(&p, false);
 	err = err ?: send_names(&p, &nm);
 	if (!err && (run->sides & NTP_SIDE_HOST))
@@ -619,7 +682,10 @@ static int push_one(struct ntp_fleet *f, const struct ntp_push_opts *o, const ch
 	if (!err)
 		ntp_debug("%s: %" PRId64 " commands in %d batches to %s (run %016" PRIx64 ")", path,
 			 p.sent, p.batches, ntp_ch__url(f->ch), run->run_id);
+	settle(&p);
 	ntp_ch_buf__free(&p.buf);
+	ntp_ch_block__free(&p.blk[0]);
+	ntp_ch_block__free(&p.blk[1]);
 	free_names(&nm);
 	ntp_source__close(s);
 	return err;
@@ -631,6 +697,13 @@ int ntp_push__run(const char *const *paths, int n, const struct ntp_push_opts *o
 	struct ntp_fleet *f = NULL;
 	int err;
 
+	/*
+	 * no mutex per connection: each of push's connections is one thread's
+	 * (the reader's, the structure check's); a fifth of the reading's CPU
+	 * went to locking (bench/README.md).  Refused, harmlessly, once SQLite
+	 * has started.
+	 */
+	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
 	runs = calloc(n ? n : 1, sizeof(*runs));
 	if (!runs) {
 		ntp_error("%s", strerror(ENOMEM));

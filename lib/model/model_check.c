@@ -175,7 +175,7 @@ static int check_agree(sqlite3 *db, const struct ntp_join_file *files, int n)
 				ntp_error("cannot join %s and %s: %s %s and %s (%s)", files[0].path,
 					  files[i].path, d->agree, v0 ? v0 : "(none)", v ? v : "(none)",
 					  d->agree_hint);
-				err = NTP_EXIT_MISMATCH;
+				err = d->agree_exit ? d->agree_exit : NTP_EXIT_MISMATCH;
 			}
 			free(v);
 		}

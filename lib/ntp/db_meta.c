@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cli/exit.h"
 #include "lib/fmt/safe_text.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
@@ -18,7 +19,7 @@ const struct ntp_meta_desc ntp_meta[NTP_META_MAX] = {
 				     "sample rate one in", "record both sides with the same -s" },
 	[NTP_META_HASH_VERSION] = { "hash_version", NTP_META_INT, NTP_META_AT_START,
 				    "sampling hash version",
-				    "record both sides with the same ntprof version" },
+				    "record both sides with the same ntprof version", NTP_EXIT_HASH },
 	[NTP_META_KERNEL_RELEASE] = { "kernel_release", NTP_META_TEXT, NTP_META_AT_START },
 	[NTP_META_HOSTNAME] = { "hostname", NTP_META_TEXT, NTP_META_AT_START },
 	[NTP_META_BOOT_ID] = { "boot_id", NTP_META_TEXT, NTP_META_AT_START },

@@ -74,9 +74,11 @@ struct ntp_meta_desc {
 	enum ntp_meta_when when;
 	/*
 	 * Joined recordings must agree on the key: what a refusal calls it and
-	 * the hint it gives; NULL when they need not.
+	 * the hint it gives; NULL when they need not.  agree_exit: the refusal's
+	 * exit code (lib/cli/exit.h), NTP_EXIT_MISMATCH when 0.
 	 */
 	const char *agree, *agree_hint;
+	int agree_exit;
 };
 
 extern const struct ntp_meta_desc ntp_meta[NTP_META_MAX];

@@ -58,12 +58,20 @@ struct group {
 	int64_t sum_app;                /* their summed app e2e */
 };
 
-struct ntp_live {
-	enum ntp_live_mode mode;
-	uint64_t sample_one_in;
+/* the groups of one span: the current interval, or the whole run */
+struct groupset {
 	struct group *groups;
 	size_t ngroups, cap;
 	size_t last;                    /* the group of the previous event: usually the next one's */
+};
+
+struct ntp_live {
+	enum ntp_live_mode mode;
+	uint64_t sample_one_in;
+	struct groupset cur;            /* since the previous tick (ntp_live__next) */
+	struct groupset all;            /* since the start, with ntp_live__keep_total */
+	bool keep_total;
+	enum ntp_live_by by;
 	bool header_done;
 	int err;                        /* of ntp_live__on_pair, which cannot return one */
 };
@@ -85,23 +93,46 @@ struct ntp_live *ntp_live__new(enum ntp_live_mode mode, uint64_t sample_one_in)
 	return l;
 }
 
+static void groupset_free(struct groupset *gs)
+{
+	for (size_t i = 0; i < gs->ngroups; i++)
+		ntp_samples__free(&gs->groups[i].e2e);
+	free(gs->groups);
+}
+
 void ntp_live__free(struct ntp_live *l)
 {
 	if (!l)
 		return;
-	for (size_t i = 0; i < l->ngroups; i++)
-		ntp_samples__free(&l->groups[i].e2e);
-	free(l->groups);
+	groupset_free(&l->cur);
+	groupset_free(&l->all);
 	free(l);
 }
 
-/* the io_type of the views */
-static const char *io_type(__u8 opcode)
+void ntp_live__keep_total(struct ntp_live *l)
 {
-	return opcode == 1 ? "write" : opcode == 2 ? "read" : "other";
+	l->keep_total = true;
 }
 
-static struct group *find_group(struct ntp_live *l, const char *type, uint32_t bytes,
+int ntp_live__set_by(struct ntp_live *l, enum ntp_live_by by)
+{
+	if (by != NTP_LIVE_BY_GROUP && by != NTP_LIVE_BY_QUEUE && by != NTP_LIVE_BY_PROCESS)
+		return -EINVAL;
+	if (by != NTP_LIVE_BY_GROUP && l->mode == NTP_LIVE_TARGET)
+		return -EINVAL;
+	l->by = by;
+	return 0;
+}
+
+/* the io_type of the views; "" for a row per queue or process */
+#define NTP_LIVE_NO_OPCODE 0x100
+static const char *io_type(unsigned int opcode)
+{
+	return opcode == NTP_LIVE_NO_OPCODE ? "" : opcode == 1 ? "write" : opcode == 2 ? "read" :
+	       "other";
+}
+
+static struct group *find_group(struct groupset *l, const char *type, uint32_t bytes,
 				const char *name, size_t namelen)
 {
 	struct group *g;
@@ -136,15 +167,14 @@ static struct group *find_group(struct ntp_live *l, const char *type, uint32_t b
 	return g;
 }
 
-static int add(struct ntp_live *l, __u8 opcode, uint32_t bytes, const char *name, size_t namelen,
-	       int64_t e2e, const int64_t *stage, const struct ntp_host_event *h)
+static int add_to(struct groupset *gs, unsigned int opcode, uint32_t bytes, const char *name,
+		  size_t namelen, int64_t e2e, const int64_t *stage, bool has_app, int64_t app)
 {
-	struct group *g = find_group(l, io_type(opcode), bytes, name, namelen);
-	int64_t app;
+	struct group *g = find_group(gs, io_type(opcode), bytes, name, namelen);
 
 	if (!g || ntp_samples__add(&g->e2e, e2e))
 		return -ENOMEM;
-	if (h && ntp_stages__app_e2e(h, &app)) {
+	if (has_app) {
 		g->n_app++;
 		g->sum_app += app;
 	}
@@ -153,6 +183,34 @@ static int add(struct ntp_live *l, __u8 opcode, uint32_t bytes, const char *name
 	for (int c = 0; c < NSTAGES; c++)
 		g->sum[c] += stage[c];
 	return 0;
+}
+
+static int add(struct ntp_live *l, unsigned int opcode, uint32_t bytes, const char *name, size_t namelen,
+	       int64_t e2e, const int64_t *stage, const struct ntp_host_event *h)
+{
+	char key[NTP_DISK_NAME_LEN + 1];
+	int64_t app = 0;
+	bool has_app = h && ntp_stages__app_e2e(h, &app);
+	int err;
+
+	/* per queue or process: the key is the name, as report --by names its rows */
+	if (h && l->by != NTP_LIVE_BY_GROUP) {
+		if (l->by == NTP_LIVE_BY_QUEUE)
+			snprintf(key, sizeof(key), "nvme%u q%u", h->ctrl_instance, h->qid);
+		else if (h->pid)
+			snprintf(key, sizeof(key), "%.*s %u", (int)strnlen(h->comm, sizeof(h->comm)),
+				 h->comm[0] ? h->comm : "-", h->pid);
+		else
+			snprintf(key, sizeof(key), "(not recorded)");
+		opcode = NTP_LIVE_NO_OPCODE;
+		bytes = 0;
+		name = key;
+		namelen = sizeof(key);
+	}
+	err = add_to(&l->cur, opcode, bytes, name, namelen, e2e, stage, has_app, app);
+	if (!err && l->keep_total)
+		err = add_to(&l->all, opcode, bytes, name, namelen, e2e, stage, has_app, app);
+	return err;
 }
 
 int ntp_live__add_host(struct ntp_live *l, const struct ntp_host_event *e)
@@ -209,7 +267,7 @@ void ntp_live__on_pair(void *live, const struct ntp_host_event *h, const struct 
 }
 
 /* 154, 15.5k, 1.2M; one decimal below 10 so that slow rates do not read "0" */
-static void rate_str(double r, char *buf, size_t len)
+void ntp_live__rate_str(double r, char *buf, size_t len)
 {
 	if (r < 9.95)
 		snprintf(buf, len, "%.1f", r);
@@ -311,62 +369,74 @@ static void print_header(const struct ntp_live *l, FILE *f)
 	print_trimmed(f, line);
 }
 
-static void print_group(const struct ntp_live *l, FILE *f, struct group *g, double elapsed_s,
-			double interval_s)
+/* the stages a mode has */
+static void stages_on(enum ntp_live_mode mode, bool *on)
 {
-	bool on[NSTAGES] = { false };
-	int pct[NSTAGES] = { 0 };
-	char line[256] = "", buf[64], size[16];
-	bool ok;
-
-	switch (l->mode) {
-	case NTP_LIVE_HOST:
+	for (int c = 0; c < NSTAGES; c++)
+		on[c] = mode == NTP_LIVE_JOINED;
+	if (mode == NTP_LIVE_HOST)
 		on[C_BLOCK] = on[C_DRIVER] = on[C_NETWORK] = true;
-		break;
-	case NTP_LIVE_TARGET:
+	else if (mode == NTP_LIVE_TARGET)
 		on[C_TDRIVER] = on[C_STORAGE] = true;
-		break;
-	case NTP_LIVE_JOINED:
-		for (int c = 0; c < NSTAGES; c++)
-			on[c] = true;
-		break;
-	}
-	ok = shares(g->sum, on, pct);
+}
+
+static void make_row(const struct ntp_live *l, struct group *g, double span_s,
+		     struct ntp_live_row *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->io_type = g->io_type;
+	r->bytes = g->bytes;
+	memcpy(r->name, g->name, sizeof(r->name));
+	r->n = g->n;
+	r->rate = span_s > 0 ? (double)g->n * (double)l->sample_one_in / span_s : -1;
+	r->sum_e2e = g->sum_e2e;
+	/* the mean as whole ns, as the report shows it */
+	r->mean_ns = llround((double)g->sum_e2e / (double)g->n);
+	/* with fewer commands than it needs, a p99 would only repeat the maximum */
+	r->p99_ns = g->n >= ntp_stat__pct_min_shown(99) ? ntp_samples__percentile(&g->e2e, 99) : -1;
+	stages_on(l->mode, r->on);
+	r->shares_ok = shares(g->sum, r->on, r->pct);
+	r->n_app = g->n_app;
+	r->app_mean_ns = g->n_app ? llround((double)g->sum_app / (double)g->n_app) : 0;
+}
+
+static void print_row(const struct ntp_live *l, FILE *f, const struct ntp_live_row *r,
+		      double elapsed_s)
+{
+	char line[256] = "", buf[64], size[16];
 
 	snprintf(buf, sizeof(buf), "%.1fs", elapsed_s);
 	put(line, sizeof(line), F_TIME, buf);
-	ntp_size__str(g->bytes, size, sizeof(size));
-	snprintf(buf, sizeof(buf), "%s %s %s", g->io_type, size, g->name);
+	ntp_size__str(r->bytes, size, sizeof(size));
+	snprintf(buf, sizeof(buf), "%s %s %s", r->io_type, size, r->name);
 	put(line, sizeof(line), F_GROUP, buf);
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)g->n);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->n);
 	put(line, sizeof(line), F_N, buf);
-	if (interval_s > 0)
-		rate_str((double)g->n * (double)l->sample_one_in / interval_s, buf, sizeof(buf));
+	if (r->rate >= 0)
+		ntp_live__rate_str(r->rate, buf, sizeof(buf));
 	else
 		snprintf(buf, sizeof(buf), "-");
 	put(line, sizeof(line), F_RATE, buf);
-	/* the mean as whole ns first, as the report shows it */
-	ntp_num__us(buf, sizeof(buf), llround((double)g->sum_e2e / (double)g->n), 2);
+	ntp_num__us(buf, sizeof(buf), r->mean_ns, 2);
 	put(line, sizeof(line), F_MEAN, buf);
-	/* with fewer commands than it needs, a p99 would only repeat the maximum */
-	if (g->n >= ntp_stat__pct_min_shown(99))
-		ntp_num__us(buf, sizeof(buf), ntp_samples__percentile(&g->e2e, 99), 2);
+	if (r->p99_ns >= 0)
+		ntp_num__us(buf, sizeof(buf), r->p99_ns, 2);
 	else
 		snprintf(buf, sizeof(buf), "-");
 	put(line, sizeof(line), F_P99, buf);
 	for (int c = 0; c < NSTAGES; c++) {
-		if (!on[c])
+		if (!r->on[c])
 			buf[0] = '\0';
-		else if (!ok)
+		else if (!r->shares_ok)
 			snprintf(buf, sizeof(buf), "-");
 		else
-			snprintf(buf, sizeof(buf), "%d%%%s", pct[c],
+			snprintf(buf, sizeof(buf), "%d%%%s", r->pct[c],
 				 c == C_NETWORK && l->mode == NTP_LIVE_HOST ? "*" : "");
 		put(line, sizeof(line), F_SHARE0 + c, buf);
 	}
 	/* the application's end-to-end, of the commands that have it; none: blank */
-	if (g->n_app) {
-		ntp_num__us(buf, sizeof(buf), llround((double)g->sum_app / (double)g->n_app), 2);
+	if (r->n_app) {
+		ntp_num__us(buf, sizeof(buf), r->app_mean_ns, 2);
 		put(line, sizeof(line), F_APP, buf);
 	}
 	print_trimmed(f, line);
@@ -385,46 +455,87 @@ static int cmp_group(const void *a, const void *b)
 	return c;
 }
 
-int ntp_live__tick(struct ntp_live *l, FILE *f, double elapsed_s, double interval_s)
+int ntp_live__rows(struct ntp_live *l, bool total, double span_s, struct ntp_live_row **rows,
+		   size_t *n)
 {
-	size_t kept = 0;
-	int lines = 0, err = l->err;
+	struct groupset *gs = total ? &l->all : &l->cur;
+	struct ntp_live_row *r;
+	size_t k = 0;
 
-	/* a pair ntp_live__on_pair could not count: say so once */
-	if (err) {
+	*rows = NULL;
+	*n = 0;
+	if (total && !l->keep_total)
+		return -EINVAL;
+	if (l->err) {
+		int err = l->err;
+
 		l->err = 0;
 		return err;
 	}
-	/* free the groups idle for this whole interval, then print the others */
-	for (size_t i = 0; i < l->ngroups; i++) {
-		if (!l->groups[i].n)
-			ntp_samples__free(&l->groups[i].e2e);
-		else
-			l->groups[kept++] = l->groups[i];
-	}
-	l->ngroups = kept;
-	l->last = 0;
-	if (!kept)
+	if (!gs->ngroups)
 		return 0;
-	qsort(l->groups, kept, sizeof(*l->groups), cmp_group);
-	if (!l->header_done) {
-		print_header(l, f);
-		l->header_done = true;
+	qsort(gs->groups, gs->ngroups, sizeof(*gs->groups), cmp_group);
+	gs->last = 0;
+	r = calloc(gs->ngroups, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	for (size_t i = 0; i < gs->ngroups; i++)
+		if (gs->groups[i].n)
+			make_row(l, &gs->groups[i], span_s, &r[k++]);
+	if (!k) {
+		free(r);
+		return 0;
 	}
-	for (size_t i = 0; i < kept; i++) {
-		struct group *g = &l->groups[i];
+	*rows = r;
+	*n = k;
+	return 0;
+}
 
-		print_group(l, f, g, elapsed_s, interval_s);
-		lines++;
+void ntp_live__next(struct ntp_live *l)
+{
+	struct groupset *gs = &l->cur;
+	size_t kept = 0;
+
+	/* the groups idle for this whole interval are freed, the others emptied */
+	for (size_t i = 0; i < gs->ngroups; i++) {
+		struct group *g = &gs->groups[i];
+
+		if (!g->n) {
+			ntp_samples__free(&g->e2e);
+			continue;
+		}
 		g->n = 0;
 		g->sum_e2e = 0;
 		memset(g->sum, 0, sizeof(g->sum));
 		g->n_app = 0;
 		g->sum_app = 0;
 		ntp_samples__reset(&g->e2e);
+		gs->groups[kept++] = *g;
 	}
+	gs->ngroups = kept;
+	gs->last = 0;
+}
+
+int ntp_live__tick(struct ntp_live *l, FILE *f, double elapsed_s, double interval_s)
+{
+	struct ntp_live_row *rows;
+	size_t n;
+	int err = ntp_live__rows(l, false, interval_s, &rows, &n);
+
+	if (err)
+		return err;
+	ntp_live__next(l);
+	if (!n)
+		return 0;
+	if (!l->header_done) {
+		print_header(l, f);
+		l->header_done = true;
+	}
+	for (size_t i = 0; i < n; i++)
+		print_row(l, f, &rows[i], elapsed_s);
+	free(rows);
 	fflush(f);
-	return ferror(f) ? -EIO : lines;
+	return ferror(f) ? -EIO : (int)n;
 }
 
 /* ---- the matcher ---------------------------------------------------------- */

@@ -39,6 +39,7 @@
 #ifndef NTP_LIVE_H
 #define NTP_LIVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -74,6 +75,59 @@ int ntp_live__add_pair(struct ntp_live *l, const struct ntp_host_event *h,
  * the previous tick.
  */
 int ntp_live__tick(struct ntp_live *l, FILE *f, double elapsed_s, double interval_s);
+
+/*
+ * The same aggregation as rows, for a view of its own (ntprof top).  Each
+ * row is a group with commands in the span, in the report's order; the
+ * numbers are those of the lines.  ntp_live__keep_total() (before the
+ * first event) keeps a second set of groups that is never emptied, for a
+ * whole-run view; its p99 then needs every end-to-end sample of the run.
+ */
+#define NTP_LIVE_NSTAGES 5      /* block, driver, network, target driver, storage */
+struct ntp_live_row {
+	const char *io_type;            /* "read", "write", "other"; "" by queue or process */
+	uint32_t bytes;
+	char name[NTP_DISK_NAME_LEN + 1];
+	uint64_t n;
+	double rate;                    /* cmds/s estimated over the span; < 0 unknown */
+	int64_t sum_e2e;                /* target mode: summed residence */
+	int64_t mean_ns;                /* of e2e (residence), rounded to whole ns */
+	int64_t p99_ns;                 /* nearest rank; -1 with too few commands */
+	bool on[NTP_LIVE_NSTAGES];      /* the stages of the mode */
+	bool shares_ok;                 /* false: the summed e2e is not positive */
+	int pct[NTP_LIVE_NSTAGES];      /* whole percents adding up to 100 */
+	uint64_t n_app;                 /* commands with the application's side */
+	int64_t app_mean_ns;
+};
+
+void ntp_live__keep_total(struct ntp_live *l);
+
+/*
+ * The rows' key, before the first event: the groups (I/O type, size,
+ * namespace), or the host's queue ("nvme0 q1") or submitting process
+ * ("fio 1234", "(not recorded)" without a pid), named as report --by
+ * names its rows; io_type "" and bytes 0 then.  0, or -EINVAL (a target
+ * has neither).
+ */
+enum ntp_live_by {
+	NTP_LIVE_BY_GROUP,
+	NTP_LIVE_BY_QUEUE,
+	NTP_LIVE_BY_PROCESS,
+};
+int ntp_live__set_by(struct ntp_live *l, enum ntp_live_by by);
+/*
+ * *rows (malloc'd, *n of them; NULL and 0 when none) of the current
+ * interval, or of the whole run when total; span_s is the span's length,
+ * for the rates.  Nothing is reset.  0, -EINVAL (total without
+ * ntp_live__keep_total), -ENOMEM, or the error of a pair
+ * ntp_live__on_pair could not count (reported once).
+ */
+int ntp_live__rows(struct ntp_live *l, bool total, double span_s, struct ntp_live_row **rows,
+		   size_t *n);
+/* start a new interval: the current one's groups emptied, the idle ones freed */
+void ntp_live__next(struct ntp_live *l);
+/* a rate as the lines write it: 154, 15.5k, 1.2M; one decimal below 10 */
+void ntp_live__rate_str(double r, char *buf, size_t len);
 
 /*
  * Live matching for -r both: host and target on one machine, one clock.

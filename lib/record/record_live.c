@@ -33,6 +33,13 @@ int ntp_record__prepare_live(struct ntp_record_session *s)
 		ntp_error("preparing the live lines: %s", strerror(errno));
 		return NTP_EXIT_FAILURE;
 	}
+	if (o->view) {
+		ntp_live__keep_total(s->live);
+		if (ntp_live__set_by(s->live, (enum ntp_live_by)o->view->by)) {
+			ntp_error("rows per queue or process need the host side");
+			return NTP_EXIT_USAGE;
+		}
+	}
 	return 0;
 }
 
@@ -52,8 +59,13 @@ void ntp_record__live_tick(struct ntp_record_session *s, uint64_t now)
 		return;
 	if (s->match)
 		ntp_live_match__expire(s->match, now);
-	n = ntp_live__tick(s->live, stdout, (double)(now - s->start_ns) / NTP_NSEC_PER_SEC,
-			   (double)(now - s->last_tick_ns) / NTP_NSEC_PER_SEC);
+	if (s->o->view)
+		n = s->o->view->tick(s->o->view->ctx, s->live,
+				     (double)(now - s->start_ns) / NTP_NSEC_PER_SEC,
+				     (double)(now - s->last_tick_ns) / NTP_NSEC_PER_SEC);
+	else
+		n = ntp_live__tick(s->live, stdout, (double)(now - s->start_ns) / NTP_NSEC_PER_SEC,
+				   (double)(now - s->last_tick_ns) / NTP_NSEC_PER_SEC);
 	if (n < 0)
 		ntp_record__live_failed(s, n);
 	s->last_tick_ns = now;

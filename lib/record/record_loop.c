@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The poll loop and what ends it: SIGINT or SIGTERM, the end of -d, the
- * workload's exit, or an error.  Between those, it hands the rings' records
+ * workload's exit, top's q (the view's poll), or an error.  Between those, it hands the rings' records
  * over, writes the intervals rows and commits about every second, and
  * prints a live line every -i.
  */
@@ -67,6 +67,10 @@ int ntp_record__loop(struct ntp_record_session *s, const char **reason)
 		}
 		if (now >= end_ns) {
 			*reason = "duration";
+			return 0;
+		}
+		if (o->view && o->view->poll(o->view->ctx)) {
+			*reason = "quit";
 			return 0;
 		}
 		if (ntp_record_child__exited(&s->child)) {

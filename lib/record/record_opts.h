@@ -16,6 +16,21 @@ enum ntp_record_role {
 };
 
 struct ntp_filter;
+struct ntp_live;
+
+/*
+ * Where the live aggregation goes instead of the lines on stdout (ntprof
+ * top).  The session keeps the whole run's groups too
+ * (ntp_live__keep_total).
+ */
+struct ntp_record_view {
+	void *ctx;
+	int by;                         /* enum ntp_live_by: the rows' key (ntp_live__set_by) */
+	/* the interval that ends now, elapsed_s into the recording: 0, or -errno to stop the view */
+	int (*tick)(void *ctx, struct ntp_live *l, double elapsed_s, double interval_s);
+	/* called at least every 100 ms: true ends the recording (stop_reason "quit") */
+	bool (*poll)(void *ctx);
+};
 
 struct ntp_record_opts {
 	unsigned int role;              /* enum ntp_record_role */
@@ -23,7 +38,8 @@ struct ntp_record_opts {
 	uint32_t sample_one_in;
 	double duration_s;              /* > 0: stop after it; 0: no limit */
 	double interval_s;              /* live line period, > 0 */
-	bool live;                      /* print live lines to stdout */
+	bool live;                      /* print live lines to stdout (or hand them to view) */
+	const struct ntp_record_view *view;     /* NULL: the lines */
 	enum ntp_attach_policy attach;
 	bool no_app;                    /* --no-app: not the application's side (host) */
 	const struct ntp_filter *filter;        /* NULL: every command */

@@ -53,6 +53,8 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     config.addinivalue_line("markers", "bpf: loads BPF programs into the running kernel")
     config.addinivalue_line("markers", "root: needs root (skipped otherwise)")
+    config.addinivalue_line("markers", "plain_only: run in the plain integration pass only, "
+                            "deselected by make check-asan (its C code is run there by others)")
 
 
 def pytest_runtest_setup(item):

@@ -97,7 +97,7 @@ def test_script__shellcheck_clean(script):
     assert p.returncode == 0, p.stdout + p.stderr
 
 
-@pytest.mark.parametrize("args", [("help", "--completion-tables", "zsh"),
+@pytest.mark.parametrize("args", [("help", "--completion-tables", "fish"),
                                   ("help", "--completion-tables", "bash", "report")])
 def test_tables_bad_command_line__usage(run, args):
     r = run(*args)

@@ -37,9 +37,11 @@ LAYERS = {
     "lib/series": {"lib/fmt", "lib/cli", "lib/core", "lib/ntp", "lib/join", "lib/model",
                    "lib/diag", "lib/report"},
     "lib/monitor": {"lib/fmt", "lib/cli", "lib/core", "lib/collect", "lib/ntp"},
+    "lib/top": {"lib/fmt", "lib/cli", "lib/core", "lib/collect", "lib/ntp", "lib/record",
+                "lib/join", "lib/model"},
     "cmd": {"lib/fmt", "lib/cli", "lib/core", "lib/collect", "lib/ntp", "lib/record", "lib/join",
             "lib/model", "lib/diag", "lib/fleet", "lib/report", "lib/dump", "lib/compare",
-            "lib/export", "lib/series", "lib/monitor"},
+            "lib/export", "lib/series", "lib/monitor", "lib/top"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

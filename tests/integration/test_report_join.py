@@ -476,19 +476,19 @@ def one_error_line(r, code):
     return lines[0]
 
 
-@pytest.mark.parametrize("key,value,words", [
-    ("sample_one_in", 100, "sample rate"),
-    ("hash_version", 2, "hash version"),
+@pytest.mark.parametrize("key,value,words,code", [
+    ("sample_one_in", 100, "sample rate", Exit.MISMATCH),
+    ("hash_version", 2, "hash version", Exit.HASH),
 ])
-def test_different_recording_settings_are_refused(run, tmp_path, key, value, words):
+def test_different_recording_settings_are_refused(run, tmp_path, key, value, words, code):
     ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=3,
                          target_meta=[{key: value}])
     r = run("report", tmp_path / "h.ntp", tmp_path / "t.ntp")
-    line = one_error_line(r, Exit.MISMATCH)
+    line = one_error_line(r, code)
     assert words in line and r.stdout == ""
     r = run("report", "-j", "-", tmp_path / "t.ntp", tmp_path / "h.ntp")
-    one_error_line(r, Exit.MISMATCH)
-    assert json.loads(r.stdout)["error"]["code"] == Exit.MISMATCH
+    assert words in one_error_line(r, code)
+    assert json.loads(r.stdout)["error"]["code"] == code
 
 
 @pytest.mark.parametrize("version", [1, 2, 3])
@@ -504,14 +504,43 @@ def test_recordings_of_one_hash_version_join(run, tmp_path, version):
     assert [f["hash_version"] for f in doc["files"]] == [version, version]
 
 
-@pytest.mark.parametrize("host_v,target_v", [(2, 3), (3, 2), (1, 3)])
+def hash_versions_named(line, host_v, target_v):
+    """the refusal names both versions"""
+    m = re.search(r"sampling hash version (\d+) and (\d+) ", line)
+    return m is not None and sorted(map(int, m.groups())) == sorted((host_v, target_v))
+
+
+@pytest.mark.parametrize("host_v,target_v", [(2, 3), (3, 2), (1, 3), (1, 2)])
 def test_recordings_of_two_hash_versions_are_refused(run, tmp_path, host_v, target_v):
-    """version 3 selects other commands than 2 and 1: one line, exit 10"""
+    """version 3 selects other commands than 2 and 1: one line naming both
+    versions, exit status HASH, apart from the other mismatches"""
     ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=5,
                          host_meta=[{"hash_version": host_v}],
                          target_meta=[{"hash_version": target_v}])
-    line = one_error_line(run("report", tmp_path / "h.ntp", tmp_path / "t.ntp"), Exit.MISMATCH)
-    assert "hash version" in line and f"{host_v}" in line and f"{target_v}" in line
+    line = one_error_line(run("report", tmp_path / "h.ntp", tmp_path / "t.ntp"), Exit.HASH)
+    assert hash_versions_named(line, host_v, target_v), line
+    assert Exit.HASH != Exit.MISMATCH
+
+
+def test_two_hash_versions__every_reader_of_a_pair_refuses(run, tmp_path):
+    """join, dump, series, export and compare open a pair the one way: each
+    refuses a version-2 host with a version-3 target in one line, exit HASH,
+    and writes no output file"""
+    h, t = tmp_path / "h.ntp", tmp_path / "t.ntp"
+    ntpgen.generate_pair(h, t, seed=5, host_meta=[{"hash_version": 2}],
+                         target_meta=[{"hash_version": 3}])
+    out = tmp_path / "j.ntp"
+    trace = tmp_path / "t.pftrace"
+    for cmd, args in (("join", ["-o", out, h, t]), ("dump", [h, t]), ("series", [h, t]),
+                      ("export", ["-o", trace, h, t]), ("compare", [f"{h},{t}", f"{h},{t}"])):
+        r = run(cmd, *args)
+        assert r.returncode == Exit.HASH, (cmd, r.returncode, r.stderr)
+        lines = r.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"ntprof {cmd}: error: "), r.stderr
+        assert hash_versions_named(lines[0], 2, 3), lines[0]
+        assert r.stdout == "", (cmd, r.stdout)
+    assert not out.exists() and not trace.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.ntp", "t.ntp"]
 
 
 def test_two_files_of_one_role_are_refused(run, tmp_path):

@@ -244,3 +244,19 @@ def test_pager_cuts_lines_of_text_not_folded(ntprof, recs, fake_pager, args, col
         rc, _, err = on_terminal(ntprof, [cmd, *args, *files], {"PAGER": str(script)}, cols=cols)
         assert rc == Exit.OK and err == ""
         assert got.read_text() == f"LESS={less}\n", cmd
+
+
+@pytest.mark.parametrize("cmd, files", [
+    ("report", ["host.ntp"]),
+    ("report", ["jh.ntp", "jt.ntp"]),
+    ("compare", ["host.ntp", "new.ntp"]),
+])
+def test_pipe__tables_whole__as_wide(run, recs, cmd, files):
+    """A pipe or a file without COLUMNS: every table whole, as --wide, so that
+    a script reads the same text whatever terminal it was started from."""
+    paths = [recs / f for f in files]
+    piped, wide = run(cmd, *paths), run(cmd, "--wide", *paths)
+    assert_ok(piped)
+    assert_ok(wide)
+    assert piped.stdout == wide.stdout
+    assert max(map(len, table_lines(piped.stdout))) > 100

@@ -3,11 +3,13 @@
 tests (test_record_roles.py, test_record_rdma.py): reading the files and fio's
 JSON, the host x target join on one clock, the five stages, the live lines,
 the hook flavours and the storage stage at queue depth 1 against the
-backend's own diskstats."""
+backend's own diskstats, the sampling hash's choice on both sides."""
 import json
+import math
 import re
 import sqlite3
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
@@ -16,8 +18,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
 import json_schema  # noqa: E402
 
 KEY = "cid, slba, nlb, qid, cntlid, opcode, nsid"
+M64 = (1 << 64) - 1
 STAGES = ("block", "driver", "network", "target_driver", "storage")
 LINE = re.compile(r"^\s*(\d+\.\d)s\s+(read|write|other) (\S+) (\S+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)(.*)$")
+
+
+def cmd_hash(cid, slba, nlb0):
+    """bpf/ntp_hash.h's ntp_cmd_hash (version 3), as the tests' oracle."""
+    return ((slba ^ (((cid | nlb0 << 16) * 0x9e3779b97f4a7c15) & M64)) * 0xbf58476d1ce4e5b9) & M64
+
+
+def hash_sampled(h, one_in):
+    """ntp_hash_sampled(h, ntp_hash_limit(one_in))"""
+    return one_in <= 1 or h <= M64 // one_in
+
+
+def header_int(path, name):
+    """a #define's integer value in a C header"""
+    m = re.search(rf"^#define {name} (\d+)$", Path(path).read_text(), re.M)
+    assert m, f"{name} not in {path}"
+    return int(m.group(1))
 
 
 def open_db(path):
@@ -213,3 +233,60 @@ def check_storage_qd1(tdb, out, res, regions, delay_ns, ios_each=256):
     else:
         print(f"storage median not checked: the backend itself averaged {dev_mean / 1e6:.3f} ms")
     return (dev_mean, med, checked), [(d, m, md) for d, md, m in runs]
+
+
+# the fixed counts of guest/lib.sh's tb_record_sampled: 1024 + 512 + 64 I/Os
+SAMPLED_MIX = {(2, 4096): 1024, (1, 4096): 512, (1, 131072): 64}
+SAMPLED_JOBS = {"r4k": (2, 4096), "w4k": (1, 4096), "w128k": (1, 131072)}
+
+
+def check_sampled_join(ntprof, out, res, transport, one_in, hash_version):
+    """samp_host.ntp and samp_target.ntp, recorded apart at -s one_in
+    (tb_record_sampled): each side holds exactly the commands the sampling
+    hash of that version selects, about one in one_in of fio's, and the two
+    files join (ntprof report and ntprof join, as two machines' files are)
+    on at least 99% of the host's sampled commands."""
+    for name in ("samp_host", "samp_target"):
+        assert res[f"{name}_rc"] == "0", (out / f"{name}.err").read_text()
+    fio = {SAMPLED_JOBS[name]: job_ios(j) for name, j in fio_jobs(out / "fio-samp.json").items()}
+    assert fio == SAMPLED_MIX, fio
+    fio_total = sum(fio.values())
+    rows = {}
+    for side, table in (("host", "host_io"), ("target", "target_io")):
+        db = open_db(out / f"samp_{side}.ntp")
+        m = meta(db)
+        assert (m["role"], m["transport"]) == (side, transport), m
+        assert (int(m["sample_one_in"]), int(m["hash_version"])) == (one_in, hash_version), m
+        iv = db.execute("SELECT sum(seen), sum(sampled), sum(lost_ringbuf) + sum(lost_map) "
+                        f"FROM intervals WHERE side = '{side}'").fetchone()
+        keys = db.execute(f"SELECT cid, slba, nlb, opcode, bytes FROM {table}").fetchall()
+        # every command seen, none lost, and exactly the ones the hash selects
+        assert count_fits(iv[0], fio_total, lossy(db)), (side, tuple(iv), fio_total)
+        assert iv[1] == len(keys) and iv[2] == 0, (side, tuple(iv), len(keys))
+        off = [tuple(k) for k in keys if not hash_sampled(cmd_hash(k[0], k[1], k[2] - 1), one_in)]
+        assert not off, f"samp_{side}.ntp: {len(off)} commands the hash does not select: {off[:3]}"
+        assert {(k[3], k[4]) for k in keys} <= set(SAMPLED_MIX), side
+        rows[side] = len(keys)
+        # about one in one_in of fio's: binomial, 5 standard deviations
+        mean, sd = fio_total / one_in, math.sqrt(fio_total / one_in * (1 - 1 / one_in))
+        assert mean - 5 * sd <= len(keys) <= mean + 5 * sd, f"{side}: {len(keys)} of {fio_total}"
+    # both sides chose the same commands: on one clock, key by key
+    hdb = open_db(out / "samp_host.ntp")
+    hdb.execute(f"ATTACH 'file:{out / 'samp_target.ntp'}?mode=ro' AS tgt")
+    check_pairs(joined(hdb, "tgt"), rows["host"], "samp_host.ntp x samp_target.ntp")
+    # and ntprof joins them as it joins two machines' files
+    p = subprocess.run([str(ntprof), "report", "-j", "-", str(out / "samp_host.ntp"),
+                        str(out / "samp_target.ntp")], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stderr == "", (p.returncode, p.stderr)
+    j = ntprof_doc("report", p.stdout)["join"]
+    assert (j["host_commands"], j["target_commands"]) == (rows["host"], rows["target"]), j
+    assert j["matched"] >= 0.99 * rows["host"], j
+    joined_file = out / "samp_joined.ntp"
+    p = subprocess.run([str(ntprof), "join", "-q", "-o", str(joined_file),
+                        str(out / "samp_host.ntp"), str(out / "samp_target.ntp")],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stderr == "", (p.returncode, p.stderr)
+    jdb = open_db(joined_file)
+    assert jdb.execute("SELECT count(*) FROM joined_stages").fetchone()[0] == j["matched"]
+    print(f"sampled {transport} -s {one_in}: host {rows['host']}, target {rows['target']} "
+          f"of {fio_total}; joined {j['matched']} ({j['matched_pct']:.2f}%)")

@@ -55,7 +55,7 @@ TLS_PKGS="ktls-utils nvme-cli libnvme1t64"
 # Packages the test bed needs on the host; the guest runs the host's user space.
 PKGS="qemu-system-x86 busybox-static kmod cpio nvme-cli fio jq iproute2 rdma-core
       ibverbs-utils bpftool clang llvm gcc libc6-dev libbpf-dev blktrace bpftrace sqlite3
-      prometheus curl"
+      prometheus curl tmux"
 
 usage() {
 	sed -n 's/^#   tests/tests/p' "$0"

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FULL, REPO
-from ntp_checks import ntprof_doc
+from ntp_checks import cmd_hash, hash_sampled, ntprof_doc
 from split_checks import check_split_noise
 
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
@@ -43,19 +43,6 @@ META_KEYS = {"role", "transport", "sample_one_in", "hash_version", "kernel_relea
              "command_line", "ntprof_version", "stop_reason"}
 POINTS = {"h_start", "h_queue", "h_cmd_sent", "h_r2t", "h_data_sent", "h_recv", "h_done",
           "h_app_submit", "h_app_done", "h_app_reap"}
-
-M64 = (1 << 64) - 1
-
-
-def cmd_hash(cid, slba, nlb0):
-    """bpf/ntp_hash.h's ntp_cmd_hash (version 3), as the test's oracle."""
-    return ((slba ^ (((cid | nlb0 << 16) * 0x9e3779b97f4a7c15) & M64)) * 0xbf58476d1ce4e5b9) & M64
-
-
-def hash_sampled(h, one_in):
-    """ntp_hash_sampled(h, ntp_hash_limit(one_in))"""
-    return one_in <= 1 or h <= M64 // one_in
-
 
 def open_db(path):
     assert path.exists(), f"no recording {path}"

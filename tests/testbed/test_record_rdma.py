@@ -18,6 +18,11 @@ kernel, one boot each (guest/record_rdma.sh):
   three groups and count exactly the file's records; and queue-depth-1 4k
   reads whose storage stage is the 2 ms delay (ntp_checks.check_storage_qd1:
   the backend's own diskstats are the oracle on a loaded machine).
+- `-r target -t rdma -s 8` and `-r host -t rdma -s 8 -- fio` of fixed
+  counts, recorded apart as on two machines: each file holds exactly the
+  commands today's sampling hash (bpf/ntp_hash.h) selects, about one in 8,
+  every command seen and none lost; `ntprof report` and `ntprof join` pair
+  at least 99% of the host's sampled commands with the target's.
 - `-r host -t rdma --fentry --io-type read --size 4K` while fio issues fixed
   counts of 4k reads, 4k writes and 16k reads: exactly the 4k reads, fentry
   and fexit hooks only (besides tracepoints), live lines of that group only.
@@ -32,10 +37,12 @@ from pathlib import Path
 import pytest
 
 from conftest import KERNELS, REPO
-from ntp_checks import (ntprof_doc, check_flavour, check_live_counts, check_pairs, check_storage_qd1,
-                        count_fits, fio_jobs, job_ios, joined, lossy, meta, open_db)
+from ntp_checks import (ntprof_doc, check_flavour, check_live_counts, check_pairs,
+                        check_sampled_join, check_storage_qd1, count_fits, fio_jobs, header_int,
+                        job_ios, joined, lossy, meta, open_db)
 
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
+HASH_VERSION = header_int(REPO / "bpf" / "ntp_hash.h", "NTP_HASH_VERSION")
 
 DELAY_NS = 2_000_000
 EXIT_MISMATCH = 10                  # lib/cli/exit.h
@@ -245,5 +252,6 @@ def test_record_rdma(testbed, kernel):
     assert r.result["kernel"].startswith(kernel + "."), r.result["kernel"]
     assert r.result.get("rdma_done") == "1", r.describe()
     check_rdma(r)
+    check_sampled_join(NTPROF, r.out, r.result, "rdma", 8, HASH_VERSION)
     check_filter(r)
     check_mismatch(r)

@@ -25,6 +25,11 @@ filters on a loopback NVMe/TCP test bed, per guest kernel, one boot each
   host controller with its subsystem NQN, cntlid, transport, address,
   service id, source address and host NQN; every subsystem, namespace
   (with its device) and port (with its address and linked subsystem).
+- sampled: `-r target -s 8` and `-r host -s 8 -- fio` of fixed counts,
+  recorded apart as on two machines: each file holds exactly the commands
+  today's sampling hash (bpf/ntp_hash.h) selects, about one in 8, every
+  command seen and none lost; `ntprof report` and `ntprof join` pair at
+  least 99% of the host's sampled commands with the target's.
 - --kprobes (the target recorder, the host filter run) and --fentry (the
   -r both filter run): the hooks got only the forced flavour's programs
   (besides tracepoints), and the checks above hold with them.
@@ -36,10 +41,12 @@ import pytest
 
 from conftest import KERNELS, REPO
 from analysis_checks import check_histograms, check_series
-from ntp_checks import (check_flavour, check_pairs, check_storage_qd1, count_fits, fio_jobs,
-                        job_ios, joined, lossy, meta, open_db, parse_live, rate_value)
+from ntp_checks import (check_flavour, check_pairs, check_sampled_join, check_storage_qd1,
+                        count_fits, fio_jobs, header_int, job_ios, joined, lossy, meta, open_db,
+                        parse_live, rate_value)
 
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
+HASH_VERSION = header_int(REPO / "bpf" / "ntp_hash.h", "NTP_HASH_VERSION")
 
 DELAY_NS = 2_000_000
 # fio job of guest/record_roles.sh -> the live/report group's (io_type, size)
@@ -273,4 +280,5 @@ def test_record_roles(testbed, kernel):
     assert r.result["kernel"].startswith(kernel + "."), r.result["kernel"]
     check_roles(r, kernel)
     check_ids(r)
+    check_sampled_join(NTPROF, r.out, r.result, "tcp", 8, HASH_VERSION)
     check_filters(r)

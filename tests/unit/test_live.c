@@ -550,6 +550,108 @@ static void live__bad_arguments__einval(void **state)
 	assert_null(ntp_live_match__new(16, 1, NULL, NULL));
 }
 
+/*
+ * The rows of top: an interval's are emptied by ntp_live__next, the whole
+ * run's are not; mean and p99 of the whole run are those of every command.
+ */
+static void live__rows__interval_emptied_whole_run_kept(void **state)
+{
+	struct ntp_live *l = ntp_live__new(NTP_LIVE_HOST, 10);
+	struct ntp_live_row *rows;
+	struct ntp_host_event e;
+	int64_t e2e[200], sum = 0;
+	size_t n;
+
+	assert_non_null(l);
+	assert_int_equal(ntp_live__rows(l, true, 1.0, &rows, &n), -EINVAL);
+	ntp_live__keep_total(l);
+	for (int i = 0; i < 200; i++) {
+		host_cmd(&e, 2, 4096, "nvme0n1", between(1000, 5000), between(3000, 9000),
+			 between(20000, 90000));
+		e2e[i] = (int64_t)(e.h_done - e.h_start);
+		sum += e2e[i];
+		assert_int_equal(ntp_live__add_host(l, &e), 0);
+		if (i == 99) {
+			assert_int_equal(ntp_live__rows(l, false, 2.0, &rows, &n), 0);
+			assert_int_equal(n, 1);
+			assert_int_equal(rows[0].n, 100);
+			assert_true(rows[0].rate == 100 * 10 / 2.0);
+			free(rows);
+			ntp_live__next(l);
+		}
+	}
+	assert_int_equal(ntp_live__rows(l, false, 1.0, &rows, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rows[0].n, 100);
+	free(rows);
+	assert_int_equal(ntp_live__rows(l, true, 4.0, &rows, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(rows[0].io_type, "read");
+	assert_int_equal(rows[0].bytes, 4096);
+	assert_string_equal(rows[0].name, "nvme0n1");
+	assert_int_equal(rows[0].n, 200);
+	assert_int_equal(rows[0].sum_e2e, sum);
+	assert_int_equal(rows[0].mean_ns, llround((double)sum / 200));
+	assert_int_equal(rows[0].p99_ns, p99(e2e, 200));
+	assert_true(rows[0].shares_ok);
+	assert_int_equal(rows[0].pct[0] + rows[0].pct[1] + rows[0].pct[2], 100);
+	free(rows);
+	ntp_live__next(l);
+	/* an idle interval: no row; the whole run keeps its group */
+	assert_int_equal(ntp_live__rows(l, false, 1.0, &rows, &n), 0);
+	assert_int_equal(n, 0);
+	assert_null(rows);
+	assert_int_equal(ntp_live__rows(l, true, 5.0, &rows, &n), 0);
+	assert_int_equal(n, 1);
+	free(rows);
+	ntp_live__free(l);
+}
+
+/* --by: rows per queue or process, named as report --by names them; a target has neither */
+static void live__by_queue_and_process__rows_named_as_report_by(void **state)
+{
+	struct ntp_live *q = ntp_live__new(NTP_LIVE_HOST, 1), *p = ntp_live__new(NTP_LIVE_HOST, 1);
+	struct ntp_live *t = ntp_live__new(NTP_LIVE_TARGET, 1);
+	struct ntp_live_row *rows;
+	struct ntp_host_event e;
+	size_t n;
+
+	assert_int_equal(ntp_live__set_by(t, NTP_LIVE_BY_QUEUE), -EINVAL);
+	assert_int_equal(ntp_live__set_by(t, NTP_LIVE_BY_GROUP), 0);
+	assert_int_equal(ntp_live__set_by(q, NTP_LIVE_BY_QUEUE), 0);
+	assert_int_equal(ntp_live__set_by(p, NTP_LIVE_BY_PROCESS), 0);
+	for (int i = 0; i < 6; i++) {
+		host_cmd(&e, i % 2 ? 1 : 2, i < 3 ? 4096 : 131072, "nvme0n1", 1000, 3000, 20000);
+		e.ctrl_instance = 1;
+		e.qid = (uint16_t)(1 + i % 3);
+		e.pid = i < 4 ? 4242 : 0;
+		snprintf(e.comm, sizeof(e.comm), "fio");
+		assert_int_equal(ntp_live__add_host(q, &e), 0);
+		assert_int_equal(ntp_live__add_host(p, &e), 0);
+	}
+	assert_int_equal(ntp_live__rows(q, false, 1.0, &rows, &n), 0);
+	assert_int_equal(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "nvme1 q%zu", i + 1);
+		assert_string_equal(rows[i].name, want);
+		assert_string_equal(rows[i].io_type, "");
+		assert_int_equal(rows[i].n, 2);
+	}
+	free(rows);
+	assert_int_equal(ntp_live__rows(p, false, 1.0, &rows, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(rows[0].name, "(not recorded)");
+	assert_int_equal(rows[0].n, 2);
+	assert_string_equal(rows[1].name, "fio 4242");
+	assert_int_equal(rows[1].n, 4);
+	free(rows);
+	ntp_live__free(q);
+	ntp_live__free(p);
+	ntp_live__free(t);
+}
+
 /* ---- the matcher ------------------------------------------------------------- */
 
 #define MAX_CMDS 20000
@@ -884,6 +986,8 @@ int main(void)
 		cmocka_unit_test(live__quiet_interval__prints_nothing_and_header_once),
 		cmocka_unit_test(live__host_mode__app_e2e_of_the_commands_that_have_it),
 		cmocka_unit_test(live__equal_thirds__largest_remainder_sums_to_100),
+		cmocka_unit_test(live__rows__interval_emptied_whole_run_kept),
+		cmocka_unit_test(live__by_queue_and_process__rows_named_as_report_by),
 		cmocka_unit_test(live__joined_mode__five_shares_even_with_negative_network),
 		cmocka_unit_test(live__target_mode__residence_and_empty_host_columns),
 		cmocka_unit_test(live__bad_arguments__einval),

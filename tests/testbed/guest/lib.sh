@@ -52,6 +52,12 @@
 #   tb_fio_qd1 DEV NULLB        three runs of 4k reads at queue depth 1, each in
 #       its own region above 384 MiB, with the backend's diskstats around each:
 #       results qd1_<i>_dev_reads and qd1_<i>_dev_ms (the storage stage's oracle)
+#   tb_record_sampled DEV TRANSPORT ONE_IN  the two-machine way at -s ONE_IN, on
+#       one machine: `record -r target` in the background, `record -r host
+#       -- fio` of fixed counts (1024 4k random reads at queue depth 8, 512
+#       4k random writes, 64 128k writes, in DEV's first 200 MiB); files
+#       samp_host.ntp and samp_target.ntp collected, fio-samp.json, results
+#       samp_host_rc and samp_target_rc
 #
 # In native mode (run.sh --native) everything these helpers set up is undone
 # when the script exits; in a guest the power-off does that.
@@ -544,6 +550,25 @@ tb_fio_qd1() {
 		tb_res "qd1_${i}_dev_reads" $((st1[0] - st0[0]))
 		tb_res "qd1_${i}_dev_ms" $((st1[3] - st0[3]))
 	done
+}
+
+tb_record_sampled() {
+	local dev=$1 transport=$2 one_in=$3
+
+	tb_record_start samp_target -r target -t "$transport" -s "$one_in" \
+		-o "$TB_WORK/samp_target.ntp"
+	"${NTPROF:-$TB_REPO/build/ntprof}" record -r host -t "$transport" -s "$one_in" \
+		-o "$TB_WORK/samp_host.ntp" -- \
+		fio --output-format=json --output="$TB_OUT/fio-samp.json" --filename="$dev" \
+		--ioengine=libaio --direct=1 \
+		--name=r4k --rw=randread --bs=4k --size=4M --iodepth=8 \
+		--name=w4k --offset=64M --rw=randwrite --bs=4k --size=2M --iodepth=4 \
+		--name=w128k --offset=128M --rw=write --bs=128k --size=8M --iodepth=2 \
+		> "$TB_OUT/samp_host.out" 2> "$TB_OUT/samp_host.err"
+	tb_res samp_host_rc $?
+	tb_record_stop samp_target
+	tb_collect samp_host
+	tb_collect samp_target
 }
 
 ip link set lo up 2>/dev/null

@@ -12,12 +12,16 @@
 #          depth 1 follow, each in its own region (the target recording only;
 #          the backend's diskstats before and after each), then SIGINT stops
 #          the target recorder.  `ntprof report` on both.ntp.
+# sampled  `record -r target -t rdma -s 8` in the background and `record -r
+#          host -t rdma -s 8 -- fio` of fixed counts (tb_record_sampled): both
+#          sides choose by the sampling hash alone, and their files join.
 # filters  `record -r host -t rdma --fentry -s 1 -i 1 --io-type read --size 4K`
 #          while fio issues fixed counts of 4k reads, 4k writes and 16k reads.
 # tcp      a loopback NVMe/TCP namespace and `record -r host -t tcp -s 1 -- fio`
 #          on it: a recording of the other transport, which the test tries to
 #          join with the RDMA ones (refused).
-# Files in $TB_OUT: both.ntp, both.json, target.ntp, filt_host.ntp, host_tcp.ntp,
+# Files in $TB_OUT: both.ntp, both.json, target.ntp, samp_host.ntp, samp_target.ntp,
+# filt_host.ntp, host_tcp.ntp,
 # <name>.out/.err (record's stdout/stderr), both.report(.err), fio-*.json.
 # Results (result.env): kernel, ctrl_transport, tcp_ctrl_transport, dev, nullb,
 # <name>_rc, both_wall_s, qd1_<i>_dev_reads, qd1_<i>_dev_ms, progs_before,
@@ -59,6 +63,9 @@ tb_collect both
 tb_collect target
 "$NTPROF" report "$TB_WORK/both.ntp" > "$TB_OUT/both.report" 2> "$TB_OUT/both.report.err"
 tb_res both_report_rc $?
+
+# ---- sampled: host and target recorded apart at -s 8, the sampling hash's choice
+tb_record_sampled "$DEV" rdma 8
 
 # ---- filters: only 4k reads, with fentry ----------------------------------------
 tb_record_start filt_host -r host -t rdma --fentry -s 1 -i 1 --io-type read --size 4K \

@@ -12,6 +12,9 @@
 #          SIGINT stops the target recorder.  `ntprof report` on both.ntp
 #          gives what record's final report must equal.  A COMMAND that does
 #          not exist.
+# sampled  on the same namespace, `record -r target -s 8` in the background
+#          and `record -r host -s 8 -- fio` of fixed counts (tb_record_sampled):
+#          both sides choose by the sampling hash alone, and their files join.
 # filters  one namespace A through two TCP paths (native multipath,
 #          round-robin), plus the delayed namespace of "roles" as B.  While
 #          fio issues a fixed number of I/Os that each fail exactly one
@@ -19,8 +22,8 @@
 #          read --size 4K,8K: -r host --kprobes with live lines, and -r both
 #          --fentry --offline.  Then --session on a path disk and on an
 #          unknown namespace.
-# Files in $TB_OUT: <name>.ntp, <name>.out/.err (record's stdout/stderr),
-# both.report, fio-*.json, ids-sysfs.txt (sysfs's and configfs's NVMe-oF
+# Files in $TB_OUT: <name>.ntp (both, target, samp_host, samp_target, filt_host,
+# filt_both), <name>.out/.err (record's stdout/stderr), both.report, fio-*.json, ids-sysfs.txt (sysfs's and configfs's NVMe-oF
 # names while both recordings ran).  Results (result.env): kernel, dev, ns, <name>_rc,
 # <name>_progs_left, filt_ns_a, filt_ns_b, filt_paths, ...
 . "${TB_LIB:-tests/testbed/guest/lib.sh}"
@@ -91,6 +94,9 @@ tb_res both_report_rc $?
 # a command that cannot run: said before anything is loaded
 "$NTPROF" record -d 10 -- /nonexistent/ntprof-test-cmd > /dev/null 2> "$TB_OUT/noexec.err"
 tb_res noexec_rc $?
+
+# ---- sampled: host and target recorded apart at -s 8, the sampling hash's choice
+tb_record_sampled "$B_DEV" tcp 8
 
 # ---- filters --------------------------------------------------------------------
 tb_loop_multipath

@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+"""`ntprof top -s 1` live in tmux on the guest while fio reads a loopback
+NVMe/TCP namespace (guest/top.sh): while fio runs the screen shows the
+namespace's read 4KiB group with its commands and stage shares, the
+whole-run view after fio counts every command fio issued, and q gives the
+shell its screen and its stty settings back, exit 0."""
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import FULL, REPO
+
+NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
+ROW = re.compile(r"^read 4KiB (nvme\d+n\d+)\s+(\d+)\s+\S+\s+\S+%\s+[\d.]+\s+\S+\s+(\d+)%\s+(\d+)%\s+"
+                 r"(\d+)%\*")
+
+
+def group_rows(text):
+    return [m for m in map(ROW.match, text.splitlines()) if m]
+
+
+@pytest.mark.parametrize("kernel", FULL)
+def test_top_live(testbed, kernel):
+    r = testbed.run("tests/testbed/guest/top.sh", kernel=kernel, timeout=600,
+                    env={"NTPROF": str(NTPROF)}).assert_ok()
+    res, out = r.result, r.out
+    assert res["kernel"].startswith(kernel + "."), res["kernel"]
+    ios = int(res["fio_ios"])
+    assert ios == 2048
+    ns = Path(res["dev"]).name
+    # while fio ran: the group of its reads, with commands and shares of 100
+    live = [m for p in sorted(out.glob("pane-[0-9]*.txt")) for m in group_rows(p.read_text())]
+    assert live, "no pane showed the read 4KiB group while fio ran"
+    for m in live:
+        assert m.group(1) == ns and int(m.group(2)) > 0
+        assert sum(int(m.group(i)) for i in (3, 4, 5)) == 100, m.group(0)
+    # the whole run: every command fio issued (-s 1), in one group
+    total = (out / "total.txt").read_text()
+    assert "whole run" in total.splitlines()[0], total
+    rows = group_rows(total)
+    assert len(rows) == 1 and int(rows[0].group(2)) == ios, total
+    # q: exit 0, the shell's screen and stty settings as they were
+    assert res["top_rc"] == "0", (out / "top.err").read_text()
+    after = (out / "after.txt").read_text()
+    assert not re.search(r"^ntprof top  \d|^keys: ", after, re.M), after
+    assert (out / "stty.before").read_text() == (out / "stty.after").read_text()
