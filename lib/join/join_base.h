@@ -291,9 +291,9 @@ int ntp_join__read(struct ntp_join *j);
 int ntp_join__load(struct ntp_join *j);
 /*
  * a[0..n), given in idx order (load order), put in (hash, idx) order; tmp
- * as large as a, its contents lost; on nt threads (1 to NTP_JOIN_READERS)
+ * as large as a, its contents lost
  */
-void ntp_join__sort_keys(struct ntp_jkey *a, struct ntp_jkey *tmp, size_t n, int nt);
+void ntp_join__sort_keys(struct ntp_jkey *a, struct ntp_jkey *tmp, size_t n);
 void ntp_join__free_rows(struct ntp_join *j);
 void ntp_join__free_ids(struct ntp_join *j);
 

@@ -27,57 +27,21 @@ static int cmp_hash_idx(const void *pa, const void *pb)
  * A stable sort by the hash's top 32 bits, then each run alike in them put
  * in full order by itself: among n keys only about n^2 / 2^33 pairs share
  * their top 32 bits (11,600 at ten million), where four more radix passes
- * over the low half would read and write every key again.
- *
- * The radix sort takes the top byte first (MSD), into tmp: one pass that
- * writes to 256 places at once, each thread its share of the keys, in
- * order, so the pass is stable.  Each of the 256 buckets is then sorted by
- * its three other bytes (LSD, 8 bits a pass, tmp -> a -> tmp -> a), by one
- * thread; a bucket is n / 256 keys (640 KB at ten million), so these passes
- * run in the caches, where four passes over the whole array went to memory
- * each time.  One read counts a bucket's three digits.
+ * over the low half would read and write every key again.  The radix sort
+ * is LSD, 8 bits a pass, a -> tmp -> a -> tmp -> a; one read counts the
+ * four digits.
  */
 #define DIGIT(h, d) ((size_t)((h) >> (32 + 8 * (d))) & 0xff)
 
-struct rsort {
-	struct ntp_jkey *a, *tmp;
-	size_t lo, hi;			/* this thread's keys (top byte) */
-	/* their count of each top byte, then where they go; off the other threads' lines */
-	_Alignas(64) size_t cnt[256];
-	const size_t *start;		/* where each bucket starts, start[256] = n */
-	int b0, b1;			/* this thread's buckets */
-};
-
-static void *count_top(void *arg)
+void ntp_join__sort_keys(struct ntp_jkey *a, struct ntp_jkey *tmp, size_t n)
 {
-	struct rsort *r = arg;
-
-	memset(r->cnt, 0, sizeof(r->cnt));
-	for (size_t i = r->lo; i < r->hi; i++)
-		r->cnt[DIGIT(r->a[i].hash, 3)]++;
-	return NULL;
-}
-
-static void *scatter_top(void *arg)
-{
-	struct rsort *r = arg;
-
-	for (size_t i = r->lo; i < r->hi; i++)
-		r->tmp[r->cnt[DIGIT(r->a[i].hash, 3)]++] = r->a[i];
-	return NULL;
-}
-
-/* bucket [lo, hi) of tmp sorted by bytes 0-2 of the top half into a, then its runs */
-static void sort_bucket(struct ntp_jkey *a, struct ntp_jkey *tmp, size_t lo, size_t hi)
-{
-	size_t cnt[3][256] = { { 0 } }, i, k;
-	struct ntp_jkey *src = tmp + lo, *dst = a + lo, *t;
-	size_t n = hi - lo;
+	size_t cnt[4][256] = { { 0 } }, i, k;
+	struct ntp_jkey *src = a, *dst = tmp, *t;
 
 	for (i = 0; i < n; i++)
-		for (int d = 0; d < 3; d++)
-			cnt[d][DIGIT(src[i].hash, d)]++;
-	for (int d = 0; d < 3; d++) {
+		for (int d = 0; d < 4; d++)
+			cnt[d][DIGIT(a[i].hash, d)]++;
+	for (int d = 0; d < 4; d++) {
 		size_t sum = 0, *c = cnt[d];
 
 		for (int b = 0; b < 256; b++) {
@@ -92,59 +56,16 @@ static void sort_bucket(struct ntp_jkey *a, struct ntp_jkey *tmp, size_t lo, siz
 		src = dst;
 		dst = t;
 	}
-	/* three passes: the bucket is in a */
-	for (i = lo; i < hi; i = k) {
+	/* four passes: the keys are in a */
+	for (i = 0; i < n; i = k) {
 		int sorted = 1;
 
-		for (k = i + 1; k < hi && a[k].hash >> 32 == a[i].hash >> 32; k++)
+		for (k = i + 1; k < n && a[k].hash >> 32 == a[i].hash >> 32; k++)
 			if (a[k].hash < a[k - 1].hash)
 				sorted = 0;
 		if (!sorted)
 			qsort(a + i, k - i, sizeof(*a), cmp_hash_idx);
 	}
-}
-
-static void *sort_buckets(void *arg)
-{
-	struct rsort *r = arg;
-
-	for (int b = r->b0; b < r->b1; b++)
-		sort_bucket(r->a, r->tmp, r->start[b], r->start[b + 1]);
-	return NULL;
-}
-
-void ntp_join__sort_keys(struct ntp_jkey *a, struct ntp_jkey *tmp, size_t n, int nt)
-{
-	struct rsort r[NTP_JOIN_READERS];
-	size_t start[257], at = 0;
-	int b = 0;
-
-	if (n < 2)
-		return;
-	for (int t = 0; t < nt; t++)
-		r[t] = (struct rsort){ .a = a, .tmp = tmp, .lo = n * (size_t)t / (size_t)nt,
-				       .hi = n * (size_t)(t + 1) / (size_t)nt, .start = start };
-	ntp_jobs__run(count_top, r, sizeof(*r), nt);
-	/* a bucket's keys: thread 0's, then thread 1's, ... */
-	for (int d = 0; d < 256; d++) {
-		start[d] = at;
-		for (int t = 0; t < nt; t++) {
-			size_t m = r[t].cnt[d];
-
-			r[t].cnt[d] = at;
-			at += m;
-		}
-	}
-	start[256] = n;
-	ntp_jobs__run(scatter_top, r, sizeof(*r), nt);
-	/* the buckets shared out by their keys, about n / nt each */
-	for (int t = 0; t < nt; t++) {
-		r[t].b0 = b;
-		while (b < 256 && (t == nt - 1 || start[b + 1] <= n * (size_t)(t + 1) / (size_t)nt))
-			b++;
-		r[t].b1 = b;
-	}
-	ntp_jobs__run(sort_buckets, r, sizeof(*r), nt);
 }
 
 /* the time that orders a side's occurrences of one key */
@@ -250,7 +171,7 @@ static int order_side(struct ntp_jside *s, int host, int nt)
 		if (!n)
 			continue;
 		o = s->order + s->file_lo[f];
-		ntp_join__sort_keys(o, tmp + s->file_lo[f], n, nt);
+		ntp_join__sort_keys(o, tmp + s->file_lo[f], n);
 		for (i = 0; i < n; i = k) {
 			int sorted = 1;
 

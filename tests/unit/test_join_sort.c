@@ -2,8 +2,7 @@
 /*
  * lib/join/join_load.c's key sort: (hash, idx) order whatever the hashes
  * (keys alike in their top byte, in their top 32 bits and in all 64, one
- * bucket holding most keys, empty buckets), the same on one thread and on
- * several, against qsort.
+ * bucket holding most keys, empty buckets), against qsort.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,7 +26,7 @@ static int cmp_ref(const void *pa, const void *pb)
 	return (a->idx > b->idx) - (a->idx < b->idx);
 }
 
-/* keys 0..n-1 in idx order, hash(i) by the case; sorted on 1..4 threads and checked */
+/* keys 0..n-1 in idx order, hash(i) by the case; sorted and checked */
 static void check(size_t n, uint64_t (*hash)(size_t i))
 {
 	struct ntp_jkey *ref = malloc((n ? n : 1) * sizeof(*ref));
@@ -44,15 +43,13 @@ static void check(size_t n, uint64_t (*hash)(size_t i))
 	for (size_t i = 0; i < n; i++)
 		ref[i] = (struct ntp_jkey){ .hash = h[i], .idx = (uint32_t)i, .occ = 7 };
 	qsort(ref, n, sizeof(*ref), cmp_ref);
-	for (int nt = 1; nt <= NTP_JOIN_READERS; nt++) {
-		for (size_t i = 0; i < n; i++)
-			a[i] = (struct ntp_jkey){ .hash = h[i], .idx = (uint32_t)i, .occ = 7 };
-		ntp_join__sort_keys(a, tmp, n, nt);
-		for (size_t i = 0; i < n; i++) {
-			assert_true(a[i].hash == ref[i].hash);
-			assert_int_equal(a[i].idx, ref[i].idx);
-			assert_int_equal(a[i].occ, 7);
-		}
+	for (size_t i = 0; i < n; i++)
+		a[i] = (struct ntp_jkey){ .hash = h[i], .idx = (uint32_t)i, .occ = 7 };
+	ntp_join__sort_keys(a, tmp, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(a[i].hash == ref[i].hash);
+		assert_int_equal(a[i].idx, ref[i].idx);
+		assert_int_equal(a[i].occ, 7);
 	}
 	free(ref);
 	free(a);
@@ -87,7 +84,7 @@ static uint64_t heavy_reuse(size_t i)
 	return keys[i % 3];
 }
 
-/* nearly every key in one bucket (one top byte): the threads' shares of buckets uneven */
+/* nearly every key in one top byte: one radix bucket holds most keys */
 static uint64_t one_bucket(size_t i)
 {
 	return i % 1000 ? (0x42ULL << 56 | (xorshift64(&rnd_state) >> 8)) : xorshift64(&rnd_state);
