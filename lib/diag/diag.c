@@ -165,7 +165,8 @@ struct hacc {                     /* one (group, queue) or one queue */
 	bool null_io, null_ns, null_ctrl;
 	int64_t bytes, qid;
 	uint64_t n, errors, deferred, inline_sends, mean_n;
-	int64_t first_status, deferred_sum, inline_sum, mean_sum;
+	int64_t first_status;
+	double deferred_sum, inline_sum, mean_sum;   /* as SQLite's total() and avg() sum */
 	bool has_status;
 	int pids;
 };
@@ -401,13 +402,13 @@ static int host_row(sqlite3_stmt *st, struct hmap *groups, struct hmap *queues,
 			g->inline_sends++;
 		if (!col_null(st, 7)) {
 			if (deferred)
-				g->deferred_sum += sqlite3_column_int64(st, 7);
+				g->deferred_sum += sqlite3_column_double(st, 7);
 			else
-				g->inline_sum += sqlite3_column_int64(st, 7);
+				g->inline_sum += sqlite3_column_double(st, 7);
 		}
 	}
 	if (!col_null(st, 8)) {
-		q->mean_sum += sqlite3_column_int64(st, 8);
+		q->mean_sum += sqlite3_column_double(st, 8);
 		q->mean_n++;
 	}
 	if (col_null(st, 9))
@@ -444,8 +445,8 @@ static int keep_groups(struct ntp_diag_gather *g, struct hmap *groups, int file)
 		q->first_status = a->has_status ? a->first_status : 0;
 		q->deferred = a->deferred;
 		q->inline_sends = a->inline_sends;
-		q->deferred_sum = (double)a->deferred_sum;
-		q->inline_sum = (double)a->inline_sum;
+		q->deferred_sum = a->deferred_sum;
+		q->inline_sum = a->inline_sum;
 	}
 	return 0;
 }
@@ -509,7 +510,7 @@ static int host_queries(struct ntp_diag_gather *g, struct ntp_diag_sources *has,
 		copy(q->ctrl, sizeof(q->ctrl), (const unsigned char *)a->ctrl);
 		q->qid = a->qid;
 		q->n = a->n;
-		q->mean_ns = a->mean_n ? (double)a->mean_sum / (double)a->mean_n : 0;
+		q->mean_ns = a->mean_n ? a->mean_sum / (double)a->mean_n : 0;
 		q->submitters = submitter ? a->pids : 0;
 		has->submitters |= q->submitters > 0;
 		q->rate = span > 0 && h->sample_one_in > 0 ?
