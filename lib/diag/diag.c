@@ -423,7 +423,8 @@ static int host_row(sqlite3_stmt *st, struct hmap *groups, struct hmap *queues,
 /* the scan's (group, queue) rows into g, in GROUP BY's order */
 static int keep_groups(struct ntp_diag_gather *g, struct hmap *groups, int file)
 {
-	qsort(groups->a, groups->n, sizeof(*groups->a), cmp_group_row);
+	if (groups->n)
+		qsort(groups->a, groups->n, sizeof(*groups->a), cmp_group_row);
 	for (size_t i = 0; i < groups->n; i++) {
 		const struct hacc *a = &groups->a[i];
 		struct dgq *q;
@@ -494,7 +495,8 @@ static int host_queries(struct ntp_diag_gather *g, struct ntp_diag_sources *has,
 		return rc;
 	}
 
-	qsort(queues.a, queues.n, sizeof(*queues.a), cmp_queue_row);
+	if (queues.n)
+		qsort(queues.a, queues.n, sizeof(*queues.a), cmp_queue_row);
 	depths = ntp_source__meta_text(s, i, NTP_META_HOST_QUEUE_DEPTH);
 	for (size_t k = 0; k < queues.n && !rc; k++) {
 		const struct hacc *a = &queues.a[k];
