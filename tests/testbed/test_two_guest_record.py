@@ -5,8 +5,7 @@ target's, joined afterwards with `ntprof report HOST.ntp TARGET.ntp`, and the
 two phases compared with `ntprof compare` (guest/two_record.sh).
 
 Phase A has no added delay; phase B has `netem delay 5ms` on eth0 of both
-guests, 5 ms each way; phase C no delay, and the target's clock made fast on
-purpose (adjtimex).  Each phase is the same fio job (4k randread, QD1, IOS
+guests, 5 ms each way.  Each phase is the same fio job (4k randread, QD1, IOS
 I/Os), recorded at -s 1 on both sides (target started first, stopped last).
 
 - each phase: at least 99% of the host's commands join a target record;
@@ -22,9 +21,7 @@ I/Os), recorded at -s 1 on both sides (target started first, stopped last).
   host reports' own difference, at least 8 ms, block and driver by at most
   1 ms; and the joined runs
   (HOST,TARGET) compared: the five stages, each delta the joined reports'
-  own, network the stage that changed most;
-- phase C joined: the diagnosis names clock doubt (the drift beyond a real
-  clock's), never a slow or lossy network.
+  own, network the stage that changed most.
 """
 import re
 import sqlite3
@@ -102,7 +99,7 @@ def ping_added_ns(r):
 
 def test_two_guest_record(testbed):
     assert NTPROF.is_file(), f"{NTPROF} missing: build ntprof (make) first"
-    r = testbed.run_two("tests/testbed/guest/two_record.sh", kernel="6.1", timeout=420,
+    r = testbed.run_two("tests/testbed/guest/two_record.sh", kernel="6.1", timeout=300,
                         skew=SKEW_S, env={"NTPROF": str(NTPROF), "TB_IOS": str(IOS)}).assert_ok()
     host, tgt = r.host.result, r.target.result
     assert "traddr=10.0.0.1," in host["host_ctrl_address"], host["host_ctrl_address"]
@@ -112,21 +109,6 @@ def test_two_guest_record(testbed):
     for res, role in ((host, "host"), (tgt, "target")):
         assert "netem" not in res[f"{role}_A_qdisc"], res[f"{role}_A_qdisc"]
         assert "netem" in res[f"{role}_B_qdisc"] and "delay 5ms" in res[f"{role}_B_qdisc"]
-    # phase C: the target's clock made fast on purpose (adjtimex tick 10016
-    # for 10000, 1600 ppm asked), beyond the 500 ppm the join searches: the
-    # estimate ends near that edge (measured 495 ppm; 464 with 800 asked),
-    # or is not made, or leaves stages below 0, each a doubt.  The diagnosis
-    # blames the clock estimate, never the network.  Checked first: it needs
-    # no timing of the emulated network
-    assert host["host_C_rc"] == "0" and tgt["tgt_C_rc"] == "0", (host, tgt)
-    doc = ntprof_json("report", str(r.host.out / "host-C.ntp"), str(r.target.out / "tgt-C.ntp"))
-    d = doc["diagnosis"]["recording"]
-    assert d["cause"] == "clock_doubt", d
-    assert "slow_or_lossy_network" not in d["holds"], d
-    print("phase C clock:", d["evidence"]["clock"])
-    for g in doc["diagnosis"]["groups"]:
-        assert g["cause"] in ("clock_doubt", "insufficient_evidence"), g
-
     # the target's wall clock really was skewed (the join must not rely on it)
     meta = {}
     for p in "AB":

@@ -1,12 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # two_record.sh - guest side of test_two_guest_record.py, run in both guests by
 # run-two.sh: `ntprof record -r target` on the target guest, `ntprof record -r
-# host -s 1 -- fio` on the host guest, three phases in one boot:
+# host -s 1 -- fio` on the host guest, two phases in one boot:
 #   A  no added delay
 #   B  netem delay 5ms on eth0 of BOTH guests (5 ms each way)
-#   C  no added delay; the target's clock made fast (adjtimex tick 10016 us
-#      for 10000, 1600 ppm asked): a join whose clock estimate is loose on
-#      purpose
 # Each phase: the target recorder starts first (flag tgt-ready-P), the host
 # records a fixed fio job (4k randread, QD1, $IOS I/Os) and says host-done-P,
 # then the target recorder stops (last).  The host disconnects after phase B
@@ -68,14 +65,8 @@ target() {
 	tb_res target_kernel "$(uname -r)"
 	tb_target_tcp --addr "$TB_MY_ADDR" --nqn "$NQN"
 	tb_sync_signal target-listening
-	for p in A B C; do
+	for p in A B; do
 		[ "$p" = B ] && tb_netem 5ms
-		if [ "$p" = C ]; then
-			tc qdisc del dev eth0 root
-			busybox adjtimex -q -t 10016 || tb_fail "adjtimex -t 10016"
-			# the timekeeping takes up the new rate within a tick or so
-			sleep 1
-		fi
 		qdisc "$p"
 		record_start "tgt-$p" -r target -s 1 -o "$WORK/tgt-$p.ntp"
 		tb_sync_signal "tgt-ready-$p"
@@ -94,9 +85,8 @@ host() {
 	tb_sync_wait target-listening 240
 	tb_connect --transport tcp --addr "$TB_PEER_ADDR" --port 4420 --nqn "$NQN"
 	tb_res host_ctrl_address "$(cat "/sys/class/nvme/$TB_CTRL/address")"
-	for p in A B C; do
+	for p in A B; do
 		[ "$p" = B ] && tb_netem 5ms
-		[ "$p" = C ] && tc qdisc del dev eth0 root
 		qdisc "$p"
 		tb_sync_wait "tgt-ready-$p" 240
 		# the emulated network's own round trips, before the phase and after
