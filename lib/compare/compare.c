@@ -178,7 +178,8 @@ static int load(struct ntp_compare *c, const struct ntp_compare_opts *o,
 		/* one filter for both runs: --time from each run's own start */
 		rc = ntp_report__load(&c->run[r], c->src[r],
 				      &(struct ntp_report_load){ .detail = detail,
-								 .filter = &o->filter });
+								 .filter = &o->filter,
+								 .evidence = true });
 	}
 	/* nothing is said of the runs before their files' check is done */
 	rc = ntp_source__verdict(c->src, NTP_CMP_RUNS, rc);

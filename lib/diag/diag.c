@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The diagnosis (diag.h): each group's evidence, from the report model
- * and from one pass of SQL a recording over what the stages leave out,
- * and the rules (diag_rules.c) applied to it.
+ * (its groups, and what its scan gathered beside the stages:
+ * lib/model/model_evidence.h), and the rules (diag_rules.c) applied to it.
  *
  * Host side, per file, through the report's read filters:
  *   per group and queue: commands, errors (status != 0, the first status),
@@ -33,6 +33,7 @@
 #include "lib/diag/diag.h"
 #include "lib/diag/diag_sql.h"
 #include "lib/fmt/safe_text.h"
+#include "lib/model/model_evidence.h"
 #include "lib/model/model_filter.h"
 #include "lib/model/model_files.h"
 #include "lib/model/model_sql.h"
@@ -149,284 +150,11 @@ static int backend_query(struct ntp_diag_gather *g, struct ntp_diag_sources *has
 	return ntp_report__rows_end(s->db, path, st, rc, "cannot read the backend's counters");
 }
 
-/*
- * One scan of the host rows, aggregated here: a GROUP BY over a million
- * rows sorts them all (2-3 s at 1M), where the groups and queues number a
- * few dozen.  Rows keyed as SQL's GROUP BY keys them (NULL apart from
- * ''), and made in its order, so what follows sees what the queries gave.
- */
-struct hkey {
-	const unsigned char *io_type, *ns, *ctrl;   /* NULL: SQL's NULL */
-	int64_t bytes, qid;
-};
-
-struct hacc {                     /* one (group, queue) or one queue */
-	char *io_type, *ns, *ctrl;
-	bool null_io, null_ns, null_ctrl;
-	int64_t bytes, qid;
-	uint64_t n, errors, deferred, inline_sends, mean_n;
-	int64_t first_status;
-	double deferred_sum, inline_sum, mean_sum;   /* as SQLite's total() and avg() sum */
-	bool has_status;
-	int pids;
-};
-
-struct hmap {
-	struct hacc *a;
-	size_t n, cap;            /* entries; slots (a power of 2) */
-	size_t *slot;             /* index + 1; 0 empty */
-};
-
-static uint64_t mix(uint64_t h, const void *p, size_t len)
+/* the evidence's group rows of file into g, in GROUP BY's order */
+static int keep_groups(struct ntp_diag_gather *g, const struct ntp_evidence *ev, int file)
 {
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ c[i]) * 0x100000001b3ull;
-	return h;
-}
-
-static uint64_t text_hash(uint64_t h, const unsigned char *t)
-{
-	return t ? mix(mix(h, "t", 1), t, strlen((const char *)t) + 1) : mix(h, "n", 1);
-}
-
-static uint64_t key_hash(const struct hkey *k, bool queue)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	if (!queue) {
-		h = text_hash(h, k->io_type);
-		h = text_hash(h, k->ns);
-		h = mix(h, &k->bytes, sizeof(k->bytes));
-	}
-	h = text_hash(h, k->ctrl);
-	return mix(h, &k->qid, sizeof(k->qid));
-}
-
-static bool text_eq(const char *kept, bool null, const unsigned char *t)
-{
-	return t ? !null && !strcmp(kept, (const char *)t) : null;
-}
-
-static bool key_eq(const struct hacc *a, const struct hkey *k, bool queue)
-{
-	return a->qid == k->qid && text_eq(a->ctrl, a->null_ctrl, k->ctrl) &&
-	       (queue || (a->bytes == k->bytes && text_eq(a->io_type, a->null_io, k->io_type) &&
-			  text_eq(a->ns, a->null_ns, k->ns)));
-}
-
-static char *keep(const unsigned char *t, bool *null)
-{
-	*null = !t;
-	return strdup(t ? (const char *)t : "");
-}
-
-static void hmap_free(struct hmap *m)
-{
-	for (size_t i = 0; i < m->n; i++) {
-		free(m->a[i].io_type);
-		free(m->a[i].ns);
-		free(m->a[i].ctrl);
-	}
-	free(m->a);
-	free(m->slot);
-}
-
-static int hmap_rehash(struct hmap *m, bool queue)
-{
-	size_t cap = m->cap ? 2 * m->cap : 64;
-	size_t *slot = calloc(cap, sizeof(*slot));
-
-	if (!slot)
-		return -ENOMEM;
-	for (size_t i = 0; i < m->n; i++) {
-		const struct hacc *a = &m->a[i];
-		struct hkey k = { (const unsigned char *)(a->null_io ? NULL : a->io_type),
-				  (const unsigned char *)(a->null_ns ? NULL : a->ns),
-				  (const unsigned char *)(a->null_ctrl ? NULL : a->ctrl), a->bytes, a->qid };
-		size_t j = key_hash(&k, queue) & (cap - 1);
-
-		while (slot[j])
-			j = (j + 1) & (cap - 1);
-		slot[j] = i + 1;
-	}
-	free(m->slot);
-	m->slot = slot;
-	m->cap = cap;
-	return 0;
-}
-
-/* k's entry, made when new; NULL out of memory */
-static struct hacc *hmap_get(struct hmap *m, const struct hkey *k, bool queue)
-{
-	size_t j;
-	struct hacc *a;
-
-	if (2 * (m->n + 1) > m->cap && hmap_rehash(m, queue))
-		return NULL;
-	for (j = key_hash(k, queue) & (m->cap - 1); m->slot[j]; j = (j + 1) & (m->cap - 1))
-		if (key_eq(&m->a[m->slot[j] - 1], k, queue))
-			return &m->a[m->slot[j] - 1];
-	if (grow((void **)&m->a, m->n, sizeof(*m->a)))
-		return NULL;
-	a = &m->a[m->n];
-	memset(a, 0, sizeof(*a));
-	a->ctrl = keep(k->ctrl, &a->null_ctrl);
-	a->io_type = keep(queue ? NULL : k->io_type, &a->null_io);
-	a->ns = keep(queue ? NULL : k->ns, &a->null_ns);
-	if (!a->ctrl || !a->io_type || !a->ns) {
-		free(a->ctrl);
-		free(a->io_type);
-		free(a->ns);
-		return NULL;
-	}
-	a->bytes = k->bytes;
-	a->qid = k->qid;
-	m->slot[j] = ++m->n;
-	return a;
-}
-
-/* SQL's order of two texts: NULL first, then BINARY */
-static int text_cmp(const char *a, bool an, const char *b, bool bn)
-{
-	if (an || bn)
-		return an == bn ? 0 : an ? -1 : 1;
-	return strcmp(a, b);
-}
-
-static int cmp_int(int64_t a, int64_t b)
-{
-	return a < b ? -1 : a > b;
-}
-
-/* GROUP BY io_type, bytes, namespace, controller, qid's order */
-static int cmp_group_row(const void *pa, const void *pb)
-{
-	const struct hacc *a = pa, *b = pb;
-	int c = text_cmp(a->io_type, a->null_io, b->io_type, b->null_io);
-
-	if (!c)
-		c = cmp_int(a->bytes, b->bytes);
-	if (!c)
-		c = text_cmp(a->ns, a->null_ns, b->ns, b->null_ns);
-	if (!c)
-		c = text_cmp(a->ctrl, a->null_ctrl, b->ctrl, b->null_ctrl);
-	return c ? c : cmp_int(a->qid, b->qid);
-}
-
-/* GROUP BY controller, qid's order */
-static int cmp_queue_row(const void *pa, const void *pb)
-{
-	const struct hacc *a = pa, *b = pb;
-	int c = text_cmp(a->ctrl, a->null_ctrl, b->ctrl, b->null_ctrl);
-
-	return c ? c : cmp_int(a->qid, b->qid);
-}
-
-/* a queue's processes: the distinct (queue, pid) pairs seen */
-struct pidset {
-	uint64_t *v;              /* (queue + 1) << 32 | pid; 0 empty */
-	size_t n, cap;
-};
-
-/* 1 when (queue, pid) is new, 0 when seen, -ENOMEM */
-static int pidset_add(struct pidset *p, size_t queue, int64_t pid)
-{
-	uint64_t v = (uint64_t)(queue + 1) << 32 | (uint32_t)pid;
-	size_t j;
-
-	if (2 * (p->n + 1) > p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 64;
-		uint64_t *nv = calloc(cap, sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		for (size_t i = 0; i < p->cap; i++) {
-			if (!p->v[i])
-				continue;
-			for (j = (p->v[i] * 0x9e3779b97f4a7c15ull >> 7) & (cap - 1); nv[j];
-			     j = (j + 1) & (cap - 1))
-				;
-			nv[j] = p->v[i];
-		}
-		free(p->v);
-		p->v = nv;
-		p->cap = cap;
-	}
-	for (j = (v * 0x9e3779b97f4a7c15ull >> 7) & (p->cap - 1); p->v[j]; j = (j + 1) & (p->cap - 1))
-		if (p->v[j] == v)
-			return 0;
-	p->v[j] = v;
-	p->n++;
-	return 1;
-}
-
-static bool col_null(sqlite3_stmt *st, int c)
-{
-	return sqlite3_column_type(st, c) == SQLITE_NULL;
-}
-
-/* one host row into its (group, queue) and its queue */
-static int host_row(sqlite3_stmt *st, struct hmap *groups, struct hmap *queues,
-		    struct pidset *pids)
-{
-	struct hkey k = { sqlite3_column_text(st, 0), sqlite3_column_text(st, 2),
-			  sqlite3_column_text(st, 3), sqlite3_column_int64(st, 1),
-			  sqlite3_column_int64(st, 4) };
-	struct hacc *g = hmap_get(groups, &k, false), *q;
-	int added;
-
-	if (!g)
-		return -ENOMEM;
-	/* the texts' pointers hold until the next step: the group kept its own */
-	q = hmap_get(queues, &k, true);
-	if (!q)
-		return -ENOMEM;
-	g->n++;
-	q->n++;
-	if (!col_null(st, 5) && sqlite3_column_int64(st, 5) != 0) {
-		int64_t status = sqlite3_column_int64(st, 5);
-
-		g->errors++;
-		if (!g->has_status || status < g->first_status)
-			g->first_status = status;
-		g->has_status = true;
-	}
-	if (!col_null(st, 6)) {
-		bool deferred = sqlite3_column_int(st, 6);
-
-		if (deferred)
-			g->deferred++;
-		else
-			g->inline_sends++;
-		if (!col_null(st, 7)) {
-			if (deferred)
-				g->deferred_sum += sqlite3_column_double(st, 7);
-			else
-				g->inline_sum += sqlite3_column_double(st, 7);
-		}
-	}
-	if (!col_null(st, 8)) {
-		q->mean_sum += sqlite3_column_double(st, 8);
-		q->mean_n++;
-	}
-	if (col_null(st, 9))
-		return 0;
-	added = pidset_add(pids, (size_t)(q - queues->a), sqlite3_column_int64(st, 9));
-	if (added < 0)
-		return added;
-	q->pids += added;
-	return 0;
-}
-
-/* the scan's (group, queue) rows into g, in GROUP BY's order */
-static int keep_groups(struct ntp_diag_gather *g, struct hmap *groups, int file)
-{
-	if (groups->n)
-		qsort(groups->a, groups->n, sizeof(*groups->a), cmp_group_row);
-	for (size_t i = 0; i < groups->n; i++) {
-		const struct hacc *a = &groups->a[i];
+	for (size_t i = 0; i < ev->ngroups; i++) {
+		const struct ntp_evidence_row *a = &ev->groups[i];
 		struct dgq *q;
 
 		if (grow((void **)&g->gq, g->ngq, sizeof(*g->gq)))
@@ -452,54 +180,37 @@ static int keep_groups(struct ntp_diag_gather *g, struct hmap *groups, int file)
 	return 0;
 }
 
+/*
+ * The time the file's rows span: the first one's start to the last one's
+ * end, when they are at least NTP_DIAG_SPAN_MIN_N, else window (the
+ * filters' window of the recording).  The time over which Little's law
+ * takes a rate: a recording that waited for its workload to start, or
+ * outlived it, would spread the commands over time they did not run in.
+ */
+static int64_t rows_span(const struct ntp_evidence *ev, int64_t window)
+{
+	int64_t lo = ev->first_start, hi = ev->last_done, d;
+
+	/* times that cannot be (a span past 64 bits) leave the window's */
+	if (ev->rows >= NTP_DIAG_SPAN_MIN_N && hi > lo &&
+	    !__builtin_sub_overflow(hi, lo, &d) && (window <= 0 || d < window))
+		return d;
+	return window;
+}
+
+/* the host file i's evidence, as the model gathered it, into g */
 static int host_queries(struct ntp_diag_gather *g, struct ntp_diag_sources *has, const struct ntp_report *r,
 			struct ntp_source *s, int i)
 {
-	const char *path = s->files[i].path;
 	const struct ntp_report_header *h = &r->files[i].hdr;
-	struct ntp_read_where where;
-	bool submitter;           /* the file has the processes */
+	const struct ntp_evidence *ev = r->files[i].evidence;
+	int64_t span = rows_span(ev, ntp_read_filter__window_ns(r->filter, h->duration_ns));
 	char *depths;             /* meta host_queue_depth */
-	int64_t span = ntp_read_filter__window_ns(r->filter, h->duration_ns);
-	char from[1024], sql[2048];
-	struct hmap groups = { 0 }, queues = { 0 };
-	struct pidset pids = { 0 };
-	sqlite3_stmt *st;
-	int rc;
+	int rc = keep_groups(g, ev, i);
 
-	rc = ntp_diag__host_from(from, sizeof(from), &where, &submitter, r, s, i);
-	if (!rc)
-		rc = ntp_diag__span_ns(s->db, path, from, &where, r->filter != NULL, span, &span);
-	if (rc)
-		return rc;
-	snprintf(sql, sizeof(sql),
-		 "SELECT io_type, bytes, namespace, controller, qid, status, deferred,"
-		 " sent_ns - h_queue_ns, h_done_ns - h_queue_ns, pid FROM %s WHERE 1", from);
-	if (ntp_read_filter__prepare(s->db, sql, r->filter ? &where : NULL, NULL, &st))
-		return ntp_report__db_fail(s->db, path, "cannot read the commands' evidence");
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if (host_row(st, &groups, &queues, &pids)) {
-			rc = -ENOMEM;
-			break;
-		}
-	free(pids.v);
-	if (rc == -ENOMEM)
-		sqlite3_finalize(st);
-	else
-		rc = ntp_report__rows_end(s->db, path, st, rc, "cannot read the commands' evidence");
-	if (!rc)
-		rc = keep_groups(g, &groups, i);
-	hmap_free(&groups);
-	if (rc) {
-		hmap_free(&queues);
-		return rc;
-	}
-
-	if (queues.n)
-		qsort(queues.a, queues.n, sizeof(*queues.a), cmp_queue_row);
-	depths = ntp_source__meta_text(s, i, NTP_META_HOST_QUEUE_DEPTH);
-	for (size_t k = 0; k < queues.n && !rc; k++) {
-		const struct hacc *a = &queues.a[k];
+	depths = rc ? NULL : ntp_source__meta_text(s, i, NTP_META_HOST_QUEUE_DEPTH);
+	for (size_t k = 0; k < ev->nqueues && !rc; k++) {
+		const struct ntp_evidence_row *a = &ev->queues[k];
 		struct dq *q;
 
 		if (grow((void **)&g->q, g->nq, sizeof(*g->q))) {
@@ -513,14 +224,13 @@ static int host_queries(struct ntp_diag_gather *g, struct ntp_diag_sources *has,
 		q->qid = a->qid;
 		q->n = a->n;
 		q->mean_ns = a->mean_n ? a->mean_sum / (double)a->mean_n : 0;
-		q->submitters = submitter ? a->pids : 0;
+		q->submitters = ev->pid ? a->pids : 0;
 		has->submitters |= q->submitters > 0;
 		q->rate = span > 0 && h->sample_one_in > 0 ?
 			  (double)q->n * (double)h->sample_one_in / ((double)span / 1e9) : -1;
 		q->depth = ntp_diag__depth_in(depths, q->ctrl);
 	}
 	free(depths);
-	hmap_free(&queues);
 	return rc;
 }
 
@@ -794,7 +504,7 @@ int ntp_diag__make(struct ntp_diag *d, const struct ntp_report *r, struct ntp_so
 	 * and the rules say what they lack as not recorded.
 	 */
 	for (int i = 0; s->db && i < s->n && !rc; i++) {
-		if (s->files[i].sides & NTP_SIDE_HOST && r->kind != NTP_REPORT_TARGET) {
+		if (r->files[i].evidence) {
 			d->has.host = true;
 			int64_t resets = ntp_source__meta_int(s, i, NTP_META_HOST_CTRL_RESETS, -1);
 			char *depth = ntp_source__meta_text(s, i, NTP_META_HOST_QUEUE_DEPTH);

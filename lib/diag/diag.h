@@ -4,11 +4,11 @@
  * and for the recording as a whole, the stage that dominates the mean and
  * the tail, the cause the evidence supports (diag_rules.h) and the
  * evidence's numbers.  Made from the report model (the stages, the tail,
- * the join's clock) and from what the recordings hold beside the stages,
- * read once through the source: each command's status, send deferral,
- * queue and submitting process, the queues' depths and the controllers'
- * resets.  report, compare and series print it; nothing here
- * prints.
+ * the join's clock, and what its scan gathered beside the stages: each
+ * command's status, send deferral, queue and submitting process,
+ * lib/model/model_evidence.h) and from the recordings' meta and counters
+ * (the queues' depths, the controllers' resets, the backend's).  report,
+ * compare and series print it; nothing here prints.
  */
 #ifndef NTP_DIAG_H
 #define NTP_DIAG_H

@@ -20,6 +20,7 @@
 #include "lib/join/join.h"
 
 struct ntp_read_filter;
+struct ntp_evidence;
 
 /* a stage as the reports name it; a view is the stages of one kind of report */
 /*
@@ -175,6 +176,8 @@ struct ntp_report_file {
 	int sides;                      /* enum ntp_side */
 	/* the target side's intervals and target_io rows */
 	uint64_t t_seen, t_sampled, t_lost_ringbuf, t_lost_map, t_rows;
+	/* the host side's evidence for the diagnosis (model_evidence.h); NULL not gathered */
+	struct ntp_evidence *evidence;
 };
 
 /* a stage boundary this recording's hooks could not place as the view wants */

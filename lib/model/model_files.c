@@ -14,6 +14,7 @@
 #include "lib/join/join.h"
 #include "lib/model/model.h"
 #include "lib/model/model_check.h"
+#include "lib/model/model_evidence.h"
 #include "lib/model/model_files.h"
 #include "lib/model/model_header.h"
 #include "lib/model/model_join.h"
@@ -57,7 +58,7 @@ static int copy_join(struct ntp_report *r, struct ntp_join *j)
 }
 
 /* one recording, no join: its header and its commands on the source's connection */
-static int load_one(struct ntp_source *s, struct ntp_report *r)
+static int load_one(struct ntp_source *s, struct ntp_report *r, bool evidence)
 {
 	const char *path = s->files[0].path;
 	int rc;
@@ -66,7 +67,7 @@ static int load_one(struct ntp_source *s, struct ntp_report *r)
 	if (rc)
 		return rc;
 	if (r->view == NTP_VIEW_HOST)
-		return ntp_report__scan_host(r, s->db, path, reopen_cb, s);
+		return ntp_report__scan_host(r, s->db, path, evidence, reopen_cb, s);
 	return ntp_report__scan_view(r, s->db, path);
 }
 
@@ -112,7 +113,14 @@ static int load_joined(struct ntp_source *s, struct ntp_report *r)
 static int files_load(struct ntp_source *s, struct ntp_report *r,
 		      const struct ntp_report_load *lo)
 {
-	return ntp_kind__joined(s->kind) ? load_joined(s, r) : load_one(s, r);
+	bool evidence = lo && lo->evidence;
+	int rc = ntp_kind__joined(s->kind) ? load_joined(s, r) : load_one(s, r, evidence);
+
+	/* the host files the load did not read in one scan of their rows: a scan of their own */
+	for (int i = 0; i < s->n && !rc && evidence && r->kind != NTP_REPORT_TARGET; i++)
+		if (s->files[i].sides & NTP_SIDE_HOST && !r->files[i].evidence)
+			rc = ntp_evidence__scan(r, s, i);
+	return rc;
 }
 
 static int files_wait(struct ntp_source *s, char *msg, size_t len)

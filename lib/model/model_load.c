@@ -15,6 +15,7 @@
 #include "lib/cli/exit.h"
 #include "lib/model/model.h"
 #include "lib/model/model_app.h"
+#include "lib/model/model_evidence.h"
 #include "lib/model/model_header.h"
 #include "lib/model/model_load.h"
 #include "lib/model/model_order.h"
@@ -105,8 +106,10 @@ int ntp_report__load(struct ntp_report *r, struct ntp_source *s,
 
 void ntp_report__free(struct ntp_report *r)
 {
-	for (int i = 0; i < r->nfiles; i++)
+	for (int i = 0; i < r->nfiles; i++) {
 		ntp_report__free_header(&r->files[i].hdr);
+		ntp_evidence__free(r->files[i].evidence);
+	}
 	free(r->files);
 	free(r->pairs);
 	for (size_t i = 0; i < r->ngaps; i++)

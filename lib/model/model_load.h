@@ -23,6 +23,8 @@ struct ntp_report_load {
 	const struct ntp_report_sort *sort; /* --sort; NULL or no keys: the groups' own order */
 	/* --percent-limit: groups with fewer than this % of the commands are left out */
 	double percent_limit;
+	/* the host files' evidence for the diagnosis (model_evidence.h), in the same scan */
+	bool evidence;
 };
 
 /*

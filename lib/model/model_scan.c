@@ -36,6 +36,8 @@
 #include "lib/core/stages.h"
 #include "lib/ntp/db_app.h"
 #include "lib/ntp/db_guard.h"
+#include "lib/ntp/db_own.h"
+#include "lib/model/model_evidence.h"
 #include "lib/model/model_filter.h"
 #include "lib/model/model_groups.h"
 #include "lib/model/model.h"
@@ -58,6 +60,9 @@ struct worker {
 	int64_t lo, hi;               /* ids lo..hi */
 	const struct ntp_read_where *where;  /* the read filters; NULL: none */
 	bool app;                     /* the file has the application's columns */
+	const char *from;             /* the rows with the evidence's columns; NULL: no evidence */
+	struct ntp_evidence_acc *ev;  /* the diagnosis' evidence (model_evidence.h) */
+	bool ev_full;                 /* ev held too many rows, and was dropped */
 	struct ntp_group_set set;
 	uint64_t rows;
 	int rc;                       /* NTP_EXIT_* */
@@ -91,11 +96,19 @@ static int read_rows(struct worker *w, sqlite3 *db)
 	static const char app_sql[] =
 		"SELECT io_type, bytes, namespace, " POINTS ", "
 		NTP_DB_APP_COLS " FROM " NTP_DB_HOST_APP_STAGES " WHERE id BETWEEN ?1 AND ?2";
+	/* the evidence's columns after the points and the application's */
+	const int ev_first = 3 + NPOINTS + (w->app ? NTP_DB_APP_NCOLS : 0);
+	char ev_sql[1024];
 	sqlite3_stmt *st;
-	int rc;
+	int rc, ev = 0;
 
+	if (w->from)
+		snprintf(ev_sql, sizeof(ev_sql), "SELECT io_type, bytes, namespace, " POINTS "%s, "
+			 NTP_EVIDENCE_COLS " FROM %s WHERE id BETWEEN ?1 AND ?2",
+			 w->app ? ", " NTP_DB_APP_COLS : "", w->from);
 	/* the range's parameters are bound after the filters' (named :rfN, never ?1 or ?2) */
-	if (ntp_read_filter__prepare(db, w->app ? app_sql : sql, w->where, NULL, &st))
+	if (ntp_read_filter__prepare(db, w->from ? ev_sql : w->app ? app_sql : sql, w->where, NULL,
+				     &st))
 		return ntp_report__db_fail(db, w->path, "cannot read the commands");
 	sqlite3_bind_int64(st, 1, w->lo);
 	sqlite3_bind_int64(st, 2, w->hi);
@@ -104,7 +117,8 @@ static int read_rows(struct worker *w, sqlite3 *db)
 		int64_t bytes = sqlite3_column_int64(st, 1);
 		const char *ns = (const char *)sqlite3_column_text(st, 2);
 		int64_t p[NPOINTS];
-		int why = points_why(ntp_db__points(st, 3, NPOINTS, p));
+		enum ntp_db_points kind = ntp_db__points(st, 3, NPOINTS, p);
+		int why = points_why(kind);
 		struct ntp_host_stages hs = { 0 };
 		struct ntp_app_row app = { NTP_APP_ROW_NONE };
 		int64_t v[HOST_STAGES];
@@ -125,6 +139,23 @@ static int read_rows(struct worker *w, sqlite3 *db)
 		else if (k < 0 || ntp_group_set__add_app(&w->set, (size_t)k, hs.e2e, v, &app)) {
 			rc = -ENOMEM;
 			break;
+		}
+		/* the points h_start_ns, h_queue_ns, sent_ns and h_done_ns, as read */
+		if (w->ev)
+			ev = ntp_evidence__add(w->ev, st, &(struct ntp_evidence_in){
+				(const unsigned char *)io_type, (const unsigned char *)ns, bytes,
+				p[0], p[1], p[2], p[NPOINTS - 1], kind == NTP_DB_POINTS_INT,
+				3, 4, 5, 3 + NPOINTS - 1, ev_first });
+		if (ev == -ENOMEM) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (ev == NTP_EVIDENCE_FULL) {
+			/* many groups: the evidence is left to a scan of its own (model_evidence.h) */
+			ntp_evidence__acc_free(w->ev);
+			w->ev = NULL;
+			w->ev_full = true;
+			ev = 0;
 		}
 		w->rows++;
 	}
@@ -180,9 +211,11 @@ static int nworkers(int64_t rows)
 	return n < 1 ? 1 : (int)n;
 }
 
-int ntp_report__scan_host(struct ntp_report *r, sqlite3 *db, const char *path,
+int ntp_report__scan_host(struct ntp_report *r, sqlite3 *db, const char *path, bool evidence,
 			  ntp_reopen_fn reopen, void *reopen_ctx)
 {
+	char from[512];
+	bool pid = false;
 	struct worker w[MAX_WORKERS];
 	struct ntp_read_where where = { .f = r->filter, .cols = &host_cols };
 	static const char *const main_schema[] = { "main" };
@@ -200,6 +233,23 @@ int ntp_report__scan_host(struct ntp_report *r, sqlite3 *db, const char *path,
 	span = hi - lo + 1;
 	n = nworkers(span);
 	memset(w, 0, sizeof(w));
+	if (evidence) {
+		pid = ntp_evidence__has_pid(db, "main");
+		ntp_evidence__from(from, sizeof(from), app ? NTP_DB_HOST_APP_STAGES :
+				   NTP_DB_HOST_STAGES, "main", pid);
+	}
+	for (int i = 0; i < n && evidence; i++) {
+		w[i].from = from;
+		w[i].ev = ntp_evidence__acc_new(NTP_EVIDENCE_MAX_ROWS);
+		if (!w[i].ev)
+			rc = NTP_EXIT_FAILURE;
+	}
+	if (rc) {
+		for (int i = 0; i < n; i++)
+			ntp_evidence__acc_free(w[i].ev);
+		ntp_error("%s: cannot read the commands: %s", path, strerror(ENOMEM));
+		return rc;
+	}
 	for (int i = 0; i < n; i++) {
 		w[i].path = path;
 		w[i].reopen = reopen;
@@ -214,17 +264,35 @@ int ntp_report__scan_host(struct ntp_report *r, sqlite3 *db, const char *path,
 	/* the first share is read on this thread; one whose thread could not start, too */
 	ntp_jobs__run(worker_main, w, sizeof(*w), n);
 
+	/* one reader's evidence dropped: the evidence of every row is left to a scan of its own */
+	for (int i = 0; i < n; i++)
+		if (w[i].ev_full)
+			for (int k = 0; k < n; k++) {
+				ntp_evidence__acc_free(w[k].ev);
+				w[k].ev = NULL;
+			}
 	rc = 0;
 	for (int i = 0; i < n; i++) {
 		if (!rc)
 			rc = w[i].rc;
-		if (!rc && i && ntp_group_set__merge(&w[0].set, &w[i].set)) {
+		if (!rc && i && (ntp_group_set__merge(&w[0].set, &w[i].set) ||
+				 (w[0].ev && ntp_evidence__merge(w[0].ev, w[i].ev)))) {
 			ntp_error("%s: cannot read the commands: %s", path, strerror(ENOMEM));
 			rc = NTP_EXIT_FAILURE;
 		}
 		r->total += w[i].rows;
-		if (i)
+		if (i) {
 			ntp_group_set__free(&w[i].set);
+			ntp_evidence__acc_free(w[i].ev);
+		}
+	}
+	if (!rc && w[0].ev) {
+		if (ntp_evidence__finish(w[0].ev, pid, &r->files[0].evidence)) {
+			ntp_error("%s: cannot read the commands: %s", path, strerror(ENOMEM));
+			rc = NTP_EXIT_FAILURE;
+		}
+	} else {
+		ntp_evidence__acc_free(w[0].ev);
 	}
 	/* the model takes the groups; only the samples are freed here */
 	if (!rc && ntp_group_set__finish(&w[0].set, &r->groups, &r->ngroups)) {

@@ -83,7 +83,7 @@ int ntp_report__run_from(ntp_report_open_fn open, void *ctx, const char *what,
 		rc = ntp_report__load(&r, s, &(struct ntp_report_load){
 			.detail = detail, .filter = &o->filter,
 			.histograms = o->histogram || o->html_path, .sort = &o->sort,
-			.percent_limit = o->percent_limit });
+			.percent_limit = o->percent_limit, .evidence = true });
 	/* nothing is printed before the files' check is done */
 	if (s)
 		rc = ntp_source__verdict(&s, 1, rc);
