@@ -3,13 +3,11 @@
  * join: what every part of the join uses, in a file of its own at the
  * bottom of the folder, so that the parts that use it need not call each
  * other: the two failures reported the same way (an SQL error, no memory),
- * an integer asked of SQL, a big array's pages asked for.
+ * an integer asked of SQL.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
@@ -52,23 +50,3 @@ int64_t ntp_join__query_int(sqlite3 *db, const char *sql, int64_t def)
 	return v;
 }
 
-/* Linux 5.14; an older kernel refuses it (EINVAL) and the pages come one fault at a time */
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
-/*
- * An array written whole soon after gets its pages at once: one call
- * instead of a fault a page, which in a virtual machine is a trap each, and
- * made at once 1 GiB of small pages takes half the time it takes by faults
- * (bench/README.md, "New pages on this VM").  The memory is the same: it
- * would be touched anyway.
- */
-void ntp_join__populate(void *p, size_t len)
-{
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t a = ((uintptr_t)p + pg - 1) & ~(pg - 1), e = ((uintptr_t)p + len) & ~(pg - 1);
-
-	if (e > a)
-		madvise((void *)a, e - a, MADV_POPULATE_WRITE);	/* refused is fine too */
-}

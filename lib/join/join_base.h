@@ -4,7 +4,7 @@
  * files, and what every part uses (join_base.c):
  *
  *	join.c          the entry points: a join of the model's files, its passes in order
- *	join_base.c     what every part uses: failures, an integer of SQL, pages made at once
+ *	join_base.c     what every part uses: failures, an integer of SQL
  *	join_stored.c   a joined recording's own pairing, read back
  *	join_write.c    a joined recording written (ntprof join)
  *	join_read.c     both sides of every file read at once, by several readers
@@ -271,8 +271,6 @@ int ntp_join__sql_fail(sqlite3 *db, const char *what);
 int ntp_join__nomem(void);
 /* the first column of sql's first row, def without one (or a NULL) */
 int64_t ntp_join__query_int(sqlite3 *db, const char *sql, int64_t def);
-/* the pages of an array about to be written whole made now (the kernel may refuse) */
-void ntp_join__populate(void *p, size_t len);
 
 /* join.c */
 

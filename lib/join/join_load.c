@@ -163,7 +163,6 @@ static int order_side(struct ntp_jside *s, int host, int nt)
 	tmp = malloc(s->n * sizeof(*tmp));
 	if (!tmp)
 		return -ENOMEM;
-	ntp_join__populate(tmp, s->n * sizeof(*tmp));
 	for (int f = 0; f < NTP_JOIN_MAX_FILES; f++) {
 		size_t n = s->file_lo[f + 1] - s->file_lo[f], i, k;
 		struct ntp_jkey *o;

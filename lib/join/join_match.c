@@ -470,7 +470,6 @@ static int collect(struct ntp_join *j)
 
 	if (!slot)
 		return -ENOMEM;
-	ntp_join__populate(slot, (j->host.n ? j->host.n : 1) * sizeof(*slot));
 	for (int k = 0; k < ns; k++)
 		sj[k] = (struct slot_job){ j, j->host.n * (size_t)k / (size_t)ns,
 					   j->host.n * (size_t)(k + 1) / (size_t)ns, slot, 0 };
@@ -486,7 +485,6 @@ static int collect(struct ntp_join *j)
 		free(slot);
 		return -ENOMEM;
 	}
-	ntp_join__populate(j->matches, (n ? n : 1) * sizeof(*j->matches));
 	for (int f = 0; f < j->nfiles; f++) {
 		size_t first = j->nmatches;
 		int sorted = 1;

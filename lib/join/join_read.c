@@ -520,28 +520,11 @@ again:
 	return r->err;
 }
 
-/* the pages of a range's rows and keys (and kept stages), made by the reader that writes them */
-static void populate(const struct ntp_jside *s, const struct ntp_jrange *rg, size_t rowsz,
-		     void *kept, size_t keptsz)
-{
-	if (!rg->n)
-		return;
-	ntp_join__populate((unsigned char *)s->rows + rg->idx * rowsz, rg->n * rowsz);
-	ntp_join__populate(s->order + rg->idx, rg->n * sizeof(*s->order));
-	if (kept)
-		ntp_join__populate((unsigned char *)kept + rg->idx * keptsz, rg->n * keptsz);
-}
-
 static void *read_job(void *arg)
 {
 	struct reader *r = arg;
 	struct ntp_join *j = r->j;
 
-	for (int fi = 0; fi < j->nfiles; fi++) {
-		populate(&j->target, &j->trange[r->w][fi], sizeof(struct ntp_jtarget),
-			 j->keep ? j->keep->target : NULL, sizeof(struct ntp_jtstages));
-		populate(&j->host, &j->hrange[r->w][fi], sizeof(struct ntp_jhost), NULL, 0);
-	}
 	for (int fi = 0; fi < j->nfiles && !r->err; fi++) {
 		if (j->files[fi].sides & NTP_SIDE_TARGET)
 			read_range(r, fi, 0, &j->trange[r->w][fi]);

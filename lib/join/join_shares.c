@@ -48,9 +48,6 @@ void *ntp_jshares__put(struct ntp_jshares *sh, int k)
 {
 	struct ntp_jshare *s = &sh->share[k];
 
-	/* the first element: the region's pages made by this share's thread (join_base.c) */
-	if (!s->n && !s->on)
-		ntp_join__populate((unsigned char *)*sh->array + s->at * sh->elsz, s->cap * sh->elsz);
 	if (s->n < s->cap)
 		return (unsigned char *)*sh->array + (s->at + s->n++) * sh->elsz;
 	if (s->on == s->ocap) {
