@@ -27,6 +27,7 @@ struct hmap {
 	struct ntp_evidence_row *a;
 	size_t n, cap;            /* entries; slots (a power of 2) */
 	size_t *slot;             /* index + 1; 0 empty */
+	bool stale;               /* entries were added by group (by_group), not in slot */
 };
 
 /* a queue's processes: the distinct (queue, pid) pairs seen */
@@ -41,6 +42,8 @@ struct ntp_evidence_acc {
 	struct pidset pids;
 	uint64_t rows;
 	int64_t first_start, last_done;
+	/* a group's first (group, queue) row (index + 1, 0 none), by ntp_evidence_in.group */
+	size_t *by_group, nby_group;
 };
 
 void ntp_evidence__from(char *buf, size_t len, const char *view, const char *schema, bool pid)
@@ -154,10 +157,14 @@ static void hmap_free(struct hmap *m)
 	free(m->slot);
 }
 
+/* m's slots anew, at least twice its entries */
 static int hmap_rehash(struct hmap *m, bool queue)
 {
-	size_t cap = m->cap ? 2 * m->cap : 64;
-	size_t *slot = calloc(cap, sizeof(*slot));
+	size_t cap = 64, *slot;
+
+	while (cap < 2 * (m->n + 1))
+		cap *= 2;
+	slot = calloc(cap, sizeof(*slot));
 
 	if (!slot)
 		return -ENOMEM;
@@ -172,20 +179,15 @@ static int hmap_rehash(struct hmap *m, bool queue)
 	free(m->slot);
 	m->slot = slot;
 	m->cap = cap;
+	m->stale = false;
 	return 0;
 }
 
-/* k's entry, made when new; NULL out of memory */
-static struct ntp_evidence_row *hmap_get(struct hmap *m, const struct hkey *k, bool queue)
+/* a new entry of key k at the end of m, not in its slots; NULL out of memory */
+static struct ntp_evidence_row *hmap_append(struct hmap *m, const struct hkey *k, bool queue)
 {
 	struct ntp_evidence_row *a;
-	size_t j;
 
-	if (2 * (m->n + 1) > m->cap && hmap_rehash(m, queue))
-		return NULL;
-	for (j = key_hash(k, queue) & (m->cap - 1); m->slot[j]; j = (j + 1) & (m->cap - 1))
-		if (key_eq(&m->a[m->slot[j] - 1], k, queue))
-			return &m->a[m->slot[j] - 1];
 	if (grow((void **)&m->a, m->n, sizeof(*m->a)))
 		return NULL;
 	a = &m->a[m->n];
@@ -201,7 +203,24 @@ static struct ntp_evidence_row *hmap_get(struct hmap *m, const struct hkey *k, b
 	}
 	a->bytes = k->bytes;
 	a->qid = k->qid;
-	m->slot[j] = ++m->n;
+	m->n++;
+	return a;
+}
+
+/* k's entry, made when new; NULL out of memory */
+static struct ntp_evidence_row *hmap_get(struct hmap *m, const struct hkey *k, bool queue)
+{
+	struct ntp_evidence_row *a;
+	size_t j;
+
+	if ((m->stale || 2 * (m->n + 1) > m->cap) && hmap_rehash(m, queue))
+		return NULL;
+	for (j = key_hash(k, queue) & (m->cap - 1); m->slot[j]; j = (j + 1) & (m->cap - 1))
+		if (key_eq(&m->a[m->slot[j] - 1], k, queue))
+			return &m->a[m->slot[j] - 1];
+	a = hmap_append(m, k, queue);
+	if (a)
+		m->slot[j] = m->n;
 	return a;
 }
 
@@ -260,12 +279,56 @@ void ntp_evidence__acc_free(struct ntp_evidence_acc *a)
 	hmap_free(&a->groups);
 	hmap_free(&a->queues);
 	free(a->pids.v);
+	free(a->by_group);
 	free(a);
 }
 
 static bool col_null(sqlite3_stmt *st, int c)
 {
 	return sqlite3_column_type(st, c) == SQLITE_NULL;
+}
+
+/*
+ * k's (group, queue) row of the scan's group (from 0), made when new, with
+ * its queue's row (its qi): the group's few rows walked, no text hashed.
+ * NULL out of memory.
+ */
+static struct ntp_evidence_row *by_group(struct ntp_evidence_acc *a, const struct hkey *k,
+					 size_t group)
+{
+	struct ntp_evidence_row *g, *q;
+
+	if (group >= a->nby_group) {
+		size_t n = a->nby_group ? 2 * a->nby_group : 64;
+		size_t *p;
+
+		while (n <= group)
+			n *= 2;
+		p = realloc(a->by_group, n * sizeof(*p));
+		if (!p)
+			return NULL;
+		memset(p + a->nby_group, 0, (n - a->nby_group) * sizeof(*p));
+		a->by_group = p;
+		a->nby_group = n;
+	}
+	/* the scan's group is of io_type, bytes and namespace, NULL as '': these tell them apart */
+	for (size_t i = a->by_group[group]; i; i = g->next) {
+		g = &a->groups.a[i - 1];
+		if (g->qid == k->qid && g->null_io == !k->io_type && g->null_ns == !k->ns &&
+		    text_eq(g->ctrl, g->null_ctrl, k->ctrl))
+			return g;
+	}
+	q = hmap_get(&a->queues, k, true);
+	if (!q)
+		return NULL;
+	g = hmap_append(&a->groups, k, false);
+	if (!g)
+		return NULL;
+	a->groups.stale = true;
+	g->qi = (size_t)(q - a->queues.a);
+	g->next = a->by_group[group];
+	a->by_group[group] = a->groups.n;
+	return g;
 }
 
 /*
@@ -309,12 +372,12 @@ int ntp_evidence__add(struct ntp_evidence_acc *a, sqlite3_stmt *st, const struct
 	double d;
 	int added;
 
-	g = hmap_get(&a->groups, &k, false);
+	g = in->group ? by_group(a, &k, in->group - 1) : hmap_get(&a->groups, &k, false);
 	if (!g)
 		return -ENOMEM;
 	if (a->max_rows && a->groups.n > a->max_rows && a->groups.n > before)
 		return NTP_EVIDENCE_FULL;
-	q = hmap_get(&a->queues, &k, true);
+	q = in->group ? &a->queues.a[g->qi] : hmap_get(&a->queues, &k, true);
 	if (!q)
 		return -ENOMEM;
 	a->rows++;
@@ -482,6 +545,7 @@ int ntp_evidence__finish(struct ntp_evidence_acc *a, bool pid, struct ntp_eviden
 	free(a->groups.slot);
 	free(a->queues.slot);
 	free(a->pids.v);
+	free(a->by_group);
 	free(a);
 	*out = e;
 	return 0;

@@ -34,6 +34,8 @@ struct ntp_evidence_row {
 	double deferred_sum, inline_sum;  /* h_queue to the send, as SQLite's total() sums */
 	double mean_sum;          /* h_queue to h_done, a queue's */
 	int pids;                 /* a queue's distinct processes */
+	/* while scanning: the queue's row (index) and the group's next row (index + 1, 0 none) */
+	size_t qi, next;
 };
 
 struct ntp_evidence {
@@ -70,6 +72,11 @@ struct ntp_evidence_in {
 	bool ints;
 	int col_start, col_queue, col_sent, col_done;
 	int first;
+	/*
+	 * The row's group in the scan's own groups (index + 1; 0 none): its
+	 * rows are then found by it, not by a hash of the key's texts
+	 */
+	size_t group;
 };
 
 /*

@@ -145,7 +145,7 @@ static int read_rows(struct worker *w, sqlite3 *db)
 			ev = ntp_evidence__add(w->ev, st, &(struct ntp_evidence_in){
 				(const unsigned char *)io_type, (const unsigned char *)ns, bytes,
 				p[0], p[1], p[2], p[NPOINTS - 1], kind == NTP_DB_POINTS_INT,
-				3, 4, 5, 3 + NPOINTS - 1, ev_first });
+				3, 4, 5, 3 + NPOINTS - 1, ev_first, (size_t)k + 1 });
 		if (ev == -ENOMEM) {
 			rc = -ENOMEM;
 			break;

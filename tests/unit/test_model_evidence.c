@@ -5,6 +5,7 @@
  * same split over readers and merged as read by one.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,8 +26,26 @@ static const char rows_sql[] =
 	" ('read', 4096, NULL, 300, 301, 302, 350, 'nvme0', 1, 0, NULL, NULL),"
 	" ('read', 4096, '', 300, 301, 302, 360, 'nvme0', 1, 0, 1, 7))";
 
-/* the rows of rows_sql whose index i has (i % every == part) into a */
-static void add_rows(struct ntp_evidence_acc *a, int every, int part)
+/* the scan's group of a row, as the model's groups key it (NULL as ''): index + 1 */
+static size_t group_of(const unsigned char *io_type, int64_t bytes, const unsigned char *ns)
+{
+	static const struct { const char *io_type; int64_t bytes; const char *ns; } g[] = {
+		{ "write", 512, "nvme0n1" }, { "read", 4096, "" }, { "read", 4096, "nvme0n1" },
+	};
+
+	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
+		if (!strcmp(g[i].io_type, (const char *)io_type) && g[i].bytes == bytes &&
+		    !strcmp(g[i].ns, ns ? (const char *)ns : ""))
+			return i + 1;
+	fail();
+	return 0;
+}
+
+/*
+ * The rows of rows_sql whose index i has (i % every == part) into a; found
+ * by the scan's group (bygroup) or by the key's texts
+ */
+static void add_rows(struct ntp_evidence_acc *a, int every, int part, bool bygroup)
 {
 	sqlite3 *db;
 	sqlite3_stmt *st;
@@ -39,9 +58,11 @@ static void add_rows(struct ntp_evidence_acc *a, int every, int part)
 			sqlite3_column_text(st, 0), sqlite3_column_text(st, 2),
 			sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 3),
 			sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5),
-			sqlite3_column_int64(st, 6), true, 3, 4, 5, 6, 7,
+			sqlite3_column_int64(st, 6), true, 3, 4, 5, 6, 7, 0,
 		};
 
+		if (bygroup)
+			in.group = group_of(in.io_type, in.bytes, in.ns);
 		if (i++ % every == part)
 			assert_int_equal(ntp_evidence__add(a, st, &in), 0);
 	}
@@ -49,7 +70,7 @@ static void add_rows(struct ntp_evidence_acc *a, int every, int part)
 	sqlite3_close(db);
 }
 
-static struct ntp_evidence *gather(int readers)
+static struct ntp_evidence *gather(int readers, bool bygroup)
 {
 	struct ntp_evidence_acc *a[3];
 	struct ntp_evidence *e;
@@ -57,7 +78,7 @@ static struct ntp_evidence *gather(int readers)
 	for (int r = 0; r < readers; r++) {
 		a[r] = ntp_evidence__acc_new(0);
 		assert_non_null(a[r]);
-		add_rows(a[r], readers, r);
+		add_rows(a[r], readers, r, bygroup);
 	}
 	for (int r = 1; r < readers; r++) {
 		assert_int_equal(ntp_evidence__merge(a[0], a[r]), 0);
@@ -69,7 +90,7 @@ static struct ntp_evidence *gather(int readers)
 
 static void evidence__rows__group_by_keys_order_and_sums(void **state)
 {
-	struct ntp_evidence *e = gather(1);
+	struct ntp_evidence *e = gather(1, false);
 	const struct ntp_evidence_row *g = e->groups, *q = e->queues;
 
 	/* read 4096 NULL, read 4096 '', read 4096 nvme0n1 q1 and q2, write 512 */
@@ -107,13 +128,15 @@ static void evidence__rows__group_by_keys_order_and_sums(void **state)
 	ntp_evidence__free(e);
 }
 
-/* rows split over readers, merged: what one reader gathers */
+/* rows split over readers, merged, found by key or by group: what one reader gathers */
 static void evidence__merge__as_one_reader(void **state)
 {
-	struct ntp_evidence *one = gather(1);
+	struct ntp_evidence *one = gather(1, false);
 
-	for (int readers = 2; readers <= 3; readers++) {
-		struct ntp_evidence *e = gather(readers);
+	/* readers by the texts, then by the scan's groups (one reader too) */
+	for (int run = 2; run <= 6; run++) {
+		int readers = run <= 3 ? run : run - 3;
+		struct ntp_evidence *e = gather(readers, run > 3);
 
 		assert_int_equal(e->ngroups, one->ngroups);
 		assert_int_equal(e->nqueues, one->nqueues);
@@ -151,7 +174,7 @@ static void evidence__max_rows__full(void **state)
 	while (sqlite3_step(st) == SQLITE_ROW && i < 6) {
 		struct ntp_evidence_in in = {
 			sqlite3_column_text(st, 0), sqlite3_column_text(st, 2),
-			sqlite3_column_int64(st, 1), 0, 0, 0, 0, true, 3, 4, 5, 6, 7,
+			sqlite3_column_int64(st, 1), 0, 0, 0, 0, true, 3, 4, 5, 6, 7, 0,
 		};
 
 		rc[i++] = ntp_evidence__add(a, st, &in);
@@ -181,7 +204,7 @@ static void evidence__send_delay__overflow_as_real(void **state)
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	assert_int_equal(ntp_evidence__add(a, st, &(struct ntp_evidence_in){
 		sqlite3_column_text(st, 0), sqlite3_column_text(st, 2), 1, 0,
-		sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5), 1, true, 3, 4, 5, 6, 7 }),
+		sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5), 1, true, 3, 4, 5, 6, 7, 0 }),
 		0);
 	assert_int_equal(ntp_evidence__finish(a, false, &e), 0);
 	assert_true(e->groups[0].inline_sum == sqlite3_column_double(st, 12));
