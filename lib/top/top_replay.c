@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The events of a recording in completion order (lib/top/top_replay.h):
- * each table read once, ordered by its completion column, and merged.
+ * The events of a recording in the order of their start
+ * (lib/top/top_replay.h): each table read once, ordered by its start
+ * column, and merged.
  * The recording is opened as every reader opens it (lib/model/model_files.h).
  * Columns a recording of an older schema lacks read as NULL, which an event
  * holds as 0 ("no hook", "not told"), as the recorder would have left it.
@@ -15,6 +16,7 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/model/model_files.h"
+#include "lib/model/model_filter.h"
 #include "lib/model/model_source.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/top/top_replay.h"
@@ -23,7 +25,7 @@
 struct cursor {
 	sqlite3_stmt *st;
 	bool have;              /* a row is read into the event */
-	uint64_t done;
+	uint64_t key;           /* its place in the merge: its start (less the lookahead) */
 };
 
 struct ntp_top_replay {
@@ -31,6 +33,8 @@ struct ntp_top_replay {
 	sqlite3 *db;                    /* the source's */
 	const char *schema;             /* the recording's on db */
 	const char *path;
+	int64_t origin;                 /* where report's --time counts from */
+	uint64_t lookahead_ns;          /* a -r both recording's targets: NTP_TOP_REPLAY_LOOKAHEAD_NS */
 	struct cursor hc, tc;
 	struct ntp_host_event h, h_out;         /* the row read ahead, the one handed out */
 	struct ntp_target_event t, t_out;
@@ -191,10 +195,10 @@ static int step(struct ntp_top_replay *r, struct cursor *c, bool host)
 	}
 	if (host) {
 		read_host(c->st, &r->h);
-		c->done = r->h.h_done;
+		c->key = r->h.h_start;
 	} else {
 		read_target(c->st, &r->t);
-		c->done = r->t.t_sent;
+		c->key = r->t.t_recv > r->lookahead_ns ? r->t.t_recv - r->lookahead_ns : 0;
 	}
 	c->have = true;
 	return 0;
@@ -221,9 +225,13 @@ int ntp_top_replay__open(struct ntp_top_replay **rp, const char *path)
 	if (!err) {
 		r->db = r->src->db;
 		r->schema = r->src->schemas[0][0] ? r->src->schemas[0] : "main";
+		if (r->src->kind == NTP_KIND_BOTH)
+			r->lookahead_ns = NTP_TOP_REPLAY_LOOKAHEAD_NS;
+		err = ntp_read_filter__file_start(r->db, r->schema, r->src->kind == NTP_KIND_TARGET,
+						  path, &r->origin);
 	}
-	err = err ?: prepare(r, &r->hc, "host_io", host_cols, "h_done_ns");
-	err = err ?: prepare(r, &r->tc, "target_io", target_cols, "t_sent_ns");
+	err = err ?: prepare(r, &r->hc, "host_io", host_cols, "h_start_ns");
+	err = err ?: prepare(r, &r->tc, "target_io", target_cols, "t_recv_ns");
 	err = err ?: step(r, &r->hc, true);
 	err = err ?: step(r, &r->tc, false);
 	if (err)
@@ -256,7 +264,7 @@ bool ntp_top_replay__has_target(const struct ntp_top_replay *r)
 }
 
 int ntp_top_replay__next(struct ntp_top_replay *r, const struct ntp_host_event **h,
-			 const struct ntp_target_event **t, uint64_t *done)
+			 const struct ntp_target_event **t, uint64_t *key)
 {
 	int err;
 
@@ -264,16 +272,16 @@ int ntp_top_replay__next(struct ntp_top_replay *r, const struct ntp_host_event *
 	*t = NULL;
 	if (!r->hc.have && !r->tc.have)
 		return 0;
-	if (r->hc.have && (!r->tc.have || r->hc.done <= r->tc.done)) {
+	if (r->hc.have && (!r->tc.have || r->hc.key <= r->tc.key)) {
 		r->h_out = r->h;
 		*h = &r->h_out;
-		*done = r->hc.done;
+		*key = r->hc.key;
 		err = step(r, &r->hc, true);
 		return err ? -err : 1;
 	}
 	r->t_out = r->t;
 	*t = &r->t_out;
-	*done = r->tc.done;
+	*key = r->tc.key;
 	err = step(r, &r->tc, false);
 	return err ? -err : 1;
 }
@@ -283,4 +291,9 @@ uint64_t ntp_top_replay__sample_one_in(const struct ntp_top_replay *r)
 	int64_t n = ntp_source__meta_int(r->src, 0, NTP_META_SAMPLE_ONE_IN, 1);
 
 	return n > 0 ? (uint64_t)n : 1;
+}
+
+int64_t ntp_top_replay__origin(const struct ntp_top_replay *r)
+{
+	return r->origin;
 }

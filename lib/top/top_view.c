@@ -2,7 +2,7 @@
 /*
  * ntprof top's screen (lib/top/top_view.h):
  *
- *	ntprof top  12.0s  every 1.0s  x10  interval  sort: share  run.ntp
+ *	ntprof top  12.0s  every 1.0s  x10  interval 11.0,12.0  sort: share  run.ntp
  *	4 groups  1234 commands
  *	                                                                  host                   target
  *	group                       n   cmds/s  time%   mean us    p99 us   block  driver network  driver storage   app us
@@ -56,6 +56,17 @@ static const struct { const char *name; int width; } fields[NFIELDS] = {
 	[F_APP] = { "app us", 9 },
 };
 
+/* seconds with as many decimals as they have, up to the ms, at least one: 1.0, 2.25 */
+static void seconds(char *buf, size_t len, double s)
+{
+	size_t n;
+
+	snprintf(buf, len, "%.3f", s < 0 ? 0 : s);
+	n = strlen(buf);
+	while (n > 2 && buf[n - 1] == '0' && buf[n - 2] != '.')
+		buf[--n] = '\0';
+}
+
 static void put(char *line, size_t len, int i, const char *s)
 {
 	size_t at = strlen(line);
@@ -91,6 +102,7 @@ int ntp_top_view__tick(struct ntp_top_view *v, struct ntp_live *l, double elapse
 			v->all = all;
 			v->nall = nall;
 			v->elapsed_s = elapsed_s;
+			v->span_s = interval_s;
 		}
 	}
 	ntp_live__next(l);
@@ -245,7 +257,7 @@ void ntp_top_view__draw(struct ntp_top_view *v)
 	const struct ntp_live_row *rows = v->total ? v->all : v->rows;
 	size_t n = v->total ? v->nall : v->nrows;
 	const struct ntp_live_row **order = n ? calloc(n, sizeof(*order)) : NULL;
-	char line[512], labels[256], names[256], speed[32] = "";
+	char line[512], labels[256], names[256], speed[32] = "", span[64], from[24], to[24];
 	uint64_t cmds = 0;
 	int64_t all_e2e = 0;
 	bool app = false;
@@ -266,9 +278,16 @@ void ntp_top_view__draw(struct ntp_top_view *v)
 	ntp_top_screen__home(v->scr);
 	if (v->speed > 0)
 		snprintf(speed, sizeof(speed), "  x%g", v->speed);
+	/* the interval shown as report's --time takes it: START,END in seconds */
+	seconds(from, sizeof(from), v->elapsed_s - v->span_s);
+	seconds(to, sizeof(to), v->elapsed_s);
+	if (v->total)
+		snprintf(span, sizeof(span), "whole run");
+	else
+		snprintf(span, sizeof(span), "interval %s,%s", from, to);
 	/* the source last: a long path is what the width cuts */
 	snprintf(line, sizeof(line), "ntprof top  %.1fs  every %.1fs%s  %s  sort: %s%s%s  %s",
-		 v->elapsed_s, v->interval_s, speed, v->total ? "whole run" : "interval",
+		 v->elapsed_s, v->interval_s, speed, span,
 		 sort_names[v->sort], v->paused ? "  [paused]" : "",
 		 v->ended ? "  [end of recording]" : "", v->source);
 	ntp_safe__clean_line(line);     /* the path as given */

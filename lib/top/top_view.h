@@ -34,6 +34,7 @@ struct ntp_top_view {
 	double speed;             /* the replay's; 0 live */
 	double interval_s;        /* -i */
 	double elapsed_s;         /* at the last tick shown */
+	double span_s;            /* the length of that tick's interval */
 	struct ntp_live_row *rows, *all;        /* the last interval's, the whole run's */
 	size_t nrows, nall;
 };
