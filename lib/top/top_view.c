@@ -74,42 +74,57 @@ static void put(char *line, size_t len, int i, const char *s)
 	snprintf(line + at, len - at, "%s%*s", i == 0 ? "" : " ", fields[i].width, s);
 }
 
+static void frame_free(struct ntp_top_frame *f)
+{
+	free(f->rows);
+	free(f->all);
+	memset(f, 0, sizeof(*f));
+}
+
 void ntp_top_view__free(struct ntp_top_view *v)
 {
-	free(v->rows);
-	free(v->all);
-	v->rows = v->all = NULL;
-	v->nrows = v->nall = 0;
+	frame_free(&v->shown);
+	frame_free(&v->latest);
+	v->have_latest = false;
 }
 
 int ntp_top_view__tick(struct ntp_top_view *v, struct ntp_live *l, double elapsed_s,
 		       double interval_s)
 {
-	struct ntp_live_row *rows = NULL, *all = NULL;
-	size_t nrows = 0, nall = 0;
-	int err = 0;
+	struct ntp_top_frame f = { .elapsed_s = elapsed_s, .span_s = interval_s };
+	int err;
 
-	if (!v->paused) {
-		err = ntp_live__rows(l, false, interval_s, &rows, &nrows);
-		err = err ?: ntp_live__rows(l, true, elapsed_s, &all, &nall);
-		if (err) {
-			free(rows);
-			free(all);
-		} else {
-			ntp_top_view__free(v);
-			v->rows = rows;
-			v->nrows = nrows;
-			v->all = all;
-			v->nall = nall;
-			v->elapsed_s = elapsed_s;
-			v->span_s = interval_s;
-		}
-	}
+	err = ntp_live__rows(l, false, interval_s, &f.rows, &f.nrows);
+	err = err ?: ntp_live__rows(l, true, elapsed_s, &f.all, &f.nall);
 	ntp_live__next(l);
-	if (err)
+	if (err) {
+		frame_free(&f);
 		return err;
+	}
+	if (v->paused) {
+		frame_free(&v->latest);
+		v->latest = f;
+		v->have_latest = true;
+		v->missed++;
+	} else {
+		frame_free(&v->shown);
+		v->shown = f;
+	}
 	ntp_top_view__draw(v);
 	return 0;
+}
+
+/* the end of a pause: the latest frame taken meanwhile shown */
+static void resume(struct ntp_top_view *v)
+{
+	v->paused = false;
+	v->missed = 0;
+	if (!v->have_latest)
+		return;
+	frame_free(&v->shown);
+	v->shown = v->latest;
+	memset(&v->latest, 0, sizeof(v->latest));
+	v->have_latest = false;
 }
 
 bool ntp_top_view__key(struct ntp_top_view *v, int key)
@@ -136,7 +151,10 @@ bool ntp_top_view__key(struct ntp_top_view *v, int key)
 		v->total = !v->total;
 		break;
 	case ' ':
-		v->paused = !v->paused;
+		if (v->paused)
+			resume(v);
+		else
+			v->paused = true;
 		break;
 	default:
 		return false;   /* ignored, nothing redrawn */
@@ -254,10 +272,12 @@ static void header_lines(const struct ntp_top_view *v, bool app, char *labels, c
 
 void ntp_top_view__draw(struct ntp_top_view *v)
 {
-	const struct ntp_live_row *rows = v->total ? v->all : v->rows;
-	size_t n = v->total ? v->nall : v->nrows;
+	const struct ntp_top_frame *f = &v->shown;
+	const struct ntp_live_row *rows = v->total ? f->all : f->rows;
+	size_t n = v->total ? f->nall : f->nrows;
 	const struct ntp_live_row **order = n ? calloc(n, sizeof(*order)) : NULL;
 	char line[512], labels[256], names[256], speed[32] = "", span[64], from[24], to[24];
+	char paused[48] = "";
 	uint64_t cmds = 0;
 	int64_t all_e2e = 0;
 	bool app = false;
@@ -279,16 +299,19 @@ void ntp_top_view__draw(struct ntp_top_view *v)
 	if (v->speed > 0)
 		snprintf(speed, sizeof(speed), "  x%g", v->speed);
 	/* the interval shown as report's --time takes it: START,END in seconds */
-	seconds(from, sizeof(from), v->elapsed_s - v->span_s);
-	seconds(to, sizeof(to), v->elapsed_s);
+	seconds(from, sizeof(from), f->elapsed_s - f->span_s);
+	seconds(to, sizeof(to), f->elapsed_s);
+	if (v->paused && v->missed)
+		snprintf(paused, sizeof(paused), "  [paused]  %lu new", v->missed);
+	else if (v->paused)
+		snprintf(paused, sizeof(paused), "  [paused]");
 	if (v->total)
 		snprintf(span, sizeof(span), "whole run");
 	else
 		snprintf(span, sizeof(span), "interval %s,%s", from, to);
 	/* the source last: a long path is what the width cuts */
 	snprintf(line, sizeof(line), "ntprof top  %.1fs  every %.1fs%s  %s  sort: %s%s%s  %s",
-		 v->elapsed_s, v->interval_s, speed, span,
-		 sort_names[v->sort], v->paused ? "  [paused]" : "",
+		 f->elapsed_s, v->interval_s, speed, span, sort_names[v->sort], paused,
 		 v->ended ? "  [end of recording]" : "", v->source);
 	ntp_safe__clean_line(line);     /* the path as given */
 	ntp_top_screen__line(v->scr, &row, true, line);
