@@ -18,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/core/size.h"
-#include "lib/fmt/number.h"
 #include "lib/fmt/safe_text.h"
 #include "lib/top/top_view.h"
 
@@ -66,6 +64,21 @@ static void seconds(char *buf, size_t len, double s)
 	while (n > 2 && buf[n - 1] == '0' && buf[n - 2] != '.')
 		buf[--n] = '\0';
 }
+
+/* the field of each cell of a row */
+static const int field_of[NTP_LIVE_NCELLS] = {
+	[NTP_LIVE_CELL_GROUP] = F_GROUP,
+	[NTP_LIVE_CELL_N] = F_N,
+	[NTP_LIVE_CELL_RATE] = F_RATE,
+	[NTP_LIVE_CELL_MEAN] = F_MEAN,
+	[NTP_LIVE_CELL_P99] = F_P99,
+	[NTP_LIVE_CELL_STAGE0 + 0] = F_STAGE0 + 0,
+	[NTP_LIVE_CELL_STAGE0 + 1] = F_STAGE0 + 1,
+	[NTP_LIVE_CELL_STAGE0 + 2] = F_STAGE0 + 2,
+	[NTP_LIVE_CELL_STAGE0 + 3] = F_STAGE0 + 3,
+	[NTP_LIVE_CELL_STAGE0 + 4] = F_STAGE0 + 4,
+	[NTP_LIVE_CELL_APP] = F_APP,
+};
 
 static void put(char *line, size_t len, int i, const char *s)
 {
@@ -197,52 +210,26 @@ static int cmp_row(const void *a, const void *b, void *key)
 static void row_line(const struct ntp_top_view *v, const struct ntp_live_row *r, int64_t all_e2e,
 		     bool app, char *line, size_t len)
 {
-	char buf[64], size[16];
+	char buf[64];
 
 	line[0] = '\0';
-	ntp_size__str(r->bytes, size, sizeof(size));
-	if (r->io_type[0])
-		snprintf(buf, sizeof(buf), "%s %s %s", r->io_type, size, r->name);
-	else
-		snprintf(buf, sizeof(buf), "%s", r->name);
-	/* names from a recording (a namespace, a device, a process) on their way to a terminal */
-	ntp_safe__clean_line(buf);
-	put(line, len, F_GROUP, buf);
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->n);
-	put(line, len, F_N, buf);
-	if (r->rate >= 0)
-		ntp_live__rate_str(r->rate, buf, sizeof(buf));
-	else
-		snprintf(buf, sizeof(buf), "-");
-	put(line, len, F_RATE, buf);
-	if (all_e2e > 0)
-		snprintf(buf, sizeof(buf), "%.1f%%", 100.0 * (double)r->sum_e2e / (double)all_e2e);
-	else
-		snprintf(buf, sizeof(buf), "-");
-	put(line, len, F_SHARE, buf);
-	ntp_num__us(buf, sizeof(buf), r->mean_ns, 2);
-	put(line, len, F_MEAN, buf);
-	if (r->p99_ns >= 0)
-		ntp_num__us(buf, sizeof(buf), r->p99_ns, 2);
-	else
-		snprintf(buf, sizeof(buf), "-");
-	put(line, len, F_P99, buf);
-	for (int c = 0; c < NTP_LIVE_NSTAGES; c++) {
-		if (!r->on[c])
-			buf[0] = '\0';
-		else if (!r->shares_ok)
-			snprintf(buf, sizeof(buf), "-");
-		else
-			snprintf(buf, sizeof(buf), "%d%%%s", r->pct[c],
-				 c == 2 && v->mode == NTP_LIVE_HOST ? "*" : "");
-		put(line, len, F_STAGE0 + c, buf);
-	}
-	if (app) {
-		if (r->n_app)
-			ntp_num__us(buf, sizeof(buf), r->app_mean_ns, 2);
-		else
-			snprintf(buf, sizeof(buf), "-");
-		put(line, len, F_APP, buf);
+	for (int c = NTP_LIVE_CELL_GROUP; c < NTP_LIVE_NCELLS; c++) {
+		if (c == NTP_LIVE_CELL_APP && !app)
+			break;
+		ntp_live_row__cell(r, v->mode, (enum ntp_live_cell)c, buf, sizeof(buf));
+		/* names from a recording (a namespace, a device, a process) on their way to a terminal */
+		if (c == NTP_LIVE_CELL_GROUP)
+			ntp_safe__clean_line(buf);
+		put(line, len, field_of[c], buf);
+		/* top's own column: the row's share of all rows' summed end-to-end */
+		if (c == NTP_LIVE_CELL_RATE) {
+			if (all_e2e > 0)
+				snprintf(buf, sizeof(buf), "%.1f%%",
+					 100.0 * (double)r->sum_e2e / (double)all_e2e);
+			else
+				snprintf(buf, sizeof(buf), "-");
+			put(line, len, F_SHARE, buf);
+		}
 	}
 }
 
