@@ -17,6 +17,7 @@
 #include "lib/model/model_filter.h"
 #include "lib/model/model_sql.h"
 #include "lib/ntp/db_own.h"
+#include "lib/ntp/db_read.h"
 
 struct hkey {
 	const unsigned char *io_type, *ns, *ctrl;   /* NULL: SQL's NULL */
@@ -54,24 +55,10 @@ void ntp_evidence__from(char *buf, size_t len, const char *view, const char *sch
 		 pid ? "h.pid" : "NULL", view, schema);
 }
 
-static bool has_col(sqlite3 *db, const char *schema, const char *col)
-{
-	sqlite3_stmt *st;
-	bool yes;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('host_io', ?1) WHERE name = ?2",
-			       -1, &st, NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_text(st, 1, schema, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-	yes = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return yes;
-}
-
 bool ntp_evidence__has_pid(sqlite3 *db, const char *schema)
 {
-	return has_col(db, schema, "pid") && has_col(db, schema, "comm");
+	return ntp_db__has_column(db, schema, "host_io", "pid") &&
+	       ntp_db__has_column(db, schema, "host_io", "comm");
 }
 
 /* room for element n of *p, whose room doubles at the counts 0, 1, 2, 4, ... */
