@@ -23,6 +23,10 @@
  * host_app_stages instead, which has host_stages' columns and the
  * application's stages (schema/ntp.sql) over host_io alone, in the same one
  * scan: no second view joined row by row.
+ *
+ * For the diagnosis, the same rows also give its evidence
+ * (model_evidence.h): the view joined to host_io for the send deferral's
+ * flag, each reader gathering its own until it holds too many rows.
  */
 #include <errno.h>
 #include <stdbool.h>
