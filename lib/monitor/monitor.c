@@ -351,7 +351,7 @@ static void start_snapshot(struct monitor *m)
 		_exit(ntp_snapshot__write(&m->flight, &sm, o->flight_dir, m->pending) ? 1 : 0);
 	}
 	fprintf(stderr, "ntprof monitor: flight snapshot %s/%s: %zu host and %zu target commands of "
-		"the last %.3g s (%s)\n", o->flight_dir, m->pending, m->flight.host.n, m->flight.target.n,
+		"the last %.3g s (%s)\n", o->flight_dir, m->pending, m->flight.host.held, m->flight.target.held,
 		(double)(now - sm.start_ns) / 1e9, m->pending_why);
 	m->writer = p;
 	memcpy(m->writing, m->pending, sizeof(m->writing));
@@ -485,8 +485,9 @@ int ntp_monitor__run(const struct ntp_monitor_opts *o)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);       /* a scraper that hangs up mid-page */
 	if (o->flight_dir) {
-		if (ntp_flight__init(&m.flight, o->flight_window_ns, o->flight_max)) {
-			ntp_error("the flight recorder's window of %zu commands: %s", o->flight_max,
+		if (ntp_flight__init(&m.flight, o->flight_window_ns, NTP_FLIGHT_INTERVAL_NS,
+				     o->flight_max)) {
+			ntp_error("the flight recorder's window of %zu commands a second: %s", o->flight_max,
 				  strerror(ENOMEM));
 			return NTP_EXIT_FAILURE;
 		}
@@ -519,7 +520,7 @@ int ntp_monitor__run(const struct ntp_monitor_opts *o)
 		o->role & NTP_MONITOR_HOST ? "host" : "target", o->sample_one_in, o->user, o->listen);
 	if (o->flight_dir)
 		fprintf(stderr, "ntprof monitor: flight recorder: the last %.3g s of sampled commands "
-			"(at most %zu a side), snapshots into %s on SIGUSR2, POST /snapshot%s%s\n",
+			"(the slowest %zu of each second, each side), snapshots into %s on SIGUSR2, POST /snapshot%s%s\n",
 			(double)o->flight_window_ns / 1e9, o->flight_max, o->flight_dir,
 			o->trigger ? " and when " : "", o->trigger ? o->trigger->text : "");
 	m.tnext_ns = now_ns() + TRIGGER_NS;
