@@ -124,6 +124,8 @@ static int load_side(struct ntp_flight_file *ff, struct ntp_flight *f, int side)
 		s->n[slot] = sh.n;
 		s->held += sh.n;
 		ff->loaded += sh.n;
+		if (!ff->loaded_since_ns || (sh.iv - 1) * f->interval_ns < ff->loaded_since_ns)
+			ff->loaded_since_ns = (sh.iv - 1) * f->interval_ns;
 	}
 	return 0;
 }

@@ -29,6 +29,7 @@ struct ntp_flight_file {
 	int fd;
 	char path[4096];
 	size_t loaded;          /* records read back at open, both sides */
+	uint64_t loaded_since_ns;       /* ... the start of the oldest interval of them */
 };
 
 /*

@@ -526,8 +526,8 @@ int ntp_monitor__run(const struct ntp_monitor_opts *o)
 		goto out;
 	m.start_ns = now_ns();
 	/* a window read back from the file may hold commands from before the attach */
-	m.flight_since_ns = m.ffile.loaded && m.start_ns > o->flight_window_ns ?
-			    m.start_ns - o->flight_window_ns : m.start_ns;
+	m.flight_since_ns = m.ffile.loaded && m.ffile.loaded_since_ns < m.start_ns ?
+			    m.ffile.loaded_since_ns : m.start_ns;
 	err = ntp_mon_priv__drop(o->uid, o->gid);
 	if (err) {
 		ntp_error("dropping privileges to user %s: %s", o->user, strerror(-err));

@@ -108,6 +108,8 @@ static void file__window_synced__read_back_by_the_next(void **state)
 	assert_int_equal(ntp_flight__init(&g, 3000 * MS, 1000 * MS, 10), 0);
 	assert_int_equal(ntp_flight_file__open(&gf, dir, &g, (uid_t)-1, (gid_t)-1), 0);
 	assert_int_equal(gf.loaded, 60);
+	/* from the first interval's start */
+	assert_int_equal(gf.loaded_since_ns, T0);
 	assert_int_equal(g.host.held, 30);
 	assert_int_equal(g.target.held, 30);
 	assert_int_equal(slbas(&g), sum);
