@@ -37,13 +37,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FULL, KERNELS, REPO
+from conftest import FULL, REPO
 
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
-# the kernels it boots: FULL's (what CI runs), or those of NTPROF_TB_MONITOR_KERNELS
-# ("6.1 7.3", by hand: tests/testbed/README.md)
-MONITOR_KERNELS = tuple(os.environ.get("NTPROF_TB_MONITOR_KERNELS", " ".join(FULL)).split())
-assert set(MONITOR_KERNELS) <= set(KERNELS), f"NTPROF_TB_MONITOR_KERNELS: not of {KERNELS}"
 
 LINE = re.compile(r'^(ntprof_[a-z_]+)(?:\{(.*)\})? (\S+)$')
 LABEL = re.compile(r'(\w+)="([^"]*)"')
@@ -127,7 +123,7 @@ def prom_value(path):
     return float(res[0]["value"][1])
 
 
-@pytest.mark.parametrize("kernel", MONITOR_KERNELS)
+@pytest.mark.parametrize("kernel", FULL)
 def test_monitor(testbed, kernel):
     r = testbed.run("tests/testbed/guest/monitor.sh", kernel=kernel, timeout=600,
                     env={"NTPROF": str(NTPROF)}).assert_ok()
