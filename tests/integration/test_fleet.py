@@ -405,6 +405,78 @@ def test_pushed_apart__joined_by_names(run, server, tmp_path):
     assert server.query("SELECT count() FROM clocks", db) == "1\n"
 
 
+def _versions_named(line, words, a, b):
+    """the refusal names the setting and both runs' values"""
+    m = re.search(re.escape(words) + r" (\d+) and (\d+) ", line)
+    return m is not None and sorted(map(int, m.groups())) == sorted((a, b))
+
+
+@pytest.mark.parametrize("key,h_v,t_v,words,code", [
+    ("hash_version", 2, 3, "sampling hash version", Exit.HASH),
+    ("sample_one_in", 1000, 100, "sample rate one in", Exit.MISMATCH),
+])
+def test_two_settings__pushed_together__refused_as_files_are(run, server, tmp_path, key, h_v,
+                                                            t_v, words, code):
+    """a host and a target recording of two hash versions (or sample rates) pushed together:
+    both runs are stored, the join is refused in one line naming both values with the code
+    report FILES gives (19 for the hash); report, compare and series --url over both runs
+    refuse them alike, and each side alone is reported"""
+    h, t = tmp_path / "h.ntp", tmp_path / "t.ntp"
+    ntpgen.generate_pair(h, t, seed=92, host_meta=[{key: h_v}], target_meta=[{key: t_v}])
+    r = run("report", h, t)
+    one_line(r, code)
+    assert _versions_named(r.stderr, words, h_v, t_v), r.stderr
+    db = f"two_{key}"
+    r = run("push", "--url", server.url, "--database", db, h, t)
+    one_line(r, code, "cannot join run")
+    assert _versions_named(r.stderr, words, h_v, t_v), r.stderr
+    assert server.query("SELECT count() FROM runs WHERE complete = 1", db) == "2\n"
+    assert server.query("SELECT count() FROM clocks", db) == "0\n"
+    url = ("--url", server.url, "--database", db)
+    for args in (("report", *url), ("series", *url),
+                 ("compare", *url, "2000-01-01..", "2000-01-01..")):
+        r = run(*args)
+        one_line(r, code, "cannot join run", "--host")
+        assert _versions_named(r.stderr, words, h_v, t_v), (args, r.stderr)
+    # each side alone: its report, as from its file
+    assert report_json(run, *url, "--host", "gen-host-0") == report_json(run, h)
+    assert report_json(run, *url, "--target", "gen-target-0") == report_json(run, t)
+    # pushed again: stored once, refused again
+    one_line(run("push", *url, h, t), code, "cannot join run")
+    assert server.query("SELECT count() FROM runs WHERE complete = 1", db) == "2\n"
+
+
+def test_two_hash_versions__pushed_apart_named__refused_exit_19(run, server, tmp_path):
+    """a target run of hash version 3, then its host's of version 2, tied by a subsystem NQN
+    and recording at one time: the second push refuses the join (exit 19, one line), and so
+    does report --url; a host of another subsystem with another version is not its pair, so
+    not refused"""
+    h, t = tmp_path / "h.ntp", tmp_path / "t.ntp"
+    ntpgen.generate_pair(h, t, seed=93, host_meta=[{"hash_version": 2}],
+                         target_meta=[{"hash_version": 3}])
+    nqn = "nqn.2024-05.io.ntprof:fleet-hash"
+    _name(h, "host", nqn)
+    _name(t, "target", nqn)
+    db = "hash_apart"
+    push(run, server.url, "--database", db, t)
+    r = run("push", "--url", server.url, "--database", db, h)
+    one_line(r, Exit.HASH, "cannot join run")
+    assert _versions_named(r.stderr, "sampling hash version", 2, 3), r.stderr
+    r = run("report", "--url", server.url, "--database", db)
+    one_line(r, Exit.HASH, "cannot join run")
+    assert _versions_named(r.stderr, "sampling hash version", 2, 3), r.stderr
+    # another subsystem's host of version 2 at the same time: not tied to this target
+    db2 = "hash_other_nqn"
+    h2, t2 = tmp_path / "h2.ntp", tmp_path / "t2.ntp"
+    ntpgen.generate_pair(h2, t2, seed=94, host_meta=[{"hash_version": 2}])
+    _name(h2, "host", "nqn.2024-05.io.ntprof:elsewhere")
+    push(run, server.url, "--database", db2, t)
+    push(run, server.url, "--database", db2, h2)
+    # host and target runs without a clock line: report's own refusal, not the hash's
+    one_line(run("report", "--url", server.url, "--database", db2), Exit.MISMATCH,
+             "no clock line")
+
+
 # ---- the commit protocol ---------------------------------------------------------------
 
 def test_push_twice__stored_once(run, server, corpus):
