@@ -600,15 +600,51 @@ def test_missing_password_file__exit_5(run, server, tmp_path):
                  tmp_path / "none"), Exit.NOFILE, "--password-file")
 
 
-def test_schema_of_another_version__exit_15(run, server, corpus):
-    db = "version2"
-    push(run, server.url, "--database", db)
+def _set_version(server, db, version):
     server.query("DROP TABLE ntprof_schema", db)
     server.query("CREATE TABLE ntprof_schema (key String, value String) ENGINE = TinyLog", db)
-    server.query("INSERT INTO ntprof_schema VALUES ('version', '2'), ('cluster', '')", db)
+    server.query(f"INSERT INTO ntprof_schema VALUES ('version', '{version}'), ('cluster', '')", db)
+
+
+@pytest.mark.parametrize("version, says", [
+    ("3", ("version 3, newer than this ntprof's version 2",)),
+    ("0", ("version 0", "versions 1 to 2")),
+    ("2a", ("version 2a", "versions 1 to 2")),
+])
+def test_schema_of_another_version__exit_15(run, server, corpus, version, says):
+    """tables of a newer schema version than this ntprof's, or of none it knows: one line
+    naming both, exit 15, for push (nothing sent), report and series"""
+    db = "version_" + version
+    push(run, server.url, "--database", db)
+    assert server.query("SELECT value FROM ntprof_schema WHERE key = 'version'", db) == "2\n"
+    _set_version(server, db, version)
     for args in (("push", "--url", server.url, "--database", db, corpus["host"][0]),
-                 ("report", "--url", server.url, "--database", db)):
-        one_line(run(*args), Exit.FLEET_SCHEMA, "version 2", "version 1")
+                 ("report", "--url", server.url, "--database", db),
+                 ("series", "--url", server.url, "--database", db)):
+        one_line(run(*args), Exit.FLEET_SCHEMA, *says)
+    assert server.query("SELECT count() FROM runs", db) == "0\n"
+
+
+def test_schema_version_1__read_and_written_as_it_is(run, server, corpus):
+    """tables of version 1 (the stages of cmds DEFAULT columns, stored at each insert): a
+    push into them and report --url read them as version 2's, and they stay version 1"""
+    db = "version_1"
+    push(run, server.url, "--database", db)
+    create = server.query("SHOW CREATE TABLE cmds FORMAT TSVRaw", db)
+    assert " ALIAS " in create
+    server.query("DROP TABLE cmds", db)
+    server.query(create.replace(" ALIAS ", " DEFAULT "), db)
+    _set_version(server, db, "1")
+    files = corpus["pair"]
+    r = run("-v", "push", "--url", server.url, "--database", db, *files)
+    assert r.returncode == 0, r.stderr
+    assert "schema version 1" in r.stderr and "read and written as they are" in r.stderr
+    assert report_json(run, "--url", server.url, "--database", db) == report_json(run, *files)
+    # the stages are stored: columns of the table's parts, not computed when read
+    stored = server.query("SELECT count() FROM system.columns WHERE database = '%s' AND "
+                          "table = 'cmds' AND default_kind = 'DEFAULT'" % db)
+    assert int(stored) >= 7, stored
+    assert server.query("SELECT value FROM ntprof_schema WHERE key = 'version'", db) == "1\n"
 
 
 def test_no_tables__report_exit_15(run, server):
