@@ -21,6 +21,7 @@ import json
 import math
 import os
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -552,6 +553,31 @@ def test_push_stopped_part_way__exit_16__repeated(run, ntprof, tmp_path_factory,
         assert report_json(run, "--url", srv.url, "--database", db) == report_json(run, big)
     finally:
         srv.stop()
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_damaged_file__exit_9__nothing_committed(run, server, tmp_path, threads):
+    """the file's structure is checked beside the sending (NTPROF_THREADS=1: before it): a
+    host_io page one cell fewer, which reads as a shorter table, is exit 9 naming the file in
+    one line, its rows sent uncommitted (no run for a reader); the whole file then pushed is
+    stored once and reported as from the file"""
+    from test_damage import damages
+    whole, bad = tmp_path / "host.ntp", tmp_path / "bad" / "host.ntp"
+    ntpgen.generate(whole, seed=7)
+    bad.parent.mkdir()
+    (tree, _, damage), = [c for c in damages(whole) if c[0] == "host_io" and c[1] == "cells"]
+    shutil.copy(whole, bad)
+    damage(bad)
+    db = "damaged" + threads
+    r = run("push", "--url", server.url, "--database", db, bad, env={"NTPROF_THREADS": threads})
+    one_line(r, Exit.CORRUPT, f"{bad}: corrupt: ")
+    assert server.query("SELECT count() FROM runs WHERE complete = 1", db) == "0\n"
+    # beside: the rows were read and sent while the check ran; one thread: none was
+    sent = int(server.query("SELECT count() FROM cmds", db))
+    assert (sent > 0) == (threads == "2"), sent
+    push(run, server.url, "--database", db, whole)
+    assert server.query("SELECT count() FROM runs WHERE complete = 1", db) == "1\n"
+    assert report_json(run, "--url", server.url, "--database", db) == report_json(run, whole)
 
 
 # ---- bad input ---------------------------------------------------------------------------
