@@ -300,6 +300,10 @@ static char *close_sql(FILE *m, char **sql)
 static char *pair_sql(struct ntp_fleet *f, const struct ntp_fleet_run *h,
 		      const struct ntp_fleet_run *t, const struct line *l)
 {
+	/* hh's elements 1 to 12, step 1's columns of the host command */
+	static const char *const host_cols[] = { "h_id", "h_day", "h_sub", "h_cntlid", "h_qid",
+						 "h_io", "h_bytes", "h_ns", "h_path", "h_utc",
+						 "h_start", "h_bad" };
 	char *sql = NULL, expr[512];
 	size_t len = 0;
 	FILE *m = open_memstream(&sql, &len);
@@ -327,9 +331,20 @@ static char *pair_sql(struct ntp_fleet *f, const struct ntp_fleet_run *h,
 		else
 			fprintf(m, ", %s_ns", ntp_stages[s].key);
 	}
-	/* step 2: each target record's nearest host command, each side's stages by name */
-	fprintf(m, " FROM (SELECT tt.1 AS tid, argMin((h_id, h_day, h_sub, h_cntlid, h_qid, h_io, "
-		"h_bytes, h_ns, h_path, h_utc, h_start, h_bad, hs), d) AS hh, any(tt) AS t2");
+	/*
+	 * step 2: each target record's nearest host command, each side's stages
+	 * by name.  An argMin a value, not one of a tuple: ClickHouse keeps a
+	 * tuple's as a generic field, copied at each better row, several times
+	 * slower (bench/README.md); ties keep the first row in every one alike.
+	 */
+	fputs(" FROM (SELECT tt.1 AS tid, (", m);
+	for (size_t i = 0; i < sizeof(host_cols) / sizeof(host_cols[0]); i++)
+		fprintf(m, "argMin(%s, d), ", host_cols[i]);
+	k = 0;
+	for (int s = 0; s < NTP_NSTAGES; s++)
+		if (side_stage(s, "host_stages"))
+			fprintf(m, "%sargMin(tupleElement(hs, %d), d)", k ? ", " : "(", k + 1), k++;
+	fputs(")) AS hh, any(tt) AS t2", m);
 	k = 0;
 	for (int s = 0; s < NTP_NSTAGES; s++)
 		if (side_stage(s, "host_stages"))
@@ -348,10 +363,13 @@ static char *pair_sql(struct ntp_fleet *f, const struct ntp_fleet_run *h,
 		"any(bytes) AS h_bytes, any(ns) AS h_ns, any(path) AS h_path, any(utc_ns) AS h_utc, "
 		"any(h_start_ns) AS h_start, any(bad) AS h_bad, any(");
 	nh = stage_tuple(m, "host_stages", "", "_ns");
-	fprintf(m, ") AS hs, argMin((tid, tdev, tbad, 0, toInt64(%" PRId64 " + round(e)), ",
-		l->base);
-	nt = stage_tuple(m, "target_stages", "r_", "");
-	fprintf(m, "), dist) AS tt, min(dist) AS d ");
+	fprintf(m, ") AS hs, (argMin(tid, dist), argMin(tdev, dist), argMin(tbad, dist), 0, "
+		"argMin(toInt64(%" PRId64 " + round(e)), dist), ", l->base);
+	nt = 0;
+	for (int s = 0; s < NTP_NSTAGES; s++)
+		if (side_stage(s, "target_stages"))
+			fprintf(m, "%sargMin(r_%s, dist)", nt++ ? ", " : "(", ntp_stages[s].key);
+	fprintf(m, ")) AS tt, min(dist) AS d ");
 	from_candidates(m, f, h, t);
 	fprintf(m, "AND ok = 1 GROUP BY id) GROUP BY tt.1)");
 	if (nh < 1 || nt < 1) {
