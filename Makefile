@@ -89,7 +89,7 @@ MANS      := $(foreach f,$(MAN_SRCS),$(OUT)/man/$(basename $(notdir $(f))).$(cal
 .DELETE_ON_ERROR:
 # keep the BPF objects and skeletons: they are intermediates of pattern chains
 .SECONDARY: $(BPF_OBJS) $(SKELS)
-.PHONY: all deps check check-unit check-integration check-layers check-asan check-bpf check-testbed test demo \
+.PHONY: all deps check check-unit check-integration check-layers check-asan check-bpf check-testbed test test-long demo \
         check-package \
         fuzz check-fuzz fuzz-run \
         bench install uninstall clean depcheck man completion deb
@@ -298,6 +298,11 @@ check-testbed: $(OUT)/ntprof
 	NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra -n $(TB_JOBS) --durations=0 tests/testbed
 
 test: check check-package check-asan check-fuzz check-bpf check-testbed
+
+# by hand, not in CI (wave rules): the test bed's whole suite on every kernel
+test-long: $(OUT)/ntprof
+	NTPROF_TB_FULL="6.1 6.12 7.3" NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra \
+		-n $(TB_JOBS) --durations=0 tests/testbed
 
 demo: all
 	NTPROF=$(abspath $(OUT)/ntprof) tests/testbed/demo.sh

@@ -15,6 +15,13 @@ per 1M commands, the fleet report of every pair from the engine (exact,
 and with --approx) against the sum of `ntprof report HOST TARGET` on each
 pair, and the engine's bytes on disk per command against the .ntp files'.
 Asserts nothing about time.
+
+    PUSH_ROUNDS=5 bench/bench_fleet.py [BUILD_DIR]
+
+The push alone: one pair of ROWS commands a side, `push --no-join` into a
+fresh database of one server PUSH_ROUNDS times; prints the median and
+range of ntprof's CPU (user + system), the server's, the wall time and
+the rows per second (wall: a note on a shared machine).
 """
 
 import os
@@ -34,6 +41,7 @@ import fleet_server  # noqa: E402
 BUILD = Path(sys.argv[1] if len(sys.argv) > 1 else REPO / "build")
 NTPROF = str(BUILD / "ntprof")
 PAIRS = int(os.environ.get("PAIRS", "10"))
+PUSH_ROUNDS = int(os.environ.get("PUSH_ROUNDS", "0"))
 ROWS = int(os.environ.get("ROWS", "1000000"))
 
 
@@ -111,10 +119,42 @@ def run(name, servers, cluster, pairs, files_s, file_bytes):
           f"server(s) {server_cpu * 1e6 / visible:.2f} s (load {os.getloadavg()[0]:.1f})")
 
 
+def push_rounds(pairs):
+    """the pair pushed PUSH_ROUNDS times, each into a database of its own"""
+    (h, t), = pairs[:1]
+    rows = 2 * ROWS
+    one = fleet_server.Server(Path(tempfile.mkdtemp(prefix="ntprof-bench-push.")), "one").start()
+    got = []
+    try:
+        for i in range(PUSH_ROUNDS):
+            db = f"push{i}"
+            subprocess.run([NTPROF, "push", "--url", one.url, "--database", db], check=True)
+            c0, s0 = cpu_children(), cpu_servers([one])
+            wall = timed([NTPROF, "push", "--url", one.url, "--database", db, "--no-join",
+                          str(h), str(t)])
+            got.append((cpu_children() - c0, cpu_servers([one]) - s0, wall))
+            assert int(one.query("SELECT count() FROM cmds", db)) == rows
+            one.query(f"DROP DATABASE {db}")
+    finally:
+        one.stop()
+
+    def med(k):
+        v = sorted(g[k] for g in got)
+        return f"{v[len(v) // 2]:.2f} [{v[0]:.2f}, {v[-1]:.2f}]"
+    walls = sorted(g[2] for g in got)
+    print(f"# push --no-join of {ROWS}+{ROWS} rows, {PUSH_ROUNDS} rounds, median [range], "
+          f"load {os.getloadavg()[0]:.1f}")
+    print(f"ntprof CPU {med(0)} s  server CPU {med(1)} s  wall {med(2)} s  "
+          f"{rows / walls[len(walls) // 2] / 1e3:.0f} k rows/s (wall, median)")
+
+
 def main():
     d = Path(tempfile.mkdtemp(prefix="ntprof-bench-fleet."))
     try:
         pairs = make_pairs(d)
+        if PUSH_ROUNDS:
+            push_rounds(pairs)
+            return
         files_s = sum(timed([NTPROF, "report", str(h), str(t)]) for h, t in pairs)
         file_bytes = sum(p.stat().st_size for hp in pairs for p in hp)
         print(f"# {PAIRS} pairs of {ROWS} commands a side; clickhouse-server 18.16; "

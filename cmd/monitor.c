@@ -8,6 +8,7 @@
  * kernel for the role -> bind -> monitor (lib/monitor/monitor.c).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,8 +35,10 @@
 #define DEFAULT_LISTEN "127.0.0.1:9464"
 #define DEFAULT_FLIGHT_S 30
 #define MAX_FLIGHT_S 3600
-#define DEFAULT_FLIGHT_COMMANDS 100000
-#define MAX_FLIGHT_COMMANDS 10000000
+#define DEFAULT_FLIGHT_COMMANDS 1000
+#define MAX_FLIGHT_COMMANDS 1000000
+/* the flight recorder's records a side, seconds x commands a second: its memory's bound */
+#define MAX_FLIGHT_RECORDS 10000000
 
 struct monitor_cli {
 	uint64_t sample;
@@ -131,7 +134,7 @@ static int monitor_main(int argc, const char **argv, const char *cmdline)
 		  .argh = "SEC", .help = "the flight recorder keeps the last SEC seconds (default 30)",
 		  .is_set = &seconds_set },
 		{ .type = NTP_OPT_TYPE_UINT, .long_name = "flight-commands", .value = &c.flight_commands,
-		  .argh = "N", .help = "... and at most N commands of each side (default 100000)",
+		  .argh = "N", .help = "... the slowest N commands of each second, each side (default 1000)",
 		  .min = 1, .max = MAX_FLIGHT_COMMANDS, .is_set = &commands_set },
 		NTP_OPT_STRING(0, "trigger", &c.trigger, "EXPR",
 			       "a snapshot when a second's commands meet EXPR (e.g. p99>5ms, "
@@ -171,6 +174,14 @@ static int monitor_main(int argc, const char **argv, const char *cmdline)
 	if (seconds_set && !(c.flight_seconds >= 1 && c.flight_seconds <= MAX_FLIGHT_S)) {
 		ntp_error("invalid value for option '--flight-seconds': must be from 1 to %d seconds",
 			  MAX_FLIGHT_S);
+		return NTP_EXIT_USAGE;
+	}
+	/* the window's whole seconds, and the one being filled */
+	if (c.flight && ((double)(uint64_t)c.flight_seconds + 2) * (double)c.flight_commands >
+	    MAX_FLIGHT_RECORDS) {
+		ntp_error("--flight-seconds %g with --flight-commands %" PRIu64 ": more than %d "
+			  "commands a side to keep; fewer seconds or commands", c.flight_seconds,
+			  c.flight_commands, MAX_FLIGHT_RECORDS);
 		return NTP_EXIT_USAGE;
 	}
 	if (ntp_http__parse_listen(c.listen, &ss, &sslen, why, sizeof(why))) {

@@ -31,7 +31,7 @@
 # NTPROF in the same boot, as "base"), FIO_CONFIGS (the fio part's configs,
 # default all of: bare record-s1000 record-s1 blktrace empty bpftrace, and
 # base-s1000 base-s1 with NTPROF_BASE; monitor-s1000 and monitor-s1, ntprof
-# monitor, on request).
+# monitor, and flight-s1000 and flight-s1, monitor --flight, on request).
 #
 # nvme_core is loaded with multipath=N, as in tests/testbed/guest/record_btt.sh,
 # so the namespace is one request-based disk and blktrace traces the whole
@@ -121,9 +121,12 @@ record_stop() {
 }
 
 MON_PID=
-# monitor_start S: ntprof monitor -s S, returning once its programs are attached
+# monitor_start S [ARG...]: ntprof monitor -s S ARG..., returning once its programs are attached
 monitor_start() {
-	"$NTPROF" monitor -t "$TRANSPORT" -s "$1" --listen 127.0.0.1:9464 2> "$WORK/mon.err" &
+	local s=$1
+
+	shift
+	"$NTPROF" monitor -t "$TRANSPORT" -s "$s" --listen 127.0.0.1:9464 "$@" 2> "$WORK/mon.err" &
 	MON_PID=$!
 	for _ in $(seq 1 1200); do
 		grep -q 'metrics at' "$WORK/mon.err" && return 0
@@ -131,7 +134,36 @@ monitor_start() {
 		sleep 0.1
 	done
 	cat "$WORK/mon.err" >&2
-	tb_fail "ntprof monitor -t $TRANSPORT -s $1 did not start"
+	tb_fail "ntprof monitor -t $TRANSPORT -s $s $* did not start"
+}
+
+FLIGHT_DIR=
+# flight_start S: monitor_start S with the flight recorder (its defaults), into a
+# fresh directory that monitor makes for its user (nobody)
+flight_start() {
+	FLIGHT_DIR=$(mktemp -d /var/tmp/ntprof-bench-flight-XXXXXX) || tb_fail "mktemp"
+	chmod 755 "$FLIGHT_DIR"
+	monitor_start "$1" --flight "$FLIGHT_DIR/f"
+}
+
+# flight_stop TAG: a snapshot asked for and written (after fio: not in its figures), its
+# commands kept counted, then monitor_stop TAG
+flight_stop() {
+	local f rows
+
+	curl -sf -X POST http://127.0.0.1:9464/snapshot > /dev/null || tb_fail "POST /snapshot failed"
+	for _ in $(seq 1 600); do
+		grep -q 'flight snapshot .* written' "$WORK/mon.err" && break
+		sleep 0.1
+	done
+	f=$(ls "$FLIGHT_DIR"/f/flight-*.ntp 2>/dev/null | head -n 1)
+	[ -n "$f" ] || { cat "$WORK/mon.err" >&2; tb_fail "no flight snapshot written"; }
+	rows=$("$NTPROF" dump "$f" 2>/dev/null | grep -vc '^#' || true)
+	printf '%-14s flight snapshot: %s lines of dump, %s\n' "$1" "$rows" \
+		"$(grep -o 'flight snapshot .*: [0-9]* host and [0-9]* target' "$WORK/mon.err" | head -n 1 | sed 's/.*: //')" \
+		>> "$WORK/own-cost"
+	monitor_stop "$1"
+	rm -rf "$FLIGHT_DIR"
 }
 
 # monitor_stop TAG: its own cost from its last page (BPF ns and runs a command seen), then SIGTERM
@@ -462,6 +494,8 @@ bench_fio() {
 			base-s1) record_start 1 "$NTPROF_BASE"; past_cost_window; fio_run "$tag" "$round"; record_stop ;;
 			monitor-s1000) monitor_start 1000; past_cost_window; fio_run "$tag" "$round"; monitor_stop "$tag" ;;
 			monitor-s1) monitor_start 1; past_cost_window; fio_run "$tag" "$round"; monitor_stop "$tag" ;;
+			flight-s1000) flight_start 1000; past_cost_window; fio_run "$tag" "$round"; flight_stop "$tag" ;;
+			flight-s1) flight_start 1; past_cost_window; fio_run "$tag" "$round"; flight_stop "$tag" ;;
 			blktrace) blktrace_start; fio_run "$tag" "$round"; blktrace_stop ;;
 			empty) bpftrace_start "$empty"; fio_run "$tag" "$round"; bpftrace_stop ;;
 			bpftrace) bpftrace_start "$script"; fio_run "$tag" "$round"; bpftrace_stop ;;

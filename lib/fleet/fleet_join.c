@@ -300,6 +300,10 @@ static char *close_sql(FILE *m, char **sql)
 static char *pair_sql(struct ntp_fleet *f, const struct ntp_fleet_run *h,
 		      const struct ntp_fleet_run *t, const struct line *l)
 {
+	/* hh's elements 1 to 12, step 1's columns of the host command */
+	static const char *const host_cols[] = { "h_id", "h_day", "h_sub", "h_cntlid", "h_qid",
+						 "h_io", "h_bytes", "h_ns", "h_path", "h_utc",
+						 "h_start", "h_bad" };
 	char *sql = NULL, expr[512];
 	size_t len = 0;
 	FILE *m = open_memstream(&sql, &len);
@@ -327,9 +331,20 @@ static char *pair_sql(struct ntp_fleet *f, const struct ntp_fleet_run *h,
 		else
 			fprintf(m, ", %s_ns", ntp_stages[s].key);
 	}
-	/* step 2: each target record's nearest host command, each side's stages by name */
-	fprintf(m, " FROM (SELECT tt.1 AS tid, argMin((h_id, h_day, h_sub, h_cntlid, h_qid, h_io, "
-		"h_bytes, h_ns, h_path, h_utc, h_start, h_bad, hs), d) AS hh, any(tt) AS t2");
+	/*
+	 * step 2: each target record's nearest host command, each side's stages
+	 * by name.  An argMin a value, not one of a tuple: ClickHouse keeps a
+	 * tuple's as a generic field, copied at each better row, several times
+	 * slower (bench/README.md); ties keep the first row in every one alike.
+	 */
+	fputs(" FROM (SELECT tt.1 AS tid, (", m);
+	for (size_t i = 0; i < sizeof(host_cols) / sizeof(host_cols[0]); i++)
+		fprintf(m, "argMin(%s, d), ", host_cols[i]);
+	k = 0;
+	for (int s = 0; s < NTP_NSTAGES; s++)
+		if (side_stage(s, "host_stages"))
+			fprintf(m, "%sargMin(tupleElement(hs, %d), d)", k ? ", " : "(", k + 1), k++;
+	fputs(")) AS hh, any(tt) AS t2", m);
 	k = 0;
 	for (int s = 0; s < NTP_NSTAGES; s++)
 		if (side_stage(s, "host_stages"))
@@ -348,10 +363,13 @@ static char *pair_sql(struct ntp_fleet *f, const struct ntp_fleet_run *h,
 		"any(bytes) AS h_bytes, any(ns) AS h_ns, any(path) AS h_path, any(utc_ns) AS h_utc, "
 		"any(h_start_ns) AS h_start, any(bad) AS h_bad, any(");
 	nh = stage_tuple(m, "host_stages", "", "_ns");
-	fprintf(m, ") AS hs, argMin((tid, tdev, tbad, 0, toInt64(%" PRId64 " + round(e)), ",
-		l->base);
-	nt = stage_tuple(m, "target_stages", "r_", "");
-	fprintf(m, "), dist) AS tt, min(dist) AS d ");
+	fprintf(m, ") AS hs, (argMin(tid, dist), argMin(tdev, dist), argMin(tbad, dist), 0, "
+		"argMin(toInt64(%" PRId64 " + round(e)), dist), ", l->base);
+	nt = 0;
+	for (int s = 0; s < NTP_NSTAGES; s++)
+		if (side_stage(s, "target_stages"))
+			fprintf(m, "%sargMin(r_%s, dist)", nt++ ? ", " : "(", ntp_stages[s].key);
+	fprintf(m, ")) AS tt, min(dist) AS d ");
 	from_candidates(m, f, h, t);
 	fprintf(m, "AND ok = 1 GROUP BY id) GROUP BY tt.1)");
 	if (nh < 1 || nt < 1) {
@@ -488,24 +506,21 @@ static int join_two(struct ntp_fleet *f, const struct ntp_fleet_run *h,
 	return err;
 }
 
-/* can h and t be joined at all (ntprof-design(7): one transport, sample rate and hash)? */
-static bool joinable(const struct ntp_fleet_run *h, const struct ntp_fleet_run *t)
-{
-	return !strcmp(h->transport, t->transport) && h->sample_one_in == t->sample_one_in &&
-	       h->hash_version == t->hash_version;
-}
-
 /*
- * were h and t recording at one time?  By their wall-clock spans; a run
- * whose meta has no start or no duration may have, so it is joined
+ * h and t, which the push would join, differ on k: the first such pair of
+ * the push told in one line (later ones at -v), its exit code kept in
+ * *refused; the push's other joins go on
  */
-static bool overlap(const struct ntp_fleet_run *h, const struct ntp_fleet_run *t)
+static void refuse(const struct ntp_fleet_run *h, const struct ntp_fleet_run *t,
+		   enum ntp_meta_key k, int *refused)
 {
-	if (h->start_utc_ns <= 0 || t->start_utc_ns <= 0 || h->duration_ns <= 0 ||
-	    t->duration_ns <= 0)
-		return true;
-	return h->start_utc_ns <= t->start_utc_ns + t->duration_ns &&
-	       t->start_utc_ns <= h->start_utc_ns + h->duration_ns;
+	if (*refused) {
+		ntp_debug("runs %016" PRIx64 " and %016" PRIx64 " are not joined either: their %s "
+			  "differs", h->run_id, t->run_id, ntp_meta[k].agree);
+		return;
+	}
+	*refused = ntp_fleet_run__refuse(h, t, k, "both runs are pushed, each side reported "
+					 "alone");
 }
 
 /* the subsystem NQNs of r's nvmf_ids as a list of literals into *list; NULL: none */
@@ -556,8 +571,9 @@ static int nqns_of(struct ntp_fleet *f, const struct ntp_fleet_run *r, char **li
  * recordings pushed apart, a host's today and its target's tomorrow, are
  * joined so.  A run without names or without a span in its meta is not.
  */
-static int join_named(struct ntp_fleet *f, const struct ntp_fleet_run *r)
+static int join_named(struct ntp_fleet *f, const struct ntp_fleet_run *r, int *refused)
 {
+	enum ntp_meta_key k;
 	struct ntp_fleet_run *other = NULL;
 	bool host = r->sides == NTP_SIDE_HOST;
 	char *nqns = NULL, *where = NULL;
@@ -583,9 +599,12 @@ static int join_named(struct ntp_fleet *f, const struct ntp_fleet_run *r)
 	for (int i = 0; i < n && !err; i++) {
 		const struct ntp_fleet_run *h = host ? r : &other[i], *t = host ? &other[i] : r;
 
-		if (joinable(h, t))
+		/* another transport: commands the target run never saw, not a pair */
+		if (!ntp_fleet_run__disagree(h, t, &k))
 			err = join_two(f, h, t, *h->boot_id && !strcmp(h->boot_id, t->boot_id) ?
 				       NTP_JOIN_CLOCK_ONE_BOOT : NTP_JOIN_CLOCK_TWO);
+		else if (k != NTP_META_TRANSPORT)
+			refuse(h, t, k, refused);
 	}
 	for (int i = 0; i < n; i++)
 		ntp_fleet_run__free(&other[i]);
@@ -595,7 +614,8 @@ static int join_named(struct ntp_fleet *f, const struct ntp_fleet_run *r)
 
 int ntp_fleet_join__pushed(struct ntp_fleet *f, const struct ntp_fleet_run *runs, int n)
 {
-	int err = 0;
+	enum ntp_meta_key key;
+	int err = 0, refused = 0;
 
 	/* a "-r both" run with itself, on one clock */
 	for (int i = 0; i < n && !err; i++)
@@ -607,12 +627,10 @@ int ntp_fleet_join__pushed(struct ntp_fleet *f, const struct ntp_fleet_run *runs
 			const struct ntp_fleet_run *h = &runs[i], *t = &runs[k];
 
 			if (h->sides != NTP_SIDE_HOST || t->sides != NTP_SIDE_TARGET ||
-			    !overlap(h, t))
+			    !ntp_fleet_run__overlap(h, t))
 				continue;
-			if (!joinable(h, t)) {
-				ntp_warn("runs %016" PRIx64 " and %016" PRIx64 " are not joined: their "
-					 "transport, sample rate or sampling hash differ",
-					 h->run_id, t->run_id);
+			if (ntp_fleet_run__disagree(h, t, &key)) {
+				refuse(h, t, key, &refused);
 				continue;
 			}
 			err = join_two(f, h, t, *h->boot_id && !strcmp(h->boot_id, t->boot_id) ?
@@ -621,6 +639,6 @@ int ntp_fleet_join__pushed(struct ntp_fleet *f, const struct ntp_fleet_run *runs
 	}
 	/* and with the runs pushed before them that their names tie them to */
 	for (int i = 0; i < n && !err; i++)
-		err = join_named(f, &runs[i]);
-	return err;
+		err = join_named(f, &runs[i], &refused);
+	return err ?: refused;
 }

@@ -8,7 +8,13 @@
  * report joins the files given to it (recordings without nvmf_ids pair
  * this way only); and a run with the committed runs of the other side
  * whose nvmf_ids share a subsystem NQN with it and whose wall-clock spans
- * overlap.  Runs join only of one transport, sample rate and sampling hash.
+ * overlap.  Runs join only of one transport, sample rate and sampling hash:
+ * runs pushed together that differ on one, or runs tied by a subsystem NQN
+ * that differ on the sample rate or the hash (another transport is another
+ * path to the subsystem, not a pair), are refused as a join of files is,
+ * in one line with the setting's exit code (NTP_EXIT_HASH, NTP_EXIT_MISMATCH),
+ * after the push's other joins: both runs stay pushed, each side's report
+ * is read alone.
  *
  * The clock: one clock (a "-r both" run, or equal boot ids) is the line
  * o = 0.  Two clocks are estimated by ntprof's own estimate (lib/join/),
@@ -37,7 +43,10 @@
 #define NTP_FLEET_SAMPLE_ROWS 200000
 #define NTP_FLEET_BUCKET_NS 1000000
 
-/* join the runs just pushed (runs[0..n)) as said above; 0 or an NTP_EXIT_* code after one line */
+/*
+ * join the runs just pushed (runs[0..n)) as said above; 0 or an NTP_EXIT_*
+ * code after one line
+ */
 int ntp_fleet_join__pushed(struct ntp_fleet *f, const struct ntp_fleet_run *runs, int n);
 
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The committed runs of the fleet's tables, read back (lib/fleet/fleet_run.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,4 +82,74 @@ int ntp_fleet_run__read(struct ntp_fleet *f, const char *where, struct ntp_fleet
 		return NTP_EXIT_FAILURE;
 	}
 	return 0;
+}
+
+/* run r's value of meta key k as text into buf ("(none)" when not recorded); NULL: no column */
+static const char *agree_value(const struct ntp_fleet_run *r, enum ntp_meta_key k, char *buf,
+			       size_t len)
+{
+	int64_t v;
+
+	switch (k) {
+	case NTP_META_TRANSPORT:
+		return *r->transport ? r->transport : "(none)";
+	case NTP_META_SAMPLE_ONE_IN:
+		v = r->sample_one_in;
+		break;
+	case NTP_META_HASH_VERSION:
+		v = r->hash_version;
+		break;
+	default:
+		return NULL;
+	}
+	/* push stores 0 for a key the recording lacks */
+	if (v)
+		snprintf(buf, len, "%" PRId64, v);
+	else
+		snprintf(buf, len, "(none)");
+	return buf;
+}
+
+bool ntp_fleet_run__disagree(const struct ntp_fleet_run *h, const struct ntp_fleet_run *t,
+			     enum ntp_meta_key *k)
+{
+	char a[32], b[32];
+
+	for (int i = 0; i < NTP_META_MAX; i++) {
+		const char *va, *vb;
+
+		if (!ntp_meta[i].agree)
+			continue;
+		va = agree_value(h, (enum ntp_meta_key)i, a, sizeof(a));
+		vb = agree_value(t, (enum ntp_meta_key)i, b, sizeof(b));
+		if (va && vb && strcmp(va, vb)) {
+			*k = (enum ntp_meta_key)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+int ntp_fleet_run__refuse(const struct ntp_fleet_run *h, const struct ntp_fleet_run *t,
+			  enum ntp_meta_key k, const char *more)
+{
+	const struct ntp_meta_desc *d = &ntp_meta[k];
+	char a[32], b[32];
+	const char *va = agree_value(h, k, a, sizeof(a)), *vb = agree_value(t, k, b, sizeof(b));
+
+	ntp_error("cannot join run %016" PRIx64 " (%s %s) and run %016" PRIx64 " (%s %s): %s %s "
+		  "and %s (%s%s%s)", h->run_id, h->role, *h->hostname ? h->hostname : "(no name)",
+		  t->run_id, t->role, *t->hostname ? t->hostname : "(no name)", d->agree,
+		  va ? va : "(none)", vb ? vb : "(none)", d->agree_hint, more ? "; " : "",
+		  more ? more : "");
+	return d->agree_exit ? d->agree_exit : NTP_EXIT_MISMATCH;
+}
+
+bool ntp_fleet_run__overlap(const struct ntp_fleet_run *h, const struct ntp_fleet_run *t)
+{
+	if (h->start_utc_ns <= 0 || t->start_utc_ns <= 0 || h->duration_ns <= 0 ||
+	    t->duration_ns <= 0)
+		return true;
+	return h->start_utc_ns <= t->start_utc_ns + t->duration_ns &&
+	       t->start_utc_ns <= h->start_utc_ns + h->duration_ns;
 }

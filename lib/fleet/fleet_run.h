@@ -3,8 +3,11 @@
 #ifndef NTP_FLEET_RUN_H
 #define NTP_FLEET_RUN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+
+#include "lib/ntp/db_meta.h"
 
 struct ntp_fleet_run {
 	uint64_t run_id;          /* a hash of the recording's meta and rows: the same file, the same id */
@@ -29,6 +32,30 @@ struct ntp_fleet;
  */
 int ntp_fleet_run__read(struct ntp_fleet *f, const char *where, struct ntp_fleet_run **runs,
 			int *n);
+
+/*
+ * The first recording setting joined runs must agree on (the meta table's
+ * agree keys, lib/ntp/db_meta.c, of those runs has a column for: transport,
+ * sample rate, sampling hash version) on which h and t differ, in the
+ * table's order: true and its key in *k, or false when they agree.
+ */
+bool ntp_fleet_run__disagree(const struct ntp_fleet_run *h, const struct ntp_fleet_run *t,
+			     enum ntp_meta_key *k);
+
+/*
+ * One line, as a join of files refuses them (lib/model/model_check.c):
+ * runs h and t cannot be joined, they differ on k, naming both values;
+ * what follows the hint (NULL: nothing) is added to it.  The key's
+ * exit code (NTP_EXIT_HASH for the hash version).
+ */
+int ntp_fleet_run__refuse(const struct ntp_fleet_run *h, const struct ntp_fleet_run *t,
+			  enum ntp_meta_key k, const char *more);
+
+/*
+ * were h and t recording at one time?  By their wall-clock spans; a run
+ * whose meta has no start or no duration may have been, so true
+ */
+bool ntp_fleet_run__overlap(const struct ntp_fleet_run *h, const struct ntp_fleet_run *t);
 
 static inline void ntp_fleet_run__free(struct ntp_fleet_run *r)
 {

@@ -244,6 +244,32 @@ static int read_schema(struct ntp_fleet *f, char **version, char **cluster)
 	return err;
 }
 
+/* the tables' version, from ntprof_schema's text v: one this ntprof reads and writes? */
+static int check_version(const char *url, const char *db, const char *v)
+{
+	long n = -1;
+
+	if (v && *v && strspn(v, "0123456789") == strlen(v) && strlen(v) < 9)
+		n = strtol(v, NULL, 10);
+	if (n > NTP_FLEET_SCHEMA_VERSION) {
+		ntp_error("%s: database %s holds the fleet's tables of schema version %ld, newer than "
+			  "this ntprof's version %d: use an ntprof that knows version %ld", url, db, n,
+			  NTP_FLEET_SCHEMA_VERSION, n);
+		return NTP_EXIT_FLEET_SCHEMA;
+	}
+	if (n < NTP_FLEET_SCHEMA_MIN_VERSION) {
+		ntp_error("%s: database %s holds the fleet's tables of schema version %s; this ntprof "
+			  "reads and writes versions %d to %d", url, db, v ? v : "(none)",
+			  NTP_FLEET_SCHEMA_MIN_VERSION, NTP_FLEET_SCHEMA_VERSION);
+		return NTP_EXIT_FLEET_SCHEMA;
+	}
+	if (n < NTP_FLEET_SCHEMA_VERSION)
+		ntp_debug("%s: database %s holds the fleet's tables of schema version %ld (this "
+			  "ntprof makes version %d): read and written as they are", url, db, n,
+			  NTP_FLEET_SCHEMA_VERSION);
+	return 0;
+}
+
 int ntp_fleet__open(struct ntp_fleet **fp, const struct ntp_ch_opts *o, const char *cluster,
 		    bool create_missing)
 {
@@ -284,13 +310,8 @@ int ntp_fleet__open(struct ntp_fleet **fp, const struct ntp_ch_opts *o, const ch
 			err = NTP_EXIT_FLEET_SCHEMA;
 		}
 	}
-	if (!err && (!version || atoi(version) != NTP_FLEET_SCHEMA_VERSION ||
-		     strspn(version, "0123456789") != strlen(version))) {
-		ntp_error("%s: database %s holds the fleet's tables of schema version %s; this ntprof "
-			  "reads and writes version %d", o->url, db, version ? version : "(none)",
-			  NTP_FLEET_SCHEMA_VERSION);
-		err = NTP_EXIT_FLEET_SCHEMA;
-	}
+	if (!err)
+		err = check_version(o->url, db, version);
 	if (!err && cluster && strcmp(cluster, have ? have : "")) {
 		ntp_error("%s: database %s's tables are %s%s, not over cluster %s", o->url, db,
 			  have && *have ? "over cluster " : "on one server", have ? have : "",

@@ -21,7 +21,16 @@
 
 #include "lib/fleet/ch.h"
 
-#define NTP_FLEET_SCHEMA_VERSION 1
+/*
+ * The version ntprof writes into ntprof_schema when it makes the tables,
+ * and the oldest it reads and writes (ntprof-fleet(7), VERSIONS):
+ *   1  the stages of cmds are DEFAULT columns, stored at each insert;
+ *   2  they are ALIAS columns, computed when read (no insert sends them in
+ *      either, so tables of version 1 are read and written as they are).
+ * Tables of a newer version are refused (NTP_EXIT_FLEET_SCHEMA).
+ */
+#define NTP_FLEET_SCHEMA_VERSION 2
+#define NTP_FLEET_SCHEMA_MIN_VERSION 1
 
 enum ntp_fleet_table {
 	NTP_FLEET_RUNS,           /* a row per push of a recording: its meta; complete marks it */
@@ -42,8 +51,9 @@ struct ntp_fleet {
 /*
  * Connect (o), and find ntprof's tables in o->database.  Missing, create
  * makes them (over cluster, NULL or "": one server); else they are an
- * error.  Tables of another version, or over another cluster than the one
- * given, are refused with NTP_EXIT_FLEET_SCHEMA.  0 or an NTP_EXIT_* code
+ * error.  Tables of a version outside [NTP_FLEET_SCHEMA_MIN_VERSION,
+ * NTP_FLEET_SCHEMA_VERSION], or over another cluster than the one given,
+ * are refused with NTP_EXIT_FLEET_SCHEMA.  0 or an NTP_EXIT_* code
  * after one line.
  */
 int ntp_fleet__open(struct ntp_fleet **f, const struct ntp_ch_opts *o, const char *cluster,

@@ -478,6 +478,114 @@ static int read_pairs(struct fleet_source *fs, const struct ntp_fleet_filter *ff
 	return err;
 }
 
+/* ---- runs that would pair but cannot ------------------------------------------------ */
+
+/* has run i a subsystem NQN in the ids reply body (run_id TAB nqn lines), or run k's too? */
+static bool names_of(const char *body, uint64_t run, const char **nqn, int *n, int max)
+{
+	char id[24];
+	int len = snprintf(id, sizeof(id), "%" PRIu64 "\t", run);
+
+	*n = 0;
+	for (const char *l = body; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, id, (size_t)len) && *n < max)
+			nqn[(*n)++] = l + len;
+	return *n > 0;
+}
+
+static bool same_line(const char *a, const char *b)
+{
+	size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+
+	return la == lb && !strncmp(a, b, la);
+}
+
+/*
+ * Are host run h and target run t tied by their names: a subsystem NQN in
+ * both's nvmf_ids, or names in neither (such runs pair only when pushed
+ * together, which the engine does not tell apart from pushed apart)?
+ */
+static bool tied(const char *body, const struct ntp_fleet_run *h, const struct ntp_fleet_run *t)
+{
+	const char *a[64], *b[64];
+	int na, nb;
+	bool ha = names_of(body, h->run_id, a, &na, 64), hb = names_of(body, t->run_id, b, &nb, 64);
+
+	if (!ha && !hb)
+		return true;
+	for (int i = 0; i < na; i++)
+		for (int k = 0; k < nb; k++)
+			if (same_line(a[i], b[k]))
+				return true;
+	return false;
+}
+
+static bool has_line(const struct fleet_source *fs, int h, int t)
+{
+	for (int i = 0; i < fs->npairs; i++)
+		if (fs->pairs[i].host_file == h && fs->pairs[i].target_file == t)
+			return true;
+	return false;
+}
+
+/*
+ * A host run and a target run of the report with no clock line between
+ * them, that recorded at one time, are tied by their names and have one
+ * transport (another is another path to the subsystem, not a pair), but
+ * another sample rate or sampling hash, would be left out of the joined
+ * report unsaid: they are refused in one line, as a join of their files
+ * is, with the setting's exit code (NTP_EXIT_HASH for the hash).
+ */
+static int check_unjoined(struct fleet_source *fs)
+{
+	struct ntp_ch_reply rep;
+	enum ntp_meta_key k;
+	char *sql = NULL;
+	size_t len = 0;
+	FILE *m;
+	bool any = false;
+	int err;
+
+	for (int h = 0; h < fs->nruns && !any; h++)
+		for (int t = 0; t < fs->nruns && !any; t++)
+			any = fs->runs[h].sides == NTP_SIDE_HOST &&
+			      fs->runs[t].sides == NTP_SIDE_TARGET && !has_line(fs, h, t) &&
+			      ntp_fleet_run__disagree(&fs->runs[h], &fs->runs[t], &k) &&
+			      k != NTP_META_TRANSPORT;
+	if (!any)
+		return 0;
+	m = open_memstream(&sql, &len);
+	if (!m)
+		return nomem();
+	fprintf(m, "SELECT DISTINCT run_id, subsysnqn FROM %s WHERE subsysnqn != '' AND "
+		"(run_id, push_id) IN (", ntp_fleet__table(fs->f, NTP_FLEET_IDS, false));
+	for (int i = 0; i < fs->nruns; i++)
+		fprintf(m, "%s(%" PRIu64 ", %" PRIu64 ")", i ? ", " : "", fs->runs[i].run_id,
+			fs->runs[i].push_id);
+	fputs(") ORDER BY run_id, subsysnqn FORMAT TabSeparated", m);
+	if (fclose(m) || !sql) {
+		free(sql);
+		return nomem();
+	}
+	err = ntp_ch__query(fs->f->ch, sql, NULL, 0, &rep, 0);
+	free(sql);
+	for (int h = 0; h < fs->nruns && !err; h++) {
+		for (int t = 0; t < fs->nruns && !err; t++) {
+			const struct ntp_fleet_run *rh = &fs->runs[h], *rt = &fs->runs[t];
+
+			if (rh->sides != NTP_SIDE_HOST || rt->sides != NTP_SIDE_TARGET ||
+			    has_line(fs, h, t) || !ntp_fleet_run__disagree(rh, rt, &k) ||
+			    k == NTP_META_TRANSPORT || !ntp_fleet_run__overlap(rh, rt) ||
+			    !tied(rep.body, rh, rt))
+				continue;
+			err = ntp_fleet_run__refuse(rh, rt, k, "choose the runs of one with --run, "
+						    "--host or --target");
+		}
+	}
+	ntp_ch_reply__free(&rep);
+	return err;
+}
+
 /* ---- the groups --------------------------------------------------------------------- */
 
 /* the column a view's stage is in: key_ns of cmds or pairs */
@@ -898,7 +1006,9 @@ static void fleet_close(struct ntp_source *s)
 
 	for (int i = 0; i < fs->nruns; i++) {
 		ntp_fleet_run__free(&fs->runs[i]);
-		free(fs->names[i]);
+		/* no names yet when the opening stopped before them */
+		if (fs->names)
+			free(fs->names[i]);
 	}
 	free(fs->runs);
 	free(fs->names);
@@ -934,6 +1044,7 @@ int ntp_source__open_fleet(struct ntp_source **sp, const struct ntp_ch_opts *o,
 	err = err ?: ntp_fleet__open(&fs->f, o, NULL, false);
 	err = err ?: read_runs(fs, ff);
 	err = err ?: read_pairs(fs, ff);
+	err = err ?: check_unjoined(fs);
 	if (!err && !fs->nruns) {
 		ntp_error("%s: no run pushed to database %s matches the fleet filters", o->url,
 			  ntp_ch__database(fs->f->ch));

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lib/core/checked.h"
+#include "lib/core/group_order.h"
 #include "lib/core/stat_table.h"
 #include "lib/model/model_groups.h"
 #include "lib/model/model.h"
@@ -286,32 +287,9 @@ int ntp_group_set__merge(struct ntp_group_set *dst, struct ntp_group_set *src)
 	return 0;
 }
 
-static int io_type_rank(const char *t)
-{
-	if (!strcmp(t, "read"))
-		return 0;
-	if (!strcmp(t, "write"))
-		return 1;
-	return 2;
-}
-
-/*
- * Names in natural order, their numbers as numbers: nvme2n1 before
- * nvme10n1, and with --by the queue "nvme0 q2" before "nvme0 q10".
- */
 int ntp_report__group_cmp(const struct ntp_report_group *x, const struct ntp_report_group *y)
 {
-	int c = strverscmp(x->ns, y->ns);
-
-	if (c)
-		return c;
-	c = io_type_rank(x->io_type) - io_type_rank(y->io_type);
-	if (c)
-		return c;
-	c = strcmp(x->io_type, y->io_type);
-	if (c)
-		return c;
-	return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+	return ntp_group__order(x->ns, x->io_type, x->bytes, y->ns, y->io_type, y->bytes);
 }
 
 /* host file first: a report on several files shows each file's groups together */

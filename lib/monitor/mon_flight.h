@@ -1,36 +1,55 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The flight recorder's window (ntprof-monitor(1), --flight): the sampled
- * commands of the last window_ns, each side's in a ring of at most max
- * records, oldest first.  A command is in the window while its completion
- * (the host's h_done, the target's t_sent, else its t_cmpl) is at most
- * window_ns old; the ring's bound pushes the oldest out first, counted in
- * dropped.  Memory is allocated once, at init: the window costs at most
- * max x (sizeof(struct ntp_host_event) + sizeof(struct ntp_target_event)).
+ * The flight recorder's window (ntprof-monitor(1), --flight): of the sampled
+ * commands completed in the last window_ns, the slowest max of each
+ * interval, each side's apart.  A command belongs to the interval of its
+ * completion (the host's h_done, the target's t_sent, else its t_cmpl) and
+ * ranks by its end-to-end time (the host's h_done - h_start, the target's
+ * completion - t_recv).  Each interval is a min-heap of at most max records:
+ * a command slower than the interval's fastest kept takes its place, any
+ * other is counted in dropped and forgotten.  The memory, allocated once at
+ * init, is nslot x max records a side whatever the rate:
+ * nslot = ceil(window_ns / interval_ns) + 1 (the window and the interval
+ * being filled).
  *
- *	ntp_flight__init()         both rings, empty
- *	ntp_flight__add_host/_target()  one record, the oldest pushed out when full
+ *	ntp_flight__init()         both sides, empty
+ *	ntp_flight__add_host/_target()  one record, kept if among its interval's slowest
  *	ntp_flight__trim()         the records older than the window out
- *	ntp_flight__host/_target() the i-th record kept, oldest first
+ *	ntp_flight__host/_target() the i-th record kept, oldest interval first
+ *	ntp_flight__next_host/_target()  ... each in turn
  *	ntp_flight__tick()         each side's counters as read now, for the
  *	                           snapshot's intervals rows (record's, a second each)
+ *
+ * Each slot's records and its interval are plain memory that
+ * lib/monitor/mon_flight_file.h persists: slot s's records are
+ * buf + s x max x esz, n[s] of them, of interval iv[s] (0: none).
  */
 #ifndef NTP_MON_FLIGHT_H
 #define NTP_MON_FLIGHT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
 
 #include "bpf/ntp_events.h"
 
-struct ntp_flight_ring {
-	unsigned char *buf;
-	size_t esz, cap;          /* record size, capacity in records */
-	size_t head, n;           /* the oldest record's slot, records held */
-	size_t done_off;          /* offset of the record's completion stamp */
-	size_t done_alt_off;      /* the stamp used when that one is 0 */
-	uint64_t added, dropped;  /* records taken; pushed out by the bound, not by age */
+/* the flight recorder's interval: the slowest --flight-commands of each are kept */
+#define NTP_FLIGHT_INTERVAL_NS 1000000000ULL
+
+struct ntp_flight_side {
+	unsigned char *buf;       /* nslot x cap records */
+	size_t esz, cap;          /* record size, records per interval at most */
+	size_t nslot;
+	uint32_t *n;              /* by slot: records held */
+	uint64_t *iv;             /* by slot: its interval's number + 1; 0: empty */
+	bool *dirty;              /* by slot: changed since mon_flight_file last wrote it */
+	size_t held;              /* records held in all */
+	size_t start_off, done_off, done_alt_off;     /* the record's stamps */
+	uint64_t added;           /* records offered */
+	uint64_t dropped;         /* ... and not kept: not among their interval's slowest */
+	uint64_t late;            /* ... and not kept: their interval had left the window */
+	uint64_t aged;            /* kept, then out: their interval left the window */
 };
 
 /* the collectors' counters (bpf/ntp_events.h) at t_ns, cumulative, by side (host 0, target 1) */
@@ -40,15 +59,18 @@ struct ntp_flight_tick {
 };
 
 struct ntp_flight {
-	uint64_t window_ns;
-	struct ntp_flight_ring host, target;
+	uint64_t window_ns, interval_ns;
+	struct ntp_flight_side host, target;
 	/* the ticks since the last one at or before the window's start, oldest first */
 	struct ntp_flight_tick *tick;
 	size_t tick_head, ntick, tick_cap;
 };
 
-/* 0 or -ENOMEM; max: records each side keeps at most (>= 1) */
-int ntp_flight__init(struct ntp_flight *f, uint64_t window_ns, size_t max);
+/*
+ * 0, -EINVAL (no room: max 0, an interval of 0) or -ENOMEM; max: records
+ * each side keeps of each interval at most
+ */
+int ntp_flight__init(struct ntp_flight *f, uint64_t window_ns, uint64_t interval_ns, size_t max);
 void ntp_flight__free(struct ntp_flight *f);
 void ntp_flight__add_host(struct ntp_flight *f, const struct ntp_host_event *e);
 void ntp_flight__add_target(struct ntp_flight *f, const struct ntp_target_event *e);
@@ -61,7 +83,19 @@ const struct ntp_flight_tick *ntp_flight__tick_at(const struct ntp_flight *f, si
  * tick before the last one at or before then
  */
 void ntp_flight__trim(struct ntp_flight *f, uint64_t now_ns);
+/* the i-th record kept, oldest interval first (in no order within one); NULL past the last */
 const struct ntp_host_event *ntp_flight__host(const struct ntp_flight *f, size_t i);
 const struct ntp_target_event *ntp_flight__target(const struct ntp_flight *f, size_t i);
+/* every record kept, oldest interval first: a cursor zeroed, then next until NULL */
+struct ntp_flight_cursor {
+	bool started;
+	size_t first, k, i;
+};
+const struct ntp_host_event *ntp_flight__next_host(const struct ntp_flight *f,
+						  struct ntp_flight_cursor *c);
+const struct ntp_target_event *ntp_flight__next_target(const struct ntp_flight *f,
+						      struct ntp_flight_cursor *c);
+/* records offered but not kept, both sides (meta flight_dropped) */
+uint64_t ntp_flight__dropped(const struct ntp_flight *f);
 
 #endif

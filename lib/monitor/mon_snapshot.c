@@ -61,7 +61,7 @@ static int write_meta(struct ntp_writer *w, const struct ntp_flight *f,
 	err = err ?: ntp_meta__set_text(w, NTP_META_FLIGHT_SNAPSHOT, m->reason);
 	err = err ?: ntp_meta__set_int(w, NTP_META_FLIGHT_WINDOW_NS, (int64_t)f->window_ns);
 	return err ?: ntp_meta__set_int(w, NTP_META_FLIGHT_DROPPED,
-					(int64_t)(f->host.dropped + f->target.dropped));
+					(int64_t)ntp_flight__dropped(f));
 }
 
 static int write_hooks(struct ntp_writer *w, const char *side, const struct ntp_collector *c)
@@ -76,17 +76,20 @@ static int write_hooks(struct ntp_writer *w, const char *side, const struct ntp_
 
 static int write_rows(struct ntp_writer *w, const struct ntp_flight *f)
 {
-	size_t i;
+	struct ntp_flight_cursor hc = { 0 }, tc = { 0 };
+	const struct ntp_host_event *h;
+	const struct ntp_target_event *t;
+	size_t i = 0;
 	int err = 0;
 
-	for (i = 0; i < f->host.n && !err; i++) {
-		err = ntp_writer__add_host_io(w, ntp_flight__host(f, i));
-		if (!err && (i + 1) % NTP_DB_BATCH_ROWS == 0)
+	while (!err && (h = ntp_flight__next_host(f, &hc))) {
+		err = ntp_writer__add_host_io(w, h);
+		if (!err && ++i % NTP_DB_BATCH_ROWS == 0)
 			err = ntp_writer__flush(w);
 	}
-	for (i = 0; i < f->target.n && !err; i++) {
-		err = ntp_writer__add_target_io(w, ntp_flight__target(f, i));
-		if (!err && (i + 1) % NTP_DB_BATCH_ROWS == 0)
+	while (!err && (t = ntp_flight__next_target(f, &tc))) {
+		err = ntp_writer__add_target_io(w, t);
+		if (!err && ++i % NTP_DB_BATCH_ROWS == 0)
 			err = ntp_writer__flush(w);
 	}
 	return err;

@@ -30,6 +30,7 @@
 #include "lib/core/stage_table.h"
 #include "lib/monitor/mon_expo.h"
 #include "lib/monitor/mon_flight.h"
+#include "lib/monitor/mon_flight_file.h"
 #include "lib/monitor/mon_http.h"
 #include "lib/monitor/mon_priv.h"
 #include "lib/monitor/mon_snapshot.h"
@@ -53,7 +54,10 @@ struct monitor {
 	uint64_t scrapes;
 	/* the flight recorder (--flight) */
 	struct ntp_flight flight;
+	struct ntp_flight_file ffile;   /* the window on disk, synced each tick */
 	bool flying;
+	uint64_t flight_since_ns;       /* the oldest the window can hold: the attach, or before */
+	bool ffile_warned;
 	char pending[128];              /* the next snapshot's file name; "": none asked for */
 	char pending_why[256];          /* and what asked for it (meta flight_snapshot) */
 	pid_t writer;                   /* the child writing a snapshot, or 0 */
@@ -291,7 +295,7 @@ static void flight_tick(struct monitor *m, uint64_t now)
 {
 	struct ntp_flight_tick t = { .t_ns = now };
 	uint64_t cnt[NTP_CNT_MAX];
-	int i;
+	int i, err;
 
 	for (i = 0; i < 2; i++) {
 		if (!m->c[i] || ntp_collector__read_counters(m->c[i], cnt))
@@ -303,6 +307,13 @@ static void flight_tick(struct monitor *m, uint64_t now)
 	}
 	ntp_flight__tick(&m->flight, &t);
 	m->fnext_ns = now + TRIGGER_NS;
+	ntp_flight__trim(&m->flight, now);
+	err = ntp_flight_file__sync(&m->ffile, &m->flight);
+	if (err && !m->ffile_warned) {
+		ntp_warn("the flight recorder's window file %s: %s (said once)", m->ffile.path,
+			 strerror(-err));
+		m->ffile_warned = true;
+	}
 }
 
 /*
@@ -333,7 +344,8 @@ static void start_snapshot(struct monitor *m)
 	flight_tick(m, now);
 	ntp_flight__trim(&m->flight, now);
 	sm.stop_ns = now;
-	sm.start_ns = now - m->start_ns < o->flight_window_ns ? m->start_ns : now - o->flight_window_ns;
+	sm.start_ns = now - m->flight_since_ns < o->flight_window_ns ? m->flight_since_ns :
+		      now - o->flight_window_ns;
 	sm.start_realtime_ns = realtime_ns() - (now - sm.start_ns);
 	fflush(stderr);
 	p = fork();
@@ -351,7 +363,7 @@ static void start_snapshot(struct monitor *m)
 		_exit(ntp_snapshot__write(&m->flight, &sm, o->flight_dir, m->pending) ? 1 : 0);
 	}
 	fprintf(stderr, "ntprof monitor: flight snapshot %s/%s: %zu host and %zu target commands of "
-		"the last %.3g s (%s)\n", o->flight_dir, m->pending, m->flight.host.n, m->flight.target.n,
+		"the last %.3g s (%s)\n", o->flight_dir, m->pending, m->flight.host.held, m->flight.target.held,
 		(double)(now - sm.start_ns) / 1e9, m->pending_why);
 	m->writer = p;
 	memcpy(m->writing, m->pending, sizeof(m->writing));
@@ -485,9 +497,15 @@ int ntp_monitor__run(const struct ntp_monitor_opts *o)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);       /* a scraper that hangs up mid-page */
 	if (o->flight_dir) {
-		if (ntp_flight__init(&m.flight, o->flight_window_ns, o->flight_max)) {
-			ntp_error("the flight recorder's window of %zu commands: %s", o->flight_max,
+		if (ntp_flight__init(&m.flight, o->flight_window_ns, NTP_FLIGHT_INTERVAL_NS,
+				     o->flight_max)) {
+			ntp_error("the flight recorder's window of %zu commands a second: %s", o->flight_max,
 				  strerror(ENOMEM));
+			return NTP_EXIT_FAILURE;
+		}
+		/* root's still: the file is given to --user's user */
+		if (ntp_flight_file__open(&m.ffile, o->flight_dir, &m.flight, o->uid, o->gid)) {
+			ntp_flight__free(&m.flight);
 			return NTP_EXIT_FAILURE;
 		}
 		m.flying = true;
@@ -507,6 +525,9 @@ int ntp_monitor__run(const struct ntp_monitor_opts *o)
 	if (err)
 		goto out;
 	m.start_ns = now_ns();
+	/* a window read back from the file may hold commands from before the attach */
+	m.flight_since_ns = m.ffile.loaded && m.ffile.loaded_since_ns < m.start_ns ?
+			    m.ffile.loaded_since_ns : m.start_ns;
 	err = ntp_mon_priv__drop(o->uid, o->gid);
 	if (err) {
 		ntp_error("dropping privileges to user %s: %s", o->user, strerror(-err));
@@ -519,9 +540,11 @@ int ntp_monitor__run(const struct ntp_monitor_opts *o)
 		o->role & NTP_MONITOR_HOST ? "host" : "target", o->sample_one_in, o->user, o->listen);
 	if (o->flight_dir)
 		fprintf(stderr, "ntprof monitor: flight recorder: the last %.3g s of sampled commands "
-			"(at most %zu a side), snapshots into %s on SIGUSR2, POST /snapshot%s%s\n",
+			"(the slowest %zu of each second, each side), snapshots into %s on SIGUSR2, POST /snapshot%s%s\n"
+			"ntprof monitor: flight recorder: window file %s, %zu commands read back\n",
 			(double)o->flight_window_ns / 1e9, o->flight_max, o->flight_dir,
-			o->trigger ? " and when " : "", o->trigger ? o->trigger->text : "");
+			o->trigger ? " and when " : "", o->trigger ? o->trigger->text : "",
+			m.ffile.path, m.ffile.loaded);
 	m.tnext_ns = now_ns() + TRIGGER_NS;
 	if (m.flying)
 		flight_tick(&m, now_ns());
@@ -539,6 +562,15 @@ out:
 		close(m.stats_fd);
 	ntp_mon_table__free(&m.table);
 	ntp_mon_table__free(&m.ttable);
+	if (m.flying) {
+		/* what the window holds at the exit, for the next monitor */
+		int serr = ntp_flight_file__sync(&m.ffile, &m.flight);
+
+		if (serr)
+			ntp_warn("the flight recorder's window file %s: %s", m.ffile.path,
+				 strerror(-serr));
+		ntp_flight_file__close(&m.ffile);
+	}
 	ntp_flight__free(&m.flight);
 	return err;
 }

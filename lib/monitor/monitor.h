@@ -44,7 +44,7 @@ struct ntp_monitor_opts {
 	/* --flight: the directory of the snapshots (writable by uid); NULL: no flight recorder */
 	const char *flight_dir;
 	uint64_t flight_window_ns;      /* --flight-seconds */
-	size_t flight_max;              /* --flight-commands: each side's bound */
+	size_t flight_max;              /* --flight-commands: each side's slowest kept a second */
 	const struct ntp_trigger *trigger;      /* --trigger; NULL: none */
 	const char *filter_session;     /* --session as given, for the snapshots' meta */
 	const char *command_line;       /* for the snapshots' meta */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/core/group_order.h"
 #include "lib/core/size.h"
 #include "lib/core/stat_table.h"
 #include "lib/core/stages.h"
@@ -473,17 +474,12 @@ static void print_row(const struct ntp_live *l, FILE *f, const struct ntp_live_r
 	print_trimmed(f, line);
 }
 
-/* the report's order: namespace, I/O type, size */
+/* the report's order (lib/core/group_order.h) */
 static int cmp_group(const void *a, const void *b)
 {
 	const struct group *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
 
-	if (!c)
-		c = strcmp(x->io_type, y->io_type);
-	if (!c)
-		c = (x->bytes > y->bytes) - (x->bytes < y->bytes);
-	return c;
+	return ntp_group__order(x->name, x->io_type, x->bytes, y->name, y->io_type, y->bytes);
 }
 
 int ntp_live__rows(struct ntp_live *l, bool total, double span_s, struct ntp_live_row **rows,

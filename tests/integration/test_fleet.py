@@ -21,6 +21,7 @@ import json
 import math
 import os
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -405,6 +406,78 @@ def test_pushed_apart__joined_by_names(run, server, tmp_path):
     assert server.query("SELECT count() FROM clocks", db) == "1\n"
 
 
+def _versions_named(line, words, a, b):
+    """the refusal names the setting and both runs' values"""
+    m = re.search(re.escape(words) + r" (\d+) and (\d+) ", line)
+    return m is not None and sorted(map(int, m.groups())) == sorted((a, b))
+
+
+@pytest.mark.parametrize("key,h_v,t_v,words,code", [
+    ("hash_version", 2, 3, "sampling hash version", Exit.HASH),
+    ("sample_one_in", 1000, 100, "sample rate one in", Exit.MISMATCH),
+])
+def test_two_settings__pushed_together__refused_as_files_are(run, server, tmp_path, key, h_v,
+                                                            t_v, words, code):
+    """a host and a target recording of two hash versions (or sample rates) pushed together:
+    both runs are stored, the join is refused in one line naming both values with the code
+    report FILES gives (19 for the hash); report, compare and series --url over both runs
+    refuse them alike, and each side alone is reported"""
+    h, t = tmp_path / "h.ntp", tmp_path / "t.ntp"
+    ntpgen.generate_pair(h, t, seed=92, host_meta=[{key: h_v}], target_meta=[{key: t_v}])
+    r = run("report", h, t)
+    one_line(r, code)
+    assert _versions_named(r.stderr, words, h_v, t_v), r.stderr
+    db = f"two_{key}"
+    r = run("push", "--url", server.url, "--database", db, h, t)
+    one_line(r, code, "cannot join run")
+    assert _versions_named(r.stderr, words, h_v, t_v), r.stderr
+    assert server.query("SELECT count() FROM runs WHERE complete = 1", db) == "2\n"
+    assert server.query("SELECT count() FROM clocks", db) == "0\n"
+    url = ("--url", server.url, "--database", db)
+    for args in (("report", *url), ("series", *url),
+                 ("compare", *url, "2000-01-01..", "2000-01-01..")):
+        r = run(*args)
+        one_line(r, code, "cannot join run", "--host")
+        assert _versions_named(r.stderr, words, h_v, t_v), (args, r.stderr)
+    # each side alone: its report, as from its file
+    assert report_json(run, *url, "--host", "gen-host-0") == report_json(run, h)
+    assert report_json(run, *url, "--target", "gen-target-0") == report_json(run, t)
+    # pushed again: stored once, refused again
+    one_line(run("push", *url, h, t), code, "cannot join run")
+    assert server.query("SELECT count() FROM runs WHERE complete = 1", db) == "2\n"
+
+
+def test_two_hash_versions__pushed_apart_named__refused_exit_19(run, server, tmp_path):
+    """a target run of hash version 3, then its host's of version 2, tied by a subsystem NQN
+    and recording at one time: the second push refuses the join (exit 19, one line), and so
+    does report --url; a host of another subsystem with another version is not its pair, so
+    not refused"""
+    h, t = tmp_path / "h.ntp", tmp_path / "t.ntp"
+    ntpgen.generate_pair(h, t, seed=93, host_meta=[{"hash_version": 2}],
+                         target_meta=[{"hash_version": 3}])
+    nqn = "nqn.2024-05.io.ntprof:fleet-hash"
+    _name(h, "host", nqn)
+    _name(t, "target", nqn)
+    db = "hash_apart"
+    push(run, server.url, "--database", db, t)
+    r = run("push", "--url", server.url, "--database", db, h)
+    one_line(r, Exit.HASH, "cannot join run")
+    assert _versions_named(r.stderr, "sampling hash version", 2, 3), r.stderr
+    r = run("report", "--url", server.url, "--database", db)
+    one_line(r, Exit.HASH, "cannot join run")
+    assert _versions_named(r.stderr, "sampling hash version", 2, 3), r.stderr
+    # another subsystem's host of version 2 at the same time: not tied to this target
+    db2 = "hash_other_nqn"
+    h2, t2 = tmp_path / "h2.ntp", tmp_path / "t2.ntp"
+    ntpgen.generate_pair(h2, t2, seed=94, host_meta=[{"hash_version": 2}])
+    _name(h2, "host", "nqn.2024-05.io.ntprof:elsewhere")
+    push(run, server.url, "--database", db2, t)
+    push(run, server.url, "--database", db2, h2)
+    # host and target runs without a clock line: report's own refusal, not the hash's
+    one_line(run("report", "--url", server.url, "--database", db2), Exit.MISMATCH,
+             "no clock line")
+
+
 # ---- the commit protocol ---------------------------------------------------------------
 
 def test_push_twice__stored_once(run, server, corpus):
@@ -482,6 +555,31 @@ def test_push_stopped_part_way__exit_16__repeated(run, ntprof, tmp_path_factory,
         srv.stop()
 
 
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_damaged_file__exit_9__nothing_committed(run, server, tmp_path, threads):
+    """the file's structure is checked beside the sending (NTPROF_THREADS=1: before it): a
+    host_io page one cell fewer, which reads as a shorter table, is exit 9 naming the file in
+    one line, its rows sent uncommitted (no run for a reader); the whole file then pushed is
+    stored once and reported as from the file"""
+    from test_damage import damages
+    whole, bad = tmp_path / "host.ntp", tmp_path / "bad" / "host.ntp"
+    ntpgen.generate(whole, seed=7)
+    bad.parent.mkdir()
+    (tree, _, damage), = [c for c in damages(whole) if c[0] == "host_io" and c[1] == "cells"]
+    shutil.copy(whole, bad)
+    damage(bad)
+    db = "damaged" + threads
+    r = run("push", "--url", server.url, "--database", db, bad, env={"NTPROF_THREADS": threads})
+    one_line(r, Exit.CORRUPT, f"{bad}: corrupt: ")
+    assert server.query("SELECT count() FROM runs WHERE complete = 1", db) == "0\n"
+    # beside: the rows were read and sent while the check ran; one thread: none was
+    sent = int(server.query("SELECT count() FROM cmds", db))
+    assert (sent > 0) == (threads == "2"), sent
+    push(run, server.url, "--database", db, whole)
+    assert server.query("SELECT count() FROM runs WHERE complete = 1", db) == "1\n"
+    assert report_json(run, "--url", server.url, "--database", db) == report_json(run, whole)
+
+
 # ---- bad input ---------------------------------------------------------------------------
 
 def one_line(r, code, *says):
@@ -528,15 +626,51 @@ def test_missing_password_file__exit_5(run, server, tmp_path):
                  tmp_path / "none"), Exit.NOFILE, "--password-file")
 
 
-def test_schema_of_another_version__exit_15(run, server, corpus):
-    db = "version2"
-    push(run, server.url, "--database", db)
+def _set_version(server, db, version):
     server.query("DROP TABLE ntprof_schema", db)
     server.query("CREATE TABLE ntprof_schema (key String, value String) ENGINE = TinyLog", db)
-    server.query("INSERT INTO ntprof_schema VALUES ('version', '2'), ('cluster', '')", db)
+    server.query(f"INSERT INTO ntprof_schema VALUES ('version', '{version}'), ('cluster', '')", db)
+
+
+@pytest.mark.parametrize("version, says", [
+    ("3", ("version 3, newer than this ntprof's version 2",)),
+    ("0", ("version 0", "versions 1 to 2")),
+    ("2a", ("version 2a", "versions 1 to 2")),
+])
+def test_schema_of_another_version__exit_15(run, server, corpus, version, says):
+    """tables of a newer schema version than this ntprof's, or of none it knows: one line
+    naming both, exit 15, for push (nothing sent), report and series"""
+    db = "version_" + version
+    push(run, server.url, "--database", db)
+    assert server.query("SELECT value FROM ntprof_schema WHERE key = 'version'", db) == "2\n"
+    _set_version(server, db, version)
     for args in (("push", "--url", server.url, "--database", db, corpus["host"][0]),
-                 ("report", "--url", server.url, "--database", db)):
-        one_line(run(*args), Exit.FLEET_SCHEMA, "version 2", "version 1")
+                 ("report", "--url", server.url, "--database", db),
+                 ("series", "--url", server.url, "--database", db)):
+        one_line(run(*args), Exit.FLEET_SCHEMA, *says)
+    assert server.query("SELECT count() FROM runs", db) == "0\n"
+
+
+def test_schema_version_1__read_and_written_as_it_is(run, server, corpus):
+    """tables of version 1 (the stages of cmds DEFAULT columns, stored at each insert): a
+    push into them and report --url read them as version 2's, and they stay version 1"""
+    db = "version_1"
+    push(run, server.url, "--database", db)
+    create = server.query("SHOW CREATE TABLE cmds FORMAT TSVRaw", db)
+    assert " ALIAS " in create
+    server.query("DROP TABLE cmds", db)
+    server.query(create.replace(" ALIAS ", " DEFAULT "), db)
+    _set_version(server, db, "1")
+    files = corpus["pair"]
+    r = run("-v", "push", "--url", server.url, "--database", db, *files)
+    assert r.returncode == 0, r.stderr
+    assert "schema version 1" in r.stderr and "read and written as they are" in r.stderr
+    assert report_json(run, "--url", server.url, "--database", db) == report_json(run, *files)
+    # the stages are stored: columns of the table's parts, not computed when read
+    stored = server.query("SELECT count() FROM system.columns WHERE database = '%s' AND "
+                          "table = 'cmds' AND default_kind = 'DEFAULT'" % db)
+    assert int(stored) >= 7, stored
+    assert server.query("SELECT value FROM ntprof_schema WHERE key = 'version'", db) == "1\n"
 
 
 def test_no_tables__report_exit_15(run, server):

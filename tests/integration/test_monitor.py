@@ -94,7 +94,10 @@ def serve_refused(run, *args, says):
     (["--flight-seconds", "3601"], "'--flight-seconds'"),
     (["--flight-seconds", "ten"], "'--flight-seconds'"),
     (["--flight-commands", "0"], "'--flight-commands'"),
-    (["--flight-commands", "10000001"], "'--flight-commands'"),
+    (["--flight-commands", "1000001"], "'--flight-commands'"),
+    # (30 + 2) x 400000 records a side: past the bound of 10 million
+    (["--flight-commands", "400000"], "more than 10000000 commands a side"),
+    (["--flight-seconds", "3600", "--flight-commands", "2800"], "more than 10000000 commands a side"),
 ])
 def test_flight__bad_command_line__usage(run, tmp_path, args, says):
     flight = [] if "needs" in says else ["--flight", str(tmp_path / "f")]

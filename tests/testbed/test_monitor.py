@@ -17,8 +17,14 @@
 - its flight recorder (--flight, --trigger) wrote, into a directory it made
   for nobody, a snapshot on SIGUSR2 sent while fio ran, one on POST
   /snapshot (202; GET refused with 405) and one when the trigger held:
-  complete recordings (nothing else in the directory) whose meta says
-  which, the SIGUSR2 one with both sides' commands, read by ntprof report.
+  complete recordings (nothing else in the directory but the window's
+  file) whose meta says which, the SIGUSR2 one with both sides' commands,
+  read by ntprof report;
+- of fio's thousands of commands a second, POST's snapshot holds at most the
+  slowest 50 of each second a side (--flight-commands 50), slower on the
+  mean than all of them, the rest counted in flight_dropped; the window's
+  file is within its bound, and a monitor restarted on the directory reads
+  it back and writes the same commands as its first snapshot.
 """
 import json
 import math
@@ -124,6 +130,7 @@ def test_monitor(testbed, kernel):
     res, out = r.result, r.out
     assert res["kernel"].startswith(kernel + "."), res["kernel"]
     assert res["mon_rc"] == "0", (out / "mon.err").read_text()
+    assert res["mon2_rc"] == "0", (out / "mon2.err").read_text()
     check_flight(res, out, (out / "mon.err").read_text())
     nobody = pwd.getpwnam("nobody").pw_uid
     assert res["mon_uid"] == f"{nobody},{nobody}", res["mon_uid"]
@@ -190,15 +197,16 @@ def check_flight(res, out, mon_err):
     posted = Path((out / "post.txt").read_text().strip()).name
     files = sorted((out / "flight").glob("*.ntp"))
     names = (out / "flight-ls.txt").read_text().split()
-    # published whole: no temporary file or journal left beside them
-    assert sorted(names) == sorted(f.name for f in files) and posted in names, names
+    # published whole: no temporary file or journal left beside them; the window's file
+    assert sorted(names) == sorted([f.name for f in files] + [".flight-window"]), names
+    assert posted in names, names
     assert int(res["flight_written"]) == len(files), mon_err
     why = {}
     for f in files:
         db = sqlite3.connect(f"file:{f}?mode=ro&immutable=1", uri=True)
         meta = dict(db.execute("SELECT key, value FROM meta"))
         assert meta["stop_reason"] == "flight snapshot" and meta["role"] == "both", meta
-        assert int(meta["flight_window_ns"]) == 30 * 10**9 and int(meta["sample_one_in"]) == 1
+        assert int(meta["flight_window_ns"]) == 600 * 10**9 and int(meta["sample_one_in"]) == 1
         host, target = (db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
                         for t in ("host_io", "target_io"))
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
@@ -218,3 +226,40 @@ def check_flight(res, out, mon_err):
     # the trigger held (null_blk's 1 ms is above 500 us) in a second of fio's commands
     f, host, target = why["trigger " + res["trigger"]][0]
     assert target > 0, f.name
+    check_flight_bound(res, out, why["POST /snapshot"][-1][0])
+
+
+def check_flight_bound(res, out, posted):
+    """After fio (thousands of commands a second), POST's snapshot holds the slowest 50 of each
+    second of each side and counts the rest; the restarted monitor read the same back."""
+    db = sqlite3.connect(f"file:{posted}?mode=ro&immutable=1", uri=True)
+    meta = dict(db.execute("SELECT key, value FROM meta"))
+    per_s = {side: [n for (n,) in db.execute(
+        f"SELECT count(*) FROM {t} GROUP BY {done} / 1000000000")]
+        for side, t, done in (("host", "host_io", "h_done_ns"),
+                              ("target", "target_io", "coalesce(nullif(t_sent_ns, 0), t_cmpl_ns)"))}
+    assert all(per_s.values()) and max(max(v) for v in per_s.values()) <= 50, per_s
+    # fio's 4096 commands a side, only these kept of them: the rest counted
+    kept = sum(sum(v) for v in per_s.values())
+    assert kept < 2 * 4096 and int(meta["flight_dropped"]) >= 2 * 4096 - kept, (kept, meta)
+    # the slowest: their mean above that of every command record saw
+    mean_kept = db.execute("SELECT avg(e2e_ns) FROM host_stages").fetchone()[0]
+    rec = sqlite3.connect(f"file:{out / 'rec.ntp'}?mode=ro", uri=True)
+    mean_all = rec.execute("SELECT avg(e2e_ns) FROM host_stages").fetchone()[0]
+    assert mean_kept > mean_all, (mean_kept, mean_all)
+    rows = sorted(db.execute("SELECT cid, qid, h_done_ns FROM host_io"))
+    db.close()
+    # the window file is its bound's size: 601 slots (600 s and the one being filled) of 50
+    # records a side (224 and 112 bytes today), whatever the rate
+    size = (out / "flight-window").stat().st_size
+    assert 601 * 50 * 300 < size < 601 * 50 * 400, size
+    # read back by the next monitor (less what left the window before the first's exit),
+    # which wrote what is still in its window as its first snapshot
+    assert 0 < int(res["read_back"]) <= kept, (res["read_back"], kept)
+    again = sqlite3.connect(f"file:{out / 'restart.ntp'}?mode=ro&immutable=1", uri=True)
+    start = int(dict(again.execute("SELECT key, value FROM meta"))["start_ns"])
+    kept_again = sorted(again.execute("SELECT cid, qid, h_done_ns FROM host_io"))
+    again.close()
+    assert kept_again and kept_again == [r for r in rows if r[2] >= start], (len(kept_again), start)
+    again.close()
+

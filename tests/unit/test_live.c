@@ -322,8 +322,8 @@ static void live__host_mode__lines_match_independent_values(void **state)
 		{ 1, 1 << 20, "nvme6n1", 1000 },
 		{ 2, 512, "nvme10n2", 1 },
 	};
-	/* printed order: namespace, I/O type, size */
-	static const int order[] = { 3, 0, 1, 2 };
+	/* printed order: namespace (numbers as numbers: nvme6 before nvme10), I/O type, size */
+	static const int order[] = { 0, 1, 2, 3 };
 	static const char *const groups[] = {
 		"read 4KiB nvme6n1", "write 128KiB nvme6n1", "write 1MiB nvme6n1", "read 512B nvme10n2",
 	};

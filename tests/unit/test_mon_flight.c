@@ -53,13 +53,25 @@ static struct ntp_target_event target(uint64_t i, bool sent)
 	return e;
 }
 
+/* host command i of e2e_us: completed at T0 + done_ms */
+static struct ntp_host_event slow_host(uint64_t i, uint64_t done_ms, uint64_t e2e_us)
+{
+	struct ntp_host_event e = host(i);
+
+	e.h_done = T0 + done_ms * MS;
+	e.h_start = e.h_done - e2e_us * 1000;
+	e.h_queue = e.h_cmd_sent = e.h_recv = e.h_start;
+	return e;
+}
+
 static void window__old_records_trimmed__young_kept(void **state)
 {
 	struct ntp_flight f;
 	uint64_t i;
 
 	(void)state;
-	assert_int_equal(ntp_flight__init(&f, 100 * MS, 1000), 0);
+	/* intervals of 10 ms, room for all */
+	assert_int_equal(ntp_flight__init(&f, 100 * MS, 10 * MS, 1000), 0);
 	for (i = 0; i < 300; i++) {
 		struct ntp_host_event h = host(i);
 		struct ntp_target_event t = target(i, i % 2);
@@ -69,36 +81,178 @@ static void window__old_records_trimmed__young_kept(void **state)
 	}
 	/* now T0 + 300 ms: the window holds what completed from T0 + 200 ms on */
 	ntp_flight__trim(&f, T0 + 300 * MS);
-	assert_int_equal(f.host.n, 100);
+	assert_int_equal(f.host.held, 100);
 	assert_int_equal(ntp_flight__host(&f, 0)->h_done, T0 + 200 * MS);
 	assert_int_equal(ntp_flight__host(&f, 99)->h_done, T0 + 299 * MS);
 	assert_null(ntp_flight__host(&f, 100));
 	/* the target's completion is t_sent, or t_cmpl where the response was not seen */
-	assert_int_equal(f.target.n, 100);
+	assert_int_equal(f.target.held, 100);
 	assert_int_equal(ntp_flight__target(&f, 0)->t_cmpl, T0 + 200 * MS);
-	assert_int_equal(f.host.dropped + f.target.dropped, 0);
+	assert_int_equal(ntp_flight__dropped(&f), 0);
 	assert_int_equal(f.host.added, 300);
 	ntp_flight__free(&f);
 }
 
-static void window__bound__oldest_pushed_out_and_counted(void **state)
+static int by_e2e_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void interval__more_than_its_bound__the_slowest_kept(void **state)
+{
+	uint64_t e2e[1000], kept[64];
+	struct ntp_flight_cursor c = { 0 };
+	const struct ntp_host_event *h;
+	struct ntp_flight f;
+	size_t i, n = 0;
+
+	(void)state;
+	assert_int_equal(ntp_flight__init(&f, 3600000 * MS, 1000 * MS, 64), 0);
+	/* one interval, 1000 commands in a shuffled order of e2e (7919 is prime to 1000) */
+	for (i = 0; i < 1000; i++) {
+		struct ntp_host_event e = slow_host(i, 500, 1 + (i * 7919) % 1000);
+
+		e2e[i] = e.h_done - e.h_start;
+		ntp_flight__add_host(&f, &e);
+	}
+	assert_int_equal(f.host.held, 64);
+	assert_int_equal(f.host.dropped, 1000 - 64);
+	assert_int_equal(ntp_flight__dropped(&f), 1000 - 64);
+	while ((h = ntp_flight__next_host(&f, &c)))
+		kept[n++] = h->h_done - h->h_start;
+	assert_int_equal(n, 64);
+	qsort(e2e, 1000, sizeof(e2e[0]), by_e2e_desc);
+	qsort(kept, 64, sizeof(kept[0]), by_e2e_desc);
+	for (i = 0; i < 64; i++)
+		assert_int_equal(kept[i], e2e[i]);
+	ntp_flight__free(&f);
+}
+
+static void interval__each_its_own_slowest__oldest_first(void **state)
+{
+	struct ntp_flight_cursor c = { 0 };
+	const struct ntp_host_event *h;
+	struct ntp_flight f;
+	uint64_t i, last_iv = 0, per_iv[8] = { 0 };
+
+	(void)state;
+	/* a window of 5 intervals of 100 ms, 3 commands of each kept */
+	assert_int_equal(ntp_flight__init(&f, 500 * MS, 100 * MS, 3), 0);
+	/* 8 intervals; the second's commands all slower than any other's */
+	for (i = 0; i < 800; i++) {
+		struct ntp_host_event e = slow_host(i, i, (i / 100 == 1 ? 1000 : 0) + i % 100 + 1);
+
+		ntp_flight__add_host(&f, &e);
+	}
+	/* the slots are reused: 5 intervals and the one being filled are kept at most */
+	assert_int_equal(f.host.held, 6 * 3);
+	ntp_flight__trim(&f, T0 + 800 * MS);
+	/* the window starts at 300 ms: intervals 3 to 7 */
+	assert_int_equal(f.host.held, 5 * 3);
+	while ((h = ntp_flight__next_host(&f, &c))) {
+		uint64_t ms = (h->h_done - T0) / MS, iv = ms / 100;
+
+		assert_true(iv >= last_iv);
+		last_iv = iv;
+		per_iv[iv]++;
+		/* the interval's three slowest: its last three */
+		assert_true(ms % 100 >= 97);
+	}
+	for (i = 3; i < 8; i++)
+		assert_int_equal(per_iv[i], 3);
+	ntp_flight__free(&f);
+}
+
+static void interval__trim_inside_one__the_rest_a_heap_again(void **state)
 {
 	struct ntp_flight f;
 	uint64_t i;
 
 	(void)state;
-	assert_int_equal(ntp_flight__init(&f, 3600000 * MS, 64), 0);
-	for (i = 0; i < 1000; i++) {
-		struct ntp_host_event h = host(i);
+	assert_int_equal(ntp_flight__init(&f, 1000 * MS, 1000 * MS, 10), 0);
+	/* in one interval, the slower the later */
+	for (i = 0; i < 10; i++) {
+		struct ntp_host_event e = slow_host(i, 100 + i * 10, 100 + i);
 
-		ntp_flight__add_host(&f, &h);
+		ntp_flight__add_host(&f, &e);
 	}
-	ntp_flight__trim(&f, T0 + 1000 * MS);
-	assert_int_equal(f.host.n, 64);
-	assert_int_equal(f.host.dropped, 1000 - 64);
-	for (i = 0; i < 64; i++)
-		assert_int_equal(ntp_flight__host(&f, i)->cid, 1000 - 64 + i);
+	/* the window from 150 ms: five left, the fastest of them (e2e 105 us) first out */
+	ntp_flight__trim(&f, T0 + 1150 * MS);
+	assert_int_equal(f.host.held, 5);
+	for (i = 0; i < 5; i++) {
+		struct ntp_host_event e = slow_host(20 + i, 900, 106 + i);
+
+		ntp_flight__add_host(&f, &e);
+	}
+	assert_int_equal(f.host.held, 10);
+	{
+		struct ntp_host_event e = slow_host(30, 900, 200);
+
+		ntp_flight__add_host(&f, &e);
+	}
+	for (i = 0; i < 10; i++)
+		assert_true(ntp_flight__host(&f, i)->h_done - ntp_flight__host(&f, i)->h_start !=
+			    105000);
+	assert_int_equal(f.host.dropped, 1);
 	ntp_flight__free(&f);
+}
+
+static void interval__record_older_than_the_window__late(void **state)
+{
+	struct ntp_flight f;
+	struct ntp_host_event a = slow_host(0, 5000, 10), b = slow_host(1, 1000, 10);
+
+	(void)state;
+	assert_int_equal(ntp_flight__init(&f, 2000 * MS, 1000 * MS, 10), 0);
+	ntp_flight__add_host(&f, &a);
+	/* 4 intervals before, in the slot that interval 5's now holds... */
+	b.h_done = T0 + 2000 * MS;
+	b.h_start = b.h_done - 10000;
+	ntp_flight__add_host(&f, &b);
+	assert_int_equal(f.host.late, 1);
+	assert_int_equal(f.host.held, 1);
+	assert_int_equal(ntp_flight__dropped(&f), 1);
+	ntp_flight__free(&f);
+}
+
+/*
+ * The bound whatever the rate: 100 intervals of 100000 commands each
+ * against a bound of 10 an interval; what is held never passes
+ * nslot x 10, and every command offered is held or counted
+ */
+static void bound__rate_far_above_it__held_bounded_and_counted(void **state)
+{
+	struct ntp_flight f;
+	uint64_t i, most = 0;
+
+	(void)state;
+	assert_int_equal(ntp_flight__init(&f, 3000 * MS, 1000 * MS, 10), 0);
+	for (i = 0; i < 100 * 100000ULL; i++) {
+		struct ntp_host_event e = slow_host(i, i / 100, 1 + (i * 7919) % 100000);
+
+		ntp_flight__add_host(&f, &e);
+		if (i % 1000 == 0)
+			ntp_flight__trim(&f, T0 + (i / 100) * MS);
+		if (f.host.held > most)
+			most = f.host.held;
+	}
+	assert_true(most <= 4 * 10);
+	assert_int_equal(f.host.held + f.host.aged + f.host.dropped + f.host.late, f.host.added);
+	/* of each of 100 intervals 10 kept: the rest dropped */
+	assert_int_equal(f.host.dropped, 100 * (100000 - 10));
+	assert_int_equal(f.host.added, 100 * 100000ULL);
+	ntp_flight__free(&f);
+}
+
+static void window__no_room__refused(void **state)
+{
+	struct ntp_flight f;
+
+	(void)state;
+	assert_int_not_equal(ntp_flight__init(&f, MS, MS, 0), 0);
+	assert_int_not_equal(ntp_flight__init(&f, MS, 0, 10), 0);
 }
 
 /* tick at T0 + ms: every counter of side s at ms x (s + 1) */
@@ -123,7 +277,7 @@ static void ticks__trimmed_to_the_one_before_the_window(void **state)
 
 	(void)state;
 	/* a window of 2.5 s: 5 ticks of the counters, a second apart */
-	assert_int_equal(ntp_flight__init(&f, 2500 * MS, 10), 0);
+	assert_int_equal(ntp_flight__init(&f, 2500 * MS, 1000 * MS, 10), 0);
 	for (ms = 0; ms <= 10000; ms += 1000) {
 		struct ntp_flight_tick t = tick(ms);
 
@@ -139,14 +293,6 @@ static void ticks__trimmed_to_the_one_before_the_window(void **state)
 	assert_int_equal(ntp_flight__tick_at(&f, 3)->t_ns, T0 + 10000 * MS);
 	assert_null(ntp_flight__tick_at(&f, 4));
 	ntp_flight__free(&f);
-}
-
-static void window__no_room__refused(void **state)
-{
-	struct ntp_flight f;
-
-	(void)state;
-	assert_int_not_equal(ntp_flight__init(&f, MS, 0), 0);
 }
 
 static char dir[] = "/tmp/ntprof-flight-XXXXXX";
@@ -219,13 +365,13 @@ static void snapshot__window_written__a_finished_recording(void **state)
 	uint64_t i;
 
 	(void)state;
-	assert_int_equal(ntp_flight__init(&f, 100 * MS, 5000), 0);
+	assert_int_equal(ntp_flight__init(&f, 100 * MS, 10 * MS, 250), 0);
 	for (i = 0; i <= 300; i += 50) {
 		struct ntp_flight_tick t = tick(i);
 
 		ntp_flight__tick(&f, &t);
 	}
-	/* more than a batch of rows, so that the writer flushes on the way */
+	/* more than a batch of rows kept, so that the writer flushes on the way */
 	for (i = 0; i < 9000; i++) {
 		struct ntp_host_event h = host(i / 30);
 		struct ntp_target_event t = target(i / 30, true);
@@ -234,7 +380,8 @@ static void snapshot__window_written__a_finished_recording(void **state)
 		ntp_flight__add_target(&f, &t);
 	}
 	ntp_flight__trim(&f, T0 + 300 * MS);
-	assert_int_equal(f.host.n, 3000);       /* 100 ms of 30 a ms */
+	/* 10 intervals of 10 ms, 300 commands each of one e2e: the first 250 each kept */
+	assert_int_equal(f.host.held, 2500);
 	assert_int_equal(ntp_snapshot__write(&f, &m, dir, "flight-1.ntp"), 0);
 	/* published whole: the file alone, nothing beside it */
 	assert_int_equal(entries(names, sizeof(names)), 1);
@@ -242,8 +389,8 @@ static void snapshot__window_written__a_finished_recording(void **state)
 
 	snprintf(path, sizeof(path), "%s/flight-1.ntp", dir);
 	assert_int_equal(ntp_db__open_read(&db, path), 0);
-	assert_int_equal(count(db, "SELECT count(*) FROM host_io"), 3000);
-	assert_int_equal(count(db, "SELECT count(*) FROM target_io"), 3000);
+	assert_int_equal(count(db, "SELECT count(*) FROM host_io"), 2500);
+	assert_int_equal(count(db, "SELECT count(*) FROM target_io"), 2500);
 	assert_int_equal(count(db, "SELECT min(e2e_ns) FROM host_stages"), 400000);
 	assert_int_equal(count(db, "SELECT max(e2e_ns) FROM host_stages"), 400000);
 	/* record's intervals: each side's counters from the tick at 200 ms (the window's start) */
@@ -263,7 +410,7 @@ static void snapshot__window_written__a_finished_recording(void **state)
 	assert_string_equal(text, "flight snapshot");
 	free(text);
 	assert_int_equal(ntp_meta__int(db, NTP_META_FLIGHT_WINDOW_NS, -1), 100 * MS);
-	assert_int_equal(ntp_meta__int(db, NTP_META_FLIGHT_DROPPED, -1), 2 * (9000 - 5000));
+	assert_int_equal(ntp_meta__int(db, NTP_META_FLIGHT_DROPPED, -1), 2 * 30 * 50);
 	assert_int_equal(ntp_meta__int(db, NTP_META_DURATION_NS, -1), 100 * MS);
 	assert_int_equal(ntp_meta__int(db, NTP_META_SAMPLE_ONE_IN, -1), 1);
 	sqlite3_close(db);
@@ -281,7 +428,7 @@ static void snapshot__empty_window__a_recording_without_commands(void **state)
 	sqlite3 *db;
 
 	(void)state;
-	assert_int_equal(ntp_flight__init(&f, MS, 10), 0);
+	assert_int_equal(ntp_flight__init(&f, MS, MS, 10), 0);
 	assert_int_equal(ntp_snapshot__write(&f, &m, dir, "empty.ntp"), 0);
 	snprintf(path, sizeof(path), "%s/empty.ntp", dir);
 	assert_int_equal(ntp_db__open_read(&db, path), 0);
@@ -298,7 +445,7 @@ static void snapshot__directory_gone__failure_and_nothing_published(void **state
 
 	(void)state;
 	snprintf(gone, sizeof(gone), "%s/no-such-dir", dir);
-	assert_int_equal(ntp_flight__init(&f, MS, 10), 0);
+	assert_int_equal(ntp_flight__init(&f, MS, MS, 10), 0);
 	assert_int_equal(ntp_snapshot__write(&f, &m, gone, "x.ntp"), NTP_EXIT_FAILURE);
 	assert_int_equal(access(gone, F_OK), -1);
 	ntp_flight__free(&f);
@@ -308,7 +455,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(window__old_records_trimmed__young_kept),
-		cmocka_unit_test(window__bound__oldest_pushed_out_and_counted),
+		cmocka_unit_test(interval__more_than_its_bound__the_slowest_kept),
+		cmocka_unit_test(interval__each_its_own_slowest__oldest_first),
+		cmocka_unit_test(interval__trim_inside_one__the_rest_a_heap_again),
+		cmocka_unit_test(interval__record_older_than_the_window__late),
+		cmocka_unit_test(bound__rate_far_above_it__held_bounded_and_counted),
 		cmocka_unit_test(window__no_room__refused),
 		cmocka_unit_test(ticks__trimmed_to_the_one_before_the_window),
 		cmocka_unit_test_setup_teardown(snapshot__window_written__a_finished_recording,

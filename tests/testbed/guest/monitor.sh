@@ -15,13 +15,17 @@
 # monitor runs its flight recorder too (--flight, a trigger on the storage
 # stage's p99 that null_blk's delay meets): SIGUSR2 once its page counts
 # the first commands, while fio runs; after fio, POST /snapshot and a GET of
-# it (refused); then the snapshots are waited for and copied out.
-# Files in $TB_OUT: rec.ntp, mon.err, rec.err, scrape-*.txt, final.txt,
-# prom-*.json, prometheus.log, flight/*.ntp (the snapshots), flight-ls.txt
-# (every name in the flight directory), post.txt (POST's answer).  Results:
-# kernel, dev, mon_rc, rec_rc, mon_uid (real,effective), mon_capeff,
+# it (refused); then the snapshots are waited for and copied out.  It keeps
+# the slowest 50 commands of each second.  Once monitor has stopped, a
+# second one on the same directory reads the window back from its file and
+# writes it as its first snapshot (restart.ntp).
+# Files in $TB_OUT: rec.ntp, mon.err, mon2.err, rec.err, scrape-*.txt,
+# final.txt, prom-*.json, prometheus.log, flight/*.ntp (the snapshots),
+# flight-ls.txt (every name in the flight directory), flight-window (its
+# window file), post.txt (POST's answer), restart.ntp.  Results: kernel,
+# dev, mon_rc, mon2_rc, rec_rc, mon_uid (real,effective), mon_capeff,
 # fio_ios, scrapes, prom (yes, or why not), trigger, usr2 (sent, or why
-# not), post_code, get_code, flight_owner, flight_written.
+# not), post_code, get_code, flight_owner, flight_written, read_back.
 . "${TB_LIB:-tests/testbed/guest/lib.sh}"
 
 NTPROF=${NTPROF:-$TB_REPO/build/ntprof}
@@ -44,8 +48,11 @@ chmod 0755 "$FLIGHT_TOP"
 FLIGHT=$FLIGHT_TOP/snap
 TRIGGER='storage.p99>500us'
 tb_res trigger "$TRIGGER"
+# the slowest 50 of each second kept, of fio's thousands a second; a window
+# that holds them until the restart below
+FLIGHT_ARGS=(--flight "$FLIGHT" --flight-seconds 600 --flight-commands 50)
 
-"$NTPROF" monitor -r both -s 1 --listen 127.0.0.1:$PORT --flight "$FLIGHT" --trigger "$TRIGGER" \
+"$NTPROF" monitor -r both -s 1 --listen 127.0.0.1:$PORT "${FLIGHT_ARGS[@]}" --trigger "$TRIGGER" \
 	2> "$TB_OUT/mon.err" &
 MON_PID=$!
 for _ in $(seq 1 1200); do
@@ -125,6 +132,7 @@ tb_res flight_owner "$(stat -c %U "$FLIGHT")"
 ls -A "$FLIGHT" > "$TB_OUT/flight-ls.txt"
 mkdir -p "$TB_OUT/flight"
 cp "$FLIGHT"/*.ntp "$TB_OUT/flight/" 2>/dev/null || tb_log "no snapshot in $FLIGHT"
+cp "$FLIGHT/.flight-window" "$TB_OUT/flight-window" 2>/dev/null || tb_log "no window file in $FLIGHT"
 tb_res scrapes "$(find "$TB_OUT" -maxdepth 1 -name "scrape-*.txt" | wc -l)"
 curl -sf "http://127.0.0.1:$PORT/metrics" > "$TB_OUT/final.txt" || tb_log "final scrape failed"
 
@@ -153,6 +161,26 @@ kill -TERM $MON_PID
 wait $MON_PID
 tb_res mon_rc $?
 cat "$TB_OUT/mon.err" >&2
+
+# restarted on the same directory: the window read back from its file, in its first snapshot
+"$NTPROF" monitor -r both -s 1 --listen 127.0.0.1:$PORT "${FLIGHT_ARGS[@]}" 2> "$TB_OUT/mon2.err" &
+MON_PID=$!
+for _ in $(seq 1 1200); do
+	grep -q 'metrics at' "$TB_OUT/mon2.err" && break
+	kill -0 $MON_PID 2>/dev/null || break
+	sleep 0.1
+done
+tb_res read_back "$(sed -n 's/.*window file .*, \([0-9]*\) commands read back/\1/p' "$TB_OUT/mon2.err")"
+RESTART=$(basename "$(curl -s -X POST "http://127.0.0.1:$PORT/snapshot")")
+for _ in $(seq 1 1200); do
+	grep -q "flight snapshot .*/$RESTART written" "$TB_OUT/mon2.err" && break
+	sleep 0.1
+done
+cp "$FLIGHT/$RESTART" "$TB_OUT/restart.ntp" 2>/dev/null || tb_log "no snapshot after the restart"
+kill -TERM $MON_PID
+wait $MON_PID
+tb_res mon2_rc $?
+cat "$TB_OUT/mon2.err" >&2
 tb_record_stop rec
 tb_collect rec
 tb_res done 1
