@@ -36,6 +36,10 @@
 #include "core_fixes.bpf.h"
 #include "ntp_attach.bpf.h"
 #include "ntp_collector.bpf.h"
+#include "ntp_slots.h"
+
+/* BPF_F_MMAPABLE (uapi/linux/bpf.h) */
+#define NTP_F_MMAPABLE (1U << 10)
 
 /*
  * nvme_tcp_setup_h2c_data_pdu() is only ever called for an R2T when it takes
@@ -79,6 +83,27 @@ struct inflight {
 	__u64 send_nivcsw;
 };
 
+/*
+ * A sampled command's entry lives in its request's slot (bpf/ntp_slots.h
+ * says how a request finds it), or, when another request owns that slot, in
+ * the hash map `inflight`.  A slot is an array element: a lookup is a few
+ * inlined instructions, where the hash map's hashes the key and walks a
+ * bucket, and taking or leaving one is two stores and two adds, where the
+ * hash map's update and delete take its bucket's lock.
+ */
+struct rq_slot {
+	struct ntp_rq_slot_head h;
+	struct inflight v;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, NTP_F_MMAPABLE);      /* read by the sweep in user space */
+	__uint(max_entries, NTP_SLOTS);
+	__type(key, __u32);
+	__type(value, struct rq_slot);
+} rq_slots SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
@@ -87,38 +112,67 @@ struct {
 } inflight SEC(".maps");
 
 /*
- * Which requests may have an `inflight` entry: per slot of a hash of the
- * request pointer, how many entries map there; `live_total` counts them all.
- * Every hook but the decision runs for unsampled commands too (at -s 1000,
- * 999 in 1000), and the test of one slot is a multiply and a plain load,
- * where a hash map lookup hashes the key and walks a bucket.  A slot is
- * raised before its entry is inserted and lowered after it is deleted, so a
- * zero slot proves there is no entry; a non-zero one costs the lookup.  The
- * sweep of stale entries in user space (lib/collector.c) leaves its slots
- * raised: that costs lookups, never a missed command.
+ * Which requests may have an entry, in their slot or in `inflight`: per
+ * slot, how many entries of requests that choose it exist; `live_total`
+ * counts them all.  Every hook but the decision runs for unsampled
+ * commands too (at -s 1000, 999 in 1000), and the test of one counter is a
+ * multiply and a plain load.  A counter is raised before its entry is
+ * stored and lowered after it is forgotten, so a zero proves there is no
+ * entry; a non-zero one costs the lookup.  The sweep of stale entries in
+ * user space (lib/collect/collector.c) leaves its counters raised: that
+ * costs lookups, never a missed command.
  */
-#define NTP_LIVE_SLOTS_SHIFT 12
-__u32 live[1 << NTP_LIVE_SLOTS_SHIFT];
+__u32 live[NTP_SLOTS];
 __u32 live_total;
-
-static __always_inline __u32 live_slot(__u64 rq)
-{
-	/* Fibonacci hashing: requests are a few hundred bytes apart, the high bits mix them */
-	return (rq * 0x9e3779b97f4a7c15ULL) >> (64 - NTP_LIVE_SLOTS_SHIFT);
-}
 
 static __always_inline void live_add(__u64 rq, int d)
 {
-	__sync_fetch_and_add(&live[live_slot(rq)], d);
+	__sync_fetch_and_add(&live[ntp_rq_slot(rq)], d);
 	__sync_fetch_and_add(&live_total, d);
 }
 
-/* the sampled command of request rq, or NULL: unsampled ones stop at the slot */
+/* the sampled command of request rq, or NULL: unsampled ones stop at the counter */
 static __always_inline struct inflight *lookup_rq(__u64 rq)
 {
-	if (!live[live_slot(rq)])
+	__u32 i = ntp_rq_slot(rq);
+	struct rq_slot *s;
+
+	if (!live[i])
 		return NULL;
+	s = bpf_map_lookup_elem(&rq_slots, &i);
+	if (s && s->h.rq == rq)
+		return &s->v;
 	return bpf_map_lookup_elem(&inflight, &rq);
+}
+
+/*
+ * The slot for request rq's new entry, or NULL: another request owns it,
+ * or wants it at this moment, and the entry goes to `inflight`.  A
+ * would-be owner adds itself to claims and owns the slot when it finds
+ * itself alone there; otherwise it takes itself off again.  Two that add
+ * at once may both find two and both go to `inflight`: neither is lost.
+ * (An exchange that returns the old value needs BPF's v3 instruction set,
+ * which this build does not ask clang for.)  *stale: the slot held an
+ * entry of this very request, one that never completed (failed in
+ * queue_rq), which the new one replaces.
+ */
+static __always_inline struct rq_slot *slot_claim(__u64 rq, bool *stale)
+{
+	__u32 i = ntp_rq_slot(rq);
+	struct rq_slot *s = bpf_map_lookup_elem(&rq_slots, &i);
+
+	*stale = false;
+	if (!s)
+		return NULL;
+	if (s->h.rq == rq) {
+		*stale = true;
+		return s;
+	}
+	__sync_fetch_and_add(&s->h.claims, 1);
+	if (*(volatile __u32 *)&s->h.claims == 1)
+		return s;
+	__sync_fetch_and_add(&s->h.claims, -1);
+	return NULL;
 }
 
 /*
@@ -151,8 +205,16 @@ static __always_inline __u64 ptr_value(const void *p)
 /* forget rq's entry; true when there was one */
 static __always_inline bool forget_rq(__u64 rq)
 {
-	if (bpf_map_delete_elem(&inflight, &rq))
+	__u32 i = ntp_rq_slot(rq);
+	struct rq_slot *s = bpf_map_lookup_elem(&rq_slots, &i);
+
+	if (s && s->h.rq == rq) {
+		/* the owner's address first: a claimant finds the slot free only after it */
+		*(volatile __u64 *)&s->h.rq = 0;
+		__sync_fetch_and_add(&s->h.claims, -1);
+	} else if (bpf_map_delete_elem(&inflight, &rq)) {
 		return false;
+	}
 	live_add(rq, -1);
 	return true;
 }
@@ -368,8 +430,10 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 {
 	struct nvme_ctrl *ctrl = BPF_CORE_READ(nvme_req(rq), ctrl);
 	struct inflight v = {};
+	struct rq_slot *s;
 	__u64 key, now, slba;
 	__u16 cid, nlb0;
+	bool stale;
 	long err;
 
 	read_ident(cmd, &cid, &slba, &nlb0, btf);
@@ -400,10 +464,26 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 	}
 	read_names(rq, &v.ev, btf);
 
-	/* the slot goes up first: another CPU's hook must never see an entry behind a zero slot */
+	/* the counter goes up first: another CPU's hook must never see an entry behind a zero one */
 	key = ptr_value(rq);
 	live_add(key, 1);
-	err = bpf_map_update_elem(&inflight, &key, &v, BPF_NOEXIST);
+	s = slot_claim(key, &stale);
+	if (s) {
+		if (stale)
+			live_add(key, -1);      /* counted already */
+		/*
+		 * the entry, then its owner: the sweep in user space takes an
+		 * entry by its owner's address and judges it by its times
+		 */
+		*(volatile __u64 *)&s->h.rq = 0;
+		asm volatile("" ::: "memory");
+		__builtin_memcpy(&s->v, &v, sizeof(v));
+		asm volatile("" ::: "memory");
+		*(volatile __u64 *)&s->h.rq = key;
+		err = 0;
+	} else {
+		err = bpf_map_update_elem(&inflight, &key, &v, BPF_NOEXIST);
+	}
 	if (err == -NTP_EEXIST) {
 		/*
 		 * a stale entry of a request that never completed (failed in
