@@ -88,7 +88,7 @@ struct inflight {
  * says how a request finds it), or, when another request owns that slot, in
  * the hash map `inflight`.  A slot is an array element: a lookup is a few
  * inlined instructions, where the hash map's hashes the key and walks a
- * bucket, and taking or leaving one is two stores and two adds, where the
+ * bucket, and taking or leaving one is an exchange or a store, where the
  * hash map's update and delete take its bucket's lock.
  */
 struct rq_slot {
@@ -134,11 +134,15 @@ static __always_inline void live_add(__u64 rq, int d)
 /* the sampled command of request rq, or NULL: unsampled ones stop at the counter */
 static __always_inline struct inflight *lookup_rq(__u64 rq)
 {
-	__u32 i = ntp_rq_slot(rq);
+	__u64 h = ntp_rq_slot(rq);
 	struct rq_slot *s;
+	__u32 i;
 
-	if (!live[i])
+	if (!live[h])
 		return NULL;
+	/* the keys' stores after the test: clang would hoist them onto the unsampled path */
+	asm volatile("" : "+r"(h), "+r"(rq));
+	i = h;
 	s = bpf_map_lookup_elem(&rq_slots, &i);
 	if (s && s->h.rq == rq)
 		return &s->v;
@@ -147,32 +151,25 @@ static __always_inline struct inflight *lookup_rq(__u64 rq)
 
 /*
  * The slot for request rq's new entry, or NULL: another request owns it,
- * or wants it at this moment, and the entry goes to `inflight`.  A
- * would-be owner adds itself to claims and owns the slot when it finds
- * itself alone there; otherwise it takes itself off again.  Two that add
- * at once may both find two and both go to `inflight`: neither is lost.
- * (An exchange that returns the old value needs BPF's v3 instruction set,
- * which this build does not ask clang for.)  *stale: the slot held an
- * entry of this very request, one that never completed (failed in
- * queue_rq), which the new one replaces.
+ * and the entry goes to `inflight`.  The owner's address is exchanged in
+ * from 0, so of two requests that want one slot at once one gets it.
+ * *stale: the slot held an entry of this very request, one that never
+ * completed (failed in queue_rq), which the new one replaces.
  */
 static __always_inline struct rq_slot *slot_claim(__u64 rq, bool *stale)
 {
 	__u32 i = ntp_rq_slot(rq);
 	struct rq_slot *s = bpf_map_lookup_elem(&rq_slots, &i);
+	__u64 old;
 
 	*stale = false;
 	if (!s)
 		return NULL;
-	if (s->h.rq == rq) {
-		*stale = true;
-		return s;
-	}
-	__sync_fetch_and_add(&s->h.claims, 1);
-	if (*(volatile __u32 *)&s->h.claims == 1)
-		return s;
-	__sync_fetch_and_add(&s->h.claims, -1);
-	return NULL;
+	old = __sync_val_compare_and_swap(&s->h.rq, 0, rq);
+	if (old && old != rq)
+		return NULL;
+	*stale = old == rq;
+	return s;
 }
 
 /*
@@ -209,9 +206,7 @@ static __always_inline bool forget_rq(__u64 rq)
 	struct rq_slot *s = bpf_map_lookup_elem(&rq_slots, &i);
 
 	if (s && s->h.rq == rq) {
-		/* the owner's address first: a claimant finds the slot free only after it */
 		*(volatile __u64 *)&s->h.rq = 0;
-		__sync_fetch_and_add(&s->h.claims, -1);
 	} else if (bpf_map_delete_elem(&inflight, &rq)) {
 		return false;
 	}
@@ -471,15 +466,7 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 	if (s) {
 		if (stale)
 			live_add(key, -1);      /* counted already */
-		/*
-		 * the entry, then its owner: the sweep in user space takes an
-		 * entry by its owner's address and judges it by its times
-		 */
-		*(volatile __u64 *)&s->h.rq = 0;
-		asm volatile("" ::: "memory");
 		__builtin_memcpy(&s->v, &v, sizeof(v));
-		asm volatile("" ::: "memory");
-		*(volatile __u64 *)&s->h.rq = key;
 		err = 0;
 	} else {
 		err = bpf_map_update_elem(&inflight, &key, &v, BPF_NOEXIST);
@@ -1028,6 +1015,56 @@ struct {
 __u32 completing_live;
 
 /*
+ * What the return needs of such a command, in its request's slot as
+ * rq_slots (bpf/ntp_slots.h), before `completing`: a slot is an inlined
+ * array access, where the hash map's update, lookup and delete hash the
+ * key and take its bucket's lock; its record is kept in the application's
+ * maps meanwhile.  A slot whose return never came (a kretprobe missed) is
+ * taken by the request's next completion; done_live counts the slots
+ * held.
+ */
+struct done_slot {
+	__u64 rq;               /* struct request *; 0: free */
+	__u64 h_done;
+	__u64 iocb;
+	__u64 aux;
+	__u32 tid;
+	__u8 app_kind;
+	__u8 pad[3];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NTP_SLOTS);
+	__type(key, __u32);
+	__type(value, struct done_slot);
+} done_slots SEC(".maps");
+
+__u32 done_live;
+
+/* v's command, of request rq, kept for the return in its slot; false: the slot is another's */
+static __always_inline bool done_park(__u64 rq, struct inflight *v)
+{
+	__u32 i = ntp_rq_slot(rq);
+	struct done_slot *d = bpf_map_lookup_elem(&done_slots, &i);
+	__u64 old;
+
+	if (!d)
+		return false;
+	old = __sync_val_compare_and_swap(&d->rq, 0, rq);
+	if (old && old != rq)
+		return false;
+	if (!old)
+		__sync_fetch_and_add(&done_live, 1);
+	d->h_done = v->ev.h_done;
+	d->iocb = v->iocb;
+	d->aux = v->aux;
+	d->tid = v->ev.tid;
+	d->app_kind = v->ev.app_kind;
+	return true;
+}
+
+/*
  * With the application hooks (and a return hook: not in tracepoints-only
  * mode, `defer`), the record waits for nvme_complete_rq's return, which
  * tells when the completion reached the application; true then.  trq: the
@@ -1065,7 +1102,7 @@ static __always_inline bool complete_rq_body(struct request *rq, struct request 
 		app_at_complete(rq, trq, &v->ev, &v->iocb, &v->aux);
 		if (app_park(&v->ev, v->iocb, v->aux)) {
 			/* libaio, sync: the return stamps h_app_done */
-			if (v->ev.app_kind != NTP_APP_IO_URING) {
+			if (v->ev.app_kind != NTP_APP_IO_URING && !done_park(key, v)) {
 				__sync_fetch_and_add(&completing_live, 1);
 				if (bpf_map_update_elem(&completing, &key, v, BPF_ANY))
 					__sync_fetch_and_add(&completing_live, -1);
@@ -1082,8 +1119,21 @@ static __always_inline bool complete_rq_body(struct request *rq, struct request 
 /* nvme_complete_rq returned: the record of a command completed in it, if any */
 static __always_inline void complete_rq_exit_body(__u64 key)
 {
+	struct done_slot *d;
 	struct inflight *v;
+	__u32 i;
 
+	if (!done_live && !completing_live)
+		return;
+	i = ntp_rq_slot(key);
+	d = bpf_map_lookup_elem(&done_slots, &i);
+	if (d && d->rq == key) {
+		app_done_at_return(d->app_kind, d->tid, d->iocb, d->aux, d->h_done,
+				   bpf_ktime_get_ns());
+		if (__sync_val_compare_and_swap(&d->rq, key, 0) == key)
+			__sync_fetch_and_add(&done_live, -1);
+		return;
+	}
 	if (!completing_live)
 		return;
 	v = bpf_map_lookup_elem(&completing, &key);

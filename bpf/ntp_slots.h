@@ -13,7 +13,8 @@
  * a helper), so the slot is chosen by it: the high bits of its Fibonacci
  * product.  Two requests whose addresses choose the same slot share it:
  * the first one in owns it, the other's entry goes to the hash map
- * `inflight`, as every entry did before the slots.
+ * `inflight`.  An owner is exchanged in from 0 and out to 0, on both
+ * sides.
  */
 #ifndef NTP_SLOTS_H
 #define NTP_SLOTS_H
@@ -27,9 +28,7 @@
 
 /* the head of each slot; the command's entry (struct inflight) follows it */
 struct ntp_rq_slot_head {
-	__u64 rq;               /* the owner's struct request *; 0: none */
-	__u32 claims;           /* owners and would-be owners (bpf/host.bpf.c: slot_claim) */
-	__u32 pad;
+	__u64 rq;               /* the owner's struct request *; 0: free */
 };
 
 static __always_inline __u32 ntp_rq_slot(__u64 rq)

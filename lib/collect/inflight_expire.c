@@ -114,7 +114,6 @@ long ntp_inflight__expire_slots(const struct ntp_slots_view *v, size_t ts_off, u
 		if (!__atomic_compare_exchange_n(&h->rq, &rq, 0, false, __ATOMIC_SEQ_CST,
 						 __ATOMIC_SEQ_CST))
 			continue;       /* completed or replaced meanwhile */
-		__atomic_fetch_sub(&h->claims, 1, __ATOMIC_SEQ_CST);
 		n++;
 	}
 	return n;

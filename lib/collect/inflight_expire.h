@@ -49,9 +49,10 @@ struct ntp_slots_view {
  * Free every slot of v whose owner's entry has a __u64 at ts_off that is
  * non-zero and older than now - limit_ns, as ntp_inflight__expire does for
  * the hash map.  A slot is taken from its owner by an exchange of the
- * owner's address: the BPF side stores another only after it finds the
- * slot free, or replaces an entry of that same request, which is how a
- * stale entry otherwise ends.  Returns how many.
+ * owner's address for 0, as the BPF side takes a free one.  (A request
+ * reused at that very moment, after its command stayed stale for the
+ * whole limit, loses its new command: the BPF side replaces a stale entry
+ * of its own request in place.)  Returns how many.
  */
 long ntp_inflight__expire_slots(const struct ntp_slots_view *v, size_t ts_off, uint64_t now,
 				uint64_t limit_ns);

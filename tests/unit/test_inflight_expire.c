@@ -286,7 +286,6 @@ static void slot_put(struct slot *slots, uint64_t rq, uint64_t h_queue, uint16_t
 	struct slot *s = slot_of(slots, rq);
 
 	s->h.rq = rq;
-	s->h.claims = 1;
 	s->v.ev.h_queue = h_queue;
 	s->v.ev.cid = cid;
 }
@@ -311,10 +310,8 @@ static void test_slots_old_go_new_stay(void **state)
 	slot_put(slots, 0x1200, 0, 3);                  /* no timestamp yet: stays */
 	assert_int_equal(expire_slots(slots, NOW), 1);
 	assert_int_equal(slot_of(slots, 0x1000)->h.rq, 0);
-	assert_int_equal(slot_of(slots, 0x1000)->h.claims, 0);
 	assert_int_equal(slot_of(slots, 0x1100)->h.rq, 0x1100);
 	assert_int_equal(slot_of(slots, 0x1200)->h.rq, 0x1200);
-	assert_int_equal(slot_of(slots, 0x1200)->h.claims, 1);
 	/* again: nothing left that old; too early for anything to be that old */
 	assert_int_equal(expire_slots(slots, NOW), 0);
 	assert_int_equal(expire_slots(slots, 100 * S), 0);
