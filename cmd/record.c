@@ -21,42 +21,31 @@
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
 #include "lib/collect/attach.h"
-#include "lib/core/filter.h"
 #include "lib/core/tmpdir.h"
 #include "lib/model/model_files.h"
 #include "lib/ntp/db_write.h"
 #include "lib/record/record_child.h"
+#include "lib/record/record_cli.h"
 #include "lib/record/record_session.h"
 #include "lib/report/report.h"
 
-/* options sharing this group exclude each other */
-#define GROUP_FLAVOUR 1
 /* -d and -i: a year and an hour, far below where seconds x 1e9 overflows */
 #define MAX_DURATION_S (366 * 24 * 3600)
 #define MAX_INTERVAL_S 3600
 
+/* record's own options; those of every recording are in struct ntp_record_cli */
 struct record_cli {
-	uint64_t sample;
 	const char *output;
 	double duration;
 	double interval;
 	const char *json;
-	const char *role;
-	const char *transport;
-	const char *session, *io_type, *sizes;
 	bool offline;
-	bool kprobes, fentry;
-	bool no_app;
-	int verbose;
 };
 
 static const char *const record_usage[] = {
 	"ntprof record [options] [--] [COMMAND [ARGS...]]",
 	NULL,
 };
-
-static const char *const roles[] = { "host", "target", "both", NULL };
-static const char *const transports[] = { "tcp", "rdma", NULL };
 
 /* without -o: a private directory, removed with everything SQLite left in it */
 struct tmp_output {
@@ -93,15 +82,6 @@ static void tmp_output_remove(struct tmp_output *t)
 	rmdir(t->dir);
 }
 
-static unsigned int role_bits(const char *role)
-{
-	if (!strcmp(role, "target"))
-		return NTP_RECORD_TARGET;
-	if (!strcmp(role, "both"))
-		return NTP_RECORD_BOTH;
-	return NTP_RECORD_HOST;
-}
-
 static int record_main(int argc, const char **argv, const char *cmdline);
 
 int cmd_record(int argc, const char **argv)
@@ -123,20 +103,11 @@ int cmd_record(int argc, const char **argv)
 
 static int record_main(int argc, const char **argv, const char *cmdline)
 {
-	struct record_cli c = { .sample = 1000, .interval = 1.0, .role = "host", .transport = "tcp" };
+	struct record_cli c = { .interval = 1.0 };
+	struct ntp_record_cli rc = NTP_RECORD_CLI_INIT;
 	bool duration_set = false, interval_set = false;
 	const struct ntp_option opts[] = {
-		NTP_OPT_CHOICE('r', "role", &c.role, "ROLE",
-			       "host (default), target, or both (host and target on this machine)", roles),
-		NTP_OPT_CHOICE('t', "transport", &c.transport, "TRANSPORT",
-			       "the NVMe-oF transport: tcp (default) or rdma", transports),
-		NTP_OPT_UINT('s', "sample", &c.sample, "N",
-			     "record one command in N (default 1000)", 1, 1ULL << 31),
-		NTP_OPT_STRING(0, "session", &c.session, "nvmeXnY",
-			       "only this namespace (all of its paths with native multipath)"),
-		NTP_OPT_STRING(0, "io-type", &c.io_type, "read|write", "only reads or only writes"),
-		NTP_OPT_STRING(0, "size", &c.sizes, "SIZES",
-			       "only these I/O sizes, comma-separated (e.g. 4K,128K)"),
+		NTP_RECORD_CLI_WHAT(&rc),
 		NTP_OPT_STRING('o', "output", &c.output, "FILE",
 			       "save the recording to FILE (default: a temporary file, removed at exit)"),
 		{ .type = NTP_OPT_TYPE_SECONDS, .short_name = 'd', .long_name = "duration",
@@ -148,17 +119,10 @@ static int record_main(int argc, const char **argv, const char *cmdline)
 		NTP_OPT_BOOL(0, "offline", &c.offline, "no live lines: print only the final report"),
 		NTP_OPT_STRING('j', "json", &c.json, "FILE",
 			       "also write the final report as JSON to FILE ('-': stdout, instead of the text)"),
-		{ .type = NTP_OPT_TYPE_BOOL, .long_name = "kprobes", .value = &c.kprobes,
-		  .help = "attach kprobes/kretprobes only", .group = GROUP_FLAVOUR },
-		{ .type = NTP_OPT_TYPE_BOOL, .long_name = "fentry", .value = &c.fentry,
-		  .help = "attach fentry/fexit only, however long attaching takes", .group = GROUP_FLAVOUR },
-		NTP_OPT_BOOL(0, "no-app", &c.no_app,
-			     "not the application's side: no h_app_* stamps, pid or comm (host; cheaper)"),
-		NTP_OPT_INCR('v', "verbose", &c.verbose, "say more, libbpf's log included; as ntprof -v"),
+		NTP_RECORD_CLI_HOW(&rc),
 		NTP_OPT_END(),
 	};
 	struct ntp_record_opts o = { 0 };
-	struct ntp_filter filter = { 0 };
 	struct ntp_report_opts ro = { 0 };
 	struct tmp_output tmp = { .dir = "" };
 	const char *path;
@@ -180,32 +144,14 @@ static int record_main(int argc, const char **argv, const char *cmdline)
 			  "%d (an hour)", MAX_INTERVAL_S);
 		return NTP_EXIT_USAGE;
 	}
-	ntp_err__set_verbosity(ntp_err__verbosity() + c.verbose);
-
-	o.role = role_bits(c.role);
 	/* the filters are checked (and the namespace looked up) before anything is loaded */
-	if (c.session && o.role == NTP_RECORD_TARGET) {
-		ntp_error("--session needs the host side (-r host or -r both): the target does not "
-			  "know the host's namespace names");
-		return NTP_EXIT_USAGE;
-	}
-	err = c.io_type ? ntp_filter__set_io_type(&filter, c.io_type) : 0;
-	err = err ?: c.sizes ? ntp_filter__set_sizes(&filter, c.sizes) : 0;
-	err = err ?: c.session ? ntp_filter__set_session(&filter, NULL, c.session) : 0;
+	err = ntp_record_cli__apply(&rc, &o);
 	if (err)
 		return err;
-	if (filter.flags) {
-		o.filter = &filter;
-		o.filter_session = c.session;
-	}
-	ntp_transport__parse(c.transport, &o.transport);       /* one of transports[] */
-	o.sample_one_in = (uint32_t)c.sample;
 	o.duration_s = duration_set ? c.duration : 0;
 	o.interval_s = c.interval;
 	/* JSON on stdout must stay parseable: no live lines in front of it */
 	o.live = !c.offline && !(c.json && !strcmp(c.json, "-"));
-	o.attach = c.kprobes ? NTP_ATTACH_KPROBE : c.fentry ? NTP_ATTACH_FENTRY : NTP_ATTACH_AUTO;
-	o.no_app = c.no_app;
 	o.cmdline = cmdline;
 	o.workload = n > 0 ? argv : NULL;
 

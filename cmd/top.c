@@ -22,27 +22,22 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/opt.h"
-#include "lib/core/filter.h"
 #include "lib/core/tmpdir.h"
 #include "lib/diag/diag_by.h"
+#include "lib/record/record_cli.h"
 #include "lib/top/top.h"
 #include "lib/top/top_screen.h"
 
-#define GROUP_FLAVOUR 1
 #define MAX_INTERVAL_S 3600
 #define MAX_SPEED 1e6
 
+/* top's own options; those of the live recording are in struct ntp_record_cli */
 struct top_cli {
 	double interval;
 	const char *input;
 	double speed;
 	const char *sort;
 	const char *by;
-	uint64_t sample;
-	const char *role, *transport;
-	const char *session, *io_type, *sizes;
-	bool kprobes, fentry, no_app;
-	int verbose;
 };
 
 static const char *const top_usage[] = {
@@ -51,8 +46,6 @@ static const char *const top_usage[] = {
 	NULL,
 };
 
-static const char *const roles[] = { "host", "target", "both", NULL };
-static const char *const transports[] = { "tcp", "rdma", NULL };
 /* in enum ntp_top_sort's order */
 static const char *const sorts[] = { "share", "p99", "mean", "commands", "group", NULL };
 
@@ -72,44 +65,19 @@ static int parse_speed(const struct ntp_option *opt, const char *arg)
 	return 0;
 }
 
-static unsigned int role_bits(const char *role)
-{
-	if (!strcmp(role, "target"))
-		return NTP_RECORD_TARGET;
-	if (!strcmp(role, "both"))
-		return NTP_RECORD_BOTH;
-	return NTP_RECORD_HOST;
-}
-
 /* live: the recording's options from the command line, checked as record checks them */
-static int live_opts(const struct top_cli *c, struct ntp_record_opts *ro, struct ntp_filter *filter)
+static int live_opts(const struct top_cli *c, struct ntp_record_cli *rc, struct ntp_record_opts *ro)
 {
 	int err;
 
-	ro->role = role_bits(c->role);
-	if (c->by && ro->role == NTP_RECORD_TARGET) {
+	if (c->by && !strcmp(rc->role, "target")) {
 		ntp_error("--by needs the host side (-r host or -r both): a target has no host queue "
 			  "or process");
 		return NTP_EXIT_USAGE;
 	}
-	if (c->session && ro->role == NTP_RECORD_TARGET) {
-		ntp_error("--session needs the host side (-r host or -r both): the target does not "
-			  "know the host's namespace names");
-		return NTP_EXIT_USAGE;
-	}
-	err = c->io_type ? ntp_filter__set_io_type(filter, c->io_type) : 0;
-	err = err ?: c->sizes ? ntp_filter__set_sizes(filter, c->sizes) : 0;
-	err = err ?: c->session ? ntp_filter__set_session(filter, NULL, c->session) : 0;
+	err = ntp_record_cli__apply(rc, ro);
 	if (err)
 		return err;
-	if (filter->flags) {
-		ro->filter = filter;
-		ro->filter_session = c->session;
-	}
-	ntp_transport__parse(c->transport, &ro->transport);
-	ro->sample_one_in = (uint32_t)c->sample;
-	ro->attach = c->kprobes ? NTP_ATTACH_KPROBE : c->fentry ? NTP_ATTACH_FENTRY : NTP_ATTACH_AUTO;
-	ro->no_app = c->no_app;
 	ro->cmdline = "ntprof top";
 	return 0;
 }
@@ -142,8 +110,8 @@ static int run_live(const struct ntp_top_opts *o, struct ntp_record_opts *ro)
 
 int cmd_top(int argc, const char **argv)
 {
-	struct top_cli c = { .interval = 1.0, .speed = 1.0, .sort = "share", .sample = 1000,
-			     .role = "host", .transport = "tcp" };
+	struct top_cli c = { .interval = 1.0, .speed = 1.0, .sort = "share" };
+	struct ntp_record_cli rc = NTP_RECORD_CLI_INIT;
 	bool interval_set = false, speed_set = false;
 	const struct ntp_option opts[] = {
 		{ .type = NTP_OPT_TYPE_SECONDS, .short_name = 'i', .long_name = "interval",
@@ -159,29 +127,12 @@ int cmd_top(int argc, const char **argv)
 		NTP_OPT_CALLBACK(0, "speed", &c.speed, "X",
 				 "--input: replay X times faster than recorded (default 1)", parse_speed,
 				 .is_set = &speed_set),
-		NTP_OPT_CHOICE('r', "role", &c.role, "ROLE",
-			       "host (default), target, or both (host and target on this machine)", roles),
-		NTP_OPT_CHOICE('t', "transport", &c.transport, "TRANSPORT",
-			       "the NVMe-oF transport: tcp (default) or rdma", transports),
-		NTP_OPT_UINT('s', "sample", &c.sample, "N",
-			     "record one command in N (default 1000)", 1, 1ULL << 31),
-		NTP_OPT_STRING(0, "session", &c.session, "nvmeXnY",
-			       "only this namespace (all of its paths with native multipath)"),
-		NTP_OPT_STRING(0, "io-type", &c.io_type, "read|write", "only reads or only writes"),
-		NTP_OPT_STRING(0, "size", &c.sizes, "SIZES",
-			       "only these I/O sizes, comma-separated (e.g. 4K,128K)"),
-		{ .type = NTP_OPT_TYPE_BOOL, .long_name = "kprobes", .value = &c.kprobes,
-		  .help = "attach kprobes/kretprobes only", .group = GROUP_FLAVOUR },
-		{ .type = NTP_OPT_TYPE_BOOL, .long_name = "fentry", .value = &c.fentry,
-		  .help = "attach fentry/fexit only, however long attaching takes", .group = GROUP_FLAVOUR },
-		NTP_OPT_BOOL(0, "no-app", &c.no_app,
-			     "not the application's side: no app us column (host; cheaper)"),
-		NTP_OPT_INCR('v', "verbose", &c.verbose, "say more, libbpf's log included; as ntprof -v"),
+		NTP_RECORD_CLI_WHAT(&rc),
+		NTP_RECORD_CLI_HOW(&rc),
 		NTP_OPT_END(),
 	};
 	struct ntp_top_opts o = { 0 };
 	struct ntp_record_opts ro = { 0 };
-	struct ntp_filter filter = { 0 };
 	int n, err;
 
 	ntp_err__set_cmd("top");
@@ -203,7 +154,6 @@ int cmd_top(int argc, const char **argv)
 		ntp_error("--speed needs --input: a live view runs at the pace of the commands");
 		return NTP_EXIT_USAGE;
 	}
-	ntp_err__set_verbosity(ntp_err__verbosity() + c.verbose);
 	o.interval_s = c.interval;
 	o.speed = c.speed;
 	o.by = c.by ? (ntp_diag_by__key(c.by) == NTP_DIAG_BY_QUEUE ? NTP_LIVE_BY_QUEUE :
@@ -212,9 +162,11 @@ int cmd_top(int argc, const char **argv)
 		if (!strcmp(sorts[i], c.sort))
 			o.sort = (enum ntp_top_sort)i;
 	/* a recording that cannot be read says so first, terminal or not */
-	if (c.input)
+	if (c.input) {
+		ntp_err__set_verbosity(ntp_err__verbosity() + rc.verbose);
 		return ntp_top__replay(&o, c.input);
-	err = live_opts(&c, &ro, &filter);
+	}
+	err = live_opts(&c, &rc, &ro);
 	err = err ?: ntp_top_screen__check();
 	return err ?: run_live(&o, &ro);
 }

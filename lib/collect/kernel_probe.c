@@ -63,88 +63,71 @@ bool ntp_probe__module_btf(const char *name)
 	return path_exists("/sys/kernel/btf/%s", name);
 }
 
-int ntp_probe__fentry(const char *func)
-{
-	/* r0 = 0; exit */
-	const struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	int id, fd;
-
-	if (!vmlinux)
-		return -errno;
-	id = btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC);
-	btf__free(vmlinux);
-	if (id < 0)
-		return -ENOENT;
-
-	LIBBPF_OPTS(bpf_prog_load_opts, opts,
-		    .expected_attach_type = BPF_TRACE_FENTRY,
-		    .attach_btf_id = id);
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "ntp_probe", "GPL", insns,
-			   sizeof(insns) / sizeof(insns[0]), &opts);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
-
 /* r0 = 0; exit */
 static const struct bpf_insn ret0[] = {
 	{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
 	{ .code = BPF_JMP | BPF_EXIT },
 };
 
-int ntp_probe__kprobe(void)
+/* whether the kernel loads ret0 as a program of this type: 0 or -errno */
+static int load_ret0(enum bpf_prog_type type, const struct bpf_prog_load_opts *opts)
 {
-	int fd;
+	int fd = bpf_prog_load(type, "ntp_probe", "GPL", ret0, sizeof(ret0) / sizeof(ret0[0]),
+			       opts);
 
-	if (access("/sys/bus/event_source/devices/kprobe", F_OK))
-		return -ENOENT;
-	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ntp_probe", "GPL", ret0,
-			   sizeof(ret0) / sizeof(ret0[0]), NULL);
 	if (fd < 0)
 		return -errno;
 	close(fd);
 	return 0;
 }
 
+/* the vmlinux BTF id of name, a kind: >= 0, -ENOENT, or -errno without BTF */
+static int vmlinux_id(const char *name, int kind)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	int id;
+
+	if (!vmlinux)
+		return -errno;
+	id = btf__find_by_name_kind(vmlinux, name, kind);
+	btf__free(vmlinux);
+	return id < 0 ? -ENOENT : id;
+}
+
+/* a tracing program of attach type at the BTF id of name, a kind */
+static int load_tracing(const char *name, int kind, enum bpf_attach_type at)
+{
+	int id = vmlinux_id(name, kind);
+
+	if (id < 0)
+		return id;
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = at, .attach_btf_id = id);
+	return load_ret0(BPF_PROG_TYPE_TRACING, &opts);
+}
+
+int ntp_probe__fentry(const char *func)
+{
+	return load_tracing(func, BTF_KIND_FUNC, BPF_TRACE_FENTRY);
+}
+
+int ntp_probe__kprobe(void)
+{
+	if (access("/sys/bus/event_source/devices/kprobe", F_OK))
+		return -ENOENT;
+	return load_ret0(BPF_PROG_TYPE_KPROBE, NULL);
+}
+
 int ntp_probe__raw_tp(void)
 {
-	int fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "ntp_probe", "GPL", ret0,
-			       sizeof(ret0) / sizeof(ret0[0]), NULL);
-
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
+	return load_ret0(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL);
 }
 
 int ntp_probe__tp_btf(const char *tp)
 {
 	char name[128];
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	int id, fd;
 
-	if (!vmlinux)
-		return -errno;
 	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF);
-	btf__free(vmlinux);
-	if (id < 0)
-		return -ENOENT;
-
-	LIBBPF_OPTS(bpf_prog_load_opts, opts,
-		    .expected_attach_type = BPF_TRACE_RAW_TP,
-		    .attach_btf_id = id);
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "ntp_probe", "GPL", ret0,
-			   sizeof(ret0) / sizeof(ret0[0]), &opts);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
+	return load_tracing(name, BTF_KIND_TYPEDEF, BPF_TRACE_RAW_TP);
 }
 
 int ntp_probe__ksyms(const char *const *names, bool *found, int n)

@@ -57,15 +57,32 @@ int ntp_interval__mean_diff(size_t n_base, double mean_base, double sd_base, siz
 	return 1;
 }
 
+/*
+ * The sides of the difference's interval from the sides of the runs'
+ * (Zou and Donner's MOVER): the difference can only be lower than seen
+ * by the new run being lower or the base higher, so its lower side takes
+ * the new run's lower side and the base's upper one, and the other way.
+ * A percentile's interval is lopsided where the tail thins out; its
+ * mean half width would make the thin side too narrow.
+ */
+static void quantile_sides(int64_t v_base, int64_t lo_base, int64_t hi_base, int64_t v_new,
+			   int64_t lo_new, int64_t hi_new, double *below, double *above)
+{
+	double nb = (double)v_new - (double)lo_new, bh = (double)hi_base - (double)v_base;
+	double nh = (double)hi_new - (double)v_new, bl = (double)v_base - (double)lo_base;
+
+	*below = sqrt(nb * nb + bh * bh);
+	*above = sqrt(nh * nh + bl * bl);
+}
+
 int ntp_interval__quantile_diff(int64_t v_base, int64_t lo_base, int64_t hi_base, int64_t v_new,
 				int64_t lo_new, int64_t hi_new, double *lo, double *hi)
 {
-	double hb = ((double)hi_base - (double)lo_base) / 2.0;
-	double hn = ((double)hi_new - (double)lo_new) / 2.0;
-	double d = (double)v_new - (double)v_base, half = sqrt(hb * hb + hn * hn);
+	double d = (double)v_new - (double)v_base, below, above;
 
-	*lo = d - half;
-	*hi = d + half;
+	quantile_sides(v_base, lo_base, hi_base, v_new, lo_new, hi_new, &below, &above);
+	*lo = d - below;
+	*hi = d + above;
 	return 1;
 }
 
@@ -163,10 +180,11 @@ double ntp_interval__mean_diff_p(size_t n_base, double mean_base, double sd_base
 double ntp_interval__quantile_diff_p(int64_t v_base, int64_t lo_base, int64_t hi_base,
 				     int64_t v_new, int64_t lo_new, int64_t hi_new)
 {
-	double hb = ((double)hi_base - (double)lo_base) / 2.0;
-	double hn = ((double)hi_new - (double)lo_new) / 2.0;
-	double d = (double)v_new - (double)v_base, sd = sqrt(hb * hb + hn * hn) / Z975;
+	double d = (double)v_new - (double)v_base, below, above, sd;
 
+	quantile_sides(v_base, lo_base, hi_base, v_new, lo_new, hi_new, &below, &above);
+	/* a rise is judged by how far the difference could be below what was seen */
+	sd = (d >= 0 ? below : above) / Z975;
 	if (sd == 0)
 		return d == 0 ? 1.0 : 0.0;
 	return erfc(fabs(d) / sd / M_SQRT2);

@@ -10,9 +10,10 @@
  *    and clipped to 1..n, bound a 95% interval (its normal approximation).
  *  - a difference of means: Welch's t interval, with the Welch-Satterthwaite
  *    degrees of freedom (the runs' variances may differ).
- *  - a difference of percentiles: each run's interval taken as a normal one
- *    of its half width, combined in quadrature: an approximation, stated as
- *    such, that needs no resampling and no samples kept.
+ *  - a difference of percentiles: each side of the difference's interval
+ *    from the runs' sides that can move it, combined in quadrature (Zou and
+ *    Donner's MOVER): an approximation, stated as such, that needs no
+ *    resampling and no samples kept.
  */
 #ifndef NTP_INTERVAL_H
 #define NTP_INTERVAL_H

@@ -9,28 +9,13 @@
 #include "lib/model/model_sql.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_own.h"
+#include "lib/ntp/db_read.h"
 
 /* the columns the read filters test, in the host query's FROM */
 static const struct ntp_read_cols host_cols = {
 	.io_type = "io_type", .bytes = "bytes", .qid = "qid",
 	.names = { "namespace", "path" }, .time = "h_start_ns",
 };
-
-bool ntp_diag__has_col(sqlite3 *db, const char *schema, const char *table, const char *col)
-{
-	sqlite3_stmt *st;
-	bool yes = false;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1, ?2) WHERE name = ?3", -1,
-			       &st, NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, col, -1, SQLITE_STATIC);
-	yes = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return yes;
-}
 
 int ntp_diag__span_ns(sqlite3 *db, const char *path, const char *from,
 		      const struct ntp_read_where *w, bool filtered, int64_t window,
@@ -82,8 +67,8 @@ int ntp_diag__host_from(char *buf, size_t len, struct ntp_read_where *w, bool *h
 
 	*w = (struct ntp_read_where){ .f = r->filter, .cols = &host_cols };
 	/* the processes, where the file has the application's columns */
-	*has_pid = ntp_diag__has_col(s->db, schema, "host_io", "pid") &&
-		   ntp_diag__has_col(s->db, schema, "host_io", "comm");
+	*has_pid = ntp_db__has_column(s->db, schema, "host_io", "pid") &&
+		   ntp_db__has_column(s->db, schema, "host_io", "comm");
 	ntp_db__view_name(view, sizeof(view), schema, NTP_DB_HOST_STAGES);
 	snprintf(buf, len,
 		 "(SELECT v.io_type, v.bytes, v.namespace, v.path, v.controller, v.qid, v.status,"

@@ -38,8 +38,6 @@ int ntp_diag__host_from(char *buf, size_t len, struct ntp_read_where *w, bool *h
 int ntp_diag__span_ns(sqlite3 *db, const char *path, const char *from,
 		      const struct ntp_read_where *w, bool filtered, int64_t window,
 		      int64_t *span_ns);
-/* does schema's table have column col? */
-bool ntp_diag__has_col(sqlite3 *db, const char *schema, const char *table, const char *col);
 /* does schema hold table? */
 bool ntp_diag__has_table(sqlite3 *db, const char *schema, const char *table);
 /* ctrl's depth in a meta host_queue_depth text v ("nvme0=128 nvme1=32", NULL); -1 not stated */

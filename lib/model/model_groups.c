@@ -295,9 +295,13 @@ static int io_type_rank(const char *t)
 	return 2;
 }
 
+/*
+ * Names in natural order, their numbers as numbers: nvme2n1 before
+ * nvme10n1, and with --by the queue "nvme0 q2" before "nvme0 q10".
+ */
 int ntp_report__group_cmp(const struct ntp_report_group *x, const struct ntp_report_group *y)
 {
-	int c = strcmp(x->ns, y->ns);
+	int c = strverscmp(x->ns, y->ns);
 
 	if (c)
 		return c;

@@ -46,18 +46,14 @@ static int pragma(sqlite3 *db, const char *path, const char *sql, int col, char 
 	return 0;
 }
 
-/*
- * The file opened read-write as SQLite opens any: the log is read back,
- * or the interrupted write rolled back, at the first read; then the log
- * checkpointed into the file, and the file out of WAL mode.
- */
-static int finish_in_place(const char *path)
+/* path opened read-write by URI, with extended codes and a 10 s busy wait; 0 or the exit */
+static int open_rw(const char *path, sqlite3 **dbp)
 {
-	char busy[32], mode[32];
 	sqlite3 *db = NULL;
 	char *uri;
 	int err;
 
+	*dbp = NULL;
 	uri = ntp_db__file_uri(path, "rw");
 	if (!uri) {
 		ntp_error("%s: %s", path, strerror(ENOMEM));
@@ -72,6 +68,24 @@ static int finish_in_place(const char *path)
 	free(uri);
 	sqlite3_extended_result_codes(db, 1);
 	sqlite3_busy_timeout(db, 10000);
+	*dbp = db;
+	return 0;
+}
+
+/*
+ * The file opened read-write as SQLite opens any: the log is read back,
+ * or the interrupted write rolled back, at the first read; then the log
+ * checkpointed into the file, and the file out of WAL mode.
+ */
+static int finish_in_place(const char *path)
+{
+	char busy[32], mode[32];
+	sqlite3 *db;
+	int err;
+
+	err = open_rw(path, &db);
+	if (err)
+		return err;
 	/* the file's own SQL never runs here either (lib/ntp/db_guard.h) */
 	err = ntp_db__guard(db);
 	if (!err)
@@ -99,24 +113,12 @@ static int finish_in_place(const char *path)
  */
 static int import_spool(const char *path, uint64_t *taken)
 {
-	sqlite3 *db = NULL;
-	char *uri;
+	sqlite3 *db;
 	int err, ok = 1;
 
-	uri = ntp_db__file_uri(path, "rw");
-	if (!uri) {
-		ntp_error("%s: %s", path, strerror(ENOMEM));
-		return NTP_EXIT_FAILURE;
-	}
-	if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
-		err = write_fail(db, path, "opening it to write");
-		sqlite3_close(db);
-		free(uri);
+	err = open_rw(path, &db);
+	if (err)
 		return err;
-	}
-	free(uri);
-	sqlite3_extended_result_codes(db, 1);
-	sqlite3_busy_timeout(db, 10000);
 	ok &= sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL) == SQLITE_OK;
 	ok &= sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL) == SQLITE_OK;
 	ok &= sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL) == SQLITE_OK;

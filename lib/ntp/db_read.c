@@ -684,3 +684,19 @@ void ntp_db__check_free(struct ntp_db_check *c)
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
+
+bool ntp_db__has_column(sqlite3 *db, const char *schema, const char *table, const char *col)
+{
+	sqlite3_stmt *st;
+	bool yes;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1, ?2) WHERE name = ?3", -1,
+			       &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, col, -1, SQLITE_STATIC);
+	yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
+}

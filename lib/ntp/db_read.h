@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <sqlite3.h>
 
 #include "lib/ntp/db_state.h"
@@ -79,5 +80,8 @@ int ntp_db__attach_read(sqlite3 *db, const char *path, const char *schema);
  * views.  0 or an NTP_EXIT_* code, printed.
  */
 int ntp_db__open_again(sqlite3 **db, const char *path);
+
+/* has table of the database schema ("main", an attached name) the column col? */
+bool ntp_db__has_column(sqlite3 *db, const char *schema, const char *table, const char *col);
 
 #endif

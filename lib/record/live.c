@@ -28,6 +28,9 @@ enum { C_BLOCK, C_DRIVER, C_NETWORK, C_TDRIVER, C_STORAGE, NSTAGES };
 
 /* every column of a line; the widths reproduce ntprof-record(1)'s example */
 enum { F_TIME, F_GROUP, F_N, F_RATE, F_MEAN, F_P99, F_SHARE0, F_APP = F_SHARE0 + NSTAGES, NFIELDS };
+/* a line is its time, then a row's cells in their order */
+_Static_assert(NSTAGES == NTP_LIVE_NSTAGES && F_GROUP + NTP_LIVE_CELL_APP == F_APP,
+	       "the fields of a line are the time and the cells of a row");
 static const struct field {
 	const char *name;
 	int width;              /* negative: left-aligned */
@@ -400,43 +403,71 @@ static void make_row(const struct ntp_live *l, struct group *g, double span_s,
 	r->app_mean_ns = g->n_app ? llround((double)g->sum_app / (double)g->n_app) : 0;
 }
 
+void ntp_live_row__cell(const struct ntp_live_row *r, enum ntp_live_mode mode,
+			enum ntp_live_cell cell, char *buf, size_t len)
+{
+	char size[16];
+	int c = (int)cell - NTP_LIVE_CELL_STAGE0;
+
+	switch (cell) {
+	case NTP_LIVE_CELL_GROUP:
+		ntp_size__str(r->bytes, size, sizeof(size));
+		if (r->io_type[0])
+			snprintf(buf, len, "%s %s %s", r->io_type, size, r->name);
+		else
+			snprintf(buf, len, "%s", r->name);
+		return;
+	case NTP_LIVE_CELL_N:
+		snprintf(buf, len, "%llu", (unsigned long long)r->n);
+		return;
+	case NTP_LIVE_CELL_RATE:
+		if (r->rate >= 0)
+			ntp_live__rate_str(r->rate, buf, len);
+		else
+			snprintf(buf, len, "-");
+		return;
+	case NTP_LIVE_CELL_MEAN:
+		ntp_num__us(buf, len, r->mean_ns, 2);
+		return;
+	case NTP_LIVE_CELL_P99:
+		if (r->p99_ns >= 0)
+			ntp_num__us(buf, len, r->p99_ns, 2);
+		else
+			snprintf(buf, len, "-");
+		return;
+	case NTP_LIVE_CELL_APP:
+		if (r->n_app)
+			ntp_num__us(buf, len, r->app_mean_ns, 2);
+		else
+			snprintf(buf, len, "-");
+		return;
+	default:
+		break;
+	}
+	if (c < 0 || c >= NSTAGES || !r->on[c])
+		snprintf(buf, len, "%s", "");
+	else if (!r->shares_ok)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%d%%%s", r->pct[c],
+			 c == C_NETWORK && mode == NTP_LIVE_HOST ? "*" : "");
+}
+
 static void print_row(const struct ntp_live *l, FILE *f, const struct ntp_live_row *r,
 		      double elapsed_s)
 {
-	char line[256] = "", buf[64], size[16];
+	char line[256] = "", buf[64];
 
 	snprintf(buf, sizeof(buf), "%.1fs", elapsed_s);
 	put(line, sizeof(line), F_TIME, buf);
-	ntp_size__str(r->bytes, size, sizeof(size));
-	snprintf(buf, sizeof(buf), "%s %s %s", r->io_type, size, r->name);
-	put(line, sizeof(line), F_GROUP, buf);
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->n);
-	put(line, sizeof(line), F_N, buf);
-	if (r->rate >= 0)
-		ntp_live__rate_str(r->rate, buf, sizeof(buf));
-	else
-		snprintf(buf, sizeof(buf), "-");
-	put(line, sizeof(line), F_RATE, buf);
-	ntp_num__us(buf, sizeof(buf), r->mean_ns, 2);
-	put(line, sizeof(line), F_MEAN, buf);
-	if (r->p99_ns >= 0)
-		ntp_num__us(buf, sizeof(buf), r->p99_ns, 2);
-	else
-		snprintf(buf, sizeof(buf), "-");
-	put(line, sizeof(line), F_P99, buf);
-	for (int c = 0; c < NSTAGES; c++) {
-		if (!r->on[c])
-			buf[0] = '\0';
-		else if (!r->shares_ok)
-			snprintf(buf, sizeof(buf), "-");
-		else
-			snprintf(buf, sizeof(buf), "%d%%%s", r->pct[c],
-				 c == C_NETWORK && l->mode == NTP_LIVE_HOST ? "*" : "");
-		put(line, sizeof(line), F_SHARE0 + c, buf);
+	/* the cells from the group on are the fields from F_GROUP on */
+	for (int c = NTP_LIVE_CELL_GROUP; c < NTP_LIVE_CELL_APP; c++) {
+		ntp_live_row__cell(r, l->mode, (enum ntp_live_cell)c, buf, sizeof(buf));
+		put(line, sizeof(line), F_GROUP + c, buf);
 	}
 	/* the application's end-to-end, of the commands that have it; none: blank */
 	if (r->n_app) {
-		ntp_num__us(buf, sizeof(buf), r->app_mean_ns, 2);
+		ntp_live_row__cell(r, l->mode, NTP_LIVE_CELL_APP, buf, sizeof(buf));
 		put(line, sizeof(line), F_APP, buf);
 	}
 	print_trimmed(f, line);

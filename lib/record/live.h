@@ -102,6 +102,26 @@ struct ntp_live_row {
 
 void ntp_live__keep_total(struct ntp_live *l);
 
+/* a row's cells, in the order of the lines (after their time) */
+enum ntp_live_cell {
+	NTP_LIVE_CELL_GROUP,    /* "read 4KiB nvme0n1"; the name alone for a queue or process */
+	NTP_LIVE_CELL_N,
+	NTP_LIVE_CELL_RATE,     /* as ntp_live__rate_str; "-" unknown */
+	NTP_LIVE_CELL_MEAN,     /* us, two decimals */
+	NTP_LIVE_CELL_P99,      /* us, two decimals; "-" with too few commands */
+	NTP_LIVE_CELL_STAGE0,   /* + stage: "12%", "98%*" (a host's network*), "-" (no shares), "" off */
+	NTP_LIVE_CELL_APP = NTP_LIVE_CELL_STAGE0 + NTP_LIVE_NSTAGES,    /* us; "-" none recorded */
+	NTP_LIVE_NCELLS,
+};
+/*
+ * The text of a row's cell as record's lines and top's rows write it,
+ * into buf (the names as the row has them: a view that draws on a
+ * terminal makes them safe).  mode: the aggregation's, which marks a
+ * host's network* share.
+ */
+void ntp_live_row__cell(const struct ntp_live_row *r, enum ntp_live_mode mode,
+			enum ntp_live_cell cell, char *buf, size_t len);
+
 /*
  * The rows' key, before the first event: the groups (I/O type, size,
  * namespace), or the host's queue ("nvme0 q1") or submitting process

@@ -15,6 +15,7 @@
 #include "lib/cli/exit.h"
 #include "lib/diag/diag_sql.h"
 #include "lib/model/model_sql.h"
+#include "lib/ntp/db_read.h"
 #include "lib/series/series_scan.h"
 
 struct rows_desc {
@@ -79,8 +80,8 @@ static int key_from(sqlite3 *db, const struct rows_desc *d, enum ntp_series_rows
 {
 	const char *file = rows == NTP_SERIES_ROWS_JOINED ? "j.host_file" : "0";
 	const char *start = strrchr(d->key, ',') + 1;
-	bool pid = by == NTP_DIAG_BY_PROCESS && ntp_diag__has_col(db, "main", "host_io", "pid") &&
-		   ntp_diag__has_col(db, "main", "host_io", "comm");
+	bool pid = by == NTP_DIAG_BY_PROCESS && ntp_db__has_column(db, "main", "host_io", "pid") &&
+		   ntp_db__has_column(db, "main", "host_io", "comm");
 	int n;
 
 	*key = *from = NULL;

@@ -5,9 +5,11 @@
  * taken after everything that can fail on the command line or the input
  * did, and left on every way out.
  *
- * The replay: events in completion order, each interval's up to its end on
- * the recording's clock (origin: the first completion), drawn when the
- * wall clock reaches that end divided by the speed.  A pause stops the
+ * The replay: events in the order of their start, each interval's those
+ * that started before its end on the recording's clock, from where
+ * report's --time counts (lib/top/top_replay.h), drawn when the wall clock
+ * reaches that end divided by the speed: interval k holds what report
+ * --time (k-1)I,kI reads (the first, what ,I reads).  A pause stops the
  * replay's clock.  At the end the last, shorter interval is drawn and the
  * screen stays until q.
  */
@@ -79,24 +81,27 @@ static int replay(struct ntp_top_view *v, struct ntp_top_replay *r, struct ntp_l
 {
 	const struct ntp_host_event *h;
 	const struct ntp_target_event *t;
-	uint64_t t0, done, last, boundary;
+	const int64_t t0 = ntp_top_replay__origin(r);
+	int64_t end = t0;       /* the latest start added */
+	uint64_t key, boundary;
 	double start = now_s(), due;
 	int have, err;
 
-	have = ntp_top_replay__next(r, &h, &t, &t0);
+	have = ntp_top_replay__next(r, &h, &t, &key);
 	if (have < 0)
 		return -have;
-	last = t0;
 	ntp_top_view__draw(v);
 	for (uint64_t k = 1; have > 0; k++) {
-		boundary = t0 + (uint64_t)llround((double)k * o->interval_s * NSEC);
-		while (have > 0 && last < boundary) {
+		boundary = (uint64_t)t0 + (uint64_t)llround((double)k * o->interval_s * NSEC);
+		while (have > 0 && key < boundary) {
+			int64_t at = (int64_t)(h ? h->h_start : t->t_recv);
+
+			if (at > end)
+				end = at;
 			err = add(l, m, h, t);
 			if (err)
 				return NTP_EXIT_FAILURE;
-			have = ntp_top_replay__next(r, &h, &t, &done);
-			if (have > 0)
-				last = done;
+			have = ntp_top_replay__next(r, &h, &t, &key);
 		}
 		if (have < 0)
 			return -have;
@@ -106,11 +111,15 @@ static int replay(struct ntp_top_view *v, struct ntp_top_replay *r, struct ntp_l
 		if (wait_keys(v, &due))
 			return 0;
 		start = due - (double)k * o->interval_s / o->speed;
-		if (have)
+		if (have) {
 			err = ntp_top_view__tick(v, l, (double)k * o->interval_s, o->interval_s);
-		else
-			err = ntp_top_view__tick(v, l, (double)(last - t0) / NSEC,
-						 (double)(last - t0) / NSEC - (double)(k - 1) * o->interval_s);
+		} else {
+			/* the last interval ends with the latest start */
+			double from = (double)(k - 1) * o->interval_s;
+			double to = fmax((double)(end - t0) / NSEC, from);
+
+			err = ntp_top_view__tick(v, l, to, to - from);
+		}
 		if (err) {
 			ntp_error("%s", strerror(-err));
 			return NTP_EXIT_FAILURE;

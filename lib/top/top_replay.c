@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The events of a recording in completion order (lib/top/top_replay.h):
- * each table read once, ordered by its completion column, and merged.
+ * The events of a recording in the order of their start
+ * (lib/top/top_replay.h): each table read once, ordered by its start
+ * column, and merged.
  * The recording is opened as every reader opens it (lib/model/model_files.h).
  * Columns a recording of an older schema lacks read as NULL, which an event
  * holds as 0 ("no hook", "not told"), as the recorder would have left it.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,15 +17,76 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/model/model_files.h"
+#include "lib/model/model_filter.h"
 #include "lib/model/model_source.h"
 #include "lib/ntp/db_meta.h"
+#include "lib/ntp/db_read.h"
 #include "lib/top/top_replay.h"
 
-/* one table's rows, one ahead */
+/*
+ * One reader for both tables: each column's place in its event, and how
+ * its value goes there.  The events are those the collectors hand over
+ * (bpf/ntp_events.h), as the recorder wrote them (lib/ntp/db_write.c).
+ */
+enum how {
+	INT,            /* an integer of the field's size; NULL reads 0 */
+	NLB0,           /* nlb stored as the count, held as the count less one */
+	TEXT,           /* a NUL-ended name in the field, cut to fit */
+	CTRL,           /* "nvme3": the controller's instance, 3 */
+	APP_KIND,       /* "libaio", "io_uring", "sync": enum ntp_app_kind */
+};
+
+struct column {
+	const char *name;
+	enum how how;
+	size_t off, size;
+};
+
+#define COL(ev, name, how, field) \
+	{ name, how, offsetof(struct ev, field), sizeof(((struct ev *)0)->field) }
+#define H(name, how, field) COL(ntp_host_event, name, how, field)
+#define T(name, how, field) COL(ntp_target_event, name, how, field)
+
+static const struct column host_cols[] = {
+	H("h_start_ns", INT, h_start), H("h_queue_ns", INT, h_queue),
+	H("h_cmd_sent_ns", INT, h_cmd_sent), H("h_r2t_ns", INT, h_r2t),
+	H("h_data_sent_ns", INT, h_data_sent), H("h_recv_ns", INT, h_recv),
+	H("h_done_ns", INT, h_done), H("opcode", INT, opcode), H("cid", INT, cid),
+	H("slba", INT, slba), H("nlb", NLB0, nlb0), H("bytes", INT, bytes), H("qid", INT, qid),
+	H("nsid", INT, nsid), H("cntlid", INT, cntlid), H("controller", CTRL, ctrl_instance),
+	H("namespace", TEXT, disk), H("path", TEXT, path), H("status", INT, status),
+	H("flags", INT, flags), H("h_app_submit_ns", INT, h_app_submit),
+	H("h_app_done_ns", INT, h_app_done), H("h_app_reap_ns", INT, h_app_reap),
+	H("app_kind", APP_KIND, app_kind), H("pid", INT, pid), H("tid", INT, tid),
+	H("comm", TEXT, comm), H("cgroup_id", INT, cgroup_id),
+	{ NULL },
+};
+
+static const struct column target_cols[] = {
+	T("t_recv_ns", INT, t_recv), T("t_r2t_ns", INT, t_r2t), T("t_submit_ns", INT, t_submit),
+	T("t_cmpl_ns", INT, t_cmpl), T("t_sent_ns", INT, t_sent), T("opcode", INT, opcode),
+	T("cid", INT, cid), T("slba", INT, slba), T("nlb", NLB0, nlb0), T("bytes", INT, bytes),
+	T("qid", INT, qid), T("nsid", INT, nsid), T("cntlid", INT, cntlid),
+	T("device", TEXT, device), T("status", INT, status), T("flags", INT, flags),
+	{ NULL },
+};
+
+_Static_assert(offsetof(struct ntp_host_event, kind) == 0 &&
+	       offsetof(struct ntp_target_event, kind) == 0, "every event begins with its kind");
+
+/* one side of the recording: its table, read in the order of its start, one row ahead */
 struct cursor {
+	const char *table;
+	const struct column *cols;      /* the first is the start, the order */
+	uint32_t kind;                  /* the event's: NTP_EV_HOST_IO, NTP_EV_TARGET_IO */
+	uint64_t lookahead_ns;          /* the key is the start less this */
 	sqlite3_stmt *st;
-	bool have;              /* a row is read into the event */
-	uint64_t done;
+	bool have;                      /* a row is read into ev */
+	uint64_t key;                   /* its place in the merge */
+	union {
+		struct ntp_host_event h;
+		struct ntp_target_event t;
+	} ev, out;                      /* the row read ahead, the one handed out */
 };
 
 struct ntp_top_replay {
@@ -31,151 +94,89 @@ struct ntp_top_replay {
 	sqlite3 *db;                    /* the source's */
 	const char *schema;             /* the recording's on db */
 	const char *path;
+	int64_t origin;                 /* where report's --time counts from */
 	struct cursor hc, tc;
-	struct ntp_host_event h, h_out;         /* the row read ahead, the one handed out */
-	struct ntp_target_event t, t_out;
 };
 
-static const char *const host_cols[] = {
-	"h_start_ns", "h_queue_ns", "h_cmd_sent_ns", "h_r2t_ns", "h_data_sent_ns", "h_recv_ns",
-	"h_done_ns", "opcode", "cid", "slba", "nlb", "bytes", "qid", "nsid", "cntlid", "controller",
-	"namespace", "path", "status", "flags", "h_app_submit_ns", "h_app_done_ns", "h_app_reap_ns",
-	"app_kind", "pid", "tid", "comm", "cgroup_id", NULL,
-};
-
-static const char *const target_cols[] = {
-	"t_recv_ns", "t_r2t_ns", "t_submit_ns", "t_cmpl_ns", "t_sent_ns", "opcode", "cid", "slba",
-	"nlb", "bytes", "qid", "nsid", "cntlid", "device", "status", "flags", NULL,
-};
-
-static bool has_column(sqlite3 *db, const char *schema, const char *table, const char *col)
-{
-	sqlite3_stmt *st;
-	bool found = false;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1, ?3) WHERE name = ?2", -1, &st,
-			       NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, schema, -1, SQLITE_STATIC);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return found;
-}
-
-/* SELECT the columns (NULL for those the table lacks) FROM table ORDER BY order */
-static int prepare(struct ntp_top_replay *r, struct cursor *c, const char *table,
-		   const char *const *cols, const char *order)
+/* SELECT the columns (NULL for those the table lacks) FROM table ORDER BY its start */
+static int prepare(struct ntp_top_replay *r, struct cursor *c)
 {
 	char sql[2048];
 	size_t at = 0;
 
-	if (!has_column(r->db, r->schema, table, order))
+	if (!ntp_db__has_column(r->db, r->schema, c->table, c->cols[0].name))
 		return 0;       /* no such table: that side is not in the recording */
 	at += (size_t)snprintf(sql, sizeof(sql), "SELECT ");
-	for (int i = 0; cols[i]; i++)
+	for (int i = 0; c->cols[i].name; i++)
 		at += (size_t)snprintf(sql + at, sizeof(sql) - at, "%s%s", i ? ", " : "",
-				       has_column(r->db, r->schema, table, cols[i]) ? cols[i] : "NULL");
+				       ntp_db__has_column(r->db, r->schema, c->table, c->cols[i].name) ?
+				       c->cols[i].name : "NULL");
 	snprintf(sql + at, sizeof(sql) - at, " FROM \"%s\".%s ORDER BY %s, id", r->schema,
-		 table, order);
+		 c->table, c->cols[0].name);
 	if (sqlite3_prepare_v2(r->db, sql, -1, &c->st, NULL) != SQLITE_OK) {
-		ntp_error("%s: reading %s: %s (%s)", r->path, table, sqlite3_errmsg(r->db), sql);
+		ntp_error("%s: reading %s: %s (%s)", r->path, c->table, sqlite3_errmsg(r->db), sql);
 		return NTP_EXIT_CORRUPT;
 	}
 	return 0;
 }
 
-static uint64_t u64(sqlite3_stmt *st, int i)
+static void put_int(void *dst, size_t size, uint64_t v)
 {
-	return (uint64_t)sqlite3_column_int64(st, i);      /* NULL reads 0 */
+	switch (size) {
+	case 1: { uint8_t x = (uint8_t)v; memcpy(dst, &x, 1); break; }
+	case 2: { uint16_t x = (uint16_t)v; memcpy(dst, &x, 2); break; }
+	case 4: { uint32_t x = (uint32_t)v; memcpy(dst, &x, 4); break; }
+	default: memcpy(dst, &v, 8); break;
+	}
 }
 
-static void text(sqlite3_stmt *st, int i, char *dst, size_t len)
+static uint8_t app_kind(const char *s)
 {
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	memset(dst, 0, len);
-	if (s)
-		strncpy(dst, (const char *)s, len - 1);
-}
-
-static uint8_t app_kind(const unsigned char *s)
-{
-	if (!s)
-		return NTP_APP_NONE;
-	if (!strcmp((const char *)s, "libaio"))
+	if (!strcmp(s, "libaio"))
 		return NTP_APP_AIO;
-	if (!strcmp((const char *)s, "io_uring"))
+	if (!strcmp(s, "io_uring"))
 		return NTP_APP_IO_URING;
-	if (!strcmp((const char *)s, "sync"))
+	if (!strcmp(s, "sync"))
 		return NTP_APP_SYNC;
 	return NTP_APP_NONE;
 }
 
-static void read_host(sqlite3_stmt *st, struct ntp_host_event *e)
+/* the current row of c->st into ev, column by column */
+static void read_row(struct cursor *c, unsigned char *ev, size_t size)
 {
-	char ctrl[NTP_DISK_NAME_LEN];
+	memset(ev, 0, size);
+	put_int(ev, sizeof(uint32_t), c->kind);         /* every event begins with its kind */
+	for (int i = 0; c->cols[i].name; i++) {
+		const struct column *col = &c->cols[i];
+		uint64_t v = (uint64_t)sqlite3_column_int64(c->st, i);
+		const char *s = (const char *)sqlite3_column_text(c->st, i);
 
-	memset(e, 0, sizeof(*e));
-	e->kind = NTP_EV_HOST_IO;
-	e->h_start = u64(st, 0);
-	e->h_queue = u64(st, 1);
-	e->h_cmd_sent = u64(st, 2);
-	e->h_r2t = u64(st, 3);
-	e->h_data_sent = u64(st, 4);
-	e->h_recv = u64(st, 5);
-	e->h_done = u64(st, 6);
-	e->opcode = (__u8)u64(st, 7);
-	e->cid = (__u16)u64(st, 8);
-	e->slba = u64(st, 9);
-	e->nlb0 = (__u16)(u64(st, 10) - 1);
-	e->bytes = (__u32)u64(st, 11);
-	e->qid = (__u16)u64(st, 12);
-	e->nsid = (__u32)u64(st, 13);
-	e->cntlid = (__u16)u64(st, 14);
-	text(st, 15, ctrl, sizeof(ctrl));
-	if (!strncmp(ctrl, "nvme", 4))
-		e->ctrl_instance = (__u32)strtoul(ctrl + 4, NULL, 10);
-	text(st, 16, e->disk, sizeof(e->disk));
-	text(st, 17, e->path, sizeof(e->path));
-	e->status = (__u16)u64(st, 18);
-	e->flags = (__u32)u64(st, 19);
-	e->h_app_submit = u64(st, 20);
-	e->h_app_done = u64(st, 21);
-	e->h_app_reap = u64(st, 22);
-	e->app_kind = app_kind(sqlite3_column_text(st, 23));
-	e->pid = (__u32)u64(st, 24);
-	e->tid = (__u32)u64(st, 25);
-	text(st, 26, e->comm, sizeof(e->comm));
-	e->cgroup_id = u64(st, 27);
+		switch (col->how) {
+		case INT:
+			put_int(ev + col->off, col->size, v);
+			break;
+		case NLB0:
+			put_int(ev + col->off, col->size, v - 1);
+			break;
+		case TEXT:
+			if (s)
+				memcpy(ev + col->off, s, strnlen(s, col->size - 1));
+			break;
+		case CTRL:
+			if (s && !strncmp(s, "nvme", 4))
+				put_int(ev + col->off, col->size, strtoul(s + 4, NULL, 10));
+			break;
+		case APP_KIND:
+			put_int(ev + col->off, col->size, s ? app_kind(s) : NTP_APP_NONE);
+			break;
+		}
+	}
 }
 
-static void read_target(sqlite3_stmt *st, struct ntp_target_event *e)
+/* the cursor's next row into its event: 0, or NTP_EXIT_CORRUPT after one line */
+static int step(struct ntp_top_replay *r, struct cursor *c)
 {
-	memset(e, 0, sizeof(*e));
-	e->kind = NTP_EV_TARGET_IO;
-	e->t_recv = u64(st, 0);
-	e->t_r2t = u64(st, 1);
-	e->t_submit = u64(st, 2);
-	e->t_cmpl = u64(st, 3);
-	e->t_sent = u64(st, 4);
-	e->opcode = (__u8)u64(st, 5);
-	e->cid = (__u16)u64(st, 6);
-	e->slba = u64(st, 7);
-	e->nlb0 = (__u16)(u64(st, 8) - 1);
-	e->bytes = (__u32)u64(st, 9);
-	e->qid = (__u16)u64(st, 10);
-	e->nsid = (__u32)u64(st, 11);
-	e->cntlid = (__u16)u64(st, 12);
-	text(st, 13, e->device, sizeof(e->device));
-	e->status = (__u16)u64(st, 14);
-	e->flags = (__u32)u64(st, 15);
-}
-
-/* the cursor's next row into the event: 0, or NTP_EXIT_CORRUPT after one line */
-static int step(struct ntp_top_replay *r, struct cursor *c, bool host)
-{
+	uint64_t start;
 	int rc;
 
 	c->have = false;
@@ -185,17 +186,12 @@ static int step(struct ntp_top_replay *r, struct cursor *c, bool host)
 	if (rc == SQLITE_DONE)
 		return 0;
 	if (rc != SQLITE_ROW) {
-		ntp_error("%s: reading %s: %s", r->path, host ? "host_io" : "target_io",
-			  sqlite3_errmsg(r->db));
+		ntp_error("%s: reading %s: %s", r->path, c->table, sqlite3_errmsg(r->db));
 		return NTP_EXIT_CORRUPT;
 	}
-	if (host) {
-		read_host(c->st, &r->h);
-		c->done = r->h.h_done;
-	} else {
-		read_target(c->st, &r->t);
-		c->done = r->t.t_sent;
-	}
+	read_row(c, (unsigned char *)&c->ev, c == &r->hc ? sizeof(c->ev.h) : sizeof(c->ev.t));
+	start = c == &r->hc ? c->ev.h.h_start : c->ev.t.t_recv;
+	c->key = start > c->lookahead_ns ? start - c->lookahead_ns : 0;
 	c->have = true;
 	return 0;
 }
@@ -211,6 +207,8 @@ int ntp_top_replay__open(struct ntp_top_replay **rp, const char *path)
 		return NTP_EXIT_FAILURE;
 	}
 	r->path = path;
+	r->hc = (struct cursor){ .table = "host_io", .cols = host_cols, .kind = NTP_EV_HOST_IO };
+	r->tc = (struct cursor){ .table = "target_io", .cols = target_cols, .kind = NTP_EV_TARGET_IO };
 	err = ntp_source__open_files(&r->src, &path, 1, false);
 	if (!err && r->src->kind != NTP_KIND_HOST && r->src->kind != NTP_KIND_TARGET &&
 	    r->src->kind != NTP_KIND_BOTH) {
@@ -221,11 +219,15 @@ int ntp_top_replay__open(struct ntp_top_replay **rp, const char *path)
 	if (!err) {
 		r->db = r->src->db;
 		r->schema = r->src->schemas[0][0] ? r->src->schemas[0] : "main";
+		if (r->src->kind == NTP_KIND_BOTH)
+			r->tc.lookahead_ns = NTP_TOP_REPLAY_LOOKAHEAD_NS;
+		err = ntp_read_filter__file_start(r->db, r->schema, r->src->kind == NTP_KIND_TARGET,
+						  path, &r->origin);
 	}
-	err = err ?: prepare(r, &r->hc, "host_io", host_cols, "h_done_ns");
-	err = err ?: prepare(r, &r->tc, "target_io", target_cols, "t_sent_ns");
-	err = err ?: step(r, &r->hc, true);
-	err = err ?: step(r, &r->tc, false);
+	err = err ?: prepare(r, &r->hc);
+	err = err ?: prepare(r, &r->tc);
+	err = err ?: step(r, &r->hc);
+	err = err ?: step(r, &r->tc);
 	if (err)
 		return ntp_top_replay__close(r, err);
 	*rp = r;
@@ -256,25 +258,23 @@ bool ntp_top_replay__has_target(const struct ntp_top_replay *r)
 }
 
 int ntp_top_replay__next(struct ntp_top_replay *r, const struct ntp_host_event **h,
-			 const struct ntp_target_event **t, uint64_t *done)
+			 const struct ntp_target_event **t, uint64_t *key)
 {
+	struct cursor *c;
 	int err;
 
 	*h = NULL;
 	*t = NULL;
 	if (!r->hc.have && !r->tc.have)
 		return 0;
-	if (r->hc.have && (!r->tc.have || r->hc.done <= r->tc.done)) {
-		r->h_out = r->h;
-		*h = &r->h_out;
-		*done = r->hc.done;
-		err = step(r, &r->hc, true);
-		return err ? -err : 1;
-	}
-	r->t_out = r->t;
-	*t = &r->t_out;
-	*done = r->tc.done;
-	err = step(r, &r->tc, false);
+	c = r->hc.have && (!r->tc.have || r->hc.key <= r->tc.key) ? &r->hc : &r->tc;
+	c->out = c->ev;
+	if (c == &r->hc)
+		*h = &c->out.h;
+	else
+		*t = &c->out.t;
+	*key = c->key;
+	err = step(r, c);
 	return err ? -err : 1;
 }
 
@@ -283,4 +283,9 @@ uint64_t ntp_top_replay__sample_one_in(const struct ntp_top_replay *r)
 	int64_t n = ntp_source__meta_int(r->src, 0, NTP_META_SAMPLE_ONE_IN, 1);
 
 	return n > 0 ? (uint64_t)n : 1;
+}
+
+int64_t ntp_top_replay__origin(const struct ntp_top_replay *r)
+{
+	return r->origin;
 }

@@ -2,7 +2,7 @@
 /*
  * ntprof top's screen (lib/top/top_view.h):
  *
- *	ntprof top  12.0s  every 1.0s  x10  interval  sort: share  run.ntp
+ *	ntprof top  12.0s  every 1.0s  x10  interval 11.0,12.0  sort: share  run.ntp
  *	4 groups  1234 commands
  *	                                                                  host                   target
  *	group                       n   cmds/s  time%   mean us    p99 us   block  driver network  driver storage   app us
@@ -18,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/core/size.h"
-#include "lib/fmt/number.h"
 #include "lib/fmt/safe_text.h"
 #include "lib/top/top_view.h"
 
@@ -56,6 +54,32 @@ static const struct { const char *name; int width; } fields[NFIELDS] = {
 	[F_APP] = { "app us", 9 },
 };
 
+/* seconds with as many decimals as they have, up to the ms, at least one: 1.0, 2.25 */
+static void seconds(char *buf, size_t len, double s)
+{
+	size_t n;
+
+	snprintf(buf, len, "%.3f", s < 0 ? 0 : s);
+	n = strlen(buf);
+	while (n > 2 && buf[n - 1] == '0' && buf[n - 2] != '.')
+		buf[--n] = '\0';
+}
+
+/* the field of each cell of a row */
+static const int field_of[NTP_LIVE_NCELLS] = {
+	[NTP_LIVE_CELL_GROUP] = F_GROUP,
+	[NTP_LIVE_CELL_N] = F_N,
+	[NTP_LIVE_CELL_RATE] = F_RATE,
+	[NTP_LIVE_CELL_MEAN] = F_MEAN,
+	[NTP_LIVE_CELL_P99] = F_P99,
+	[NTP_LIVE_CELL_STAGE0 + 0] = F_STAGE0 + 0,
+	[NTP_LIVE_CELL_STAGE0 + 1] = F_STAGE0 + 1,
+	[NTP_LIVE_CELL_STAGE0 + 2] = F_STAGE0 + 2,
+	[NTP_LIVE_CELL_STAGE0 + 3] = F_STAGE0 + 3,
+	[NTP_LIVE_CELL_STAGE0 + 4] = F_STAGE0 + 4,
+	[NTP_LIVE_CELL_APP] = F_APP,
+};
+
 static void put(char *line, size_t len, int i, const char *s)
 {
 	size_t at = strlen(line);
@@ -63,41 +87,57 @@ static void put(char *line, size_t len, int i, const char *s)
 	snprintf(line + at, len - at, "%s%*s", i == 0 ? "" : " ", fields[i].width, s);
 }
 
+static void frame_free(struct ntp_top_frame *f)
+{
+	free(f->rows);
+	free(f->all);
+	memset(f, 0, sizeof(*f));
+}
+
 void ntp_top_view__free(struct ntp_top_view *v)
 {
-	free(v->rows);
-	free(v->all);
-	v->rows = v->all = NULL;
-	v->nrows = v->nall = 0;
+	frame_free(&v->shown);
+	frame_free(&v->latest);
+	v->have_latest = false;
 }
 
 int ntp_top_view__tick(struct ntp_top_view *v, struct ntp_live *l, double elapsed_s,
 		       double interval_s)
 {
-	struct ntp_live_row *rows = NULL, *all = NULL;
-	size_t nrows = 0, nall = 0;
-	int err = 0;
+	struct ntp_top_frame f = { .elapsed_s = elapsed_s, .span_s = interval_s };
+	int err;
 
-	if (!v->paused) {
-		err = ntp_live__rows(l, false, interval_s, &rows, &nrows);
-		err = err ?: ntp_live__rows(l, true, elapsed_s, &all, &nall);
-		if (err) {
-			free(rows);
-			free(all);
-		} else {
-			ntp_top_view__free(v);
-			v->rows = rows;
-			v->nrows = nrows;
-			v->all = all;
-			v->nall = nall;
-			v->elapsed_s = elapsed_s;
-		}
-	}
+	err = ntp_live__rows(l, false, interval_s, &f.rows, &f.nrows);
+	err = err ?: ntp_live__rows(l, true, elapsed_s, &f.all, &f.nall);
 	ntp_live__next(l);
-	if (err)
+	if (err) {
+		frame_free(&f);
 		return err;
+	}
+	if (v->paused) {
+		frame_free(&v->latest);
+		v->latest = f;
+		v->have_latest = true;
+		v->missed++;
+	} else {
+		frame_free(&v->shown);
+		v->shown = f;
+	}
 	ntp_top_view__draw(v);
 	return 0;
+}
+
+/* the end of a pause: the latest frame taken meanwhile shown */
+static void resume(struct ntp_top_view *v)
+{
+	v->paused = false;
+	v->missed = 0;
+	if (!v->have_latest)
+		return;
+	frame_free(&v->shown);
+	v->shown = v->latest;
+	memset(&v->latest, 0, sizeof(v->latest));
+	v->have_latest = false;
 }
 
 bool ntp_top_view__key(struct ntp_top_view *v, int key)
@@ -124,7 +164,10 @@ bool ntp_top_view__key(struct ntp_top_view *v, int key)
 		v->total = !v->total;
 		break;
 	case ' ':
-		v->paused = !v->paused;
+		if (v->paused)
+			resume(v);
+		else
+			v->paused = true;
 		break;
 	default:
 		return false;   /* ignored, nothing redrawn */
@@ -167,52 +210,26 @@ static int cmp_row(const void *a, const void *b, void *key)
 static void row_line(const struct ntp_top_view *v, const struct ntp_live_row *r, int64_t all_e2e,
 		     bool app, char *line, size_t len)
 {
-	char buf[64], size[16];
+	char buf[64];
 
 	line[0] = '\0';
-	ntp_size__str(r->bytes, size, sizeof(size));
-	if (r->io_type[0])
-		snprintf(buf, sizeof(buf), "%s %s %s", r->io_type, size, r->name);
-	else
-		snprintf(buf, sizeof(buf), "%s", r->name);
-	/* names from a recording (a namespace, a device, a process) on their way to a terminal */
-	ntp_safe__clean_line(buf);
-	put(line, len, F_GROUP, buf);
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->n);
-	put(line, len, F_N, buf);
-	if (r->rate >= 0)
-		ntp_live__rate_str(r->rate, buf, sizeof(buf));
-	else
-		snprintf(buf, sizeof(buf), "-");
-	put(line, len, F_RATE, buf);
-	if (all_e2e > 0)
-		snprintf(buf, sizeof(buf), "%.1f%%", 100.0 * (double)r->sum_e2e / (double)all_e2e);
-	else
-		snprintf(buf, sizeof(buf), "-");
-	put(line, len, F_SHARE, buf);
-	ntp_num__us(buf, sizeof(buf), r->mean_ns, 2);
-	put(line, len, F_MEAN, buf);
-	if (r->p99_ns >= 0)
-		ntp_num__us(buf, sizeof(buf), r->p99_ns, 2);
-	else
-		snprintf(buf, sizeof(buf), "-");
-	put(line, len, F_P99, buf);
-	for (int c = 0; c < NTP_LIVE_NSTAGES; c++) {
-		if (!r->on[c])
-			buf[0] = '\0';
-		else if (!r->shares_ok)
-			snprintf(buf, sizeof(buf), "-");
-		else
-			snprintf(buf, sizeof(buf), "%d%%%s", r->pct[c],
-				 c == 2 && v->mode == NTP_LIVE_HOST ? "*" : "");
-		put(line, len, F_STAGE0 + c, buf);
-	}
-	if (app) {
-		if (r->n_app)
-			ntp_num__us(buf, sizeof(buf), r->app_mean_ns, 2);
-		else
-			snprintf(buf, sizeof(buf), "-");
-		put(line, len, F_APP, buf);
+	for (int c = NTP_LIVE_CELL_GROUP; c < NTP_LIVE_NCELLS; c++) {
+		if (c == NTP_LIVE_CELL_APP && !app)
+			break;
+		ntp_live_row__cell(r, v->mode, (enum ntp_live_cell)c, buf, sizeof(buf));
+		/* names from a recording (a namespace, a device, a process) on their way to a terminal */
+		if (c == NTP_LIVE_CELL_GROUP)
+			ntp_safe__clean_line(buf);
+		put(line, len, field_of[c], buf);
+		/* top's own column: the row's share of all rows' summed end-to-end */
+		if (c == NTP_LIVE_CELL_RATE) {
+			if (all_e2e > 0)
+				snprintf(buf, sizeof(buf), "%.1f%%",
+					 100.0 * (double)r->sum_e2e / (double)all_e2e);
+			else
+				snprintf(buf, sizeof(buf), "-");
+			put(line, len, F_SHARE, buf);
+		}
 	}
 }
 
@@ -242,10 +259,12 @@ static void header_lines(const struct ntp_top_view *v, bool app, char *labels, c
 
 void ntp_top_view__draw(struct ntp_top_view *v)
 {
-	const struct ntp_live_row *rows = v->total ? v->all : v->rows;
-	size_t n = v->total ? v->nall : v->nrows;
+	const struct ntp_top_frame *f = &v->shown;
+	const struct ntp_live_row *rows = v->total ? f->all : f->rows;
+	size_t n = v->total ? f->nall : f->nrows;
 	const struct ntp_live_row **order = n ? calloc(n, sizeof(*order)) : NULL;
-	char line[512], labels[256], names[256], speed[32] = "";
+	char line[512], labels[256], names[256], speed[32] = "", span[64], from[24], to[24];
+	char paused[48] = "";
 	uint64_t cmds = 0;
 	int64_t all_e2e = 0;
 	bool app = false;
@@ -266,10 +285,20 @@ void ntp_top_view__draw(struct ntp_top_view *v)
 	ntp_top_screen__home(v->scr);
 	if (v->speed > 0)
 		snprintf(speed, sizeof(speed), "  x%g", v->speed);
+	/* the interval shown as report's --time takes it: START,END in seconds */
+	seconds(from, sizeof(from), f->elapsed_s - f->span_s);
+	seconds(to, sizeof(to), f->elapsed_s);
+	if (v->paused && v->missed)
+		snprintf(paused, sizeof(paused), "  [paused]  %lu new", v->missed);
+	else if (v->paused)
+		snprintf(paused, sizeof(paused), "  [paused]");
+	if (v->total)
+		snprintf(span, sizeof(span), "whole run");
+	else
+		snprintf(span, sizeof(span), "interval %s,%s", from, to);
 	/* the source last: a long path is what the width cuts */
 	snprintf(line, sizeof(line), "ntprof top  %.1fs  every %.1fs%s  %s  sort: %s%s%s  %s",
-		 v->elapsed_s, v->interval_s, speed, v->total ? "whole run" : "interval",
-		 sort_names[v->sort], v->paused ? "  [paused]" : "",
+		 f->elapsed_s, v->interval_s, speed, span, sort_names[v->sort], paused,
 		 v->ended ? "  [end of recording]" : "", v->source);
 	ntp_safe__clean_line(line);     /* the path as given */
 	ntp_top_screen__line(v->scr, &row, true, line);

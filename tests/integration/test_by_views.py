@@ -232,6 +232,22 @@ def test_series_by_queue__rows_as_sql(run, runs, tmp_path):
     assert len(csv_text) == 1 + doc["row_count"]
 
 
+def test_series_by_queue__queues_past_9_in_report_order(run, runs):
+    """q2 before q10 in each interval, as report --by queue orders them, not as text."""
+    (a, db), _ = runs
+    db.execute("UPDATE host_io SET qid = 10 WHERE qid = (SELECT max(qid) FROM host_io)")
+    db.commit()
+    qids = sorted({q for (q,) in db.execute("SELECT DISTINCT qid FROM host_io")})
+    assert qids[0] < 10 <= qids[-1], qids
+    report = [r["name"] for r in report_by(run, a, "queue")["rows"]]
+    assert report == sorted(report, key=lambda q: (q.split()[0], int(q.split()[1][1:])))
+    doc = series_by(run, a, "queue")
+    first = doc["rows"][0]["interval"]
+    shown = [r["queue"] for r in doc["rows"] if r["interval"] == first]
+    assert shown == [q for q in report if q in shown], (shown, report)
+    assert any(int(q.split()[1][1:]) >= 10 for q in shown), shown
+
+
 def test_series_by_process__as_sql_and_not_recorded(run, runs):
     (a, da), _ = runs
     doc = series_by(run, a, "process")

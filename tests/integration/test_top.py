@@ -201,6 +201,88 @@ def test_space__pauses_the_replay__space_again_goes_on(term, ntprof, recording):
     assert_given_back(term, Exit.OK)
 
 
+def rate_str(r):
+    """A rate as top and record's lines write it (ntp_live__rate_str)."""
+    if r < 9.95:
+        return f"{r:.1f}"
+    if r < 999.5:
+        return f"{r:.0f}"
+    if r < 999950.0:
+        return f"{r / 1e3:.1f}k"
+    return f"{r / 1e6:.1f}M"
+
+
+def whole_percents(shares):
+    """Shares as whole percents adding up to 100, by the largest remainder (ties: the earlier)."""
+    floors = [int(p // 1) for p in shares]
+    order = sorted(range(len(shares)), key=lambda i: (-(shares[i] - floors[i]), i))
+    for i in order[:100 - sum(floors)]:
+        floors[i] += 1
+    return floors
+
+
+def assert_rows_are_report(s, report_json):
+    """Every group row of screen s holds report's numbers for the same commands:
+    n, cmds/s, time%, mean, p99 and the stages' whole percents."""
+    want = {(g["io_type"], g["bytes"], g["namespace"]): g for g in report_json["groups"]}
+    got = rows(s)
+    assert len(got) == len(want) >= 2, (s, sorted(want))
+    all_e2e = sum(g["sum_check"]["e2e_sum_ns"] for g in want.values())
+    lines = {(r["io_type"], r["bytes"], r["ns"]): l for r, l in
+             zip(got, [l for l in s.splitlines() if ROW.match(l)])}
+    for g in got:
+        w = want[(g["io_type"], g["bytes"], g["ns"])]
+        cols = lines[(g["io_type"], g["bytes"], g["ns"])].split()
+        assert g["n"] == w["n"], (g, w)
+        assert cols[4] == rate_str(w["est_cmds_per_s"]), (cols, w["est_cmds_per_s"])
+        assert g["share"] == f"{100 * w['sum_check']['e2e_sum_ns'] / all_e2e:.1f}%", (g, w)
+        assert g["mean"] == us(w["e2e"]["mean_ns"]), (g, w)
+        assert g["p99"] == us(w["e2e"]["p99_ns"]), (g, w)
+        pcts = [int(c.rstrip("%*")) for c in cols[8:11]]
+        assert pcts == whole_percents([st["share_pct"] for st in w["stages"]]), (cols, w)
+
+
+@pytest.fixture(scope="module")
+def slow_recording(tmp_path_factory):
+    """One command in three 200 ms slower on the network: many complete in the
+    interval after the one they started in."""
+    path = tmp_path_factory.mktemp("top_slow") / "slow.ntp"
+    ntpgen.generate(path, duration_s=5)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE host_io SET h_recv_ns = h_recv_ns + 200000000,"
+                   " h_done_ns = h_done_ns + 200000000 WHERE id % 3 = 0")
+    return path
+
+
+def test_one_interval__paused__equals_report_of_its_window(term, ntprof, run, slow_recording):
+    """Paused on an interval, the screen holds report --time START,END's numbers
+    for the window its header names (the commands that started in it); its
+    whole run those of report --time ,END."""
+    recording = slow_recording
+    start(term, ntprof, "--input", recording, "-i", "0.5")
+    window = re.compile(r"  interval (\d+\.\d+),(\d+\.\d+)  ")
+    # an interval inside the recording, not the first
+    term.wait_for(lambda s: (m := window.search(header(s))) and float(m.group(1)) >= 1.0,
+                  "an interval after the first second")
+    term.key("Space")
+    s = term.wait_for(lambda s: "[paused]" in header(s), "the pause")
+    m = window.search(header(s))
+    assert m, header(s)
+    begin, end = m.group(1), m.group(2)
+    assert float(end) - float(begin) == 0.5 and header(s).split()[2] == end + "s", header(s)
+    r = run("report", "--json", "-", "--time", f"{begin},{end}", recording)
+    assert r.returncode == Exit.OK, r.stderr
+    assert_rows_are_report(s, json.loads(r.stdout))
+    term.key("t")
+    s = term.wait_for(lambda s: "whole run" in header(s), "the whole-run view")
+    assert "[paused]" in header(s) and header(s).split()[2] == end + "s", header(s)
+    r = run("report", "--json", "-", "--time", f",{end}", recording)
+    assert r.returncode == Exit.OK, r.stderr
+    assert_rows_are_report(s, json.loads(r.stdout))
+    term.key("q")
+    assert_given_back(term, Exit.OK)
+
+
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
 def test_signal__gives_the_terminal_back(term, ntprof, recording, how):
     start(term, ntprof, "--input", recording)

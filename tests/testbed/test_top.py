@@ -2,7 +2,9 @@
 """`ntprof top -s 1` live in tmux on the guest while fio reads a loopback
 NVMe/TCP namespace (guest/top.sh): while fio runs the screen shows the
 namespace's read 4KiB group with its commands and stage shares, the
-whole-run view after fio counts every command fio issued, and q gives the
+whole-run view after fio counts every command fio issued; paused while fio
+runs again it keeps that count and counts the intervals that end, and its
+end shows the whole run with the paused run's commands at once; q gives the
 shell its screen and its stty settings back, exit 0."""
 import os
 import re
@@ -41,6 +43,20 @@ def test_top_live(testbed, kernel):
     assert "whole run" in total.splitlines()[0], total
     rows = group_rows(total)
     assert len(rows) == 1 and int(rows[0].group(2)) == ios, total
+    # paused during a second fio: the whole run as it was, the intervals since counted
+    more = int(res["fio_ios_paused"])
+    assert more == 1024
+    paused = (out / "paused.txt").read_text()
+    m = re.search(r"\[paused\]  (\d+) new", paused.splitlines()[0])
+    assert m and int(m.group(1)) >= 3, paused
+    rows = group_rows(paused)
+    assert len(rows) == 1 and int(rows[0].group(2)) == ios, paused
+    # the end of the pause: the whole run with every command recorded meanwhile
+    resumed = (out / "resumed.txt").read_text()
+    head = resumed.splitlines()[0]
+    assert "whole run" in head and "paused" not in head, resumed
+    rows = group_rows(resumed)
+    assert len(rows) == 1 and int(rows[0].group(2)) == ios + more, resumed
     # q: exit 0, the shell's screen and stty settings as they were
     assert res["top_rc"] == "0", (out / "top.err").read_text()
     after = (out / "after.txt").read_text()

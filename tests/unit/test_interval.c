@@ -68,9 +68,34 @@ static void quantile_diff__half_widths_in_quadrature(void **state)
 	double lo, hi;
 
 	(void)state;
-	/* half widths 3 and 4: 5 */
+	/* symmetric half widths 3 and 4: 5 either side */
 	assert_true(ntp_interval__quantile_diff(100, 97, 103, 150, 146, 154, &lo, &hi));
 	assert_true(lo == 45 && hi == 55);
+}
+
+/*
+ * Lopsided intervals (a thinning tail: far above, close below): the
+ * difference's lower side from the new run's lower side and the base's
+ * upper one, its upper side from the others.
+ */
+static void quantile_diff__sides_from_the_sides_that_move_it(void **state)
+{
+	double lo, hi, p_up, p_down;
+
+	(void)state;
+	/* base 100 in [97, 112], new 150 in [146, 165]: below sqrt(4^2 + 12^2), above sqrt(15^2 + 3^2) */
+	assert_true(ntp_interval__quantile_diff(100, 97, 112, 150, 146, 165, &lo, &hi));
+	assert_true(fabs(lo - (50 - sqrt(16 + 144))) < 1e-9);
+	assert_true(fabs(hi - (50 + sqrt(225 + 9))) < 1e-9);
+	/*
+	 * The same distance either way is less sure upwards: a rise could be
+	 * the base's wide upper side, a fall only its narrow lower one.
+	 */
+	p_up = ntp_interval__quantile_diff_p(100, 97, 112, 110, 105, 115);
+	p_down = ntp_interval__quantile_diff_p(100, 97, 112, 90, 85, 95);
+	assert_true(p_up > p_down);
+	assert_true(fabs(p_up - erfc(10 / (sqrt(25 + 144) / 1.959963984540054) / M_SQRT2)) < 1e-12);
+	assert_true(fabs(p_down - erfc(10 / (sqrt(25 + 9) / 1.959963984540054) / M_SQRT2)) < 1e-12);
 }
 
 /* known values of Student's t: P(|T| >= t) */
@@ -152,6 +177,7 @@ int main(void)
 		cmocka_unit_test(t975__table_and_normal),
 		cmocka_unit_test(mean_diff__welch_worked_example),
 		cmocka_unit_test(quantile_diff__half_widths_in_quadrature),
+		cmocka_unit_test(quantile_diff__sides_from_the_sides_that_move_it),
 		cmocka_unit_test(t_two_sided__known_values),
 		cmocka_unit_test(diff_p__agrees_with_the_interval),
 		cmocka_unit_test(bh__step_up),

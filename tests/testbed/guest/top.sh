@@ -7,9 +7,10 @@
 # once its screen is up and its programs attached (a first refresh), fio
 # runs a 4k randread job of a fixed count; the pane is captured while fio
 # runs (pane-N.txt, every second) and once after it, the whole run shown
-# (key t: pane-total.txt); then q, and the shell's screen and stty
+# (key t: pane-total.txt); paused (space), fio runs again (paused.txt),
+# and space again (resumed.txt); then q, and the shell's screen and stty
 # settings once more (pane-after.txt, stty.before, stty.after).
-# Results: kernel, dev, fio_ios, top_rc, panes.
+# Results: kernel, dev, fio_ios, fio_ios_paused, top_rc, panes.
 . "${TB_LIB:-tests/testbed/guest/lib.sh}"
 
 NTPROF=${NTPROF:-$TB_REPO/build/ntprof}
@@ -64,6 +65,20 @@ $TMUX_CMD send-keys -t top t
 pane_wait 'whole run' 100 || tb_log "no whole-run view"
 sleep 3         # refreshes after fio's last commands
 pane total
+# paused while fio reads again: the screen keeps the whole run as it was and
+# counts the intervals that end; space shows at once the whole run with them
+$TMUX_CMD send-keys -t top Space
+pane_wait '^ntprof top .*\[paused\]' 100 || { pane nopause; tb_fail "space did not pause"; }
+tb_fio paused4k --rw=randread --bs=4k --size=4M --iodepth=4
+tb_res fio_ios_paused "$TB_FIO_IOS"
+sleep 3         # intervals end after fio's last commands
+pane paused
+$TMUX_CMD send-keys -t top Space
+for _ in $(seq 1 100); do
+	$TMUX_CMD capture-pane -p -t top | grep -E '^ntprof top' | grep -q -v paused && break
+	sleep 0.1
+done
+pane resumed
 $TMUX_CMD send-keys -t top q
 pane_wait '^rc=[0-9]+$' 600 || { pane after; tb_fail "top did not end on q"; }
 $TMUX_CMD send-keys -t top "stty -g > stty.after; echo stty-saved" Enter

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The options of a recording on the command line (lib/record/record_cli.h). */
+#include <string.h>
+
+#include "lib/cli/err.h"
+#include "lib/cli/exit.h"
+#include "lib/record/record_cli.h"
+
+const char *const ntp_record_cli_roles[] = { "host", "target", "both", NULL };
+const char *const ntp_record_cli_transports[] = { "tcp", "rdma", NULL };
+
+static unsigned int role_bits(const char *role)
+{
+	if (!strcmp(role, "target"))
+		return NTP_RECORD_TARGET;
+	if (!strcmp(role, "both"))
+		return NTP_RECORD_BOTH;
+	return NTP_RECORD_HOST;
+}
+
+int ntp_record_cli__apply(struct ntp_record_cli *c, struct ntp_record_opts *o)
+{
+	int err;
+
+	ntp_err__set_verbosity(ntp_err__verbosity() + c->verbose);
+	o->role = role_bits(c->role);
+	if (c->session && o->role == NTP_RECORD_TARGET) {
+		ntp_error("--session needs the host side (-r host or -r both): the target does not "
+			  "know the host's namespace names");
+		return NTP_EXIT_USAGE;
+	}
+	err = c->io_type ? ntp_filter__set_io_type(&c->filter, c->io_type) : 0;
+	err = err ?: c->sizes ? ntp_filter__set_sizes(&c->filter, c->sizes) : 0;
+	err = err ?: c->session ? ntp_filter__set_session(&c->filter, NULL, c->session) : 0;
+	if (err)
+		return err;
+	if (c->filter.flags) {
+		o->filter = &c->filter;
+		o->filter_session = c->session;
+	}
+	ntp_transport__parse(c->transport, &o->transport);      /* one of the choices */
+	o->sample_one_in = (uint32_t)c->sample;
+	o->attach = c->kprobes ? NTP_ATTACH_KPROBE : c->fentry ? NTP_ATTACH_FENTRY : NTP_ATTACH_AUTO;
+	o->no_app = c->no_app;
+	return 0;
+}
