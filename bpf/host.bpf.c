@@ -36,6 +36,10 @@
 #include "core_fixes.bpf.h"
 #include "ntp_attach.bpf.h"
 #include "ntp_collector.bpf.h"
+#include "ntp_slots.h"
+
+/* BPF_F_MMAPABLE (uapi/linux/bpf.h) */
+#define NTP_F_MMAPABLE (1U << 10)
 
 /*
  * nvme_tcp_setup_h2c_data_pdu() is only ever called for an R2T when it takes
@@ -79,6 +83,27 @@ struct inflight {
 	__u64 send_nivcsw;
 };
 
+/*
+ * A sampled command's entry lives in its request's slot (bpf/ntp_slots.h
+ * says how a request finds it), or, when another request owns that slot, in
+ * the hash map `inflight`.  A slot is an array element: a lookup is a few
+ * inlined instructions, where the hash map's hashes the key and walks a
+ * bucket, and taking or leaving one is an exchange or a store, where the
+ * hash map's update and delete take its bucket's lock.
+ */
+struct rq_slot {
+	struct ntp_rq_slot_head h;
+	struct inflight v;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, NTP_F_MMAPABLE);      /* read by the sweep in user space */
+	__uint(max_entries, NTP_SLOTS);
+	__type(key, __u32);
+	__type(value, struct rq_slot);
+} rq_slots SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
@@ -87,38 +112,64 @@ struct {
 } inflight SEC(".maps");
 
 /*
- * Which requests may have an `inflight` entry: per slot of a hash of the
- * request pointer, how many entries map there; `live_total` counts them all.
- * Every hook but the decision runs for unsampled commands too (at -s 1000,
- * 999 in 1000), and the test of one slot is a multiply and a plain load,
- * where a hash map lookup hashes the key and walks a bucket.  A slot is
- * raised before its entry is inserted and lowered after it is deleted, so a
- * zero slot proves there is no entry; a non-zero one costs the lookup.  The
- * sweep of stale entries in user space (lib/collector.c) leaves its slots
- * raised: that costs lookups, never a missed command.
+ * Which requests may have an entry, in their slot or in `inflight`: per
+ * slot, how many entries of requests that choose it exist; `live_total`
+ * counts them all.  Every hook but the decision runs for unsampled
+ * commands too (at -s 1000, 999 in 1000), and the test of one counter is a
+ * multiply and a plain load.  A counter is raised before its entry is
+ * stored and lowered after it is forgotten, so a zero proves there is no
+ * entry; a non-zero one costs the lookup.  The sweep of stale entries in
+ * user space (lib/collect/collector.c) leaves its counters raised: that
+ * costs lookups, never a missed command.
  */
-#define NTP_LIVE_SLOTS_SHIFT 12
-__u32 live[1 << NTP_LIVE_SLOTS_SHIFT];
+__u32 live[NTP_SLOTS];
 __u32 live_total;
-
-static __always_inline __u32 live_slot(__u64 rq)
-{
-	/* Fibonacci hashing: requests are a few hundred bytes apart, the high bits mix them */
-	return (rq * 0x9e3779b97f4a7c15ULL) >> (64 - NTP_LIVE_SLOTS_SHIFT);
-}
 
 static __always_inline void live_add(__u64 rq, int d)
 {
-	__sync_fetch_and_add(&live[live_slot(rq)], d);
+	__sync_fetch_and_add(&live[ntp_rq_slot(rq)], d);
 	__sync_fetch_and_add(&live_total, d);
 }
 
-/* the sampled command of request rq, or NULL: unsampled ones stop at the slot */
+/* the sampled command of request rq, or NULL: unsampled ones stop at the counter */
 static __always_inline struct inflight *lookup_rq(__u64 rq)
 {
-	if (!live[live_slot(rq)])
+	__u64 h = ntp_rq_slot(rq);
+	struct rq_slot *s;
+	__u32 i;
+
+	if (!live[h])
 		return NULL;
+	/* the keys' stores after the test: clang would hoist them onto the unsampled path */
+	asm volatile("" : "+r"(h), "+r"(rq));
+	i = h;
+	s = bpf_map_lookup_elem(&rq_slots, &i);
+	if (s && s->h.rq == rq)
+		return &s->v;
 	return bpf_map_lookup_elem(&inflight, &rq);
+}
+
+/*
+ * The slot for request rq's new entry, or NULL: another request owns it,
+ * and the entry goes to `inflight`.  The owner's address is exchanged in
+ * from 0, so of two requests that want one slot at once one gets it.
+ * *stale: the slot held an entry of this very request, one that never
+ * completed (failed in queue_rq), which the new one replaces.
+ */
+static __always_inline struct rq_slot *slot_claim(__u64 rq, bool *stale)
+{
+	__u32 i = ntp_rq_slot(rq);
+	struct rq_slot *s = bpf_map_lookup_elem(&rq_slots, &i);
+	__u64 old;
+
+	*stale = false;
+	if (!s)
+		return NULL;
+	old = __sync_val_compare_and_swap(&s->h.rq, 0, rq);
+	if (old && old != rq)
+		return NULL;
+	*stale = old == rq;
+	return s;
 }
 
 /*
@@ -151,8 +202,14 @@ static __always_inline __u64 ptr_value(const void *p)
 /* forget rq's entry; true when there was one */
 static __always_inline bool forget_rq(__u64 rq)
 {
-	if (bpf_map_delete_elem(&inflight, &rq))
+	__u32 i = ntp_rq_slot(rq);
+	struct rq_slot *s = bpf_map_lookup_elem(&rq_slots, &i);
+
+	if (s && s->h.rq == rq) {
+		*(volatile __u64 *)&s->h.rq = 0;
+	} else if (bpf_map_delete_elem(&inflight, &rq)) {
 		return false;
+	}
 	live_add(rq, -1);
 	return true;
 }
@@ -368,8 +425,10 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 {
 	struct nvme_ctrl *ctrl = BPF_CORE_READ(nvme_req(rq), ctrl);
 	struct inflight v = {};
+	struct rq_slot *s;
 	__u64 key, now, slba;
 	__u16 cid, nlb0;
+	bool stale;
 	long err;
 
 	read_ident(cmd, &cid, &slba, &nlb0, btf);
@@ -400,10 +459,18 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 	}
 	read_names(rq, &v.ev, btf);
 
-	/* the slot goes up first: another CPU's hook must never see an entry behind a zero slot */
+	/* the counter goes up first: another CPU's hook must never see an entry behind a zero one */
 	key = ptr_value(rq);
 	live_add(key, 1);
-	err = bpf_map_update_elem(&inflight, &key, &v, BPF_NOEXIST);
+	s = slot_claim(key, &stale);
+	if (s) {
+		if (stale)
+			live_add(key, -1);      /* counted already */
+		__builtin_memcpy(&s->v, &v, sizeof(v));
+		err = 0;
+	} else {
+		err = bpf_map_update_elem(&inflight, &key, &v, BPF_NOEXIST);
+	}
 	if (err == -NTP_EEXIST) {
 		/*
 		 * a stale entry of a request that never completed (failed in
@@ -948,6 +1015,56 @@ struct {
 __u32 completing_live;
 
 /*
+ * What the return needs of such a command, in its request's slot as
+ * rq_slots (bpf/ntp_slots.h), before `completing`: a slot is an inlined
+ * array access, where the hash map's update, lookup and delete hash the
+ * key and take its bucket's lock; its record is kept in the application's
+ * maps meanwhile.  A slot whose return never came (a kretprobe missed) is
+ * taken by the request's next completion; done_live counts the slots
+ * held.
+ */
+struct done_slot {
+	__u64 rq;               /* struct request *; 0: free */
+	__u64 h_done;
+	__u64 iocb;
+	__u64 aux;
+	__u32 tid;
+	__u8 app_kind;
+	__u8 pad[3];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NTP_SLOTS);
+	__type(key, __u32);
+	__type(value, struct done_slot);
+} done_slots SEC(".maps");
+
+__u32 done_live;
+
+/* v's command, of request rq, kept for the return in its slot; false: the slot is another's */
+static __always_inline bool done_park(__u64 rq, struct inflight *v)
+{
+	__u32 i = ntp_rq_slot(rq);
+	struct done_slot *d = bpf_map_lookup_elem(&done_slots, &i);
+	__u64 old;
+
+	if (!d)
+		return false;
+	old = __sync_val_compare_and_swap(&d->rq, 0, rq);
+	if (old && old != rq)
+		return false;
+	if (!old)
+		__sync_fetch_and_add(&done_live, 1);
+	d->h_done = v->ev.h_done;
+	d->iocb = v->iocb;
+	d->aux = v->aux;
+	d->tid = v->ev.tid;
+	d->app_kind = v->ev.app_kind;
+	return true;
+}
+
+/*
  * With the application hooks (and a return hook: not in tracepoints-only
  * mode, `defer`), the record waits for nvme_complete_rq's return, which
  * tells when the completion reached the application; true then.  trq: the
@@ -985,7 +1102,7 @@ static __always_inline bool complete_rq_body(struct request *rq, struct request 
 		app_at_complete(rq, trq, &v->ev, &v->iocb, &v->aux);
 		if (app_park(&v->ev, v->iocb, v->aux)) {
 			/* libaio, sync: the return stamps h_app_done */
-			if (v->ev.app_kind != NTP_APP_IO_URING) {
+			if (v->ev.app_kind != NTP_APP_IO_URING && !done_park(key, v)) {
 				__sync_fetch_and_add(&completing_live, 1);
 				if (bpf_map_update_elem(&completing, &key, v, BPF_ANY))
 					__sync_fetch_and_add(&completing_live, -1);
@@ -1002,8 +1119,21 @@ static __always_inline bool complete_rq_body(struct request *rq, struct request 
 /* nvme_complete_rq returned: the record of a command completed in it, if any */
 static __always_inline void complete_rq_exit_body(__u64 key)
 {
+	struct done_slot *d;
 	struct inflight *v;
+	__u32 i;
 
+	if (!done_live && !completing_live)
+		return;
+	i = ntp_rq_slot(key);
+	d = bpf_map_lookup_elem(&done_slots, &i);
+	if (d && d->rq == key) {
+		app_done_at_return(d->app_kind, d->tid, d->iocb, d->aux, d->h_done,
+				   bpf_ktime_get_ns());
+		if (__sync_val_compare_and_swap(&d->rq, key, 0) == key)
+			__sync_fetch_and_add(&done_live, -1);
+		return;
+	}
 	if (!completing_live)
 		return;
 	v = bpf_map_lookup_elem(&completing, &key);

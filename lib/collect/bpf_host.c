@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/types.h>        /* __u64 for bpf/ntp_hash.h */
@@ -473,16 +475,48 @@ static void choose_tracepoints(struct ntp_collector *core, const struct ntp_kbtf
 					    "CPU), at the nvme_complete_rq tracepoint";
 }
 
+/* the bytes of a mapping of n slots of stride bytes: whole pages */
+static size_t slots_len(size_t stride, size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (stride * n + page - 1) & ~(page - 1);
+}
+
+/* the per-request slots mapped for the sweep (bpf/ntp_slots.h); without, stale ones wait for reuse */
+static void map_slots(struct ntp_collector *core, struct bpf_map *m)
+{
+	/* an array's elements are 8-byte aligned */
+	size_t stride = (bpf_map__value_size(m) + 7) & ~(size_t)7;
+	void *p;
+
+	p = mmap(NULL, slots_len(stride, bpf_map__max_entries(m)), PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(m), 0);
+	if (p == MAP_FAILED) {
+		ntp_debug("%s: mapping %s: %s", core->name, bpf_map__name(m), strerror(errno));
+		return;
+	}
+	core->slots = (struct ntp_slots_view){ .base = p, .n = bpf_map__max_entries(m),
+					       .stride = stride };
+}
+
 static int load(struct ntp_collector *core)
 {
 	struct ntp_host *s = host_of(core)->skel;
+	int err;
 
 	core->run_flavours = &s->bss->run_flavours;
-	return ntp_host__load(s);
+	err = ntp_host__load(s);
+	if (!err)
+		map_slots(core, s->maps.rq_slots);
+	return err;
 }
 
 static void destroy(struct ntp_collector *core)
 {
+	if (core->slots.base)
+		munmap(core->slots.base, slots_len(core->slots.stride, core->slots.n));
+	core->slots.base = NULL;
 	ntp_host__destroy(host_of(core)->skel);
 	host_of(core)->skel = NULL;
 }

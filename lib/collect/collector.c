@@ -16,6 +16,7 @@
 #include "lib/collect/bpf_reader.h"
 #include "lib/collect/collector.h"
 #include "lib/collect/inflight_expire.h"
+#include "bpf/ntp_slots.h"
 #include "lib/collect/kernel_probe.h"
 
 /*
@@ -565,11 +566,17 @@ static void sweep(struct ntp_collector *c)
 		c->expired += n;
 	else if (n < 0)
 		ntp_debug("%s: in-flight map sweep: %s", c->name, strerror(-n));
+	n = ntp_inflight__expire_slots(&c->slots, sizeof(struct ntp_rq_slot_head) + c->inflight_ts_off,
+				       now, NTP_INFLIGHT_EXPIRE_NS);
+	if (n > 0)
+		c->expired += n;
+	else if (n < 0)
+		ntp_debug("%s: in-flight slot sweep: %s", c->name, strerror(-n));
 	take_parked(c, now, NTP_PARKED_EXPIRE_NS);
 	if (!c->rdma_cmds)
 		return;
 	n = ntp_inflight__expire_orphans(bpf_map__fd(c->rdma_cmds), bpf_map__fd(c->inflight),
-					 bpf_map__value_size(c->inflight), c->inflight_cid_off);
+					 bpf_map__value_size(c->inflight), c->inflight_cid_off, &c->slots);
 	if (n < 0)
 		ntp_debug("%s: RDMA command map sweep: %s", c->name, strerror(-n));
 	else if (n > 0)

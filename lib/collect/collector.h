@@ -28,6 +28,7 @@
 
 #include "bpf/ntp_attach_flags.h"
 #include "bpf/ntp_events.h"
+#include "lib/collect/inflight_expire.h"  /* struct ntp_slots_view */
 #include "lib/collect/attach.h"
 #include "lib/collect/attach_plan.h"
 #include "lib/core/transport.h"
@@ -151,6 +152,8 @@ struct ntp_collector {
 	 */
 	struct bpf_map *inflight;
 	size_t inflight_ts_off, inflight_cid_off;
+	/* the host's per-request slots, mapped (their entries' offsets as inflight's); base NULL: none */
+	struct ntp_slots_view slots;
 	struct bpf_map *rdma_cmds;              /* host, -t rdma: (qp, cid) -> request; or NULL */
 	/*
 	 * Maps where the BPF side keeps a command's record after its

@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 
 #include "lib/collect/inflight_expire.h"
+#include "bpf/ntp_slots.h"
 
 /*
  * A walk that deletes as it goes.  The next key is fetched before the
@@ -83,27 +84,84 @@ long ntp_inflight__expire(int fd, size_t value_size, size_t ts_off, uint64_t now
 	return sweep(fd, sizeof(uint64_t), value_size, too_old, &a, NULL, NULL);
 }
 
+static unsigned char *slot_at(const struct ntp_slots_view *v, size_t i)
+{
+	return (unsigned char *)v->base + i * v->stride;
+}
+
+long ntp_inflight__expire_slots(const struct ntp_slots_view *v, size_t ts_off, uint64_t now,
+				uint64_t limit_ns)
+{
+	uint64_t before = now > limit_ns ? now - limit_ns : 0, ts, rq;
+	long n = 0;
+	size_t i;
+
+	if (!v || !v->base)
+		return 0;
+	if (ts_off + sizeof(uint64_t) > v->stride)
+		return -EINVAL;
+	if (!before)            /* nothing can be that old yet */
+		return 0;
+	for (i = 0; i < v->n; i++) {
+		struct ntp_rq_slot_head *h = (void *)slot_at(v, i);
+
+		rq = __atomic_load_n(&h->rq, __ATOMIC_ACQUIRE);
+		if (!rq)
+			continue;
+		memcpy(&ts, slot_at(v, i) + ts_off, sizeof(ts));
+		if (!ts || ts >= before)
+			continue;
+		if (!__atomic_compare_exchange_n(&h->rq, &rq, 0, false, __ATOMIC_SEQ_CST,
+						 __ATOMIC_SEQ_CST))
+			continue;       /* completed or replaced meanwhile */
+		n++;
+	}
+	return n;
+}
+
 struct orphan_arg {
 	int inflight_fd;
 	size_t cid_off;
 	void *value;            /* value_size bytes: the inflight entry */
+	const struct ntp_slots_view *slots;
 };
+
+/* rq's entry in its slot has command id cid */
+static bool in_slot(const struct orphan_arg *a, uint64_t rq, uint16_t cid)
+{
+	const struct ntp_slots_view *v = a->slots;
+	const unsigned char *s;
+	uint16_t c;
+
+	if (!v || !v->base)
+		return false;
+	s = slot_at(v, ntp_rq_slot(rq) % v->n);
+	if (__atomic_load_n(&((const struct ntp_rq_slot_head *)s)->rq, __ATOMIC_ACQUIRE) != rq)
+		return false;
+	memcpy(&c, s + sizeof(struct ntp_rq_slot_head) + a->cid_off, sizeof(c));
+	return c == cid;
+}
 
 static bool orphan(const void *key, const void *value, void *arg)
 {
 	const struct ntp_rdma_cmd_key *k = key;
 	const struct orphan_arg *a = arg;
+	uint64_t rq;
 	uint16_t cid;
 
+	memcpy(&rq, value, sizeof(rq));
+	if (in_slot(a, rq, k->cid))
+		return false;
 	if (bpf_map_lookup_elem(a->inflight_fd, value, a->value))
 		return errno == ENOENT;
 	memcpy(&cid, (const unsigned char *)a->value + a->cid_off, sizeof(cid));
 	return cid != k->cid;
 }
 
-long ntp_inflight__expire_orphans(int rdma_fd, int inflight_fd, size_t value_size, size_t cid_off)
+long ntp_inflight__expire_orphans(int rdma_fd, int inflight_fd, size_t value_size, size_t cid_off,
+				  const struct ntp_slots_view *slots)
 {
-	struct orphan_arg a = { .inflight_fd = inflight_fd, .cid_off = cid_off };
+	struct orphan_arg a = { .inflight_fd = inflight_fd, .cid_off = cid_off, .slots = slots };
 	long n;
 
 	if (cid_off + sizeof(uint16_t) > value_size)

@@ -35,12 +35,37 @@
 long ntp_inflight__expire(int fd, size_t value_size, size_t ts_off, uint64_t now, uint64_t limit_ns);
 
 /*
- * Delete every entry of the RDMA map rdma_fd (struct ntp_rdma_cmd_key ->
- * request pointer) whose request is not in the map inflight_fd with that
- * command id (a __u16 at cid_off of its value_size-byte value).  Returns how
- * many were deleted, or -errno.
+ * The host's per-request slots (bpf/ntp_slots.h), mapped into user space:
+ * n slots of stride bytes from base, each a struct ntp_rq_slot_head and
+ * the command's entry after it (whose offsets the callers give from the
+ * slot's start).  NULL base: none.
  */
-long ntp_inflight__expire_orphans(int rdma_fd, int inflight_fd, size_t value_size, size_t cid_off);
+struct ntp_slots_view {
+	void *base;
+	size_t n, stride;
+};
+
+/*
+ * Free every slot of v whose owner's entry has a __u64 at ts_off that is
+ * non-zero and older than now - limit_ns, as ntp_inflight__expire does for
+ * the hash map.  A slot is taken from its owner by an exchange of the
+ * owner's address for 0, as the BPF side takes a free one.  (A request
+ * reused at that very moment, after its command stayed stale for the
+ * whole limit, loses its new command: the BPF side replaces a stale entry
+ * of its own request in place.)  Returns how many.
+ */
+long ntp_inflight__expire_slots(const struct ntp_slots_view *v, size_t ts_off, uint64_t now,
+				uint64_t limit_ns);
+
+/*
+ * Delete every entry of the RDMA map rdma_fd (struct ntp_rdma_cmd_key ->
+ * request pointer) whose request has no entry with that command id (a
+ * __u16 at cid_off of its value_size-byte value) in the map inflight_fd,
+ * nor in its slot of slots (if not NULL; cid_off + sizeof(struct
+ * ntp_rq_slot_head) there).  Returns how many were deleted, or -errno.
+ */
+long ntp_inflight__expire_orphans(int rdma_fd, int inflight_fd, size_t value_size, size_t cid_off,
+				  const struct ntp_slots_view *slots);
 
 /*
  * The records a collector's BPF side keeps after a command's completion,

@@ -7,6 +7,9 @@
  * (qp, cid) entries whose request is in flight with that command id.  The
  * parked records' take (16-byte keys as app_aio's) hands over each deleted
  * record once, the old ones on a sweep and all of them at the stop.
+ * The host's per-request slots (plain memory here, a mapping of the BPF
+ * array in record) lose their old owners only, and the RDMA sweep finds a
+ * command in its slot as in the map.
  * Creating a map needs root (CAP_BPF): without it each test is skipped,
  * saying why.  CI runs as root.
  */
@@ -22,6 +25,7 @@
 #include <cmocka.h>
 
 #include "bpf/ntp_events.h"
+#include "bpf/ntp_slots.h"
 #include "lib/collect/inflight_expire.h"
 
 #define S 1000000000ULL
@@ -184,7 +188,7 @@ static void test_rdma_orphans(void **state)
 	for (i = 100; i < 1100; i++)            /* many stale ones, deleted while walking */
 		rdma_put(rd, 3, i, 0xd000 + i);
 	assert_int_equal(ntp_inflight__expire_orphans(rd, in, sizeof(struct value),
-						      offsetof(struct value, ev.cid)), 1002);
+						      offsetof(struct value, ev.cid), NULL), 1002);
 	assert_true(rdma_has(rd, 1, 7));
 	assert_true(rdma_has(rd, 1, 0x1009));
 	assert_false(rdma_has(rd, 1, 9));
@@ -264,6 +268,83 @@ static void test_parked_take(void **state)
 	close(fd);
 }
 
+/* as bpf/host.bpf.c's struct rq_slot */
+struct slot {
+	struct ntp_rq_slot_head h;
+	struct value v;
+};
+
+#define NSLOTS 64
+
+static struct slot *slot_of(struct slot *slots, uint64_t rq)
+{
+	return &slots[ntp_rq_slot(rq) % NSLOTS];
+}
+
+static void slot_put(struct slot *slots, uint64_t rq, uint64_t h_queue, uint16_t cid)
+{
+	struct slot *s = slot_of(slots, rq);
+
+	s->h.rq = rq;
+	s->v.ev.h_queue = h_queue;
+	s->v.ev.cid = cid;
+}
+
+static long expire_slots(struct slot *slots, uint64_t now)
+{
+	struct ntp_slots_view v = { .base = slots, .n = NSLOTS, .stride = sizeof(*slots) };
+
+	return ntp_inflight__expire_slots(&v, sizeof(struct ntp_rq_slot_head) +
+					  offsetof(struct value, ev.h_queue), now, 120 * S);
+}
+
+static void test_slots_old_go_new_stay(void **state)
+{
+	static struct slot slots[NSLOTS];
+	struct ntp_slots_view none = { 0 }, bad = { .base = slots, .n = NSLOTS, .stride = 8 };
+
+	(void)state;
+	memset(slots, 0, sizeof(slots));
+	slot_put(slots, 0x1000, NOW - 200 * S, 1);      /* old: goes */
+	slot_put(slots, 0x1100, NOW - 1 * S, 2);        /* new: stays */
+	slot_put(slots, 0x1200, 0, 3);                  /* no timestamp yet: stays */
+	assert_int_equal(expire_slots(slots, NOW), 1);
+	assert_int_equal(slot_of(slots, 0x1000)->h.rq, 0);
+	assert_int_equal(slot_of(slots, 0x1100)->h.rq, 0x1100);
+	assert_int_equal(slot_of(slots, 0x1200)->h.rq, 0x1200);
+	/* again: nothing left that old; too early for anything to be that old */
+	assert_int_equal(expire_slots(slots, NOW), 0);
+	assert_int_equal(expire_slots(slots, 100 * S), 0);
+	/* no slots mapped: nothing to do; an offset past the slot: refused */
+	assert_int_equal(ntp_inflight__expire_slots(&none, 0, NOW, 120 * S), 0);
+	assert_int_equal(ntp_inflight__expire_slots(&bad, 8, NOW, 120 * S), -EINVAL);
+}
+
+static void test_rdma_orphans_in_slots(void **state)
+{
+	static struct slot slots[NSLOTS];
+	struct ntp_slots_view v = { .base = slots, .n = NSLOTS, .stride = sizeof(*slots) };
+	int in = make_map(sizeof(uint64_t), sizeof(struct value));
+	int rd = make_map(sizeof(struct ntp_rdma_cmd_key), sizeof(uint64_t));
+
+	(void)state;
+	memset(slots, 0, sizeof(slots));
+	slot_put(slots, 0xa000, NOW, 7);
+	put(in, 0xb000, NOW, 9);
+	rdma_put(rd, 1, 7, 0xa000);             /* in its slot: kept */
+	rdma_put(rd, 1, 9, 0xb000);             /* in the map: kept */
+	rdma_put(rd, 1, 8, 0xa000);             /* its slot holds another command id: stale */
+	rdma_put(rd, 2, 7, 0xc000);             /* in neither: stale */
+	assert_int_equal(ntp_inflight__expire_orphans(rd, in, sizeof(struct value),
+						      offsetof(struct value, ev.cid), &v), 2);
+	assert_true(rdma_has(rd, 1, 7));
+	assert_true(rdma_has(rd, 1, 9));
+	assert_false(rdma_has(rd, 1, 8));
+	assert_false(rdma_has(rd, 2, 7));
+	close(in);
+	close(rd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +353,8 @@ int main(void)
 		cmocka_unit_test(test_delete_all_while_walking),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_rdma_orphans),
+		cmocka_unit_test(test_slots_old_go_new_stay),
+		cmocka_unit_test(test_rdma_orphans_in_slots),
 		cmocka_unit_test(test_parked_take),
 	};
 
