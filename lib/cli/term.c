@@ -29,7 +29,7 @@ int ntp_term__width(void)
 	}
 	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
 		return ws.ws_col;
-	return 0;
+	return NTP_TERM_DEFAULT_WIDTH;
 }
 
 bool ntp_term__color(const char *when)

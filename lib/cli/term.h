@@ -6,8 +6,9 @@
  * perf decide it:
  *
  *  - the width: none with --wide; else COLUMNS when it is a number; else
- *    the terminal's (TIOCGWINSZ) when standard output is one; else none,
- *    so that a pipe or a file gets every table whole;
+ *    the terminal's (TIOCGWINSZ) when standard output is one; else 100, so
+ *    that a pipe or a file gets the same compact tables as a terminal of
+ *    100 columns, the width the tables are made to fit;
  *  - colour: --color=always, never; auto (the default) colours only a
  *    terminal that is not "dumb", and never when NO_COLOR is set and not
  *    empty.
@@ -44,7 +45,10 @@ extern const char *const ntp_term__color_words[];
  * --color's word (NULL: auto).  Call before the pager starts.
  */
 void ntp_term__open(struct ntp_term *t, bool wide, const char *color);
-/* the width COLUMNS or the terminal gives, 0 when neither does */
+/* the width of a pipe or a file, where neither COLUMNS nor a terminal gives one */
+#define NTP_TERM_DEFAULT_WIDTH 100
+
+/* the width COLUMNS or the terminal gives, else NTP_TERM_DEFAULT_WIDTH */
 int ntp_term__width(void);
 /* does --color=WHEN (NULL: auto) colour standard output? */
 bool ntp_term__color(const char *when);

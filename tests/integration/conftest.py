@@ -82,13 +82,16 @@ def run(ntprof):
     """run(*args, timeout=60, input=None, env=None) -> CompletedProcess (text).
 
     Runs ntprof with args, never through a shell; env entries are added to
-    (not substituted for) the current environment, less COLUMNS, which would
-    fold the text tables as a terminal's width does.  Output is decoded as
+    (not substituted for) the current environment, with COLUMNS=10000: the
+    tests read text tables whole, as a script that sets COLUMNS or passes
+    --wide does (ntprof(1), THE TERMINAL); env={"COLUMNS": ""} gives the
+    default of a pipe, tables folded to 100 columns.  Output is decoded as
     UTF-8 with errors replaced, so binary garbage fails an assertion rather
     than the helper.
     """
     def _run(*args, timeout=60, input=None, env=None):
         full_env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+        full_env["COLUMNS"] = "10000"
         full_env.update(env or {})
         before = json_schema.before_run(args)
         r = subprocess.run([str(ntprof), *map(str, args)], input=input, env=full_env,

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The terminal (ntprof(1), THE TERMINAL): report's and compare's text tables
-fold to COLUMNS or the terminal's width into blocks that repeat the key
-columns, --wide keeps them whole, and --color marks report's dominant stage
+fold to COLUMNS, the terminal's width or a pipe's 100 columns into blocks
+that repeat the key columns, --wide keeps them whole, and --color marks report's dominant stage
 and compare's significant changes, on a terminal unless NO_COLOR says not.
 
 Folded or not, the tables hold the same cells: the folded text is read back
@@ -82,11 +82,13 @@ def test_wide__whole_tables_whatever_columns(run, recs):
 
 
 @pytest.mark.parametrize("columns", ["", "0", "-5", "80x", "99999999"])
-def test_columns_not_a_width__tables_whole(run, recs, columns):
-    whole = run("report", recs / "host.ntp")
+def test_columns_not_a_width__as_a_pipe_without_it(run, recs, columns):
+    """COLUMNS that is not a width is ignored: a pipe's 100 columns."""
+    at100 = run("report", recs / "host.ntp", env={"COLUMNS": "100"})
     r = run("report", recs / "host.ntp", env={"COLUMNS": columns})
     assert_ok(r)
-    assert r.stdout == whole.stdout
+    assert r.stdout == at100.stdout
+    assert r.stdout != run("report", "--wide", recs / "host.ntp").stdout
 
 
 def test_narrow_width__one_statistic_a_block(run, recs):
@@ -236,7 +238,7 @@ def fake_pager(tmp_path):
 @pytest.mark.parametrize("args,cols,less", [
     ([], 100, "FRX"),              # folded to the terminal: lines fit
     (["--wide"], 100, "FRXS"),     # whole tables: cut at the edge, not wrapped
-    ([], 0, "FRXS"),               # a terminal that does not say its width
+    ([], 0, "FRX"),                # a terminal that does not say its width: 100, as a pipe
 ])
 def test_pager_cuts_lines_of_text_not_folded(ntprof, recs, fake_pager, args, cols, less):
     script, got = fake_pager
@@ -251,12 +253,21 @@ def test_pager_cuts_lines_of_text_not_folded(ntprof, recs, fake_pager, args, col
     ("report", ["jh.ntp", "jt.ntp"]),
     ("compare", ["host.ntp", "new.ntp"]),
 ])
-def test_pipe__tables_whole__as_wide(run, recs, cmd, files):
-    """A pipe or a file without COLUMNS: every table whole, as --wide, so that
-    a script reads the same text whatever terminal it was started from."""
+def test_pipe__compact_tables__as_100_columns(run, recs, cmd, files):
+    """A pipe or a file without COLUMNS gets the compact tables, folded to 100
+    columns as a terminal of 100 would: the same text whatever terminal a
+    script was started from, the same cells as --wide's whole tables."""
     paths = [recs / f for f in files]
-    piped, wide = run(cmd, *paths), run(cmd, "--wide", *paths)
-    assert_ok(piped)
-    assert_ok(wide)
-    assert piped.stdout == wide.stdout
-    assert max(map(len, table_lines(piped.stdout))) > 100
+    piped = run(cmd, *paths, env={"COLUMNS": ""})
+    at100 = run(cmd, *paths, env={"COLUMNS": "100"})
+    wide = run(cmd, "--wide", *paths, env={"COLUMNS": ""})
+    for r in (piped, at100, wide):
+        assert_ok(r)
+    assert piped.stdout == at100.stdout
+    assert max(map(len, table_lines(piped.stdout))) <= 100
+    assert max(map(len, table_lines(wide.stdout))) > 100
+    if cmd == "report":
+        by_file = len(files) > 1
+        assert parse_tables(piped.stdout, by_file) == parse_tables(wide.stdout, by_file)
+
+
