@@ -92,7 +92,8 @@ static unsigned char *slot_at(const struct ntp_slots_view *v, size_t i)
 long ntp_inflight__expire_slots(const struct ntp_slots_view *v, size_t ts_off, uint64_t now,
 				uint64_t limit_ns)
 {
-	uint64_t before = now > limit_ns ? now - limit_ns : 0, ts, rq;
+	uint64_t before = now > limit_ns ? now - limit_ns : 0, ts;
+	__u64 rq;               /* the slot head's own type, for the compare-and-swap */
 	long n = 0;
 	size_t i;
 
