@@ -28,14 +28,15 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/core/grow.h"
 #include "lib/core/size.h"
 #include "lib/core/stat_table.h"
 #include "lib/diag/diag.h"
 #include "lib/diag/diag_sql.h"
 #include "lib/fmt/safe_text.h"
 #include "lib/model/model_evidence.h"
-#include "lib/model/model_filter.h"
 #include "lib/model/model_files.h"
+#include "lib/model/model_filter.h"
 #include "lib/model/model_sql.h"
 #include "lib/model/model_view.h"
 #include "lib/ntp/db_meta.h"
@@ -95,20 +96,6 @@ static void gather_free(struct ntp_diag_gather *g)
 	free(g->bk);
 }
 
-/* room for element n of *p, whose room doubles at the counts 0, 1, 2, 4, ... */
-static int grow(void **p, size_t n, size_t size)
-{
-	void *q;
-
-	if (n & (n - 1))
-		return 0;
-	q = realloc(*p, (n ? 2 * n : 1) * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	return 0;
-}
-
 static void copy(char *dst, size_t len, const unsigned char *src)
 {
 	snprintf(dst, len, "%s", src ? (const char *)src : "");
@@ -134,7 +121,7 @@ static int backend_query(struct ntp_diag_gather *g, struct ntp_diag_sources *has
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct dbk *b;
 
-		if (grow((void **)&g->bk, g->nbk, sizeof(*g->bk))) {
+		if (ntp_grow__for((void **)&g->bk, g->nbk, sizeof(*g->bk))) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -157,7 +144,7 @@ static int keep_groups(struct ntp_diag_gather *g, const struct ntp_evidence *ev,
 		const struct ntp_evidence_row *a = &ev->groups[i];
 		struct dgq *q;
 
-		if (grow((void **)&g->gq, g->ngq, sizeof(*g->gq)))
+		if (ntp_grow__for((void **)&g->gq, g->ngq, sizeof(*g->gq)))
 			return -ENOMEM;
 		q = &g->gq[g->ngq];
 		memset(q, 0, sizeof(*q));
@@ -213,7 +200,7 @@ static int host_queries(struct ntp_diag_gather *g, struct ntp_diag_sources *has,
 		const struct ntp_evidence_row *a = &ev->queues[k];
 		struct dq *q;
 
-		if (grow((void **)&g->q, g->nq, sizeof(*g->q))) {
+		if (ntp_grow__for((void **)&g->q, g->nq, sizeof(*g->q))) {
 			rc = -ENOMEM;
 			break;
 		}

@@ -12,6 +12,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/core/grow.h"
 #include "lib/model/model.h"
 #include "lib/model/model_evidence.h"
 #include "lib/model/model_filter.h"
@@ -59,20 +60,6 @@ bool ntp_evidence__has_pid(sqlite3 *db, const char *schema)
 {
 	return ntp_db__has_column(db, schema, "host_io", "pid") &&
 	       ntp_db__has_column(db, schema, "host_io", "comm");
-}
-
-/* room for element n of *p, whose room doubles at the counts 0, 1, 2, 4, ... */
-static int grow(void **p, size_t n, size_t size)
-{
-	void *q;
-
-	if (n & (n - 1))
-		return 0;
-	q = realloc(*p, (n ? 2 * n : 1) * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	return 0;
 }
 
 static uint64_t mix(uint64_t h, const void *p, size_t len)
@@ -175,7 +162,7 @@ static struct ntp_evidence_row *hmap_append(struct hmap *m, const struct hkey *k
 {
 	struct ntp_evidence_row *a;
 
-	if (grow((void **)&m->a, m->n, sizeof(*m->a)))
+	if (ntp_grow__for((void **)&m->a, m->n, sizeof(*m->a)))
 		return NULL;
 	a = &m->a[m->n];
 	memset(a, 0, sizeof(*a));
