@@ -8,7 +8,6 @@
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/cli/outfile.h"
-#include "lib/core/jobs.h"
 #include "lib/model/model_check.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_read.h"
@@ -29,60 +28,30 @@ int ntp_model__check_twice(const char *const *paths, int n)
 }
 
 /*
- * The files' checks at once, a file a thread (one after another with
- * NTPROF_THREADS=1): counting every table walks each table's pages, which
- * takes as long as the file is large.  A check's failure is held and told
- * afterwards, the first in file order.
+ * The files' checks, one after another: counting every table walks each
+ * table's pages, which takes as long as the file is large.  Checked a file
+ * a thread, two 10M recordings took as long (bench/README.md, join_ab.py).
+ * A check's failure is told alone, not what the damage made the reader say
+ * on the way: the first in file order.
  */
-struct file_check {
-	const char *path;
-	int err;
-	int64_t host_rows;
-	char msg[1024];
-};
-
-/* one thread's files: w, w + nw, w + 2 nw, ... */
-struct checker {
-	struct file_check *c;
-	int n, w, nw;
-};
-
-static void *check_job(void *arg)
-{
-	const struct checker *k = arg;
-
-	for (int i = k->w; i < k->n; i += k->nw) {
-		struct file_check *c = &k->c[i];
-		sqlite3 *db;
-
-		ntp_err__hold(c->msg, sizeof(c->msg));
-		c->err = ntp_db__open_read_counted(&db, c->path, &c->host_rows);
-		if (!c->err)
-			sqlite3_close(db);
-		ntp_err__hold(NULL, 0);
-	}
-	return NULL;
-}
-
 int ntp_model__check_files(const char *const *paths, int n, int64_t *host_rows)
 {
-	struct file_check c[NTP_JOIN_MAX_FILES] = { { 0 } };
-	struct checker k[NTP_JOIN_MAX_FILES];
-	int nw = ntp_jobs__threads();
-
-	nw = nw < n ? nw : n;
 	for (int i = 0; i < n; i++)
-		c[i].path = paths[i];
-	for (int w = 0; w < nw; w++)
-		k[w] = (struct checker){ c, n, w, nw };
-	ntp_jobs__run(check_job, k, sizeof(*k), nw);
+		host_rows[i] = 0;
 	for (int i = 0; i < n; i++) {
-		host_rows[i] = c[i].host_rows;
-		if (c[i].err) {
-			if (c[i].msg[0])
-				ntp_error("%s", c[i].msg);
-			return c[i].err;
+		char msg[1024] = "";
+		sqlite3 *db;
+		int err;
+
+		ntp_err__hold(msg, sizeof(msg));
+		err = ntp_db__open_read_counted(&db, paths[i], &host_rows[i]);
+		ntp_err__hold(NULL, 0);
+		if (err) {
+			if (msg[0])
+				ntp_error("%s", msg);
+			return err;
 		}
+		sqlite3_close(db);
 	}
 	return 0;
 }

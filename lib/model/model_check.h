@@ -16,10 +16,9 @@
 int ntp_model__check_twice(const char *const *paths, int n);
 
 /*
- * paths[0..n) checked as the reader checks a file, at once on up to
- * NTPROF_THREADS threads; host_rows[i] host_io's rows, which the check
- * counts.  The first failure in file order is printed and returned, as
- * checks one after another would.  0 or an NTP_EXIT_* code.
+ * paths[0..n) checked as the reader checks a file, one after another;
+ * host_rows[i] host_io's rows, which the check counts.  The first failure
+ * in file order is printed and returned.  0 or an NTP_EXIT_* code.
  */
 int ntp_model__check_files(const char *const *paths, int n, int64_t *host_rows);
 
