@@ -262,7 +262,7 @@ int cmd_compare(int argc, const char **argv)
 		NTP_OPT_BOOL('q', "quiet", &o.quiet,
 			     "no header block (files, differences, notes): the tables only"),
 		NTP_OPT_BOOL(0, "wide", &o.wide,
-			     "the tables whole, however wide: never folded to the terminal's width"),
+			     "tables whole: never folded to the terminal, COLUMNS or a pipe's 100"),
 		NTP_OPT_CHOICE(0, "color", &o.color, "WHEN",
 			       "mark significant changes in colour: on a "
 			       "terminal (auto, the default; not with NO_COLOR), always or never", ntp_term__color_words),

@@ -84,7 +84,7 @@ int cmd_report(int argc, const char **argv)
 		NTP_OPT_BOOL('q', "quiet", &o.quiet,
 			     "no header block (files, counts, notes): the tables only"),
 		NTP_OPT_BOOL(0, "wide", &o.wide,
-			     "the tables whole, however wide: never folded to the terminal's width"),
+			     "tables whole: never folded to the terminal, COLUMNS or a pipe's 100"),
 		NTP_OPT_CHOICE(0, "color", &o.color, "WHEN",
 			       "mark the stage that takes the most time in colour: on a "
 			       "terminal (auto, the default; not with NO_COLOR), always or never", ntp_term__color_words),
