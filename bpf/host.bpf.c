@@ -416,6 +416,24 @@ static __always_inline void read_ident(struct nvme_command *cmd, __u16 *cid, __u
 }
 
 /*
+ * The queue's io_cpu, the CPU its io_work runs on (nvme-tcp; RDMA has
+ * none): a submitter on another CPU leaves the send to io_work.
+ */
+static __always_inline void tcp_io_cpu(struct request *rq, struct ntp_host_event *ev)
+{
+	struct nvme_tcp_request *req = (void *)nvme_req(rq);
+	struct nvme_tcp_queue *queue;
+
+	if (transport != NTP_TRANSPORT_TCP || !bpf_core_field_exists(struct nvme_tcp_queue, io_cpu))
+		return;
+	queue = BPF_CORE_READ(req, queue);
+	if (!queue)
+		return;
+	ev->io_cpu = BPF_CORE_READ(queue, io_cpu);
+	ev->flags |= NTP_HF_IO_CPU;
+}
+
+/*
  * a sampled command: its identity into inflight.  The SQE is read again
  * here rather than kept from the decision, which would have to keep it
  * spilled on the stack for every command.
@@ -437,6 +455,8 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 	v.ev.h_start = start_time(rq, now, &v.ev.flags, btf);
 	v.ev.h_queue = now;
 	v.queue_task = bpf_get_current_pid_tgid();
+	v.ev.cpu = bpf_get_smp_processor_id();
+	tcp_io_cpu(rq, &v.ev);
 	if (app_track)
 		app_at_setup(rq, &v.ev, btf);
 	v.ev.slba = slba;

@@ -242,6 +242,7 @@ struct nvme_tcp_queue {
 	struct list_head send_list;
 	struct llist_head req_list;
 	struct nvme_tcp_request *request;
+	int io_cpu;                     /* the CPU its io_work runs on */
 };
 
 #pragma clang attribute pop
