@@ -456,6 +456,7 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 	v.ev.h_queue = now;
 	v.queue_task = bpf_get_current_pid_tgid();
 	v.ev.cpu = bpf_get_smp_processor_id();
+	v.ev.flags |= NTP_HF_CPU;
 	tcp_io_cpu(rq, &v.ev);
 	if (app_track)
 		app_at_setup(rq, &v.ev, btf);

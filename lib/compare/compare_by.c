@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* compare --by: the runs' rows per queue or per process, paired (compare_by.h). */
+/* compare --by: the runs' rows per queue, process or CPU, paired (compare_by.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -21,6 +21,10 @@ static void pair_key(char *buf, size_t len, enum ntp_diag_by_key key,
 
 	if (key == NTP_DIAG_BY_QUEUE) {
 		snprintf(buf, len, "%d\n%s\n%" PRId64, w->file, w->ctrl, w->qid);
+		return;
+	}
+	if (key == NTP_DIAG_BY_CPU || key == NTP_DIAG_BY_IO_CPU) {
+		snprintf(buf, len, "%d\n%" PRId64, w->file, w->cpu);
 		return;
 	}
 	if (w->pid < 0) {
@@ -160,9 +164,28 @@ static void imbalance_text(FILE *f, const char *what, double a, double b)
 	fprintf(f, " %s %s -> %s", what, x, y);
 }
 
+/* the share of each run's commands sent off the queue's io_cpu, where recorded */
+static void off_io_cpu_text(FILE *f, const struct ntp_compare_by *cb)
+{
+	char x[2][24];
+
+	if (!cb->run[0]->total.where_known && !cb->run[1]->total.where_known)
+		return;
+	for (int r = 0; r < 2; r++) {
+		const struct ntp_diag_by_row *t = &cb->run[r]->total;
+
+		if (t->where_known)
+			snprintf(x[r], sizeof(x[r]), "%.1f%%",
+				 100.0 * (double)t->off_io_cpu / (double)t->where_known);
+		else
+			snprintf(x[r], sizeof(x[r]), "-");
+	}
+	fprintf(f, "# sent off the queue's io_cpu, baseline -> new: %s -> %s\n", x[0], x[1]);
+}
+
 void ntp_compare_by__text(FILE *f, const struct ntp_compare_by *cb)
 {
-	const char *key = cb->key == NTP_DIAG_BY_QUEUE ? "queue" : "process";
+	const char *key = ntp_diag_by__word(cb->key);
 	char tail[24];
 
 	if (cb->key == NTP_DIAG_BY_NONE)
@@ -190,6 +213,7 @@ void ntp_compare_by__text(FILE *f, const struct ntp_compare_by *cb)
 		fprintf(f, "# processes: not recorded in the %s (the application's side was off)\n",
 			!cb->run[0]->pid_recorded && !cb->run[1]->pid_recorded ? "either run" :
 			!cb->run[0]->pid_recorded ? "baseline" : "new run");
+	off_io_cpu_text(f, cb);
 }
 
 /* ---- JSON ------------------------------------------------------------------------------- */
@@ -210,7 +234,7 @@ void ntp_compare_by__json(struct ntp_json *j, const struct ntp_compare_by *cb)
 		return;
 	}
 	ntp_json__start_object(j);
-	ntp_json__string_field(j, "key", cb->key == NTP_DIAG_BY_QUEUE ? "queue" : "process");
+	ntp_json__string_field(j, "key", ntp_diag_by__word(cb->key));
 	ntp_json__name(j, "baseline");
 	ntp_diag_by__json(j, cb->run[0]);
 	ntp_json__name(j, "new");
@@ -264,7 +288,7 @@ static void cells_html(FILE *f, const struct ntp_diag_by_row *w)
 
 void ntp_compare_by__html(FILE *f, const struct ntp_compare_by *cb)
 {
-	const char *key = cb->key == NTP_DIAG_BY_QUEUE ? "queue" : "process";
+	const char *key = ntp_diag_by__word(cb->key);
 	const char *tail;
 
 	if (cb->key == NTP_DIAG_BY_NONE || (!cb->run[0]->host && !cb->run[1]->host))

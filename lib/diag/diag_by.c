@@ -19,7 +19,7 @@
 #include "lib/fmt/safe_text.h"
 #include "lib/model/model_sql.h"
 
-const char *const ntp_diag_by_names[] = { "queue", "process", NULL };
+const char *const ntp_diag_by_names[] = { "queue", "process", "cpu", "io_cpu", NULL };
 
 enum ntp_diag_by_key ntp_diag_by__key(const char *name)
 {
@@ -27,6 +27,11 @@ enum ntp_diag_by_key ntp_diag_by__key(const char *name)
 		if (!strcmp(name, ntp_diag_by_names[i]))
 			return (enum ntp_diag_by_key)(NTP_DIAG_BY_QUEUE + i);
 	return NTP_DIAG_BY_NONE;
+}
+
+const char *ntp_diag_by__word(enum ntp_diag_by_key key)
+{
+	return key == NTP_DIAG_BY_NONE ? NULL : ntp_diag_by_names[key - NTP_DIAG_BY_QUEUE];
 }
 
 /* the end-to-end latencies of a row, then of the total */
@@ -53,7 +58,7 @@ static int push(struct vec *x, int64_t v)
 /* a row's sums while its commands are read */
 struct acc {
 	struct ntp_diag_by_row row;
-	long double e2e, held, delay;
+	long double e2e, held, delay, off_delay, on_delay;
 	struct vec lat;
 	bool open;
 };
@@ -92,6 +97,9 @@ static int finish(struct acc *a, double scale, int tail_stat)
 	w->rate = scale >= 0 ? (double)w->n * scale : -1;
 	w->inflight = scale >= 0 && w->n ? w->rate * (double)(a->held / w->n) / 1e9 : -1;
 	w->deferred_delay_ns = w->deferred ? (double)(a->delay / w->deferred) : NAN;
+	w->off_delay_ns = w->off_io_cpu ? (double)(a->off_delay / w->off_io_cpu) : NAN;
+	w->on_delay_ns = w->where_known > w->off_io_cpu ?
+			 (double)(a->on_delay / (w->where_known - w->off_io_cpu)) : NAN;
 	w->tail_ns = -1;
 	if (w->n >= ntp_stats[tail_stat].min_shown)
 		w->tail_ns = ntp_stats__percentile_of(a->lat.v, a->lat.n, ntp_stats[tail_stat].pct,
@@ -100,18 +108,19 @@ static int finish(struct acc *a, double scale, int tail_stat)
 }
 
 /* the row a command of this key opens: its name and key */
-static void open_row(struct ctx *c, const char *ctrl, int64_t qid, int64_t pid, const char *comm)
+static void open_row(struct ctx *c, const char *ctrl, int64_t qid, int64_t pid, const char *comm,
+		     int64_t cpu)
 {
 	struct acc *a = &c->cur;
 	struct ntp_diag_by_row *w = &a->row;
 	char prefix[16] = "";
 
 	a->lat.n = 0;
-	a->e2e = a->held = a->delay = 0;
+	a->e2e = a->held = a->delay = a->off_delay = a->on_delay = 0;
 	a->open = true;
 	memset(w, 0, sizeof(*w));
 	w->file = c->file + 1;
-	w->qid = w->pid = -1;
+	w->qid = w->pid = w->cpu = -1;
 	w->depth = -1;
 	if (c->nhost > 1)
 		snprintf(prefix, sizeof(prefix), "%d:", c->file + 1);
@@ -120,6 +129,13 @@ static void open_row(struct ctx *c, const char *ctrl, int64_t qid, int64_t pid, 
 		w->qid = qid;
 		w->depth = ntp_diag__ctrl_depth(c->s, c->file, ctrl);
 		snprintf(w->name, sizeof(w->name), "%s%s q%" PRId64, prefix, ctrl, qid);
+	} else if (c->b->key == NTP_DIAG_BY_CPU || c->b->key == NTP_DIAG_BY_IO_CPU) {
+		w->cpu = cpu;
+		if (cpu >= 0)
+			snprintf(w->name, sizeof(w->name), "%s%s %" PRId64, prefix,
+				 ntp_diag_by__word(c->b->key), cpu);
+		else
+			snprintf(w->name, sizeof(w->name), "%s(not recorded)", prefix);
 	} else if (pid >= 0) {
 		w->pid = pid;
 		snprintf(w->comm, sizeof(w->comm), "%s", comm);
@@ -148,7 +164,7 @@ static int close_row(struct ctx *c)
 
 /* one command into the open row and the total */
 static int add(struct ctx *c, int64_t e2e, int64_t held, bool deferred, int64_t delay,
-	       bool error)
+	       bool error, int where)
 {
 	struct acc *k[2] = { &c->cur, &c->all };
 
@@ -160,6 +176,15 @@ static int add(struct ctx *c, int64_t e2e, int64_t held, bool deferred, int64_t 
 		k[i]->held += held;
 		if (deferred)
 			k[i]->delay += delay;
+		/* where: -1 the CPUs not recorded, 1 sent off the queue's io_cpu, 0 on it */
+		if (where >= 0) {
+			k[i]->row.where_known++;
+			k[i]->row.off_io_cpu += where;
+			if (where)
+				k[i]->off_delay += delay;
+			else
+				k[i]->on_delay += delay;
+		}
 		if (push(&k[i]->lat, e2e))
 			return -ENOMEM;
 	}
@@ -184,11 +209,15 @@ static int read_file(struct ctx *c, const struct ntp_report *r, struct ntp_sourc
 	int64_t prev_qid = -1, prev_pid = -1, other_qid = -1;
 	char other_ctrl[32] = "";
 	int64_t other_pid = -2;
-	bool has_pid, queue = c->b->key == NTP_DIAG_BY_QUEUE;
+	enum ntp_diag_by_key key = c->b->key;
+	bool has_pid, has_cpu, queue = key == NTP_DIAG_BY_QUEUE;
+	bool by_cpu = key == NTP_DIAG_BY_CPU || key == NTP_DIAG_BY_IO_CPU;
+	int kcol = key == NTP_DIAG_BY_CPU ? 9 : 10;    /* a CPU key's column */
+	int64_t prev_cpu = -2;
 	sqlite3_stmt *st;
 	int rc;
 
-	rc = ntp_diag__host_from(from, sizeof(from), &where, &has_pid, r, s, c->file);
+	rc = ntp_diag__host_from(from, sizeof(from), &where, &has_pid, &has_cpu, r, s, c->file);
 	if (!rc)
 		rc = ntp_diag__span_ns(s->db, path, from, &where, r->filter != NULL, span, &span);
 	if (rc)
@@ -197,22 +226,30 @@ static int read_file(struct ctx *c, const struct ntp_report *r, struct ntp_sourc
 		   (double)h->sample_one_in / ((double)span / 1e9) : -1;
 	snprintf(sql, sizeof(sql),
 		 "SELECT controller, qid, coalesce(pid, -1), comm, e2e_ns, h_done_ns - h_queue_ns,"
-		 " deferred, sent_ns - h_queue_ns, status != 0 FROM %s WHERE 1", from);
+		 " deferred, sent_ns - h_queue_ns, status != 0, coalesce(cpu, -1),"
+		 " coalesce(io_cpu, -1),"
+		 " CASE WHEN cpu IS NULL OR io_cpu IS NULL THEN -1 ELSE cpu != io_cpu END"
+		 " FROM %s WHERE 1", from);
 	if (ntp_read_filter__prepare(s->db, sql, r->filter ? &where : NULL,
-				     queue ? " ORDER BY 1, 2, 3" : " ORDER BY 3, 1, 2", &st))
+				     queue ? " ORDER BY 1, 2, 3" :
+				     key == NTP_DIAG_BY_CPU ? " ORDER BY 10, 1, 2" :
+				     key == NTP_DIAG_BY_IO_CPU ? " ORDER BY 11, 1, 2" :
+				     " ORDER BY 3, 1, 2", &st))
 		return ntp_report__db_fail(s->db, path, "cannot read the commands per key");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *ctrl = text(st, 0), *comm = text(st, 3);
 		int64_t qid = sqlite3_column_int64(st, 1), pid = sqlite3_column_int64(st, 2);
+		int64_t cpu = sqlite3_column_int64(st, kcol);
 		bool same = c->cur.open && (queue ? !strcmp(ctrl, prev_ctrl) && qid == prev_qid :
-						    pid == prev_pid);
+					    by_cpu ? cpu == prev_cpu : pid == prev_pid);
 
 		if (!same) {
 			c->err = close_row(c);
 			if (c->err)
 				break;
-			open_row(c, ctrl, qid, pid, comm);
+			open_row(c, ctrl, qid, pid, comm, cpu);
 			snprintf(prev_ctrl, sizeof(prev_ctrl), "%s", ctrl);
+			prev_cpu = cpu;
 			prev_qid = qid;
 			prev_pid = pid;
 			other_pid = -2;
@@ -220,7 +257,9 @@ static int read_file(struct ctx *c, const struct ntp_report *r, struct ntp_sourc
 			other_ctrl[0] = '\0';
 		}
 		c->b->pid_recorded |= pid >= 0;
-		/* a queue's processes, a process's queues: each change of the second key */
+		c->b->cpu_recorded |= sqlite3_column_int64(st, 9) >= 0;
+		c->b->io_cpu_recorded |= sqlite3_column_int64(st, 10) >= 0;
+		/* a queue's processes, a process's or a CPU's queues: each change of the second key */
 		if (queue && pid >= 0 && pid != other_pid) {
 			c->cur.row.others++;
 			other_pid = pid;
@@ -231,7 +270,7 @@ static int read_file(struct ctx *c, const struct ntp_report *r, struct ntp_sourc
 		}
 		c->err = add(c, sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5),
 			     sqlite3_column_int(st, 6), sqlite3_column_int64(st, 7),
-			     sqlite3_column_int(st, 8));
+			     sqlite3_column_int(st, 8), sqlite3_column_int(st, 11));
 		if (c->err)
 			break;
 	}
@@ -289,7 +328,7 @@ static int totals(struct ctx *c)
 	b->total = a->row;
 	snprintf(b->total.name, sizeof(b->total.name), "total");
 	b->total.file = 0;
-	b->total.qid = b->total.pid = -1;
+	b->total.qid = b->total.pid = b->total.cpu = -1;
 	b->total.depth = -1;
 	b->total.others = 0;
 	b->total.rate = rate_known ? rate : -1;
@@ -311,7 +350,7 @@ int ntp_diag_by__make(struct ntp_diag_by *b, enum ntp_diag_by_key key,
 		return 0;
 	if (!s->db) {
 		ntp_error("--by %s: the evidence per %s is read from recordings, not from an engine",
-			  ntp_diag_by_names[key - 1], ntp_diag_by_names[key - 1]);
+			  ntp_diag_by__word(key), ntp_diag_by__word(key));
 		return NTP_EXIT_USAGE;
 	}
 	for (int i = 0; i < s->n; i++)
@@ -325,7 +364,7 @@ int ntp_diag_by__make(struct ntp_diag_by *b, enum ntp_diag_by_key key,
 	free(c.cur.lat.v);
 	free(c.all.lat.v);
 	if (rc == -ENOMEM) {
-		ntp_error("cannot make the evidence per %s: %s", ntp_diag_by_names[key - 1],
+		ntp_error("cannot make the evidence per %s: %s", ntp_diag_by__word(key),
 			  strerror(ENOMEM));
 		rc = NTP_EXIT_FAILURE;
 	}

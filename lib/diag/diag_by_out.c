@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The evidence per queue or per process as text, JSON and HTML (diag_by.h). */
+/* The evidence per queue, process or CPU as text, JSON and HTML (diag_by.h). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -39,7 +39,7 @@ static void row_text(FILE *f, const struct ntp_diag_by *b, const struct ntp_diag
 	if (w->n)
 		snprintf(share, sizeof(share), "%.1f", 100.0 * (double)w->deferred / (double)w->n);
 	us(delay, sizeof(delay), w->deferred_delay_ns);
-	if (w->file && (b->key == NTP_DIAG_BY_PROCESS || b->pid_recorded))
+	if (w->file && (b->key != NTP_DIAG_BY_QUEUE || b->pid_recorded))
 		snprintf(others, sizeof(others), "%d", w->others);
 	fprintf(f, "%-14s %7" PRIu64 " %10s %9s %5s %8s %8s %6" PRIu64 " %9s %7s %6s\n", w->name,
 		w->n, rate, infl, depth, mean, tail, w->errors, share, delay, others);
@@ -47,8 +47,8 @@ static void row_text(FILE *f, const struct ntp_diag_by *b, const struct ntp_diag
 
 void ntp_diag_by__text(FILE *f, const struct ntp_diag_by *b)
 {
-	const char *key = b->key == NTP_DIAG_BY_QUEUE ? "queue" : "process";
-	char title[24];
+	const char *key = ntp_diag_by__word(b->key);
+	char title[24], off[24], on[24];
 
 	if (b->key == NTP_DIAG_BY_NONE)
 		return;
@@ -77,6 +77,18 @@ void ntp_diag_by__text(FILE *f, const struct ntp_diag_by *b)
 	if (b->key == NTP_DIAG_BY_PROCESS && !b->pid_recorded)
 		fprintf(f, "# processes: not recorded in this file (the application's side was "
 			"off)\n");
+	if ((b->key == NTP_DIAG_BY_CPU && !b->cpu_recorded) ||
+	    (b->key == NTP_DIAG_BY_IO_CPU && !b->io_cpu_recorded))
+		fprintf(f, "# %ss: not recorded in this file (%s)\n", key,
+			b->cpu_recorded ? "no io_cpu over NVMe/RDMA or on this kernel" :
+			"recorded before the cpu and io_cpu columns");
+	if (b->total.where_known) {
+		us(off, sizeof(off), b->total.off_delay_ns);
+		us(on, sizeof(on), b->total.on_delay_ns);
+		fprintf(f, "# sent off the queue's io_cpu: %.1f%% of %" PRIu64 ", send_us %s vs %s "
+			"on it\n", 100.0 * (double)b->total.off_io_cpu / (double)b->total.where_known,
+			b->total.where_known, off, on);
+	}
 }
 
 static void row_json(struct ntp_json *j, const struct ntp_diag_by *b,
@@ -101,6 +113,11 @@ static void row_json(struct ntp_json *j, const struct ntp_diag_by *b,
 	else
 		ntp_json__null(j);
 	ntp_json__string_field(j, "comm", w->pid >= 0 ? w->comm : NULL);
+	ntp_json__name(j, "cpu");
+	if (w->cpu >= 0)
+		ntp_json__int(j, w->cpu);
+	else
+		ntp_json__null(j);
 	ntp_json__uint_field(j, "n", w->n);
 	ntp_json__double_field(j, "est_rate", w->rate >= 0 ? w->rate : NAN);
 	ntp_json__double_field(j, "in_flight", w->inflight >= 0 ? w->inflight : NAN);
@@ -118,8 +135,12 @@ static void row_json(struct ntp_json *j, const struct ntp_diag_by *b,
 	ntp_json__uint_field(j, "errors", w->errors);
 	ntp_json__uint_field(j, "deferred", w->deferred);
 	ntp_json__double_field(j, "deferred_delay_ns", w->deferred_delay_ns);
+	ntp_json__uint_field(j, "cpus_known", w->where_known);
+	ntp_json__uint_field(j, "off_io_cpu", w->off_io_cpu);
+	ntp_json__double_field(j, "off_io_cpu_delay_ns", w->off_delay_ns);
+	ntp_json__double_field(j, "on_io_cpu_delay_ns", w->on_delay_ns);
 	ntp_json__name(j, others_name(b));
-	if (w->file && (b->key == NTP_DIAG_BY_PROCESS || b->pid_recorded))
+	if (w->file && (b->key != NTP_DIAG_BY_QUEUE || b->pid_recorded))
 		ntp_json__int(j, w->others);
 	else
 		ntp_json__null(j);
@@ -133,9 +154,11 @@ void ntp_diag_by__json(struct ntp_json *j, const struct ntp_diag_by *b)
 		return;
 	}
 	ntp_json__start_object(j);
-	ntp_json__string_field(j, "key", b->key == NTP_DIAG_BY_QUEUE ? "queue" : "process");
+	ntp_json__string_field(j, "key", ntp_diag_by__word(b->key));
 	ntp_json__string_field(j, "tail_percentile", ntp_stats[b->tail_stat].name);
 	ntp_json__bool_field(j, "processes_recorded", b->pid_recorded);
+	ntp_json__bool_field(j, "cpus_recorded", b->cpu_recorded);
+	ntp_json__bool_field(j, "io_cpus_recorded", b->io_cpu_recorded);
 	ntp_json__name(j, "rows");
 	ntp_json__start_array(j);
 	for (size_t i = 0; i < b->n; i++)
@@ -182,8 +205,7 @@ void ntp_diag_by__html(FILE *f, const struct ntp_diag_by *b)
 	fprintf(f, "<h2>By %s</h2>\n<table><tr><th class=\"l\">%s</th><th>n</th>"
 		"<th>est_cmds/s</th><th>in flight</th><th>depth</th><th>mean</th><th>%s</th>"
 		"<th>errors</th><th>deferred</th></tr>\n",
-		b->key == NTP_DIAG_BY_QUEUE ? "queue" : "process",
-		b->key == NTP_DIAG_BY_QUEUE ? "queue" : "process", ntp_stats[b->tail_stat].name);
+		ntp_diag_by__word(b->key), ntp_diag_by__word(b->key), ntp_stats[b->tail_stat].name);
 	for (size_t i = 0; i < b->n; i++)
 		row_html(f, b, &b->rows[i]);
 	row_html(f, b, &b->total);

@@ -60,7 +60,7 @@ bool ntp_diag__has_table(sqlite3 *db, const char *schema, const char *table)
 }
 
 int ntp_diag__host_from(char *buf, size_t len, struct ntp_read_where *w, bool *has_pid,
-			const struct ntp_report *r, struct ntp_source *s, int i)
+			bool *has_cpu, const struct ntp_report *r, struct ntp_source *s, int i)
 {
 	const char *schema = s->files[i].schema;
 	char view[64];
@@ -69,13 +69,18 @@ int ntp_diag__host_from(char *buf, size_t len, struct ntp_read_where *w, bool *h
 	/* the processes, where the file has the application's columns */
 	*has_pid = ntp_db__has_column(s->db, schema, "host_io", "pid") &&
 		   ntp_db__has_column(s->db, schema, "host_io", "comm");
+	/* the CPUs, where the file has them */
+	*has_cpu = ntp_db__has_column(s->db, schema, "host_io", "cpu") &&
+		   ntp_db__has_column(s->db, schema, "host_io", "io_cpu");
 	ntp_db__view_name(view, sizeof(view), schema, NTP_DB_HOST_STAGES);
 	snprintf(buf, len,
 		 "(SELECT v.io_type, v.bytes, v.namespace, v.path, v.controller, v.qid, v.status,"
 		 " v.h_start_ns, v.h_queue_ns, v.sent_ns, v.h_done_ns, v.e2e_ns,"
-		 " (h.flags & 32) != 0 AS deferred, %s AS pid, %s AS comm"
+		 " (h.flags & 32) != 0 AS deferred, %s AS pid, %s AS comm,"
+		 " %s AS cpu, %s AS io_cpu"
 		 " FROM \"%s\" v JOIN \"%s\".host_io h ON h.id = v.id)",
-		 *has_pid ? "h.pid" : "NULL", *has_pid ? "h.comm" : "NULL", view, schema);
+		 *has_pid ? "h.pid" : "NULL", *has_pid ? "h.comm" : "NULL",
+		 *has_cpu ? "h.cpu" : "NULL", *has_cpu ? "h.io_cpu" : "NULL", view, schema);
 	return ntp_read_filter__starts(w, s->db, &schema, 1, false, s->files[i].path);
 }
 

@@ -19,11 +19,12 @@
  * "WHERE 1" and w's clause (ntp_read_filter__prepare): columns io_type,
  * bytes, namespace, path, controller, qid, status, h_start_ns,
  * h_queue_ns, sent_ns, h_done_ns, e2e_ns, deferred (flag 32: the send was
- * io_work's), pid and comm (NULL where the file has no such column).
- * *has_pid: the file has the column.  0 or an NTP_EXIT_* code.
+ * io_work's), pid, comm, cpu and io_cpu (NULL where the file has no such
+ * column).  *has_pid, *has_cpu: the file has the process's columns, the
+ * CPUs' columns.  0 or an NTP_EXIT_* code.
  */
 int ntp_diag__host_from(char *buf, size_t len, struct ntp_read_where *w, bool *has_pid,
-			const struct ntp_report *r, struct ntp_source *s, int i);
+			bool *has_cpu, const struct ntp_report *r, struct ntp_source *s, int i);
 
 /*
  * The time the rows of from (ntp_diag__host_from, under w's filters when

@@ -710,7 +710,10 @@ static uint64_t host_key(const struct ntp_host_event *e)
 /* the submitting CPU, and the queue's io_cpu where the collector read it */
 static void bind_where(struct insert *ins, int p, const struct ntp_host_event *b)
 {
-	bind_u64(ins, p + HC_CPU, b->cpu);
+	if (b->flags & NTP_HF_CPU)
+		bind_u64(ins, p + HC_CPU, b->cpu);
+	else
+		sqlite3_bind_null(ins->stmt, ins->idx[p + HC_CPU]);
 	if (b->flags & NTP_HF_IO_CPU)
 		bind_u64(ins, p + HC_IO_CPU, b->io_cpu);
 	else
@@ -784,8 +787,8 @@ static void bind_host_delta(struct ntp_writer *w, int r, const struct ntp_host_e
 			how(ins, p + (col), b->field);		\
 		}						\
 	} while (0)
-	/* before flags is rebound: whether io_cpu is known is one of its bits */
-	where = e->cpu != b->cpu || e->io_cpu != b->io_cpu || ((e->flags ^ b->flags) & NTP_HF_IO_CPU);
+	/* before flags is rebound: whether cpu and io_cpu are known are two of its bits */
+	where = e->cpu != b->cpu || e->io_cpu != b->io_cpu || ((e->flags ^ b->flags) & (NTP_HF_CPU | NTP_HF_IO_CPU));
 	REBIND(h_start, HC_START, bind_u64);
 	REBIND(h_queue, HC_QUEUE, bind_u64);
 	REBIND(h_cmd_sent, HC_CMD_SENT, bind_time);

@@ -431,7 +431,7 @@ def test_missing_recording__said_before_the_terminal(run, tmp_path):
     (("--speed", "-2"), "--speed"),
     (("--speed", "fast"), "--speed"),
     (("--sort", "latency"), "--sort"),
-    (("--by", "cpu"), "--by"),
+    (("--by", "disk"), "--by"),
 ])
 def test_bad_option__usage_error(run, recording, args, says):
     usage_error(run, "top", "--input", recording, *args, says=says)
