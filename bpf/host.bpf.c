@@ -434,6 +434,37 @@ static __always_inline void tcp_io_cpu(struct request *rq, struct ntp_host_event
 }
 
 /*
+ * The commands in flight on the command's hardware queue as it is set up:
+ * the driver tags in use (itself included), counted in the queue's tag
+ * bitmap (struct sbitmap: a word of bits each, less those freed and not
+ * yet cleared).  Read for sampled commands only; the tags are the tag
+ * set's, shared by the controller's namespaces: the NVMe queue's
+ * occupancy.  NTP_BUSY_WORDS words at most (2048 tags of 64-bit words).
+ */
+#define NTP_BUSY_WORDS 32
+
+static __always_inline void queue_busy(struct request *rq, struct ntp_host_event *ev)
+{
+	struct sbitmap_word *map = BPF_CORE_READ(rq, mq_hctx, tags, bitmap_tags.sb.map);
+	__u32 nr = BPF_CORE_READ(rq, mq_hctx, tags, bitmap_tags.sb.map_nr);
+	__u32 stride = bpf_core_type_size(struct sbitmap_word), busy = 0;
+
+	if (!map || !nr || nr > NTP_BUSY_WORDS)
+		return;
+	for (__u32 i = 0; i < NTP_BUSY_WORDS && i < nr; i++) {
+		struct sbitmap_word *w = (void *)map + i * stride;
+		unsigned long word = 0, cleared = 0;
+
+		if (bpf_core_read(&word, sizeof(word), &w->word) ||
+		    bpf_core_read(&cleared, sizeof(cleared), &w->cleared))
+			return;
+		busy += __builtin_popcountl(word & ~cleared);
+	}
+	ev->queue_busy = busy > 0xffff ? 0xffff : busy;
+	ev->flags |= NTP_HF_QUEUE_BUSY;
+}
+
+/*
  * a sampled command: its identity into inflight.  The SQE is read again
  * here rather than kept from the decision, which would have to keep it
  * spilled on the stack for every command.
@@ -458,6 +489,7 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 	v.ev.cpu = bpf_get_smp_processor_id();
 	v.ev.flags |= NTP_HF_CPU;
 	tcp_io_cpu(rq, &v.ev);
+	queue_busy(rq, &v.ev);
 	if (app_track)
 		app_at_setup(rq, &v.ev, btf);
 	v.ev.slba = slba;

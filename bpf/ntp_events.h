@@ -25,6 +25,7 @@ enum ntp_host_flags {
 					  * that queued it to the driver (the queue's io_work) */
 	NTP_HF_IO_CPU = 1 << 6,          /* io_cpu holds the queue's io_cpu (nvme-tcp) */
 	NTP_HF_CPU = 1 << 7,             /* cpu holds the submitting CPU */
+	NTP_HF_QUEUE_BUSY = 1 << 8,      /* queue_busy was read */
 };
 
 /* what posted a host command's completion to the application (h_app_done) */
@@ -77,7 +78,8 @@ struct ntp_host_event {
 	__u8 pad1;
 	__u16 cpu;              /* the CPU of nvme_setup_cmd (the submitting CPU) where NTP_HF_CPU */
 	__u16 io_cpu;           /* the queue's io_cpu where NTP_HF_IO_CPU, else 0 */
-	__u16 pad2;
+	__u16 queue_busy;       /* driver tags in use on its hardware queue at nvme_setup_cmd, itself
+				 * included, where NTP_HF_QUEUE_BUSY */
 };
 
 /* flags of a target record */

@@ -66,10 +66,12 @@ CREATE TABLE host_io (
     join_key        INTEGER DEFAULT NULL,
     -- Where the command ran (ntprof-ntp(5), cpu): the CPU that handed it to
     -- the driver (nvme_setup_cmd), and its queue's io_cpu, the CPU of the
-    -- queue's io_work (NVMe/TCP only; NULL over RDMA).  NULL in recordings
-    -- made before these columns.
+    -- queue's io_work (NVMe/TCP only; NULL over RDMA); and the commands in
+    -- flight on its hardware queue then, itself included (the driver tags
+    -- in use).  NULL in recordings made before these columns.
     cpu             INTEGER DEFAULT NULL,
-    io_cpu          INTEGER DEFAULT NULL
+    io_cpu          INTEGER DEFAULT NULL,
+    queue_in_flight INTEGER DEFAULT NULL
 ) STRICT;
 
 -- One row per sampled target command, on the target's clock.  Over RDMA t_r2t

@@ -58,7 +58,7 @@ static int push(struct vec *x, int64_t v)
 /* a row's sums while its commands are read */
 struct acc {
 	struct ntp_diag_by_row row;
-	long double e2e, held, delay, off_delay, on_delay;
+	long double e2e, held, delay, off_delay, on_delay, busy;
 	struct vec lat;
 	bool open;
 };
@@ -97,6 +97,7 @@ static int finish(struct acc *a, double scale, int tail_stat)
 	w->rate = scale >= 0 ? (double)w->n * scale : -1;
 	w->inflight = scale >= 0 && w->n ? w->rate * (double)(a->held / w->n) / 1e9 : -1;
 	w->deferred_delay_ns = w->deferred ? (double)(a->delay / w->deferred) : NAN;
+	w->busy_mean = w->busy_n ? (double)(a->busy / w->busy_n) : NAN;
 	w->off_delay_ns = w->off_io_cpu ? (double)(a->off_delay / w->off_io_cpu) : NAN;
 	w->on_delay_ns = w->where_known > w->off_io_cpu ?
 			 (double)(a->on_delay / (w->where_known - w->off_io_cpu)) : NAN;
@@ -116,12 +117,13 @@ static void open_row(struct ctx *c, const char *ctrl, int64_t qid, int64_t pid, 
 	char prefix[16] = "";
 
 	a->lat.n = 0;
-	a->e2e = a->held = a->delay = a->off_delay = a->on_delay = 0;
+	a->e2e = a->held = a->delay = a->off_delay = a->on_delay = a->busy = 0;
 	a->open = true;
 	memset(w, 0, sizeof(*w));
 	w->file = c->file + 1;
 	w->qid = w->pid = w->cpu = -1;
 	w->depth = -1;
+	w->busy_max = -1;
 	if (c->nhost > 1)
 		snprintf(prefix, sizeof(prefix), "%d:", c->file + 1);
 	if (c->b->key == NTP_DIAG_BY_QUEUE) {
@@ -164,7 +166,7 @@ static int close_row(struct ctx *c)
 
 /* one command into the open row and the total */
 static int add(struct ctx *c, int64_t e2e, int64_t held, bool deferred, int64_t delay,
-	       bool error, int where)
+	       bool error, int where, int64_t busy)
 {
 	struct acc *k[2] = { &c->cur, &c->all };
 
@@ -176,6 +178,12 @@ static int add(struct ctx *c, int64_t e2e, int64_t held, bool deferred, int64_t 
 		k[i]->held += held;
 		if (deferred)
 			k[i]->delay += delay;
+		if (busy >= 0) {
+			k[i]->row.busy_n++;
+			k[i]->busy += busy;
+			if (busy > k[i]->row.busy_max)
+				k[i]->row.busy_max = busy;
+		}
 		/* where: -1 the CPUs not recorded, 1 sent off the queue's io_cpu, 0 on it */
 		if (where >= 0) {
 			k[i]->row.where_known++;
@@ -228,8 +236,8 @@ static int read_file(struct ctx *c, const struct ntp_report *r, struct ntp_sourc
 		 "SELECT controller, qid, coalesce(pid, -1), comm, e2e_ns, h_done_ns - h_queue_ns,"
 		 " deferred, sent_ns - h_queue_ns, status != 0, coalesce(cpu, -1),"
 		 " coalesce(io_cpu, -1),"
-		 " CASE WHEN cpu IS NULL OR io_cpu IS NULL THEN -1 ELSE cpu != io_cpu END"
-		 " FROM %s WHERE 1", from);
+		 " CASE WHEN cpu IS NULL OR io_cpu IS NULL THEN -1 ELSE cpu != io_cpu END,"
+		 " coalesce(queue_in_flight, -1) FROM %s WHERE 1", from);
 	if (ntp_read_filter__prepare(s->db, sql, r->filter ? &where : NULL,
 				     queue ? " ORDER BY 1, 2, 3" :
 				     key == NTP_DIAG_BY_CPU ? " ORDER BY 10, 1, 2" :
@@ -270,7 +278,8 @@ static int read_file(struct ctx *c, const struct ntp_report *r, struct ntp_sourc
 		}
 		c->err = add(c, sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5),
 			     sqlite3_column_int(st, 6), sqlite3_column_int64(st, 7),
-			     sqlite3_column_int(st, 8), sqlite3_column_int(st, 11));
+			     sqlite3_column_int(st, 8), sqlite3_column_int(st, 11),
+			     sqlite3_column_int64(st, 12));
 		if (c->err)
 			break;
 	}
@@ -342,6 +351,7 @@ int ntp_diag_by__make(struct ntp_diag_by *b, enum ntp_diag_by_key key,
 	struct ctx c = { .b = b, .s = s };
 	int rc = 0;
 
+	c.all.row.busy_max = -1;
 	memset(b, 0, sizeof(*b));
 	b->key = key;
 	b->tail_stat = ntp_stat__tail();

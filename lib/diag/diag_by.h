@@ -60,6 +60,14 @@ struct ntp_diag_by_row {
 	 */
 	uint64_t where_known, off_io_cpu;
 	double off_delay_ns, on_delay_ns;
+	/*
+	 * host_io queue_in_flight: the commands in flight on the queue as each
+	 * was set up, measured, of the busy_n commands that have it: their mean
+	 * (NAN none) and largest
+	 */
+	uint64_t busy_n;
+	double busy_mean;
+	int64_t busy_max;
 	double rate;              /* commands/s, estimated (n x N / duration); < 0 unknown */
 	double inflight;          /* rate x mean h_queue to h_done (Little); < 0 unknown */
 	int64_t depth;            /* a queue's depth (meta host_queue_depth); -1 not stated */

@@ -82,6 +82,9 @@ void ntp_diag_by__text(FILE *f, const struct ntp_diag_by *b)
 		fprintf(f, "# %ss: not recorded in this file (%s)\n", key,
 			b->cpu_recorded ? "no io_cpu over NVMe/RDMA or on this kernel" :
 			"recorded before the cpu and io_cpu columns");
+	if (b->total.busy_n)
+		fprintf(f, "# in flight on the queue at submission, measured: mean %.1f, max %" PRId64
+			" (of %" PRIu64 ")\n", b->total.busy_mean, b->total.busy_max, b->total.busy_n);
 	if (b->total.where_known) {
 		us(off, sizeof(off), b->total.off_delay_ns);
 		us(on, sizeof(on), b->total.on_delay_ns);
@@ -135,6 +138,12 @@ static void row_json(struct ntp_json *j, const struct ntp_diag_by *b,
 	ntp_json__uint_field(j, "errors", w->errors);
 	ntp_json__uint_field(j, "deferred", w->deferred);
 	ntp_json__double_field(j, "deferred_delay_ns", w->deferred_delay_ns);
+	ntp_json__double_field(j, "queue_in_flight_mean", w->busy_mean);
+	ntp_json__name(j, "queue_in_flight_max");
+	if (w->busy_max >= 0)
+		ntp_json__int(j, w->busy_max);
+	else
+		ntp_json__null(j);
 	ntp_json__uint_field(j, "cpus_known", w->where_known);
 	ntp_json__uint_field(j, "off_io_cpu", w->off_io_cpu);
 	ntp_json__double_field(j, "off_io_cpu_delay_ns", w->off_delay_ns);

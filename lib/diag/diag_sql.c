@@ -77,10 +77,12 @@ int ntp_diag__host_from(char *buf, size_t len, struct ntp_read_where *w, bool *h
 		 "(SELECT v.io_type, v.bytes, v.namespace, v.path, v.controller, v.qid, v.status,"
 		 " v.h_start_ns, v.h_queue_ns, v.sent_ns, v.h_done_ns, v.e2e_ns,"
 		 " (h.flags & 32) != 0 AS deferred, %s AS pid, %s AS comm,"
-		 " %s AS cpu, %s AS io_cpu"
+		 " %s AS cpu, %s AS io_cpu, %s AS queue_in_flight"
 		 " FROM \"%s\" v JOIN \"%s\".host_io h ON h.id = v.id)",
 		 *has_pid ? "h.pid" : "NULL", *has_pid ? "h.comm" : "NULL",
-		 *has_cpu ? "h.cpu" : "NULL", *has_cpu ? "h.io_cpu" : "NULL", view, schema);
+		 *has_cpu ? "h.cpu" : "NULL", *has_cpu ? "h.io_cpu" : "NULL",
+		 ntp_db__has_column(s->db, schema, "host_io", "queue_in_flight") ?
+		 "h.queue_in_flight" : "NULL", view, schema);
 	return ntp_read_filter__starts(w, s->db, &schema, 1, false, s->files[i].path);
 }
 

@@ -19,8 +19,8 @@
  * "WHERE 1" and w's clause (ntp_read_filter__prepare): columns io_type,
  * bytes, namespace, path, controller, qid, status, h_start_ns,
  * h_queue_ns, sent_ns, h_done_ns, e2e_ns, deferred (flag 32: the send was
- * io_work's), pid, comm, cpu and io_cpu (NULL where the file has no such
- * column).  *has_pid, *has_cpu: the file has the process's columns, the
+ * io_work's), pid, comm, cpu, io_cpu and queue_in_flight (NULL where the
+ * file has no such column).  *has_pid, *has_cpu: the file has the process's columns, the
  * CPUs' columns.  0 or an NTP_EXIT_* code.
  */
 int ntp_diag__host_from(char *buf, size_t len, struct ntp_read_where *w, bool *has_pid,

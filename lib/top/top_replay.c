@@ -64,6 +64,8 @@ static const struct column host_cols[] = {
 	/* after flags, whose bits they set */
 	{ "cpu", FLAGGED, offsetof(struct ntp_host_event, cpu), sizeof(__u16), NTP_HF_CPU },
 	{ "io_cpu", FLAGGED, offsetof(struct ntp_host_event, io_cpu), sizeof(__u16), NTP_HF_IO_CPU },
+	{ "queue_in_flight", FLAGGED, offsetof(struct ntp_host_event, queue_busy), sizeof(__u16),
+	  NTP_HF_QUEUE_BUSY },
 	{ NULL, INT, 0, 0, 0 },
 };
 

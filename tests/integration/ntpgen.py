@@ -164,10 +164,13 @@ APP_STAGES = ("submit", "complete", "reap")
 class Cpus:
     """Where each host command ran (host_io's cpu and io_cpu): its queue's io_cpu
     is (qid - 1) % ncpu; a share off of the commands is submitted from another
-    CPU than that, the rest from it.  io_cpu False stores io_cpu NULL, as over
-    NVMe/RDMA; flags get the recorder's bits (128 cpu, 64 io_cpu)."""
+    CPU than that, the rest from it; queue_in_flight (the commands in flight
+    on the queue at its setup) is drawn from 1..busy.  io_cpu False stores
+    io_cpu NULL, as over NVMe/RDMA; flags get the recorder's bits (128 cpu,
+    64 io_cpu, 256 queue_in_flight)."""
     ncpu: int = 4
     off: float = 0.3
+    busy: int = 32               # queue_in_flight drawn from 1..busy
     io_cpu: bool = True
     seed: int = 23
 
@@ -179,7 +182,8 @@ def _cpu_columns(rng, cpus, row):
     if cpus.ncpu > 1 and rng.random() < cpus.off:
         cpu = (home + 1 + rng.randrange(cpus.ncpu - 1)) % cpus.ncpu
     row.update(cpu=cpu, io_cpu=home if cpus.io_cpu else None,
-               flags=row["flags"] | 128 | (64 if cpus.io_cpu else 0))
+               queue_in_flight=rng.randint(1, cpus.busy),
+               flags=row["flags"] | 128 | 256 | (64 if cpus.io_cpu else 0))
 
 
 def _app_columns(rng, app, row):
@@ -1048,7 +1052,7 @@ def without_app_columns(path):
         db.execute(f"DROP VIEW {name}")
     # and the CPUs' columns, which came after them
     app = ("h_app_submit_ns", "h_app_done_ns", "h_app_reap_ns", "app_kind", "pid", "tid",
-           "comm", "cgroup_id", "cpu", "io_cpu")
+           "comm", "cgroup_id", "cpu", "io_cpu", "queue_in_flight")
     lines = [re.sub(r"\s*--.*$", "", line) for line in table.splitlines()]
     lines = [line for line in lines if line.split()[:1] not in [[c] for c in app]]
     db.execute(re.sub(r",\s*\)", "\n)", "\n".join(lines)).replace("host_io", "host_io_v1", 1))

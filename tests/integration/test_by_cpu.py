@@ -65,19 +65,21 @@ def sql_by(path, key, where=""):
     scale = int(dict(db.execute("SELECT key, value FROM meta"))["sample_one_in"]) / \
         span_s(db, where)
     out = {}
-    for name, n, mean, held, known, off, off_d, on_d, queues in db.execute(
+    for name, n, mean, held, known, off, off_d, on_d, queues, busy, busy_max in db.execute(
             "SELECT %s, count(*), avg(s.e2e_ns), avg(h.h_done_ns - h.h_queue_ns),"
             " count(h.cpu != h.io_cpu), coalesce(sum(h.cpu != h.io_cpu), 0),"
             " avg(CASE WHEN h.cpu != h.io_cpu THEN s.sent_ns - s.h_queue_ns END),"
             " avg(CASE WHEN h.cpu = h.io_cpu THEN s.sent_ns - s.h_queue_ns END),"
-            " count(DISTINCT h.controller || ' ' || h.qid) %s %s GROUP BY 1" %
+            " count(DISTINCT h.controller || ' ' || h.qid), avg(h.queue_in_flight),"
+            " max(h.queue_in_flight) %s %s GROUP BY 1" %
             (NAME[key], FROM, where)):
         e2e = [v for (v,) in db.execute("SELECT s.e2e_ns %s WHERE %s = ? %s" %
                                         (FROM, NAME[key], "AND " + where[6:] if where else ""),
                                         (name,))]
         out[name] = dict(n=n, mean=mean, rate=n * scale, in_flight=n * scale * held / 1e9,
                          p99=ntpgen.percentile(e2e, 99) if n >= 100 else None,
-                         known=known, off=off, off_d=off_d, on_d=on_d, queues=queues)
+                         known=known, off=off, off_d=off_d, on_d=on_d, queues=queues,
+                         busy=busy, busy_max=busy_max)
     db.close()
     return out
 
@@ -94,7 +96,9 @@ def check_row(r, w):
     assert r["in_flight"] == pytest.approx(w["in_flight"])
     assert r["tail_ns"] == w["p99"], r["name"]
     assert (r["cpus_known"], r["off_io_cpu"]) == (w["known"], w["off"]), r["name"]
-    for k, x in (("off_io_cpu_delay_ns", w["off_d"]), ("on_io_cpu_delay_ns", w["on_d"])):
+    assert r["queue_in_flight_max"] == w["busy_max"], r["name"]
+    for k, x in (("off_io_cpu_delay_ns", w["off_d"]), ("on_io_cpu_delay_ns", w["on_d"]),
+                 ("queue_in_flight_mean", w["busy"])):
         assert r[k] == (None if x is None else pytest.approx(x)), (r["name"], k)
 
 
@@ -132,6 +136,8 @@ def test_report_by_cpu__rows_and_total_as_sql(run, files, key):
     assert data[-1].split()[:2] == ["total", str(by["total"]["n"])]
     assert all(len(l) <= WIDTH for l in lines), lines
     t = by["total"]
+    assert "# in flight on the queue at submission, measured: mean %.1f, max %d (of %d)" % (
+        t["queue_in_flight_mean"], t["queue_in_flight_max"], t["n"]) in lines
     assert "# sent off the queue's io_cpu: %.1f%% of %d, send_us %.2f vs %.2f on it" % (
         100 * t["off_io_cpu"] / t["cpus_known"], t["cpus_known"],
         t["off_io_cpu_delay_ns"] / 1e3, t["on_io_cpu_delay_ns"] / 1e3) in lines
@@ -169,8 +175,8 @@ def test_report_by_cpu__older_file_not_recorded(run, files):
     db.close()
     for key in ("cpu", "io_cpu"):
         by, doc = report_by(run, files["old"], key)
-        assert [(r["name"], r["n"], r["cpu"]) for r in by["rows"]] == \
-            [("(not recorded)", n, None)]
+        assert [(r["name"], r["n"], r["cpu"], r["queue_in_flight_mean"]) for r in by["rows"]] \
+            == [("(not recorded)", n, None, None)]
         assert (by["cpus_recorded"], by["io_cpus_recorded"]) == (False, False)
         text = ok(run, "report", "--by", key, files["old"]).stdout
         assert "# %ss: not recorded in this file (recorded before the cpu and io_cpu " \

@@ -326,7 +326,8 @@ def test_by__rows_of_report_by(term, ntprof, run, app_recording, key):
         assert len(got) == 1, (w["name"], s)
         n, _rate, _share, mean, p99 = got[0][:5]
         assert int(n) == w["n"]
-        assert abs(float(mean) - w["mean_ns"] / 1000) <= 0.0051, (mean, w)
+        # top shows the mean of whole ns to 0.01 us: half a ns and half of 0.01 us off
+        assert abs(float(mean) - w["mean_ns"] / 1000) <= 0.0055 + 1e-9, (mean, w)
         assert p99 == us(w["tail_ns"]), (p99, w)
     term.key("q")
     assert_given_back(term, Exit.OK)

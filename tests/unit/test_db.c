@@ -332,6 +332,10 @@ static struct ntp_host_event varied_event(uint64_t i)
 		e.flags |= NTP_HF_IO_CPU;
 		e.io_cpu = (__u16)(i / 11 % 2);
 	}
+	if (i % 13 != 3) {
+		e.flags |= NTP_HF_QUEUE_BUSY;
+		e.queue_busy = (__u16)(1 + i / 3 % 40);
+	}
 	e.ctrl_instance = (__u32)(i % 13) * 1000;
 	snprintf(e.disk, sizeof(e.disk), "nvme%un%u", e.ctrl_instance, e.nsid);
 	if (i % 2)
@@ -395,7 +399,8 @@ static void writer__many_rows__every_field_round_trips(void **state)
 		"SELECT h_start_ns, h_queue_ns, h_cmd_sent_ns, h_r2t_ns, h_data_sent_ns, h_recv_ns,"
 		" h_done_ns, opcode, cid, slba, nlb, bytes, qid, nsid, cntlid, controller, namespace,"
 		" path, status, flags, id, h_app_submit_ns, h_app_done_ns, h_app_reap_ns, app_kind,"
-		" pid, tid, comm, cgroup_id, cpu, io_cpu FROM host_io ORDER BY id", -1, &st, NULL),
+		" pid, tid, comm, cgroup_id, cpu, io_cpu, queue_in_flight FROM host_io ORDER BY id",
+		-1, &st, NULL),
 		SQLITE_OK);
 	for (i = 0; i < n; i++) {
 		struct ntp_host_event e = varied_event(i);
@@ -451,6 +456,10 @@ static void writer__many_rows__every_field_round_trips(void **state)
 			assert_int_equal(sqlite3_column_int64(st, 30), e.io_cpu);
 		else
 			assert_int_equal(sqlite3_column_type(st, 30), SQLITE_NULL);
+		if (e.flags & NTP_HF_QUEUE_BUSY)
+			assert_int_equal(sqlite3_column_int64(st, 31), e.queue_busy);
+		else
+			assert_int_equal(sqlite3_column_type(st, 31), SQLITE_NULL);
 	}
 	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
 	sqlite3_finalize(st);
