@@ -75,21 +75,26 @@ def join_key(cid, slba, nlb, qid, nsid, cntlid, opcode):
 
 def drop_join_key(path):
     """the file as a writer before join_key made it: host_io and target_io,
-    and the views, without the column.  SQLite's DROP COLUMN cannot edit
+    and the views, without the column (nor host_io's later cpu, io_cpu and
+    queue_in_flight).  SQLite's DROP COLUMN cannot edit
     these CREATE TABLEs' text (their comments), so the tables are made again."""
     db = sqlite3.connect(path, isolation_level=None)
     views = db.execute("SELECT name, sql FROM sqlite_schema WHERE type = 'view'").fetchall()
     db.execute("BEGIN")
     for v, _ in views:
         db.execute(f"DROP VIEW {v}")
+    later = ("cpu", "io_cpu", "queue_in_flight")     # host_io's columns after join_key
     for table in ("host_io", "target_io"):
         sql, = db.execute("SELECT sql FROM sqlite_schema WHERE name = ?", (table,)).fetchone()
+        # the columns that came after join_key, with their comment and the comma before them
+        sql = re.sub(r",\n(?:\s*--[^\n]*\n)*" + r"\n".join(r"\s*%s\s+INTEGER[^\n]*" % c
+                                                      for c in later), "", sql, count=1)
         # from the comma before its line (the last column's, comments between) to its line's end
         sql, n = re.subn(r",[^\n]*\n(?:\s*--[^\n]*\n)*\s*join_key\s+INTEGER[^\n]*", "", sql,
                          count=1)
         assert n == 1, sql
         cols = ", ".join(r[1] for r in db.execute(f"PRAGMA table_info({table})")
-                         if r[1] != "join_key")
+                         if r[1] != "join_key" and r[1] not in later)
         db.execute(f"ALTER TABLE {table} RENAME TO {table}_keyed")
         db.execute(sql)
         db.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {table}_keyed")
