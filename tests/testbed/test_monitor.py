@@ -26,7 +26,8 @@
   read by ntprof report;
 - of fio's thousands of commands a second, POST's snapshot holds at most the
   slowest 50 of each second a side (--flight-commands 50), slower on the
-  mean than all of them, the rest counted in flight_dropped; the window's
+  mean than all of them, the rest counted in flight_dropped, most of them
+  kept off the ring buffer by the kernel (ntprof_flight_filtered_total); the window's
   file is within its bound, and a monitor restarted on the directory reads
   it back and writes the same commands as its first snapshot.
 """
@@ -164,6 +165,10 @@ def test_monitor(testbed, kernel):
     assert own == {"ntprof_sample_one_in": 1.0}
     lost = [v for (n, _), v in final.items() if n == "ntprof_lost_total"]
     assert lost and not any(lost), f"lost: {lost}"
+    # the kernel kept commands off the flight recorder's stream, each side's second's
+    # heap of 50 full of fio's thousands
+    filtered = {dict(k[1])["role"]: v for k, v in final.items() if k[0] == "ntprof_flight_filtered_total"}
+    assert set(filtered) == {"host", "target"} and all(filtered.values()), filtered
     # its own cost, measured over the 2 s and 1000 commands after the attach
     cost = {dict(k[1])["role"]: v for k, v in final.items() if k[0] == "ntprof_bpf_ns_per_command"}
     runs = {dict(k[1])["role"]: v for k, v in final.items() if k[0] == "ntprof_bpf_runs_per_command"}
