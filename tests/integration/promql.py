@@ -9,10 +9,16 @@ the page) and by the test bed (tests/testbed/guest/monitor.sh runs this file
 to list the expressions it queries; test_monitor.py checks the answers).
 
     python3 tests/integration/promql.py   # one JSON object a line: name, expr
+    python3 tests/integration/promql.py --query URL TIME DIR
+        # each expression asked of the Prometheus at URL at TIME (unix s):
+        # its answer into DIR/prom-expr-N.json, N its line above
 """
 import json
 import re
 import sys
+import time
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 import yaml
@@ -138,7 +144,24 @@ def documented():
     return metrics, labels
 
 
+def query_all(url, at, outdir, tries=20):
+    """Each expression's answer at `at` into outdir/prom-expr-N.json, asked
+    again (a second apart, tries times at most) while it answers no series."""
+    for n, (name, expr) in enumerate(all_exprs()):
+        q = urllib.parse.urlencode({"query": expr, "time": at})
+        for _ in range(tries):
+            with urllib.request.urlopen(f"{url}/api/v1/query?{q}", timeout=60) as r:
+                body = r.read()
+            if json.loads(body)["data"]["result"]:
+                break
+            time.sleep(1)
+        Path(outdir, f"prom-expr-{n}.json").write_bytes(body)
+
+
 if __name__ == "__main__":
-    for name, expr in all_exprs():
-        print(json.dumps({"name": name, "expr": expr}))
+    if sys.argv[1:2] == ["--query"]:
+        query_all(*sys.argv[2:5])
+    else:
+        for name, expr in all_exprs():
+            print(json.dumps({"name": name, "expr": expr}))
     sys.exit(0)

@@ -144,10 +144,9 @@ cp "$FLIGHT/.flight-window" "$TB_OUT/flight-window" 2>/dev/null || tb_log "no wi
 tb_res scrapes "$(find "$TB_OUT" -maxdepth 1 -name "scrape-*.txt" | wc -l)"
 curl -sf "http://127.0.0.1:$PORT/metrics" > "$TB_OUT/final.txt" || tb_log "final scrape failed"
 
-# prom_query NAME EXPR [TIME]: into prom-NAME.json, at TIME (unix seconds) or now
 prom_query() {
 	curl -sf --get http://127.0.0.1:9090/api/v1/query --data-urlencode "query=$2" \
-		${3:+--data-urlencode "time=$3"} > "$TB_OUT/prom-$1.json" || tb_log "query $1 failed"
+		> "$TB_OUT/prom-$1.json" || tb_log "query $1 failed"
 }
 
 if [ "$(sed -n 's/^prom=//p' "$TB_OUT/result.env")" = yes ]; then
@@ -163,20 +162,12 @@ if [ "$(sed -n 's/^prom=//p' "$TB_OUT/result.env")" = yes ]; then
 	prom_query p99 'histogram_quantile(0.99, sum by (le) (ntprof_stage_seconds_bucket{role="target",stage="storage"}))'
 	prom_query up 'up{job="ntprof"}'
 	# every expression of the dashboard and the rules, and each recorded series
-	# (tests/integration/promql.py lists them, read from the files), at the end
-	# of fio's run: each tried until it answers a series
+	# (tests/integration/promql.py lists them, read from the files, and asks
+	# them in one process), at the end of fio's run
 	/usr/bin/python3 "$TB_REPO/tests/integration/promql.py" > "$TB_OUT/promql.jsonl" ||
 		tb_log "promql.py failed"
-	n=0
-	while IFS= read -r line; do
-		expr=$(printf '%s\n' "$line" | jq -r .expr)
-		for _ in $(seq 1 20); do
-			prom_query "expr-$n" "$expr" "$FIO_END"
-			grep -q '"result":\[\]' "$TB_OUT/prom-expr-$n.json" || break
-			sleep 1
-		done
-		n=$((n + 1))
-	done < "$TB_OUT/promql.jsonl"
+	/usr/bin/python3 "$TB_REPO/tests/integration/promql.py" --query http://127.0.0.1:9090 \
+		"$FIO_END" "$TB_OUT" || tb_log "promql.py --query failed"
 	kill $PROM_PID
 	wait $PROM_PID
 fi
