@@ -302,9 +302,10 @@ check-testbed: $(OUT)/ntprof
 
 test: check check-package check-asan check-fuzz check-bpf check-testbed
 
-# by hand, not in CI (wave rules): the test bed's whole suite on every kernel
+# by hand, not in CI (wave rules): the test bed's whole suite on every kernel, and
+# the soaks (@pytest.mark.long: tests/testbed/test_soak.py)
 test-long: $(OUT)/ntprof
-	NTPROF_TB_FULL="6.1 6.12 7.3" NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra \
+	NTPROF_TB_LONG=1 NTPROF_TB_FULL="6.1 6.12 7.3" NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra \
 		-n $(TB_JOBS) --durations=0 tests/testbed
 
 demo: all
