@@ -1170,7 +1170,7 @@ static __always_inline bool complete_rq_body(struct request *rq, struct request 
 		v->ev.flags |= NTP_HF_ERROR;
 	if (hist_mode) {
 		ntp_mon_add_host(&v->ev);
-		if (hist_stream)
+		if (hist_stream && ntp_mon_stream_host(&v->ev))
 			emit_record(&v->ev, sizeof(v->ev));
 		forget_rq(key);
 		return false;
