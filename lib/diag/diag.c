@@ -459,9 +459,9 @@ int ntp_diag__make(struct ntp_diag *d, const struct ntp_report *r, struct ntp_so
 	memset(d, 0, sizeof(*d));
 	d->has.deferral = sends_known(r);
 	/*
-	 * The commands' evidence is read with SQL from recordings; a source
-	 * without a database (the fleet's engine) has the model's stages only,
-	 * and the rules say what they lack as not recorded.
+	 * The model reads the commands' evidence from recordings; a source
+	 * without a database (the fleet's engine) has the model's stages
+	 * alone, and the rules say what they lack as not recorded.
 	 */
 	for (int i = 0; s->db && i < s->n && !rc; i++) {
 		if (r->files[i].evidence) {
