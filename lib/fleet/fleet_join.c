@@ -243,22 +243,37 @@ static int with_line(FILE *m, const struct line *l)
 }
 
 /*
- * A part of the pairing: the commands whose join key falls in part k of n.
+ * A part of the pairing: the commands whose join key falls in range k of
+ * n equal ranges of its 64 bits (a hash: about as many commands in each).
  * A candidate has its command's key, so each part holds every candidate of
  * its host commands and every host command a candidate of its target
- * records could pair with: the parts' pairs together are the whole's.
+ * records could pair with: the parts' pairs together are the whole's.  A
+ * range, not a hash modulo, so that cmds' order (subsystem, cntlid,
+ * join_key, ...) lets each part read its own granules only.
  */
 struct part {
 	int k, n;
 };
 
+/* the signed join key where range k of n starts */
+static int64_t part_start(int k, int n)
+{
+	uint64_t u = (uint64_t)k * (UINT64_MAX / (uint64_t)n + 1);
+
+	return (int64_t)(u ^ (1ull << 63));
+}
+
 /* the condition on cmds' rows of part p into buf, "" for the whole */
 static void part_cond(const struct part *p, char *buf, size_t len)
 {
-	if (p->n <= 1)
-		snprintf(buf, len, "%s", "");
-	else
-		snprintf(buf, len, "AND cityHash64(join_key) %% %d = %d ", p->n, p->k);
+	int n = 0;
+
+	buf[0] = '\0';
+	if (p->k > 0)
+		n = snprintf(buf, len, "AND join_key >= %" PRId64 " ", part_start(p->k, p->n));
+	if (p->k < p->n - 1)
+		snprintf(buf + n, len - (size_t)n, "AND join_key < %" PRId64 " ",
+			 part_start(p->k + 1, p->n));
 }
 
 /*
@@ -270,7 +285,7 @@ static void part_cond(const struct part *p, char *buf, size_t len)
 static void from_candidates(FILE *m, struct ntp_fleet *f, const struct ntp_fleet_run *h,
 			    const struct ntp_fleet_run *t, const struct part *p)
 {
-	char cond[64];
+	char cond[96];
 
 	part_cond(p, cond, sizeof(cond));
 	fprintf(m, "FROM %s ARRAY JOIN arrayMap(i -> hb0 + i, "

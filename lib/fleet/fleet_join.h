@@ -24,8 +24,8 @@
  * joins it as it joins files, and stores the line in clocks.
  *
  * The pairing is the engine's, in INSERT ... SELECT statements into pairs,
- * one for each part of the join keys (cityHash64(join_key) modulo the
- * number of parts, one a part_rows commands of the larger side:
+ * one for each part of the join keys (equal ranges of the 64-bit key, a
+ * part a part_rows commands of the larger side:
  * a command and its candidates share a key, so the parts pair as the whole
  * would, and a statement's memory is a part's): each
  * command's interval (the host's h_queue to h_done moved onto the target's
