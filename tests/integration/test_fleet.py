@@ -160,8 +160,20 @@ def test_report_url__equals_report_files__one_server(run, server, corpus, case, 
     db = f"one_{case}"
     push(run, server.url, "--database", db, *files)
     assert report_json(run, "--url", server.url, "--database", db) == report_json(run, *files)
+    assert report_tables(run, "--url", server.url, "--database", db) == \
+        report_tables(run, *files)
     if case in ("both", "pair", "hot"):
         assert engine_pairs(server, db) == [tuple(p) for p in join_pairs(run, tmp_path, files)]
+
+
+def report_tables(run, *args):
+    """the text report's tables: its lines but the "#" ones (the header names the files and
+    their hooks, the diagnosis reads evidence the engine does not hold)"""
+    r = run("report", *args, timeout=300)
+    assert_ok(r)
+    lines = [line for line in r.stdout.splitlines() if not line.startswith("#")]
+    assert any(line.strip() for line in lines), r.stdout
+    return lines
 
 
 def test_report_url__diagnosis__evidence_not_recorded(run, server, corpus):
