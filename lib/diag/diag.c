@@ -344,6 +344,20 @@ static void set_backend(struct ntp_diag_evidence *e, const struct ntp_diag_gathe
 	e->backend.depth = -1;
 }
 
+/*
+ * The lesser of the two sides' shares of rows the join left unpaired, %.  A
+ * side alone may keep rows of its own (a host's other targets, a target's
+ * other hosts); rows of both unpaired are commands the clocks' one line
+ * could not pair.
+ */
+static double unpaired_pct(const struct ntp_join_counts *c)
+{
+	if (c->host_rows <= 0 || c->target_rows <= 0)
+		return 0;
+	return fmin(100.0 * (double)(c->host_rows - c->matched) / (double)c->host_rows,
+		    100.0 * (double)(c->target_rows - c->matched) / (double)c->target_rows);
+}
+
 /* the join's clock for the commands of host file hf (from 0; -1: every file) */
 static void set_clock(struct ntp_diag_evidence *e, const struct ntp_report *r, int hf)
 {
@@ -367,6 +381,7 @@ static void set_clock(struct ntp_diag_evidence *e, const struct ntp_report *r, i
 		e->drift = best->drift;
 		e->tol_ns = best->tol_ns;
 	}
+	e->unpaired_pct = unpaired_pct(&r->counts);
 }
 
 /* the evidence the model has of group g */
@@ -654,6 +669,8 @@ void ntp_diag__evidence_text(const struct ntp_diag_line *l, char *buf, size_t le
 					worst = s;
 			snprintf(buf, len, "%s below 0 in %.1f%%", ntp_diag__stage_label(l, worst),
 				 e->n ? 100.0 * (double)e->negative[worst] / (double)e->n : 0);
+		} else if (!strcmp(v->why, NTP_DIAG_WHY_UNPAIRED)) {
+			snprintf(buf, len, "%.0f%% of each side unpaired", e->unpaired_pct);
 		} else {
 			dur(a, sizeof(a), e->tol_ns);
 			snprintf(buf, len, "join tolerance %s", a);

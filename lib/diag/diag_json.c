@@ -100,6 +100,7 @@ static void evidence(struct ntp_json *j, const struct ntp_diag_line *l)
 		ntp_json__bool_field(j, "estimated", e->clock_estimated);
 		ntp_json__double_field(j, "drift", e->drift);
 		ntp_json__double_field(j, "tolerance_ns", e->tol_ns);
+		ntp_json__double_field(j, "unpaired_pct", e->unpaired_pct);
 		ntp_json__end_object(j);
 	} else {
 		ntp_json__null(j);

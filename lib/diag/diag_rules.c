@@ -12,7 +12,8 @@ const struct ntp_diag_rule ntp_diag_rules[NTP_DIAG_NCAUSES] = {
 		"(its minimum n in the statistics table)" },
 	[NTP_DIAG_CLOCK] = { NTP_DIAG_CLOCK, "clock_doubt", "clock doubt",
 		"joined: the clocks not estimated, |drift| >= 400 ppm, >= 1% of the commands with a "
-		"stage below 0, or the join's tolerance >= 25% of the network mean (and >= 10 us)" },
+		"stage below 0, the join's tolerance >= 25% of the network mean (and >= 10 us), or >= 10% "
+		"of each side's commands unpaired (the clocks off one line)" },
 	[NTP_DIAG_ERRORS] = { NTP_DIAG_ERRORS, "errors_or_retries", "errors or retries",
 		"a command completed with a non-zero status, or a controller reset while recording" },
 	[NTP_DIAG_SATURATED] = { NTP_DIAG_SATURATED, "saturated_queue", "saturated queue",
@@ -130,6 +131,8 @@ static const char *clock_doubt(const struct ntp_diag_evidence *e)
 			return NTP_DIAG_WHY_NEGATIVE;
 	if (e->tol_ns >= NTP_DIAG_CLOCK_TOL_MIN_NS && e->tol_ns >= NTP_DIAG_CLOCK_TOL_PCT / 100 * net)
 		return "a loose estimate";
+	if (e->unpaired_pct >= NTP_DIAG_CLOCK_UNPAIRED_PCT)
+		return NTP_DIAG_WHY_UNPAIRED;
 	return NULL;
 }
 

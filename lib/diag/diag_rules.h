@@ -38,6 +38,7 @@ enum ntp_diag_cause {
 #define NTP_DIAG_CLOCK_DRIFT 400e-6     /* |drift| the join estimated: beyond a real clock's */
 #define NTP_DIAG_CLOCK_TOL_PCT 25.0     /* the join's tolerance, % of the network mean */
 #define NTP_DIAG_CLOCK_TOL_MIN_NS 10000.0 /* ... and at least this */
+#define NTP_DIAG_CLOCK_UNPAIRED_PCT 10.0 /* rows of each side left unpaired, % of its rows */
 #define NTP_DIAG_SATURATED_FULL 0.9     /* in flight / depth */
 #define NTP_DIAG_TAG_WAIT_FULL 0.5      /* ... with the host block layer dominating: tag waits */
 #define NTP_DIAG_STARVED_INFLIGHT 8.0   /* commands in flight on one queue */
@@ -94,6 +95,7 @@ struct ntp_diag_evidence {
 	bool joined;
 	bool clock_estimated;         /* false: too few pairs agreed */
 	double drift, tol_ns;
+	double unpaired_pct;          /* the lesser of the two sides' unpaired rows, % */
 	/* errors: commands completed with a non-zero status, their first status */
 	uint64_t errors;
 	int64_t first_status;
@@ -109,6 +111,7 @@ struct ntp_diag_evidence {
 };
 
 /* ntp_diag_verdict.why when joined stages went below 0 */
+#define NTP_DIAG_WHY_UNPAIRED "both sides unpaired"
 #define NTP_DIAG_WHY_NEGATIVE "stages below 0"
 
 /* the verdict on one piece of evidence */

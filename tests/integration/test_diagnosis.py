@@ -237,6 +237,58 @@ def test_clock_doubt__drift_beyond_a_real_clock(run, tmp_path):
     assert doc["diagnosis"]["recording"]["evidence"]["clock"]["estimated"] is True
 
 
+TARGET_TIMES = ("t_recv_ns", "t_r2t_ns", "t_submit_ns", "t_cmpl_ns", "t_sent_ns")
+
+
+def slew_second_half(path, ppm):
+    """The target's clock ran ppm faster from the middle of the recording on,
+    as a clock slewed while recording: no one line pairs both halves."""
+    db = sqlite3.connect(path)
+    lo, hi = db.execute("SELECT min(t_recv_ns), max(t_sent_ns) FROM target_io").fetchone()
+    mid = (lo + hi) // 2
+    for c in TARGET_TIMES:
+        db.execute(f"UPDATE target_io SET {c} = {c} + CAST(({c} - ?) * ? AS INTEGER)"
+                   f" WHERE {c} > ?", (mid, ppm * 1e-6, mid))
+    db.commit()
+    db.close()
+
+
+def unpaired(doc):
+    j = doc["join"]
+    return min(100 * (j["host_commands"] - j["matched"]) / j["host_commands"],
+               100 * (j["target_commands"] - j["matched"]) / j["target_commands"])
+
+
+def test_clock_doubt__a_clock_slewed_while_recording(run, tmp_path):
+    h, t = tmp_path / "h.ntp", tmp_path / "t.ntp"
+    ntpgen.generate_pair(h, t, drift=20e-6)
+    slew_second_half(t, 300)
+    lines, doc = report(run, h, t)
+    d = doc["diagnosis"]["recording"]
+    # the line fits one half: the other half of each side is left unpaired
+    assert unpaired(doc) >= 10, doc["join"]
+    assert d["cause"] == "clock_doubt", d
+    assert d["evidence"]["clock"]["unpaired_pct"] == pytest.approx(unpaired(doc))
+    assert "slow_or_lossy_network" not in d["holds"]
+    assert re.search(r"clock doubt \(\d+% of each side unpaired\)", lines[0]), lines[0]
+
+
+@pytest.mark.parametrize("side", ["host_io", "target_io"])
+def test_clock_doubt__one_side_unpaired_is_no_doubt(run, tmp_path, side):
+    """A host's rows for its other targets, a target's for its other hosts:
+    one side's rows unpaired say nothing of the clocks."""
+    h, t = tmp_path / "h.ntp", tmp_path / "t.ntp"
+    ntpgen.generate_pair(h, t, drift=20e-6)
+    db = sqlite3.connect(h if side == "host_io" else t)
+    db.execute(f"DELETE FROM {side} WHERE id % 3 = 0")
+    db.commit()
+    db.close()
+    _, doc = report(run, h, t)
+    d = doc["diagnosis"]["recording"]
+    assert d["evidence"]["clock"]["unpaired_pct"] < 10, doc["join"]
+    assert d["cause"] != "clock_doubt", d
+
+
 def test_joined__storage_named__never_saturated_without_a_depth(run, tmp_path):
     path = tmp_path / "both.ntp"
     ntpgen.generate_both(path)

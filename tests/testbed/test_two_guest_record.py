@@ -5,7 +5,9 @@ target's, joined afterwards with `ntprof report HOST.ntp TARGET.ntp`, and the
 two phases compared with `ntprof compare` (guest/two_record.sh).
 
 Phase A has no added delay; phase B has `netem delay 5ms` on eth0 of both
-guests, 5 ms each way.  Each phase is the same fio job (4k randread, QD1, IOS
+guests, 5 ms each way; in phase C the target's clock is slewed while it
+records (a clock estimate made loose on purpose: the diagnosis must blame
+the clock, never the network).  Each phase is the same fio job (4k randread, QD1, IOS
 I/Os), recorded at -s 1 on both sides (target started first, stopped last).
 
 - each phase: at least 99% of the host's commands join a target record;
@@ -99,16 +101,17 @@ def ping_added_ns(r):
 
 def test_two_guest_record(testbed):
     assert NTPROF.is_file(), f"{NTPROF} missing: build ntprof (make) first"
-    r = testbed.run_two("tests/testbed/guest/two_record.sh", kernel="6.1", timeout=300,
+    r = testbed.run_two("tests/testbed/guest/two_record.sh", kernel="6.1", timeout=420,
                         skew=SKEW_S, env={"NTPROF": str(NTPROF), "TB_IOS": str(IOS)}).assert_ok()
     host, tgt = r.host.result, r.target.result
     assert "traddr=10.0.0.1," in host["host_ctrl_address"], host["host_ctrl_address"]
-    for p in "AB":
+    for p in "ABC":
         assert host[f"host_{p}_rc"] == "0" and tgt[f"tgt_{p}_rc"] == "0", (host, tgt)
         assert int(host[f"host_{p}_fio_ios"]) == IOS
     for res, role in ((host, "host"), (tgt, "target")):
         assert "netem" not in res[f"{role}_A_qdisc"], res[f"{role}_A_qdisc"]
         assert "netem" in res[f"{role}_B_qdisc"] and "delay 5ms" in res[f"{role}_B_qdisc"]
+        assert "netem" not in res[f"{role}_C_qdisc"], res[f"{role}_C_qdisc"]
     # the target's wall clock really was skewed (the join must not rely on it)
     meta = {}
     for p in "AB":
@@ -184,3 +187,21 @@ def test_two_guest_record(testbed):
     for s in STAGES:
         assert jd[s] == b[s] - a[s], (s, jd[s], b[s] - a[s])
     assert jc["changed_most"]["stage"] == "network", jc["changed_most"]
+
+    slewed_clock(r)
+
+
+def slewed_clock(r):
+    """Phase C: the target's clock slewed while recording (its tick 1% long,
+    then 1% short, in turns).  No one line of offset and drift pairs both
+    clocks, so part of each side stays unpaired, and the diagnosis blames
+    the clock estimate, never the network."""
+    assert int(r.target.result["tgt_C_slews"]) >= 2, r.target.result
+    doc = ntprof_json("report", str(r.host.out / "host-C.ntp"), str(r.target.out / "tgt-C.ntp"))
+    j = doc["join"]
+    d = doc["diagnosis"]["recording"]
+    print("phase C join:", j, "\ndiagnosis:", d["text"], d["evidence"]["clock"])
+    assert d["cause"] == "clock_doubt", d
+    assert "slow_or_lossy_network" not in d["holds"], d
+    for g in doc["diagnosis"]["groups"]:
+        assert g["cause"] in ("clock_doubt", "insufficient_evidence"), g

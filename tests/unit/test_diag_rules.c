@@ -156,6 +156,17 @@ static void clock__each_evidence_at_its_threshold(void **state)
 	e.tol_ns = 10000;
 	assert_int_equal(cause(&e), NTP_DIAG_CLOCK);
 
+	/* 10% of each side left unpaired: the clocks off one line */
+	joined(&e, network_heavy);
+	e.network_p50_ns = 600000;
+	e.unpaired_pct = NTP_DIAG_CLOCK_UNPAIRED_PCT * 0.99;
+	assert_int_equal(cause(&e), NTP_DIAG_NETWORK);
+	e.unpaired_pct = NTP_DIAG_CLOCK_UNPAIRED_PCT;
+	ntp_diag__decide(&e, &v);
+	assert_int_equal(v.cause, NTP_DIAG_CLOCK);
+	assert_string_equal(v.why, NTP_DIAG_WHY_UNPAIRED);
+	assert_false(v.holds & 1u << NTP_DIAG_NETWORK);
+
 	/* not joined: no clock to doubt */
 	joined(&e, quiet);
 	e.joined = false;
