@@ -49,18 +49,26 @@ struct ntp_evidence_acc {
 };
 
 void ntp_evidence__from(char *buf, size_t len, const char *view, const char *schema, bool pid,
-			bool cpu)
+			bool cpu, bool busy)
 {
 	snprintf(buf, len,
-		 "(SELECT v.*, (h.flags & 32) != 0 AS ev_deferred, %s AS ev_pid, %s AS ev_off_cpu"
+		 "(SELECT v.*, (h.flags & 32) != 0 AS ev_deferred, %s AS ev_pid, %s AS ev_comm,"
+		 " %s AS ev_cpu, %s AS ev_io_cpu, %s AS ev_off_cpu, %s AS ev_busy"
 		 " FROM \"%s\" v JOIN \"%s\".host_io h ON h.id = v.id)",
-		 pid ? "h.pid" : "NULL", cpu ? "h.cpu != h.io_cpu" : "NULL", view, schema);
+		 pid ? "h.pid" : "NULL", pid ? "h.comm" : "NULL", cpu ? "h.cpu" : "NULL",
+		 cpu ? "h.io_cpu" : "NULL", cpu ? "h.cpu != h.io_cpu" : "NULL",
+		 busy ? "h.queue_in_flight" : "NULL", view, schema);
 }
 
 bool ntp_evidence__has_cpu(sqlite3 *db, const char *schema)
 {
 	return ntp_db__has_column(db, schema, "host_io", "cpu") &&
 	       ntp_db__has_column(db, schema, "host_io", "io_cpu");
+}
+
+bool ntp_evidence__has_busy(sqlite3 *db, const char *schema)
+{
+	return ntp_db__has_column(db, schema, "host_io", "queue_in_flight");
 }
 
 bool ntp_evidence__has_pid(sqlite3 *db, const char *schema)
@@ -581,7 +589,7 @@ int ntp_evidence__scan(struct ntp_report *r, struct ntp_source *s, int i)
 		return rc;
 	ntp_db__view_name(view, sizeof(view), schema, NTP_DB_HOST_STAGES);
 	ntp_evidence__from(from, sizeof(from), view, schema, pid,
-			   ntp_evidence__has_cpu(s->db, schema));
+			   ntp_evidence__has_cpu(s->db, schema), false);
 	snprintf(sql, sizeof(sql), "SELECT io_type, bytes, namespace, h_start_ns, h_queue_ns,"
 		 " sent_ns, h_done_ns, " NTP_EVIDENCE_COLS " FROM %s WHERE 1", from);
 	a = ntp_evidence__acc_new(0);

@@ -56,7 +56,7 @@ struct ntp_evidence_acc;
 /*
  * The columns the scan adds after its own for ntp_evidence__add, from a
  * FROM made by ntp_evidence__from: controller, qid, status, deferred, the
- * process.  The times are the stage points the scan reads anyway: a view's
+ * process, sent off the queue's io_cpu.  The times are the stage points the scan reads anyway: a view's
  * column named twice is computed twice.
  */
 #define NTP_EVIDENCE_COLS "controller, qid, status, ev_deferred, ev_pid, ev_off_cpu"
@@ -84,16 +84,19 @@ struct ntp_evidence_in {
 /*
  * The host rows of view (host_stages or host_app_stages, as named on the
  * connection) over schema's host_io, with every column of view and
- * ev_deferred (flag 32: the send was io_work's), ev_pid (NULL when
- * pid is false) and ev_off_cpu (cpu != io_cpu; NULL where either is, or
- * cpu is false), as a FROM: "(SELECT ...)".
+ * ev_deferred (flag 32: the send was io_work's), ev_pid and ev_comm (NULL
+ * when pid is false), ev_cpu, ev_io_cpu and ev_off_cpu (cpu != io_cpu;
+ * NULL where either is, or cpu is false) and ev_busy (queue_in_flight;
+ * NULL when busy is false), as a FROM: "(SELECT ...)".
  */
 void ntp_evidence__from(char *buf, size_t len, const char *view, const char *schema, bool pid,
-			bool cpu);
+			bool cpu, bool busy);
 /* does schema's host_io have the processes (pid and comm)? */
 bool ntp_evidence__has_pid(sqlite3 *db, const char *schema);
 /* does schema's host_io have the CPUs (cpu and io_cpu)? */
 bool ntp_evidence__has_cpu(sqlite3 *db, const char *schema);
+/* does schema's host_io have the commands in flight on the queue (queue_in_flight)? */
+bool ntp_evidence__has_busy(sqlite3 *db, const char *schema);
 
 /*
  * An accumulator that holds at most max_rows (group, queue) rows (0: no
