@@ -34,6 +34,9 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 # /usr/local/share/zsh/site-functions (its default fpath) without being told
 ZSHCOMPDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/share/zsh/vendor-completions,$(PREFIX)/share/zsh/site-functions)
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+# monitor's Grafana dashboard and Prometheus recording rules (contrib/)
+DATADIR   ?= $(PREFIX)/share/ntprof
+MONITOR_CONTRIB := grafana/ntprof.json prometheus/ntprof-rules.yml
 
 # the release version (semantic): the file VERSION is its one source, read here
 # and by the Debian package (debian/rules).  GIT_DESCRIBE is what git describe
@@ -99,11 +102,11 @@ all: depcheck $(OUT)/ntprof man completion
 # ---- dependency checks: name the Debian package that is missing ---------------
 DEBIAN_BUILD_DEPS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
                      libsqlite3-dev sqlite3 libcurl4-openssl-dev pkg-config python3-docutils
-DEBIAN_TEST_DEPS  := libcmocka-dev python3-pytest python3-pytest-xdist python3-jsonschema protobuf-compiler \
+DEBIAN_TEST_DEPS  := libcmocka-dev python3-pytest python3-pytest-xdist python3-jsonschema python3-yaml protobuf-compiler \
 		     python3-protobuf \
 		     libclang-rt-14-dev chromium fonts-dejavu-core shellcheck \
 		     debhelper lintian mmdebstrap clickhouse-server clickhouse-client openssl systemd \
-		     tmux zsh
+		     tmux zsh prometheus
 depcheck:
 	@command -v $(CLANG) >/dev/null || { echo "error: clang not found: apt-get install clang (or: make deps)"; exit 1; }
 	@test -x "$(BPFTOOL)" || { echo "error: bpftool not found: apt-get install bpftool (or: make deps)"; exit 1; }
@@ -299,9 +302,10 @@ check-testbed: $(OUT)/ntprof
 
 test: check check-package check-asan check-fuzz check-bpf check-testbed
 
-# by hand, not in CI (wave rules): the test bed's whole suite on every kernel
+# by hand, not in CI (wave rules): the test bed's whole suite on every kernel, and
+# the soaks (@pytest.mark.long: tests/testbed/test_soak.py)
 test-long: $(OUT)/ntprof
-	NTPROF_TB_FULL="6.1 6.12 7.3" NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra \
+	NTPROF_TB_LONG=1 NTPROF_TB_FULL="6.1 6.12 7.3" NTPROF=$(abspath $(OUT)/ntprof) $(PYTHON) -m pytest -ra \
 		-n $(TB_JOBS) --durations=0 tests/testbed
 
 demo: all
@@ -319,6 +323,7 @@ install: all
 	install -m 0644 $(filter %.7,$(MANS)) $(DESTDIR)$(MANDIR)/man7/
 	install -D -m 0644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/ntprof
 	install -D -m 0644 $(ZSH_COMPLETION) $(DESTDIR)$(ZSHCOMPDIR)/_ntprof
+	for f in $(MONITOR_CONTRIB); do install -D -m 0644 contrib/$$f $(DESTDIR)$(DATADIR)/$$f || exit 1; done
 ifneq ($(UNITS),)
 	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
 	for u in $(UNITS); do \
@@ -331,7 +336,8 @@ endif
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ntprof $(DESTDIR)$(BASHCOMPDIR)/ntprof $(DESTDIR)$(ZSHCOMPDIR)/_ntprof \
 		$(foreach m,$(MANS),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
-		$(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(notdir $(UNITS)))
+		$(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(notdir $(UNITS))) \
+		$(addprefix $(DESTDIR)$(DATADIR)/,$(MONITOR_CONTRIB))
 
 $(OUT) $(OUT)/bpf $(OUT)/man:
 	@mkdir -p $@

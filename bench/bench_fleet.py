@@ -8,13 +8,15 @@ Makes PAIRS host/target pairs of ROWS commands a side (bench/join_pair.py's
 rare keys, each pair on a controller id of its own, so that a Distributed
 table spreads them), and for one server and for two shards of a
 Distributed table (tests/integration/fleet_server.py, loopback, scratch
-data) prints side by side: the push rate (commands visible to count() on
-every shard over the wall time from the push's start: pushes are
-synchronous), the CPU seconds of ntprof and of the servers a push takes
-per 1M commands, the fleet report of every pair from the engine (exact,
-and with --approx) against the sum of `ntprof report HOST TARGET` on each
-pair, and the engine's bytes on disk per command against the .ntp files'.
-Asserts nothing about time.
+data) prints side by side: the push rate (every pair pushed --no-join:
+commands visible to count() on every shard over the wall time from the
+push's start; pushes are synchronous), the CPU seconds of ntprof and of
+the servers a push takes per 1M commands; apart from it, the engine's
+join of each pair (a second push of the pair, which joins it) and its
+peak memory (system.query_log); the fleet report of every pair from the
+engine (exact, and with --approx) against the sum of `ntprof report HOST
+TARGET` on each pair, and the engine's bytes on disk per command against
+the .ntp files'.  Asserts nothing about time.
 
     PUSH_ROUNDS=5 bench/bench_fleet.py [BUILD_DIR]
 
@@ -22,6 +24,13 @@ The push alone: one pair of ROWS commands a side, `push --no-join` into a
 fresh database of one server PUSH_ROUNDS times; prints the median and
 range of ntprof's CPU (user + system), the server's, the wall time and
 the rows per second (wall: a note on a shared machine).
+
+    JOIN_ONLY=3 PAIRS=1 bench/bench_fleet.py [BUILD_DIR]
+
+The join alone: one pair pushed --no-join into a fresh database of one
+server, then joined, JOIN_ONLY times; prints each join's wall time, its
+peak memory (the largest memory_usage in system.query_log of the
+join's statements) and the pairs it wrote.
 """
 
 import os
@@ -42,6 +51,9 @@ BUILD = Path(sys.argv[1] if len(sys.argv) > 1 else REPO / "build")
 NTPROF = str(BUILD / "ntprof")
 PAIRS = int(os.environ.get("PAIRS", "10"))
 PUSH_ROUNDS = int(os.environ.get("PUSH_ROUNDS", "0"))
+JOIN_ONLY = int(os.environ.get("JOIN_ONLY", "0"))
+# push --join-rows (the join's parts), else its default
+JOIN_ROWS = ["--join-rows", os.environ["JOIN_ROWS"]] if os.environ.get("JOIN_ROWS") else []
 ROWS = int(os.environ.get("ROWS", "1000000"))
 
 
@@ -87,6 +99,24 @@ def disk(servers, db):
                            f"database = '{db}'").strip() or 0) for s in servers)
 
 
+def log_reset(servers):
+    """system.query_log emptied on every server: what join_peak reads next is the join's"""
+    for s in servers:
+        s.query("SYSTEM FLUSH LOGS")
+        s.query("TRUNCATE TABLE system.query_log")
+
+
+def join_peak(servers):
+    """the largest peak memory (bytes) of a query since log_reset, on any server (on a
+    cluster each shard logs the part of a join it ran)"""
+    peak = 0
+    for s in servers:
+        s.query("SYSTEM FLUSH LOGS")
+        peak = max(peak, int(s.query("SELECT max(memory_usage) FROM system.query_log "
+                                     "WHERE type = 2").strip() or 0))
+    return peak
+
+
 def run(name, servers, cluster, pairs, files_s, file_bytes):
     db = "bench"
     if cluster:
@@ -95,6 +125,7 @@ def run(name, servers, cluster, pairs, files_s, file_bytes):
                             cluster], check=True)
     else:
         subprocess.run([NTPROF, "push", "--url", servers[0].url, "--database", db], check=True)
+    # the push alone (--no-join): rows visible on every shard over the wall from its start
     t0 = time.monotonic()
     c0, s0 = cpu_children(), cpu_servers(servers)
     push_s = []
@@ -105,18 +136,51 @@ def run(name, servers, cluster, pairs, files_s, file_bytes):
                               db)) for s in servers)
     wall = time.monotonic() - t0
     ntprof_cpu, server_cpu = cpu_children() - c0, cpu_servers(servers) - s0
-    join_s = sum(timed([NTPROF, "push", "--url", servers[0].url, "--database", db, str(h), str(t)])
-                 for h, t in pairs)
+    # then the engine's join of each pair (a push of the pushed files joins them), timed apart
+    log_reset(servers)
+    join_s = [timed([NTPROF, "push", "--url", servers[0].url, "--database", db, *JOIN_ROWS,
+                     str(h), str(t)]) for h, t in pairs]
+    peak = join_peak(servers)
     report_s = timed([NTPROF, "report", "--url", servers[-1].url, "--database", db])
     approx_s = timed([NTPROF, "report", "--url", servers[-1].url, "--database", db, "--approx"])
     rows = 2 * ROWS * PAIRS
-    print(f"{name:12} push {visible / wall / 1e3:8.0f} k rows/s ({visible} rows in {wall:.1f} s; "
-          f"one pair {min(push_s):.1f} s)  join {join_s / PAIRS:.1f} s a pair  "
-          f"report --url {report_s:.1f} s (--approx {approx_s:.1f} s) vs files {files_s:.1f} s  "
+    print(f"{name:12} push {visible / wall / 1e3:6.0f} k rows/s ({visible} rows visible "
+          f"{wall:.1f} s from the push's start; one pair {min(push_s):.1f} s)")
+    print(f"{'':12} join {sum(join_s) / PAIRS:.1f} s a pair [{min(join_s):.1f}, "
+          f"{max(join_s):.1f}], peak {peak / 2**20:.0f} MB  report --url {report_s:.1f} s "
+          f"(--approx {approx_s:.1f} s) vs files {files_s:.1f} s  "
           f"disk {disk(servers, db) / rows:.1f} B/command vs .ntp {file_bytes / rows:.1f}")
     # CPU seconds depend less on the other work on the machine than wall time does
     print(f"{'':12} push CPU per 1M commands: ntprof {ntprof_cpu * 1e6 / visible:.2f} s, "
           f"server(s) {server_cpu * 1e6 / visible:.2f} s (load {os.getloadavg()[0]:.1f})")
+
+
+def join_only(pairs):
+    """the first pair pushed --no-join, then joined, JOIN_ONLY times into fresh databases:
+    the join's wall time and its peak memory (query_log)"""
+    (h, t), = pairs[:1]
+    d = Path(tempfile.mkdtemp(prefix="ntprof-bench-join."))
+    one = fleet_server.Server(d, "one", query_log=True).start()
+    try:
+        for i in range(JOIN_ONLY):
+            db = f"join{i}"
+            subprocess.run([NTPROF, "push", "--url", one.url, "--database", db, "--no-join",
+                            str(h), str(t)], check=True)
+            log_reset([one])
+            wall = timed([NTPROF, "push", "--url", one.url, "--database", db, *JOIN_ROWS,
+                          str(h), str(t)])
+            pairs_n = int(one.query("SELECT count() FROM pairs", db))
+            print(f"join of {ROWS}+{ROWS} {' '.join(JOIN_ROWS)}: {wall:.1f} s, peak "
+                  f"{join_peak([one]) / 2**20:.0f} MB, {pairs_n} pairs "
+                  f"(load {os.getloadavg()[0]:.1f})", flush=True)
+            # the statements over 1 s: the parts' INSERTs and their counts
+            print(one.query("SELECT query_duration_ms, round(memory_usage / 1048576), "
+                            "substring(query, 1, 30) FROM system.query_log WHERE type = 2 "
+                            "AND query_duration_ms > 1000 ORDER BY event_time"), flush=True)
+            one.query(f"DROP DATABASE {db}")
+    finally:
+        one.stop()
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def push_rounds(pairs):
@@ -155,16 +219,19 @@ def main():
         if PUSH_ROUNDS:
             push_rounds(pairs)
             return
+        if JOIN_ONLY:
+            join_only(pairs)
+            return
         files_s = sum(timed([NTPROF, "report", str(h), str(t)]) for h, t in pairs)
         file_bytes = sum(p.stat().st_size for hp in pairs for p in hp)
         print(f"# {PAIRS} pairs of {ROWS} commands a side; clickhouse-server 18.16; "
               f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
-        one = fleet_server.Server(d, "one").start()
+        one = fleet_server.Server(d, "one", query_log=True).start()
         try:
             run("one server", [one], None, pairs, files_s, file_bytes)
         finally:
             one.stop()
-        a, b = fleet_server.two_shards(d)
+        a, b = fleet_server.two_shards(d, query_log=True)
         a.start()
         b.start()
         try:

@@ -11,10 +11,12 @@
  * the entry of the I/O system calls (io_submit, io_uring_enter, pread64,
  * pwrite64) writes (thread, system call, time) into its CPU's slot of
  * `app_sys`, an array: a store, no hash, per such system call, not per
- * command.  nvme_setup_cmd, for sampled commands only, takes the slot when
- * it holds this thread and the thread is still in that system call (the
- * number in its saved user registers, orig_ax): no exit hook is needed to
- * retire it.  A thread that moved to another CPU in between (waiting for a
+ * command.  The thread is named by the address of its saved user
+ * registers, the wrapper's argument (one per live thread, at the top of its
+ * kernel stack), which costs no helper call.  nvme_setup_cmd, for sampled
+ * commands only, takes the slot when it holds this thread and the thread
+ * is still in that system call (the number in those registers, orig_ax):
+ * no exit hook is needed to retire it.  A thread that moved to another CPU in between (waiting for a
  * tag, say) finds another thread's slot, or its own stale one: no time.
  *
  * The completion: nvme_complete_rq ends the request, and the bio's end_io
@@ -64,9 +66,10 @@ const volatile __u64 ksym_io_complete_rw_iopoll = 0;
 
 /* per CPU: the last thread to enter an I/O system call there, which, and when */
 struct app_sys_slot {
-	__u32 tid;
-	__u32 nr;               /* the x86-64 system call number */
+	__u64 regs;             /* the thread's struct pt_regs * (task_pt_regs()) */
 	__u64 entered;
+	__u32 nr;               /* the x86-64 system call number */
+	__u32 pad;
 };
 
 #define NTP_APP_MAX_CPUS 4096
@@ -251,20 +254,20 @@ static __always_inline void app_uring_reaped(__u32 tid, __u64 now, const bool at
 	}
 }
 
-static __always_inline void app_sys_enter(__u32 nr, const bool uring)
+/* regs: the wrapper's argument, the thread's saved user registers */
+static __always_inline void app_sys_enter(__u64 regs, __u32 nr, const bool uring)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct app_sys_slot *slot = bpf_map_lookup_elem(&app_sys, &cpu);
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	__u64 now = bpf_ktime_get_ns();
 
 	if (slot) {
-		slot->tid = tid;
+		slot->regs = regs;
 		slot->nr = nr;
 		slot->entered = now;
 	}
 	if (uring && app_uring_live)
-		app_uring_reaped(tid, now, false);
+		app_uring_reaped((__u32)bpf_get_current_pid_tgid(), now, false);
 }
 
 #define NTP_IORING_ENTER_GETEVENTS 1
@@ -372,10 +375,12 @@ static __always_inline void app_at_setup(struct request *rq, struct ntp_host_eve
 	if (!ev->cgroup_id)
 		ev->cgroup_id = bpf_get_current_cgroup_id();
 	slot = bpf_map_lookup_elem(&app_sys, &cpu);
-	if (!slot || slot->tid != tid || slot->entered > ev->h_start)
+	if (!slot || slot->entered > ev->h_start)
+		return;
+	regs = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if ((__u64)regs != slot->regs)      /* a pointer compared: no read */
 		return;
 	/* still in that system call: the one its user registers were saved for */
-	regs = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	if ((btf ? regs->orig_ax : BPF_CORE_READ(regs, orig_ax)) != slot->nr)
 		return;
 	ev->h_app_submit = slot->entered;
@@ -585,7 +590,7 @@ SEC("fentry/__x64_sys_" #name)							\
 int BPF_PROG(app_ent_##name)							\
 {										\
 	if (runs(NTP_RUN_FENTRY))						\
-		app_sys_enter(nr, uring);					\
+		app_sys_enter(ctx[0], nr, uring);				\
 	return 0;								\
 }										\
 SEC("kprobe/__x64_sys_" #name)							\
@@ -593,7 +598,7 @@ int BPF_KPROBE(app_ent_kp_##name, struct pt_regs *regs)				\
 {										\
 	if (!runs(NTP_RUN_KPROBE))						\
 		return 0;							\
-	app_sys_enter(nr, uring);						\
+	app_sys_enter((__u64)regs, nr, uring);					\
 	if (uring && app_uring_waits(regs))					\
 		stash_put(1);							\
 	return 0;								\

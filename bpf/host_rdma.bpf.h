@@ -101,7 +101,7 @@ int BPF_PROG(rdma_post_ent)
 	struct nvme_rdma_qe *q;
 	struct inflight *v;
 
-	if (!runs(NTP_RUN_FENTRY))
+	if (!runs(NTP_RUN_FENTRY) || none_live())
 		return 0;
 	q = arg_untyped(ctx, 1);
 	if (q && (v = lookup_rq(rdma_qe_to_rq(q))))
@@ -118,7 +118,7 @@ int BPF_PROG(rdma_post_send, struct nvme_rdma_queue *queue, struct nvme_rdma_qe 
 	struct inflight *v;
 	__u64 t;
 
-	if (!runs(NTP_RUN_FENTRY))
+	if (!runs(NTP_RUN_FENTRY) || none_live())
 		return 0;
 	q = arg_untyped(ctx, 1);
 	if (q && (v = lookup_rq(rdma_qe_to_rq(q)))) {
@@ -161,7 +161,7 @@ static __always_inline void recv_done_body(struct ib_wc *wc)
 	 * Every response of the machine comes here, and its request is known
 	 * only after four reads: none are done while no command is sampled
 	 */
-	if (!wc || !live_total)
+	if (!wc || none_live())
 		return;
 	qe = (void *)BPF_CORE_READ(wc, wr_cqe) - bpf_core_field_offset(struct nvme_rdma_qe, cqe);
 	cqe = BPF_CORE_READ(qe, data);

@@ -136,6 +136,8 @@ enum ntp_counter {
 	NTP_CNT_FABRIC,
 	/* histogram mode (bpf/ntp_mon.bpf.h): sampled, but its histogram map was full */
 	NTP_CNT_LOST_HIST,
+	/* monitor --flight: sampled, counted, and kept off the ring buffer by its floor (ntp_mon.h) */
+	NTP_CNT_FLIGHT_FILTERED,
 	NTP_CNT_MAX,
 };
 

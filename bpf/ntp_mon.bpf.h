@@ -19,6 +19,40 @@ const volatile bool hist_mode = false;
  */
 const volatile bool hist_stream = false;
 
+/* the flight recorder's floor (ntp_mon.h): written by user space, 0 until then */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} flight_floor SEC(".maps");
+
+/*
+ * Whether a counted command crosses the ring buffer for the flight
+ * recorder: not when its interval's floor drops it (counted apart)
+ */
+static __always_inline bool ntp_mon_stream(__u64 start, __u64 done, __u64 done_alt)
+{
+	__u32 zero = 0;
+	__u64 *f = bpf_map_lookup_elem(&flight_floor, &zero);
+
+	if (f && ntp_mon_floor_drops(*(volatile __u64 *)f, start, done, done_alt)) {
+		count(NTP_CNT_FLIGHT_FILTERED);
+		return false;
+	}
+	return true;
+}
+
+static __always_inline bool ntp_mon_stream_host(const struct ntp_host_event *e)
+{
+	return ntp_mon_stream(e->h_start, e->h_done, e->h_recv);
+}
+
+static __always_inline bool ntp_mon_stream_target(const struct ntp_target_event *e)
+{
+	return ntp_mon_stream(e->t_recv, e->t_sent, e->t_cmpl);
+}
+
 /*
  * Preallocated: kernels before 6.2 refuse a hash map without preallocation
  * in tracing programs.  Record, which never counts here, sizes it to one

@@ -133,4 +133,50 @@ static __always_inline void ntp_mon_target_stages(const struct ntp_target_event 
 	out[2] = (sent - recv) - r2t_wait;
 }
 
+/*
+ * The flight recorder's floor (monitor --flight, lib/monitor/mon_flight.h):
+ * of each side, the end-to-end time at or below which user space drops a
+ * command of the current interval, its heap of the interval's slowest being
+ * full.  User space writes it each time it reads the ring buffer into the
+ * collector's `flight_floor` map, as one __u64: the interval's number + 1
+ * modulo 2^NTP_MON_FLOOR_IV_BITS above the floor in ns (at most
+ * NTP_MON_FLOOR_NS_MAX, a larger one written as that); 0 when none.  The
+ * kernel keeps a command of that interval at or under the floor off the ring
+ * buffer (NTP_CNT_FLIGHT_FILTERED): one user space would have dropped, as the
+ * heap's smallest only grows within an interval.  A command of another
+ * interval crosses, until user space writes that interval's floor.
+ */
+#define NTP_MON_FLIGHT_INTERVAL_NS 1000000000ULL
+#define NTP_MON_FLOOR_NS_BITS 38
+#define NTP_MON_FLOOR_NS_MAX ((1ULL << NTP_MON_FLOOR_NS_BITS) - 1)
+#define NTP_MON_FLOOR_IV_BITS (64 - NTP_MON_FLOOR_NS_BITS)
+
+/* the floor of interval iv (its number + 1) at floor_ns */
+static __always_inline __u64 ntp_mon_floor_pack(__u64 iv, __u64 floor_ns)
+{
+	if (floor_ns > NTP_MON_FLOOR_NS_MAX)
+		floor_ns = NTP_MON_FLOOR_NS_MAX;
+	return iv << NTP_MON_FLOOR_NS_BITS | floor_ns;
+}
+
+/*
+ * The command that started at start and completed at done (the record's
+ * done stamp, else done_alt): whether a floor keeps it off the ring buffer.
+ * Its rank is user space's: end-to-end, 0 when a stamp is missing.  1: it does.
+ */
+static __always_inline int ntp_mon_floor_drops(__u64 floor, __u64 start, __u64 done,
+						__u64 done_alt)
+{
+	__u64 e2e, iv;
+
+	if (!floor)
+		return 0;
+	if (!done)
+		done = done_alt;
+	e2e = start && done > start ? done - start : 0;
+	iv = done / NTP_MON_FLIGHT_INTERVAL_NS + 1;
+	return iv << NTP_MON_FLOOR_NS_BITS == (floor & ~NTP_MON_FLOOR_NS_MAX) &&
+	       e2e <= (floor & NTP_MON_FLOOR_NS_MAX);
+}
+
 #endif

@@ -445,7 +445,7 @@ static __always_inline void emit(struct nvmet_req *req, struct inflight *v)
 		v->ev.flags |= NTP_TF_ERROR;
 	if (hist_mode)
 		ntp_mon_add_target(&v->ev);
-	if (!hist_mode || hist_stream)
+	if (!hist_mode || (hist_stream && ntp_mon_stream_target(&v->ev)))
 		emit_record(&v->ev, sizeof(v->ev));
 	bpf_map_delete_elem(&inflight, &key);
 }

@@ -51,6 +51,7 @@ struct llist_head {
 
 struct gendisk {
 	char disk_name[32];
+	u64 diskseq;            /* 5.15: unique to each disk made, never reused */
 };
 
 /* never read: its address tells a driver's I/O queues (the decision's cache) */

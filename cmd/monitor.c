@@ -29,8 +29,8 @@
 #include "lib/monitor/mon_priv.h"
 #include "lib/monitor/mon_trigger.h"
 #include "lib/monitor/monitor.h"
+#include "lib/record/record_cli.h"
 
-#define GROUP_FLAVOUR 1
 #define MAX_DURATION_S (366 * 24 * 3600)
 #define DEFAULT_LISTEN "127.0.0.1:9464"
 #define DEFAULT_FLIGHT_S 30
@@ -94,9 +94,6 @@ static const char *const monitor_usage[] = {
 	NULL,
 };
 
-static const char *const roles[] = { "host", "target", "both", NULL };
-static const char *const transports[] = { "tcp", "rdma", NULL };
-
 static int monitor_main(int argc, const char **argv, const char *cmdline)
 {
 	struct monitor_cli c = { .sample = 1000, .role = "host", .transport = "tcp",
@@ -105,17 +102,10 @@ static int monitor_main(int argc, const char **argv, const char *cmdline)
 				 .flight_commands = DEFAULT_FLIGHT_COMMANDS };
 	bool duration_set = false, seconds_set = false, commands_set = false;
 	const struct ntp_option opts[] = {
-		NTP_OPT_CHOICE('r', "role", &c.role, "ROLE",
-			       "host (default), target, or both (host and target on this machine)", roles),
-		NTP_OPT_CHOICE('t', "transport", &c.transport, "TRANSPORT",
-			       "the NVMe-oF transport: tcp (default) or rdma", transports),
+		NTP_RECORD_CLI_ROLE_TRANSPORT(&c.role, &c.transport),
 		NTP_OPT_UINT('s', "sample", &c.sample, "N",
 			     "count one command in N into the histograms (default 1000)", 1, 1ULL << 31),
-		NTP_OPT_STRING(0, "session", &c.session, "nvmeXnY",
-			       "only this namespace (all of its paths with native multipath)"),
-		NTP_OPT_STRING(0, "io-type", &c.io_type, "read|write", "only reads or only writes"),
-		NTP_OPT_STRING(0, "size", &c.sizes, "SIZES",
-			       "only these I/O sizes, comma-separated (e.g. 4K,128K)"),
+		NTP_RECORD_CLI_FILTERS(&c.session, &c.io_type, &c.sizes),
 		NTP_OPT_STRING('l', "listen", &c.listen, "ADDR:PORT",
 			       "serve the metrics at http://ADDR:PORT/metrics (default " DEFAULT_LISTEN ")"),
 		NTP_OPT_STRING('u', "user", &c.user, "USER",
@@ -123,10 +113,7 @@ static int monitor_main(int argc, const char **argv, const char *cmdline)
 		{ .type = NTP_OPT_TYPE_SECONDS, .short_name = 'd', .long_name = "duration",
 		  .value = &c.duration, .argh = "SEC",
 		  .help = "stop after SEC seconds (default: at SIGINT or SIGTERM)", .is_set = &duration_set },
-		{ .type = NTP_OPT_TYPE_BOOL, .long_name = "kprobes", .value = &c.kprobes,
-		  .help = "attach kprobes/kretprobes only", .group = GROUP_FLAVOUR },
-		{ .type = NTP_OPT_TYPE_BOOL, .long_name = "fentry", .value = &c.fentry,
-		  .help = "attach fentry/fexit only, however long attaching takes", .group = GROUP_FLAVOUR },
+		NTP_RECORD_CLI_FLAVOUR(&c.kprobes, &c.fentry),
 		NTP_OPT_STRING(0, "flight", &c.flight, "DIR",
 			       "keep the last sampled commands; write them as a recording into DIR on "
 			       "SIGUSR2, POST /snapshot or --trigger"),
@@ -228,16 +215,14 @@ static int monitor_main(int argc, const char **argv, const char *cmdline)
 		}
 		o.trigger = &trigger;
 	}
-	err = c.io_type ? ntp_filter__set_io_type(&filter, c.io_type) : 0;
-	err = err ?: c.sizes ? ntp_filter__set_sizes(&filter, c.sizes) : 0;
-	err = err ?: c.session ? ntp_filter__set_session(&filter, NULL, c.session) : 0;
+	err = ntp_record_cli__filter(&filter, c.session, c.io_type, c.sizes);
 	if (err)
 		return err;
 	o.filter = filter.flags ? &filter : NULL;
-	ntp_transport__parse(c.transport, &o.transport);       /* one of transports[] */
+	ntp_transport__parse(c.transport, &o.transport);       /* one of the choices */
 	o.sample_one_in = (uint32_t)c.sample;
 	o.duration_s = duration_set ? c.duration : 0;
-	o.attach = c.kprobes ? NTP_ATTACH_KPROBE : c.fentry ? NTP_ATTACH_FENTRY : NTP_ATTACH_AUTO;
+	o.attach = ntp_record_cli__attach(c.kprobes, c.fentry);
 	o.listen = c.listen;
 	o.filter_session = c.session;
 	if (c.flight) {

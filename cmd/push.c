@@ -31,6 +31,9 @@ int cmd_push(int argc, const char **argv)
 			       "NAME_local tables on the node, Distributed ones over them"),
 		NTP_OPT_UINT(0, "batch-rows", &o.batch_rows, "N",
 			    "commands per INSERT (default 262144)", 1, 100000000),
+		NTP_OPT_UINT(0, "join-rows", &o.join_rows, "N",
+			    "the engine's join in parts of about N commands a side (default 250000)",
+			    1, 1000000000),
 		NTP_OPT_BOOL(0, "no-join", &o.no_join, "push only: join no runs in the engine"),
 		NTP_OPT_END(),
 	};

@@ -31,7 +31,8 @@
 # NTPROF in the same boot, as "base"), FIO_CONFIGS (the fio part's configs,
 # default all of: bare record-s1000 record-s1 blktrace empty bpftrace, and
 # base-s1000 base-s1 with NTPROF_BASE; monitor-s1000 and monitor-s1, ntprof
-# monitor, and flight-s1000 and flight-s1, monitor --flight, on request).
+# monitor, and flight-s1000 and flight-s1, monitor --flight, on request;
+# baseflight-s1000 and baseflight-s1, NTPROF_BASE's monitor --flight).
 #
 # nvme_core is loaded with multipath=N, as in tests/testbed/guest/record_btt.sh,
 # so the namespace is one request-based disk and blktrace traces the whole
@@ -121,12 +122,14 @@ record_stop() {
 }
 
 MON_PID=
+# the ntprof whose monitor runs: NTPROF, or NTPROF_BASE for the baseflight configs
+MON_BIN=
 # monitor_start S [ARG...]: ntprof monitor -s S ARG..., returning once its programs are attached
 monitor_start() {
 	local s=$1
 
 	shift
-	"$NTPROF" monitor -t "$TRANSPORT" -s "$s" --listen 127.0.0.1:9464 "$@" 2> "$WORK/mon.err" &
+	"${MON_BIN:-$NTPROF}" monitor -t "$TRANSPORT" -s "$s" --listen 127.0.0.1:9464 "$@" 2> "$WORK/mon.err" &
 	MON_PID=$!
 	for _ in $(seq 1 1200); do
 		grep -q 'metrics at' "$WORK/mon.err" && return 0
@@ -496,6 +499,11 @@ bench_fio() {
 			monitor-s1) monitor_start 1; past_cost_window; fio_run "$tag" "$round"; monitor_stop "$tag" ;;
 			flight-s1000) flight_start 1000; past_cost_window; fio_run "$tag" "$round"; flight_stop "$tag" ;;
 			flight-s1) flight_start 1; past_cost_window; fio_run "$tag" "$round"; flight_stop "$tag" ;;
+			baseflight-s1000|baseflight-s1)
+				[ -n "$NTPROF_BASE" ] || tb_fail "testbed.sh: $tag needs NTPROF_BASE"
+				MON_BIN=$NTPROF_BASE
+				flight_start "${tag#baseflight-s}"; past_cost_window; fio_run "$tag" "$round"; flight_stop "$tag"
+				MON_BIN= ;;
 			blktrace) blktrace_start; fio_run "$tag" "$round"; blktrace_stop ;;
 			empty) bpftrace_start "$empty"; fio_run "$tag" "$round"; bpftrace_stop ;;
 			bpftrace) bpftrace_start "$script"; fio_run "$tag" "$round"; bpftrace_stop ;;

@@ -65,22 +65,6 @@ void ntp_complete__begin(FILE *f, enum ntp_complete_shell sh, const char *const 
 	      "declare -gA _ntprof_opts=() _ntprof_args=() _ntprof_operands=()\n", f);
 }
 
-static bool has_short(const struct ntp_option *opts, int c)
-{
-	for (; opts->type != NTP_OPT_TYPE_END; opts++)
-		if (opts->short_name == c)
-			return true;
-	return false;
-}
-
-static bool has_long(const struct ntp_option *opts, const char *name)
-{
-	for (; opts->type != NTP_OPT_TYPE_END; opts++)
-		if (opts->long_name && !strcmp(opts->long_name, name))
-			return true;
-	return false;
-}
-
 /* _ntprof_args["CMD -x"]='f', 'w a b', 'l a b' or 'n': what completes the option's value */
 static void arg_entry(FILE *f, enum ntp_complete_shell sh, const char *key, const char *dashes,
 		      const char *name, const struct ntp_option *o)
@@ -125,9 +109,9 @@ void ntp_complete__table(FILE *f, enum ntp_complete_shell sh, const char *cmd,
 			fprintf(f, "%s--%s", first ? "" : " ", o->long_name), first = false;
 	}
 	/* the parser's own -h/--help, unless the table gives the letters another meaning */
-	if (!has_short(opts, 'h'))
+	if (!ntp_opt__has_short(opts, 'h'))
 		fprintf(f, "%s-h", first ? "" : " "), first = false;
-	if (!has_long(opts, "help"))
+	if (!ntp_opt__has_long(opts, "help"))
 		fprintf(f, "%s--help", first ? "" : " ");
 	end_entry(f, sh);
 

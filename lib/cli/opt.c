@@ -62,7 +62,7 @@ static const char *spell(char *buf, size_t size, const struct ntp_option *o, enu
 	return buf;
 }
 
-static bool has_short(const struct ntp_option *opts, int c)
+bool ntp_opt__has_short(const struct ntp_option *opts, int c)
 {
 	for (; opts->type != NTP_OPT_TYPE_END; opts++)
 		if (opts->short_name == c)
@@ -70,7 +70,7 @@ static bool has_short(const struct ntp_option *opts, int c)
 	return false;
 }
 
-static bool has_long(const struct ntp_option *opts, const char *name)
+bool ntp_opt__has_long(const struct ntp_option *opts, const char *name)
 {
 	for (; opts->type != NTP_OPT_TYPE_END; opts++)
 		if (opts->long_name && !strcmp(opts->long_name, name))
@@ -212,7 +212,7 @@ static void unknown_long(const struct parser *p, const char *body, size_t len)
 		for (k = 0; k < p->nopts; k++)
 			if (p->opts[k].long_name && !p->opts[k].hidden)
 				names[n++] = p->opts[k].long_name;
-		if (!has_long(p->opts, "help"))
+		if (!ntp_opt__has_long(p->opts, "help"))
 			names[n++] = "help";
 		hint = ntp_opt__suggest(word, names);
 	}
@@ -273,7 +273,7 @@ static int parse_short(struct parser *p, const char *cluster, int argc, const ch
 			if (*c == 'h')
 				return show_help(p);
 			/* "-json" is most likely "--json" with a dash missing */
-			if (cluster[1] && has_long(p->opts, cluster))
+			if (cluster[1] && ntp_opt__has_long(p->opts, cluster))
 				ntp_error("unknown option '-%c'; did you mean '--%s'?", *c, cluster);
 			else
 				ntp_error("unknown option '-%c'", *c);
@@ -422,7 +422,7 @@ void ntp_opt__usage(FILE *f, const char *const usage[], const struct ntp_option 
 {
 	static const struct ntp_option help_opt =
 		NTP_OPT_BOOL('h', "help", NULL, "show this help and exit");
-	bool add_help = !has_short(opts, 'h') && !has_long(opts, "help");
+	bool add_help = !ntp_opt__has_short(opts, 'h') && !ntp_opt__has_long(opts, "help");
 	const struct ntp_option *o;
 	char spec[256];
 	int width = 0;

@@ -107,6 +107,9 @@ int ntp_opt__parse(const struct ntp_option *opts, int argc, const char **argv,
 
 /* usage[] lines ("ntprof report [options] FILE...") then one line per option */
 void ntp_opt__usage(FILE *f, const char *const usage[], const struct ntp_option *opts);
+/* does opts (ended by NTP_OPT_END) have the short option c, the long option name? */
+bool ntp_opt__has_short(const struct ntp_option *opts, int c);
+bool ntp_opt__has_long(const struct ntp_option *opts, const char *name);
 
 /* takes the option a value (a following word, or after '=')? */
 bool ntp_opt__takes_value(const struct ntp_option *o);

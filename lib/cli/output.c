@@ -9,7 +9,7 @@
 #include "lib/fmt/json.h"
 #include "lib/fmt/safe_text.h"
 
-const struct ntp_form_desc ntp_forms[NTP_NFORMS] = {
+static const struct ntp_form_desc ntp_forms[NTP_NFORMS] = {
 	[NTP_FORM_JSON] = { "-j", "JSON", true },
 	[NTP_FORM_CSV] = { "--csv", "CSV", false },
 	[NTP_FORM_HTML] = { "--html", "HTML", false },

@@ -36,7 +36,6 @@ struct ntp_form_desc {
 	bool kept_failed;         /* kept after a failure: it holds the error document */
 };
 
-extern const struct ntp_form_desc ntp_forms[NTP_NFORMS];
 
 struct ntp_output {
 	/* what the command was asked for */

@@ -13,7 +13,8 @@ const char *const ntp_term__color_words[] = { "auto", "always", "never", NULL };
 /* the widest COLUMNS taken at its word: more is a mistake, not a terminal */
 #define MAX_COLUMNS 10000
 
-int ntp_term__width(void)
+/* the width COLUMNS or the terminal gives, else NTP_TERM_DEFAULT_WIDTH */
+static int ntp_term__width(void)
 {
 	const char *s = getenv("COLUMNS");
 	struct winsize ws;
@@ -32,7 +33,8 @@ int ntp_term__width(void)
 	return NTP_TERM_DEFAULT_WIDTH;
 }
 
-bool ntp_term__color(const char *when)
+/* does --color=WHEN (NULL: auto) colour standard output? */
+static bool ntp_term__color(const char *when)
 {
 	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
 

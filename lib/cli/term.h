@@ -48,10 +48,6 @@ void ntp_term__open(struct ntp_term *t, bool wide, const char *color);
 /* the width of a pipe or a file, where neither COLUMNS nor a terminal gives one */
 #define NTP_TERM_DEFAULT_WIDTH 100
 
-/* the width COLUMNS or the terminal gives, else NTP_TERM_DEFAULT_WIDTH */
-int ntp_term__width(void);
-/* does --color=WHEN (NULL: auto) colour standard output? */
-bool ntp_term__color(const char *when);
 /* f's next text marked as p (NTP_PAINT_NONE ends the mark); nothing without colour */
 void ntp_term__paint(const struct ntp_term *t, FILE *f, enum ntp_paint p);
 

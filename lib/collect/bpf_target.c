@@ -403,6 +403,7 @@ static int open_skel(struct ntp_collector *core)
 	core->events = s->maps.events;
 	core->counters = s->maps.counters;
 	core->hists = s->maps.hists;
+	core->flight_floor = s->maps.flight_floor;
 	if (ntp_collector__size_hists(core, o->hist_mode))
 		return NTP_EXIT_FAILURE;
 	/* struct inflight (bpf/target.bpf.c) begins with the event: its offsets are the event's */

@@ -631,6 +631,13 @@ int ntp_collector__read_counters(struct ntp_collector *c, uint64_t cnt[NTP_CNT_M
 	return err;
 }
 
+int ntp_collector__set_flight_floor(struct ntp_collector *c, uint64_t floor)
+{
+	uint32_t zero = 0;
+
+	return bpf_map_update_elem(bpf_map__fd(c->flight_floor), &zero, &floor, BPF_ANY) ? -errno : 0;
+}
+
 bool ntp_collector__blind(const struct ntp_collector *c, const uint64_t cnt[NTP_CNT_MAX], char *msg,
 			  size_t len)
 {

@@ -139,6 +139,7 @@ struct ntp_collector {
 	struct bpf_object *obj;
 	struct bpf_map *events, *counters;
 	struct bpf_map *hists;                  /* the histograms of histogram mode (bpf/ntp_mon.h) */
+	struct bpf_map *flight_floor;           /* ... and the flight recorder's floor (bpf/ntp_mon.h) */
 	/* the skeleton's .bss: NTP_CNT_SEEN, NTP_SEEN_SLOTS of them (bpf/ntp_events.h) */
 	const volatile struct ntp_seen_slot *seen_slots;
 	/* the skeleton's .bss: NTP_CNT_FABRIC likewise, or NULL (the per-CPU counter) */
@@ -294,6 +295,8 @@ uint64_t ntp_collector__parked_written(const struct ntp_collector *c);
 uint64_t ntp_collector__expired(const struct ntp_collector *c);
 /* the counters, summed (enum ntp_counter): the per-CPU ones and the seen slots */
 int ntp_collector__read_counters(struct ntp_collector *c, uint64_t cnt[NTP_CNT_MAX]);
+/* monitor --flight: the floor below which the kernel keeps commands off the ring buffer; 0 or -errno */
+int ntp_collector__set_flight_floor(struct ntp_collector *c, uint64_t floor);
 /*
  * The cross-check of a collector that sees nothing while commands flow:
  * true when the independent count (cnt[NTP_CNT_FABRIC]) reached

@@ -19,7 +19,7 @@ static void pair_key(char *buf, size_t len, enum ntp_diag_by_key key,
 	const struct ntp_diag_by_row *w = &b->rows[i];
 	int rank = 0;
 
-	if (key == NTP_DIAG_BY_QUEUE) {
+	if (ntp_diag_by__def(key)->part == NTP_BY_PART_QUEUE) {
 		snprintf(buf, len, "%d\n%s\n%" PRId64, w->file, w->ctrl, w->qid);
 		return;
 	}
@@ -162,11 +162,12 @@ static void imbalance_text(FILE *f, const char *what, double a, double b)
 
 void ntp_compare_by__text(FILE *f, const struct ntp_compare_by *cb)
 {
-	const char *key = cb->key == NTP_DIAG_BY_QUEUE ? "queue" : "process";
+	const char *key;
 	char tail[24];
 
 	if (cb->key == NTP_DIAG_BY_NONE)
 		return;
+	key = ntp_diag_by__def(cb->key)->word;
 	snprintf(tail, sizeof(tail), "%s_us", ntp_stats[cb->run[0]->tail_stat].name);
 	fprintf(f, "#\n# by %s (--by), baseline then new: in flight by Little's law, depth, "
 		"end-to-end us\n", key);
@@ -185,8 +186,8 @@ void ntp_compare_by__text(FILE *f, const struct ntp_compare_by *cb)
 	fputc(',', f);
 	imbalance_text(f, ntp_stats[cb->run[0]->tail_stat].name, cb->run[0]->tail_imbalance, cb->run[1]->tail_imbalance);
 	fputc('\n', f);
-	if (cb->key == NTP_DIAG_BY_PROCESS && (!cb->run[0]->pid_recorded ||
-					       !cb->run[1]->pid_recorded))
+	if (ntp_diag_by__def(cb->key)->part == NTP_BY_PART_PROCESS &&
+	    (!cb->run[0]->pid_recorded || !cb->run[1]->pid_recorded))
 		fprintf(f, "# processes: not recorded in the %s (the application's side was off)\n",
 			!cb->run[0]->pid_recorded && !cb->run[1]->pid_recorded ? "either run" :
 			!cb->run[0]->pid_recorded ? "baseline" : "new run");
@@ -210,7 +211,7 @@ void ntp_compare_by__json(struct ntp_json *j, const struct ntp_compare_by *cb)
 		return;
 	}
 	ntp_json__start_object(j);
-	ntp_json__string_field(j, "key", cb->key == NTP_DIAG_BY_QUEUE ? "queue" : "process");
+	ntp_json__string_field(j, "key", ntp_diag_by__def(cb->key)->word);
 	ntp_json__name(j, "baseline");
 	ntp_diag_by__json(j, cb->run[0]);
 	ntp_json__name(j, "new");
@@ -264,11 +265,12 @@ static void cells_html(FILE *f, const struct ntp_diag_by_row *w)
 
 void ntp_compare_by__html(FILE *f, const struct ntp_compare_by *cb)
 {
-	const char *key = cb->key == NTP_DIAG_BY_QUEUE ? "queue" : "process";
+	const char *key;
 	const char *tail;
 
 	if (cb->key == NTP_DIAG_BY_NONE || (!cb->run[0]->host && !cb->run[1]->host))
 		return;
+	key = ntp_diag_by__def(cb->key)->word;
 	tail = ntp_stats[cb->run[0]->tail_stat].name;
 	fprintf(f, "<h2>By %s</h2>\n<table><tr><th class=\"l\">%s</th><th>n</th><th>in flight</th>"
 		"<th>mean</th><th>%s</th><th>n (new)</th><th>in flight (new)</th><th>mean (new)</th>"

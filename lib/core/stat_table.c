@@ -244,7 +244,8 @@ int ntp_stat__latencies(enum ntp_stat out[NTP_NSTATS])
 	return n;
 }
 
-bool ntp_stat__is_percentile(enum ntp_stat st)
+/* is st a percentile slot of the list? */
+static bool ntp_stat__is_percentile(enum ntp_stat st)
 {
 	return (int)st >= NTP_STAT_PCT && (int)st < NTP_STAT_PCT + ntp_summary__npercentiles();
 }

@@ -102,8 +102,6 @@ enum ntp_stat ntp_stat__tail(void);
 enum ntp_stat ntp_stat__tail_tested(uint64_t n);
 /* min, mean, the listed percentiles and max, the latencies a summary row shows, into out; their count */
 int ntp_stat__latencies(enum ntp_stat out[NTP_NSTATS]);
-/* is st a percentile slot of the list? */
-bool ntp_stat__is_percentile(enum ntp_stat st);
 /* is st of s shown: s has the commands it needs (min_shown)? */
 bool ntp_stat__shown(const struct ntp_summary *s, enum ntp_stat st);
 

@@ -32,12 +32,13 @@
 #include "lib/core/size.h"
 #include "lib/core/stat_table.h"
 #include "lib/diag/diag.h"
-#include "lib/diag/diag_sql.h"
+#include "lib/diag/diag_depth.h"
 #include "lib/fmt/safe_text.h"
+#include "lib/model/model_backend.h"
+#include "lib/model/model_by.h"
 #include "lib/model/model_evidence.h"
 #include "lib/model/model_files.h"
 #include "lib/model/model_filter.h"
-#include "lib/model/model_sql.h"
 #include "lib/model/model_view.h"
 #include "lib/ntp/db_meta.h"
 #include "lib/ntp/db_role.h"
@@ -70,20 +71,13 @@ struct dgq {
 	double deferred_sum, inline_sum;
 };
 
-/* one backend device's counters over the recording (backend_stats) */
-struct dbk {
-	char dev[64];
-	double aqu;               /* time-weighted commands in flight: iostat's aqu-sz */
-	int64_t depth;            /* nr_requests; -1 not read */
-};
-
 struct ntp_diag_gather {
 	struct dq *q;
 	size_t nq;
 	struct dgq *gq;
 	size_t ngq;
 	int64_t resets;           /* the host files' controller resets; -1 none tells */
-	struct dbk *bk;           /* the target files' backend devices */
+	struct ntp_backend_dev *bk;   /* the target files' backend devices */
 	size_t nbk;
 };
 
@@ -99,42 +93,6 @@ static void gather_free(struct ntp_diag_gather *g)
 static void copy(char *dst, size_t len, const unsigned char *src)
 {
 	snprintf(dst, len, "%s", src ? (const char *)src : "");
-}
-
-/* the target file i's backend devices over the recording, where it has their counters */
-static int backend_query(struct ntp_diag_gather *g, struct ntp_diag_sources *has, struct ntp_source *s,
-			 int i)
-{
-	const char *schema = s->files[i].schema, *path = s->files[i].path;
-	char sql[512];
-	sqlite3_stmt *st;
-	int rc;
-
-	if (!ntp_diag__has_table(s->db, schema, "backend_stats"))
-		return 0;
-	has->backend = true;
-	snprintf(sql, sizeof(sql),
-		 "SELECT device, total(queue_ms) * 1e6 / total(interval_ns), max(depth)"
-		 " FROM \"%s\".backend_stats WHERE interval_ns > 0 GROUP BY 1", schema);
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return ntp_report__db_fail(s->db, path, "cannot read the backend's counters");
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct dbk *b;
-
-		if (ntp_grow__for((void **)&g->bk, g->nbk, sizeof(*g->bk))) {
-			rc = -ENOMEM;
-			break;
-		}
-		b = &g->bk[g->nbk++];
-		copy(b->dev, sizeof(b->dev), sqlite3_column_text(st, 0));
-		b->aqu = sqlite3_column_double(st, 1);
-		b->depth = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 2);
-	}
-	if (rc == -ENOMEM) {
-		sqlite3_finalize(st);
-		return rc;
-	}
-	return ntp_report__rows_end(s->db, path, st, rc, "cannot read the backend's counters");
 }
 
 /* the evidence's group rows of file into g, in GROUP BY's order */
@@ -169,7 +127,7 @@ static int keep_groups(struct ntp_diag_gather *g, const struct ntp_evidence *ev,
 
 /*
  * The time the file's rows span: the first one's start to the last one's
- * end, when they are at least NTP_DIAG_SPAN_MIN_N, else window (the
+ * end, when they are at least NTP_BY_SPAN_MIN_N, else window (the
  * filters' window of the recording).  The time over which Little's law
  * takes a rate: a recording that waited for its workload to start, or
  * outlived it, would spread the commands over time they did not run in.
@@ -179,7 +137,7 @@ static int64_t rows_span(const struct ntp_evidence *ev, int64_t window)
 	int64_t lo = ev->first_start, hi = ev->last_done, d;
 
 	/* times that cannot be (a span past 64 bits) leave the window's */
-	if (ev->rows >= NTP_DIAG_SPAN_MIN_N && hi > lo &&
+	if (ev->rows >= NTP_BY_SPAN_MIN_N && hi > lo &&
 	    !__builtin_sub_overflow(hi, lo, &d) && (window <= 0 || d < window))
 		return d;
 	return window;
@@ -303,7 +261,7 @@ static size_t first_row(const struct ntp_diag_gather *g, const struct ntp_report
 }
 
 /* how full b is: in flight over the depth, else in flight */
-static double fullness(const struct dbk *b)
+static double fullness(const struct ntp_backend_dev *b)
 {
 	return b->depth > 0 ? b->aqu / (double)b->depth : b->aqu;
 }
@@ -316,7 +274,7 @@ static double fullness(const struct dbk *b)
 static void set_backend(struct ntp_diag_evidence *e, const struct ntp_diag_gather *g, const char *dev,
 			double rate)
 {
-	const struct dbk *best = NULL;
+	const struct ntp_backend_dev *best = NULL;
 	int st = -1;
 
 	for (size_t i = 0; i < g->nbk; i++)
@@ -501,9 +459,9 @@ int ntp_diag__make(struct ntp_diag *d, const struct ntp_report *r, struct ntp_so
 	memset(d, 0, sizeof(*d));
 	d->has.deferral = sends_known(r);
 	/*
-	 * The commands' evidence is read with SQL from recordings; a source
-	 * without a database (the fleet's engine) has the model's stages only,
-	 * and the rules say what they lack as not recorded.
+	 * The model reads the commands' evidence from recordings; a source
+	 * without a database (the fleet's engine) has the model's stages
+	 * alone, and the rules say what they lack as not recorded.
 	 */
 	for (int i = 0; s->db && i < s->n && !rc; i++) {
 		if (r->files[i].evidence) {
@@ -521,7 +479,7 @@ int ntp_diag__make(struct ntp_diag *d, const struct ntp_report *r, struct ntp_so
 		}
 		if (!rc && s->files[i].sides & NTP_SIDE_TARGET) {
 			d->has.target = true;
-			rc = backend_query(&g, &d->has, s, i);
+			rc = ntp_backend__read(s, i, &d->has.backend, &g.bk, &g.nbk);
 		}
 	}
 	if (rc == -ENOMEM) {

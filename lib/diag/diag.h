@@ -114,8 +114,6 @@ void ntp_diag__full_text(const struct ntp_diag_line *l, char *buf, size_t len, s
 #define NTP_DIAG_TEXT_WIDTH 100
 
 struct ntp_json;
-/* l as a JSON object (ntprof-report(1), JSON, "diagnosis") */
-void ntp_diag__json_line(struct ntp_json *j, const struct ntp_diag_line *l);
 /* d as the value of the documents' "diagnosis" member */
 void ntp_diag__json(struct ntp_json *j, const struct ntp_diag *d);
 /* d as a page's table under the heading title */

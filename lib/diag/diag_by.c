@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The evidence per queue or per process (diag_by.h): one query of each
- * host file's rows (diag_sql.h) ordered by the key, each run of one key a
- * row, its end-to-end latencies kept until the row ends for its tail.
+ * The evidence per queue or per process (diag_by.h): each host file's
+ * commands from the model in the key's order (lib/model/model_by.h), each
+ * run of one key a row, its end-to-end latencies kept until the row ends
+ * for its tail.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,11 +16,17 @@
 #include "lib/core/stat_table.h"
 #include "lib/core/stats.h"
 #include "lib/diag/diag_by.h"
-#include "lib/diag/diag_sql.h"
+#include "lib/diag/diag_depth.h"
 #include "lib/fmt/safe_text.h"
-#include "lib/model/model_sql.h"
+#include "lib/model/model_by.h"
+#include "lib/model/model_filter.h"
 
-const char *const ntp_diag_by_names[] = { "queue", "process", NULL };
+const char *const ntp_diag_by_names[] = {
+#define NTP_DIAG_BY_WORD(k, w, ...) w,
+	NTP_BY_KEYS(NTP_DIAG_BY_WORD)
+#undef NTP_DIAG_BY_WORD
+	NULL
+};
 
 enum ntp_diag_by_key ntp_diag_by__key(const char *name)
 {
@@ -65,7 +72,9 @@ struct ctx {
 	const struct ntp_source *s;
 	int file;                 /* from 0 */
 	int nhost;                /* host files */
-	int err;
+	/* the open row's key, and the last value of the other part counted in it */
+	char prev_ctrl[32], other_ctrl[32];
+	int64_t prev_qid, prev_pid, other_qid, other_pid;
 };
 
 static int add_row(struct ntp_diag_by *b, const struct ntp_diag_by_row *row)
@@ -115,7 +124,7 @@ static void open_row(struct ctx *c, const char *ctrl, int64_t qid, int64_t pid, 
 	w->depth = -1;
 	if (c->nhost > 1)
 		snprintf(prefix, sizeof(prefix), "%d:", c->file + 1);
-	if (c->b->key == NTP_DIAG_BY_QUEUE) {
+	if (ntp_diag_by__def(c->b->key)->part == NTP_BY_PART_QUEUE) {
 		snprintf(w->ctrl, sizeof(w->ctrl), "%s", ctrl);
 		w->qid = qid;
 		w->depth = ntp_diag__ctrl_depth(c->s, c->file, ctrl);
@@ -166,80 +175,58 @@ static int add(struct ctx *c, int64_t e2e, int64_t held, bool deferred, int64_t 
 	return 0;
 }
 
-static const char *text(sqlite3_stmt *st, int col)
+/* a and b the same part (a queue, a process) */
+static bool same_part(enum ntp_by_part part, const struct ntp_by_cmd *a, const char *ctrl,
+		      int64_t qid, int64_t pid)
 {
-	const unsigned char *t = sqlite3_column_text(st, col);
+	return part == NTP_BY_PART_QUEUE ? !strcmp(a->ctrl, ctrl) && a->qid == qid : a->pid == pid;
+}
 
-	return t ? (const char *)t : "";
+/* one command, in the key's order: a new row at each change of the key's part */
+static int take(void *ctx, const struct ntp_by_cmd *cmd)
+{
+	struct ctx *c = ctx;
+	const struct ntp_by_def *k = ntp_diag_by__def(c->b->key);
+
+	if (!c->cur.open || !same_part(k->part, cmd, c->prev_ctrl, c->prev_qid, c->prev_pid)) {
+		int err = close_row(c);
+
+		if (err)
+			return err;
+		open_row(c, cmd->ctrl, cmd->qid, cmd->pid, cmd->comm);
+		snprintf(c->prev_ctrl, sizeof(c->prev_ctrl), "%s", cmd->ctrl);
+		c->prev_qid = cmd->qid;
+		c->prev_pid = cmd->pid;
+		c->other_pid = -2;
+		c->other_qid = -1;
+		c->other_ctrl[0] = '\0';
+	}
+	c->b->pid_recorded |= cmd->pid >= 0;
+	/* the other part's distinct values: each change of it, a process only where recorded */
+	if (k->other == NTP_BY_PART_PROCESS ? cmd->pid >= 0 && cmd->pid != c->other_pid :
+	    !same_part(k->other, cmd, c->other_ctrl, c->other_qid, c->other_pid)) {
+		c->cur.row.others++;
+		snprintf(c->other_ctrl, sizeof(c->other_ctrl), "%s", cmd->ctrl);
+		c->other_qid = cmd->qid;
+		c->other_pid = cmd->pid;
+	}
+	return add(c, cmd->e2e_ns, cmd->held_ns, cmd->deferred, cmd->delay_ns, cmd->error);
 }
 
 static int read_file(struct ctx *c, const struct ntp_report *r, struct ntp_source *s)
 {
 	const struct ntp_report_header *h = &r->files[c->file].hdr;
-	const char *path = s->files[c->file].path;
 	int64_t span = ntp_read_filter__window_ns(r->filter, h->duration_ns);
-	struct ntp_read_where where;
-	char from[1024], sql[1536];
-	char prev_ctrl[32] = "";
-	int64_t prev_qid = -1, prev_pid = -1, other_qid = -1;
-	char other_ctrl[32] = "";
-	int64_t other_pid = -2;
-	bool has_pid, queue = c->b->key == NTP_DIAG_BY_QUEUE;
-	sqlite3_stmt *st;
 	int rc;
 
-	rc = ntp_diag__host_from(from, sizeof(from), &where, &has_pid, r, s, c->file);
-	if (!rc)
-		rc = ntp_diag__span_ns(s->db, path, from, &where, r->filter != NULL, span, &span);
+	rc = ntp_by__span_ns(r, s, c->file, span, &span);
 	if (rc)
 		return rc;
 	c->scale = span > 0 && h->sample_one_in > 0 ?
 		   (double)h->sample_one_in / ((double)span / 1e9) : -1;
-	snprintf(sql, sizeof(sql),
-		 "SELECT controller, qid, coalesce(pid, -1), comm, e2e_ns, h_done_ns - h_queue_ns,"
-		 " deferred, sent_ns - h_queue_ns, status != 0 FROM %s WHERE 1", from);
-	if (ntp_read_filter__prepare(s->db, sql, r->filter ? &where : NULL,
-				     queue ? " ORDER BY 1, 2, 3" : " ORDER BY 3, 1, 2", &st))
-		return ntp_report__db_fail(s->db, path, "cannot read the commands per key");
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *ctrl = text(st, 0), *comm = text(st, 3);
-		int64_t qid = sqlite3_column_int64(st, 1), pid = sqlite3_column_int64(st, 2);
-		bool same = c->cur.open && (queue ? !strcmp(ctrl, prev_ctrl) && qid == prev_qid :
-						    pid == prev_pid);
-
-		if (!same) {
-			c->err = close_row(c);
-			if (c->err)
-				break;
-			open_row(c, ctrl, qid, pid, comm);
-			snprintf(prev_ctrl, sizeof(prev_ctrl), "%s", ctrl);
-			prev_qid = qid;
-			prev_pid = pid;
-			other_pid = -2;
-			other_qid = -1;
-			other_ctrl[0] = '\0';
-		}
-		c->b->pid_recorded |= pid >= 0;
-		/* a queue's processes, a process's queues: each change of the second key */
-		if (queue && pid >= 0 && pid != other_pid) {
-			c->cur.row.others++;
-			other_pid = pid;
-		} else if (!queue && (qid != other_qid || strcmp(ctrl, other_ctrl))) {
-			c->cur.row.others++;
-			other_qid = qid;
-			snprintf(other_ctrl, sizeof(other_ctrl), "%s", ctrl);
-		}
-		c->err = add(c, sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5),
-			     sqlite3_column_int(st, 6), sqlite3_column_int64(st, 7),
-			     sqlite3_column_int(st, 8));
-		if (c->err)
-			break;
-	}
-	if (c->err) {
-		sqlite3_finalize(st);
-		return c->err;
-	}
-	rc = ntp_report__rows_end(s->db, path, st, rc, "cannot read the commands per key");
+	c->prev_ctrl[0] = '\0';
+	c->prev_qid = c->prev_pid = -1;
+	rc = ntp_by__each(r, s, c->file, (enum ntp_by_key)(c->b->key - NTP_DIAG_BY_QUEUE), take, c);
 	return rc ?: close_row(c);
 }
 

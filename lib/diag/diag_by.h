@@ -18,13 +18,22 @@
 
 #include "lib/cli/opt.h"
 #include "lib/model/model.h"
+#include "lib/model/model_by.h"
 #include "lib/model/model_source.h"
 
+/* no --by, then each of the model's keys (NTP_BY_KEYS, lib/model/model_by.h) */
 enum ntp_diag_by_key {
 	NTP_DIAG_BY_NONE,
-	NTP_DIAG_BY_QUEUE,
-	NTP_DIAG_BY_PROCESS,
+#define NTP_DIAG_BY_ENUM(k, ...) NTP_DIAG_BY_##k,
+	NTP_BY_KEYS(NTP_DIAG_BY_ENUM)
+#undef NTP_DIAG_BY_ENUM
 };
+
+/* the model's definition of key (not NTP_DIAG_BY_NONE): its words, parts and order */
+static inline const struct ntp_by_def *ntp_diag_by__def(enum ntp_diag_by_key key)
+{
+	return &ntp_by_defs[key - NTP_DIAG_BY_QUEUE];
+}
 
 /* --by's words, in enum order from NTP_DIAG_BY_QUEUE, NULL-terminated */
 extern const char *const ntp_diag_by_names[];

@@ -12,7 +12,13 @@
 /* what a row's "others" counts, by key */
 static const char *others_name(const struct ntp_diag_by *b)
 {
-	return b->key == NTP_DIAG_BY_QUEUE ? "processes" : "queues";
+	return ntp_diag_by__def(b->key)->others;
+}
+
+/* does a row of b count its others: processes only where some file recorded them */
+static bool others_known(const struct ntp_diag_by *b)
+{
+	return ntp_diag_by__def(b->key)->other != NTP_BY_PART_PROCESS || b->pid_recorded;
 }
 
 static void us(char *buf, size_t len, double ns)
@@ -39,7 +45,7 @@ static void row_text(FILE *f, const struct ntp_diag_by *b, const struct ntp_diag
 	if (w->n)
 		snprintf(share, sizeof(share), "%.1f", 100.0 * (double)w->deferred / (double)w->n);
 	us(delay, sizeof(delay), w->deferred_delay_ns);
-	if (w->file && (b->key == NTP_DIAG_BY_PROCESS || b->pid_recorded))
+	if (w->file && others_known(b))
 		snprintf(others, sizeof(others), "%d", w->others);
 	fprintf(f, "%-14s %7" PRIu64 " %10s %9s %5s %8s %8s %6" PRIu64 " %9s %7s %6s\n", w->name,
 		w->n, rate, infl, depth, mean, tail, w->errors, share, delay, others);
@@ -47,11 +53,12 @@ static void row_text(FILE *f, const struct ntp_diag_by *b, const struct ntp_diag
 
 void ntp_diag_by__text(FILE *f, const struct ntp_diag_by *b)
 {
-	const char *key = b->key == NTP_DIAG_BY_QUEUE ? "queue" : "process";
+	const char *key;
 	char title[24];
 
 	if (b->key == NTP_DIAG_BY_NONE)
 		return;
+	key = ntp_diag_by__def(b->key)->word;
 	fprintf(f, "#\n# by %s (--by): in flight by Little's law against the queue's depth, "
 		"end-to-end us\n", key);
 	if (!b->host) {
@@ -61,7 +68,7 @@ void ntp_diag_by__text(FILE *f, const struct ntp_diag_by *b)
 	snprintf(title, sizeof(title), "%s_us", ntp_stats[b->tail_stat].name);
 	fprintf(f, "# %-12s %7s %10s %9s %5s %8s %8s %6s %9s %7s %6s\n", key, "n", "est_cmds/s",
 		"in_flight", "depth", "mean_us", title, "errors", "deferred%", "send_us",
-		b->key == NTP_DIAG_BY_QUEUE ? "procs" : "queues");
+		ntp_diag_by__def(b->key)->others_short);
 	for (size_t i = 0; i < b->n; i++)
 		row_text(f, b, &b->rows[i]);
 	row_text(f, b, &b->total);
@@ -74,7 +81,7 @@ void ntp_diag_by__text(FILE *f, const struct ntp_diag_by *b)
 				ntp_stats[b->tail_stat].name, b->tail_imbalance);
 		fputc('\n', f);
 	}
-	if (b->key == NTP_DIAG_BY_PROCESS && !b->pid_recorded)
+	if (ntp_diag_by__def(b->key)->part == NTP_BY_PART_PROCESS && !b->pid_recorded)
 		fprintf(f, "# processes: not recorded in this file (the application's side was "
 			"off)\n");
 }
@@ -119,7 +126,7 @@ static void row_json(struct ntp_json *j, const struct ntp_diag_by *b,
 	ntp_json__uint_field(j, "deferred", w->deferred);
 	ntp_json__double_field(j, "deferred_delay_ns", w->deferred_delay_ns);
 	ntp_json__name(j, others_name(b));
-	if (w->file && (b->key == NTP_DIAG_BY_PROCESS || b->pid_recorded))
+	if (w->file && others_known(b))
 		ntp_json__int(j, w->others);
 	else
 		ntp_json__null(j);
@@ -133,7 +140,7 @@ void ntp_diag_by__json(struct ntp_json *j, const struct ntp_diag_by *b)
 		return;
 	}
 	ntp_json__start_object(j);
-	ntp_json__string_field(j, "key", b->key == NTP_DIAG_BY_QUEUE ? "queue" : "process");
+	ntp_json__string_field(j, "key", ntp_diag_by__def(b->key)->word);
 	ntp_json__string_field(j, "tail_percentile", ntp_stats[b->tail_stat].name);
 	ntp_json__bool_field(j, "processes_recorded", b->pid_recorded);
 	ntp_json__name(j, "rows");
@@ -182,8 +189,8 @@ void ntp_diag_by__html(FILE *f, const struct ntp_diag_by *b)
 	fprintf(f, "<h2>By %s</h2>\n<table><tr><th class=\"l\">%s</th><th>n</th>"
 		"<th>est_cmds/s</th><th>in flight</th><th>depth</th><th>mean</th><th>%s</th>"
 		"<th>errors</th><th>deferred</th></tr>\n",
-		b->key == NTP_DIAG_BY_QUEUE ? "queue" : "process",
-		b->key == NTP_DIAG_BY_QUEUE ? "queue" : "process", ntp_stats[b->tail_stat].name);
+		ntp_diag_by__def(b->key)->word, ntp_diag_by__def(b->key)->word,
+		ntp_stats[b->tail_stat].name);
 	for (size_t i = 0; i < b->n; i++)
 		row_html(f, b, &b->rows[i]);
 	row_html(f, b, &b->total);

@@ -113,7 +113,8 @@ static void evidence(struct ntp_json *j, const struct ntp_diag_line *l)
 	ntp_json__end_object(j);
 }
 
-void ntp_diag__json_line(struct ntp_json *j, const struct ntp_diag_line *l)
+/* l as a JSON object (ntprof-report(1), JSON, "diagnosis") */
+static void ntp_diag__json_line(struct ntp_json *j, const struct ntp_diag_line *l)
 {
 	char text[512];
 

@@ -35,7 +35,8 @@ const struct ntp_diag_rule ntp_diag_rules[NTP_DIAG_NCAUSES] = {
 		"no rule above holds" },
 };
 
-int ntp_diag__part(enum ntp_stage st)
+/* the part of the path a stage's time is spent in; -1 for the end-to-end and residence */
+static int ntp_diag__part(enum ntp_stage st)
 {
 	switch (st) {
 	case NTP_STAGE_BLOCK:
@@ -66,7 +67,8 @@ static double pct(double part, double whole)
 	return whole > 0 ? 100.0 * part / whole : NAN;
 }
 
-double ntp_diag__part_pct(const struct ntp_diag_evidence *e, int part, bool tail)
+/* the share of part p in e's tail and mean, % (NAN without one) */
+static double ntp_diag__part_pct(const struct ntp_diag_evidence *e, int part, bool tail)
 {
 	double sum = 0;
 

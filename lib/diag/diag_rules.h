@@ -59,8 +59,6 @@ enum ntp_diag_part {
 	NTP_DIAG_NPARTS,
 };
 
-/* the part of the path a stage's time is spent in; -1 for the end-to-end and residence */
-int ntp_diag__part(enum ntp_stage st);
 
 /* a queue's commands in flight against its depth */
 struct ntp_diag_queue {
@@ -137,7 +135,5 @@ extern const struct ntp_diag_rule ntp_diag_rules[NTP_DIAG_NCAUSES];
 /* the rules applied to e, in order */
 void ntp_diag__decide(const struct ntp_diag_evidence *e, struct ntp_diag_verdict *v);
 
-/* the share of part p in e's tail and mean, % (NAN without one) */
-double ntp_diag__part_pct(const struct ntp_diag_evidence *e, int part, bool tail);
 
 #endif

@@ -51,7 +51,7 @@ struct ntp_ch {
 
 /* ---- buffers ------------------------------------------------------------------ */
 
-void ntp_ch_buf__bytes(struct ntp_ch_buf *b, const void *p, size_t n)
+static void ntp_ch_buf__bytes(struct ntp_ch_buf *b, const void *p, size_t n)
 {
 	if (b->oom)
 		return;

@@ -90,7 +90,6 @@ struct ntp_ch_buf {
 	bool oom;                 /* a write failed for memory: the buffer is not whole */
 };
 
-void ntp_ch_buf__bytes(struct ntp_ch_buf *b, const void *p, size_t n);
 void ntp_ch_buf__free(struct ntp_ch_buf *b);
 /* RowBinary's types: little-endian integers, LEB128 lengths, Nullable's leading byte */
 void ntp_ch_buf__u8(struct ntp_ch_buf *b, uint8_t v);

@@ -243,14 +243,51 @@ static int with_line(FILE *m, const struct line *l)
 }
 
 /*
- * FROM cmds (every shard's, on a cluster) each host command of h once a
- * bucket of its interval, joined by subsystem, cntlid, join key and bucket
- * with this shard's target records of t, each once a bucket of its
- * t_recv..t_sent, where the two first share a bucket and overlap.
+ * A part of the pairing: the commands whose join key falls in range k of
+ * n equal ranges of its 64 bits (a hash: about as many commands in each).
+ * A candidate has its command's key, so each part holds every candidate of
+ * its host commands and every host command a candidate of its target
+ * records could pair with: the parts' pairs together are the whole's.  A
+ * range, not a hash modulo, so that cmds' order (subsystem, cntlid,
+ * join_key, ...) lets each part read its own granules only.
+ */
+struct part {
+	int k, n;
+};
+
+/* the signed join key where range k of n starts */
+static int64_t part_start(int k, int n)
+{
+	uint64_t u = (uint64_t)k * (UINT64_MAX / (uint64_t)n + 1);
+
+	return (int64_t)(u ^ (1ull << 63));
+}
+
+/* the condition on cmds' rows of part p into buf, "" for the whole */
+static void part_cond(const struct part *p, char *buf, size_t len)
+{
+	int n = 0;
+
+	buf[0] = '\0';
+	if (p->k > 0)
+		n = snprintf(buf, len, "AND join_key >= %" PRId64 " ", part_start(p->k, p->n));
+	if (p->k < p->n - 1)
+		snprintf(buf + n, len - (size_t)n, "AND join_key < %" PRId64 " ",
+			 part_start(p->k + 1, p->n));
+}
+
+/*
+ * FROM cmds (every shard's, on a cluster) each host command of h in part p
+ * once a bucket of its interval, joined by subsystem, cntlid, join key and
+ * bucket with this shard's target records of t in p, each once a bucket of
+ * its t_recv..t_sent, where the two first share a bucket and overlap.
  */
 static void from_candidates(FILE *m, struct ntp_fleet *f, const struct ntp_fleet_run *h,
-			    const struct ntp_fleet_run *t)
+			    const struct ntp_fleet_run *t, const struct part *p)
 {
+	char cond[96];
+
+	part_cond(p, cond, sizeof(cond));
 	fprintf(m, "FROM %s ARRAY JOIN arrayMap(i -> hb0 + i, "
 		"range(toUInt64(greatest(hb1, hb0) - hb0 + 1))) AS bkt "
 		"ALL INNER JOIN (SELECT subsysnqn, cntlid, join_key, bkt, id AS tid, ns AS tdev, "
@@ -261,12 +298,12 @@ static void from_candidates(FILE *m, struct ntp_fleet *f, const struct ntp_fleet
 			fprintf(m, ", %s_ns AS r_%s", ntp_stages[s].key, ntp_stages[s].key);
 	fprintf(m, ", intDiv(t_recv_ns, %d) AS tb0 FROM %s ARRAY JOIN arrayMap(i -> tb0 + i, "
 		"range(toUInt64(greatest(intDiv(t_sent_ns, %d), tb0) - tb0 + 1))) AS bkt "
-		"WHERE run_id = %" PRIu64 " AND push_id = %" PRIu64 " AND side = 2) "
+		"WHERE run_id = %" PRIu64 " AND push_id = %" PRIu64 " AND side = 2 %s) "
 		"USING (subsysnqn, cntlid, join_key, bkt) "
-		"WHERE run_id = %" PRIu64 " AND push_id = %" PRIu64 " AND side = 1 "
+		"WHERE run_id = %" PRIu64 " AND push_id = %" PRIu64 " AND side = 1 %s"
 		"AND bkt = greatest(hb0, tb0) AND toFloat64(ts) >= low AND toFloat64(tr) <= high ",
 		NTP_FLEET_BUCKET_NS, ntp_fleet__table(f, NTP_FLEET_CMDS, true), NTP_FLEET_BUCKET_NS,
-		t->run_id, t->push_id, h->run_id, h->push_id);
+		t->run_id, t->push_id, cond, h->run_id, h->push_id, cond);
 }
 
 /* a tuple of the stages of view, each as "prefix" key; its size */
@@ -298,7 +335,7 @@ static char *close_sql(FILE *m, char **sql)
  * record's nearest (on the node that asked), and the joined stages.
  */
 static char *pair_sql(struct ntp_fleet *f, const struct ntp_fleet_run *h,
-		      const struct ntp_fleet_run *t, const struct line *l)
+		      const struct ntp_fleet_run *t, const struct line *l, const struct part *p)
 {
 	/* hh's elements 1 to 12, step 1's columns of the host command */
 	static const char *const host_cols[] = { "h_id", "h_day", "h_sub", "h_cntlid", "h_qid",
@@ -370,7 +407,7 @@ static char *pair_sql(struct ntp_fleet *f, const struct ntp_fleet_run *h,
 		if (side_stage(s, "target_stages"))
 			fprintf(m, "%sargMin(r_%s, dist)", nt++ ? ", " : "(", ntp_stages[s].key);
 	fprintf(m, ")) AS tt, min(dist) AS d ");
-	from_candidates(m, f, h, t);
+	from_candidates(m, f, h, t, p);
 	fprintf(m, "AND ok = 1 GROUP BY id) GROUP BY tt.1)");
 	if (nh < 1 || nt < 1) {
 		fclose(m);
@@ -380,9 +417,10 @@ static char *pair_sql(struct ntp_fleet *f, const struct ntp_fleet_run *h,
 	return close_sql(m, &sql);
 }
 
-/* host commands of h with a same-key target record of t overlapping them under l */
+/* host commands of h in part p with a same-key target record of t overlapping them under l */
 static int overlapped(struct ntp_fleet *f, const struct ntp_fleet_run *h,
-		      const struct ntp_fleet_run *t, const struct line *l, int64_t *n)
+		      const struct ntp_fleet_run *t, const struct line *l, const struct part *p,
+		      int64_t *n)
 {
 	char *sql = NULL;
 	size_t len = 0;
@@ -394,7 +432,7 @@ static int overlapped(struct ntp_fleet *f, const struct ntp_fleet_run *h,
 		return nomem();
 	with_line(m, l);
 	fputs("SELECT uniqExact(id) ", m);
-	from_candidates(m, f, h, t);
+	from_candidates(m, f, h, t, p);
 	if (!close_sql(m, &sql))
 		return nomem();
 	err = ntp_ch__query(f->ch, sql, NULL, 0, &r, 0);
@@ -462,7 +500,7 @@ static int drop_stale(struct ntp_fleet *f, const struct ntp_fleet_run *h,
 }
 
 static int join_two(struct ntp_fleet *f, const struct ntp_fleet_run *h,
-		    const struct ntp_fleet_run *t, enum ntp_join_clock clock)
+		    const struct ntp_fleet_run *t, enum ntp_join_clock clock, int64_t part_rows)
 {
 	struct line l = { .clock = clock, .estimated = 1, .tol = 1000 };
 	int64_t matched = 0, over = 0;
@@ -478,14 +516,27 @@ static int join_two(struct ntp_fleet *f, const struct ntp_fleet_run *h,
 		l.estimated = 0;
 		err = estimate(f, h, t, &l);
 	}
+	/* in parts of about part_rows commands a side, each statement's memory a part's */
 	if (!err && l.estimated) {
-		sql = pair_sql(f, h, t, &l);
-		if (!sql)
-			return nomem();
-		err = ntp_ch__query(f->ch, sql, NULL, 0, NULL, NTP_CH_SYNC);
-		free(sql);
+		int64_t most = h->host_rows > t->target_rows ? h->host_rows : t->target_rows;
+		struct part p = { .n = (int)((most + part_rows - 1) / part_rows) };
+
+		if (p.n < 1)
+			p.n = 1;
+		ntp_debug("runs %016" PRIx64 " and %016" PRIx64 ": joined in %d part%s of the keys",
+			  h->run_id, t->run_id, p.n, p.n == 1 ? "" : "s");
+		for (p.k = 0; p.k < p.n && !err; p.k++) {
+			int64_t o = 0;
+
+			sql = pair_sql(f, h, t, &l, &p);
+			if (!sql)
+				return nomem();
+			err = ntp_ch__query(f->ch, sql, NULL, 0, NULL, NTP_CH_SYNC);
+			free(sql);
+			err = err ?: overlapped(f, h, t, &l, &p, &o);
+			over += o;
+		}
 		err = err ?: count_pairs(f, h, t, &matched);
-		err = err ?: overlapped(f, h, t, &l, &over);
 	}
 	if (err)
 		return err;
@@ -571,7 +622,8 @@ static int nqns_of(struct ntp_fleet *f, const struct ntp_fleet_run *r, char **li
  * recordings pushed apart, a host's today and its target's tomorrow, are
  * joined so.  A run without names or without a span in its meta is not.
  */
-static int join_named(struct ntp_fleet *f, const struct ntp_fleet_run *r, int *refused)
+static int join_named(struct ntp_fleet *f, const struct ntp_fleet_run *r, int64_t part_rows,
+		      int *refused)
 {
 	enum ntp_meta_key k;
 	struct ntp_fleet_run *other = NULL;
@@ -602,7 +654,7 @@ static int join_named(struct ntp_fleet *f, const struct ntp_fleet_run *r, int *r
 		/* another transport: commands the target run never saw, not a pair */
 		if (!ntp_fleet_run__disagree(h, t, &k))
 			err = join_two(f, h, t, *h->boot_id && !strcmp(h->boot_id, t->boot_id) ?
-				       NTP_JOIN_CLOCK_ONE_BOOT : NTP_JOIN_CLOCK_TWO);
+				       NTP_JOIN_CLOCK_ONE_BOOT : NTP_JOIN_CLOCK_TWO, part_rows);
 		else if (k != NTP_META_TRANSPORT)
 			refuse(h, t, k, refused);
 	}
@@ -612,15 +664,18 @@ static int join_named(struct ntp_fleet *f, const struct ntp_fleet_run *r, int *r
 	return err;
 }
 
-int ntp_fleet_join__pushed(struct ntp_fleet *f, const struct ntp_fleet_run *runs, int n)
+int ntp_fleet_join__pushed(struct ntp_fleet *f, const struct ntp_fleet_run *runs, int n,
+			   int64_t part_rows)
 {
 	enum ntp_meta_key key;
 	int err = 0, refused = 0;
 
+	if (part_rows <= 0)
+		part_rows = NTP_FLEET_PART_ROWS;
 	/* a "-r both" run with itself, on one clock */
 	for (int i = 0; i < n && !err; i++)
 		if (runs[i].sides == (NTP_SIDE_HOST | NTP_SIDE_TARGET))
-			err = join_two(f, &runs[i], &runs[i], NTP_JOIN_CLOCK_ONE_FILE);
+			err = join_two(f, &runs[i], &runs[i], NTP_JOIN_CLOCK_ONE_FILE, part_rows);
 	/* the host and target runs given together, as report joins them */
 	for (int i = 0; i < n && !err; i++) {
 		for (int k = 0; k < n && !err; k++) {
@@ -634,11 +689,11 @@ int ntp_fleet_join__pushed(struct ntp_fleet *f, const struct ntp_fleet_run *runs
 				continue;
 			}
 			err = join_two(f, h, t, *h->boot_id && !strcmp(h->boot_id, t->boot_id) ?
-				       NTP_JOIN_CLOCK_ONE_BOOT : NTP_JOIN_CLOCK_TWO);
+				       NTP_JOIN_CLOCK_ONE_BOOT : NTP_JOIN_CLOCK_TWO, part_rows);
 		}
 	}
 	/* and with the runs pushed before them that their names tie them to */
 	for (int i = 0; i < n && !err; i++)
-		err = join_named(f, &runs[i], &refused);
+		err = join_named(f, &runs[i], part_rows, &refused);
 	return err ?: refused;
 }

@@ -23,7 +23,11 @@
  * occurrence of a sample of the keys, about NTP_FLEET_SAMPLE_ROWS a side),
  * joins it as it joins files, and stores the line in clocks.
  *
- * The pairing is the engine's, in one INSERT ... SELECT into pairs: each
+ * The pairing is the engine's, in INSERT ... SELECT statements into pairs,
+ * one for each part of the join keys (equal ranges of the 64-bit key, a
+ * part a part_rows commands of the larger side:
+ * a command and its candidates share a key, so the parts pair as the whole
+ * would, and a statement's memory is a part's): each
  * command's interval (the host's h_queue to h_done moved onto the target's
  * clock by the line and widened by its tolerance; the target's t_recv to
  * t_sent) is cut into buckets of NTP_FLEET_BUCKET_NS; host and target rows
@@ -42,11 +46,14 @@
 
 #define NTP_FLEET_SAMPLE_ROWS 200000
 #define NTP_FLEET_BUCKET_NS 1000000
+#define NTP_FLEET_PART_ROWS 250000
 
 /*
- * join the runs just pushed (runs[0..n)) as said above; 0 or an NTP_EXIT_*
+ * join the runs just pushed (runs[0..n)) as said above, in parts of about
+ * part_rows commands a side (0: NTP_FLEET_PART_ROWS); 0 or an NTP_EXIT_*
  * code after one line
  */
-int ntp_fleet_join__pushed(struct ntp_fleet *f, const struct ntp_fleet_run *runs, int n);
+int ntp_fleet_join__pushed(struct ntp_fleet *f, const struct ntp_fleet_run *runs, int n,
+			   int64_t part_rows);
 
 #endif

@@ -157,7 +157,8 @@ int ntp_fleet__columns(enum ntp_fleet_table t, char *buf, size_t len, const char
 	return n;
 }
 
-int ntp_fleet__print_schema(FILE *out, const char *db, const char *cluster)
+/* the CREATE statements of the tables in database db, over cluster (NULL: one server) */
+static int ntp_fleet__print_schema(FILE *out, const char *db, const char *cluster)
 {
 	bool dist = cluster && *cluster;
 

@@ -75,9 +75,6 @@ static inline const char *ntp_fleet__table(const struct ntp_fleet *f, enum ntp_f
 int ntp_fleet__columns(enum ntp_fleet_table t, char *buf, size_t len, const char **names,
 		       const char **types, int max);
 
-/* the CREATE statements of the tables in database db, over cluster (NULL: one server) */
-int ntp_fleet__print_schema(FILE *out, const char *db, const char *cluster);
-
 /*
  * The SQL expression of stage s (lib/core/stage_table.h) over the columns
  * of cmds (a side's stage: its points) or of pairs and cmds (a joined

@@ -736,7 +736,7 @@ int ntp_push__run(const char *const *paths, int n, const struct ntp_push_opts *o
 	for (int i = 0; i < n && !err; i++)
 		err = push_one(f, o, paths[i], &runs[i]);
 	if (!err && !o->no_join)
-		err = ntp_fleet_join__pushed(f, runs, n);
+		err = ntp_fleet_join__pushed(f, runs, n, (int64_t)o->join_rows);
 	for (int i = 0; i < n; i++)
 		ntp_fleet_run__free(&runs[i]);
 	free(runs);

@@ -29,6 +29,7 @@ struct ntp_push_opts {
 	struct ntp_ch_opts ch;    /* --url, --user, the password, --cacert, --database */
 	const char *cluster;      /* --cluster: the tables to create over it; NULL: one server */
 	uint64_t batch_rows;      /* --batch-rows: commands per INSERT; 0: the default */
+	uint64_t join_rows;       /* --join-rows: the join's commands a side a part; 0: the default */
 	bool no_join;             /* --no-join: push only, pair nothing */
 };
 

@@ -51,9 +51,9 @@ struct ntp_evidence_acc {
 void ntp_evidence__from(char *buf, size_t len, const char *view, const char *schema, bool pid)
 {
 	snprintf(buf, len,
-		 "(SELECT v.*, (h.flags & 32) != 0 AS ev_deferred, %s AS ev_pid"
+		 "(SELECT v.*, (h.flags & 32) != 0 AS ev_deferred, %s AS ev_pid, %s AS ev_comm"
 		 " FROM \"%s\" v JOIN \"%s\".host_io h ON h.id = v.id)",
-		 pid ? "h.pid" : "NULL", view, schema);
+		 pid ? "h.pid" : "NULL", pid ? "h.comm" : "NULL", view, schema);
 }
 
 bool ntp_evidence__has_pid(sqlite3 *db, const char *schema)

@@ -82,8 +82,8 @@ struct ntp_evidence_in {
 /*
  * The host rows of view (host_stages or host_app_stages, as named on the
  * connection) over schema's host_io, with every column of view and
- * ev_deferred (flag 32: the send was io_work's) and ev_pid (NULL when
- * pid is false), as a FROM: "(SELECT ...)".
+ * ev_deferred (flag 32: the send was io_work's), ev_pid and ev_comm (NULL
+ * when pid is false), as a FROM: "(SELECT ...)".
  */
 void ntp_evidence__from(char *buf, size_t len, const char *view, const char *schema, bool pid);
 /* does schema's host_io have the processes (pid and comm)? */

@@ -149,6 +149,9 @@ int ntp_mon_expo__write(FILE *f, const struct ntp_mon_snapshot *s)
 			fprintf(f, "ntprof_lost_total{role=\"%s\",cause=\"%s\"} %" PRIu64 "\n",
 				role_name[s->side[j].role], lost[i].cause,
 				*(const uint64_t *)((const char *)&s->side[j] + lost[i].off));
+	per_side(f, s, "ntprof_flight_filtered_total", "counter",
+		 "Sampled commands the kernel kept off the flight recorder's stream, its floor above them.",
+		 offsetof(struct ntp_mon_side, flight_filtered));
 	per_side(f, s, "ntprof_hist_series", "gauge", "Series the kernel's histogram map holds.",
 		 offsetof(struct ntp_mon_side, series));
 	family(f, "ntprof_hist_series_limit", "gauge", "Series the kernel's histogram map can hold.");

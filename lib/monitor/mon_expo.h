@@ -35,6 +35,7 @@ struct ntp_mon_side {
 	uint64_t seen;          /* commands that reached the sampling decision */
 	uint64_t sampled;
 	uint64_t lost_ringbuf, lost_map, lost_hist;
+	uint64_t flight_filtered;       /* kept off the flight recorder's stream by its floor */
 	uint64_t series;        /* series its map holds */
 	/*
 	 * its programs' cost over the window after the attach (lib/collect/collector.h,

@@ -187,15 +187,21 @@ static void side_trim(struct ntp_flight_side *s, uint64_t interval_ns, uint64_t 
 	}
 }
 
-/* the slot that follows the newest interval's: the oldest, slots being taken by iv % nslot */
-static size_t first_slot(const struct ntp_flight_side *s)
+/* the slot of the newest interval */
+static size_t newest_slot(const struct ntp_flight_side *s)
 {
 	size_t slot, newest = 0;
 
 	for (slot = 1; slot < s->nslot; slot++)
 		if (s->iv[slot] > s->iv[newest])
 			newest = slot;
-	return (newest + 1) % s->nslot;
+	return newest;
+}
+
+/* the slot that follows the newest interval's: the oldest, slots being taken by iv % nslot */
+static size_t first_slot(const struct ntp_flight_side *s)
+{
+	return (newest_slot(s) + 1) % s->nslot;
 }
 
 static const void *side_next(const struct ntp_flight_side *s, struct ntp_flight_cursor *c)
@@ -337,7 +343,21 @@ const struct ntp_target_event *ntp_flight__next_target(const struct ntp_flight *
 	return side_next(&f->target, c);
 }
 
+uint64_t ntp_flight__floor(const struct ntp_flight *f, int side)
+{
+	const struct ntp_flight_side *s = side ? &f->target : &f->host;
+	size_t newest;
+
+	if (f->interval_ns != NTP_MON_FLIGHT_INTERVAL_NS || !s->nslot)
+		return 0;
+	newest = newest_slot(s);
+	if (!s->iv[newest] || s->n[newest] < s->cap)
+		return 0;
+	return ntp_mon_floor_pack(s->iv[newest], e2e_of(s, rec_at(s, newest, 0)));
+}
+
 uint64_t ntp_flight__dropped(const struct ntp_flight *f)
 {
-	return f->host.dropped + f->host.late + f->target.dropped + f->target.late;
+	return f->host.dropped + f->host.late + f->host.filtered +
+	       f->target.dropped + f->target.late + f->target.filtered;
 }

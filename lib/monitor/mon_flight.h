@@ -19,6 +19,7 @@
  *	ntp_flight__next_host/_target()  ... each in turn
  *	ntp_flight__tick()         each side's counters as read now, for the
  *	                           snapshot's intervals rows (record's, a second each)
+ *	ntp_flight__floor()        the floor the kernel may filter the side's stream by
  *
  * Each slot's records and its interval are plain memory that
  * lib/monitor/mon_flight_file.h persists: slot s's records are
@@ -33,9 +34,13 @@
 #include <linux/types.h>
 
 #include "bpf/ntp_events.h"
+#include "bpf/ntp_mon.h"
 
-/* the flight recorder's interval: the slowest --flight-commands of each are kept */
-#define NTP_FLIGHT_INTERVAL_NS 1000000000ULL
+/*
+ * the flight recorder's interval: the slowest --flight-commands of each are
+ * kept; the kernel's floor (bpf/ntp_mon.h) counts in the same
+ */
+#define NTP_FLIGHT_INTERVAL_NS NTP_MON_FLIGHT_INTERVAL_NS
 
 struct ntp_flight_side {
 	unsigned char *buf;       /* nslot x cap records */
@@ -50,6 +55,8 @@ struct ntp_flight_side {
 	uint64_t dropped;         /* ... and not kept: not among their interval's slowest */
 	uint64_t late;            /* ... and not kept: their interval had left the window */
 	uint64_t aged;            /* kept, then out: their interval left the window */
+	/* not offered: kept off the ring buffer by the floor (NTP_CNT_FLIGHT_FILTERED, set by the caller) */
+	uint64_t filtered;
 };
 
 /* the collectors' counters (bpf/ntp_events.h) at t_ns, cumulative, by side (host 0, target 1) */
@@ -95,7 +102,14 @@ const struct ntp_host_event *ntp_flight__next_host(const struct ntp_flight *f,
 						  struct ntp_flight_cursor *c);
 const struct ntp_target_event *ntp_flight__next_target(const struct ntp_flight *f,
 						      struct ntp_flight_cursor *c);
-/* records offered but not kept, both sides (meta flight_dropped) */
+/*
+ * The floor of a side (0 host, 1 target) for the kernel (bpf/ntp_mon.h's
+ * ntp_mon_floor_pack): its newest interval's, when that interval's heap is
+ * full, the end-to-end time of its fastest kept; else 0 (none).  A command
+ * the floor drops, ntp_flight__add_*() would drop too.
+ */
+uint64_t ntp_flight__floor(const struct ntp_flight *f, int side);
+/* records offered but not kept, and those filtered before, both sides (meta flight_dropped) */
 uint64_t ntp_flight__dropped(const struct ntp_flight *f);
 
 #endif

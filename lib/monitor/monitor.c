@@ -68,6 +68,8 @@ struct monitor {
 	struct ntp_trigger_hist tprev, tcur;
 	uint64_t tnext_ns, tholdoff_ns;
 	uint64_t fnext_ns;              /* the flight's next tick of the counters */
+	uint64_t floor[2];              /* by role: the floor last written to the kernel */
+	bool floor_warned;
 };
 
 static volatile sig_atomic_t stop_signal, snapshot_signal;
@@ -132,6 +134,7 @@ static int snapshot_page(struct monitor *m, char **page, size_t *len)
 		sd->lost_ringbuf = cnt[NTP_CNT_LOST_RINGBUF];
 		sd->lost_map = cnt[NTP_CNT_LOST_MAP];
 		sd->lost_hist = cnt[NTP_CNT_LOST_HIST];
+		sd->flight_filtered = cnt[NTP_CNT_FLIGHT_FILTERED];
 		sd->series = m->table.n - before;
 		sd->have_cost = m->cost[i].have_cost;
 		sd->cost_runs = m->cost[i].cost_runs;
@@ -304,6 +307,7 @@ static void flight_tick(struct monitor *m, uint64_t now)
 		t.sampled[i] = cnt[NTP_CNT_SAMPLED];
 		t.lost_ringbuf[i] = cnt[NTP_CNT_LOST_RINGBUF];
 		t.lost_map[i] = cnt[NTP_CNT_LOST_MAP];
+		(i ? &m->flight.target : &m->flight.host)->filtered = cnt[NTP_CNT_FLIGHT_FILTERED];
 	}
 	ntp_flight__tick(&m->flight, &t);
 	m->fnext_ns = now + TRIGGER_NS;
@@ -313,6 +317,30 @@ static void flight_tick(struct monitor *m, uint64_t now)
 		ntp_warn("the flight recorder's window file %s: %s (said once)", m->ffile.path,
 			 strerror(-err));
 		m->ffile_warned = true;
+	}
+}
+
+/*
+ * Each side's floor to its collector when it changed: the kernel keeps the
+ * commands the window would drop off the ring buffer (bpf/ntp_mon.h)
+ */
+static void flight_floor(struct monitor *m)
+{
+	int i, err;
+
+	for (i = 0; i < 2; i++) {
+		uint64_t f = ntp_flight__floor(&m->flight, i);
+
+		if (!m->c[i] || f == m->floor[i])
+			continue;
+		err = ntp_collector__set_flight_floor(m->c[i], f);
+		if (!err) {
+			m->floor[i] = f;
+		} else if (!m->floor_warned) {
+			ntp_warn("the flight recorder's floor: %s (said once; every command crosses)",
+				 strerror(-err));
+			m->floor_warned = true;
+		}
 	}
 }
 
@@ -467,6 +495,7 @@ static int serve(struct monitor *m)
 		}
 		if (!m->flying)
 			continue;
+		flight_floor(m);
 		if (now_ns() >= m->fnext_ns)
 			flight_tick(m, now_ns());
 		ntp_flight__trim(&m->flight, now_ns());

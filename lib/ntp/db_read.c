@@ -364,7 +364,14 @@ int ntp_db__open_read(sqlite3 **dbp, const char *path)
 	return err;
 }
 
-int ntp_db__connect(sqlite3 **dbp, const char *path, const struct ntp_db_file *f, int flags)
+/*
+ * A connection reading path, in the state f that its check found
+ * (lib/ntp/db_state.h): read-only, opened as that state needs so that
+ * nothing is made, changed or removed beside the file, no checkpoint at
+ * close; flags are more SQLITE_OPEN_* flags (NOMUTEX).  Neither guarded
+ * nor checked.  0, or an NTP_EXIT_* code after one line.
+ */
+static int ntp_db__connect(sqlite3 **dbp, const char *path, const struct ntp_db_file *f, int flags)
 {
 	sqlite3 *db = NULL;
 	char *uri;
@@ -467,7 +474,12 @@ static int open_read(sqlite3 **dbp, const char *path, int64_t *host_rows, bool f
 	return 0;
 }
 
-int ntp_db__open_state(const char *path, struct ntp_db_file *f)
+/*
+ * The state of path again, for a file checked before (ntp_db__open_read):
+ * 0, or NTP_EXIT_NOFILE after one line when it is gone or can no longer be
+ * read as it was (its -wal gone, a write to it interrupted).
+ */
+static int ntp_db__open_state(const char *path, struct ntp_db_file *f)
 {
 	int e = ntp_db__probe(path, f);
 

@@ -52,20 +52,6 @@ int ntp_db__check_wait(struct ntp_db_check *c, char *msg, size_t len);
 void ntp_db__check_free(struct ntp_db_check *c);
 
 /*
- * A connection reading path, in the state f that its check found
- * (lib/ntp/db_state.h): read-only, opened as that state needs so that
- * nothing is made, changed or removed beside the file, no checkpoint at
- * close; flags are more SQLITE_OPEN_* flags (NOMUTEX).  Neither guarded
- * nor checked.  0, or an NTP_EXIT_* code after one line.
- */
-int ntp_db__connect(sqlite3 **db, const char *path, const struct ntp_db_file *f, int flags);
-/*
- * The state of path again, for a file checked before (ntp_db__open_read):
- * 0, or NTP_EXIT_NOFILE after one line when it is gone or can no longer be
- * read as it was (its -wal gone, a write to it interrupted).
- */
-int ntp_db__open_state(const char *path, struct ntp_db_file *f);
-/*
  * The checked file at path ATTACHed read-only to db (opened with
  * SQLITE_OPEN_URI) as schema, the way its state needs (db_state.h).  Not
  * guarded: ntp_db__guard_file() follows.  0, or an NTP_EXIT_* code after

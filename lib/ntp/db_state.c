@@ -28,7 +28,8 @@
 /* a rollback journal's first eight bytes while it holds a transaction to undo */
 static const unsigned char journal_magic[8] = { 0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7 };
 
-int ntp_db__side_path(char *buf, size_t len, const char *path, const char *suffix)
+/* "PATH-wal" and the like into buf; 0, or -ENAMETOOLONG */
+static int ntp_db__side_path(char *buf, size_t len, const char *path, const char *suffix)
 {
 	return snprintf(buf, len, "%s%s", path, suffix) >= (int)len ? -ENAMETOOLONG : 0;
 }

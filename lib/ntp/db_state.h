@@ -81,8 +81,6 @@ bool ntp_db__read_exclusive(enum ntp_db_state st);
 /* "file:PATH?mode=MODE" for ATTACH, every byte but unreserved ones and '/' escaped; caller frees; NULL without memory */
 char *ntp_db__file_uri(const char *path, const char *mode);
 
-/* "PATH-wal" and the like into buf; 0, or -ENAMETOOLONG */
-int ntp_db__side_path(char *buf, size_t len, const char *path, const char *suffix);
 
 /*
  * The spool of a recording FILE is FILE.spool: the sampled commands that

@@ -18,6 +18,20 @@ static unsigned int role_bits(const char *role)
 	return NTP_RECORD_HOST;
 }
 
+int ntp_record_cli__filter(struct ntp_filter *f, const char *session, const char *io_type,
+			   const char *sizes)
+{
+	int err = io_type ? ntp_filter__set_io_type(f, io_type) : 0;
+
+	err = err ?: sizes ? ntp_filter__set_sizes(f, sizes) : 0;
+	return err ?: session ? ntp_filter__set_session(f, NULL, session) : 0;
+}
+
+enum ntp_attach_policy ntp_record_cli__attach(bool kprobes, bool fentry)
+{
+	return kprobes ? NTP_ATTACH_KPROBE : fentry ? NTP_ATTACH_FENTRY : NTP_ATTACH_AUTO;
+}
+
 int ntp_record_cli__apply(struct ntp_record_cli *c, struct ntp_record_opts *o)
 {
 	int err;
@@ -29,9 +43,7 @@ int ntp_record_cli__apply(struct ntp_record_cli *c, struct ntp_record_opts *o)
 			  "know the host's namespace names");
 		return NTP_EXIT_USAGE;
 	}
-	err = c->io_type ? ntp_filter__set_io_type(&c->filter, c->io_type) : 0;
-	err = err ?: c->sizes ? ntp_filter__set_sizes(&c->filter, c->sizes) : 0;
-	err = err ?: c->session ? ntp_filter__set_session(&c->filter, NULL, c->session) : 0;
+	err = ntp_record_cli__filter(&c->filter, c->session, c->io_type, c->sizes);
 	if (err)
 		return err;
 	if (c->filter.flags) {
@@ -40,7 +52,7 @@ int ntp_record_cli__apply(struct ntp_record_cli *c, struct ntp_record_opts *o)
 	}
 	ntp_transport__parse(c->transport, &o->transport);      /* one of the choices */
 	o->sample_one_in = (uint32_t)c->sample;
-	o->attach = c->kprobes ? NTP_ATTACH_KPROBE : c->fentry ? NTP_ATTACH_FENTRY : NTP_ATTACH_AUTO;
+	o->attach = ntp_record_cli__attach(c->kprobes, c->fentry);
 	o->no_app = c->no_app;
 	return 0;
 }

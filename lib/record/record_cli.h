@@ -42,31 +42,56 @@ struct ntp_record_cli {
 extern const char *const ntp_record_cli_roles[];        /* host, target, both */
 extern const char *const ntp_record_cli_transports[];   /* tcp, rdma */
 
-/* the entries of an option table, for c: what is recorded (role, transport, sample, filters) */
-#define NTP_RECORD_CLI_WHAT(c)                                                                  \
-	NTP_OPT_CHOICE('r', "role", &(c)->role, "ROLE",                                          \
+/*
+ * -r and -t into role and transport (const char **, set to one of
+ * ntp_record_cli_roles and ntp_record_cli_transports): every command that
+ * records or counts commands (record, top, monitor)
+ */
+#define NTP_RECORD_CLI_ROLE_TRANSPORT(role, transport)                                          \
+	NTP_OPT_CHOICE('r', "role", (role), "ROLE",                                              \
 		       "host (default), target, or both (host and target on this machine)",      \
 		       ntp_record_cli_roles),                                                    \
-	NTP_OPT_CHOICE('t', "transport", &(c)->transport, "TRANSPORT",                           \
-		       "the NVMe-oF transport: tcp (default) or rdma", ntp_record_cli_transports),\
+	NTP_OPT_CHOICE('t', "transport", (transport), "TRANSPORT",                               \
+		       "the NVMe-oF transport: tcp (default) or rdma", ntp_record_cli_transports)
+
+/* --session, --io-type and --size, as given, into session, io_type and sizes (const char **) */
+#define NTP_RECORD_CLI_FILTERS(session, io_type, sizes)                                          \
+	NTP_OPT_STRING(0, "session", (session), "nvmeXnY",                                       \
+		       "only this namespace (all of its paths with native multipath)"),          \
+	NTP_OPT_STRING(0, "io-type", (io_type), "read|write", "only reads or only writes"),      \
+	NTP_OPT_STRING(0, "size", (sizes), "SIZES",                                              \
+		       "only these I/O sizes, comma-separated (e.g. 4K,128K)")
+
+/* --kprobes and --fentry into kprobes and fentry (bool *), which exclude each other */
+#define NTP_RECORD_CLI_FLAVOUR(kprobes, fentry)                                                  \
+	NTP_OPT_BOOL(0, "kprobes", (kprobes), "attach kprobes/kretprobes only",                  \
+		     .group = NTP_RECORD_CLI_GROUP_FLAVOUR),                                     \
+	NTP_OPT_BOOL(0, "fentry", (fentry),                                                      \
+		     "attach fentry/fexit only, however long attaching takes",                   \
+		     .group = NTP_RECORD_CLI_GROUP_FLAVOUR)
+
+/* the entries of an option table, for c: what is recorded (role, transport, sample, filters) */
+#define NTP_RECORD_CLI_WHAT(c)                                                                  \
+	NTP_RECORD_CLI_ROLE_TRANSPORT(&(c)->role, &(c)->transport),                              \
 	NTP_OPT_UINT('s', "sample", &(c)->sample, "N",                                           \
 		     "record one command in N (default 1000)", 1, 1ULL << 31),                   \
-	NTP_OPT_STRING(0, "session", &(c)->session, "nvmeXnY",                                   \
-		       "only this namespace (all of its paths with native multipath)"),          \
-	NTP_OPT_STRING(0, "io-type", &(c)->io_type, "read|write", "only reads or only writes"), \
-	NTP_OPT_STRING(0, "size", &(c)->sizes, "SIZES",                                          \
-		       "only these I/O sizes, comma-separated (e.g. 4K,128K)")
+	NTP_RECORD_CLI_FILTERS(&(c)->session, &(c)->io_type, &(c)->sizes)
 
 /* ... and how: the hooks' flavour, the application's side, the verbosity */
 #define NTP_RECORD_CLI_HOW(c)                                                                   \
-	NTP_OPT_BOOL(0, "kprobes", &(c)->kprobes, "attach kprobes/kretprobes only",              \
-		     .group = NTP_RECORD_CLI_GROUP_FLAVOUR),                                     \
-	NTP_OPT_BOOL(0, "fentry", &(c)->fentry,                                                  \
-		     "attach fentry/fexit only, however long attaching takes",                   \
-		     .group = NTP_RECORD_CLI_GROUP_FLAVOUR),                                     \
+	NTP_RECORD_CLI_FLAVOUR(&(c)->kprobes, &(c)->fentry),                                     \
 	NTP_OPT_BOOL(0, "no-app", &(c)->no_app,                                                  \
 		     "not the application's side: no h_app_* stamps, pid or comm (host; cheaper)"),\
 	NTP_OPT_INCR('v', "verbose", &(c)->verbose, "say more, libbpf's log included; as ntprof -v")
+
+/*
+ * The filters given (NULL: not given) into f, checked (the namespace
+ * looked up): 0, or the filter's NTP_EXIT_* code after one line.
+ */
+int ntp_record_cli__filter(struct ntp_filter *f, const char *session, const char *io_type,
+			   const char *sizes);
+/* the attach policy of --kprobes and --fentry */
+enum ntp_attach_policy ntp_record_cli__attach(bool kprobes, bool fentry);
 
 /*
  * What was given into o: the role, transport, sample rate, filters (o

@@ -59,7 +59,8 @@ static void print_filters(const struct ntp_report_header *h, FILE *f,
 	line(f, st, "filters:", "%s(only the commands that pass them were recorded)", buf);
 }
 
-const struct ntp_header_style ntp_report__header_style = {
+/* report's: every line, under "file:" */
+static const struct ntp_header_style ntp_report__header_style = {
 	.label = "file:", .indent = "", .sub = "",
 	.duration_source = true, .filters = true, .hash_version = true,
 };
@@ -362,7 +363,7 @@ static void print_notes(const struct ntp_report *r, FILE *f)
  * each group's, every line within NTP_DIAG_TEXT_WIDTH columns.  Kept with
  * -q, as the warnings are: it is what the tables mean.
  */
-void ntp_report__print_diagnosis(const struct ntp_diag *d, FILE *f)
+static void ntp_report__print_diagnosis(const struct ntp_diag *d, FILE *f)
 {
 	char line[512];
 

@@ -16,8 +16,6 @@
 
 /* "# stages (VIEW):" and what each of r's stages holds, as every text report ends */
 void ntp_report__print_stage_notes(const struct ntp_report *r, FILE *f);
-/* the diagnosis's lines, each "# " and within NTP_DIAG_TEXT_WIDTH columns */
-void ntp_report__print_diagnosis(const struct ntp_diag *d, FILE *f);
 
 /* 0 or an NTP_EXIT_* code */
 int ntp_report__print_text(const struct ntp_report *r, const struct ntp_diag *d, FILE *f,
@@ -42,8 +40,6 @@ struct ntp_header_style {
 	bool brief;
 };
 
-/* report's: every line, under "file:" */
-extern const struct ntp_header_style ntp_report__header_style;
 
 void ntp_report__print_header_lines(const struct ntp_report_header *h, FILE *f,
 				    const struct ntp_header_style *st);

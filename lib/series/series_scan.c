@@ -13,7 +13,6 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/diag/diag_sql.h"
 #include "lib/model/model_sql.h"
 #include "lib/ntp/db_read.h"
 #include "lib/series/series_scan.h"

@@ -37,11 +37,6 @@ static void on_winch(int sig)
 	resized = 1;
 }
 
-bool ntp_top_screen__stopped(void)
-{
-	return stop_signal != 0;
-}
-
 int ntp_top_screen__check(void)
 {
 	if (!isatty(STDOUT_FILENO)) {

@@ -39,8 +39,6 @@ void ntp_top_screen__leave(struct ntp_top_screen *s);
  * input ended.
  */
 int ntp_top_screen__key(struct ntp_top_screen *s, int timeout_ms);
-/* SIGINT or SIGTERM came to ntprof top's own handlers */
-bool ntp_top_screen__stopped(void);
 /* the screen's text starts again at its top left; lines are written with ntp_top_screen__line */
 void ntp_top_screen__home(struct ntp_top_screen *s);
 /*

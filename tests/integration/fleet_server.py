@@ -42,8 +42,9 @@ def missing():
 
 
 class Server:
-    def __init__(self, tmp, name, ports=None, cluster_tcp=(), https=None):
-        """ports: (http, tcp, https), else free ones; cluster_tcp: the shards' TCP ports"""
+    def __init__(self, tmp, name, ports=None, cluster_tcp=(), https=None, query_log=False):
+        """ports: (http, tcp, https), else free ones; cluster_tcp: the shards' TCP ports;
+        query_log: every query logged in system.query_log (its time, its peak memory)"""
         import hashlib
         self.dir = Path(tmp) / name
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -59,6 +60,10 @@ class Server:
             tls = (f"<https_port>{self.https_port}</https_port><openSSL><server>"
                    f"<certificateFile>{cert}</certificateFile><privateKeyFile>{key}</privateKeyFile>"
                    "<verificationMode>none</verificationMode></server></openSSL>")
+        log = "<log_queries>1</log_queries>" if query_log else ""
+        qlog = ("<query_log><database>system</database><table>query_log</table>"
+                "<flush_interval_milliseconds>1000</flush_interval_milliseconds></query_log>"
+                if query_log else "")
         self.config = self.dir / "config.xml"
         self.config.write_text(f"""<?xml version="1.0"?>
 <yandex>
@@ -71,7 +76,7 @@ class Server:
     <default><password></password><networks><ip>127.0.0.1</ip></networks><profile>default</profile><quota>default</quota></default>
     <fleet><password_sha256_hex>{digest}</password_sha256_hex><networks><ip>127.0.0.1</ip></networks><profile>default</profile><quota>default</quota></fleet>
   </users>
-  <profiles><default></default></profiles>
+  <profiles><default>{log}</default></profiles>{qlog}
   <quotas><default></default></quotas>
   {remote}
 </yandex>
@@ -135,10 +140,11 @@ class Server:
         return [line.split("\t") for line in self.query(sql, database).splitlines()]
 
 
-def two_shards(tmp):
-    """Two servers (not started), each with the cluster CLUSTER of both as its shards."""
+def two_shards(tmp, **kw):
+    """Two servers (not started), each with the cluster CLUSTER of both as its shards; kw as
+    Server's."""
     ports = free_ports(6)
     first, second = tuple(ports[:3]), tuple(ports[3:])
     tcp = (first[1], second[1])
-    return (Server(tmp, "shard1", first, cluster_tcp=tcp),
-            Server(tmp, "shard2", second, cluster_tcp=tcp))
+    return (Server(tmp, "shard1", first, cluster_tcp=tcp, **kw),
+            Server(tmp, "shard2", second, cluster_tcp=tcp, **kw))

@@ -160,8 +160,20 @@ def test_report_url__equals_report_files__one_server(run, server, corpus, case, 
     db = f"one_{case}"
     push(run, server.url, "--database", db, *files)
     assert report_json(run, "--url", server.url, "--database", db) == report_json(run, *files)
+    assert report_tables(run, "--url", server.url, "--database", db) == \
+        report_tables(run, *files)
     if case in ("both", "pair", "hot"):
         assert engine_pairs(server, db) == [tuple(p) for p in join_pairs(run, tmp_path, files)]
+
+
+def report_tables(run, *args):
+    """the text report's tables: its lines but the "#" ones (the header names the files and
+    their hooks, the diagnosis reads evidence the engine does not hold)"""
+    r = run("report", *args, timeout=300)
+    assert_ok(r)
+    lines = [line for line in r.stdout.splitlines() if not line.startswith("#")]
+    assert any(line.strip() for line in lines), r.stdout
+    return lines
 
 
 def test_report_url__diagnosis__evidence_not_recorded(run, server, corpus):
@@ -198,6 +210,7 @@ def test_report_url__equals_report_files__two_shards(run, shards, corpus, case, 
     if case == "twohosts":
         # two controllers (cntlid 1 and 2) on two shards: the join ran on each
         assert all(n > 0 for n in local), local
+        assert_pairs_of_each_host(run, a, db, tmp_path, *files)
     if case in ("both", "pair", "hot"):
         assert engine_pairs(a, db) == [tuple(p) for p in join_pairs(run, tmp_path, files)]
 
@@ -208,23 +221,58 @@ def ntpgen_rows(path):
                    for t in ("host_io", "target_io"))
 
 
-def test_twohosts__pairs_equal_join_of_each_host(run, server, corpus, tmp_path):
-    """two hosts on one target: each (host, target) pair of runs, as ntprof join pairs it"""
-    h0, h1, t = corpus["twohosts"]
-    db = "one_twohosts_pairs"
-    push(run, server.url, "--database", db, h0, h1, t)
+def assert_pairs_of_each_host(run, srv, db, tmp_path, h0, h1, t):
+    """the engine's pairs of each host of "twohosts" with the target (read through srv) are
+    ntprof join's of that host with the target, the target's other host's rows left out"""
     got = {}
-    for hr, hid, tid, off in server.rows("SELECT hostname, host_id, target_id, offset_ns FROM pairs "
-                                         "ANY INNER JOIN (SELECT run_id AS host_run, any(hostname) "
-                                         "AS hostname FROM runs GROUP BY run_id) USING (host_run)",
-                                         db):
+    for hr, hid, tid, off in srv.rows("SELECT hostname, host_id, target_id, offset_ns FROM pairs "
+                                      "GLOBAL ANY INNER JOIN (SELECT run_id AS host_run, "
+                                      "any(hostname) AS hostname FROM runs GROUP BY run_id) "
+                                      "USING (host_run)", db):
         got.setdefault(hr, []).append((int(hid), int(tid), int(off)))
     for name, h in (("gen-host-0", h0), ("gen-host-1", h1)):
-        with sqlite3.connect(h) as c:
-            cntlid = c.execute("SELECT cntlid FROM host_io LIMIT 1").fetchone()[0]
-        # ntprof's join of this host with the target, the target's other host's rows left out
         want = join_pairs(run, tmp_path, [h, t])
-        assert sorted(got[name]) == [tuple(p) for p in want], (name, cntlid)
+        assert want and sorted(got[name]) == [tuple(p) for p in want], name
+
+
+def test_twohosts__pairs_equal_join_of_each_host(run, server, corpus, tmp_path):
+    """two hosts on one target: each (host, target) pair of runs, as ntprof join pairs it"""
+    db = "one_twohosts_pairs"
+    push(run, server.url, "--database", db, *corpus["twohosts"])
+    assert_pairs_of_each_host(run, server, db, tmp_path, *corpus["twohosts"])
+
+
+def clock_counts(srv, db):
+    return srv.rows("SELECT hostname, matched, unmatched_host, unmatched_target, rejected "
+                    "FROM clocks GLOBAL ANY INNER JOIN (SELECT run_id AS host_run, "
+                    "any(hostname) AS hostname FROM runs GROUP BY run_id) USING (host_run) "
+                    "ORDER BY hostname", db)
+
+
+@pytest.mark.parametrize("case", cases("hot", of=["both", "hot", "pair", "twohosts"]))
+def test_join_rows__parts_pair_as_the_whole(run, server, shards, corpus, case, tmp_path):
+    """--join-rows 150: the engine's join in parts of the keys (several parts here) gives
+    ntprof join's pairs and the counts of a join in one part, on one server and two shards"""
+    files = corpus[case]
+    whole, parts = f"whole_{case}", f"parts_{case}"
+    push(run, server.url, "--database", whole, "--join-rows", "1000000", *files)
+    r = run("-v", "push", "--url", server.url, "--database", parts, "--join-rows", "150", *files)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"joined in \d+ parts of the keys", r.stderr), r.stderr
+    assert re.search(r"joined in 1 part of the keys",
+                     run("-v", "push", "--url", server.url, "--database", whole + "_1",
+                         *files).stderr)
+    assert clock_counts(server, parts) == clock_counts(server, whole)
+    a, b = shards
+    for s in (a, b):
+        push(run, s.url, "--database", parts, "--cluster", fleet_server.CLUSTER)
+    push(run, a.url, "--database", parts, "--join-rows", "150", *files)
+    assert clock_counts(b, parts) == clock_counts(server, whole)
+    for srv in (server, b):
+        if case == "twohosts":
+            assert_pairs_of_each_host(run, srv, parts, tmp_path, *files)
+        else:
+            assert engine_pairs(srv, parts) == [tuple(p) for p in join_pairs(run, tmp_path, files)]
 
 
 def _weeks(tmp_path, storage=((10_000, 40_000), (20_000, 90_000))):
@@ -692,6 +740,7 @@ def test_other_cluster__exit_15(run, server):
     (("push", "f.ntp"), "no --url"),
     (("push", "--url", "ftp://x"), "not an http"),
     (("push", "--url", "http://127.0.0.1:1", "--database", "a-b"), "--database"),
+    (("push", "--url", "http://127.0.0.1:1", "--join-rows", "0"), "--join-rows"),
     (("report", "--url", "http://127.0.0.1:1", "f.ntp"), "not files"),
     (("report", "--url", "http://127.0.0.1:1", "--from", "yesterday"), "--from"),
     (("report", "--url", "http://127.0.0.1:1", "--run", "xyz"), "--run"),

@@ -136,12 +136,18 @@ OPENERS = re.compile(r'\b(ntp_db__open_read\w*|ntp_db__open_again|ntp_db__attach
 
 def test_only_the_model_opens_recordings():
     """lib/model is the one way in: nothing else opens a recording to read it
-    (lib/ntp defines the openers; the model calls them)."""
-    bad = []
+    (lib/ntp/db_read.c and db_state.c define the openers; the model calls them)."""
+    bad, model = [], 0
     for p in sources():
-        if p.parts[:2] in (("lib", "model"), ("lib", "ntp")):
+        if p.parts[:2] == ("lib", "ntp") and p.stem in ("db_read", "db_state"):
             continue
         for n, line in enumerate((REPO / p).read_text().splitlines(), 1):
-            if OPENERS.search(line):
+            if not OPENERS.search(line):
+                continue
+            if p.parts[:2] == ("lib", "model"):
+                model += 1
+            else:
                 bad.append(f"{p}:{n}: {line.strip()}")
     assert not bad, "recordings opened outside lib/model:\n" + "\n".join(bad)
+    # the pattern still names the openers the model calls
+    assert model > 0, "no opener called in lib/model: OPENERS is out of date"

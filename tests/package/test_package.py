@@ -66,7 +66,9 @@ def test_make_install__what_the_package_holds_and_uninstall_removes_it(debs, tmp
     assert files == package_files(debs["deb"]["ntprof"])
     assert {"/usr/bin/ntprof", "/usr/share/bash-completion/completions/ntprof",
             "/usr/share/zsh/vendor-completions/_ntprof",
-            "/usr/share/man/man1/ntprof-report.1", "/usr/share/man/man5/ntprof-ntp.5"} <= files
+            "/usr/share/man/man1/ntprof-report.1", "/usr/share/man/man5/ntprof-ntp.5",
+            "/usr/share/ntprof/grafana/ntprof.json",
+            "/usr/share/ntprof/prometheus/ntprof-rules.yml"} <= files
     sh(*make, "uninstall")
     assert installed_files(dest) == set()
 

@@ -264,6 +264,24 @@ class Testbed:
         return res
 
 
+# the soaks (@pytest.mark.long): only with NTPROF_TB_LONG=1 (make test-long), never
+# in make check-testbed; deselected, so that they count neither as passed nor as skipped
+LONG = os.environ.get("NTPROF_TB_LONG") == "1"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "long: a soak of many minutes, run by make test-long only")
+
+
+def pytest_collection_modifyitems(config, items):
+    if LONG:
+        return
+    long_ = [i for i in items if i.get_closest_marker("long")]
+    if long_:
+        config.hook.pytest_deselected(items=long_)
+        items[:] = [i for i in items if not i.get_closest_marker("long")]
+
+
 @pytest.fixture(scope="session")
 def _testbed_session():
     return _Session()

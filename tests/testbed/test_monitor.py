@@ -12,6 +12,10 @@
   null_blk's delay is at most it;
 - Prometheus scraped it (up 1), and its histogram_quantile(0.99) falls in
   the bucket that holds record's p99; its mean is the page's;
+- every PromQL expression of the tree's Grafana dashboard and recording
+  rules (contrib/, read from the files by tests/integration/promql.py), and
+  each series the rules record (Prometheus loads them), answers a series
+  with a number;
 - once attached it runs as nobody with no capabilities, and serves;
 - SIGTERM stops monitor with exit 0;
 - its flight recorder (--flight, --trigger) wrote, into a directory it made
@@ -22,7 +26,8 @@
   read by ntprof report;
 - of fio's thousands of commands a second, POST's snapshot holds at most the
   slowest 50 of each second a side (--flight-commands 50), slower on the
-  mean than all of them, the rest counted in flight_dropped; the window's
+  mean than all of them, the rest counted in flight_dropped, most of them
+  kept off the ring buffer by the kernel (ntprof_flight_filtered_total); the window's
   file is within its bound, and a monitor restarted on the directory reads
   it back and writes the same commands as its first snapshot.
 """
@@ -33,11 +38,16 @@ import pwd
 import re
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from conftest import FULL, REPO
+
+# the dashboard's and rules' expressions, as the guest listed them
+sys.path.insert(0, str(REPO / "tests" / "integration"))
+import promql  # noqa: E402
 
 NTPROF = Path(os.environ.get("NTPROF", REPO / "build" / "ntprof")).resolve()
 
@@ -155,6 +165,10 @@ def test_monitor(testbed, kernel):
     assert own == {"ntprof_sample_one_in": 1.0}
     lost = [v for (n, _), v in final.items() if n == "ntprof_lost_total"]
     assert lost and not any(lost), f"lost: {lost}"
+    # the kernel kept commands off the flight recorder's stream, each side's second's
+    # heap of 50 full of fio's thousands
+    filtered = {dict(k[1])["role"]: v for k, v in final.items() if k[0] == "ntprof_flight_filtered_total"}
+    assert set(filtered) == {"host", "target"} and all(filtered.values()), filtered
     # its own cost, measured over the 2 s and 1000 commands after the attach
     cost = {dict(k[1])["role"]: v for k, v in final.items() if k[0] == "ntprof_bpf_ns_per_command"}
     runs = {dict(k[1])["role"]: v for k, v in final.items() if k[0] == "ntprof_bpf_runs_per_command"}
@@ -186,6 +200,22 @@ def test_monitor(testbed, kernel):
     lo, hi = bucket_of(buckets, p99_rec)
     p99 = prom_value(out / "prom-p99.json")
     assert lo <= p99 <= hi, f"histogram_quantile(0.99) {p99} outside ({lo}, {hi}] of record's {p99_rec}"
+    check_dashboard_and_rules(out)
+
+
+def check_dashboard_and_rules(out):
+    """Each expression of the dashboard and the rules, and each recorded
+    series, answered at least one series, one of them a number (not NaN)."""
+    listed = [json.loads(x) for x in (out / "promql.jsonl").read_text().splitlines()]
+    assert [(d["name"], d["expr"]) for d in listed] == promql.all_exprs()
+    empty = []
+    for n, d in enumerate(listed):
+        doc = json.loads((out / f"prom-expr-{n}.json").read_text())
+        assert doc["status"] == "success", (d, doc)
+        values = [float(r["value"][1]) for r in doc["data"]["result"]]
+        if not any(math.isfinite(v) for v in values):
+            empty.append((d["name"], d["expr"], doc["data"]["result"]))
+    assert not empty, empty
 
 
 def check_flight(res, out, mon_err):

@@ -287,7 +287,7 @@ static void page__labels_and_own_metrics(void **state)
 						  .cost_runs = 5000, .cost_run_ns = 1500000,
 						  .cost_commands = 1000 },
 						{ .role = NTP_MON_ROLE_TARGET, .seen = 5, .lost_hist = 2,
-						  .series = 1 } } };
+						  .flight_filtered = 17, .series = 1 } } };
 	char *page;
 	size_t len;
 	FILE *f;
@@ -311,6 +311,8 @@ static void page__labels_and_own_metrics(void **state)
 	assert_non_null(strstr(page, "\nntprof_lost_total{role=\"host\",cause=\"inflight_map\"} 4\n"));
 	assert_non_null(strstr(page, "\nntprof_lost_total{role=\"target\",cause=\"hist_map\"} 2\n"));
 	assert_non_null(strstr(page, "\nntprof_hist_series{role=\"target\"} 1\n"));
+	assert_non_null(strstr(page, "\nntprof_flight_filtered_total{role=\"target\"} 17\n"));
+	assert_non_null(strstr(page, "\nntprof_flight_filtered_total{role=\"host\"} 0\n"));
 	assert_non_null(strstr(page, "\nntprof_bpf_ns_per_command{role=\"host\"} 1500.0\n"));
 	assert_non_null(strstr(page, "\nntprof_bpf_runs_per_command{role=\"host\"} 5.00\n"));
 	/* no cost measured on the target's side: no line rather than a false 0 */

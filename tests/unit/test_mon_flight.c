@@ -246,6 +246,117 @@ static void bound__rate_far_above_it__held_bounded_and_counted(void **state)
 	ntp_flight__free(&f);
 }
 
+/* one side's slots, byte for byte: records, counts and intervals */
+static void assert_side_equal(const struct ntp_flight_side *a, const struct ntp_flight_side *b)
+{
+	assert_int_equal(a->held, b->held);
+	assert_memory_equal(a->n, b->n, a->nslot * sizeof(*a->n));
+	assert_memory_equal(a->iv, b->iv, a->nslot * sizeof(*a->iv));
+	assert_memory_equal(a->buf, b->buf, a->nslot * a->cap * a->esz);
+}
+
+/*
+ * The kernel's filter (bpf/ntp_mon.h) fed the floor as user space writes it
+ * before each record: the window it leaves is the window of every record,
+ * and what it kept off is what that window dropped
+ */
+static void floor__filtered_stream__the_same_window(void **state)
+{
+	struct ntp_flight all, some;
+	uint64_t i, x = 12345, filtered = 0;
+
+	(void)state;
+	assert_int_equal(ntp_flight__init(&all, 3000 * MS, NTP_FLIGHT_INTERVAL_NS, 16), 0);
+	assert_int_equal(ntp_flight__init(&some, 3000 * MS, NTP_FLIGHT_INTERVAL_NS, 16), 0);
+	for (i = 0; i < 20000; i++) {
+		/* 5 s of commands, a few completed late by up to 1.2 s; e2e of 1..400 us, ties many */
+		uint64_t done = i / 4, e2e;
+		struct ntp_host_event e;
+
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		e2e = 1 + (x >> 33) % 400;
+		if ((x >> 20) % 50 == 0 && done > 1200)
+			done -= (x >> 40) % 1200;
+		e = slow_host(i, done, e2e);
+		ntp_flight__add_host(&all, &e);
+		if (ntp_mon_floor_drops(ntp_flight__floor(&some, 0), e.h_start, e.h_done, e.h_recv))
+			filtered++;
+		else
+			ntp_flight__add_host(&some, &e);
+	}
+	/* the filter did its job: most of the 20000 never crossed */
+	assert_true(filtered > 15000);
+	assert_side_equal(&all.host, &some.host);
+	assert_int_equal(all.host.dropped + all.host.late, some.host.dropped + some.host.late + filtered);
+	some.host.filtered = filtered;
+	assert_int_equal(ntp_flight__dropped(&all), ntp_flight__dropped(&some));
+	ntp_flight__free(&all);
+	ntp_flight__free(&some);
+}
+
+static void floor__interval_not_full__none(void **state)
+{
+	struct ntp_flight f;
+	struct ntp_target_event t = target(1, true);
+	uint64_t i;
+
+	(void)state;
+	assert_int_equal(ntp_flight__init(&f, 3000 * MS, NTP_FLIGHT_INTERVAL_NS, 4), 0);
+	assert_int_equal(ntp_flight__floor(&f, 0), 0);
+	for (i = 0; i < 3; i++) {
+		struct ntp_host_event e = slow_host(i, 10, 100 + i);
+
+		ntp_flight__add_host(&f, &e);
+	}
+	assert_int_equal(ntp_flight__floor(&f, 0), 0);
+	/* the fourth fills it: the floor is its fastest, 100 us, of interval T0's second */
+	{
+		struct ntp_host_event e = slow_host(3, 20, 300);
+
+		ntp_flight__add_host(&f, &e);
+		assert_int_equal(ntp_flight__floor(&f, 0),
+				 ntp_mon_floor_pack(e.h_done / NTP_FLIGHT_INTERVAL_NS + 1, 100000));
+		/* a command of that second at or under it is dropped, above it or of the next not */
+		assert_true(ntp_mon_floor_drops(ntp_flight__floor(&f, 0), e.h_done - 100000, e.h_done, 0));
+		assert_false(ntp_mon_floor_drops(ntp_flight__floor(&f, 0), e.h_done - 100001, e.h_done, 0));
+		assert_false(ntp_mon_floor_drops(ntp_flight__floor(&f, 0), e.h_done - 1,
+						 e.h_done + NTP_FLIGHT_INTERVAL_NS, 0));
+	}
+	/* the next second's first command: its interval is not full, no floor */
+	{
+		struct ntp_host_event e = slow_host(4, 1010, 300);
+
+		ntp_flight__add_host(&f, &e);
+		assert_int_equal(ntp_flight__floor(&f, 0), 0);
+	}
+	/* each side its own */
+	ntp_flight__add_target(&f, &t);
+	assert_int_equal(ntp_flight__floor(&f, 1), 0);
+	ntp_flight__free(&f);
+	/* another interval than the kernel's: never a floor */
+	assert_int_equal(ntp_flight__init(&f, 3000 * MS, 10 * MS, 1), 0);
+	ntp_flight__add_target(&f, &t);
+	assert_int_equal(ntp_flight__floor(&f, 1), 0);
+	ntp_flight__free(&f);
+}
+
+static void floor__above_what_it_holds__clamped_to_drop_less(void **state)
+{
+	uint64_t done = 300 * NTP_FLIGHT_INTERVAL_NS + 5, iv = 301;  /* 300 s: past the largest floor */
+	uint64_t f = ntp_mon_floor_pack(iv, NTP_MON_FLOOR_NS_MAX + 1000);
+
+	(void)state;
+	/* 0: no floor, whatever the command */
+	assert_false(ntp_mon_floor_drops(0, 1, done, 0));
+	assert_true(ntp_mon_floor_drops(f, done - NTP_MON_FLOOR_NS_MAX, done, 0));
+	assert_false(ntp_mon_floor_drops(f, done - NTP_MON_FLOOR_NS_MAX - 1, done, 0));
+	/* a command without its start ranks 0: dropped under any floor of its interval */
+	assert_true(ntp_mon_floor_drops(ntp_mon_floor_pack(iv, 0), 0, done, 0));
+	/* its completion from the alternative stamp when the first is missing */
+	assert_true(ntp_mon_floor_drops(ntp_mon_floor_pack(iv, 10), done - 10, 0, done));
+	assert_false(ntp_mon_floor_drops(ntp_mon_floor_pack(iv + 1, 10), done - 10, 0, done));
+}
+
 static void window__no_room__refused(void **state)
 {
 	struct ntp_flight f;
@@ -460,6 +571,9 @@ int main(void)
 		cmocka_unit_test(interval__trim_inside_one__the_rest_a_heap_again),
 		cmocka_unit_test(interval__record_older_than_the_window__late),
 		cmocka_unit_test(bound__rate_far_above_it__held_bounded_and_counted),
+		cmocka_unit_test(floor__filtered_stream__the_same_window),
+		cmocka_unit_test(floor__interval_not_full__none),
+		cmocka_unit_test(floor__above_what_it_holds__clamped_to_drop_less),
 		cmocka_unit_test(window__no_room__refused),
 		cmocka_unit_test(ticks__trimmed_to_the_one_before_the_window),
 		cmocka_unit_test_setup_teardown(snapshot__window_written__a_finished_recording,

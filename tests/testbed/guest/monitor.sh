@@ -9,8 +9,10 @@
 # second) once it is ready; fio runs a 4k randread job of a fixed count
 # while a loop saves monitor's page every second (scrape-N.txt).  After fio,
 # one more page (final.txt) and Prometheus' answers to the queries of the
-# test (prom-<name>.json) once it has scraped past the end; then SIGTERM
-# stops monitor, SIGINT record.
+# test (prom-<name>.json) once it has scraped past the end, and to every
+# expression of the tree's Grafana dashboard and recording rules, which it
+# loads (promql.jsonl lists them, prom-expr-N.json the answers); then
+# SIGTERM stops monitor, SIGINT record.
 #
 # monitor runs its flight recorder too (--flight, a trigger on the storage
 # stage's p99 that null_blk's delay meets): SIGUSR2 once its page counts
@@ -20,7 +22,7 @@
 # second one on the same directory reads the window back from its file and
 # writes it as its first snapshot (restart.ntp).
 # Files in $TB_OUT: rec.ntp, mon.err, mon2.err, rec.err, scrape-*.txt,
-# final.txt, prom-*.json, prometheus.log, flight/*.ntp (the snapshots),
+# final.txt, prom-*.json, promql.jsonl, prometheus.log, flight/*.ntp (the snapshots),
 # flight-ls.txt (every name in the flight directory), flight-window (its
 # window file), post.txt (POST's answer), restart.ntp.  Results: kernel,
 # dev, mon_rc, mon2_rc, rec_rc, mon_uid (real,effective), mon_capeff,
@@ -72,6 +74,9 @@ if command -v prometheus > /dev/null; then
 	global:
 	  scrape_interval: 1s
 	  scrape_timeout: 1s
+	  evaluation_interval: 1s
+	rule_files:
+	  - $TB_REPO/contrib/prometheus/ntprof-rules.yml
 	scrape_configs:
 	  - job_name: ntprof
 	    static_configs:
@@ -116,6 +121,9 @@ SCRAPER=$!
 SIGNALLER=$!
 tb_fio randread4k --rw=randread --bs=4k --size=16M --iodepth=8
 tb_res fio_ios "$TB_FIO_IOS"
+# the dashboard's and rules' rates are asked for at the end of fio's run (and
+# 2 s, two more scrapes): the snapshots below take longer than their window
+FIO_END=$(date +%s.%N | awk '{ printf "%.3f\n", $1 + 2 }')
 touch "$TB_WORK/scraper-stop"
 wait $SCRAPER
 wait $SIGNALLER
@@ -153,6 +161,13 @@ if [ "$(sed -n 's/^prom=//p' "$TB_OUT/result.env")" = yes ]; then
 	prom_query p50 'histogram_quantile(0.5, sum by (le) (ntprof_stage_seconds_bucket{role="target",stage="storage"}))'
 	prom_query p99 'histogram_quantile(0.99, sum by (le) (ntprof_stage_seconds_bucket{role="target",stage="storage"}))'
 	prom_query up 'up{job="ntprof"}'
+	# every expression of the dashboard and the rules, and each recorded series
+	# (tests/integration/promql.py lists them, read from the files, and asks
+	# them in one process), at the end of fio's run
+	/usr/bin/python3 "$TB_REPO/tests/integration/promql.py" > "$TB_OUT/promql.jsonl" ||
+		tb_log "promql.py failed"
+	/usr/bin/python3 "$TB_REPO/tests/integration/promql.py" --query http://127.0.0.1:9090 \
+		"$FIO_END" "$TB_OUT" || tb_log "promql.py --query failed"
 	kill $PROM_PID
 	wait $PROM_PID
 fi
