@@ -192,11 +192,11 @@ def test_two_guest_record(testbed):
 
 
 def slewed_clock(r):
-    """Phase C: the target's clock slewed while recording (its tick 1% long,
-    then 1% short, in turns).  No one line of offset and drift pairs both
+    """Phase C: the target's clock slewed while recording (its tick 3% long,
+    then 3% short, a second each).  No one line of offset and drift pairs both
     clocks, so part of each side stays unpaired, and the diagnosis blames
     the clock estimate, never the network."""
-    assert int(r.target.result["tgt_C_slews"]) >= 2, r.target.result
+    assert int(r.target.result["tgt_C_slews"]) >= 1, r.target.result
     doc = ntprof_json("report", str(r.host.out / "host-C.ntp"), str(r.target.out / "tgt-C.ntp"))
     j = doc["join"]
     d = doc["diagnosis"]["recording"]

@@ -4,8 +4,8 @@
 # host -s 1 -- fio` on the host guest, three phases in one boot:
 #   A  no added delay
 #   B  netem delay 5ms on eth0 of BOTH guests (5 ms each way)
-#   C  no netem; the target's clock slewed while it records: its tick 1%
-#      long, then 1% short, in turns of SLEW_S seconds (busybox adjtimex),
+#   C  no netem; the target's clock slewed while it records: its tick 3%
+#      long, then 3% short, in turns of SLEW_S seconds (busybox adjtimex),
 #      so no one line of offset and drift pairs the two clocks
 # Each phase: the target recorder starts first (flag tgt-ready-P), the host
 # records a fixed fio job (4k randread, QD1, $IOS I/Os) and says host-done-P,
@@ -27,7 +27,7 @@ NTPROF=${NTPROF:-$TB_REPO/build/ntprof}
 # SQLite cannot lock on the 9p share: record on the guest's own file system
 WORK=$(mktemp -d /var/tmp/ntprof-two-XXXXXX) || tb_fail "mktemp"
 REC_PID=
-SLEW_S=${TB_SLEW_S:-0.5}
+SLEW_S=${TB_SLEW_S:-1}
 
 # start `ntprof record ARGS` as NAME in the background; wait until it attached
 record_start() {
@@ -59,12 +59,12 @@ collect() {
 	cp "$WORK/$1.ntp" "$TB_OUT/" || tb_fail "no recording $WORK/$1.ntp"
 }
 
-# turn the clock's tick 1% long and 1% short until killed; counts the turns
+# turn the clock's tick 3% long and 3% short until killed; counts the turns
 slew() {
 	local n=0 tick
 
 	while :; do
-		for tick in 10100 9900; do
+		for tick in 10300 9700; do
 			busybox adjtimex -t "$tick" > /dev/null || tb_fail "adjtimex -t $tick"
 			n=$((n + 1))
 			echo "$n" > "$WORK/slews"
