@@ -11,7 +11,6 @@
  *	join_load.c     the rows put in key and time order
  *	join_keep.c     every command's stages kept until the matching, for the summary
  *	join_merge.c    the merges of one host file with one target file by key
- *	join_shares.c   their keys in shares merged at once, the results end to end
  *	join_match.c    binding controllers, mutual-nearest matching, counts
  *	join_rows.c     the matched commands as SQL: temp.join_matches, temp.joined
  *	join_stages.c   their five stages from what was kept, for the summary report
@@ -215,16 +214,6 @@ struct ntp_jrange {
 	size_t idx, n;
 };
 
-/*
- * A share of pair p's keys: its host rows [h0, h1) and target rows [t0, t1)
- * in key order, every key wholly in one share, so that shares are merged
- * at once, each on its own, and their results put end to end are one
- * merge's.
- */
-struct ntp_jchunk {
-	size_t h0, h1, t0, t1;
-};
-
 struct ntp_jprogress;
 
 struct ntp_join {
@@ -254,10 +243,6 @@ struct ntp_join {
 
 	struct ntp_jcand *cands;
 	size_t ncands;
-	/* with one pair: the shares of its keys, each's candidates cands[share_cands[k]..] */
-	int nshares;
-	struct ntp_jchunk share[NTP_JOIN_READERS];
-	size_t share_cands[NTP_JOIN_READERS], share_ncands[NTP_JOIN_READERS];
 	struct ntp_jmatch *matches;
 	size_t nmatches;
 	int matches_gone;		/* freed by ntp_join__scan_stages: nothing reads them after */
@@ -303,43 +288,15 @@ void ntp_join__free_ids(struct ntp_join *j);
 int ntp_join__sample(struct ntp_join *j, int p, int narrow, struct ntp_join_iv **iv, size_t *n,
 		     size_t *rows, size_t *hot);
 
-/* pair p's keys in at most n shares of about equal host rows, in key order; how many */
-int ntp_join__chunks(const struct ntp_join *j, int p, struct ntp_jchunk *c, int n);
-
-/* join_shares.c: the elements the shares of a merge find at once, end to end */
-/* a cache line each: every element put counts in its share's n */
-struct ntp_jshare {
-	size_t at, cap, n;	/* its region of the array, elements in it */
-	void *over;		/* past the region */
-	size_t ocap, on;
-	size_t first, count;	/* after closing: where its elements are, how many */
-} __attribute__((aligned(64)));
-
-struct ntp_jshares {
-	void **array;		/* the array appended to, and its length */
-	size_t *n;
-	size_t elsz;
-	int nshares;
-	struct ntp_jshare share[NTP_JOIN_READERS];
-};
-
-/* room in *array (*n elements of elsz, NULL: none yet) for shares c[0..nshares); 0 or -ENOMEM */
-int ntp_jshares__open(struct ntp_jshares *sh, void **array, size_t *n, size_t elsz,
-		      const struct ntp_jchunk *c, int nshares);
-/* the place of share k's next element (one thread a share); NULL without memory */
-void *ntp_jshares__put(struct ntp_jshares *sh, int k);
-/* the shares' elements after *array's first *n, in share order; *n their end; 0 or -ENOMEM */
-int ntp_jshares__close(struct ntp_jshares *sh);
-
 /*
- * Every candidate of share c of pair p under fit with tolerance tol, in key
- * order, given to fn with its host and target order indexes, ok (inside the
- * bound) and dist (how far its interval's centre is from the line).  fn
- * returns 0 to go on.
+ * Every candidate of pair p under fit with tolerance tol, in key order,
+ * given to fn with its host and target order indexes, ok (inside the bound)
+ * and dist (how far its interval's centre is from the line).  fn returns 0
+ * to go on.
  */
 typedef int (*ntp_jcand_fn)(void *ctx, int p, uint32_t h, uint32_t t, int ok, double dist);
-int ntp_join__candidates(struct ntp_join *j, int p, const struct ntp_jchunk *c,
-			 const struct ntp_join_fit *fit, double tol, ntp_jcand_fn fn, void *ctx);
+int ntp_join__candidates(struct ntp_join *j, int p, const struct ntp_join_fit *fit, double tol,
+			 ntp_jcand_fn fn, void *ctx);
 
 /* the interval of one candidate, as the estimate reads it */
 void ntp_join__interval(const struct ntp_join *j, int p, uint32_t h, uint32_t t,

@@ -12,7 +12,6 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
-#include "lib/core/jobs.h"
 #include "lib/join/join_base.h"
 
 /* the controller of host row h (key order) */
@@ -24,96 +23,61 @@ static uint16_t hctrl(const struct ntp_join *j, uint32_t h)
 /* ---- the candidates of every pair, and the binding ------------------------ */
 
 /*
- * A merge of one pair's keys is done in shares at once (ntp_join__chunks),
- * one thread a share, each counting its own ok candidates; their results
- * end to end are one merge's (join_shares.c).
+ * An array a merge appends to: *a of *n elements of sz, with room for
+ * cap; it grows by half again when full.
  */
-struct share_job {
-	struct ntp_join *j;
-	int p, k;
-	const struct ntp_jchunk *c;
-	const struct ntp_join_fit *fit;
-	double tol;
-	ntp_jcand_fn fn;
-	struct ntp_jshares *out, *out_h;	/* out_h: the ok intervals' host rows, or NULL */
-	int64_t *ok;				/* nctrls x npairs */
-	int err;
+struct grow {
+	void **a;
+	size_t *n, cap, sz;
 };
 
-/* the shares a merge of pair p is done in: one a reader, of at least this many host rows */
-#define SHARE_ROWS 65536
-
-static int shares_of(const struct ntp_join *j, int p, struct ntp_jchunk *c)
+/* room in *a (*n elements of sz, NULL: none yet) for about more past *n; 0 or -ENOMEM */
+static int grow_open(struct grow *g, void **a, size_t *n, size_t sz, size_t more)
 {
-	int hf = j->pairs[p].host_file, n = j->nreaders;
-	size_t rows = j->host.file_lo[hf + 1] - j->host.file_lo[hf];
+	size_t cap = *n + more;
+	void *b = realloc(*a, (cap ? cap : 1) * sz);
 
-	while (n > 1 && rows / (size_t)n < SHARE_ROWS)
-		n--;
-	return ntp_join__chunks(j, p, c, n < 1 ? 1 : n);
+	if (!b)
+		return -ENOMEM;
+	*a = b;
+	*g = (struct grow){ a, n, cap ? cap : 1, sz };
+	return 0;
 }
 
-/*
- * A share's ok counts, counted at every ok candidate: in cache lines of
- * their own, not beside the other thread's (two small blocks of the heap
- * are often in one line, which both threads' counting would then pass
- * back and forth).
- */
-#define LINE 64
+/* the place of the next element, counted in *n; NULL without memory */
+static void *grow_put(struct grow *g)
+{
+	if (*g->n == g->cap) {
+		size_t cap = g->cap + g->cap / 2 + 1;
+		void *b = realloc(*g->a, cap * g->sz);
+
+		if (!b)
+			return NULL;
+		*g->a = b;
+		g->cap = cap;
+	}
+	return (unsigned char *)*g->a + (*g->n)++ * g->sz;
+}
+
+/* about one candidate a host command: room for pair p's host file's rows and a few */
+static size_t pair_rows(const struct ntp_join *j, int p)
+{
+	int hf = j->pairs[p].host_file;
+
+	return j->host.file_lo[hf + 1] - j->host.file_lo[hf] + 64;
+}
+
+/* where a merge of one pair puts its candidates, and counts its ok ones */
+struct merge_out {
+	struct ntp_join *j;
+	struct grow out, out_h;	/* out_h: the ok intervals' host rows, with several pairs */
+	int64_t *ok;		/* nctrls x npairs */
+};
 
 static int64_t *ok_counts(const struct ntp_join *j)
 {
-	size_t len = (size_t)(j->nctrls ? j->nctrls : 1) * (j->npairs ? j->npairs : 1) *
-		     sizeof(int64_t);
-	int64_t *ok = aligned_alloc(LINE, (len + LINE - 1) / LINE * LINE);
-
-	if (ok)
-		memset(ok, 0, len);
-	return ok;
-}
-
-/* the shares' ok counts into ok, theirs freed */
-static void sum_ok(const struct ntp_join *j, int64_t *ok, struct share_job *sj, int n)
-{
-	size_t m = (size_t)(j->nctrls ? j->nctrls : 1) * (j->npairs ? j->npairs : 1);
-
-	for (int k = 0; k < n; k++) {
-		for (size_t i = 0; ok && sj[k].ok && i < m; i++)
-			ok[i] += sj[k].ok[i];
-		free(sj[k].ok);
-		sj[k].ok = NULL;
-	}
-}
-
-static void *share_run(void *arg)
-{
-	struct share_job *sj = arg;
-
-	sj->err = ntp_join__candidates(sj->j, sj->p, sj->c, sj->fit, sj->tol, sj->fn, sj);
-	return NULL;
-}
-
-/*
- * Pair p's candidates under (fit, tol), shares c[0..n) at once, fn putting
- * each into its share's outputs (opened for those shares) and counting the
- * ok ones in sj[k].ok.  0 or -ENOMEM.
- */
-static int merge_shares(struct ntp_join *j, int p, const struct ntp_jchunk *c, int n,
-			const struct ntp_join_fit *fit, double tol, ntp_jcand_fn fn,
-			struct ntp_jshares *out, struct ntp_jshares *out_h, struct share_job *sj)
-{
-	int err = 0;
-
-	for (int k = 0; k < n; k++) {
-		sj[k] = (struct share_job){ j, p, k, &c[k], fit, tol, fn, out, out_h, ok_counts(j), 0 };
-		if (!sj[k].ok)
-			err = -ENOMEM;
-	}
-	if (!err)
-		ntp_jobs__run(share_run, sj, sizeof(*sj), n);
-	for (int k = 0; k < n && !err; k++)
-		err = sj[k].err;
-	return err;
+	return calloc((size_t)(j->nctrls ? j->nctrls : 1) * (j->npairs ? j->npairs : 1),
+		      sizeof(int64_t));
 }
 
 /*
@@ -135,14 +99,14 @@ static void bind(struct ntp_join *j, const int64_t *ok)
 
 static int add_cand(void *ctx, int p, uint32_t h, uint32_t t, int ok, double dist)
 {
-	struct share_job *sj = ctx;
-	struct ntp_jcand *c = ntp_jshares__put(sj->out, sj->k);
+	struct merge_out *mo = ctx;
+	struct ntp_jcand *c = grow_put(&mo->out);
 
 	if (!c)
 		return -ENOMEM;
 	*c = (struct ntp_jcand){ h, t, dist, (uint16_t)p, (uint8_t)ok };
 	if (ok)
-		sj->ok[(size_t)hctrl(sj->j, h) * sj->j->npairs + p]++;
+		mo->ok[(size_t)hctrl(mo->j, h) * mo->j->npairs + p]++;
 	return 0;
 }
 
@@ -151,71 +115,53 @@ void ntp_join__free_cands(struct ntp_join *j)
 	free(j->cands);
 	j->cands = NULL;
 	j->ncands = 0;
-	j->nshares = 0;
 }
 
 /*
  * Every candidate of every estimated pair under (fits, tols), kept in
- * j->cands, and the controllers bound.  Pairs without an estimate have no
- * candidates.  With one pair, j->share[] says where each share's are.
+ * j->cands pair by pair, and the controllers bound.  Pairs without an
+ * estimate have no candidates.
  */
 static int gather(struct ntp_join *j, const struct ntp_join_fit *fits, const double *tols)
 {
-	int64_t *ok = ok_counts(j);
-	int err = ok ? 0 : -ENOMEM;
+	struct merge_out mo = { j, { 0 }, { 0 }, ok_counts(j) };
+	int err = mo.ok ? 0 : -ENOMEM;
 
 	ntp_join__free_cands(j);
 	for (int p = 0; p < j->npairs && !err; p++) {
-		struct share_job sj[NTP_JOIN_READERS];
-		struct ntp_jshares out;
-		int n, e2;
-
 		if (!j->pairs[p].estimated)
 			continue;
-		n = shares_of(j, p, j->share);
-		err = ntp_jshares__open(&out, (void **)&j->cands, &j->ncands, sizeof(*j->cands),
-					j->share, n);
-		if (err)
-			break;
-		err = merge_shares(j, p, j->share, n, &fits[p], tols[p], add_cand, &out, NULL, sj);
-		sum_ok(j, ok, sj, n);
-		e2 = ntp_jshares__close(&out);
-		err = err ? err : e2;
-		/* one pair: the matching goes by the same shares (ntp_join__match) */
-		if (!err && j->npairs == 1) {
-			j->nshares = n;
-			for (int k = 0; k < n; k++) {
-				j->share_cands[k] = out.share[k].first;
-				j->share_ncands[k] = out.share[k].count;
-			}
-		}
+		err = grow_open(&mo.out, (void **)&j->cands, &j->ncands, sizeof(*j->cands),
+				pair_rows(j, p));
+		if (!err)
+			err = ntp_join__candidates(j, p, &fits[p], tols[p], add_cand, &mo);
 	}
 	if (!err)
-		bind(j, ok);
-	free(ok);
+		bind(j, mo.ok);
+	free(mo.ok);
 	return err ? ntp_join__nomem() : 0;
 }
 
 /* pass 1's ok candidates of one pair as intervals, with their host rows where several pairs bind */
 static int add_okiv(void *ctx, int p, uint32_t h, uint32_t t, int ok, double dist)
 {
-	struct share_job *sj = ctx;
+	struct merge_out *mo = ctx;
 	struct ntp_join_iv *iv;
 
 	if (!ok)
 		return 0;
-	iv = ntp_jshares__put(sj->out, sj->k);
+	iv = grow_put(&mo->out);
 	if (!iv)
 		return -ENOMEM;
-	ntp_join__interval(sj->j, p, h, t, iv);
-	if (sj->out_h) {
-		uint32_t *hp = ntp_jshares__put(sj->out_h, sj->k);
+	ntp_join__interval(mo->j, p, h, t, iv);
+	if (mo->j->npairs > 1) {
+		uint32_t *hp = grow_put(&mo->out_h);
 
 		if (!hp)
 			return -ENOMEM;
 		*hp = h;
 	}
-	sj->ok[(size_t)hctrl(sj->j, h) * sj->j->npairs + p]++;
+	mo->ok[(size_t)hctrl(mo->j, h) * mo->j->npairs + p]++;
 	return 0;
 }
 
@@ -228,17 +174,12 @@ static int add_okiv(void *ctx, int p, uint32_t h, uint32_t t, int ok, double dis
 int ntp_join__pass2_intervals(struct ntp_join *j, const struct ntp_join_fit *fits,
 			      const double *tols, struct ntp_join_iv **iv, size_t *n)
 {
-	int64_t *ok = ok_counts(j);
+	struct merge_out mo = { j, { 0 }, { 0 }, ok_counts(j) };
 	uint32_t *hs[NTP_JOIN_MAX_FILES * NTP_JOIN_MAX_FILES] = { NULL };
 	size_t nh[NTP_JOIN_MAX_FILES * NTP_JOIN_MAX_FILES] = { 0 };
-	int err = ok ? 0 : -ENOMEM;
+	int err = mo.ok ? 0 : -ENOMEM;
 
 	for (int p = 0; p < j->npairs && !err; p++) {
-		struct share_job sj[NTP_JOIN_READERS];
-		struct ntp_jchunk c[NTP_JOIN_READERS];
-		struct ntp_jshares out, out_h;
-		int ns, e2;
-
 		if (!j->pairs[p].estimated)
 			continue;
 		/*
@@ -246,27 +187,15 @@ int ntp_join__pass2_intervals(struct ntp_join *j, const struct ntp_join_fit *fit
 		 * once.  One pair binds every controller with an ok candidate to
 		 * itself: no interval is dropped, and none needs its host row.
 		 */
-		ns = shares_of(j, p, c);
-		err = ntp_jshares__open(&out, (void **)&iv[p], &n[p], sizeof(**iv), c, ns);
-		if (err)
-			break;
-		if (j->npairs > 1 && (err = ntp_jshares__open(&out_h, (void **)&hs[p], &nh[p],
-							      sizeof(**hs), c, ns))) {
-			ntp_jshares__close(&out);
-			break;
-		}
-		err = merge_shares(j, p, c, ns, &fits[p], tols[p], add_okiv, &out,
-				   j->npairs > 1 ? &out_h : NULL, sj);
-		sum_ok(j, ok, sj, ns);
-		e2 = ntp_jshares__close(&out);
-		err = err ? err : e2;
-		if (j->npairs > 1) {
-			e2 = ntp_jshares__close(&out_h);
-			err = err ? err : e2;
-		}
+		err = grow_open(&mo.out, (void **)&iv[p], &n[p], sizeof(**iv), pair_rows(j, p));
+		if (!err && j->npairs > 1)
+			err = grow_open(&mo.out_h, (void **)&hs[p], &nh[p], sizeof(**hs),
+					pair_rows(j, p));
+		if (!err)
+			err = ntp_join__candidates(j, p, &fits[p], tols[p], add_okiv, &mo);
 	}
 	if (!err) {
-		bind(j, ok);
+		bind(j, mo.ok);
 		for (int p = 0; p < j->npairs; p++) {
 			size_t k = 0;
 
@@ -280,7 +209,7 @@ int ntp_join__pass2_intervals(struct ntp_join *j, const struct ntp_join_fit *fit
 	}
 	for (int p = 0; p < j->npairs; p++)
 		free(hs[p]);
-	free(ok);
+	free(mo.ok);
 	if (err) {
 		for (int p = 0; p < j->npairs; p++) {
 			free(iv[p]);
@@ -306,88 +235,43 @@ static int nearer(const struct ntp_jcand *c, size_t a, uint32_t b, int by_target
 }
 
 /*
- * One share of the matching: its candidates j->cands[c0, c1), which name
- * its host rows [h0, h1) and target rows [t0, t1) only, so that shares are
- * matched at once, each on its own, into the arrays of all.  With several
- * pairs (a host row may be a candidate of each), one share is everything.
+ * Rounds of mutual nearest among the first n candidates (the usable ones)
+ * whose host and target rows are both still free: the candidate nearest
+ * the line for its host row that is also the nearest for its target row is
+ * a pair.  One round suffices unless candidates compete.  bh, bt: the
+ * nearest candidate of a host row, of a target row; tused: a target row
+ * matched.
  */
-struct match_share {
-	struct ntp_join *j;
-	struct ntp_jchunk c;
-	size_t c0, c1;
-	uint32_t *bh, *bt;		/* the nearest candidate of a host row, of a target row */
-	unsigned char *tused, *has;	/* a target row matched; a host row with a bound candidate */
-	int64_t rejected;
-};
-
-/*
- * Rounds of mutual nearest among the usable candidates whose host and
- * target rows are both still free: the candidate nearest the line for its
- * host row that is also the nearest for its target row is a pair.  One
- * round suffices unless candidates compete.
- */
-static void match_rounds(struct match_share *m)
+static void match_rounds(struct ntp_join *j, size_t n, uint32_t *bh, uint32_t *bt,
+			 unsigned char *tused)
 {
-	struct ntp_join *j = m->j;
-
 	for (int round = 0; round < NTP_JOIN_MATCH_ROUNDS; round++) {
 		size_t added = 0;
 
-		memset(m->bh + m->c.h0, 0xff, (m->c.h1 - m->c.h0) * sizeof(*m->bh));
-		memset(m->bt + m->c.t0, 0xff, (m->c.t1 - m->c.t0) * sizeof(*m->bt));
-		for (size_t i = m->c0; i < m->c1; i++) {
+		memset(bh, 0xff, j->host.n * sizeof(*bh));
+		memset(bt, 0xff, j->target.n * sizeof(*bt));
+		for (size_t i = 0; i < n; i++) {
 			const struct ntp_jcand *c = &j->cands[i];
 
-			if (j->host.order[c->h].match != NONE || m->tused[c->t])
+			if (j->host.order[c->h].match != NONE || tused[c->t])
 				continue;
-			if (nearer(j->cands, i, m->bh[c->h], 1))
-				m->bh[c->h] = (uint32_t)i;
-			if (nearer(j->cands, i, m->bt[c->t], 0))
-				m->bt[c->t] = (uint32_t)i;
+			if (nearer(j->cands, i, bh[c->h], 1))
+				bh[c->h] = (uint32_t)i;
+			if (nearer(j->cands, i, bt[c->t], 0))
+				bt[c->t] = (uint32_t)i;
 		}
-		for (size_t i = m->c0; i < m->c1; i++) {
+		for (size_t i = 0; i < n; i++) {
 			const struct ntp_jcand *c = &j->cands[i];
 
-			if (m->bh[c->h] == i && m->bt[c->t] == i) {
+			if (bh[c->h] == i && bt[c->t] == i) {
 				j->host.order[c->h].match = c->t;
-				m->tused[c->t] = 1;
+				tused[c->t] = 1;
 				added++;
 			}
 		}
 		if (!added)
 			break;
 	}
-}
-
-/*
- * A share's candidates: those of the pair each host row's controller is
- * bound to make it a reject unless matched, and the ok ones of them are
- * matched; then its rejects are counted.
- */
-static void *match_share_run(void *arg)
-{
-	struct match_share *m = arg;
-	struct ntp_join *j = m->j;
-	size_t k = m->c0;
-	int64_t rejected = 0;	/* in a local: m shares a cache line with the other thread's */
-
-	for (size_t i = m->c0; i < m->c1; i++) {
-		const struct ntp_jcand *c = &j->cands[i];
-
-		if (j->ctrls[hctrl(j, c->h)].bound != c->pair)
-			continue;
-		m->has[c->h] = 1;
-		if (c->ok)
-			j->cands[k++] = *c;
-	}
-	m->c1 = k;	/* the usable ones */
-	for (size_t h = m->c.h0; h < m->c.h1; h++)
-		j->host.order[h].match = NONE;
-	match_rounds(m);
-	for (size_t h = m->c.h0; h < m->c.h1; h++)
-		rejected += m->has[h] && j->host.order[h].match == NONE;
-	m->rejected = rejected;
-	return NULL;
 }
 
 /*
@@ -418,29 +302,20 @@ struct slot {
 	uint16_t pair;
 } __attribute__((packed));
 
-/* host rows [h0, h1) of key order, their slots filled (by load index: each written once) */
-struct slot_job {
-	struct ntp_join *j;
-	size_t h0, h1;
-	struct slot *slot;
-	size_t n;	/* of them matched */
-};
-
-static void *slot_run(void *arg)
+/* every host row's slot filled (by load index: each written once); how many are matched */
+static size_t fill_slots(struct ntp_join *j, struct slot *slot)
 {
-	struct slot_job *sj = arg;
-	struct ntp_join *j = sj->j;
 	const struct ntp_jhost *rows = j->host.rows;
-	size_t n = 0;	/* in a local: sj shares a cache line with the other thread's */
+	size_t n = 0;
 
 	/*
 	 * Key order first, as the matching left them: both sides' orders are
 	 * read in step (a pair shares its key) and only the slot is written
 	 * out of order, where going by load index would read both at random.
 	 */
-	for (size_t h = sj->h0; h < sj->h1; h++) {
+	for (size_t h = 0; h < j->host.n; h++) {
 		const struct ntp_jkey *k = &j->host.order[h];
-		struct slot *sl = &sj->slot[k->idx];
+		struct slot *sl = &slot[k->idx];
 
 		sl->tidx = NONE;
 		if (k->match == NONE)
@@ -457,25 +332,17 @@ static void *slot_run(void *arg)
 				(int64_t)round(fit->a + fit->b * (double)(rows[h].queue - fit->t0));
 		n++;
 	}
-	sj->n = n;
-	return NULL;
+	return n;
 }
 
 static int collect(struct ntp_join *j)
 {
 	struct slot *slot = malloc((j->host.n ? j->host.n : 1) * sizeof(*slot));
-	struct slot_job sj[NTP_JOIN_READERS];
-	int ns = j->nreaders > 1 && j->host.n >= 2 * 65536 ? j->nreaders : 1;
-	size_t n = 0;
+	size_t n;
 
 	if (!slot)
 		return -ENOMEM;
-	for (int k = 0; k < ns; k++)
-		sj[k] = (struct slot_job){ j, j->host.n * (size_t)k / (size_t)ns,
-					   j->host.n * (size_t)(k + 1) / (size_t)ns, slot, 0 };
-	ntp_jobs__run(slot_run, sj, sizeof(*sj), ns);
-	for (int k = 0; k < ns; k++)
-		n += sj[k].n;
+	n = fill_slots(j, slot);
 	/* nothing reads the orders after this: 320 MB at ten million commands a side */
 	free(j->host.order);
 	free(j->target.order);
@@ -514,34 +381,37 @@ static int collect(struct ntp_join *j)
 	return 0;
 }
 
-/* every share's matching at once (one, for several pairs): j->host.order[].match, the rejects */
+/*
+ * The matching: j->host.order[].match, the rejects.  The candidates of the
+ * pair each host row's controller is bound to make it a reject unless
+ * matched, and the ok ones of them are matched.
+ */
 static int match_all(struct ntp_join *j)
 {
-	size_t nh = j->host.n, nt = j->target.n;
-	struct match_share ms[NTP_JOIN_READERS];
+	size_t nh = j->host.n, nt = j->target.n, k = 0;
 	uint32_t *bh = malloc((nh ? nh : 1) * sizeof(*bh));
 	uint32_t *bt = malloc((nt ? nt : 1) * sizeof(*bt));
 	unsigned char *tused = calloc(nt ? nt : 1, 1), *has = calloc(nh ? nh : 1, 1);
-	int n = j->nshares ? j->nshares : 1, err = 0;
+	int err = 0;
 
 	if (!bh || !bt || !tused || !has) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (int k = 0; k < n; k++) {
-		ms[k] = (struct match_share){ j, { 0, nh, 0, nt }, 0, j->ncands, bh, bt, tused, has, 0 };
-		if (j->nshares) {
-			ms[k].c = j->share[k];
-			ms[k].c0 = j->share_cands[k];
-			ms[k].c1 = j->share_cands[k] + j->share_ncands[k];
-		}
+	for (size_t i = 0; i < j->ncands; i++) {
+		const struct ntp_jcand *c = &j->cands[i];
+
+		if (j->ctrls[hctrl(j, c->h)].bound != c->pair)
+			continue;
+		has[c->h] = 1;
+		if (c->ok)
+			j->cands[k++] = *c;	/* the usable ones */
 	}
-	/* rows no share has (keys without a target's) are unmatched and no rejects */
-	for (size_t h = 0; h < nh && j->nshares; h++)
+	for (size_t h = 0; h < nh; h++)
 		j->host.order[h].match = NONE;
-	ntp_jobs__run(match_share_run, ms, sizeof(*ms), n);
-	for (int k = 0; k < n; k++)
-		j->counts.rejected += ms[k].rejected;
+	match_rounds(j, k, bh, bt, tused);
+	for (size_t h = 0; h < nh; h++)
+		j->counts.rejected += has[h] && j->host.order[h].match == NONE;
 out:
 	free(bh);
 	free(bt);

@@ -53,8 +53,13 @@ struct run {
 	size_t h0, h1, t0, t1;
 };
 
-/* the next key both sides of chunk c have; 0 when there is none */
-static int next_run(const struct ntp_join *j, const struct ntp_jchunk *c, size_t *hi, size_t *ti,
+/* pair p's rows in key order: its host file's [h0, h1), its target file's [t0, t1) */
+struct span {
+	size_t h0, h1, t0, t1;
+};
+
+/* the next key both sides of span c have; 0 when there is none */
+static int next_run(const struct ntp_join *j, const struct span *c, size_t *hi, size_t *ti,
 		    struct run *r)
 {
 	const struct ntp_jkey *ho = j->host.order, *to = j->target.order;
@@ -83,59 +88,12 @@ static int next_run(const struct ntp_join *j, const struct ntp_jchunk *c, size_t
 }
 
 /* pair p's whole key order: its host file's rows and its target file's */
-static struct ntp_jchunk whole(const struct ntp_join *j, int p)
+static struct span whole(const struct ntp_join *j, int p)
 {
 	int hf = j->pairs[p].host_file, tf = j->pairs[p].target_file;
 
-	return (struct ntp_jchunk){ j->host.file_lo[hf], j->host.file_lo[hf + 1],
+	return (struct span){ j->host.file_lo[hf], j->host.file_lo[hf + 1],
 				    j->target.file_lo[tf], j->target.file_lo[tf + 1] };
-}
-
-/* the first of [lo, hi) of order o whose hash is at least h */
-static size_t first_hash(const struct ntp_jkey *o, size_t lo, size_t hi, uint64_t h)
-{
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (o[mid].hash < h)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-int ntp_join__chunks(const struct ntp_join *j, int p, struct ntp_jchunk *c, int n)
-{
-	const struct ntp_jkey *ho = j->host.order, *to = j->target.order;
-	struct ntp_jchunk w = whole(j, p);
-	size_t h = w.h0, t = w.t0;
-	int k = 0;
-
-	for (int q = 1; q <= n; q++) {
-		size_t h1 = w.h0 + (w.h1 - w.h0) * (size_t)q / (size_t)n, t1 = w.t1;
-
-		if (q == n || h1 >= w.h1) {
-			h1 = w.h1;
-		} else if (h1 <= h) {
-			continue;
-		} else {
-			/* a key is not split: on to the first row of the next one */
-			uint64_t last = ho[h1 - 1].hash;
-
-			h1 = last == UINT64_MAX ? w.h1 : first_hash(ho, h1, w.h1, last + 1);
-		}
-		/* the target's rows of the same keys */
-		if (h1 < w.h1)
-			t1 = first_hash(to, t, w.t1, ho[h1].hash);
-		if (h1 > h)
-			c[k++] = (struct ntp_jchunk){ h, h1, t, t1 };
-		h = h1;
-		t = t1;
-		if (h == w.h1)
-			break;
-	}
-	return k;
 }
 
 /* a rare key: every pair of it is in the sample */
@@ -167,7 +125,7 @@ static int walk_sample(const struct ntp_join *j, int p, size_t stride, int narro
 	size_t hi, ti, k = 0;
 	struct run r;
 
-	struct ntp_jchunk c = whole(j, p);
+	struct span c = whole(j, p);
 
 	*n = 0;
 	*rows = 0;
@@ -271,15 +229,16 @@ static size_t lower_bound(const struct ntp_join *j, size_t t0, size_t t1, double
 	return t0;
 }
 
-int ntp_join__candidates(struct ntp_join *j, int p, const struct ntp_jchunk *c,
-			 const struct ntp_join_fit *fit, double tol, ntp_jcand_fn fn, void *ctx)
+int ntp_join__candidates(struct ntp_join *j, int p, const struct ntp_join_fit *fit, double tol,
+			 ntp_jcand_fn fn, void *ctx)
 {
 	const int64_t base = fit->base;
-	size_t hi = c->h0, ti = c->t0;
+	const struct span c = whole(j, p);
+	size_t hi = c.h0, ti = c.t0;
 	struct run r;
 	int err;
 
-	while (next_run(j, c, &hi, &ti, &r)) {
+	while (next_run(j, &c, &hi, &ti, &r)) {
 		int64_t maxres = 0;
 
 		/* t_sent >= the low end bounds t_recv by the run's longest residence */
