@@ -493,6 +493,60 @@ static __always_inline void read_ident(struct nvme_command *cmd, __u16 *cid, __u
 }
 
 /*
+ * The queue's io_cpu, the CPU its io_work runs on (nvme-tcp; RDMA has
+ * none): a submitter on another CPU leaves the send to io_work.
+ */
+static __always_inline void tcp_io_cpu(struct request *rq, struct ntp_host_event *ev)
+{
+	struct nvme_tcp_request *req = (void *)nvme_req(rq);
+	struct nvme_tcp_queue *queue;
+
+	if (transport != NTP_TRANSPORT_TCP || !bpf_core_field_exists(struct nvme_tcp_queue, io_cpu))
+		return;
+	queue = BPF_CORE_READ(req, queue);
+	if (!queue)
+		return;
+	ev->io_cpu = BPF_CORE_READ(queue, io_cpu);
+	ev->flags |= NTP_HF_IO_CPU;
+}
+
+/*
+ * The commands in flight on the command's hardware queue as it is set up:
+ * the driver tags in use (itself included), counted in the queue's tag
+ * bitmap (struct sbitmap: a word of bits each, less those freed and not
+ * yet cleared).  Read for sampled commands only; the tags are the tag
+ * set's, shared by the controller's namespaces: the NVMe queue's
+ * occupancy.  NTP_BUSY_WORDS words at most (2048 tags of 64-bit words).
+ * The count costs about 2,400 instructions (two reads a word), as much as
+ * the rest of a sampled command's setup, so it is taken for one sampled
+ * command in NTP_BUSY_EVERY, chosen at random: the mean over those is the
+ * queue's mean occupancy, and a --by row's largest is the sample's.
+ */
+#define NTP_BUSY_WORDS 32
+#define NTP_BUSY_EVERY 16
+
+static __always_inline void queue_busy(struct request *rq, struct ntp_host_event *ev)
+{
+	struct sbitmap_word *map = BPF_CORE_READ(rq, mq_hctx, tags, bitmap_tags.sb.map);
+	__u32 nr = BPF_CORE_READ(rq, mq_hctx, tags, bitmap_tags.sb.map_nr);
+	__u32 stride = bpf_core_type_size(struct sbitmap_word), busy = 0;
+
+	if (!map || !nr || nr > NTP_BUSY_WORDS)
+		return;
+	for (__u32 i = 0; i < NTP_BUSY_WORDS && i < nr; i++) {
+		struct sbitmap_word *w = (void *)map + i * stride;
+		unsigned long word = 0, cleared = 0;
+
+		if (bpf_core_read(&word, sizeof(word), &w->word) ||
+		    bpf_core_read(&cleared, sizeof(cleared), &w->cleared))
+			return;
+		busy += __builtin_popcountl(word & ~cleared);
+	}
+	ev->queue_busy = busy > 0xffff ? 0xffff : busy;
+	ev->flags |= NTP_HF_QUEUE_BUSY;
+}
+
+/*
  * a sampled command: its identity into inflight.  The SQE is read again
  * here rather than kept from the decision, which would have to keep it
  * spilled on the stack for every command.
@@ -514,6 +568,11 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 	v.ev.h_start = start_time(rq, now, &v.ev.flags, btf);
 	v.ev.h_queue = now;
 	v.queue_task = bpf_get_current_pid_tgid();
+	v.ev.cpu = bpf_get_smp_processor_id();
+	v.ev.flags |= NTP_HF_CPU;
+	tcp_io_cpu(rq, &v.ev);
+	if (!(bpf_get_prandom_u32() & (NTP_BUSY_EVERY - 1)))
+		queue_busy(rq, &v.ev);
 	if (app_track)
 		app_at_setup(rq, &v.ev, btf);
 	v.ev.slba = slba;

@@ -23,6 +23,9 @@ enum ntp_host_flags {
 	NTP_HF_APP_SYSCALL = 1 << 4,     /* h_app_submit from the submitting thread's system call */
 	NTP_HF_SEND_DEFERRED = 1 << 5,   /* the command capsule was sent by another task than the one
 					  * that queued it to the driver (the queue's io_work) */
+	NTP_HF_IO_CPU = 1 << 6,          /* io_cpu holds the queue's io_cpu (nvme-tcp) */
+	NTP_HF_CPU = 1 << 7,             /* cpu holds the submitting CPU */
+	NTP_HF_QUEUE_BUSY = 1 << 8,      /* queue_busy was read */
 };
 
 /* what posted a host command's completion to the application (h_app_done) */
@@ -72,7 +75,11 @@ struct ntp_host_event {
 	__u32 tid;              /* its thread */
 	char comm[NTP_COMM_LEN];        /* the submitting thread's name */
 	__u8 app_kind;          /* enum ntp_app_kind */
-	__u8 pad1[7];
+	__u8 pad1;
+	__u16 cpu;              /* the CPU of nvme_setup_cmd (the submitting CPU) where NTP_HF_CPU */
+	__u16 io_cpu;           /* the queue's io_cpu where NTP_HF_IO_CPU, else 0 */
+	__u16 queue_busy;       /* driver tags in use on its hardware queue at nvme_setup_cmd, itself
+				 * included, where NTP_HF_QUEUE_BUSY */
 };
 
 /* flags of a target record */

@@ -63,8 +63,30 @@ struct request_queue {
 	const struct blk_mq_ops *mq_ops;
 };
 
+/* the driver tags of a hardware queue: a bit set per tag in use (lib/sbitmap.c) */
+struct sbitmap_word {
+	unsigned long word;     /* the tags taken */
+	unsigned long cleared;  /* of those, freed but not yet cleared from word */
+};
+
+struct sbitmap {
+	unsigned int depth;
+	unsigned int shift;     /* log2 of the bits a word */
+	unsigned int map_nr;    /* words */
+	struct sbitmap_word *map;
+};
+
+struct sbitmap_queue {
+	struct sbitmap sb;
+};
+
+struct blk_mq_tags {
+	struct sbitmap_queue bitmap_tags;
+};
+
 struct blk_mq_hw_ctx {
 	void *driver_data;      /* the driver's queue: nvme-rdma's struct nvme_rdma_queue * */
+	struct blk_mq_tags *tags;       /* the driver tags, shared by the tag set's namespaces */
 	unsigned int queue_num;
 };
 
@@ -243,6 +265,7 @@ struct nvme_tcp_queue {
 	struct list_head send_list;
 	struct llist_head req_list;
 	struct nvme_tcp_request *request;
+	int io_cpu;                     /* the CPU its io_work runs on */
 };
 
 #pragma clang attribute pop

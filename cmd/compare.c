@@ -254,9 +254,9 @@ int cmd_compare(int argc, const char **argv)
 		NTP_OPT_STRING('t', "field-separator", &o.field_separator, "SEP",
 			       "the rows in long form, one per group, stage and statistic, "
 			       "fields separated by SEP (e.g. ',')"),
-		NTP_DIAG_BY_OPTION(&o.by, "each run's host commands per queue or per process, paired: "
-				   "in flight against the queue's depth, mean and tail, and their "
-				   "change"),
+		NTP_DIAG_BY_OPTION(&o.by, "each run's host commands per queue, process, cpu or "
+				   "io_cpu, paired: in flight against the queue's depth, mean and "
+				   "tail, and their change"),
 		NTP_OPT_BOOL(0, "header", &o.header,
 			     "the full header: each file's host, start time, ntprof version and hooks"),
 		NTP_OPT_BOOL('q', "quiet", &o.quiet,

@@ -75,9 +75,9 @@ int cmd_report(int argc, const char **argv)
 				 ntp_report_fields__opt,
 				 .values = ntp_stat__names(NTP_STAT_FIELD)),
 		NTP_OPT_PERCENTILES(&o.percentiles),
-		NTP_DIAG_BY_OPTION(&o.by, "the host's commands per queue or per process: in flight "
-				   "against the queue's depth, tail, errors, deferred sends; and the "
-				   "imbalance"),
+		NTP_DIAG_BY_OPTION(&o.by, "the host's commands per queue, process, cpu or io_cpu: in "
+				   "flight against the queue's depth, tail, errors, deferred sends; "
+				   "the imbalance and the sends off io_cpu"),
 		NTP_OPT_BOOL(0, "header", &o.header,
 			     "the full header: every hook, the command counts, host, start time, "
 			     "the clock pairs of a join"),

@@ -49,8 +49,8 @@ int cmd_series(int argc, const char **argv)
 		NTP_READ_FILTER_OPTIONS(&o.filter),
 		NTP_OPT_UINT(0, "top", &o.top, "N",
 			     "only the N groups with the most commands, in every output", 1, 1000000),
-		NTP_DIAG_BY_OPTION(&o.by, "the groups are the host's queues or processes: each "
-				   "interval's commands per queue or per process"),
+		NTP_DIAG_BY_OPTION(&o.by, "the groups are the host's queues, processes, submitting "
+				   "CPUs or io_cpus: each interval's commands per key"),
 		NTP_OPT_BOOL('q', "quiet", &o.quiet,
 			     "no header block (files, interval, notes): the rows and their titles only"),
 		NTP_FLEET_CONN_OPTIONS(&conn),

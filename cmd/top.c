@@ -120,8 +120,8 @@ int cmd_top(int argc, const char **argv)
 		NTP_OPT_CHOICE(0, "sort", &c.sort, "KEY",
 			       "the first sort: share (default), p99, mean, commands, group", sorts),
 		NTP_OPT_CHOICE(0, "by", &c.by, "KEY",
-			       "a row per host queue or submitting process, as report --by, not per "
-			       "group", ntp_diag_by_names),
+			       "a row per host queue, submitting process, submitting CPU or "
+			       "queue's io_cpu, as report --by, not per group", ntp_diag_by_names),
 		NTP_OPT_STRING(0, "input", &c.input, "FILE",
 			       "replay the recording FILE instead of recording (no root needed)"),
 		NTP_OPT_CALLBACK(0, "speed", &c.speed, "X",
@@ -156,8 +156,9 @@ int cmd_top(int argc, const char **argv)
 	}
 	o.interval_s = c.interval;
 	o.speed = c.speed;
-	o.by = c.by ? (ntp_diag_by__key(c.by) == NTP_DIAG_BY_QUEUE ? NTP_LIVE_BY_QUEUE :
-		       NTP_LIVE_BY_PROCESS) : NTP_LIVE_BY_GROUP;
+	/* the live keys are report --by's, in its order */
+	o.by = c.by ? (enum ntp_live_by)(NTP_LIVE_BY_QUEUE + ntp_diag_by__key(c.by) -
+					 NTP_DIAG_BY_QUEUE) : NTP_LIVE_BY_GROUP;
 	for (int i = 0; sorts[i]; i++)
 		if (!strcmp(sorts[i], c.sort))
 			o.sort = (enum ntp_top_sort)i;

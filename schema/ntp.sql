@@ -63,7 +63,15 @@ CREATE TABLE host_io (
     -- The join's key (ntprof-ntp(5), join_key): the 64-bit hash of (cid, slba,
     -- nlb, qid, nsid, cntlid, opcode), so that a join reads one column, not
     -- seven.  NULL in recordings made before it: the join computes it.
-    join_key        INTEGER DEFAULT NULL
+    join_key        INTEGER DEFAULT NULL,
+    -- Where the command ran (ntprof-ntp(5), cpu): the CPU that handed it to
+    -- the driver (nvme_setup_cmd), and its queue's io_cpu, the CPU of the
+    -- queue's io_work (NVMe/TCP only; NULL over RDMA); and the commands in
+    -- flight on its hardware queue then, itself included (the driver tags
+    -- in use).  NULL in recordings made before these columns.
+    cpu             INTEGER DEFAULT NULL,
+    io_cpu          INTEGER DEFAULT NULL,
+    queue_in_flight INTEGER DEFAULT NULL
 ) STRICT;
 
 -- One row per sampled target command, on the target's clock.  Over RDMA t_r2t

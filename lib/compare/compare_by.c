@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* compare --by: the runs' rows per queue or per process, paired (compare_by.h). */
+/* compare --by: the runs' rows per queue, process or CPU, paired (compare_by.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -21,6 +21,11 @@ static void pair_key(char *buf, size_t len, enum ntp_diag_by_key key,
 
 	if (ntp_diag_by__def(key)->part == NTP_BY_PART_QUEUE) {
 		snprintf(buf, len, "%d\n%s\n%" PRId64, w->file, w->ctrl, w->qid);
+		return;
+	}
+	if (ntp_diag_by__def(key)->part == NTP_BY_PART_CPU ||
+	    ntp_diag_by__def(key)->part == NTP_BY_PART_IO_CPU) {
+		snprintf(buf, len, "%d\n%" PRId64, w->file, w->cpu);
 		return;
 	}
 	if (w->pid < 0) {
@@ -160,6 +165,25 @@ static void imbalance_text(FILE *f, const char *what, double a, double b)
 	fprintf(f, " %s %s -> %s", what, x, y);
 }
 
+/* the share of each run's commands sent off the queue's io_cpu, where recorded */
+static void off_io_cpu_text(FILE *f, const struct ntp_compare_by *cb)
+{
+	char x[2][24];
+
+	if (!cb->run[0]->total.where_known && !cb->run[1]->total.where_known)
+		return;
+	for (int r = 0; r < 2; r++) {
+		const struct ntp_diag_by_row *t = &cb->run[r]->total;
+
+		if (t->where_known)
+			snprintf(x[r], sizeof(x[r]), "%.1f%%",
+				 100.0 * (double)t->off_io_cpu / (double)t->where_known);
+		else
+			snprintf(x[r], sizeof(x[r]), "-");
+	}
+	fprintf(f, "# sent off the queue's io_cpu, baseline -> new: %s -> %s\n", x[0], x[1]);
+}
+
 void ntp_compare_by__text(FILE *f, const struct ntp_compare_by *cb)
 {
 	const char *key;
@@ -191,6 +215,7 @@ void ntp_compare_by__text(FILE *f, const struct ntp_compare_by *cb)
 		fprintf(f, "# processes: not recorded in the %s (the application's side was off)\n",
 			!cb->run[0]->pid_recorded && !cb->run[1]->pid_recorded ? "either run" :
 			!cb->run[0]->pid_recorded ? "baseline" : "new run");
+	off_io_cpu_text(f, cb);
 }
 
 /* ---- JSON ------------------------------------------------------------------------------- */

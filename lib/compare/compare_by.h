@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * compare --by: each run's rows per queue or per process (lib/diag/diag_by.h,
+ * compare --by: each run's rows per queue, process or CPU (lib/diag/diag_by.h,
  * as report --by makes them) paired.  A queue is paired by its host file,
- * controller and qid; a process by its host file, its comm and its rank
+ * controller and qid; a CPU (submitting or io_cpu) by its host file and
+ * number; a process by its host file, its comm and its rank
  * among that file's processes of that comm in the order of their pids
  * (the second fio of the baseline with the second fio of the new run:
  * pids differ from run to run); the rows of commands whose process was not

@@ -58,7 +58,7 @@ struct ntp_compare_opts {
 	bool percentiles;             /* --percentiles was given (lib/core/stat_table.h has them) */
 	bool wide;                    /* --wide: the rows never folded to the terminal's width */
 	const char *color;            /* --color: auto (NULL), always or never */
-	const char *by;               /* --by: "queue" or "process" (ntp_diag_by_names); NULL none */
+	const char *by;               /* --by: a word of ntp_diag_by_names; NULL none */
 	/* the text's width and colour, from the two above (ntp_term__open); zero: wide, none */
 	struct ntp_term term;
 };

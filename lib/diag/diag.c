@@ -66,9 +66,9 @@ struct dgq {
 	int64_t bytes;
 	char ctrl[NTP_DIAG_CTRL_LEN];
 	int64_t qid;
-	uint64_t errors, deferred, inline_sends;
+	uint64_t errors, deferred, inline_sends, off_cpu, on_cpu;
 	int64_t first_status;
-	double deferred_sum, inline_sum;
+	double deferred_sum, inline_sum, off_cpu_sum, on_cpu_sum;
 };
 
 struct ntp_diag_gather {
@@ -121,6 +121,10 @@ static int keep_groups(struct ntp_diag_gather *g, const struct ntp_evidence *ev,
 		q->inline_sends = a->inline_sends;
 		q->deferred_sum = a->deferred_sum;
 		q->inline_sum = a->inline_sum;
+		q->off_cpu = a->off_cpu;
+		q->on_cpu = a->on_cpu;
+		q->off_cpu_sum = a->off_cpu_sum;
+		q->on_cpu_sum = a->on_cpu_sum;
 	}
 	return 0;
 }
@@ -395,12 +399,18 @@ static void host_evidence(struct ntp_diag_evidence *e, const struct ntp_diag_gat
 		e->inline_sends += q->inline_sends;
 		e->deferred_delay_ns += q->deferred_sum;
 		e->inline_delay_ns += q->inline_sum;
+		e->off_io_cpu += q->off_cpu;
+		e->on_io_cpu += q->on_cpu;
+		e->off_io_cpu_delay_ns += q->off_cpu_sum;
+		e->on_io_cpu_delay_ns += q->on_cpu_sum;
 		queue = find_queue(g, q->file, q->ctrl, q->qid);
 		if (queue)
 			set_host_queue(&e->host_queue, queue, has);
 	}
 	e->deferred_delay_ns = e->deferred ? e->deferred_delay_ns / (double)e->deferred : 0;
 	e->inline_delay_ns = e->inline_sends ? e->inline_delay_ns / (double)e->inline_sends : 0;
+	e->off_io_cpu_delay_ns = e->off_io_cpu ? e->off_io_cpu_delay_ns / (double)e->off_io_cpu : 0;
+	e->on_io_cpu_delay_ns = e->on_io_cpu ? e->on_io_cpu_delay_ns / (double)e->on_io_cpu : 0;
 	e->resets = g->resets;
 }
 
@@ -593,6 +603,17 @@ const char *ntp_diag__stage_label(const struct ntp_diag_line *l, int i)
  * "nvme0 q1 ~30 in flight / 32": "~" Little's law's estimate (none: the
  * device's own counters); no "/" without a depth
  */
+/* ", 93% off io_cpu": the deferred sends' cause in nvme-tcp, where the CPUs are recorded */
+static void off_io_cpu_text(char *buf, size_t len, const struct ntp_diag_evidence *e)
+{
+	size_t at = strlen(buf);
+	uint64_t all = e->off_io_cpu + e->on_io_cpu;
+
+	if (all && at < len)
+		snprintf(buf + at, len - at, ", %.0f%% off io_cpu",
+			 100.0 * (double)e->off_io_cpu / (double)all);
+}
+
 static void queue_text(char *buf, size_t len, const struct ntp_diag_queue *q)
 {
 	char depth[32] = "";
@@ -667,6 +688,7 @@ void ntp_diag__evidence_text(const struct ntp_diag_line *l, char *buf, size_t le
 				 a, b);
 		else
 			snprintf(buf, len, "all deferred, send %s", a);
+		off_io_cpu_text(buf, len, e);
 		break;
 	case NTP_DIAG_NETWORK:
 		dur(a, sizeof(a), (double)e->network_p50_ns);

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The evidence per queue or per process (ntprof-report(1), --by): the
- * host's commands grouped by their NVMe queue (controller, qid) or by
+ * The evidence per queue, process or CPU (ntprof-report(1), --by): the
+ * host's commands grouped by their NVMe queue (controller, qid), by
  * their submitting process (pid and comm, where the application's side
- * was recorded), each row's commands, estimated rate, commands in flight
+ * was recorded), by the CPU that submitted them or by their queue's
+ * io_cpu (where recorded), each row's commands, estimated rate, commands in flight
  * by Little's law against the queue's depth, end-to-end mean and tail,
- * errors and deferred sends; a total row; and the imbalance between the
+ * errors, deferred sends and sends off the queue's io_cpu; a total row; and the imbalance between the
  * rows (the largest rate and tail over their medians).
  */
 #ifndef NTP_DIAG_BY_H
@@ -39,6 +40,8 @@ static inline const struct ntp_by_def *ntp_diag_by__def(enum ntp_diag_by_key key
 extern const char *const ntp_diag_by_names[];
 /* the key of a --by word; NTP_DIAG_BY_NONE for NULL */
 enum ntp_diag_by_key ntp_diag_by__key(const char *name);
+/* the --by word of key; NULL for NTP_DIAG_BY_NONE */
+const char *ntp_diag_by__word(enum ntp_diag_by_key key);
 
 /*
  * The --by entry of report's, compare's and series' option tables, one
@@ -55,7 +58,23 @@ struct ntp_diag_by_row {
 	int64_t qid;              /* a queue's; -1 otherwise */
 	int64_t pid;              /* a process's; -1 otherwise or not recorded */
 	char comm[32];            /* a process's */
+	int64_t cpu;              /* a CPU's (--by cpu or io_cpu); -1 otherwise or not recorded */
 	uint64_t n, errors, deferred;
+	/*
+	 * Sent from another CPU than the queue's io_cpu (cpu != io_cpu), of the
+	 * where_known commands with both recorded, and the mean h_queue to sent
+	 * of those sent off and on io_cpu (NAN none)
+	 */
+	uint64_t where_known, off_io_cpu;
+	double off_delay_ns, on_delay_ns;
+	/*
+	 * host_io queue_in_flight: the commands in flight on the queue as each
+	 * was set up, measured, of the busy_n commands that have it: their mean
+	 * (NAN none) and largest
+	 */
+	uint64_t busy_n;
+	double busy_mean;
+	int64_t busy_max;
 	double rate;              /* commands/s, estimated (n x N / duration); < 0 unknown */
 	double inflight;          /* rate x mean h_queue to h_done (Little); < 0 unknown */
 	int64_t depth;            /* a queue's depth (meta host_queue_depth); -1 not stated */
@@ -75,6 +94,8 @@ struct ntp_diag_by {
 	double tail_imbalance;    /* the same of tail_ns, of the rows that have it */
 	bool host;                /* the report has a host side (else no rows) */
 	bool pid_recorded;        /* a command's process is recorded in some file */
+	bool cpu_recorded;        /* a command's CPU is recorded in some file */
+	bool io_cpu_recorded;     /* a command's io_cpu is recorded in some file */
 };
 
 /*

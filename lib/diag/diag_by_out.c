@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The evidence per queue or per process as text, JSON and HTML (diag_by.h). */
+/* The evidence per queue, process or CPU as text, JSON and HTML (diag_by.h). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -54,7 +54,7 @@ static void row_text(FILE *f, const struct ntp_diag_by *b, const struct ntp_diag
 void ntp_diag_by__text(FILE *f, const struct ntp_diag_by *b)
 {
 	const char *key;
-	char title[24];
+	char title[24], off[24], on[24];
 
 	if (b->key == NTP_DIAG_BY_NONE)
 		return;
@@ -84,6 +84,21 @@ void ntp_diag_by__text(FILE *f, const struct ntp_diag_by *b)
 	if (ntp_diag_by__def(b->key)->part == NTP_BY_PART_PROCESS && !b->pid_recorded)
 		fprintf(f, "# processes: not recorded in this file (the application's side was "
 			"off)\n");
+	if ((ntp_diag_by__def(b->key)->part == NTP_BY_PART_CPU && !b->cpu_recorded) ||
+	    (ntp_diag_by__def(b->key)->part == NTP_BY_PART_IO_CPU && !b->io_cpu_recorded))
+		fprintf(f, "# %ss: not recorded in this file (%s)\n", key,
+			b->cpu_recorded ? "no io_cpu over NVMe/RDMA or on this kernel" :
+			"recorded before the cpu and io_cpu columns");
+	if (b->total.busy_n)
+		fprintf(f, "# in flight on the queue at submission, measured: mean %.1f, max %" PRId64
+			" (of %" PRIu64 ")\n", b->total.busy_mean, b->total.busy_max, b->total.busy_n);
+	if (b->total.where_known) {
+		us(off, sizeof(off), b->total.off_delay_ns);
+		us(on, sizeof(on), b->total.on_delay_ns);
+		fprintf(f, "# sent off the queue's io_cpu: %.1f%% of %" PRIu64 ", send_us %s vs %s "
+			"on it\n", 100.0 * (double)b->total.off_io_cpu / (double)b->total.where_known,
+			b->total.where_known, off, on);
+	}
 }
 
 static void row_json(struct ntp_json *j, const struct ntp_diag_by *b,
@@ -108,6 +123,11 @@ static void row_json(struct ntp_json *j, const struct ntp_diag_by *b,
 	else
 		ntp_json__null(j);
 	ntp_json__string_field(j, "comm", w->pid >= 0 ? w->comm : NULL);
+	ntp_json__name(j, "cpu");
+	if (w->cpu >= 0)
+		ntp_json__int(j, w->cpu);
+	else
+		ntp_json__null(j);
 	ntp_json__uint_field(j, "n", w->n);
 	ntp_json__double_field(j, "est_rate", w->rate >= 0 ? w->rate : NAN);
 	ntp_json__double_field(j, "in_flight", w->inflight >= 0 ? w->inflight : NAN);
@@ -125,6 +145,16 @@ static void row_json(struct ntp_json *j, const struct ntp_diag_by *b,
 	ntp_json__uint_field(j, "errors", w->errors);
 	ntp_json__uint_field(j, "deferred", w->deferred);
 	ntp_json__double_field(j, "deferred_delay_ns", w->deferred_delay_ns);
+	ntp_json__double_field(j, "queue_in_flight_mean", w->busy_mean);
+	ntp_json__name(j, "queue_in_flight_max");
+	if (w->busy_max >= 0)
+		ntp_json__int(j, w->busy_max);
+	else
+		ntp_json__null(j);
+	ntp_json__uint_field(j, "cpus_known", w->where_known);
+	ntp_json__uint_field(j, "off_io_cpu", w->off_io_cpu);
+	ntp_json__double_field(j, "off_io_cpu_delay_ns", w->off_delay_ns);
+	ntp_json__double_field(j, "on_io_cpu_delay_ns", w->on_delay_ns);
 	ntp_json__name(j, others_name(b));
 	if (w->file && others_known(b))
 		ntp_json__int(j, w->others);
@@ -143,6 +173,8 @@ void ntp_diag_by__json(struct ntp_json *j, const struct ntp_diag_by *b)
 	ntp_json__string_field(j, "key", ntp_diag_by__def(b->key)->word);
 	ntp_json__string_field(j, "tail_percentile", ntp_stats[b->tail_stat].name);
 	ntp_json__bool_field(j, "processes_recorded", b->pid_recorded);
+	ntp_json__bool_field(j, "cpus_recorded", b->cpu_recorded);
+	ntp_json__bool_field(j, "io_cpus_recorded", b->io_cpu_recorded);
 	ntp_json__name(j, "rows");
 	ntp_json__start_array(j);
 	for (size_t i = 0; i < b->n; i++)

@@ -24,6 +24,25 @@ static void stage_member(struct ntp_json *j, const char *name, const struct ntp_
 	ntp_json__end_object(j);
 }
 
+/* the sends off and on the queue's io_cpu: null where no command has both CPUs recorded */
+static void cpu_sends(struct ntp_json *j, const struct ntp_diag_evidence *e)
+{
+	bool known = e->off_io_cpu + e->on_io_cpu > 0;
+
+	ntp_json__name(j, "off_io_cpu");
+	if (known)
+		ntp_json__uint(j, e->off_io_cpu);
+	else
+		ntp_json__null(j);
+	ntp_json__name(j, "on_io_cpu");
+	if (known)
+		ntp_json__uint(j, e->on_io_cpu);
+	else
+		ntp_json__null(j);
+	ntp_json__double_field(j, "off_io_cpu_delay_ns", e->off_io_cpu ? e->off_io_cpu_delay_ns : NAN);
+	ntp_json__double_field(j, "on_io_cpu_delay_ns", e->on_io_cpu ? e->on_io_cpu_delay_ns : NAN);
+}
+
 static void queue_member(struct ntp_json *j, const char *name, const struct ntp_diag_queue *q)
 {
 	ntp_json__name(j, name);
@@ -90,6 +109,7 @@ static void evidence(struct ntp_json *j, const struct ntp_diag_line *l)
 		ntp_json__double_field(j, "deferred_delay_ns", e->deferred ? e->deferred_delay_ns : NAN);
 		ntp_json__double_field(j, "inline_delay_ns",
 				       e->inline_sends ? e->inline_delay_ns : NAN);
+		cpu_sends(j, e);
 		ntp_json__end_object(j);
 	} else {
 		ntp_json__null(j);

@@ -104,6 +104,13 @@ struct ntp_diag_evidence {
 	bool sends_known;             /* the recording can tell (NVMe/TCP with the send hooks) */
 	uint64_t deferred, inline_sends;
 	double deferred_delay_ns, inline_delay_ns;   /* mean h_queue to sent of each */
+	/*
+	 * the cause in nvme-tcp: sent from another CPU than the queue's io_cpu
+	 * (host_io cpu != io_cpu), of the commands with both recorded, and the
+	 * mean h_queue to sent of those off and on io_cpu
+	 */
+	uint64_t off_io_cpu, on_io_cpu;
+	double off_io_cpu_delay_ns, on_io_cpu_delay_ns;
 	/* the network's median, for lossiness (the tail's mean is tail_ns) */
 	int64_t network_p50_ns;
 };

@@ -34,7 +34,8 @@ static int host_from(char *buf, size_t len, struct ntp_read_where *w,
 
 	*w = (struct ntp_read_where){ .f = r->filter, .cols = &host_cols };
 	ntp_db__view_name(view, sizeof(view), schema, NTP_DB_HOST_STAGES);
-	ntp_evidence__from(buf, len, view, schema, ntp_evidence__has_pid(s->db, schema));
+	ntp_evidence__from(buf, len, view, schema, ntp_evidence__has_pid(s->db, schema),
+			   ntp_evidence__has_cpu(s->db, schema), ntp_evidence__has_busy(s->db, schema));
 	return ntp_read_filter__starts(w, s->db, &schema, 1, false, s->files[i].path);
 }
 
@@ -90,7 +91,8 @@ int ntp_by__each(const struct ntp_report *r, struct ntp_source *s, int i, enum n
 	snprintf(sql, sizeof(sql),
 		 "SELECT controller AS by_ctrl, qid AS by_qid, coalesce(ev_pid, -1) AS by_pid,"
 		 " ev_comm, e2e_ns, h_done_ns - h_queue_ns, ev_deferred, sent_ns - h_queue_ns,"
-		 " status != 0 FROM %s WHERE 1", from);
+		 " status != 0, coalesce(ev_cpu, -1) AS by_cpu, coalesce(ev_io_cpu, -1) AS by_io_cpu,"
+		 " coalesce(ev_off_cpu, -1), coalesce(ev_busy, -1) FROM %s WHERE 1", from);
 	snprintf(order, sizeof(order), " ORDER BY %s", ntp_by_defs[key].order);
 	if (ntp_read_filter__prepare(s->db, sql, r->filter ? &w : NULL, order, &st))
 		return ntp_report__db_fail(s->db, path, "cannot read the commands per key");
@@ -100,7 +102,9 @@ int ntp_by__each(const struct ntp_report *r, struct ntp_source *s, int i, enum n
 			.pid = sqlite3_column_int64(st, 2), .comm = text(st, 3),
 			.e2e_ns = sqlite3_column_int64(st, 4), .held_ns = sqlite3_column_int64(st, 5),
 			.deferred = sqlite3_column_int(st, 6), .delay_ns = sqlite3_column_int64(st, 7),
-			.error = sqlite3_column_int(st, 8),
+			.error = sqlite3_column_int(st, 8), .cpu = sqlite3_column_int64(st, 9),
+			.io_cpu = sqlite3_column_int64(st, 10), .off_io_cpu = sqlite3_column_int(st, 11),
+			.busy = sqlite3_column_int64(st, 12),
 		};
 
 		stop = fn(ctx, &c);

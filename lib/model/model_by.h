@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The host's commands one by one in the order of a --by key, for the
- * evidence per queue or per process (lib/diag/diag_by.h): each command's
- * queue, process, end-to-end time, time held in its queue, deferred send
- * and error, read under the report's read filters from the same rows as
+ * evidence per queue, process or CPU (lib/diag/diag_by.h): each command's
+ * queue, process, CPU and its queue's io_cpu, end-to-end time, time held
+ * in its queue, deferred send, error and the commands in flight on its
+ * queue, read under the report's read filters from the same rows as
  * the model's evidence (model_evidence.h).
  */
 #ifndef NTP_MODEL_BY_H
@@ -19,6 +20,8 @@ struct ntp_source;
 enum ntp_by_part {
 	NTP_BY_PART_QUEUE,        /* controller and qid */
 	NTP_BY_PART_PROCESS,      /* pid (and comm), where the application's side was recorded */
+	NTP_BY_PART_CPU,          /* the submitting CPU (host_io.cpu), where recorded */
+	NTP_BY_PART_IO_CPU,       /* the queue's io_cpu (host_io.io_cpu), where recorded */
 };
 
 /*
@@ -27,13 +30,17 @@ enum ntp_by_part {
  *   part, other   what names a row; what the row counts the distinct values of
  *   others        those values in words; others_short, in a table's header
  *   order         the commands' order: the part's columns, then the other's
- *                 (by_ctrl, by_qid, by_pid: struct ntp_by_cmd's query)
+ *                 (by_ctrl, by_qid, by_pid, by_cpu, by_io_cpu: struct ntp_by_cmd's query)
  */
 #define NTP_BY_KEYS(X)								\
 	X(QUEUE, "queue", NTP_BY_PART_QUEUE, NTP_BY_PART_PROCESS, "processes", "procs",	\
 	  "by_ctrl, by_qid, by_pid")						\
 	X(PROCESS, "process", NTP_BY_PART_PROCESS, NTP_BY_PART_QUEUE, "queues", "queues",	\
-	  "by_pid, by_ctrl, by_qid")
+	  "by_pid, by_ctrl, by_qid")						\
+	X(CPU, "cpu", NTP_BY_PART_CPU, NTP_BY_PART_QUEUE, "queues", "queues",		\
+	  "by_cpu, by_ctrl, by_qid")						\
+	X(IO_CPU, "io_cpu", NTP_BY_PART_IO_CPU, NTP_BY_PART_QUEUE, "queues", "queues",	\
+	  "by_io_cpu, by_ctrl, by_qid")
 
 enum ntp_by_key {
 #define NTP_BY_ENUM(k, ...) NTP_BY_##k,
@@ -57,6 +64,9 @@ struct ntp_by_cmd {
 	const char *ctrl, *comm;  /* "" where the file has NULL */
 	int64_t qid;
 	int64_t pid;              /* -1: not recorded */
+	int64_t cpu, io_cpu;      /* the submitting CPU, the queue's io_cpu; -1: not recorded */
+	int off_io_cpu;           /* cpu != io_cpu: 1, 0; -1 either not recorded */
+	int64_t busy;             /* queue_in_flight, the commands in flight on its queue; -1 */
 	int64_t e2e_ns;
 	int64_t held_ns;          /* h_queue to h_done */
 	int64_t delay_ns;         /* h_queue to the send */

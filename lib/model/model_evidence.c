@@ -48,12 +48,27 @@ struct ntp_evidence_acc {
 	size_t *by_group, nby_group;
 };
 
-void ntp_evidence__from(char *buf, size_t len, const char *view, const char *schema, bool pid)
+void ntp_evidence__from(char *buf, size_t len, const char *view, const char *schema, bool pid,
+			bool cpu, bool busy)
 {
 	snprintf(buf, len,
-		 "(SELECT v.*, (h.flags & 32) != 0 AS ev_deferred, %s AS ev_pid, %s AS ev_comm"
+		 "(SELECT v.*, (h.flags & 32) != 0 AS ev_deferred, %s AS ev_pid, %s AS ev_comm,"
+		 " %s AS ev_cpu, %s AS ev_io_cpu, %s AS ev_off_cpu, %s AS ev_busy"
 		 " FROM \"%s\" v JOIN \"%s\".host_io h ON h.id = v.id)",
-		 pid ? "h.pid" : "NULL", pid ? "h.comm" : "NULL", view, schema);
+		 pid ? "h.pid" : "NULL", pid ? "h.comm" : "NULL", cpu ? "h.cpu" : "NULL",
+		 cpu ? "h.io_cpu" : "NULL", cpu ? "h.cpu != h.io_cpu" : "NULL",
+		 busy ? "h.queue_in_flight" : "NULL", view, schema);
+}
+
+bool ntp_evidence__has_cpu(sqlite3 *db, const char *schema)
+{
+	return ntp_db__has_column(db, schema, "host_io", "cpu") &&
+	       ntp_db__has_column(db, schema, "host_io", "io_cpu");
+}
+
+bool ntp_evidence__has_busy(sqlite3 *db, const char *schema)
+{
+	return ntp_db__has_column(db, schema, "host_io", "queue_in_flight");
 }
 
 bool ntp_evidence__has_pid(sqlite3 *db, const char *schema)
@@ -338,6 +353,7 @@ int ntp_evidence__add(struct ntp_evidence_acc *a, sqlite3_stmt *st, const struct
 	sqlite3_value *status = sqlite3_column_value(st, in->first + 2);
 	sqlite3_value *deferred = sqlite3_column_value(st, in->first + 3);
 	sqlite3_value *pid = sqlite3_column_value(st, in->first + 4);
+	sqlite3_value *off_cpu = sqlite3_column_value(st, in->first + 5);
 	struct hkey k = { in->io_type, in->ns, sqlite3_value_text(ctrl), in->bytes,
 			  sqlite3_value_int64(qid) };
 	struct ntp_evidence_row *g, *q;
@@ -387,6 +403,20 @@ int ntp_evidence__add(struct ntp_evidence_acc *a, sqlite3_stmt *st, const struct
 				g->inline_sum += d;
 		}
 	}
+	if (sqlite3_value_type(off_cpu) != SQLITE_NULL) {
+		bool off = sqlite3_value_int(off_cpu);
+
+		if (off)
+			g->off_cpu++;
+		else
+			g->on_cpu++;
+		if (diff(st, in, in->sent, in->queue, in->col_sent, in->col_queue, &d)) {
+			if (off)
+				g->off_cpu_sum += d;
+			else
+				g->on_cpu_sum += d;
+		}
+	}
 	if (diff(st, in, in->done, in->queue, in->col_done, in->col_queue, &d)) {
 		q->mean_sum += d;
 		q->mean_n++;
@@ -412,6 +442,10 @@ static void add_row(struct ntp_evidence_row *dst, const struct ntp_evidence_row 
 	dst->inline_sends += src->inline_sends;
 	dst->deferred_sum += src->deferred_sum;
 	dst->inline_sum += src->inline_sum;
+	dst->off_cpu += src->off_cpu;
+	dst->on_cpu += src->on_cpu;
+	dst->off_cpu_sum += src->off_cpu_sum;
+	dst->on_cpu_sum += src->on_cpu_sum;
 	dst->mean_sum += src->mean_sum;
 	dst->mean_n += src->mean_n;
 }
@@ -554,7 +588,8 @@ int ntp_evidence__scan(struct ntp_report *r, struct ntp_source *s, int i)
 	if (rc)
 		return rc;
 	ntp_db__view_name(view, sizeof(view), schema, NTP_DB_HOST_STAGES);
-	ntp_evidence__from(from, sizeof(from), view, schema, pid);
+	ntp_evidence__from(from, sizeof(from), view, schema, pid,
+			   ntp_evidence__has_cpu(s->db, schema), false);
 	snprintf(sql, sizeof(sql), "SELECT io_type, bytes, namespace, h_start_ns, h_queue_ns,"
 		 " sent_ns, h_done_ns, " NTP_EVIDENCE_COLS " FROM %s WHERE 1", from);
 	a = ntp_evidence__acc_new(0);

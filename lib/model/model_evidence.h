@@ -29,9 +29,11 @@ struct ntp_evidence_row {
 	bool null_io, null_ns, null_ctrl;
 	int64_t bytes, qid;
 	uint64_t n, errors, deferred, inline_sends, mean_n;
+	uint64_t off_cpu, on_cpu;         /* sent off the queue's io_cpu (cpu != io_cpu), on it */
 	int64_t first_status;     /* the lowest non-zero status (has_status) */
 	bool has_status;
 	double deferred_sum, inline_sum;  /* h_queue to the send, as SQLite's total() sums */
+	double off_cpu_sum, on_cpu_sum;   /* the same, of those off and on io_cpu */
 	double mean_sum;          /* h_queue to h_done, a queue's */
 	int pids;                 /* a queue's distinct processes */
 	/* while scanning: the queue's row (index) and the group's next row (index + 1, 0 none) */
@@ -54,10 +56,10 @@ struct ntp_evidence_acc;
 /*
  * The columns the scan adds after its own for ntp_evidence__add, from a
  * FROM made by ntp_evidence__from: controller, qid, status, deferred, the
- * process.  The times are the stage points the scan reads anyway: a view's
+ * process, sent off the queue's io_cpu.  The times are the stage points the scan reads anyway: a view's
  * column named twice is computed twice.
  */
-#define NTP_EVIDENCE_COLS "controller, qid, status, ev_deferred, ev_pid"
+#define NTP_EVIDENCE_COLS "controller, qid, status, ev_deferred, ev_pid, ev_off_cpu"
 
 /*
  * A row as the scan read it: io_type, bytes and namespace (columns 0 to 2),
@@ -83,11 +85,18 @@ struct ntp_evidence_in {
  * The host rows of view (host_stages or host_app_stages, as named on the
  * connection) over schema's host_io, with every column of view and
  * ev_deferred (flag 32: the send was io_work's), ev_pid and ev_comm (NULL
- * when pid is false), as a FROM: "(SELECT ...)".
+ * when pid is false), ev_cpu, ev_io_cpu and ev_off_cpu (cpu != io_cpu;
+ * NULL where either is, or cpu is false) and ev_busy (queue_in_flight;
+ * NULL when busy is false), as a FROM: "(SELECT ...)".
  */
-void ntp_evidence__from(char *buf, size_t len, const char *view, const char *schema, bool pid);
+void ntp_evidence__from(char *buf, size_t len, const char *view, const char *schema, bool pid,
+			bool cpu, bool busy);
 /* does schema's host_io have the processes (pid and comm)? */
 bool ntp_evidence__has_pid(sqlite3 *db, const char *schema);
+/* does schema's host_io have the CPUs (cpu and io_cpu)? */
+bool ntp_evidence__has_cpu(sqlite3 *db, const char *schema);
+/* does schema's host_io have the commands in flight on the queue (queue_in_flight)? */
+bool ntp_evidence__has_busy(sqlite3 *db, const char *schema);
 
 /*
  * An accumulator that holds at most max_rows (group, queue) rows (0: no

@@ -240,7 +240,8 @@ int ntp_report__scan_host(struct ntp_report *r, sqlite3 *db, const char *path, b
 	if (evidence) {
 		pid = ntp_evidence__has_pid(db, "main");
 		ntp_evidence__from(from, sizeof(from), app ? NTP_DB_HOST_APP_STAGES :
-				   NTP_DB_HOST_STAGES, "main", pid);
+				   NTP_DB_HOST_STAGES, "main", pid, ntp_evidence__has_cpu(db, "main"),
+				   false);
 	}
 	for (int i = 0; i < n && evidence; i++) {
 		w[i].from = from;

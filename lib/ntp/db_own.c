@@ -22,7 +22,7 @@
 
 #define MAX_TABLES 16
 #define MAX_VIEWS 4
-#define MAX_COLS 32
+#define MAX_COLS 48
 
 struct own_table {
 	char *name;

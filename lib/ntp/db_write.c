@@ -95,7 +95,7 @@ enum host_col {
 	HC_OPCODE, HC_CID, HC_SLBA, HC_NLB, HC_BYTES, HC_QID, HC_NSID, HC_CNTLID,
 	HC_CONTROLLER, HC_NAMESPACE, HC_PATH, HC_STATUS, HC_FLAGS,
 	HC_APP_SUBMIT, HC_APP_DONE, HC_APP_REAP, HC_APP_KIND, HC_PID, HC_TID, HC_COMM, HC_CGROUP,
-	HC_JOIN_KEY, HC_MAX,
+	HC_JOIN_KEY, HC_CPU, HC_IO_CPU, HC_QUEUE_IN_FLIGHT, HC_MAX,
 };
 
 static const char *const host_cols[HC_MAX] = {
@@ -103,7 +103,7 @@ static const char *const host_cols[HC_MAX] = {
 	"h_recv_ns", "h_done_ns", "opcode", "cid", "slba", "nlb", "bytes", "qid",
 	"nsid", "cntlid", "controller", "namespace", "path", "status", "flags",
 	"h_app_submit_ns", "h_app_done_ns", "h_app_reap_ns", "app_kind", "pid", "tid", "comm", "cgroup_id",
-	"join_key",
+	"join_key", "cpu", "io_cpu", "queue_in_flight",
 };
 
 enum target_col {
@@ -707,6 +707,26 @@ static uint64_t host_key(const struct ntp_host_event *e)
 	return join_key(e->cid, e->slba, e->nlb0, e->qid, e->nsid, e->cntlid, e->opcode);
 }
 
+/*
+ * the submitting CPU, the queue's io_cpu and the commands in flight on the
+ * queue, each where the collector read it
+ */
+static void bind_where(struct insert *ins, int p, const struct ntp_host_event *b)
+{
+	if (b->flags & NTP_HF_QUEUE_BUSY)
+		bind_u64(ins, p + HC_QUEUE_IN_FLIGHT, b->queue_busy);
+	else
+		sqlite3_bind_null(ins->stmt, ins->idx[p + HC_QUEUE_IN_FLIGHT]);
+	if (b->flags & NTP_HF_CPU)
+		bind_u64(ins, p + HC_CPU, b->cpu);
+	else
+		sqlite3_bind_null(ins->stmt, ins->idx[p + HC_CPU]);
+	if (b->flags & NTP_HF_IO_CPU)
+		bind_u64(ins, p + HC_IO_CPU, b->io_cpu);
+	else
+		sqlite3_bind_null(ins->stmt, ins->idx[p + HC_IO_CPU]);
+}
+
 /* bind all of bound[r] as row `row` of ins */
 static void bind_host(struct ntp_writer *w, struct insert *ins, int row, int r)
 {
@@ -746,6 +766,7 @@ static void bind_host(struct ntp_writer *w, struct insert *ins, int row, int r)
 	bind_app_kind(ins, p + HC_APP_KIND, b->app_kind);
 	bind_app_who(ins, p, b);
 	bind_time(ins, p + HC_CGROUP, b->cgroup_id);
+	bind_where(ins, p, b);
 }
 
 /*
@@ -757,7 +778,7 @@ static void bind_host_delta(struct ntp_writer *w, int r, const struct ntp_host_e
 {
 	struct insert *ins = &w->host_io_n;
 	struct ntp_host_event *b = &w->bound[r];
-	int p = r * HC_MAX, names;
+	int p = r * HC_MAX, names, where;
 
 	if (r >= w->nbound) {
 		*b = *e;
@@ -773,6 +794,9 @@ static void bind_host_delta(struct ntp_writer *w, int r, const struct ntp_host_e
 			how(ins, p + (col), b->field);		\
 		}						\
 	} while (0)
+	/* before flags is rebound: whether each is known is one of its bits */
+	where = e->cpu != b->cpu || e->io_cpu != b->io_cpu || e->queue_busy != b->queue_busy ||
+		((e->flags ^ b->flags) & (NTP_HF_CPU | NTP_HF_IO_CPU | NTP_HF_QUEUE_BUSY));
 	REBIND(h_start, HC_START, bind_u64);
 	REBIND(h_queue, HC_QUEUE, bind_u64);
 	REBIND(h_cmd_sent, HC_CMD_SENT, bind_time);
@@ -799,6 +823,12 @@ static void bind_host_delta(struct ntp_writer *w, int r, const struct ntp_host_e
 	REBIND(app_kind, HC_APP_KIND, bind_app_kind);
 	REBIND(cgroup_id, HC_CGROUP, bind_time);
 #undef REBIND
+	if (where) {
+		b->cpu = e->cpu;
+		b->io_cpu = e->io_cpu;
+		b->queue_busy = e->queue_busy;
+		bind_where(ins, p, b);
+	}
 	if (host_key(e) != w->key[r]) {
 		w->key[r] = host_key(e);
 		bind_u64(ins, p + HC_JOIN_KEY, w->key[r]);

@@ -120,7 +120,7 @@ void ntp_live__keep_total(struct ntp_live *l)
 
 int ntp_live__set_by(struct ntp_live *l, enum ntp_live_by by)
 {
-	if (by != NTP_LIVE_BY_GROUP && by != NTP_LIVE_BY_QUEUE && by != NTP_LIVE_BY_PROCESS)
+	if (by < NTP_LIVE_BY_GROUP || by > NTP_LIVE_BY_IO_CPU)
 		return -EINVAL;
 	if (by != NTP_LIVE_BY_GROUP && l->mode == NTP_LIVE_TARGET)
 		return -EINVAL;
@@ -197,11 +197,15 @@ static int add(struct ntp_live *l, unsigned int opcode, uint32_t bytes, const ch
 	bool has_app = h && ntp_stages__app_e2e(h, &app);
 	int err;
 
-	/* per queue or process: the key is the name, as report --by names its rows */
+	/* per queue, process or CPU: the key is the name, as report --by names its rows */
 	if (h && l->by != NTP_LIVE_BY_GROUP) {
 		if (l->by == NTP_LIVE_BY_QUEUE)
 			snprintf(key, sizeof(key), "nvme%u q%u", h->ctrl_instance, h->qid);
-		else if (h->pid)
+		else if (l->by == NTP_LIVE_BY_CPU && h->flags & NTP_HF_CPU)
+			snprintf(key, sizeof(key), "cpu %u", h->cpu);
+		else if (l->by == NTP_LIVE_BY_IO_CPU && h->flags & NTP_HF_IO_CPU)
+			snprintf(key, sizeof(key), "io_cpu %u", h->io_cpu);
+		else if (l->by == NTP_LIVE_BY_PROCESS && h->pid)
 			snprintf(key, sizeof(key), "%.*s %u", (int)strnlen(h->comm, sizeof(h->comm)),
 				 h->comm[0] ? h->comm : "-", h->pid);
 		else

@@ -124,8 +124,9 @@ void ntp_live_row__cell(const struct ntp_live_row *r, enum ntp_live_mode mode,
 
 /*
  * The rows' key, before the first event: the groups (I/O type, size,
- * namespace), or the host's queue ("nvme0 q1") or submitting process
- * ("fio 1234", "(not recorded)" without a pid), named as report --by
+ * namespace), or the host's queue ("nvme0 q1"), submitting process
+ * ("fio 1234", "(not recorded)" without a pid), submitting CPU ("cpu 3")
+ * or queue's io_cpu ("io_cpu 0"; "(not recorded)" without one), named as report --by
  * names its rows; io_type "" and bytes 0 then.  0, or -EINVAL (a target
  * has neither).
  */
@@ -133,6 +134,8 @@ enum ntp_live_by {
 	NTP_LIVE_BY_GROUP,
 	NTP_LIVE_BY_QUEUE,
 	NTP_LIVE_BY_PROCESS,
+	NTP_LIVE_BY_CPU,        /* "cpu 3": the submitting CPU */
+	NTP_LIVE_BY_IO_CPU,     /* "io_cpu 0": the queue's io_cpu */
 };
 int ntp_live__set_by(struct ntp_live *l, enum ntp_live_by by);
 /*

@@ -46,7 +46,7 @@ struct ntp_report_opts {
 	bool header;                  /* --header: every line of the header (hooks, counts, clocks) */
 	bool no_pager;                /* --no-pager: never page the text on a terminal */
 	bool percentiles;             /* --percentiles was given (lib/core/stat_table.h has them) */
-	const char *by;               /* --by: "queue" or "process" (ntp_diag_by_names); NULL none */
+	const char *by;               /* --by: a word of ntp_diag_by_names; NULL none */
 	bool wide;                    /* --wide: the tables never folded to the terminal's width */
 	const char *color;            /* --color: auto (NULL), always or never */
 	/* the text's width and colour, from the two above (ntp_term__open); zero: wide, none */

@@ -165,9 +165,9 @@ static int by_rows(const struct ntp_series *s, const struct ntp_source *src,
 			  word, src->files[0].path, word);
 		return NTP_EXIT_USAGE;
 	}
-	if (rows == NTP_SERIES_ROWS_JOINED && s->by == NTP_DIAG_BY_PROCESS) {
-		ntp_error("--by process: the series of joined recordings is by queue only (report "
-			  "--by process reads them)");
+	if (rows == NTP_SERIES_ROWS_JOINED && s->by != NTP_DIAG_BY_QUEUE) {
+		ntp_error("--by %s: the series of joined recordings is by queue only (report "
+			  "--by %s reads them)", word, word);
 		return NTP_EXIT_USAGE;
 	}
 	return 0;

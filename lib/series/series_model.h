@@ -65,10 +65,10 @@ struct ntp_series_out {
 	void *ctx;
 };
 
-/* --by's key in words, "queue" or "process"; NULL without --by */
+/* --by's key in words, "queue", "process", "cpu" or "io_cpu"; NULL without --by */
 static inline const char *ntp_series__by_word(const struct ntp_series *s)
 {
-	return s->by == NTP_DIAG_BY_NONE ? NULL : ntp_diag_by_names[s->by - NTP_DIAG_BY_QUEUE];
+	return ntp_diag_by__word(s->by);
 }
 
 /* the clock the intervals are on, in words: "host" or "target" */

@@ -19,7 +19,7 @@ struct ntp_series_opts {
 	bool quiet;                   /* -q: the text's rows and their titles only */
 	struct ntp_read_filter filter;   /* report's read filters: only the commands that pass */
 	uint64_t top;                 /* --top N: the N groups with the most commands; 0: all */
-	const char *by;               /* --by: "queue" or "process" (ntp_diag_by_names); NULL none */
+	const char *by;               /* --by: a word of ntp_diag_by_names; NULL none */
 };
 
 #define NTP_SERIES_DEFAULT_S 1.0

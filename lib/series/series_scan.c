@@ -63,8 +63,8 @@ const struct ntp_read_cols *ntp_series__filter_cols(enum ntp_series_rows rows)
 
 /*
  * --by's key in place of (io_type, bytes, name), as report --by names its
- * rows (lib/diag/diag_by.h): "nvme0 q1"; "fio 1234", or "(not recorded)"
- * where the file has no process or the command none
+ * rows (lib/diag/diag_by.h): "nvme0 q1"; "fio 1234", "cpu 3", "io_cpu 0", or
+ * "(not recorded)" where the file has no such column or the command no value
  */
 static const char queue_name[][64] = {
 	[NTP_SERIES_ROWS_HOST] = "coalesce(s.controller, '') || ' q' || s.qid",
@@ -72,6 +72,9 @@ static const char queue_name[][64] = {
 };
 #define PROCESS_NAME "CASE WHEN h.pid IS NULL THEN '(not recorded)'" \
 		     " ELSE coalesce(nullif(h.comm, ''), '-') || ' ' || h.pid END"
+#define CPU_NAME "CASE WHEN h.cpu IS NULL THEN '(not recorded)' ELSE 'cpu ' || h.cpu END"
+#define IO_CPU_NAME "CASE WHEN h.io_cpu IS NULL THEN '(not recorded)'" \
+		    " ELSE 'io_cpu ' || h.io_cpu END"
 
 /* the key's columns (file, io_type, bytes, name, start) and the FROM of rows, grouped by by */
 static int key_from(sqlite3 *db, const struct rows_desc *d, enum ntp_series_rows rows,
@@ -79,16 +82,23 @@ static int key_from(sqlite3 *db, const struct rows_desc *d, enum ntp_series_rows
 {
 	const char *file = rows == NTP_SERIES_ROWS_JOINED ? "j.host_file" : "0";
 	const char *start = strrchr(d->key, ',') + 1;
-	bool pid = by == NTP_DIAG_BY_PROCESS && ntp_db__has_column(db, "main", "host_io", "pid") &&
-		   ntp_db__has_column(db, "main", "host_io", "comm");
+	/* host_io's column of the key, where the file has it */
+	bool pid = by == NTP_DIAG_BY_PROCESS ?
+		   ntp_db__has_column(db, "main", "host_io", "pid") &&
+		   ntp_db__has_column(db, "main", "host_io", "comm") :
+		   by == NTP_DIAG_BY_CPU ? ntp_db__has_column(db, "main", "host_io", "cpu") :
+		   by == NTP_DIAG_BY_IO_CPU && ntp_db__has_column(db, "main", "host_io", "io_cpu");
+	const char *name = by == NTP_DIAG_BY_QUEUE ? queue_name[rows] :
+			   !pid ? "'(not recorded)'" :
+			   by == NTP_DIAG_BY_PROCESS ? PROCESS_NAME :
+			   by == NTP_DIAG_BY_CPU ? CPU_NAME : IO_CPU_NAME;
 	int n;
 
 	*key = *from = NULL;
 	if (by == NTP_DIAG_BY_NONE)
 		n = asprintf(key, "%s", d->key);
 	else
-		n = asprintf(key, "%s, '', 0, %s,%s", file, by == NTP_DIAG_BY_QUEUE ?
-			     queue_name[rows] : pid ? PROCESS_NAME : "'(not recorded)'", start);
+		n = asprintf(key, "%s, '', 0, %s,%s", file, name, start);
 	if (n >= 0)
 		n = pid ? asprintf(from, " FROM host_stages AS s LEFT JOIN host_io AS h"
 				   " ON h.id = s.id WHERE 1") : asprintf(from, "%s", d->from);

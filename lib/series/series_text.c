@@ -51,7 +51,7 @@ static int build_cols(struct ntp_series_text *t, const struct ntp_series *s)
 	for (int c = 0; c < C_KEYS; c++) {
 		if (c == C_FILE && !joined(s))
 			continue;
-		/* --by: the queue or the process alone */
+		/* --by: the queue, process or CPU alone */
 		if ((c == C_IO_TYPE || c == C_SIZE) && s->by != NTP_DIAG_BY_NONE)
 			continue;
 		t->cols[t->ncols] = key_cols[c];
@@ -127,9 +127,10 @@ static int text_begin(void *ctx, const struct ntp_series *s)
 			r->counts.host_rows);
 	ntp_read_filter__print_text(t->f, s->filter);
 	if (s->by != NTP_DIAG_BY_NONE)
-		fprintf(t->f, "# %-18s a group is a host %s%s, its commands of every type and size\n",
-			"by:", ntp_series__by_word(s), s->by == NTP_DIAG_BY_QUEUE ?
-			" (controller, qid)" : " (comm, pid)");
+		fprintf(t->f, "# %-18s a group is a host %s, its commands of every type and size\n",
+			"by:", s->by == NTP_DIAG_BY_QUEUE ? "queue (controller, qid)" :
+			s->by == NTP_DIAG_BY_PROCESS ? "process (comm, pid)" :
+			s->by == NTP_DIAG_BY_CPU ? "submitting CPU (cpu)" : "queue's io_cpu (io_cpu)");
 	if (s->top)
 		fprintf(t->f, "# %-18s the %" PRIu64 " groups with the most commands, of %" PRIu64
 			"; %" PRIu64 " groups (%" PRIu64 " commands) left out\n", "top:",

@@ -34,16 +34,18 @@ enum how {
 	TEXT,           /* a NUL-ended name in the field, cut to fit */
 	CTRL,           /* "nvme3": the controller's instance, 3 */
 	APP_KIND,       /* "libaio", "io_uring", "sync": enum ntp_app_kind */
+	FLAGGED,        /* an integer whose presence is a flag bit (flag); NULL: neither */
 };
 
 struct column {
 	const char *name;
 	enum how how;
 	size_t off, size;
+	uint32_t flag;          /* FLAGGED: the bit of ntp_host_event.flags */
 };
 
 #define COL(ev, name, how, field) \
-	{ name, how, offsetof(struct ev, field), sizeof(((struct ev *)0)->field) }
+	{ name, how, offsetof(struct ev, field), sizeof(((struct ev *)0)->field), 0 }
 #define H(name, how, field) COL(ntp_host_event, name, how, field)
 #define T(name, how, field) COL(ntp_target_event, name, how, field)
 
@@ -59,7 +61,12 @@ static const struct column host_cols[] = {
 	H("h_app_done_ns", INT, h_app_done), H("h_app_reap_ns", INT, h_app_reap),
 	H("app_kind", APP_KIND, app_kind), H("pid", INT, pid), H("tid", INT, tid),
 	H("comm", TEXT, comm), H("cgroup_id", INT, cgroup_id),
-	{ NULL },
+	/* after flags, whose bits they set */
+	{ "cpu", FLAGGED, offsetof(struct ntp_host_event, cpu), sizeof(__u16), NTP_HF_CPU },
+	{ "io_cpu", FLAGGED, offsetof(struct ntp_host_event, io_cpu), sizeof(__u16), NTP_HF_IO_CPU },
+	{ "queue_in_flight", FLAGGED, offsetof(struct ntp_host_event, queue_busy), sizeof(__u16),
+	  NTP_HF_QUEUE_BUSY },
+	{ NULL, INT, 0, 0, 0 },
 };
 
 static const struct column target_cols[] = {
@@ -168,6 +175,14 @@ static void read_row(struct cursor *c, unsigned char *ev, size_t size)
 			break;
 		case APP_KIND:
 			put_int(ev + col->off, col->size, s ? app_kind(s) : NTP_APP_NONE);
+			break;
+		case FLAGGED:
+			/* the flags column's bit, as the recorder's flags had it, follows the value */
+			((struct ntp_host_event *)ev)->flags &= ~col->flag;
+			if (sqlite3_column_type(c->st, i) != SQLITE_NULL) {
+				put_int(ev + col->off, col->size, v);
+				((struct ntp_host_event *)ev)->flags |= col->flag;
+			}
 			break;
 		}
 	}

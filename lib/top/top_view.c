@@ -34,6 +34,8 @@ static const char *const by_names[] = {
 	[NTP_LIVE_BY_GROUP] = "group",
 	[NTP_LIVE_BY_QUEUE] = "queue",
 	[NTP_LIVE_BY_PROCESS] = "process",
+	[NTP_LIVE_BY_CPU] = "cpu",
+	[NTP_LIVE_BY_IO_CPU] = "io_cpu",
 };
 
 /* the columns: name and width (negative: left-aligned) */

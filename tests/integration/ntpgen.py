@@ -75,21 +75,26 @@ def join_key(cid, slba, nlb, qid, nsid, cntlid, opcode):
 
 def drop_join_key(path):
     """the file as a writer before join_key made it: host_io and target_io,
-    and the views, without the column.  SQLite's DROP COLUMN cannot edit
+    and the views, without the column (nor host_io's later cpu, io_cpu and
+    queue_in_flight).  SQLite's DROP COLUMN cannot edit
     these CREATE TABLEs' text (their comments), so the tables are made again."""
     db = sqlite3.connect(path, isolation_level=None)
     views = db.execute("SELECT name, sql FROM sqlite_schema WHERE type = 'view'").fetchall()
     db.execute("BEGIN")
     for v, _ in views:
         db.execute(f"DROP VIEW {v}")
+    later = ("cpu", "io_cpu", "queue_in_flight")     # host_io's columns after join_key
     for table in ("host_io", "target_io"):
         sql, = db.execute("SELECT sql FROM sqlite_schema WHERE name = ?", (table,)).fetchone()
+        # the columns that came after join_key, with their comment and the comma before them
+        sql = re.sub(r",\n(?:\s*--[^\n]*\n)*" + r"\n".join(r"\s*%s\s+INTEGER[^\n]*" % c
+                                                      for c in later), "", sql, count=1)
         # from the comma before its line (the last column's, comments between) to its line's end
         sql, n = re.subn(r",[^\n]*\n(?:\s*--[^\n]*\n)*\s*join_key\s+INTEGER[^\n]*", "", sql,
                          count=1)
         assert n == 1, sql
         cols = ", ".join(r[1] for r in db.execute(f"PRAGMA table_info({table})")
-                         if r[1] != "join_key")
+                         if r[1] != "join_key" and r[1] not in later)
         db.execute(f"ALTER TABLE {table} RENAME TO {table}_keyed")
         db.execute(sql)
         db.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {table}_keyed")
@@ -158,6 +163,32 @@ class App:
 
 
 APP_STAGES = ("submit", "complete", "reap")
+
+
+@dataclass
+class Cpus:
+    """Where each host command ran (host_io's cpu and io_cpu): its queue's io_cpu
+    is (qid - 1) % ncpu; a share off of the commands is submitted from another
+    CPU than that, the rest from it; queue_in_flight (the commands in flight
+    on the queue at its setup) is drawn from 1..busy.  io_cpu False stores
+    io_cpu NULL, as over NVMe/RDMA; flags get the recorder's bits (128 cpu,
+    64 io_cpu, 256 queue_in_flight)."""
+    ncpu: int = 4
+    off: float = 0.3
+    busy: int = 32               # queue_in_flight drawn from 1..busy
+    io_cpu: bool = True
+    seed: int = 23
+
+
+def _cpu_columns(rng, cpus, row):
+    """The CPUs' columns into a host_io row."""
+    home = (row["qid"] - 1) % cpus.ncpu
+    cpu = home
+    if cpus.ncpu > 1 and rng.random() < cpus.off:
+        cpu = (home + 1 + rng.randrange(cpus.ncpu - 1)) % cpus.ncpu
+    row.update(cpu=cpu, io_cpu=home if cpus.io_cpu else None,
+               queue_in_flight=rng.randint(1, cpus.busy),
+               flags=row["flags"] | 128 | 256 | (64 if cpus.io_cpu else 0))
 
 
 def _app_columns(rng, app, row):
@@ -287,7 +318,7 @@ def _command(rng, g, cid, t0, ctrl, rdma=False):
 
 def generate(path, *, seed=1, groups=DEFAULT_GROUPS, sample_one_in=1000, duration_s=10,
              lost_ringbuf=0, lost_map=0, hooks=None, meta=None, drop=(),
-             wal_kill=False, transport="tcp", app=None):
+             wal_kill=False, transport="tcp", app=None, cpus=None):
     """Write a recording to path; return its Recording (with every command).
 
     meta entries override the defaults (None removes one); drop names host_io
@@ -305,6 +336,7 @@ def generate(path, *, seed=1, groups=DEFAULT_GROUPS, sample_one_in=1000, duratio
     path = Path(path)
     rdma = _check_transport(transport)
     arng = random.Random(app.seed) if app else None
+    crng = random.Random(cpus.seed) if cpus else None
     if hooks is None:
         hooks = HOST_HOOKS_RDMA if rdma else DEFAULT_HOOKS
     rng = random.Random(seed)
@@ -331,6 +363,8 @@ def generate(path, *, seed=1, groups=DEFAULT_GROUPS, sample_one_in=1000, duratio
         rec.commands.append(_command(rng, g, cid, t0, ctrl, rdma))
         if app:
             rec.commands[-1].app = _app_columns(arng, app, rec.commands[-1].row)
+        if cpus:
+            _cpu_columns(crng, cpus, rec.commands[-1].row)
         for col in drop:
             rec.commands[-1].row[col] = None
         cid += 1
@@ -1021,8 +1055,9 @@ def without_app_columns(path):
     table = db.execute("SELECT sql FROM sqlite_schema WHERE name = 'host_io'").fetchone()[0]
     for name in views:
         db.execute(f"DROP VIEW {name}")
+    # and the CPUs' columns, which came after them
     app = ("h_app_submit_ns", "h_app_done_ns", "h_app_reap_ns", "app_kind", "pid", "tid",
-           "comm", "cgroup_id")
+           "comm", "cgroup_id", "cpu", "io_cpu", "queue_in_flight")
     lines = [re.sub(r"\s*--.*$", "", line) for line in table.splitlines()]
     lines = [line for line in lines if line.split()[:1] not in [[c] for c in app]]
     db.execute(re.sub(r",\s*\)", "\n)", "\n".join(lines)).replace("host_io", "host_io_v1", 1))

@@ -168,7 +168,7 @@ def test_compare_by__default_none_html_and_bad_key(run, runs):
     table = page.split("<h2>By queue</h2>", 1)[1].split("</table>", 1)[0]
     by, _ = compare_by(run, a, b, "queue")
     assert table.count("<tr>") == 2 + len(by["pairs"])
-    r = run("compare", "--by", "cpu", str(a), str(b))
+    r = run("compare", "--by", "disk", str(a), str(b))
     assert r.returncode == Exit.USAGE
     assert "--by" in r.stderr and len(r.stderr.splitlines()) == 1
 
@@ -293,7 +293,7 @@ def test_series_by__refused_where_there_is_no_host_row(run, tmp_path):
     ntpgen.generate_pair(h, t)
     for args, said in ((("queue", t), "no host queues"),
                        (("process", h, t), "by queue only"),
-                       (("cpu", h), "--by")):
+                       (("disk", h), "--by")):
         r = run("series", "--by", *map(str, args))
         assert r.returncode == Exit.USAGE, r.stderr
         assert said in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr

@@ -88,7 +88,7 @@ def test_options__those_of_the_commands_help(run, complete, cmd):
 
 @pytest.mark.parametrize("words, offered", [
     (("record", "-r", ""), ["host", "target", "both"]),
-    (("top", "--by", ""), ["queue", "process"]),
+    (("top", "--by", ""), ["queue", "process", "cpu", "io_cpu"]),
     (("top", "--sort", "p"), ["p99"]),
     (("record", "-vr", ""), ["host", "target", "both"]),
     (("check", "--transport=r"), ["--transport=rdma"]),

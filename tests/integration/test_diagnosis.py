@@ -471,7 +471,7 @@ def test_by__html_table(run, rec):
 
 
 def test_by__bad_key__usage_error(run, rec):
-    r = run("report", "--by", "cpu", str(rec.path))
+    r = run("report", "--by", "disk", str(rec.path))
     assert r.returncode == Exit.USAGE
     assert "--by" in r.stderr and len(r.stderr.splitlines()) == 1
 

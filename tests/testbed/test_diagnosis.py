@@ -9,6 +9,7 @@ No time is asserted: only which rule holds, from what the recording holds.
 """
 import json
 import os
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -129,10 +130,21 @@ def reset(cases):
 def cpu_hog(cases):
     """One I/O queue, its io_cpu CPU 0 held by a busy loop, fio submitting from
     CPU 1: every send left to io_work, which waits for CPU 0; the host driver
-    leads and the deferred sends are the cause."""
+    leads and the deferred sends are the cause; the recorded CPUs say why
+    (submitted from CPU 1, the queue's io_cpu 0)."""
     cause, g = cause_of("cpu_hog", cases)
     s = g["evidence"]["sends"]
     assert s["deferred"] >= 0.9 * (s["deferred"] + s["inline"]), s
+    # the cause, from the recorded CPUs: submitted off the queue's io_cpu
+    assert s["off_io_cpu"] >= 0.9 * (s["off_io_cpu"] + s["on_io_cpu"]), s
+    db = sqlite3.connect(f"file:{cases['cpu_hog'][0]}?mode=ro", uri=True)
+    n, off, known = db.execute("SELECT count(*), sum(cpu != io_cpu), count(cpu != io_cpu) "
+                               "FROM host_io").fetchone()
+    db.close()
+    assert known == n and off >= 0.9 * n, (n, off, known)
+    by = json.loads(ntprof("report", "--by", "io_cpu", "-j", "-", cases["cpu_hog"][0]))["by"]
+    assert [r["name"] for r in by["rows"]] == ["io_cpu 0"], by["rows"]
+    assert by["total"]["off_io_cpu"] == off, by["total"]
     assert "driver" in (g["tail_stage"]["stage"], g["mean_stage"]["stage"]), g
     assert cause == "deferred_send", g
 

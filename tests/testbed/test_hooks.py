@@ -19,7 +19,8 @@ the newest (7.3) runs every step:
 - NTPROF_FAIL_LOAD=nvmet_req_init: the kernel refuses the decision's
   programs; one warning names it, one says t_recv is now the nvmet_req_init
   tracepoint, every command is still recorded, the hooks table says why.
-  NTPROF_FAIL_LOAD=nvme_complete_rq on the host: h_done at its tracepoint.
+  NTPROF_FAIL_LOAD=nvme_complete_rq on the host: h_done at its tracepoint,
+  every command's submitting CPU and its queue's io_cpu recorded.
 - NTPROF_WRONG_PROTO=nvmet_req_init: the program for the other prototype.
   With --kprobes it attaches and decides nothing (the 7.3 failure of issue
   32 on any kernel): exit 13, one error line with the counts, the recording
@@ -176,6 +177,8 @@ def check_every(r, kernel, blind):
     h = hooks(db, "host")
     assert (h["h_done"]["hook"], h["h_done"]["flavour"]) == ("nvme_complete_rq", "tp_btf")
     assert "h_done now: nvme_complete_rq (tp_btf)" in (out / "faildone.err").read_text()
+    # where each command ran: the submitting CPU and the queue's io_cpu, read on this kernel
+    assert rows(db, "host_io WHERE cpu IS NULL OR io_cpu IS NULL OR flags & 192 != 192") == 0
 
     # with fentry: refused by the verifier on 7.3 (a fourth argument), blind on 6.x
     if kernel == "7.3":

@@ -6,7 +6,9 @@
   128k sequential write) between record's attach and its SIGINT, so every one
   of them, and nothing else, is recorded: no command is in flight at start or
   stop.  Stage arithmetic holds for every command; 128k writes waited for an
-  R2T, 4k ones did not; the send hooks of this kernel filled their times.
+  R2T, 4k ones did not; the send hooks of this kernel filled their times;
+  each command's submitting CPU and its queue's io_cpu (one per queue) are
+  recorded.
 - sampled (-s 100): exactly the commands whose hash is a multiple of 100, a
   count within binomial bounds of seen/100.
 - duration (-d 2): stops by itself, writes -j.
@@ -131,6 +133,15 @@ def check_exact(r, kernel):
                      "OR nlb * 4096 != bytes OR namespace NOT GLOB 'nvme*n*' "
                      "OR controller NOT GLOB 'nvme[0-9]*' OR path = ''").fetchone()[0]
     assert bad == 0, f"{bad} commands with a wrong identity"
+
+    # where each ran: every command's submitting CPU and its queue's io_cpu, flagged as read;
+    # io_cpu belongs to the queue: one per (controller, qid)
+    bad = db.execute("SELECT count(*) FROM host_io WHERE cpu IS NULL OR io_cpu IS NULL "
+                     "OR cpu < 0 OR io_cpu < 0 OR flags & 192 != 192").fetchone()[0]
+    assert bad == 0, f"{bad} commands without their CPU or io_cpu"
+    per_queue = db.execute("SELECT controller, qid, count(DISTINCT io_cpu) FROM host_io "
+                           "GROUP BY 1, 2").fetchall()
+    assert per_queue and all(n == 1 for _, _, n in per_queue), per_queue
 
     # time order on the host clock, per command
     bad = db.execute("""SELECT count(*) FROM host_io WHERE NOT (

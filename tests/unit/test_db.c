@@ -323,6 +323,19 @@ static struct ntp_host_event varied_event(uint64_t i)
 	e.status = (__u16)(i % 11 == 0 ? 0x2002 : 0);
 	e.opcode = (__u8)(i % 3);
 	e.flags = (__u32)(i % 16);
+	/* where it ran: runs of one CPU, io_cpu known in runs and unknown between */
+	if (i / 7 % 4) {
+		e.flags |= NTP_HF_CPU;
+		e.cpu = (__u16)(i / 7 % 3);
+	}
+	if (i / 5 % 3) {
+		e.flags |= NTP_HF_IO_CPU;
+		e.io_cpu = (__u16)(i / 11 % 2);
+	}
+	if (i % 13 != 3) {
+		e.flags |= NTP_HF_QUEUE_BUSY;
+		e.queue_busy = (__u16)(1 + i / 3 % 40);
+	}
 	e.ctrl_instance = (__u32)(i % 13) * 1000;
 	snprintf(e.disk, sizeof(e.disk), "nvme%un%u", e.ctrl_instance, e.nsid);
 	if (i % 2)
@@ -386,7 +399,9 @@ static void writer__many_rows__every_field_round_trips(void **state)
 		"SELECT h_start_ns, h_queue_ns, h_cmd_sent_ns, h_r2t_ns, h_data_sent_ns, h_recv_ns,"
 		" h_done_ns, opcode, cid, slba, nlb, bytes, qid, nsid, cntlid, controller, namespace,"
 		" path, status, flags, id, h_app_submit_ns, h_app_done_ns, h_app_reap_ns, app_kind,"
-		" pid, tid, comm, cgroup_id FROM host_io ORDER BY id", -1, &st, NULL), SQLITE_OK);
+		" pid, tid, comm, cgroup_id, cpu, io_cpu, queue_in_flight FROM host_io ORDER BY id",
+		-1, &st, NULL),
+		SQLITE_OK);
 	for (i = 0; i < n; i++) {
 		struct ntp_host_event e = varied_event(i);
 		char comm[NTP_COMM_LEN + 1] = "";
@@ -433,6 +448,18 @@ static void writer__many_rows__every_field_round_trips(void **state)
 			assert_int_equal(sqlite3_column_type(st, 27), SQLITE_NULL);
 		}
 		expect_time(st, 28, e.cgroup_id);
+		if (e.flags & NTP_HF_CPU)
+			assert_int_equal(sqlite3_column_int64(st, 29), e.cpu);
+		else
+			assert_int_equal(sqlite3_column_type(st, 29), SQLITE_NULL);
+		if (e.flags & NTP_HF_IO_CPU)
+			assert_int_equal(sqlite3_column_int64(st, 30), e.io_cpu);
+		else
+			assert_int_equal(sqlite3_column_type(st, 30), SQLITE_NULL);
+		if (e.flags & NTP_HF_QUEUE_BUSY)
+			assert_int_equal(sqlite3_column_int64(st, 31), e.queue_busy);
+		else
+			assert_int_equal(sqlite3_column_type(st, 31), SQLITE_NULL);
 	}
 	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
 	sqlite3_finalize(st);
