@@ -473,6 +473,11 @@ int ntp_diag__make(struct ntp_diag *d, const struct ntp_report *r, struct ntp_so
 	 * without a database (the fleet's engine) has the model's stages
 	 * alone, and the rules say what they lack as not recorded.
 	 */
+	d->has.engine = !s->db;
+	for (int i = 0; d->has.engine && i < s->n; i++) {
+		d->has.host |= (s->files[i].sides & NTP_SIDE_HOST) != 0;
+		d->has.target |= (s->files[i].sides & NTP_SIDE_TARGET) != 0;
+	}
 	for (int i = 0; s->db && i < s->n && !rc; i++) {
 		if (r->files[i].evidence) {
 			d->has.host = true;
@@ -729,27 +734,31 @@ void ntp_diag__text(const struct ntp_diag_line *l, char *buf, size_t len, size_t
 	cut(buf, len, width);
 }
 
-const char *ntp_diag__missing(const struct ntp_diag *d, size_t i)
+const char *ntp_diag__missing(const struct ntp_diag *d, size_t i, char *buf, size_t len)
 {
 	const struct {
 		bool has;
-		const char *what;
+		const char *what, *so;
 	} ev[] = {
-		{ d->has.deferral, "send deferral: not recorded in this file (no deferred send is named)" },
-		{ d->has.submitters, "processes: not recorded in this file (no queue is named starved)" },
-		{ d->has.queue_depth, "queue depth: not recorded in this file (no host queue is saturated)" },
-		{ d->has.resets, "resets: not recorded in this file (errors are the commands' status)" },
+		{ d->has.deferral, "send deferral", "no deferred send is named" },
+		{ d->has.submitters, "processes", "no queue is named starved" },
+		{ d->has.queue_depth, "queue depth", "no host queue is saturated" },
+		{ d->has.resets, "resets", "errors are the commands' status" },
 	}, tev[] = {
-		{ d->has.backend, "backend counters: not recorded in this file (storage is not named "
-		  "saturated)" },
+		{ d->has.backend, "backend counters", "storage is not named saturated" },
 	};
+	const char *where = d->has.engine ? "the engine" : "this file";
 
 	for (size_t k = 0; d->has.host && k < sizeof(ev) / sizeof(ev[0]); k++)
-		if (!ev[k].has && !i--)
-			return ev[k].what;
+		if (!ev[k].has && !i--) {
+			snprintf(buf, len, "%s: not recorded in %s (%s)", ev[k].what, where, ev[k].so);
+			return buf;
+		}
 	for (size_t k = 0; d->has.target && k < sizeof(tev) / sizeof(tev[0]); k++)
-		if (!tev[k].has && !i--)
-			return tev[k].what;
+		if (!tev[k].has && !i--) {
+			snprintf(buf, len, "%s: not recorded in %s (%s)", tev[k].what, where, tev[k].so);
+			return buf;
+		}
 	return NULL;
 }
 

@@ -43,6 +43,7 @@ struct ntp_diag_sources {
 	bool resets;              /* meta host_ctrl_resets */
 	bool target;              /* a target side: else backend does not apply */
 	bool backend;             /* the backend_stats table */
+	bool engine;              /* the fleet's engine: the stages alone, none of the above */
 };
 
 struct ntp_diag_gather;
@@ -90,10 +91,11 @@ const char *ntp_diag__stage_label(const struct ntp_diag_line *l, int i);
 void ntp_diag__label(const struct ntp_diag_line *l, char *buf, size_t len);
 /*
  * The i-th (from 0) evidence the recordings lack, as the notes name it:
- * "queue depth: not recorded in this file (no host queue is saturated)";
- * NULL past the last
+ * "queue depth: not recorded in this file (no host queue is saturated)",
+ * "... in the engine ..." of the fleet's engine, written into buf; NULL
+ * past the last
  */
-const char *ntp_diag__missing(const struct ntp_diag *d, size_t i);
+const char *ntp_diag__missing(const struct ntp_diag *d, size_t i, char *buf, size_t len);
 /* d's line of group g (a pointer into the report d was made of) into l: l, or NULL: none */
 const struct ntp_diag_line *ntp_diag__line_of(const struct ntp_diag *d,
 					      const struct ntp_report_group *g,

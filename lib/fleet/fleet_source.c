@@ -616,6 +616,17 @@ static int percentiles(double *p)
  * are the sorted values at the ranks ntp_interval__quantile_ranks gives,
  * computed by the engine with the same double operations in the same order.
  */
+/* the levels q of the run's percentiles p of x, negated, as aggregates() explains */
+static void levels(FILE *m, const double *p, int np)
+{
+	for (int i = 0; i < np; i++) {
+		int64_t ppm = llround(p[i] * 1e6);
+		double q = nextafter((double)(100000000 - ppm) / 1e8, 1.0);
+
+		fprintf(m, "%s%.17g", i ? ", " : "", q);
+	}
+}
+
 static void aggregates(FILE *m, const char *x, bool hist, bool approx)
 {
 	double p[NTP_PCT_MAX];
@@ -625,12 +636,7 @@ static void aggregates(FILE *m, const char *x, bool hist, bool approx)
 		"stddevSampIf(%s, ok), %sIf(", x, x, x, x,
 		/* the t-digest's values are Float32: rounded to integers as the exact ones are */
 		approx ? "arrayMap(v -> toInt64(round(v)), quantilesTDigest" : "quantilesExact");
-	for (int i = 0; i < np; i++) {
-		int64_t ppm = llround(p[i] * 1e6);
-		double q = nextafter((double)(100000000 - ppm) / 1e8, 1.0);
-
-		fprintf(m, "%s%.17g", i ? ", " : "", q);
-	}
+	levels(m, p, np);
 	fprintf(m, ")(-%s, ok)%s, [", x, approx ? ")" : "");
 	/* --approx: no interval (report prints none; compare, which needs them, has no --approx) */
 	for (int i = 0; i < np && !approx; i++) {
@@ -655,6 +661,62 @@ static void aggregates(FILE *m, const char *x, bool hist, bool approx)
 			"%s, arrayMap(k -> bitShiftLeft(toInt64(1), k + 1), range(62))) - %d), %d)))], "
 			"[toUInt64(1)], ok)", x, 1 << NTP_HIST_SUB_BITS, x, x, x, NTP_HIST_SUB_BITS,
 			1 << NTP_HIST_SUB_BITS, x, x, NTP_HIST_SUB_BITS, (1 << NTP_HIST_SUB_BITS) - 1);
+}
+
+/*
+ * The group's tail (model.h's struct ntp_report_tail, as model_groups.c
+ * makes it for files) of the end-to-end column e2e and the view's stages:
+ * tail_k, the 1-based index in the run's percentiles of the highest one
+ * the statistics table (min_n) marks testable at the group's count, 0 for
+ * none; that percentile of e2e, exact (with --approx too, since the tail's
+ * commands are those above it); then the number of the counted commands
+ * whose e2e is strictly above it, their e2e's exact sum and each stage's.
+ * After them, each stage's count of counted commands below 0.  3 + nstages
+ * + 1 + nstages fields.
+ */
+static void tail_aggregates(FILE *m, const char *e2e, const struct ntp_view *v)
+{
+	double p[NTP_PCT_MAX];
+	int np = percentiles(p);
+	char col[32];
+
+	fputs(", multiIf(", m);
+	for (int i = np - 1; i >= 0; i--)
+		fprintf(m, "countIf(ok) >= %" PRIu64 ", %d, ", (uint64_t)ntp_stats[NTP_STAT_PCT + i].min_n,
+			i + 1);
+	fputs("0) AS tail_k, -arrayElement(quantilesExactIf(", m);
+	levels(m, p, np);
+	fprintf(m, ")(-%s, ok), tail_k) AS tail_above, length(arrayFilter(t -> tail_k > 0 AND "
+		"t.1 > tail_above, groupArrayIf(tuple(%s", e2e, e2e);
+	for (int i = 0; i < v->nstages; i++)
+		fprintf(m, ", %s", stage_col(v->stages[i].id, col, sizeof(col)));
+	/* the array is named inside length(): a select item of its own would be sent back */
+	fputs("), ok)) AS tail_rows)", m);
+	for (int i = 0; i <= v->nstages; i++)
+		fprintf(m, ", arraySum(arrayMap(t -> t.%d, tail_rows))", i + 1);
+	for (int i = 0; i < v->nstages; i++)
+		fprintf(m, ", countIf(ok AND %s < 0)", stage_col(v->stages[i].id, col, sizeof(col)));
+}
+
+/* g's tail and negative counts from tail_aggregates()' fields at fld[0..) */
+static void tail_of(struct ntp_report_group *g, char **fld)
+{
+	struct ntp_report_tail *t = &g->tail;
+	int k = atoi(fld[0]);
+
+	for (int s = 0; s < g->nstages; s++)
+		g->negative[s] = strtoull(fld[3 + 1 + g->nstages + s], NULL, 10);
+	if (k <= 0)
+		return;	/* no percentile testable: stat 0, as model_groups.c leaves it */
+	t->stat = NTP_STAT_PCT + k - 1;
+	t->above_ns = strtoll(fld[1], NULL, 10);
+	t->n = strtoull(fld[2], NULL, 10);
+	if (!t->n)
+		return;
+	/* the means as model_groups.c divides its exact sums: in long double */
+	t->e2e_mean = (double)((long double)strtoll(fld[3], NULL, 10) / t->n);
+	for (int s = 0; s < g->nstages; s++)
+		t->stage_mean[s] = (double)((long double)strtoll(fld[4 + s], NULL, 10) / t->n);
 }
 
 /* a summary from the aggregates' fields at fld[0..): 7 of them, 8 with hist */
@@ -787,6 +849,7 @@ static int load_groups(struct fleet_source *fs, struct ntp_report *r, bool hist)
 	aggregates(m, e2e, hist, fs->ff.approx);
 	for (int i = 0; i < v->nstages; i++)
 		aggregates(m, stage_col(v->stages[i].id, col, sizeof(col)), hist, fs->ff.approx);
+	tail_aggregates(m, e2e, v);
 	from_where(fs, r, m);
 	fprintf(m, " GROUP BY %s, ns, io_type, bytes FORMAT TabSeparated",
 		joined ? "host_run" : "run_id");
@@ -801,7 +864,7 @@ static int load_groups(struct fleet_source *fs, struct ntp_report *r, bool hist)
 		int run = run_index(fs, strtoull(fld[0], NULL, 10));
 		void *nv;
 
-		if (n < 9 + per * (1 + v->nstages) || run < 0)
+		if (n < 9 + per * (1 + v->nstages) + 4 + 2 * v->nstages || run < 0)
 			continue;
 		nv = realloc(r->groups, (r->ngroups + 1) * sizeof(*r->groups));
 		if (!nv) {
@@ -828,6 +891,8 @@ static int load_groups(struct fleet_source *fs, struct ntp_report *r, bool hist)
 		for (int i = 0; i < v->nstages && !err; i++)
 			if (summary(&g->stage[i], fld + 9 + per * (1 + i), hist, &g->sum_stage[i]))
 				err = nomem();
+		if (!err)
+			tail_of(g, fld + 9 + per * (1 + v->nstages));
 	}
 	ntp_ch_reply__free(&rep);
 	if (!err && r->ngroups)

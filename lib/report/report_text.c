@@ -378,8 +378,8 @@ static void ntp_report__print_diagnosis(const struct ntp_diag *d, FILE *f)
 		ntp_diag__full_text(&l, line, sizeof(line), NTP_DIAG_TEXT_WIDTH - 2);
 		fprintf(f, "# %s\n", line);
 	}
-	for (size_t i = 0; ntp_diag__missing(d, i); i++)
-		fprintf(f, "# %s\n", ntp_diag__missing(d, i));
+	for (size_t i = 0; ntp_diag__missing(d, i, line, sizeof(line)); i++)
+		fprintf(f, "# %s\n", line);
 	if (d->all.e.host_alone)
 		fprintf(f, "# network* holds the network and the target: a cause in it needs the "
 			"target's recording\n");

@@ -112,15 +112,32 @@ def corpus(tmp_path_factory):
     return out
 
 
+# The diagnosis's evidence that differs by design: the engine stores each command's stages,
+# not its queue, its CPUs or the target's backend statistics, so an engine's report has no
+# host queue or send figures and names no source of that evidence (ntprof-fleet(7)); every
+# other field, the tail and its stages, the cause and the text included, is compared.
+NOT_IN_ENGINE = ("sources", "host_queue", "sends")
+
+
+def without(x, keys):
+    """x with the keys of keys removed at every depth"""
+    if isinstance(x, dict):
+        return {k: without(v, keys) for k, v in x.items() if k not in keys}
+    if isinstance(x, list):
+        return [without(v, keys) for v in x]
+    return x
+
+
 def comparable(doc):
     """A report's JSON without what the engine does not have: the files' paths and hooks,
-    and the diagnosis, whose evidence (queues, processes, the backend) is read from the
-    recordings' commands (test_report_url__diagnosis__evidence_not_recorded)."""
+    and the diagnosis's evidence read from the recordings' commands (NOT_IN_ENGINE,
+    test_report_url__diagnosis__evidence_not_recorded)."""
     for f in doc.get("files", []):
         f.pop("path", None)
         f.pop("hooks", None)
     doc.pop("command", None)
-    doc.pop("diagnosis", None)
+    if "diagnosis" in doc:
+        doc["diagnosis"] = without(doc["diagnosis"], NOT_IN_ENGINE)
     return doc
 
 
@@ -166,20 +183,27 @@ def test_report_url__equals_report_files__one_server(run, server, corpus, case, 
         assert engine_pairs(server, db) == [tuple(p) for p in join_pairs(run, tmp_path, files)]
 
 
+DIAG_VERDICT = re.compile(r"^# (recording|read|write|other) .*?: |^# recording: ")
+
+
 def report_tables(run, *args):
-    """the text report's tables: its lines but the "#" ones (the header names the files and
-    their hooks, the diagnosis reads evidence the engine does not hold)"""
+    """the text report's tables and its diagnosis's verdicts: its lines but the other "#"
+    ones (the header names the files and their hooks; the diagnosis's closing lines say
+    which evidence each source lacks, and the engine lacks more, NOT_IN_ENGINE)"""
     r = run("report", *args, timeout=300)
     assert_ok(r)
-    lines = [line for line in r.stdout.splitlines() if not line.startswith("#")]
+    lines = [line for line in r.stdout.splitlines()
+             if not line.startswith("#") or DIAG_VERDICT.match(line)]
     assert any(line.strip() for line in lines), r.stdout
+    assert any(DIAG_VERDICT.match(line) for line in lines), r.stdout
     return lines
 
 
 def test_report_url__diagnosis__evidence_not_recorded(run, server, corpus):
     """The engine holds the stages, not the commands' queues, processes or backend: the
-    diagnosis says so of each source, and --by, which reads them, is refused in one line
-    (report, series and compare)."""
+    diagnosis says so of each source (JSON) and in its closing lines (text), and --by,
+    which reads them, is refused in one line (report, series and compare).  The tails are
+    the engine's own."""
     db = "diag_host"
     push(run, server.url, "--database", db, *corpus["host"])
     r = run("report", "-j", "-", "--url", server.url, "--database", db)
@@ -187,6 +211,17 @@ def test_report_url__diagnosis__evidence_not_recorded(run, server, corpus):
     doc = json.loads(r.stdout)
     assert doc["diagnosis"]["groups"], doc["diagnosis"]
     assert not any(doc["diagnosis"]["sources"].values()), doc["diagnosis"]["sources"]
+    # the tail is the engine's own: each group of the corpus has the n of a tested percentile
+    for g in doc["diagnosis"]["groups"]:
+        assert g["cause"] != "insufficient_evidence" and g["tail"]["percentile"], g
+        assert 0 < g["evidence"]["tail_n"] < g["evidence"]["n"], g
+    # the text's closing lines name each evidence of a host's that the engine lacks
+    r = run("report", "--url", server.url, "--database", db)
+    assert_ok(r)
+    missing = [line for line in r.stdout.splitlines() if "not recorded" in line]
+    assert [line.split(":")[0] for line in missing] == \
+        ["# send deferral", "# processes", "# queue depth", "# resets"], r.stdout
+    assert all(": not recorded in the engine (" in line for line in missing), missing
     for args in (("report", "--by", "queue"), ("series", "--by", "process"),
                  ("compare", "--by", "queue", "2000-01-01..", "2000-01-01..")):
         r = run(*args, "--url", server.url, "--database", db)
@@ -296,8 +331,9 @@ def _weeks(tmp_path, storage=((10_000, 40_000), (20_000, 90_000))):
 def same(got, want, where="doc"):
     """got is want: every count, string, integer time and percentile (with its interval) the
     same; a float that comes of a standard deviation (a mean's interval and p-value) to 1e-9,
-    as the engine sums the squares in another order than ntprof, and a clock line's drift,
-    estimated on rows read in another order"""
+    as the engine sums the squares in another order than ntprof, and a clock line's drift
+    (the report's, and the diagnosis's clock evidence), estimated on rows read in another
+    order"""
     if isinstance(want, dict):
         assert isinstance(got, dict) and set(got) == set(want), (where, got, want)
         for k in want:
@@ -306,7 +342,8 @@ def same(got, want, where="doc"):
         assert isinstance(got, list) and len(got) == len(want), (where, got, want)
         for i, (g, w) in enumerate(zip(got, want)):
             same(g, w, f"{where}[{i}]")
-    elif isinstance(want, float) and (".mean." in where + "." or where.endswith("drift_ppm")):
+    elif isinstance(want, float) and (".mean." in where + "." or
+                                         where.endswith(("drift_ppm", ".clock.drift"))):
         assert got == pytest.approx(want, rel=1e-9, abs=1e-300), where
     else:
         assert got == want, (where, got, want)
