@@ -348,9 +348,14 @@ int ntp_source__store_pairing(const char *path)
 		err = ntp_source__open_join(s, NULL, &j);
 	if (!err)
 		err = ntp_join__run(j);
+	/*
+	 * The damage check reads the file beside the join, through a
+	 * connection that takes no locks (a finished file is immutable): its
+	 * verdict comes before the pairing is written into that same file.
+	 */
+	err = ntp_source__verdict(&s, 1, err);
 	if (!err)
 		err = ntp_join__store(j);
-	err = ntp_source__verdict(&s, 1, err);
 	ntp_join__close(j);
 	ntp_source__close(s);
 	return err;
