@@ -302,6 +302,12 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_sep("-", "test bed kernels")
         for line in lines:
             terminalreporter.write_line(line)
+    # said here, not by pytest's count: under -n the workers deselect them
+    soaks = sorted(p.name for p in pathlib.Path(__file__).parent.glob("test_*.py")
+                   if "pytest.mark.long" in p.read_text())
+    if soaks and not LONG:
+        terminalreporter.write_sep("-", "left out")
+        terminalreporter.write_line(f"NOT RUN (make test-long only, NTPROF_TB_LONG=1): {', '.join(soaks)}")
 
 
 @pytest.fixture
