@@ -109,6 +109,13 @@ def assert_ok(r):
     assert r.stderr == "", f"unexpected stderr: {r.stderr}"
 
 
+def run_ok(run, *args):
+    """run(ARGS), each made a str, that must succeed (assert_ok)"""
+    r = run(*map(str, args))
+    assert_ok(r)
+    return r
+
+
 @pytest.fixture(scope="session")
 def every_kind(tmp_path_factory):
     """A recording of each kind, for the tests of the output forms: two host

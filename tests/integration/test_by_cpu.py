@@ -11,7 +11,7 @@ import sqlite3
 import pytest
 
 import ntpgen
-from conftest import Exit
+from conftest import Exit, run_ok
 
 S = 1_000_000_000
 WIDTH = 100
@@ -19,13 +19,6 @@ NAME = {"cpu": "coalesce('cpu ' || h.cpu, '(not recorded)')",
         "io_cpu": "coalesce('io_cpu ' || h.io_cpu, '(not recorded)')"}
 # host_io joined to its stages, as the readers read them
 FROM = "FROM host_io h JOIN host_stages s ON s.id = h.id"
-
-
-def ok(run, *args):
-    r = run(*map(str, args))
-    assert r.returncode == Exit.OK, r.stderr
-    assert r.stderr == ""
-    return r
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +78,7 @@ def sql_by(path, key, where=""):
 
 
 def report_by(run, path, key, *extra):
-    doc = json.loads(ok(run, "report", "--by", key, "-j", "-", *extra, path).stdout)
+    doc = json.loads(run_ok(run, "report", "--by", key, "-j", "-", *extra, path).stdout)
     return doc["by"], doc
 
 
@@ -127,7 +120,7 @@ def test_report_by_cpu__rows_and_total_as_sql(run, files, key):
     check_report(by, want, key)
     assert by["cpus_recorded"] is True and by["io_cpus_recorded"] is True
     # the text: a row per CPU and the total, within 100 columns, the share off io_cpu
-    text = ok(run, "report", "--by", key, files["a"]).stdout
+    text = run_ok(run, "report", "--by", key, files["a"]).stdout
     lines = text.split("# by %s (--by)" % key, 1)[1].splitlines()[1:]
     lines = lines[:lines.index("#")]
     data = [l for l in lines if not l.startswith("#")]
@@ -142,7 +135,7 @@ def test_report_by_cpu__rows_and_total_as_sql(run, files, key):
         100 * t["off_io_cpu"] / t["cpus_known"], t["cpus_known"],
         t["off_io_cpu_delay_ns"] / 1e3, t["on_io_cpu_delay_ns"] / 1e3) in lines
     # the page: a row per CPU and the total
-    page = ok(run, "report", "--by", key, "--html", "-", files["a"]).stdout
+    page = run_ok(run, "report", "--by", key, "--html", "-", files["a"]).stdout
     table = page.split("<h2>By %s</h2>" % key, 1)[1].split("</table>", 1)[0]
     assert table.count("<tr>") == 2 + len(by["rows"])
 
@@ -159,7 +152,7 @@ def test_report_by_io_cpu__rdma_has_none(run, files):
     assert [r["name"] for r in by["rows"]] == ["(not recorded)"]
     assert by["rows"][0]["cpu"] is None and by["rows"][0]["cpus_known"] == 0
     assert (by["cpus_recorded"], by["io_cpus_recorded"]) == (True, False)
-    text = ok(run, "report", "--by", "io_cpu", files["rdma"]).stdout
+    text = run_ok(run, "report", "--by", "io_cpu", files["rdma"]).stdout
     assert "# io_cpus: not recorded in this file (no io_cpu over NVMe/RDMA or on this " \
            "kernel)" in text
     assert "sent off the queue's io_cpu" not in text
@@ -178,12 +171,12 @@ def test_report_by_cpu__older_file_not_recorded(run, files):
         assert [(r["name"], r["n"], r["cpu"], r["queue_in_flight_mean"]) for r in by["rows"]] \
             == [("(not recorded)", n, None, None)]
         assert (by["cpus_recorded"], by["io_cpus_recorded"]) == (False, False)
-        text = ok(run, "report", "--by", key, files["old"]).stdout
+        text = run_ok(run, "report", "--by", key, files["old"]).stdout
         assert "# %ss: not recorded in this file (recorded before the cpu and io_cpu " \
                "columns)" % key in text
     sends = doc["diagnosis"]["recording"]["evidence"]["sends"]
     assert (sends["off_io_cpu"], sends["on_io_cpu"]) == (None, None), sends
-    doc = json.loads(ok(run, "series", "--by", "cpu", "-j", "-", files["old"]).stdout)
+    doc = json.loads(run_ok(run, "series", "--by", "cpu", "-j", "-", files["old"]).stdout)
     assert {r["cpu"] for r in doc["rows"]} == {"(not recorded)"}
 
 
@@ -213,7 +206,7 @@ def test_diagnosis_sends__off_io_cpu_as_sql(run, files):
 
 @pytest.mark.parametrize("key", ("cpu", "io_cpu"))
 def test_compare_by_cpu__runs_as_report__paired_by_cpu(run, files, key):
-    doc = json.loads(ok(run, "compare", "--by", key, "-j", "-", files["a"], files["b"]).stdout)
+    doc = json.loads(run_ok(run, "compare", "--by", key, "-j", "-", files["a"], files["b"]).stdout)
     by = doc["by"]
     assert by["key"] == key
     assert by["baseline"] == report_by(run, files["a"], key)[0]
@@ -227,7 +220,7 @@ def test_compare_by_cpu__runs_as_report__paired_by_cpu(run, files, key):
         b, n = by["baseline"]["rows"][p["baseline"]], by["new"]["rows"][p["new"]]
         assert p["mean_delta_ns"] == pytest.approx(n["mean_ns"] - b["mean_ns"])
         assert p["tail_delta_ns"] == n["tail_ns"] - b["tail_ns"]
-    text = ok(run, "compare", "--by", key, files["a"], files["b"]).stdout
+    text = run_ok(run, "compare", "--by", key, files["a"], files["b"]).stdout
     section = text.split("# by %s (--by)" % key, 1)[1].splitlines()[1:]
     section = section[:section.index("#")]
     data = [l for l in section if not l.startswith("#")]
@@ -250,7 +243,7 @@ def dense(tmp_path_factory):
 
 @pytest.mark.parametrize("key", ("cpu", "io_cpu"))
 def test_series_by_cpu__each_interval_as_sql(run, dense, key):
-    doc = json.loads(ok(run, "series", "--by", key, "-j", "-", dense).stdout)
+    doc = json.loads(run_ok(run, "series", "--by", key, "-j", "-", dense).stdout)
     assert doc["by"] == key
     db = connect(dense)
     start = int(dict(db.execute("SELECT key, value FROM meta"))["start_ns"])
@@ -270,7 +263,7 @@ def test_series_by_cpu__each_interval_as_sql(run, dense, key):
         assert e["p99_ns"] == (ntpgen.percentile(v, 99) if len(v) >= 100 else None), k
         shown += e["p99_ns"] is not None
     assert shown == len(want), "every interval has a p99"
-    text = ok(run, "series", "--by", key, dense).stdout
+    text = run_ok(run, "series", "--by", key, dense).stdout
     assert "# by:                a group is a host %s, its commands of every type and size" % (
         "submitting CPU (cpu)" if key == "cpu" else "queue's io_cpu (io_cpu)") in text
 
