@@ -5,8 +5,9 @@
 - exact (-s 1): fio issues a fixed number of I/Os (4k randread, 4k randwrite,
   128k sequential write) between record's attach and its SIGINT, so every one
   of them, and nothing else, is recorded: no command is in flight at start or
-  stop.  Stage arithmetic holds for every command; 128k writes waited for an
-  R2T, 4k ones did not; the send hooks of this kernel filled their times;
+  stop, and the disk's own counters (/sys/block/DEV/stat) saw no other
+  request.  Stage arithmetic holds for every command; 128k writes waited for
+  an R2T, 4k ones did not; the send hooks of this kernel filled their times;
   each command's submitting CPU and its queue's io_cpu (one per queue) are
   recorded.
 - sampled (-s 100): exactly the commands whose hash is a multiple of 100, a
@@ -117,7 +118,9 @@ def check_exact(r, kernel):
     else:
         assert h["h_cmd_sent"]["hook"] == "nvme_tcp_try_send", h["h_cmd_sent"]
 
-    # every command fio issued and nothing else: fio runs between attach and SIGINT
+    # every command fio issued and nothing else: fio runs between attach and SIGINT,
+    # and the disk completed no other request meanwhile (/sys/block/DEV/stat)
+    assert int(res["exact_disk_ios"]) == fio_ios, (res["exact_disk_ios"], fio_ios)
     iv = intervals(db)
     assert iv["seen"] == fio_ios, iv
     assert iv["sampled"] == fio_ios and iv["lost_rb"] == 0 and iv["lost_map"] == 0, iv

@@ -430,6 +430,15 @@ tb_fio() {
 	tb_log "fio $label: $TB_FIO_IOS I/Os, $(jq '[.jobs[] | .read.iops + .write.iops] | add | floor' "$json") IOPS"
 }
 
+# the requests the request-based disks of controller $TB_CTRL (a path
+# nvmeXcYnZ under multipath, nvmeXnY without) have completed: reads, writes,
+# discards and flushes from their /sys/block/DEV/stat, whoever issued them
+tb_disk_ios() {
+	[ -n "${TB_CTRL:-}" ] || tb_fail "tb_disk_ios: no TB_CTRL (connect first)"
+	cat /sys/class/nvme/"$TB_CTRL"/nvme*n*/stat |
+		awk '{ n += $1 + $5 + ($12 == "" ? 0 : $12) + ($15 == "" ? 0 : $15) } END { print n + 0 }'
+}
+
 tb_net_up() {
 	[ -n "${TB_MY_ADDR:-}" ] || tb_fail "tb_net_up: TB_MY_ADDR unset (run-two.sh sets it)"
 	tb__modprobe virtio_net

@@ -9,7 +9,8 @@
 #   duration  -d 2 with no I/O, and -j
 #   diskfull  -s 1 into a 640 KiB tmpfs that fills up: record must stop with
 #             an error and keep what it spooled and committed, for ntprof finish
-# Results (result.env): kernel, dev, <mode>_rc, <mode>_fio_ios, <mode>_attach_s
+# Results (result.env): kernel, dev, <mode>_rc, <mode>_fio_ios, exact_disk_ios
+# (the requests the disk completed while record -s 1 ran), <mode>_attach_s
 # (record's own attach time), <mode>_progs_left; $TB_OUT gets <mode>.ntp and
 # record's stdout/stderr (<mode>.out, <mode>.err) for the test to inspect.
 . "${TB_LIB:-tests/testbed/guest/lib.sh}"
@@ -69,10 +70,13 @@ for mode in "$@"; do
 	case "$mode" in
 	exact)
 		record_start exact -s 1 -o "$WORK/exact.ntp"
+		disk0=$(tb_disk_ios)
 		# each block once (fio's random map): exact counts, no time limit
 		add_fio randread4k --rw=randread --bs=4k --size=8M --iodepth=8
 		add_fio randwrite4k --rw=randwrite --bs=4k --size=8M --iodepth=8
 		add_fio write128k --rw=write --bs=128k --size=16M --iodepth=4
+		# every request of the disk while record ran: fio's and any other
+		tb_res exact_disk_ios $(($(tb_disk_ios) - disk0))
 		record_stop exact
 		;;
 	sampled)
