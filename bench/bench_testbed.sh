@@ -20,6 +20,7 @@
 #
 #   bench/bench_testbed.sh [BUILD_DIR]
 #       KERNELS="6.1 6.12"  guest kernels       PARTS="bpf fio"  what to measure
+#         (and hooks: empty tp_btf against empty fentry programs, bench/hooks)
 #       TRANSPORTS="tcp rdma"  record -t and the fixture (tb_loop_tcp/_rdma)
 #       ROUNDS=2  RUNTIME=3 (fio seconds per run)  TIMEOUT=1800 (per boot)
 #       ICOUNT=1 (0: wall-clock TCG)  NTPROF_BASE=path (a second build, e.g.
@@ -51,6 +52,17 @@ fi
 for tool in qemu-system-x86_64 bpftrace bpftool blktrace fio jq; do
 	command -v "$tool" >/dev/null || { echo "bench_testbed: needs $tool" >&2; exit 1; }
 done
+
+# the empty fentry and tp_btf programs of the hooks part and hooks-* configs
+# (bench/hooks), built beside the build's other benchmarks
+EMPTY_HOOKS=$(readlink -f "$BUILD")/bench/empty_hooks
+mkdir -p "${EMPTY_HOOKS%/*}"
+if ! clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -I"/usr/include/$(gcc -dumpmachine)" \
+	-c bench/hooks/empty_hooks.bpf.c -o "$EMPTY_HOOKS.bpf.o" ||
+	! cc -O2 -Wall -Wextra -Werror bench/hooks/empty_hooks.c -lbpf -o "$EMPTY_HOOKS"; then
+	echo "bench_testbed: cannot build bench/hooks/empty_hooks" >&2
+	exit 1
+fi
 
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-bench-testbed.XXXXXX")
 # the accelerator every boot below gets (tests/testbed/accel.sh: KVM only when
@@ -88,7 +100,7 @@ for k in $KERNELS; do
 		[ -z "${FIO_TIMEOUT:-}" ] || opts+=(--env FIO_TIMEOUT="$FIO_TIMEOUT")
 		# shellcheck disable=SC2086 # PARTS is a list of words
 		if tests/testbed/run.sh --kernel "$k" --timeout "$TIMEOUT" --out "$OUT/$k-$t" "${opts[@]}" \
-			--env NTPROF="$NTPROF" --env TRANSPORT="$t" --env ROUNDS="${ROUNDS:-2}" \
+			--env NTPROF="$NTPROF" --env EMPTY_HOOKS="$EMPTY_HOOKS" --env TRANSPORT="$t" --env ROUNDS="${ROUNDS:-2}" \
 			--env RUNTIME="${RUNTIME:-3}" bench/guest/testbed.sh $PARTS; then
 			cat "$OUT/$k-$t/bench.txt"
 		else

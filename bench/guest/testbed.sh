@@ -3,7 +3,7 @@
 # measured inside a test bed guest on a loopback NVMe/TCP or NVMe/RDMA
 # (soft-RoCE) namespace: TRANSPORT=tcp|rdma, `record -t $TRANSPORT`.
 #
-#   testbed.sh [bpf] [fio]       (default: both, in one boot)
+#   testbed.sh [bpf] [fio] [hooks]   (default: bpf fio, in one boot)
 #
 #   bpf  The BPF cost per command, from the kernel's own BPF statistics
 #        (kernel.bpf_stats_enabled=1; bpftool prog show: run_time_ns/run_cnt),
@@ -17,7 +17,14 @@
 #        attached (the floor any tool on those hooks pays), and a bpftrace
 #        script doing ntprof's work on the same hooks; ROUNDS interleaved
 #        rounds of short fixed-time runs, reported as ratios to the bare runs
-#        (medians of the rounds) and as guest ns per I/O.
+#        (medians of the rounds) and as guest ns per I/O.  Each record
+#        config's recording is counted against the requests the disk
+#        completed while it ran (/sys/block/DEV/stat): commands in the file,
+#        seen, sampled and lost.
+#   hooks  The tracepoints the NVMe drivers offer, and the BPF statistics of
+#        empty fentry and empty tp_btf programs on the same points
+#        (bench/hooks/empty_hooks.bpf.c); their cost to fio: the fio
+#        configs hooks-fe_ and hooks-tp_ (or any name prefix, e.g. hooks-tp_h_).
 #
 # Prints tables on stderr (the console) and into $TB_OUT/bench.txt; asserts
 # nothing about time. Under TCG kernel work is exaggerated: read the ratios.
@@ -32,7 +39,9 @@
 # default all of: bare record-s1000 record-s1 blktrace empty bpftrace, and
 # base-s1000 base-s1 with NTPROF_BASE; monitor-s1000 and monitor-s1, ntprof
 # monitor, and flight-s1000 and flight-s1, monitor --flight, on request;
-# baseflight-s1000 and baseflight-s1, NTPROF_BASE's monitor --flight).
+# baseflight-s1000 and baseflight-s1, NTPROF_BASE's monitor --flight;
+# hooks-PREFIX, the empty programs of bench/hooks whose names begin with
+# PREFIX), EMPTY_HOOKS (their loader; its object is EMPTY_HOOKS.bpf.o).
 #
 # nvme_core is loaded with multipath=N, as in tests/testbed/guest/record_btt.sh,
 # so the namespace is one request-based disk and blktrace traces the whole
@@ -91,6 +100,7 @@ say() {
 # ---- tools started in the background, each returning once it is attached ----
 
 REC_PID=
+REC_DISK0=0
 # record_start S [BINARY]: ntprof record -s S, by default $NTPROF
 record_start() {
 	local s=$1 bin=${2:-$NTPROF}
@@ -98,7 +108,7 @@ record_start() {
 	"$bin" record -t "$TRANSPORT" -s "$s" -o "$WORK/rec-$s.ntp" > "$WORK/rec.out" 2> "$WORK/rec.err" &
 	REC_PID=$!
 	for _ in $(seq 1 1200); do
-		grep -q 'programs attached' "$WORK/rec.err" && return 0
+		grep -q 'programs attached' "$WORK/rec.err" && { REC_DISK0=$(tb_disk_ios); return 0; }
 		kill -0 "$REC_PID" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -106,10 +116,13 @@ record_start() {
 	tb_fail "ntprof record -t $TRANSPORT -s $s did not attach"
 }
 
-# record_stop [TAG]: with a TAG, keep the own-cost line report prints for the recording
+# record_stop [TAG [ROUND]]: with a TAG, keep the own-cost line report prints for
+# the recording; with a ROUND too, the commands in the file against the requests
+# the disk completed since record_start (nothing is in flight at either end)
 record_stop() {
-	local f
+	local f disk
 
+	disk=$(($(tb_disk_ios) - REC_DISK0))
 	kill -INT "$REC_PID"
 	wait "$REC_PID" || { cat "$WORK/rec.err" >&2; tb_fail "ntprof record failed"; }
 	if [ -n "${1:-}" ]; then
@@ -118,7 +131,32 @@ record_stop() {
 				>> "$WORK/own-cost"
 		done
 	fi
+	if [ -n "${2:-}" ]; then
+		for f in "$WORK"/rec-*.ntp; do
+			count_commands "$1" "$2" "$f" "$disk"
+		done
+	fi
 	rm -f "$WORK"/rec-*.ntp
+}
+
+# count_commands TAG ROUND FILE DISK_IOS: one line into $WORK/counts: commands in
+# FILE, the host's seen, sampled and lost counters, the disk's requests, and the
+# I/Os fio counted (the cost window's and the run's; fio leaves its ramp out)
+count_commands() {
+	local tag=$1 round=$2 f=$3 disk=$4 rows iv fio
+
+	rows=$(sqlite3 "file:$f?mode=ro" 'SELECT count(*) FROM host_io') || tb_fail "sqlite3 $f"
+	iv=$(sqlite3 -separator ' ' "file:$f?mode=ro" "SELECT sum(seen), sum(sampled), sum(lost_ringbuf),
+		sum(lost_map) FROM intervals WHERE side = 'host'") || tb_fail "sqlite3 $f"
+	fio=$(cat "$WORK/fio-window.json" "$WORK/fio-$tag-$round.json" |
+		jq -s '[.[].jobs[] | .read.total_ios + .write.total_ios] | add')
+	# shellcheck disable=SC2086 # iv is four words
+	set -- $iv
+	printf '%-14s round %s: %s commands in file / %s I/Os issued (disk); seen %s, sampled %s, lost ring %s, map %s; fio counted %s (its ramp left out)\n' \
+		"$tag" "$round" "$rows" "$disk" "$1" "$2" "$3" "$4" "$fio" >> "$WORK/counts"
+	tb_res "cmds_${tag//-/_}_r$round" "$rows"
+	tb_res "disk_ios_${tag//-/_}_r$round" "$disk"
+	tb_res "lost_${tag//-/_}_r$round" "$(($3 + $4))"
 }
 
 MON_PID=
@@ -178,6 +216,28 @@ monitor_stop() {
 			tag, runs, ns }' >> "$WORK/own-cost"
 	kill -TERM "$MON_PID"
 	wait "$MON_PID" || { cat "$WORK/mon.err" >&2; tb_fail "ntprof monitor failed"; }
+}
+
+# bench/hooks/empty_hooks.bpf.c's empty programs, one flavour (a name prefix:
+# fe_ fentry, tp_ tp_btf, fe_h_ the host's nvme core points...) at a time
+EMPTY_HOOKS=${EMPTY_HOOKS:-$TB_REPO/build/bench/empty_hooks}
+EH_PID=
+empty_hooks_start() {
+	[ -x "$EMPTY_HOOKS" ] || tb_fail "$EMPTY_HOOKS missing: bench/bench_testbed.sh builds it"
+	"$EMPTY_HOOKS" "$EMPTY_HOOKS.bpf.o" "$1" > "$WORK/eh.out" 2>&1 &
+	EH_PID=$!
+	for _ in $(seq 1 600); do
+		grep -q '^ready' "$WORK/eh.out" && return 0
+		kill -0 "$EH_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$WORK/eh.out" >&2
+	tb_fail "empty_hooks $1 did not attach"
+}
+
+empty_hooks_stop() {
+	kill -INT "$EH_PID"
+	wait "$EH_PID" || { cat "$WORK/eh.out" >&2; tb_fail "empty_hooks failed"; }
 }
 
 BT_PID=
@@ -403,6 +463,45 @@ bench_bpf() {
 	fi
 }
 
+# ---- hooks: an empty tp_btf program against an empty fentry one, same points ----
+
+bench_hooks() {
+	local fl ids0 ids ev d e names
+
+	ev=/sys/kernel/tracing/events
+	[ -d "$ev/block" ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	say ""
+	say "== tracepoints of the NVMe drivers, kernel $(uname -r):"
+	for d in "$ev"/nvme*; do
+		[ -d "$d" ] || continue
+		names=
+		for e in "$d"/*/; do
+			e=${e%/}
+			names+=" ${e##*/}"
+		done
+		say "   ${d##*/}:$names"
+	done
+	sysctl -q -w kernel.bpf_stats_enabled=1 || tb_fail "cannot enable kernel.bpf_stats_enabled"
+	for fl in fe_ tp_; do
+		ids0=$(all_ids)
+		empty_hooks_start "$fl"
+		ids=$(new_ids "$ids0")
+		measure "$ids" "hooks-$fl"
+		empty_hooks_stop
+	done
+	sysctl -q -w kernel.bpf_stats_enabled=0
+	say ""
+	say "== empty programs, fentry against tp_btf on the same points, kernel $(uname -r), NVMe/$TRANSPORT:" \
+		"$((COST_READS + COST_WRITES)) commands per repetition, lowest of $REPS"
+	say "$(awk 'FILENAME ~ /fe_$/ { k = substr($1, 4); o[++n] = k; rf[k] = $2; nf[k] = $3; next }
+		{ k = substr($1, 4); rt[k] = $2; nt[k] = $3 }
+		END { printf "%-16s %8s %8s %10s %10s\n", "point", "runs fe", "runs tp", "ns fe", "ns tp"
+			for (i = 1; i <= n; i++) { k = o[i]
+				printf "%-16s %8d %8d %10.1f %10.1f\n", k, rf[k], rt[k], nf[k], nt[k] } }' \
+		"$WORK/cost-hooks-fe_" "$WORK/cost-hooks-tp_")"
+	say "(the statistics time a program's body, not its dispatch: fio's hooks-fe_ and hooks-tp_ configs weigh that)"
+}
+
 # ---- fio: IOPS under each tool ----
 
 # ntprof's work in bpftrace: a timestamp per command at each of the hooks
@@ -444,7 +543,8 @@ bpftrace_equivalent() {
 # starts after that window, here too (for every build alike)
 past_cost_window() {
 	fio --name=window --filename="$TB_DEV" --ioengine=libaio --direct=1 --rw=randread --bs=4k \
-		--size=4M --iodepth=8 --eta=never --output=/dev/null >&2 || tb_fail "fio window"
+		--size=4M --iodepth=8 --eta=never --output-format=json --output="$WORK/fio-window.json" >&2 ||
+		tb_fail "fio window"
 	sleep 3.5
 }
 
@@ -485,14 +585,14 @@ bench_fio() {
 	empty=$(empty_script "$names")
 	echo "$empty" > "$TB_OUT/empty.bt"
 	configs=${FIO_CONFIGS:-bare record-s1000 record-s1 blktrace empty bpftrace${NTPROF_BASE:+ base-s1000 base-s1}}
-	rm -f "$WORK"/iops-* "$WORK/own-cost"
+	rm -f "$WORK"/iops-* "$WORK/own-cost" "$WORK/counts"
 	for round in $(seq 1 "$ROUNDS"); do
 		for tag in $configs; do
 			tb_log "round $round $tag: start"
 			case "$tag" in
 			bare) fio_run "$tag" "$round" ;;
-			record-s1000) record_start 1000; past_cost_window; fio_run "$tag" "$round"; record_stop "$tag" ;;
-			record-s1) record_start 1; past_cost_window; fio_run "$tag" "$round"; record_stop "$tag" ;;
+			record-s1000) record_start 1000; past_cost_window; fio_run "$tag" "$round"; record_stop "$tag" "$round" ;;
+			record-s1) record_start 1; past_cost_window; fio_run "$tag" "$round"; record_stop "$tag" "$round" ;;
 			base-s1000) record_start 1000 "$NTPROF_BASE"; past_cost_window; fio_run "$tag" "$round"; record_stop ;;
 			base-s1) record_start 1 "$NTPROF_BASE"; past_cost_window; fio_run "$tag" "$round"; record_stop ;;
 			monitor-s1000) monitor_start 1000; past_cost_window; fio_run "$tag" "$round"; monitor_stop "$tag" ;;
@@ -506,6 +606,7 @@ bench_fio() {
 				MON_BIN= ;;
 			blktrace) blktrace_start; fio_run "$tag" "$round"; blktrace_stop ;;
 			empty) bpftrace_start "$empty"; fio_run "$tag" "$round"; bpftrace_stop ;;
+			hooks-*) empty_hooks_start "${tag#hooks-}"; fio_run "$tag" "$round"; empty_hooks_stop ;;
 			bpftrace) bpftrace_start "$script"; fio_run "$tag" "$round"; bpftrace_stop ;;
 			*) tb_fail "testbed.sh: unknown fio config '$tag'" ;;
 			esac
@@ -530,6 +631,10 @@ bench_fio() {
 		tb_res "iops_${tag//-/_}" "$m"
 	done
 	say "(spread: (highest - lowest) / lowest over the rounds; the bpftrace script: $TB_OUT/equivalent.bt, the empty programs: $TB_OUT/empty.bt)"
+	if [ -s "$WORK/counts" ]; then
+		say "-- the commands each recording holds against the requests the disk completed while it ran:"
+		say "$(cat "$WORK/counts")"
+	fi
 	if [ -s "$WORK/own-cost" ]; then
 		say "-- ntprof's own cost, as its report gives it for each recorded run (statistics over its first 2 s and 1000 commands):"
 		say "$(cat "$WORK/own-cost")"
@@ -557,7 +662,8 @@ for part in "$@"; do
 	case "$part" in
 	bpf) bench_bpf ;;
 	fio) bench_fio ;;
-	*) tb_fail "testbed.sh: unknown part '$part' (bpf, fio)" ;;
+	hooks) bench_hooks ;;
+	*) tb_fail "testbed.sh: unknown part '$part' (bpf, fio, hooks)" ;;
 	esac
 done
 tb_disconnect
