@@ -164,6 +164,47 @@ struct {
 /* entries app_aio may hold: io_getevents' exit looks only while it is not 0 */
 __u32 app_aio_live;
 
+/*
+ * The same records where they are cheapest to keep: a slot per (ring, obj),
+ * chosen by a hash of both, owned by the obj that a compare and swap from 0
+ * puts in its head (as rq_slots, bpf/ntp_slots.h); whoever swaps it back to
+ * 0 owns the record.  An array's lookup is a few inlined instructions where
+ * app_aio's update, lookup and delete each hash the key and take a bucket's
+ * lock.  A slot another key holds sends the record to app_aio.  User space
+ * maps the array, sweeps it as it sweeps app_aio (lib/collect/inflight_expire.h,
+ * ntp_inflight__take_slots), and sets app_aio_slots_on once it is mapped:
+ * until then, or without a mapping, every record goes to app_aio.
+ */
+#define NTP_APP_SLOTS_SHIFT 12
+#define NTP_APP_SLOTS (1u << NTP_APP_SLOTS_SHIFT)
+
+struct app_aio_slot {
+	struct ntp_app_slot_head h;
+	struct ntp_host_event ev;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, NTP_APP_SLOTS);
+	__type(key, __u32);
+	__type(value, struct app_aio_slot);
+} app_aio_slots SEC(".maps");
+
+/* records in app_aio_slots: io_getevents' exit looks only while it or app_aio_live is not 0 */
+__u32 app_aio_slots_live;
+/* set by user space once it has the array mapped */
+__u32 app_aio_slots_on;
+
+static __always_inline struct app_aio_slot *app_aio_slot(__u64 ring, __u64 obj)
+{
+	/* iocbs are 64 bytes apart in an application's array: the product's high bits mix them */
+	__u32 i = (__u32)(((obj ^ (ring * 0xff51afd7ed558ccdULL)) * 0x9e3779b97f4a7c15ULL) >>
+			  (64 - NTP_APP_SLOTS_SHIFT));
+
+	return bpf_map_lookup_elem(&app_aio_slots, &i);
+}
+
 /* fs/aio.c's private structs, the fields read */
 struct kioctx___ntp {
 	unsigned long user_id;
@@ -221,6 +262,27 @@ static __always_inline void app_take(void *m, void *key, struct ntp_host_event *
 		return;
 	}
 	__sync_fetch_and_add(live, -1);
+	bpf_ringbuf_submit(out, wakeup_flags());
+}
+
+/* app_take for a slot of app_aio_slots, owned by obj: the swap of its owner to 0 decides */
+static __always_inline void app_slot_take(struct app_aio_slot *s, __u64 obj)
+{
+	struct ntp_host_event *out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
+
+	if (!out) {
+		if (__sync_val_compare_and_swap(&s->h.obj, obj, 0) == obj) {
+			__sync_fetch_and_add(&app_aio_slots_live, -1);
+			count(NTP_CNT_LOST_RINGBUF);
+		}
+		return;
+	}
+	__builtin_memcpy(out, &s->ev, sizeof(*out));
+	if (__sync_val_compare_and_swap(&s->h.obj, obj, 0) != obj) {
+		bpf_ringbuf_discard(out, 0);
+		return;
+	}
+	__sync_fetch_and_add(&app_aio_slots_live, -1);
 	bpf_ringbuf_submit(out, wakeup_flags());
 }
 
@@ -435,6 +497,54 @@ static __always_inline void app_at_complete(struct request *rq, struct request *
 }
 
 /*
+ * A libaio record kept under (ring, obj): in its slot when the slot is free
+ * or holds an earlier command of the same key (whose reap was not seen: it
+ * is written first, as app_keep does), else in app_aio.
+ */
+static __always_inline bool app_aio_keep(__u64 ring, __u64 obj, struct ntp_host_event *ev)
+{
+	struct app_aio_key key = { .ring = ring, .obj = obj };
+	struct app_aio_slot *s;
+	__u64 old;
+
+	if (app_aio_slots_on && obj) {
+		s = app_aio_slot(ring, obj);
+		if (!s)
+			goto hashed;
+		old = __sync_val_compare_and_swap(&s->h.obj, 0, obj);
+		if (old == obj && s->h.ring == ring) {
+			app_slot_take(s, obj);
+			old = __sync_val_compare_and_swap(&s->h.obj, 0, obj);
+		}
+		if (!old) {
+			__sync_fetch_and_add(&app_aio_slots_live, 1);
+			s->h.ring = ring;
+			__builtin_memcpy(&s->ev, ev, sizeof(*ev));
+			return true;
+		}
+	}
+hashed:
+	return app_keep(&app_aio, &key, ev, &app_aio_live);
+}
+
+/* the libaio record kept under (ring, obj), in its slot or in app_aio; *s: its slot, if there */
+static __always_inline struct ntp_host_event *app_aio_find(__u64 ring, __u64 obj,
+							   struct app_aio_slot **s)
+{
+	struct app_aio_key key = { .ring = ring, .obj = obj };
+	struct app_aio_slot *t = app_aio_slot(ring, obj);
+
+	*s = NULL;
+	if (t && obj && t->h.obj == obj && t->h.ring == ring) {
+		*s = t;
+		return &t->ev;
+	}
+	if (!app_aio_live)
+		return NULL;
+	return bpf_map_lookup_elem(&app_aio, &key);
+}
+
+/*
  * Still at nvme_complete_rq's entry: keep the record where the hook that
  * ends it will look (the aio event's reap, the synchronous caller's
  * return, the CQE).  Before the completion, not at the return: the
@@ -445,11 +555,8 @@ static __always_inline bool app_park(struct ntp_host_event *ev, __u64 iocb, __u6
 {
 	__u32 tid = ev->tid;
 
-	if (ev->app_kind == NTP_APP_AIO) {
-		struct app_aio_key key = { .ring = iocb, .obj = aux };
-
-		return key.ring && app_keep(&app_aio, &key, ev, &app_aio_live);
-	}
+	if (ev->app_kind == NTP_APP_AIO)
+		return iocb && app_aio_keep(iocb, aux, ev);
 	if (ev->app_kind == NTP_APP_SYNC)
 		/* only a thread seen in its system call at submission returns from it */
 		return ev->h_app_submit && tid && app_keep(&app_reap, &tid, ev, &app_reap_live);
@@ -470,11 +577,11 @@ static __always_inline bool app_park(struct ntp_host_event *ev, __u64 iocb, __u6
 static __always_inline void app_done_at_return(__u8 kind, __u32 tid, __u64 iocb, __u64 aux,
 					       __u64 h_done, __u64 now)
 {
-	struct app_aio_key key = { .ring = iocb, .obj = aux };
 	struct ntp_host_event *ev = NULL;
+	struct app_aio_slot *s;
 
 	if (kind == NTP_APP_AIO)
-		ev = bpf_map_lookup_elem(&app_aio, &key);
+		ev = app_aio_find(iocb, aux, &s);
 	else if (kind == NTP_APP_SYNC)
 		ev = bpf_map_lookup_elem(&app_reap, &tid);
 	/*
@@ -526,10 +633,11 @@ static __always_inline void app_getevents_exit(__u64 ring, long n)
 	struct app_aio_ring_head h;
 	struct app_aio_key key = {};
 	struct ntp_host_event *ev;
+	struct app_aio_slot *s;
 	__u64 now;
 	int i;
 
-	if (!app_aio_live || n <= 0 || !ring)
+	if (n <= 0 || !ring)
 		return;
 	if (bpf_probe_read_user(&h, sizeof(h), (void *)ring) || !h.nr || h.head >= h.nr)
 		return;
@@ -541,11 +649,14 @@ static __always_inline void app_getevents_exit(__u64 ring, long n)
 		if (bpf_probe_read_user(&key.obj, sizeof(key.obj), (void *)(ring + NTP_AIO_RING_HEADER +
 					(__u64)slot * NTP_AIO_EVENT_SIZE + NTP_AIO_EVENT_OBJ)))
 			continue;
-		ev = bpf_map_lookup_elem(&app_aio, &key);
+		ev = app_aio_find(ring, key.obj, &s);
 		if (!ev)
 			continue;
 		app_reaped_at(ev, now);
-		app_take(&app_aio, &key, ev, &app_aio_live);
+		if (s)
+			app_slot_take(s, key.obj);
+		else
+			app_take(&app_aio, &key, ev, &app_aio_live);
 	}
 }
 
@@ -559,7 +670,7 @@ SEC("fexit/__x64_sys_io_getevents")
 int BPF_PROG(app_getevents_exit_fx, struct pt_regs *regs, long ret)
 {
 	/* the test first: the registers cost a read */
-	if (runs(NTP_RUN_FENTRY) && app_aio_live)
+	if (runs(NTP_RUN_FENTRY) && (app_aio_slots_live || app_aio_live))
 		app_getevents_exit(sys_arg0((void *)ptr_value(regs)), ret);
 	return 0;
 }
@@ -576,7 +687,7 @@ int BPF_KRETPROBE(app_getevents_exit_kp, long ret)
 {
 	struct pt_regs *user;
 
-	if (!runs(NTP_RUN_KPROBE) || !app_aio_live)
+	if (!runs(NTP_RUN_KPROBE) || !(app_aio_slots_live || app_aio_live))
 		return 0;
 	user = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	app_getevents_exit(BPF_CORE_READ(user, di), ret);
