@@ -235,11 +235,13 @@ static void park_app(struct ntp_host_collector *c)
 		  .live = &s->bss->app_uring_live },
 		{ .map = s->maps.app_aio, .ts_off = done, .record = true,
 		  .live = &s->bss->app_aio_live },
-		/* mapped at the load (map_app_slots), else left empty by the BPF side */
+		/* the arrays mapped at the load (map_app_slots), else left empty by the BPF side */
 		{ .map = s->maps.app_aio_slots, .ts_off = done, .record = true,
 		  .live = &s->bss->app_aio_slots_live, .rec_off = sizeof(struct ntp_app_slot_head) },
 		{ .map = s->maps.app_reap, .ts_off = done, .record = true,
 		  .live = &s->bss->app_reap_live },
+		{ .map = s->maps.app_reap_slots, .ts_off = done, .record = true,
+		  .live = &s->bss->app_reap_slots_live, .rec_off = sizeof(struct ntp_app_slot_head) },
 		/* struct inflight begins with the record; its record is in one of the above too */
 		{ .map = s->maps.completing, .ts_off = done, .record = false,
 		  .live = &s->bss->completing_live },
@@ -523,17 +525,19 @@ static void map_slots(struct ntp_collector *core, struct bpf_map *m)
 }
 
 /*
- * The application's libaio slots mapped for the sweep (its parked entry),
- * and only then used by the BPF side: a record there must reach user space.
+ * The application's slots mapped for the sweep (their parked entries), and
+ * only then used by the BPF side: a record there must reach user space.
  */
 static void map_app_slots(struct ntp_collector *core, struct ntp_host *s)
 {
-	int i;
+	int i, mapped = 0;
 
 	for (i = 0; i < core->nparked; i++)
-		if (core->parked[i].map == s->maps.app_aio_slots &&
-		    map_array(core, s->maps.app_aio_slots, &core->parked[i].slots))
-			s->bss->app_aio_slots_on = 1;
+		if ((core->parked[i].map == s->maps.app_aio_slots ||
+		     core->parked[i].map == s->maps.app_reap_slots) &&
+		    map_array(core, core->parked[i].map, &core->parked[i].slots))
+			mapped++;
+	s->bss->app_slots_on = mapped == 2;
 }
 
 static int load(struct ntp_collector *core)

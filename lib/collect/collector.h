@@ -44,7 +44,7 @@ struct ntp_hook {
 #define NTP_COLLECTOR_MAX_HOOKS 12      /* rows of a hooks table */
 #define NTP_COLLECTOR_MAX_FH 16         /* function hooks (ntp_attach__plan's limit) */
 #define NTP_COLLECTOR_MAX_TPS 8         /* tracepoint programs */
-#define NTP_COLLECTOR_MAX_PARKED 6      /* maps of records kept past their completion */
+#define NTP_COLLECTOR_MAX_PARKED 8      /* maps of records kept past their completion */
 #define NTP_COLLECTOR_MAX_FAILED 8      /* hooks whose programs the kernel refused */
 
 struct bpf_map;
