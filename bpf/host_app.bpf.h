@@ -145,8 +145,14 @@ struct {
 	__type(value, struct ntp_host_event);
 } app_reap SEC(".maps");
 
-/* entries app_reap may hold: the system calls' exit looks only while it is not 0 */
-__u32 app_reap_live;
+/*
+ * The records of one kind kept: in its slots (app_*_slots, below) and in
+ * its hash map, counted apart (a take knows where it took from), tested
+ * together by the hooks that take them, one 8-byte load; the system calls'
+ * exit (app_reap_n) and io_getevents' exit (app_aio_n) look only while it
+ * is not 0 (union ntp_app_live, bpf/ntp_slots.h).
+ */
+union ntp_app_live app_reap_n;
 
 /* libaio events posted, until io_getevents hands them over: (ring, obj) -> record */
 struct app_aio_key {
@@ -161,8 +167,7 @@ struct {
 	__type(value, struct ntp_host_event);
 } app_aio SEC(".maps");
 
-/* entries app_aio may hold: io_getevents' exit looks only while it is not 0 */
-__u32 app_aio_live;
+union ntp_app_live app_aio_n;
 
 /*
  * The same records where they are cheapest to keep: a slot per key, chosen
@@ -203,8 +208,6 @@ struct {
 	__type(value, struct app_slot);
 } app_reap_slots SEC(".maps");
 
-/* records in each array: their reaps look only while it or the hash map's count is not 0 */
-__u32 app_aio_slots_live, app_reap_slots_live;
 /* set by user space once it has both arrays mapped */
 __u32 app_slots_on;
 
@@ -403,17 +406,17 @@ static __always_inline void app_sys_exit(void)
 	struct app_slot *s;
 	__u32 tid;
 
-	if (!app_reap_slots_live && !app_reap_live)
+	if (!app_reap_n.any)
 		return;
 	tid = (__u32)bpf_get_current_pid_tgid();
-	ev = app_find(&app_reap_slots, &app_reap, &app_reap_live, &tid, tid, 0, &s);
+	ev = app_find(&app_reap_slots, &app_reap, &app_reap_n.n.hashed, &tid, tid, 0, &s);
 	if (!ev)
 		return;
 	app_reaped_at(ev, bpf_ktime_get_ns());
 	if (s)
-		app_slot_take(s, tid, &app_reap_slots_live);
+		app_slot_take(s, tid, &app_reap_n.n.slots);
 	else
-		app_take(&app_reap, &tid, ev, &app_reap_live);
+		app_take(&app_reap, &tid, ev, &app_reap_n.n.hashed);
 }
 
 /*
@@ -578,14 +581,14 @@ static __always_inline bool app_park(struct ntp_host_event *ev, __u64 iocb, __u6
 	if (ev->app_kind == NTP_APP_AIO) {
 		struct app_aio_key key = { .ring = iocb, .obj = aux };
 
-		return iocb && app_slot_keep(&app_aio_slots, &app_aio_slots_live, &app_aio,
-					     &app_aio_live, &key, aux, iocb, ev);
+		return iocb && app_slot_keep(&app_aio_slots, &app_aio_n.n.slots, &app_aio,
+					     &app_aio_n.n.hashed, &key, aux, iocb, ev);
 	}
 	if (ev->app_kind == NTP_APP_SYNC)
 		/* only a thread seen in its system call at submission returns from it */
 		return ev->h_app_submit && tid &&
-		       app_slot_keep(&app_reap_slots, &app_reap_slots_live, &app_reap,
-				     &app_reap_live, &tid, tid, 0, ev);
+		       app_slot_keep(&app_reap_slots, &app_reap_n.n.slots, &app_reap,
+				     &app_reap_n.n.hashed, &tid, tid, 0, ev);
 	if (ev->app_kind == NTP_APP_IO_URING && iocb)
 		return app_keep(&app_cqe, &iocb, ev, &app_cqe_live);
 	return false;
@@ -608,9 +611,9 @@ static __always_inline void app_done_at_return(__u8 kind, __u32 tid, __u64 iocb,
 	struct app_slot *s;
 
 	if (kind == NTP_APP_AIO)
-		ev = app_find(&app_aio_slots, &app_aio, &app_aio_live, &key, aux, iocb, &s);
+		ev = app_find(&app_aio_slots, &app_aio, &app_aio_n.n.hashed, &key, aux, iocb, &s);
 	else if (kind == NTP_APP_SYNC)
-		ev = app_find(&app_reap_slots, &app_reap, &app_reap_live, &tid, tid, 0, &s);
+		ev = app_find(&app_reap_slots, &app_reap, &app_reap_n.n.hashed, &tid, tid, 0, &s);
 	/*
 	 * unless the reap came first (app_reaped_at); and never before the
 	 * completion: a late return of the request's previous command finds
@@ -676,14 +679,14 @@ static __always_inline void app_getevents_exit(__u64 ring, long n)
 		if (bpf_probe_read_user(&key.obj, sizeof(key.obj), (void *)(ring + NTP_AIO_RING_HEADER +
 					(__u64)slot * NTP_AIO_EVENT_SIZE + NTP_AIO_EVENT_OBJ)))
 			continue;
-		ev = app_find(&app_aio_slots, &app_aio, &app_aio_live, &key, key.obj, ring, &s);
+		ev = app_find(&app_aio_slots, &app_aio, &app_aio_n.n.hashed, &key, key.obj, ring, &s);
 		if (!ev)
 			continue;
 		app_reaped_at(ev, now);
 		if (s)
-			app_slot_take(s, key.obj, &app_aio_slots_live);
+			app_slot_take(s, key.obj, &app_aio_n.n.slots);
 		else
-			app_take(&app_aio, &key, ev, &app_aio_live);
+			app_take(&app_aio, &key, ev, &app_aio_n.n.hashed);
 	}
 }
 
@@ -697,7 +700,7 @@ SEC("fexit/__x64_sys_io_getevents")
 int BPF_PROG(app_getevents_exit_fx, struct pt_regs *regs, long ret)
 {
 	/* the test first: the registers cost a read */
-	if (runs(NTP_RUN_FENTRY) && (app_aio_slots_live || app_aio_live))
+	if (runs(NTP_RUN_FENTRY) && app_aio_n.any)
 		app_getevents_exit(sys_arg0((void *)ptr_value(regs)), ret);
 	return 0;
 }
@@ -714,7 +717,7 @@ int BPF_KRETPROBE(app_getevents_exit_kp, long ret)
 {
 	struct pt_regs *user;
 
-	if (!runs(NTP_RUN_KPROBE) || !(app_aio_slots_live || app_aio_live))
+	if (!runs(NTP_RUN_KPROBE) || !app_aio_n.any)
 		return 0;
 	user = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	app_getevents_exit(BPF_CORE_READ(user, di), ret);

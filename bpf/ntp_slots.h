@@ -41,6 +41,15 @@ struct ntp_app_slot_head {
 	__u64 ring;             /* the aio ring's user address */
 };
 
+/* the count of one kind of those records: in its slots, in its hash map, and either (any) */
+union ntp_app_live {
+	__u64 any;
+	struct {
+		__u32 slots;
+		__u32 hashed;
+	} n;
+};
+
 static __always_inline __u32 ntp_rq_slot(__u64 rq)
 {
 	/* requests are a few hundred bytes apart: the high bits mix them */

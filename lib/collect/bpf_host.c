@@ -234,14 +234,14 @@ static void park_app(struct ntp_host_collector *c)
 		{ .map = s->maps.app_uring, .ts_off = done, .record = true,
 		  .live = &s->bss->app_uring_live },
 		{ .map = s->maps.app_aio, .ts_off = done, .record = true,
-		  .live = &s->bss->app_aio_live },
+		  .live = &s->bss->app_aio_n.n.hashed },
 		/* the arrays mapped at the load (map_app_slots), else left empty by the BPF side */
 		{ .map = s->maps.app_aio_slots, .ts_off = done, .record = true,
-		  .live = &s->bss->app_aio_slots_live, .rec_off = sizeof(struct ntp_app_slot_head) },
+		  .live = &s->bss->app_aio_n.n.slots, .rec_off = sizeof(struct ntp_app_slot_head) },
 		{ .map = s->maps.app_reap, .ts_off = done, .record = true,
-		  .live = &s->bss->app_reap_live },
+		  .live = &s->bss->app_reap_n.n.hashed },
 		{ .map = s->maps.app_reap_slots, .ts_off = done, .record = true,
-		  .live = &s->bss->app_reap_slots_live, .rec_off = sizeof(struct ntp_app_slot_head) },
+		  .live = &s->bss->app_reap_n.n.slots, .rec_off = sizeof(struct ntp_app_slot_head) },
 		/* struct inflight begins with the record; its record is in one of the above too */
 		{ .map = s->maps.completing, .ts_off = done, .record = false,
 		  .live = &s->bss->completing_live },
