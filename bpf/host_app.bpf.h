@@ -145,8 +145,14 @@ struct {
 	__type(value, struct ntp_host_event);
 } app_reap SEC(".maps");
 
-/* entries app_reap may hold: the system calls' exit looks only while it is not 0 */
-__u32 app_reap_live;
+/*
+ * The records of one kind kept: in its slots (app_*_slots, below) and in
+ * its hash map, counted apart (a take knows where it took from), tested
+ * together by the hooks that take them, one 8-byte load; the system calls'
+ * exit (app_reap_n) and io_getevents' exit (app_aio_n) look only while it
+ * is not 0 (union ntp_app_live, bpf/ntp_slots.h).
+ */
+union ntp_app_live app_reap_n;
 
 /* libaio events posted, until io_getevents hands them over: (ring, obj) -> record */
 struct app_aio_key {
@@ -161,8 +167,58 @@ struct {
 	__type(value, struct ntp_host_event);
 } app_aio SEC(".maps");
 
-/* entries app_aio may hold: io_getevents' exit looks only while it is not 0 */
-__u32 app_aio_live;
+union ntp_app_live app_aio_n;
+
+/*
+ * The same records where they are cheapest to keep: a slot per key, chosen
+ * by a hash of it, owned by the key's first word (obj; the thread for
+ * app_reap's) that a compare and swap from 0 puts in its head (as
+ * rq_slots, bpf/ntp_slots.h); whoever swaps it back to 0 owns the record.
+ * An array's lookup is a few inlined instructions where the hash map's
+ * update, lookup and delete each hash the key and take a bucket's lock.  A
+ * slot another key holds sends the record to the hash map.  User space maps
+ * the arrays, sweeps them as it sweeps the hash maps
+ * (lib/collect/inflight_expire.h, ntp_inflight__take_slots), and sets
+ * app_slots_on once they are mapped: until then, or without a mapping,
+ * every record goes to the hash maps.
+ */
+#define NTP_APP_SLOTS_SHIFT 12
+#define NTP_APP_SLOTS (1u << NTP_APP_SLOTS_SHIFT)
+
+struct app_slot {
+	struct ntp_app_slot_head h;
+	struct ntp_host_event ev;
+};
+
+/* libaio records, under (obj, ring) as app_aio */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, NTP_APP_SLOTS);
+	__type(key, __u32);
+	__type(value, struct app_slot);
+} app_aio_slots SEC(".maps");
+
+/* synchronous records, under (thread, 0) as app_reap */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, NTP_APP_SLOTS);
+	__type(key, __u32);
+	__type(value, struct app_slot);
+} app_reap_slots SEC(".maps");
+
+/* set by user space once it has both arrays mapped */
+__u32 app_slots_on;
+
+static __always_inline struct app_slot *app_slot_at(void *m, __u64 obj, __u64 ring)
+{
+	/* iocbs are 64 bytes apart in an application's array: the product's high bits mix them */
+	__u32 i = (__u32)(((obj ^ (ring * 0xff51afd7ed558ccdULL)) * 0x9e3779b97f4a7c15ULL) >>
+			  (64 - NTP_APP_SLOTS_SHIFT));
+
+	return bpf_map_lookup_elem(m, &i);
+}
 
 /* fs/aio.c's private structs, the fields read */
 struct kioctx___ntp {
@@ -222,6 +278,47 @@ static __always_inline void app_take(void *m, void *key, struct ntp_host_event *
 	}
 	__sync_fetch_and_add(live, -1);
 	bpf_ringbuf_submit(out, wakeup_flags());
+}
+
+/* app_take for a slot owned by obj: the swap of its owner to 0 decides */
+static __always_inline void app_slot_take(struct app_slot *s, __u64 obj, __u32 *live)
+{
+	struct ntp_host_event *out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
+
+	if (!out) {
+		if (__sync_val_compare_and_swap(&s->h.obj, obj, 0) == obj) {
+			__sync_fetch_and_add(live, -1);
+			count(NTP_CNT_LOST_RINGBUF);
+		}
+		return;
+	}
+	__builtin_memcpy(out, &s->ev, sizeof(*out));
+	if (__sync_val_compare_and_swap(&s->h.obj, obj, 0) != obj) {
+		bpf_ringbuf_discard(out, 0);
+		return;
+	}
+	__sync_fetch_and_add(live, -1);
+	bpf_ringbuf_submit(out, wakeup_flags());
+}
+
+/*
+ * The record kept under (obj, ring) in the slots m (counted in live), or
+ * else in the hash map hm under key (counted in hlive); *s: its slot, if
+ * there.
+ */
+static __always_inline struct ntp_host_event *app_find(void *m, void *hm, __u32 *hlive, void *key,
+						       __u64 obj, __u64 ring, struct app_slot **s)
+{
+	struct app_slot *t = app_slot_at(m, obj, ring);
+
+	*s = NULL;
+	if (t && obj && t->h.obj == obj && t->h.ring == ring) {
+		*s = t;
+		return &t->ev;
+	}
+	if (!*hlive)
+		return NULL;
+	return bpf_map_lookup_elem(hm, key);
 }
 
 /*
@@ -306,16 +403,20 @@ static __always_inline void app_reaped_at(struct ntp_host_event *ev, __u64 now)
 static __always_inline void app_sys_exit(void)
 {
 	struct ntp_host_event *ev;
+	struct app_slot *s;
 	__u32 tid;
 
-	if (!app_reap_live)
+	if (!app_reap_n.any)
 		return;
 	tid = (__u32)bpf_get_current_pid_tgid();
-	ev = bpf_map_lookup_elem(&app_reap, &tid);
+	ev = app_find(&app_reap_slots, &app_reap, &app_reap_n.n.hashed, &tid, tid, 0, &s);
 	if (!ev)
 		return;
 	app_reaped_at(ev, bpf_ktime_get_ns());
-	app_take(&app_reap, &tid, ev, &app_reap_live);
+	if (s)
+		app_slot_take(s, tid, &app_reap_n.n.slots);
+	else
+		app_take(&app_reap, &tid, ev, &app_reap_n.n.hashed);
 }
 
 /*
@@ -435,6 +536,38 @@ static __always_inline void app_at_complete(struct request *rq, struct request *
 }
 
 /*
+ * A record kept under (obj, ring): in its slot of m (counted in live) when
+ * the slot is free or holds an earlier command of the same key (whose reap
+ * was not seen: it is written first, as app_keep does), else in the hash
+ * map hm under key (counted in hlive).
+ */
+static __always_inline bool app_slot_keep(void *m, __u32 *live, void *hm, __u32 *hlive, void *key,
+					  __u64 obj, __u64 ring, struct ntp_host_event *ev)
+{
+	struct app_slot *s;
+	__u64 old;
+
+	if (app_slots_on && obj) {
+		s = app_slot_at(m, obj, ring);
+		if (!s)
+			goto hashed;
+		old = __sync_val_compare_and_swap(&s->h.obj, 0, obj);
+		if (old == obj && s->h.ring == ring) {
+			app_slot_take(s, obj, live);
+			old = __sync_val_compare_and_swap(&s->h.obj, 0, obj);
+		}
+		if (!old) {
+			__sync_fetch_and_add(live, 1);
+			s->h.ring = ring;
+			__builtin_memcpy(&s->ev, ev, sizeof(*ev));
+			return true;
+		}
+	}
+hashed:
+	return app_keep(hm, key, ev, hlive);
+}
+
+/*
  * Still at nvme_complete_rq's entry: keep the record where the hook that
  * ends it will look (the aio event's reap, the synchronous caller's
  * return, the CQE).  Before the completion, not at the return: the
@@ -448,11 +581,14 @@ static __always_inline bool app_park(struct ntp_host_event *ev, __u64 iocb, __u6
 	if (ev->app_kind == NTP_APP_AIO) {
 		struct app_aio_key key = { .ring = iocb, .obj = aux };
 
-		return key.ring && app_keep(&app_aio, &key, ev, &app_aio_live);
+		return iocb && app_slot_keep(&app_aio_slots, &app_aio_n.n.slots, &app_aio,
+					     &app_aio_n.n.hashed, &key, aux, iocb, ev);
 	}
 	if (ev->app_kind == NTP_APP_SYNC)
 		/* only a thread seen in its system call at submission returns from it */
-		return ev->h_app_submit && tid && app_keep(&app_reap, &tid, ev, &app_reap_live);
+		return ev->h_app_submit && tid &&
+		       app_slot_keep(&app_reap_slots, &app_reap_n.n.slots, &app_reap,
+				     &app_reap_n.n.hashed, &tid, tid, 0, ev);
 	if (ev->app_kind == NTP_APP_IO_URING && iocb)
 		return app_keep(&app_cqe, &iocb, ev, &app_cqe_live);
 	return false;
@@ -472,11 +608,12 @@ static __always_inline void app_done_at_return(__u8 kind, __u32 tid, __u64 iocb,
 {
 	struct app_aio_key key = { .ring = iocb, .obj = aux };
 	struct ntp_host_event *ev = NULL;
+	struct app_slot *s;
 
 	if (kind == NTP_APP_AIO)
-		ev = bpf_map_lookup_elem(&app_aio, &key);
+		ev = app_find(&app_aio_slots, &app_aio, &app_aio_n.n.hashed, &key, aux, iocb, &s);
 	else if (kind == NTP_APP_SYNC)
-		ev = bpf_map_lookup_elem(&app_reap, &tid);
+		ev = app_find(&app_reap_slots, &app_reap, &app_reap_n.n.hashed, &tid, tid, 0, &s);
 	/*
 	 * unless the reap came first (app_reaped_at); and never before the
 	 * completion: a late return of the request's previous command finds
@@ -526,10 +663,11 @@ static __always_inline void app_getevents_exit(__u64 ring, long n)
 	struct app_aio_ring_head h;
 	struct app_aio_key key = {};
 	struct ntp_host_event *ev;
+	struct app_slot *s;
 	__u64 now;
 	int i;
 
-	if (!app_aio_live || n <= 0 || !ring)
+	if (n <= 0 || !ring)
 		return;
 	if (bpf_probe_read_user(&h, sizeof(h), (void *)ring) || !h.nr || h.head >= h.nr)
 		return;
@@ -541,11 +679,14 @@ static __always_inline void app_getevents_exit(__u64 ring, long n)
 		if (bpf_probe_read_user(&key.obj, sizeof(key.obj), (void *)(ring + NTP_AIO_RING_HEADER +
 					(__u64)slot * NTP_AIO_EVENT_SIZE + NTP_AIO_EVENT_OBJ)))
 			continue;
-		ev = bpf_map_lookup_elem(&app_aio, &key);
+		ev = app_find(&app_aio_slots, &app_aio, &app_aio_n.n.hashed, &key, key.obj, ring, &s);
 		if (!ev)
 			continue;
 		app_reaped_at(ev, now);
-		app_take(&app_aio, &key, ev, &app_aio_live);
+		if (s)
+			app_slot_take(s, key.obj, &app_aio_n.n.slots);
+		else
+			app_take(&app_aio, &key, ev, &app_aio_n.n.hashed);
 	}
 }
 
@@ -559,7 +700,7 @@ SEC("fexit/__x64_sys_io_getevents")
 int BPF_PROG(app_getevents_exit_fx, struct pt_regs *regs, long ret)
 {
 	/* the test first: the registers cost a read */
-	if (runs(NTP_RUN_FENTRY) && app_aio_live)
+	if (runs(NTP_RUN_FENTRY) && app_aio_n.any)
 		app_getevents_exit(sys_arg0((void *)ptr_value(regs)), ret);
 	return 0;
 }
@@ -576,7 +717,7 @@ int BPF_KRETPROBE(app_getevents_exit_kp, long ret)
 {
 	struct pt_regs *user;
 
-	if (!runs(NTP_RUN_KPROBE) || !app_aio_live)
+	if (!runs(NTP_RUN_KPROBE) || !app_aio_n.any)
 		return 0;
 	user = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	app_getevents_exit(BPF_CORE_READ(user, di), ret);

@@ -31,6 +31,25 @@ struct ntp_rq_slot_head {
 	__u64 rq;               /* the owner's struct request *; 0: free */
 };
 
+/*
+ * The head of a slot of the application's libaio records (bpf/host_app.bpf.h:
+ * app_aio_slots), its record after it: the owner first, as in struct
+ * ntp_rq_slot_head, for the same exchange.
+ */
+struct ntp_app_slot_head {
+	__u64 obj;              /* the aio event's obj (the user's iocb); 0: free */
+	__u64 ring;             /* the aio ring's user address */
+};
+
+/* the count of one kind of those records: in its slots, in its hash map, and either (any) */
+union ntp_app_live {
+	__u64 any;
+	struct {
+		__u32 slots;
+		__u32 hashed;
+	} n;
+};
+
 static __always_inline __u32 ntp_rq_slot(__u64 rq)
 {
 	/* requests are a few hundred bytes apart: the high bits mix them */

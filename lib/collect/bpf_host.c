@@ -17,6 +17,7 @@
 #include <linux/types.h>        /* __u64 for bpf/ntp_hash.h */
 
 #include "bpf/ntp_hash.h"
+#include "bpf/ntp_slots.h"      /* struct ntp_app_slot_head */
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
 #include "lib/collect/bpf_host.h"
@@ -228,12 +229,22 @@ static void park_app(struct ntp_host_collector *c)
 	struct ntp_collector *core = &c->core;
 	const struct ntp_parked parked[] = {
 		/* the CQE's map first: a record moves from it to app_uring */
-		{ s->maps.app_cqe, done, true, &s->bss->app_cqe_live },
-		{ s->maps.app_uring, done, true, &s->bss->app_uring_live },
-		{ s->maps.app_aio, done, true, &s->bss->app_aio_live },
-		{ s->maps.app_reap, done, true, &s->bss->app_reap_live },
+		{ .map = s->maps.app_cqe, .ts_off = done, .record = true,
+		  .live = &s->bss->app_cqe_live },
+		{ .map = s->maps.app_uring, .ts_off = done, .record = true,
+		  .live = &s->bss->app_uring_live },
+		{ .map = s->maps.app_aio, .ts_off = done, .record = true,
+		  .live = &s->bss->app_aio_n.n.hashed },
+		/* the arrays mapped at the load (map_app_slots), else left empty by the BPF side */
+		{ .map = s->maps.app_aio_slots, .ts_off = done, .record = true,
+		  .live = &s->bss->app_aio_n.n.slots, .rec_off = sizeof(struct ntp_app_slot_head) },
+		{ .map = s->maps.app_reap, .ts_off = done, .record = true,
+		  .live = &s->bss->app_reap_n.n.hashed },
+		{ .map = s->maps.app_reap_slots, .ts_off = done, .record = true,
+		  .live = &s->bss->app_reap_n.n.slots, .rec_off = sizeof(struct ntp_app_slot_head) },
 		/* struct inflight begins with the record; its record is in one of the above too */
-		{ s->maps.completing, done, false, &s->bss->completing_live },
+		{ .map = s->maps.completing, .ts_off = done, .record = false,
+		  .live = &s->bss->completing_live },
 	};
 
 	memcpy(core->parked, parked, sizeof(parked));
@@ -483,8 +494,8 @@ static size_t slots_len(size_t stride, size_t n)
 	return (stride * n + page - 1) & ~(page - 1);
 }
 
-/* the per-request slots mapped for the sweep (bpf/ntp_slots.h); without, stale ones wait for reuse */
-static void map_slots(struct ntp_collector *core, struct bpf_map *m)
+/* the array m mapped into *v; false (after a -v line) when it cannot be */
+static bool map_array(struct ntp_collector *core, struct bpf_map *m, struct ntp_slots_view *v)
 {
 	/* an array's elements are 8-byte aligned */
 	size_t stride = (bpf_map__value_size(m) + 7) & ~(size_t)7;
@@ -494,10 +505,39 @@ static void map_slots(struct ntp_collector *core, struct bpf_map *m)
 		 bpf_map__fd(m), 0);
 	if (p == MAP_FAILED) {
 		ntp_debug("%s: mapping %s: %s", core->name, bpf_map__name(m), strerror(errno));
-		return;
+		return false;
 	}
-	core->slots = (struct ntp_slots_view){ .base = p, .n = bpf_map__max_entries(m),
-					       .stride = stride };
+	*v = (struct ntp_slots_view){ .base = p, .n = bpf_map__max_entries(m), .stride = stride };
+	return true;
+}
+
+static void unmap_array(struct ntp_slots_view *v)
+{
+	if (v->base)
+		munmap(v->base, slots_len(v->stride, v->n));
+	v->base = NULL;
+}
+
+/* the per-request slots mapped for the sweep (bpf/ntp_slots.h); without, stale ones wait for reuse */
+static void map_slots(struct ntp_collector *core, struct bpf_map *m)
+{
+	map_array(core, m, &core->slots);
+}
+
+/*
+ * The application's slots mapped for the sweep (their parked entries), and
+ * only then used by the BPF side: a record there must reach user space.
+ */
+static void map_app_slots(struct ntp_collector *core, struct ntp_host *s)
+{
+	int i, mapped = 0;
+
+	for (i = 0; i < core->nparked; i++)
+		if ((core->parked[i].map == s->maps.app_aio_slots ||
+		     core->parked[i].map == s->maps.app_reap_slots) &&
+		    map_array(core, core->parked[i].map, &core->parked[i].slots))
+			mapped++;
+	s->bss->app_slots_on = mapped == 2;
 }
 
 static int load(struct ntp_collector *core)
@@ -507,16 +547,20 @@ static int load(struct ntp_collector *core)
 
 	core->run_flavours = &s->bss->run_flavours;
 	err = ntp_host__load(s);
-	if (!err)
+	if (!err) {
 		map_slots(core, s->maps.rq_slots);
+		map_app_slots(core, s);
+	}
 	return err;
 }
 
 static void destroy(struct ntp_collector *core)
 {
-	if (core->slots.base)
-		munmap(core->slots.base, slots_len(core->slots.stride, core->slots.n));
-	core->slots.base = NULL;
+	int i;
+
+	unmap_array(&core->slots);
+	for (i = 0; i < core->nparked; i++)
+		unmap_array(&core->parked[i].slots);
 	ntp_host__destroy(host_of(core)->skel);
 	host_of(core)->skel = NULL;
 }

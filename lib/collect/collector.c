@@ -532,9 +532,18 @@ static void take_parked(struct ntp_collector *c, uint64_t now, uint64_t limit_ns
 
 	for (i = 0; i < c->nparked; i++) {
 		const struct ntp_parked *p = &c->parked[i];
-		long n = ntp_inflight__take(bpf_map__fd(p->map), bpf_map__key_size(p->map),
-					    bpf_map__value_size(p->map), p->ts_off, now, limit_ns,
-					    p->record ? deliver_parked : NULL, c);
+		long n;
+
+		if (p->slots.base)
+			n = ntp_inflight__take_slots(&p->slots, p->rec_off,
+						     bpf_map__value_size(p->map) - p->rec_off, p->ts_off,
+						     now, limit_ns, p->record ? deliver_parked : NULL, c);
+		else if (bpf_map__type(p->map) == BPF_MAP_TYPE_ARRAY)
+			continue;       /* not mapped: its BPF side keeps nothing there */
+		else
+			n = ntp_inflight__take(bpf_map__fd(p->map), bpf_map__key_size(p->map),
+					       bpf_map__value_size(p->map), p->ts_off, now, limit_ns,
+					       p->record ? deliver_parked : NULL, c);
 
 		if (n < 0)
 			ntp_debug("%s: sweep of map %s: %s", c->name, bpf_map__name(p->map),

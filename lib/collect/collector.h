@@ -44,7 +44,7 @@ struct ntp_hook {
 #define NTP_COLLECTOR_MAX_HOOKS 12      /* rows of a hooks table */
 #define NTP_COLLECTOR_MAX_FH 16         /* function hooks (ntp_attach__plan's limit) */
 #define NTP_COLLECTOR_MAX_TPS 8         /* tracepoint programs */
-#define NTP_COLLECTOR_MAX_PARKED 6      /* maps of records kept past their completion */
+#define NTP_COLLECTOR_MAX_PARKED 8      /* maps of records kept past their completion */
 #define NTP_COLLECTOR_MAX_FAILED 8      /* hooks whose programs the kernel refused */
 
 struct bpf_map;
@@ -165,13 +165,17 @@ struct ntp_collector {
 	 * record its later stamps, not the record.  ts_off: the offset of the
 	 * completion's time in the value; record: the value is a record (else
 	 * a helper entry, only dropped); live: the BPF side's count of the
-	 * map's entries (its hooks look only while it is not 0).
+	 * map's entries (its hooks look only while it is not 0).  An array of
+	 * slots (slots.base set once mapped: ntp_inflight__take_slots) holds
+	 * its record at rec_off of each slot, ts_off within the record.
 	 */
 	struct ntp_parked {
 		struct bpf_map *map;
 		size_t ts_off;
 		bool record;
 		volatile __u32 *live;
+		struct ntp_slots_view slots;
+		size_t rec_off;
 	} parked[NTP_COLLECTOR_MAX_PARKED];
 	int nparked;
 

@@ -190,3 +190,48 @@ long ntp_inflight__take(int fd, size_t key_size, size_t value_size, size_t ts_of
 		return 0;       /* nothing can be that old yet */
 	return sweep(fd, key_size, value_size, too_old, &a, taken, arg);
 }
+
+long ntp_inflight__take_slots(const struct ntp_slots_view *v, size_t rec_off, size_t rec_size,
+			      size_t ts_off, uint64_t now, uint64_t limit_ns, ntp_taken_fn taken,
+			      void *arg)
+{
+	uint64_t before, ts;
+	unsigned char *rec;
+	__u64 owner;
+	long n = 0;
+	size_t i;
+
+	if (!v || !v->base)
+		return 0;
+	if (rec_off < sizeof(struct ntp_rq_slot_head) || rec_off + rec_size > v->stride ||
+	    ts_off + sizeof(uint64_t) > rec_size)
+		return -EINVAL;
+	if (limit_ns == NTP_INFLIGHT_ALL)
+		before = UINT64_MAX;
+	else if (now > limit_ns)
+		before = now - limit_ns;
+	else
+		return 0;       /* nothing can be that old yet */
+	rec = malloc(rec_size);
+	if (!rec)
+		return -ENOMEM;
+	for (i = 0; i < v->n; i++) {
+		struct ntp_rq_slot_head *h = (void *)slot_at(v, i);
+
+		owner = __atomic_load_n(&h->rq, __ATOMIC_ACQUIRE);
+		if (!owner)
+			continue;
+		memcpy(rec, slot_at(v, i) + rec_off, rec_size);
+		memcpy(&ts, rec + ts_off, sizeof(ts));
+		if (before != UINT64_MAX && (!ts || ts >= before))
+			continue;
+		if (!__atomic_compare_exchange_n(&h->rq, &owner, 0, false, __ATOMIC_SEQ_CST,
+						 __ATOMIC_SEQ_CST))
+			continue;       /* taken by the BPF side meanwhile */
+		n++;
+		if (taken)
+			taken(rec, rec_size, arg);
+	}
+	free(rec);
+	return n;
+}

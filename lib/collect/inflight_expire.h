@@ -92,4 +92,16 @@ typedef void (*ntp_taken_fn)(const void *value, size_t size, void *arg);
 long ntp_inflight__take(int fd, size_t key_size, size_t value_size, size_t ts_off, uint64_t now,
 			uint64_t limit_ns, ntp_taken_fn taken, void *arg);
 
+/*
+ * The same for slots mapped as struct ntp_slots_view, each a struct
+ * ntp_rq_slot_head (its owner; 0: free) and a record of rec_size bytes at
+ * rec_off from the slot's start, whose __u64 at ts_off (in the record) is
+ * its age: each record taken goes to taken (if not NULL).  A slot is taken
+ * by an exchange of its owner for 0, as the BPF side takes one, so that
+ * one of the two has the record.  Returns how many, or -EINVAL.
+ */
+long ntp_inflight__take_slots(const struct ntp_slots_view *v, size_t rec_off, size_t rec_size,
+			      size_t ts_off, uint64_t now, uint64_t limit_ns, ntp_taken_fn taken,
+			      void *arg);
+
 #endif

@@ -6,7 +6,9 @@
  * deletes every entry misses none, and the RDMA sweep keeps exactly the
  * (qp, cid) entries whose request is in flight with that command id.  The
  * parked records' take (16-byte keys as app_aio's) hands over each deleted
- * record once, the old ones on a sweep and all of them at the stop.
+ * record once, the old ones on a sweep and all of them at the stop; so does
+ * the take of parked records kept in slots (app_aio_slots), whose owners it
+ * frees and whose free slots it leaves.
  * The host's per-request slots (plain memory here, a mapping of the BPF
  * array in record) lose their old owners only, and the RDMA sweep finds a
  * command in its slot as in the map.
@@ -345,6 +347,64 @@ static void test_rdma_orphans_in_slots(void **state)
 	close(rd);
 }
 
+/* as bpf/host_app.bpf.h's struct app_aio_slot: the head (owner, ring), then the record */
+struct app_slot {
+	struct ntp_app_slot_head h;
+	struct ntp_host_event ev;
+};
+
+static long take_slots(struct app_slot *slots, size_t n, uint64_t now, uint64_t limit,
+		       struct taken *t)
+{
+	struct ntp_slots_view v = { .base = slots, .n = n, .stride = sizeof(*slots) };
+
+	return ntp_inflight__take_slots(&v, sizeof(struct ntp_app_slot_head),
+					sizeof(struct ntp_host_event),
+					offsetof(struct ntp_host_event, h_done), now, limit, took, t);
+}
+
+static void test_parked_take_slots(void **state)
+{
+	static struct app_slot slots[300];
+	struct ntp_slots_view none = { 0 }, v = { .base = slots, .n = 300, .stride = sizeof(*slots) };
+	struct taken t = { 0 };
+	uint64_t i;
+
+	(void)state;
+	memset(slots, 0, sizeof(slots));
+	for (i = 1; i < 300; i++) {             /* slot 0 free; a third waited too long */
+		slots[i].h.obj = 0x7f0000 + 64 * i;
+		slots[i].h.ring = 0x7e00;
+		slots[i].ev.cid = (uint16_t)i;
+		slots[i].ev.h_done = i % 3 ? NOW - S : NOW - NTP_PARKED_EXPIRE_NS - S;
+	}
+	slots[0].ev.h_done = 1;                 /* a free slot's old bytes: never taken */
+	assert_int_equal(take_slots(slots, 300, NOW, NTP_PARKED_EXPIRE_NS, &t), 99);
+	assert_int_equal(t.n, 99);
+	assert_int_equal(t.sum_cid, 3 * (99 * 100 / 2));        /* 3 + 6 + ... + 297 */
+	assert_int_equal(t.size, sizeof(struct ntp_host_event));
+	for (i = 1; i < 300; i++)
+		assert_int_equal(slots[i].h.obj, i % 3 ? 0x7f0000 + 64 * i : 0);
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(take_slots(slots, 300, NOW, NTP_PARKED_EXPIRE_NS, &t), 0); /* none twice */
+	assert_int_equal(take_slots(slots, 300, S, NTP_PARKED_EXPIRE_NS, &t), 0);   /* too early */
+	assert_int_equal(t.n, 0);
+	/* the stop: every one left, whatever its age */
+	assert_int_equal(take_slots(slots, 300, NOW, NTP_INFLIGHT_ALL, &t), 200);
+	assert_int_equal(t.sum_cid, 299 * 300 / 2 - 3 * (99 * 100 / 2));
+	for (i = 0; i < 300; i++)
+		assert_int_equal(slots[i].h.obj, 0);
+	/* no slots mapped: nothing; a record past the slot or a time past the record: refused */
+	assert_int_equal(ntp_inflight__take_slots(&none, 16, 8, 0, NOW, NTP_INFLIGHT_ALL, took, &t), 0);
+	assert_int_equal(ntp_inflight__take_slots(&v, 16, sizeof(*slots), 0, NOW, NTP_INFLIGHT_ALL,
+						  took, &t), -EINVAL);
+	assert_int_equal(ntp_inflight__take_slots(&v, 16, sizeof(struct ntp_host_event),
+						  sizeof(struct ntp_host_event) - 4, NOW,
+						  NTP_INFLIGHT_ALL, took, &t), -EINVAL);
+	assert_int_equal(ntp_inflight__take_slots(&v, 0, 8, 0, NOW, NTP_INFLIGHT_ALL, took, &t),
+			 -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_slots_old_go_new_stay),
 		cmocka_unit_test(test_rdma_orphans_in_slots),
 		cmocka_unit_test(test_parked_take),
+		cmocka_unit_test(test_parked_take_slots),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
