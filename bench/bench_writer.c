@@ -10,6 +10,7 @@
  *   bench_writer [-n RECORDS] [-o FILE] [-k] [-r]
  *
  * -k keeps the file; by default it is removed after its size is reported.
+ * The spool's size is reported before the close.
  * -r hands each record to record's own per-record function
  * (ntp_record__on_host_event: the filters, the live lines, the writer) and
  * prints a live line to /dev/null each second, as record does by default.
@@ -25,6 +26,7 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/ntp/db_state.h"
 #include "lib/ntp/db_write.h"
 #include "lib/record/live.h"
 #include "lib/record/record_priv.h"
@@ -147,8 +149,16 @@ int main(int argc, char **argv)
 	printf("bench_writer: add_host_io: %llu records in %.3f s: %.0f records/s; "
 	       "%.3f s CPU: %.0f records/CPU-s\n", (unsigned long long)i, t - t0, i / (t - t0),
 	       c - c0, i / (c - c0));
-	t0 = t;
-	c0 = c;
+	if (!err && !ntp_writer__flush(w)) {
+		char spool[4096];
+
+		snprintf(spool, sizeof(spool), "%s%s", path, NTP_SPOOL_SUFFIX);
+		if (!stat(spool, &st))
+			printf("bench_writer: spool %s: %.1f MiB, %.1f bytes/record\n", spool,
+			       st.st_size / 1048576.0, (double)st.st_size / (i ? i : 1));
+	}
+	t0 = now();
+	c0 = cpu_now();
 	err = ntp_writer__close(w) ? NTP_EXIT_FAILURE : err;
 	t = now();
 	c = cpu_now();
