@@ -18,7 +18,8 @@
 #        script doing ntprof's work on the same hooks; ROUNDS interleaved
 #        rounds of short fixed-time runs, reported as ratios to the bare runs
 #        (medians of the rounds) and as guest ns per I/O; under record, also
-#        the recorder's own process time (user and kernel) per command.
+#        the recorder's own process time (user and kernel) per command, a
+#        rough figure (own_cpu below).
 #
 # Prints tables on stderr (the console) and into $TB_OUT/bench.txt; asserts
 # nothing about time. Under TCG kernel work is exaggerated: read the ratios.
@@ -451,8 +452,11 @@ past_cost_window() {
 }
 
 # own_cpu: the guest ns the recorder's threads ran (/proc/PID/task/*/schedstat,
-# user and kernel, on every vCPU; instructions under icount) and the commands
-# the namespace completed, "ns commands"; nothing when no recorder runs
+# user and kernel) and the commands the namespace completed, "ns commands";
+# nothing when no recorder runs.  Under icount with 2 vCPUs one clock counts
+# both vCPUs' instructions, so this includes what the other vCPU ran meanwhile:
+# it varies between runs of one build (1573, 1802 a command) and tells large
+# differences only; the IOPS of one boot are the figure to compare
 own_cpu() {
 	local ns=0 t v
 
