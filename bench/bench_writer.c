@@ -7,10 +7,15 @@
  * (the spool turned into rows, the checkpoint): what record's stop takes.
  * It asserts nothing about time (bench/README.md).
  *
- *   bench_writer [-n RECORDS] [-o FILE] [-k]
+ *   bench_writer [-n RECORDS] [-o FILE] [-k] [-r]
  *
  * -k keeps the file; by default it is removed after its size is reported.
+ * The spool's size is reported before the close.
+ * -r hands each record to record's own per-record function
+ * (ntp_record__on_host_event: the filters, the live lines, the writer) and
+ * prints a live line to /dev/null each second, as record does by default.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +26,10 @@
 
 #include "lib/cli/err.h"
 #include "lib/cli/exit.h"
+#include "lib/ntp/db_state.h"
 #include "lib/ntp/db_write.h"
+#include "lib/record/live.h"
+#include "lib/record/record_priv.h"
 
 static double now(void)
 {
@@ -73,11 +81,14 @@ int main(int argc, char **argv)
 	struct ntp_host_event e;
 	struct ntp_writer *w;
 	double t0, c0, t, c, next_flush;
-	int keep = 0, opt, err;
+	int keep = 0, via_record = 0, opt, err;
+	struct ntp_record_opts ro = { .role = NTP_RECORD_HOST, .sample_one_in = 1, .live = true };
+	struct ntp_record_session s = { .o = &ro };
+	FILE *devnull = NULL;
 	struct stat st;
 
 	ntp_err__set_cmd("bench_writer");
-	while ((opt = getopt(argc, argv, "n:o:k")) != -1) {
+	while ((opt = getopt(argc, argv, "n:o:kr")) != -1) {
 		switch (opt) {
 		case 'n':
 			n = strtoull(optarg, NULL, 0);
@@ -88,8 +99,11 @@ int main(int argc, char **argv)
 		case 'k':
 			keep = 1;
 			break;
+		case 'r':
+			via_record = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-n RECORDS] [-o FILE] [-k]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-n RECORDS] [-o FILE] [-k] [-r]\n", argv[0]);
 			return NTP_EXIT_USAGE;
 		}
 	}
@@ -104,17 +118,28 @@ int main(int argc, char **argv)
 	err = ntp_writer__open(&w, path);
 	if (err)
 		return err;
+	s.w = w;
+	if (via_record) {
+		s.live = ntp_live__new(NTP_LIVE_HOST, 1);
+		devnull = fopen("/dev/null", "w");
+		if (!s.live || !devnull) {
+			ntp_error("preparing the live lines: %s", strerror(errno));
+			return NTP_EXIT_FAILURE;
+		}
+	}
 	next_flush = t0 + 1;
 	for (i = 0; i < n; i++) {
 		make_event(&e, i, &rng);
-		err = ntp_writer__add_host_io(w, &e);
+		err = via_record ? ntp_record__on_host_event(&s, &e) : ntp_writer__add_host_io(w, &e);
 		if (err)
 			break;
-		/* record flushes about once a second */
+		/* record flushes and prints a live line about once a second */
 		if ((i & 0xffff) == 0 && now() >= next_flush) {
 			err = ntp_writer__flush(w);
 			if (err)
 				break;
+			if (via_record && ntp_live__tick(s.live, devnull, next_flush - t0, 1) < 0)
+				ntp_warn("live lines: %s", strerror(errno));
 			next_flush += 1;
 		}
 	}
@@ -124,8 +149,16 @@ int main(int argc, char **argv)
 	printf("bench_writer: add_host_io: %llu records in %.3f s: %.0f records/s; "
 	       "%.3f s CPU: %.0f records/CPU-s\n", (unsigned long long)i, t - t0, i / (t - t0),
 	       c - c0, i / (c - c0));
-	t0 = t;
-	c0 = c;
+	if (!err && !ntp_writer__flush(w)) {
+		char spool[4096];
+
+		snprintf(spool, sizeof(spool), "%s%s", path, NTP_SPOOL_SUFFIX);
+		if (!stat(spool, &st))
+			printf("bench_writer: spool %s: %.1f MiB, %.1f bytes/record\n", spool,
+			       st.st_size / 1048576.0, (double)st.st_size / (i ? i : 1));
+	}
+	t0 = now();
+	c0 = cpu_now();
 	err = ntp_writer__close(w) ? NTP_EXIT_FAILURE : err;
 	t = now();
 	c = cpu_now();
@@ -136,5 +169,8 @@ int main(int argc, char **argv)
 		       st.st_size / 1048576.0, (double)st.st_size / (i ? i : 1));
 	if (!keep)
 		unlink(path);
+	ntp_live__free(s.live);
+	if (devnull)
+		fclose(devnull);
 	return err;
 }

@@ -17,10 +17,11 @@
 #        attached (the floor any tool on those hooks pays), and a bpftrace
 #        script doing ntprof's work on the same hooks; ROUNDS interleaved
 #        rounds of short fixed-time runs, reported as ratios to the bare runs
-#        (medians of the rounds) and as guest ns per I/O.  Each record
-#        config's recording is counted against the requests the disk
-#        completed while it ran (/sys/block/DEV/stat): commands in the file,
-#        seen, sampled and lost.
+#        (medians of the rounds) and as guest ns per I/O; under record, also
+#        the recorder's own process time (user and kernel) per command, a
+#        rough figure (own_cpu below).  Each record config's recording is
+#        counted against the requests the disk completed while it ran
+#        (/sys/block/DEV/stat): commands in the file, seen, sampled and lost.
 #   hooks  The tracepoints the NVMe drivers offer, and the BPF statistics of
 #        empty fentry and empty tp_btf programs on the same points
 #        (bench/hooks/empty_hooks.bpf.c); their cost to fio: the fio
@@ -125,6 +126,7 @@ record_stop() {
 	disk=$(($(tb_disk_ios) - REC_DISK0))
 	kill -INT "$REC_PID"
 	wait "$REC_PID" || { cat "$WORK/rec.err" >&2; tb_fail "ntprof record failed"; }
+	REC_PID=
 	if [ -n "${1:-}" ]; then
 		for f in "$WORK"/rec-*.ntp; do
 			printf '%-14s %s\n' "$1" "$("$NTPROF" report "$f" 2>&1 | sed -n "s/^# ntprof's own cost: //p")" \
@@ -548,14 +550,36 @@ past_cost_window() {
 	sleep 3.5
 }
 
+# own_cpu: the guest ns the recorder's threads ran (/proc/PID/task/*/schedstat,
+# user and kernel) and the commands the namespace completed, "ns commands";
+# nothing when no recorder runs.  Under icount with 2 vCPUs one clock counts
+# both vCPUs' instructions, so this includes what the other vCPU ran meanwhile:
+# it varies between runs of one build (1573, 1802 a command) and tells large
+# differences only; the IOPS of one boot are the figure to compare
+own_cpu() {
+	local ns=0 t v
+
+	[ -n "$REC_PID" ] && [ -d "/proc/$REC_PID" ] || return 0
+	for t in /proc/"$REC_PID"/task/*/schedstat; do
+		read -r v _ < "$t" && ns=$((ns + v))
+	done
+	echo "$ns $(awk '{ print $1 + $5 }' "/sys/block/${TB_DEV##*/}/stat")"
+}
+
 fio_run() {
 	local tag=$1 round=$2
 	local json=$WORK/fio-$tag-$round.json
+	local c0 c1
 
+	c0=$(own_cpu)
 	timeout "${FIO_TIMEOUT:-$((RUNTIME + 120))}" fio --name="$tag" --filename="$TB_DEV" --ioengine=libaio --direct=1 --rw=randread --bs=4k \
 		--iodepth=8 --time_based --runtime="$RUNTIME" --ramp_time=1 --eta=never \
 		--output-format=json --output="$json" >&2 || tb_fail "fio $tag round $round"
+	c1=$(own_cpu)
 	jq '[.jobs[].read.iops] | add | floor' "$json" >> "$WORK/iops-$tag"
+	[ -z "$c0" ] || [ -z "$c1" ] || echo "$c0 $c1" | awk -v t="$tag" '$4 > $2 {
+		printf "%-14s %.0f ns a command (%d commands)\n", t, ($3 - $1) / ($4 - $2), $4 - $2 }' \
+		>> "$WORK/rec-cpu"
 }
 
 median() {
@@ -585,7 +609,7 @@ bench_fio() {
 	empty=$(empty_script "$names")
 	echo "$empty" > "$TB_OUT/empty.bt"
 	configs=${FIO_CONFIGS:-bare record-s1000 record-s1 blktrace empty bpftrace${NTPROF_BASE:+ base-s1000 base-s1}}
-	rm -f "$WORK"/iops-* "$WORK/own-cost" "$WORK/counts"
+	rm -f "$WORK"/iops-* "$WORK/own-cost" "$WORK/counts" "$WORK/rec-cpu"
 	for round in $(seq 1 "$ROUNDS"); do
 		for tag in $configs; do
 			tb_log "round $round $tag: start"
@@ -638,6 +662,10 @@ bench_fio() {
 	if [ -s "$WORK/own-cost" ]; then
 		say "-- ntprof's own cost, as its report gives it for each recorded run (statistics over its first 2 s and 1000 commands):"
 		say "$(cat "$WORK/own-cost")"
+	fi
+	if [ -s "$WORK/rec-cpu" ]; then
+		say "-- the recorder's process (user and kernel) over each fio run, per command the namespace completed:"
+		say "$(cat "$WORK/rec-cpu")"
 	fi
 }
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -611,11 +612,16 @@ static int open_skel(struct ntp_collector *core)
 static int deliver(struct ntp_collector *core, const void *data, size_t size)
 {
 	struct ntp_host_collector *c = host_of(core);
-	struct ntp_host_event e = {};
+	const struct ntp_host_event *e = data;
+	struct ntp_host_event copy;
 
-	/* copy: the record may sit unaligned in the ring */
-	memcpy(&e, data, size < sizeof(e) ? size : sizeof(e));
-	return e.kind == NTP_EV_HOST_IO ? c->fn(c->ctx, &e) : 0;
+	/* read in place when whole and aligned, as libbpf's ring keeps them (8 bytes) */
+	if (size < sizeof(*e) || (uintptr_t)data % _Alignof(struct ntp_host_event)) {
+		memset(&copy, 0, sizeof(copy));
+		memcpy(&copy, data, size < sizeof(copy) ? size : sizeof(copy));
+		e = &copy;
+	}
+	return e->kind == NTP_EV_HOST_IO ? c->fn(c->ctx, e) : 0;
 }
 
 static const struct ntp_collector_ops host_ops = {

@@ -52,19 +52,23 @@
 #include "lib/ntp/db_schema.h"
 #include "lib/ntp/db_state.h"
 #include "lib/ntp/db_write.h"
+#include "lib/ntp/spool_codec.h"
 
 /* the side files SQLite may keep next to a database, and the spool */
 static const char *const side_suffixes[] = { "-wal", "-shm", "-journal", NTP_SPOOL_SUFFIX };
 
 /*
- * FILE.spool: this header, then whole records as the ring buffers carry
- * them, each told by its first field (enum ntp_event_kind).  The sizes say
+ * FILE.spool: this header, then the records, each as the words that differ
+ * from the previous record of its kind (version 2, lib/ntp/spool_codec.h);
+ * version 1 spools, whole records as the ring buffers carry them, each told
+ * by its first field (enum ntp_event_kind), are read too.  The sizes say
  * which layout of the records it holds: a spool of another build's layout
  * is refused, never misread.  A record cut short at the end (a write that
  * failed part way) is ignored.
  */
 #define SPOOL_MAGIC "NTPSPOOL"
-#define SPOOL_VERSION 1
+#define SPOOL_VERSION 2
+#define SPOOL_VERSION_WHOLE 1
 #define SPOOL_BUF_BYTES (1 << 20)
 
 struct spool_header {
@@ -160,6 +164,7 @@ struct ntp_writer {
 	int spool_fd;
 	unsigned char *sbuf;
 	size_t slen;
+	struct ntp_spool_prev sprev;	/* the last record of each kind spooled */
 	uint64_t host_spooled, target_spooled;	/* records taken into sbuf */
 	off_t spool_bytes;	/* FILE.spool's length after its last whole write */
 };
@@ -1006,20 +1011,19 @@ static int spool_write(struct ntp_writer *w)
 	return 0;
 }
 
-static int spool_add(struct ntp_writer *w, const void *rec, size_t size)
+static int spool_add(struct ntp_writer *w, unsigned int kind, const void *rec)
 {
 	if (w->failed)
 		return w->failed;
-	if (w->slen + size > SPOOL_BUF_BYTES && spool_write(w))
+	if (w->slen + NTP_SPOOL_MAX_REC > SPOOL_BUF_BYTES && spool_write(w))
 		return w->failed;
-	memcpy(w->sbuf + w->slen, rec, size);
-	w->slen += size;
+	w->slen += ntp_spool__encode(&w->sprev, kind, rec, w->sbuf + w->slen);
 	return 0;
 }
 
 int ntp_writer__add_host_io(struct ntp_writer *w, const struct ntp_host_event *e)
 {
-	int err = spool_add(w, e, sizeof(*e));
+	int err = spool_add(w, NTP_SPOOL_HOST, e);
 
 	if (!err)
 		w->host_spooled++;
@@ -1028,11 +1032,50 @@ int ntp_writer__add_host_io(struct ntp_writer *w, const struct ntp_host_event *e
 
 int ntp_writer__add_target_io(struct ntp_writer *w, const struct ntp_target_event *e)
 {
-	int err = spool_add(w, e, sizeof(*e));
+	int err = spool_add(w, NTP_SPOOL_TARGET, e);
 
 	if (!err)
 		w->target_spooled++;
 	return err;
+}
+
+union spool_rec {
+	struct ntp_host_event h;
+	struct ntp_target_event t;
+};
+
+/*
+ * The spool's record at in (len bytes there) into rec: its kind
+ * (NTP_EV_*), 0 when in holds less than the whole record, -1 for a record
+ * of no known kind; *size: its bytes in the spool.
+ */
+static int spool_record(__u32 version, struct ntp_spool_prev *prev, const unsigned char *in,
+			size_t len, union spool_rec *rec, size_t *size)
+{
+	__u32 kind;
+	int k;
+
+	if (version == SPOOL_VERSION_WHOLE) {
+		memcpy(&kind, in, sizeof(kind));
+		*size = kind == NTP_EV_HOST_IO ? sizeof(rec->h) :
+			kind == NTP_EV_TARGET_IO ? sizeof(rec->t) : 0;
+		if (!*size)
+			return -1;
+		if (len < *size)
+			return 0;
+		memcpy(rec, in, *size);
+		return (int)kind;
+	}
+	k = ntp_spool__decode(prev, in, len, size);
+	if (k == NTP_SPOOL_HOST) {
+		memcpy(&rec->h, prev->host, sizeof(rec->h));
+		return NTP_EV_HOST_IO;
+	}
+	if (k == NTP_SPOOL_TARGET) {
+		memcpy(&rec->t, prev->target, sizeof(rec->t));
+		return NTP_EV_TARGET_IO;
+	}
+	return k;
 }
 
 /*
@@ -1044,13 +1087,11 @@ int ntp_writer__add_target_io(struct ntp_writer *w, const struct ntp_target_even
 static int import_records(struct ntp_writer *w, const char *spool_path, uint64_t *taken)
 {
 	static unsigned char buf[SPOOL_BUF_BYTES];
-	union {
-		struct ntp_host_event h;
-		struct ntp_target_event t;
-	} rec;
+	union spool_rec rec;
+	struct ntp_spool_prev prev = { 0 };
 	struct spool_header h;
 	size_t have = 0, used = 0, size;
-	int fd, err = 0;
+	int fd, err = 0, k;
 	ssize_t n;
 	__u32 kind;
 
@@ -1062,7 +1103,7 @@ static int import_records(struct ntp_writer *w, const char *spool_path, uint64_t
 	}
 	n = read(fd, &h, sizeof(h));
 	if (n != (ssize_t)sizeof(h) || memcmp(h.magic, SPOOL_MAGIC, sizeof(h.magic)) ||
-	    h.version != SPOOL_VERSION) {
+	    (h.version != SPOOL_VERSION && h.version != SPOOL_VERSION_WHOLE)) {
 		ntp_error("reading %s: %s", spool_path,
 			  n < 0 ? strerror(errno) : "not an ntprof spool, or of another version");
 		close(fd);
@@ -1076,7 +1117,7 @@ static int import_records(struct ntp_writer *w, const char *spool_path, uint64_t
 		return w->failed = NTP_EXIT_FAILURE;
 	}
 	for (;;) {
-		if (have - used < sizeof(rec)) {
+		if (have - used < NTP_SPOOL_MAX_REC) {
 			memmove(buf, buf + used, have - used);
 			have -= used;
 			used = 0;
@@ -1092,22 +1133,21 @@ static int import_records(struct ntp_writer *w, const char *spool_path, uint64_t
 			if (have - used < sizeof(kind))
 				break;
 		}
-		memcpy(&kind, buf + used, sizeof(kind));
-		size = kind == NTP_EV_HOST_IO ? sizeof(rec.h) : kind == NTP_EV_TARGET_IO ? sizeof(rec.t) : 0;
-		if (!size) {
+		k = spool_record(h.version, &prev, buf + used, have - used, &rec, &size);
+		if (k < 0) {
+			memcpy(&kind, buf + used, sizeof(kind));
 			ntp_error("reading %s: a record of unknown kind %u at byte %lld", spool_path, kind,
 				  (long long)(lseek(fd, 0, SEEK_CUR) - (off_t)(have - used)));
 			err = w->failed = NTP_EXIT_FAILURE;
 			break;
 		}
-		if (have - used < size) {
+		if (!k) {
 			if (n == 0)
 				break;	/* cut short at the end */
 			continue;
 		}
-		memcpy(&rec, buf + used, size);
 		used += size;
-		err = kind == NTP_EV_HOST_IO ? insert_host(w, &rec.h) : insert_target(w, &rec.t);
+		err = k == NTP_EV_HOST_IO ? insert_host(w, &rec.h) : insert_target(w, &rec.t);
 		if (err)
 			break;
 		++*taken;

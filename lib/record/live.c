@@ -54,6 +54,7 @@ struct group {
 	const char *io_type;            /* "read", "write", "other" */
 	uint32_t bytes;
 	char name[NTP_DISK_NAME_LEN + 1];
+	size_t namelen;                 /* strlen(name), compared before the name */
 	uint64_t n;
 	int64_t sum_e2e;                /* target mode: summed residence */
 	int64_t sum[NSTAGES];
@@ -146,7 +147,7 @@ static struct group *find_group(struct groupset *l, const char *type, uint32_t b
 		size_t i = (l->last + k) % l->ngroups;
 
 		g = &l->groups[i];
-		if (g->io_type == type && g->bytes == bytes && strlen(g->name) == namelen &&
+		if (g->io_type == type && g->bytes == bytes && g->namelen == namelen &&
 		    !memcmp(g->name, name, namelen)) {
 			l->last = i;
 			return g;
@@ -166,6 +167,7 @@ static struct group *find_group(struct groupset *l, const char *type, uint32_t b
 	g->io_type = type;
 	g->bytes = bytes;
 	memcpy(g->name, name, namelen);
+	g->namelen = namelen;
 	ntp_samples__init(&g->e2e);
 	l->last = l->ngroups++;
 	return g;

@@ -280,10 +280,14 @@ def test_finish_in_a_read_only_directory_changes_nothing(ntprof, src, mode, says
         shutil.rmtree(top)
 
 
-# FILE.spool (lib/ntp/db_write.c): its header, then whole records as the ring
-# buffers carry them; the layout of struct ntp_host_event (bpf/ntp_events.h),
-# whose size the header states, so that a change of the struct fails here by
-# name ("another ntprof build's layout") rather than by a wrong count
+# FILE.spool (lib/ntp/db_write.c): its header, then (version 1) whole records
+# as the ring buffers carry them, or (version 2, lib/ntp/spool_codec.h) each
+# record as a 32-bit head, its kind (1 host, 2 target) in bits 0-1 and a bit
+# per 8-byte word that differs from the previous record of its kind (all 0
+# before the first) from bit 2, then those words; the layout of struct
+# ntp_host_event (bpf/ntp_events.h), whose size the header states, so that a
+# change of the struct fails here by name ("another ntprof build's layout")
+# rather than by a wrong count
 SPOOL_HEADER = struct.Struct("<8sIHH")
 HOST_EVENT = struct.Struct("<II8QIIHHHHHBBI32s32s4QII16sB7x")
 TARGET_EVENT_SIZE = 112
@@ -297,12 +301,55 @@ def host_event(i):
                            b"nvme0n1", b"nvme0n1", 0, 0, 0, 0, 1234, 1234, b"fio", 0)
 
 
-def write_spool(path, n):
+def changed_words(prev, rec):
+    """a host record as spool version 2 writes it after prev"""
+    head, words = 0, b""
+    for w in range(len(rec) // 8):
+        if rec[8 * w:8 * w + 8] != prev[8 * w:8 * w + 8]:
+            head |= 1 << w
+            words += rec[8 * w:8 * w + 8]
+    return struct.pack("<I", head << 2 | 1) + words
+
+
+def write_spool(path, n, version=1, cut=True):
+    prev = bytes(HOST_EVENT.size)
     with open(f"{path}.spool", "wb") as f:
-        f.write(SPOOL_HEADER.pack(b"NTPSPOOL", 1, HOST_EVENT.size, TARGET_EVENT_SIZE))
-        for i in range(n):
-            f.write(host_event(i))
-        f.write(host_event(n)[:100])    # a record cut short by the kill: ignored
+        f.write(SPOOL_HEADER.pack(b"NTPSPOOL", version, HOST_EVENT.size, TARGET_EVENT_SIZE))
+        for i in range(n + cut):
+            rec = host_event(i) if version == 1 else changed_words(prev, host_event(i))
+            prev = host_event(i)
+            # the last one cut short by the kill: ignored
+            f.write(rec if i < n else rec[:len(rec) - 3])
+
+
+def test_finish_reads_a_spool_of_changed_words(run, tmp_path):
+    p = tmp_path / "killed.ntp"
+    ntpgen.generate(p, seed=4, wal_kill=True)
+    write_spool(p, 300, version=2)
+    rows = len(ntpgen.generate(tmp_path / "again.ntp", seed=4).commands)
+    r = run("finish", p)
+    assert_ok(r)
+    assert r.stdout == f"{p}: finished: its spool's 300 commands written in, its -wal folded in\n"
+    assert host_rows(p) == rows + 300
+    with sqlite3.connect(f"file:{p}?mode=ro", uri=True) as db:
+        assert db.execute("SELECT count(*) FROM host_io WHERE comm = 'fio' AND bytes = 4096 AND"
+                          " h_done_ns - h_start_ns = 100000 AND slba = 8 * cid").fetchone()[0] == 300
+
+
+def test_finish_refuses_a_spool_record_of_no_known_kind(run, tmp_path):
+    p = tmp_path / "killed.ntp"
+    ntpgen.generate(p, seed=4, wal_kill=True)
+    write_spool(p, 10, version=2, cut=False)
+    with open(f"{p}.spool", "ab") as f:
+        at = f.tell()
+        f.write(struct.pack("<I", 3) + bytes(300))
+    spool = open(f"{p}.spool", "rb").read()
+    r = run("finish", p)
+    assert r.returncode == Exit.FAILURE and r.stdout == ""
+    assert r.stderr == (f"ntprof finish: error: reading {p}.spool: a record of unknown kind 3"
+                        f" at byte {at}\n")
+    assert open(f"{p}.spool", "rb").read() == spool
+    assert open(f"{p}.spool", "rb").read() == spool
 
 
 def host_rows(p):
