@@ -207,10 +207,29 @@ static __always_inline void *arg_untyped(void *ctx, __u32 n)
 	return (void *)v;
 }
 
+/*
+ * A typed pointer's value: stored to the CPU's cell of a global array and
+ * loaded back, a number (root's programs may store pointers, and compare
+ * them), and checked against the pointer, for a program preempted between
+ * the two (7.x) may find another's value there; then, or on a CPU past the
+ * cells, through a helper's read of the stack.
+ */
+struct ntp_seen_slot ptr_cells[NTP_SEEN_SLOTS];
+
 static __always_inline __u64 ptr_value(const void *p)
 {
-	__u64 v = 0, slot = (__u64)p;
+	__u64 v = 0, slot = (__u64)p, same;
+	__u32 c = bpf_get_smp_processor_id();
 
+	if (c < NTP_SEEN_SLOTS) {
+		*(volatile __u64 *)&ptr_cells[c].n = (__u64)p;
+		v = *(volatile __u64 *)&ptr_cells[c].n;
+		/* compared in asm: a C comparison lets clang return the pointer it equals */
+		asm volatile("%[s] = 0; if %[v] != %[p] goto +1; %[s] = 1"
+			     : [s] "=&r"(same) : [v] "r"(v), [p] "r"(p));
+		if (same)
+			return v;
+	}
 	bpf_probe_read_kernel(&v, sizeof(v), &slot);
 	return v;
 }
@@ -337,7 +356,7 @@ static __always_inline __u64 send_noted(struct inflight *v)
 static __always_inline __u64 start_time(struct request *rq, __u64 now, __u32 *flags,
 					const bool btf)
 {
-	__u64 t = ntp_bio_issue_ns(btf ? rq->bio : BPF_CORE_READ(rq, bio), now);
+	__u64 t = ntp_bio_issue_ns(btf ? rq->bio : BPF_CORE_READ(rq, bio), now, btf);
 
 	if (t && t <= now) {
 		*flags |= NTP_HF_START_BI_ISSUE;
@@ -496,14 +515,19 @@ static __always_inline void read_ident(struct nvme_command *cmd, __u16 *cid, __u
  * The queue's io_cpu, the CPU its io_work runs on (nvme-tcp; RDMA has
  * none): a submitter on another CPU leaves the send to io_work.
  */
-static __always_inline void tcp_io_cpu(struct request *rq, struct ntp_host_event *ev)
+static __always_inline void tcp_io_cpu(struct request *rq, struct ntp_host_event *ev,
+				       const bool btf)
 {
 	struct nvme_tcp_request *req = (void *)nvme_req(rq);
 	struct nvme_tcp_queue *queue;
 
 	if (transport != NTP_TRANSPORT_TCP || !bpf_core_field_exists(struct nvme_tcp_queue, io_cpu))
 		return;
-	queue = BPF_CORE_READ(req, queue);
+	/*
+	 * the hardware queue's driver_data is the queue (nvme_tcp_init_hctx), a
+	 * plain load from the typed request; its io_cpu is behind a void pointer
+	 */
+	queue = btf ? (void *)rq->mq_hctx->driver_data : BPF_CORE_READ(req, queue);
 	if (!queue)
 		return;
 	ev->io_cpu = BPF_CORE_READ(queue, io_cpu);
@@ -546,77 +570,91 @@ static __always_inline void queue_busy(struct request *rq, struct ntp_host_event
 	ev->flags |= NTP_HF_QUEUE_BUSY;
 }
 
+/* a sampled command's entry, zeroed, filled: its identity, times and names; its command id */
+static __always_inline __u16 fill_cmd(struct inflight *v, struct request *rq,
+				     struct nvme_command *cmd, __u8 opcode, __u64 now,
+				     const bool btf)
+{
+	struct nvme_ctrl *ctrl = BPF_CORE_READ(nvme_req(rq), ctrl);
+	__u64 slba;
+	__u16 cid, nlb0;
+
+	read_ident(cmd, &cid, &slba, &nlb0, btf);
+	v->ev.h_queue = now;    /* first: the sweep in user space passes over a 0 */
+	v->ev.kind = NTP_EV_HOST_IO;
+	v->ev.h_start = start_time(rq, now, &v->ev.flags, btf);
+	v->queue_task = bpf_get_current_pid_tgid();
+	v->ev.cpu = bpf_get_smp_processor_id();
+	v->ev.flags |= NTP_HF_CPU;
+	tcp_io_cpu(rq, &v->ev, btf);
+	if (!(bpf_get_prandom_u32() & (NTP_BUSY_EVERY - 1)))
+		queue_busy(rq, &v->ev);
+	if (app_track)
+		app_at_setup(rq, &v->ev, btf);
+	v->ev.slba = slba;
+	v->ev.cid = cid;
+	v->ev.nlb0 = nlb0;
+	v->ev.opcode = opcode;
+	/* the controller is behind struct request, out of the typed pointer's reach: read */
+	v->ev.cntlid = BPF_CORE_READ(ctrl, cntlid);
+	v->ev.ctrl_instance = BPF_CORE_READ(ctrl, instance);
+	if (btf) {
+		v->ev.bytes = rq->__data_len;
+		v->ev.nsid = cmd->common.nsid;
+		v->ev.qid = rq->mq_hctx->queue_num + 1;
+		v->alloc_ns = rq->start_time_ns;
+	} else {
+		v->ev.bytes = BPF_CORE_READ(rq, __data_len);
+		v->ev.nsid = BPF_CORE_READ(cmd, common.nsid);
+		v->ev.qid = BPF_CORE_READ(rq, mq_hctx, queue_num) + 1;
+		v->alloc_ns = BPF_CORE_READ(rq, start_time_ns);
+	}
+	read_names(rq, &v->ev, btf);
+	return cid;
+}
+
 /*
- * a sampled command: its identity into inflight.  The SQE is read again
- * here rather than kept from the decision, which would have to keep it
- * spilled on the stack for every command.
+ * a sampled command: its identity into its request's slot, written in
+ * place (no hook of the request runs before the decision returns), or
+ * into inflight.  The SQE is read again here rather than kept from the
+ * decision, which would have to keep it spilled on the stack for every
+ * command.
  */
 static __always_inline void sample_cmd(struct request *rq, struct nvme_command *cmd, __u8 opcode,
 				       const bool btf)
 {
-	struct nvme_ctrl *ctrl = BPF_CORE_READ(nvme_req(rq), ctrl);
-	struct inflight v = {};
+	__u64 key, now = bpf_ktime_get_ns();
 	struct rq_slot *s;
-	__u64 key, now, slba;
-	__u16 cid, nlb0;
 	bool stale;
+	__u16 cid;
 	long err;
 
-	read_ident(cmd, &cid, &slba, &nlb0, btf);
-	now = bpf_ktime_get_ns();
-	v.ev.kind = NTP_EV_HOST_IO;
-	v.ev.h_start = start_time(rq, now, &v.ev.flags, btf);
-	v.ev.h_queue = now;
-	v.queue_task = bpf_get_current_pid_tgid();
-	v.ev.cpu = bpf_get_smp_processor_id();
-	v.ev.flags |= NTP_HF_CPU;
-	tcp_io_cpu(rq, &v.ev);
-	if (!(bpf_get_prandom_u32() & (NTP_BUSY_EVERY - 1)))
-		queue_busy(rq, &v.ev);
-	if (app_track)
-		app_at_setup(rq, &v.ev, btf);
-	v.ev.slba = slba;
-	v.ev.cid = cid;
-	v.ev.nlb0 = nlb0;
-	v.ev.opcode = opcode;
-	/* the controller is behind struct request, out of the typed pointer's reach: read */
-	v.ev.cntlid = BPF_CORE_READ(ctrl, cntlid);
-	v.ev.ctrl_instance = BPF_CORE_READ(ctrl, instance);
-	if (btf) {
-		v.ev.bytes = rq->__data_len;
-		v.ev.nsid = cmd->common.nsid;
-		v.ev.qid = rq->mq_hctx->queue_num + 1;
-		v.alloc_ns = rq->start_time_ns;
-	} else {
-		v.ev.bytes = BPF_CORE_READ(rq, __data_len);
-		v.ev.nsid = BPF_CORE_READ(cmd, common.nsid);
-		v.ev.qid = BPF_CORE_READ(rq, mq_hctx, queue_num) + 1;
-		v.alloc_ns = BPF_CORE_READ(rq, start_time_ns);
-	}
-	read_names(rq, &v.ev, btf);
-
 	/* the counter goes up first: another CPU's hook must never see an entry behind a zero one */
-	key = ptr_value(rq);
+	key = btf ? ptr_value(rq) : (__u64)rq;
 	live_add(key, 1);
 	s = slot_claim(key, &stale);
 	if (s) {
 		if (stale)
 			live_add(key, -1);      /* counted already */
-		__builtin_memcpy(&s->v, &v, sizeof(v));
+		__builtin_memset(&s->v, 0, sizeof(s->v));
+		cid = fill_cmd(&s->v, rq, cmd, opcode, now, btf);
 		err = 0;
 	} else {
+		struct inflight v = {};
+
+		cid = fill_cmd(&v, rq, cmd, opcode, now, btf);
 		err = bpf_map_update_elem(&inflight, &key, &v, BPF_NOEXIST);
-	}
-	if (err == -NTP_EEXIST) {
-		/*
-		 * a stale entry of a request that never completed (failed in
-		 * queue_rq): counted already.  BPF_ANY, as user space's sweep may
-		 * just have deleted it (leaving its count, see live)
-		 */
-		live_add(key, -1);
-		err = bpf_map_update_elem(&inflight, &key, &v, BPF_ANY);
-	} else if (err) {
-		live_add(key, -1);
+		if (err == -NTP_EEXIST) {
+			/*
+			 * a stale entry of a request that never completed (failed in
+			 * queue_rq): counted already.  BPF_ANY, as user space's sweep may
+			 * just have deleted it (leaving its count, see live)
+			 */
+			live_add(key, -1);
+			err = bpf_map_update_elem(&inflight, &key, &v, BPF_ANY);
+		} else if (err) {
+			live_add(key, -1);
+		}
 	}
 	if (err) {
 		count(NTP_CNT_LOST_MAP);
