@@ -371,21 +371,28 @@ static __always_inline __u64 start_time(struct request *rq, __u64 now, __u32 *fl
 }
 
 /*
- * The names of a namespace's path disk and head disk, read once per disk:
- * reading them costs five pointer reads and two string reads through
- * helpers, on every sampled command.  A slot is chosen and owned by the
- * path disk's diskseq (5.15), which the kernel gives each disk it makes,
- * never twice, so a slot's names never change once written and a disk
- * made again (a namespace removed and added back) is another one.  The
- * first command of a disk claims its slot from 0 (a compare and swap to
- * NTP_NAMES_FILLING), writes the names, then the seq; a slot that another
- * disk owns or fills leaves its commands to the reads.
+ * The names of a namespace's path disk and head disk, and its controller
+ * (the pointer and its instance, the X of nvmeX), read once per disk:
+ * reading them costs six pointer reads and two string reads through
+ * helpers, on every sampled command.  A path disk belongs to one
+ * controller for its life (the namespace's ctrl); the controller's
+ * cntlid is not kept, for a reconnect may get another one.  A slot is
+ * chosen and owned by the path disk's diskseq (5.15), which the kernel
+ * gives each disk it makes, never twice, so a slot's contents never
+ * change once written and a disk made again (a namespace removed and
+ * added back) is another one.  The first command of a disk claims its
+ * slot from 0 (a compare and swap to NTP_NAMES_FILLING), writes the
+ * names, then the seq; a slot that another disk owns or fills leaves its
+ * commands to the reads.
  */
 #define NTP_NAME_SLOTS 256
 #define NTP_NAMES_FILLING (~0ULL)
 
 struct name_slot {
 	__u64 seq;              /* the owner's diskseq; 0: free */
+	__u64 ctrl;             /* struct nvme_ctrl * */
+	__u32 ctrl_instance;
+	__u32 pad;
 	char path[NTP_DISK_NAME_LEN];
 	char disk[NTP_DISK_NAME_LEN];
 };
@@ -397,13 +404,17 @@ struct {
 	__type(value, struct name_slot);
 } name_slots SEC(".maps");
 
-static __always_inline void read_names_of(struct request *rq, struct ntp_host_event *ev,
-					  struct gendisk *path, const bool btf)
+/* the reads: the names into ev, and the controller, returned */
+static __always_inline struct nvme_ctrl *read_names_of(struct request *rq,
+						       struct ntp_host_event *ev,
+						       struct gendisk *path, const bool btf)
 {
+	struct nvme_ctrl *ctrl = BPF_CORE_READ(nvme_req(rq), ctrl);
 	struct nvme_ns *ns = BPF_CORE_READ(rq, q, queuedata);
 	struct nvme_ns_head *nh = BPF_CORE_READ(ns, head);
 	struct gendisk *head = NULL;
 
+	ev->ctrl_instance = BPF_CORE_READ(ctrl, instance);
 	/* the head disk exists with CONFIG_NVME_MULTIPATH only */
 	if (bpf_core_field_exists(nh->disk))
 		head = BPF_CORE_READ(nh, disk);
@@ -413,41 +424,44 @@ static __always_inline void read_names_of(struct request *rq, struct ntp_host_ev
 		BPF_CORE_READ_STR_INTO(&ev->path, path, disk_name);
 	if (head)
 		BPF_CORE_READ_STR_INTO(&ev->disk, head, disk_name);
+	return ctrl;
 }
 
-static __always_inline void read_names(struct request *rq, struct ntp_host_event *ev,
-				       const bool btf)
+/* the disks' names and the controller's instance into ev; the controller */
+static __always_inline struct nvme_ctrl *read_names(struct request *rq, struct ntp_host_event *ev,
+						    const bool btf)
 {
 	struct gendisk *path = btf ? rq->q->disk : BPF_CORE_READ(rq, q, disk);
+	struct nvme_ctrl *ctrl;
 	struct name_slot *s;
 	__u64 seq = 0;
 	__u32 i;
 
 	if (path && bpf_core_field_exists(path->diskseq))
 		seq = btf ? path->diskseq : BPF_CORE_READ(path, diskseq);
-	if (!seq || seq == NTP_NAMES_FILLING) {
-		read_names_of(rq, ev, path, btf);
-		return;
-	}
+	if (!seq || seq == NTP_NAMES_FILLING)
+		return read_names_of(rq, ev, path, btf);
 	i = seq & (NTP_NAME_SLOTS - 1);
 	s = bpf_map_lookup_elem(&name_slots, &i);
-	if (!s) {
-		read_names_of(rq, ev, path, btf);
-		return;
-	}
+	if (!s)
+		return read_names_of(rq, ev, path, btf);
 	if (*(volatile __u64 *)&s->seq == seq) {
 		__builtin_memcpy(ev->path, s->path, sizeof(ev->path));
 		__builtin_memcpy(ev->disk, s->disk, sizeof(ev->disk));
-		return;
+		ev->ctrl_instance = s->ctrl_instance;
+		return (void *)s->ctrl;
 	}
-	read_names_of(rq, ev, path, btf);
+	ctrl = read_names_of(rq, ev, path, btf);
 	if (__sync_val_compare_and_swap(&s->seq, 0, NTP_NAMES_FILLING) != 0)
-		return;
+		return ctrl;
 	__builtin_memcpy(s->path, ev->path, sizeof(s->path));
 	__builtin_memcpy(s->disk, ev->disk, sizeof(s->disk));
+	s->ctrl = (__u64)ctrl;
+	s->ctrl_instance = ev->ctrl_instance;
 	/* the names before the seq that publishes them (x86 keeps stores in order) */
 	asm volatile("" ::: "memory");
 	*(volatile __u64 *)&s->seq = seq;
+	return ctrl;
 }
 
 /*
@@ -575,7 +589,7 @@ static __always_inline __u16 fill_cmd(struct inflight *v, struct request *rq,
 				     struct nvme_command *cmd, __u8 opcode, __u64 now,
 				     const bool btf)
 {
-	struct nvme_ctrl *ctrl = BPF_CORE_READ(nvme_req(rq), ctrl);
+	struct nvme_ctrl *ctrl;
 	__u64 slba;
 	__u16 cid, nlb0;
 
@@ -595,9 +609,6 @@ static __always_inline __u16 fill_cmd(struct inflight *v, struct request *rq,
 	v->ev.cid = cid;
 	v->ev.nlb0 = nlb0;
 	v->ev.opcode = opcode;
-	/* the controller is behind struct request, out of the typed pointer's reach: read */
-	v->ev.cntlid = BPF_CORE_READ(ctrl, cntlid);
-	v->ev.ctrl_instance = BPF_CORE_READ(ctrl, instance);
 	if (btf) {
 		v->ev.bytes = rq->__data_len;
 		v->ev.nsid = cmd->common.nsid;
@@ -609,7 +620,9 @@ static __always_inline __u16 fill_cmd(struct inflight *v, struct request *rq,
 		v->ev.qid = BPF_CORE_READ(rq, mq_hctx, queue_num) + 1;
 		v->alloc_ns = BPF_CORE_READ(rq, start_time_ns);
 	}
-	read_names(rq, &v->ev, btf);
+	ctrl = read_names(rq, &v->ev, btf);
+	/* the controller is behind struct request, out of the typed pointer's reach: read */
+	v->ev.cntlid = BPF_CORE_READ(ctrl, cntlid);
 	return cid;
 }
 
