@@ -1001,7 +1001,9 @@ int BPF_KRETPROBE(data_sent_kp, int ret)
 
 /* ---- NVMe/TCP: R2T received (every kernel) ---- */
 
-static __always_inline void h2c_setup_body(struct nvme_tcp_request *req)
+/* treq: the same request as fentry's typed argument, read with a plain load (NULL: kprobe) */
+static __always_inline void h2c_setup_body(struct nvme_tcp_request *req,
+					   struct nvme_tcp_request *treq)
 {
 	struct inflight *v;
 
@@ -1010,8 +1012,9 @@ static __always_inline void h2c_setup_body(struct nvme_tcp_request *req)
 	v = lookup_tcp_req(req);
 	if (!v)
 		return;
-	if (!h2c_setup_is_r2t && BPF_CORE_READ(req, pdu_len) != 0)
-		return;         /* the send path arming the next H2C PDU of the same R2T */
+	/* the send path arming the next H2C PDU of the same R2T */
+	if (!h2c_setup_is_r2t && (treq ? treq->pdu_len : BPF_CORE_READ(req, pdu_len)) != 0)
+		return;
 	v->ev.h_r2t = bpf_ktime_get_ns();       /* the last R2T wins, as the last data PDU does */
 	v->ev.flags |= NTP_HF_R2T;
 }
@@ -1020,7 +1023,7 @@ SEC("fentry/nvme_tcp_setup_h2c_data_pdu")
 int BPF_PROG(h2c_setup, struct nvme_tcp_request *req)
 {
 	if (runs(NTP_RUN_FENTRY) && !none_live())
-		h2c_setup_body(arg_untyped(ctx, 0));
+		h2c_setup_body(arg_untyped(ctx, 0), req);
 	return 0;
 }
 
@@ -1028,7 +1031,7 @@ SEC("kprobe/nvme_tcp_setup_h2c_data_pdu")
 int BPF_KPROBE(h2c_setup_kp, struct nvme_tcp_request *req)
 {
 	if (runs(NTP_RUN_KPROBE))
-		h2c_setup_body(req);
+		h2c_setup_body(req, NULL);
 	return 0;
 }
 
