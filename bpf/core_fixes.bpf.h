@@ -27,18 +27,21 @@ struct bio___old {
 
 /*
  * Nanoseconds on the bpf_ktime_get_ns() clock at which the bio entered
- * submit_bio_noacct(), or 0 when this kernel does not keep it.
+ * submit_bio_noacct(), or 0 when this kernel does not keep it.  `btf`: bio
+ * is a BTF-typed pointer (tp_btf, fentry), read with plain loads.
  */
-static __always_inline u64 ntp_bio_issue_ns(struct bio *bio, u64 now)
+static __always_inline u64 ntp_bio_issue_ns(struct bio *bio, u64 now, const bool btf)
 {
 	u64 v;
 
 	if (!bio)
 		return 0;
 	if (bpf_core_field_exists(bio->issue_time_ns))
-		return BPF_CORE_READ(bio, issue_time_ns);
+		return btf ? bio->issue_time_ns : BPF_CORE_READ(bio, issue_time_ns);
 	if (bpf_core_field_exists(((struct bio___old *)bio)->bi_issue)) {
-		v = BPF_CORE_READ((struct bio___old *)bio, bi_issue.value) & NTP_BIO_ISSUE_TIME_MASK;
+		v = btf ? ((struct bio___old *)bio)->bi_issue.value :
+			  BPF_CORE_READ((struct bio___old *)bio, bi_issue.value);
+		v &= NTP_BIO_ISSUE_TIME_MASK;
 		if (!v)
 			return 0;
 		/* rebuild the high bits from now: the bio was issued less than 2^51 ns (26 days) ago */

@@ -207,10 +207,29 @@ static __always_inline void *arg_untyped(void *ctx, __u32 n)
 	return (void *)v;
 }
 
+/*
+ * A typed pointer's value: stored to the CPU's cell of a global array and
+ * loaded back, a number (root's programs may store pointers, and compare
+ * them), and checked against the pointer, for a program preempted between
+ * the two (7.x) may find another's value there; then, or on a CPU past the
+ * cells, through a helper's read of the stack.
+ */
+struct ntp_seen_slot ptr_cells[NTP_SEEN_SLOTS];
+
 static __always_inline __u64 ptr_value(const void *p)
 {
-	__u64 v = 0, slot = (__u64)p;
+	__u64 v = 0, slot = (__u64)p, same;
+	__u32 c = bpf_get_smp_processor_id();
 
+	if (c < NTP_SEEN_SLOTS) {
+		*(volatile __u64 *)&ptr_cells[c].n = (__u64)p;
+		v = *(volatile __u64 *)&ptr_cells[c].n;
+		/* compared in asm: a C comparison lets clang return the pointer it equals */
+		asm volatile("%[s] = 0; if %[v] != %[p] goto +1; %[s] = 1"
+			     : [s] "=&r"(same) : [v] "r"(v), [p] "r"(p));
+		if (same)
+			return v;
+	}
 	bpf_probe_read_kernel(&v, sizeof(v), &slot);
 	return v;
 }
@@ -337,7 +356,7 @@ static __always_inline __u64 send_noted(struct inflight *v)
 static __always_inline __u64 start_time(struct request *rq, __u64 now, __u32 *flags,
 					const bool btf)
 {
-	__u64 t = ntp_bio_issue_ns(btf ? rq->bio : BPF_CORE_READ(rq, bio), now);
+	__u64 t = ntp_bio_issue_ns(btf ? rq->bio : BPF_CORE_READ(rq, bio), now, btf);
 
 	if (t && t <= now) {
 		*flags |= NTP_HF_START_BI_ISSUE;
@@ -352,21 +371,28 @@ static __always_inline __u64 start_time(struct request *rq, __u64 now, __u32 *fl
 }
 
 /*
- * The names of a namespace's path disk and head disk, read once per disk:
- * reading them costs five pointer reads and two string reads through
- * helpers, on every sampled command.  A slot is chosen and owned by the
- * path disk's diskseq (5.15), which the kernel gives each disk it makes,
- * never twice, so a slot's names never change once written and a disk
- * made again (a namespace removed and added back) is another one.  The
- * first command of a disk claims its slot from 0 (a compare and swap to
- * NTP_NAMES_FILLING), writes the names, then the seq; a slot that another
- * disk owns or fills leaves its commands to the reads.
+ * The names of a namespace's path disk and head disk, and its controller
+ * (the pointer and its instance, the X of nvmeX), read once per disk:
+ * reading them costs six pointer reads and two string reads through
+ * helpers, on every sampled command.  A path disk belongs to one
+ * controller for its life (the namespace's ctrl); the controller's
+ * cntlid is not kept, for a reconnect may get another one.  A slot is
+ * chosen and owned by the path disk's diskseq (5.15), which the kernel
+ * gives each disk it makes, never twice, so a slot's contents never
+ * change once written and a disk made again (a namespace removed and
+ * added back) is another one.  The first command of a disk claims its
+ * slot from 0 (a compare and swap to NTP_NAMES_FILLING), writes the
+ * names, then the seq; a slot that another disk owns or fills leaves its
+ * commands to the reads.
  */
 #define NTP_NAME_SLOTS 256
 #define NTP_NAMES_FILLING (~0ULL)
 
 struct name_slot {
 	__u64 seq;              /* the owner's diskseq; 0: free */
+	__u64 ctrl;             /* struct nvme_ctrl * */
+	__u32 ctrl_instance;
+	__u32 pad;
 	char path[NTP_DISK_NAME_LEN];
 	char disk[NTP_DISK_NAME_LEN];
 };
@@ -378,13 +404,17 @@ struct {
 	__type(value, struct name_slot);
 } name_slots SEC(".maps");
 
-static __always_inline void read_names_of(struct request *rq, struct ntp_host_event *ev,
-					  struct gendisk *path, const bool btf)
+/* the reads: the names into ev, and the controller, returned */
+static __always_inline struct nvme_ctrl *read_names_of(struct request *rq,
+						       struct ntp_host_event *ev,
+						       struct gendisk *path, const bool btf)
 {
+	struct nvme_ctrl *ctrl = BPF_CORE_READ(nvme_req(rq), ctrl);
 	struct nvme_ns *ns = BPF_CORE_READ(rq, q, queuedata);
 	struct nvme_ns_head *nh = BPF_CORE_READ(ns, head);
 	struct gendisk *head = NULL;
 
+	ev->ctrl_instance = BPF_CORE_READ(ctrl, instance);
 	/* the head disk exists with CONFIG_NVME_MULTIPATH only */
 	if (bpf_core_field_exists(nh->disk))
 		head = BPF_CORE_READ(nh, disk);
@@ -394,41 +424,44 @@ static __always_inline void read_names_of(struct request *rq, struct ntp_host_ev
 		BPF_CORE_READ_STR_INTO(&ev->path, path, disk_name);
 	if (head)
 		BPF_CORE_READ_STR_INTO(&ev->disk, head, disk_name);
+	return ctrl;
 }
 
-static __always_inline void read_names(struct request *rq, struct ntp_host_event *ev,
-				       const bool btf)
+/* the disks' names and the controller's instance into ev; the controller */
+static __always_inline struct nvme_ctrl *read_names(struct request *rq, struct ntp_host_event *ev,
+						    const bool btf)
 {
 	struct gendisk *path = btf ? rq->q->disk : BPF_CORE_READ(rq, q, disk);
+	struct nvme_ctrl *ctrl;
 	struct name_slot *s;
 	__u64 seq = 0;
 	__u32 i;
 
 	if (path && bpf_core_field_exists(path->diskseq))
 		seq = btf ? path->diskseq : BPF_CORE_READ(path, diskseq);
-	if (!seq || seq == NTP_NAMES_FILLING) {
-		read_names_of(rq, ev, path, btf);
-		return;
-	}
+	if (!seq || seq == NTP_NAMES_FILLING)
+		return read_names_of(rq, ev, path, btf);
 	i = seq & (NTP_NAME_SLOTS - 1);
 	s = bpf_map_lookup_elem(&name_slots, &i);
-	if (!s) {
-		read_names_of(rq, ev, path, btf);
-		return;
-	}
+	if (!s)
+		return read_names_of(rq, ev, path, btf);
 	if (*(volatile __u64 *)&s->seq == seq) {
 		__builtin_memcpy(ev->path, s->path, sizeof(ev->path));
 		__builtin_memcpy(ev->disk, s->disk, sizeof(ev->disk));
-		return;
+		ev->ctrl_instance = s->ctrl_instance;
+		return (void *)s->ctrl;
 	}
-	read_names_of(rq, ev, path, btf);
+	ctrl = read_names_of(rq, ev, path, btf);
 	if (__sync_val_compare_and_swap(&s->seq, 0, NTP_NAMES_FILLING) != 0)
-		return;
+		return ctrl;
 	__builtin_memcpy(s->path, ev->path, sizeof(s->path));
 	__builtin_memcpy(s->disk, ev->disk, sizeof(s->disk));
+	s->ctrl = (__u64)ctrl;
+	s->ctrl_instance = ev->ctrl_instance;
 	/* the names before the seq that publishes them (x86 keeps stores in order) */
 	asm volatile("" ::: "memory");
 	*(volatile __u64 *)&s->seq = seq;
+	return ctrl;
 }
 
 /*
@@ -496,14 +529,19 @@ static __always_inline void read_ident(struct nvme_command *cmd, __u16 *cid, __u
  * The queue's io_cpu, the CPU its io_work runs on (nvme-tcp; RDMA has
  * none): a submitter on another CPU leaves the send to io_work.
  */
-static __always_inline void tcp_io_cpu(struct request *rq, struct ntp_host_event *ev)
+static __always_inline void tcp_io_cpu(struct request *rq, struct ntp_host_event *ev,
+				       const bool btf)
 {
 	struct nvme_tcp_request *req = (void *)nvme_req(rq);
 	struct nvme_tcp_queue *queue;
 
 	if (transport != NTP_TRANSPORT_TCP || !bpf_core_field_exists(struct nvme_tcp_queue, io_cpu))
 		return;
-	queue = BPF_CORE_READ(req, queue);
+	/*
+	 * the hardware queue's driver_data is the queue (nvme_tcp_init_hctx), a
+	 * plain load from the typed request; its io_cpu is behind a void pointer
+	 */
+	queue = btf ? (void *)rq->mq_hctx->driver_data : BPF_CORE_READ(req, queue);
 	if (!queue)
 		return;
 	ev->io_cpu = BPF_CORE_READ(queue, io_cpu);
@@ -546,77 +584,90 @@ static __always_inline void queue_busy(struct request *rq, struct ntp_host_event
 	ev->flags |= NTP_HF_QUEUE_BUSY;
 }
 
+/* a sampled command's entry, zeroed, filled: its identity, times and names; its command id */
+static __always_inline __u16 fill_cmd(struct inflight *v, struct request *rq,
+				     struct nvme_command *cmd, __u8 opcode, __u64 now,
+				     const bool btf)
+{
+	struct nvme_ctrl *ctrl;
+	__u64 slba;
+	__u16 cid, nlb0;
+
+	read_ident(cmd, &cid, &slba, &nlb0, btf);
+	v->ev.h_queue = now;    /* first: the sweep in user space passes over a 0 */
+	v->ev.kind = NTP_EV_HOST_IO;
+	v->ev.h_start = start_time(rq, now, &v->ev.flags, btf);
+	v->queue_task = bpf_get_current_pid_tgid();
+	v->ev.cpu = bpf_get_smp_processor_id();
+	v->ev.flags |= NTP_HF_CPU;
+	tcp_io_cpu(rq, &v->ev, btf);
+	if (!(bpf_get_prandom_u32() & (NTP_BUSY_EVERY - 1)))
+		queue_busy(rq, &v->ev);
+	if (app_track)
+		app_at_setup(rq, &v->ev, btf);
+	v->ev.slba = slba;
+	v->ev.cid = cid;
+	v->ev.nlb0 = nlb0;
+	v->ev.opcode = opcode;
+	if (btf) {
+		v->ev.bytes = rq->__data_len;
+		v->ev.nsid = cmd->common.nsid;
+		v->ev.qid = rq->mq_hctx->queue_num + 1;
+		v->alloc_ns = rq->start_time_ns;
+	} else {
+		v->ev.bytes = BPF_CORE_READ(rq, __data_len);
+		v->ev.nsid = BPF_CORE_READ(cmd, common.nsid);
+		v->ev.qid = BPF_CORE_READ(rq, mq_hctx, queue_num) + 1;
+		v->alloc_ns = BPF_CORE_READ(rq, start_time_ns);
+	}
+	ctrl = read_names(rq, &v->ev, btf);
+	/* the controller is behind struct request, out of the typed pointer's reach: read */
+	v->ev.cntlid = BPF_CORE_READ(ctrl, cntlid);
+	return cid;
+}
+
 /*
- * a sampled command: its identity into inflight.  The SQE is read again
- * here rather than kept from the decision, which would have to keep it
- * spilled on the stack for every command.
+ * a sampled command: its identity into its request's slot, written in
+ * place (no hook of the request runs before the decision returns), or
+ * into inflight.  The SQE is read again here rather than kept from the
+ * decision, which would have to keep it spilled on the stack for every
+ * command.
  */
 static __always_inline void sample_cmd(struct request *rq, struct nvme_command *cmd, __u8 opcode,
 				       const bool btf)
 {
-	struct nvme_ctrl *ctrl = BPF_CORE_READ(nvme_req(rq), ctrl);
-	struct inflight v = {};
+	__u64 key, now = bpf_ktime_get_ns();
 	struct rq_slot *s;
-	__u64 key, now, slba;
-	__u16 cid, nlb0;
 	bool stale;
+	__u16 cid;
 	long err;
 
-	read_ident(cmd, &cid, &slba, &nlb0, btf);
-	now = bpf_ktime_get_ns();
-	v.ev.kind = NTP_EV_HOST_IO;
-	v.ev.h_start = start_time(rq, now, &v.ev.flags, btf);
-	v.ev.h_queue = now;
-	v.queue_task = bpf_get_current_pid_tgid();
-	v.ev.cpu = bpf_get_smp_processor_id();
-	v.ev.flags |= NTP_HF_CPU;
-	tcp_io_cpu(rq, &v.ev);
-	if (!(bpf_get_prandom_u32() & (NTP_BUSY_EVERY - 1)))
-		queue_busy(rq, &v.ev);
-	if (app_track)
-		app_at_setup(rq, &v.ev, btf);
-	v.ev.slba = slba;
-	v.ev.cid = cid;
-	v.ev.nlb0 = nlb0;
-	v.ev.opcode = opcode;
-	/* the controller is behind struct request, out of the typed pointer's reach: read */
-	v.ev.cntlid = BPF_CORE_READ(ctrl, cntlid);
-	v.ev.ctrl_instance = BPF_CORE_READ(ctrl, instance);
-	if (btf) {
-		v.ev.bytes = rq->__data_len;
-		v.ev.nsid = cmd->common.nsid;
-		v.ev.qid = rq->mq_hctx->queue_num + 1;
-		v.alloc_ns = rq->start_time_ns;
-	} else {
-		v.ev.bytes = BPF_CORE_READ(rq, __data_len);
-		v.ev.nsid = BPF_CORE_READ(cmd, common.nsid);
-		v.ev.qid = BPF_CORE_READ(rq, mq_hctx, queue_num) + 1;
-		v.alloc_ns = BPF_CORE_READ(rq, start_time_ns);
-	}
-	read_names(rq, &v.ev, btf);
-
 	/* the counter goes up first: another CPU's hook must never see an entry behind a zero one */
-	key = ptr_value(rq);
+	key = btf ? ptr_value(rq) : (__u64)rq;
 	live_add(key, 1);
 	s = slot_claim(key, &stale);
 	if (s) {
 		if (stale)
 			live_add(key, -1);      /* counted already */
-		__builtin_memcpy(&s->v, &v, sizeof(v));
+		__builtin_memset(&s->v, 0, sizeof(s->v));
+		cid = fill_cmd(&s->v, rq, cmd, opcode, now, btf);
 		err = 0;
 	} else {
+		struct inflight v = {};
+
+		cid = fill_cmd(&v, rq, cmd, opcode, now, btf);
 		err = bpf_map_update_elem(&inflight, &key, &v, BPF_NOEXIST);
-	}
-	if (err == -NTP_EEXIST) {
-		/*
-		 * a stale entry of a request that never completed (failed in
-		 * queue_rq): counted already.  BPF_ANY, as user space's sweep may
-		 * just have deleted it (leaving its count, see live)
-		 */
-		live_add(key, -1);
-		err = bpf_map_update_elem(&inflight, &key, &v, BPF_ANY);
-	} else if (err) {
-		live_add(key, -1);
+		if (err == -NTP_EEXIST) {
+			/*
+			 * a stale entry of a request that never completed (failed in
+			 * queue_rq): counted already.  BPF_ANY, as user space's sweep may
+			 * just have deleted it (leaving its count, see live)
+			 */
+			live_add(key, -1);
+			err = bpf_map_update_elem(&inflight, &key, &v, BPF_ANY);
+		} else if (err) {
+			live_add(key, -1);
+		}
 	}
 	if (err) {
 		count(NTP_CNT_LOST_MAP);
@@ -950,7 +1001,9 @@ int BPF_KRETPROBE(data_sent_kp, int ret)
 
 /* ---- NVMe/TCP: R2T received (every kernel) ---- */
 
-static __always_inline void h2c_setup_body(struct nvme_tcp_request *req)
+/* treq: the same request as fentry's typed argument, read with a plain load (NULL: kprobe) */
+static __always_inline void h2c_setup_body(struct nvme_tcp_request *req,
+					   struct nvme_tcp_request *treq)
 {
 	struct inflight *v;
 
@@ -959,8 +1012,9 @@ static __always_inline void h2c_setup_body(struct nvme_tcp_request *req)
 	v = lookup_tcp_req(req);
 	if (!v)
 		return;
-	if (!h2c_setup_is_r2t && BPF_CORE_READ(req, pdu_len) != 0)
-		return;         /* the send path arming the next H2C PDU of the same R2T */
+	/* the send path arming the next H2C PDU of the same R2T */
+	if (!h2c_setup_is_r2t && (treq ? treq->pdu_len : BPF_CORE_READ(req, pdu_len)) != 0)
+		return;
 	v->ev.h_r2t = bpf_ktime_get_ns();       /* the last R2T wins, as the last data PDU does */
 	v->ev.flags |= NTP_HF_R2T;
 }
@@ -969,7 +1023,7 @@ SEC("fentry/nvme_tcp_setup_h2c_data_pdu")
 int BPF_PROG(h2c_setup, struct nvme_tcp_request *req)
 {
 	if (runs(NTP_RUN_FENTRY) && !none_live())
-		h2c_setup_body(arg_untyped(ctx, 0));
+		h2c_setup_body(arg_untyped(ctx, 0), req);
 	return 0;
 }
 
@@ -977,7 +1031,7 @@ SEC("kprobe/nvme_tcp_setup_h2c_data_pdu")
 int BPF_KPROBE(h2c_setup_kp, struct nvme_tcp_request *req)
 {
 	if (runs(NTP_RUN_KPROBE))
-		h2c_setup_body(req);
+		h2c_setup_body(req, NULL);
 	return 0;
 }
 
