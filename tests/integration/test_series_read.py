@@ -17,9 +17,9 @@ import sqlite3
 import pytest
 
 import ntpgen
-from conftest import Exit, usage_error
+from conftest import Exit, run_ok, usage_error
 from test_read_filters import S, args_of, passes
-from test_series import assert_rows, expected_rows, joined_cmds, ok, series_json
+from test_series import assert_rows, expected_rows, joined_cmds, series_json
 
 HOST_STAGES = ("block", "driver", "network_star")
 OFFSET = 3_600_000_123_457          # the pair's target clock - host clock
@@ -120,7 +120,7 @@ def test_target_alone_by_its_device_and_its_clock(run, pair):
 
 
 def test_text_says_the_filters(run, host):
-    out = ok(run, "series", "--session", "nvme1n1", "--size", "128K", host).stdout
+    out = run_ok(run, "series", "--session", "nvme1n1", "--size", "128K", host).stdout
     assert "# read filters:      --session nvme1n1 --size 131072 " in out
     rows = [l for l in out.splitlines() if not l.startswith("#")]
     assert rows and all(" nvme1n1 " in l and " 128KiB " in l for l in rows)
@@ -139,11 +139,11 @@ def test_nothing_passes__the_list_of_what_is_there(run, host):
 # ---- -q ------------------------------------------------------------------------------
 
 def test_quiet_is_the_titles_and_the_rows(run, host):
-    full = ok(run, "series", host).stdout.splitlines()
-    quiet = ok(run, "series", "-q", host).stdout.splitlines()
+    full = run_ok(run, "series", host).stdout.splitlines()
+    quiet = run_ok(run, "series", "-q", host).stdout.splitlines()
     titles = [l for l in full if l.startswith("#    time_s ")]
     assert quiet == titles + [l for l in full if not l.startswith("#")]
-    assert ok(run, "series", "--quiet", host).stdout.splitlines() == quiet
+    assert run_ok(run, "series", "--quiet", host).stdout.splitlines() == quiet
 
 
 def test_quiet_with_json_on_stdout_is_refused(run, host):
@@ -181,7 +181,7 @@ def test_top_is_the_groups_with_the_most_commands_in_every_output(run, many, tmp
     want, hidden, ngroups = top_groups(many, n)
     assert len(want) == min(n, 12)
     js, cs, page = tmp_path / "s.json", tmp_path / "s.csv", tmp_path / "s.html"
-    text = ok(run, "series", "--top", n, "-j", js, "--csv", cs, "--html", page, many).stdout
+    text = run_ok(run, "series", "--top", n, "-j", js, "--csv", cs, "--html", page, many).stdout
     doc = json.loads(js.read_text())
     assert {(r["io_type"], r["bytes"], r["namespace"]) for r in doc["rows"]} == want
     assert doc["top"] == {"n": n, "groups": ngroups, "groups_hidden": ngroups - len(want),
@@ -246,7 +246,7 @@ def chart(page, title_start):
 
 def test_rate_panel_draws_each_groups_rate_and_their_sum(run, many, tmp_path):
     page = tmp_path / "s.html"
-    ok(run, "series", "--top", "3", "--html", page, many)
+    run_ok(run, "series", "--top", "3", "--html", page, many)
     doc = series_json(run, "--top", "3", many)
     lines, names, y0 = chart(page.read_text(), "est. commands/s per 1 s interval")
     want, _, _ = top_groups(many, 3)
