@@ -74,6 +74,39 @@ struct {
 } hist_zero SEC(".maps");
 
 /*
+ * The host's per-queue readings (ntp_mon.h).  A plain hash: a reading is
+ * taken for one sampled command in NTP_BUSY_EVERY, and a queue's commands
+ * come from the few CPUs mapped to it, so its two adds seldom meet another
+ * CPU's.  Preallocated and sized to one entry by record, as hists.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NTP_MON_MAX_QUEUES);
+	__type(key, struct ntp_mon_qkey);
+	__type(value, struct ntp_mon_queue);
+} queues SEC(".maps");
+
+/* a host command's reading of its queue's tags in use, where it took one */
+static __always_inline void ntp_mon_add_queue(const struct ntp_host_event *e)
+{
+	struct ntp_mon_qkey k = { .ctrl = e->ctrl_instance, .qid = e->qid };
+	struct ntp_mon_queue zero = {}, *q;
+
+	if (!(e->flags & NTP_HF_QUEUE_BUSY))
+		return;
+	q = bpf_map_lookup_elem(&queues, &k);
+	if (!q) {
+		/* full: the queue has no gauge (ntprof_queue_series says the map's fill) */
+		bpf_map_update_elem(&queues, &k, &zero, BPF_NOEXIST);
+		q = bpf_map_lookup_elem(&queues, &k);
+		if (!q)
+			return;
+	}
+	__sync_fetch_and_add(&q->busy_sum, e->queue_busy);
+	__sync_fetch_and_add(&q->reads, 1);
+}
+
+/*
  * One value into its series.  Atomic adds, though the map is per CPU: a
  * program interrupted on its CPU by another that counts into the same
  * series must lose neither count.
@@ -121,6 +154,7 @@ static __always_inline void ntp_mon_add_host(const struct ntp_host_event *e)
 		k.stage = NTP_MON_E2E + i;
 		ntp_mon_add(&k, s[i]);
 	}
+	ntp_mon_add_queue(e);
 }
 
 static __always_inline void ntp_mon_add_target(const struct ntp_target_event *e)

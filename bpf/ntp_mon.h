@@ -28,6 +28,8 @@
 #define NTP_MON_NBUCKETS ((NTP_MON_MAX_OCTAVE - NTP_HIST_SUB_BITS + 1) << NTP_HIST_SUB_BITS)
 /* series the kernel keeps per collector; a new one beyond is counted in NTP_CNT_LOST_HIST */
 #define NTP_MON_MAX_SERIES 1024
+/* hardware queues the kernel keeps readings of (all controllers together); a new one beyond is not kept */
+#define NTP_MON_MAX_QUEUES 1024
 /* size classes: 512 bytes << class, the last for every size above 1 MiB */
 #define NTP_MON_SIZE_CLASSES 13
 
@@ -68,6 +70,24 @@ struct ntp_mon_key {
 struct ntp_mon_hist {
 	__u64 sum;              /* ns, two's complement: a stage may be negative */
 	__u64 bucket[NTP_MON_NBUCKETS];
+};
+
+/*
+ * The host's per-queue readings (ntprof-monitor(1), ntprof_queue_in_flight):
+ * of each hardware queue of a controller, the driver tags in use that its
+ * sampled commands found at setup (queue_busy of bpf/ntp_events.h, read for
+ * one sampled command in NTP_BUSY_EVERY, bpf/host.bpf.c), added up, and how
+ * many readings.
+ * qid is the record's: the hardware queue's number + 1.
+ */
+struct ntp_mon_qkey {
+	__u32 ctrl;             /* ctrl->instance: the X of nvmeX */
+	__u32 qid;
+};
+
+struct ntp_mon_queue {
+	__u64 busy_sum;
+	__u64 reads;
 };
 
 /* the size class of a command of bytes: its size rounded up to a power of two, from 512 */

@@ -196,3 +196,17 @@ def test_systemd_unit__verify_sees_a_broken_unit(tmp_path):
     # the check above can fail: a relative ExecStart is refused
     r = verify_unit(tmp_path, UNIT.read_text().replace("ExecStart=@BINDIR@/", "ExecStart=bin/"))
     assert r.returncode != 0 and "bin/ntprof" in r.stderr, r.stderr
+
+
+def test_metrics__every_name_the_page_writes__documented():
+    # the metrics page's writer (lib/monitor/mon_expo.c) names no metric that
+    # ntprof-monitor(1), METRICS, does not document
+    import promql
+    src = (REPO / "lib" / "monitor" / "mon_expo.c").read_text()
+    written = set(re.findall(r'"(ntprof_[a-z_]+)[{ "\\]', src))
+    metrics, labels = promql.documented()
+    hist = {m[:-len("_bucket")] for m in metrics if m.endswith("_bucket")}
+    assert {"ntprof_queue_in_flight", "ntprof_queue_imbalance", "ntprof_queue_series",
+            "ntprof_queue_series_limit", "ntprof_stage_seconds"} <= written, written
+    assert written - metrics - hist == set(), written - metrics - hist
+    assert {"queue", "controller", "role"} <= labels
