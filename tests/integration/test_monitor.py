@@ -111,6 +111,9 @@ def test_flight__bad_command_line__usage(run, tmp_path, args, says):
     ("p100>5ms", "'p100' is not a statistic"),
     ("avg>5ms", "'avg' is not a statistic"),
     ("stroage.p99>5ms", "'stroage' is not a stage"),
+    # report's network is the joined stage: not network_star under another name
+    ("network.p99>5ms", "'network' is the joined stage"),
+    ("stage:network:p50>2ms", "'network' is the joined stage"),
     ("storage.p99>5parsecs", "'5parsecs' is not a duration"),
     ("p99>-1ms", "'-1ms' is not a duration"),
 ])
@@ -123,7 +126,7 @@ def test_trigger__bad_expression__exit_serve_naming_the_token(run, tmp_path, exp
 @pytest.mark.parametrize("role, expr, says", [
     ("host", "storage.p99>5ms", "storage is the target's stage: it needs -r target or -r both"),
     ("target", "p99>5ms", "e2e is the host's stage: it needs -r host or -r both"),
-    ("target", "network.p99>5ms", "network_star is the host's stage"),
+    ("target", "network_star.p99>5ms", "network_star is the host's stage"),
 ])
 def test_trigger__stage_the_role_does_not_count__exit_serve(run, tmp_path, role, expr, says):
     serve_refused(run, "-r", role, "--flight", str(tmp_path / "f"), "--trigger", expr, says=says)

@@ -49,7 +49,7 @@ static void parse__forms__stage_stat_op_threshold(void **state)
 	assert_int_equal(t.threshold_ns, 250000);
 	assert_int_equal(ntp_trigger__role(&t), NTP_MON_ROLE_TARGET);
 
-	t = parse_ok("stage:network:p50>2ms");
+	t = parse_ok("stage:network_star:p50>2ms");
 	assert_int_equal(t.stage, NTP_MON_NETWORK_STAR);
 	assert_true(t.pct == 50.0);
 	assert_int_equal(ntp_trigger__role(&t), NTP_MON_ROLE_HOST);
@@ -101,6 +101,7 @@ static void parse__bad__names_the_token(void **state)
 	refused("p99.>5ms", "p99.");
 	refused("avg>5ms", "avg");
 	refused("stroage.p99>5ms", "stroage");
+	refused("network.p99>5ms", "network");       /* report's network is the joined stage */
 	refused("storage.>5ms", "");
 	refused("storage.p99>", "");
 	refused("storage.p99>5parsecs", "5parsecs");
