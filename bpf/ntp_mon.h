@@ -42,6 +42,11 @@ enum ntp_mon_stage {
 	NTP_MON_TARGET_DRIVER,
 	NTP_MON_STORAGE,
 	NTP_MON_RESIDENCE,
+	/* the application's side of a host command (monitor --app) */
+	NTP_MON_APP_SUBMIT,
+	NTP_MON_APP_COMPLETE,
+	NTP_MON_APP_REAP,
+	NTP_MON_APP_E2E,
 	NTP_MON_NSTAGES,
 };
 
@@ -138,6 +143,31 @@ static __always_inline void ntp_mon_host_stages(const struct ntp_host_event *e, 
 	out[NTP_MON_BLOCK] = queue - start;
 	out[NTP_MON_DRIVER] = (sent - queue) + r2t_host + (done - recv);
 	out[NTP_MON_NETWORK_STAR] = (recv - sent) - r2t_host;
+}
+
+/*
+ * a host record's application stages, as host_app_stages has them: submit,
+ * complete, reap, app e2e (out[] from NTP_MON_APP_SUBMIT); a bit of the
+ * mask for each the record has (a view's NULL where a stamp is 0)
+ */
+static __always_inline unsigned int ntp_mon_app_stages(const struct ntp_host_event *e, __s64 out[4])
+{
+	__s64 submit = (__s64)e->h_app_submit, done = (__s64)e->h_app_done, reap = (__s64)e->h_app_reap;
+	unsigned int have = 0;
+
+	out[0] = (__s64)e->h_start - submit;
+	out[1] = done - (__s64)e->h_done;
+	out[2] = reap - done;
+	out[3] = (reap ? reap : done) - submit;
+	if (submit)
+		have |= 1;
+	if (done)
+		have |= 2;
+	if (reap && done)
+		have |= 4;
+	if (done && submit)
+		have |= 8;
+	return have;
 }
 
 /* a target record's stages: target driver, storage, residence (out[] from NTP_MON_TARGET_DRIVER) */

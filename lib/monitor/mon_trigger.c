@@ -12,7 +12,8 @@
 #include "lib/monitor/mon_table.h"
 #include "lib/monitor/mon_trigger.h"
 
-#define STAGES "e2e, block, driver, network_star, target_driver, storage, residence"
+#define STAGES "e2e, block, driver, network_star, target_driver, storage, residence, " \
+	"submit, complete, reap, app_e2e"
 
 /*
  * the monitor's stage of key (the stage table's), or -1.  Not network: the
@@ -137,7 +138,13 @@ int ntp_trigger__parse(const char *s, struct ntp_trigger *t, char *why, size_t l
 
 int ntp_trigger__role(const struct ntp_trigger *t)
 {
-	return t->stage >= NTP_MON_TARGET_DRIVER ? NTP_MON_ROLE_TARGET : NTP_MON_ROLE_HOST;
+	return t->stage >= NTP_MON_TARGET_DRIVER && t->stage <= NTP_MON_RESIDENCE ? NTP_MON_ROLE_TARGET :
+	       NTP_MON_ROLE_HOST;
+}
+
+bool ntp_trigger__app(const struct ntp_trigger *t)
+{
+	return t->stage >= NTP_MON_APP_SUBMIT;
 }
 
 /* bucket k's bounds in ns, as the kernel counts (bucket 0: every value up to 0) */

@@ -546,7 +546,7 @@ int ntp_monitor__run(const struct ntp_monitor_opts *o)
 	const struct ntp_collector_opts co = { .transport = o->transport,
 					       .sample_one_in = o->sample_one_in,
 					       .attach = o->attach, .filter = o->filter,
-					       .no_app = true, .hist_mode = true,
+					       .no_app = !o->app, .hist_mode = true,
 					       .hist_stream = o->flight_dir != NULL };
 	struct monitor m = { .o = o, .stats_fd = -1 };
 	struct sigaction sa = { .sa_handler = on_signal }, su = { .sa_handler = on_usr2 };

@@ -69,6 +69,7 @@ def test_listen__not_this_machines_address__exit_serve(run):
     (["--size", "4Q"], "--size"),
     (["-r", "target", "--session", "nvme0n1"], "--session needs -r host"),
     (["-r", "both", "--session", "nvme0n1"], "--session needs -r host"),
+    (["-r", "target", "--app"], "--app needs -r host or -r both"),
     (["--user", "no-such-user-here"], "--user no-such-user-here: no such user"),
     (["-u", "root"], "--user root: that is root"),
 ])
@@ -127,6 +128,8 @@ def test_trigger__bad_expression__exit_serve_naming_the_token(run, tmp_path, exp
     ("host", "storage.p99>5ms", "storage is the target's stage: it needs -r target or -r both"),
     ("target", "p99>5ms", "e2e is the host's stage: it needs -r host or -r both"),
     ("target", "network_star.p99>5ms", "network_star is the host's stage"),
+    ("host", "reap.p99>5ms", "reap is the application's stage: it needs --app"),
+    ("both", "app_e2e.p99>5ms", "app_e2e is the application's stage: it needs --app"),
 ])
 def test_trigger__stage_the_role_does_not_count__exit_serve(run, tmp_path, role, expr, says):
     serve_refused(run, "-r", role, "--flight", str(tmp_path / "f"), "--trigger", expr, says=says)

@@ -59,7 +59,14 @@ static void parse__forms__stage_stat_op_threshold(void **state)
 	assert_int_equal(t.stat, NTP_TRIGGER_MEAN);
 	assert_int_equal(t.threshold_ns, 1500000);
 
+	t = parse_ok("reap.p99>1ms");            /* the application's: the host's, with --app */
+	assert_int_equal(t.stage, NTP_MON_APP_REAP);
+	assert_int_equal(ntp_trigger__role(&t), NTP_MON_ROLE_HOST);
+	assert_true(ntp_trigger__app(&t));
+	t = parse_ok("app_e2e.mean>1ms");
+	assert_int_equal(t.stage, NTP_MON_APP_E2E);
 	t = parse_ok("target_driver.max>1s");
+	assert_false(ntp_trigger__app(&t));
 	assert_int_equal(t.stage, NTP_MON_TARGET_DRIVER);
 	assert_int_equal(t.stat, NTP_TRIGGER_MAX);
 	assert_int_equal(t.threshold_ns, 1000000000);
