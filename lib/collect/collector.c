@@ -609,11 +609,6 @@ int ntp_collector__flush_parked(struct ntp_collector *c)
 	return c->parked_err;
 }
 
-uint64_t ntp_collector__parked_written(const struct ntp_collector *c)
-{
-	return c ? c->parked_written : 0;
-}
-
 uint64_t ntp_collector__expired(const struct ntp_collector *c)
 {
 	return c->expired;

@@ -290,8 +290,6 @@ int ntp_collector__poll(struct ntp_collector *c, int timeout_ms, int *stop_code)
  * left (struct ntp_collector's parked).  0, or what ops->deliver returned.
  */
 int ntp_collector__flush_parked(struct ntp_collector *c);
-/* the parked records user space wrote, without the stamps of the hook they waited for */
-uint64_t ntp_collector__parked_written(const struct ntp_collector *c);
 /* sampled commands that never completed, dropped from inflight by poll (after NTP_INFLIGHT_EXPIRE_NS) */
 uint64_t ntp_collector__expired(const struct ntp_collector *c);
 /* the counters, summed (enum ntp_counter): the per-CPU ones and the seen slots */

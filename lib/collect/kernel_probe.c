@@ -286,11 +286,6 @@ bool ntp_probe__btf_member(const struct btf *btf, const char *type, const char *
 	return true;
 }
 
-bool ntp_probe__btf_typedef(const struct btf *btf, const char *name)
-{
-	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) >= 0;
-}
-
 /* one word of a prototype (kernel_probe.h) for type id; 0 or -E2BIG */
 static int type_word(const struct btf *btf, __u32 id, char *buf, size_t len)
 {

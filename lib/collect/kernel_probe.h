@@ -77,9 +77,6 @@ int ntp_probe__btf_func_params(const struct btf *btf, const char *func);
  */
 bool ntp_probe__btf_member(const struct btf *btf, const char *type, const char *path);
 
-/* whether a typedef (e.g. btf_trace_<tracepoint>) exists in BTF */
-bool ntp_probe__btf_typedef(const struct btf *btf, const char *name);
-
 /*
  * A prototype as the BPF programs see it, one word a parameter, separated
  * by commas, then "->" and the return: a pointer to a struct, union or enum

@@ -102,14 +102,6 @@ void ntp_ch_buf__u32(struct ntp_ch_buf *b, uint32_t v) { le(b, v, 4); }
 void ntp_ch_buf__u64(struct ntp_ch_buf *b, uint64_t v) { le(b, v, 8); }
 void ntp_ch_buf__i64(struct ntp_ch_buf *b, int64_t v) { le(b, (uint64_t)v, 8); }
 
-void ntp_ch_buf__f64(struct ntp_ch_buf *b, double v)
-{
-	uint64_t u;
-
-	memcpy(&u, &v, sizeof(u));
-	le(b, u, 8);
-}
-
 void ntp_ch_buf__str(struct ntp_ch_buf *b, const char *s)
 {
 	size_t n = s ? strlen(s) : 0, k = n;

@@ -97,7 +97,6 @@ void ntp_ch_buf__u16(struct ntp_ch_buf *b, uint16_t v);
 void ntp_ch_buf__u32(struct ntp_ch_buf *b, uint32_t v);
 void ntp_ch_buf__u64(struct ntp_ch_buf *b, uint64_t v);
 void ntp_ch_buf__i64(struct ntp_ch_buf *b, int64_t v);
-void ntp_ch_buf__f64(struct ntp_ch_buf *b, double v);
 void ntp_ch_buf__str(struct ntp_ch_buf *b, const char *s);
 /* Nullable(String) and Nullable(Int64): NULL for s NULL, v < 0 */
 void ntp_ch_buf__nstr(struct ntp_ch_buf *b, const char *s);

@@ -41,11 +41,6 @@ struct fleet_source {
 
 static const struct ntp_source_ops fleet_ops;
 
-bool ntp_source__is_fleet(const struct ntp_source *s)
-{
-	return s && s->ops == &fleet_ops;
-}
-
 static int nomem(void)
 {
 	ntp_error("%s", strerror(ENOMEM));

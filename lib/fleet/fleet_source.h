@@ -55,7 +55,4 @@ struct ntp_fleet_filter {
 int ntp_source__open_fleet(struct ntp_source **s, const struct ntp_ch_opts *o,
 			   const struct ntp_fleet_filter *ff, const struct ntp_read_filter *rf);
 
-/* a fleet source (else NULL: files) */
-bool ntp_source__is_fleet(const struct ntp_source *s);
-
 #endif

@@ -34,8 +34,7 @@ static int host_from(char *buf, size_t len, struct ntp_read_where *w,
 
 	*w = (struct ntp_read_where){ .f = r->filter, .cols = &host_cols };
 	ntp_db__view_name(view, sizeof(view), schema, NTP_DB_HOST_STAGES);
-	ntp_evidence__from(buf, len, view, schema, ntp_evidence__has_pid(s->db, schema),
-			   ntp_evidence__has_cpu(s->db, schema), ntp_evidence__has_busy(s->db, schema));
+	ntp_evidence__from(buf, len, view, schema, ntp_evidence__cols(s->db, schema));
 	return ntp_read_filter__starts(w, s->db, &schema, 1, false, s->files[i].path);
 }
 

@@ -48,33 +48,33 @@ struct ntp_evidence_acc {
 	size_t *by_group, nby_group;
 };
 
-void ntp_evidence__from(char *buf, size_t len, const char *view, const char *schema, bool pid,
-			bool cpu, bool busy)
+unsigned ntp_evidence__cols(sqlite3 *db, const char *schema)
 {
+	unsigned cols = 0;
+
+	if (ntp_db__has_column(db, schema, "host_io", "pid") &&
+	    ntp_db__has_column(db, schema, "host_io", "comm"))
+		cols |= NTP_EVIDENCE_PID;
+	if (ntp_db__has_column(db, schema, "host_io", "cpu") &&
+	    ntp_db__has_column(db, schema, "host_io", "io_cpu"))
+		cols |= NTP_EVIDENCE_CPU;
+	if (ntp_db__has_column(db, schema, "host_io", "queue_in_flight"))
+		cols |= NTP_EVIDENCE_BUSY;
+	return cols;
+}
+
+void ntp_evidence__from(char *buf, size_t len, const char *view, const char *schema,
+			unsigned cols)
+{
+	bool pid = cols & NTP_EVIDENCE_PID, cpu = cols & NTP_EVIDENCE_CPU;
+
 	snprintf(buf, len,
 		 "(SELECT v.*, (h.flags & 32) != 0 AS ev_deferred, %s AS ev_pid, %s AS ev_comm,"
 		 " %s AS ev_cpu, %s AS ev_io_cpu, %s AS ev_off_cpu, %s AS ev_busy"
 		 " FROM \"%s\" v JOIN \"%s\".host_io h ON h.id = v.id)",
 		 pid ? "h.pid" : "NULL", pid ? "h.comm" : "NULL", cpu ? "h.cpu" : "NULL",
 		 cpu ? "h.io_cpu" : "NULL", cpu ? "h.cpu != h.io_cpu" : "NULL",
-		 busy ? "h.queue_in_flight" : "NULL", view, schema);
-}
-
-bool ntp_evidence__has_cpu(sqlite3 *db, const char *schema)
-{
-	return ntp_db__has_column(db, schema, "host_io", "cpu") &&
-	       ntp_db__has_column(db, schema, "host_io", "io_cpu");
-}
-
-bool ntp_evidence__has_busy(sqlite3 *db, const char *schema)
-{
-	return ntp_db__has_column(db, schema, "host_io", "queue_in_flight");
-}
-
-bool ntp_evidence__has_pid(sqlite3 *db, const char *schema)
-{
-	return ntp_db__has_column(db, schema, "host_io", "pid") &&
-	       ntp_db__has_column(db, schema, "host_io", "comm");
+		 cols & NTP_EVIDENCE_BUSY ? "h.queue_in_flight" : "NULL", view, schema);
 }
 
 static uint64_t mix(uint64_t h, const void *p, size_t len)
@@ -579,7 +579,9 @@ int ntp_evidence__scan(struct ntp_report *r, struct ntp_source *s, int i)
 	const char *schema = s->files[i].schema, *path = s->files[i].path;
 	struct ntp_read_where where = { .f = r->filter, .cols = &host_cols };
 	struct ntp_evidence_acc *a;
-	bool pid = ntp_evidence__has_pid(s->db, schema);
+	/* only --by's table reads the tag count */
+	unsigned cols = ntp_evidence__cols(s->db, schema) & ~NTP_EVIDENCE_BUSY;
+	bool pid = cols & NTP_EVIDENCE_PID;
 	char view[64], from[512], sql[1024];
 	sqlite3_stmt *st;
 	int rc;
@@ -588,8 +590,7 @@ int ntp_evidence__scan(struct ntp_report *r, struct ntp_source *s, int i)
 	if (rc)
 		return rc;
 	ntp_db__view_name(view, sizeof(view), schema, NTP_DB_HOST_STAGES);
-	ntp_evidence__from(from, sizeof(from), view, schema, pid,
-			   ntp_evidence__has_cpu(s->db, schema), false);
+	ntp_evidence__from(from, sizeof(from), view, schema, cols);
 	snprintf(sql, sizeof(sql), "SELECT io_type, bytes, namespace, h_start_ns, h_queue_ns,"
 		 " sent_ns, h_done_ns, " NTP_EVIDENCE_COLS " FROM %s WHERE 1", from);
 	a = ntp_evidence__acc_new(0);

@@ -81,22 +81,26 @@ struct ntp_evidence_in {
 	size_t group;
 };
 
+/* the evidence columns a file's host_io may hold (older files lack some) */
+enum ntp_evidence_cols {
+	NTP_EVIDENCE_PID = 1 << 0,        /* pid and comm: the processes */
+	NTP_EVIDENCE_CPU = 1 << 1,        /* cpu and io_cpu */
+	NTP_EVIDENCE_BUSY = 1 << 2,       /* queue_in_flight: the commands in flight on the queue */
+};
+
+/* which of them schema's host_io holds: NTP_EVIDENCE_* or'ed */
+unsigned ntp_evidence__cols(sqlite3 *db, const char *schema);
+
 /*
  * The host rows of view (host_stages or host_app_stages, as named on the
  * connection) over schema's host_io, with every column of view and
- * ev_deferred (flag 32: the send was io_work's), ev_pid and ev_comm (NULL
- * when pid is false), ev_cpu, ev_io_cpu and ev_off_cpu (cpu != io_cpu;
- * NULL where either is, or cpu is false) and ev_busy (queue_in_flight;
- * NULL when busy is false), as a FROM: "(SELECT ...)".
+ * ev_deferred (flag 32: the send was io_work's), ev_pid and ev_comm, ev_cpu,
+ * ev_io_cpu and ev_off_cpu (cpu != io_cpu; NULL where either is) and ev_busy
+ * (queue_in_flight), as a FROM: "(SELECT ...)".  A column whose NTP_EVIDENCE_*
+ * bit is not in cols is NULL.
  */
-void ntp_evidence__from(char *buf, size_t len, const char *view, const char *schema, bool pid,
-			bool cpu, bool busy);
-/* does schema's host_io have the processes (pid and comm)? */
-bool ntp_evidence__has_pid(sqlite3 *db, const char *schema);
-/* does schema's host_io have the CPUs (cpu and io_cpu)? */
-bool ntp_evidence__has_cpu(sqlite3 *db, const char *schema);
-/* does schema's host_io have the commands in flight on the queue (queue_in_flight)? */
-bool ntp_evidence__has_busy(sqlite3 *db, const char *schema);
+void ntp_evidence__from(char *buf, size_t len, const char *view, const char *schema,
+			unsigned cols);
 
 /*
  * An accumulator that holds at most max_rows (group, queue) rows (0: no

@@ -238,10 +238,12 @@ int ntp_report__scan_host(struct ntp_report *r, sqlite3 *db, const char *path, b
 	n = nworkers(span);
 	memset(w, 0, sizeof(w));
 	if (evidence) {
-		pid = ntp_evidence__has_pid(db, "main");
+		/* only --by's table reads the tag count */
+		unsigned cols = ntp_evidence__cols(db, "main") & ~NTP_EVIDENCE_BUSY;
+
+		pid = cols & NTP_EVIDENCE_PID;
 		ntp_evidence__from(from, sizeof(from), app ? NTP_DB_HOST_APP_STAGES :
-				   NTP_DB_HOST_STAGES, "main", pid, ntp_evidence__has_cpu(db, "main"),
-				   false);
+				   NTP_DB_HOST_STAGES, "main", cols);
 	}
 	for (int i = 0; i < n && evidence; i++) {
 		w[i].from = from;

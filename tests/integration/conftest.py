@@ -109,9 +109,9 @@ def assert_ok(r):
     assert r.stderr == "", f"unexpected stderr: {r.stderr}"
 
 
-def run_ok(run, *args):
+def run_ok(run, *args, **kw):
     """run(ARGS), each made a str, that must succeed (assert_ok)"""
-    r = run(*map(str, args))
+    r = run(*map(str, args), **kw)
     assert_ok(r)
     return r
 

@@ -11,20 +11,13 @@ import sqlite3
 import pytest
 
 import ntpgen
-from conftest import Exit
+from conftest import Exit, run_ok
 
 S = 1_000_000_000
 WIDTH = 100
 QUEUE = "controller || ' q' || qid"
 PROCESS = ("CASE WHEN pid IS NULL THEN '(not recorded)' ELSE coalesce(nullif(comm, ''), '-')"
            " || ' ' || pid END")
-
-
-def ok(run, *args):
-    r = run(*map(str, args))
-    assert r.returncode == Exit.OK, r.stderr
-    assert r.stderr == ""
-    return r
 
 
 @pytest.fixture(scope="module")
@@ -47,12 +40,12 @@ def runs(gen, tmp_path):
 
 
 def report_by(run, path, key, *extra):
-    return json.loads(ok(run, "report", "--by", key, "-j", "-", *extra, path).stdout)["by"]
+    return json.loads(run_ok(run, "report", "--by", key, "-j", "-", *extra, path).stdout)["by"]
 
 
 def compare_by(run, base, new, key, *extra):
-    doc = json.loads(ok(run, "compare", "--by", key, "-j", "-", *extra, base, new).stdout)
-    text = ok(run, "compare", "--by", key, *extra, base, new).stdout
+    doc = json.loads(run_ok(run, "compare", "--by", key, "-j", "-", *extra, base, new).stdout)
+    text = run_ok(run, "compare", "--by", key, *extra, base, new).stdout
     return doc["by"], text
 
 
@@ -161,10 +154,10 @@ def test_compare_by__read_filters_apply_to_both(run, runs):
 
 def test_compare_by__default_none_html_and_bad_key(run, runs):
     (a, _), (b, _) = runs
-    doc = json.loads(ok(run, "compare", "-j", "-", a, b).stdout)
+    doc = json.loads(run_ok(run, "compare", "-j", "-", a, b).stdout)
     assert doc["by"] is None
-    assert "(--by)" not in ok(run, "compare", a, b).stdout
-    page = ok(run, "compare", "--by", "queue", "--html", "-", a, b).stdout
+    assert "(--by)" not in run_ok(run, "compare", a, b).stdout
+    page = run_ok(run, "compare", "--by", "queue", "--html", "-", a, b).stdout
     table = page.split("<h2>By queue</h2>", 1)[1].split("</table>", 1)[0]
     by, _ = compare_by(run, a, b, "queue")
     assert table.count("<tr>") == 2 + len(by["pairs"])
@@ -198,7 +191,7 @@ def sql_series(path, name, where=""):
 
 
 def series_by(run, path, key, *extra):
-    return json.loads(ok(run, "series", "--by", key, "-j", "-", *extra, path).stdout)
+    return json.loads(run_ok(run, "series", "--by", key, "-j", "-", *extra, path).stdout)
 
 
 def check_series(doc, key, want):
@@ -219,7 +212,7 @@ def test_series_by_queue__rows_as_sql(run, runs, tmp_path):
     doc = series_by(run, a, "queue")
     check_series(doc, "queue", sql_series(a, QUEUE))
     # the text and the CSV: the queue in place of the type, size and namespace
-    text = ok(run, "series", "--by", "queue", a).stdout
+    text = run_ok(run, "series", "--by", "queue", a).stdout
     title = next(l for l in text.splitlines() if l.startswith("#    time_s"))
     assert title.split()[1:4] == ["time_s", "queue", "n"]
     assert "# by:                a group is a host queue (controller, qid)" in text
@@ -227,7 +220,7 @@ def test_series_by_queue__rows_as_sql(run, runs, tmp_path):
     assert len(rows) == doc["row_count"]
     assert [(float(r[0]), r[1] + " " + r[2], int(r[3])) for r in rows] == \
         [(x["interval"], x["queue"], x["n"]) for x in doc["rows"]]
-    csv_text = ok(run, "series", "--by", "queue", "--csv", "-", a).stdout.splitlines()
+    csv_text = run_ok(run, "series", "--by", "queue", "--csv", "-", a).stdout.splitlines()
     assert csv_text[0].startswith("file,interval,start_ns,covered_ns,queue,n,est_cmds_per_s,")
     assert len(csv_text) == 1 + doc["row_count"]
 
@@ -277,14 +270,14 @@ def test_series_by__filters_and_top(run, runs):
 def test_series_by_queue__joined(run, tmp_path):
     h, t = tmp_path / "h.ntp", tmp_path / "t.ntp"
     ntpgen.generate_pair(h, t)
-    plain = json.loads(ok(run, "series", "-j", "-", h, t).stdout)
+    plain = json.loads(run_ok(run, "series", "-j", "-", h, t).stdout)
     doc = series_by(run, h, "queue", t)
     assert doc["commands"] == plain["commands"]
     db = sqlite3.connect(f"file:{h}?mode=ro", uri=True)
     queues = {q for (q,) in db.execute("SELECT DISTINCT %s FROM host_io" % QUEUE)}
     db.close()
     assert {r["queue"] for r in doc["rows"]} <= queues
-    page = ok(run, "series", "--by", "queue", "--html", "-", h, t).stdout
+    page = run_ok(run, "series", "--by", "queue", "--html", "-", h, t).stdout
     assert "<h2>%s (file 1)</h2>" % doc["rows"][0]["queue"] in page
 
 

@@ -14,7 +14,7 @@ import pytest
 
 import ntpgen
 from report_text import size_str
-from conftest import Exit
+from conftest import Exit, run_ok
 
 # the known change of the network* stage, ns: odd, so rounding would show
 DELTA = 7_321
@@ -70,13 +70,6 @@ def pair(tmp_path_factory):
     append_group(new, *NEW_ONLY, [(3_000 + 17 * k, 9_000 + 13 * k, 90_000 + 307 * k)
                                   for k in range(15)])
     return base, new
-
-
-def ok(run, *args, **kw):
-    r = run(*args, **kw)
-    assert r.returncode == Exit.OK, r.stderr
-    assert r.stderr == ""
-    return r
 
 
 # ---- parsing the text ---------------------------------------------------------------
@@ -166,7 +159,7 @@ def key_text(key):
 
 def test_only_network_changes_by_the_known_delta(run, pair):
     base, new = pair
-    t = parse(ok(run, "compare", base.path, new.path).stdout)
+    t = parse(run_ok(run, "compare", base.path, new.path).stdout)
     want_b, want_n = expected(base), expected(new)
     shared = set(want_b) & set(want_n)
     assert len(shared) == len(ntpgen.DEFAULT_GROUPS)
@@ -192,7 +185,7 @@ def test_only_network_changes_by_the_known_delta(run, pair):
 
 def test_rows_of_one_run_are_shown_and_marked(run, pair):
     base, new = pair
-    t = parse(ok(run, "compare", base.path, new.path).stdout)
+    t = parse(run_ok(run, "compare", base.path, new.path).stdout)
     b, n = key_text(BASE_ONLY), key_text(NEW_ONLY)
     assert t["groups"][b] == {"n_baseline": "25", "n_new": "-", "present": "baseline-only"}
     assert t["groups"][n] == {"n_baseline": "-", "n_new": "15", "present": "new-only"}
@@ -217,7 +210,7 @@ def test_rows_of_one_run_are_shown_and_marked(run, pair):
 def test_json_equals_text(run, pair, tmp_path):
     base, new = pair
     out = tmp_path / "c.json"
-    r = ok(run, "compare", "-j", out, "--stat", "mean,p50,p90,p99,p99.9", base.path, new.path)
+    r = run_ok(run, "compare", "-j", out, "--stat", "mean,p50,p90,p99,p99.9", base.path, new.path)
     t = parse(r.stdout)
     doc = json.loads(out.read_text())
     assert list(doc)[:7] == ["ntprof_version", "format_version", "schema_version", "command",
@@ -257,7 +250,7 @@ def test_json_equals_text(run, pair, tmp_path):
 
 def test_json_to_stdout_is_one_document(run, pair):
     base, new = pair
-    r = ok(run, "compare", "-j", "-", "--pretty", base.path, new.path)
+    r = run_ok(run, "compare", "-j", "-", "--pretty", base.path, new.path)
     doc = json.loads(r.stdout)
     assert doc["command"] == "compare" and "# ntprof compare" not in r.stdout
     assert r.stdout.startswith("{\n  ")
@@ -266,10 +259,10 @@ def test_json_to_stdout_is_one_document(run, pair):
 def test_values_equal_report(run, pair):
     """compare reuses report's summaries: its numbers are report's numbers."""
     base, new = pair
-    doc = json.loads(ok(run, "compare", "-j", "-", "--stat", "mean,p50,p90,p99,p99.9",
+    doc = json.loads(run_ok(run, "compare", "-j", "-", "--stat", "mean,p50,p90,p99,p99.9",
                         base.path, new.path).stdout)
     for side, rec in (("baseline", base), ("new", new)):
-        rep = json.loads(ok(run, "report", "-j", "-", rec.path).stdout)
+        rep = json.loads(run_ok(run, "report", "-j", "-", rec.path).stdout)
         by_key = {(g["io_type"], g["bytes"], g["namespace"]): g for g in rep["groups"]}
         seen = 0
         for g in doc["groups"]:
@@ -289,12 +282,12 @@ def test_values_equal_report(run, pair):
 
 def test_stat_option_selects_the_rows(run, pair):
     base, new = pair
-    t = parse(ok(run, "compare", "--stat", "p99.9,p50", base.path, new.path).stdout)
+    t = parse(run_ok(run, "compare", "--stat", "p99.9,p50", base.path, new.path).stdout)
     assert {k[4] for k in t["values"]} == {"p50", "p99.9"}
     # shown in a fixed order, whatever the order asked
     stats = [k[4] for k in t["values"]][:2]
     assert stats == ["p50", "p99.9"]
-    t = parse(ok(run, "compare", base.path, new.path).stdout)
+    t = parse(run_ok(run, "compare", base.path, new.path).stdout)
     assert {k[4] for k in t["values"]} == {"mean", "p99"}
 
 
@@ -309,7 +302,7 @@ def test_bad_stat__usage_error(run, pair, arg):
 
 def test_formula_shows_the_arithmetic(run, pair):
     base, new = pair
-    t = parse(ok(run, "compare", "--formula", base.path, new.path).stdout)
+    t = parse(run_ok(run, "compare", "--formula", base.path, new.path).stdout)
     assert set(t["formulas"]) == set(t["values"])
     key = ntpgen.DEFAULT_GROUPS[0]
     k = (key.io_type, size_str(key.bytes), key.namespace)
@@ -330,7 +323,7 @@ def test_formula_shows_the_arithmetic(run, pair):
     assert f.startswith(f"p99, ns: baseline = sorted[{rank} of {n}] = ")
     f = t["formulas"][key_text(BASE_ONLY) + ("block", "mean")]
     assert "new = none" in f and "delta and ratio: none" in f
-    doc = json.loads(ok(run, "compare", "--formula", "-j", "-", base.path, new.path).stdout)
+    doc = json.loads(run_ok(run, "compare", "--formula", "-j", "-", base.path, new.path).stdout)
     g = next(g for g in doc["groups"] if (g["io_type"], g["bytes"], g["namespace"]) ==
              (k[0], key.bytes, k[2]))
     assert g["stages"][2]["mean"]["formula"] == t["formulas"][k + ("network*", "mean")]
@@ -345,7 +338,7 @@ def test_header_names_both_runs_and_what_differs(run, tmp_path):
     a = ntpgen.generate(tmp_path / "a.ntp", seed=5, groups=groups)
     b = ntpgen.generate(tmp_path / "b.ntp", seed=5, groups=groups, hooks=hooks,
                         meta={"kernel_release": "6.8.0-new", "hostname": "otherhost"})
-    t = parse(ok(run, "compare", "--header", a.path, b.path).stdout)
+    t = parse(run_ok(run, "compare", "--header", a.path, b.path).stdout)
     fa, fb = t["files"]
     assert (fa["which"], fa["path"], fb["which"], fb["path"]) == \
         ("baseline", str(a.path), "new", str(b.path))
@@ -384,7 +377,7 @@ def test_lost_commands__warning_in_the_output(run, tmp_path):
     groups = (ntpgen.Group("read", 4096, "nvme0n1", 50),)
     a = ntpgen.generate(tmp_path / "a.ntp", seed=5, groups=groups)
     b = ntpgen.generate(tmp_path / "b.ntp", seed=5, groups=groups, lost_ringbuf=9)
-    t = parse(ok(run, "compare", a.path, b.path).stdout)
+    t = parse(run_ok(run, "compare", a.path, b.path).stdout)
     assert t["warnings"] == ["the new recording lost 9 sampled commands while recording; "
                              "its statistics do not include them"]
     assert t["files"][1]["commands"] == "50 in file, 9 lost"
@@ -418,7 +411,7 @@ def test_threshold(run, pair):
 
     # above every growth: success, and the text says so; every group is tested: the
     # flushes are 7 commands, below the default --min-n, and the mean needs 2
-    r = ok(run, "compare", "--min-n", "2", "--threshold", f"{hi + 0.01:.2f}", base.path,
+    r = run_ok(run, "compare", "--min-n", "2", "--threshold", f"{hi + 0.01:.2f}", base.path,
            new.path)
     assert re.search(r"^# threshold: ok \(0 groups over, 0 not tested\)$", r.stdout, re.M)
     # without: the flushes' rule is not tested, and that is said, exit 12
@@ -435,7 +428,7 @@ def test_threshold(run, pair):
     # beyond the noise trips, within the floor or not (the rule's percent is the floor)
     sig = {(g["io_type"], g["bytes"], g["namespace"]):
            g["stages"][-1]["mean"]["verdict"] in ("changed", "small")
-           for g in json.loads(ok(run, "compare", "--min-n", "2", "-j", "-", base.path,
+           for g in json.loads(run_ok(run, "compare", "--min-n", "2", "-j", "-", base.path,
                                   new.path).stdout)["groups"]}
     over = sorted(k for k, g in growth.items() if g > pct and sig[k])
     assert over
@@ -468,7 +461,7 @@ def test_threshold(run, pair):
 
 def test_a_run_against_itself__zero_deltas_and_no_threshold(run, pair):
     base, _ = pair
-    r = ok(run, "compare", "--min-n", "2", "--threshold", "0", base.path, base.path)
+    r = run_ok(run, "compare", "--min-n", "2", "--threshold", "0", base.path, base.path)
     t = parse(r.stdout)
     assert t["differs"] == [] and t["warnings"] == []
     shown = 0
@@ -502,17 +495,17 @@ def test_not_two_files__usage_error(run, pair, nfiles):
 def test_recordings_without_commands(run, tmp_path):
     a = ntpgen.generate(tmp_path / "a.ntp", groups=())
     b = ntpgen.generate(tmp_path / "b.ntp", groups=())
-    r = ok(run, "compare", a.path, b.path)
+    r = run_ok(run, "compare", a.path, b.path)
     assert "# no sampled host commands in either recording" in r.stdout
     assert all(line.startswith("#") for line in r.stdout.splitlines())
-    doc = json.loads(ok(run, "compare", "-j", "-", a.path, b.path).stdout)
+    doc = json.loads(run_ok(run, "compare", "-j", "-", a.path, b.path).stdout)
     assert doc["groups"] == []
 
 
 def test_compare_never_modifies_the_recordings(run, pair):
     base, new = pair
     before = (base.path.read_bytes(), new.path.read_bytes())
-    ok(run, "compare", base.path, new.path)
+    run_ok(run, "compare", base.path, new.path)
     assert (base.path.read_bytes(), new.path.read_bytes()) == before
 
 
@@ -588,9 +581,9 @@ def test_large_recordings_equal_report(run, tmp_path):
     """Recordings big enough that report reads them with several threads."""
     a = ntpgen.generate_bulk(tmp_path / "a.ntp", 250_000)
     b = ntpgen.generate_bulk(tmp_path / "b.ntp", 200_000)
-    doc = json.loads(ok(run, "compare", "-j", "-", a.path, b.path, timeout=180).stdout)
+    doc = json.loads(run_ok(run, "compare", "-j", "-", a.path, b.path, timeout=180).stdout)
     for side, rec in (("baseline", a), ("new", b)):
-        rep = json.loads(ok(run, "report", "-j", "-", rec.path, timeout=120).stdout)
+        rep = json.loads(run_ok(run, "report", "-j", "-", rec.path, timeout=120).stdout)
         assert [(g["io_type"], g["bytes"], g["namespace"], g["n"]) for g in rep["groups"]] == \
             [(g["io_type"], g["bytes"], g["namespace"], g[f"n_{side}"]) for g in doc["groups"]]
         for g, rg in zip(doc["groups"], rep["groups"]):

@@ -13,7 +13,7 @@ import os
 import pytest
 
 import ntpgen
-from conftest import Exit
+from conftest import Exit, run_ok
 
 # the known change of the storage stage, ns: odd, so rounding would show
 DELTA = 5_417
@@ -40,19 +40,12 @@ def runs(tmp_path_factory):
     return out
 
 
-def ok(run, *args):
-    r = run(*map(str, args))
-    assert r.returncode == Exit.OK, r.stderr
-    assert r.stderr == ""
-    return r
-
-
 def compare_json(run, *args):
-    return json.loads(ok(run, "compare", "-j", "-", "--stat", "mean,p99", *args).stdout)
+    return json.loads(run_ok(run, "compare", "-j", "-", "--stat", "mean,p99", *args).stdout)
 
 
 def report_json(run, *args):
-    return json.loads(ok(run, "report", "-j", "-", *args).stdout)
+    return json.loads(run_ok(run, "report", "-j", "-", *args).stdout)
 
 
 def mean_deltas(doc):
@@ -91,7 +84,7 @@ def test_joined_pairs__all_five_stages__storage_changed_most(run, runs):
         rs, = [s for s in rg["stages"] if s["stage"] == "storage"]
         assert storage["mean"]["baseline_ns"] == rs["mean_ns"]
         assert storage["p99"]["baseline_ns"] == rs["p99_ns"]
-    text = ok(run, "compare", base, new).stdout
+    text = run_ok(run, "compare", base, new).stdout
     assert "# changed most: storage of " in text
     assert f"mean +{DELTA // 1000}.{DELTA % 1000:03d} us" in text
     for label in ("block", "driver(h)", "network", "driver(t)", "storage", "end-to-end"):
@@ -113,7 +106,7 @@ def test_target_alone__target_stages_and_residence(run, runs):
         assert [s["stage"] for s in g["stages"]] == ["target_driver", "storage", "e2e"]
     check_only_storage_moved(doc)
     assert "residence" in doc["stage_notes"]
-    text = ok(run, "compare", runs["base"]["target"], runs["new"]["target"]).stdout
+    text = run_ok(run, "compare", runs["base"]["target"], runs["new"]["target"]).stdout
     assert " residence " in text and "# io_type    size device " in text
     assert "no sampled host commands" not in text
 
@@ -131,7 +124,7 @@ def test_files_counts__each_side_from_its_own_table(run, runs, kind):
     a file of both sides gives both."""
     base, new = runs["base"][kind], runs["new"][kind]
     doc = compare_json(run, base, new)
-    text = ok(run, "compare", base, new).stdout
+    text = run_ok(run, "compare", base, new).stdout
     for f, path in zip(doc["files"], (base, new)):
         if kind == "target":
             assert f["commands_in_file"] == target_rows(path) > 0
@@ -142,7 +135,7 @@ def test_files_counts__each_side_from_its_own_table(run, runs, kind):
         assert f"#   commands:        {target_rows(base)} in file, " in text
         assert "#   commands:        0 in file" not in text
     else:
-        assert f" in file, " in text and f"{target_rows(base)} in file" in text
+        assert " in file, " in text and f"{target_rows(base)} in file" in text
         assert text.count(" lost (target)") == 2 and text.count(" lost (host)") == 2
 
 
@@ -223,5 +216,5 @@ def test_two_hosts_of_one_name_stay_apart__paired_by_their_place(run, tmp_path):
             assert g["namespace"] == "nvme0n1"
             storage = next(s for s in g["stages"] if s["stage"] == "storage")
             assert storage["mean"]["delta_ns"] == (DELTA if f == 2 else 0), (f, storage)
-    text = ok(run, "compare", base, new).stdout
+    text = run_ok(run, "compare", base, new).stdout
     assert "2:nvme0n1" in text and "1:nvme0n1" in text

@@ -12,16 +12,9 @@ import sqlite3
 import pytest
 
 import ntpgen
-from conftest import Exit
+from conftest import Exit, run_ok
 
 WIDTH = 100
-
-
-def ok(run, *args):
-    r = run(*args)
-    assert r.returncode == Exit.OK, r.stderr
-    assert r.stderr == ""
-    return r
 
 
 def diag_lines(text):
@@ -38,8 +31,8 @@ def diag_lines(text):
 
 def report(run, *paths):
     """(the text's diagnosis lines, the JSON document)"""
-    text = ok(run, "report", *map(str, paths)).stdout
-    doc = json.loads(ok(run, "report", "-j", "-", *map(str, paths)).stdout)
+    text = run_ok(run, "report", *map(str, paths)).stdout
+    doc = json.loads(run_ok(run, "report", "-j", "-", *map(str, paths)).stdout)
     return diag_lines(text), doc
 
 
@@ -314,12 +307,12 @@ def test_target_alone__device_and_storage(run, tmp_path):
 
 
 def test_quiet__keeps_the_diagnosis(run, rec):
-    text = ok(run, "report", "-q", str(rec.path)).stdout
+    text = run_ok(run, "report", "-q", str(rec.path)).stdout
     assert any(l.startswith("# recording: ") for l in text.splitlines())
 
 
 def test_html__a_row_per_line(run, rec):
-    page = ok(run, "report", "--html", "-", str(rec.path)).stdout
+    page = run_ok(run, "report", "--html", "-", str(rec.path)).stdout
     _, doc = report(run, rec.path)
     table = page.split("<h2>Diagnosis</h2>", 1)[1].split("</table>", 1)[0]
     assert table.count("<tr>") == 2 + len(doc["diagnosis"]["groups"])
@@ -374,8 +367,8 @@ def sql_by(db, key, where=""):
 
 
 def by_doc(run, path, key, *extra):
-    doc = json.loads(ok(run, "report", "--by", key, "-j", "-", *extra, str(path)).stdout)
-    text = ok(run, "report", "--by", key, *extra, str(path)).stdout
+    doc = json.loads(run_ok(run, "report", "--by", key, "-j", "-", *extra, str(path)).stdout)
+    text = run_ok(run, "report", "--by", key, *extra, str(path)).stdout
     return doc["by"], text
 
 
@@ -464,7 +457,7 @@ def test_by__target_alone_and_default(run, rec, tmp_path):
 
 
 def test_by__html_table(run, rec):
-    page = ok(run, "report", "--by", "queue", "--html", "-", str(rec.path)).stdout
+    page = run_ok(run, "report", "--by", "queue", "--html", "-", str(rec.path)).stdout
     table = page.split("<h2>By queue</h2>", 1)[1].split("</table>", 1)[0]
     by, _ = by_doc(run, rec.path, "queue")
     assert table.count("<tr>") == 2 + len(by["rows"])
@@ -487,8 +480,8 @@ def test_compare__names_what_report_names_and_what_changed(run, rec, copy):
     _, base = report(run, rec.path)
     _, new = report(run, path)
     args = ["compare", str(rec.path), str(path)]
-    doc = json.loads(ok(run, *args, "-j", "-").stdout)
-    text = ok(run, *args).stdout
+    doc = json.loads(run_ok(run, *args, "-j", "-").stdout)
+    text = run_ok(run, *args).stdout
     d = doc["diagnosis"]
     # each run's diagnosis is report's
     assert d["baseline"] == base["diagnosis"] and d["new"] == new["diagnosis"]
@@ -503,7 +496,7 @@ def test_compare__names_what_report_names_and_what_changed(run, rec, copy):
     assert "# read 4KiB nvme0n1: none -> driver " in "\n".join(lines)
     assert any(l.startswith("# write 4KiB nvme0n1: unchanged: ") for l in lines)
     assert all(len(l) <= WIDTH for l in lines)
-    page = ok(run, *args, "--html", "-").stdout
+    page = run_ok(run, *args, "--html", "-").stdout
     assert "<h2>Diagnosis: the baseline</h2>" in page and "<h2>Diagnosis: the new run</h2>" in page
 
 

@@ -18,7 +18,7 @@ import zlib
 import pytest
 
 import ntpgen
-from conftest import Exit
+from conftest import Exit, run_ok
 from report_text import us
 
 CHROMIUM = shutil.which("chromium")
@@ -33,13 +33,6 @@ def recs(tmp_path_factory):
     ntpgen.generate(d / "host2.ntp", seed=4)
     ntpgen.generate_pair(d / "h.ntp", d / "t.ntp", seed=8)
     return d
-
-
-def ok(run, *args):
-    r = run(*map(str, args))
-    assert r.returncode == Exit.OK, r.stderr
-    assert r.stderr == ""
-    return r
 
 
 class Page(html.parser.HTMLParser):
@@ -98,9 +91,9 @@ def charts(p):
 
 def test_report_page__charts_carry_the_reports_means(run, recs, tmp_path):
     out = tmp_path / "r.html"
-    text = ok(run, "report", "--html", out, recs / "host.ntp").stdout
+    text = run_ok(run, "report", "--html", out, recs / "host.ntp").stdout
     assert text.startswith("# ntprof report\n")          # the text still goes to stdout
-    doc = json.loads(ok(run, "report", "-j", "-", recs / "host.ntp").stdout)
+    doc = json.loads(run_ok(run, "report", "-j", "-", recs / "host.ntp").stdout)
     p = page(out)
     # where the time goes, the tails, and one distribution per group
     assert len(charts(p)) == 2 + len(doc["groups"])
@@ -133,8 +126,8 @@ def ntpgen_size(n):
 ])
 def test_report_page__every_kind(run, recs, tmp_path, kind, args, stages):
     out = tmp_path / "r.html"
-    ok(run, "report", "--html", out, *(recs / a for a in args))
-    doc = json.loads(ok(run, "report", "-j", "-", *(recs / a for a in args)).stdout)
+    run_ok(run, "report", "--html", out, *(recs / a for a in args))
+    doc = json.loads(run_ok(run, "report", "-j", "-", *(recs / a for a in args)).stdout)
     assert doc["kind"] == kind
     p = page(out)
     assert len(charts(p)) == 2 + len(doc["groups"])
@@ -156,13 +149,13 @@ def test_report_page__every_kind(run, recs, tmp_path, kind, args, stages):
 
 def test_report_page__histogram_adds_each_stages_distribution(run, recs, tmp_path):
     out = tmp_path / "r.html"
-    ok(run, "report", "--histogram", "--html", out, recs / "host.ntp")
-    doc = json.loads(ok(run, "report", "-j", "-", recs / "host.ntp").stdout)
+    run_ok(run, "report", "--histogram", "--html", out, recs / "host.ntp")
+    doc = json.loads(run_ok(run, "report", "-j", "-", recs / "host.ntp").stdout)
     assert len(charts(page(out))) == 2 + len(doc["groups"]) * 4
 
 
 def test_report_page__to_stdout_instead_of_the_text(run, recs):
-    r = ok(run, "report", "--html", "-", recs / "host.ntp")
+    r = run_ok(run, "report", "--html", "-", recs / "host.ntp")
     assert r.stdout.startswith("<!DOCTYPE html>") and "# ntprof report" not in r.stdout
     Page(r.stdout)
 
@@ -181,7 +174,7 @@ def test_report_page__strings_from_the_file_are_text_not_markup(run, tmp_path):
     db.commit()
     db.close()
     out = tmp_path / "e.html"
-    ok(run, "report", "--html", out, rec.path)
+    run_ok(run, "report", "--html", out, rec.path)
     body = out.read_text()
     assert "<script" not in body and "<b " not in body and "\x1b" not in body
     assert "&lt;script&gt;alert(1)&lt;/script&gt;&amp;" in body
@@ -199,8 +192,8 @@ def test_report_page__unwritable_place__one_line_no_file(run, recs, tmp_path):
 
 def test_compare_page__baseline_and_new_side_by_side(run, recs, tmp_path):
     out = tmp_path / "c.html"
-    ok(run, "compare", "--html", out, recs / "host.ntp", recs / "host2.ntp")
-    doc = json.loads(ok(run, "compare", "-j", "-", recs / "host.ntp", recs / "host2.ntp").stdout)
+    run_ok(run, "compare", "--html", out, recs / "host.ntp", recs / "host2.ntp")
+    doc = json.loads(run_ok(run, "compare", "-j", "-", recs / "host.ntp", recs / "host2.ntp").stdout)
     p = page(out)
     assert len(charts(p)) == len(doc["groups"])
     body = out.read_text()
@@ -285,7 +278,7 @@ def screenshot(page, shot, width, height):
 def test_browser_renders_the_charts(run, recs, tmp_path, cmd):
     out = tmp_path / "p.html"
     files = [recs / "host.ntp"] + ([recs / "host2.ntp"] if cmd == "compare" else [])
-    ok(run, cmd, "--html", out, *files)
+    run_ok(run, cmd, "--html", out, *files)
     bpp, rows = screenshot(out, tmp_path / "p.png", 1000, 1200)
     for rgb in RAMP_ENDS:
         # a bar is hundreds of pixels of one colour: the charts were painted
@@ -314,8 +307,8 @@ def test_series_page__two_charts_a_group__a_point_per_interval(run, recs, tmp_pa
     intervals has them (every group at 1 s) gets a note instead of a chart
     with no point."""
     out = tmp_path / "s.html"
-    ok(run, "series", "-i", step, "--html", out, recs / "host.ntp")
-    doc = json.loads(ok(run, "series", "-i", step, "-j", "-", recs / "host.ntp").stdout)
+    run_ok(run, "series", "-i", step, "--html", out, recs / "host.ntp")
+    doc = json.loads(run_ok(run, "series", "-i", step, "-j", "-", recs / "host.ntp").stdout)
     body = out.read_text()
     Page(body)
     charts_ = polylines(body)
@@ -345,13 +338,13 @@ def test_series_page__two_charts_a_group__a_point_per_interval(run, recs, tmp_pa
 def test_series_page__only_one_output_on_stdout(run, recs):
     r = run("series", "--html", "-", "--csv", "-", str(recs / "host.ntp"))
     assert r.returncode == Exit.USAGE and "stdout" in r.stderr
-    r = ok(run, "series", "--html", "-", recs / "host.ntp")
+    r = run_ok(run, "series", "--html", "-", recs / "host.ntp")
     assert r.stdout.startswith("<!DOCTYPE html>")
 
 
 def test_series_page__rendered(run, recs, tmp_path):
     out = tmp_path / "s.html"
-    ok(run, "series", "--html", out, recs / "host.ntp")
+    run_ok(run, "series", "--html", out, recs / "host.ntp")
     bpp, rows = screenshot(out, tmp_path / "s.png", 1000, 900)
     # lines are thin: fewer pixels than bars, but many of the ramp's ends
     for rgb in RAMP_ENDS:
@@ -371,7 +364,7 @@ def test_a_stage_keeps_its_colour_from_chart_to_chart(run, recs, tmp_path, cmd, 
     """The stacked means leave out the end-to-end that the tails show: the
     stages still take the same colours in both (and in series' two charts)."""
     out = tmp_path / "p.html"
-    ok(run, cmd, "--html", out, *(a if a.startswith("-") else recs / a for a in args))
+    run_ok(run, cmd, "--html", out, *(a if a.startswith("-") else recs / a for a in args))
     colours = {}
     # series' rate panel names groups, not stages
     body = re.sub(r'<svg [^>]*class="chart"[^>]*>\n<title>est\. commands/s .*?</svg>', "",

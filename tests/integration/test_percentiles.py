@@ -14,20 +14,13 @@ import json
 import pytest
 
 import ntpgen
-from conftest import Exit
+from conftest import Exit, run_ok
 from report_text import parse_tables, size_str, us
 
 LIST = (50, 95, 99, 99.99)
 GROUPS = (ntpgen.Group("read", 4096, "nvme0n1", 12000),
           ntpgen.Group("write", 4096, "nvme0n1", 300, wire=(30_000, 120_000)),
           ntpgen.Group("flush", 0, "nvme1n1", 7))
-
-
-def ok(run, *args):
-    r = run(*map(str, args))
-    assert r.returncode == Exit.OK, r.stderr
-    assert r.stderr == ""
-    return r
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +40,7 @@ def expected(rec, percentiles):
 
 
 def test_json__listed_percentiles_equal_the_nearest_rank(run, rec):
-    doc = json.loads(ok(run, "report", "--percentiles", "99.99,50,95:99", "-j", "-",
+    doc = json.loads(run_ok(run, "report", "--percentiles", "99.99,50,95:99", "-j", "-",
                         rec.path).stdout)
     assert [p["name"] for p in doc["percentiles"]] == ["p50", "p95", "p99", "p99.99"]
     assert [(p["key"], p["p"], p["min_n_shown"], p["min_n_tested"])
@@ -70,7 +63,7 @@ def test_json__listed_percentiles_equal_the_nearest_rank(run, rec):
 
 
 def test_text__columns_of_the_list_and_dashes_where_too_few(run, rec):
-    text = ok(run, "report", "--percentiles", "50,95,99,99.99", rec.path).stdout
+    text = run_ok(run, "report", "--percentiles", "50,95,99,99.99", rec.path).stdout
     assert "# a percentile from this many commands, '-' with fewer: p50 2, p95 20, " \
            "p99 100, p99.99 10000\n" in text
     t = parse_tables(text)
@@ -87,13 +80,13 @@ def test_text__columns_of_the_list_and_dashes_where_too_few(run, rec):
 
 
 def test_default_list_unchanged_and_its_minimums_said(run, rec):
-    doc = json.loads(ok(run, "report", "-j", "-", rec.path).stdout)
+    doc = json.loads(run_ok(run, "report", "-j", "-", rec.path).stdout)
     assert [p["name"] for p in doc["percentiles"]] == ["p50", "p90", "p99", "p99.9"]
     want = expected(rec, ntpgen.DEFAULT_PERCENTILES)
     for g in doc["groups"]:
         e2e, _ = want[(g["io_type"], g["bytes"])]
         assert {k: g["e2e"][k] for k in e2e} == e2e
-    text = ok(run, "report", rec.path).stdout
+    text = run_ok(run, "report", rec.path).stdout
     assert "# a percentile from this many commands, '-' with fewer: p50 2, p90 10, " \
            "p99 100, p99.9 1000\n" in text
 
@@ -103,7 +96,7 @@ def test_fields_and_sort_name_the_listed_wherever_the_option_stands(run, rec, or
     pct = ["--percentiles", "50,95"]
     rest = ["-F", "n,p95", "--sort", "p95:asc"]
     args = pct + rest if order == "before" else rest + pct
-    text = ok(run, "report", *args, rec.path).stdout
+    text = run_ok(run, "report", *args, rec.path).stdout
     t = parse_tables(text)
     assert list(t["groups"][0]) == ["io_type", "size", "namespace", "n", "p95"]
     # ascending by p95; the flush group of 7 has none and goes last
@@ -141,7 +134,7 @@ def test_bad_lists__one_line_usage(run, rec, cmd, arg, why):
 
 def test_compare__listed_percentile_and_untested_threshold(run, rec, tmp_path):
     other = ntpgen.generate(tmp_path / "b.ntp", seed=12, groups=GROUPS)
-    doc = json.loads(ok(run, "compare", "--percentiles", "50,99.99", "--stat", "p99.99",
+    doc = json.loads(run_ok(run, "compare", "--percentiles", "50,99.99", "--stat", "p99.99",
                         "-j", "-", rec.path, other.path).stdout)
     assert doc["statistics"] == ["p99_99"]
     rows = {(g["io_type"], g["bytes"]): {s["stage"]: s for s in g["stages"]}
@@ -162,12 +155,12 @@ def test_compare__listed_percentile_and_untested_threshold(run, rec, tmp_path):
 
 
 def test_series__columns_of_the_list(run, rec):
-    text = ok(run, "series", "--percentiles", "50,99", "-i", "10", rec.path).stdout
+    text = run_ok(run, "series", "--percentiles", "50,99", "-i", "10", rec.path).stdout
     titles = next(ln for ln in text.splitlines() if ln.startswith("#    time_s")).split()
     assert "end-to-end.mean" in titles and "end-to-end.p50" in titles \
         and "end-to-end.p99" in titles and "end-to-end.p90" not in titles
     assert "p50 2, p99 100" in text
-    out = ok(run, "series", "--percentiles", "50,99", "-i", "10", "--csv", "-", rec.path).stdout
+    out = run_ok(run, "series", "--percentiles", "50,99", "-i", "10", "--csv", "-", rec.path).stdout
     rows = list(csv.DictReader(io.StringIO(out)))
     want = expected(rec, (50, 99))
     for row in rows:
@@ -177,6 +170,6 @@ def test_series__columns_of_the_list(run, rec):
         assert row["block_p99_ns"] == ("" if stages["block"]["p99_ns"] is None else
                                        str(stages["block"]["p99_ns"]))
     # without the option: the p99 alone, as before
-    out = ok(run, "series", "-i", "10", "--csv", "-", rec.path).stdout
+    out = run_ok(run, "series", "-i", "10", "--csv", "-", rec.path).stdout
     head = out.splitlines()[0].split(",")
     assert "e2e_p99_ns" in head and "e2e_p50_ns" not in head

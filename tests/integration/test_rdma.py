@@ -18,7 +18,7 @@ import sqlite3
 import pytest
 
 import ntpgen
-from conftest import Exit
+from conftest import Exit, run_ok
 
 FIVE = ("block", "driver", "network", "target_driver", "storage")
 LABELS = {"block": "block", "driver": "driver(h)", "network": "network",
@@ -36,13 +36,6 @@ def pair(tmp_path_factory):
 def tcp_pair(tmp_path_factory):
     d = tmp_path_factory.mktemp("tcp")
     return ntpgen.generate_pair(d / "host.ntp", d / "target.ntp", seed=31)
-
-
-def ok(run, *args):
-    r = run(*map(str, args))
-    assert r.returncode == Exit.OK, r.stderr
-    assert r.stderr == ""
-    return r
 
 
 def rows(path, table):
@@ -129,7 +122,7 @@ def test_expected_stages__add_up_and_match_the_generator(pair):
 # ---- report ---------------------------------------------------------------------
 
 def test_report_json__rdma_joined_five_stages(run, pair):
-    doc = json.loads(ok(run, "report", "-j", "-", pair.host_paths[0], pair.target_paths[0]).stdout)
+    doc = json.loads(run_ok(run, "report", "-j", "-", pair.host_paths[0], pair.target_paths[0]).stdout)
     assert doc["kind"] == "joined"
     assert [f["transport"] for f in doc["files"]] == ["rdma", "rdma"]
     assert [f["role"] for f in doc["files"]] == ["host", "target"]
@@ -157,7 +150,7 @@ def test_report_json__rdma_joined_five_stages(run, pair):
 
 
 def test_report__rdma_read_wait_is_network_not_target_driver(run, pair):
-    doc = json.loads(ok(run, "report", "-j", "-", pair.host_paths[0], pair.target_paths[0]).stdout)
+    doc = json.loads(run_ok(run, "report", "-j", "-", pair.host_paths[0], pair.target_paths[0]).stdout)
     got = by_key(doc["groups"])
     big = [(k, c) for k, c in groups_of(pair).items() if k[0] == "write" and k[1] > 4096]
     assert big
@@ -181,7 +174,7 @@ def test_report__rdma_read_wait_is_network_not_target_driver(run, pair):
 
 
 def test_report_text__transport_rdma_and_the_network_column(run, pair):
-    text = ok(run, "report", pair.host_paths[0], pair.target_paths[0]).stdout
+    text = run_ok(run, "report", pair.host_paths[0], pair.target_paths[0]).stdout
     assert re.findall(r"^#\s+transport:\s+(\S+)$", text, re.M) == ["rdma", "rdma"]
     want = groups_of(pair)
     for (io_type, nbytes, ns), cmds in want.items():
@@ -234,7 +227,7 @@ def test_expected_detail__adds_up_to_the_five_stages(pair):
 
 
 def test_report_detail_json__read_wait_is_its_own_substage(run, pair):
-    doc = json.loads(ok(run, "report", "-S", "detail", "-j", "-",
+    doc = json.loads(run_ok(run, "report", "-S", "detail", "-j", "-",
                         pair.host_paths[0], pair.target_paths[0]).stdout)
     assert doc["stage_view"] == "detail"
     got = by_key(doc["groups"])
@@ -275,7 +268,7 @@ def test_report_detail_json__read_wait_is_its_own_substage(run, pair):
 
 
 def test_report_detail_text__rdma_rows_and_notes(run, pair):
-    text = ok(run, "report", "-S", "detail", pair.host_paths[0], pair.target_paths[0]).stdout
+    text = run_ok(run, "report", "-S", "detail", pair.host_paths[0], pair.target_paths[0]).stdout
     for (io_type, nbytes, ns), cmds in groups_of(pair).items():
         size = f"{nbytes // 1024}KiB"
         m = re.search(rf"^# stages of {io_type} {size} {ns} of file 1 \(n=(\d+)\).*\n"
@@ -296,10 +289,10 @@ def test_report_detail_text__rdma_rows_and_notes(run, pair):
 
 def test_report_summary__network_note_names_the_read(run, pair, tcp_pair):
     notes = lambda t: t[t.index("# stages (summary):"):]
-    text = ok(run, "report", pair.host_paths[0], pair.target_paths[0]).stdout
+    text = run_ok(run, "report", pair.host_paths[0], pair.target_paths[0]).stdout
     net = re.search(r"^#   network +(.*)$", notes(text), re.M)[1]
     assert "RDMA READ" in net and "R2T" not in net
-    tcp = ok(run, "report", tcp_pair.host_paths[0], tcp_pair.target_paths[0]).stdout
+    tcp = run_ok(run, "report", tcp_pair.host_paths[0], tcp_pair.target_paths[0]).stdout
     assert "R2T" in re.search(r"^#   network +(.*)$", notes(tcp), re.M)[1]
 
 
@@ -311,7 +304,7 @@ def test_report_detail__rdma_hook_gaps(run, tmp_path):
     js = ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=38, transport="rdma",
                               host_hooks=nohook(ntpgen.HOST_HOOKS_RDMA, "h_recv"),
                               target_hooks=nohook(ntpgen.TARGET_HOOKS_RDMA, "t_r2t"))
-    doc = json.loads(ok(run, "report", "-S", "detail", "-j", "-",
+    doc = json.loads(run_ok(run, "report", "-S", "detail", "-j", "-",
                         js.host_paths[0], js.target_paths[0]).stdout)
     gaps = {(g["file"], g["point"]): g for g in doc["stage_gaps"]}
     assert set(gaps) == {(1, "h_recv"), (2, "t_r2t")}
@@ -322,7 +315,7 @@ def test_report_detail__rdma_hook_gaps(run, tmp_path):
 
 def test_report_both__one_rdma_file_joins_itself(run, tmp_path):
     js = ntpgen.generate_both(tmp_path / "both.ntp", seed=32, transport="rdma")
-    doc = json.loads(ok(run, "report", "-j", "-", tmp_path / "both.ntp").stdout)
+    doc = json.loads(run_ok(run, "report", "-j", "-", tmp_path / "both.ntp").stdout)
     assert doc["kind"] == "joined" and doc["files"][0]["transport"] == "rdma"
     got = by_key(doc["groups"])
     for k, cmds in groups_of(js).items():
@@ -336,9 +329,9 @@ def test_report_host_only__read_wait_in_network_star(run, tmp_path):
     groups = (ntpgen.Group("write", 131072, "nvme0n1", 60, r2t_share=1.0),
               ntpgen.Group("read", 4096, "nvme0n1", 60))
     rec = ntpgen.generate(tmp_path / "h.ntp", seed=33, groups=groups, transport="rdma")
-    doc = json.loads(ok(run, "report", "-j", "-", tmp_path / "h.ntp").stdout)
+    doc = json.loads(run_ok(run, "report", "-j", "-", tmp_path / "h.ntp").stdout)
     assert [f["transport"] for f in doc["files"]] == ["rdma"]
-    text = ok(run, "report", tmp_path / "h.ntp").stdout
+    text = run_ok(run, "report", tmp_path / "h.ntp").stdout
     assert re.findall(r"^#\s+transport:\s+(\S+)$", text, re.M) == ["rdma"]
     got = by_key(doc["groups"])
     for k, cmds in rec.by_group().items():
@@ -355,7 +348,7 @@ def test_report_host_only_detail__no_r2t_host(run, tmp_path):
     groups = (ntpgen.Group("write", 131072, "nvme0n1", 60, r2t_share=1.0),
               ntpgen.Group("read", 4096, "nvme0n1", 60))
     rec = ntpgen.generate(tmp_path / "h.ntp", seed=33, groups=groups, transport="rdma")
-    doc = json.loads(ok(run, "report", "-S", "detail", "-j", "-", tmp_path / "h.ntp").stdout)
+    doc = json.loads(run_ok(run, "report", "-S", "detail", "-j", "-", tmp_path / "h.ntp").stdout)
     got = by_key(doc["groups"])
     for k, cmds in rec.by_group().items():
         h = [c.row for c in cmds]
@@ -371,18 +364,18 @@ def test_report_host_only_detail__no_r2t_host(run, tmp_path):
         assert got[k]["sum_check"]["ok"] is True
     assert "nvme_rdma_post_send" in doc["stage_notes"]["host_tx"]
     assert "RDMA READ" in doc["stage_notes"]["network_star"]
-    text = ok(run, "report", "-S", "detail", tmp_path / "h.ntp").stdout
+    text = run_ok(run, "report", "-S", "detail", tmp_path / "h.ntp").stdout
     assert "r2t-host" not in text and "nvme_tcp" not in text
 
 
 def test_report_target_only__rdma_words(run, pair):
     t = pair.target_paths[0]
     for view in ("summary", "detail"):
-        text = ok(run, "report", "-S", view, t).stdout
+        text = run_ok(run, "report", "-S", view, t).stdout
         assert "R2T" not in text and "nvmet_tcp" not in text
         assert re.search(r"^# residence on the target .*RDMA READ", text, re.M)
         assert re.search(r"^#   residence +.*RDMA READ", text, re.M)
-    doc = json.loads(ok(run, "report", "-S", "detail", "-j", "-", t).stdout)
+    doc = json.loads(run_ok(run, "report", "-S", "detail", "-j", "-", t).stdout)
     assert "RDMA READ" in doc["stage_notes"]["residence"]
     assert "nvmet_rdma_queue_response" in doc["stage_notes"]["target_tx"]
     assert doc["stage_gaps"] == []
@@ -440,7 +433,7 @@ def test_compare_two_rdma__allowed(run, tmp_path):
     groups = (ntpgen.Group("read", 4096, "nvme0n1", 40),)
     a = ntpgen.generate(tmp_path / "a.ntp", seed=35, groups=groups, transport="rdma").path
     b = ntpgen.generate(tmp_path / "b.ntp", seed=36, groups=groups, transport="rdma").path
-    doc = json.loads(ok(run, "compare", "-j", "-", a, b).stdout)
+    doc = json.loads(run_ok(run, "compare", "-j", "-", a, b).stdout)
     assert json.dumps(doc).count('"transport": "rdma"') >= 2
 
 
@@ -450,7 +443,7 @@ def test_dump_host_only_rdma(run, tmp_path):
     groups = (ntpgen.Group("write", 131072, "nvme0n1", 30, r2t_share=1.0),
               ntpgen.Group("read", 4096, "nvme0n1", 30))
     rec = ntpgen.generate(tmp_path / "h.ntp", seed=37, groups=groups, transport="rdma")
-    out = list(csv.DictReader(io.StringIO(ok(run, "dump", rec.path).stdout)))
+    out = list(csv.DictReader(io.StringIO(run_ok(run, "dump", rec.path).stdout)))
     assert len(out) == len(rec.commands)
     stored = {r["id"]: r for r in rows(rec.path, "host_io")}
     for r in out:
@@ -462,7 +455,7 @@ def test_dump_host_only_rdma(run, tmp_path):
 
 def test_dump_joined_rdma(run, pair):
     out = list(csv.DictReader(io.StringIO(
-        ok(run, "dump", pair.host_paths[0], pair.target_paths[0]).stdout)))
+        run_ok(run, "dump", pair.host_paths[0], pair.target_paths[0]).stdout)))
     matched = [r for r in out if r["host_id"] and r["target_id"]]
     assert len(matched) == len(pair.matched())
     assert all(r["h_r2t_ns"] == "" and r["h_data_sent_ns"] == "" for r in out)

@@ -17,7 +17,7 @@ import sqlite3
 import pytest
 
 import ntpgen
-from conftest import Exit
+from conftest import Exit, run_ok
 from report_text import us
 
 SUMMARY = ("min_ns", "mean_ns", "p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "max_ns")
@@ -29,15 +29,8 @@ RANK = {"read": 0, "write": 1, "other": 2}
 OFFSET = 3_600_000_123_457          # the pair's target clock - host clock
 
 
-def ok(run, *args):
-    r = run(*map(str, args))
-    assert r.returncode == Exit.OK, r.stderr
-    assert r.stderr == ""
-    return r
-
-
 def report_json(run, *args):
-    return json.loads(ok(run, "report", "-j", "-", *args).stdout)
+    return json.loads(run_ok(run, "report", "-j", "-", *args).stdout)
 
 
 # ---- the filters, decided in Python ------------------------------------------
@@ -162,7 +155,7 @@ def test_56_groups_narrowed_to_one_namespace_and_size_in_one_command(run, big):
     same, = [g for g in everything["groups"]
              if (g["namespace"], g["bytes"], g["io_type"]) == ("nvme3n1", 16384, "read")]
     assert doc["groups"] == [same]
-    text = ok(run, "report", "--session", "nvme3n1", "--size", "16K", big).stdout
+    text = run_ok(run, "report", "--session", "nvme3n1", "--size", "16K", big).stdout
     rows = [ln for ln in text.splitlines() if ln.startswith("  ") and "nvme3n1" in ln]
     assert len(rows) == 2 and all("16KiB" in ln for ln in rows)   # read and write
 
@@ -238,7 +231,7 @@ def test_time_without_meta_start_is_from_the_first_command(run, tmp_path):
 def test_header_and_json_name_the_filters(run, host):
     args = ["--session", "nvme0n1,nvme1n1", "--io-type", "write,read", "--size", "128K,4K",
             "--qid", "3,1-2", "--time", "0.5,9"]
-    text = ok(run, "report", *args, host).stdout
+    text = run_ok(run, "report", *args, host).stdout
     line, = [ln for ln in text.splitlines() if ln.startswith("# read filters:")]
     assert line.startswith("# read filters:      --session nvme0n1,nvme1n1 --io-type read,write "
                            "--size 4096,131072 --qid 3,1-2 --time 0.5,9 (")
@@ -253,7 +246,7 @@ def test_header_and_json_name_the_filters(run, host):
 
 
 def test_without_filters_nothing_is_said_and_json_has_null(run, host):
-    text = ok(run, "report", host).stdout
+    text = run_ok(run, "report", host).stdout
     assert "# read filters:" not in text and "# sorted by:" not in text
     doc = report_json(run, host)
     assert doc["read_filters"] is None and doc["sort"] is None
@@ -387,7 +380,7 @@ def test_two_hosts_each_window_from_its_own_start(run, tmp_path):
 # ---- dump --------------------------------------------------------------------------
 
 def dump_rows(run, *args):
-    return list(csv.DictReader(io.StringIO(ok(run, "dump", *args).stdout)))
+    return list(csv.DictReader(io.StringIO(run_ok(run, "dump", *args).stdout)))
 
 
 @pytest.mark.parametrize("f", HOST_FILTERS[:1] + HOST_FILTERS[4:5] + HOST_FILTERS[-1:],
@@ -440,14 +433,14 @@ def test_compare_applies_the_filter_to_both_runs(run, tmp_path):
     ntpgen.generate(b, seed=2)
     f = {"session": ["nvme0n1"], "io_type": ["write"], "time": (S, 6 * S),
          "sizes": [4096, 131072], "qid": [(1, 3)]}
-    doc = json.loads(ok(run, "compare", "-j", "-", *args_of(f), a, b).stdout)
+    doc = json.loads(run_ok(run, "compare", "-j", "-", *args_of(f), a, b).stdout)
     assert doc["read_filters"]["session"] == ["nvme0n1"]
     for i, path in enumerate((a, b)):
         want = expected([r for r in host_rows(path) if passes(r, f)], HOST)
         side = "n_baseline" if i == 0 else "n_new"
         got = [(g["io_type"], g["bytes"], g["namespace"], g[side]) for g in doc["groups"]]
         assert got == [(w["io_type"], w["bytes"], w["ns"], w["n"]) for w in want]
-    text = ok(run, "compare", *args_of(f), a, b).stdout
+    text = run_ok(run, "compare", *args_of(f), a, b).stdout
     assert "# read filters:      --session nvme0n1 --io-type write --size 4096,131072 " \
         "--qid 1-3 --time 1,6 (" in text
 
@@ -497,7 +490,7 @@ def test_sort_joined_by_storage(run, pair):
     want = sorted(default["groups"], key=lambda g: (g["stages"][4]["p99_ns"] is None,
                                                     -(g["stages"][4]["p99_ns"] or 0)))
     assert order(doc) == order({"groups": want})
-    text = ok(run, "report", "--sort", "storage.p99", *args).stdout
+    text = run_ok(run, "report", "--sort", "storage.p99", *args).stdout
     assert "# sorted by:         storage.p99 (largest first)\n" in text
 
 
@@ -515,7 +508,7 @@ def titles(text):
 
 
 def test_fields_choose_the_columns_in_their_order(run, host):
-    text = ok(run, "report", "-F", "p99,n,share,mean", host).stdout
+    text = run_ok(run, "report", "-F", "p99,n,share,mean", host).stdout
     t = titles(text)
     assert t[0] == ["#", "io_type", "size", "namespace", "p99", "n", "mean"]
     assert all(x == ["#", "stage", "p99", "share%", "mean"] for x in t[1:]) and len(t) == 6
@@ -527,17 +520,17 @@ def test_fields_choose_the_columns_in_their_order(run, host):
 
 
 def test_fields_without_stage_columns_leave_out_the_stage_tables(run, host):
-    text = ok(run, "report", "--fields", "n,rate", host).stdout
+    text = run_ok(run, "report", "--fields", "n,rate", host).stdout
     assert titles(text) == [["#", "io_type", "size", "namespace", "n", "est_cmds/s"]]
     assert "# stages of" not in text
 
 
 def test_fields_with_a_separator__the_long_forms_rows_of_those_statistics(run, host):
-    rows = ok(run, "report", "-t", ",", "-F", "n,p99.9", host).stdout.splitlines()
+    rows = run_ok(run, "report", "-t", ",", "-F", "n,p99.9", host).stdout.splitlines()
     assert rows[0] == "file,io_type,bytes,namespace,device,stage,stat,value"
     # the sum check's count stays: without it a row could not be checked
     assert {r.split(",")[6] for r in rows[1:]} == {"n", "p99_9_ns", "mismatched_commands"}
-    every = ok(run, "report", "-t", ",", host).stdout.splitlines()
+    every = run_ok(run, "report", "-t", ",", host).stdout.splitlines()
     assert set(rows) <= set(every) and len(rows) < len(every)
 
 
@@ -622,8 +615,8 @@ def test_compare_sorts_by_the_change(run, tmp_path, key, stage, stat, desc):
     # a group only in the new run goes last, whatever the order
     ntpgen.generate(b, seed=2, groups=ntpgen.DEFAULT_GROUPS + (
         ntpgen.Group("write", 8192, "nvme2n1", 20),))
-    default = json.loads(ok(run, "compare", "-j", "-", a, b).stdout)
-    doc = json.loads(ok(run, "compare", "-j", "-", "--sort", key, a, b).stdout)
+    default = json.loads(run_ok(run, "compare", "-j", "-", a, b).stdout)
+    doc = json.loads(run_ok(run, "compare", "-j", "-", "--sort", key, a, b).stdout)
     both = [g for g in default["groups"] if g["present"] == "both"]
     # a change not known (too few commands to show the statistic) goes last
     want = sorted(both, key=lambda g: (change(g, stage, stat) is None,
@@ -635,7 +628,7 @@ def test_compare_sorts_by_the_change(run, tmp_path, key, stage, stat, desc):
                             "order": "descending" if desc else "ascending"}]
     # the stage that moved most is the same whatever the order
     assert doc["changed_most"] == default["changed_most"] and doc["changed_most"]
-    text = ok(run, "compare", "--sort", key, a, b).stdout
+    text = run_ok(run, "compare", "--sort", key, a, b).stdout
     assert f"# sorted by:         {key.split(':')[0]} change (largest " in text
 
 

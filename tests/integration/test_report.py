@@ -14,7 +14,7 @@ import pytest
 import ntpgen
 import tidy
 from report_text import parse_tables, size_str, us
-from conftest import Exit, REPO
+from conftest import Exit, REPO, run_ok
 
 US = 1000.0
 
@@ -22,14 +22,6 @@ US = 1000.0
 @pytest.fixture(scope="module")
 def rec(tmp_path_factory):
     return ntpgen.generate(tmp_path_factory.mktemp("report") / "host.ntp", seed=7)
-
-
-def ok(run, *args, **kw):
-    """Success means exit 0 and nothing on stderr."""
-    r = run(*args, **kw)
-    assert r.returncode == Exit.OK, r.stderr
-    assert r.stderr == ""
-    return r
 
 
 def header_map(text):
@@ -54,7 +46,7 @@ def near(text_us, ns, tol_us=0.005):
 
 
 def test_header_lists_the_recording(run, rec):
-    r = ok(run, "report", "--header", str(rec.path))
+    r = run_ok(run, "report", "--header", str(rec.path))
     h = header_map(r.stdout)
     m = rec.meta
     assert r.stdout.startswith("# ntprof report\n")
@@ -81,7 +73,7 @@ def test_header_lists_the_recording(run, rec):
 
 
 def test_groups_equal_python_statistics(run, rec):
-    r = ok(run, "report", str(rec.path))
+    r = run_ok(run, "report", str(rec.path))
     got = parse_tables(r.stdout)["groups"]
     want = ntpgen.expected_groups(rec)
     assert [(g["io_type"], g["size"], g["namespace"]) for g in got] == \
@@ -97,7 +89,7 @@ def test_groups_equal_python_statistics(run, rec):
 
 
 def test_stages_equal_python_statistics(run, rec):
-    r = ok(run, "report", str(rec.path))
+    r = run_ok(run, "report", str(rec.path))
     t = parse_tables(r.stdout)
     want = ntpgen.expected_groups(rec)
     assert len(t["stages"]) == len(want)
@@ -126,7 +118,7 @@ def test_stages_equal_python_statistics(run, rec):
 
 def test_json_equals_python_and_text(run, rec, tmp_path):
     out = tmp_path / "r.json"
-    r = ok(run, "report", "-j", str(out), str(rec.path))
+    r = run_ok(run, "report", "-j", str(out), str(rec.path))
     doc = json.loads(out.read_text())
     assert list(doc)[:7] == ["ntprof_version", "format_version", "schema_version", "command",
                              "kind", "stage_view", "e2e_is"]
@@ -185,18 +177,18 @@ def test_json_equals_python_and_text(run, rec, tmp_path):
 
 
 def test_json_to_stdout_is_one_document_and_no_text(run, rec):
-    r = ok(run, "report", "--json", "-", str(rec.path))
+    r = run_ok(run, "report", "--json", "-", str(rec.path))
     doc = json.loads(r.stdout)
     assert doc["command"] == "report"
     assert len(doc["groups"]) == len(ntpgen.expected_groups(rec))
-    pretty = ok(run, "report", "--pretty", "-j", "-", str(rec.path))
+    pretty = run_ok(run, "report", "--pretty", "-j", "-", str(rec.path))
     assert json.loads(pretty.stdout) == doc
     assert pretty.stdout.count("\n") > r.stdout.count("\n")
 
 
 def test_lost_events_give_a_warning(run, tmp_path):
     rec = ntpgen.generate(tmp_path / "lost.ntp", seed=3, lost_ringbuf=3, lost_map=2)
-    r = ok(run, "report", "--header", "-j", str(tmp_path / "lost.json"), str(rec.path))
+    r = run_ok(run, "report", "--header", "-j", str(tmp_path / "lost.json"), str(rec.path))
     h = header_map(r.stdout)
     assert h["commands lost"] == "5 (ring buffer full 3, in-flight map full 2)"
     assert h["commands sampled"] == str(len(rec.commands) + 5)
@@ -210,11 +202,11 @@ def test_lost_events_give_a_warning(run, tmp_path):
 def test_field_separator_gives_the_json_in_long_form(run, rec):
     """-t: one header row, then one row per group, stage and statistic, each
     with every key, the values those of -j (ntprof-report(1), Separated fields)."""
-    r = ok(run, "report", "-t", ",", str(rec.path))
+    r = run_ok(run, "report", "-t", ",", str(rec.path))
     assert not [line for line in r.stdout.splitlines() if line.startswith("#")]
     header, rows = tidy.read(r.stdout)
     assert header == tidy.REPORT_COLUMNS
-    doc = json.loads(ok(run, "report", "-j", "-", str(rec.path)).stdout)
+    doc = json.loads(run_ok(run, "report", "-j", "-", str(rec.path)).stdout)
     assert tidy.tidy_report_cells(rows) == pytest.approx(tidy.report_cells(doc))
     # 3 stages x 10 statistics, 2 of unattributed, 12 of e2e, per group
     assert len(rows) == len(doc["groups"]) * (3 * 10 + 2 + 12)
@@ -225,12 +217,12 @@ def test_percent_limit_hides_small_groups(run, rec):
     small = [g for g in ntpgen.expected_groups(rec)
              if g["n"] * 100 / len(rec.commands) < 5]
     assert small, "the default recording has a small group"
-    r = ok(run, "report", "--percent-limit", "5", "-j", "-", str(rec.path))
+    r = run_ok(run, "report", "--percent-limit", "5", "-j", "-", str(rec.path))
     doc = json.loads(r.stdout)
     assert doc["hidden_groups"] == len(small)
     shown = {(g["io_type"], g["bytes"], g["namespace"]) for g in doc["groups"]}
     assert not shown & {(g["io_type"], g["bytes"], g["namespace"]) for g in small}
-    t = ok(run, "report", "--percent-limit=5", str(rec.path)).stdout
+    t = run_ok(run, "report", "--percent-limit=5", str(rec.path)).stdout
     assert f"# {len(small)} groups below --percent-limit 5% not shown" in t
     bad = run("report", "--percent-limit", "150", str(rec.path))
     assert bad.returncode == Exit.USAGE and "--percent-limit" in bad.stderr
@@ -242,7 +234,7 @@ def test_missing_hooks_fall_back_as_documented(run, tmp_path):
     rec = ntpgen.generate(tmp_path / "nohooks.ntp", seed=5,
                           groups=(ntpgen.Group("read", 4096, "nvme0n1", 200),),
                           drop=("h_cmd_sent_ns", "h_recv_ns"))
-    doc = json.loads(ok(run, "report", "-j", "-", str(rec.path)).stdout)
+    doc = json.loads(run_ok(run, "report", "-j", "-", str(rec.path)).stdout)
     g, = doc["groups"]
     st = {s["stage"]: s for s in g["stages"]}
     block = [c.stages["block"] for c in rec.commands]
@@ -256,7 +248,7 @@ def test_missing_hooks_fall_back_as_documented(run, tmp_path):
 def test_duration_without_start_and_stop(run, tmp_path):
     rec = ntpgen.generate(tmp_path / "nostop.ntp", seed=9, meta={"start_ns": None, "stop_ns": None,
                                                                   "duration_ns": None})
-    doc = json.loads(ok(run, "report", "-j", "-", str(rec.path)).stdout)
+    doc = json.loads(run_ok(run, "report", "-j", "-", str(rec.path)).stdout)
     f = doc["files"][0]
     first = min(c.row["h_start_ns"] for c in rec.commands)
     last = max(c.row["h_done_ns"] for c in rec.commands)
@@ -268,16 +260,16 @@ def test_duration_without_start_and_stop(run, tmp_path):
 
 def test_recording_without_commands(run, tmp_path):
     rec = ntpgen.generate(tmp_path / "empty.ntp", groups=())
-    r = ok(run, "report", str(rec.path))
+    r = run_ok(run, "report", str(rec.path))
     assert "# no sampled host commands in this recording" in r.stdout
     assert all(line.startswith("#") for line in r.stdout.splitlines())
-    doc = json.loads(ok(run, "report", "-j", "-", str(rec.path)).stdout)
+    doc = json.loads(run_ok(run, "report", "-j", "-", str(rec.path)).stdout)
     assert doc["groups"] == [] and doc["files"][0]["commands"]["in_file"] == 0
 
 
 def test_report_never_modifies_the_recording(run, rec):
     before = rec.path.read_bytes()
-    ok(run, "report", str(rec.path))
+    run_ok(run, "report", str(rec.path))
     assert rec.path.read_bytes() == before
 
 
@@ -285,7 +277,7 @@ def test_help_matches_the_man_page(run):
     """Every option of --help appears, both forms on one line, under OPTIONS."""
     man = (REPO / "Documentation" / "ntprof-report.rst").read_text()
     options = man.split("OPTIONS", 1)[1].split("OUTPUT", 1)[0]
-    r = ok(run, "report", "--help")
+    r = run_ok(run, "report", "--help")
     specs = re.findall(r"^\s+(-\w, --[\w-]+|--[\w-]+)", r.stdout, re.M)
     assert len(specs) >= 4
     for spec in specs:
@@ -305,7 +297,7 @@ def test_large_recording_equals_python(run, tmp_path):
         g[0].append(d - s)
         g[1].append(q - s)
     db.close()
-    doc = json.loads(ok(run, "report", "-j", "-", str(rec.path), timeout=120).stdout)
+    doc = json.loads(run_ok(run, "report", "-j", "-", str(rec.path), timeout=120).stdout)
     assert len(doc["groups"]) == len(groups)
     assert sum(g["n"] for g in doc["groups"]) == 250_000
     for g in doc["groups"]:

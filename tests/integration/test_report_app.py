@@ -16,22 +16,15 @@ import sqlite3
 import pytest
 
 import ntpgen
-from conftest import Exit
+from conftest import Exit, run_ok
 from report_text import size_str, us
 
 SUMMARY_KEYS = ("min_ns", "mean_ns", "stddev_ns", "p50_ns", "p90_ns", "p99_ns", "p99_9_ns",
                 "max_ns")
 
 
-def ok(run, *args):
-    r = run(*args)
-    assert r.returncode == Exit.OK, r.stderr
-    assert r.stderr == ""
-    return r
-
-
 def report_json(run, *args):
-    return json.loads(ok(run, "report", "-j", "-", *args).stdout)
+    return json.loads(run_ok(run, "report", "-j", "-", *args).stdout)
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +134,7 @@ def stage_rows(text):
 @pytest.mark.parametrize("joined", [False, True])
 def test_text_order_and_sum_checks(run, host, pair, joined):
     files = pair.host_paths + pair.target_paths if joined else [host.path]
-    text = ok(run, "report", *map(str, files)).stdout
+    text = run_ok(run, "report", *map(str, files)).stdout
     tables = stage_rows(text)
     window = ["block", "driver(h)", "network", "driver(t)", "storage"] if joined else \
              ["block", "driver", "network*"]
@@ -157,7 +150,7 @@ def test_text_order_and_sum_checks(run, host, pair, joined):
 
 
 def test_text_means_match_the_json(run, host):
-    text = ok(run, "report", str(host.path)).stdout
+    text = run_ok(run, "report", str(host.path)).stdout
     doc = report_json(run, str(host.path))
     tables = list(stage_rows(text).values())
     for g, t in zip(doc["groups"], tables):
@@ -170,7 +163,7 @@ def test_text_means_match_the_json(run, host):
 
 def test_tidy_has_the_app_rows(run, host):
     doc = report_json(run, str(host.path))
-    rows = list(csv.DictReader(io.StringIO(ok(run, "report", "-t", ",", str(host.path)).stdout)))
+    rows = list(csv.DictReader(io.StringIO(run_ok(run, "report", "-t", ",", str(host.path)).stdout)))
     g = doc["groups"][0]
     mine = [r for r in rows if (r["io_type"], int(r["bytes"]), r["namespace"]) ==
             (g["io_type"], g["bytes"], g["namespace"])]
@@ -201,7 +194,7 @@ def test_sort_and_fields_take_the_new_stages(run, host):
         shown = [v for v in vals if v is not None]
         assert vals == sorted(shown, reverse=True) + [None] * (len(vals) - len(shown)), key
         assert doc["sort"][0]["stage"] == key.split(".")[0]
-    text = ok(run, "report", "-F", "mean,p99", str(host.path)).stdout
+    text = run_ok(run, "report", "-F", "mean,p99", str(host.path)).stdout
     for t in stage_rows(text).values():
         assert [len(c) for _, c in t["rows"]] == [2] * len(t["rows"])
         assert t["rows"][0][0] == "submit" and t["rows"][-1][0] == "app e2e"
@@ -226,8 +219,8 @@ def test_without_stamps_reports_as_before(run, plain, tmp_path, args):
     old = tmp_path / "old.ntp"
     old.write_bytes(plain.path.read_bytes())
     ntpgen.without_app_columns(old)
-    a = ok(run, "report", *args, str(plain.path)).stdout
-    b = ok(run, "report", *args, str(old)).stdout
+    a = run_ok(run, "report", *args, str(plain.path)).stdout
+    b = run_ok(run, "report", *args, str(old)).stdout
     assert without_paths(a, plain.path) == without_paths(b, old)
     assert "submit" not in a and "app e2e" not in a and "app_e2e" not in a
     if args[:1] == ("-j",):
@@ -257,7 +250,7 @@ def test_backwards_app_stamps_are_left_out_of_the_app_stages(run, host, tmp_path
     want = ntpgen.expected_app(host.by_group()[("read", 4096, "nvme0n1")])
     assert g["app"]["impossible_commands"] == 3 and g["app"]["n"] == want["n"] - 3
     assert g["app"]["sum_check"]["ok"] and g["sum_check"]["ok"]
-    text = ok(run, "report", str(bad)).stdout
+    text = run_ok(run, "report", str(bad)).stdout
     assert "3 commands' application stamps excluded" in text
 
 
@@ -278,7 +271,6 @@ def test_compare_pairs_the_app_stages(run, host, tmp_path):
     block = next(s for s in g["stages"] if s["stage"] == "block")
     assert reap["mean"]["delta_ns"] > 0 and block["mean"]["delta_ns"] == 0
     assert "reap" in doc["stage_notes"]
-
 
 
 def test_compare_changed_most_is_a_stage_not_the_app_e2e(run, host, tmp_path):
@@ -309,7 +301,7 @@ def test_group_without_the_stamps_shows_dashes_and_nulls(run, host, tmp_path):
                    "h_app_reap_ns = NULL, app_kind = NULL WHERE opcode = 1")
     db.close()
     doc = report_json(run, str(path))
-    tables = stage_rows(ok(run, "report", str(path)).stdout)
+    tables = stage_rows(run_ok(run, "report", str(path)).stdout)
     bare = [g for g in doc["groups"] if g["io_type"] == "write"]
     assert bare and any(g["app"]["n"] for g in doc["groups"] if g["io_type"] == "read")
     for g in doc["groups"]:

@@ -11,16 +11,9 @@ import re
 import pytest
 
 import ntpgen
-from conftest import Exit
+from conftest import run_ok
 
 COST = {"bpf_runs": 5200, "bpf_run_ns": 650_000, "bpf_commands": 1000, "bpf_window_ns": 2_000_000_000}
-
-
-def ok(run, *args):
-    r = run(*map(str, args))
-    assert r.returncode == Exit.OK, r.stderr
-    assert r.stderr == ""
-    return r
 
 
 def cost_lines(text):
@@ -29,7 +22,7 @@ def cost_lines(text):
 
 def test_cost_from_the_statistics_at_the_recordings_rate(run, tmp_path):
     rec = ntpgen.generate(tmp_path / "h.ntp", meta=COST)
-    out = ok(run, "report", rec.path).stdout
+    out = run_ok(run, "report", rec.path).stdout
     seen = sum(iv[2] for iv in rec.intervals if iv[1] == "host")
     rate = seen / 10.0                       # ntpgen's 10 s recording
     ns = 650_000 / 1000
@@ -39,7 +32,7 @@ def test_cost_from_the_statistics_at_the_recordings_rate(run, tmp_path):
                     f"commands in the first 2.0 s)")
     # in the header, before the tables
     assert out.index("# ntprof's own cost:") < out.index("# end-to-end latency per group")
-    f, = json.loads(ok(run, "report", "-j", "-", rec.path).stdout)["files"]
+    f, = json.loads(run_ok(run, "report", "-j", "-", rec.path).stdout)["files"]
     c = f["own_cost"]
     assert (c["bpf_runs"], c["bpf_run_ns"], c["commands"], c["window_ns"]) == (5200, 650_000, 1000, 2_000_000_000)
     assert c["ns_per_command"] == pytest.approx(ns)
@@ -49,15 +42,15 @@ def test_cost_from_the_statistics_at_the_recordings_rate(run, tmp_path):
 
 def test_without_the_statistics_the_cost_is_unknown(run, tmp_path):
     rec = ntpgen.generate(tmp_path / "h.ntp")
-    out = ok(run, "report", rec.path).stdout
+    out = run_ok(run, "report", rec.path).stdout
     assert cost_lines(out) == ["unknown (recorded without the kernel's BPF statistics)"]
-    f, = json.loads(ok(run, "report", "-j", "-", rec.path).stdout)["files"]
+    f, = json.loads(run_ok(run, "report", "-j", "-", rec.path).stdout)["files"]
     assert f["own_cost"] is None
 
 
 def test_no_command_while_measured_is_unknown_not_infinite(run, tmp_path):
     rec = ntpgen.generate(tmp_path / "h.ntp", meta=dict(COST, bpf_commands=0, bpf_run_ns=120))
-    assert cost_lines(ok(run, "report", rec.path).stdout) == [
+    assert cost_lines(run_ok(run, "report", rec.path).stdout) == [
         "unknown (no command seen while it was measured)"]
-    f, = json.loads(ok(run, "report", "-j", "-", rec.path).stdout)["files"]
+    f, = json.loads(run_ok(run, "report", "-j", "-", rec.path).stdout)["files"]
     assert f["own_cost"] is None

@@ -11,17 +11,10 @@ import re
 import pytest
 
 import ntpgen
-from conftest import Exit
+from conftest import run_ok
 
 SUFFIX = " (only the commands that pass them were recorded)"
 ALL = {"filter_session": "nvme0n1", "filter_io_type": "read", "filter_sizes": "4096,131072"}
-
-
-def ok(run, *args):
-    r = run(*map(str, args))
-    assert r.returncode == Exit.OK, r.stderr
-    assert r.stderr == ""
-    return r
 
 
 def filter_lines(text):
@@ -41,19 +34,19 @@ def filter_lines(text):
 ])
 def test_host_recording_header_names_its_filters(run, tmp_path, meta, text, doc):
     rec = ntpgen.generate(tmp_path / "h.ntp", meta=meta)
-    out = ok(run, "report", rec.path).stdout
+    out = run_ok(run, "report", rec.path).stdout
     assert filter_lines(out) == [text]
     # in the header, before the tables
     assert out.index("# filters:") < out.index("# end-to-end latency per group")
-    got = json.loads(ok(run, "report", "-j", "-", rec.path).stdout)
+    got = json.loads(run_ok(run, "report", "-j", "-", rec.path).stdout)
     f, = got["files"]
     assert f["filters"] == doc
 
 
 def test_sizes_not_of_records_form_stay_as_written(run, tmp_path):
     rec = ntpgen.generate(tmp_path / "h.ntp", meta={"filter_sizes": "4k,x"})
-    assert filter_lines(ok(run, "report", rec.path).stdout) == ["--size 4k,x" + SUFFIX]
-    f, = json.loads(ok(run, "report", "-j", "-", rec.path).stdout)["files"]
+    assert filter_lines(run_ok(run, "report", rec.path).stdout) == ["--size 4k,x" + SUFFIX]
+    f, = json.loads(run_ok(run, "report", "-j", "-", rec.path).stdout)["files"]
     assert f["filters"] == {"session": None, "io_type": None, "sizes": "4k,x"}
 
 
@@ -61,9 +54,9 @@ def test_joined_recordings_each_file_its_filters(run, tmp_path):
     """The host was filtered to one namespace and reads, the target not."""
     ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=2,
                          host_meta=[{"filter_session": "nvme0n1", "filter_io_type": "read"}])
-    out = ok(run, "report", tmp_path / "h.ntp", tmp_path / "t.ntp").stdout
+    out = run_ok(run, "report", tmp_path / "h.ntp", tmp_path / "t.ntp").stdout
     assert filter_lines(out) == ["--session nvme0n1 --io-type read" + SUFFIX, "none"]
-    doc = json.loads(ok(run, "report", "-j", "-", tmp_path / "h.ntp", tmp_path / "t.ntp").stdout)
+    doc = json.loads(run_ok(run, "report", "-j", "-", tmp_path / "h.ntp", tmp_path / "t.ntp").stdout)
     assert [f["filters"] for f in doc["files"]] == [
         {"session": "nvme0n1", "io_type": "read", "sizes": None}, None]
 
@@ -71,17 +64,17 @@ def test_joined_recordings_each_file_its_filters(run, tmp_path):
 def test_target_alone_shows_its_filters(run, tmp_path):
     ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", seed=4,
                          target_meta=[{"filter_io_type": "write", "filter_sizes": "131072"}])
-    out = ok(run, "report", tmp_path / "t.ntp").stdout
+    out = run_ok(run, "report", tmp_path / "t.ntp").stdout
     assert filter_lines(out) == ["--io-type write --size 131072" + SUFFIX]
-    f, = json.loads(ok(run, "report", "-j", "-", tmp_path / "t.ntp").stdout)["files"]
+    f, = json.loads(run_ok(run, "report", "-j", "-", tmp_path / "t.ntp").stdout)["files"]
     assert f["filters"] == {"session": None, "io_type": "write", "sizes": [131072]}
 
 
 def test_detail_and_both_files_show_filters(run, tmp_path):
     ntpgen.generate_both(tmp_path / "b.ntp", seed=3,
                          host_meta=[{"filter_sizes": "4096"}])
-    out = ok(run, "report", tmp_path / "b.ntp").stdout
+    out = run_ok(run, "report", tmp_path / "b.ntp").stdout
     assert filter_lines(out) == ["--size 4096" + SUFFIX]
     rec = ntpgen.generate(tmp_path / "h.ntp", meta={"filter_io_type": "write"})
-    out = ok(run, "report", "--stages=detail", rec.path).stdout
+    out = run_ok(run, "report", "--stages=detail", rec.path).stdout
     assert filter_lines(out) == ["--io-type write" + SUFFIX]

@@ -21,7 +21,7 @@ import pytest
 
 import ntpgen
 from report_text import parse_tables, size_str, us
-from conftest import Exit
+from conftest import Exit, run_ok
 
 HIST_TITLE = re.compile(r"# histogram of ([^,]+), (\S+) (\S+) (\S+)(?: of file (\d+))? "
                         r"\(n=(\d+)\), (ns|us|ms), (\d+) buckets? an octave$")
@@ -30,15 +30,8 @@ NS_PER = {"ns": 1, "us": 1000, "ms": 1000000}
 BAR = 40
 
 
-def ok(run, *args):
-    r = run(*map(str, args))
-    assert r.returncode == Exit.OK, r.stderr
-    assert r.stderr == ""
-    return r
-
-
 def report_json(run, *args):
-    return json.loads(ok(run, "report", "-j", "-", *args).stdout)
+    return json.loads(run_ok(run, "report", "-j", "-", *args).stdout)
 
 
 def all_buckets(per_octave):
@@ -189,14 +182,14 @@ def test_host_histograms_match_the_rows(run, host):
     doc = report_json(run, "--histogram", host)
     assert_doc(doc, host_expected(host))
     assert sum(g["n"] for g in doc["groups"]) == len(host_rows(host))
-    text = ok(run, "report", "--histogram", host).stdout
+    text = run_ok(run, "report", "--histogram", host).stdout
     assert_text(text, doc, HOST_LABELS, "end-to-end")
 
 
 def test_host_detail_histograms_match_the_rows(run, host):
     doc = report_json(run, "--histogram", "--stages=detail", host)
     assert_doc(doc, host_expected(host, detail=True))
-    text = ok(run, "report", "--histogram", "-S", "detail", host).stdout
+    text = run_ok(run, "report", "--histogram", "-S", "detail", host).stdout
     assert_text(text, doc, HOST_DETAIL_LABELS, "end-to-end")
 
 
@@ -206,27 +199,27 @@ def test_without_histogram_the_member_is_null_and_no_bars(run, host):
         for s in [g["e2e"]] + g["stages"]:
             assert s["histogram"] is None
             assert isinstance(s["stddev_ns"], int)
-    text = ok(run, "report", host).stdout
+    text = run_ok(run, "report", host).stdout
     assert "# histogram of" not in text
 
 
 def test_histogram_adds_only_comment_lines(run, host):
     """grep -v '^#' users get the same rows either way; the long form of -t
     is the same with or without it (the buckets are the JSON's)."""
-    plain = ok(run, "report", host).stdout
-    hist = ok(run, "report", "--histogram", host).stdout
+    plain = run_ok(run, "report", host).stdout
+    hist = run_ok(run, "report", "--histogram", host).stdout
     assert data_rows(hist) == data_rows(plain)
     assert len(hist.splitlines()) > len(plain.splitlines())
     assert parse_histograms(hist)
     for sep in (",", "\t"):
-        assert ok(run, "report", "--histogram", "-t", sep, host).stdout == \
-            ok(run, "report", "-t", sep, host).stdout
+        assert run_ok(run, "report", "--histogram", "-t", sep, host).stdout == \
+            run_ok(run, "report", "-t", sep, host).stdout
 
 
 def test_stddev_column_equals_json(run, host):
     """The text's stddev (us, last column of both tables) is the JSON's stddev_ns."""
     doc = report_json(run, host)
-    t = parse_tables(ok(run, "report", host).stdout)
+    t = parse_tables(run_ok(run, "report", host).stdout)
     for tg, g in zip(t["groups"], doc["groups"]):
         assert list(tg)[-1] == "stddev"
         assert tg["stddev"] == us(g['e2e']['stddev_ns'])
@@ -242,7 +235,7 @@ def test_stddev_column_equals_json(run, host):
 def test_percent_limit_hides_the_histograms_of_hidden_groups(run, host):
     doc = report_json(run, "--histogram", "--percent-limit", "10", host)
     assert doc["hidden_groups"] > 0
-    text = ok(run, "report", "--histogram", "--percent-limit", "10", host).stdout
+    text = run_ok(run, "report", "--histogram", "--percent-limit", "10", host).stdout
     groups = {(k[1], k[2], k[3]) for k in parse_histograms(text)}
     assert groups == {(g["io_type"], size_str(g["bytes"]), g["namespace"])
                       for g in doc["groups"]}
@@ -264,7 +257,7 @@ def test_zero_latencies_fall_in_the_first_bucket(run, tmp_path):
     block = next(s for s in g["stages"] if s["stage"] == "block")
     first = block["histogram"][0]
     assert first["hi_ns"] == 0 and first["count"] == 3 and first["lo_ns"] == block["min_ns"] == 0
-    text = ok(run, "report", "--histogram", path).stdout
+    text = run_ok(run, "report", "--histogram", path).stdout
     assert_text(text, doc, HOST_LABELS, "end-to-end")
 
 
@@ -328,7 +321,7 @@ def test_joined_pair_histograms_match_the_records(run, pair):
     assert doc["kind"] == "joined"
     assert_doc(doc, joined_expected(pair))
     assert sum(g["n"] for g in doc["groups"]) == len(pair.matched())
-    assert_text(ok(run, "report", "--histogram", *args).stdout, doc, JOIN_LABELS,
+    assert_text(run_ok(run, "report", "--histogram", *args).stdout, doc, JOIN_LABELS,
                 "end-to-end", joined=True)
 
 
@@ -336,7 +329,7 @@ def test_joined_detail_histograms_match_the_records(run, pair):
     args = (pair.host_paths[0], pair.target_paths[0])
     doc = report_json(run, "--histogram", "--stages=detail", *args)
     assert_doc(doc, joined_expected(pair, detail=True))
-    assert_text(ok(run, "report", "--histogram", "--stages=detail", *args).stdout, doc,
+    assert_text(run_ok(run, "report", "--histogram", "--stages=detail", *args).stdout, doc,
                 DETAIL_LABELS, "end-to-end", joined=True)
 
 
@@ -374,14 +367,13 @@ def test_target_alone_histograms_match_the_rows(run, pair):
     doc = report_json(run, "--histogram", path)
     assert doc["kind"] == "target"
     assert_doc(doc, target_expected(path))
-    assert_text(ok(run, "report", "--histogram", path).stdout, doc,
+    assert_text(run_ok(run, "report", "--histogram", path).stdout, doc,
                 {"target_driver": "driver(t)", "storage": "storage"}, "residence")
     doc = report_json(run, "--histogram", "-S", "detail", path)
     assert_doc(doc, target_expected(path, detail=True))
-    assert_text(ok(run, "report", "--histogram", "-S", "detail", path).stdout, doc,
+    assert_text(run_ok(run, "report", "--histogram", "-S", "detail", path).stdout, doc,
                 {"target_rx": "target-rx", "storage": "storage", "target_tx": "target-tx"},
                 "residence")
-
 
 
 # ---- the buckets an octave and the unit ------------------------------------------
@@ -395,7 +387,7 @@ def test_buckets_and_unit_as_asked(run, host, per_octave, unit):
     doc = report_json(run, *args, host)
     assert_doc(doc, host_expected(host), per_octave=per_octave)
     last_form.clear()
-    text = ok(run, "report", *args, host).stdout
+    text = run_ok(run, "report", *args, host).stdout
     assert_text(text, doc, HOST_LABELS, "end-to-end")
     assert last_form == {(unit, per_octave)}
     # finer buckets: at least as many of them, each a part of a coarser one
@@ -409,7 +401,7 @@ def test_buckets_and_unit_as_asked(run, host, per_octave, unit):
 
 def test_default_form_is_four_an_octave_in_us(run, host):
     last_form.clear()
-    parse_histograms(ok(run, "report", "--histogram", host).stdout)
+    parse_histograms(run_ok(run, "report", "--histogram", host).stdout)
     assert last_form == {("us", 4)}
     assert report_json(run, host)["histogram_buckets_per_octave"] is None
 

@@ -19,7 +19,7 @@ import pytest
 
 import ntpgen
 from report_text import parse_tables, size_str, us
-from conftest import Exit, REPO
+from conftest import Exit, REPO, run_ok
 
 US = 1000.0
 SUMMARY = ("min_ns", "mean_ns", "stddev_ns", "p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "max_ns")
@@ -36,15 +36,8 @@ def pair(tmp_path_factory):
     return ntpgen.generate_pair(d / "host.ntp", d / "target.ntp", seed=21)
 
 
-def ok(run, *args, **kw):
-    r = run(*args, **kw)
-    assert r.returncode == Exit.OK, r.stderr
-    assert r.stderr == ""
-    return r
-
-
 def report_json(run, *args):
-    return json.loads(ok(run, "report", "-j", "-", *map(str, args)).stdout)
+    return json.loads(run_ok(run, "report", "-j", "-", *map(str, args)).stdout)
 
 
 def assert_groups_equal(doc, want, names):
@@ -106,7 +99,7 @@ def test_counts_of_matched_unmatched_rejected(run, pair):
     assert math.isclose(j["matched_pct"], 100 * want["matched"] / want["host_commands"])
     # below 99% joined: a warning, in the JSON and in the text
     assert any("99%" in w for w in doc["warnings"])
-    text = ok(run, "report", "--header", pair.host_paths[0], pair.target_paths[0]).stdout
+    text = run_ok(run, "report", "--header", pair.host_paths[0], pair.target_paths[0]).stdout
     h = parse_tables(text, by_file=True)["header"]
     assert h["commands matched"][0].startswith(f"{want['matched']} (")
     assert h["unmatched host"][0].startswith(f"{want['unmatched_host']} (")
@@ -144,7 +137,7 @@ def test_header_lists_files_and_clock_pair(run, pair):
     assert abs(p["offset_ns"] - true) < 20_000
     assert abs(p["drift_ppm"] - link.drift * 1e6) < 5
 
-    text = ok(run, "report", "--header", hp, tp).stdout
+    text = run_ok(run, "report", "--header", hp, tp).stdout
     h = parse_tables(text, by_file=True)["header"]
     assert h["file"] == [str(hp), str(tp)]
     assert h["role"] == ["host", "target"]
@@ -159,10 +152,10 @@ def test_header_lists_files_and_clock_pair(run, pair):
 def test_text_equals_json(run, pair):
     args = (pair.host_paths[0], pair.target_paths[0])
     doc = report_json(run, *args)
-    text = ok(run, "report", *map(str, args)).stdout
+    text = run_ok(run, "report", *map(str, args)).stdout
     assert_text_equals_json(text, doc, FIVE_LABELS)
     # -j FILE writes the same document beside the text
-    r = ok(run, "report", "-j", "/dev/stdout", *map(str, args))
+    r = run_ok(run, "report", "-j", "/dev/stdout", *map(str, args))
     assert r.stdout.startswith("# ntprof report: 2 recordings joined\n")
 
 
@@ -186,7 +179,7 @@ def test_all_joined_gives_no_warning(run, tmp_path):
     assert doc["join"]["unmatched_host"] == doc["join"]["unmatched_target"] == 0
     assert doc["join"]["rejected"] == 0
     assert doc["warnings"] == []
-    text = ok(run, "report", tmp_path / "h.ntp", tmp_path / "t.ntp").stdout
+    text = run_ok(run, "report", tmp_path / "h.ntp", tmp_path / "t.ntp").stdout
     assert "# warning" not in text
     assert_groups_equal(doc, ntpgen.expected_joined_groups(js), ntpgen.JOIN_STAGES)
 
@@ -204,7 +197,7 @@ def test_both_file_reports_five_stages(run, tmp_path):
     assert abs(p["offset_ns"]) < 20_000
     assert {k: doc["join"][k] for k in js.counts()} == js.counts()
     assert_groups_equal(doc, ntpgen.expected_joined_groups(js), ntpgen.JOIN_STAGES)
-    text = ok(run, "report", tmp_path / "both.ntp").stdout
+    text = run_ok(run, "report", tmp_path / "both.ntp").stdout
     assert text.startswith("# ntprof report: 1 recording joined\n")
     assert_text_equals_json(text, doc, FIVE_LABELS)
 
@@ -221,13 +214,13 @@ def test_both_file_one_clock_offset_and_drift_exactly_zero(run, tmp_path):
     assert p["estimated"] is False
     assert p["tolerance_ns"] == 1000
     assert p["matched"] == js.counts()["matched"] == doc["join"]["matched"]
-    text = ok(run, "report", "--header", tmp_path / "both.ntp").stdout
+    text = run_ok(run, "report", "--header", tmp_path / "both.ntp").stdout
     line, = parse_tables(text, by_file=True)["header"]["clock pair"]
     assert line.startswith("file 1 -> file 1: same clock (one recording): offset 0 ns, "
                            "drift 0 ppm, not estimated; ")
     assert line.endswith(f"; {p['matched']} commands matched")
     # every joined command carries offset 0: the dump shows it per command
-    rows = ok(run, "dump", tmp_path / "both.ntp").stdout.splitlines()
+    rows = run_ok(run, "dump", tmp_path / "both.ntp").stdout.splitlines()
     col = rows[0].split(",").index("offset_ns")
     assert len(rows) - 1 == p["matched"]
     assert {r.split(",")[col] for r in rows[1:]} == {"0"}
@@ -274,7 +267,7 @@ def test_two_files_of_one_boot_one_clock(run, tmp_path):
     assert {k: doc["join"][k] for k in js.counts()} == js.counts()
     assert_groups_equal(doc, [dict(g, file=2) for g in ntpgen.expected_joined_groups(js)],
                         ntpgen.JOIN_STAGES)
-    text = ok(run, "report", "--header", tmp_path / "t.ntp", tmp_path / "h.ntp").stdout
+    text = run_ok(run, "report", "--header", tmp_path / "t.ntp", tmp_path / "h.ntp").stdout
     line, = parse_tables(text, by_file=True)["header"]["clock pair"]
     assert line.startswith("file 2 -> file 1: same clock (one boot): offset 0 ns, drift 0 ppm")
 
@@ -290,7 +283,7 @@ def test_two_boots_still_estimated(run, tmp_path):
     assert (p["estimated"], p["same_clock"], p["clock"]) == (True, False, "estimated")
     true = link["offset_ns"] + link["drift"] * (p["t0_ns"] - 1_005_000_000_000)
     assert abs(p["offset_ns"] - true) < 20_000 and abs(p["drift_ppm"] + 12) < 5
-    text = ok(run, "report", "--header", tmp_path / "h.ntp", tmp_path / "t.ntp").stdout
+    text = run_ok(run, "report", "--header", tmp_path / "h.ntp", tmp_path / "t.ntp").stdout
     line, = parse_tables(text, by_file=True)["header"]["clock pair"]
     assert line.startswith(f"file 1 -> file 2: offset {p['offset_ns']:+d} ns, ")
     assert "same clock" not in line
@@ -363,7 +356,7 @@ def test_stages_beyond_32_bits__exact_with_one_or_two_readers(run, tmp_path):
     two = run("report", "-j", "-", str(h), str(t), env={"NTPROF_THREADS": "2"})
     assert one.returncode == two.returncode == Exit.OK, one.stderr + two.stderr
     assert one.stdout == two.stdout
-    ok(run, "join", "-o", str(j), str(h), str(t))
+    run_ok(run, "join", "-o", str(j), str(h), str(t))
     db = sqlite3.connect(j)
     cols = ("e2e_ns",) + tuple(f"{st}_ns" for st in ntpgen.JOIN_STAGES)
     want = {}
@@ -404,7 +397,7 @@ def test_detail_substages_equal_python_and_sum_to_e2e(run, pair):
     assert st["r2t_wait"]["max_ns"] > 0 and st["r2t_host"]["max_ns"] > 0
     assert set(doc["stage_notes"]) == set(ntpgen.DETAIL_STAGES)
     assert doc["stage_gaps"] == []
-    text = ok(run, "report", "-S", "detail", *map(str, args)).stdout
+    text = run_ok(run, "report", "-S", "detail", *map(str, args)).stdout
     assert_text_equals_json(text, doc, DETAIL_LABELS)
     assert "# stages (detail):" in text
 
@@ -461,7 +454,7 @@ def test_detail_names_what_the_hooks_could_not_separate(run, tmp_path):
     assert gaps[(1, "h_recv")]["hook"] == "none"
     assert "host-rx" in gaps[(1, "h_recv")]["stages"]
     assert "network" in gaps[(1, "h_recv")]["what"]
-    text = ok(run, "report", "--stages=detail", tmp_path / "h.ntp", tmp_path / "t.ntp").stdout
+    text = run_ok(run, "report", "--stages=detail", tmp_path / "h.ntp", tmp_path / "t.ntp").stdout
     lines = [l for l in text.splitlines() if l.startswith("# hook gap: ")]
     assert len(lines) == 4
     assert any("file 2: t_sent (hook nvmet_setup_response_pdu)" in l for l in lines)
@@ -568,7 +561,7 @@ def test_bad_file_among_several(run, pair, tmp_path):
 
 def test_join_never_modifies_the_recordings(run, pair):
     before = [p.read_bytes() for p in (pair.host_paths[0], pair.target_paths[0])]
-    ok(run, "report", "-S", "detail", pair.host_paths[0], pair.target_paths[0])
+    run_ok(run, "report", "-S", "detail", pair.host_paths[0], pair.target_paths[0])
     assert [p.read_bytes() for p in (pair.host_paths[0], pair.target_paths[0])] == before
 
 
@@ -580,8 +573,8 @@ def test_scratch_file_in_tmpdir_leaves_nothing(run, pair, tmp_path):
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     args = ("report", pair.host_paths[0], pair.target_paths[0])
-    want = ok(run, *args).stdout
-    got = ok(run, *args, env={"TMPDIR": str(scratch)}).stdout
+    want = run_ok(run, *args).stdout
+    got = run_ok(run, *args, env={"TMPDIR": str(scratch)}).stdout
     assert got == want
     assert list(scratch.iterdir()) == []
 
@@ -593,7 +586,7 @@ def test_scratch_dir_missing_is_one_error(run, pair, tmp_path):
     assert "scratch file" in line and str(missing) in line and "No such file" in line, line
     assert r.stdout == ""
     # the detailed view reads the pairs through temp.joined: no scratch file
-    ok(run, "report", "-S", "detail", pair.host_paths[0], pair.target_paths[0],
+    run_ok(run, "report", "-S", "detail", pair.host_paths[0], pair.target_paths[0],
        env={"TMPDIR": str(missing)})
 
 
@@ -610,7 +603,7 @@ def test_rows_deleted__summary_equals_dump(run, tmp_path):
         db.commit()
         db.close()
     doc = report_json(run, h, t)
-    rows = list(csv.DictReader(io.StringIO(ok(run, "dump", h, t).stdout)))
+    rows = list(csv.DictReader(io.StringIO(run_ok(run, "dump", h, t).stdout)))
     assert rows and doc["join"]["matched"] == len(rows)
     groups = {}
     for r in rows:

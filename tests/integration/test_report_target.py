@@ -16,7 +16,7 @@ import pytest
 import ntpgen
 import tidy
 from report_text import parse_tables, size_str, us
-from conftest import Exit
+from conftest import Exit, run_ok
 
 US = 1000.0
 SUMMARY = ("min_ns", "mean_ns", "stddev_ns", "p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "max_ns")
@@ -36,15 +36,8 @@ def target(tmp_path_factory):
     return js.target_paths[0]
 
 
-def ok(run, *args):
-    r = run(*map(str, args))
-    assert r.returncode == Exit.OK, r.stderr
-    assert r.stderr == ""
-    return r
-
-
 def report_json(run, *args):
-    return json.loads(ok(run, "report", "-j", "-", *args).stdout)
+    return json.loads(run_ok(run, "report", "-j", "-", *args).stdout)
 
 
 def stages_of(t):
@@ -125,7 +118,7 @@ def test_target_alone_reports_its_stages(run, target):
 
 def test_target_alone_text_equals_json(run, target):
     doc = report_json(run, target)
-    text = ok(run, "report", target).stdout
+    text = run_ok(run, "report", target).stdout
     assert "no sampled host commands" not in text
     assert f"# note: {NOTE}\n" in text
     assert re.search(r"^# io_type +size device +n ", text, re.M)
@@ -160,7 +153,7 @@ def test_target_alone_detail(run, target):
     names = [n for _, n in DETAIL_STAGES]
     want, _ = expected(target, names)
     assert_groups(doc, want, names)
-    t = parse_tables(ok(run, "report", "--stages=detail", target).stdout)
+    t = parse_tables(run_ok(run, "report", "--stages=detail", target).stdout)
     for rows in t["stages"].values():
         assert list(rows) == [label for label, _ in DETAIL_STAGES] + ["unattributed", "residence"]
 
@@ -182,7 +175,7 @@ def test_target_alone_percent_limit_and_separator(run, target):
 
 def test_target_alone_without_commands(run, tmp_path):
     js = ntpgen.generate_pair(tmp_path / "h.ntp", tmp_path / "t.ntp", groups=())
-    text = ok(run, "report", js.target_paths[0]).stdout
+    text = run_ok(run, "report", js.target_paths[0]).stdout
     assert "# no sampled target commands in this recording\n" in text
     assert f"# note: {NOTE}\n" in text
     assert all(line.startswith("#") for line in text.splitlines())

@@ -20,20 +20,13 @@ import pytest
 
 import ntpgen
 from report_text import size_str, us
-from conftest import Exit
+from conftest import Exit, run_ok
 
 S = 1_000_000_000
 
 
-def ok(run, *args):
-    r = run(*map(str, args))
-    assert r.returncode == Exit.OK, r.stderr
-    assert r.stderr == ""
-    return r
-
-
 def series_json(run, *args):
-    return json.loads(ok(run, "series", "-j", "-", *args).stdout)
+    return json.loads(run_ok(run, "series", "-j", "-", *args).stdout)
 
 
 def window_index(t, origin, interval):
@@ -150,7 +143,7 @@ def test_csv_and_text_say_what_the_json_says(run, host, tmp_path, step):
     """-j FILE and --csv FILE beside the text, in one run; intervals of 5 s
     hold the 100 commands a p99 needs in the larger groups, of 1 s none."""
     jpath, cpath = tmp_path / "s.json", tmp_path / "s.csv"
-    r = ok(run, "series", "-i", step, "-j", jpath, "--csv", cpath, host.path)
+    r = run_ok(run, "series", "-i", step, "-j", jpath, "--csv", cpath, host.path)
     doc = json.loads(jpath.read_text())
     rows = list(csv.DictReader(io.StringIO(cpath.read_text())))
     assert len(rows) == len(doc["rows"]) > 0
@@ -200,7 +193,7 @@ def test_csv_quotes_a_namespace_with_a_comma(run, tmp_path):
     db.execute("""UPDATE host_io SET namespace = 'nvme1n1,"x"' WHERE namespace = 'nvme1n1'""")
     db.commit()
     db.close()
-    out = ok(run, "series", "--csv", "-", path).stdout
+    out = run_ok(run, "series", "--csv", "-", path).stdout
     assert '"nvme1n1,""x"""' in out
     rows = list(csv.DictReader(io.StringIO(out)))
     doc = series_json(run, path)
@@ -209,7 +202,7 @@ def test_csv_quotes_a_namespace_with_a_comma(run, tmp_path):
 
 
 def test_pretty_indents_the_json(run, host):
-    out = ok(run, "series", "-j", "-", "--pretty", host.path).stdout
+    out = run_ok(run, "series", "-j", "-", "--pretty", host.path).stdout
     assert out.startswith("{\n  \"ntprof_version\"")
     assert json.loads(out) == series_json(run, host.path)
 
@@ -236,9 +229,9 @@ def test_no_commands(run, tmp_path):
     db.close()
     doc = series_json(run, path)
     assert doc["rows"] == [] and doc["commands"] == 0 and doc["row_count"] == 0
-    assert ok(run, "series", path).stdout.splitlines()[-1] == \
+    assert run_ok(run, "series", path).stdout.splitlines()[-1] == \
         "# no sampled host commands in this recording"
-    assert ok(run, "series", "--csv", "-", path).stdout.count("\n") == 1   # the titles only
+    assert run_ok(run, "series", "--csv", "-", path).stdout.count("\n") == 1   # the titles only
 
 
 # ---- joined recordings, a target alone ---------------------------------------------
@@ -275,7 +268,7 @@ def test_joined_pair_rows_equal_the_records(run, pair, arg, interval):
 
 
 def test_joined_text_has_the_file_column_and_the_join(run, pair):
-    out = ok(run, "series", pair.host_paths[0], pair.target_paths[0]).stdout
+    out = run_ok(run, "series", pair.host_paths[0], pair.target_paths[0]).stdout
     assert out.startswith("# ntprof series: 2 recordings joined\n")
     assert f"# commands matched:  {len(pair.matched())} of the " in out
     titles = next(l for l in out.splitlines() if l.startswith("#    time_s ")).split()[1:]
@@ -334,10 +327,10 @@ def test_target_alone_is_placed_by_t_recv_on_its_clock(run, tmp_path):
     origin = {1: t_start}
     assert_rows(doc, expected_rows(cmds, origin, S, ("target_driver", "storage")), S, origin,
                 js.target_meta[0]["sample_one_in"], end=t_start + 10 * S)
-    text = ok(run, "series", path).stdout
+    text = run_ok(run, "series", path).stdout
     assert "t_recv, on the target's clock" in text
     assert "residence.mean" in text and " device " in text
-    assert ok(run, "series", "--csv", "-", path).stdout.startswith(
+    assert run_ok(run, "series", "--csv", "-", path).stdout.startswith(
         "file,interval,start_ns,covered_ns,io_type,bytes,device,n,est_cmds_per_s,"
         "e2e_mean_ns,e2e_p99_ns,target_driver_mean_ns,target_driver_p99_ns,storage_mean_ns,")
 
