@@ -1281,8 +1281,10 @@ static __always_inline bool complete_rq_body(struct request *rq, struct request 
 	v->ev.status = BPF_CORE_READ(nvme_req(rq), status);
 	if (v->ev.status)
 		v->ev.flags |= NTP_HF_ERROR;
-	if (hist_mode) {
+	/* the monitor: the host's stages now, the application's where record emits them */
+	if (hist_mode)
 		ntp_mon_add_host(&v->ev);
+	if (hist_mode && !(defer && app_track)) {
 		if (hist_stream && ntp_mon_stream_host(&v->ev))
 			emit_record(&v->ev, sizeof(v->ev));
 		forget_rq(key);
@@ -1301,7 +1303,10 @@ static __always_inline bool complete_rq_body(struct request *rq, struct request 
 			return true;
 		}
 	}
-	emit_record(&v->ev, sizeof(v->ev));
+	if (hist_mode)
+		ntp_mon_add_app(&v->ev);        /* not kept for a later stamp: those it has */
+	if (!hist_mode || (hist_stream && ntp_mon_stream_host(&v->ev)))
+		emit_record(&v->ev, sizeof(v->ev));
 	forget_rq(key);
 	return false;
 }

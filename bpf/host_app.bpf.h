@@ -262,12 +262,17 @@ struct blkdev_dio___ntp {
  */
 static __always_inline void app_take(void *m, void *key, struct ntp_host_event *ev, __u32 *live)
 {
-	struct ntp_host_event *out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
+	struct ntp_host_event *out = NULL;
+	/* the monitor: the application's stages into the histograms, the flight's stream only */
+	bool cross = !hist_mode || ntp_mon_app_take(ev);
 
+	if (cross)
+		out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
 	if (!out) {
 		if (!bpf_map_delete_elem(m, key)) {
 			__sync_fetch_and_add(live, -1);
-			count(NTP_CNT_LOST_RINGBUF);
+			if (cross)
+				count(NTP_CNT_LOST_RINGBUF);
 		}
 		return;
 	}

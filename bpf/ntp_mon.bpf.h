@@ -74,6 +74,39 @@ struct {
 } hist_zero SEC(".maps");
 
 /*
+ * The host's per-queue readings (ntp_mon.h).  A plain hash: a reading is
+ * taken for one sampled command in NTP_BUSY_EVERY, and a queue's commands
+ * come from the few CPUs mapped to it, so its two adds seldom meet another
+ * CPU's.  Preallocated and sized to one entry by record, as hists.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NTP_MON_MAX_QUEUES);
+	__type(key, struct ntp_mon_qkey);
+	__type(value, struct ntp_mon_queue);
+} queues SEC(".maps");
+
+/* a host command's reading of its queue's tags in use, where it took one */
+static __always_inline void ntp_mon_add_queue(const struct ntp_host_event *e)
+{
+	struct ntp_mon_qkey k = { .ctrl = e->ctrl_instance, .qid = e->qid };
+	struct ntp_mon_queue zero = {}, *q;
+
+	if (!(e->flags & NTP_HF_QUEUE_BUSY))
+		return;
+	q = bpf_map_lookup_elem(&queues, &k);
+	if (!q) {
+		/* full: the queue has no gauge (ntprof_queue_series says the map's fill) */
+		bpf_map_update_elem(&queues, &k, &zero, BPF_NOEXIST);
+		q = bpf_map_lookup_elem(&queues, &k);
+		if (!q)
+			return;
+	}
+	__sync_fetch_and_add(&q->busy_sum, e->queue_busy);
+	__sync_fetch_and_add(&q->reads, 1);
+}
+
+/*
  * One value into its series.  Atomic adds, though the map is per CPU: a
  * program interrupted on its CPU by another that counts into the same
  * series must lose neither count.
@@ -121,6 +154,42 @@ static __always_inline void ntp_mon_add_host(const struct ntp_host_event *e)
 		k.stage = NTP_MON_E2E + i;
 		ntp_mon_add(&k, s[i]);
 	}
+	ntp_mon_add_queue(e);
+}
+
+/*
+ * One value into the series of stage, I/O type and size class (8 bits each,
+ * from bit 16 down) of controller and namespace (the high and low 32 bits):
+ * a global function, which the verifier checks once, not at each call.  The
+ * application's hooks call it within their loops over up to 64 events,
+ * which inlined histogram updates make too long to verify.
+ */
+__noinline int ntp_mon_add_one(__u64 ctrl_nsid, __u32 stage_io_size, __s64 v)
+{
+	struct ntp_mon_key k = { .stage = (__u8)(stage_io_size >> 16), .io = (__u8)(stage_io_size >> 8),
+				 .size_class = (__u8)stage_io_size, .ctrl = (__u32)(ctrl_nsid >> 32),
+				 .nsid = (__u32)ctrl_nsid };
+
+	ntp_mon_add(&k, v);
+	return 0;
+}
+
+/* a host record's application stages, those it has (monitor --app) */
+static __always_inline void ntp_mon_add_app(const struct ntp_host_event *e)
+{
+	__u64 ctrl_nsid = (__u64)e->ctrl_instance << 32 | e->nsid;
+	__u32 io_size = (__u32)ntp_mon_io(e->opcode) << 8 | ntp_mon_size_class(e->bytes);
+	__s64 s[4];
+	unsigned int have = ntp_mon_app_stages(e, s);
+
+	if (have & 1)
+		ntp_mon_add_one(ctrl_nsid, (__u32)NTP_MON_APP_SUBMIT << 16 | io_size, s[0]);
+	if (have & 2)
+		ntp_mon_add_one(ctrl_nsid, (__u32)NTP_MON_APP_COMPLETE << 16 | io_size, s[1]);
+	if (have & 4)
+		ntp_mon_add_one(ctrl_nsid, (__u32)NTP_MON_APP_REAP << 16 | io_size, s[2]);
+	if (have & 8)
+		ntp_mon_add_one(ctrl_nsid, (__u32)NTP_MON_APP_E2E << 16 | io_size, s[3]);
 }
 
 static __always_inline void ntp_mon_add_target(const struct ntp_target_event *e)
@@ -136,6 +205,20 @@ static __always_inline void ntp_mon_add_target(const struct ntp_target_event *e)
 		k.stage = NTP_MON_TARGET_DRIVER + i;
 		ntp_mon_add(&k, s[i]);
 	}
+}
+
+/*
+ * Where record emits a record whose application stamps are in (monitor
+ * --app): its application stages into the histograms; 1 when it crosses
+ * the ring buffer for the flight recorder.  A global function, checked once:
+ * the hooks that reap call it in loops over up to 64 events.
+ */
+__noinline int ntp_mon_app_take(const struct ntp_host_event *e)
+{
+	if (!e)
+		return 0;
+	ntp_mon_add_app(e);
+	return hist_stream && ntp_mon_stream_host(e);
 }
 
 #endif

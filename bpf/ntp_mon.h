@@ -28,6 +28,8 @@
 #define NTP_MON_NBUCKETS ((NTP_MON_MAX_OCTAVE - NTP_HIST_SUB_BITS + 1) << NTP_HIST_SUB_BITS)
 /* series the kernel keeps per collector; a new one beyond is counted in NTP_CNT_LOST_HIST */
 #define NTP_MON_MAX_SERIES 1024
+/* hardware queues the kernel keeps readings of (all controllers together); a new one beyond is not kept */
+#define NTP_MON_MAX_QUEUES 1024
 /* size classes: 512 bytes << class, the last for every size above 1 MiB */
 #define NTP_MON_SIZE_CLASSES 13
 
@@ -40,6 +42,11 @@ enum ntp_mon_stage {
 	NTP_MON_TARGET_DRIVER,
 	NTP_MON_STORAGE,
 	NTP_MON_RESIDENCE,
+	/* the application's side of a host command (monitor --app) */
+	NTP_MON_APP_SUBMIT,
+	NTP_MON_APP_COMPLETE,
+	NTP_MON_APP_REAP,
+	NTP_MON_APP_E2E,
 	NTP_MON_NSTAGES,
 };
 
@@ -68,6 +75,24 @@ struct ntp_mon_key {
 struct ntp_mon_hist {
 	__u64 sum;              /* ns, two's complement: a stage may be negative */
 	__u64 bucket[NTP_MON_NBUCKETS];
+};
+
+/*
+ * The host's per-queue readings (ntprof-monitor(1), ntprof_queue_in_flight):
+ * of each hardware queue of a controller, the driver tags in use that its
+ * sampled commands found at setup (queue_busy of bpf/ntp_events.h, read for
+ * one sampled command in NTP_BUSY_EVERY, bpf/host.bpf.c), added up, and how
+ * many readings.
+ * qid is the record's: the hardware queue's number + 1.
+ */
+struct ntp_mon_qkey {
+	__u32 ctrl;             /* ctrl->instance: the X of nvmeX */
+	__u32 qid;
+};
+
+struct ntp_mon_queue {
+	__u64 busy_sum;
+	__u64 reads;
 };
 
 /* the size class of a command of bytes: its size rounded up to a power of two, from 512 */
@@ -118,6 +143,31 @@ static __always_inline void ntp_mon_host_stages(const struct ntp_host_event *e, 
 	out[NTP_MON_BLOCK] = queue - start;
 	out[NTP_MON_DRIVER] = (sent - queue) + r2t_host + (done - recv);
 	out[NTP_MON_NETWORK_STAR] = (recv - sent) - r2t_host;
+}
+
+/*
+ * a host record's application stages, as host_app_stages has them: submit,
+ * complete, reap, app e2e (out[] from NTP_MON_APP_SUBMIT); a bit of the
+ * mask for each the record has (a view's NULL where a stamp is 0)
+ */
+static __always_inline unsigned int ntp_mon_app_stages(const struct ntp_host_event *e, __s64 out[4])
+{
+	__s64 submit = (__s64)e->h_app_submit, done = (__s64)e->h_app_done, reap = (__s64)e->h_app_reap;
+	unsigned int have = 0;
+
+	out[0] = (__s64)e->h_start - submit;
+	out[1] = done - (__s64)e->h_done;
+	out[2] = reap - done;
+	out[3] = (reap ? reap : done) - submit;
+	if (submit)
+		have |= 1;
+	if (done)
+		have |= 2;
+	if (reap && done)
+		have |= 4;
+	if (done && submit)
+		have |= 8;
+	return have;
 }
 
 /* a target record's stages: target driver, storage, residence (out[] from NTP_MON_TARGET_DRIVER) */

@@ -48,7 +48,7 @@ struct monitor_cli {
 	const char *role;
 	const char *transport;
 	const char *session, *io_type, *sizes;
-	bool kprobes, fentry;
+	bool kprobes, fentry, app;
 	int verbose;
 	const char *flight, *trigger;
 	double flight_seconds;
@@ -114,6 +114,8 @@ static int monitor_main(int argc, const char **argv, const char *cmdline)
 		  .value = &c.duration, .argh = "SEC",
 		  .help = "stop after SEC seconds (default: at SIGINT or SIGTERM)", .is_set = &duration_set },
 		NTP_RECORD_CLI_FLAVOUR(&c.kprobes, &c.fentry),
+		NTP_OPT_BOOL(0, "app", &c.app,
+			     "count the application's stages too, with record's application hooks (host)"),
 		NTP_OPT_STRING(0, "flight", &c.flight, "DIR",
 			       "keep the last sampled commands; write them as a recording into DIR on "
 			       "SIGUSR2, POST /snapshot or --trigger"),
@@ -201,6 +203,11 @@ static int monitor_main(int argc, const char **argv, const char *cmdline)
 			  "cannot be told apart in the kernel");
 		return NTP_EXIT_USAGE;
 	}
+	if (c.app && !(o.role & NTP_MONITOR_HOST)) {
+		ntp_error("--app needs -r host or -r both: the application's stages are the host's");
+		return NTP_EXIT_USAGE;
+	}
+	o.app = c.app;
 	if (c.trigger) {
 		if (ntp_trigger__parse(c.trigger, &trigger, why, sizeof(why))) {
 			ntp_error("--trigger %s: %s", c.trigger, why);
@@ -211,6 +218,11 @@ static int monitor_main(int argc, const char **argv, const char *cmdline)
 				  c.trigger, ntp_stages[ntp_mon_expo__stage(trigger.stage)].key,
 				  ntp_trigger__role(&trigger) ? "target" : "host",
 				  ntp_trigger__role(&trigger) ? "target" : "host");
+			return NTP_EXIT_SERVE;
+		}
+		if (ntp_trigger__app(&trigger) && !c.app) {
+			ntp_error("--trigger %s: %s is the application's stage: it needs --app", c.trigger,
+				  ntp_stages[ntp_mon_expo__stage(trigger.stage)].key);
 			return NTP_EXIT_SERVE;
 		}
 		o.trigger = &trigger;

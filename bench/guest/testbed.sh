@@ -41,8 +41,10 @@
 # base-s1000 base-s1 with NTPROF_BASE; monitor-s1000 and monitor-s1, ntprof
 # monitor, and flight-s1000 and flight-s1, monitor --flight, on request;
 # baseflight-s1000 and baseflight-s1, NTPROF_BASE's monitor --flight;
-# hooks-PREFIX, the empty programs of bench/hooks whose names begin with
-# PREFIX), EMPTY_HOOKS (their loader; its object is EMPTY_HOOKS.bpf.o).
+# basemonitor-s1000 and basemonitor-s1, NTPROF_BASE's monitor;
+# appmonitor-s1000 and appmonitor-s1, monitor --app; hooks-PREFIX, the empty
+# programs of bench/hooks whose names begin with PREFIX), EMPTY_HOOKS (their
+# loader; its object is EMPTY_HOOKS.bpf.o).
 #
 # nvme_core is loaded with multipath=N, as in tests/testbed/guest/record_btt.sh,
 # so the namespace is one request-based disk and blktrace traces the whole
@@ -162,7 +164,7 @@ count_commands() {
 }
 
 MON_PID=
-# the ntprof whose monitor runs: NTPROF, or NTPROF_BASE for the baseflight configs
+# the ntprof whose monitor runs: NTPROF, or NTPROF_BASE for the base... configs
 MON_BIN=
 # monitor_start S [ARG...]: ntprof monitor -s S ARG..., returning once its programs are attached
 monitor_start() {
@@ -627,6 +629,14 @@ bench_fio() {
 				[ -n "$NTPROF_BASE" ] || tb_fail "testbed.sh: $tag needs NTPROF_BASE"
 				MON_BIN=$NTPROF_BASE
 				flight_start "${tag#baseflight-s}"; past_cost_window; fio_run "$tag" "$round"; flight_stop "$tag"
+				MON_BIN= ;;
+			appmonitor-s1000|appmonitor-s1)
+				monitor_start "${tag#appmonitor-s}" --app; past_cost_window; fio_run "$tag" "$round"
+				monitor_stop "$tag" ;;
+			basemonitor-s1000|basemonitor-s1)
+				[ -n "$NTPROF_BASE" ] || tb_fail "testbed.sh: $tag needs NTPROF_BASE"
+				MON_BIN=$NTPROF_BASE
+				monitor_start "${tag#basemonitor-s}"; past_cost_window; fio_run "$tag" "$round"; monitor_stop "$tag"
 				MON_BIN= ;;
 			blktrace) blktrace_start; fio_run "$tag" "$round"; blktrace_stop ;;
 			empty) bpftrace_start "$empty"; fio_run "$tag" "$round"; bpftrace_stop ;;

@@ -588,6 +588,7 @@ static int open_skel(struct ntp_collector *core)
 	core->events = s->maps.events;
 	core->counters = s->maps.counters;
 	core->hists = s->maps.hists;
+	core->queues = s->maps.queues;
 	core->flight_floor = s->maps.flight_floor;
 	if (ntp_collector__size_hists(core, o->hist_mode))
 		return NTP_EXIT_FAILURE;

@@ -54,9 +54,10 @@ void *ntp_collector__alloc(size_t size)
 
 int ntp_collector__size_hists(struct ntp_collector *core, bool hist_mode)
 {
-	if (hist_mode || !bpf_map__set_max_entries(core->hists, 1))
+	if (hist_mode || (!bpf_map__set_max_entries(core->hists, 1) &&
+			  !bpf_map__set_max_entries(core->queues, 1)))
 		return 0;
-	ntp_error("sizing the histograms' map: %s", strerror(errno));
+	ntp_error("sizing the histograms' maps: %s", strerror(errno));
 	return -1;
 }
 

@@ -139,6 +139,7 @@ struct ntp_collector {
 	struct bpf_object *obj;
 	struct bpf_map *events, *counters;
 	struct bpf_map *hists;                  /* the histograms of histogram mode (bpf/ntp_mon.h) */
+	struct bpf_map *queues;                 /* ... the host's per-queue readings (bpf/ntp_mon.h) */
 	struct bpf_map *flight_floor;           /* ... and the flight recorder's floor (bpf/ntp_mon.h) */
 	/* the skeleton's .bss: NTP_CNT_SEEN, NTP_SEEN_SLOTS of them (bpf/ntp_events.h) */
 	const volatile struct ntp_seen_slot *seen_slots;
@@ -234,8 +235,8 @@ struct ntp_collector {
  */
 void *ntp_collector__alloc(size_t size);
 /*
- * core->hists before load: preallocated (bpf/ntp_mon.bpf.h), so one entry
- * where nothing is counted (record); -1 after one error line
+ * core->hists and core->queues before load: preallocated (bpf/ntp_mon.bpf.h),
+ * so one entry where nothing is counted (record); -1 after one error line
  */
 int ntp_collector__size_hists(struct ntp_collector *core, bool hist_mode);
 /* the row's fields; its reason from fmt */

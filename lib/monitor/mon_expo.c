@@ -17,6 +17,10 @@ static const enum ntp_stage stage_of[NTP_MON_NSTAGES] = {
 	[NTP_MON_TARGET_DRIVER] = NTP_STAGE_TARGET_DRIVER,
 	[NTP_MON_STORAGE] = NTP_STAGE_STORAGE,
 	[NTP_MON_RESIDENCE] = NTP_STAGE_RESIDENCE,
+	[NTP_MON_APP_SUBMIT] = NTP_STAGE_APP_SUBMIT,
+	[NTP_MON_APP_COMPLETE] = NTP_STAGE_APP_COMPLETE,
+	[NTP_MON_APP_REAP] = NTP_STAGE_APP_REAP,
+	[NTP_MON_APP_E2E] = NTP_STAGE_APP_E2E,
 };
 
 int ntp_mon_expo__stage(enum ntp_mon_stage st)
@@ -119,6 +123,35 @@ static void per_side(FILE *f, const struct ntp_mon_snapshot *s, const char *name
 			*(const uint64_t *)((const char *)&s->side[i] + off));
 }
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* the host's queues: each one's in-flight gauge, then each controller's imbalance */
+static void queues(FILE *f, const struct ntp_mon_qgauges *q)
+{
+	size_t i, j;
+
+	family(f, "ntprof_queue_in_flight", "gauge",
+	       "Driver tags in use that a hardware queue's sampled commands found, themselves included, "
+	       "on the mean over the last " STR(NTP_MON_QUEUE_WINDOW_S) " s.");
+	for (i = 0; q && i < q->n; i++)
+		fprintf(f, "ntprof_queue_in_flight{role=\"host\",controller=\"nvme%" PRIu32 "\",queue=\"%" PRIu32
+			"\"} %.3f\n", q->g[i].ctrl, q->g[i].qid, q->g[i].in_flight);
+	family(f, "ntprof_queue_imbalance", "gauge",
+	       "A controller's largest ntprof_queue_in_flight over the mean of its queues' (1: even).");
+	for (i = 0; q && i < q->n; i = j) {
+		for (j = i + 1; j < q->n && q->g[j].ctrl == q->g[i].ctrl; j++)
+			;
+		fprintf(f, "ntprof_queue_imbalance{role=\"host\",controller=\"nvme%" PRIu32 "\"} %.3f\n",
+			q->g[i].ctrl, ntp_mon_qgauges__imbalance(&q->g[i], j - i));
+	}
+	family(f, "ntprof_queue_series", "gauge", "Hardware queues the kernel's map holds.");
+	if (q)
+		fprintf(f, "ntprof_queue_series{role=\"host\"} %" PRIu64 "\n", q->queues);
+	family(f, "ntprof_queue_series_limit", "gauge", "Hardware queues the kernel's map can hold.");
+	fprintf(f, "ntprof_queue_series_limit %d\n", NTP_MON_MAX_QUEUES);
+}
+
 int ntp_mon_expo__write(FILE *f, const struct ntp_mon_snapshot *s)
 {
 	static const struct {
@@ -168,6 +201,7 @@ int ntp_mon_expo__write(FILE *f, const struct ntp_mon_snapshot *s)
 		if (s->side[j].have_cost && s->side[j].cost_commands)
 			fprintf(f, "ntprof_bpf_runs_per_command{role=\"%s\"} %.2f\n", role_name[s->side[j].role],
 				(double)s->side[j].cost_runs / (double)s->side[j].cost_commands);
+	queues(f, s->queues);
 	fflush(f);
 	return ferror(f) ? -1 : 0;
 }

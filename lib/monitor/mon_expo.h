@@ -11,6 +11,9 @@
  * 10 s: NTP_MON_EXPO_BUCKETS of them and +Inf, so that a series costs the
  * same whatever its spread.  A bucket's `le` is its largest value in
  * integer nanoseconds, written in seconds exactly.
+ *
+ * The host's per-queue detail is gauges only (lib/monitor/mon_queue.h): a
+ * queue's commands in flight, and each controller's imbalance.
  */
 #ifndef NTP_MON_EXPO_H
 #define NTP_MON_EXPO_H
@@ -20,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/monitor/mon_queue.h"
 #include "lib/monitor/mon_table.h"
 
 /* the exported buckets' sub-bucket bits, and their range */
@@ -50,6 +54,8 @@ struct ntp_mon_snapshot {
 	struct ntp_mon_side side[2];
 	int nsides;
 	uint32_t sample_one_in;
+	/* the host's per-queue gauges, sorted; NULL without the host's side */
+	const struct ntp_mon_qgauges *queues;
 };
 
 /* the stage table's row (enum ntp_stage, lib/core/stage_table.h) of a stage a collector counts */

@@ -12,15 +12,18 @@
 #include "lib/monitor/mon_table.h"
 #include "lib/monitor/mon_trigger.h"
 
-#define STAGES "e2e, block, driver, network_star, target_driver, storage, residence"
+#define STAGES "e2e, block, driver, network_star, target_driver, storage, residence, " \
+	"submit, complete, reap, app_e2e"
 
-/* the monitor's stage of key (the stage table's), or -1; network is network_star */
+/*
+ * the monitor's stage of key (the stage table's), or -1.  Not network: the
+ * stage table's network is the joined stage, network* less the target's
+ * residence of the same command, which the monitor does not count
+ */
 static int stage_named(const char *key, size_t len)
 {
 	int st;
 
-	if (len == strlen("network") && !strncmp(key, "network", len))
-		return NTP_MON_NETWORK_STAR;
 	for (st = 0; st < NTP_MON_NSTAGES; st++) {
 		const char *k = ntp_stages[ntp_mon_expo__stage((enum ntp_mon_stage)st)].key;
 
@@ -106,6 +109,11 @@ int ntp_trigger__parse(const char *s, struct ntp_trigger *t, char *why, size_t l
 			return -1;
 		}
 		st = stage_named(lhs, (size_t)(sep - lhs));
+		if (st < 0 && sep - lhs == 7 && !strncmp(lhs, "network", 7)) {
+			snprintf(why, len, "'network' is the joined stage (network_star less the target's "
+				 "residence), which the monitor does not count: use network_star");
+			return -1;
+		}
 		if (st < 0) {
 			snprintf(why, len, "'%.*s' is not a stage the monitor counts (" STAGES ")",
 				 (int)(sep - lhs), lhs);
@@ -130,7 +138,13 @@ int ntp_trigger__parse(const char *s, struct ntp_trigger *t, char *why, size_t l
 
 int ntp_trigger__role(const struct ntp_trigger *t)
 {
-	return t->stage >= NTP_MON_TARGET_DRIVER ? NTP_MON_ROLE_TARGET : NTP_MON_ROLE_HOST;
+	return t->stage >= NTP_MON_TARGET_DRIVER && t->stage <= NTP_MON_RESIDENCE ? NTP_MON_ROLE_TARGET :
+	       NTP_MON_ROLE_HOST;
+}
+
+bool ntp_trigger__app(const struct ntp_trigger *t)
+{
+	return t->stage >= NTP_MON_APP_SUBMIT;
 }
 
 /* bucket k's bounds in ns, as the kernel counts (bucket 0: every value up to 0) */

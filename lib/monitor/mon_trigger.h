@@ -53,6 +53,8 @@ int ntp_trigger__parse(const char *s, struct ntp_trigger *t, char *why, size_t l
 
 /* the role whose collector counts t's stage (enum ntp_mon_role) */
 int ntp_trigger__role(const struct ntp_trigger *t);
+/* whether t's stage is the application's (monitor --app) */
+bool ntp_trigger__app(const struct ntp_trigger *t);
 
 /*
  * One interval's distribution of a stage: the counts of its buckets

@@ -33,6 +33,7 @@
 #include "lib/monitor/mon_flight_file.h"
 #include "lib/monitor/mon_http.h"
 #include "lib/monitor/mon_priv.h"
+#include "lib/monitor/mon_queue.h"
 #include "lib/monitor/mon_snapshot.h"
 #include "lib/monitor/mon_table.h"
 #include "lib/monitor/mon_trigger.h"
@@ -43,6 +44,8 @@
 #define REQUEST_TIMEOUT_MS 1000
 /* the trigger's interval */
 #define TRIGGER_NS 1000000000ULL
+/* the host's queues read into the gauges' window (lib/monitor/mon_queue.h) */
+#define QUEUE_TICK_NS 1000000000ULL
 
 struct monitor {
 	const struct ntp_monitor_opts *o;
@@ -52,6 +55,9 @@ struct monitor {
 	uint64_t start_ns;              /* the attach */
 	struct ntp_mon_side cost[2];    /* by role: the cost window's figures */
 	uint64_t scrapes;
+	/* the host's per-queue readings, a second apart, for the gauges */
+	struct ntp_mon_queues queues;
+	uint64_t qnext_ns;
 	/* the flight recorder (--flight) */
 	struct ntp_flight flight;
 	struct ntp_flight_file ffile;   /* the window on disk, synced each tick */
@@ -141,6 +147,14 @@ static int snapshot_page(struct monitor *m, char **page, size_t *len)
 		sd->cost_run_ns = m->cost[i].cost_run_ns;
 		sd->cost_commands = m->cost[i].cost_commands;
 		s.nsides++;
+	}
+	if (m->c[NTP_MON_ROLE_HOST]) {
+		err = ntp_mon_queues__scrape(&m->queues, m->c[NTP_MON_ROLE_HOST]->queues);
+		if (err) {
+			ntp_error("reading the host's queues: %s", strerror(-err));
+			return -1;
+		}
+		s.queues = &m->queues.gauges;
 	}
 	ntp_mon_table__sort(&m->table);
 	f = open_memstream(page, len);
@@ -469,6 +483,21 @@ static void trigger_tick(struct monitor *m, uint64_t now)
 	m->tholdoff_ns = now + m->o->flight_window_ns;
 }
 
+/* the host's queues, into the gauges' window, once a second */
+static int queue_tick(struct monitor *m, uint64_t now)
+{
+	int err;
+
+	if (!m->c[NTP_MON_ROLE_HOST] || now < m->qnext_ns)
+		return 0;
+	/* a second apart; after a stall, from now rather than ticks in a row */
+	m->qnext_ns = m->qnext_ns + QUEUE_TICK_NS > now ? m->qnext_ns + QUEUE_TICK_NS : now + QUEUE_TICK_NS;
+	err = ntp_mon_queues__tick(&m->queues, m->c[NTP_MON_ROLE_HOST]->queues);
+	if (err)
+		ntp_error("reading the host's queues: %s", strerror(-err));
+	return err;
+}
+
 static int serve(struct monitor *m)
 {
 	const struct ntp_monitor_opts *o = m->o;
@@ -486,6 +515,8 @@ static int serve(struct monitor *m)
 		}
 		while (n > 0 && ntp_http__serve_one(o->listen_fd, REQUEST_TIMEOUT_MS, handle, m) > 0)
 			;
+		if (queue_tick(m, now_ns()))
+			return NTP_EXIT_FAILURE;
 		/* the collectors' sweeps of commands that never completed; the flight's records */
 		for (i = 0; i < 2; i++) {
 			if (m->c[i] && ntp_collector__poll(m->c[i], 0, &code) < 0 && !code) {
@@ -515,7 +546,7 @@ int ntp_monitor__run(const struct ntp_monitor_opts *o)
 	const struct ntp_collector_opts co = { .transport = o->transport,
 					       .sample_one_in = o->sample_one_in,
 					       .attach = o->attach, .filter = o->filter,
-					       .no_app = true, .hist_mode = true,
+					       .no_app = !o->app, .hist_mode = true,
 					       .hist_stream = o->flight_dir != NULL };
 	struct monitor m = { .o = o, .stats_fd = -1 };
 	struct sigaction sa = { .sa_handler = on_signal }, su = { .sa_handler = on_usr2 };
@@ -575,6 +606,7 @@ int ntp_monitor__run(const struct ntp_monitor_opts *o)
 			o->trigger ? " and when " : "", o->trigger ? o->trigger->text : "",
 			m.ffile.path, m.ffile.loaded);
 	m.tnext_ns = now_ns() + TRIGGER_NS;
+	m.qnext_ns = m.start_ns + QUEUE_TICK_NS;
 	if (m.flying)
 		flight_tick(&m, now_ns());
 	if (o->trigger)
@@ -591,6 +623,7 @@ out:
 		close(m.stats_fd);
 	ntp_mon_table__free(&m.table);
 	ntp_mon_table__free(&m.ttable);
+	ntp_mon_queues__free(&m.queues);
 	if (m.flying) {
 		/* what the window holds at the exit, for the next monitor */
 		int serr = ntp_flight_file__sync(&m.ffile, &m.flight);

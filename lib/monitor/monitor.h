@@ -33,6 +33,7 @@ struct ntp_monitor_opts {
 	enum ntp_transport transport;   /* -t */
 	uint32_t sample_one_in;         /* -s */
 	enum ntp_attach_policy attach;
+	bool app;                       /* --app: the application's hooks and stages (host) */
 	const struct ntp_filter *filter;        /* NULL: every command */
 	double duration_s;              /* > 0: stop after it; 0: at SIGINT or SIGTERM */
 	int listen_fd;                  /* the bound, listening socket (ntp_http__listen) */

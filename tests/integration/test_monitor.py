@@ -69,6 +69,7 @@ def test_listen__not_this_machines_address__exit_serve(run):
     (["--size", "4Q"], "--size"),
     (["-r", "target", "--session", "nvme0n1"], "--session needs -r host"),
     (["-r", "both", "--session", "nvme0n1"], "--session needs -r host"),
+    (["-r", "target", "--app"], "--app needs -r host or -r both"),
     (["--user", "no-such-user-here"], "--user no-such-user-here: no such user"),
     (["-u", "root"], "--user root: that is root"),
 ])
@@ -111,6 +112,9 @@ def test_flight__bad_command_line__usage(run, tmp_path, args, says):
     ("p100>5ms", "'p100' is not a statistic"),
     ("avg>5ms", "'avg' is not a statistic"),
     ("stroage.p99>5ms", "'stroage' is not a stage"),
+    # report's network is the joined stage: not network_star under another name
+    ("network.p99>5ms", "'network' is the joined stage"),
+    ("stage:network:p50>2ms", "'network' is the joined stage"),
     ("storage.p99>5parsecs", "'5parsecs' is not a duration"),
     ("p99>-1ms", "'-1ms' is not a duration"),
 ])
@@ -123,7 +127,9 @@ def test_trigger__bad_expression__exit_serve_naming_the_token(run, tmp_path, exp
 @pytest.mark.parametrize("role, expr, says", [
     ("host", "storage.p99>5ms", "storage is the target's stage: it needs -r target or -r both"),
     ("target", "p99>5ms", "e2e is the host's stage: it needs -r host or -r both"),
-    ("target", "network.p99>5ms", "network_star is the host's stage"),
+    ("target", "network_star.p99>5ms", "network_star is the host's stage"),
+    ("host", "reap.p99>5ms", "reap is the application's stage: it needs --app"),
+    ("both", "app_e2e.p99>5ms", "app_e2e is the application's stage: it needs --app"),
 ])
 def test_trigger__stage_the_role_does_not_count__exit_serve(run, tmp_path, role, expr, says):
     serve_refused(run, "-r", role, "--flight", str(tmp_path / "f"), "--trigger", expr, says=says)
@@ -196,3 +202,17 @@ def test_systemd_unit__verify_sees_a_broken_unit(tmp_path):
     # the check above can fail: a relative ExecStart is refused
     r = verify_unit(tmp_path, UNIT.read_text().replace("ExecStart=@BINDIR@/", "ExecStart=bin/"))
     assert r.returncode != 0 and "bin/ntprof" in r.stderr, r.stderr
+
+
+def test_metrics__every_name_the_page_writes__documented():
+    # the metrics page's writer (lib/monitor/mon_expo.c) names no metric that
+    # ntprof-monitor(1), METRICS, does not document
+    import promql
+    src = (REPO / "lib" / "monitor" / "mon_expo.c").read_text()
+    written = set(re.findall(r'"(ntprof_[a-z_]+)[{ "\\]', src))
+    metrics, labels = promql.documented()
+    hist = {m[:-len("_bucket")] for m in metrics if m.endswith("_bucket")}
+    assert {"ntprof_queue_in_flight", "ntprof_queue_imbalance", "ntprof_queue_series",
+            "ntprof_queue_series_limit", "ntprof_stage_seconds"} <= written, written
+    assert written - metrics - hist == set(), written - metrics - hist
+    assert {"queue", "controller", "role"} <= labels

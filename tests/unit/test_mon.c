@@ -57,6 +57,50 @@ static void host_stages__random_records__as_lib_core(void **state)
 	}
 }
 
+/*
+ * The application's stages as host_app_stages has them (the stage table's
+ * formulas): submit = h_start - h_app_submit, complete = h_app_done -
+ * h_done, reap = h_app_reap - h_app_done, app e2e as lib/core; each only
+ * where its stamps are (the view's NULL)
+ */
+static void app_stages__random_records__as_the_view(void **state)
+{
+	uint64_t x = XORSHIFT_SEED ^ 0xa9;
+	int i, seen[4] = { 0 };
+
+	(void)state;
+	for (i = 0; i < 100000; i++) {
+		__u64 t0 = 1000000000ULL + xorshift64(&x) % (1ULL << 40);
+		struct ntp_host_event e = {
+			.h_app_submit = stamp(&x, t0), .h_start = t0 + 100000,
+			.h_done = t0 + 300000 + xorshift64(&x) % 1000,
+			.h_app_done = stamp(&x, t0 + 400000), .h_app_reap = stamp(&x, t0 + 600000),
+		};
+		__s64 got[4];
+		unsigned int have = ntp_mon_app_stages(&e, got);
+		int64_t e2e;
+		bool has_e2e = ntp_stages__app_e2e(&e, &e2e);
+
+		assert_int_equal(!!(have & 1), e.h_app_submit != 0);
+		assert_int_equal(!!(have & 2), e.h_app_done != 0);
+		assert_int_equal(!!(have & 4), e.h_app_done && e.h_app_reap);
+		assert_int_equal(!!(have & 8), has_e2e);
+		if (have & 1)
+			assert_int_equal(got[0], (__s64)(e.h_start - e.h_app_submit));
+		if (have & 2)
+			assert_int_equal(got[1], (__s64)(e.h_app_done - e.h_done));
+		if (have & 4)
+			assert_int_equal(got[2], (__s64)(e.h_app_reap - e.h_app_done));
+		if (have & 8)
+			assert_int_equal(got[3], e2e);
+		for (int k = 0; k < 4; k++)
+			seen[k] += !!(have & (1u << k));
+	}
+	/* every combination of stamps came up */
+	for (i = 0; i < 4; i++)
+		assert_true(seen[i] > 10000 && seen[i] < 100000);
+}
+
 static void target_stages__random_records__as_lib_core(void **state)
 {
 	uint64_t x = XORSHIFT_SEED ^ 0x55;
@@ -324,8 +368,9 @@ static void page__labels_and_own_metrics(void **state)
 
 /*
  * ntprof-monitor(1), "The number of series": at most 156 histograms a host
- * controller and namespace (4 stages, 3 I/O types, 13 size classes), 117 a
- * target's, each of 97 lines.  Every key a controller can have, on a page.
+ * controller and namespace (4 stages, 3 I/O types, 13 size classes), 312
+ * with --app (4 more stages), 117 a target's, each of 97 lines.  Every key
+ * a controller can have, on a page.
  */
 static void page__one_controller_full__documented_series_count(void **state)
 {
@@ -344,22 +389,23 @@ static void page__one_controller_full__documented_series_count(void **state)
 			for (size = 0; size < NTP_MON_SIZE_CLASSES; size++) {
 				struct ntp_mon_key k = { .stage = stage, .io = io, .size_class = size,
 							 .ctrl = 1, .nsid = 1 };
-				enum ntp_mon_role role = stage < NTP_MON_TARGET_DRIVER ? NTP_MON_ROLE_HOST :
-							 NTP_MON_ROLE_TARGET;
+				enum ntp_mon_role role = stage >= NTP_MON_TARGET_DRIVER &&
+							 stage <= NTP_MON_RESIDENCE ? NTP_MON_ROLE_TARGET :
+							 NTP_MON_ROLE_HOST;
 
 				assert_non_null(ntp_mon_table__add(&t, role, &k));
 				per_role[role]++;
 			}
-	assert_int_equal(per_role[NTP_MON_ROLE_HOST], 156);
+	assert_int_equal(per_role[NTP_MON_ROLE_HOST], 312);
 	assert_int_equal(per_role[NTP_MON_ROLE_TARGET], 117);
-	assert_true(156 + 117 <= NTP_MON_MAX_SERIES);
+	assert_true(312 <= NTP_MON_MAX_SERIES && 117 <= NTP_MON_MAX_SERIES);
 	ntp_mon_table__sort(&t);
 	f = open_memstream(&page, &len);
 	assert_int_equal(ntp_mon_expo__write(f, &s), 0);
 	fclose(f);
 	for (p = page; (p = strstr(p, "\nntprof_stage_seconds_")); p++)
 		lines++;
-	assert_int_equal(lines, (156 + 117) * 97);
+	assert_int_equal(lines, (312 + 117) * 97);
 	free(page);
 	ntp_mon_table__free(&t);
 }
@@ -429,6 +475,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(host_stages__random_records__as_lib_core),
+		cmocka_unit_test(app_stages__random_records__as_the_view),
 		cmocka_unit_test(target_stages__random_records__as_lib_core),
 		cmocka_unit_test(size_class__powers_of_two__rounded_up),
 		cmocka_unit_test(bucket__beyond_last_octave__last_bucket_above_every_le),

@@ -49,7 +49,7 @@ static void parse__forms__stage_stat_op_threshold(void **state)
 	assert_int_equal(t.threshold_ns, 250000);
 	assert_int_equal(ntp_trigger__role(&t), NTP_MON_ROLE_TARGET);
 
-	t = parse_ok("stage:network:p50>2ms");
+	t = parse_ok("stage:network_star:p50>2ms");
 	assert_int_equal(t.stage, NTP_MON_NETWORK_STAR);
 	assert_true(t.pct == 50.0);
 	assert_int_equal(ntp_trigger__role(&t), NTP_MON_ROLE_HOST);
@@ -59,7 +59,14 @@ static void parse__forms__stage_stat_op_threshold(void **state)
 	assert_int_equal(t.stat, NTP_TRIGGER_MEAN);
 	assert_int_equal(t.threshold_ns, 1500000);
 
+	t = parse_ok("reap.p99>1ms");            /* the application's: the host's, with --app */
+	assert_int_equal(t.stage, NTP_MON_APP_REAP);
+	assert_int_equal(ntp_trigger__role(&t), NTP_MON_ROLE_HOST);
+	assert_true(ntp_trigger__app(&t));
+	t = parse_ok("app_e2e.mean>1ms");
+	assert_int_equal(t.stage, NTP_MON_APP_E2E);
 	t = parse_ok("target_driver.max>1s");
+	assert_false(ntp_trigger__app(&t));
 	assert_int_equal(t.stage, NTP_MON_TARGET_DRIVER);
 	assert_int_equal(t.stat, NTP_TRIGGER_MAX);
 	assert_int_equal(t.threshold_ns, 1000000000);
@@ -101,6 +108,7 @@ static void parse__bad__names_the_token(void **state)
 	refused("p99.>5ms", "p99.");
 	refused("avg>5ms", "avg");
 	refused("stroage.p99>5ms", "stroage");
+	refused("network.p99>5ms", "network");       /* report's network is the joined stage */
 	refused("storage.>5ms", "");
 	refused("storage.p99>", "");
 	refused("storage.p99>5parsecs", "5parsecs");

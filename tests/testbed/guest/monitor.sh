@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# monitor.sh - guest side of test_monitor.py: `ntprof monitor -r both -s 1`
+# monitor.sh - guest side of test_monitor.py: `ntprof monitor -r both -s 1 --app`
 # scraped by Debian's prometheus (the build machine's, through the shared
 # root) while fio runs, with `ntprof record -r both -s 1` beside it over the
 # same commands.
@@ -22,7 +22,8 @@
 # second one on the same directory reads the window back from its file and
 # writes it as its first snapshot (restart.ntp).
 # Files in $TB_OUT: rec.ntp, mon.err, mon2.err, rec.err, scrape-*.txt,
-# final.txt, prom-*.json, promql.jsonl, prometheus.log, flight/*.ntp (the snapshots),
+# scrape-*.time (the uptime in ns before and after each: CLOCK_BOOTTIME, the
+# BPF programs' CLOCK_MONOTONIC in a guest never suspended), final.txt, prom-*.json, promql.jsonl, prometheus.log, flight/*.ntp (the snapshots),
 # flight-ls.txt (every name in the flight directory), flight-window (its
 # window file), post.txt (POST's answer), restart.ntp.  Results: kernel,
 # dev, mon_rc, mon2_rc, rec_rc, mon_uid (real,effective), mon_capeff,
@@ -54,7 +55,7 @@ tb_res trigger "$TRIGGER"
 # that holds them until the restart below
 FLIGHT_ARGS=(--flight "$FLIGHT" --flight-seconds 600 --flight-commands 50)
 
-"$NTPROF" monitor -r both -s 1 --listen 127.0.0.1:$PORT "${FLIGHT_ARGS[@]}" --trigger "$TRIGGER" \
+"$NTPROF" monitor -r both -s 1 --app --listen 127.0.0.1:$PORT "${FLIGHT_ARGS[@]}" --trigger "$TRIGGER" \
 	2> "$TB_OUT/mon.err" &
 MON_PID=$!
 for _ in $(seq 1 1200); do
@@ -102,8 +103,12 @@ fi
 (
 	n=0
 	while [ ! -e "$TB_WORK/scraper-stop" ]; do
-		curl -sf "http://127.0.0.1:$PORT/metrics" > "$TB_OUT/scrape-$n.txt.tmp" &&
+		read -r t0 _ < /proc/uptime
+		if curl -sf "http://127.0.0.1:$PORT/metrics" > "$TB_OUT/scrape-$n.txt.tmp"; then
+			read -r t1 _ < /proc/uptime
+			echo "${t0/./}0000000 ${t1/./}0000000" > "$TB_OUT/scrape-$n.time"
 			mv "$TB_OUT/scrape-$n.txt.tmp" "$TB_OUT/scrape-$n.txt"
+		fi
 		n=$((n + 1))
 		sleep 1
 	done
