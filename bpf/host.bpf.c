@@ -253,6 +253,8 @@ static __always_inline bool forget_rq(__u64 rq)
 /* fallback only: the request a running nvme_tcp_try_send() works on, keyed by queue */
 struct send_save {
 	__u64 req;              /* struct nvme_tcp_request * */
+	__u64 t;                /* the entry's time */
+	__u64 nivcsw;           /* the task's preemptions at entry */
 	__u32 state;            /* its send state at entry */
 	__u32 pad;
 };
@@ -1081,6 +1083,8 @@ static __always_inline bool try_send_entry_body(struct nvme_tcp_queue *queue)
 		return false;
 	s.req = (__u64)r;
 	s.state = BPF_CORE_READ(r, state);
+	s.t = bpf_ktime_get_ns();
+	s.nivcsw = task_nivcsw();
 	/*
 	 * send_mutex serialises try_send per queue: one save per queue at a
 	 * time, deleted by the exit hook of the same call (same task, so it
@@ -1097,7 +1101,7 @@ static __always_inline bool try_send_entry_body(struct nvme_tcp_queue *queue)
 
 static __always_inline void try_send_exit_body(struct nvme_tcp_queue *queue, int ret)
 {
-	__u64 key = (__u64)queue, now;
+	__u64 key = (__u64)queue, now, t0, nivcsw0;
 	struct nvme_tcp_request *r, *cur;
 	struct send_save *s;
 	struct inflight *v;
@@ -1110,6 +1114,8 @@ static __always_inline void try_send_exit_body(struct nvme_tcp_queue *queue, int
 		return;
 	r = (void *)s->req;
 	state0 = s->state;
+	t0 = s->t;
+	nivcsw0 = s->nivcsw;
 	if (!bpf_map_delete_elem(&send_saves, &key))
 		__sync_fetch_and_add(&send_saves_live, -1);
 	if (ret <= 0)   /* nothing finished (partial send), or an error */
@@ -1117,7 +1123,8 @@ static __always_inline void try_send_exit_body(struct nvme_tcp_queue *queue, int
 	v = lookup_tcp_req(r);
 	if (!v)
 		return;
-	now = bpf_ktime_get_ns();
+	/* as send_noted: the entry's time when the task was preempted in the call */
+	now = nivcsw0 != task_nivcsw() ? t0 : bpf_ktime_get_ns();
 	cur = BPF_CORE_READ(queue, request);
 	state = BPF_CORE_READ(r, state);
 	/* the command PDU went out in this call: the request moved past CMD_PDU or was done */
