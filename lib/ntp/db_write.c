@@ -165,7 +165,12 @@ struct ntp_writer {
 	unsigned char *sbuf;
 	size_t slen;
 	struct ntp_spool_prev sprev;	/* the last record of each kind spooled */
-	uint64_t host_spooled, target_spooled;	/* records taken into sbuf */
+	/*
+	 * records handed to the writer: taken into sbuf while the writes
+	 * succeed; after a failed one, each is counted and dropped, so that
+	 * taken - kept is exactly what the error lost
+	 */
+	uint64_t host_taken, target_taken;
 	off_t spool_bytes;	/* FILE.spool's length after its last whole write */
 };
 
@@ -1006,8 +1011,8 @@ static int spool_write(struct ntp_writer *w)
 	}
 	w->spool_bytes += (off_t)w->slen;
 	w->slen = 0;
-	w->rows_kept = w->host_spooled;
-	w->target_kept = w->target_spooled;
+	w->rows_kept = w->host_taken;
+	w->target_kept = w->target_taken;
 	return 0;
 }
 
@@ -1021,12 +1026,16 @@ static int spool_add(struct ntp_writer *w, unsigned int kind, const void *rec)
 	return 0;
 }
 
+/*
+ * Counted after spool_add, whether it took the record or not: a spool
+ * write that spool_add makes room with keeps the records before this one,
+ * and one refused (that write failed, or an earlier one) is lost.
+ */
 int ntp_writer__add_host_io(struct ntp_writer *w, const struct ntp_host_event *e)
 {
 	int err = spool_add(w, NTP_SPOOL_HOST, e);
 
-	if (!err)
-		w->host_spooled++;
+	w->host_taken++;
 	return err;
 }
 
@@ -1034,8 +1043,7 @@ int ntp_writer__add_target_io(struct ntp_writer *w, const struct ntp_target_even
 {
 	int err = spool_add(w, NTP_SPOOL_TARGET, e);
 
-	if (!err)
-		w->target_spooled++;
+	w->target_taken++;
 	return err;
 }
 
@@ -1270,11 +1278,11 @@ int ntp_writer__flush(struct ntp_writer *w)
 void ntp_writer__count(const struct ntp_writer *w, struct ntp_writer_rows *r)
 {
 	if (!w->failed) {
-		*r = (struct ntp_writer_rows){ w->host_spooled, w->target_spooled, 0, 0 };
+		*r = (struct ntp_writer_rows){ w->host_taken, w->target_taken, 0, 0 };
 		return;
 	}
-	*r = (struct ntp_writer_rows){ w->rows_kept, w->target_kept, w->host_spooled - w->rows_kept,
-				       w->target_spooled - w->target_kept };
+	*r = (struct ntp_writer_rows){ w->rows_kept, w->target_kept, w->host_taken - w->rows_kept,
+				       w->target_taken - w->target_kept };
 }
 
 /*

@@ -60,6 +60,12 @@ struct ntp_filter;
 int ntp_meta__set_filter(struct ntp_writer *w, const struct ntp_filter *f, const char *session);
 int ntp_writer__add_hook(struct ntp_writer *w, const char *side, const char *point,
 			 const char *hook, const char *flavour, const char *reason);
+/*
+ * A command's record into the spool's buffer.  After a failed write (of the
+ * spool or of the file) the record is refused with that error and counted
+ * lost (ntp_writer__count): hand over every record the ring buffers still
+ * hold all the same, so that each is either in the recording or counted.
+ */
 int ntp_writer__add_host_io(struct ntp_writer *w, const struct ntp_host_event *e);
 int ntp_writer__add_target_io(struct ntp_writer *w, const struct ntp_target_event *e);
 int ntp_writer__add_interval(struct ntp_writer *w, const struct ntp_interval *iv);
@@ -81,7 +87,8 @@ int ntp_writer__flush(struct ntp_writer *w);          /* commit the current batc
 /*
  * The rows of each table the recording holds, or will at close: every row
  * taken while the writes succeed; after a failed one, the rows in the
- * spool before it, the rest being lost.
+ * spool before it, and as lost every other record handed over, before the
+ * failure (buffered, not yet written) or after it.
  */
 struct ntp_writer_rows {
 	uint64_t host, target;

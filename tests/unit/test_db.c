@@ -125,6 +125,7 @@ static char *capture_end(void)
 	fflush(stderr);
 	dup2(saved_stderr, 2);
 	close(saved_stderr);
+	saved_stderr = -1;
 	return read_file(tpath("stderr.txt"), NULL);
 }
 
@@ -1132,9 +1133,12 @@ static void writer__file_size_limit__one_error_committed_rows_readable(void **st
 		ntp_writer__count(w, &wr);
 		if (wr.host != committed || !wr.host_lost || wr.host_lost > i - committed)
 			_exit(17);
-		/* later calls fail too, without another message */
+		/* later calls fail too, without another message, and count their record lost */
 		if (ntp_writer__add_host_io(w, &(struct ntp_host_event){ 0 }) != NTP_EXIT_FAILURE)
 			_exit(14);
+		ntp_writer__count(w, &wr);
+		if (wr.host != committed || wr.host + wr.host_lost != i + 1)
+			_exit(18);
 		if (ntp_writer__close(w) != NTP_EXIT_FAILURE)
 			_exit(15);
 		if (write(fds[1], &committed, sizeof(committed)) != sizeof(committed))
@@ -1161,6 +1165,185 @@ static void writer__file_size_limit__one_error_committed_rows_readable(void **st
 	assert_true(committed >= 1000);
 	assert_int_equal(finish(path), committed);
 	assert_int_equal(count_rows(path, "host_io"), committed);
+}
+
+/*
+ * A file system that refuses SQLite's writes on demand, as a full disk does
+ * (SQLITE_FULL), while the spool's own write() still succeeds: the default
+ * VFS wrapped, every file's methods passed through but xWrite.
+ */
+static int vfs_full;
+static sqlite3_vfs *vfs_real;
+
+struct full_file {
+	sqlite3_file base;
+	sqlite3_file *real;	/* the real VFS's file, right after this struct */
+};
+
+#define REAL(f) (((struct full_file *)(f))->real)
+
+static int ff_close(sqlite3_file *f) { return REAL(f)->pMethods->xClose(REAL(f)); }
+static int ff_read(sqlite3_file *f, void *b, int n, sqlite3_int64 o)
+{
+	return REAL(f)->pMethods->xRead(REAL(f), b, n, o);
+}
+static int ff_write(sqlite3_file *f, const void *b, int n, sqlite3_int64 o)
+{
+	return vfs_full ? SQLITE_FULL : REAL(f)->pMethods->xWrite(REAL(f), b, n, o);
+}
+static int ff_truncate(sqlite3_file *f, sqlite3_int64 n)
+{
+	return REAL(f)->pMethods->xTruncate(REAL(f), n);
+}
+static int ff_sync(sqlite3_file *f, int fl) { return REAL(f)->pMethods->xSync(REAL(f), fl); }
+static int ff_size(sqlite3_file *f, sqlite3_int64 *n) { return REAL(f)->pMethods->xFileSize(REAL(f), n); }
+static int ff_lock(sqlite3_file *f, int l) { return REAL(f)->pMethods->xLock(REAL(f), l); }
+static int ff_unlock(sqlite3_file *f, int l) { return REAL(f)->pMethods->xUnlock(REAL(f), l); }
+static int ff_reserved(sqlite3_file *f, int *r)
+{
+	return REAL(f)->pMethods->xCheckReservedLock(REAL(f), r);
+}
+static int ff_fcntl(sqlite3_file *f, int op, void *a)
+{
+	return REAL(f)->pMethods->xFileControl(REAL(f), op, a);
+}
+static int ff_sector(sqlite3_file *f) { return REAL(f)->pMethods->xSectorSize(REAL(f)); }
+static int ff_chars(sqlite3_file *f) { return REAL(f)->pMethods->xDeviceCharacteristics(REAL(f)); }
+static int ff_shm_map(sqlite3_file *f, int pg, int sz, int ext, void volatile **p)
+{
+	return REAL(f)->pMethods->xShmMap(REAL(f), pg, sz, ext, p);
+}
+static int ff_shm_lock(sqlite3_file *f, int off, int n, int fl)
+{
+	return REAL(f)->pMethods->xShmLock(REAL(f), off, n, fl);
+}
+static void ff_shm_barrier(sqlite3_file *f) { REAL(f)->pMethods->xShmBarrier(REAL(f)); }
+static int ff_shm_unmap(sqlite3_file *f, int del) { return REAL(f)->pMethods->xShmUnmap(REAL(f), del); }
+
+/* version 2: the shared-memory methods WAL needs, no memory-mapped reads */
+static const sqlite3_io_methods ff_methods = {
+	2, ff_close, ff_read, ff_write, ff_truncate, ff_sync, ff_size, ff_lock, ff_unlock,
+	ff_reserved, ff_fcntl, ff_sector, ff_chars, ff_shm_map, ff_shm_lock, ff_shm_barrier,
+	ff_shm_unmap, NULL, NULL,
+};
+
+static int ff_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags, int *out)
+{
+	struct full_file *ff = (struct full_file *)f;
+	int rc;
+
+	ff->real = (sqlite3_file *)(ff + 1);
+	rc = vfs_real->xOpen(vfs_real, name, ff->real, flags, out);
+	/* a file the real VFS did not open has no methods to close */
+	ff->base.pMethods = rc == SQLITE_OK && ff->real->pMethods ? &ff_methods : NULL;
+	return rc;
+}
+
+static int ff_delete(sqlite3_vfs *v, const char *n, int sync) { return vfs_real->xDelete(vfs_real, n, sync); }
+static int ff_access(sqlite3_vfs *v, const char *n, int fl, int *r)
+{
+	return vfs_real->xAccess(vfs_real, n, fl, r);
+}
+static int ff_fullname(sqlite3_vfs *v, const char *n, int len, char *out)
+{
+	return vfs_real->xFullPathname(vfs_real, n, len, out);
+}
+static int ff_random(sqlite3_vfs *v, int n, char *out) { return vfs_real->xRandomness(vfs_real, n, out); }
+static int ff_sleep(sqlite3_vfs *v, int us) { return vfs_real->xSleep(vfs_real, us); }
+static int ff_time(sqlite3_vfs *v, double *t) { return vfs_real->xCurrentTime(vfs_real, t); }
+static int ff_last_error(sqlite3_vfs *v, int n, char *s) { return vfs_real->xGetLastError(vfs_real, n, s); }
+
+static sqlite3_vfs full_vfs = {
+	.iVersion = 1, .mxPathname = 512, .zName = "ntprof-test-full",
+	.xOpen = ff_open, .xDelete = ff_delete, .xAccess = ff_access, .xFullPathname = ff_fullname,
+	.xRandomness = ff_random, .xSleep = ff_sleep, .xCurrentTime = ff_time,
+	.xGetLastError = ff_last_error,
+};
+
+/*
+ * The failure of issue 37's rule "every command either in the file or
+ * counted lost": SQLite's COMMIT fails on a full disk after the spool's
+ * write of the same flush succeeded, and the ring buffers still hold
+ * records.  The spool keeps every record flushed before the COMMIT, each
+ * record handed over afterwards is counted lost, and the two add up to
+ * every record handed over.
+ */
+/* a test that failed part way leaves SQLite's own VFS the default again */
+static int full_vfs_teardown(void **state)
+{
+	vfs_full = 0;
+	if (saved_stderr >= 0) {
+		dup2(saved_stderr, 2);
+		close(saved_stderr);
+		saved_stderr = -1;
+	}
+	if (vfs_real)
+		sqlite3_vfs_unregister(&full_vfs);
+	vfs_real = NULL;
+	return 0;
+}
+
+static int add_event(struct ntp_writer *w, uint64_t i)
+{
+	struct ntp_host_event e = event(i);
+
+	return ntp_writer__add_host_io(w, &e);
+}
+
+static void writer__commit_fails__spooled_kept_later_counted_lost(void **state)
+{
+	const char *path = tpath("commit-full.ntp");
+	const uint64_t before = 1500, after = 39;
+	struct ntp_interval iv = { .t_ns = 1, .side = "host" };
+	struct ntp_writer_rows wr;
+	struct ntp_writer *w;
+	uint64_t i;
+	char *err;
+
+	vfs_real = sqlite3_vfs_find(NULL);
+	assert_non_null(vfs_real);
+	full_vfs.szOsFile = (int)sizeof(struct full_file) + vfs_real->szOsFile;
+	full_vfs.mxPathname = vfs_real->mxPathname;
+	assert_int_equal(sqlite3_vfs_register(&full_vfs, 1), SQLITE_OK);
+
+	assert_int_equal(ntp_writer__open(&w, path), 0);
+	for (i = 0; i < before / 2; i++)
+		assert_int_equal(add_event(w, i), 0);
+	assert_int_equal(ntp_writer__add_interval(w, &iv), 0);
+	assert_int_equal(ntp_writer__flush(w), 0);
+	for (; i < before; i++)
+		assert_int_equal(add_event(w, i), 0);
+	assert_int_equal(ntp_writer__add_interval(w, &iv), 0);
+
+	capture_begin();
+	vfs_full = 1;
+	/* the spool takes the buffered records, then the file refuses the intervals row */
+	assert_int_equal(ntp_writer__flush(w), NTP_EXIT_FAILURE);
+	/* what the rings still held, handed over by the drain after the error */
+	for (; i < before + after; i++)
+		assert_int_equal(add_event(w, i),
+				 NTP_EXIT_FAILURE);
+	ntp_writer__count(w, &wr);
+	assert_int_equal(wr.host, before);
+	assert_int_equal(wr.host_lost, after);
+	assert_int_equal(wr.host + wr.host_lost, before + after);
+	assert_int_equal(ntp_writer__close(w), NTP_EXIT_FAILURE);
+	vfs_full = 0;
+	err = capture_end();
+	assert_int_equal(sqlite3_vfs_unregister(&full_vfs), SQLITE_OK);
+	vfs_real = NULL;
+
+	/* one error naming the COMMIT, and where the commands it kept are */
+	assert_int_equal(count_lines(err), 2);
+	assert_non_null(strstr(err, "ntprof test: error: writing "));
+	assert_non_null(strstr(err, "(SQL: COMMIT)"));
+	assert_non_null(strstr(err, "its 1500 commands spooled before the error are in "));
+	free(err);
+
+	/* with room again, finish writes exactly the spooled commands in */
+	assert_int_equal(finish(path), before);
+	assert_int_equal(count_rows(path, "host_io"), (int64_t)before);
+	assert_int_equal(count_rows(path, "intervals"), 1);
 }
 
 /* ---- reader ------------------------------------------------------------------ */
@@ -1441,6 +1624,8 @@ int main(void)
 		cmocka_unit_test(writer__spool_of_another_layout__refused),
 		cmocka_unit_test(writer__killed_file_then_new_record__old_keeps_its_wal),
 		cmocka_unit_test(writer__file_size_limit__one_error_committed_rows_readable),
+		cmocka_unit_test_teardown(writer__commit_fails__spooled_kept_later_counted_lost,
+					  full_vfs_teardown),
 		cmocka_unit_test(read__missing_file__nofile),
 		cmocka_unit_test(read__directory_or_fifo__nofile),
 		cmocka_unit_test(read__text_file__notsqlite),
