@@ -133,22 +133,27 @@ int ntp_record__poll(struct ntp_record_session *s, int timeout_ms)
 int ntp_record__drain(struct ntp_record_session *s)
 {
 	struct ntp_collector *cs[2] = { s->host.c, s->target.c };
-	int i, n, code, err = 0;
+	int i, n, code, e, err = 0, read_errno = 0;
 
-	for (i = 0; i < 2 && !err; i++) {
+	s->draining = true;
+	for (i = 0; i < 2; i++) {
 		if (!cs[i])
 			continue;
 		do {
 			n = ntp_collector__poll(cs[i], 0, &code);
 		} while (n > 0);
-		if (n < 0)
+		if (n < 0 && !code && !read_errno)
+			read_errno = errno;
+		if (n < 0 && !err)
 			err = code ? code : -1;
 		/* then what still waits for a hook that will not come now: every command is written */
+		e = ntp_collector__flush_parked(cs[i]);
 		if (!err)
-			err = ntp_collector__flush_parked(cs[i]);
+			err = e;
 	}
+	s->draining = false;
 	if (err == -1) {
-		ntp_error("reading the ring buffer: %s", strerror(errno));
+		ntp_error("reading the ring buffer: %s", strerror(read_errno));
 		err = NTP_EXIT_FAILURE;
 	}
 	return err;

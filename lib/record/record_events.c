@@ -109,6 +109,16 @@ static bool keep_target(const struct ntp_record_session *s, const struct ntp_tar
 	return false;
 }
 
+/*
+ * The writer's answer for a record: its error stops the poll loop; once the
+ * rings are being drained, the writer has counted a refused record lost and
+ * the next one is handed over all the same.
+ */
+static int written(const struct ntp_record_session *s, int err)
+{
+	return s->draining ? 0 : err;
+}
+
 int ntp_record__on_host_event(void *ctx, const struct ntp_host_event *e)
 {
 	struct ntp_record_session *s = ctx;
@@ -123,7 +133,7 @@ int ntp_record__on_host_event(void *ctx, const struct ntp_host_event *e)
 		if (err)
 			ntp_record__live_failed(s, err);
 	}
-	return ntp_writer__add_host_io(s->w, e);
+	return written(s, ntp_writer__add_host_io(s->w, e));
 }
 
 int ntp_record__on_target_event(void *ctx, const struct ntp_target_event *e)
@@ -140,5 +150,5 @@ int ntp_record__on_target_event(void *ctx, const struct ntp_target_event *e)
 		if (err)
 			ntp_record__live_failed(s, err);
 	}
-	return ntp_writer__add_target_io(s->w, e);
+	return written(s, ntp_writer__add_target_io(s->w, e));
 }

@@ -54,6 +54,12 @@ struct ntp_record_session {
 	uint16_t cntlids[NTP_FILTER_MAX_CTRLS];
 	unsigned int ncntlids;
 	int live_err;                   /* the live lines failed once: said, not again */
+	/*
+	 * after detaching (ntp_record__drain): a record the writer refuses
+	 * (it failed, and counts the record lost) does not stop the rings
+	 * being emptied
+	 */
+	bool draining;
 	struct ntp_nvmf_ids ids;        /* the nvmf_ids rows written (record_meta.c) */
 	/*
 	 * ntprof's own cost: the kernel's BPF run-time statistics, on from the
@@ -98,7 +104,11 @@ void ntp_record__cost_end(struct ntp_record_session *s, uint64_t now);
 void ntp_record__cost_tick(struct ntp_record_session *s, uint64_t now);
 /* hand every ready record of both rings over; waits up to timeout_ms first */
 int ntp_record__poll(struct ntp_record_session *s, int timeout_ms);
-/* after detaching: hand over every record still in the rings */
+/*
+ * After detaching, even after an error: hand over every record still in
+ * the rings, and those parked for a hook, so that each is written or
+ * counted lost.  The first error, or 0.
+ */
 int ntp_record__drain(struct ntp_record_session *s);
 /* one intervals row per side with the counters' growth since the last, then commit */
 int ntp_record__write_intervals(struct ntp_record_session *s, uint64_t now);

@@ -64,8 +64,9 @@ int ntp_record__run(const struct ntp_record_opts *o, const char *path)
 	ntp_record_child__stop(&s.child, ntp_record__child_signal(reason), CHILD_GRACE_S);
 	ntp_record__stop_collectors(&s);
 	ntp_record__cost_end(&s, stop_ns);     /* a recording shorter than the window */
-	if (!err)
-		err = ntp_record__drain(&s);
+	/* after an error too: each record left in the rings is written or counted lost */
+	err2 = ntp_record__drain(&s);
+	err = err ?: err2;
 	if (err)
 		reason = "error";
 	/* even after an error: keep what can still be written (a full disk may refuse it) */
