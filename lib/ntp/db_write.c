@@ -946,10 +946,12 @@ static int spool_fail(struct ntp_writer *w, const char *doing, int e)
 	return w->failed;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
+/* *done: the bytes written, all of len unless it fails */
+static int write_all(int fd, const void *buf, size_t len, size_t *done)
 {
 	const unsigned char *p = buf;
 
+	*done = 0;
 	while (len) {
 		ssize_t n = write(fd, p, len);
 
@@ -963,6 +965,7 @@ static int write_all(int fd, const void *buf, size_t len)
 		}
 		p += n;
 		len -= (size_t)n;
+		*done += (size_t)n;
 	}
 	return 0;
 }
@@ -972,7 +975,7 @@ static int spool_open(struct ntp_writer *w)
 	struct spool_header h = { .version = SPOOL_VERSION,
 				  .host_size = sizeof(struct ntp_host_event),
 				  .target_size = sizeof(struct ntp_target_event) };
-	size_t n = strlen(w->path) + sizeof(NTP_SPOOL_SUFFIX);
+	size_t n = strlen(w->path) + sizeof(NTP_SPOOL_SUFFIX), done;
 
 	memcpy(h.magic, SPOOL_MAGIC, sizeof(h.magic));
 	w->spool_path = malloc(n);
@@ -986,7 +989,7 @@ static int spool_open(struct ntp_writer *w)
 	w->spool_fd = open(w->spool_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (w->spool_fd < 0)
 		return spool_fail(w, "creating", errno);
-	if (write_all(w->spool_fd, &h, sizeof(h)))
+	if (write_all(w->spool_fd, &h, sizeof(h), &done))
 		return spool_fail(w, "writing", errno);
 	w->spool_bytes = sizeof(h);
 	return 0;
@@ -994,17 +997,25 @@ static int spool_open(struct ntp_writer *w)
 
 /*
  * The buffered records out to FILE.spool: a write() into the page cache,
- * which a kill keeps.  A write that fails part way is cut off again, so
- * that the spool holds exactly the records counted as kept.
+ * which a kill keeps.  A write that fails part way keeps the records it
+ * wrote whole, counted as kept, and is cut off after the last of them: a
+ * record cut short that stays (the cut failed too) is ignored when the
+ * spool is read.  So the spool holds exactly the records counted as kept.
  */
 static int spool_write(struct ntp_writer *w)
 {
+	uint64_t host, target;
+	size_t done, whole;
 	int e;
 
 	if (w->failed)
 		return w->failed;
-	if (w->slen && write_all(w->spool_fd, w->sbuf, w->slen)) {
+	if (w->slen && write_all(w->spool_fd, w->sbuf, w->slen, &done)) {
 		e = errno;
+		whole = ntp_spool__whole(w->sbuf, done, &host, &target);
+		w->rows_kept += host;
+		w->target_kept += target;
+		w->spool_bytes += (off_t)whole;
 		if (ftruncate(w->spool_fd, w->spool_bytes) == 0)
 			lseek(w->spool_fd, w->spool_bytes, SEEK_SET);
 		return spool_fail(w, "writing", e);

@@ -37,6 +37,27 @@ size_t ntp_spool__encode(struct ntp_spool_prev *p, unsigned int kind, const void
 	return encode(p->target, NTP_SPOOL_TARGET_WORDS, kind, rec, out);
 }
 
+size_t ntp_spool__whole(const unsigned char *in, size_t len, uint64_t *host, uint64_t *target)
+{
+	size_t at = 0, size;
+	uint32_t head;
+	unsigned int kind;
+
+	*host = *target = 0;
+	while (len - at >= 4) {
+		memcpy(&head, in + at, 4);
+		kind = head & 3;
+		if (kind != NTP_SPOOL_HOST && kind != NTP_SPOOL_TARGET)
+			break;
+		size = 4 + 8 * (size_t)__builtin_popcount(head >> 2);
+		if (len - at < size)
+			break;
+		at += size;
+		++*(kind == NTP_SPOOL_HOST ? host : target);
+	}
+	return at;
+}
+
 int ntp_spool__decode(struct ntp_spool_prev *p, const unsigned char *in, size_t len, size_t *used)
 {
 	unsigned int kind, i, n;

@@ -47,5 +47,12 @@ size_t ntp_spool__encode(struct ntp_spool_prev *p, unsigned int kind, const void
  * for its head); -1 for a head of no known kind.
  */
 int ntp_spool__decode(struct ntp_spool_prev *p, const unsigned char *in, size_t len, size_t *used);
+/*
+ * Of the records encoded at in, those whole in its first len bytes (a
+ * write that stopped part way): their bytes, and *host and *target, how
+ * many of each kind.  Read from the heads alone; stops at a head of no
+ * known kind.
+ */
+size_t ntp_spool__whole(const unsigned char *in, size_t len, uint64_t *host, uint64_t *target);
 
 #endif

@@ -127,6 +127,46 @@ static void codec__cut_short__asks_for_the_rest(void **state)
 	assert_memory_equal(dec.host, &h, sizeof(h));
 }
 
+/* a write that stopped part way: the records whole in it, by kind, and their bytes */
+static void codec__whole__counts_records_before_the_cut(void **state)
+{
+	unsigned char buf[8 * NTP_SPOOL_MAX_REC];
+	struct ntp_spool_prev enc = { 0 };
+	struct ntp_host_event h = { 0 };
+	struct ntp_target_event t = { 0 };
+	size_t at[6], len = 0, cut;
+	uint64_t rng = 7, host, target;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		at[i] = len;
+		if (i == 2) {
+			next_target(&t, &rng);
+			len += ntp_spool__encode(&enc, NTP_SPOOL_TARGET, &t, buf + len);
+		} else {
+			next_host(&h, &rng);
+			len += ntp_spool__encode(&enc, NTP_SPOOL_HOST, &h, buf + len);
+		}
+	}
+	at[5] = len;
+	/* every cut: the records that end at or before it */
+	for (cut = 0; cut <= len; cut++) {
+		size_t whole = ntp_spool__whole(buf, cut, &host, &target);
+		int n = 0;
+
+		while (n < 5 && at[n + 1] <= cut)
+			n++;
+		assert_int_equal(whole, at[n]);
+		assert_int_equal(host + target, n);
+		assert_int_equal(target, n > 2);
+	}
+	/* a head of no known kind ends the count */
+	memset(buf + at[1], 0, 4);
+	assert_int_equal(ntp_spool__whole(buf, len, &host, &target), at[1]);
+	assert_int_equal(host, 1);
+	assert_int_equal(target, 0);
+}
+
 static void codec__unknown_head__refused(void **state)
 {
 	struct ntp_spool_prev dec = { 0 };
@@ -154,6 +194,7 @@ int main(void)
 		cmocka_unit_test(codec__same_record_twice__head_only),
 		cmocka_unit_test(codec__cut_short__asks_for_the_rest),
 		cmocka_unit_test(codec__unknown_head__refused),
+		cmocka_unit_test(codec__whole__counts_records_before_the_cut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
