@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -1348,6 +1349,70 @@ static void writer__commit_fails__spooled_kept_later_counted_lost(void **state)
 	assert_int_equal(count_rows(path, "intervals"), 1);
 }
 
+/* the tmpfs of writer__tmpfs_fills__..., unmounted even when the test fails */
+static const char *small_fs;
+
+static int small_fs_teardown(void **state)
+{
+	if (small_fs)
+		umount2(small_fs, MNT_DETACH);
+	small_fs = NULL;
+	return 0;
+}
+
+/*
+ * A full disk for real: a 256 KiB tmpfs fills while commands are recorded
+ * and flushed every 100, whichever write fails first (the spool's, or
+ * SQLite's COMMIT).  Then the drain's 50 more.  The records kept and those
+ * counted lost add up to every record handed over, and once there is room
+ * finish writes exactly the kept ones in.
+ */
+static void writer__tmpfs_fills__kept_plus_lost_is_every_record(void **state)
+{
+	const char *d = tpath("small-fs"), *path = tpath("small-fs/fills.ntp");
+	struct ntp_interval iv = { .t_ns = 1, .side = "host" };
+	struct ntp_writer_rows wr;
+	struct ntp_writer *w;
+	uint64_t i, handed;
+	int rc = 0;
+	char *err;
+
+	assert_int_equal(mkdir(d, 0700), 0);
+	if (mount("tmpfs", d, "tmpfs", 0, "size=256k")) {
+		skip();	/* not root, or no tmpfs: not run, and said so */
+		return;
+	}
+	small_fs = d;
+	assert_int_equal(ntp_writer__open(&w, path), 0);
+	capture_begin();
+	for (i = 0; i < 1000000 && !rc; i++) {
+		rc = add_event(w, i);
+		if (!rc && i % 100 == 99) {
+			rc = ntp_writer__add_interval(w, &iv);
+			rc = rc ?: ntp_writer__flush(w);
+		}
+	}
+	handed = i;
+	for (; i < handed + 50; i++)
+		assert_int_equal(add_event(w, i), NTP_EXIT_FAILURE);
+	ntp_writer__count(w, &wr);
+	assert_int_equal(ntp_writer__close(w), NTP_EXIT_FAILURE);
+	err = capture_end();
+	assert_int_equal(rc, NTP_EXIT_FAILURE);
+	assert_true(wr.host > 0 && wr.host_lost >= 50);
+	assert_int_equal(wr.host + wr.host_lost, handed + 50);
+	/* one error line, one line naming the spool */
+	assert_int_equal(count_lines(err), 2);
+	assert_non_null(strstr(err, "ntprof test: error: writing "));
+	free(err);
+
+	assert_int_equal(mount("tmpfs", d, NULL, MS_REMOUNT, "size=64m"), 0);
+	assert_int_equal(finish(path), wr.host);
+	assert_int_equal(count_rows(path, "host_io"), (int64_t)wr.host);
+	assert_int_equal(umount2(d, 0), 0);
+	small_fs = NULL;
+}
+
 /* ---- reader ------------------------------------------------------------------ */
 
 /* open_read fails with `code` and prints one line that contains `needle` */
@@ -1628,6 +1693,8 @@ int main(void)
 		cmocka_unit_test(writer__file_size_limit__one_error_committed_rows_readable),
 		cmocka_unit_test_teardown(writer__commit_fails__spooled_kept_later_counted_lost,
 					  full_vfs_teardown),
+		cmocka_unit_test_teardown(writer__tmpfs_fills__kept_plus_lost_is_every_record,
+					  small_fs_teardown),
 		cmocka_unit_test(read__missing_file__nofile),
 		cmocka_unit_test(read__directory_or_fifo__nofile),
 		cmocka_unit_test(read__text_file__notsqlite),
