@@ -175,22 +175,27 @@ int ntp_record__write_intervals(struct ntp_record_session *s, uint64_t now)
 	uint64_t cnt[NTP_CNT_MAX];
 	int i, err = 0;
 
-	for (i = 0; i < 2 && !err; i++) {
+	/* each side's counters read even after an error: the summary prints them */
+	for (i = 0; i < 2; i++) {
 		struct ntp_record_side *sd = sides[i];
 		struct ntp_interval iv = { .t_ns = now };
+		int e;
 
 		if (!sd)
 			continue;
-		err = read_counters(sd, cnt);
-		if (err)
-			break;
+		e = read_counters(sd, cnt);
+		if (e) {
+			err = err ?: e;
+			continue;
+		}
 		iv.side = sd->name;
 		iv.seen = cnt[NTP_CNT_SEEN] - sd->prev[NTP_CNT_SEEN];
 		iv.sampled = cnt[NTP_CNT_SAMPLED] - sd->prev[NTP_CNT_SAMPLED];
 		iv.lost_ringbuf = cnt[NTP_CNT_LOST_RINGBUF] - sd->prev[NTP_CNT_LOST_RINGBUF];
 		iv.lost_map = cnt[NTP_CNT_LOST_MAP] - sd->prev[NTP_CNT_LOST_MAP];
 		memcpy(sd->prev, cnt, sizeof(cnt));
-		err = ntp_writer__add_interval(s->w, &iv);
+		if (!err)
+			err = ntp_writer__add_interval(s->w, &iv);
 	}
 	/* the backends' counters over the same interval (their first read: at the start) */
 	if (!err && s->backends.n)
