@@ -71,11 +71,21 @@ REPORT=$TB_OUT/bench.txt
 declare -A PROBE=(
 	[setup_cmd]=tracepoint:nvme:nvme_setup_cmd
 	[complete_rq]=kfunc:nvme_complete_rq
+	[complete_rq_exit]=kretfunc:nvme_complete_rq
+	# the application's side (on by default): its system calls' hooks
+	[app_ent_io_submit]=kfunc:__x64_sys_io_submit
+	[app_getevents_exit_fx]=kretfunc:__x64_sys_io_getevents
+	[app_ent_pread64]=kfunc:__x64_sys_pread64
+	[app_ent_pwrite64]=kfunc:__x64_sys_pwrite64
+	[app_exit_pread64]=kretfunc:__x64_sys_pread64
+	[app_exit_pwrite64]=kretfunc:__x64_sys_pwrite64
 )
 case "$TRANSPORT" in
 tcp)
 	PROBE+=(
+		[cmd_pdu_ent]=kfunc:nvme_tcp_try_send_cmd_pdu
 		[cmd_pdu_sent]=kretfunc:nvme_tcp_try_send_cmd_pdu
+		[data_ent]=kfunc:nvme_tcp_try_send_data
 		[data_sent]=kretfunc:nvme_tcp_try_send_data
 		[h2c_setup]=kfunc:nvme_tcp_setup_h2c_data_pdu
 		[try_send_entry]=kfunc:nvme_tcp_try_send
@@ -86,6 +96,7 @@ tcp)
 	;;
 rdma)
 	PROBE+=(
+		[rdma_post_ent]=kfunc:nvme_rdma_post_send
 		[rdma_post_send]=kretfunc:nvme_rdma_post_send
 		[rdma_recv_done]=kfunc:nvme_rdma_recv_done
 	)
