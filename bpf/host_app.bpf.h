@@ -288,12 +288,17 @@ static __always_inline void app_take(void *m, void *key, struct ntp_host_event *
 /* app_take for a slot owned by obj: the swap of its owner to 0 decides */
 static __always_inline void app_slot_take(struct app_slot *s, __u64 obj, __u32 *live)
 {
-	struct ntp_host_event *out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
+	struct ntp_host_event *out = NULL;
+	/* the monitor, as in app_take */
+	bool cross = !hist_mode || ntp_mon_app_take(&s->ev);
 
+	if (cross)
+		out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
 	if (!out) {
 		if (__sync_val_compare_and_swap(&s->h.obj, obj, 0) == obj) {
 			__sync_fetch_and_add(live, -1);
-			count(NTP_CNT_LOST_RINGBUF);
+			if (cross)
+				count(NTP_CNT_LOST_RINGBUF);
 		}
 		return;
 	}
