@@ -176,15 +176,26 @@ def test_attach__busy_sqpoll__auto_falls_back_kprobes_works_6_1(testbed):
 
 
 def test_attach__busy_sqpoll__fentry_waits_then_records_6_1(testbed):
-    r = testbed.run(SCRIPT, args=("fentry", "check"), kernel="6.1", timeout=420,
-                    env={"NTPROF": str(NTPROF)})
-    r.assert_ok()
-    err = (r.out / "fentry.err").read_text()
+    for boot in range(2):
+        r = testbed.run(SCRIPT, args=("fentry", "check"), kernel="6.1", timeout=420,
+                        env={"NTPROF": str(NTPROF)})
+        r.assert_ok()
+        check_doc(r, "6.1")
+        err = (r.out / "fentry.err").read_text()
+        db = check_recording(r, "fentry")
+        assert_flavours(hooks(db, "host"), HOST_FUNC_POINTS, {"fentry", "fexit"})
+        if warnings(err) or attach_s(err) >= ATTACH_TIMEOUT_S:
+            break
+        # as in the test above: the polling thread let the grace period end within the
+        # timeout, so --fentry had nothing to wait for (its recording is checked above)
+        assert warnings(err) == [], err
+        py_warnings.warn(f"6.1: the SQPOLL thread did not hold up the attach ("
+                         f"{attach_s(err)} s, in {r.out}): --fentry's wait was not exercised")
+    else:
+        pytest.skip("6.1: in two boots the busy SQPOLL thread did not hold up the fentry "
+                    "attach past 10 s, so --fentry's wait was not exercised")
     w = warnings(err)
     assert len(w) == 1 and "--fentry waits for it" in w[0], err
-    db = check_recording(r, "fentry")
-    assert_flavours(hooks(db, "host"), HOST_FUNC_POINTS, {"fentry", "fexit"})
-    check_doc(r, "6.1")
 
 
 @pytest.mark.parametrize("kernel", ("6.12", "7.3"))
