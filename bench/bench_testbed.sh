@@ -20,7 +20,9 @@
 #
 #   bench/bench_testbed.sh [BUILD_DIR]
 #       KERNELS="6.1 6.12"  guest kernels       PARTS="bpf fio"  what to measure
-#         (and hooks: empty tp_btf against empty fentry programs, bench/hooks)
+#         (and hooks: empty tp_btf against empty fentry programs, bench/hooks;
+#         least: the least work a recorder of every command does on ntprof's
+#         hooks, bench/hooks/least_work, with the fio config least)
 #       TRANSPORTS="tcp rdma"  record -t and the fixture (tb_loop_tcp/_rdma)
 #       ROUNDS=2  RUNTIME=3 (fio seconds per run)  TIMEOUT=1800 (per boot)
 #       ICOUNT=1 (0: wall-clock TCG)  NTPROF_BASE=path (a second build, e.g.
@@ -63,6 +65,14 @@ if ! clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -I"/usr/include/$(gcc -dumpmac
 	echo "bench_testbed: cannot build bench/hooks/empty_hooks" >&2
 	exit 1
 fi
+# the least work's programs (CO-RE, the collectors' bpf/vmlinux.h) and their loader
+LEAST_WORK=${EMPTY_HOOKS%/*}/least_work
+if ! clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -I"/usr/include/$(gcc -dumpmachine)" -Ibpf \
+	-c bench/hooks/least_work.bpf.c -o "$LEAST_WORK.bpf.o" ||
+	! cc -O2 -Wall -Wextra -Werror -Ibpf bench/hooks/least_work.c -lbpf -o "$LEAST_WORK"; then
+	echo "bench_testbed: cannot build bench/hooks/least_work" >&2
+	exit 1
+fi
 
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-bench-testbed.XXXXXX")
 # the accelerator every boot below gets (tests/testbed/accel.sh: KVM only when
@@ -100,7 +110,8 @@ for k in $KERNELS; do
 		[ -z "${FIO_TIMEOUT:-}" ] || opts+=(--env FIO_TIMEOUT="$FIO_TIMEOUT")
 		# shellcheck disable=SC2086 # PARTS is a list of words
 		if tests/testbed/run.sh --kernel "$k" --timeout "$TIMEOUT" --out "$OUT/$k-$t" "${opts[@]}" \
-			--env NTPROF="$NTPROF" --env EMPTY_HOOKS="$EMPTY_HOOKS" --env TRANSPORT="$t" --env ROUNDS="${ROUNDS:-2}" \
+			--env NTPROF="$NTPROF" --env EMPTY_HOOKS="$EMPTY_HOOKS" \
+			--env LEAST_WORK="$LEAST_WORK" --env TRANSPORT="$t" --env ROUNDS="${ROUNDS:-2}" \
 			--env RUNTIME="${RUNTIME:-3}" bench/guest/testbed.sh $PARTS; then
 			cat "$OUT/$k-$t/bench.txt"
 		else

@@ -3,7 +3,7 @@
 # measured inside a test bed guest on a loopback NVMe/TCP or NVMe/RDMA
 # (soft-RoCE) namespace: TRANSPORT=tcp|rdma, `record -t $TRANSPORT`.
 #
-#   testbed.sh [bpf] [fio] [hooks]   (default: bpf fio, in one boot)
+#   testbed.sh [bpf] [fio] [hooks] [least]   (default: bpf fio, in one boot)
 #
 #   bpf  The BPF cost per command, from the kernel's own BPF statistics
 #        (kernel.bpf_stats_enabled=1; bpftool prog show: run_time_ns/run_cnt),
@@ -26,6 +26,11 @@
 #        empty fentry and empty tp_btf programs on the same points
 #        (bench/hooks/empty_hooks.bpf.c); their cost to fio: the fio
 #        configs hooks-fe_ and hooks-tp_ (or any name prefix, e.g. hooks-tp_h_).
+#   least  The BPF statistics of bench/hooks/least_work.bpf.c's programs: the
+#        least work a recorder of every command does on ntprof's hooks (TCP,
+#        6.12), over the same workload as bpf; their cost to fio: the fio
+#        config `least`, which also counts the records its loader kept
+#        against the requests the disk completed, as record's configs do.
 #
 # Prints tables on stderr (the console) and into $TB_OUT/bench.txt; asserts
 # nothing about time. Under TCG kernel work is exaggerated: read the ratios.
@@ -43,8 +48,9 @@
 # baseflight-s1000 and baseflight-s1, NTPROF_BASE's monitor --flight;
 # basemonitor-s1000 and basemonitor-s1, NTPROF_BASE's monitor;
 # appmonitor-s1000 and appmonitor-s1, monitor --app; hooks-PREFIX, the empty
-# programs of bench/hooks whose names begin with PREFIX), EMPTY_HOOKS (their
-# loader; its object is EMPTY_HOOKS.bpf.o).
+# programs of bench/hooks whose names begin with PREFIX; least, bench/hooks/least_work),
+# EMPTY_HOOKS (their loader; its object is EMPTY_HOOKS.bpf.o), LEAST_WORK (the least
+# work's loader; its object is LEAST_WORK.bpf.o).
 #
 # nvme_core is loaded with multipath=N, as in tests/testbed/guest/record_btt.sh,
 # so the namespace is one request-based disk and blktrace traces the whole
@@ -253,6 +259,48 @@ empty_hooks_start() {
 empty_hooks_stop() {
 	kill -INT "$EH_PID"
 	wait "$EH_PID" || { cat "$WORK/eh.out" >&2; tb_fail "empty_hooks failed"; }
+}
+
+# bench/hooks/least_work: one record per command on ntprof's hooks, written to tmpfs
+LEAST_WORK=${LEAST_WORK:-$TB_REPO/build/bench/least_work}
+LW_PID=
+LW_DISK0=0
+least_start() {
+	[ -x "$LEAST_WORK" ] || tb_fail "$LEAST_WORK missing: bench/bench_testbed.sh builds it"
+	"$LEAST_WORK" "$LEAST_WORK.bpf.o" "$WORK/least.raw" > "$WORK/lw.out" 2>&1 &
+	LW_PID=$!
+	for _ in $(seq 1 600); do
+		grep -q '^ready' "$WORK/lw.out" && { LW_DISK0=$(tb_disk_ios); return 0; }
+		kill -0 "$LW_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$WORK/lw.out" >&2
+	tb_fail "least_work did not attach"
+}
+
+# least_stop [TAG ROUND]: with them, the records kept against the requests the
+# disk completed since least_start (nothing is in flight at either end), and
+# the file's size against the records
+least_stop() {
+	local disk kept clobbered lost bytes size
+
+	disk=$(($(tb_disk_ios) - LW_DISK0))
+	kill -INT "$LW_PID"
+	wait "$LW_PID" || { cat "$WORK/lw.out" >&2; tb_fail "least_work failed"; }
+	LW_PID=
+	if [ -n "${2:-}" ]; then
+		read -r _ kept _ clobbered _ lost < <(grep '^kept ' "$WORK/lw.out")
+		bytes=$(sed -n 's/^bytes //p' "$WORK/lw.out")
+		size=$(stat -c %s "$WORK/least.raw")
+		[ -n "$kept" ] && [ "$bytes" = "$size" ] ||
+			{ cat "$WORK/lw.out" >&2; tb_fail "least_work: no count, or $size bytes in the file for $bytes"; }
+		printf '%-14s round %s: %s records kept / %s I/Os issued (disk); clobbered %s, lost ring %s; %s bytes written (%s a record)\n' \
+			"$1" "$2" "$kept" "$disk" "$clobbered" "$lost" "$size" "$((kept ? size / kept : 0))" >> "$WORK/counts"
+		tb_res "kept_${1//-/_}_r$2" "$kept"
+		tb_res "disk_ios_${1//-/_}_r$2" "$disk"
+		tb_res "lost_${1//-/_}_r$2" "$((clobbered + lost))"
+	fi
+	rm -f "$WORK/least.raw"
 }
 
 BT_PID=
@@ -517,6 +565,33 @@ bench_hooks() {
 	say "(the statistics time a program's body, not its dispatch: fio's hooks-fe_ and hooks-tp_ configs weigh that)"
 }
 
+# ---- least: the least work's programs, by the kernel's BPF statistics ----
+
+bench_least() {
+	local ids0 ids
+
+	sysctl -q -w kernel.bpf_stats_enabled=1 || tb_fail "cannot enable kernel.bpf_stats_enabled"
+	ids0=$(all_ids)
+	least_start
+	ids=$(new_ids "$ids0")
+	measure "$ids" least
+	least_stop
+	sysctl -q -w kernel.bpf_stats_enabled=0
+	say ""
+	say "== the least work's programs (bench/hooks/least_work.bpf.c), kernel $(uname -r), NVMe/$TRANSPORT:" \
+		"$((COST_READS + COST_WRITES)) commands per repetition ($COST_READS 4k randread QD8, $COST_WRITES 128k" \
+		"write QD4 $WRITE_DATA), lowest of $REPS$([ "${TB_ICOUNT:-0}" = 1 ] && echo "; instruction-counted: ns = guest instructions")"
+	say "$(awk -v cmds=$((COST_READS + COST_WRITES)) '
+		BEGIN { printf "%-22s %6s %9s\n", "program", "runs", "ns a run" }
+		{ printf "%-22s %6d %9.0f\n", $1, $2, $3; sum += $2 * $3 }
+		END { printf "%-22s %6d %9.0f\n", "per command", cmds, sum / cmds
+			printf "bpf_least_per_cmd_ns=%.0f\n", sum / cmds > "/dev/stderr" }' \
+		"$WORK/cost-least" 2> "$WORK/cost.env")"
+	while IFS='=' read -r k v; do
+		tb_res "$k" "$v"
+	done < "$WORK/cost.env"
+}
+
 # ---- fio: IOPS under each tool ----
 
 # ntprof's work in bpftrace: a timestamp per command at each of the hooks
@@ -563,17 +638,17 @@ past_cost_window() {
 	sleep 3.5
 }
 
-# own_cpu: the guest ns the recorder's threads ran (/proc/PID/task/*/schedstat,
+# own_cpu: the guest ns the recorder's (or least_work's) threads ran (/proc/PID/task/*/schedstat,
 # user and kernel) and the commands the namespace completed, "ns commands";
 # nothing when no recorder runs.  Under icount with 2 vCPUs one clock counts
 # both vCPUs' instructions, so this includes what the other vCPU ran meanwhile:
 # it varies between runs of one build (1573, 1802 a command) and tells large
 # differences only; the IOPS of one boot are the figure to compare
 own_cpu() {
-	local ns=0 t v
+	local ns=0 t v pid=${REC_PID:-$LW_PID}
 
-	[ -n "$REC_PID" ] && [ -d "/proc/$REC_PID" ] || return 0
-	for t in /proc/"$REC_PID"/task/*/schedstat; do
+	[ -n "$pid" ] && [ -d "/proc/$pid" ] || return 0
+	for t in /proc/"$pid"/task/*/schedstat; do
 		read -r v _ < "$t" && ns=$((ns + v))
 	done
 	echo "$ns $(awk '{ print $1 + $5 }' "/sys/block/${TB_DEV##*/}/stat")"
@@ -652,6 +727,7 @@ bench_fio() {
 			blktrace) blktrace_start; fio_run "$tag" "$round"; blktrace_stop ;;
 			empty) bpftrace_start "$empty"; fio_run "$tag" "$round"; bpftrace_stop ;;
 			hooks-*) empty_hooks_start "${tag#hooks-}"; fio_run "$tag" "$round"; empty_hooks_stop ;;
+			least) least_start; fio_run "$tag" "$round"; least_stop "$tag" "$round" ;;
 			bpftrace) bpftrace_start "$script"; fio_run "$tag" "$round"; bpftrace_stop ;;
 			*) tb_fail "testbed.sh: unknown fio config '$tag'" ;;
 			esac
@@ -677,7 +753,7 @@ bench_fio() {
 	done
 	say "(spread: (highest - lowest) / lowest over the rounds; the bpftrace script: $TB_OUT/equivalent.bt, the empty programs: $TB_OUT/empty.bt)"
 	if [ -s "$WORK/counts" ]; then
-		say "-- the commands each recording holds against the requests the disk completed while it ran:"
+		say "-- the commands each recording (or least_work's file) holds against the requests the disk completed while it ran:"
 		say "$(cat "$WORK/counts")"
 	fi
 	if [ -s "$WORK/own-cost" ]; then
@@ -712,7 +788,8 @@ for part in "$@"; do
 	bpf) bench_bpf ;;
 	fio) bench_fio ;;
 	hooks) bench_hooks ;;
-	*) tb_fail "testbed.sh: unknown part '$part' (bpf, fio, hooks)" ;;
+	least) bench_least ;;
+	*) tb_fail "testbed.sh: unknown part '$part' (bpf, fio, hooks, least)" ;;
 	esac
 done
 tb_disconnect
