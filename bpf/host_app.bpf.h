@@ -459,14 +459,14 @@ static __always_inline bool app_keep(void *m, void *key, struct ntp_host_event *
  * submitted nothing itself: no time, no pid; the cgroup is the bio's, which
  * is the submitter's wherever the bio is dispatched.  `btf` (tp_btf's
  * typed request): the chains from the request and the task are plain
- * loads, one bpf_probe_read_kernel() call a link otherwise.
+ * loads, one bpf_probe_read_kernel() call a link otherwise.  The caller
+ * has the current task (typed with `btf`, else bpf_get_current_task()'s
+ * number), its pid_tgid and the CPU already: they are not asked for again.
  */
 static __always_inline void app_at_setup(struct request *rq, struct ntp_host_event *ev,
+					 struct task_struct *task, __u64 id, __u32 cpu,
 					 const bool btf)
 {
-	struct task_struct *task = btf ? bpf_get_current_task_btf() : (void *)bpf_get_current_task();
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id, cpu = bpf_get_smp_processor_id();
 	struct app_sys_slot *slot;
 	struct pt_regs *regs;
 	__u32 tflags;
@@ -481,14 +481,23 @@ static __always_inline void app_at_setup(struct request *rq, struct ntp_host_eve
 	if (tflags & NTP_PF_KTHREAD)
 		return;
 	ev->pid = id >> 32;
-	ev->tid = tid;
-	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
+	ev->tid = (__u32)id;
+	if (btf) {
+		/*
+		 * two loads of the typed task's comm where the helper copies it
+		 * (strscpy_pad): the kernel keeps comm NUL-padded to its 16 bytes
+		 */
+		*(__u64 *)&ev->comm[0] = *(volatile const __u64 *)&task->comm[0];
+		*(__u64 *)&ev->comm[8] = *(volatile const __u64 *)&task->comm[8];
+	} else {
+		bpf_get_current_comm(ev->comm, sizeof(ev->comm));
+	}
 	if (!ev->cgroup_id)
 		ev->cgroup_id = bpf_get_current_cgroup_id();
 	slot = bpf_map_lookup_elem(&app_sys, &cpu);
 	if (!slot || slot->entered > ev->h_start)
 		return;
-	regs = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	regs = (void *)bpf_task_pt_regs(btf ? task : bpf_get_current_task_btf());
 	if ((__u64)regs != slot->regs)      /* a pointer compared: no read */
 		return;
 	/* still in that system call: the one its user registers were saved for */

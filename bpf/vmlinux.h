@@ -128,7 +128,10 @@ struct kiocb {
 
 struct task_struct {
 	unsigned int flags;
+	s32 pid;                        /* the thread's id */
+	s32 tgid;                       /* its process's */
 	unsigned long nivcsw;           /* involuntary context switches */
+	char comm[16];                  /* NUL-padded */
 };
 
 struct request {
