@@ -560,30 +560,44 @@ static __always_inline void tcp_io_cpu(struct request *rq, struct ntp_host_event
  * yet cleared).  Read for sampled commands only; the tags are the tag
  * set's, shared by the controller's namespaces: the NVMe queue's
  * occupancy.  NTP_BUSY_WORDS words at most (2048 tags of 64-bit words).
- * The count costs about 2,400 instructions (two reads a word), as much as
- * the rest of a sampled command's setup, so it is taken for one sampled
- * command in NTP_BUSY_EVERY, chosen at random: the mean over those is the
- * queue's mean occupancy, and a --by row's largest is the sample's.
+ * A word's bits and its cleared bits are a cache line apart (struct
+ * sbitmap_word): both come in one read of the span between them, a
+ * helper call a word; `btf`: the queue's map and its length are plain
+ * loads.  The count is taken for one sampled command in NTP_BUSY_EVERY,
+ * chosen by the sampling hash (fill_cmd), which is blind to the queue:
+ * the mean over those is the queue's mean occupancy, and a --by row's
+ * largest is the sample's.
  */
 #define NTP_BUSY_WORDS 32
 #define NTP_BUSY_EVERY 16
+#define NTP_BUSY_SPAN 9         /* longs: a word's bits to its cleared ones (a cache line), at most */
 
-static __always_inline void queue_busy(struct request *rq, struct ntp_host_event *ev)
+static __always_inline void queue_busy(struct request *rq, struct ntp_host_event *ev,
+				       const bool btf)
 {
-	struct sbitmap_word *map = BPF_CORE_READ(rq, mq_hctx, tags, bitmap_tags.sb.map);
-	__u32 nr = BPF_CORE_READ(rq, mq_hctx, tags, bitmap_tags.sb.map_nr);
 	__u32 stride = bpf_core_type_size(struct sbitmap_word), busy = 0;
+	__u32 w_off = bpf_core_field_offset(struct sbitmap_word, word);
+	__u32 c_off = bpf_core_field_offset(struct sbitmap_word, cleared);
+	__u32 span = c_off + sizeof(long) - w_off;
+	unsigned long buf[NTP_BUSY_SPAN];
+	struct sbitmap_word *map;
+	__u32 nr;
 
-	if (!map || !nr || nr > NTP_BUSY_WORDS)
+	if (btf) {
+		struct sbitmap *sb = &rq->mq_hctx->tags->bitmap_tags.sb;
+
+		map = sb->map;
+		nr = sb->map_nr;
+	} else {
+		map = BPF_CORE_READ(rq, mq_hctx, tags, bitmap_tags.sb.map);
+		nr = BPF_CORE_READ(rq, mq_hctx, tags, bitmap_tags.sb.map_nr);
+	}
+	if (!map || !nr || nr > NTP_BUSY_WORDS || c_off < w_off || span > sizeof(buf))
 		return;
 	for (__u32 i = 0; i < NTP_BUSY_WORDS && i < nr; i++) {
-		struct sbitmap_word *w = (void *)map + i * stride;
-		unsigned long word = 0, cleared = 0;
-
-		if (bpf_core_read(&word, sizeof(word), &w->word) ||
-		    bpf_core_read(&cleared, sizeof(cleared), &w->cleared))
+		if (bpf_probe_read_kernel(buf, span, (void *)map + i * stride + w_off))
 			return;
-		busy += __builtin_popcountl(word & ~cleared);
+		busy += __builtin_popcountl(buf[0] & ~buf[(c_off - w_off) / sizeof(long)]);
 	}
 	ev->queue_busy = busy > 0xffff ? 0xffff : busy;
 	ev->flags |= NTP_HF_QUEUE_BUSY;
@@ -598,7 +612,7 @@ static __always_inline void queue_busy(struct request *rq, struct ntp_host_event
  */
 static __always_inline __u16 fill_cmd(struct inflight *v, struct request *rq,
 				     struct nvme_command *cmd, __u8 opcode, __u64 now,
-				     const bool btf)
+				     __u64 hash, const bool btf)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct task_struct *task;
@@ -621,8 +635,9 @@ static __always_inline __u16 fill_cmd(struct inflight *v, struct request *rq,
 	v->queue_task = id;
 	v->ev.cpu = cpu;
 	tcp_io_cpu(rq, &v->ev, btf);
-	if (!(bpf_get_prandom_u32() & (NTP_BUSY_EVERY - 1)))
-		queue_busy(rq, &v->ev);
+	/* NTP_BUSY_EVERY: the hash's next bits below the sampling limit's */
+	if (hash <= sample_limit / NTP_BUSY_EVERY)
+		queue_busy(rq, &v->ev, btf);
 	if (app_track)
 		app_at_setup(rq, &v->ev, task, id, cpu, btf);
 	v->ev.slba = slba;
@@ -681,7 +696,7 @@ static __always_inline void clear_entry(struct inflight *v)
  * command.
  */
 static __always_inline void sample_cmd(struct request *rq, struct nvme_command *cmd, __u8 opcode,
-				       const bool btf)
+				       __u64 hash, const bool btf)
 {
 	__u64 key, now = bpf_ktime_get_ns();
 	struct rq_slot *s;
@@ -697,12 +712,12 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 		if (stale)
 			live_add(key, -1);      /* counted already */
 		clear_entry(&s->v);
-		cid = fill_cmd(&s->v, rq, cmd, opcode, now, btf);
+		cid = fill_cmd(&s->v, rq, cmd, opcode, now, hash, btf);
 		err = 0;
 	} else {
 		struct inflight v = {};
 
-		cid = fill_cmd(&v, rq, cmd, opcode, now, btf);
+		cid = fill_cmd(&v, rq, cmd, opcode, now, hash, btf);
 		err = bpf_map_update_elem(&inflight, &key, &v, BPF_NOEXIST);
 		if (err == -NTP_EEXIST) {
 			/*
@@ -725,7 +740,8 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 }
 
 /* a command the hash chose: counted, the filter (--session, --io-type, --size), its record */
-static __always_inline void chosen_body(struct request *rq, struct nvme_command *cmd, const bool btf)
+static __always_inline void chosen_body(struct request *rq, struct nvme_command *cmd, __u64 hash,
+					const bool btf)
 {
 	__u8 opcode = btf ? cmd->common.opcode : BPF_CORE_READ(cmd, common.opcode);
 	struct nvme_ctrl *ctrl;
@@ -738,7 +754,7 @@ static __always_inline void chosen_body(struct request *rq, struct nvme_command 
 			return;
 	}
 	count(NTP_CNT_SAMPLED);
-	sample_cmd(rq, cmd, opcode, btf);
+	sample_cmd(rq, cmd, opcode, hash, btf);
 }
 
 /*
@@ -747,15 +763,15 @@ static __always_inline void chosen_body(struct request *rq, struct nvme_command 
  * at -s 1000, then uses no stack and none of the callee-saved registers
  * that the sampled path needs, and its prologue saves none.
  */
-static __noinline int chosen_btf(struct request *rq, struct nvme_command *cmd)
+static __noinline int chosen_btf(struct request *rq, struct nvme_command *cmd, __u64 hash)
 {
-	chosen_body(rq, cmd, true);
+	chosen_body(rq, cmd, hash, true);
 	return 0;
 }
 
-static __noinline int chosen_raw(struct request *rq, struct nvme_command *cmd)
+static __noinline int chosen_raw(struct request *rq, struct nvme_command *cmd, __u64 hash)
 {
-	chosen_body(rq, cmd, false);
+	chosen_body(rq, cmd, hash, false);
 	return 0;
 }
 
@@ -809,15 +825,16 @@ static __always_inline bool sampled_already(struct request *rq, __u16 cid, const
 static __always_inline void decide(struct request *rq, struct nvme_command *cmd, const bool btf,
 				   const bool backup)
 {
+	__u64 slba, hash;
 	__u16 cid, nlb0;
-	__u64 slba;
 	bool sampled;
 
 	read_ident(cmd, &cid, &slba, &nlb0, btf);
 	/* tp_btf only: the task's storage needs its BTF pointer */
 	if (decide_backup && btf && decided_first(rq, cid, backup))
 		return;
-	sampled = ntp_hash_sampled(ntp_cmd_hash(cid, slba, nlb0), sample_limit);
+	hash = ntp_cmd_hash(cid, slba, nlb0);
+	sampled = ntp_hash_sampled(hash, sample_limit);
 	/* the backup, on a command the first program decided on before its ring forgot it */
 	if (backup && sampled && sampled_already(rq, cid, btf))
 		return;
@@ -826,9 +843,9 @@ static __always_inline void decide(struct request *rq, struct nvme_command *cmd,
 		return;
 	}
 	if (btf)
-		chosen_btf(rq, cmd);
+		chosen_btf(rq, cmd, hash);
 	else
-		chosen_raw(rq, cmd);
+		chosen_raw(rq, cmd, hash);
 }
 
 /*
