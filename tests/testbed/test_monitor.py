@@ -260,12 +260,14 @@ def queue_gauges(page):
 
 def check_queues(out):
     """Each page scraped while fio ran against record's readings of the same
-    queues over its window: each program reads the tags for its own random
-    one sampled command in 16, so the two means differ by their sampling
-    error.  The scrape happened between the two uptimes around it (seconds
-    apart on a loaded build machine), its window 10 to 11 s before: record's
-    readings of all that span stand for it, and a quarter of a command more
-    for the readings monitor's window may not hold."""
+    queues over its window: each program reads the tags for one sampled
+    command in 16 chosen by the sampling hash (at the same -s, the same
+    commands, each in its own program's run), so the two means differ by
+    at most their sampling error.  The scrape happened between the two
+    uptimes around it (seconds apart on a loaded build machine), its window
+    10 to 11 s before: record's readings of all that span stand for it, and
+    a quarter of a command more for the readings monitor's window may not
+    hold."""
     db = sqlite3.connect(f"file:{out / 'rec.ntp'}?mode=ro", uri=True)
     readings = db.execute("SELECT controller, qid, queue_in_flight, h_done_ns FROM host_io "
                           "WHERE queue_in_flight IS NOT NULL").fetchall()
@@ -282,8 +284,8 @@ def check_queues(out):
                 rec.setdefault((ctrl, qid), []).append(busy)
             if t_to - 10 * 10**9 < done <= t_from:
                 sure.setdefault((ctrl, qid), []).append(busy)
-        # a queue record read 20 times: about 320 commands, monitor's readings none
-        # of them with odds of (15/16)^320, 1e-9
+        # a queue record read 20 times: monitor read the same commands' tags (the
+        # hash chose them for both)
         assert {q for q, v in sure.items() if len(v) >= 20} <= set(g), (p.name, g, sure.keys())
         for q, mean in g.items():
             v = rec.get(q, [])
