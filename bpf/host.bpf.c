@@ -562,25 +562,40 @@ static __always_inline void tcp_io_cpu(struct request *rq, struct ntp_host_event
  * occupancy.  NTP_BUSY_WORDS words at most (2048 tags of 64-bit words).
  * A word's bits and its cleared bits are a cache line apart (struct
  * sbitmap_word): both come in one read of the span between them, a
- * helper call a word; `btf`: the queue's map and its length are plain
- * loads.  The count is taken for one sampled command in NTP_BUSY_EVERY,
+ * helper call a word, into a per-CPU scratch rather than the stack, which
+ * the sampled path has nearly used up (512 bytes for the whole call
+ * chain); one scratch per decision program (`backup`), for a program
+ * preempted mid-run (7.x) leaves its CPU to the other one only, never to
+ * itself (the kernel's recursion check).  `btf`: the queue's map and its
+ * length are plain loads.  The count is taken for one sampled command in NTP_BUSY_EVERY,
  * chosen by the sampling hash (fill_cmd), which is blind to the queue:
  * the mean over those is the queue's mean occupancy, and a --by row's
  * largest is the sample's.
  */
 #define NTP_BUSY_WORDS 32
 #define NTP_BUSY_EVERY 16
-#define NTP_BUSY_SPAN 9         /* longs: a word's bits to its cleared ones (a cache line), at most */
+#define NTP_BUSY_SPAN 16        /* longs: a word's bits to its cleared ones, at most */
+
+struct busy_span {
+	unsigned long w[NTP_BUSY_SPAN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);         /* setup_cmd (and its raw_tp twin), setup_cmd_backup */
+	__type(key, __u32);
+	__type(value, struct busy_span);
+} busy_scratch SEC(".maps");
 
 static __always_inline void queue_busy(struct request *rq, struct ntp_host_event *ev,
-				       const bool btf)
+				       __u32 prog, const bool btf)
 {
 	__u32 stride = bpf_core_type_size(struct sbitmap_word), busy = 0;
 	__u32 w_off = bpf_core_field_offset(struct sbitmap_word, word);
 	__u32 c_off = bpf_core_field_offset(struct sbitmap_word, cleared);
 	__u32 span = c_off + sizeof(long) - w_off;
-	unsigned long buf[NTP_BUSY_SPAN];
 	struct sbitmap_word *map;
+	struct busy_span *buf;
 	__u32 nr;
 
 	if (btf) {
@@ -592,12 +607,15 @@ static __always_inline void queue_busy(struct request *rq, struct ntp_host_event
 		map = BPF_CORE_READ(rq, mq_hctx, tags, bitmap_tags.sb.map);
 		nr = BPF_CORE_READ(rq, mq_hctx, tags, bitmap_tags.sb.map_nr);
 	}
-	if (!map || !nr || nr > NTP_BUSY_WORDS || c_off < w_off || span > sizeof(buf))
+	if (!map || !nr || nr > NTP_BUSY_WORDS || c_off < w_off || span > sizeof(buf->w))
+		return;
+	buf = bpf_map_lookup_elem(&busy_scratch, &prog);
+	if (!buf)
 		return;
 	for (__u32 i = 0; i < NTP_BUSY_WORDS && i < nr; i++) {
-		if (bpf_probe_read_kernel(buf, span, (void *)map + i * stride + w_off))
+		if (bpf_probe_read_kernel(buf->w, span, (void *)map + i * stride + w_off))
 			return;
-		busy += __builtin_popcountl(buf[0] & ~buf[(c_off - w_off) / sizeof(long)]);
+		busy += __builtin_popcountl(buf->w[0] & ~buf->w[(c_off - w_off) / sizeof(long)]);
 	}
 	ev->queue_busy = busy > 0xffff ? 0xffff : busy;
 	ev->flags |= NTP_HF_QUEUE_BUSY;
@@ -612,7 +630,7 @@ static __always_inline void queue_busy(struct request *rq, struct ntp_host_event
  */
 static __always_inline __u16 fill_cmd(struct inflight *v, struct request *rq,
 				     struct nvme_command *cmd, __u8 opcode, __u64 now,
-				     __u64 hash, const bool btf)
+				     __u64 hash, __u32 prog, const bool btf)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct task_struct *task;
@@ -634,12 +652,13 @@ static __always_inline __u16 fill_cmd(struct inflight *v, struct request *rq,
 	}
 	v->queue_task = id;
 	v->ev.cpu = cpu;
+	/* first: the task, its id and the CPU then need not be kept (the stack is short) */
+	if (app_track)
+		app_at_setup(rq, &v->ev, task, id, cpu, btf);
 	tcp_io_cpu(rq, &v->ev, btf);
 	/* NTP_BUSY_EVERY: the hash's next bits below the sampling limit's */
 	if (hash <= sample_limit / NTP_BUSY_EVERY)
-		queue_busy(rq, &v->ev, btf);
-	if (app_track)
-		app_at_setup(rq, &v->ev, task, id, cpu, btf);
+		queue_busy(rq, &v->ev, prog, btf);
 	v->ev.slba = slba;
 	v->ev.cid = cid;
 	v->ev.nlb0 = nlb0;
@@ -696,7 +715,7 @@ static __always_inline void clear_entry(struct inflight *v)
  * command.
  */
 static __always_inline void sample_cmd(struct request *rq, struct nvme_command *cmd, __u8 opcode,
-				       __u64 hash, const bool btf)
+				       __u64 hash, __u32 prog, const bool btf)
 {
 	__u64 key, now = bpf_ktime_get_ns();
 	struct rq_slot *s;
@@ -712,12 +731,12 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 		if (stale)
 			live_add(key, -1);      /* counted already */
 		clear_entry(&s->v);
-		cid = fill_cmd(&s->v, rq, cmd, opcode, now, hash, btf);
+		cid = fill_cmd(&s->v, rq, cmd, opcode, now, hash, prog, btf);
 		err = 0;
 	} else {
 		struct inflight v = {};
 
-		cid = fill_cmd(&v, rq, cmd, opcode, now, hash, btf);
+		cid = fill_cmd(&v, rq, cmd, opcode, now, hash, prog, btf);
 		err = bpf_map_update_elem(&inflight, &key, &v, BPF_NOEXIST);
 		if (err == -NTP_EEXIST) {
 			/*
@@ -741,7 +760,7 @@ static __always_inline void sample_cmd(struct request *rq, struct nvme_command *
 
 /* a command the hash chose: counted, the filter (--session, --io-type, --size), its record */
 static __always_inline void chosen_body(struct request *rq, struct nvme_command *cmd, __u64 hash,
-					const bool btf)
+					__u32 prog, const bool btf)
 {
 	__u8 opcode = btf ? cmd->common.opcode : BPF_CORE_READ(cmd, common.opcode);
 	struct nvme_ctrl *ctrl;
@@ -754,7 +773,7 @@ static __always_inline void chosen_body(struct request *rq, struct nvme_command 
 			return;
 	}
 	count(NTP_CNT_SAMPLED);
-	sample_cmd(rq, cmd, opcode, hash, btf);
+	sample_cmd(rq, cmd, opcode, hash, prog, btf);
 }
 
 /*
@@ -763,15 +782,16 @@ static __always_inline void chosen_body(struct request *rq, struct nvme_command 
  * at -s 1000, then uses no stack and none of the callee-saved registers
  * that the sampled path needs, and its prologue saves none.
  */
-static __noinline int chosen_btf(struct request *rq, struct nvme_command *cmd, __u64 hash)
+static __noinline int chosen_btf(struct request *rq, struct nvme_command *cmd, __u64 hash,
+				 __u32 prog)
 {
-	chosen_body(rq, cmd, hash, true);
+	chosen_body(rq, cmd, hash, prog, true);
 	return 0;
 }
 
 static __noinline int chosen_raw(struct request *rq, struct nvme_command *cmd, __u64 hash)
 {
-	chosen_body(rq, cmd, hash, false);
+	chosen_body(rq, cmd, hash, 0, false);
 	return 0;
 }
 
@@ -843,7 +863,7 @@ static __always_inline void decide(struct request *rq, struct nvme_command *cmd,
 		return;
 	}
 	if (btf)
-		chosen_btf(rq, cmd, hash);
+		chosen_btf(rq, cmd, hash, backup);
 	else
 		chosen_raw(rq, cmd, hash);
 }
