@@ -494,6 +494,30 @@ static __always_inline void app_at_setup(struct request *rq, struct ntp_host_eve
 	ev->flags |= NTP_HF_APP_SYSCALL;
 }
 
+/* the aio_kiocb's fields from ki_ctx to ki_res.obj, read at once (fs/aio.c keeps them adjacent) */
+#define NTP_AIO_SPAN 64
+
+/* an aio command's ring (its kioctx's user_id) and event obj, kiocb k's; 0 when unread */
+static __always_inline void aio_ident(struct kiocb *k, __u64 *ring, __u64 *obj)
+{
+	__u64 span[NTP_AIO_SPAN / 8];
+	__u32 ctx_off = bpf_core_field_offset(struct aio_kiocb___ntp, ki_ctx);
+	__u32 obj_off = bpf_core_field_offset(struct aio_kiocb___ntp, ki_res.obj);
+	struct kioctx___ntp *ctx;
+
+	if (obj_off < ctx_off || obj_off + 8 - ctx_off > NTP_AIO_SPAN) {
+		*ring = BPF_CORE_READ((struct aio_kiocb___ntp *)k, ki_ctx, user_id);
+		*obj = BPF_CORE_READ((struct aio_kiocb___ntp *)k, ki_res.obj);
+		return;
+	}
+	/* one read for both pointers, two fewer helper calls than a read each */
+	if (bpf_probe_read_kernel(span, obj_off + 8 - ctx_off, (void *)k + ctx_off))
+		return;
+	ctx = (void *)span[0];
+	*obj = span[((obj_off - ctx_off) / 8) & (NTP_AIO_SPAN / 8 - 1)];
+	*ring = BPF_CORE_READ(ctx, user_id);
+}
+
 /*
  * At nvme_complete_rq (entry), for a sampled command: what posts its
  * completion to the application, and the kiocb for io_uring.  trq: the
@@ -503,7 +527,7 @@ static __always_inline void app_at_setup(struct request *rq, struct ntp_host_eve
 static __always_inline void app_at_complete(struct request *rq, struct request *trq,
 					    struct ntp_host_event *ev, __u64 *iocb, __u64 *aux)
 {
-	struct bio *bio = NULL, *tbio;
+	struct bio *bio = NULL, *tbio = NULL;
 	__u64 end_io, kc;
 	struct blkdev_dio___ntp *dio;
 	struct kiocb *k;
@@ -524,17 +548,19 @@ static __always_inline void app_at_complete(struct request *rq, struct request *
 	}
 	if (end_io != ksym_blkdev_end_io_async)
 		return;
-	/* its container's address is arithmetic, which a typed pointer does not allow */
+	/*
+	 * its container's address is arithmetic, which a typed pointer does
+	 * not allow: the typed bio's value, through the CPU's cell, no read
+	 */
 	if (trq)
-		bio = BPF_CORE_READ(rq, bio);
+		bio = (void *)ptr_value(tbio);
 	dio = (void *)bio - bpf_core_field_offset(struct blkdev_dio___ntp, bio);
 	k = BPF_CORE_READ(dio, iocb);
 	kc = (__u64)BPF_CORE_READ(k, ki_complete);
 	if (kc && kc == ksym_aio_complete_rw) {
 		ev->app_kind = NTP_APP_AIO;
 		/* the ring and the event's obj, read before the completion frees the aio_kiocb */
-		*iocb = BPF_CORE_READ((struct aio_kiocb___ntp *)k, ki_ctx, user_id);
-		*aux = BPF_CORE_READ((struct aio_kiocb___ntp *)k, ki_res.obj);
+		aio_ident(k, iocb, aux);
 	} else if (kc && (kc == ksym_io_complete_rw || kc == ksym_io_complete_rw_iopoll)) {
 		ev->app_kind = NTP_APP_IO_URING;
 		*iocb = (__u64)k;
