@@ -35,10 +35,11 @@
  * synchronous reader's record waits for its thread's return from the system
  * call: the thread woken, scheduled, and out.  A libaio event waits in the
  * context's ring, which user space maps at the address that is the context's
- * id, until io_getevents(ctx_id, ...) returns n: it handed over the n events
- * before the ring's head, read there from user memory, and each is told by
- * its obj (the user iocb's address, the aio_kiocb's ki_res.obj), not by
- * its slot, which another CPU's completion may take first.  An io_uring CQE is
+ * id, until io_getevents(ctx_id, ..., events, ...) returns n: it handed
+ * over the n events it copied to the user's array, read there from user
+ * memory, and each is told by its obj (the user iocb's address, the
+ * aio_kiocb's ki_res.obj), not by its ring slot, which another CPU's
+ * completion may take first.  An io_uring CQE is
  * reaped from the CQ ring in user space, without a system call: its slot is
  * the ring's cached CQ tail at the tracepoint less one (on 6.1 and 6.12 the
  * tail has moved past the CQE by then: read as the CQE's own slot, every
@@ -236,13 +237,8 @@ struct aio_kiocb___ntp {
 	struct io_event___ntp ki_res;
 } __attribute__((preserve_access_index));
 
-/* the user-mapped ring (fs/aio.c struct aio_ring, a user ABI): a 32-byte header, then events */
-struct app_aio_ring_head {
-	__u32 id, nr, head, tail;
-};
-
-#define NTP_AIO_RING_HEADER 32
-#define NTP_AIO_EVENT_SIZE 32   /* struct io_event: data, obj, res, res2 */
+/* the events io_getevents copies to user memory (struct io_event, a user ABI) */
+#define NTP_AIO_EVENT_SIZE 32   /* data, obj, res, res2 */
 #define NTP_AIO_EVENT_OBJ 8
 
 /* block/fops.c's private container of an async direct-I/O bio */
@@ -507,6 +503,30 @@ static __always_inline void app_at_setup(struct request *rq, struct ntp_host_eve
 	ev->flags |= NTP_HF_APP_SYSCALL;
 }
 
+/* the aio_kiocb's fields from ki_ctx to ki_res.obj, read at once (fs/aio.c keeps them adjacent) */
+#define NTP_AIO_SPAN 64
+
+/* an aio command's ring (its kioctx's user_id) and event obj, kiocb k's; 0 when unread */
+static __always_inline void aio_ident(struct kiocb *k, __u64 *ring, __u64 *obj)
+{
+	__u64 span[NTP_AIO_SPAN / 8];
+	__u32 ctx_off = bpf_core_field_offset(struct aio_kiocb___ntp, ki_ctx);
+	__u32 obj_off = bpf_core_field_offset(struct aio_kiocb___ntp, ki_res.obj);
+	struct kioctx___ntp *ctx;
+
+	if (obj_off < ctx_off || obj_off + 8 - ctx_off > NTP_AIO_SPAN) {
+		*ring = BPF_CORE_READ((struct aio_kiocb___ntp *)k, ki_ctx, user_id);
+		*obj = BPF_CORE_READ((struct aio_kiocb___ntp *)k, ki_res.obj);
+		return;
+	}
+	/* one read for both pointers, two fewer helper calls than a read each */
+	if (bpf_probe_read_kernel(span, obj_off + 8 - ctx_off, (void *)k + ctx_off))
+		return;
+	ctx = (void *)span[0];
+	*obj = span[((obj_off - ctx_off) / 8) & (NTP_AIO_SPAN / 8 - 1)];
+	*ring = BPF_CORE_READ(ctx, user_id);
+}
+
 /*
  * At nvme_complete_rq (entry), for a sampled command: what posts its
  * completion to the application, and the kiocb for io_uring.  trq: the
@@ -516,7 +536,7 @@ static __always_inline void app_at_setup(struct request *rq, struct ntp_host_eve
 static __always_inline void app_at_complete(struct request *rq, struct request *trq,
 					    struct ntp_host_event *ev, __u64 *iocb, __u64 *aux)
 {
-	struct bio *bio = NULL, *tbio;
+	struct bio *bio = NULL, *tbio = NULL;
 	__u64 end_io, kc;
 	struct blkdev_dio___ntp *dio;
 	struct kiocb *k;
@@ -537,17 +557,19 @@ static __always_inline void app_at_complete(struct request *rq, struct request *
 	}
 	if (end_io != ksym_blkdev_end_io_async)
 		return;
-	/* its container's address is arithmetic, which a typed pointer does not allow */
+	/*
+	 * its container's address is arithmetic, which a typed pointer does
+	 * not allow: the typed bio's value, through the CPU's cell, no read
+	 */
 	if (trq)
-		bio = BPF_CORE_READ(rq, bio);
+		bio = (void *)ptr_value(tbio);
 	dio = (void *)bio - bpf_core_field_offset(struct blkdev_dio___ntp, bio);
 	k = BPF_CORE_READ(dio, iocb);
 	kc = (__u64)BPF_CORE_READ(k, ki_complete);
 	if (kc && kc == ksym_aio_complete_rw) {
 		ev->app_kind = NTP_APP_AIO;
 		/* the ring and the event's obj, read before the completion frees the aio_kiocb */
-		*iocb = BPF_CORE_READ((struct aio_kiocb___ntp *)k, ki_ctx, user_id);
-		*aux = BPF_CORE_READ((struct aio_kiocb___ntp *)k, ki_res.obj);
+		aio_ident(k, iocb, aux);
 	} else if (kc && (kc == ksym_io_complete_rw || kc == ksym_io_complete_rw_iopoll)) {
 		ev->app_kind = NTP_APP_IO_URING;
 		*iocb = (__u64)k;
@@ -676,57 +698,75 @@ static __always_inline void app_cqe_posted(__u64 ring, __u64 req)
 		__sync_fetch_and_add(&app_uring_live, -1);
 }
 
-/* io_getevents(ctx_id, ...) returned n events: the n slots before the ring's head */
-static __always_inline void app_getevents_exit(__u64 ring, long n)
+/*
+ * io_getevents(ctx_id, min_nr, nr, events, timeout) returned n: it copied
+ * the n events it handed over to the user's array `events`, read from
+ * there in batches of NTP_AIO_BATCH (one read of user memory a batch,
+ * where the ring would take one for its head and one a slot).  They are
+ * this call's own, where the n slots before the ring's head would be
+ * another thread's too if it reaped the same ring meanwhile.
+ */
+#define NTP_AIO_BATCH 8
+#define NTP_AIO_MAX_EVENTS 64
+
+static __always_inline void app_getevents_exit(__u64 ring, __u64 events, long n)
 {
-	struct app_aio_ring_head h;
+	__u64 batch[NTP_AIO_BATCH * NTP_AIO_EVENT_SIZE / 8];
 	struct app_aio_key key = {};
 	struct ntp_host_event *ev;
 	struct app_slot *s;
+	__u32 i, j, last;
 	__u64 now;
-	int i;
 
-	if (n <= 0 || !ring)
+	if (n <= 0 || !ring || !events)
 		return;
-	if (bpf_probe_read_user(&h, sizeof(h), (void *)ring) || !h.nr || h.head >= h.nr)
-		return;
+	if (n > NTP_AIO_MAX_EVENTS)
+		n = NTP_AIO_MAX_EVENTS;
 	now = bpf_ktime_get_ns();
 	key.ring = ring;
-	for (i = 0; i < 64 && i < n; i++) {
-		__u32 slot = (h.head + h.nr - 1 - i) % h.nr;
-
-		if (bpf_probe_read_user(&key.obj, sizeof(key.obj), (void *)(ring + NTP_AIO_RING_HEADER +
-					(__u64)slot * NTP_AIO_EVENT_SIZE + NTP_AIO_EVENT_OBJ)))
-			continue;
-		ev = app_find(&app_aio_slots, &app_aio, &app_aio_n.n.hashed, &key, key.obj, ring, &s);
-		if (!ev)
-			continue;
-		app_reaped_at(ev, now);
-		if (s)
-			app_slot_take(s, key.obj, &app_aio_n.n.slots);
-		else
-			app_take(&app_aio, &key, ev, &app_aio_n.n.hashed);
+	for (i = 0; i < NTP_AIO_MAX_EVENTS / NTP_AIO_BATCH && i * NTP_AIO_BATCH < n; i++) {
+		/* the batch's last event: n - 1 - i * NTP_AIO_BATCH, at most NTP_AIO_BATCH - 1 */
+		last = n - 1 - i * NTP_AIO_BATCH;
+		if (last > NTP_AIO_BATCH - 1)
+			last = NTP_AIO_BATCH - 1;
+		/* the bound again where the verifier sees it (6.1 tracks no relation between n and i) */
+		asm volatile("%0 &= %1" : "+r"(last) : "i"(NTP_AIO_BATCH - 1));
+		/* from the first event's obj to the last one's: 8 bytes for one event */
+		if (bpf_probe_read_user(batch, last * NTP_AIO_EVENT_SIZE + 8,
+					(void *)(events + (__u64)i * NTP_AIO_BATCH * NTP_AIO_EVENT_SIZE +
+						 NTP_AIO_EVENT_OBJ)))
+			return;
+		for (j = 0; j < NTP_AIO_BATCH && j <= last; j++) {
+			key.obj = batch[j * NTP_AIO_EVENT_SIZE / 8];
+			ev = app_find(&app_aio_slots, &app_aio, &app_aio_n.n.hashed, &key, key.obj,
+				      ring, &s);
+			if (!ev)
+				continue;
+			app_reaped_at(ev, now);
+			if (s)
+				app_slot_take(s, key.obj, &app_aio_n.n.slots);
+			else
+				app_take(&app_aio, &key, ev, &app_aio_n.n.hashed);
+		}
 	}
 }
 
-/* the user registers of a system call's wrapper, __x64_sys_*(const struct pt_regs *) */
-static __always_inline __u64 sys_arg0(struct pt_regs *regs)
-{
-	return BPF_CORE_READ(regs, di);
-}
-
+/*
+ * The wrapper's argument, __x64_sys_io_getevents(const struct pt_regs *), is
+ * the thread's user registers: the ring in di, the events in r10, plain
+ * loads through the typed pointer, after the test
+ */
 SEC("fexit/__x64_sys_io_getevents")
 int BPF_PROG(app_getevents_exit_fx, struct pt_regs *regs, long ret)
 {
-	/* the test first: the registers cost a read */
-	if (runs(NTP_RUN_FENTRY) && app_aio_n.any)
-		app_getevents_exit(sys_arg0((void *)ptr_value(regs)), ret);
+	if (runs(NTP_RUN_FENTRY) && app_aio_n.any && regs)
+		app_getevents_exit(regs->di, regs->r10, ret);
 	return 0;
 }
 
 /*
- * kprobe mode: the ring from the thread's saved user registers, which the
- * system call leaves as they came (its first argument in di), read at the
+ * kprobe mode: the ring and the events from the thread's saved user
+ * registers, which the system call leaves as they came, read at the
  * return: a ring stashed at the entry would be missing whenever the entry
  * came while nothing was kept yet, and the events the call waited for
  * were then never reaped.
@@ -739,7 +779,7 @@ int BPF_KRETPROBE(app_getevents_exit_kp, long ret)
 	if (!runs(NTP_RUN_KPROBE) || !app_aio_n.any)
 		return 0;
 	user = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	app_getevents_exit(BPF_CORE_READ(user, di), ret);
+	app_getevents_exit(BPF_CORE_READ(user, di), BPF_CORE_READ(user, r10), ret);
 	return 0;
 }
 
