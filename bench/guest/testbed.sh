@@ -127,11 +127,7 @@ record_start() {
 
 	"$bin" record -t "$TRANSPORT" -s "$s" -o "$WORK/rec-$s.ntp" > "$WORK/rec.out" 2> "$WORK/rec.err" &
 	REC_PID=$!
-	for _ in $(seq 1 1200); do
-		grep -q 'programs attached' "$WORK/rec.err" && { REC_DISK0=$(tb_disk_ios); return 0; }
-		kill -0 "$REC_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	tb_attached "$REC_PID" "$WORK/rec.err" 'programs attached' && { REC_DISK0=$(tb_disk_ios); return 0; }
 	cat "$WORK/rec.err" >&2
 	tb_fail "ntprof record -t $TRANSPORT -s $s did not attach"
 }
@@ -190,11 +186,7 @@ monitor_start() {
 	shift
 	"${MON_BIN:-$NTPROF}" monitor -t "$TRANSPORT" -s "$s" --listen 127.0.0.1:9464 "$@" 2> "$WORK/mon.err" &
 	MON_PID=$!
-	for _ in $(seq 1 1200); do
-		grep -q 'metrics at' "$WORK/mon.err" && return 0
-		kill -0 "$MON_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	tb_attached "$MON_PID" "$WORK/mon.err" 'metrics at' && return 0
 	cat "$WORK/mon.err" >&2
 	tb_fail "ntprof monitor -t $TRANSPORT -s $s $* did not start"
 }
@@ -247,11 +239,7 @@ empty_hooks_start() {
 	[ -x "$EMPTY_HOOKS" ] || tb_fail "$EMPTY_HOOKS missing: bench/bench_testbed.sh builds it"
 	"$EMPTY_HOOKS" "$EMPTY_HOOKS.bpf.o" "$1" > "$WORK/eh.out" 2>&1 &
 	EH_PID=$!
-	for _ in $(seq 1 600); do
-		grep -q '^ready' "$WORK/eh.out" && return 0
-		kill -0 "$EH_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	tb_attached "$EH_PID" "$WORK/eh.out" '^ready' && return 0
 	cat "$WORK/eh.out" >&2
 	tb_fail "empty_hooks $1 did not attach"
 }
@@ -269,11 +257,7 @@ least_start() {
 	[ -x "$LEAST_WORK" ] || tb_fail "$LEAST_WORK missing: bench/bench_testbed.sh builds it"
 	"$LEAST_WORK" "$LEAST_WORK.bpf.o" "$WORK/least.raw" > "$WORK/lw.out" 2>&1 &
 	LW_PID=$!
-	for _ in $(seq 1 600); do
-		grep -q '^ready' "$WORK/lw.out" && { LW_DISK0=$(tb_disk_ios); return 0; }
-		kill -0 "$LW_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	tb_attached "$LW_PID" "$WORK/lw.out" '^ready' && { LW_DISK0=$(tb_disk_ios); return 0; }
 	cat "$WORK/lw.out" >&2
 	tb_fail "least_work did not attach"
 }
@@ -312,11 +296,7 @@ bpftrace_start() {
 	tb_log "bpftrace: starting"
 	timeout -s INT 900 bpftrace -B line "$WORK/bt.bt" > "$WORK/bt.out" 2>&1 &
 	BT_PID=$!
-	for _ in $(seq 1 1200); do
-		grep -q '^ready' "$WORK/bt.out" && return 0
-		kill -0 "$BT_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	tb_attached "$BT_PID" "$WORK/bt.out" '^ready' && return 0
 	cat "$WORK/bt.bt" "$WORK/bt.out" >&2
 	tb_fail "bpftrace did not attach"
 }

@@ -433,6 +433,20 @@ tb_fio() {
 # the requests the request-based disks of controller $TB_CTRL (a path
 # nvmeXcYnZ under multipath, nvmeXnY without) have completed: reads, writes,
 # discards and flushes from their /sys/block/DEV/stat, whoever issued them
+# tb_attached PID FILE PATTERN: true once FILE has a line matching PATTERN (the
+# tool started in the background as PID says it is attached); false if PID
+# ends first, or after two minutes
+tb_attached() {
+	local pid=$1 file=$2 pattern=$3
+
+	for _ in $(seq 1 1200); do
+		grep -q "$pattern" "$file" && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 tb_disk_ios() {
 	[ -n "${TB_CTRL:-}" ] || tb_fail "tb_disk_ios: no TB_CTRL (connect first)"
 	cat /sys/class/nvme/"$TB_CTRL"/nvme*n*/stat |
